@@ -1,0 +1,15 @@
+/* commands.h — the subcommands of the frtrace CLI, each in its own file.
+ *
+ * main.c only picks one: `frtrace show ...` runs show_main (show.c); anything else is the
+ * analysis, analyze_main (cli.c). Each returns the process exit status (0, 1 or 2, as the
+ * interface contract §2 defines them) and prints its own messages.
+ */
+#ifndef FRTRACE_COMMANDS_H
+#define FRTRACE_COMMANDS_H
+
+int show_main(int argc, char **argv);    /* argv[0] is "show" */
+int analyze_main(int argc, char **argv); /* argv[0] is the program name */
+
+#define FRTRACE_VERSION "0.1.0"
+
+#endif
