@@ -52,7 +52,7 @@ void pw_init(pw_writer *w, uint8_t *buf, size_t cap, pw_memo_slot *memo, uint32_
 /* Heap-backed: with sink NULL, everything accumulates in w->buf (w->len bytes). */
 int pw_init_alloc(pw_writer *w, pw_sink_fn sink, void *sink_ctx);
 /* Flushes, releases heap memory of pw_init_alloc writers except the collected buffer when
- * sink is NULL (then *out/*out_len receive it; free() it). Returns 0 or -1. */
+ * sink is NULL (then *out and *out_len receive it; free() it). Returns 0 or -1. */
 int pw_finish(pw_writer *w, uint8_t **out, size_t *out_len);
 
 void pw_proto(pw_writer *w);   /* 80 02 */
