@@ -128,7 +128,8 @@ typedef struct fr_dump {
     fr_group_config *groups;
     uint32_t nstatus;
     fr_pg_status *status;
-    bool has_entries; /* false for dumps made with includeCollectives=False */
+    bool has_entries; /* false for pickles made with includeCollectives=False (no "entries"
+                         key); always true for JSON, which omits "entries" when it is empty */
     uint32_t nentries;
     fr_entry *entries; /* oldest first, as written */
 

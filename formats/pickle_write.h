@@ -11,8 +11,10 @@
  * handler with preallocated memory and write(2) as the sink. pw_init_alloc() is the convenient
  * heap-backed form for ordinary code (growable memory buffer, growable memo).
  *
- * Errors are sticky: after a failure (sink error, memo table full) every call is a no-op and
- * pw_finish() returns -1.
+ * Errors are sticky: after a failure (sink error, a fixed buffer full with no sink, out of
+ * memory) every call is a no-op and pw_finish() returns -1. A fixed memo table that reaches its
+ * load limit (3/4 of memo_cap) is not an error: further new strings are written in full every
+ * time (each with a fresh BINPUT id that is never looked up): still a valid pickle, only longer.
  */
 #ifndef FRTRACE_PICKLE_WRITE_H
 #define FRTRACE_PICKLE_WRITE_H
@@ -52,7 +54,8 @@ void pw_init(pw_writer *w, uint8_t *buf, size_t cap, pw_memo_slot *memo, uint32_
 /* Heap-backed: with sink NULL, everything accumulates in w->buf (w->len bytes). */
 int pw_init_alloc(pw_writer *w, pw_sink_fn sink, void *sink_ctx);
 /* Flushes, releases heap memory of pw_init_alloc writers except the collected buffer when
- * sink is NULL (then *out and *out_len receive it; free() it). Returns 0 or -1. */
+ * sink is NULL (then *out and *out_len receive it; free() it). A pw_init writer without a sink
+ * hands back its own `buf` (not to be freed). Returns 0 or -1; the writer is spent after. */
 int pw_finish(pw_writer *w, uint8_t **out, size_t *out_len);
 
 void pw_proto(pw_writer *w);   /* 80 02 */
@@ -66,6 +69,11 @@ void pw_tuple_from_mark(pw_writer *w); /* 74 */
 void pw_tuple2(pw_writer *w);      /* 86: the last two values become a tuple */
 void pw_str(pw_writer *w, const char *s, size_t len); /* memoized by value */
 void pw_cstr(pw_writer *w, const char *s);
+/* Like pw_str for a string in memory that will not outlive the call (a formatted number): a
+ * repeat of an already memoized string is a BINGET; a new one is written and given a memo id
+ * (BINPUT, keeping the id count torch's) but not remembered, so a later equal string is written
+ * again. Used only when the caller has no stable storage for the string. */
+void pw_str_transient(pw_writer *w, const char *s, size_t len);
 void pw_int(pw_writer *w, int64_t v);
 void pw_float(pw_writer *w, double v);
 void pw_bool(pw_writer *w, bool v);

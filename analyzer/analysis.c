@@ -1,0 +1,48 @@
+/* analysis.c — runs load, groups, match and verdict in order (see analysis.h). */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void input_findings(fa_analysis *a) {
+    for (size_t i = 0; i < a->in.nrejected; i++) {
+        fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
+        if (!f) return;
+        if (a->in.rejected[i].rank >= 0) fa_ranks_add(&f->ranks, a->in.rejected[i].rank);
+        fa_finding_set_detail(f, "%s: %s", a->in.rejected[i].path, a->in.rejected[i].error);
+    }
+    if (a->in.nversions > 1) {
+        fa_finding *f = fa_findings_add(&a->findings, FA_VERSION_MISMATCH, -1, -1);
+        if (!f) return;
+        char list[400] = "";
+        size_t at = 0;
+        for (size_t i = 0; i < a->in.nversions && at < sizeof list; i++)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", a->in.versions[i]);
+        fa_finding_set_detail(f, "the dumps have different format versions (%s); they are analyzed together", list);
+    }
+    for (size_t i = 0; i < a->groups.nnotes; i++) {
+        fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
+        if (f) fa_finding_set_detail(f, "%s", a->groups.notes[i]);
+    }
+}
+
+int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
+    memset(a, 0, sizeof *a);
+    if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, &a->in, err) != 0) return -1;
+    if (a->in.nranks == 0) {
+        snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
+        return -1;
+    }
+    if (fa_groups_build(&a->in, &a->groups, err) != 0) return -1;
+    input_findings(a);
+    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, &a->match, &a->findings, err) != 0) return -1;
+    return fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
+}
+
+void fa_analysis_free(fa_analysis *a) {
+    fa_verdict_free(&a->verdict);
+    fa_findings_free(&a->findings);
+    fa_match_free(&a->match);
+    fa_groups_free(&a->groups);
+    fa_input_free(&a->in);
+}

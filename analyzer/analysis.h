@@ -1,0 +1,34 @@
+/* analysis.h — the whole pipeline in one call: load -> groups -> match -> verdict.
+ *
+ * fa_analyze() fills an fa_analysis that reports read; it adds the input findings
+ * (rejected_file, version_mismatch, group notes) so that every finding lives in one list.
+ */
+#ifndef FRTRACE_ANALYSIS_H
+#define FRTRACE_ANALYSIS_H
+
+#include "findings.h"
+#include "groups.h"
+#include "load.h"
+#include "match.h"
+#include "verdict.h"
+
+typedef struct fa_options {
+    const char *dir;
+    const char *prefix;
+    int jobs;
+    int mismatch_cap;
+} fa_options;
+
+typedef struct fa_analysis {
+    fa_input in;
+    fa_groups groups;
+    fa_match match;
+    fa_findings findings;
+    fa_verdict verdict;
+} fa_analysis;
+
+/* 0 on success; -1 with err when nothing could be analyzed (unreadable dir, no dump read). */
+int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err);
+void fa_analysis_free(fa_analysis *a);
+
+#endif

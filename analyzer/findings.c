@@ -1,0 +1,73 @@
+/* findings.c — the findings list and the names of finding kinds (see findings.h). */
+#include "findings.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op) {
+    if (list->n == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        fa_finding *v = realloc(list->v, cap * sizeof *v);
+        if (!v) return NULL;
+        list->v = v;
+        list->cap = cap;
+    }
+    fa_finding *f = &list->v[list->n++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->group = group;
+    f->op = op;
+    f->listed = true;
+    return f;
+}
+
+void fa_finding_set_detail(fa_finding *f, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0) text = NULL;
+    va_end(ap);
+    free(f->detail);
+    f->detail = text;
+}
+
+void fa_findings_free(fa_findings *list) {
+    for (size_t i = 0; i < list->n; i++) {
+        fa_ranks_free(&list->v[i].ranks);
+        fa_ranks_free(&list->v[i].others);
+        free(list->v[i].detail);
+    }
+    free(list->v);
+    memset(list, 0, sizeof *list);
+}
+
+const char *fa_finding_kind_name(fa_finding_kind kind) {
+    switch (kind) {
+    case FA_MISSING_RANKS: return "missing_ranks";
+    case FA_TYPE_MISMATCH: return "type_mismatch";
+    case FA_SIZE_MISMATCH: return "size_mismatch";
+    case FA_DTYPE_MISMATCH: return "dtype_mismatch";
+    case FA_STATE_MISMATCH: return "state_mismatch";
+    case FA_ALLTOALL_SIZE_MISMATCH: return "alltoall_size_mismatch";
+    case FA_P2P_UNMATCHED: return "p2p_unmatched";
+    case FA_STUCK_COLLECTIVE: return "stuck_collective";
+    case FA_MISSING_DUMP: return "missing_dump";
+    case FA_REJECTED_FILE: return "rejected_file";
+    case FA_VERSION_MISMATCH: return "version_mismatch";
+    case FA_LAGGING_RANKS: return "lagging_ranks";
+    case FA_GROUP_MISMATCH: return "group_mismatch";
+    }
+    return "unknown";
+}
+
+bool fa_finding_is_warning(fa_finding_kind kind) {
+    return kind == FA_REJECTED_FILE || kind == FA_VERSION_MISMATCH || kind == FA_LAGGING_RANKS ||
+           kind == FA_GROUP_MISMATCH || kind == FA_P2P_UNMATCHED;
+}
+
+bool fa_finding_is_mismatch(fa_finding_kind kind) {
+    return kind == FA_TYPE_MISMATCH || kind == FA_SIZE_MISMATCH || kind == FA_DTYPE_MISMATCH ||
+           kind == FA_ALLTOALL_SIZE_MISMATCH;
+}

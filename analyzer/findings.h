@@ -1,0 +1,58 @@
+/* findings.h — what the analysis found, as data: one list shared by match and verdict.
+ *
+ * A finding has a kind (the contract's names), the group and collective it is about (when it
+ * is about one), the ranks it names (for a culprit-bearing finding, the ranks at fault), the
+ * ranks on the other side (waiting, or the majority), and one detail sentence. Warnings
+ * (rejected_file, version_mismatch, lagging_ranks, and notes) never change the status alone.
+ * Reports print findings; they never decide them.
+ */
+#ifndef FRTRACE_FINDINGS_H
+#define FRTRACE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ranks.h"
+
+typedef enum fa_finding_kind {
+    FA_MISSING_RANKS,
+    FA_TYPE_MISMATCH,
+    FA_SIZE_MISMATCH,
+    FA_DTYPE_MISMATCH,
+    FA_STATE_MISMATCH,
+    FA_ALLTOALL_SIZE_MISMATCH,
+    FA_P2P_UNMATCHED,
+    FA_STUCK_COLLECTIVE,
+    FA_MISSING_DUMP,
+    FA_REJECTED_FILE,
+    FA_VERSION_MISMATCH,
+    FA_LAGGING_RANKS,
+    FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
+} fa_finding_kind;
+
+typedef struct fa_finding {
+    fa_finding_kind kind;
+    long group; /* index into fa_groups, or -1 */
+    long op;    /* index into fa_match.ops, or -1 */
+    fa_ranks ranks;   /* the ranks this finding is about (culprits, rejected rank, ...) */
+    fa_ranks others;  /* waiting ranks, or the majority */
+    char *detail;
+    bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
+} fa_finding;
+
+typedef struct fa_findings {
+    fa_finding *v;
+    size_t n, cap;
+} fa_findings;
+
+/* Appends a finding and returns it (ranks empty, detail NULL), or NULL when out of memory. */
+fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op);
+void fa_finding_set_detail(fa_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fa_findings_free(fa_findings *list);
+
+const char *fa_finding_kind_name(fa_finding_kind kind);
+bool fa_finding_is_warning(fa_finding_kind kind);
+bool fa_finding_is_mismatch(fa_finding_kind kind); /* type/size/dtype/all_to_all size */
+
+#endif

@@ -1,0 +1,260 @@
+/* groups.c — merging pg_config across ranks into groups with ids (see groups.h).
+ *
+ * Pass 1 visits every rank's pg_config (and recorder comms) and gathers distinct (name, member
+ * list) pairs, keyed by name + a hash of the list. Pass 2 sorts them (name, then lowest
+ * member), gives ids, and builds per rank a pg_name -> group map for the matcher.
+ */
+#include "groups.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct proto_group {
+    const char *name, *desc;
+    uint32_t n;
+    int64_t *members;
+    size_t added; /* position before sorting */
+} proto_group;
+
+typedef struct builder {
+    proto_group *v;
+    size_t n, cap;
+    fa_smap index; /* "name\x1f<hash>" -> position in v */
+} builder;
+
+static char *member_key(const char *name, const int64_t *members, uint32_t n) {
+    char *key = malloc(strlen(name) + 40);
+    if (key) sprintf(key, "%s\x1f%u:%016llx", name, n, (unsigned long long)fa_hash_bytes(members, n * sizeof *members));
+    return key;
+}
+
+static long builder_add(builder *b, const char *name, const char *desc, const int64_t *members, uint32_t n) {
+    char *key = member_key(name, members, n);
+    uint64_t at;
+    if (!key) return -1;
+    if (fa_smap_get(&b->index, key, &at)) {
+        free(key);
+        return (long)at;
+    }
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        proto_group *v = realloc(b->v, cap * sizeof *v);
+        if (!v) { free(key); return -1; }
+        b->v = v;
+        b->cap = cap;
+    }
+    int64_t *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!copy) { free(key); return -1; }
+    memcpy(copy, members, n * sizeof *copy);
+    b->v[b->n] = (proto_group){name, desc ? desc : "", n, copy, b->n};
+    fa_smap_put(&b->index, key, b->n);
+    free(key);
+    return (long)b->n++;
+}
+
+static void add_note(fa_groups *g, const char *text) {
+    char **notes = realloc(g->notes, (g->nnotes + 1) * sizeof *notes);
+    if (!notes) return;
+    g->notes = notes;
+    g->notes[g->nnotes++] = strdup(text);
+}
+
+/* Recorder dumps: members rebuilt from (global rank, comm_rank, comm_size) of every dump. */
+static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *recorder_key) {
+    fa_smap slots = {0}; /* "name#size" -> proto index */
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fr_dump *d = in->ranks[r].dump;
+        for (uint32_t c = 0; c < d->ncomms; c++) {
+            const fr_comm_info *ci = &d->comms[c];
+            if (ci->comm_size <= 0 || ci->comm_rank < 0 || ci->comm_rank >= ci->comm_size) continue;
+            int configured = 0;
+            for (uint32_t k = 0; k < d->ngroups; k++)
+                if (strcmp(d->groups[k].name, ci->pg_name) == 0 && d->groups[k].nranks > 0) configured = 1;
+            if (configured) continue;
+            char key[600];
+            snprintf(key, sizeof key, "%s#%lld", ci->pg_name, (long long)ci->comm_size);
+            uint64_t at;
+            if (!fa_smap_get(&slots, key, &at)) {
+                int64_t *unknown = malloc((size_t)ci->comm_size * sizeof *unknown);
+                if (!unknown) continue;
+                for (int64_t k = 0; k < ci->comm_size; k++) unknown[k] = -1;
+                /* a placeholder name makes the key unique until members are filled in */
+                const char *desc = NULL;
+                for (uint32_t k = 0; k < d->ngroups; k++)
+                    if (strcmp(d->groups[k].name, ci->pg_name) == 0) desc = d->groups[k].desc;
+                long idx = builder_add(b, key, desc, unknown, (uint32_t)ci->comm_size);
+                free(unknown);
+                if (idx < 0) continue;
+                b->v[idx].name = ci->pg_name;
+                at = (uint64_t)idx;
+                fa_smap_put(&slots, key, at);
+            }
+            b->v[at].members[ci->comm_rank] = in->ranks[r].rank;
+            char rk[640];
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, ci->pg_name);
+            fa_smap_put(recorder_key, rk, at);
+        }
+    }
+    fa_smap_free(&slots);
+}
+
+static int name_is_number(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+static int64_t lowest_member(const proto_group *p) {
+    int64_t low = INT64_MAX;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->members[i] >= 0 && p->members[i] < low) low = p->members[i];
+    return low;
+}
+
+static int compare_protos(const void *a, const void *b) {
+    const proto_group *x = a, *y = b;
+    int nx = name_is_number(x->name), ny = name_is_number(y->name);
+    if (nx && ny && strlen(x->name) != strlen(y->name)) return strlen(x->name) < strlen(y->name) ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    int64_t lx = lowest_member(x), ly = lowest_member(y);
+    return (lx > ly) - (lx < ly);
+}
+
+static void assign_ids(fa_groups *g) {
+    for (size_t i = 0; i < g->n;) {
+        size_t j = i;
+        while (j < g->n && strcmp(g->v[j].name, g->v[i].name) == 0) j++;
+        for (size_t k = i; k < j; k++) {
+            fa_group *grp = &g->v[k];
+            grp->id = malloc(strlen(grp->name) + 24);
+            if (!grp->id) continue;
+            if (j - i == 1) strcpy(grp->id, grp->name);
+            else sprintf(grp->id, "%s@%zu", grp->name, k - i);
+        }
+        i = j;
+    }
+}
+
+static void index_members(const fa_input *in, fa_groups *g) {
+    fa_ranks missing = {0};
+    for (size_t i = 0; i < g->n; i++) {
+        fa_group *grp = &g->v[i];
+        grp->member_input = malloc((grp->nmembers ? grp->nmembers : 1) * sizeof *grp->member_input);
+        if (!grp->member_input) continue;
+        for (uint32_t m = 0; m < grp->nmembers; m++) {
+            int64_t r = grp->members[m];
+            grp->member_input[m] = r >= 0 ? fa_input_find(in, r) : -1;
+            if (r >= 0) fa_imap_put(&grp->member_pos, (uint64_t)r, m);
+            if (r >= 0 && grp->member_input[m] < 0) fa_ranks_add(&missing, r);
+        }
+    }
+    fa_ranks_normalize(&missing);
+    g->without_dump = missing;
+}
+
+/* A group seen by several ranks with the same name and members but different descs. */
+static void check_descs(const fa_input *in, fa_groups *g) {
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fr_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->ngroups; k++) {
+            long gi = fa_groups_find(g, r, d->groups[k].name);
+            const char *desc = d->groups[k].desc ? d->groups[k].desc : "";
+            if (gi < 0 || strcmp(g->v[gi].desc, desc) == 0) continue;
+            char note[700];
+            snprintf(note, sizeof note, "group %s: rank %lld calls it \"%.200s\", others \"%.200s\"", g->v[gi].id,
+                     (long long)in->ranks[r].rank, desc, g->v[gi].desc);
+            add_note(g, note);
+        }
+    }
+}
+
+int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
+    memset(g, 0, sizeof *g);
+    builder b = {0};
+    fa_smap recorder_key = {0};
+    rebuild_recorder_groups(in, &b, &recorder_key);
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fr_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->ngroups; k++) {
+            const fr_group_config *c = &d->groups[k];
+            if (c->nranks == 0) continue; /* recorder dumps: rebuilt above */
+            if (builder_add(&b, c->name, c->desc, c->ranks, c->nranks) < 0) {
+                snprintf(err->msg, sizeof err->msg, "out of memory");
+                return -1;
+            }
+        }
+    }
+    /* remember, before sorting, which proto each (rank, name) refers to */
+    size_t *order = malloc((b.n ? b.n : 1) * sizeof *order);
+    proto_group *sorted = malloc((b.n ? b.n : 1) * sizeof *sorted);
+    memcpy(sorted, b.v, b.n * sizeof *sorted);
+    qsort(sorted, b.n, sizeof *sorted, compare_protos);
+    for (size_t i = 0; i < b.n; i++) order[sorted[i].added] = i;
+    g->n = b.n;
+    g->v = calloc(b.n ? b.n : 1, sizeof *g->v);
+    for (size_t i = 0; i < b.n; i++)
+        g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0}};
+    assign_ids(g);
+    g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
+    g->nby_rank = in->nranks;
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fr_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->ngroups; k++) {
+            const fr_group_config *c = &d->groups[k];
+            if (c->nranks == 0) continue;
+            char *key = member_key(c->name, c->ranks, c->nranks);
+            uint64_t at;
+            if (key && fa_smap_get(&b.index, key, &at)) fa_smap_put(&g->by_rank[r], c->name, order[at]);
+            free(key);
+        }
+        for (uint32_t c = 0; c < d->ncomms; c++) {
+            char rk[640];
+            uint64_t at;
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, d->comms[c].pg_name);
+            if (fa_smap_get(&recorder_key, rk, &at)) fa_smap_put(&g->by_rank[r], d->comms[c].pg_name, order[at]);
+        }
+    }
+    index_members(in, g);
+    check_descs(in, g);
+    fa_smap_free(&b.index);
+    fa_smap_free(&recorder_key);
+    free(b.v);
+    free(sorted);
+    free(order);
+    return 0;
+}
+
+long fa_groups_find(const fa_groups *g, size_t rank_index, const char *pg_name) {
+    uint64_t at;
+    if (!g->by_rank || !pg_name || !fa_smap_get(&g->by_rank[rank_index], pg_name, &at)) return -1;
+    return (long)at;
+}
+
+long fa_group_position(const fa_group *group, int64_t global_rank) {
+    uint64_t at;
+    if (global_rank < 0 || !fa_imap_get(&group->member_pos, (uint64_t)global_rank, &at)) return -1;
+    return (long)at;
+}
+
+void fa_groups_free(fa_groups *g) {
+    for (size_t i = 0; i < g->n; i++) {
+        free(g->v[i].id);
+        free(g->v[i].members);
+        free(g->v[i].member_input);
+        fa_imap_free(&g->v[i].member_pos);
+    }
+    free(g->v);
+    for (size_t r = 0; r < g->nby_rank; r++) fa_smap_free(&g->by_rank[r]);
+    free(g->by_rank);
+    for (size_t i = 0; i < g->nnotes; i++) free(g->notes[i]);
+    free(g->notes);
+    fa_ranks_free(&g->without_dump);
+}
+
+void fa_group_label(const fa_group *group, char *buf, size_t len) {
+    if (!group->desc[0] || strcmp(group->desc, "undefined") == 0) snprintf(buf, len, "group %s", group->id);
+    else snprintf(buf, len, "%s (%s)", group->desc, group->id);
+}

@@ -1,0 +1,42 @@
+/* index.h — the two hash maps the analyzer indexes everything with.
+ *
+ * fa_imap maps a 64-bit key to a 64-bit value; fa_smap maps a string to a 64-bit value (the map
+ * keeps its own copy of the key). Both use open addressing with linear probing and double when
+ * half full, so building an index over n items is linear. They are how the analyzer avoids
+ * rescanning lists: (group, sequence id) -> collective, pg_name -> group, global rank -> node.
+ */
+#ifndef FRTRACE_INDEX_H
+#define FRTRACE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fa_imap {
+    uint64_t *keys;
+    uint64_t *values;
+    uint8_t *used;
+    size_t cap, count;
+} fa_imap;
+
+typedef struct fa_smap {
+    char **keys;
+    uint64_t *values;
+    size_t cap, count;
+} fa_smap;
+
+/* Returns 0, or -1 when out of memory. */
+int fa_imap_put(fa_imap *map, uint64_t key, uint64_t value);
+/* true and *value set when present. */
+bool fa_imap_get(const fa_imap *map, uint64_t key, uint64_t *value);
+void fa_imap_free(fa_imap *map);
+
+int fa_smap_put(fa_smap *map, const char *key, uint64_t value);
+bool fa_smap_get(const fa_smap *map, const char *key, uint64_t *value);
+void fa_smap_free(fa_smap *map);
+
+/* Mixes two 64-bit values into one key (for composite keys such as (group, seq)). */
+uint64_t fa_key2(uint64_t a, uint64_t b);
+uint64_t fa_hash_bytes(const void *bytes, size_t len);
+
+#endif

@@ -1,0 +1,321 @@
+/* load.c — finding dump files, inferring the prefix, decoding in parallel (see load.h).
+ *
+ * The walk collects candidate files first (path + basename), then the prefix is settled, then
+ * the kept files are decoded by a small pool of threads that take the next index from a shared
+ * counter. Each thread writes only its own slots, so no lock is needed beyond the counter.
+ */
+#include "load.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index.h"
+
+typedef struct candidate {
+    char *path;
+    const char *base; /* points into path */
+    int64_t rank;
+    size_t prefix_len;
+} candidate;
+
+typedef struct candidates {
+    candidate *v;
+    size_t n, cap;
+} candidates;
+
+static const char *const dump_suffixes[] = {".json", ".pkl", ".pickle", ""};
+
+int64_t fa_dump_name_rank(const char *name, size_t *prefix_len) {
+    size_t len = strlen(name);
+    for (size_t s = 0; s < sizeof dump_suffixes / sizeof *dump_suffixes; s++) {
+        size_t sl = strlen(dump_suffixes[s]);
+        if (len <= sl || strcmp(name + len - sl, dump_suffixes[s]) != 0) continue;
+        size_t end = len - sl, start = end;
+        while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9') start--;
+        if (start == end || end - start > 9) continue;
+        if (prefix_len) *prefix_len = start;
+        return strtoll(name + start, NULL, 10);
+    }
+    return -1;
+}
+
+static int add_candidate(candidates *c, const char *path, const char *base_in_path) {
+    size_t prefix_len;
+    int64_t rank = fa_dump_name_rank(base_in_path, &prefix_len);
+    if (rank < 0) return 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        candidate *v = realloc(c->v, cap * sizeof *v);
+        if (!v) return -1;
+        c->v = v;
+        c->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy) return -1;
+    c->v[c->n++] = (candidate){copy, copy + (base_in_path - path), rank, prefix_len};
+    return 0;
+}
+
+static int walk(const char *dir, candidates *c, int depth) {
+    if (depth > 64) return 0; /* a symlink loop; dumps are never that deep */
+    DIR *d = opendir(dir);
+    if (!d) return depth == 0 ? -1 : 0;
+    struct dirent *ent;
+    int rc = 0;
+    while (rc == 0 && (ent = readdir(d)) != NULL) {
+        if (ent->d_name[0] == '.') continue; /* ., .., and hidden temporaries of atomic writers */
+        size_t dl = strlen(dir);
+        char *path = malloc(dl + strlen(ent->d_name) + 2);
+        if (!path) { rc = -1; break; }
+        sprintf(path, "%s%s%s", dir, (dl && dir[dl - 1] == '/') ? "" : "/", ent->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) rc = walk(path, c, depth + 1) < 0 ? -1 : 0;
+            else if (S_ISREG(st.st_mode)) rc = add_candidate(c, path, path + strlen(path) - strlen(ent->d_name));
+        }
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say). */
+static char *infer_prefix(const candidates *c, fr_error *err) {
+    fa_smap counts = {0};
+    char *best = NULL;
+    uint64_t best_count = 0;
+    int tie = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        char *p = strndup(c->v[i].base, c->v[i].prefix_len);
+        uint64_t n = 0;
+        if (!p) break;
+        fa_smap_get(&counts, p, &n);
+        fa_smap_put(&counts, p, ++n);
+        if (n > best_count) {
+            free(best);
+            best = p;
+            best_count = n;
+            tie = 0;
+        } else {
+            if (n == best_count && strcmp(p, best) != 0) tie = 1;
+            free(p);
+        }
+    }
+    fa_smap_free(&counts);
+    if (tie) {
+        snprintf(err->msg, sizeof err->msg, "cannot infer the file-name prefix: several prefixes are equally common (the most common is \"%s\"); give --prefix", best);
+        free(best);
+        return NULL;
+    }
+    return best;
+}
+
+typedef struct decode_job {
+    candidate *files;
+    size_t nfiles;
+    fr_dump **dumps;
+    char **errors;
+    atomic_size_t next;
+} decode_job;
+
+static char *read_file(const char *path, size_t *len, char **error) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *error = strdup(strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) { free(buf); buf = NULL; break; }
+        buf = bigger;
+        cap *= 2;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        free(buf);
+        *error = strdup(buf ? "read error" : "out of memory");
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static void *decode_worker(void *arg) {
+    decode_job *job = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&job->next, 1);
+        if (i >= job->nfiles) break;
+        size_t len = 0;
+        char *bytes = read_file(job->files[i].path, &len, &job->errors[i]);
+        if (!bytes) continue;
+        fr_error err = {{0}};
+        if (len == 0) job->errors[i] = strdup("empty file");
+        else if (fr_dump_decode((const uint8_t *)bytes, len, &job->dumps[i], &err) != 0) {
+            job->dumps[i] = NULL;
+            job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
+        }
+        free(bytes);
+    }
+    return NULL;
+}
+
+static void decode_all(candidate *files, size_t n, int jobs, fr_dump **dumps, char **errors) {
+    decode_job job = {files, n, dumps, errors, 0};
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)cores : 1;
+    }
+    if ((size_t)jobs > n) jobs = (int)n;
+    pthread_t *threads = calloc((size_t)(jobs > 0 ? jobs : 1), sizeof *threads);
+    int started = 0;
+    for (int t = 0; threads && t < jobs - 1; t++)
+        if (pthread_create(&threads[t], NULL, decode_worker, &job) == 0) started++;
+    decode_worker(&job); /* the calling thread works too */
+    for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+    free(threads);
+}
+
+static int compare_candidates(const void *a, const void *b) {
+    const candidate *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static void add_note(fa_input *in, const char *path, const char *msg) {
+    char **notes = realloc(in->notes, (in->nnotes + 1) * sizeof *notes);
+    if (!notes) return;
+    in->notes = notes;
+    size_t len = strlen(path) + strlen(msg) + 3;
+    char *s = malloc(len);
+    if (!s) return;
+    snprintf(s, len, "%s: %s", path, msg);
+    in->notes[in->nnotes++] = s;
+}
+
+static void add_version(fa_input *in, const char *version) {
+    size_t at = 0;
+    while (at < in->nversions && strcmp(in->versions[at], version) < 0) at++;
+    if (at < in->nversions && strcmp(in->versions[at], version) == 0) return;
+    char **v = realloc(in->versions, (in->nversions + 1) * sizeof *v);
+    if (!v) return;
+    in->versions = v;
+    memmove(v + at + 1, v + at, (in->nversions - at) * sizeof *v);
+    v[at] = strdup(version);
+    in->nversions++;
+}
+
+/* Keeps decoded dumps and records failures; a second dump for the same rank is rejected. */
+static void collect(fa_input *in, candidate *files, size_t n, fr_dump **dumps, char **errors) {
+    in->ranks = calloc(n ? n : 1, sizeof *in->ranks);
+    in->rejected = calloc(n ? n : 1, sizeof *in->rejected);
+    for (size_t i = 0; i < n; i++) {
+        int duplicate = in->nranks > 0 && in->ranks[in->nranks - 1].rank == files[i].rank && dumps[i];
+        if (!dumps[i] || duplicate) {
+            char msg[600];
+            if (duplicate) {
+                snprintf(msg, sizeof msg, "a second dump for rank %lld (already read %s)", (long long)files[i].rank,
+                         in->ranks[in->nranks - 1].path);
+                fr_dump_free(dumps[i]);
+            }
+            in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i]), files[i].rank};
+            free(errors[i]);
+            continue;
+        }
+        fr_dump *d = dumps[i];
+        in->ranks[in->nranks++] = (fa_rank_dump){files[i].rank, files[i].path, d};
+        add_version(in, d->version ? d->version : "?");
+        if (d->warning) add_note(in, files[i].path, d->warning);
+        if (d->global_rank >= 0 && d->global_rank != files[i].rank) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "the dump says it is rank %lld, the file name says %lld; using the file name",
+                     (long long)d->global_rank, (long long)files[i].rank);
+            add_note(in, files[i].path, msg);
+        }
+    }
+}
+
+int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err) {
+    memset(in, 0, sizeof *in);
+    candidates all = {0};
+    if (walk(dir, &all, 0) != 0) {
+        snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir, strerror(errno));
+        free(all.v);
+        return -1;
+    }
+    char *chosen = prefix ? strdup(prefix) : infer_prefix(&all, err);
+    size_t kept = 0;
+    if (chosen) {
+        size_t pl = strlen(chosen);
+        for (size_t i = 0; i < all.n; i++) {
+            if (all.v[i].prefix_len == pl && strncmp(all.v[i].base, chosen, pl) == 0) all.v[kept++] = all.v[i];
+            else free(all.v[i].path);
+        }
+    } else {
+        for (size_t i = 0; i < all.n; i++) free(all.v[i].path);
+    }
+    if (!chosen || kept == 0) {
+        if (chosen)
+            snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)", dir, prefix ? prefix : "PREFIX");
+        free(chosen);
+        free(all.v);
+        return -1;
+    }
+    qsort(all.v, kept, sizeof *all.v, compare_candidates);
+    fr_dump **dumps = calloc(kept, sizeof *dumps);
+    char **errors = calloc(kept, sizeof *errors);
+    if (!dumps || !errors) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return -1;
+    }
+    decode_all(all.v, kept, jobs, dumps, errors);
+    in->dir = strdup(dir);
+    in->prefix = chosen;
+    collect(in, all.v, kept, dumps, errors);
+    free(dumps);
+    free(errors);
+    free(all.v);
+    return 0;
+}
+
+void fa_input_free(fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++) {
+        free(in->ranks[i].path);
+        fr_dump_free(in->ranks[i].dump);
+    }
+    for (size_t i = 0; i < in->nrejected; i++) {
+        free(in->rejected[i].path);
+        free(in->rejected[i].error);
+    }
+    for (size_t i = 0; i < in->nnotes; i++) free(in->notes[i]);
+    for (size_t i = 0; i < in->nversions; i++) free(in->versions[i]);
+    free(in->ranks);
+    free(in->rejected);
+    free(in->notes);
+    free(in->versions);
+    free(in->dir);
+    free(in->prefix);
+    memset(in, 0, sizeof *in);
+}
+
+long fa_input_find(const fa_input *in, int64_t rank) {
+    size_t lo = 0, hi = in->nranks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (in->ranks[mid].rank < rank) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < in->nranks && in->ranks[lo].rank == rank ? (long)lo : -1;
+}

@@ -1,0 +1,138 @@
+/* match.h — per group: which entries of which ranks are one collective, and do they agree.
+ *
+ * Collectives are keyed by (group, collective_seq_id): a rank's entries with the same seq in a
+ * group form one call (a coalesced bundle, with its end marker `coalesced`,
+ * `ALLGATHER_coalesced`, `REDUCE_SCATTER_coalesced`). A bundle is split where the op type
+ * changes to a different non-marker type, so that a plain collective and a coalesced group that
+ * happen to share a seq stay two calls. Send/recv are matched by (group, sender, receiver) and
+ * order: the k-th pending send a->b pairs with the k-th pending recv on b from a, and completed
+ * ones pair from their newest backwards (a window may have lost the oldest). Profiling names
+ * carry group ranks; they map to global ranks through the group's member order. The send/recv
+ * entries of a batch_isend_irecv group take the state of its end marker when that is further
+ * along (PyTorch leaves them `scheduled`), and the marker itself is not a collective.
+ *
+ * Agreement is decided here, once: fa_match_entries() compares two entries as torchfrtrace's
+ * Op.match does where it is right (type, sizes, all_gather/reduce_scatter numel, dtypes, state,
+ * all_to_all undecided); the per-collective check uses the same predicates over all members and
+ * names the minority by majority (two members or a tie: everyone on the minority side).
+ *
+ * For each (group, member) the matcher also derives what is known of that member's progress:
+ * issued_max and completed_max, from its entries and pg_status (through pg_id, or the pg_id the
+ * other members use when the member has no entry in the group), so that a member without an
+ * entry for a collective is known to have completed it, to have it in flight, or to never have
+ * issued it.
+ */
+#ifndef FRTRACE_MATCH_H
+#define FRTRACE_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump.h"
+#include "findings.h"
+#include "groups.h"
+#include "load.h"
+
+/* A profiling name taken apart: "nccl:send 0->1" -> backend nccl, type send, src 0, dst 1. */
+typedef struct fa_opname {
+    char backend[32];
+    char type[64];
+    bool is_send, is_recv;
+    int64_t src, dst; /* group ranks for send/recv; -1 when unknown ("recv 1<-?") */
+} fa_opname;
+
+/* 0 on success; -1 when the name has no "backend:" part. */
+int fa_parse_profiling_name(const char *name, fa_opname *out);
+bool fa_is_end_marker(const char *type); /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
+
+typedef enum fa_match_state {
+    FA_FULLY_MATCHED = 1,
+    FA_COLLECTIVE_TYPE_MISMATCH,
+    FA_SIZE_OR_SYNTAX_MISMATCH,
+    FA_COLLECTIVE_STATE_MISMATCH,
+    FA_COLLECTIVE_DTYPE_MISMATCH,
+    FA_UNDECIDED,
+} fa_match_state;
+
+/* torchfrtrace's Op(a).match(Op(b)) without its bugs. group_size: members of the group.
+ * For send/recv, a_src/a_dst and b_src/b_dst are the global ranks (or -1). `why` may be NULL. */
+fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why, size_t whylen);
+const char *fa_match_state_name(fa_match_state state);
+
+/* What a member's dump says about one collective or p2p op. */
+typedef enum fa_member_state {
+    FA_MS_COMPLETED,
+    FA_MS_STARTED,
+    FA_MS_SCHEDULED,
+    FA_MS_IN_FLIGHT, /* no entry, but issued and not completed by its counters */
+    FA_MS_NEVER,     /* the member's dump shows it never issued it */
+    FA_MS_NO_DUMP,   /* unknown: the member wrote no (readable) dump */
+} fa_member_state;
+
+const char *fa_member_state_name(fa_member_state state);
+static inline bool fa_member_state_pending(fa_member_state s) {
+    return s == FA_MS_STARTED || s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
+}
+
+typedef struct fa_call {
+    uint32_t op;
+    uint32_t member;     /* position in the group */
+    uint32_t rank_index; /* index into fa_input.ranks */
+    uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
+    fr_state state;      /* the call's effective state */
+    bool in_minority;    /* named by a mismatch check */
+} fa_call;
+
+typedef struct fa_op {
+    uint32_t group;
+    bool is_p2p;
+    int64_t seq;        /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
+    int64_t src, dst;   /* p2p: global ranks of sender and receiver */
+    uint32_t first_call, ncalls; /* calls of this op, ascending member */
+    const fr_entry *rep; /* a representative entry (from the majority) */
+    uint32_t rep_rank_index;
+    char type[64];       /* op type of the representative ("all_reduce", "send") */
+    bool mismatch;       /* a type/size/dtype/all_to_all finding names this op */
+    bool unmatched;      /* p2p with one side absent */
+} fa_op;
+
+typedef struct fa_view {
+    int64_t issued_max;    /* highest collective seq issued, -1 none known */
+    int64_t completed_max; /* highest collective seq known completed, -1 none */
+    int64_t pg_id;         /* -1 unknown */
+    bool has_dump;
+    bool has_entries;
+} fa_view;
+
+typedef struct fa_match {
+    fa_op *ops;
+    size_t nops;
+    fa_call *calls;
+    size_t ncalls;
+    uint32_t *entry_refs;
+    size_t nentry_refs;
+    size_t *view_at; /* per group: first index into views */
+    fa_view *views;  /* per (group, member) */
+    int64_t *rank_newest_pending; /* per input rank: record_id of its newest pending entry, -1 */
+    bool any_entries;
+} fa_match;
+
+/* Builds ops and calls for every group, runs the agreement checks, adds mismatch and p2p
+ * findings (capped per group at `mismatch_cap` listed). Returns 0 or -1 (out of memory). */
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, fa_match *m,
+                   fa_findings *findings, fr_error *err);
+void fa_match_free(fa_match *m);
+
+/* The state of `member` (position in the op's group) for op `op`. */
+fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
+/* The call of `member` in op, or NULL. */
+const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
+static inline const fr_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {
+    return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
+}
+/* Members expected in op: the whole group for collectives, sender and receiver for p2p.
+ * Fills `out` (capacity: group size) with member positions; returns the count. */
+uint32_t fa_op_expected(const fa_match *m, const fa_groups *groups, size_t op, uint32_t *out);
+
+#endif

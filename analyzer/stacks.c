@@ -1,0 +1,66 @@
+/* stacks.c — merging identical stack frames across ranks (see stacks.h). A hash of each
+ * call's frame text finds the ranks that share it; blocks come out in order of first rank. */
+#include "stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "index.h"
+
+static char *frames_text(const fr_entry *e) {
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < e->nframes; i++) {
+        const fr_frame *f = &e->frames[i];
+        size_t need = strlen(f->name ? f->name : "") + strlen(f->filename ? f->filename : "") + 48;
+        if (len + need >= cap) {
+            while (len + need >= cap) cap *= 2;
+            char *t = realloc(s, cap);
+            if (!t) { free(s); return NULL; }
+            s = t;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", f->name ? f->name : "?", f->filename ? f->filename : "?",
+                                (long long)f->line);
+    }
+    return s;
+}
+
+void fa_stacks_print(const fa_analysis *a, long op, FILE *out, const char *indent) {
+    if (op < 0) return;
+    const fa_op *o = &a->match.ops[op];
+    const fa_group *g = &a->groups.v[o->group];
+    fa_smap seen = {0};
+    char **texts = calloc(o->ncalls + 1, sizeof *texts);
+    fa_ranks *ranks = calloc(o->ncalls + 1, sizeof *ranks);
+    size_t nblocks = 0;
+    for (uint32_t i = 0; texts && ranks && i < o->ncalls; i++) {
+        const fa_call *c = &a->match.calls[o->first_call + i];
+        char *t = frames_text(fa_call_entry(&a->match, &a->in, c, 0));
+        if (!t) continue;
+        uint64_t at;
+        if (!fa_smap_get(&seen, t, &at)) {
+            at = nblocks;
+            texts[nblocks++] = strdup(t);
+            fa_smap_put(&seen, t, at);
+        }
+        fa_ranks_add(&ranks[at], g->members[c->member]);
+        free(t);
+    }
+    for (size_t b = 0; b < nblocks; b++) {
+        char *who = fa_ranks_format(ranks[b].v, ranks[b].n);
+        fprintf(out, "%srank%s %s:%s\n", indent, ranks[b].n > 1 ? "s" : "", who, texts[b][0] ? "" : " (no frames in the dump)");
+        for (char *line = texts[b]; *line;) {
+            char *nl = strchr(line, '\n');
+            fprintf(out, "%s    %.*s\n", indent, (int)(nl - line), line);
+            line = nl + 1;
+        }
+        free(who);
+        free(texts[b]);
+        fa_ranks_free(&ranks[b]);
+    }
+    free(texts);
+    free(ranks);
+    fa_smap_free(&seen);
+}

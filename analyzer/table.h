@@ -1,0 +1,27 @@
+/* table.h — aligned text tables and GitHub-flavoured markdown tables, written by us.
+ *
+ * Build a table cell by cell (fa_table_cell appends to the current row; fa_table_row starts a
+ * new one), then print it: fa_table_print_text pads columns to their widest cell (UTF-8 aware
+ * enough for ASCII data), fa_table_print_markdown writes `| a | b |` with a separator row and
+ * escapes `|`. The first row is the header.
+ */
+#ifndef FRTRACE_TABLE_H
+#define FRTRACE_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct fa_table {
+    char **cells;  /* row-major, ncols per row */
+    size_t ncols, nrows, cap;
+    size_t col;    /* next column of the current row */
+} fa_table;
+
+void fa_table_init(fa_table *t, size_t ncols);
+void fa_table_row(fa_table *t);
+void fa_table_cell(fa_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fa_table_print_text(const fa_table *t, FILE *out, const char *indent);
+void fa_table_print_markdown(const fa_table *t, FILE *out);
+void fa_table_free(fa_table *t);
+
+#endif

@@ -1,0 +1,543 @@
+/* verdict.c — the wait graph, its sink components, culprits and the summary (see verdict.h).
+ *
+ * Nodes 0..nranks-1 are ranks (loaded ranks and group members without a dump, ascending);
+ * after them one node per op that some member has pending. Edges are built once into a CSR
+ * array; strongly connected components come from an iterative Tarjan (no recursion, so
+ * thousands of ranks cannot overflow the stack). Everything is linear in ops + calls.
+ */
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rank_facts {
+    int64_t rank;
+    bool has_dump;
+    bool waited;      /* some pending op waits for it to issue something */
+    long missing_op;  /* the op most ranks wait for it in */
+    size_t missing_waiters;
+    bool lag;         /* has an op pending that a peer completed */
+    long lag_op;
+    int64_t lag_record;
+    bool culprit;
+} rank_facts;
+
+typedef struct graph {
+    size_t nnodes, nrank_nodes;
+    size_t *edge_at; /* CSR */
+    uint32_t *edges;
+    uint32_t *from, *to;
+    size_t nedges, cap;
+    long *op_of_node; /* node -> op for op nodes */
+} graph;
+
+typedef struct decider {
+    const fa_input *in;
+    const fa_groups *groups;
+    const fa_match *m;
+    fa_findings *findings;
+    fa_verdict *v;
+    rank_facts *facts;
+    size_t nfacts;
+    fa_imap node_of_rank;
+    graph g;
+    uint32_t *members; /* scratch: expected members of an op */
+    uint32_t *comp;    /* node -> component */
+    size_t ncomps;
+} decider;
+
+void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
+    const fa_op *o = &m->ops[op];
+    if (o->is_p2p) {
+        const char *name = o->rep ? strrchr(o->rep->profiling_name, ':') : NULL;
+        snprintf(buf, len, "%s (p2p #%lld)", name ? name + 1 : o->type, (long long)o->seq);
+    } else {
+        snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
+    }
+}
+
+static int add_edge(graph *g, uint32_t a, uint32_t b) {
+    if (g->nedges == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 256;
+        uint32_t *f = realloc(g->from, cap * sizeof *f);
+        if (!f) return -1;
+        g->from = f;
+        uint32_t *t = realloc(g->to, cap * sizeof *t);
+        if (!t) return -1;
+        g->to = t;
+        g->cap = cap;
+    }
+    g->from[g->nedges] = a;
+    g->to[g->nedges++] = b;
+    return 0;
+}
+
+static long rank_node(const decider *d, int64_t rank) {
+    uint64_t at;
+    return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
+}
+
+static int collect_ranks(decider *d) {
+    fa_ranks all = {0};
+    for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
+    for (size_t i = 0; i < d->groups->without_dump.n; i++) fa_ranks_add(&all, d->groups->without_dump.v[i]);
+    fa_ranks_normalize(&all);
+    d->facts = calloc(all.n + 1, sizeof *d->facts);
+    if (!d->facts) return -1;
+    d->nfacts = all.n;
+    for (size_t i = 0; i < all.n; i++) {
+        d->facts[i] = (rank_facts){all.v[i], fa_input_find(d->in, all.v[i]) >= 0, false, -1, 0, false, -1, INT64_MAX, false};
+        fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
+    }
+    fa_ranks_free(&all);
+    return 0;
+}
+
+/* The record_id of the member's entry for op (for choosing its oldest pending op). */
+static int64_t call_record(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
+}
+
+static int build_graph(decider *d) {
+    graph *g = &d->g;
+    g->nrank_nodes = d->nfacts;
+    g->op_of_node = NULL;
+    size_t nop_nodes = 0;
+    long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
+    if (!op_nodes) return -1;
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        const fa_group *grp = &d->groups->v[o->group];
+        uint32_t n = fa_op_expected(d->m, d->groups, i, d->members);
+        size_t pending = 0, completed = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            fa_member_state s = fa_op_member_state(d->m, d->groups, i, d->members[k]);
+            pending += fa_member_state_pending(s);
+            completed += s == FA_MS_COMPLETED;
+        }
+        if (pending == 0) continue;
+        uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
+        op_nodes[nop_nodes++] = (long)i;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t p = d->members[k];
+            fa_member_state s = fa_op_member_state(d->m, d->groups, i, p);
+            long node = rank_node(d, grp->members[p]);
+            if (node < 0) continue;
+            rank_facts *f = &d->facts[node];
+            if (fa_member_state_pending(s)) {
+                if (add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) return -1;
+                int64_t rec = call_record(d, i, p);
+                if (completed && (!f->lag || rec < f->lag_record)) {
+                    f->lag = true;
+                    f->lag_op = (long)i;
+                    f->lag_record = rec;
+                }
+            } else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) {
+                if (add_edge(g, x, (uint32_t)node)) return -1;
+                f->waited = true;
+                const fa_op *best = f->missing_op >= 0 ? &d->m->ops[f->missing_op] : NULL;
+                if (pending > f->missing_waiters || (pending == f->missing_waiters && best && o->group == best->group && o->seq < best->seq)) {
+                    f->missing_waiters = pending;
+                    f->missing_op = (long)i;
+                }
+            }
+        }
+    }
+    g->nnodes = g->nrank_nodes + nop_nodes;
+    g->op_of_node = op_nodes;
+    /* CSR */
+    g->edge_at = calloc(g->nnodes + 1, sizeof *g->edge_at);
+    g->edges = malloc((g->nedges + 1) * sizeof *g->edges);
+    if (!g->edge_at || !g->edges) return -1;
+    for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
+    for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
+    size_t *fill = calloc(g->nnodes + 1, sizeof *fill);
+    if (!fill) return -1;
+    for (size_t e = 0; e < g->nedges; e++) g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
+    free(fill);
+    return 0;
+}
+
+/* Iterative Tarjan: d->comp[node] = component id. */
+static int components(decider *d) {
+    graph *g = &d->g;
+    size_t n = g->nnodes;
+    long *index = malloc((n + 1) * sizeof *index), *low = malloc((n + 1) * sizeof *low);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack), *call = malloc((n + 1) * sizeof *call);
+    size_t *next_edge = malloc((n + 1) * sizeof *next_edge);
+    bool *on = calloc(n + 1, 1);
+    d->comp = malloc((n + 1) * sizeof *d->comp);
+    if (!index || !low || !stack || !call || !next_edge || !on || !d->comp) return -1;
+    for (size_t i = 0; i < n; i++) index[i] = -1;
+    long counter = 0;
+    size_t sp = 0, cp = 0;
+    for (size_t root = 0; root < n; root++) {
+        if (index[root] >= 0) continue;
+        call[cp++] = (uint32_t)root;
+        index[root] = low[root] = counter++;
+        next_edge[root] = g->edge_at[root];
+        stack[sp++] = (uint32_t)root;
+        on[root] = true;
+        while (cp) {
+            uint32_t v = call[cp - 1];
+            if (next_edge[v] < g->edge_at[v + 1]) {
+                uint32_t w = g->edges[next_edge[v]++];
+                if (index[w] < 0) {
+                    index[w] = low[w] = counter++;
+                    next_edge[w] = g->edge_at[w];
+                    stack[sp++] = w;
+                    on[w] = true;
+                    call[cp++] = w;
+                } else if (on[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            if (low[v] == index[v]) {
+                uint32_t w;
+                do {
+                    w = stack[--sp];
+                    on[w] = false;
+                    d->comp[w] = (uint32_t)d->ncomps;
+                } while (w != v);
+                d->ncomps++;
+            }
+            cp--;
+            if (cp && low[v] < low[call[cp - 1]]) low[call[cp - 1]] = low[v];
+        }
+    }
+    free(index);
+    free(low);
+    free(stack);
+    free(call);
+    free(next_edge);
+    free(on);
+    return 0;
+}
+
+static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state), fa_ranks *out) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_op_expected(d->m, d->groups, op, d->members);
+    for (uint32_t k = 0; k < n; k++)
+        if (want(fa_op_member_state(d->m, d->groups, op, d->members[k]))) fa_ranks_add(out, grp->members[d->members[k]]);
+    fa_ranks_normalize(out);
+}
+
+static bool is_completed(fa_member_state s) { return s == FA_MS_COMPLETED; }
+static bool is_started(fa_member_state s) { return s == FA_MS_STARTED; }
+static bool is_scheduled(fa_member_state s) { return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT; }
+
+static void context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen) {
+    fa_group_label(&d->groups->v[d->m->ops[op].group], group, glen);
+    fa_op_label(d->m, op, label, llen);
+}
+
+static void blame_lag(decider *d, rank_facts *f) {
+    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[f->lag_op].group, f->lag_op);
+    if (!x) return;
+    fa_ranks_add(&x->ranks, f->rank);
+    members_in_state(d, (size_t)f->lag_op, is_completed, &x->others);
+    char group[300], label[200];
+    context(d, (size_t)f->lag_op, group, sizeof group, label, sizeof label);
+    char *done = fa_ranks_format(x->others.v, x->others.n);
+    fa_finding_set_detail(x, "rank %lld still has %s %s pending while rank%s %s completed it: its GPU stopped completing work",
+                          (long long)f->rank, group, label, x->others.n > 1 ? "s" : "", done);
+    free(done);
+}
+
+static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, size_t from) {
+    for (size_t i = from; i < d->findings->n; i++)
+        if (d->findings->v[i].kind == kind && d->findings->v[i].op == op) return &d->findings->v[i];
+    return NULL;
+}
+
+static void blame_missing(decider *d, rank_facts *f, size_t first) {
+    fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
+    fa_finding *x = find_op_finding(d, kind, f->missing_op, first);
+    if (!x) {
+        x = fa_findings_add(d->findings, kind, (long)d->m->ops[f->missing_op].group, f->missing_op);
+        if (!x) return;
+        members_in_state(d, (size_t)f->missing_op, fa_member_state_pending, &x->others);
+    }
+    fa_ranks_add(&x->ranks, f->rank);
+    fa_ranks_normalize(&x->ranks);
+    char group[300], label[200];
+    context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    const fa_op *o = &d->m->ops[f->missing_op];
+    if (kind == FA_MISSING_DUMP) {
+        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait in %s %s", x->ranks.n > 1 ? "s" : "", who,
+                              x->others.n > 1 ? "s" : "", waiting, group, label);
+    } else if (o->is_p2p) {
+        fa_finding_set_detail(x, "rank%s %s wait in %s %s; rank%s %s never posted the matching %s", x->others.n > 1 ? "s" : "", waiting,
+                              group, label, x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+    } else {
+        const fa_group *grp = &d->groups->v[o->group];
+        long pos = fa_group_position(grp, f->rank);
+        int64_t last = pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
+        char lastbuf[64] = "";
+        if (x->ranks.n == 1 && last >= 0) snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
+        fa_finding_set_detail(x, "rank%s %s wait in %s %s; rank%s %s never issued it%s", x->others.n > 1 ? "s" : "", waiting, group,
+                              label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
+    }
+    free(waiting);
+    free(who);
+}
+
+/* Every member joined, nothing is missing: who never started it, or is it simply stuck? */
+static void judge_joined(decider *d, uint32_t c) {
+    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
+        if (d->comp[n] != c) continue;
+        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
+        fa_ranks started = {0}, scheduled = {0};
+        members_in_state(d, op, is_started, &started);
+        members_in_state(d, op, is_scheduled, &scheduled);
+        if (started.n && scheduled.n) {
+            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[op].group, (long)op);
+            if (x) {
+                x->ranks = scheduled;
+                x->others = started;
+                char group[300], label[200];
+                context(d, op, group, sizeof group, label, sizeof label);
+                char *who = fa_ranks_format(scheduled.v, scheduled.n), *went = fa_ranks_format(started.v, started.n);
+                fa_finding_set_detail(x, "rank%s %s never started %s %s on the GPU, which rank%s %s started", scheduled.n > 1 ? "s" : "",
+                                      who, group, label, started.n > 1 ? "s" : "", went);
+                free(who);
+                free(went);
+                for (size_t i = 0; i < scheduled.n; i++) {
+                    long node = rank_node(d, scheduled.v[i]);
+                    if (node >= 0) d->facts[node].culprit = true;
+                }
+                continue;
+            }
+        }
+        bool queued = false;
+        const fa_op *o = &d->m->ops[op];
+        for (size_t i = 0; i < o->ncalls; i++) {
+            const fa_call *call = &d->m->calls[o->first_call + i];
+            const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
+            if ((!o->is_p2p && v->issued_max > o->seq) ||
+                d->m->rank_newest_pending[call->rank_index] > fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
+                queued = true;
+        }
+        if (started.n && !scheduled.n && queued && !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
+            fa_finding *x = fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
+            if (x) {
+                x->others = started;
+                started = (fa_ranks){0};
+                char group[300], label[200];
+                context(d, op, group, sizeof group, label, sizeof label);
+                fa_finding_set_detail(x, "every member started %s %s and none completed it, with more work queued behind: suspect the GPU or the network",
+                                      group, label);
+            }
+        }
+        fa_ranks_free(&started);
+        fa_ranks_free(&scheduled);
+    }
+}
+
+static void judge_sinks(decider *d) {
+    bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
+    if (!leaves || !busy) goto out;
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
+            if (d->comp[d->g.edges[e]] != d->comp[n]) leaves[d->comp[n]] = true;
+            else busy[d->comp[n]] = true;
+        }
+    size_t first = d->findings->n;
+    for (uint32_t c = 0; c < d->ncomps; c++) {
+        if (leaves[c]) continue;
+        bool any_lag = false, any_waited = false;
+        for (size_t r = 0; r < d->nfacts; r++) {
+            if (d->comp[r] != c) continue;
+            any_lag |= d->facts[r].lag;
+            any_waited |= d->facts[r].waited;
+        }
+        if (!busy[c] && !any_waited) continue; /* nobody waits here */
+        for (size_t r = 0; r < d->nfacts; r++) {
+            rank_facts *f = &d->facts[r];
+            if (d->comp[r] != c) continue;
+            if (any_lag && f->lag) {
+                f->culprit = true;
+                blame_lag(d, f);
+            } else if (!any_lag && f->waited && f->missing_op >= 0) {
+                f->culprit = true;
+                blame_missing(d, f, first);
+            }
+        }
+        if (!any_lag && !any_waited) judge_joined(d, c);
+    }
+out:
+    free(leaves);
+    free(busy);
+}
+
+static void note_victims(decider *d) {
+    fa_finding *x = NULL;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (!f->waited || f->culprit) continue;
+        if (!x) x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
+        if (!x) return;
+        fa_ranks_add(&x->ranks, f->rank);
+    }
+    if (!x) return;
+    char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in, but %s blocked elsewhere themselves: victims, not causes",
+                          x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "are" : "is");
+    free(who);
+}
+
+static void note_idle_missing_dumps(decider *d) {
+    fa_finding *x = NULL;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->has_dump || f->culprit) continue;
+        if (!x) x = fa_findings_add(d->findings, FA_MISSING_DUMP, -1, -1);
+        if (!x) return;
+        fa_ranks_add(&x->ranks, f->rank);
+    }
+    if (!x) return;
+    char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    fa_finding_set_detail(x, "no readable dump from rank%s %s (group members); nothing the others wait for is known to depend on %s",
+                          x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "them" : "it");
+    free(who);
+}
+
+/* ---------------------------------------------------------------- summary ----------- */
+
+static void clause(const decider *d, const fa_finding *f, char *buf, size_t len) {
+    char group[300] = "", label[200] = "";
+    if (f->op >= 0) context(d, (size_t)f->op, group, sizeof group, label, sizeof label);
+    char *who = fa_ranks_format(f->ranks.v, f->ranks.n), *others = fa_ranks_format(f->others.v, f->others.n);
+    const char *s = f->ranks.n > 1 ? "s" : "", *os = f->others.n > 1 ? "s" : "";
+    switch (f->kind) {
+    case FA_MISSING_RANKS:
+        snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
+        break;
+    case FA_MISSING_DUMP:
+        snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
+        break;
+    case FA_STATE_MISMATCH:
+        if (f->detail && strstr(f->detail, "never started"))
+            snprintf(buf, len, "rank%s %s never started %s %s on the GPU (rank%s %s did)", s, who, group, label, os, others);
+        else snprintf(buf, len, "rank%s %s stalled in %s %s (rank%s %s completed it)", s, who, group, label, os, others);
+        break;
+    case FA_STUCK_COLLECTIVE:
+        snprintf(buf, len, "%s %s started on every member and never completed; no rank to blame (suspect GPU or network)", group, label);
+        break;
+    default:
+        snprintf(buf, len, "%s in %s %s: %s", fa_finding_kind_name(f->kind), group, label, f->detail ? f->detail : "");
+    }
+    free(who);
+    free(others);
+}
+
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from) {
+    size_t cap = 1200, used = 0, shown = 0, total = 0;
+    char *text = malloc(cap);
+    if (!text) return;
+    used = (size_t)snprintf(text, cap, "%s: ", lead);
+    for (size_t i = from; i < d->findings->n; i++) {
+        const fa_finding *f = &d->findings->v[i];
+        if (!pick(f->kind)) continue;
+        total++;
+        if (shown == 3) continue;
+        char part[900];
+        clause(d, f, part, sizeof part);
+        if (used + strlen(part) + 3 >= cap) continue;
+        used += (size_t)snprintf(text + used, cap - used, "%s%s", shown ? "; " : "", part);
+        shown++;
+    }
+    if (total > shown) snprintf(text + used, cap - used, "; and %zu more", total - shown);
+    d->v->summary = text;
+}
+
+static bool culprit_kind(fa_finding_kind k) {
+    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH || k == FA_STUCK_COLLECTIVE;
+}
+
+static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
+
+int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
+    memset(v, 0, sizeof *v);
+    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, NULL, NULL, 0};
+    uint32_t widest = 2;
+    for (size_t i = 0; i < groups->n; i++)
+        if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
+    d.members = malloc(widest * sizeof *d.members);
+    size_t before = findings->n;
+    int rc = d.members ? collect_ranks(&d) : -1;
+    if (rc == 0) rc = build_graph(&d);
+    if (rc == 0) rc = components(&d);
+    if (rc == 0) {
+        judge_sinks(&d);
+        size_t after_sinks = findings->n;
+        v->first_culprit_finding = before;
+        v->nculprit_findings = after_sinks - before;
+        note_victims(&d);
+        note_idle_missing_dumps(&d);
+
+        bool mismatch = false, stuck = false;
+        for (size_t i = 0; i < before; i++)
+            if (fa_finding_is_mismatch(findings->v[i].kind)) {
+                mismatch = true;
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+            }
+        for (size_t i = before; i < after_sinks; i++) {
+            stuck |= findings->v[i].kind == FA_STUCK_COLLECTIVE;
+            if (!mismatch)
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+        }
+        fa_ranks_normalize(&v->culprits);
+        if (mismatch) {
+            v->status = FA_STATUS_MISMATCH;
+            summarize(&d, "mismatch", fa_finding_is_mismatch, 0);
+        } else if (v->culprits.n || stuck) {
+            v->status = FA_STATUS_HANG;
+            summarize(&d, "hang", culprit_kind, before);
+        } else if (!m->any_entries) {
+            v->status = FA_STATUS_INCONCLUSIVE;
+            v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped without collectives, or the buffer was off)");
+        } else {
+            v->status = FA_STATUS_OK;
+            size_t inflight = 0;
+            for (size_t i = 0; i < m->nops; i++)
+                for (size_t k = 0; k < m->ops[i].ncalls; k++)
+                    if (m->calls[m->ops[i].first_call + k].state != FR_STATE_COMPLETED) { inflight++; break; }
+            if (asprintf(&v->summary, "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)", in->nranks,
+                         in->nranks == 1 ? "" : "s", groups->n, groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
+                v->summary = NULL;
+        }
+        (void)missing_dump_with_op;
+    }
+    free(d.members);
+    free(d.facts);
+    fa_imap_free(&d.node_of_rank);
+    free(d.g.edge_at);
+    free(d.g.edges);
+    free(d.g.from);
+    free(d.g.to);
+    free(d.g.op_of_node);
+    free(d.comp);
+    if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while deciding the verdict");
+    return rc;
+}
+
+void fa_verdict_free(fa_verdict *v) {
+    fa_ranks_free(&v->culprits);
+    free(v->summary);
+    memset(v, 0, sizeof *v);
+}
+
+const char *fa_status_name(fa_status s) {
+    switch (s) {
+    case FA_STATUS_OK: return "ok";
+    case FA_STATUS_HANG: return "hang";
+    case FA_STATUS_MISMATCH: return "mismatch";
+    case FA_STATUS_INCONCLUSIVE: return "inconclusive";
+    }
+    return "?";
+}

@@ -1,0 +1,713 @@
+/* dump.c — Flight Recorder values → typed dumps (fr_dump), for every format version.
+ *
+ * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
+ * anything else a pickle, read with salvage on), then fr_dump_from_value() maps the value tree
+ * to structs. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
+ * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
+ * versions; what a version lacks gets a neutral default (see dump.h).
+ *
+ * Scale shapes the code: a job of 16 384 ranks × 2 000 entries is 32 M entry dicts. So:
+ *   - strings are interned per dump (intern.h), and a pickle's memo already makes a repeated
+ *     string one node: a direct-mapped cache from node pointer to interned copy skips even the
+ *     hashing for those;
+ *   - the entry dicts of a pickle share their key nodes too, so the key → field decision is
+ *     cached per key node instead of comparing every key of every entry by name;
+ *   - entries are decoded in one pass over each dict's pairs, straight into the fr_entry array.
+ * Everything the dump keeps is copied into its own arena; the value tree's arena is freed by
+ * fr_dump_decode right after conversion.
+ *
+ * A salvaged (truncated) pickle is used only when it is clear which entries are whole: the
+ * reader flags every container it had to close early, so version, pg_config and pg_status must
+ * be unflagged, and of the entries only the unflagged prefix is kept.
+ */
+#include "dump.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "json_read.h"
+#include "pickle_read.h"
+
+/* --- errors ------------------------------------------------------------------------------- */
+
+static int fail(fr_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(fr_error *err, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* --- the decoder's working state ---------------------------------------------------------- */
+
+enum { STR_CACHE_SLOTS = 4096, DTYPE_CACHE_SLOTS = 256, KEY_CACHE_SLOTS = 256 };
+
+typedef struct node_str {
+    const fv *node;
+    const char *str;
+} node_str;
+
+typedef struct node_field {
+    const fv *node;
+    int field;
+} node_field;
+
+typedef struct decoder {
+    fv_arena *arena;      /* the dump's arena */
+    fr_interner *strings; /* interned copies in `arena` */
+    fr_error *err;
+    char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages */
+    node_str str_cache[STR_CACHE_SLOTS];
+    node_str dtype_cache[DTYPE_CACHE_SLOTS];
+    node_field key_cache[KEY_CACHE_SLOTS];
+} decoder;
+
+static size_t pointer_slot(const void *p, size_t slots) {
+    uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return (size_t)(x >> 40) & (slots - 1);
+}
+
+static int out_of_memory(decoder *dec) { return fail(dec->err, "out of memory while decoding the dump"); }
+
+static int wrong_type(decoder *dec, const char *key, const fv *v, const char *expected) {
+    if (!v || v->kind == FV_NONE) return fail(dec->err, "%s: \"%s\" is None, expected %s", dec->where, key, expected);
+    const char *got = fv_kind_name((fv_kind)v->kind);
+    return fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", dec->where, key, got[0] == 'i' ? "n" : "", got,
+                expected);
+}
+
+/* The interned copy of a string node, through the node-pointer cache. */
+static const char *intern_node(decoder *dec, const fv *v) {
+    node_str *c = &dec->str_cache[pointer_slot(v, STR_CACHE_SLOTS)];
+    if (c->node == v) return c->str;
+    const char *s = fr_intern(dec->strings, v->u.s, v->len);
+    if (s) {
+        c->node = v;
+        c->str = s;
+    }
+    return s;
+}
+
+static const char *intern_cstr(decoder *dec, const char *s) { return fr_intern(dec->strings, s, strlen(s)); }
+
+/* --- scalar fields ------------------------------------------------------------------------ */
+
+static int get_str(decoder *dec, const fv *v, const char *key, const char **out) {
+    if (!fv_is(v, FV_STR)) return wrong_type(dec, key, v, "str");
+    *out = intern_node(dec, v);
+    return *out ? 0 : out_of_memory(dec);
+}
+
+/* str, or None for "not known" (NULL). */
+static int get_str_or_none(decoder *dec, const fv *v, const char *key, const char **out) {
+    if (fv_is(v, FV_NONE)) {
+        *out = NULL;
+        return 0;
+    }
+    return get_str(dec, v, key, out);
+}
+
+static int get_int(decoder *dec, const fv *v, const char *key, int64_t *out) {
+    if (!fv_is(v, FV_INT)) return wrong_type(dec, key, v, "int");
+    *out = v->u.i;
+    return 0;
+}
+
+/* A decimal integer written as a string (JSON's pg_status values): strictly digits. */
+static bool parse_decimal(const char *s, size_t len, int64_t *out) {
+    size_t i = 0;
+    bool negative = len > 0 && s[0] == '-';
+    if (negative) i++;
+    if (i == len || len - i > 19) return false;
+    uint64_t acc = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        acc = acc * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (acc > (uint64_t)INT64_MAX + (negative ? 1 : 0)) return false;
+    *out = negative ? (int64_t)(0 - acc) : (int64_t)acc;
+    return true;
+}
+
+static int get_int_or_decimal(decoder *dec, const fv *v, const char *key, int64_t *out) {
+    if (fv_is(v, FV_STR)) {
+        if (parse_decimal(v->u.s, v->len, out)) return 0;
+        return fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", dec->where, key, v->u.s);
+    }
+    return get_int(dec, v, key, out);
+}
+
+/* int, or None/absent meaning 0 (time_discovered_*). */
+static int get_int_or_none(decoder *dec, const fv *v, const char *key, int64_t *out) {
+    if (fv_is(v, FV_NONE)) {
+        *out = 0;
+        return 0;
+    }
+    return get_int(dec, v, key, out);
+}
+
+static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
+    if (fv_is(v, FV_BOOL)) *out = v->u.b;
+    else if (fv_is(v, FV_INT) && (v->u.i == 0 || v->u.i == 1)) *out = v->u.i == 1;
+    else return wrong_type(dec, key, v, "bool");
+    return 0;
+}
+
+/* --- dtypes ------------------------------------------------------------------------------- */
+
+/* 2.0 wrote TypeMeta::name() spellings; later versions c10::toString(ScalarType). */
+static const char *const LEGACY_DTYPES[][2] = {
+    {"float", "Float"},       {"double", "Double"},         {"c10::Half", "Half"},
+    {"c10::BFloat16", "BFloat16"}, {"long int", "Long"},    {"long", "Long"},
+    {"int64_t", "Long"},      {"long long", "Long"},        {"int", "Int"},
+    {"int32_t", "Int"},       {"short int", "Short"},       {"short", "Short"},
+    {"int16_t", "Short"},     {"signed char", "Char"},      {"int8_t", "Char"},
+    {"unsigned char", "Byte"}, {"uint8_t", "Byte"},         {"bool", "Bool"},
+    {"c10::complex<c10::Half>", "ComplexHalf"}, {"c10::complex<float>", "ComplexFloat"},
+    {"c10::complex<double>", "ComplexDouble"}, {"c10::qint8", "QInt8"},
+    {"c10::quint8", "QUInt8"}, {"c10::qint32", "QInt32"},  {"c10::quint4x2", "QUInt4x2"},
+    {"c10::quint2x4", "QUInt2x4"}, {"unsigned short", "UInt16"}, {"uint16_t", "UInt16"},
+    {"unsigned int", "UInt32"}, {"uint32_t", "UInt32"},     {"unsigned long", "UInt64"},
+    {"uint64_t", "UInt64"},
+};
+
+static const char *normalized_dtype(const char *s) {
+    for (size_t i = 0; i < sizeof LEGACY_DTYPES / sizeof LEGACY_DTYPES[0]; i++)
+        if (strcmp(s, LEGACY_DTYPES[i][0]) == 0) return LEGACY_DTYPES[i][1];
+    if (strncmp(s, "c10::", 5) == 0) return s + 5; /* c10::Float8_e4m3fn and friends */
+    return s;
+}
+
+static const char *dtype_node(decoder *dec, const fv *v) {
+    node_str *c = &dec->dtype_cache[pointer_slot(v, DTYPE_CACHE_SLOTS)];
+    if (c->node == v) return c->str;
+    const char *s = intern_cstr(dec, normalized_dtype(v->u.s));
+    if (s) {
+        c->node = v;
+        c->str = s;
+    }
+    return s;
+}
+
+static int get_dtypes(decoder *dec, const fv *v, const char *key, fr_strings *out) {
+    if (!fv_is_seq(v)) return wrong_type(dec, key, v, "list of str");
+    const char **items = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *items);
+    if (!items) return out_of_memory(dec);
+    for (uint32_t i = 0; i < v->len; i++) {
+        const fv *item = fv_item(v, i);
+        if (!fv_is(item, FV_STR)) return wrong_type(dec, key, item, "list of str");
+        if (!(items[i] = dtype_node(dec, item))) return out_of_memory(dec);
+    }
+    out->count = v->len;
+    out->items = items;
+    return 0;
+}
+
+/* --- shapes -------------------------------------------------------------------------------- */
+
+static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out) {
+    if (!fv_is_seq(v)) return wrong_type(dec, key, v, "list of lists of int");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const fv *shape = fv_item(v, i);
+        if (!fv_is_seq(shape)) return wrong_type(dec, key, shape, "list of lists of int");
+        total += shape->len;
+    }
+    fr_shape *shapes = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *shapes);
+    int64_t *dims = fv_arena_alloc(dec->arena, (size_t)(total ? total : 1) * sizeof *dims);
+    if (!shapes || !dims) return out_of_memory(dec);
+    for (uint32_t i = 0; i < v->len; i++) {
+        const fv *shape = fv_item(v, i);
+        shapes[i].ndim = shape->len;
+        shapes[i].dims = dims;
+        for (uint32_t k = 0; k < shape->len; k++) {
+            const fv *dim = fv_item(shape, k);
+            if (!fv_is(dim, FV_INT)) return wrong_type(dec, key, dim, "list of lists of int");
+            *dims++ = dim->u.i;
+        }
+    }
+    out->count = v->len;
+    out->shapes = shapes;
+    return 0;
+}
+
+/* --- frames -------------------------------------------------------------------------------- */
+
+static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
+    if (!fv_is_seq(v)) return wrong_type(dec, "frames", v, "list of dict");
+    /* present-but-empty stays distinguishable from absent (frames == NULL) */
+    fr_frame *frames = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *frames);
+    if (!frames) return out_of_memory(dec);
+    for (uint32_t i = 0; i < v->len; i++) {
+        const fv *f = fv_item(v, i);
+        if (!fv_is(f, FV_DICT)) return wrong_type(dec, "frames", f, "list of dict");
+        const fv *name = fv_dict_get(f, "name"), *file = fv_dict_get(f, "filename");
+        const fv *line = fv_dict_get(f, "line");
+        frames[i].name = frames[i].filename = "";
+        frames[i].line = 0;
+        if (name && get_str(dec, name, "frames.name", &frames[i].name)) return -1;
+        if (file && get_str(dec, file, "frames.filename", &frames[i].filename)) return -1;
+        if (line && get_int(dec, line, "frames.line", &frames[i].line)) return -1;
+    }
+    e->nframes = v->len;
+    e->frames = frames;
+    return 0;
+}
+
+/* --- entries ------------------------------------------------------------------------------- */
+
+typedef enum entry_field {
+    F_FRAMES, F_RECORD_ID, F_PG_ID, F_PROCESS_GROUP, F_THREAD_NAME, F_THREAD_ID,
+    F_COLLECTIVE_SEQ_ID, F_P2P_SEQ_ID, F_OP_ID, F_PROFILING_NAME, F_TIME_CREATED_NS,
+    F_DURATION_MS, F_INPUT_SIZES, F_INPUT_DTYPES, F_OUTPUT_SIZES, F_OUTPUT_DTYPES, F_STATE,
+    F_TIME_DISCOVERED_STARTED_NS, F_TIME_DISCOVERED_COMPLETED_NS, F_RETIRED, F_TIMEOUT_MS,
+    F_IS_P2P, F_COUNT, F_UNKNOWN = -1,
+} entry_field;
+
+static const char *const ENTRY_FIELD_NAMES[F_COUNT] = {
+    "frames", "record_id", "pg_id", "process_group", "thread_name", "thread_id",
+    "collective_seq_id", "p2p_seq_id", "op_id", "profiling_name", "time_created_ns",
+    "duration_ms", "input_sizes", "input_dtypes", "output_sizes", "output_dtypes", "state",
+    "time_discovered_started_ns", "time_discovered_completed_ns", "retired", "timeout_ms",
+    "is_p2p",
+};
+
+/* Every version since 2.0 has these; the analyzer cannot place an entry without them. */
+static const uint32_t REQUIRED_ENTRY_FIELDS =
+    1u << F_RECORD_ID | 1u << F_PG_ID | 1u << F_PROCESS_GROUP | 1u << F_COLLECTIVE_SEQ_ID |
+    1u << F_P2P_SEQ_ID | 1u << F_PROFILING_NAME | 1u << F_STATE | 1u << F_INPUT_SIZES |
+    1u << F_OUTPUT_SIZES | 1u << F_INPUT_DTYPES | 1u << F_OUTPUT_DTYPES;
+
+static int field_by_name(const fv *key) {
+    if (!fv_is(key, FV_STR)) return F_UNKNOWN;
+    for (int f = 0; f < F_COUNT; f++) {
+        const char *name = ENTRY_FIELD_NAMES[f];
+        if (name[0] == key->u.s[0] && strlen(name) == key->len && memcmp(name, key->u.s, key->len) == 0)
+            return f;
+    }
+    return F_UNKNOWN;
+}
+
+/* Pickled entry dicts share their key nodes through the memo: decide once per node. */
+static int field_of_key(decoder *dec, const fv *key) {
+    node_field *c = &dec->key_cache[pointer_slot(key, KEY_CACHE_SLOTS)];
+    if (c->node == key) return c->field;
+    c->node = key;
+    c->field = field_by_name(key);
+    return c->field;
+}
+
+static int get_state(decoder *dec, const fv *v, fr_state *out) {
+    if (!fv_is(v, FV_STR)) return wrong_type(dec, "state", v, "str");
+    if (strcmp(v->u.s, "scheduled") == 0) *out = FR_STATE_SCHEDULED;
+    else if (strcmp(v->u.s, "started") == 0) *out = FR_STATE_STARTED;
+    else if (strcmp(v->u.s, "completed") == 0) *out = FR_STATE_COMPLETED;
+    else return fail(dec->err, "%s: unknown state \"%.40s\"", dec->where, v->u.s);
+    return 0;
+}
+
+static int get_process_group(decoder *dec, const fv *v, fr_entry *e) {
+    if (!fv_is_seq(v) || v->len < 2) return wrong_type(dec, "process_group", v, "(name, desc) tuple");
+    if (get_str(dec, fv_item(v, 0), "process_group[0]", &e->pg_name)) return -1;
+    return get_str(dec, fv_item(v, 1), "process_group[1]", &e->pg_desc);
+}
+
+static int get_thread_id(decoder *dec, const fv *v, const char **out) {
+    if (fv_is(v, FV_INT)) { /* some writers give the pthread id as a number */
+        char buf[24];
+        snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
+        *out = intern_cstr(dec, buf);
+        return *out ? 0 : out_of_memory(dec);
+    }
+    return get_str(dec, v, "thread_id", out);
+}
+
+static int get_duration(decoder *dec, const fv *v, fr_entry *e) {
+    if (fv_is(v, FV_NONE)) return 0;
+    if (fv_is(v, FV_FLOAT)) e->duration_ms = v->u.f;
+    else if (fv_is(v, FV_INT)) e->duration_ms = (double)v->u.i;
+    else return wrong_type(dec, "duration_ms", v, "float");
+    e->has_duration = true;
+    return 0;
+}
+
+static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
+    const char *key = ENTRY_FIELD_NAMES[field];
+    switch ((entry_field)field) {
+    case F_FRAMES: return get_frames(dec, v, e);
+    case F_RECORD_ID: return get_int(dec, v, key, &e->record_id);
+    case F_PG_ID: return get_int(dec, v, key, &e->pg_id);
+    case F_PROCESS_GROUP: return get_process_group(dec, v, e);
+    case F_THREAD_NAME: return get_str(dec, v, key, &e->thread_name);
+    case F_THREAD_ID: return get_thread_id(dec, v, &e->thread_id);
+    case F_COLLECTIVE_SEQ_ID: return get_int(dec, v, key, &e->collective_seq_id);
+    case F_P2P_SEQ_ID: return get_int(dec, v, key, &e->p2p_seq_id);
+    case F_OP_ID: return get_int(dec, v, key, &e->op_id);
+    case F_PROFILING_NAME:
+        if (fv_is(v, FV_NONE)) return 0;
+        return get_str(dec, v, key, &e->profiling_name);
+    case F_TIME_CREATED_NS: return get_int(dec, v, key, &e->time_created_ns);
+    case F_DURATION_MS: return get_duration(dec, v, e);
+    case F_INPUT_SIZES: return get_shapes(dec, v, key, &e->input_sizes);
+    case F_INPUT_DTYPES: return get_dtypes(dec, v, key, &e->input_dtypes);
+    case F_OUTPUT_SIZES: return get_shapes(dec, v, key, &e->output_sizes);
+    case F_OUTPUT_DTYPES: return get_dtypes(dec, v, key, &e->output_dtypes);
+    case F_STATE: return get_state(dec, v, &e->state);
+    case F_TIME_DISCOVERED_STARTED_NS: return get_int_or_none(dec, v, key, &e->time_discovered_started_ns);
+    case F_TIME_DISCOVERED_COMPLETED_NS: return get_int_or_none(dec, v, key, &e->time_discovered_completed_ns);
+    case F_RETIRED: return get_bool(dec, v, key, &e->retired);
+    case F_TIMEOUT_MS: return get_int(dec, v, key, &e->timeout_ms);
+    case F_IS_P2P: return get_bool(dec, v, key, &e->is_p2p);
+    case F_COUNT: case F_UNKNOWN: break;
+    }
+    return 0;
+}
+
+static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
+    snprintf(dec->where, sizeof dec->where, "entry %u", index);
+    if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
+    memset(e, 0, sizeof *e);
+    e->timeout_ms = -1;
+    e->profiling_name = "";
+    uint32_t seen = 0;
+    for (uint32_t p = 0; p < d->len; p++) {
+        int field = field_of_key(dec, fv_dict_key(d, p));
+        if (field == F_UNKNOWN) continue;
+        seen |= 1u << field;
+        if (decode_field(dec, field, fv_dict_value(d, p), e)) return -1;
+    }
+    uint32_t missing = REQUIRED_ENTRY_FIELDS & ~seen;
+    if (missing) {
+        int f = 0;
+        while (!(missing & (1u << f))) f++;
+        return fail(dec->err, "entry %u: no \"%s\" key", index, ENTRY_FIELD_NAMES[f]);
+    }
+    if (!e->profiling_name) e->profiling_name = "";
+    return 0;
+}
+
+/* --- pg_config, pg_status ------------------------------------------------------------------ */
+
+/* "[0, 1, 2]" (torch), "[0,1]" (torchcomms) or "[]": strictly that, ints in int64. */
+static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
+    const char *s = v->u.s, *end = s + v->len;
+    int64_t *ranks = fv_arena_alloc(dec->arena, (v->len / 2 + 1) * sizeof *ranks);
+    if (!ranks) return out_of_memory(dec);
+    uint32_t n = 0;
+    const char *p = s;
+    if (p == end || *p++ != '[') goto bad;
+    while (p < end && *p == ' ') p++;
+    if (p < end && *p == ']') {
+        p++;
+    } else {
+        for (;;) {
+            const char *start = p;
+            if (p < end && *p == '-') p++;
+            while (p < end && *p >= '0' && *p <= '9') p++;
+            if (!parse_decimal(start, (size_t)(p - start), &ranks[n])) goto bad;
+            n++;
+            while (p < end && *p == ' ') p++;
+            if (p < end && *p == ']') {
+                p++;
+                break;
+            }
+            if (p == end || *p++ != ',') goto bad;
+            while (p < end && *p == ' ') p++;
+        }
+    }
+    if (p != end) goto bad;
+    g->nranks = n;
+    g->ranks = ranks;
+    return 0;
+bad:
+    return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", dec->where, s);
+}
+
+static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
+    if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g);
+    if (!fv_is_seq(v)) return wrong_type(dec, "ranks", v, "str or list of int");
+    int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *ranks);
+    if (!ranks) return out_of_memory(dec);
+    for (uint32_t i = 0; i < v->len; i++)
+        if (get_int(dec, fv_item(v, i), "ranks", &ranks[i])) return -1;
+    g->nranks = v->len;
+    g->ranks = ranks;
+    return 0;
+}
+
+static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
+    snprintf(dec->where, sizeof dec->where, "pg_config[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    if (!fv_is(key, FV_STR)) return fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
+    if (get_str(dec, name ? name : key, "name", &g->name)) return -1;
+    g->desc = "";
+    if (desc && get_str(dec, desc, "desc", &g->desc)) return -1;
+    if (!ranks) return fail(dec->err, "%s: no \"ranks\" key", dec->where);
+    return get_ranks(dec, ranks, g);
+}
+
+static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
+    if (!fv_is(pg_config, FV_DICT))
+        return fail(dec->err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
+    d->groups = fv_arena_alloc(dec->arena, (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
+    if (!d->groups) return out_of_memory(dec);
+    for (uint32_t i = 0; i < pg_config->len; i++)
+        if (decode_group(dec, fv_dict_key(pg_config, i), fv_dict_value(pg_config, i), &d->groups[i])) return -1;
+    d->ngroups = pg_config->len;
+    return 0;
+}
+
+static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
+    snprintf(dec->where, sizeof dec->where, "pg_status[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
+    int64_t *fields[3] = {&s->last_enqueued, &s->last_started, &s->last_completed};
+    for (int k = 0; k < 3; k++) {
+        const fv *value = fv_dict_get(v, keys[k]);
+        *fields[k] = -1;
+        if (value && get_int_or_decimal(dec, value, keys[k], fields[k])) return -1;
+    }
+    return 0;
+}
+
+static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
+    if (!fv_is(pg_status, FV_DICT))
+        return fail(dec->err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
+    d->status = fv_arena_alloc(dec->arena, (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
+    if (!d->status) return out_of_memory(dec);
+    for (uint32_t i = 0; i < pg_status->len; i++)
+        if (decode_one_status(dec, fv_dict_key(pg_status, i), fv_dict_value(pg_status, i), &d->status[i])) return -1;
+    d->nstatus = pg_status->len;
+    return 0;
+}
+
+/* --- the recorder's extra key --------------------------------------------------------------- */
+
+static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
+    snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY ".comms[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    const fv *x;
+    c->comm_rank = c->comm_size = c->color = -1;
+    c->parent = c->nccl_hash = c->state = NULL;
+    if ((x = fv_dict_get(v, "comm_rank")) && get_int(dec, x, "comm_rank", &c->comm_rank)) return -1;
+    if ((x = fv_dict_get(v, "comm_size")) && get_int(dec, x, "comm_size", &c->comm_size)) return -1;
+    if ((x = fv_dict_get(v, "color")) && get_int(dec, x, "color", &c->color)) return -1;
+    if ((x = fv_dict_get(v, "parent")) && get_str_or_none(dec, x, "parent", &c->parent)) return -1;
+    if ((x = fv_dict_get(v, "nccl_hash")) && get_str_or_none(dec, x, "nccl_hash", &c->nccl_hash)) return -1;
+    if ((x = fv_dict_get(v, "state")) && get_str_or_none(dec, x, "state", &c->state)) return -1;
+    return 0;
+}
+
+static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
+    snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY);
+    if (!fv_is(extra, FV_DICT)) return wrong_type(dec, FR_EXTRA_KEY, extra, "dict");
+    const fv *x;
+    if ((x = fv_dict_get(extra, "global_rank")) && get_int(dec, x, "global_rank", &d->global_rank)) return -1;
+    if ((x = fv_dict_get(extra, "trigger")) && get_str_or_none(dec, x, "trigger", &d->trigger)) return -1;
+    const fv *comms = fv_dict_get(extra, "comms");
+    if (!comms || fv_is(comms, FV_NONE)) return 0;
+    if (!fv_is(comms, FV_DICT)) return wrong_type(dec, "comms", comms, "dict");
+    d->comms = fv_arena_alloc(dec->arena, (size_t)(comms->len ? comms->len : 1) * sizeof *d->comms);
+    if (!d->comms) return out_of_memory(dec);
+    for (uint32_t i = 0; i < comms->len; i++)
+        if (decode_comm(dec, fv_dict_key(comms, i), fv_dict_value(comms, i), &d->comms[i])) return -1;
+    d->ncomms = comms->len;
+    return 0;
+}
+
+/* --- the root ------------------------------------------------------------------------------ */
+
+static int decode_version(decoder *dec, const fv *root, fr_dump *d) {
+    const fv *v = fv_dict_get(root, "version");
+    if (!v) return fail(dec->err, "not a Flight Recorder dump: no \"version\" key");
+    if (!fv_is(v, FV_STR)) return fail(dec->err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
+    const char *dot = memchr(v->u.s, '.', v->len);
+    int64_t major, minor;
+    if (!dot || !parse_decimal(v->u.s, (size_t)(dot - v->u.s), &major) ||
+        !parse_decimal(dot + 1, v->len - (size_t)(dot + 1 - v->u.s), &minor) || v->u.s[0] == '-' ||
+        dot[1] == '-' || major > 1000 || minor > 1000000)
+        return fail(dec->err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
+    if (major != 2) return fail(dec->err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
+    d->version_major = (int)major;
+    d->version_minor = (int)minor;
+    d->version = intern_node(dec, v);
+    return d->version ? 0 : out_of_memory(dec);
+}
+
+/* nccl_version (2.6–2.9), comm_lib_version (2.10), xccl_version, or any other *_version. */
+static int decode_comm_lib_version(decoder *dec, const fv *root, fr_dump *d) {
+    const fv *v = fv_dict_get(root, "nccl_version");
+    if (!v) v = fv_dict_get(root, "comm_lib_version");
+    for (uint32_t p = 0; !v && p < root->len; p++) {
+        const fv *k = fv_dict_key(root, p);
+        if (fv_is(k, FV_STR) && k->len > 8 && strcmp(k->u.s + k->len - 8, "_version") == 0) v = fv_dict_value(root, p);
+    }
+    if (!v || !fv_is(v, FV_STR)) return 0; /* informational only: never a reason to reject */
+    d->comm_lib_version = intern_node(dec, v);
+    return d->comm_lib_version ? 0 : out_of_memory(dec);
+}
+
+static bool whole(const fv *v) { return !(v->flags & FV_FLAG_TRUNCATED); }
+
+static const char *warning_text(decoder *dec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static const char *warning_text(decoder *dec, const char *fmt, ...) {
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return fv_arena_strdup(dec->arena, buf, strlen(buf));
+}
+
+/* truncated_at: byte offset where a salvaged pickle ended, or -1 for a whole input. */
+static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t truncated_at) {
+    if (!fv_is_seq(list)) return fail(dec->err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
+    uint32_t n = list->len;
+    bool partial_dropped = false;
+    if (!whole(list)) { /* keep the whole prefix */
+        for (uint32_t i = 0; i < n; i++)
+            if (!fv_is(fv_item(list, i), FV_DICT) || !whole(fv_item(list, i))) {
+                partial_dropped = true;
+                n = i;
+                break;
+            }
+    }
+    d->entries = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *d->entries);
+    if (!d->entries) return out_of_memory(dec);
+    for (uint32_t i = 0; i < n; i++)
+        if (decode_entry(dec, fv_item(list, i), i, &d->entries[i])) return -1;
+    d->nentries = n;
+    if (!whole(list)) {
+        d->warning = warning_text(dec, "truncated at byte %lld: kept %u whole entries%s", (long long)truncated_at, n,
+                                  partial_dropped ? ", dropped the partial one" : "");
+    }
+    return 0;
+}
+
+static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncated_at) {
+    if (!fv_is(root, FV_DICT))
+        return fail(dec->err, "not a Flight Recorder dump: the top level is a %s, not a dict",
+                    root ? fv_kind_name((fv_kind)root->kind) : "nothing");
+    bool salvaged = !whole(root) || truncated_at >= 0; /* even a lost STOP is a truncated file */
+    const fv *pg_config = fv_dict_get(root, "pg_config"), *pg_status = fv_dict_get(root, "pg_status");
+    const fv *entries = fv_dict_get(root, "entries"), *extra = fv_dict_get(root, FR_EXTRA_KEY);
+    if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) || (pg_status && !whole(pg_status))))
+        return fail(dec->err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
+    if (decode_version(dec, root, d)) return -1;
+    if (!pg_config) return fail(dec->err, "not a Flight Recorder dump: no \"pg_config\" key");
+    if (decode_groups(dec, pg_config, d)) return -1;
+    if (pg_status && decode_status(dec, pg_status, d)) return -1;
+    if (decode_comm_lib_version(dec, root, d)) return -1;
+    d->truncated = salvaged;
+    /* PyTorch's JSON leaves "entries" out when there are none: absent means empty there */
+    d->has_entries = entries != NULL || salvaged || d->encoding == FR_ENCODING_JSON;
+    if (entries && decode_entries(dec, entries, d, truncated_at)) return -1;
+    if (salvaged && !d->warning)
+        d->warning = warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
+                                  (long long)truncated_at, d->nentries);
+    if (extra && whole(extra) && decode_extra(dec, extra, d)) return -1;
+    return 0;
+}
+
+static int from_value(fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at, fr_dump **out,
+                      fr_error *err) {
+    *out = NULL;
+    decoder *dec = calloc(1, sizeof *dec);
+    fr_dump *d = fv_arena_alloc(arena, sizeof *d);
+    if (dec) dec->strings = fr_intern_new(arena);
+    if (!dec || !d || !dec->strings) {
+        if (dec) fr_intern_free(dec->strings);
+        free(dec);
+        return fail(err, "out of memory while decoding the dump");
+    }
+    dec->arena = arena;
+    dec->err = err;
+    memset(d, 0, sizeof *d);
+    d->encoding = encoding;
+    d->global_rank = -1;
+    d->arena = arena;
+    int rc = decode_root(dec, root, d, truncated_at);
+    fr_intern_free(dec->strings);
+    free(dec);
+    if (rc == 0) *out = d;
+    return rc;
+}
+
+int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err) {
+    return from_value(root, arena, encoding, -1, out, err);
+}
+
+/* --- whole files ---------------------------------------------------------------------------- */
+
+static bool looks_like_json(const uint8_t *bytes, size_t len) {
+    size_t i = 0;
+    if (len >= 3 && bytes[0] == 0xef && bytes[1] == 0xbb && bytes[2] == 0xbf) i = 3; /* UTF-8 BOM */
+    while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n')) i++;
+    return i < len && bytes[i] == '{';
+}
+
+/* The N of the reader's "truncated pickle at byte N", or the input length. */
+static int64_t truncation_offset(const fr_error *err, size_t len) {
+    const char *at = strstr(err->msg, "at byte ");
+    long long n;
+    if (at && sscanf(at + 8, "%lld", &n) == 1 && n >= 0) return n;
+    return (int64_t)len;
+}
+
+int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
+    *out = NULL;
+    fv_arena *values = fv_arena_new();
+    fv_arena *arena = fv_arena_new();
+    if (!values || !arena) {
+        fv_arena_free(values);
+        fv_arena_free(arena);
+        return fail(err, "out of memory");
+    }
+    fv *root = NULL;
+    fr_encoding encoding;
+    int64_t truncated_at = -1;
+    int rc;
+    if (looks_like_json(bytes, len)) {
+        encoding = FR_ENCODING_JSON;
+        rc = json_read((const char *)bytes, len, values, &root, err);
+    } else {
+        encoding = FR_ENCODING_PICKLE;
+        pr_options opts = {.max_memory = 0, .max_mark_depth = 0, .salvage = true}; /* reader's bounds */
+        rc = pickle_read(bytes, len, values, &opts, &root, err);
+        if (rc == 1) {
+            truncated_at = truncation_offset(err, len);
+            rc = 0;
+        }
+    }
+    if (rc == 0) rc = from_value(root, arena, encoding, truncated_at, out, err);
+    fv_arena_free(values);
+    if (rc != 0) {
+        fv_arena_free(arena);
+        return -1;
+    }
+    return 0;
+}
+
+void fr_dump_free(fr_dump *dump) {
+    if (dump) fv_arena_free(dump->arena);
+}
+
+const char *fr_state_name(fr_state state) {
+    switch (state) {
+    case FR_STATE_SCHEDULED: return "scheduled";
+    case FR_STATE_STARTED: return "started";
+    case FR_STATE_COMPLETED: return "completed";
+    }
+    return "unknown";
+}

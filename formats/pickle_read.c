@@ -1,0 +1,873 @@
+/* pickle_read.c — the pickle machine (see pickle_read.h for what it accepts).
+ *
+ * The machine is Python's Unpickler, minus everything that runs code: an object stack, a stack
+ * of MARK positions, and a memo. As in CPython's C unpickler the newest MARK is a fence: an
+ * opcode may only pop items pushed after it, so "MARK TUPLE2" underflows even when older items
+ * lie below the mark.
+ *
+ * Hostile input is the design case:
+ *  - every read goes through need(), which checks the bytes left before touching them;
+ *    running out is "truncated" (salvageable), everything else is an error;
+ *  - length fields are compared with the bytes left before anything is allocated, so a string
+ *    claiming 4 GB in a 100-byte file costs nothing;
+ *  - memory is the arena's growth plus the VM's own stacks, checked against max_memory after
+ *    every opcode that allocates;
+ *  - the memo is a hash map from the 64-bit id to the node, so PUT 4000000000 costs one slot;
+ *  - arithmetic on sizes is done in uint64_t with explicit bounds, shifts only on unsigned types.
+ *
+ * Strings must be UTF-8 as Python's pickle decodes them: 'surrogatepass', so the UTF-8 encoding
+ * of a lone surrogate (ED A0..BF xx) is accepted and kept as is. Protocol-0 UNICODE lines use
+ * raw-unicode-escape; py2 STRING/BINSTRING are accepted when ASCII, as Python 3's default
+ * encoding='ASCII' does.
+ */
+#include "pickle_read.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- opcode names -------------------------------------------------------------------------- */
+
+static const char *const opcode_names[256] = {
+    [0x28] = "MARK", [0x2e] = "STOP", [0x30] = "POP", [0x31] = "POP_MARK", [0x32] = "DUP",
+    [0x46] = "FLOAT", [0x49] = "INT", [0x4a] = "BININT", [0x4b] = "BININT1", [0x4c] = "LONG",
+    [0x4d] = "BININT2", [0x4e] = "NONE", [0x50] = "PERSID", [0x51] = "BINPERSID",
+    [0x52] = "REDUCE", [0x53] = "STRING", [0x54] = "BINSTRING", [0x55] = "SHORT_BINSTRING",
+    [0x56] = "UNICODE", [0x58] = "BINUNICODE", [0x61] = "APPEND", [0x62] = "BUILD",
+    [0x63] = "GLOBAL", [0x64] = "DICT", [0x7d] = "EMPTY_DICT", [0x65] = "APPENDS", [0x67] = "GET",
+    [0x68] = "BINGET", [0x69] = "INST", [0x6a] = "LONG_BINGET", [0x6c] = "LIST",
+    [0x5d] = "EMPTY_LIST", [0x6f] = "OBJ", [0x70] = "PUT", [0x71] = "BINPUT",
+    [0x72] = "LONG_BINPUT", [0x73] = "SETITEM", [0x74] = "TUPLE", [0x29] = "EMPTY_TUPLE",
+    [0x75] = "SETITEMS", [0x47] = "BINFLOAT", [0x80] = "PROTO", [0x81] = "NEWOBJ",
+    [0x82] = "EXT1", [0x83] = "EXT2", [0x84] = "EXT4", [0x85] = "TUPLE1", [0x86] = "TUPLE2",
+    [0x87] = "TUPLE3", [0x88] = "NEWTRUE", [0x89] = "NEWFALSE", [0x8a] = "LONG1",
+    [0x8b] = "LONG4", [0x42] = "BINBYTES", [0x43] = "SHORT_BINBYTES",
+    [0x8c] = "SHORT_BINUNICODE", [0x8d] = "BINUNICODE8", [0x8e] = "BINBYTES8",
+    [0x8f] = "EMPTY_SET", [0x90] = "ADDITEMS", [0x91] = "FROZENSET", [0x92] = "NEWOBJ_EX",
+    [0x93] = "STACK_GLOBAL", [0x94] = "MEMOIZE", [0x95] = "FRAME", [0x96] = "BYTEARRAY8",
+    [0x97] = "NEXT_BUFFER", [0x98] = "READONLY_BUFFER",
+};
+
+const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
+
+/* Opcodes that import, call or look up code: the reason pickles are dangerous. */
+static bool opcode_runs_code(uint8_t op) {
+    switch (op) {
+    case 0x63: case 0x93: case 0x52: case 0x62: case 0x69: case 0x6f: case 0x81: case 0x92:
+    case 0x50: case 0x51: case 0x82: case 0x83: case 0x84: return true;
+    default: return false;
+    }
+}
+
+/* --- the memo: 64-bit id -> node, open addressing --------------------------------------------- */
+
+typedef struct memo_map {
+    uint64_t *ids;
+    fv **nodes; /* NULL = empty slot */
+    size_t cap; /* power of two, or 0 */
+    size_t count;
+} memo_map;
+
+static size_t memo_slot(const memo_map *m, uint64_t id) {
+    uint64_t h = id * 0x9e3779b97f4a7c15ULL;
+    size_t s = (size_t)(h >> 20) & (m->cap - 1);
+    while (m->nodes[s] && m->ids[s] != id) s = (s + 1) & (m->cap - 1);
+    return s;
+}
+
+static fv *memo_get(const memo_map *m, uint64_t id) {
+    if (!m->cap) return NULL;
+    return m->nodes[memo_slot(m, id)];
+}
+
+static bool memo_grow(memo_map *m) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    uint64_t *ids = calloc(cap, sizeof *ids);
+    fv **nodes = calloc(cap, sizeof *nodes);
+    if (!ids || !nodes) {
+        free(ids);
+        free(nodes);
+        return false;
+    }
+    memo_map bigger = {ids, nodes, cap, 0};
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->nodes[i]) continue;
+        size_t s = memo_slot(&bigger, m->ids[i]);
+        bigger.ids[s] = m->ids[i];
+        bigger.nodes[s] = m->nodes[i];
+        bigger.count++;
+    }
+    free(m->ids);
+    free(m->nodes);
+    *m = bigger;
+    return true;
+}
+
+static bool memo_put(memo_map *m, uint64_t id, fv *node) {
+    if ((m->count + 1) * 2 > m->cap && !memo_grow(m)) return false;
+    size_t s = memo_slot(m, id);
+    if (!m->nodes[s]) m->count++;
+    m->ids[s] = id;
+    m->nodes[s] = node;
+    return true;
+}
+
+/* --- the machine ------------------------------------------------------------------------------ */
+
+enum { R_OK = 0, R_ERROR = -1, R_TRUNCATED = -2 };
+
+typedef struct vm {
+    const uint8_t *buf;
+    size_t len, pos;
+    size_t op_pos; /* where the current opcode starts */
+    uint8_t op;
+
+    fv_arena *arena;
+    size_t arena_start;
+    size_t max_memory;
+
+    fv **stack;
+    size_t sp, stack_cap;
+    size_t *marks;
+    size_t nmarks, marks_cap;
+    uint32_t max_marks;
+    uint64_t marks_pushed; /* ever, to tell whether a container got its MARK */
+    memo_map memo;
+
+    fv *last_empty;            /* the newest EMPTY_LIST/EMPTY_DICT ... */
+    uint64_t last_empty_marks; /* ... and marks_pushed when it was made */
+
+    fr_error *err;
+} vm;
+
+static int fail(vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(vm *m, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->err->msg, sizeof m->err->msg, fmt, ap);
+    va_end(ap);
+    return R_ERROR;
+}
+
+static const char *op_name(const vm *m) {
+    const char *n = opcode_names[m->op];
+    return n ? n : "?";
+}
+
+static int truncated(vm *m, uint64_t wanted) {
+    snprintf(m->err->msg, sizeof m->err->msg,
+             "truncated pickle at byte %zu (%s at byte %zu needs %" PRIu64 " more bytes)", m->len,
+             op_name(m), m->op_pos, wanted);
+    return R_TRUNCATED;
+}
+
+static int out_of_memory(vm *m) {
+    return fail(m, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
+                op_name(m), m->op_pos);
+}
+
+/* Bytes the reader holds: arena growth plus its own stacks and memo. */
+static size_t memory_used(const vm *m) {
+    return (fv_arena_used(m->arena) - m->arena_start) + m->stack_cap * sizeof *m->stack +
+           m->marks_cap * sizeof *m->marks + m->memo.cap * (sizeof(uint64_t) + sizeof(fv *));
+}
+
+static bool need(const vm *m, uint64_t n) { return n <= (uint64_t)(m->len - m->pos); }
+
+static const uint8_t *take(vm *m, size_t n) {
+    const uint8_t *p = m->buf + m->pos;
+    m->pos += n;
+    return p;
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* A text argument: bytes up to the next '\n' (excluded). Missing newline = truncated. */
+static int read_line(vm *m, const char **text, size_t *n) {
+    const uint8_t *start = m->buf + m->pos;
+    const uint8_t *nl = memchr(start, '\n', m->len - m->pos);
+    if (!nl) return truncated(m, 1);
+    *text = (const char *)start;
+    *n = (size_t)(nl - start);
+    m->pos += *n + 1;
+    return R_OK;
+}
+
+/* --- the stacks ------------------------------------------------------------------------------- */
+
+static size_t fence(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0; }
+
+static int push(vm *m, fv *v) {
+    if (!v) return out_of_memory(m);
+    if (m->sp == m->stack_cap) {
+        size_t cap = m->stack_cap ? m->stack_cap * 2 : 256;
+        fv **bigger = realloc(m->stack, cap * sizeof *bigger);
+        if (!bigger) return out_of_memory(m);
+        m->stack = bigger;
+        m->stack_cap = cap;
+    }
+    m->stack[m->sp++] = v;
+    return R_OK;
+}
+
+static int underflow(vm *m) {
+    return fail(m, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
+                m->op_pos);
+}
+
+static int pop(vm *m, fv **v) {
+    if (m->sp <= fence(m)) return underflow(m);
+    *v = m->stack[--m->sp];
+    return R_OK;
+}
+
+static int top(vm *m, fv **v) {
+    if (m->sp <= fence(m)) return underflow(m);
+    *v = m->stack[m->sp - 1];
+    return R_OK;
+}
+
+static int push_mark(vm *m) {
+    if (m->nmarks >= m->max_marks)
+        return fail(m, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
+    if (m->nmarks == m->marks_cap) {
+        size_t cap = m->marks_cap ? m->marks_cap * 2 : 64;
+        size_t *bigger = realloc(m->marks, cap * sizeof *bigger);
+        if (!bigger) return out_of_memory(m);
+        m->marks = bigger;
+        m->marks_cap = cap;
+    }
+    m->marks[m->nmarks++] = m->sp;
+    m->marks_pushed++;
+    return R_OK;
+}
+
+/* Removes the newest MARK; the items after it are stack[*start .. sp). */
+static int pop_mark(vm *m, size_t *start) {
+    if (!m->nmarks) return fail(m, "%s at byte %zu without a MARK", op_name(m), m->op_pos);
+    *start = m->marks[--m->nmarks];
+    return R_OK;
+}
+
+/* --- building values -------------------------------------------------------------------------- */
+
+/* A list or tuple holding exactly `n` items. */
+static fv *make_seq(vm *m, fv_kind kind, fv *const *items, size_t n) {
+    if (n > UINT32_MAX / 2) return NULL;
+    fv *v = kind == FV_TUPLE ? fv_tuple(m->arena) : fv_list(m->arena);
+    if (!v || n == 0) return v;
+    fv **slots = fv_arena_alloc(m->arena, n * sizeof *slots);
+    if (!slots) return NULL;
+    memcpy(slots, items, n * sizeof *slots);
+    v->u.seq.items = slots;
+    v->u.seq.cap = (uint32_t)n;
+    v->len = (uint32_t)n;
+    return v;
+}
+
+static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
+
+static int dict_set(vm *m, fv *dict, fv *key, fv *value) {
+    if (unhashable(key))
+        return fail(m, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind),
+                    op_name(m), m->op_pos);
+    if (!fv_dict_set(m->arena, dict, key, value)) return out_of_memory(m);
+    return R_OK;
+}
+
+static int not_a(vm *m, const char *wanted, const fv *got) {
+    return fail(m, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
+                wanted, fv_kind_name(got->kind));
+}
+
+/* Adds items[0..n) to `target` (a list, or a dict taking them as key/value pairs). */
+static int extend_list(vm *m, fv *list, fv *const *items, size_t n) {
+    if (!fv_is(list, FV_LIST)) return not_a(m, "list", list);
+    for (size_t i = 0; i < n; i++)
+        if (!fv_seq_push(m->arena, list, items[i])) return out_of_memory(m);
+    return R_OK;
+}
+
+static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
+    if (!fv_is(dict, FV_DICT)) return not_a(m, "dict", dict);
+    if (n % 2) return fail(m, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
+    for (size_t i = 0; i < n; i += 2) {
+        int rc = dict_set(m, dict, items[i], items[i + 1]);
+        if (rc) return rc;
+    }
+    return R_OK;
+}
+
+/* --- strings ---------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s[0..n) (surrogates allowed), or 0 when invalid. */
+static size_t utf8_sequence(const uint8_t *s, size_t n) {
+    uint8_t c = s[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else return 0;
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return len;
+}
+
+/* Offset of the first byte that is not UTF-8 (surrogatepass), or n when all are. */
+static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = utf8_sequence(s + i, n - i);
+        if (!l) return i;
+        i += l;
+    }
+    return n;
+}
+
+/* A node for bytes already in the arena (no copy). */
+static fv *str_node(vm *m, const char *bytes, size_t n) {
+    fv *v = fv_str(m->arena, "", 0);
+    if (!v) return NULL;
+    v->u.s = bytes;
+    v->len = (uint32_t)n;
+    return v;
+}
+
+/* BINUNICODE & co.: `n` bytes of UTF-8 follow. */
+static int load_utf8(vm *m, uint64_t n) {
+    if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
+    if (n >= UINT32_MAX) return fail(m, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
+    const uint8_t *p = take(m, (size_t)n);
+    size_t bad = utf8_invalid_at(p, (size_t)n);
+    if (bad != n)
+        return fail(m, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
+                    (size_t)(p - m->buf) + bad, m->op_pos);
+    return push(m, fv_str(m->arena, (const char *)p, (size_t)n));
+}
+
+/* py2 str (STRING, BINSTRING, SHORT_BINSTRING): ASCII only, as encoding='ASCII' decodes it. */
+static int push_ascii(vm *m, const char *bytes, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if ((uint8_t)bytes[i] >= 0x80)
+            return fail(m, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
+    return push(m, fv_str(m->arena, bytes, n));
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static size_t put_utf8(char *out, uint32_t cp) {
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* UNICODE (protocol 0): raw-unicode-escape. Bytes are Latin-1 code points, except that
+ * \uXXXX and \UXXXXXXXX are escapes when preceded by an odd number of backslashes. */
+static int load_raw_unicode(vm *m, const char *s, size_t n) {
+    if (n > (UINT32_MAX - 1) / 2) return fail(m, "string at byte %zu is too long", m->op_pos);
+    char *out = fv_arena_alloc(m->arena, 2 * n + 1);
+    if (!out) return out_of_memory(m);
+    size_t o = 0, i = 0;
+    while (i < n) {
+        uint8_t c = (uint8_t)s[i];
+        if (c != '\\') {
+            o += put_utf8(out + o, c);
+            i++;
+            continue;
+        }
+        size_t run = 0;
+        while (i + run < n && s[i + run] == '\\') run++;
+        for (size_t k = 0; k + 1 < run; k++) out[o++] = '\\';
+        i += run - 1; /* at the last backslash of the run */
+        bool escape = (run & 1) && i + 1 < n && (s[i + 1] == 'u' || s[i + 1] == 'U');
+        if (!escape) {
+            out[o++] = '\\';
+            i++;
+            continue;
+        }
+        size_t digits = s[i + 1] == 'u' ? 4 : 8;
+        if (n - (i + 2) < digits)
+            return fail(m, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+        uint32_t cp = 0;
+        for (size_t k = 0; k < digits; k++) {
+            int d = hex_digit(s[i + 2 + k]);
+            if (d < 0) return fail(m, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            cp = cp << 4 | (uint32_t)d;
+        }
+        if (cp > 0x10FFFF) return fail(m, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
+        o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
+        i += 2 + digits;
+    }
+    out[o] = '\0';
+    return push(m, str_node(m, out, o));
+}
+
+/* STRING (protocol 0): a quoted Python bytes literal, decoded like codecs.escape_decode. */
+static int load_quoted_string(vm *m, const char *s, size_t n) {
+    if (n < 2 || s[0] != s[n - 1] || (s[0] != '\'' && s[0] != '"'))
+        return fail(m, "the STRING argument at byte %zu must be quoted", m->op_pos);
+    s++;
+    n -= 2;
+    char *out = malloc(n + 1);
+    if (!out) return out_of_memory(m);
+    size_t o = 0;
+    int rc = R_OK;
+    for (size_t i = 0; i < n && rc == R_OK; i++) {
+        if (s[i] != '\\') {
+            out[o++] = s[i];
+            continue;
+        }
+        if (++i == n) {
+            rc = fail(m, "trailing \\ in STRING at byte %zu", m->op_pos);
+            break;
+        }
+        char c = s[i];
+        static const char simple_from[] = "\\'\"abfnrtv", simple_to[] = "\\'\"\a\b\f\n\r\t\v";
+        const char *hit = c ? strchr(simple_from, c) : NULL;
+        if (hit) {
+            out[o++] = simple_to[hit - simple_from];
+        } else if (c == '\n') {
+            /* line continuation: nothing */
+        } else if (c >= '0' && c <= '7') {
+            unsigned v = (unsigned)(c - '0');
+            for (int k = 0; k < 2 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7'; k++)
+                v = v * 8 + (unsigned)(s[++i] - '0');
+            out[o++] = (char)(v & 0xFF);
+        } else if (c == 'x') {
+            int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0) rc = fail(m, "invalid \\x escape in STRING at byte %zu", m->op_pos);
+            else out[o++] = (char)(hi * 16 + lo), i += 2;
+        } else {
+            out[o++] = '\\';
+            out[o++] = c;
+        }
+    }
+    if (rc == R_OK) rc = push_ascii(m, out, o);
+    free(out);
+    return rc;
+}
+
+/* --- numbers ---------------------------------------------------------------------------------- */
+
+/* Decimal integer with optional sign (and trailing 'L' when allowed). 0 ok, -1 bad, -2 range. */
+static int parse_decimal(const char *s, size_t n, bool trailing_l, int64_t *out) {
+    if (trailing_l && n && s[n - 1] == 'L') n--;
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    if (i == n) return -1;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (limit - d) / 10) return -2;
+        v = v * 10 + d;
+    }
+    if (!neg) *out = (int64_t)v;
+    else *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    return 0;
+}
+
+static int push_text_int(vm *m, const char *s, size_t n, bool trailing_l) {
+    int64_t v;
+    int rc = parse_decimal(s, n, trailing_l, &v);
+    if (rc == -2) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc) return fail(m, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
+    return push(m, fv_int(m->arena, v));
+}
+
+/* LONG1/LONG4: little-endian two's complement of n bytes; must fit int64. */
+static int load_long_bytes(vm *m, uint64_t n) {
+    if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
+    const uint8_t *p = take(m, (size_t)n);
+    if (n == 0) return push(m, fv_int(m->arena, 0));
+    bool negative = p[n - 1] & 0x80;
+    if (n > 8) { /* fits only when the extra bytes merely extend byte 7's sign */
+        uint8_t extension = (p[7] & 0x80) ? 0xFF : 0x00;
+        for (uint64_t i = 8; i < n; i++)
+            if (p[i] != extension) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+    }
+    unsigned used = n < 8 ? (unsigned)n : 8;
+    uint64_t v = load_le(p, used);
+    if (negative && used < 8) v |= ~(uint64_t)0 << (8 * used);
+    int64_t i64;
+    memcpy(&i64, &v, sizeof i64);
+    return push(m, fv_int(m->arena, i64));
+}
+
+/* FLOAT (protocol 0): Python's repr of a float, e.g. "1.5", "1e+16", "inf", "nan". */
+static int load_text_float(vm *m, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == 'x' || s[i] == 'X' || s[i] == '(' || s[i] == '\0')
+            return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+    char small[64];
+    char *text = n < sizeof small ? small : malloc(n + 1);
+    if (!text) return out_of_memory(m);
+    memcpy(text, s, n);
+    text[n] = '\0';
+    char *end;
+    double d = strtod(text, &end);
+    bool ok = n > 0 && end == text + n;
+    if (text != small) free(text);
+    if (!ok) return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+    return push(m, fv_float(m->arena, d));
+}
+
+/* --- memo ------------------------------------------------------------------------------------- */
+
+static int memo_store(vm *m, uint64_t id) {
+    fv *v;
+    int rc = top(m, &v);
+    if (rc) return rc;
+    if (!memo_put(&m->memo, id, v)) return out_of_memory(m);
+    return R_OK;
+}
+
+static int memo_fetch(vm *m, uint64_t id) {
+    fv *v = memo_get(&m->memo, id);
+    if (!v) return fail(m, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
+    return push(m, v);
+}
+
+static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
+    int64_t v;
+    if (parse_decimal(s, n, false, &v) || v < 0)
+        return fail(m, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
+    *id = (uint64_t)v;
+    return R_OK;
+}
+
+/* --- one opcode ------------------------------------------------------------------------------- */
+
+/* Fixed-size argument of `n` bytes, little-endian. */
+static int arg_le(vm *m, unsigned n, uint64_t *v) {
+    if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
+    *v = load_le(take(m, n), n);
+    return R_OK;
+}
+
+static int refuse(vm *m) {
+    const char *name = opcode_names[m->op];
+    if (!name) return fail(m, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
+    if (opcode_runs_code(m->op))
+        return fail(m, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
+                    name, m->op, m->op_pos);
+    return fail(m, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
+                   "int, float, bool, None) is read", name, m->op, m->op_pos);
+}
+
+static int op_tuple_n(vm *m, size_t n) {
+    if (m->sp - fence(m) < n) return underflow(m);
+    fv *t = make_seq(m, FV_TUPLE, m->stack + m->sp - n, n);
+    m->sp -= n;
+    return push(m, t);
+}
+
+static int op_from_mark(vm *m, fv_kind kind) {
+    size_t start = 0;
+    int rc = pop_mark(m, &start);
+    if (rc) return rc;
+    size_t n = m->sp - start;
+    m->sp = start;
+    if (kind != FV_DICT) return push(m, make_seq(m, kind, m->stack + start, n));
+    fv *d = fv_dict(m->arena);
+    if (!d) return out_of_memory(m);
+    rc = update_dict(m, d, m->stack + start, n);
+    return rc ? rc : push(m, d);
+}
+
+/* APPENDS / SETITEMS: the items after the newest MARK go into the container below it. */
+static int op_fill_from_mark(vm *m, bool into_dict) {
+    size_t start = 0;
+    int rc = pop_mark(m, &start);
+    if (rc) return rc;
+    if (start <= fence(m) || start == 0) return underflow(m);
+    fv *target = m->stack[start - 1];
+    size_t n = m->sp - start;
+    m->sp = start;
+    return into_dict ? update_dict(m, target, m->stack + start, n) : extend_list(m, target, m->stack + start, n);
+}
+
+static int op_append(vm *m) {
+    fv *v, *list;
+    int rc = pop(m, &v);
+    if (!rc) rc = top(m, &list);
+    return rc ? rc : extend_list(m, list, &v, 1);
+}
+
+static int op_setitem(vm *m) {
+    fv *kv[2], *dict;
+    int rc = pop(m, &kv[1]);
+    if (!rc) rc = pop(m, &kv[0]);
+    if (!rc) rc = top(m, &dict);
+    return rc ? rc : update_dict(m, dict, kv, 2);
+}
+
+static int op_pop(vm *m) {
+    if (m->nmarks && m->marks[m->nmarks - 1] == m->sp) { /* as CPython: POP on an empty frame drops the MARK */
+        m->nmarks--;
+        return R_OK;
+    }
+    fv *v;
+    return pop(m, &v);
+}
+
+static int op_empty(vm *m, fv *v) {
+    m->last_empty = v;
+    m->last_empty_marks = m->marks_pushed;
+    return push(m, v);
+}
+
+static int op_stop(vm *m) {
+    if (m->nmarks) return fail(m, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
+    if (m->sp != 1)
+        return fail(m, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
+    if (m->pos != m->len)
+        return fail(m, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
+    return R_OK;
+}
+
+/* Text-argument opcodes of protocol 0. */
+static int op_text(vm *m) {
+    const char *s;
+    size_t n;
+    int rc = read_line(m, &s, &n);
+    if (rc) return rc;
+    uint64_t id;
+    switch (m->op) {
+    case 'I':
+        if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1')) return push(m, fv_bool(m->arena, s[1] == '1'));
+        return push_text_int(m, s, n, false);
+    case 'L': return push_text_int(m, s, n, true);
+    case 'F': return load_text_float(m, s, n);
+    case 'V': return load_raw_unicode(m, s, n);
+    case 'S': return load_quoted_string(m, s, n);
+    case 'p': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_store(m, id);
+    case 'g': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_fetch(m, id);
+    default: return refuse(m);
+    }
+}
+
+static int step(vm *m) {
+    uint64_t a;
+    int rc;
+    fv *v;
+    switch (m->op) {
+    case 0x80: /* PROTO */
+        if ((rc = arg_le(m, 1, &a))) return rc;
+        if (a > 5) return fail(m, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
+        return R_OK;
+    case 0x95: return arg_le(m, 8, &a); /* FRAME: a hint for buffered readers; we have it all */
+    case '.': return op_stop(m);
+    case '(': return push_mark(m);
+    case '0': return op_pop(m);
+    case '1': {
+        size_t start = 0;
+        if ((rc = pop_mark(m, &start))) return rc;
+        m->sp = start;
+        return R_OK;
+    }
+    case '2': return (rc = top(m, &v)) ? rc : push(m, v);
+    case '}': return op_empty(m, fv_dict(m->arena));
+    case ']': return op_empty(m, fv_list(m->arena));
+    case ')': return push(m, fv_tuple(m->arena));
+    case 'd': return op_from_mark(m, FV_DICT);
+    case 'l': return op_from_mark(m, FV_LIST);
+    case 't': return op_from_mark(m, FV_TUPLE);
+    case 0x85: return op_tuple_n(m, 1);
+    case 0x86: return op_tuple_n(m, 2);
+    case 0x87: return op_tuple_n(m, 3);
+    case 's': return op_setitem(m);
+    case 'u': return op_fill_from_mark(m, true);
+    case 'a': return op_append(m);
+    case 'e': return op_fill_from_mark(m, false);
+    case 'X': return (rc = arg_le(m, 4, &a)) ? rc : load_utf8(m, a);
+    case 0x8c: return (rc = arg_le(m, 1, &a)) ? rc : load_utf8(m, a);
+    case 0x8d: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
+    case 'T': /* BINSTRING: signed 32-bit length */
+        if ((rc = arg_le(m, 4, &a))) return rc;
+        if (a & 0x80000000u) return fail(m, "BINSTRING at byte %zu has a negative length", m->op_pos);
+        /* fall through */
+    case 'U':
+        if (m->op == 'U' && (rc = arg_le(m, 1, &a))) return rc;
+        if (!need(m, a)) return truncated(m, a - (m->len - m->pos));
+        return push_ascii(m, (const char *)take(m, (size_t)a), (size_t)a);
+    case 'J': {
+        if ((rc = arg_le(m, 4, &a))) return rc;
+        int32_t i32;
+        uint32_t u32 = (uint32_t)a;
+        memcpy(&i32, &u32, sizeof i32);
+        return push(m, fv_int(m->arena, i32));
+    }
+    case 'K': return (rc = arg_le(m, 1, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case 'M': return (rc = arg_le(m, 2, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case 0x8a: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
+    case 0x8b:
+        if ((rc = arg_le(m, 4, &a))) return rc;
+        if (a & 0x80000000u) return fail(m, "LONG4 at byte %zu has a negative length", m->op_pos);
+        return load_long_bytes(m, a);
+    case 'G': {
+        if (!need(m, 8)) return truncated(m, 8 - (m->len - m->pos));
+        const uint8_t *p = take(m, 8);
+        uint64_t bits = 0;
+        for (int i = 0; i < 8; i++) bits = bits << 8 | p[i];
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return push(m, fv_float(m->arena, d));
+    }
+    case 'N': return push(m, fv_none(m->arena));
+    case 0x88: return push(m, fv_bool(m->arena, true));
+    case 0x89: return push(m, fv_bool(m->arena, false));
+    case 'q': return (rc = arg_le(m, 1, &a)) ? rc : memo_store(m, a);
+    case 'r': return (rc = arg_le(m, 4, &a)) ? rc : memo_store(m, a);
+    case 0x94: return memo_store(m, m->memo.count);
+    case 'h': return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
+    case 'j': return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
+    case 'I': case 'L': case 'F': case 'V': case 'S': case 'p': case 'g': return op_text(m);
+    default: return refuse(m);
+    }
+}
+
+/* --- salvage ---------------------------------------------------------------------------------- */
+
+/* Closes every open MARK from the top down: its items go into the container below it (a list
+ * takes them all, a dict takes whole pairs), which is flagged truncated. Items whose MARK has
+ * no list or dict below become a flagged tuple. A list or dict made after the newest MARK is
+ * flagged too: its own MARK had not been read yet, so it may well miss items. */
+static int salvage(vm *m) {
+    if (m->last_empty && m->last_empty_marks == m->marks_pushed) m->last_empty->flags |= FV_FLAG_TRUNCATED;
+    while (m->nmarks) {
+        size_t start = m->marks[--m->nmarks];
+        size_t n = m->sp - start;
+        fv *below = start > fence(m) ? m->stack[start - 1] : NULL;
+        fv **items = m->stack + start;
+        m->sp = start;
+        if (fv_is(below, FV_LIST)) {
+            for (size_t i = 0; i < n; i++)
+                if (!fv_seq_push(m->arena, below, items[i])) return out_of_memory(m);
+            below->flags |= FV_FLAG_TRUNCATED;
+        } else if (fv_is(below, FV_DICT)) {
+            for (size_t i = 0; i + 1 < n; i += 2) {
+                if (unhashable(items[i])) continue;
+                if (!fv_dict_set(m->arena, below, items[i], items[i + 1])) return out_of_memory(m);
+            }
+            below->flags |= FV_FLAG_TRUNCATED;
+        } else {
+            fv *t = make_seq(m, FV_TUPLE, items, n);
+            if (!t) return out_of_memory(m);
+            t->flags |= FV_FLAG_TRUNCATED;
+            int rc = push(m, t);
+            if (rc) return rc;
+        }
+    }
+    return m->sp ? R_OK : R_ERROR;
+}
+
+/* --- entry point ------------------------------------------------------------------------------ */
+
+static size_t default_memory(size_t len) {
+    size_t base = (size_t)64 << 20;
+    if (len > (SIZE_MAX - base) / 32) return SIZE_MAX;
+    return base + 32 * len;
+}
+
+static int run(vm *m) {
+    while (m->pos < m->len) {
+        m->op_pos = m->pos;
+        m->op = m->buf[m->pos++];
+        int rc = step(m);
+        if (rc) return rc;
+        if (m->op == '.') return R_OK;
+        if (memory_used(m) > m->max_memory) return out_of_memory(m);
+    }
+    m->op_pos = m->pos;
+    m->op = '.';
+    snprintf(m->err->msg, sizeof m->err->msg, "truncated pickle at byte %zu (no STOP)", m->len);
+    return R_TRUNCATED;
+}
+
+int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_options *opts, fv **out,
+                fr_error *err) {
+    pr_options defaults = {0};
+    if (!opts) opts = &defaults;
+    *out = NULL;
+    err->msg[0] = '\0';
+    vm m = {
+        .buf = buf,
+        .len = buf ? len : 0,
+        .arena = arena,
+        .arena_start = fv_arena_used(arena),
+        .max_memory = opts->max_memory ? opts->max_memory : default_memory(len),
+        .max_marks = opts->max_mark_depth ? opts->max_mark_depth : 10000,
+        .err = err,
+    };
+    int result;
+    m.stack = malloc(256 * sizeof *m.stack); /* never NULL below: `stack + 0` must be valid */
+    m.stack_cap = m.stack ? 256 : 0;
+    if (!m.stack) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        result = -1;
+    } else if (m.len == 0) {
+        snprintf(err->msg, sizeof err->msg, "empty pickle");
+        result = -1;
+    } else {
+        int rc = run(&m);
+        if (rc == R_OK) {
+            *out = m.stack[0];
+            result = 0;
+        } else if (rc == R_TRUNCATED && opts->salvage) {
+            fr_error why = *err;
+            if (salvage(&m) == R_OK) {
+                *out = m.stack[0];
+                *err = why;
+                result = 1;
+            } else {
+                if (m.sp == 0) snprintf(err->msg, sizeof err->msg, "%.400s, nothing to salvage", why.msg);
+                result = -1;
+            }
+        } else {
+            result = -1;
+        }
+    }
+    free(m.stack);
+    free(m.marks);
+    free(m.memo.ids);
+    free(m.memo.nodes);
+    return result;
+}

@@ -1,0 +1,160 @@
+/* config.c — reads the FRTRACE_* environment once (pthread_once) into a static rec_config.
+ *
+ * Bad values fall back to the default with a warning: a typo in a debugging knob must never
+ * stop the job it is meant to observe.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static rec_config g_config;
+static pthread_once_t g_config_once = PTHREAD_ONCE_INIT;
+
+static const char *env_or_null(const char *name)
+{
+    const char *v = getenv(name);
+    return (v != NULL && v[0] != '\0') ? v : NULL;
+}
+
+static bool parse_int64(const char *text, int64_t *out)
+{
+    char *end = NULL;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+int rec_parse_signal(const char *text)
+{
+    static const struct { const char *name; int sig; } names[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT},
+        {"TERM", SIGTERM}, {"INT", SIGINT}, {"PWR", SIGPWR}, {"URG", SIGURG},
+    };
+    int64_t num;
+    if (strcasecmp(text, "none") == 0 || strcmp(text, "0") == 0)
+        return 0;
+    if (parse_int64(text, &num))
+        return (num > 0 && num < NSIG) ? (int)num : -1;
+    if (strncasecmp(text, "SIG", 3) == 0)
+        text += 3;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(text, names[i].name) == 0)
+            return names[i].sig;
+    return -1;
+}
+
+static void copy_setting(char *dst, size_t cap, const char *value)
+{
+    size_t n = strlen(value);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, value, n);
+    dst[n] = '\0';
+}
+
+static int64_t global_rank_from_env(void)
+{
+    static const char *const vars[] = {"FRTRACE_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = env_or_null(vars[i]);
+        int64_t r;
+        if (v != NULL && parse_int64(v, &r) && r >= 0)
+            return r;
+    }
+    return -1;
+}
+
+static void load_log_level(rec_config *c)
+{
+    const char *v = env_or_null("FRTRACE_LOG");
+    c->log_level = REC_LOG_WARN;
+    if (v == NULL)
+        return;
+    if (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "none") == 0)
+        c->log_level = REC_LOG_OFF;
+    else if (strcasecmp(v, "info") == 0 || strcmp(v, "2") == 0)
+        c->log_level = REC_LOG_INFO;
+}
+
+static void load_numbers(rec_config *c)
+{
+    const char *v;
+    int64_t n;
+    c->buffer_size = 2000;
+    if ((v = env_or_null("FRTRACE_BUFFER_SIZE")) != NULL) {
+        if (parse_int64(v, &n) && n >= 0 && n <= (1 << 24))
+            c->buffer_size = (uint32_t)n;
+        else
+            rec_log(REC_LOG_WARN, "FRTRACE_BUFFER_SIZE=%s is not a count; using 2000", v);
+    }
+    c->timeout_ms = 300 * 1000;
+    if ((v = env_or_null("FRTRACE_TIMEOUT_SEC")) != NULL) {
+        char *end = NULL;
+        double sec = strtod(v, &end);
+        if (end != v && *end == '\0' && sec > 0 && sec < 1e9)
+            c->timeout_ms = (int64_t)(sec * 1000.0);
+        else
+            rec_log(REC_LOG_WARN, "FRTRACE_TIMEOUT_SEC=%s is not a duration; using 300", v);
+    }
+    c->gpu_events = 2;
+    if ((v = env_or_null("FRTRACE_GPU_EVENTS")) != NULL) {
+        if (parse_int64(v, &n) && n >= 0 && n <= 2)
+            c->gpu_events = (int)n;
+        else
+            rec_log(REC_LOG_WARN, "FRTRACE_GPU_EVENTS=%s is not 0, 1 or 2; using 2", v);
+    }
+}
+
+static void load_config(void)
+{
+    rec_config *c = &g_config;
+    const char *v;
+    load_log_level(c);
+    load_numbers(c);
+    copy_setting(c->dump_dir, sizeof c->dump_dir,
+                 (v = env_or_null("FRTRACE_DUMP_DIR")) ? v : "./frtrace-dumps");
+    copy_setting(c->dump_prefix, sizeof c->dump_prefix,
+                 (v = env_or_null("FRTRACE_DUMP_PREFIX")) ? v : "rank_");
+    copy_setting(c->trigger_file, sizeof c->trigger_file,
+                 (v = env_or_null("FRTRACE_TRIGGER_FILE")) ? v : "");
+    c->dump_signal = SIGUSR2;
+    if ((v = env_or_null("FRTRACE_SIGNAL")) != NULL) {
+        int sig = rec_parse_signal(v);
+        if (sig >= 0)
+            c->dump_signal = sig;
+        else
+            rec_log(REC_LOG_WARN, "FRTRACE_SIGNAL=%s is not a signal; using USR2", v);
+    }
+    c->json = (v = env_or_null("FRTRACE_FORMAT")) != NULL && strcasecmp(v, "json") == 0;
+    c->global_rank = global_rank_from_env();
+    c->dump_on_exit = (v = env_or_null("FRTRACE_DUMP_ON_EXIT")) != NULL && strcmp(v, "0") != 0;
+}
+
+const rec_config *rec_config_get(void)
+{
+    pthread_once(&g_config_once, load_config);
+    return &g_config;
+}
+
+void rec_log(int level, const char *fmt, ...)
+{
+    /* load_config sets the level first, so its own warnings are filtered too. */
+    if (level == REC_LOG_OFF || level > g_config.log_level)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "frtrace: %s\n", line);
+}

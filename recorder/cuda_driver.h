@@ -1,0 +1,40 @@
+/* cuda_driver.h — the CUDA driver API, loaded at run time, and the recorder's event pool.
+ *
+ * libcuda.so.1 is dlopen'ed (never linked): a process without a GPU or driver runs the
+ * recorder in call-only mode. Events come from a pool created once, on the thread that
+ * creates the first communicator (which has the right context current), never on the hot
+ * path or in the watchdog. Event pair p (start, end) is owned by the ring entry whose record
+ * id was last written into `owner[p]`; the watchdog queries a pair only for its owner, so a
+ * recycled pair never reports another entry's progress.
+ */
+#ifndef FRTRACE_REC_CUDA_DRIVER_H
+#define FRTRACE_REC_CUDA_DRIVER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rec_query { REC_Q_DONE, REC_Q_PENDING, REC_Q_ERROR };
+
+/* Loads libcuda.so.1 and creates `pairs` event pairs in the current context (or the primary
+ * context of `device`). Returns false (call-only mode) when anything is missing. Idempotent. */
+bool rec_cuda_init(uint32_t pairs, int device);
+bool rec_cuda_ready(void);
+uint32_t rec_cuda_pairs(void);
+
+/* Whether `stream` is capturing a CUDA graph (or the answer is unknown: then treat as yes). */
+bool rec_cuda_stream_capturing(uintptr_t stream);
+/* Records the start (which = 0) or end (which = 1) event of pair `pair` on `stream`. */
+bool rec_cuda_record(uint32_t pair, int which, uintptr_t stream);
+/* Queries an event of a pair. */
+enum rec_query rec_cuda_query(uint32_t pair, int which);
+/* For the watchdog thread: make the pool's context current and switch this thread to
+ * thread-local stream-capture mode, so that querying never disturbs another thread's capture. */
+void rec_cuda_prepare_watchdog_thread(void);
+/* Who owns each pair: the record id of the entry that recorded it last. */
+void rec_cuda_set_owner(uint32_t pair, uint64_t record_id);
+bool rec_cuda_owned_by(uint32_t pair, uint64_t record_id);
+/* Child of a fork: CUDA is unusable there; forget the pool. */
+void rec_cuda_forget(void);
+
+#endif

@@ -1,0 +1,125 @@
+/* ring.c — the seqlock ring (see ring.h).
+ *
+ * Writer: fetch_add the head to get an id; claim the slot by moving `ver` from even to odd with
+ * a CAS (two producers can only meet on one slot when the ring wraps during a write, and then
+ * the later one waits for the earlier); store the words; publish the status; make `ver` even
+ * with release order. Reader: acquire `ver`, copy, fence, re-read `ver`; odd or changed means
+ * torn. Slot words are relaxed atomics so that ThreadSanitizer sees no data race.
+ */
+#include "ring.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+int rec_ring_init(rec_ring *ring, uint32_t capacity)
+{
+    size_t bytes = (size_t)capacity * sizeof(rec_slot);
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return -1;
+    ring->slots = mem;
+    ring->capacity = capacity;
+    atomic_init(&ring->head, 0);
+    rec_ring_reset(ring);
+    return 0;
+}
+
+void rec_ring_reset(rec_ring *ring)
+{
+    for (uint32_t i = 0; i < ring->capacity; i++) {
+        rec_slot *s = &ring->slots[i];
+        atomic_store_explicit(&s->ver, 0, memory_order_relaxed);
+        /* An id that no push ever produces for this slot marks it empty. */
+        atomic_store_explicit(&s->status, REC_STATUS(UINT64_MAX >> 8, 0), memory_order_relaxed);
+    }
+    atomic_store_explicit(&ring->head, 0, memory_order_release);
+}
+
+static void claim_slot(rec_slot *s)
+{
+    uint64_t v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    for (;;) {
+        if ((v & 1) == 0 &&
+            atomic_compare_exchange_weak_explicit(&s->ver, &v, v + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    }
+}
+
+uint64_t rec_ring_reserve(rec_ring *ring)
+{
+    return atomic_fetch_add_explicit(&ring->head, 1, memory_order_relaxed);
+}
+
+void rec_ring_publish(rec_ring *ring, const rec_call *call, uint64_t status_bits)
+{
+    uint64_t id = call->record_id;
+    rec_slot *s = rec_ring_slot(ring, id);
+    uint64_t words[REC_CALL_WORDS] = {0};
+    memcpy(words, call, sizeof *call);
+    claim_slot(s);
+    for (size_t i = 0; i < REC_CALL_WORDS; i++)
+        atomic_store_explicit(&s->words[i], words[i], memory_order_relaxed);
+    atomic_store_explicit(&s->time_started_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->time_completed_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->status, REC_STATUS(id, REC_SCHEDULED | status_bits),
+                          memory_order_release);
+    atomic_fetch_add_explicit(&s->ver, 1, memory_order_release);
+}
+
+bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)
+{
+    rec_slot *s = rec_ring_slot(ring, id);
+    uint64_t words[REC_CALL_WORDS];
+    uint64_t v1 = atomic_load_explicit(&s->ver, memory_order_acquire);
+    if (v1 & 1)
+        return false;
+    for (size_t i = 0; i < REC_CALL_WORDS; i++)
+        words[i] = atomic_load_explicit(&s->words[i], memory_order_relaxed);
+    out->status = atomic_load_explicit(&s->status, memory_order_acquire);
+    out->time_started_ns = atomic_load_explicit(&s->time_started_ns, memory_order_relaxed);
+    out->time_completed_ns = atomic_load_explicit(&s->time_completed_ns, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&s->ver, memory_order_relaxed) != v1)
+        return false;
+    memcpy(&out->call, words, sizeof out->call);
+    return out->call.record_id == id && REC_STATUS_ID(out->status) == id;
+}
+
+void rec_ring_set_bits(rec_ring *ring, uint64_t id, uint64_t bits)
+{
+    rec_slot *s = rec_ring_slot(ring, id);
+    uint64_t st = atomic_load_explicit(&s->status, memory_order_relaxed);
+    while (REC_STATUS_ID(st) == id &&
+           !atomic_compare_exchange_weak_explicit(&s->status, &st, st | bits, memory_order_release,
+                                                  memory_order_relaxed)) {
+    }
+}
+
+bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t now_ns)
+{
+    rec_slot *s = rec_ring_slot(ring, id);
+    uint64_t st = atomic_load_explicit(&s->status, memory_order_relaxed);
+    for (;;) {
+        if (REC_STATUS_ID(st) != id || REC_STATUS_STATE(st) >= new_state)
+            return false;
+        uint64_t next = (st & ~(uint64_t)0xf) | new_state;
+        if (atomic_compare_exchange_weak_explicit(&s->status, &st, next, memory_order_release,
+                                                  memory_order_relaxed))
+            break;
+    }
+    /* Like PyTorch, a start time exists only when a start event was seen (FRTRACE_GPU_EVENTS=2). */
+    if (new_state == REC_STARTED)
+        atomic_store_explicit(&s->time_started_ns, now_ns, memory_order_relaxed);
+    if (new_state == REC_COMPLETED)
+        atomic_store_explicit(&s->time_completed_ns, now_ns, memory_order_relaxed);
+    return true;
+}
+
+void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end)
+{
+    uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+    *end = head;
+    *first = head > ring->capacity ? head - ring->capacity : 0;
+}

@@ -1,0 +1,953 @@
+/* shim.c — the NCCL entry points: record the call in the ring, then call the real function.
+ *
+ * LD_PRELOAD puts these definitions in front of libnccl's. Each wrapper finds the real
+ * function lazily (dlsym(RTLD_NEXT, "ncclX"), then "pncclX", then libnccl.so.2 if it is already
+ * loaded) and caches it in an atomic pointer. A function the loaded NCCL lacks is never called:
+ * the wrapper returns ncclInvalidUsage.
+ *
+ * Hot path (a collective or send/recv): one atomic load of the phase, a per-thread cache hit
+ * for the communicator, counter increments on the communicator, one clock read, one ring slot
+ * written; with GPU events, one cuStreamIsCapturing and one or two cuEventRecord. Nothing is
+ * allocated and no lock is taken.
+ *
+ * Groups: inside ncclGroupStart/End nothing is launched until the outermost ncclGroupEnd, so
+ * member entries are published at once but their events are recorded around the real
+ * ncclGroupEnd (start before, end after), one pair per stream shared by its members. A group
+ * counts once per communicator: the collective (p2p) sequence id increases at the group's
+ * first collective (p2p) on that communicator, and a "nccl:coalesced" end marker closes each
+ * communicator's batch of two or more operations, as PyTorch's coalescing manager does.
+ *
+ * Re-entry: libnccl calls some of its own exports (ncclGetUniqueId inside ncclCommInitAll,
+ * ncclCommGetAsyncError); a thread-local depth makes only the outermost call record, except
+ * that ncclGetUniqueId inside ncclCommInitAll hands its id to the InitAll wrapper.
+ */
+#include <dlfcn.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comms.h"
+#include "config.h"
+#include "cuda_driver.h"
+#include "dump.h"
+#include "recorder.h"
+#include "ring.h"
+#include "watchdog.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* --- the recorder's lifecycle -------------------------------------------------------------- */
+
+enum { PHASE_FRESH, PHASE_ACTIVE, PHASE_OFF, PHASE_INERT };
+
+static rec_ring g_ring;
+static _Atomic int g_phase = PHASE_FRESH;
+static _Atomic uint64_t g_comms_epoch = 1; /* bumped when a handle may change meaning */
+static _Atomic int64_t g_first_comm_rank = -1;
+static char g_nccl_version[24];
+static pthread_mutex_t g_activate_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t g_real_minus_mono_ns;
+
+rec_ring *rec_recorder_ring(void)
+{
+    return &g_ring;
+}
+
+int64_t rec_now_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t rec_now_real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t rec_recorder_global_rank(void)
+{
+    int64_t r = rec_config_get()->global_rank;
+    if (r < 0)
+        r = atomic_load(&g_first_comm_rank);
+    return r >= 0 ? r : (int64_t)getpid();
+}
+
+const char *rec_recorder_nccl_version(void)
+{
+    return g_nccl_version;
+}
+
+static inline bool recorder_active(void)
+{
+    return atomic_load_explicit(&g_phase, memory_order_acquire) == PHASE_ACTIVE;
+}
+
+/* --- real functions ------------------------------------------------------------------------ */
+
+#define REAL_FUNCTIONS(X)                                                                          \
+    X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRank) X(ncclCommInitRankConfig)             \
+    X(ncclCommInitRankScalable) X(ncclCommInitAll) X(ncclCommSplit) X(ncclCommShrink)              \
+    X(ncclCommFinalize) X(ncclCommDestroy) X(ncclCommAbort) X(ncclCommRevoke)                      \
+    X(ncclCommGetAsyncError) X(ncclCommCount) X(ncclCommUserRank) X(ncclCommCuDevice)              \
+    X(ncclAllReduce) X(ncclBroadcast) X(ncclBcast) X(ncclReduce) X(ncclAllGather)                  \
+    X(ncclReduceScatter) X(ncclAlltoAll) X(ncclGather) X(ncclScatter) X(ncclSend) X(ncclRecv)      \
+    X(ncclGroupStart) X(ncclGroupEnd) X(ncclGroupSimulateEnd)
+
+#define AS_ENUM(name) REAL_##name,
+enum { REAL_FUNCTIONS(AS_ENUM) REAL_COUNT_ };
+#undef AS_ENUM
+
+static _Atomic(void *) g_real[REAL_COUNT_];
+
+static void *find_real(const char *name)
+{
+    char pname[64] = "p";
+    void *f = dlsym(RTLD_NEXT, name);
+    strncat(pname, name, sizeof pname - 2);
+    if (f == NULL)
+        f = dlsym(RTLD_NEXT, pname);
+    if (f == NULL) {
+        /* libnccl dlopen'ed RTLD_LOCAL after us: look inside it without loading anything. */
+        void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
+        if (lib != NULL) {
+            f = dlsym(lib, name);
+            if (f == NULL)
+                f = dlsym(lib, pname);
+            dlclose(lib);
+        }
+    }
+    return f;
+}
+
+static void *real_symbol(int which, const char *name)
+{
+    void *f = atomic_load_explicit(&g_real[which], memory_order_acquire);
+    if (f == NULL) {
+        f = find_real(name);
+        atomic_store_explicit(&g_real[which], f, memory_order_release);
+    }
+    return f;
+}
+
+#define REAL(name) ((__typeof__(&name))real_symbol(REAL_##name, #name))
+/* Declares `real` for the wrapper `name`, or returns ncclInvalidUsage when NCCL lacks it. */
+#define NEED_REAL(name)                                                                            \
+    __typeof__(&name) real = REAL(name);                                                           \
+    if (real == NULL)                                                                              \
+        return ncclInvalidUsage
+
+/* --- per-thread state ---------------------------------------------------------------------- */
+
+#define GROUP_MAX_STREAMS 16
+#define GROUP_MAX_COMMS 16
+#define GROUP_MAX_MEMBERS 512
+
+typedef struct group_stream {
+    uintptr_t stream;
+    int32_t pair;      /* -1: no events for this stream */
+    uint64_t owner;    /* record id that owns the pair */
+} group_stream;
+
+typedef struct group_comm {
+    int comm;
+    int64_t coll_before, p2p_before, op_before; /* counters at the group's first op */
+    bool coll, p2p;
+    int nops;
+    int stream; /* index in streams of its first op */
+} group_comm;
+
+typedef struct grp_member {
+    uint64_t id;
+    int stream; /* index in streams, -1 untracked */
+} grp_member;
+
+typedef struct rec_group {
+    int nstreams, ncomms, nmembers;
+    group_stream streams[GROUP_MAX_STREAMS];
+    group_comm comms[GROUP_MAX_COMMS];
+    grp_member members[GROUP_MAX_MEMBERS];
+} rec_group;
+
+typedef struct rec_thread {
+    int depth;        /* wrapped NCCL calls in progress on this thread */
+    int group_depth;  /* user-level ncclGroupStart nesting */
+    bool in_init_all; /* ncclGetUniqueId must hand its id to ncclCommInitAll */
+    bool have_init_all_id;
+    bool named;
+    uint32_t tid;
+    char name[12];
+    uintptr_t cached_handle;
+    int cached_index;
+    uint64_t cached_epoch;
+    ncclUniqueId init_all_id;
+    rec_group group;
+} rec_thread;
+
+static __thread rec_thread t_self;
+
+static void name_thread(rec_thread *t)
+{
+    char name[17] = {0};
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    memcpy(t->name, name, sizeof t->name);
+    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->named = true;
+}
+
+static int comm_index(ncclComm_t comm)
+{
+    rec_thread *t = &t_self;
+    uint64_t epoch = atomic_load_explicit(&g_comms_epoch, memory_order_acquire);
+    if (t->cached_handle == (uintptr_t)comm && t->cached_epoch == epoch)
+        return t->cached_index;
+    int index = rec_comms_find((uintptr_t)comm);
+    t->cached_handle = (uintptr_t)comm;
+    t->cached_index = index;
+    t->cached_epoch = epoch;
+    return index;
+}
+
+/* --- recording one operation -------------------------------------------------------------- */
+
+typedef struct rec_pending {
+    uint64_t id;
+    bool recorded;
+    bool in_group;
+    int32_t pair;
+    uintptr_t stream;
+} rec_pending;
+
+static bool events_wanted(const rec_comm *c)
+{
+    return rec_config_get()->gpu_events > 0 && c->blocking && rec_cuda_ready();
+}
+
+static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm)
+{
+    int n = 0, r = -1;
+    if (atomic_load_explicit(&c->nranks, memory_order_relaxed) != 0)
+        return;
+    if (REAL(ncclCommCount) != NULL && REAL(ncclCommCount)(comm, &n) == ncclSuccess && n > 0 &&
+        REAL(ncclCommUserRank) != NULL && REAL(ncclCommUserRank)(comm, &r) == ncclSuccess) {
+        atomic_store(&c->rank, r);
+        atomic_store(&c->nranks, n);
+    }
+}
+
+static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c)
+{
+    for (int i = 0; i < g->ncomms; i++)
+        if (g->comms[i].comm == index)
+            return &g->comms[i];
+    if (g->ncomms == GROUP_MAX_COMMS)
+        return NULL;
+    group_comm *gc = &g->comms[g->ncomms++];
+    memset(gc, 0, sizeof *gc);
+    gc->comm = index;
+    gc->coll_before = atomic_load(&c->coll_seq);
+    gc->p2p_before = atomic_load(&c->p2p_seq);
+    gc->op_before = atomic_load(&c->op_id);
+    gc->stream = -1;
+    return gc;
+}
+
+/* Sequence ids as PyTorch numbers them (see the file comment). */
+static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
+{
+    rec_thread *t = &t_self;
+    group_comm *gc = t->group_depth > 0 ? group_comm_for(&t->group, index, c) : NULL;
+    bool bump = gc == NULL || (p2p ? !gc->p2p : !gc->coll);
+    if (gc != NULL) {
+        gc->nops++;
+        if (p2p)
+            gc->p2p = true;
+        else
+            gc->coll = true;
+    }
+    _Atomic int64_t *counter = p2p ? &c->p2p_seq : &c->coll_seq;
+    if (bump)
+        atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+    call->coll_seq = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
+    call->p2p_seq = atomic_load_explicit(&c->p2p_seq, memory_order_relaxed);
+    call->op_id = atomic_fetch_add_explicit(&c->op_id, 1, memory_order_relaxed) + 1;
+}
+
+/* The stream slot of the current group for `stream`; its pair is owned by record `id` when
+ * this is the stream's first member. -1 when the group touches too many streams. */
+static int group_stream_for(rec_group *g, uintptr_t stream, uint64_t id, bool events)
+{
+    for (int i = 0; i < g->nstreams; i++)
+        if (g->streams[i].stream == stream)
+            return i;
+    if (g->nstreams == GROUP_MAX_STREAMS)
+        return -1;
+    group_stream *gs = &g->streams[g->nstreams];
+    gs->stream = stream;
+    gs->owner = id;
+    gs->pair = -1;
+    if (events && !rec_cuda_stream_capturing(stream)) {
+        gs->pair = (int32_t)(id % rec_cuda_pairs());
+        rec_cuda_set_owner((uint32_t)gs->pair, id);
+    }
+    return g->nstreams++;
+}
+
+static void group_add_member(rec_group *g, uint64_t id, int stream)
+{
+    if (g->nmembers < GROUP_MAX_MEMBERS)
+        g->members[g->nmembers++] = (grp_member){.id = id, .stream = stream};
+}
+
+/* Chooses the event pair of a new entry and records the start event when it can already. */
+static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uint64_t *bits)
+{
+    rec_thread *t = &t_self;
+    bool events = events_wanted(c);
+    call->event = -1;
+    if (t->group_depth > 0) {
+        int s = group_stream_for(&t->group, p->stream, call->record_id, events);
+        group_add_member(&t->group, call->record_id, s);
+        if (s >= 0 && t->group.streams[s].pair >= 0) {
+            call->event = t->group.streams[s].pair;
+            call->event_owner = (uint16_t)(call->record_id - t->group.streams[s].owner);
+        } else if (events) {
+            call->flags |= REC_F_CAPTURED;
+        }
+        return;
+    }
+    if (!events)
+        return;
+    if (rec_cuda_stream_capturing(p->stream)) {
+        call->flags |= REC_F_CAPTURED;
+        return;
+    }
+    uint32_t pair = (uint32_t)(call->record_id % rec_cuda_pairs());
+    rec_cuda_set_owner(pair, call->record_id);
+    call->event = (int32_t)pair;
+    if (rec_config_get()->gpu_events == 2 && rec_cuda_record(pair, 0, p->stream))
+        *bits |= REC_S_START_ARMED;
+}
+
+static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int redop, int peer,
+                     ncclComm_t comm, cudaStream_t stream)
+{
+    rec_thread *t = &t_self;
+    p->recorded = false;
+    if (t->depth++ > 0 || !recorder_active())
+        return false;
+    int index = comm_index(comm);
+    if (index < 0)
+        return false;
+    rec_comm *c = rec_comms_at(index);
+    if (!t->named)
+        name_thread(t);
+    fill_size_if_unknown(c, comm);
+    rec_call call;
+    memset(&call, 0, sizeof call);
+    int64_t mono = rec_now_mono_ns();
+    call.record_id = rec_ring_reserve(&g_ring);
+    call.mono_created_ns = mono;
+    call.time_created_ns = mono + g_real_minus_mono_ns;
+    call.count = count;
+    call.stream = (uintptr_t)stream;
+    call.comm = (uint16_t)index;
+    call.op = (uint8_t)op;
+    call.dtype = (uint8_t)dtype;
+    call.redop = (uint8_t)redop;
+    call.peer = peer;
+    call.tid = t->tid;
+    memcpy(call.thread_name, t->name, sizeof call.thread_name);
+    bool p2p = op == REC_OP_SEND || op == REC_OP_RECV;
+    call.flags = (uint8_t)((p2p ? REC_F_P2P : 0) | (t->group_depth > 0 ? REC_F_IN_GROUP : 0));
+    assign_seq(c, index, p2p, &call);
+    p->stream = (uintptr_t)stream;
+    uint64_t bits = 0;
+    attach_events(p, &call, c, &bits);
+    if (t->group_depth > 0) {
+        /* The end marker of this communicator's batch goes on the stream of its first op. */
+        group_comm *gc = group_comm_for(&t->group, index, c);
+        if (gc != NULL && gc->stream < 0 && t->group.nmembers > 0)
+            gc->stream = t->group.members[t->group.nmembers - 1].stream;
+    }
+    rec_ring_publish(&g_ring, &call, bits);
+    p->id = call.record_id;
+    p->pair = call.event;
+    p->in_group = t->group_depth > 0;
+    p->recorded = true;
+    return true;
+}
+
+static bool launched(ncclResult_t r)
+{
+    return r == ncclSuccess || r == ncclInProgress;
+}
+
+static void mark_failed(uint64_t id)
+{
+    rec_ring_set_bits(&g_ring, id, REC_S_FAILED);
+    rec_ring_advance(&g_ring, id, REC_COMPLETED, rec_now_real_ns());
+}
+
+static void op_end(const rec_pending *p, ncclResult_t r)
+{
+    t_self.depth--;
+    if (!p->recorded || p->in_group)
+        return;
+    if (!launched(r))
+        mark_failed(p->id);
+    else if (p->pair >= 0 && rec_cuda_record((uint32_t)p->pair, 1, p->stream))
+        rec_ring_set_bits(&g_ring, p->id, REC_S_END_ARMED);
+}
+
+/* --- collectives and point-to-point -------------------------------------------------------- */
+
+#define RECORDED_CALL(name, op, count, dtype, redop, peer, comm, stream, ...)                      \
+    do {                                                                                           \
+        NEED_REAL(name);                                                                           \
+        rec_pending p_;                                                                            \
+        op_begin(&p_, op, count, dtype, redop, peer, comm, stream);                                \
+        ncclResult_t r_ = real(__VA_ARGS__);                                                       \
+        op_end(&p_, r_);                                                                           \
+        return r_;                                                                                 \
+    } while (0)
+
+EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                                  ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                  cudaStream_t stream)
+{
+    RECORDED_CALL(ncclAllReduce, REC_OP_ALL_REDUCE, count, datatype, op, -1, comm, stream,
+                  sendbuff, recvbuff, count, datatype, op, comm, stream);
+}
+
+EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                                  ncclDataType_t datatype, int root, ncclComm_t comm,
+                                  cudaStream_t stream)
+{
+    RECORDED_CALL(ncclBroadcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream,
+                  sendbuff, recvbuff, count, datatype, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
+                              ncclComm_t comm, cudaStream_t stream)
+{
+    RECORDED_CALL(ncclBcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream, buff, count,
+                  datatype, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+                               ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+                               cudaStream_t stream)
+{
+    RECORDED_CALL(ncclReduce, REC_OP_REDUCE, count, datatype, op, root, comm, stream, sendbuff,
+                  recvbuff, count, datatype, op, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                  ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    RECORDED_CALL(ncclAllGather, REC_OP_ALL_GATHER, sendcount, datatype, 0, -1, comm, stream,
+                  sendbuff, recvbuff, sendcount, datatype, comm, stream);
+}
+
+EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                      ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                                      cudaStream_t stream)
+{
+    RECORDED_CALL(ncclReduceScatter, REC_OP_REDUCE_SCATTER, recvcount, datatype, op, -1, comm,
+                  stream, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+}
+
+EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
+                                 ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    RECORDED_CALL(ncclAlltoAll, REC_OP_ALL_TO_ALL, count, datatype, 0, -1, comm, stream, sendbuff,
+                  recvbuff, count, datatype, comm, stream);
+}
+
+EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
+                               ncclDataType_t datatype, int root, ncclComm_t comm,
+                               cudaStream_t stream)
+{
+    RECORDED_CALL(ncclGather, REC_OP_GATHER, count, datatype, 0, root, comm, stream, sendbuff,
+                  recvbuff, count, datatype, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+                                ncclDataType_t datatype, int root, ncclComm_t comm,
+                                cudaStream_t stream)
+{
+    RECORDED_CALL(ncclScatter, REC_OP_SCATTER, count, datatype, 0, root, comm, stream, sendbuff,
+                  recvbuff, count, datatype, root, comm, stream);
+}
+
+EXPORT ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                             ncclComm_t comm, cudaStream_t stream)
+{
+    RECORDED_CALL(ncclSend, REC_OP_SEND, count, datatype, 0, peer, comm, stream, sendbuff, count,
+                  datatype, peer, comm, stream);
+}
+
+EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                             ncclComm_t comm, cudaStream_t stream)
+{
+    RECORDED_CALL(ncclRecv, REC_OP_RECV, count, datatype, 0, peer, comm, stream, recvbuff, count,
+                  datatype, peer, comm, stream);
+}
+
+/* --- groups -------------------------------------------------------------------------------- */
+
+/* nccl.h declares these two without a prototype: give them one. */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+EXPORT ncclResult_t ncclGroupStart(void)
+{
+    NEED_REAL(ncclGroupStart);
+    rec_thread *t = &t_self;
+    if (t->depth == 0) {
+        if (t->group_depth == 0) {
+            t->group.nstreams = t->group.ncomms = t->group.nmembers = 0;
+        }
+        t->group_depth++;
+    }
+    t->depth++;
+    ncclResult_t r = real();
+    t->depth--;
+    return r;
+}
+
+/* One "nccl:coalesced" entry per communicator that issued two or more operations. */
+static void publish_end_markers(rec_group *g)
+{
+    for (int i = 0; i < g->ncomms; i++) {
+        group_comm *gc = &g->comms[i];
+        if (gc->nops < 2)
+            continue;
+        rec_comm *c = rec_comms_at(gc->comm);
+        rec_call call;
+        memset(&call, 0, sizeof call);
+        int64_t mono = rec_now_mono_ns();
+        call.record_id = rec_ring_reserve(&g_ring);
+        call.mono_created_ns = mono;
+        call.time_created_ns = mono + g_real_minus_mono_ns;
+        call.comm = (uint16_t)gc->comm;
+        call.op = REC_OP_COALESCED;
+        call.peer = -1;
+        call.flags = REC_F_IN_GROUP;
+        call.tid = t_self.tid;
+        memcpy(call.thread_name, t_self.name, sizeof call.thread_name);
+        call.coll_seq = atomic_load(&c->coll_seq);
+        call.p2p_seq = atomic_load(&c->p2p_seq);
+        call.op_id = atomic_fetch_add(&c->op_id, 1) + 1;
+        call.event = -1;
+        int s = gc->stream;
+        if (s >= 0 && s < g->nstreams) {
+            call.stream = g->streams[s].stream;
+            if (g->streams[s].pair >= 0) {
+                call.event = g->streams[s].pair;
+                call.event_owner = (uint16_t)(call.record_id - g->streams[s].owner);
+            }
+        }
+        rec_ring_publish(&g_ring, &call, 0);
+        group_add_member(g, call.record_id, s);
+    }
+}
+
+static void arm_members(rec_group *g, int stream, uint64_t bits)
+{
+    for (int i = 0; i < g->nmembers; i++)
+        if (g->members[i].stream == stream)
+            rec_ring_set_bits(&g_ring, g->members[i].id, bits);
+}
+
+static void record_group_events(rec_group *g, int which)
+{
+    uint64_t bit = which == 0 ? REC_S_START_ARMED : REC_S_END_ARMED;
+    for (int s = 0; s < g->nstreams; s++)
+        if (g->streams[s].pair >= 0 &&
+            rec_cuda_record((uint32_t)g->streams[s].pair, which, g->streams[s].stream))
+            arm_members(g, s, bit);
+}
+
+EXPORT ncclResult_t ncclGroupEnd(void)
+{
+    NEED_REAL(ncclGroupEnd);
+    rec_thread *t = &t_self;
+    bool outermost = t->depth == 0 && t->group_depth == 1;
+    if (t->depth == 0 && t->group_depth > 0)
+        t->group_depth--;
+    bool record = outermost && recorder_active() && t->group.nmembers > 0;
+    if (record) {
+        publish_end_markers(&t->group);
+        if (rec_config_get()->gpu_events == 2)
+            record_group_events(&t->group, 0);
+    }
+    t->depth++;
+    ncclResult_t r = real();
+    t->depth--;
+    if (record) {
+        if (launched(r))
+            record_group_events(&t->group, 1);
+        else
+            for (int i = 0; i < t->group.nmembers; i++)
+                mark_failed(t->group.members[i].id);
+    }
+    return r;
+}
+
+/* Simulation launches nothing: the group's entries are dropped and its counters restored. */
+EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+{
+    NEED_REAL(ncclGroupSimulateEnd);
+    rec_thread *t = &t_self;
+    bool outermost = t->depth == 0 && t->group_depth == 1;
+    if (t->depth == 0 && t->group_depth > 0)
+        t->group_depth--;
+    if (outermost && recorder_active()) {
+        for (int i = 0; i < t->group.nmembers; i++)
+            rec_ring_advance(&g_ring, t->group.members[i].id, REC_DROPPED, 0);
+        for (int i = 0; i < t->group.ncomms; i++) {
+            rec_comm *c = rec_comms_at(t->group.comms[i].comm);
+            atomic_store(&c->coll_seq, t->group.comms[i].coll_before);
+            atomic_store(&c->p2p_seq, t->group.comms[i].p2p_before);
+            atomic_store(&c->op_id, t->group.comms[i].op_before);
+        }
+        t->group.nmembers = t->group.ncomms = t->group.nstreams = 0;
+    }
+    t->depth++;
+    ncclResult_t r = real(simInfo);
+    t->depth--;
+    return r;
+}
+
+/* --- activation, fork ---------------------------------------------------------------------- */
+
+static void format_nccl_version(void)
+{
+    int v = 0;
+    if (REAL(ncclGetVersion) == NULL || REAL(ncclGetVersion)(&v) != ncclSuccess || v <= 0)
+        return;
+    int major, minor, patch;
+    if (v >= 10000) {
+        major = v / 10000, minor = (v % 10000) / 100, patch = v % 100;
+    } else {
+        major = v / 1000, minor = (v % 1000) / 100, patch = v % 100;
+    }
+    rec_format_version(g_nccl_version, sizeof g_nccl_version, major, minor, patch);
+}
+
+static void after_fork_in_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    g_activate_lock = fresh;
+    if (atomic_load(&g_phase) == PHASE_ACTIVE)
+        atomic_store(&g_phase, PHASE_INERT);
+    rec_cuda_forget();
+    rec_watchdog_forget();
+    t_self.group_depth = 0;
+    t_self.named = false;
+}
+
+static void start_recording(bool after_fork)
+{
+    const rec_config *cfg = rec_config_get();
+    if (after_fork) {
+        rec_ring_reset(&g_ring);
+        rec_comms_reset();
+        atomic_fetch_add(&g_comms_epoch, 1);
+        atomic_store(&g_first_comm_rank, -1);
+    } else if (rec_ring_init(&g_ring, cfg->buffer_size) != 0 ||
+               rec_dump_prepare(cfg->buffer_size) != 0) {
+        rec_log(REC_LOG_WARN, "out of memory for %u entries: recording off", cfg->buffer_size);
+        atomic_store(&g_phase, PHASE_OFF);
+        return;
+    }
+    g_real_minus_mono_ns = rec_now_real_ns() - rec_now_mono_ns();
+    format_nccl_version();
+    rec_watchdog_start();
+    atomic_store_explicit(&g_phase, PHASE_ACTIVE, memory_order_release);
+    rec_log(REC_LOG_INFO, "recording the last %u NCCL calls (rank %lld)", cfg->buffer_size,
+            (long long)rec_recorder_global_rank());
+}
+
+/* Called before the first communicator is created: threads start here, never earlier, so that
+ * processes that never create a communicator (helpers inheriting LD_PRELOAD) stay untouched. */
+static void activate(void)
+{
+    static bool atfork_registered;
+    int phase = atomic_load_explicit(&g_phase, memory_order_acquire);
+    if (phase == PHASE_ACTIVE || phase == PHASE_OFF)
+        return;
+    pthread_mutex_lock(&g_activate_lock);
+    phase = atomic_load(&g_phase);
+    if (!atfork_registered) {
+        atfork_registered = true;
+        pthread_atfork(NULL, NULL, after_fork_in_child);
+    }
+    if (phase == PHASE_FRESH || phase == PHASE_INERT) {
+        if (rec_config_get()->buffer_size == 0)
+            atomic_store(&g_phase, PHASE_OFF);
+        else
+            start_recording(phase == PHASE_INERT);
+    }
+    pthread_mutex_unlock(&g_activate_lock);
+}
+
+/* --- communicators ------------------------------------------------------------------------- */
+
+static const char *config_name(const ncclConfig_t *config)
+{
+    if (config == NULL || config->size < offsetof(ncclConfig_t, commName) + sizeof(const char *))
+        return NULL;
+    return config->commName;
+}
+
+static bool config_blocking(const ncclConfig_t *config)
+{
+    if (config == NULL || config->size < offsetof(ncclConfig_t, blocking) + sizeof(int))
+        return true;
+    return config->blocking != 0; /* NCCL_CONFIG_UNDEF_INT means the default: blocking */
+}
+
+static int comm_device(ncclComm_t comm)
+{
+    int dev = -1;
+    if (REAL(ncclCommCuDevice) == NULL || REAL(ncclCommCuDevice)(comm, &dev) != ncclSuccess)
+        return -1;
+    return dev;
+}
+
+/* Registers a created communicator and, at the first one, the event pool. */
+static void register_comm(ncclComm_t comm, const rec_comm_init *init_in)
+{
+    if (comm == NULL || !recorder_active())
+        return;
+    rec_comm_init init = *init_in;
+    init.handle = (uintptr_t)comm;
+    if (rec_comms_add(&init) < 0)
+        return;
+    atomic_fetch_add(&g_comms_epoch, 1);
+    int64_t none = -1;
+    if (init.rank >= 0)
+        atomic_compare_exchange_strong(&g_first_comm_rank, &none, init.rank);
+    const rec_config *cfg = rec_config_get();
+    if (cfg->gpu_events > 0 && init.blocking)
+        rec_cuda_init(cfg->buffer_size < 65536 ? cfg->buffer_size : 65536, comm_device(comm));
+}
+
+static rec_comm_init root_init(const ncclUniqueId *id, int nranks, int rank,
+                               const ncclConfig_t *config)
+{
+    uint64_t h = rec_hash_bytes(id->internal, sizeof id->internal);
+    return (rec_comm_init){.id = h, .nccl_hash = h, .parent = -1, .color = -1, .rank = rank,
+                           .nranks = nranks, .blocking = config_blocking(config),
+                           .name = config_name(config)};
+}
+
+EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    NEED_REAL(ncclGetUniqueId);
+    rec_thread *t = &t_self;
+    t->depth++;
+    ncclResult_t r = real(uniqueId);
+    t->depth--;
+    if (r == ncclSuccess && t->in_init_all && uniqueId != NULL) {
+        t->init_all_id = *uniqueId;
+        t->have_init_all_id = true;
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    NEED_REAL(ncclCommInitRank);
+    bool outer = t_self.depth++ == 0;
+    if (outer)
+        activate();
+    ncclResult_t r = real(comm, nranks, commId, rank);
+    t_self.depth--;
+    if (outer && launched(r) && comm != NULL) {
+        rec_comm_init init = root_init(&commId, nranks, rank, NULL);
+        register_comm(*comm, &init);
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
+                                           int rank, ncclConfig_t *config)
+{
+    NEED_REAL(ncclCommInitRankConfig);
+    bool outer = t_self.depth++ == 0;
+    if (outer)
+        activate();
+    ncclResult_t r = real(comm, nranks, commId, rank, config);
+    t_self.depth--;
+    if (outer && launched(r) && comm != NULL) {
+        rec_comm_init init = root_init(&commId, nranks, rank, config);
+        register_comm(*comm, &init);
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
+                                             ncclUniqueId *commIds, ncclConfig_t *config)
+{
+    NEED_REAL(ncclCommInitRankScalable);
+    bool outer = t_self.depth++ == 0;
+    if (outer)
+        activate();
+    ncclResult_t r = real(newcomm, nranks, myrank, nId, commIds, config);
+    t_self.depth--;
+    if (outer && launched(r) && newcomm != NULL && nId > 0 && commIds != NULL) {
+        rec_comm_init init = root_init(&commIds[0], nranks, myrank, config); /* NCCL: first id */
+        register_comm(*newcomm, &init);
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+{
+    NEED_REAL(ncclCommInitAll);
+    rec_thread *t = &t_self;
+    bool outer = t->depth++ == 0;
+    if (outer) {
+        activate();
+        t->in_init_all = true;
+        t->have_init_all_id = false;
+    }
+    ncclResult_t r = real(comm, ndev, devlist);
+    t->depth--;
+    if (outer) {
+        t->in_init_all = false;
+        if (launched(r) && comm != NULL && t->have_init_all_id)
+            for (int i = 0; i < ndev; i++) {
+                rec_comm_init init = root_init(&t->init_all_id, ndev, i, NULL);
+                register_comm(comm[i], &init);
+            }
+        else if (launched(r))
+            rec_log(REC_LOG_WARN, "ncclCommInitAll made no unique id visible: comms not recorded");
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                  ncclConfig_t *config)
+{
+    NEED_REAL(ncclCommSplit);
+    bool outer = t_self.depth++ == 0;
+    int parent = outer && recorder_active() ? comm_index(comm) : -1;
+    /* NCCL counts every split of the parent, NCCL_SPLIT_NOCOLOR included. */
+    int count = parent >= 0 ? (int)atomic_fetch_add(&rec_comms_at(parent)->split_count, 1) + 1 : 0;
+    ncclResult_t r = real(comm, color, key, newcomm, config);
+    t_self.depth--;
+    if (parent >= 0 && launched(r) && newcomm != NULL && *newcomm != NULL) {
+        uint64_t h = rec_hash_split(rec_comms_at(parent)->nccl_hash, count, color);
+        rec_comm_init init = {.id = h, .nccl_hash = h, .parent = parent, .color = color,
+                              .rank = -1, .nranks = 0, .blocking = config_blocking(config),
+                              .name = config_name(config)};
+        register_comm(*newcomm, &init);
+        if (r == ncclSuccess) {
+            int i = comm_index(*newcomm);
+            if (i >= 0)
+                fill_size_if_unknown(rec_comms_at(i), *newcomm);
+        }
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
+                                   ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    NEED_REAL(ncclCommShrink);
+    bool outer = t_self.depth++ == 0;
+    int parent = outer && recorder_active() ? comm_index(comm) : -1;
+    int count = parent >= 0 ? (int)atomic_fetch_add(&rec_comms_at(parent)->shrink_count, 1) + 1 : 0;
+    ncclResult_t r = real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    t_self.depth--;
+    if (parent >= 0 && launched(r) && newcomm != NULL && *newcomm != NULL) {
+        rec_comm *p = rec_comms_at(parent);
+        rec_comm_init init = {
+            .id = rec_hash_shrink(p->id, count, excludeRanksList, excludeRanksCount),
+            .nccl_hash = rec_hash_split(p->nccl_hash, 0, 0), /* NCCL's (colliding) hash */
+            .parent = parent, .color = -1, .rank = -1, .nranks = 0,
+            .blocking = config_blocking(config), .name = config_name(config)};
+        register_comm(*newcomm, &init);
+        if (r == ncclSuccess) {
+            int i = comm_index(*newcomm);
+            if (i >= 0)
+                fill_size_if_unknown(rec_comms_at(i), *newcomm);
+        }
+    }
+    return r;
+}
+
+/* Destroy, Abort, Finalize, Revoke: call through, then note the communicator's new state. */
+static ncclResult_t end_of_life(ncclResult_t (*real)(ncclComm_t), ncclComm_t comm, int state)
+{
+    bool outer = t_self.depth++ == 0;
+    int index = outer && recorder_active() ? comm_index(comm) : -1;
+    ncclResult_t r = real(comm);
+    t_self.depth--;
+    if (index >= 0 && (launched(r) || state == REC_COMM_ABORTED)) {
+        rec_comms_retire(index, state);
+        atomic_fetch_add(&g_comms_epoch, 1);
+    }
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
+{
+    NEED_REAL(ncclCommFinalize);
+    return end_of_life(real, comm, REC_COMM_FINALIZED);
+}
+
+EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    NEED_REAL(ncclCommDestroy);
+    return end_of_life(real, comm, REC_COMM_DESTROYED);
+}
+
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
+{
+    NEED_REAL(ncclCommAbort);
+    return end_of_life(real, comm, REC_COMM_ABORTED);
+}
+
+EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    NEED_REAL(ncclCommRevoke);
+    bool outer = t_self.depth++ == 0;
+    int index = outer && recorder_active() ? comm_index(comm) : -1;
+    ncclResult_t r = real(comm, revokeFlags);
+    t_self.depth--;
+    if (index >= 0 && launched(r))
+        rec_comms_retire(index, REC_COMM_REVOKED);
+    return r;
+}
+
+EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    NEED_REAL(ncclCommGetAsyncError);
+    bool outer = t_self.depth++ == 0;
+    ncclResult_t r = real(comm, asyncError);
+    t_self.depth--;
+    if (outer && r == ncclSuccess && asyncError != NULL && recorder_active()) {
+        int index = comm_index(comm);
+        if (index >= 0 && *asyncError != ncclInProgress) {
+            rec_comm *c = rec_comms_at(index);
+            int before = atomic_exchange(&c->async_error, (int)*asyncError);
+            if (before != (int)*asyncError && *asyncError != ncclSuccess)
+                rec_log(REC_LOG_WARN, "communicator %s reports error %d", c->pg_name,
+                        (int)*asyncError);
+        }
+    }
+    return r;
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# bench_scale.sh — how frtrace's analysis scales with the number of ranks, against the floor of
+# merely reading the same bytes with `cat`.
+#
+# For each size in BENCH_RANKS (default "512 4096 16384") x BENCH_ENTRIES (default 2000) it
+# generates a healthy synthetic job with build/bench/gen_dumps into BENCH_DIR
+# (/tmp/frtrace-bench; a directory generated before with the same parameters is reused), plus
+# one 512-rank job with stack frames. It then measures with build/bench/measure
+#   (a) cat of every file to /dev/null, after one warm-up read so both runs hit the page cache;
+#   (b) build/frtrace -d DIR -f json -o /dev/null  (the analysis; killed after BENCH_TIMEOUT s;
+#       BENCH_FRTRACE names another binary, e.g. an older build to compare with)
+# and prints one table row per job: size, and for cat and frtrace wall s, CPU s, peak MB, MB/s,
+# entries/s, then frtrace/cat wall ratio. A frtrace that fails (exit status >= 2, killed or timed
+# out) is marked "failed" with its first message; the cat row is still printed.
+#
+# Disk: before generating, the job's size is estimated (bytes per entry measured on the first
+# job, plus the default group's rank list, which every rank's file repeats and which grows with
+# the world) and the size is skipped when it would not leave BENCH_MIN_FREE_MB free.
+# The generated data is deleted at the end unless BENCH_KEEP=1.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+GEN="$TOP/$BUILD/bench/gen_dumps"
+MEASURE="$TOP/$BUILD/bench/measure"
+FRTRACE=${BENCH_FRTRACE:-$TOP/$BUILD/frtrace}
+RANKS=${BENCH_RANKS:-512 4096 16384}
+ENTRIES=${BENCH_ENTRIES:-2000}
+DIR=${BENCH_DIR:-/tmp/frtrace-bench}
+TIMEOUT=${BENCH_TIMEOUT:-1800}
+MIN_FREE_MB=${BENCH_MIN_FREE_MB:-4096}
+BPE=180 # bytes per entry until the first job tells better
+
+for p in "$GEN" "$MEASURE"; do
+    [ -x "$p" ] || { echo "bench_scale: $p is missing (make bench builds it)"; exit 1; }
+done
+mkdir -p "$DIR" || exit 1
+LOG="$DIR/logs"
+mkdir -p "$LOG"
+
+free_mb() { df -Pm "$DIR" | awk 'NR == 2 { print $4 }'; }
+
+# field KEY FILE: the value of KEY=... in a measure line.
+field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
+
+# generate NAME RANKS FRAMES(0|1): make sure $DIR/NAME holds that job; 1 when skipped.
+generate() {
+    name=$1 n=$2 frames=$3
+    params="--ranks $n --entries $ENTRIES --seed 1 $( [ "$frames" = 1 ] && echo --frames)"
+    stamp="$DIR/$name.params"
+    if [ -d "$DIR/$name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$params" ]; then
+        echo "   reusing $DIR/$name ($params)"
+        return 0
+    fi
+    est_mb=$(awk -v n="$n" -v e="$ENTRIES" -v b="$BPE" \
+        'BEGIN { printf "%d", (n * e * b + n * n * 7 + n * 8192) / 1e6 + 1 }')
+    have=$(free_mb)
+    if [ $((have - est_mb)) -lt "$MIN_FREE_MB" ]; then
+        echo "   skipping $n ranks: needs ~${est_mb} MB, ${have} MB free (keeping ${MIN_FREE_MB} MB)"
+        return 1
+    fi
+    rm -rf "${DIR:?}/$name" "$stamp"
+    # shellcheck disable=SC2086
+    if ! "$GEN" $params "$DIR/$name" >/dev/null 2>"$LOG/$name.gen"; then
+        echo "   generator failed: $(tail -n 1 "$LOG/$name.gen")"
+        return 1
+    fi
+    echo "$params" >"$stamp"
+    echo "   generated: $(sed 's/^gen_dumps: //' "$LOG/$name.gen")"
+    return 0
+}
+
+# learn bytes per entry from a generated job (without the default group's rank lists)
+learn_bpe() {
+    bytes=$(du -sb "$DIR/$1" | cut -f1)
+    BPE=$(awk -v t="$bytes" -v n="$2" -v e="$ENTRIES" \
+        'BEGIN { b = (t - n * n * 7) / (n * e); if (b < 50) b = 50; printf "%d", b * 1.1 + 1 }')
+}
+
+# cells MEASURE_FILE BYTES ENTRIES: "wall cpu peak MB/s entries/s" for the table.
+cells() {
+    awk -v w="$(field wall_s "$1")" -v c="$(field cpu_s "$1")" -v k="$(field maxrss_kb "$1")" \
+        -v b="$2" -v e="$3" 'BEGIN {
+            if (w <= 0) w = 0.001
+            printf "%8.2f %8.2f %8.1f %9.1f %11.3g", w, c, k / 1024, b / 1e6 / w, e / w }'
+}
+
+row() {
+    name=$1 n=$2 frames=$3
+    d="$DIR/$name"
+    files=$(find "$d" -type f | wc -l)
+    bytes=$(du -sb "$d" | cut -f1)
+    entries=$((files * ENTRIES))
+    # the floor: read everything once to warm the page cache, then measure a second read
+    find "$d" -type f -print0 | xargs -0 cat >/dev/null
+    "$MEASURE" -o "$LOG/$name.cat" -- sh -c 'find "$1" -type f -print0 | xargs -0 cat >/dev/null' \
+        sh "$d"
+    "$MEASURE" -o "$LOG/$name.frtrace" -- timeout "$TIMEOUT" "$FRTRACE" -d "$d" -f json \
+        -o /dev/null >/dev/null 2>"$LOG/$name.frtrace.err"
+    st=$(field exit "$LOG/$name.frtrace")
+    cat_cells=$(cells "$LOG/$name.cat" "$bytes" "$entries")
+    if [ "${st:-2}" -le 1 ]; then
+        fr_cells=$(cells "$LOG/$name.frtrace" "$bytes" "$entries")
+        ratio=$(awk -v a="$(field wall_s "$LOG/$name.frtrace")" -v b="$(field wall_s "$LOG/$name.cat")" \
+            'BEGIN { if (b <= 0) b = 0.001; printf "%7.1f", a / b }')
+    else
+        why=$(head -n 1 "$LOG/$name.frtrace.err" | cut -c1-40)
+        [ "$st" = 124 ] && why="timed out after ${TIMEOUT}s"
+        fr_cells=$(printf '%-48s' "failed (exit $st: $why)")
+        ratio="      -"
+    fi
+    printf '%6d %7d %6s %8.1f %6d | %s | %s | %s\n' "$n" "$ENTRIES" "$frames" \
+        "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$files" "$cat_cells" "$fr_cells" "$ratio"
+}
+
+echo "bench_scale: data in $DIR, ${ENTRIES} entries per rank, ranks: $RANKS (512 also with frames)"
+echo "   $(nproc) cores; frtrace timeout ${TIMEOUT}s; $(free_mb) MB free"
+jobs=""
+for n in $RANKS; do
+    if generate "r${n}_e${ENTRIES}" "$n" 0; then
+        jobs="$jobs r${n}_e${ENTRIES}:$n:no"
+        [ "$n" = "$(echo "$RANKS" | awk '{ print $1 }')" ] && learn_bpe "r${n}_e${ENTRIES}" "$n"
+    fi
+    if [ "$n" = 512 ] && generate "r512_e${ENTRIES}_frames" 512 1; then
+        jobs="$jobs r512_e${ENTRIES}_frames:512:yes"
+    fi
+done
+
+echo
+printf '%6s %7s %6s %8s %6s | %8s %8s %8s %9s %11s | %8s %8s %8s %9s %11s | %7s\n' \
+    ranks entries frames MB files "cat s" "cpu s" "peak MB" "MB/s" "entries/s" \
+    "frtr s" "cpu s" "peak MB" "MB/s" "entries/s" "fr/cat"
+for j in $jobs; do
+    name=${j%%:*} rest=${j#*:}
+    row "$name" "${rest%%:*}" "${rest#*:}"
+done
+echo "(logs and measure lines in $LOG)"
+
+if [ "${BENCH_KEEP:-0}" != 1 ]; then
+    for j in $jobs; do rm -rf "${DIR:?}/${j%%:*}" "$DIR/${j%%:*}.params"; done
+    echo "(generated data deleted; BENCH_KEEP=1 keeps it)"
+fi

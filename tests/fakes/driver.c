@@ -1,0 +1,316 @@
+/* driver.c — a small "training job" on the fake NCCL/CUDA, forking N ranks, for e2e tests.
+ *
+ *   frtrace-driver [train|capture|fork|initall]
+ *
+ * train (default): the parent gets a unique id and forks NRANKS (4) ranks. Each rank creates
+ * the world communicator, splits it by rank parity, and runs STEPS (6) steps of: all_reduce on
+ * the world, a grouped send to the next rank and receive from the previous one, all_to_all and
+ * all_gather on its half, then waits for its stream. Faults, from the environment:
+ *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
+ *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
+ *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
+ *   CRASH=r@s       rank r raises SIGSEGV before step s
+ *   SLOW=r:ms       rank r sleeps ms before each step
+ *   SIGNAL_AFTER_MS=t  the parent sends SIGNAL_NUM (default SIGUSR2) to every rank after t ms
+ *   DEADLINE=sec    the parent kills ranks still running after sec seconds (default 10)
+ *   DUMPS_EXPECTED=n   ... or 300 ms after n dump files exist in FRTRACE_DUMP_DIR
+ * The parent prints one line per rank: "rank R exit S" or "rank R signal N".
+ *
+ * capture: one rank; all_reduce behind a 400 ms stream delay, then a global-mode capture on a
+ * second stream with an all_reduce inside, while the recorder's watchdog is polling; prints
+ * "violations N" as counted by the fake driver.
+ * fork: one rank records, forks; the child issues a call and a dump signal (it must stay inert
+ * and exit 0), then the parent dumps on SIGUSR2. Prints "child exit S".
+ * initall: ncclCommInitAll over 2 devices, an all_reduce on each, then a SIGUSR2 dump.
+ */
+#include <cuda.h>
+#include <dirent.h>
+#include <glob.h>
+#include <nccl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void fakecuStreamStall(CUstream s);
+void fakecuStreamSleep(CUstream s, int ms);
+int fakecuViolations(void);
+
+typedef struct fault {
+    int rank, step, arg;
+} fault;
+
+static fault parse_fault(const char *name)
+{
+    fault f = {-1, -1, 0};
+    const char *v = getenv(name);
+    if (v != NULL)
+        sscanf(v, "%d@%d:%d", &f.rank, &f.step, &f.arg);
+    return f;
+}
+
+static int env_int(const char *name, int def)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : def;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        ncclResult_t r_ = (call);                                                                  \
+        if (r_ != ncclSuccess) {                                                                   \
+            fprintf(stderr, "%s failed: %d\n", #call, (int)r_);                                    \
+            exit(3);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static CUstream setup_device(void)
+{
+    CUcontext ctx;
+    CUstream stream;
+    cuInit(0);
+    cuDevicePrimaryCtxRetain(&ctx, 0);
+    cuCtxSetCurrent(ctx);
+    cuStreamCreate(&stream, 0);
+    return stream;
+}
+
+static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_t half,
+                     cudaStream_t s)
+{
+    fault skip = parse_fault("SKIP"), stall = parse_fault("STALL"), crash = parse_fault("CRASH");
+    fault mismatch = parse_fault("MISMATCH");
+    int slow_rank = -1, slow_ms = 0;
+    const char *slow = getenv("SLOW");
+    if (slow)
+        sscanf(slow, "%d:%d", &slow_rank, &slow_ms);
+    if (rank == slow_rank)
+        sleep_ms(slow_ms);
+    if (rank == crash.rank && step == crash.step)
+        raise(SIGSEGV);
+    if (rank == skip.rank && step == skip.step)
+        for (;;)
+            pause(); /* stuck in CPU code: never issues the all_reduce */
+    if (rank == stall.rank && step == stall.step)
+        fakecuStreamStall((CUstream)s);
+    size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
+    CHECK(ncclAllReduce(NULL, NULL, count, ncclFloat, ncclSum, world, s));
+    CHECK(ncclGroupStart());
+    CHECK(ncclSend(NULL, 256, ncclBfloat16, (rank + 1) % nranks, world, s));
+    CHECK(ncclRecv(NULL, 256, ncclBfloat16, (rank + nranks - 1) % nranks, world, s));
+    CHECK(ncclGroupEnd());
+    CHECK(ncclAlltoAll(NULL, NULL, 64, ncclFloat, half, s));
+    CHECK(ncclAllGather(NULL, NULL, 32, ncclHalf, half, s));
+    cuStreamSynchronize((CUstream)s);
+}
+
+static int run_rank(int rank, int nranks, ncclUniqueId id)
+{
+    CUstream stream = setup_device();
+    ncclComm_t world, half;
+    int steps = env_int("STEPS", 6);
+    CHECK(ncclCommInitRank(&world, nranks, id, rank));
+    CHECK(ncclCommSplit(world, rank % 2, rank, &half, NULL));
+    for (int step = 0; step < steps; step++)
+        one_step(rank, nranks, step, world, half, (cudaStream_t)stream);
+    CHECK(ncclCommDestroy(half));
+    CHECK(ncclCommDestroy(world));
+    return 0;
+}
+
+static void remove_segments(void)
+{
+    char pattern[128];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "/dev/shm/frtrace-fake-%s-*", getenv("FAKE_SHM_TAG"));
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            unlink(g.gl_pathv[i]);
+        globfree(&g);
+    }
+}
+
+static void report(int rank, int status)
+{
+    if (WIFEXITED(status))
+        printf("rank %d exit %d\n", rank, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        printf("rank %d signal %d\n", rank, WTERMSIG(status));
+}
+
+/* Finished dump files (not the temporary ones) in FRTRACE_DUMP_DIR. */
+static int count_dumps(void)
+{
+    const char *dir = getenv("FRTRACE_DUMP_DIR");
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    int n = 0;
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strstr(e->d_name, ".tmp.") == NULL)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Waits for the ranks until the deadline, signalling them once if asked, then kills the rest. */
+static void supervise(pid_t *pids, int nranks)
+{
+    int deadline_ms = env_int("DEADLINE", 10) * 1000, signal_ms = env_int("SIGNAL_AFTER_MS", -1);
+    int signal_num = env_int("SIGNAL_NUM", SIGUSR2);
+    int status[64], left = nranks, expected = env_int("DUMPS_EXPECTED", 0);
+    for (int i = 0; i < nranks; i++)
+        status[i] = -1;
+    for (int t = 0; left > 0 && t < deadline_ms; t += 10) {
+        if (expected > 0 && t % 100 == 0 && count_dumps() >= expected && deadline_ms > t + 300)
+            deadline_ms = t + 300;
+        if (t == signal_ms)
+            for (int i = 0; i < nranks; i++)
+                if (status[i] == -1)
+                    kill(pids[i], signal_num);
+        for (int i = 0; i < nranks; i++)
+            if (status[i] == -1) {
+                int st;
+                if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+                    status[i] = st;
+                    left--;
+                }
+            }
+        sleep_ms(10);
+    }
+    for (int i = 0; i < nranks; i++)
+        if (status[i] == -1) {
+            kill(pids[i], SIGKILL);
+            waitpid(pids[i], &status[i], 0);
+        }
+    for (int i = 0; i < nranks; i++)
+        report(i, status[i]);
+}
+
+static int train(void)
+{
+    int nranks = env_int("NRANKS", 4);
+    pid_t pids[64];
+    ncclUniqueId id;
+    char tag[32];
+    snprintf(tag, sizeof tag, "%d", (int)getpid());
+    setenv("FAKE_SHM_TAG", tag, 1);
+    CHECK(ncclGetUniqueId(&id));
+    fflush(stdout);
+    for (int r = 0; r < nranks && r < 64; r++) {
+        char rank_text[16];
+        pids[r] = fork();
+        if (pids[r] == 0) {
+            snprintf(rank_text, sizeof rank_text, "%d", r);
+            setenv("FRTRACE_RANK", rank_text, 1);
+            exit(run_rank(r, nranks, id));
+        }
+    }
+    supervise(pids, nranks);
+    remove_segments();
+    return 0;
+}
+
+static ncclComm_t single_rank_comm(void)
+{
+    ncclUniqueId id;
+    ncclComm_t comm;
+    char tag[32];
+    snprintf(tag, sizeof tag, "%d", (int)getpid());
+    setenv("FAKE_SHM_TAG", tag, 1);
+    CHECK(ncclGetUniqueId(&id));
+    CHECK(ncclCommInitRank(&comm, 1, id, 0));
+    return comm;
+}
+
+static int capture(void)
+{
+    CUstream s = setup_device(), side;
+    cuStreamCreate(&side, 0);
+    ncclComm_t comm = single_rank_comm();
+    fakecuStreamSleep(s, 400); /* keeps the next entries pending while the capture runs */
+    CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)s));
+    cuStreamBeginCapture(side, CU_STREAM_CAPTURE_MODE_GLOBAL);
+    CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)side));
+    CHECK(ncclGroupStart());
+    CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)side));
+    CHECK(ncclBroadcast(NULL, NULL, 8, ncclFloat, 0, comm, (cudaStream_t)side));
+    CHECK(ncclGroupEnd());
+    sleep_ms(600); /* the watchdog polls meanwhile */
+    cuStreamEndCapture(side, NULL);
+    cuStreamSynchronize(s);
+    raise(SIGUSR2);
+    sleep_ms(400);
+    printf("violations %d\n", fakecuViolations());
+    remove_segments();
+    return 0;
+}
+
+static int forked(void)
+{
+    CUstream s = setup_device();
+    ncclComm_t comm = single_rank_comm();
+    CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)s));
+    cuStreamSynchronize(s);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, NULL);
+        raise(SIGUSR2); /* inert: no dumper to wake, and the signal must not kill us */
+        sleep_ms(300);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    fflush(stdout);
+    raise(SIGUSR2);
+    sleep_ms(400);
+    remove_segments();
+    return 0;
+}
+
+static int initall(void)
+{
+    CUstream s[2];
+    ncclComm_t comms[2];
+    char tag[32];
+    s[0] = setup_device();
+    cuStreamCreate(&s[1], 0); /* one stream per device: they run concurrently */
+    snprintf(tag, sizeof tag, "%d", (int)getpid());
+    setenv("FAKE_SHM_TAG", tag, 1);
+    CHECK(ncclCommInitAll(comms, 2, NULL));
+    CHECK(ncclGroupStart());
+    for (int i = 0; i < 2; i++)
+        CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comms[i], (cudaStream_t)s[i]));
+    CHECK(ncclGroupEnd());
+    cuStreamSynchronize(s[0]);
+    cuStreamSynchronize(s[1]);
+    raise(SIGUSR2);
+    sleep_ms(400);
+    remove_segments();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "train";
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(mode, "capture") == 0)
+        return capture();
+    if (strcmp(mode, "fork") == 0)
+        return forked();
+    if (strcmp(mode, "initall") == 0)
+        return initall();
+    return train();
+}

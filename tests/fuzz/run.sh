@@ -1,0 +1,43 @@
+#!/bin/sh
+# run.sh SECONDS — runs each reader fuzzer for SECONDS on a fresh seed corpus and prints
+# "fuzz_NAME: N execs in S s" (or the crash). Exit 1 when a fuzzer found a problem.
+# The corpus is built in a scratch directory from tests/fuzz/corpus/<kind>/ plus, when
+# ../shared exists, the real and synthetic dumps (read in place, never copied into the repo).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+SECONDS_EACH=${1:-60}
+SHARED="$TOP/../shared/testdata"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-fuzz.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+status=0
+for kind in pickle json; do
+    bin="$TOP/$BUILD/fuzz/fuzz_$kind"
+    [ -x "$bin" ] || { echo "fuzz_$kind: not built (no clang?)"; status=1; continue; }
+    corpus="$WORK/$kind"
+    mkdir -p "$corpus"
+    cp "$TOP/tests/fuzz/corpus/$kind/"* "$corpus/" 2>/dev/null
+    if [ -d "$SHARED" ]; then
+        if [ "$kind" = pickle ]; then
+            for f in "$SHARED"/torch-fr-2.9-nvrx/*/_dump_0 "$SHARED"/torch-fr-synthetic/*_pickle_rank_0; do
+                [ -f "$f" ] && cp "$f" "$corpus/$(echo "$f" | tr / _)"
+            done
+        else
+            cp "$SHARED"/torch-fr-synthetic/*.json "$corpus/" 2>/dev/null
+        fi
+    fi
+    log="$WORK/$kind.log"
+    (cd "$WORK" && "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$TOP/$BUILD/fuzz/" \
+        -print_final_stats=1 "$corpus" >"$log" 2>&1)
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    if [ "$rc" -eq 0 ]; then
+        echo "fuzz_$kind: ${execs:-?} execs in $SECONDS_EACH s, no crash"
+    else
+        echo "fuzz_$kind: FAILED (exit $rc)"
+        grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -n 10
+        status=1
+    fi
+done
+exit $status

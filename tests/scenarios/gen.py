@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""gen.py — writes the JSON dumps of one named scenario, one file per rank.
+
+    python3 gen.py SCENARIO OUTDIR
+
+Each scenario is a small story of a job (who issued what, in which state). The dumps are JSON
+in PyTorch's key layout; the scenario tests turn them into PyTorch-layout pickles with our own
+writer (build/tests/mkdump) before running frtrace, so reader, writer and analyzer meet.
+"""
+import json
+import os
+import sys
+
+VERSION = "2.9"
+
+
+class Job:
+    def __init__(self, world):
+        self.world = world
+        self.groups = {"0": ("default_pg", list(range(world)))}
+        self.entries = {r: [] for r in range(world)}
+        self.record = {r: 0 for r in range(world)}
+        self.seq = {}
+        self.version = {r: VERSION for r in range(world)}
+        self.skip = set()
+
+    def group(self, name, desc, ranks):
+        self.groups[name] = (desc, ranks)
+
+    def add(self, rank, name, op, seq, state="completed", ins=((4, 4),), outs=None, dtype="Float",
+            p2p=False, p2p_seq=0, out_dtype=None):
+        outs = ins if outs is None else outs
+        self.entries[rank].append({
+            "record_id": self.record[rank], "pg_id": int(name) if name.isdigit() else 0,
+            "process_group": [name, self.groups[name][0]],
+            "thread_name": "pt_main_thread", "thread_id": "1",
+            "collective_seq_id": seq, "p2p_seq_id": p2p_seq, "op_id": self.record[rank] + 1,
+            "profiling_name": "nccl:" + op, "time_created_ns": 1700000000000000000 + self.record[rank],
+            "input_sizes": [list(s) for s in ins], "input_dtypes": [dtype] * len(ins),
+            "output_sizes": [list(s) for s in outs], "output_dtypes": [out_dtype or dtype] * len(outs),
+            "state": state, "time_discovered_started_ns": None, "time_discovered_completed_ns": None,
+            "retired": state == "completed", "timeout_ms": 600000, "is_p2p": p2p,
+            "frames": [{"name": "train_step", "filename": "train.py", "line": 42}]})
+        self.record[rank] += 1
+
+    def coll(self, name, op, seq, states=None, ranks=None, **kw):
+        members = self.groups[name][1] if ranks is None else ranks
+        for r in members:
+            st = (states or {}).get(r, "completed")
+            if st is not None:
+                self.add(r, name, op, seq, st, **kw)
+
+    def write(self, outdir):
+        os.makedirs(outdir, exist_ok=True)
+        for r in range(self.world):
+            if r in self.skip:
+                continue
+            pgs = {n: {"name": n, "desc": d, "ranks": "[" + ", ".join(map(str, m)) + "]"}
+                   for n, (d, m) in sorted(self.groups.items()) if r in m}
+            status = {}
+            for n in pgs:
+                es = [e for e in self.entries[r] if e["process_group"][0] == n and not e["is_p2p"]]
+                pid = str(int(n) if n.isdigit() else 0)
+                done = [e["collective_seq_id"] for e in es if e["state"] == "completed"]
+                status[pid] = {"last_enqueued_collective": max([e["collective_seq_id"] for e in es], default=-1),
+                               "last_started_collective": -1,
+                               "last_completed_collective": max(done, default=-1)}
+            dump = {"version": self.version[r], "pg_config": pgs, "nccl_version": "2.27.3",
+                    "pg_status": status, "entries": self.entries[r]}
+            with open(os.path.join(outdir, "nccl_trace_rank_%d.json" % r), "w") as f:
+                json.dump(dump, f)
+
+
+def healthy():
+    j = Job(4)
+    for s in range(1, 4):
+        j.coll("0", "all_reduce", s)
+    return j
+
+
+def in_flight():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={r: "scheduled" for r in range(4)})
+    return j
+
+
+def missing_rank():  # rank 2's CPU is stuck: it never issues all_reduce #3
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={0: "scheduled", 1: "scheduled", 2: None, 3: "scheduled"})
+    return j
+
+
+def type_mismatch():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={r: "scheduled" for r in range(4)}, ranks=[0, 1, 2])
+    j.add(3, "0", "all_gather", 4, "scheduled", ins=((4, 4),), outs=((16, 4),))
+    return j
+
+
+def size_mismatch():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={r: "scheduled" for r in range(4)}, ranks=[0, 2, 3])
+    j.add(1, "0", "all_reduce", 4, "scheduled", ins=((5, 4),))
+    return j
+
+
+def dtype_mismatch():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={r: "scheduled" for r in range(4)}, ranks=[0, 1, 3])
+    j.add(2, "0", "all_reduce", 4, "scheduled", dtype="BFloat16")
+    return j
+
+
+def alltoall_total():
+    j = healthy()
+    for r, (i, o) in enumerate([(8, 8), (8, 8), (8, 8), (8, 9)]):
+        j.add(r, "0", "all_to_all", 4, "scheduled", ins=((i,),), outs=((o,),))
+    return j
+
+
+def alltoall_uneven():
+    j = healthy()
+    for r, (i, o) in enumerate([(8, 12), (12, 8), (6, 6), (10, 10)]):
+        j.add(r, "0", "all_to_all", 4, "completed", ins=((i,),), outs=((o,),))
+    return j
+
+
+def gpu_stall():  # rank 1's GPU stopped: all_reduce #4 pending there, completed on the others
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={0: "completed", 1: "scheduled", 2: "completed", 3: "completed"})
+    j.coll("0", "all_reduce", 5, states={0: "scheduled", 1: None, 2: "scheduled", 3: "scheduled"})
+    return j
+
+
+def never_started():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={0: "started", 1: "started", 2: "scheduled", 3: "started"})
+    return j
+
+
+def stuck():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={r: "started" for r in range(4)})
+    j.coll("0", "all_reduce", 5, states={r: "scheduled" for r in range(4)})
+    return j
+
+
+def missing_dump():
+    j = healthy()
+    j.coll("0", "all_reduce", 4, states={0: "scheduled", 1: "scheduled", 2: "scheduled", 3: None})
+    j.skip.add(3)
+    return j
+
+
+def wait_chain():
+    """Ranks 0,1 wait in group A (0,1,2) for rank 2; rank 2 waits in group B (2,3) for rank 3,
+    which never issued it: the culprit is 3, not the first waiting rank; 2 is a victim."""
+    j = Job(4)
+    j.group("1", "A", [0, 1, 2])
+    j.group("2", "B", [2, 3])
+    j.coll("1", "all_reduce", 1)
+    j.coll("2", "all_reduce", 1)
+    j.coll("2", "all_reduce", 2, states={2: "scheduled", 3: None})
+    j.coll("1", "all_reduce", 2, states={0: "scheduled", 1: "scheduled", 2: None})
+    return j
+
+
+def split_groups():  # name "1" is two groups: [0,1] and [2,3]; only [2,3] hangs
+    j = Job(4)
+    j.group("1", "sub", [0, 1])
+    for r in (0, 1):
+        j.add(r, "1", "all_reduce", 1, "completed")
+    j.groups["1"] = ("sub", [2, 3])
+    j.add(2, "1", "all_reduce", 1, "scheduled")
+    j.groups["1"] = ("sub", None)
+    return j
+
+
+def pipeline():
+    """PP over 4 ranks in group 5: 0->1->2->3 sends; a batch_isend_irecv pair between 1 and 2
+    (send listed before recv on both sides, whose entries stay scheduled while the marker
+    completed); rank 3 never posts its recv from 2."""
+    j = Job(4)
+    j.group("5", "PIPELINE", [0, 1, 2, 3])
+    j.add(0, "5", "send 0->1", 0, "completed", p2p=True, p2p_seq=1)
+    j.add(1, "5", "recv 1<-0", 0, "completed", p2p=True, p2p_seq=1)
+    j.add(1, "5", "send 1->2", 0, "scheduled", p2p=True, p2p_seq=2)
+    j.add(1, "5", "recv 1<-2", 0, "scheduled", p2p=True, p2p_seq=2)
+    j.add(1, "5", "coalesced", 0, "completed", p2p_seq=2)
+    j.add(2, "5", "send 2->1", 0, "scheduled", p2p=True, p2p_seq=1)
+    j.add(2, "5", "recv 2<-1", 0, "scheduled", p2p=True, p2p_seq=1)
+    j.add(2, "5", "coalesced", 0, "completed", p2p_seq=1)
+    j.add(2, "5", "send 2->3", 0, "scheduled", p2p=True, p2p_seq=2)
+    j.add(3, "0", "all_reduce", 1, "scheduled")
+    for r in (0, 1, 2):
+        j.add(r, "0", "all_reduce", 1, "scheduled")
+    return j
+
+
+def ring_wrap():  # windows start at different record_ids; rank 3 lost more history
+    j = Job(4)
+    for s in range(1, 8):
+        j.coll("0", "all_reduce", s)
+    j.coll("0", "all_reduce", 8, states={0: "scheduled", 1: "scheduled", 2: "scheduled", 3: None})
+    for r, drop in enumerate([2, 3, 4, 6]):
+        j.entries[r] = j.entries[r][drop:]
+    return j
+
+
+def mixed_versions():
+    j = healthy()
+    j.version[1] = "2.4"
+    j.version[2] = "2.10"
+    return j
+
+
+def demo_hang():  # the bundled example: 4 ranks, rank 2 never joins all_reduce #4
+    return missing_rank()
+
+
+SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mismatch, size_mismatch, dtype_mismatch,
+                                     alltoall_total, alltoall_uneven, demo_hang, gpu_stall, never_started, stuck, missing_dump,
+                                     wait_chain, split_groups, pipeline, ring_wrap, mixed_versions]}
+
+if __name__ == "__main__":
+    job = SCENARIOS[sys.argv[1]]()
+    if sys.argv[1] == "split_groups":
+        # pg_config differs per rank: ranks 0,1 see "1"=[0,1], ranks 2,3 see "1"=[2,3]
+        job.groups["1"] = ("sub", [0, 1])
+        job.write(sys.argv[2])
+        keep = {r: open(os.path.join(sys.argv[2], "nccl_trace_rank_%d.json" % r)).read() for r in (0, 1)}
+        job.groups["1"] = ("sub", [2, 3])
+        job.write(sys.argv[2])
+        for r, text in keep.items():
+            open(os.path.join(sys.argv[2], "nccl_trace_rank_%d.json" % r), "w").write(text)
+    else:
+        job.write(sys.argv[2])

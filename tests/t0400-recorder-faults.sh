@@ -1,0 +1,81 @@
+#!/bin/sh
+# A user preloads the recorder into an unchanged 4-rank NCCL job (the fake NCCL/CUDA stack:
+# processes really wait for each other), something goes wrong, every rank leaves a dump, and
+# `frtrace` names the rank at fault.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/fakes/rec-lib.sh"
+require_recorder 'fault-injection stories'
+
+test_expect_success 'a healthy job leaves dumps at exit and the verdict is ok' '
+    run_job FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
+    test "$(grep -c "exit 0" job.out)" = 4 &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    verdict_is ok "" &&
+    test "$(dump_field 2 "d[\"frtrace\"][\"trigger\"]")" = exit &&
+    test "$(dump_field 2 "d[\"version\"]")" = 2.10 &&
+    test "$(dump_field 0 "sorted(set(e[\"state\"] for e in d[\"entries\"]))")" = "[\"completed\"]"
+'
+
+test_expect_success 'communicator ids agree across ranks, splits included' '
+    run_job FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
+    for r in 0 1 2 3; do dump_field $r "sorted(d[\"pg_config\"])" >ids.$r; done &&
+    cmp ids.0 ids.2 && cmp ids.1 ids.3 && ! cmp -s ids.0 ids.1 &&
+    test "$(dump_field 1 "sorted((c[\"comm_size\"], c[\"color\"]) for c in d[\"frtrace\"][\"comms\"].values())")" = "[[2, 1], [4, -1]]"
+'
+
+test_expect_success 'entries are numbered and shaped as PyTorch records them' '
+    run_job FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
+    dump_field 1 "[(e[\"profiling_name\"], e[\"collective_seq_id\"], e[\"p2p_seq_id\"], e[\"op_id\"], e[\"is_p2p\"], e[\"input_sizes\"], e[\"output_sizes\"], e[\"input_dtypes\"]) for e in d[\"entries\"][:6]]" >first &&
+    cat first &&
+    grep -F "[\"nccl:all_reduce\", 1, 0, 1, false, [[1024]], [[1024]], [\"Float\"]]" first &&
+    grep -F "[\"nccl:send 1->2\", 1, 1, 2, true, [[256]], [[256]], [\"BFloat16\"]]" first &&
+    grep -F "[\"nccl:recv 1<-0\", 1, 1, 3, true" first &&
+    grep -F "[\"nccl:coalesced\", 1, 1, 4, false, [], [], []]" first &&
+    grep -F "[\"nccl:all_to_all\", 1, 0, 1, false, [[128]], [[128]]" first &&
+    grep -F "[\"nccl:all_gather\", 2, 0, 2, false, [[32]], [[64]], [\"Half\"]]" first
+'
+
+test_expect_success 'a rank stuck in CPU code: hang, that rank is the culprit (missing)' '
+    run_job SKIP=2@3 &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    test "$(dump_field 2 "d[\"frtrace\"][\"trigger\"]")" = trigger_file &&
+    verdict_is hang 2 &&
+    python3 -c "import json; db=json.load(open(\"db.json\")); assert any(f[\"kind\"]==\"missing_ranks\" and f[\"ranks\"]==[2] for f in db[\"findings\"]), db[\"findings\"]"
+'
+
+test_expect_success 'a rank whose GPU stream stalls: hang, that rank is the culprit (state)' '
+    run_job STALL=1@2 &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    verdict_is hang 1 &&
+    python3 -c "import json; db=json.load(open(\"db.json\")); assert any(f[\"kind\"]==\"state_mismatch\" and 1 in f[\"ranks\"] for f in db[\"findings\"]), db[\"findings\"]"
+'
+
+test_expect_success 'a rank passing the wrong count: mismatch, that rank is the culprit' '
+    run_job MISMATCH=3@2:77 &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    verdict_is mismatch 3
+'
+
+test_expect_success 'a rank that crashes leaves a fatal dump and still dies by SIGSEGV' '
+    run_job CRASH=1@2 &&
+    grep "rank 1 signal 11" job.out &&
+    test "$(dump_field 1 "d[\"frtrace\"][\"trigger\"]")" = fatal:11 &&
+    ls dumps/rank_0 dumps/rank_2 dumps/rank_3 &&
+    verdict_is hang 1
+'
+
+test_expect_success 'a slow rank is never a false culprit' '
+    run_job SLOW=2:150 FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
+    test "$(grep -c "exit 0" job.out)" = 4 &&
+    "$FRTRACE" -f json dumps >db.json || true &&
+    python3 -c "import json; v=json.load(open(\"db.json\"))[\"verdict\"]; assert v[\"status\"]==\"ok\" and v[\"culprit_ranks\"]==[], v"
+'
+
+test_expect_success 'FRTRACE_FORMAT=json writes JSON dumps the analyzer reads alike' '
+    run_job SKIP=0@2 FRTRACE_FORMAT=json FRTRACE_DUMP_PREFIX=nccl_trace_rank_ &&
+    head -c 1 dumps/nccl_trace_rank_0 | grep -q "{" &&
+    python3 -c "import json; json.load(open(\"dumps/nccl_trace_rank_3\"))" &&
+    verdict_is hang 0
+'
+
+test_done

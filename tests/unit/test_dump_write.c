@@ -1,0 +1,282 @@
+/* test_dump_write.c — fr_dump → pickle/JSON: versions, the fixed-memory path the recorder uses,
+ * the "frtrace" extra key both ways, and JSON number formatting. Byte-exact comparisons with the
+ * real and synthetic dumps are in tests/t0150-dump-roundtrip.sh. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "dump_write.h"
+#include "pickle_write.h"
+
+typedef struct bytes {
+    uint8_t *data;
+    size_t len, cap;
+} bytes;
+
+static int collect(void *ctx, const uint8_t *p, size_t n) {
+    bytes *b = ctx;
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->data = realloc(b->data, b->cap);
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+    return 0;
+}
+
+static uint8_t *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+static fr_dump *decode_file(const char *path) {
+    size_t len;
+    uint8_t *content = slurp(path, &len);
+    if (!content) return NULL;
+    fr_error err = {{0}};
+    fr_dump *d = NULL;
+    if (fr_dump_decode(content, len, &d, &err) != 0) fail_msg("%s: %s", path, err.msg);
+    free(content);
+    return d;
+}
+
+static void heap_pickle(const fr_dump *d, const fr_write_options *o, bytes *out) {
+    pw_writer w;
+    fr_error err = {{0}};
+    assert_int_equal(pw_init_alloc(&w, collect, out), 0);
+    assert_int_equal(fr_dump_write_pickle(d, o, &w, &err), 0);
+    assert_int_equal(pw_finish(&w, NULL, NULL), 0);
+}
+
+/* The recorder's path: a 13-byte staging buffer, a fixed memo, caller's scratch, no malloc. */
+static void fixed_pickle(const fr_dump *d, fr_write_options o, void *scratch, size_t scratch_size, bytes *out) {
+    uint8_t buf[13];
+    static pw_memo_slot memo[4096];
+    pw_writer w;
+    fr_error err = {{0}};
+    pw_init(&w, buf, sizeof buf, memo, 4096, collect, out);
+    o.scratch = scratch;
+    o.scratch_size = scratch_size;
+    assert_int_equal(fr_dump_write_pickle(d, &o, &w, &err), 0);
+    assert_int_equal(pw_finish(&w, NULL, NULL), 0);
+}
+
+#define SYNTH "../shared/testdata/torch-fr-synthetic/"
+
+static void the_fixed_memory_path_writes_the_heap_bytes_in_every_version(void **state) {
+    fr_dump *d = decode_file(SYNTH "v2.0_pickle_rank_0"); /* frames, shared frame dicts */
+    if (!d) skip();
+    static const int minors[] = {0, 2, 4, 9, 10};
+    for (size_t k = 0; k < sizeof minors / sizeof minors[0]; k++) {
+        fr_write_options o = {.version_major = 2, .version_minor = minors[k]};
+        bytes heap = {0}, fixed = {0};
+        heap_pickle(d, &o, &heap);
+        size_t size = fr_dump_write_scratch_size(d);
+        void *scratch = malloc(size);
+        fixed_pickle(d, o, scratch, size, &fixed);
+        assert_int_equal(fixed.len, heap.len);
+        assert_memory_equal(fixed.data, heap.data, heap.len);
+        free(scratch);
+        free(heap.data);
+        free(fixed.data);
+    }
+    fr_dump_free(d);
+}
+
+static void without_scratch_the_pickle_is_still_valid_and_complete(void **state) {
+    fr_dump *d = decode_file(SYNTH "v2.4_pickle_rank_0");
+    if (!d) skip();
+    fr_write_options o = {0};
+    bytes fixed = {0};
+    fixed_pickle(d, o, NULL, 0, &fixed);
+    fr_error err = {{0}};
+    fr_dump *back;
+    assert_int_equal(fr_dump_decode(fixed.data, fixed.len, &back, &err), 0);
+    assert_int_equal(back->nentries, d->nentries);
+    assert_int_equal(back->entries[2].nframes, 3);
+    assert_string_equal(back->entries[2].frames[2].name, "<module>");
+    assert_string_equal(back->groups[0].name, "0");
+    assert_int_equal(back->groups[0].nranks, 2);
+    assert_int_equal(back->status[0].last_enqueued, 2);
+    fr_dump_free(back);
+    free(fixed.data);
+    fr_dump_free(d);
+}
+
+/* A dump as the recorder would fill it: no interning, extras set. */
+static void recorder_dump(fr_dump *d, fr_group_config *g, fr_comm_info *c, fr_entry *e, fr_pg_status *st) {
+    static const int64_t ranks[] = {0, 1, 2, 3};
+    static const int64_t dims[] = {1024};
+    static const fr_shape shape = {1, dims};
+    static const char *const dtype[] = {"Float"};
+    memset(d, 0, sizeof *d);
+    d->version = "2.10";
+    d->version_major = 2;
+    d->version_minor = 10;
+    d->comm_lib_version = "2.27.3";
+    *g = (fr_group_config){"7", "undefined", 4, ranks};
+    d->ngroups = 1;
+    d->groups = g;
+    *st = (fr_pg_status){3, 5, 5, 4};
+    d->nstatus = 1;
+    d->status = st;
+    memset(e, 0, sizeof *e);
+    e->record_id = 9;
+    e->pg_id = 3;
+    e->pg_name = "7";
+    e->pg_desc = "undefined";
+    e->thread_name = "python";
+    e->thread_id = "77";
+    e->collective_seq_id = 5;
+    e->op_id = 5;
+    e->profiling_name = "nccl:all_reduce";
+    e->time_created_ns = 1758610505592891074LL;
+    e->input_sizes = e->output_sizes = (fr_shapes){1, &shape};
+    e->input_dtypes = e->output_dtypes = (fr_strings){1, dtype};
+    e->state = FR_STATE_STARTED;
+    e->time_discovered_started_ns = 1758610505592899999LL;
+    e->timeout_ms = 300000;
+    d->has_entries = true;
+    d->nentries = 1;
+    d->entries = e;
+    d->global_rank = 2;
+    d->trigger = "timeout";
+    *c = (fr_comm_info){"7", 2, 4, "0", 1, "0xabc", "live"};
+    d->ncomms = 1;
+    d->comms = c;
+}
+
+static void check_recorder_dump(const fr_dump *back) {
+    assert_int_equal(back->global_rank, 2);
+    assert_string_equal(back->trigger, "timeout");
+    assert_int_equal(back->ncomms, 1);
+    assert_string_equal(back->comms[0].pg_name, "7");
+    assert_int_equal(back->comms[0].comm_rank, 2);
+    assert_int_equal(back->comms[0].comm_size, 4);
+    assert_string_equal(back->comms[0].parent, "0");
+    assert_int_equal(back->comms[0].color, 1);
+    assert_string_equal(back->comms[0].nccl_hash, "0xabc");
+    assert_string_equal(back->comms[0].state, "live");
+    assert_int_equal(back->entries[0].state, FR_STATE_STARTED);
+    assert_int_equal(back->entries[0].time_discovered_started_ns, 1758610505592899999LL);
+    assert_int_equal(back->entries[0].input_sizes.shapes[0].dims[0], 1024);
+    assert_int_equal(back->groups[0].ranks[3], 3);
+    assert_int_equal(back->status[0].last_completed, 4);
+}
+
+static void the_frtrace_extras_survive_pickle_and_json(void **state) {
+    fr_dump d;
+    fr_group_config g;
+    fr_comm_info c;
+    fr_entry e;
+    fr_pg_status st;
+    recorder_dump(&d, &g, &c, &e, &st);
+    bytes pickle = {0}, json = {0};
+    heap_pickle(&d, NULL, &pickle);
+    fr_error err = {{0}};
+    fr_dump *back;
+    assert_int_equal(fr_dump_decode(pickle.data, pickle.len, &back, &err), 0);
+    check_recorder_dump(back);
+    fr_dump_free(back);
+
+    assert_int_equal(fr_dump_write_json(&d, NULL, collect, &json, &err), 0);
+    assert_non_null(strstr((char *)json.data,
+                           "\"frtrace\":{\"comms\":{\"7\":{\"color\":1,\"comm_rank\":2,\"comm_size\":4,"
+                           "\"nccl_hash\":\"0xabc\",\"parent\":\"0\",\"state\":\"live\"}},"
+                           "\"global_rank\":2,\"trigger\":\"timeout\",\"version\":\"1\"}"));
+    assert_int_equal(fr_dump_decode(json.data, json.len, &back, &err), 0);
+    check_recorder_dump(back);
+    fr_dump_free(back);
+    free(pickle.data);
+    free(json.data);
+}
+
+static void a_dump_without_extras_has_no_frtrace_key(void **state) {
+    fr_dump d;
+    fr_group_config g;
+    fr_comm_info c;
+    fr_entry e;
+    fr_pg_status st;
+    recorder_dump(&d, &g, &c, &e, &st);
+    d.global_rank = -1;
+    d.ncomms = 0;
+    bytes pickle = {0};
+    heap_pickle(&d, NULL, &pickle);
+    assert_null(memmem(pickle.data, pickle.len, "frtrace", 7));
+    free(pickle.data);
+}
+
+static void json_numbers_look_like_nlohmanns(void **state) {
+    static const struct { double v; const char *text; } cases[] = {
+        {0.0368579737842083, "0.0368579737842083"}, {1.0, "1.0"}, {0.5, "0.5"}, {1e-05, "1e-05"},
+        {0.0001, "0.0001"}, {1.5e20, "1.5e+20"}, {123456.75, "123456.75"}, {0.0, "0.0"},
+        {(double)0.1f, "0.10000000149011612"}, {1e16, "1e+16"}, {100.0, "100.0"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fr_dump d;
+        fr_group_config g;
+        fr_comm_info c;
+        fr_entry e;
+        fr_pg_status st;
+        recorder_dump(&d, &g, &c, &e, &st);
+        e.has_duration = true;
+        e.duration_ms = cases[k].v;
+        bytes json = {0};
+        fr_error err = {{0}};
+        assert_int_equal(fr_dump_write_json(&d, NULL, collect, &json, &err), 0);
+        char want[80];
+        snprintf(want, sizeof want, "\"duration_ms\":%s,", cases[k].text);
+        if (!strstr((char *)json.data, want)) fail_msg("want %s in %s", want, (char *)json.data);
+        free(json.data);
+    }
+}
+
+static void an_unknown_major_version_is_refused(void **state) {
+    fr_dump d;
+    fr_group_config g;
+    fr_comm_info c;
+    fr_entry e;
+    fr_pg_status st;
+    recorder_dump(&d, &g, &c, &e, &st);
+    fr_write_options o = {.version_major = 3, .version_minor = 0};
+    pw_writer w;
+    fr_error err = {{0}};
+    assert_int_equal(pw_init_alloc(&w, NULL, NULL), 0);
+    assert_int_equal(fr_dump_write_pickle(&d, &o, &w, &err), -1);
+    assert_non_null(strstr(err.msg, "2.x"));
+    pw_finish(&w, NULL, NULL);
+}
+
+static void legacy_dtype_names_round_trip(void **state) {
+    assert_string_equal(fr_dtype_legacy_name("Float"), "float");
+    assert_string_equal(fr_dtype_legacy_name("BFloat16"), "c10::BFloat16");
+    assert_string_equal(fr_dtype_legacy_name("Long"), "long int");
+    assert_string_equal(fr_dtype_legacy_name("SomethingNew"), "SomethingNew");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_fixed_memory_path_writes_the_heap_bytes_in_every_version),
+        cmocka_unit_test(without_scratch_the_pickle_is_still_valid_and_complete),
+        cmocka_unit_test(the_frtrace_extras_survive_pickle_and_json),
+        cmocka_unit_test(a_dump_without_extras_has_no_frtrace_key),
+        cmocka_unit_test(json_numbers_look_like_nlohmanns),
+        cmocka_unit_test(an_unknown_major_version_is_refused),
+        cmocka_unit_test(legacy_dtype_names_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
