@@ -190,8 +190,10 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     /* remember, before sorting, which proto each (rank, name) refers to */
     size_t *order = malloc((b.n ? b.n : 1) * sizeof *order);
     proto_group *sorted = malloc((b.n ? b.n : 1) * sizeof *sorted);
-    memcpy(sorted, b.v, b.n * sizeof *sorted);
-    qsort(sorted, b.n, sizeof *sorted, compare_protos);
+    if (b.n) {
+        memcpy(sorted, b.v, b.n * sizeof *sorted);
+        qsort(sorted, b.n, sizeof *sorted, compare_protos);
+    }
     for (size_t i = 0; i < b.n; i++) order[sorted[i].added] = i;
     g->n = b.n;
     g->v = calloc(b.n ? b.n : 1, sizeof *g->v);

@@ -514,7 +514,7 @@ static int pair_run(builder *b, p2p_rec *run, size_t n) {
 }
 
 static int pair_p2p(builder *b) {
-    qsort(b->p2p, b->np2p, sizeof *b->p2p, compare_p2p);
+    if (b->np2p) qsort(b->p2p, b->np2p, sizeof *b->p2p, compare_p2p);
     for (size_t i = 0; i < b->np2p;) {
         size_t j = i;
         while (j < b->np2p && b->p2p[j].group == b->p2p[i].group && b->p2p[j].src_pos == b->p2p[i].src_pos &&
@@ -533,7 +533,7 @@ static int compare_calls(const void *x, const void *y) {
 }
 
 static int layout_calls(fa_match *m) {
-    qsort(m->calls, m->ncalls, sizeof *m->calls, compare_calls);
+    if (m->ncalls) qsort(m->calls, m->ncalls, sizeof *m->calls, compare_calls);
     for (size_t c = 0; c < m->ncalls; c++) {
         fa_op *op = &m->ops[m->calls[c].op];
         if (op->ncalls == 0) op->first_call = (uint32_t)c;

@@ -48,8 +48,10 @@ char *fa_ranks_format(const int64_t *ranks, size_t n) {
         free(text);
         return NULL;
     }
-    memcpy(sorted, ranks, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_i64);
+    if (n) {
+        memcpy(sorted, ranks, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, compare_i64);
+    }
     size_t len = 0;
     text[0] = '\0';
     for (size_t i = 0; i < n;) {

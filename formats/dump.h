@@ -17,7 +17,21 @@
  * dropped. When even that is impossible (no version, no pg_config) decoding fails.
  *
  * The recorder's dumps carry an extra top-level key "frtrace" (see FR_EXTRA_KEY below) with the
- * facts one process knows about its communicators; PyTorch's tools ignore it.
+ * facts one process knows about its communicators; PyTorch's tools ignore it. Its layout (written
+ * by dump_write after the standard keys, read here; missing fields take the defaults in
+ * fr_comm_info):
+ *   "frtrace": {"version": "1",            layout version of this key
+ *               "global_rank": int,        this process's global rank
+ *               "trigger": str,            why it dumped (only when known)
+ *               "comms": {pg_name: {"comm_rank": int, "comm_size": int,
+ *                                   "parent": str or None, "color": int,
+ *                                   "nccl_hash": str or None, "state": str or None}}}
+ * In JSON the same object appears with its keys sorted.
+ *
+ * Decoding defaults for keys a version lacks: thread_name/thread_id NULL (before 2.8),
+ * timeout_ms -1 (2.0), has_duration false (no "duration_ms"), time_discovered_* 0 (None),
+ * frames NULL (no "frames" key; an empty but present list gives non-NULL with nframes 0),
+ * nstatus 0 (before 2.3), comm_lib_version NULL (before 2.6). Extra keys are ignored.
  */
 #ifndef FRTRACE_DUMP_H
 #define FRTRACE_DUMP_H
@@ -150,7 +164,8 @@ int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *er
 void fr_dump_free(fr_dump *dump);
 
 /* Maps an already-read value tree (pickle or JSON) to a dump; the dump allocates in `arena`,
- * which it then owns. Used by fr_dump_decode and by tests. */
+ * which it then owns (on failure the arena stays the caller's). The tree may live in the same
+ * arena or another one: everything kept is copied. Used by fr_dump_decode and by tests. */
 int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err);
 
 const char *fr_state_name(fr_state state); /* "scheduled", "started", "completed" */

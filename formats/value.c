@@ -1,13 +1,19 @@
 /* value.c — the arena and the value type (see value.h for the model).
  *
  * The arena hands out memory from chunks that grow geometrically (64 KiB up to 16 MiB); a
- * request larger than a chunk gets a chunk of its own. Nothing is freed until the arena is.
- * Growing a list reallocates its item array inside the arena (the old array is simply left
- * behind), doubling, so the waste stays under half.
+ * request larger than a chunk gets a chunk of its own. Nothing is freed until the arena is
+ * (or reset, which keeps the newest chunk for reuse). Growing a list or dict reallocates its
+ * item array inside the arena, doubling: when the array is the newest allocation of the current
+ * chunk — the usual case, since a reader fills one container at a time — it simply grows in
+ * place; otherwise the old array is left behind, so the waste stays under half.
  *
  * Dicts keep insertion order in a flat array of key/value pairs. Up to DICT_LINEAR_MAX pairs a
- * duplicate key is found by scanning; past that an open-addressing index of pair numbers is
- * built and kept, so that a hostile dict of a million keys costs a million probes, not 10^12.
+ * duplicate key is found by scanning, and the scan is mostly skipped: the dict keeps a 32-bit
+ * signature with one bit per key hash (a one-word Bloom filter), and a key whose bit is clear
+ * cannot be there. String keys cache their hash in the node, so the memoized key nodes a pickle
+ * shares between thousands of entry dicts are hashed once. Past DICT_LINEAR_MAX an
+ * open-addressing index of pair numbers is built and kept, so that a hostile dict of a million
+ * keys costs a million probes, not 10^12.
  */
 #include "value.h"
 
@@ -25,18 +31,28 @@ typedef struct chunk {
     _Alignas(16) unsigned char data[];
 } chunk;
 
+enum { MODEL_SLOTS = 8 };
+
 struct fv_arena {
-    chunk *head;
+    chunk *head; /* the current chunk; older and dedicated ones follow */
     size_t next_chunk_size;
     size_t handed_out;
     size_t limit;
+    /* dicts whose key sequence new dicts probably repeat, by first key (see fv_dict_set) */
+    fv *models[MODEL_SLOTS];
 };
 
-fv_arena *fv_arena_new(void) {
+fv_arena *fv_arena_new_sized(size_t first_chunk) {
     fv_arena *arena = calloc(1, sizeof *arena);
-    if (arena) arena->next_chunk_size = CHUNK_MIN;
+    if (!arena) return NULL;
+    first_chunk = (first_chunk + 1023) & ~(size_t)1023;
+    if (first_chunk < 1024) first_chunk = 1024;
+    if (first_chunk > CHUNK_MAX) first_chunk = CHUNK_MAX;
+    arena->next_chunk_size = first_chunk;
     return arena;
 }
+
+fv_arena *fv_arena_new(void) { return fv_arena_new_sized(CHUNK_MIN); }
 
 void fv_arena_free(fv_arena *arena) {
     if (!arena) return;
@@ -49,27 +65,61 @@ void fv_arena_free(fv_arena *arena) {
     free(arena);
 }
 
+void fv_arena_reset(fv_arena *arena) {
+    chunk *keep = arena->head;
+    if (!keep) return;
+    chunk *c = keep->next;
+    while (c) {
+        chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    keep->next = NULL;
+    keep->used = 0;
+    arena->handed_out = 0;
+    memset(arena->models, 0, sizeof arena->models);
+}
+
 void fv_arena_set_limit(fv_arena *arena, size_t max_bytes) { arena->limit = max_bytes; }
 
 size_t fv_arena_used(const fv_arena *arena) { return arena->handed_out; }
 
+size_t fv_arena_held(const fv_arena *arena) {
+    size_t held = sizeof *arena;
+    for (const chunk *c = arena->head; c; c = c->next) held += sizeof *c + c->size;
+    return held;
+}
+
+/* A chunk with room for `need` bytes. A request of at least half the next chunk size gets a
+ * chunk of exactly its size, linked behind the current one, which thus keeps serving small
+ * requests instead of being abandoned with its tail unused. */
 static chunk *arena_grow(fv_arena *arena, size_t need) {
-    size_t size = arena->next_chunk_size;
+    bool dedicated = need >= arena->next_chunk_size / 2 && arena->head;
+    size_t size = dedicated ? need : arena->next_chunk_size;
     if (size < need) size = need;
     chunk *c = malloc(sizeof *c + size);
     if (!c) return NULL;
     c->size = size;
     c->used = 0;
+    if (dedicated) {
+        c->next = arena->head->next;
+        arena->head->next = c;
+        return c;
+    }
     c->next = arena->head;
     arena->head = c;
     if (arena->next_chunk_size < CHUNK_MAX) arena->next_chunk_size *= 2;
     return c;
 }
 
+static size_t round_up(size_t size) {
+    size_t rounded = (size + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
+    return rounded ? rounded : ALIGN;
+}
+
 void *fv_arena_alloc(fv_arena *arena, size_t size) {
     if (size > SIZE_MAX / 2) return NULL;
-    size_t rounded = (size + (ALIGN - 1)) & ~(size_t)(ALIGN - 1);
-    if (rounded == 0) rounded = ALIGN;
+    size_t rounded = round_up(size);
     if (arena->limit && arena->handed_out + rounded > arena->limit) return NULL;
     chunk *c = arena->head;
     if (!c || c->size - c->used < rounded) {
@@ -80,6 +130,20 @@ void *fv_arena_alloc(fv_arena *arena, size_t size) {
     c->used += rounded;
     arena->handed_out += rounded;
     return p;
+}
+
+/* Grows the allocation `p` of `old_size` bytes to `new_size` where it is, which works when it
+ * is the newest allocation of the current chunk and the chunk has room. */
+static bool arena_extend(fv_arena *arena, void *p, size_t old_size, size_t new_size) {
+    chunk *c = arena->head;
+    size_t old_r = round_up(old_size), new_r = round_up(new_size);
+    if (!c || !p || (unsigned char *)p + old_r != c->data + c->used) return false;
+    size_t more = new_r - old_r;
+    if (c->size - c->used < more) return false;
+    if (arena->limit && arena->handed_out + more > arena->limit) return false;
+    c->used += more;
+    arena->handed_out += more;
+    return true;
 }
 
 char *fv_arena_strdup(fv_arena *arena, const char *bytes, size_t len) {
@@ -136,14 +200,20 @@ fv *fv_list(fv_arena *arena) { return node(arena, FV_LIST); }
 fv *fv_tuple(fv_arena *arena) { return node(arena, FV_TUPLE); }
 fv *fv_dict(fv_arena *arena) { return node(arena, FV_DICT); }
 
-/* Makes room for `slots` item pointers in a list, tuple or dict. */
+/* Makes room for `slots` item pointers in a list, tuple or dict: in place when the array is the
+ * arena's newest allocation, else by moving it. */
 static bool reserve(fv_arena *arena, fv *v, uint64_t slots) {
     if (slots <= v->u.seq.cap) return true;
     if (slots > UINT32_MAX / 2) return false;
     uint64_t cap = v->u.seq.cap ? (uint64_t)v->u.seq.cap * 2 : 4;
     while (cap < slots) cap *= 2;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
-    fv **items = fv_arena_alloc(arena, (size_t)cap * sizeof *items);
+    size_t old_bytes = (size_t)v->u.seq.cap * sizeof(fv *), new_bytes = (size_t)cap * sizeof(fv *);
+    if (v->u.seq.cap && arena_extend(arena, v->u.seq.items, old_bytes, new_bytes)) {
+        v->u.seq.cap = (uint32_t)cap;
+        return true;
+    }
+    fv **items = fv_arena_alloc(arena, new_bytes);
     if (!items) return false;
     uint64_t used = v->kind == FV_DICT ? (uint64_t)v->len * 2 : v->len;
     if (used) memcpy(items, v->u.seq.items, (size_t)used * sizeof *items);
@@ -179,13 +249,14 @@ static bool key_as_int(const fv *k, int64_t *out) {
 
 bool fv_key_equal(const fv *a, const fv *b) {
     if (a == b) return true;
+    if (a->kind == FV_STR || b->kind == FV_STR) /* the common case: decide without key_as_int */
+        return a->kind == b->kind && a->len == b->len && memcmp(a->u.s, b->u.s, a->len) == 0;
     int64_t ia, ib;
     if (key_as_int(a, &ia) && key_as_int(b, &ib)) return ia == ib;
     if (a->kind != b->kind) return false;
     switch (a->kind) {
     case FV_NONE: return true;
     case FV_FLOAT: return a->u.f == b->u.f; /* NaN != NaN, as in Python for distinct objects */
-    case FV_STR: return a->len == b->len && memcmp(a->u.s, b->u.s, a->len) == 0;
     default: return false;
     }
 }
@@ -199,36 +270,61 @@ static uint64_t mix64(uint64_t x) {
     return x;
 }
 
-static uint64_t key_hash(const fv *k) {
+/* Eight bytes at a time, then mixed: keys are short, but JSON keys and hostile ones need not be. */
+static uint32_t bytes_hash(const char *s, uint32_t len) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+    uint32_t n = 0;
+    for (; n + 8 <= len; n += 8) {
+        uint64_t w;
+        memcpy(&w, s + n, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, s + n, len - n);
+    return (uint32_t)mix64(h ^ tail);
+}
+
+/* A 32-bit hash consistent with fv_key_equal. A string node keeps its hash once computed. */
+static uint32_t key_hash(fv *k) {
     int64_t i;
-    if (key_as_int(k, &i)) return mix64((uint64_t)i);
     switch (k->kind) {
-    case FV_STR: {
-        uint64_t h = 1469598103934665603ULL;
-        for (uint32_t n = 0; n < k->len; n++) h = (h ^ (unsigned char)k->u.s[n]) * 1099511628211ULL;
-        return h;
-    }
-    case FV_FLOAT: {
-        uint64_t bits;
-        memcpy(&bits, &k->u.f, sizeof bits);
-        return mix64(bits);
-    }
-    case FV_NONE: return 0x9e3779b97f4a7c15ULL;
-    default: return mix64((uint64_t)(uintptr_t)k); /* containers: identity */
+    case FV_STR:
+        if (!(k->flags & FV_FLAG_HASHED)) {
+            k->u.s_hash = bytes_hash(k->u.s, k->len);
+            k->flags |= FV_FLAG_HASHED;
+        }
+        return k->u.s_hash;
+    case FV_FLOAT:
+        if (!key_as_int(k, &i)) {
+            uint64_t bits;
+            memcpy(&bits, &k->u.f, sizeof bits);
+            return (uint32_t)mix64(bits);
+        }
+        return (uint32_t)mix64((uint64_t)i);
+    case FV_BOOL:
+    case FV_INT: key_as_int(k, &i); return (uint32_t)mix64((uint64_t)i);
+    case FV_NONE: return 0x7f4a7c15u;
+    default: return (uint32_t)mix64((uint64_t)(uintptr_t)k); /* containers: identity */
     }
 }
 
-enum { DICT_LINEAR_MAX = 16 };
+/* The dict's signature bit for a key hash (high bits: the index uses the low ones). */
+static uint32_t sig_bit(uint32_t h) { return 1u << (h >> 27); }
+
+enum { DICT_LINEAR_MAX = 32 };
 
 /* A dict past DICT_LINEAR_MAX pairs has an index: a table of (pair number + 1), 0 = empty, sized
  * to a power of two at least twice the pairs. Its pointer is kept in the last slot of the item
- * array, which fv_dict_set always leaves spare; when the array moves the index is rebuilt. */
+ * array, which fv_dict_set always leaves spare; when the array moves or grows the index is
+ * rebuilt. A dict of up to DICT_LINEAR_MAX pairs uses that spare slot for its model instead. */
 typedef struct dict_index {
     uint32_t size; /* slots, power of two */
     uint32_t slots[];
 } dict_index;
 
-static dict_index **index_slot(fv *d) { return (dict_index **)&d->u.seq.items[d->u.seq.cap - 1]; }
+static fv **spare_slot(fv *d) { return &d->u.seq.items[d->u.seq.cap - 1]; }
+static dict_index **index_slot(fv *d) { return (dict_index **)spare_slot(d); }
 
 static bool index_rebuild(fv_arena *arena, fv *d) {
     uint32_t size = 64;
@@ -238,8 +334,7 @@ static bool index_rebuild(fv_arena *arena, fv *d) {
     ix->size = size;
     memset(ix->slots, 0, (size_t)size * sizeof ix->slots[0]);
     for (uint32_t p = 0; p < d->len; p++) {
-        uint64_t h = key_hash(fv_dict_key(d, p));
-        uint32_t s = (uint32_t)h & (size - 1);
+        uint32_t s = key_hash(fv_dict_key(d, p)) & (size - 1);
         while (ix->slots[s]) s = (s + 1) & (size - 1);
         ix->slots[s] = p + 1;
     }
@@ -247,15 +342,25 @@ static bool index_rebuild(fv_arena *arena, fv *d) {
     return true;
 }
 
-/* Position of a key equal to `key`, or -1. */
-static int64_t dict_find(fv *d, const fv *key) {
+/* Position of a key equal to `key` (whose hash is `h`), or -1. */
+static int64_t dict_find(fv *d, const fv *key, uint32_t h) {
     if (d->len <= DICT_LINEAR_MAX) {
+        if (!(d->u.seq.sig & sig_bit(h))) return -1;
+        if (key->kind == FV_STR) { /* every string key of the dict has its hash cached */
+            for (uint32_t p = 0; p < d->len; p++) {
+                const fv *k = fv_dict_key(d, p);
+                if (k == key || (k->kind == FV_STR && k->u.s_hash == h && k->len == key->len &&
+                                 memcmp(k->u.s, key->u.s, key->len) == 0))
+                    return p;
+            }
+            return -1;
+        }
         for (uint32_t p = 0; p < d->len; p++)
             if (fv_key_equal(fv_dict_key(d, p), key)) return p;
         return -1;
     }
     dict_index *ix = *index_slot(d);
-    uint32_t s = (uint32_t)key_hash(key) & (ix->size - 1);
+    uint32_t s = h & (ix->size - 1);
     while (ix->slots[s]) {
         uint32_t p = ix->slots[s] - 1;
         if (fv_key_equal(fv_dict_key(d, p), key)) return p;
@@ -264,31 +369,64 @@ static int64_t dict_find(fv *d, const fv *key) {
     return -1;
 }
 
+static size_t model_slot(const fv *first_key) {
+    return (size_t)(((uintptr_t)first_key >> 5) * 0x9e3779b97f4a7c15ULL >> 58) & (MODEL_SLOTS - 1);
+}
+
+/* Models. The entry dicts of a pickle repeat one key sequence made of the same memoized key
+ * nodes, so most of the time a new key is simply the next key of the previous dict of that
+ * shape. A small dict (up to DICT_LINEAR_MAX pairs) may therefore have a model: another dict
+ * whose first `len` keys are, pointer for pointer, this dict's keys. Since a dict's keys are
+ * distinct and never change once set, a key that is the model's next one cannot be in the dict
+ * yet, and no search is needed. A dict loses its model at its first key that differs, and then
+ * becomes the model for later dicts starting with the same key (the arena remembers a few,
+ * by first key, so that frame dicts and entry dicts do not evict each other). */
 bool fv_dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
     if (!fv_is(dict, FV_DICT) || !key || !value) return false;
-    int64_t at = dict_find(dict, key);
-    if (at >= 0) {
-        dict->u.seq.items[2 * at + 1] = value;
+    uint32_t h = key_hash(key), len = dict->len;
+    fv *model = NULL;
+    if (len == 0) {
+        model = arena->models[model_slot(key)];
+        if (model && fv_dict_key(model, 0) != key) model = NULL;
+    } else if (len <= DICT_LINEAR_MAX) {
+        model = *spare_slot(dict);
+        if (model && (model->len <= len || fv_dict_key(model, len) != key)) model = NULL;
+    }
+    if (!model && len > 0) {
+        int64_t at = dict_find(dict, key, h);
+        if (at >= 0) {
+            dict->u.seq.items[2 * at + 1] = value;
+            return true;
+        }
+    }
+    if (len >= UINT32_MAX / 4) return false;
+    bool indexed = len > DICT_LINEAR_MAX;
+    dict_index *old_index = indexed ? *index_slot(dict) : NULL;
+    /* two slots for the pair, one spare for the index pointer or the model */
+    uint32_t old_cap = dict->u.seq.cap;
+    if (!reserve(arena, dict, (uint64_t)len * 2 + 3)) return false;
+    bool moved = dict->u.seq.cap != old_cap;
+    dict->u.seq.items[2 * len] = key;
+    dict->u.seq.items[2 * len + 1] = value;
+    dict->len = ++len;
+    dict->u.seq.sig |= sig_bit(h);
+    if (len <= DICT_LINEAR_MAX) {
+        *spare_slot(dict) = model;
+        if (!model) arena->models[model_slot(fv_dict_key(dict, 0))] = dict;
         return true;
     }
-    if (dict->len >= UINT32_MAX / 4) return false;
-    bool indexed = dict->len > DICT_LINEAR_MAX;
-    dict_index *old_index = indexed ? *index_slot(dict) : NULL;
-    /* two slots for the pair, one spare for the index pointer */
-    uint32_t old_cap = dict->u.seq.cap;
-    if (!reserve(arena, dict, (uint64_t)dict->len * 2 + 3)) return false;
-    bool moved = dict->u.seq.cap != old_cap;
-    dict->u.seq.items[2 * dict->len] = key;
-    dict->u.seq.items[2 * dict->len + 1] = value;
-    dict->len++;
-    if (dict->len > DICT_LINEAR_MAX) {
-        dict_index *ix = indexed && !moved ? old_index : NULL;
-        if (!ix || (uint64_t)dict->len * 2 + 2 > ix->size) return index_rebuild(arena, dict);
-        uint32_t s = (uint32_t)key_hash(key) & (ix->size - 1);
-        while (ix->slots[s]) s = (s + 1) & (ix->size - 1);
-        ix->slots[s] = dict->len;
-    }
+    dict_index *ix = indexed && !moved ? old_index : NULL;
+    if (!ix || (uint64_t)len * 2 + 2 > ix->size) return index_rebuild(arena, dict);
+    uint32_t s = h & (ix->size - 1);
+    while (ix->slots[s]) s = (s + 1) & (ix->size - 1);
+    ix->slots[s] = len;
     return true;
+}
+
+bool fv_reserve(fv_arena *arena, fv *v, uint64_t items) {
+    if (fv_is_seq(v)) return reserve(arena, v, items);
+    if (!fv_is(v, FV_DICT) || v->len > DICT_LINEAR_MAX) return true; /* an index has its own sizing */
+    return reserve(arena, v, items + 1); /* the spare slot fv_dict_set keeps */
 }
 
 fv *fv_dict_get(const fv *dict, const char *key) {

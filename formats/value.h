@@ -17,6 +17,11 @@
  *
  * Nodes closed by a reader's salvage of a truncated input carry FV_FLAG_TRUNCATED: the container
  * may be missing items, while a container without the flag is whole.
+ *
+ * A string used as a dict key caches its hash in the node (FV_FLAG_HASHED): a pickle's memo makes
+ * the keys of thousands of entry dicts the same few nodes, so each is hashed once per file. The
+ * bytes of a string node must therefore not change once it has been used as a key (a reader may
+ * still fill in a node it has just made, as pickle_read's str_node does).
  */
 #ifndef FRTRACE_VALUE_H
 #define FRTRACE_VALUE_H
@@ -45,6 +50,7 @@ typedef enum fv_kind {
 enum {
     FV_FLAG_TRUNCATED = 1u << 0, /* closed by salvage after truncated input: may lack items */
     FV_FLAG_VISITING = 1u << 1,  /* scratch for fv_tree_weight's cycle detection */
+    FV_FLAG_HASHED = 1u << 2,    /* FV_STR: u.s_hash holds the hash of the bytes */
 };
 
 typedef struct fv fv;
@@ -57,10 +63,14 @@ struct fv {
         bool b;
         int64_t i;
         double f;
-        const char *s; /* FV_STR: len bytes then a NUL */
+        struct {
+            const char *s;   /* FV_STR: len bytes then a NUL */
+            uint32_t s_hash; /* FV_STR: hash of the bytes, valid once FV_FLAG_HASHED is set */
+        };
         struct {
             fv **items;   /* list/tuple: items[0..len); dict: key items[2k], value items[2k+1] */
             uint32_t cap; /* allocated slots in items, counted in items (dict: pairs * 2) */
+            uint32_t sig; /* dict: one bit per key hash, to skip the scan for a new key */
         } seq;
     } u;
     uint64_t weight; /* scratch for fv_tree_weight (0 = not computed) */
@@ -78,8 +88,19 @@ void *fv_arena_alloc(fv_arena *arena, size_t size);
 char *fv_arena_strdup(fv_arena *arena, const char *bytes, size_t len);
 /* Bytes handed out so far (the arena's footprint, roughly). */
 size_t fv_arena_used(const fv_arena *arena);
+/* Bytes of memory the arena holds from malloc: what it handed out plus the unused tails of its
+ * chunks (for measuring the real footprint). */
+size_t fv_arena_held(const fv_arena *arena);
 /* Refuse allocations once `max_bytes` would be exceeded (0 = no limit). */
 void fv_arena_set_limit(fv_arena *arena, size_t max_bytes);
+/* An arena whose first chunk is `first_chunk` bytes (rounded up to 1 KiB) instead of 64 KiB: for
+ * the many small arenas that outlive decoding (one fr_dump per rank), where a half-empty 64 KiB
+ * chunk per rank adds up. Chunks still grow geometrically from there. */
+fv_arena *fv_arena_new_sized(size_t first_chunk);
+/* Forgets everything handed out (every pointer into the arena becomes invalid) but keeps the
+ * newest chunk's memory for the next use, so that decoding file after file with one arena does
+ * not map and fault in fresh pages each time. The limit stays. */
+void fv_arena_reset(fv_arena *arena);
 
 /* --- constructors (NULL when the arena refuses) ---------------------------------------- */
 
@@ -93,6 +114,10 @@ fv *fv_list(fv_arena *arena);
 fv *fv_tuple(fv_arena *arena);
 fv *fv_dict(fv_arena *arena);
 
+/* Makes room for `items` items in a list or tuple, or `items / 2` pairs in a dict, so that the
+ * pushes or sets that follow do not grow the item array step by step. A hint: false only when
+ * out of memory, and nothing changes then. */
+bool fv_reserve(fv_arena *arena, fv *v, uint64_t items);
 /* Appends to a list or tuple. false when out of memory or `seq` is not a list/tuple. */
 bool fv_seq_push(fv_arena *arena, fv *seq, fv *item);
 /* Sets key -> value, replacing the value of an equal key (Python's semantics: 1, 1.0 and True

@@ -35,14 +35,15 @@ void rec_ring_reset(rec_ring *ring)
     atomic_store_explicit(&ring->head, 0, memory_order_release);
 }
 
-static void claim_slot(rec_slot *s)
+/* Returns the odd version now held; the caller releases with ver = that + 1. */
+static uint64_t claim_slot(rec_slot *s)
 {
     uint64_t v = atomic_load_explicit(&s->ver, memory_order_relaxed);
     for (;;) {
         if ((v & 1) == 0 &&
             atomic_compare_exchange_weak_explicit(&s->ver, &v, v + 1, memory_order_acquire,
                                                   memory_order_relaxed))
-            return;
+            return v + 1;
         v = atomic_load_explicit(&s->ver, memory_order_relaxed);
     }
 }
@@ -58,14 +59,14 @@ void rec_ring_publish(rec_ring *ring, const rec_call *call, uint64_t status_bits
     rec_slot *s = rec_ring_slot(ring, id);
     uint64_t words[REC_CALL_WORDS] = {0};
     memcpy(words, call, sizeof *call);
-    claim_slot(s);
+    uint64_t held = claim_slot(s);
     for (size_t i = 0; i < REC_CALL_WORDS; i++)
         atomic_store_explicit(&s->words[i], words[i], memory_order_relaxed);
     atomic_store_explicit(&s->time_started_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&s->time_completed_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&s->status, REC_STATUS(id, REC_SCHEDULED | status_bits),
                           memory_order_release);
-    atomic_fetch_add_explicit(&s->ver, 1, memory_order_release);
+    atomic_store_explicit(&s->ver, held + 1, memory_order_release); /* we own it: no RMW */
 }
 
 bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)

@@ -127,14 +127,17 @@ static void *find_real(const char *name)
     return f;
 }
 
-static void *real_symbol(int which, const char *name)
+static __attribute__((noinline)) void *resolve_real(int which, const char *name)
+{
+    void *f = find_real(name);
+    atomic_store_explicit(&g_real[which], f, memory_order_release);
+    return f;
+}
+
+static inline void *real_symbol(int which, const char *name)
 {
     void *f = atomic_load_explicit(&g_real[which], memory_order_acquire);
-    if (f == NULL) {
-        f = find_real(name);
-        atomic_store_explicit(&g_real[which], f, memory_order_release);
-    }
-    return f;
+    return f != NULL ? f : resolve_real(which, name);
 }
 
 #define REAL(name) ((__typeof__(&name))real_symbol(REAL_##name, #name))
@@ -187,11 +190,13 @@ typedef struct rec_thread {
     uintptr_t cached_handle;
     int cached_index;
     uint64_t cached_epoch;
-    ncclUniqueId init_all_id;
-    rec_group group;
 } rec_thread;
 
-static __thread rec_thread t_self;
+/* The hot per-thread state is small and in the static TLS block (no __tls_get_addr call); the
+ * group bookkeeping (8 KiB) and InitAll's id are touched only inside groups and inits. */
+static __thread rec_thread t_self __attribute__((tls_model("initial-exec")));
+static __thread rec_group t_group;
+static __thread ncclUniqueId t_init_all_id;
 
 static void name_thread(rec_thread *t)
 {
@@ -225,16 +230,16 @@ typedef struct rec_pending {
     uintptr_t stream;
 } rec_pending;
 
+static int g_gpu_events; /* FRTRACE_GPU_EVENTS, copied at activation for the hot path */
+
 static bool events_wanted(const rec_comm *c)
 {
-    return rec_config_get()->gpu_events > 0 && c->blocking && rec_cuda_ready();
+    return g_gpu_events > 0 && c->blocking && rec_cuda_ready();
 }
 
 static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm)
 {
     int n = 0, r = -1;
-    if (atomic_load_explicit(&c->nranks, memory_order_relaxed) != 0)
-        return;
     if (REAL(ncclCommCount) != NULL && REAL(ncclCommCount)(comm, &n) == ncclSuccess && n > 0 &&
         REAL(ncclCommUserRank) != NULL && REAL(ncclCommUserRank)(comm, &r) == ncclSuccess) {
         atomic_store(&c->rank, r);
@@ -263,7 +268,7 @@ static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c)
 static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
 {
     rec_thread *t = &t_self;
-    group_comm *gc = t->group_depth > 0 ? group_comm_for(&t->group, index, c) : NULL;
+    group_comm *gc = t->group_depth > 0 ? group_comm_for(&t_group, index, c) : NULL;
     bool bump = gc == NULL || (p2p ? !gc->p2p : !gc->coll);
     if (gc != NULL) {
         gc->nops++;
@@ -272,12 +277,16 @@ static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
         else
             gc->coll = true;
     }
+    /* NCCL forbids concurrent calls on one communicator, so plain (relaxed, unlocked)
+     * increments suffice; the atomics only keep readers on other threads well-defined. */
     _Atomic int64_t *counter = p2p ? &c->p2p_seq : &c->coll_seq;
     if (bump)
-        atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+        atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     call->coll_seq = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
     call->p2p_seq = atomic_load_explicit(&c->p2p_seq, memory_order_relaxed);
-    call->op_id = atomic_fetch_add_explicit(&c->op_id, 1, memory_order_relaxed) + 1;
+    call->op_id = atomic_load_explicit(&c->op_id, memory_order_relaxed) + 1;
+    atomic_store_explicit(&c->op_id, call->op_id, memory_order_relaxed);
 }
 
 /* The stream slot of the current group for `stream`; its pair is owned by record `id` when
@@ -313,11 +322,11 @@ static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uin
     bool events = events_wanted(c);
     call->event = -1;
     if (t->group_depth > 0) {
-        int s = group_stream_for(&t->group, p->stream, call->record_id, events);
-        group_add_member(&t->group, call->record_id, s);
-        if (s >= 0 && t->group.streams[s].pair >= 0) {
-            call->event = t->group.streams[s].pair;
-            call->event_owner = (uint16_t)(call->record_id - t->group.streams[s].owner);
+        int s = group_stream_for(&t_group, p->stream, call->record_id, events);
+        group_add_member(&t_group, call->record_id, s);
+        if (s >= 0 && t_group.streams[s].pair >= 0) {
+            call->event = t_group.streams[s].pair;
+            call->event_owner = (uint16_t)(call->record_id - t_group.streams[s].owner);
         } else if (events) {
             call->flags |= REC_F_CAPTURED;
         }
@@ -332,7 +341,7 @@ static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uin
     uint32_t pair = (uint32_t)(call->record_id % rec_cuda_pairs());
     rec_cuda_set_owner(pair, call->record_id);
     call->event = (int32_t)pair;
-    if (rec_config_get()->gpu_events == 2 && rec_cuda_record(pair, 0, p->stream))
+    if (g_gpu_events == 2 && rec_cuda_record(pair, 0, p->stream))
         *bits |= REC_S_START_ARMED;
 }
 
@@ -349,7 +358,8 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     rec_comm *c = rec_comms_at(index);
     if (!t->named)
         name_thread(t);
-    fill_size_if_unknown(c, comm);
+    if (atomic_load_explicit(&c->nranks, memory_order_relaxed) == 0)
+        fill_size_if_unknown(c, comm); /* non-blocking init, or a split that was in progress */
     rec_call call;
     memset(&call, 0, sizeof call);
     int64_t mono = rec_now_mono_ns();
@@ -373,9 +383,9 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     attach_events(p, &call, c, &bits);
     if (t->group_depth > 0) {
         /* The end marker of this communicator's batch goes on the stream of its first op. */
-        group_comm *gc = group_comm_for(&t->group, index, c);
-        if (gc != NULL && gc->stream < 0 && t->group.nmembers > 0)
-            gc->stream = t->group.members[t->group.nmembers - 1].stream;
+        group_comm *gc = group_comm_for(&t_group, index, c);
+        if (gc != NULL && gc->stream < 0 && t_group.nmembers > 0)
+            gc->stream = t_group.members[t_group.nmembers - 1].stream;
     }
     rec_ring_publish(&g_ring, &call, bits);
     p->id = call.record_id;
@@ -514,7 +524,7 @@ EXPORT ncclResult_t ncclGroupStart(void)
     rec_thread *t = &t_self;
     if (t->depth == 0) {
         if (t->group_depth == 0) {
-            t->group.nstreams = t->group.ncomms = t->group.nmembers = 0;
+            t_group.nstreams = t_group.ncomms = t_group.nmembers = 0;
         }
         t->group_depth++;
     }
@@ -584,21 +594,21 @@ EXPORT ncclResult_t ncclGroupEnd(void)
     bool outermost = t->depth == 0 && t->group_depth == 1;
     if (t->depth == 0 && t->group_depth > 0)
         t->group_depth--;
-    bool record = outermost && recorder_active() && t->group.nmembers > 0;
+    bool record = outermost && recorder_active() && t_group.nmembers > 0;
     if (record) {
-        publish_end_markers(&t->group);
-        if (rec_config_get()->gpu_events == 2)
-            record_group_events(&t->group, 0);
+        publish_end_markers(&t_group);
+        if (g_gpu_events == 2)
+            record_group_events(&t_group, 0);
     }
     t->depth++;
     ncclResult_t r = real();
     t->depth--;
     if (record) {
         if (launched(r))
-            record_group_events(&t->group, 1);
+            record_group_events(&t_group, 1);
         else
-            for (int i = 0; i < t->group.nmembers; i++)
-                mark_failed(t->group.members[i].id);
+            for (int i = 0; i < t_group.nmembers; i++)
+                mark_failed(t_group.members[i].id);
     }
     return r;
 }
@@ -612,15 +622,15 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
     if (t->depth == 0 && t->group_depth > 0)
         t->group_depth--;
     if (outermost && recorder_active()) {
-        for (int i = 0; i < t->group.nmembers; i++)
-            rec_ring_advance(&g_ring, t->group.members[i].id, REC_DROPPED, 0);
-        for (int i = 0; i < t->group.ncomms; i++) {
-            rec_comm *c = rec_comms_at(t->group.comms[i].comm);
-            atomic_store(&c->coll_seq, t->group.comms[i].coll_before);
-            atomic_store(&c->p2p_seq, t->group.comms[i].p2p_before);
-            atomic_store(&c->op_id, t->group.comms[i].op_before);
+        for (int i = 0; i < t_group.nmembers; i++)
+            rec_ring_advance(&g_ring, t_group.members[i].id, REC_DROPPED, 0);
+        for (int i = 0; i < t_group.ncomms; i++) {
+            rec_comm *c = rec_comms_at(t_group.comms[i].comm);
+            atomic_store(&c->coll_seq, t_group.comms[i].coll_before);
+            atomic_store(&c->p2p_seq, t_group.comms[i].p2p_before);
+            atomic_store(&c->op_id, t_group.comms[i].op_before);
         }
-        t->group.nmembers = t->group.ncomms = t->group.nstreams = 0;
+        t_group.nmembers = t_group.ncomms = t_group.nstreams = 0;
     }
     t->depth++;
     ncclResult_t r = real(simInfo);
@@ -671,6 +681,7 @@ static void start_recording(bool after_fork)
         return;
     }
     g_real_minus_mono_ns = rec_now_real_ns() - rec_now_mono_ns();
+    g_gpu_events = cfg->gpu_events;
     format_nccl_version();
     rec_watchdog_start();
     atomic_store_explicit(&g_phase, PHASE_ACTIVE, memory_order_release);
@@ -760,7 +771,7 @@ EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
     ncclResult_t r = real(uniqueId);
     t->depth--;
     if (r == ncclSuccess && t->in_init_all && uniqueId != NULL) {
-        t->init_all_id = *uniqueId;
+        t_init_all_id = *uniqueId;
         t->have_init_all_id = true;
     }
     return r;
@@ -829,7 +840,7 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devli
         t->in_init_all = false;
         if (launched(r) && comm != NULL && t->have_init_all_id)
             for (int i = 0; i < ndev; i++) {
-                rec_comm_init init = root_init(&t->init_all_id, ndev, i, NULL);
+                rec_comm_init init = root_init(&t_init_all_id, ndev, i, NULL);
                 register_comm(comm[i], &init);
             }
         else if (launched(r))
@@ -856,7 +867,7 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
         register_comm(*newcomm, &init);
         if (r == ncclSuccess) {
             int i = comm_index(*newcomm);
-            if (i >= 0)
+            if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0)
                 fill_size_if_unknown(rec_comms_at(i), *newcomm);
         }
     }
@@ -882,7 +893,7 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int e
         register_comm(*newcomm, &init);
         if (r == ncclSuccess) {
             int i = comm_index(*newcomm);
-            if (i >= 0)
+            if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0)
                 fill_size_if_unknown(rec_comms_at(i), *newcomm);
         }
     }

@@ -24,8 +24,9 @@ else:
     d = {"version": "2.9", "pg_config": {}, "entries": [e]}
 one = d["entries"]
 entries = []
-while len(pickle.dumps(entries, protocol=2)) < 40_000_000:
-    for i, e in enumerate(one):
+rounds = 40_000_000 // max(1, len(pickle.dumps(one, protocol=2)))
+for _ in range(rounds):
+    for e in one:
         e = dict(e)
         e["record_id"] = len(entries)
         entries.append(e)

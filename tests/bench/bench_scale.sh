@@ -11,7 +11,8 @@
 #       BENCH_FRTRACE names another binary, e.g. an older build to compare with)
 # and prints one table row per job: size, and for cat and frtrace wall s, CPU s, peak MB, MB/s,
 # entries/s, then frtrace/cat wall ratio. A frtrace that fails (exit status >= 2, killed or timed
-# out) is marked "failed" with its first message; the cat row is still printed.
+# out, or over BENCH_MEM_LIMIT_MB of address space, by default 3/4 of the available memory) is
+# marked "failed" with its first message; the cat row is still printed.
 #
 # Disk: before generating, the job's size is estimated (bytes per entry measured on the first
 # job, plus the default group's rank list, which every rank's file repeats and which grows with
@@ -28,6 +29,9 @@ ENTRIES=${BENCH_ENTRIES:-2000}
 DIR=${BENCH_DIR:-/tmp/frtrace-bench}
 TIMEOUT=${BENCH_TIMEOUT:-1800}
 MIN_FREE_MB=${BENCH_MIN_FREE_MB:-4096}
+# frtrace runs under `ulimit -v`, so that a run that outgrows the machine fails alone instead of
+# waking the OOM killer on a machine shared with others
+MEM_LIMIT_MB=${BENCH_MEM_LIMIT_MB:-$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 * 3 / 4 }' /proc/meminfo)}
 BPE=180 # bytes per entry until the first job tells better
 
 for p in "$GEN" "$MEASURE"; do
@@ -94,8 +98,9 @@ row() {
     find "$d" -type f -print0 | xargs -0 cat >/dev/null
     "$MEASURE" -o "$LOG/$name.cat" -- sh -c 'find "$1" -type f -print0 | xargs -0 cat >/dev/null' \
         sh "$d"
-    "$MEASURE" -o "$LOG/$name.frtrace" -- timeout "$TIMEOUT" "$FRTRACE" -d "$d" -f json \
-        -o /dev/null >/dev/null 2>"$LOG/$name.frtrace.err"
+    "$MEASURE" -o "$LOG/$name.frtrace" -- sh -c 'ulimit -v "$1" && exec timeout "$2" "$3" -d "$4" \
+        -f json -o /dev/null' sh $((MEM_LIMIT_MB * 1024)) "$TIMEOUT" "$FRTRACE" "$d" \
+        >/dev/null 2>"$LOG/$name.frtrace.err"
     st=$(field exit "$LOG/$name.frtrace")
     cat_cells=$(cells "$LOG/$name.cat" "$bytes" "$entries")
     if [ "${st:-2}" -le 1 ]; then
@@ -103,8 +108,9 @@ row() {
         ratio=$(awk -v a="$(field wall_s "$LOG/$name.frtrace")" -v b="$(field wall_s "$LOG/$name.cat")" \
             'BEGIN { if (b <= 0) b = 0.001; printf "%7.1f", a / b }')
     else
-        why=$(head -n 1 "$LOG/$name.frtrace.err" | cut -c1-40)
+        why=$(head -n 1 "$LOG/$name.frtrace.err" | sed 's/^frtrace: //; s/^[^ ]*: //' | cut -c1-40)
         [ "$st" = 124 ] && why="timed out after ${TIMEOUT}s"
+        [ -z "$why" ] && why="no message; memory limit ${MEM_LIMIT_MB} MB?"
         fr_cells=$(printf '%-48s' "failed (exit $st: $why)")
         ratio="      -"
     fi
@@ -113,7 +119,7 @@ row() {
 }
 
 echo "bench_scale: data in $DIR, ${ENTRIES} entries per rank, ranks: $RANKS (512 also with frames)"
-echo "   $(nproc) cores; frtrace timeout ${TIMEOUT}s; $(free_mb) MB free"
+echo "   $(nproc) cores; frtrace limits: ${TIMEOUT} s, ${MEM_LIMIT_MB} MB; $(free_mb) MB free on disk"
 jobs=""
 for n in $RANKS; do
     if generate "r${n}_e${ENTRIES}" "$n" 0; then

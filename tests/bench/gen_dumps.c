@@ -39,8 +39,10 @@
  * (formats/pickle_write.h) in torch's byte layout for version 2.9 (nccl_version, trailing
  * top-level BINPUT) or 2.10 (comm_lib_version, none). With --frames every entry carries a Python
  * stack from a shared pool; a frame dict referenced at least twice in a file is memoized
- * (BINPUT after its first emission, BINGET later), as torch does. Ranks are spread over J
- * threads, each with its own writer and buffers.
+ * (BINPUT after its first emission, BINGET later), as torch does. Strings are handed to the
+ * writer once per file; repeats reuse the writer's memo id by address (put_str), which emits the
+ * very BINGET the writer would. Ranks are spread over J threads (default: the number of CPUs),
+ * each with its own writer and buffers.
  */
 #include <errno.h>
 #include <fcntl.h>

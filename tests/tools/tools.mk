@@ -6,3 +6,11 @@ CHECK_DEPS += $(MKDUMP)
 $(MKDUMP): tests/tools/mkdump.c $(FORMATS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(FORMATS_LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+# bench_decode: single-thread decode speed and memory per entry (tests/bench/bench_decode.c).
+BENCH_DECODE := $(BUILD)/bench/bench_decode
+BENCH_DEPS += $(BENCH_DECODE)
+
+$(BENCH_DECODE): tests/bench/bench_decode.c $(FORMATS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(FORMATS_LIB) $(LDFLAGS) $(LDLIBS) -o $@
