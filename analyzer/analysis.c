@@ -11,6 +11,16 @@ static void input_findings(fa_analysis *a) {
         if (a->in.rejected[i].rank >= 0) fa_ranks_add(&f->ranks, a->in.rejected[i].rank);
         fa_finding_set_detail(f, "%s: %s", a->in.rejected[i].path, a->in.rejected[i].error);
     }
+    /* A salvaged (truncated) dump is used, but the reader must know: its whole entries only. */
+    for (size_t i = 0; i < a->in.nranks; i++) {
+        const fr_dump *d = a->in.ranks[i].dump;
+        if (!d->truncated && !d->warning) continue;
+        fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
+        if (!f) return;
+        fa_ranks_add(&f->ranks, a->in.ranks[i].rank);
+        fa_finding_set_detail(f, "%s: %s%s", a->in.ranks[i].path, d->warning ? d->warning : "truncated",
+                              d->truncated ? "; salvaged: only its whole entries are analyzed" : "");
+    }
     if (a->in.nversions > 1) {
         fa_finding *f = fa_findings_add(&a->findings, FA_VERSION_MISMATCH, -1, -1);
         if (!f) return;

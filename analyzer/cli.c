@@ -2,13 +2,15 @@
  *
  * Accepts the contract's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
  * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...).
- * Multi-value options take the following words until the next one starting with '-'.
+ * --selected-ranks takes the following numbers; --pg-filters the following words up to an
+ * option, "--" or an existing directory (when DIR is not given yet); "--" ends the options.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "commands.h"
@@ -36,8 +38,9 @@ static const char usage_text[] =
     "  -f, --format FMT           report format: text (default), markdown, json\n"
     "  -j, --just-print-entries   side-by-side table of every rank's entries; no matching\n"
     "  -v, --verbose              more detail, plus groups and collectives tables\n"
-    "      --selected-ranks R...  with -j: only these ranks\n"
-    "      --pg-filters S...      with -j: only these groups (name or desc)\n"
+    "      --selected-ranks R...  only these ranks in -j and in the report's findings\n"
+    "      --pg-filters S...      only these groups (name or desc) in -j and the report\n"
+    "      --                     ends the options: the next word is DIR\n"
     "      --mismatch-cap N       list at most N findings per group (default 10)\n"
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
@@ -80,6 +83,11 @@ static bool parse_int(const char *s, long long *out) {
     return *end == '\0';
 }
 
+static bool is_directory(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int parse_args(int argc, char **argv, request *rq) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -114,18 +122,29 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, NULL, "allow-incomplete-ranks")) {
             /* always on: a missing dump is a finding, not a fatal error */
         } else if (is_option(arg, NULL, "selected-ranks")) {
-            rq->ranks = calloc((size_t)argc, sizeof *rq->ranks);
+            rq->ranks = rq->ranks ? rq->ranks : calloc((size_t)argc, sizeof *rq->ranks);
+            if (!rq->ranks) return usage_error("%s", "out of memory");
             rq->report.selected_ranks = rq->ranks;
-            while (i + 1 < argc && argv[i + 1][0] != '-') {
-                if (!parse_int(argv[++i], &n)) return usage_error("--selected-ranks: '%s' is not a rank", argv[i]);
+            /* ranks are numbers: the first word that is not one ends the list (it may be DIR) */
+            while (i + 1 < argc && parse_int(argv[i + 1], &n)) {
                 rq->ranks[rq->report.nselected_ranks++] = n;
+                i++;
             }
             if (!rq->report.nselected_ranks) return usage_error("%s needs at least one rank", arg);
         } else if (is_option(arg, NULL, "pg-filters")) {
-            rq->filters = calloc((size_t)argc, sizeof *rq->filters);
+            rq->filters = rq->filters ? rq->filters : calloc((size_t)argc, sizeof *rq->filters);
+            if (!rq->filters) return usage_error("%s", "out of memory");
             rq->report.pg_filters = rq->filters;
-            while (i + 1 < argc && argv[i + 1][0] != '-') rq->filters[rq->report.npg_filters++] = argv[++i];
+            /* group names are any words: stop at an option, at "--", and at an existing
+             * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
+            while (i + 1 < argc && argv[i + 1][0] != '-' && !(!rq->analysis.dir && is_directory(argv[i + 1])))
+                rq->filters[rq->report.npg_filters++] = argv[++i];
             if (!rq->report.npg_filters) return usage_error("%s needs at least one group", arg);
+        } else if (strcmp(arg, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (rq->analysis.dir) return usage_error("more than one directory given ('%s')", argv[i]);
+                rq->analysis.dir = argv[i];
+            }
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option '%s'", arg);
         } else if (!rq->analysis.dir) {

@@ -39,6 +39,7 @@ typedef struct fa_finding {
     fa_ranks others;  /* waiting ranks, or the majority */
     char *detail;
     bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
+    bool explained; /* p2p_unmatched whose absent side is a culprit or blocked: part of the hang */
 } fa_finding;
 
 typedef struct fa_findings {

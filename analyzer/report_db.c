@@ -176,8 +176,54 @@ static void add_findings(const fa_analysis *a, cJSON *root) {
         cJSON_AddStringToObject(o, "detail", f->detail ? f->detail : "");
         cJSON_AddBoolToObject(o, "warning", fa_finding_is_warning(f->kind));
         cJSON_AddBoolToObject(o, "listed", f->listed);
+        if (f->kind == FA_P2P_UNMATCHED) cJSON_AddBoolToObject(o, "explained_by_hang", f->explained);
         cJSON_AddItemToArray(list, o);
     }
+}
+
+static const char *evidence_kind_name(fa_evidence_kind k) {
+    switch (k) {
+    case FA_EV_NEVER_ISSUED: return "never_issued";
+    case FA_EV_NO_DUMP: return "no_dump";
+    case FA_EV_STALLED: return "stalled";
+    case FA_EV_NEVER_STARTED: return "never_started";
+    case FA_EV_MISMATCHED: return "mismatched";
+    }
+    return "?";
+}
+
+/* verdict.culprit_evidence (every row, uncapped) and verdict.wait_chain (levels, root first). */
+static void add_explanation(const fa_analysis *a, cJSON *verdict) {
+    cJSON *rows = cJSON_AddArrayToObject(verdict, "culprit_evidence");
+    for (size_t i = 0; i < a->verdict.nevidence; i++) {
+        const fa_evidence *e = &a->verdict.evidence[i];
+        const fa_op *o = &a->match.ops[e->op];
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r, "rank", (double)e->rank);
+        cJSON_AddStringToObject(r, "group_id", a->groups.v[e->group].id);
+        cJSON_AddStringToObject(r, "group_desc", a->groups.v[e->group].desc);
+        cJSON_AddNumberToObject(r, "collective_id", (double)e->op);
+        cJSON_AddNumberToObject(r, o->is_p2p ? "p2p_seq_id" : "collective_seq_id", (double)e->seq);
+        cJSON_AddStringToObject(r, "op_type", o->type);
+        cJSON_AddStringToObject(r, "what", evidence_kind_name(e->kind));
+        cJSON_AddItemToObject(r, "waiting_ranks", rank_array(e->waiters.v, e->waiters.n));
+        cJSON_AddItemToObject(r, e->kind == FA_EV_NEVER_STARTED ? "started_ranks" : e->kind == FA_EV_MISMATCHED ? "majority_ranks" : "completed_ranks",
+                              rank_array(e->done.v, e->done.n));
+        cJSON_AddItemToArray(rows, r);
+    }
+    cJSON *chain = cJSON_AddArrayToObject(verdict, "wait_chain");
+    for (int l = 0; l < FA_WAIT_LEVELS; l++) {
+        const fa_wait_level *w = &a->verdict.levels[l];
+        if (!w->ranks.n) continue;
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r, "level", l);
+        cJSON_AddItemToObject(r, "ranks", rank_array(w->ranks.v, w->ranks.n));
+        cJSON_AddItemToObject(r, "wait_for", rank_array(w->waits_for.v, w->waits_for.n));
+        if (w->via) cJSON_AddStringToObject(r, "via", w->via);
+        else cJSON_AddNullToObject(r, "via");
+        cJSON_AddItemToArray(chain, r);
+    }
+    cJSON_AddNumberToObject(verdict, "p2p_explained_by_hang", (double)a->verdict.nexplained_p2p);
 }
 
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
@@ -192,6 +238,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
     cJSON_AddStringToObject(verdict, "status", fa_status_name(a->verdict.status));
     cJSON_AddItemToObject(verdict, "culprit_ranks", rank_array(a->verdict.culprits.v, a->verdict.culprits.n));
     cJSON_AddStringToObject(verdict, "summary", a->verdict.summary ? a->verdict.summary : "");
+    add_explanation(a, verdict);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) return -1;

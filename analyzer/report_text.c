@@ -1,5 +1,8 @@
-/* report_text.c — the default report: the verdict line, then each finding with its evidence
- * in aligned tables, then warnings; and the -j side-by-side entry table.
+/* report_text.c — the default report: the verdict line; the culprits' evidence across every
+ * group; the wait chain (waiters -> victims -> root causes, with the count of sends/recvs the
+ * hang explains); each finding with its evidence table, then warnings; and the -j side-by-side
+ * entry table. The culprit table, the wait-chain lines and which findings are listed are shared
+ * with the markdown report, so both say the same.
  *
  * Per-rank evidence rows with identical content are merged into one row with a rank range, so
  * a 1000-rank group prints a handful of lines.
@@ -182,6 +185,36 @@ static void print_collectives(const fa_analysis *a, FILE *out) {
     fputc('\n', out);
 }
 
+static void print_culprits(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    if (!a->verdict.nevidence) return;
+    fa_table t;
+    size_t hidden;
+    fa_report_culprit_table(a, opt, &t, &hidden);
+    fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE ? "suspects (what each did, in every group):\n\n" : "culprits (what each did, in every group):\n\n", out);
+    fa_table_print_text(&t, out, "  ");
+    fa_table_free(&t);
+    if (hidden) fprintf(out, "  (%zu more rows; -v lists them)\n", hidden);
+    fputc('\n', out);
+}
+
+static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    const fa_verdict *v = &a->verdict;
+    if (!v->levels[1].ranks.n && !v->nexplained_p2p) return; /* one hop: the culprit table says it all */
+    fputs("wait chain (who waits for whom):\n\n", out);
+    const char *arrow = "  ";
+    for (int level = FA_WAIT_LEVELS - 1; level >= 0; level--) {
+        char *line = fa_report_wait_line(a, level);
+        if (!line) continue;
+        fprintf(out, "%s%s\n", arrow, line);
+        arrow = "  -> ";
+        free(line);
+    }
+    if (v->nexplained_p2p)
+        fprintf(out, "  (%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)\n", v->nexplained_p2p,
+                v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+    fputc('\n', out);
+}
+
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     fprintf(out, "%s\n", v->summary ? v->summary : fa_status_name(v->status));
@@ -191,16 +224,18 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     for (size_t i = 0; i < a->in.nversions; i++) fprintf(out, "%s%s", i ? "," : "", a->in.versions[i]);
     fputs(")\n\n", out);
     free(culprits);
+    if (opt->selected_ranks || opt->pg_filters)
+        fputs("(showing only findings about the selected ranks/groups; the verdict covers every rank)\n\n", out);
+    print_culprits(a, opt, out);
+    print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
     for (int warnings = 0; warnings < 2; warnings++) {
         bool header = false;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
             if (fa_finding_is_warning(f->kind) != (warnings == 1)) continue;
-            if (!f->listed) {
-                hidden++;
-                continue;
-            }
+            if (!f->listed) hidden++;
+            if (!fa_report_lists_finding(a, f, opt)) continue;
             if (!header) {
                 fputs(warnings ? "warnings:\n\n" : "findings:\n\n", out);
                 header = true;
@@ -281,4 +316,127 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
         }
     }
     return ferror(out) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- culprits, chain --- */
+
+static bool rank_selected(const fa_report_options *opt, int64_t rank);
+
+enum { ROWS_PER_CULPRIT = 6, CULPRITS_SHOWN = 8 };
+
+static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
+    char *done = fa_ranks_format(e->done.v, e->done.n);
+    switch (e->kind) {
+    case FA_EV_NEVER_ISSUED: snprintf(buf, len, "never issued"); break;
+    case FA_EV_NO_DUMP: snprintf(buf, len, "wrote no dump"); break;
+    case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
+    case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
+    case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;
+    }
+    free(done);
+    return buf;
+}
+
+/* How many evidence rows from i on say the same thing about later ops of one group (the
+ * collectives queued behind the first): same culprit, group and kind (and peer, for p2p). */
+static size_t same_kind_run(const fa_analysis *a, size_t i) {
+    const fa_verdict *v = &a->verdict;
+    const fa_evidence *e = &v->evidence[i];
+    size_t n = 1;
+    while (i + n < v->nevidence) {
+        const fa_evidence *x = &v->evidence[i + n];
+        if (x->rank != e->rank || x->group != e->group || x->kind != e->kind || a->match.ops[x->op].src != a->match.ops[e->op].src ||
+            a->match.ops[x->op].dst != a->match.ops[e->op].dst)
+            break;
+        n++;
+    }
+    return n;
+}
+
+void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt, fa_table *t, size_t *hidden) {
+    bool all = opt->verbose;
+    const fa_verdict *v = &a->verdict;
+    fa_table_init(t, 5);
+    fa_table_row(t);
+    fa_table_cell(t, "culprit");
+    fa_table_cell(t, "group");
+    fa_table_cell(t, "operation");
+    fa_table_cell(t, "what the culprit did");
+    fa_table_cell(t, "waiting");
+    *hidden = 0;
+    size_t culprits = 0, rows = 0;
+    int64_t shown_rank = -1;
+    for (size_t i = 0; i < v->nevidence;) {
+        const fa_evidence *e = &v->evidence[i];
+        size_t later = same_kind_run(a, i) - 1;
+        i += later + 1;
+        fa_ranks self = {(int64_t *)&e->rank, 1, 1};
+        if (!fa_report_selects(a, opt, (long)e->group, &self, &e->waiters)) continue;
+        bool first = e->rank != shown_rank; /* the culprit's first row names it */
+        shown_rank = e->rank;
+        if (first) {
+            culprits++;
+            rows = 0;
+        }
+        if (!all && (culprits > CULPRITS_SHOWN || rows >= ROWS_PER_CULPRIT)) {
+            ++*hidden;
+            continue;
+        }
+        rows++;
+        char group[300], label[200], what[300];
+        fa_group_label(&a->groups.v[e->group], group, sizeof group);
+        fa_op_label(&a->match, (size_t)e->op, label, sizeof label);
+        char *waiting = fa_ranks_format(e->waiters.v, e->waiters.n);
+        fa_table_row(t);
+        if (first) fa_table_cell(t, "%lld", (long long)e->rank);
+        else fa_table_cell(t, "%s", "");
+        fa_table_cell(t, "%s", group);
+        if (later) fa_table_cell(t, "%s +%zu later to #%lld", label, later, (long long)e[later].seq);
+        else fa_table_cell(t, "%s", label);
+        fa_table_cell(t, "%s", evidence_what(e, what, sizeof what));
+        fa_table_cell(t, "%s", waiting && *waiting ? waiting : "-");
+        free(waiting);
+    }
+}
+
+char *fa_report_wait_line(const fa_analysis *a, int level) {
+    const fa_wait_level *l = &a->verdict.levels[level];
+    if (!l->ranks.n) return NULL;
+    char *who = fa_ranks_format(l->ranks.v, l->ranks.n), *whom = fa_ranks_format(l->waits_for.v, l->waits_for.n);
+    char *line = NULL;
+    const char *s = l->ranks.n > 1 ? "s" : "";
+    if (who && whom) {
+        int rc = level == 0 ? asprintf(&line, "rank%s %s: the root cause%s (see culprits)", s, who, s)
+                            : asprintf(&line, "rank%s %s wait%s for %s in %s", s, who, l->ranks.n > 1 ? "" : "s", whom, l->via ? l->via : "?");
+        if (rc < 0) line = NULL;
+    }
+    free(who);
+    free(whom);
+    return line;
+}
+
+static bool any_selected(const fa_report_options *opt, const fa_ranks *r) {
+    for (size_t i = 0; i < r->n; i++)
+        if (rank_selected(opt, r->v[i])) return true;
+    return false;
+}
+
+static bool group_matches(const fa_report_options *opt, const fa_group *g) {
+    if (!opt->pg_filters) return true;
+    for (size_t i = 0; i < opt->npg_filters; i++)
+        if ((g->name && strcmp(g->name, opt->pg_filters[i]) == 0) || (g->desc && strcmp(g->desc, opt->pg_filters[i]) == 0) ||
+            strcmp(g->id, opt->pg_filters[i]) == 0)
+            return true;
+    return false;
+}
+
+bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long group, const fa_ranks *ranks, const fa_ranks *others) {
+    if (opt->pg_filters && group >= 0 && !group_matches(opt, &a->groups.v[group])) return false;
+    if (opt->selected_ranks && (ranks->n || (others && others->n)) && !any_selected(opt, ranks) && !(others && any_selected(opt, others)))
+        return false;
+    return true;
+}
+
+bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f, const fa_report_options *opt) {
+    return f->listed && (!f->explained || opt->verbose) && fa_report_selects(a, opt, f->group, &f->ranks, &f->others);
 }

@@ -50,8 +50,12 @@ typedef struct decider {
 void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
     const fa_op *o = &m->ops[op];
     if (o->is_p2p) {
-        const char *name = o->rep ? strrchr(o->rep->profiling_name, ':') : NULL;
-        snprintf(buf, len, "%s (p2p #%lld)", name ? name + 1 : o->type, (long long)o->seq);
+        /* global ranks: the profiling name's group ranks mean little outside the group */
+        char src[24] = "?", dst[24] = "?";
+        if (o->src >= 0) snprintf(src, sizeof src, "%lld", (long long)o->src);
+        if (o->dst >= 0) snprintf(dst, sizeof dst, "%lld", (long long)o->dst);
+        bool recv = strcmp(o->type, "recv") == 0;
+        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->", recv ? src : dst, (long long)o->seq);
     } else {
         snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
     }
@@ -268,18 +272,19 @@ static void blame_missing(decider *d, rank_facts *f, size_t first) {
     char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
     const fa_op *o = &d->m->ops[f->missing_op];
     if (kind == FA_MISSING_DUMP) {
-        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait in %s %s", x->ranks.n > 1 ? "s" : "", who,
-                              x->others.n > 1 ? "s" : "", waiting, group, label);
+        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
-        fa_finding_set_detail(x, "rank%s %s wait in %s %s; rank%s %s never posted the matching %s", x->others.n > 1 ? "s" : "", waiting,
-                              group, label, x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s", x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group, label, x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
     } else {
         const fa_group *grp = &d->groups->v[o->group];
         long pos = fa_group_position(grp, f->rank);
         int64_t last = pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
         char lastbuf[64] = "";
         if (x->ranks.n == 1 && last >= 0) snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
-        fa_finding_set_detail(x, "rank%s %s wait in %s %s; rank%s %s never issued it%s", x->others.n > 1 ? "s" : "", waiting, group,
+        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s", x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group,
                               label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
     }
     free(waiting);
@@ -374,20 +379,284 @@ out:
     free(busy);
 }
 
-static void note_victims(decider *d) {
-    fa_finding *x = NULL;
-    for (size_t r = 0; r < d->nfacts; r++) {
-        rank_facts *f = &d->facts[r];
-        if (!f->waited || f->culprit) continue;
-        if (!x) x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
-        if (!x) return;
-        fa_ranks_add(&x->ranks, f->rank);
+/* ---------------------------------------------------------------- explanation ------- */
+
+/* The level-0 ranks of the wait chain: the hang's root causes and the verdict's culprits. */
+static bool is_root(const decider *d, size_t node) {
+    return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
+}
+
+static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
+
+/* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
+ * root causes that have not completed it. */
+static void op_targets(const decider *d, size_t op, uint32_t n, fa_ranks *out) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    out->n = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+        long node = rank_node(d, grp->members[d->members[k]]);
+        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP || (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
+            fa_ranks_add(out, grp->members[d->members[k]]);
     }
+}
+
+typedef struct via_set {
+    fa_smap seen; /* "desc\x1ftype" */
+    char **descs; /* distinct descs in order of first use, each with its types "send/recv" */
+    size_t n, cap;
+} via_set;
+
+static void via_add(via_set *vs, const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *grp = &d->groups->v[o->group];
+    const char *desc = grp->desc && *grp->desc ? grp->desc : grp->id;
+    char key[400];
+    snprintf(key, sizeof key, "%s\x1f%s", desc, o->type);
+    uint64_t at;
+    if (fa_smap_get(&vs->seen, key, &at)) return;
+    fa_smap_put(&vs->seen, key, 0);
+    for (size_t i = 0; i < vs->n; i++) {
+        size_t len = strlen(desc);
+        if (strncmp(vs->descs[i], desc, len) == 0 && vs->descs[i][len] == ' ') {
+            char *more = NULL;
+            size_t ntypes = 1;
+            for (const char *c = vs->descs[i] + len; *c; c++) ntypes += *c == '/';
+            if (ntypes == 3 || strstr(vs->descs[i] + len, "/...")) return; /* three types say enough */
+            if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : o->type) >= 0) {
+                free(vs->descs[i]);
+                vs->descs[i] = more;
+            }
+            return;
+        }
+    }
+    if (vs->n == vs->cap) {
+        size_t cap = vs->cap ? vs->cap * 2 : 8;
+        char **v = realloc(vs->descs, cap * sizeof *v);
+        if (!v) return;
+        vs->descs = v;
+        vs->cap = cap;
+    }
+    if (asprintf(&vs->descs[vs->n], "%s %s", desc, o->type) >= 0) vs->n++;
+}
+
+/* "A send/recv, B recv" (at most four groups, then "and N more"); frees the set. */
+static char *via_text(via_set *vs) {
+    size_t len = 1;
+    for (size_t i = 0; i < vs->n && i < 4; i++) len += strlen(vs->descs[i]) + 2;
+    char *text = malloc(len + 32);
+    if (text) {
+        size_t at = 0;
+        text[0] = '\0';
+        for (size_t i = 0; i < vs->n && i < 4; i++) at += (size_t)sprintf(text + at, "%s%s", i ? ", " : "", vs->descs[i]);
+        if (vs->n > 4) sprintf(text + at, " and %zu more", vs->n - 4);
+    }
+    for (size_t i = 0; i < vs->n; i++) free(vs->descs[i]);
+    free(vs->descs);
+    fa_smap_free(&vs->seen);
+    return text;
+}
+
+static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
+    fa_verdict *v = d->v;
+    fa_evidence *grown = realloc(v->evidence, (v->nevidence + 1) * sizeof *grown);
+    if (!grown) return -1;
+    v->evidence = grown;
+    fa_evidence *e = &v->evidence[v->nevidence++];
+    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}};
+    for (size_t i = 0; waiters && i < waiters->n; i++)
+        if (waiters->v[i] != rank) fa_ranks_add(&e->waiters, waiters->v[i]);
+    for (size_t i = 0; done && i < done->n; i++) fa_ranks_add(&e->done, done->v[i]);
+    return 0;
+}
+
+/* What each culprit did in every op that someone waits in (and every mismatch naming it). */
+static int collect_evidence(decider *d, size_t nmatch_findings) {
+    int rc = 0;
+    for (size_t i = 0; i < nmatch_findings && !rc; i++) {
+        const fa_finding *f = &d->findings->v[i];
+        if (!fa_finding_is_mismatch(f->kind) || f->op < 0) continue;
+        for (size_t k = 0; k < f->ranks.n && !rc; k++) rc = add_evidence(d, f->ranks.v[k], (size_t)f->op, FA_EV_MISMATCHED, NULL, &f->others);
+    }
+    for (size_t op = 0; op < d->m->nops && !rc; op++) {
+        fa_ranks pending = {0}, completed = {0}, started = {0};
+        members_in_state(d, op, fa_member_state_pending, &pending);
+        if (pending.n) {
+            members_in_state(d, op, is_completed, &completed);
+            members_in_state(d, op, is_started, &started);
+        }
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = pending.n ? fa_op_expected(d->m, d->groups, op, d->members) : 0;
+        for (uint32_t k = 0; k < n && !rc; k++) {
+            int64_t r = grp->members[d->members[k]];
+            long node = rank_node(d, r);
+            if (node < 0 || !is_root(d, (size_t)node)) continue;
+            fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+            if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
+                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED : FA_EV_NO_DUMP, &pending, NULL);
+            else if (fa_member_state_pending(s) && completed.n)
+                rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
+            else if (is_scheduled(s) && started.n)
+                rc = add_evidence(d, r, op, FA_EV_NEVER_STARTED, &pending, &started);
+        }
+        fa_ranks_free(&pending);
+        fa_ranks_free(&completed);
+        fa_ranks_free(&started);
+    }
+    return rc;
+}
+
+
+/* What a culprit did itself (stalled, never started, mismatched) reads before what it left
+ * undone (never issued, no dump). */
+static int kind_order(fa_evidence_kind k) {
+    switch (k) {
+    case FA_EV_STALLED: return 0;
+    case FA_EV_NEVER_STARTED: return 1;
+    case FA_EV_MISMATCHED: return 2;
+    case FA_EV_NO_DUMP: return 3;
+    case FA_EV_NEVER_ISSUED: return 4;
+    }
+    return 5;
+}
+
+static int compare_evidence(const void *pa, const void *pb) {
+    const fa_evidence *a = pa, *b = pb;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->p2p != b->p2p) return a->p2p ? 1 : -1;
+    if (a->kind != b->kind) return kind_order(a->kind) < kind_order(b->kind) ? -1 : 1;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return (a->op > b->op) - (a->op < b->op);
+}
+
+typedef struct chain {
+    via_set via[FA_WAIT_LEVELS];
+    long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
+    int64_t *block_rec;  /* its record_id */
+} chain;
+
+static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
+
+/* Adds every pending member of op that waits on someone to its level, once per op per level. */
+static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, uint32_t n) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    bool added[FA_WAIT_LEVELS] = {false};
+    for (uint32_t k = 0; k < n; k++) {
+        fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+        int64_t r = grp->members[d->members[k]];
+        long node = rank_node(d, r);
+        if (node < 0 || !fa_member_state_pending(s) || (targets->n == 1 && targets->v[0] == r)) continue;
+        int level = level_of(d, (size_t)node);
+        if (level == 0) continue;
+        fa_wait_level *l = &d->v->levels[level];
+        fa_ranks_add(&l->ranks, r);
+        if (!added[level]) {
+            added[level] = true;
+            for (size_t t = 0; t < targets->n; t++) fa_ranks_add(&l->waits_for, targets->v[t]);
+            via_add(&c->via[level], d, op);
+        }
+        int64_t rec = call_record(d, op, d->members[k]);
+        if (c->block_op[node] < 0 || rec < c->block_rec[node]) {
+            c->block_op[node] = (long)op;
+            c->block_rec[node] = rec;
+        }
+    }
+}
+
+/* lagging_ranks: the level-1 ranks, grouped by the op each is blocked in, with whom it waits for. */
+static void note_victims(decider *d, const chain *c) {
+    const fa_wait_level *l = &d->v->levels[1];
+    if (!l->ranks.n) return;
+    fa_finding *x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
     if (!x) return;
-    char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in, but %s blocked elsewhere themselves: victims, not causes",
-                          x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "are" : "is");
-    free(who);
+    for (size_t i = 0; i < l->ranks.n; i++) fa_ranks_add(&x->ranks, l->ranks.v[i]);
+    size_t cap = 2048, used = 0, shown = 0, total = 0;
+    char *where = calloc(cap, 1);
+    bool *done = calloc(d->nfacts + 1, 1);
+    fa_ranks same = {0}, targets = {0};
+    for (size_t i = 0; where && done && i < l->ranks.n; i++) {
+        long node = rank_node(d, l->ranks.v[i]);
+        if (node < 0 || done[node] || c->block_op[node] < 0) continue;
+        long op = c->block_op[node];
+        same.n = 0;
+        for (size_t j = i; j < l->ranks.n; j++) {
+            long other = rank_node(d, l->ranks.v[j]);
+            if (other >= 0 && !done[other] && c->block_op[other] == op) {
+                done[other] = true;
+                fa_ranks_add(&same, l->ranks.v[j]);
+            }
+        }
+        total++;
+        if (shown == 4) continue;
+        op_targets(d, (size_t)op, fa_op_expected(d->m, d->groups, (size_t)op, d->members), &targets);
+        char group[300], label[200];
+        context(d, (size_t)op, group, sizeof group, label, sizeof label);
+        char *who = fa_ranks_format(same.v, same.n), *whom = fa_ranks_format(targets.v, targets.n);
+        if (who && whom && used + 600 < cap)
+            used += (size_t)snprintf(where + used, cap - used, "%s%s in %s %s (waiting for %s)", shown ? "; " : "", who, group, label, whom);
+        shown++;
+        free(who);
+        free(whom);
+    }
+    if (where && total > shown) snprintf(where + used, cap - used, "; and %zu more", total - shown);
+    char *all = fa_ranks_format(x->ranks.v, x->ranks.n);
+    fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
+                          x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "they are" : "it is", x->ranks.n > 1 ? "themselves" : "itself",
+                          where ? where : "", x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
+    free(all);
+    free(where);
+    free(done);
+    fa_ranks_free(&same);
+    fa_ranks_free(&targets);
+}
+
+/* A p2p_unmatched whose absent side is a culprit or blocked itself is part of the hang. */
+static void explain_p2p(decider *d) {
+    for (size_t i = 0; i < d->findings->n; i++) {
+        fa_finding *f = &d->findings->v[i];
+        if (f->kind != FA_P2P_UNMATCHED || !f->ranks.n) continue;
+        long node = rank_node(d, f->ranks.v[0]);
+        if (node >= 0 && (is_root(d, (size_t)node) || node_pending(d, (size_t)node))) {
+            f->explained = true;
+            d->v->nexplained_p2p++;
+        }
+    }
+}
+
+/* Evidence per culprit, the wait chain, lagging ranks, explained p2p findings. */
+static int explain(decider *d, size_t nmatch_findings) {
+    if (collect_evidence(d, nmatch_findings) != 0) return -1;
+    if (d->v->nevidence) qsort(d->v->evidence, d->v->nevidence, sizeof *d->v->evidence, compare_evidence);
+    chain c = {0};
+    c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
+    c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
+    if (!c.block_op || !c.block_rec) {
+        free(c.block_op);
+        free(c.block_rec);
+        return -1;
+    }
+    for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
+    fa_ranks targets = {0};
+    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
+        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
+        uint32_t count = fa_op_expected(d->m, d->groups, op, d->members);
+        op_targets(d, op, count, &targets);
+        if (targets.n) chain_op(d, &c, op, &targets, count);
+    }
+    fa_ranks_free(&targets);
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (is_root(d, i)) fa_ranks_add(&d->v->levels[0].ranks, d->facts[i].rank);
+    for (int l = 0; l < FA_WAIT_LEVELS; l++) {
+        fa_ranks_normalize(&d->v->levels[l].ranks);
+        fa_ranks_normalize(&d->v->levels[l].waits_for);
+        if (l) d->v->levels[l].via = via_text(&c.via[l]);
+    }
+    note_victims(d, &c);
+    explain_p2p(d);
+    free(c.block_op);
+    free(c.block_rec);
+    return 0;
 }
 
 static void note_idle_missing_dumps(decider *d) {
@@ -408,10 +677,29 @@ static void note_idle_missing_dumps(decider *d) {
 
 /* ---------------------------------------------------------------- summary ----------- */
 
+enum { SUMMARY_WIDTH = 210 }; /* "about 200": room for two clauses about TP groups */
+
+/* A rank list short enough for the summary: "0-7,9", or "1,5,9,13 and 996 more". */
+static char *short_ranks(const fa_ranks *r) {
+    size_t n = r->n > 4 ? 4 : r->n;
+    char *head = fa_ranks_format(r->v, n);
+    if (!head || n == r->n) return head;
+    char *all = fa_ranks_format(r->v, r->n);
+    if (all && strlen(all) <= 40) {
+        free(head);
+        return all;
+    }
+    free(all);
+    char *text = NULL;
+    if (asprintf(&text, "%s and %zu more", head, r->n - n) < 0) text = NULL;
+    free(head);
+    return text;
+}
+
 static void clause(const decider *d, const fa_finding *f, char *buf, size_t len) {
     char group[300] = "", label[200] = "";
     if (f->op >= 0) context(d, (size_t)f->op, group, sizeof group, label, sizeof label);
-    char *who = fa_ranks_format(f->ranks.v, f->ranks.n), *others = fa_ranks_format(f->others.v, f->others.n);
+    char *who = short_ranks(&f->ranks), *others = short_ranks(&f->others);
     const char *s = f->ranks.n > 1 ? "s" : "", *os = f->others.n > 1 ? "s" : "";
     switch (f->kind) {
     case FA_MISSING_RANKS:
@@ -447,12 +735,50 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
         if (shown == 3) continue;
         char part[900];
         clause(d, f, part, sizeof part);
+        if (shown && used + strlen(part) + 2 > SUMMARY_WIDTH) continue; /* a ticket title, not a list */
         if (used + strlen(part) + 3 >= cap) continue;
         used += (size_t)snprintf(text + used, cap - used, "%s%s", shown ? "; " : "", part);
         shown++;
     }
     if (total > shown) snprintf(text + used, cap - used, "; and %zu more", total - shown);
     d->v->summary = text;
+}
+
+/* The contract names a member without a dump the culprit when all the others wait for it. When
+ * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
+ * stopped rank from a lost dump: inconclusive. */
+static bool only_lost_dumps(const decider *d) {
+    for (size_t i = 0; i < d->v->culprits.n; i++) {
+        long node = rank_node(d, d->v->culprits.v[i]);
+        if (node < 0 || d->facts[node].has_dump) return false;
+    }
+    for (size_t i = 0; i < d->nfacts; i++) {
+        if (!d->facts[i].has_dump) continue;
+        int64_t r = d->facts[i].rank;
+        if (!fa_ranks_contains(&d->v->levels[1].ranks, r) && !fa_ranks_contains(&d->v->levels[2].ranks, r)) return true;
+    }
+    return false;
+}
+
+static void say_lost_dumps(decider *d) {
+    fa_ranks waiting = {0}, idle = {0};
+    for (size_t i = 0; i < d->nfacts; i++) {
+        if (!d->facts[i].has_dump) continue;
+        int64_t r = d->facts[i].rank;
+        bool waits = fa_ranks_contains(&d->v->levels[1].ranks, r) || fa_ranks_contains(&d->v->levels[2].ranks, r);
+        fa_ranks_add(waits ? &waiting : &idle, r);
+    }
+    char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
+    if (asprintf(&d->v->summary,
+                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
+                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s", d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
+                 idle.n > 1 ? "" : "s") < 0)
+        d->v->summary = NULL;
+    free(who);
+    free(w);
+    free(i);
+    fa_ranks_free(&waiting);
+    fa_ranks_free(&idle);
 }
 
 static bool culprit_kind(fa_finding_kind k) {
@@ -477,8 +803,6 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         size_t after_sinks = findings->n;
         v->first_culprit_finding = before;
         v->nculprit_findings = after_sinks - before;
-        note_victims(&d);
-        note_idle_missing_dumps(&d);
 
         bool mismatch = false, stuck = false;
         for (size_t i = 0; i < before; i++)
@@ -492,9 +816,15 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                 for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
         }
         fa_ranks_normalize(&v->culprits);
+        if (explain(&d, before) != 0) rc = -1;
+        note_idle_missing_dumps(&d);
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
             summarize(&d, "mismatch", fa_finding_is_mismatch, 0);
+        } else if (v->culprits.n && only_lost_dumps(&d)) {
+            v->status = FA_STATUS_INCONCLUSIVE;
+            say_lost_dumps(&d);
+            fa_ranks_free(&v->culprits);
         } else if (v->culprits.n || stuck) {
             v->status = FA_STATUS_HANG;
             summarize(&d, "hang", culprit_kind, before);
@@ -528,6 +858,16 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
 
 void fa_verdict_free(fa_verdict *v) {
     fa_ranks_free(&v->culprits);
+    for (size_t i = 0; i < v->nevidence; i++) {
+        fa_ranks_free(&v->evidence[i].waiters);
+        fa_ranks_free(&v->evidence[i].done);
+    }
+    free(v->evidence);
+    for (int l = 0; l < FA_WAIT_LEVELS; l++) {
+        fa_ranks_free(&v->levels[l].ranks);
+        fa_ranks_free(&v->levels[l].waits_for);
+        free(v->levels[l].via);
+    }
     free(v->summary);
     memset(v, 0, sizeof *v);
 }

@@ -11,6 +11,16 @@
  * stuck_collective with no culprit; plain in-flight work everyone agrees on is ok. Ranks waited
  * for that are themselves blocked elsewhere are victims (lagging_ranks). Any type/size/dtype
  * disagreement makes the status `mismatch`, with the minority as culprits.
+ *
+ * Once the culprits are known, the verdict also records what the reports present: each
+ * culprit's evidence in every group (not only the op that names it in the summary), the wait
+ * chain condensed into at most three levels of rank ranges (so it stays a few lines at 16k
+ * ranks), and which p2p_unmatched findings the hang explains (the absent side is a culprit or is
+ * blocked itself), so that reports fold those into one count.
+ *
+ * Inconclusive: the dumps hold no entries at all; or every culprit is a member without a
+ * readable dump while some loaded rank waits for nobody, so a stopped rank and a lost dump look
+ * alike (when every loaded rank waits for it, the contract names the member: missing_dump).
  */
 #ifndef FRTRACE_VERDICT_H
 #define FRTRACE_VERDICT_H
@@ -28,12 +38,47 @@ typedef enum fa_status {
     FA_STATUS_INCONCLUSIVE,
 } fa_status;
 
+/* What a culprit did in one operation: the rows of its evidence across every group. */
+typedef enum fa_evidence_kind {
+    FA_EV_NEVER_ISSUED,  /* others wait in it; the culprit's dump shows it never issued it */
+    FA_EV_NO_DUMP,       /* others wait in it; the culprit wrote no readable dump */
+    FA_EV_STALLED,       /* pending on the culprit while a peer completed it (GPU lag) */
+    FA_EV_NEVER_STARTED, /* scheduled on the culprit, started on its peers */
+    FA_EV_MISMATCHED,    /* its call disagrees with the majority (type, size, dtype) */
+} fa_evidence_kind;
+
+typedef struct fa_evidence {
+    int64_t rank; /* the culprit */
+    long op;      /* index into fa_match.ops */
+    uint32_t group; /* the op's group and seq: the evidence is sorted by rank, group, kind, seq */
+    int64_t seq;
+    bool p2p; /* sends/recvs sort after the collectives */
+    fa_evidence_kind kind;
+    fa_ranks waiters; /* members with the op pending, the culprit excluded */
+    fa_ranks done;    /* members that completed it (stalled), or started it (never started) */
+} fa_evidence;
+
+/* One level of the wait chain: blocked ranks, whom they wait for, and in what. Level 0 is the
+ * culprits; level 1 the blocked ranks others wait for (victims that look like causes); level 2
+ * the ranks that only wait. `via` names the groups (by desc) and op types of the waits. */
+typedef struct fa_wait_level {
+    fa_ranks ranks;
+    fa_ranks waits_for;
+    char *via; /* "PIPELINE_MODEL_PARALLEL_GROUP send/recv, default_pg recv" (NULL for level 0) */
+} fa_wait_level;
+
+#define FA_WAIT_LEVELS 3
+
 typedef struct fa_verdict {
     fa_status status;
     fa_ranks culprits;
     char *summary;
     size_t nculprit_findings; /* findings[first_culprit_finding..+n) explain the culprits */
     size_t first_culprit_finding;
+    fa_evidence *evidence; /* per culprit, ascending rank, then by group and seq */
+    size_t nevidence;
+    fa_wait_level levels[FA_WAIT_LEVELS];
+    size_t nexplained_p2p; /* p2p_unmatched findings explained by the hang (finding.explained) */
 } fa_verdict;
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v,

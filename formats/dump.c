@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump_decoder.h"
 #include "intern.h"
 #include "json_read.h"
 #include "pickle_read.h"
@@ -59,15 +60,63 @@ typedef struct node_field {
     int field;
 } node_field;
 
+/* A table of lists the dump keeps once however many entries repeat them (see shared_find). */
+typedef struct list_slot {
+    uint64_t hash;
+    const void *items; /* NULL = empty slot */
+    uint32_t count;
+} list_slot;
+
+typedef struct list_table {
+    list_slot *slots;
+    size_t size, used; /* size: power of two or 0 */
+} list_table;
+
+/* A dtype list recently decoded, by its item nodes (a pickle's memo makes each dtype string one
+ * node, so the next ["BFloat16"] has the very same item): the same items give the same list. */
+enum { RECENT_DTYPE_SLOTS = 16, RECENT_DTYPE_ITEMS = 4 };
+
+typedef struct dtype_list {
+    uint32_t len; /* 0 with items[0] NULL: unused slot */
+    const fv *items[RECENT_DTYPE_ITEMS];
+    fr_strings value;
+} dtype_list;
+
 typedef struct decoder {
     fv_arena *arena;      /* the dump's arena */
     fr_interner *strings; /* interned copies in `arena` */
     fr_error *err;
     char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages */
+    int64_t where_entry;  /* >= 0: `where` is "entry N", written only when an error needs it */
     node_str str_cache[STR_CACHE_SLOTS];
     node_str dtype_cache[DTYPE_CACHE_SLOTS];
     node_field key_cache[KEY_CACHE_SLOTS];
+    list_table shapes, dtypes, frames; /* shared fr_shapes / fr_strings / frame lists */
+    dtype_list recent_dtypes[RECENT_DTYPE_SLOTS];
+    const fv *state_nodes[3]; /* the string node last seen for each fr_state */
+    fr_frame *frame_buf;               /* scratch for one entry's frames */
+    size_t frame_buf_cap;
 } decoder;
+
+/* The prefix of error messages. Entries are many and errors rare: "entry N" is formatted only
+ * when a message needs it. */
+static const char *where(decoder *dec) {
+    if (dec->where_entry >= 0) {
+        snprintf(dec->where, sizeof dec->where, "entry %lld", (long long)dec->where_entry);
+        dec->where_entry = -1;
+    }
+    return dec->where;
+}
+
+static void set_where(decoder *dec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_where(decoder *dec, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dec->where, sizeof dec->where, fmt, ap);
+    va_end(ap);
+    dec->where_entry = -1;
+}
 
 static size_t pointer_slot(const void *p, size_t slots) {
     uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
@@ -77,9 +126,9 @@ static size_t pointer_slot(const void *p, size_t slots) {
 static int out_of_memory(decoder *dec) { return fail(dec->err, "out of memory while decoding the dump"); }
 
 static int wrong_type(decoder *dec, const char *key, const fv *v, const char *expected) {
-    if (!v || v->kind == FV_NONE) return fail(dec->err, "%s: \"%s\" is None, expected %s", dec->where, key, expected);
+    if (!v || v->kind == FV_NONE) return fail(dec->err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
     const char *got = fv_kind_name((fv_kind)v->kind);
-    return fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", dec->where, key, got[0] == 'i' ? "n" : "", got,
+    return fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
                 expected);
 }
 
@@ -139,7 +188,7 @@ static bool parse_decimal(const char *s, size_t len, int64_t *out) {
 static int get_int_or_decimal(decoder *dec, const fv *v, const char *key, int64_t *out) {
     if (fv_is(v, FV_STR)) {
         if (parse_decimal(v->u.s, v->len, out)) return 0;
-        return fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", dec->where, key, v->u.s);
+        return fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
     }
     return get_int(dec, v, key, out);
 }
@@ -160,7 +209,7 @@ static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
     return 0;
 }
 
-/* --- dtypes ------------------------------------------------------------------------------- */
+/* --- dtype names ---------------------------------------------------------------------------- */
 
 /* 2.0 wrote TypeMeta::name() spellings; later versions c10::toString(ScalarType). */
 static const char *const LEGACY_DTYPES[][2] = {
@@ -196,21 +245,141 @@ static const char *dtype_node(decoder *dec, const fv *v) {
     return s;
 }
 
+/* --- shared lists -------------------------------------------------------------------------- */
+
+/* Thousands of entries carry the same few shape lists, dtype lists and stacks, and consumers
+ * only read them: each distinct list is stored once per dump and every entry that repeats it
+ * points to that copy. The tables map a content hash to the stored list; `same` compares a
+ * candidate with a stored one. Sharing only saves memory, so a probe that runs longer than
+ * SHARE_PROBE_MAX (hostile collisions) or a list longer than SHARE_ITEMS_MAX simply gets its
+ * own copy, which keeps the work per list bounded whatever the input. */
+enum { SHARE_PROBE_MAX = 16, SHARE_ITEMS_MAX = 64, FRAME_SHARE_MAX = 256 };
+
+static uint64_t hash_step(uint64_t h, uint64_t x) {
+    h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
+}
+
+typedef bool (*same_fn)(const void *stored, uint32_t count, const void *candidate);
+
+/* Doubles the table (or makes the first one). false when out of memory. */
+static bool table_grow(list_table *t) {
+    size_t size = t->size ? t->size * 2 : 64;
+    list_slot *slots = calloc(size, sizeof *slots);
+    if (!slots) return false;
+    for (size_t i = 0; i < t->size; i++) {
+        if (!t->slots[i].items) continue;
+        size_t at = t->slots[i].hash & (size - 1);
+        while (slots[at].items) at = (at + 1) & (size - 1);
+        slots[at] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->size = size;
+    return true;
+}
+
+/* The stored list equal to `candidate`, or NULL; then *fill is the slot to store it in (NULL
+ * when the list should not be shared: probe too long, or no memory to grow the table). Inlined,
+ * so that each caller's `same` is a direct call. */
+static inline __attribute__((always_inline)) const void *shared_find(list_table *t, uint64_t h, uint32_t count,
+                                                                     const void *candidate, same_fn same,
+                                                                     list_slot **fill) {
+    *fill = NULL;
+    if ((t->used + 1) * 2 > t->size && !table_grow(t)) return NULL;
+    size_t at = h & (t->size - 1);
+    for (int probe = 0; probe < SHARE_PROBE_MAX; probe++, at = (at + 1) & (t->size - 1)) {
+        list_slot *sl = &t->slots[at];
+        if (!sl->items) {
+            *fill = sl;
+            return NULL;
+        }
+        if (sl->hash == h && sl->count == count && same(sl->items, count, candidate)) return sl->items;
+    }
+    return NULL;
+}
+
+static void shared_store(list_table *t, list_slot *sl, uint64_t h, uint32_t count, const void *items) {
+    if (!sl) return;
+    *sl = (list_slot){h, items, count};
+    t->used++;
+}
+
+static void table_free(list_table *t) { free(t->slots); }
+
+/* --- dtypes ------------------------------------------------------------------------------- */
+
+static bool same_strings(const void *stored, uint32_t count, const void *candidate) {
+    return memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
+}
+
+static dtype_list *recent_dtypes(decoder *dec, const fv *v) {
+    const fv *first = v->len ? fv_item(v, 0) : NULL;
+    return &dec->recent_dtypes[pointer_slot(first, RECENT_DTYPE_SLOTS) ^ (v->len & (RECENT_DTYPE_SLOTS - 1))];
+}
+
+static int get_dtypes_uncached(decoder *dec, const fv *v, const char *key, fr_strings *out);
+
 static int get_dtypes(decoder *dec, const fv *v, const char *key, fr_strings *out) {
     if (!fv_is_seq(v)) return wrong_type(dec, key, v, "list of str");
-    const char **items = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *items);
-    if (!items) return out_of_memory(dec);
+    if (v->len > RECENT_DTYPE_ITEMS) return get_dtypes_uncached(dec, v, key, out);
+    dtype_list *r = recent_dtypes(dec, v);
+    bool hit = r->len == v->len && (v->len || r->value.items);
+    for (uint32_t i = 0; hit && i < v->len; i++) hit = r->items[i] == fv_item(v, i);
+    if (hit) {
+        *out = r->value;
+        return 0;
+    }
+    if (get_dtypes_uncached(dec, v, key, out)) return -1;
+    r->len = v->len;
+    for (uint32_t i = 0; i < v->len; i++) r->items[i] = fv_item(v, i);
+    r->value = *out;
+    return 0;
+}
+
+static int get_dtypes_uncached(decoder *dec, const fv *v, const char *key, fr_strings *out) {
+    const char *local[SHARE_ITEMS_MAX];
+    bool share = v->len <= SHARE_ITEMS_MAX;
+    const char **items = local;
+    if (!share && !(items = fv_arena_alloc(dec->arena, (size_t)v->len * sizeof *items))) return out_of_memory(dec);
+    uint64_t h = v->len;
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *item = fv_item(v, i);
         if (!fv_is(item, FV_STR)) return wrong_type(dec, key, item, "list of str");
         if (!(items[i] = dtype_node(dec, item))) return out_of_memory(dec);
+        h = hash_step(h, (uint64_t)(uintptr_t)items[i]);
     }
     out->count = v->len;
     out->items = items;
+    if (!share) return 0;
+    list_slot *fill;
+    const void *found = shared_find(&dec->dtypes, h, v->len, local, same_strings, &fill);
+    if (found) {
+        out->items = found;
+        return 0;
+    }
+    const char **copy = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *copy);
+    if (!copy) return out_of_memory(dec);
+    memcpy(copy, local, (size_t)v->len * sizeof *copy);
+    shared_store(&dec->dtypes, fill, h, v->len, copy);
+    out->items = copy;
     return 0;
 }
 
 /* --- shapes -------------------------------------------------------------------------------- */
+
+/* `candidate` is the value list the shapes are read from (already checked to be ints). */
+static bool same_shapes(const void *stored, uint32_t count, const void *candidate) {
+    const fr_shape *shapes = stored;
+    const fv *v = candidate;
+    for (uint32_t i = 0; i < count; i++) {
+        const fv *shape = fv_item(v, i);
+        if (shapes[i].ndim != shape->len) return false;
+        for (uint32_t k = 0; k < shape->len; k++)
+            if (shapes[i].dims[k] != fv_item(shape, k)->u.i) return false;
+    }
+    return true;
+}
 
 static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out) {
     if (!fv_is_seq(v)) return wrong_type(dec, key, v, "list of lists of int");
@@ -220,6 +389,25 @@ static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out
         if (!fv_is_seq(shape)) return wrong_type(dec, key, shape, "list of lists of int");
         total += shape->len;
     }
+    uint64_t h = v->len;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const fv *shape = fv_item(v, i);
+        h = hash_step(h, shape->len);
+        for (uint32_t k = 0; k < shape->len; k++) {
+            const fv *dim = fv_item(shape, k);
+            if (!fv_is(dim, FV_INT)) return wrong_type(dec, key, dim, "list of lists of int");
+            h = hash_step(h, (uint64_t)dim->u.i);
+        }
+    }
+    out->count = v->len;
+    list_slot *fill = NULL;
+    if (total + v->len <= SHARE_ITEMS_MAX) {
+        const void *found = shared_find(&dec->shapes, h, v->len, v, same_shapes, &fill);
+        if (found) {
+            out->shapes = found;
+            return 0;
+        }
+    }
     fr_shape *shapes = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *shapes);
     int64_t *dims = fv_arena_alloc(dec->arena, (size_t)(total ? total : 1) * sizeof *dims);
     if (!shapes || !dims) return out_of_memory(dec);
@@ -227,24 +415,41 @@ static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out
         const fv *shape = fv_item(v, i);
         shapes[i].ndim = shape->len;
         shapes[i].dims = dims;
-        for (uint32_t k = 0; k < shape->len; k++) {
-            const fv *dim = fv_item(shape, k);
-            if (!fv_is(dim, FV_INT)) return wrong_type(dec, key, dim, "list of lists of int");
-            *dims++ = dim->u.i;
-        }
+        for (uint32_t k = 0; k < shape->len; k++) *dims++ = fv_item(shape, k)->u.i;
     }
-    out->count = v->len;
+    shared_store(&dec->shapes, fill, h, v->len, shapes);
     out->shapes = shapes;
     return 0;
 }
 
 /* --- frames -------------------------------------------------------------------------------- */
 
+static bool same_frames(const void *stored, uint32_t count, const void *candidate) {
+    const fr_frame *a = stored, *b = candidate;
+    for (uint32_t i = 0; i < count; i++)
+        if (a[i].name != b[i].name || a[i].filename != b[i].filename || a[i].line != b[i].line) return false;
+    return true;
+}
+
 static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
     if (!fv_is_seq(v)) return wrong_type(dec, "frames", v, "list of dict");
-    /* present-but-empty stays distinguishable from absent (frames == NULL) */
-    fr_frame *frames = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *frames);
-    if (!frames) return out_of_memory(dec);
+    bool share = v->len > 0 && v->len <= FRAME_SHARE_MAX;
+    fr_frame *frames;
+    if (share) { /* read into scratch, keep a copy only when the stack is new */
+        if (dec->frame_buf_cap < v->len) {
+            free(dec->frame_buf);
+            dec->frame_buf_cap = FRAME_SHARE_MAX;
+            if (!(dec->frame_buf = malloc(FRAME_SHARE_MAX * sizeof *dec->frame_buf))) {
+                dec->frame_buf_cap = 0;
+                return out_of_memory(dec);
+            }
+        }
+        frames = dec->frame_buf;
+    } else { /* present-but-empty stays distinguishable from absent (frames == NULL) */
+        frames = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *frames);
+        if (!frames) return out_of_memory(dec);
+    }
+    uint64_t h = v->len;
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *f = fv_item(v, i);
         if (!fv_is(f, FV_DICT)) return wrong_type(dec, "frames", f, "list of dict");
@@ -255,9 +460,23 @@ static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
         if (name && get_str(dec, name, "frames.name", &frames[i].name)) return -1;
         if (file && get_str(dec, file, "frames.filename", &frames[i].filename)) return -1;
         if (line && get_int(dec, line, "frames.line", &frames[i].line)) return -1;
+        h = hash_step(hash_step(hash_step(h, (uint64_t)(uintptr_t)frames[i].name), (uint64_t)(uintptr_t)frames[i].filename),
+                      (uint64_t)frames[i].line);
     }
     e->nframes = v->len;
     e->frames = frames;
+    if (!share) return 0;
+    list_slot *fill;
+    const void *found = shared_find(&dec->frames, h, v->len, frames, same_frames, &fill);
+    if (found) {
+        e->frames = found;
+        return 0;
+    }
+    fr_frame *copy = fv_arena_alloc(dec->arena, (size_t)v->len * sizeof *copy);
+    if (!copy) return out_of_memory(dec);
+    memcpy(copy, frames, (size_t)v->len * sizeof *copy);
+    shared_store(&dec->frames, fill, h, v->len, copy);
+    e->frames = copy;
     return 0;
 }
 
@@ -306,10 +525,16 @@ static int field_of_key(decoder *dec, const fv *key) {
 
 static int get_state(decoder *dec, const fv *v, fr_state *out) {
     if (!fv_is(v, FV_STR)) return wrong_type(dec, "state", v, "str");
+    for (int k = 0; k < 3; k++) /* the memo makes each state string one node */
+        if (dec->state_nodes[k] == v) {
+            *out = (fr_state)k;
+            return 0;
+        }
     if (strcmp(v->u.s, "scheduled") == 0) *out = FR_STATE_SCHEDULED;
     else if (strcmp(v->u.s, "started") == 0) *out = FR_STATE_STARTED;
     else if (strcmp(v->u.s, "completed") == 0) *out = FR_STATE_COMPLETED;
-    else return fail(dec->err, "%s: unknown state \"%.40s\"", dec->where, v->u.s);
+    else return fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
+    dec->state_nodes[*out] = v;
     return 0;
 }
 
@@ -371,7 +596,7 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
 }
 
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
-    snprintf(dec->where, sizeof dec->where, "entry %u", index);
+    dec->where_entry = index;
     if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
     memset(e, 0, sizeof *e);
     e->timeout_ms = -1;
@@ -427,7 +652,7 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     g->ranks = ranks;
     return 0;
 bad:
-    return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", dec->where, s);
+    return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec), s);
 }
 
 static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
@@ -443,14 +668,14 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
 }
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
-    snprintf(dec->where, sizeof dec->where, "pg_config[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, "pg_config[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
     if (!fv_is(key, FV_STR)) return fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
     if (get_str(dec, name ? name : key, "name", &g->name)) return -1;
     g->desc = "";
     if (desc && get_str(dec, desc, "desc", &g->desc)) return -1;
-    if (!ranks) return fail(dec->err, "%s: no \"ranks\" key", dec->where);
+    if (!ranks) return fail(dec->err, "%s: no \"ranks\" key", where(dec));
     return get_ranks(dec, ranks, g);
 }
 
@@ -466,9 +691,9 @@ static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
 }
 
 static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
-    snprintf(dec->where, sizeof dec->where, "pg_status[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, "pg_status[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
     int64_t *fields[3] = {&s->last_enqueued, &s->last_started, &s->last_completed};
     for (int k = 0; k < 3; k++) {
@@ -493,9 +718,9 @@ static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
 /* --- the recorder's extra key --------------------------------------------------------------- */
 
 static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
-    snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY ".comms[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, FR_EXTRA_KEY ".comms[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", dec->where, fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *x;
     c->comm_rank = c->comm_size = c->color = -1;
     c->parent = c->nccl_hash = c->state = NULL;
@@ -509,7 +734,7 @@ static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c
 }
 
 static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
-    snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY);
+    set_where(dec, "%s", FR_EXTRA_KEY);
     if (!fv_is(extra, FV_DICT)) return wrong_type(dec, FR_EXTRA_KEY, extra, "dict");
     const fv *x;
     if ((x = fv_dict_get(extra, "global_rank")) && get_int(dec, x, "global_rank", &d->global_rank)) return -1;
@@ -620,15 +845,48 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
     return 0;
 }
 
-static int from_value(fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at, fr_dump **out,
-                      fr_error *err) {
-    *out = NULL;
+static decoder *decoder_new(void) {
     decoder *dec = calloc(1, sizeof *dec);
+    if (dec) dec->where_entry = -1;
+    return dec;
+}
+
+static void decoder_free(decoder *dec) {
+    if (!dec) return;
+    table_free(&dec->shapes);
+    table_free(&dec->dtypes);
+    table_free(&dec->frames);
+    free(dec->frame_buf);
+    free(dec);
+}
+
+/* Forgets the previous dump: its node pointers may be reused by the next value tree, and what
+ * the caches and tables point to lives in the previous dump's arena. */
+static void decoder_clear(decoder *dec) {
+    memset(dec->str_cache, 0, sizeof dec->str_cache);
+    memset(dec->dtype_cache, 0, sizeof dec->dtype_cache);
+    memset(dec->key_cache, 0, sizeof dec->key_cache);
+    memset(dec->recent_dtypes, 0, sizeof dec->recent_dtypes);
+    memset(dec->state_nodes, 0, sizeof dec->state_nodes);
+    table_free(&dec->shapes);
+    table_free(&dec->dtypes);
+    table_free(&dec->frames);
+    memset(&dec->shapes, 0, sizeof dec->shapes);
+    memset(&dec->dtypes, 0, sizeof dec->dtypes);
+    memset(&dec->frames, 0, sizeof dec->frames);
+    dec->where[0] = '\0';
+    dec->where_entry = -1;
+}
+
+/* `dec` is fresh or cleared; it is cleared again before returning. */
+static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at,
+                      fr_dump **out, fr_error *err) {
+    *out = NULL;
     fr_dump *d = fv_arena_alloc(arena, sizeof *d);
-    if (dec) dec->strings = fr_intern_new(arena);
-    if (!dec || !d || !dec->strings) {
-        if (dec) fr_intern_free(dec->strings);
-        free(dec);
+    dec->strings = fr_intern_new(arena);
+    if (!d || !dec->strings) {
+        fr_intern_free(dec->strings);
+        dec->strings = NULL;
         return fail(err, "out of memory while decoding the dump");
     }
     dec->arena = arena;
@@ -639,13 +897,19 @@ static int from_value(fv *root, fv_arena *arena, fr_encoding encoding, int64_t t
     d->arena = arena;
     int rc = decode_root(dec, root, d, truncated_at);
     fr_intern_free(dec->strings);
-    free(dec);
+    dec->strings = NULL;
+    decoder_clear(dec);
     if (rc == 0) *out = d;
     return rc;
 }
 
 int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err) {
-    return from_value(root, arena, encoding, -1, out, err);
+    *out = NULL;
+    decoder *dec = decoder_new();
+    if (!dec) return fail(err, "out of memory while decoding the dump");
+    int rc = from_value(dec, root, arena, encoding, -1, out, err);
+    decoder_free(dec);
+    return rc;
 }
 
 /* --- whole files ---------------------------------------------------------------------------- */
@@ -665,15 +929,39 @@ static int64_t truncation_offset(const fr_error *err, size_t len) {
     return (int64_t)len;
 }
 
-int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
-    *out = NULL;
-    fv_arena *values = fv_arena_new();
-    fv_arena *arena = fv_arena_new();
-    if (!values || !arena) {
-        fv_arena_free(values);
-        fv_arena_free(arena);
-        return fail(err, "out of memory");
+struct fr_decoder {
+    fv_arena *values; /* the value tree of the file being decoded; reset after each */
+    decoder *dec;
+};
+
+fr_decoder *fr_decoder_new(void) {
+    fr_decoder *fd = calloc(1, sizeof *fd);
+    if (!fd) return NULL;
+    fd->values = fv_arena_new();
+    fd->dec = decoder_new();
+    if (!fd->values || !fd->dec) {
+        fr_decoder_free(fd);
+        return NULL;
     }
+    return fd;
+}
+
+void fr_decoder_free(fr_decoder *fd) {
+    if (!fd) return;
+    fv_arena_free(fd->values);
+    decoder_free(fd->dec);
+    free(fd);
+}
+
+/* The dump's own arena starts small: it holds little besides the entry array, which (being
+ * large) gets a chunk of exactly its size, and 16 384 ranks' half-empty 64 KiB chunks add up. */
+enum { DUMP_FIRST_CHUNK = 4096 };
+
+int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
+    *out = NULL;
+    fv_arena *values = fd->values;
+    fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
+    if (!arena) return fail(err, "out of memory");
     fv *root = NULL;
     fr_encoding encoding;
     int64_t truncated_at = -1;
@@ -690,13 +978,22 @@ int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *er
             rc = 0;
         }
     }
-    if (rc == 0) rc = from_value(root, arena, encoding, truncated_at, out, err);
-    fv_arena_free(values);
+    if (rc == 0) rc = from_value(fd->dec, root, arena, encoding, truncated_at, out, err);
+    fv_arena_reset(values);
     if (rc != 0) {
         fv_arena_free(arena);
         return -1;
     }
     return 0;
+}
+
+int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
+    *out = NULL;
+    fr_decoder *fd = fr_decoder_new();
+    if (!fd) return fail(err, "out of memory");
+    int rc = fr_decoder_decode(fd, bytes, len, out, err);
+    fr_decoder_free(fd);
+    return rc;
 }
 
 void fr_dump_free(fr_dump *dump) {

@@ -12,7 +12,8 @@
  *    claiming 4 GB in a 100-byte file costs nothing;
  *  - memory is the arena's growth plus the VM's own stacks, checked against max_memory after
  *    every opcode that allocates;
- *  - the memo is a hash map from the 64-bit id to the node, so PUT 4000000000 costs one slot;
+ *  - the memo is an array for the ids writers actually use (0, 1, 2, ...) and a hash map for
+ *    any other 64-bit id, so PUT 4000000000 costs one slot;
  *  - arithmetic on sizes is done in uint64_t with explicit bounds, shifts only on unsigned types.
  *
  * Strings must be UTF-8 as Python's pickle decodes them: 'surrogatepass', so the UTF-8 encoding
@@ -62,13 +63,22 @@ static bool opcode_runs_code(uint8_t op) {
     }
 }
 
-/* --- the memo: 64-bit id -> node, open addressing --------------------------------------------- */
+/* --- the memo: 64-bit id -> node -------------------------------------------------------------- */
 
+/* Writers number memo entries 0, 1, 2, ... (torch and Python alike), so the memo starts as a
+ * plain array indexed by id. The first id that does not fit (PUT 4000000000, or ids far apart)
+ * turns it for good into an open-addressing hash map, where any id costs one slot. The array
+ * is never allowed more bytes than the hash map would have at that count (the map's size is
+ * tracked as `map_cap` even while unused), so the memory bound sees no more than it would if
+ * there were only the map. */
 typedef struct memo_map {
-    uint64_t *ids;
-    fv **nodes; /* NULL = empty slot */
-    size_t cap; /* power of two, or 0 */
-    size_t count;
+    fv **dense;       /* array mode: dense[id] for id < dense_cap (NULL = not stored) */
+    size_t dense_cap;
+    uint64_t *ids;    /* map mode */
+    fv **nodes;       /* NULL = empty slot */
+    size_t cap;       /* slots of the map (0 in array mode) */
+    size_t map_cap;   /* what the map's size is or would be for `count` entries */
+    size_t count;     /* entries stored */
 } memo_map;
 
 static size_t memo_slot(const memo_map *m, uint64_t id) {
@@ -78,28 +88,36 @@ static size_t memo_slot(const memo_map *m, uint64_t id) {
     return s;
 }
 
-static fv *memo_get(const memo_map *m, uint64_t id) {
+static inline fv *memo_get(const memo_map *m, uint64_t id) {
+    if (id < m->dense_cap) return m->dense[id];
     if (!m->cap) return NULL;
     return m->nodes[memo_slot(m, id)];
 }
 
-static bool memo_grow(memo_map *m) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *ids = calloc(cap, sizeof *ids);
-    fv **nodes = calloc(cap, sizeof *nodes);
-    if (!ids || !nodes) {
-        free(ids);
-        free(nodes);
+static void map_insert(memo_map *m, uint64_t id, fv *node) {
+    size_t s = memo_slot(m, id);
+    m->ids[s] = id;
+    m->nodes[s] = node;
+}
+
+/* Gives the map `cap` slots, moving in what the array or the old map held. */
+static bool memo_rehash(memo_map *m, size_t cap) {
+    memo_map bigger = *m;
+    bigger.ids = calloc(cap, sizeof *bigger.ids);
+    bigger.nodes = calloc(cap, sizeof *bigger.nodes);
+    if (!bigger.ids || !bigger.nodes) {
+        free(bigger.ids);
+        free(bigger.nodes);
         return false;
     }
-    memo_map bigger = {ids, nodes, cap, 0};
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->nodes[i]) continue;
-        size_t s = memo_slot(&bigger, m->ids[i]);
-        bigger.ids[s] = m->ids[i];
-        bigger.nodes[s] = m->nodes[i];
-        bigger.count++;
-    }
+    bigger.cap = cap;
+    bigger.dense = NULL;
+    bigger.dense_cap = 0;
+    for (size_t i = 0; i < m->dense_cap; i++)
+        if (m->dense[i]) map_insert(&bigger, i, m->dense[i]);
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->nodes[i]) map_insert(&bigger, m->ids[i], m->nodes[i]);
+    free(m->dense);
     free(m->ids);
     free(m->nodes);
     *m = bigger;
@@ -107,12 +125,30 @@ static bool memo_grow(memo_map *m) {
 }
 
 static bool memo_put(memo_map *m, uint64_t id, fv *node) {
-    if ((m->count + 1) * 2 > m->cap && !memo_grow(m)) return false;
-    size_t s = memo_slot(m, id);
-    if (!m->nodes[s]) m->count++;
-    m->ids[s] = id;
-    m->nodes[s] = node;
+    bool fresh = !memo_get(m, id);
+    if ((m->count + 1) * 2 > m->map_cap) m->map_cap = m->map_cap ? m->map_cap * 2 : 64; /* as the map grows */
+    if (!m->cap && id >= m->dense_cap) { /* array mode: grow the array if that stays small enough */
+        size_t want = m->dense_cap ? m->dense_cap : 64;
+        while (want <= id && want <= m->map_cap) want *= 2;
+        if (id < want && want * sizeof *m->dense <= m->map_cap * (sizeof *m->ids + sizeof *m->nodes)) {
+            fv **dense = realloc(m->dense, want * sizeof *dense);
+            if (!dense) return false;
+            memset(dense + m->dense_cap, 0, (want - m->dense_cap) * sizeof *dense);
+            m->dense = dense;
+            m->dense_cap = want;
+        } else if (!memo_rehash(m, m->map_cap)) {
+            return false;
+        }
+    }
+    if (m->cap && m->cap < m->map_cap && !memo_rehash(m, m->map_cap)) return false;
+    if (fresh) m->count++;
+    if (!m->cap) m->dense[id] = node;
+    else map_insert(m, id, node);
     return true;
+}
+
+static size_t memo_bytes(const memo_map *m) {
+    return m->dense_cap * sizeof *m->dense + m->cap * (sizeof *m->ids + sizeof *m->nodes);
 }
 
 /* --- the machine ------------------------------------------------------------------------------ */
@@ -126,8 +162,10 @@ typedef struct vm {
     uint8_t op;
 
     fv_arena *arena;
+    const size_t *arena_used; /* the arena's live count (fv_arena_used_counter) */
     size_t arena_start;
     size_t max_memory;
+    size_t own_bytes; /* the stacks and the memo, updated whenever one of them grows */
 
     fv **stack;
     size_t sp, stack_cap;
@@ -169,11 +207,14 @@ static int out_of_memory(vm *m) {
                 op_name(m), m->op_pos);
 }
 
-/* Bytes the reader holds: arena growth plus its own stacks and memo. */
-static size_t memory_used(const vm *m) {
-    return (fv_arena_used(m->arena) - m->arena_start) + m->stack_cap * sizeof *m->stack +
-           m->marks_cap * sizeof *m->marks + m->memo.cap * (sizeof(uint64_t) + sizeof(fv *));
+/* Bytes the reader holds: arena growth plus its own stacks and memo. Checked after every
+ * opcode, so the part that rarely changes is kept up to date by account() instead of being
+ * summed each time. */
+static void account(vm *m) {
+    m->own_bytes = m->stack_cap * sizeof *m->stack + m->marks_cap * sizeof *m->marks + memo_bytes(&m->memo);
 }
+
+static size_t memory_used(const vm *m) { return (*m->arena_used - m->arena_start) + m->own_bytes; }
 
 static bool need(const vm *m, uint64_t n) { return n <= (uint64_t)(m->len - m->pos); }
 
@@ -183,10 +224,17 @@ static const uint8_t *take(vm *m, size_t n) {
     return p;
 }
 
-static uint64_t load_le(const uint8_t *p, unsigned n) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
+static inline __attribute__((always_inline)) uint64_t load_le(const uint8_t *p, unsigned n) {
+    switch (n) { /* the argument sizes opcodes have, spelled out: this runs for most opcodes */
+    case 1: return p[0];
+    case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    case 4: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    default: {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+        return v;
+    }
+    }
 }
 
 /* A text argument: bytes up to the next '\n' (excluded). Missing newline = truncated. */
@@ -204,14 +252,22 @@ static int read_line(vm *m, const char **text, size_t *n) {
 
 static size_t fence(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0; }
 
-static int push(vm *m, fv *v) {
+static int grow_stack(vm *m) {
+    size_t cap = m->stack_cap ? m->stack_cap * 2 : 256;
+    fv **bigger = realloc(m->stack, cap * sizeof *bigger);
+    if (!bigger) return out_of_memory(m);
+    m->stack = bigger;
+    m->stack_cap = cap;
+    account(m);
+    return R_OK;
+}
+
+/* Inlined into every opcode that makes a value: the common case is two tests and a store. */
+static inline int push(vm *m, fv *v) {
     if (!v) return out_of_memory(m);
     if (m->sp == m->stack_cap) {
-        size_t cap = m->stack_cap ? m->stack_cap * 2 : 256;
-        fv **bigger = realloc(m->stack, cap * sizeof *bigger);
-        if (!bigger) return out_of_memory(m);
-        m->stack = bigger;
-        m->stack_cap = cap;
+        int rc = grow_stack(m);
+        if (rc) return rc;
     }
     m->stack[m->sp++] = v;
     return R_OK;
@@ -243,6 +299,7 @@ static int push_mark(vm *m) {
         if (!bigger) return out_of_memory(m);
         m->marks = bigger;
         m->marks_cap = cap;
+        account(m);
     }
     m->marks[m->nmarks++] = m->sp;
     m->marks_pushed++;
@@ -274,14 +331,6 @@ static fv *make_seq(vm *m, fv_kind kind, fv *const *items, size_t n) {
 
 static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
 
-static int dict_set(vm *m, fv *dict, fv *key, fv *value) {
-    if (unhashable(key))
-        return fail(m, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind),
-                    op_name(m), m->op_pos);
-    if (!fv_dict_set(m->arena, dict, key, value)) return out_of_memory(m);
-    return R_OK;
-}
-
 static int not_a(vm *m, const char *wanted, const fv *got) {
     return fail(m, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
                 wanted, fv_kind_name(got->kind));
@@ -290,17 +339,22 @@ static int not_a(vm *m, const char *wanted, const fv *got) {
 /* Adds items[0..n) to `target` (a list, or a dict taking them as key/value pairs). */
 static int extend_list(vm *m, fv *list, fv *const *items, size_t n) {
     if (!fv_is(list, FV_LIST)) return not_a(m, "list", list);
-    for (size_t i = 0; i < n; i++)
-        if (!fv_seq_push(m->arena, list, items[i])) return out_of_memory(m);
+    if (!fv_seq_extend(m->arena, list, items, n)) return out_of_memory(m);
     return R_OK;
 }
 
+/* The pairs go in in order; the first unhashable key stops them with its error, as it would
+ * stop Python, unless memory ran out before. */
 static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
     if (!fv_is(dict, FV_DICT)) return not_a(m, "dict", dict);
     if (n % 2) return fail(m, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
-    for (size_t i = 0; i < n; i += 2) {
-        int rc = dict_set(m, dict, items[i], items[i + 1]);
-        if (rc) return rc;
+    bool failed;
+    size_t done = fv_dict_update(m->arena, dict, items, n / 2, &failed);
+    if (failed) return out_of_memory(m);
+    if (done < n / 2) {
+        const fv *key = items[2 * done];
+        return fail(m, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
+                    m->op_pos);
     }
     return R_OK;
 }
@@ -556,13 +610,17 @@ static int memo_store(vm *m, uint64_t id) {
     int rc = top(m, &v);
     if (rc) return rc;
     if (!memo_put(&m->memo, id, v)) return out_of_memory(m);
+    account(m);
     return R_OK;
 }
 
-static int memo_fetch(vm *m, uint64_t id) {
+static int memo_missing(vm *m, uint64_t id) {
+    return fail(m, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
+}
+
+static inline int memo_fetch(vm *m, uint64_t id) {
     fv *v = memo_get(&m->memo, id);
-    if (!v) return fail(m, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
-    return push(m, v);
+    return v ? push(m, v) : memo_missing(m, id);
 }
 
 static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
@@ -576,7 +634,7 @@ static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
 /* --- one opcode ------------------------------------------------------------------------------- */
 
 /* Fixed-size argument of `n` bytes, little-endian. */
-static int arg_le(vm *m, unsigned n, uint64_t *v) {
+static inline __attribute__((always_inline)) int arg_le(vm *m, unsigned n, uint64_t *v) {
     if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
     *v = load_le(take(m, n), n);
     return R_OK;
@@ -832,6 +890,7 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
         .buf = buf,
         .len = buf ? len : 0,
         .arena = arena,
+        .arena_used = fv_arena_used_counter(arena),
         .arena_start = fv_arena_used(arena),
         .max_memory = opts->max_memory ? opts->max_memory : default_memory(len),
         .max_marks = opts->max_mark_depth ? opts->max_mark_depth : 10000,
@@ -840,6 +899,7 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
     int result;
     m.stack = malloc(256 * sizeof *m.stack); /* never NULL below: `stack + 0` must be valid */
     m.stack_cap = m.stack ? 256 : 0;
+    account(&m);
     if (!m.stack) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         result = -1;
@@ -867,6 +927,7 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
     }
     free(m.stack);
     free(m.marks);
+    free(m.memo.dense);
     free(m.memo.ids);
     free(m.memo.nodes);
     return result;

@@ -31,7 +31,7 @@ typedef struct chunk {
     _Alignas(16) unsigned char data[];
 } chunk;
 
-enum { MODEL_SLOTS = 8 };
+enum { MODEL_SLOTS = 8, SMALL_INTS = 256 };
 
 struct fv_arena {
     chunk *head; /* the current chunk; older and dedicated ones follow */
@@ -40,6 +40,8 @@ struct fv_arena {
     size_t limit;
     /* dicts whose key sequence new dicts probably repeat, by first key (see fv_dict_set) */
     fv *models[MODEL_SLOTS];
+    /* shared scalars (see the constructors), made on first use */
+    fv *none, *bools[2], *small_ints[SMALL_INTS];
 };
 
 fv_arena *fv_arena_new_sized(size_t first_chunk) {
@@ -66,23 +68,30 @@ void fv_arena_free(fv_arena *arena) {
 }
 
 void fv_arena_reset(fv_arena *arena) {
-    chunk *keep = arena->head;
-    if (!keep) return;
-    chunk *c = keep->next;
+    chunk *keep = arena->head; /* never larger than CHUNK_MAX unless it was the first request */
+    if (keep && keep->size > CHUNK_MAX) keep = NULL;
+    chunk *c = arena->head;
     while (c) {
         chunk *next = c->next;
-        free(c);
+        if (c != keep) free(c);
         c = next;
     }
-    keep->next = NULL;
-    keep->used = 0;
+    arena->head = keep;
+    if (keep) {
+        keep->next = NULL;
+        keep->used = 0;
+    }
     arena->handed_out = 0;
     memset(arena->models, 0, sizeof arena->models);
+    arena->none = arena->bools[0] = arena->bools[1] = NULL;
+    memset(arena->small_ints, 0, sizeof arena->small_ints);
 }
 
 void fv_arena_set_limit(fv_arena *arena, size_t max_bytes) { arena->limit = max_bytes; }
 
 size_t fv_arena_used(const fv_arena *arena) { return arena->handed_out; }
+
+const size_t *fv_arena_used_counter(const fv_arena *arena) { return &arena->handed_out; }
 
 size_t fv_arena_held(const fv_arena *arena) {
     size_t held = sizeof *arena;
@@ -117,12 +126,13 @@ static size_t round_up(size_t size) {
     return rounded ? rounded : ALIGN;
 }
 
-void *fv_arena_alloc(fv_arena *arena, size_t size) {
+/* The allocation itself, inlined into the node constructors (whose sizes are constants). */
+static inline void *arena_take(fv_arena *arena, size_t size) {
     if (size > SIZE_MAX / 2) return NULL;
     size_t rounded = round_up(size);
     if (arena->limit && arena->handed_out + rounded > arena->limit) return NULL;
     chunk *c = arena->head;
-    if (!c || c->size - c->used < rounded) {
+    if (__builtin_expect(!c || c->size - c->used < rounded, 0)) {
         c = arena_grow(arena, rounded);
         if (!c) return NULL;
     }
@@ -131,6 +141,8 @@ void *fv_arena_alloc(fv_arena *arena, size_t size) {
     arena->handed_out += rounded;
     return p;
 }
+
+void *fv_arena_alloc(fv_arena *arena, size_t size) { return arena_take(arena, size); }
 
 /* Grows the allocation `p` of `old_size` bytes to `new_size` where it is, which works when it
  * is the newest allocation of the current chunk and the chunk has room. */
@@ -146,6 +158,17 @@ static bool arena_extend(fv_arena *arena, void *p, size_t old_size, size_t new_s
     return true;
 }
 
+/* Gives back the tail of the allocation `p` beyond `new_size`, when it is the newest allocation
+ * of the current chunk; false (and nothing changes) otherwise. */
+static bool arena_trim(fv_arena *arena, void *p, size_t old_size, size_t new_size) {
+    chunk *c = arena->head;
+    size_t old_r = round_up(old_size), new_r = round_up(new_size);
+    if (!c || !p || new_r > old_r || (unsigned char *)p + old_r != c->data + c->used) return false;
+    c->used -= old_r - new_r;
+    arena->handed_out -= old_r - new_r;
+    return true;
+}
+
 char *fv_arena_strdup(fv_arena *arena, const char *bytes, size_t len) {
     if (len >= UINT32_MAX) return NULL;
     char *s = fv_arena_alloc(arena, len + 1);
@@ -157,25 +180,34 @@ char *fv_arena_strdup(fv_arena *arena, const char *bytes, size_t len) {
 
 /* --- constructors ------------------------------------------------------------------------- */
 
-static fv *node(fv_arena *arena, fv_kind kind) {
-    fv *v = fv_arena_alloc(arena, sizeof *v);
+static inline fv *node(fv_arena *arena, fv_kind kind) {
+    fv *v = arena_take(arena, sizeof *v);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
     v->kind = (uint8_t)kind;
     return v;
 }
 
-fv *fv_none(fv_arena *arena) { return node(arena, FV_NONE); }
+/* None, booleans and the integers 0..255 are one node each per arena: a value is never changed
+ * once made (only containers get flags, only strings get filled in), so sharing them is as
+ * invisible as a pickle's memo sharing a node, and they are the most frequent scalars. */
+fv *fv_none(fv_arena *arena) {
+    if (!arena->none) arena->none = node(arena, FV_NONE);
+    return arena->none;
+}
 
 fv *fv_bool(fv_arena *arena, bool b) {
-    fv *v = node(arena, FV_BOOL);
-    if (v) v->u.b = b;
-    return v;
+    fv **slot = &arena->bools[b ? 1 : 0];
+    if (!*slot && (*slot = node(arena, FV_BOOL))) (*slot)->u.b = b;
+    return *slot;
 }
 
 fv *fv_int(fv_arena *arena, int64_t i) {
+    fv **slot = i >= 0 && i < SMALL_INTS ? &arena->small_ints[i] : NULL;
+    if (slot && *slot) return *slot;
     fv *v = node(arena, FV_INT);
     if (v) v->u.i = i;
+    if (slot) *slot = v;
     return v;
 }
 
@@ -201,25 +233,30 @@ fv *fv_tuple(fv_arena *arena) { return node(arena, FV_TUPLE); }
 fv *fv_dict(fv_arena *arena) { return node(arena, FV_DICT); }
 
 /* Makes room for `slots` item pointers in a list, tuple or dict: in place when the array is the
- * arena's newest allocation, else by moving it. */
-static bool reserve(fv_arena *arena, fv *v, uint64_t slots) {
-    if (slots <= v->u.seq.cap) return true;
+ * arena's newest allocation, else by moving it. reserve() below is the call. */
+static bool grow_items(fv_arena *arena, fv *v, uint64_t slots) {
     if (slots > UINT32_MAX / 2) return false;
     uint64_t cap = v->u.seq.cap ? (uint64_t)v->u.seq.cap * 2 : 4;
     while (cap < slots) cap *= 2;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
+    /* a dict's last slot (its model or index, see fv_dict_set) moves to the new last slot */
+    bool dict = v->kind == FV_DICT;
+    fv *spare = dict && v->u.seq.cap ? v->u.seq.items[v->u.seq.cap - 1] : NULL;
     size_t old_bytes = (size_t)v->u.seq.cap * sizeof(fv *), new_bytes = (size_t)cap * sizeof(fv *);
-    if (v->u.seq.cap && arena_extend(arena, v->u.seq.items, old_bytes, new_bytes)) {
-        v->u.seq.cap = (uint32_t)cap;
-        return true;
+    if (!v->u.seq.cap || !arena_extend(arena, v->u.seq.items, old_bytes, new_bytes)) {
+        fv **items = fv_arena_alloc(arena, new_bytes);
+        if (!items) return false;
+        uint64_t used = dict ? (uint64_t)v->len * 2 : v->len;
+        if (used) memcpy(items, v->u.seq.items, (size_t)used * sizeof *items);
+        v->u.seq.items = items;
     }
-    fv **items = fv_arena_alloc(arena, new_bytes);
-    if (!items) return false;
-    uint64_t used = v->kind == FV_DICT ? (uint64_t)v->len * 2 : v->len;
-    if (used) memcpy(items, v->u.seq.items, (size_t)used * sizeof *items);
-    v->u.seq.items = items;
     v->u.seq.cap = (uint32_t)cap;
+    if (dict) v->u.seq.items[cap - 1] = spare;
     return true;
+}
+
+static inline bool reserve(fv_arena *arena, fv *v, uint64_t slots) {
+    return slots <= v->u.seq.cap || grow_items(arena, v, slots);
 }
 
 bool fv_seq_push(fv_arena *arena, fv *seq, fv *item) {
@@ -286,7 +323,7 @@ static uint32_t bytes_hash(const char *s, uint32_t len) {
 }
 
 /* A 32-bit hash consistent with fv_key_equal. A string node keeps its hash once computed. */
-static uint32_t key_hash(fv *k) {
+static uint32_t key_hash_slow(fv *k) {
     int64_t i;
     switch (k->kind) {
     case FV_STR:
@@ -307,6 +344,11 @@ static uint32_t key_hash(fv *k) {
     case FV_NONE: return 0x7f4a7c15u;
     default: return (uint32_t)mix64((uint64_t)(uintptr_t)k); /* containers: identity */
     }
+}
+
+static inline uint32_t key_hash(fv *k) {
+    if (k->flags & FV_FLAG_HASHED) return k->u.s_hash; /* set on strings only */
+    return key_hash_slow(k);
 }
 
 /* The dict's signature bit for a key hash (high bits: the index uses the low ones). */
@@ -343,7 +385,7 @@ static bool index_rebuild(fv_arena *arena, fv *d) {
 }
 
 /* Position of a key equal to `key` (whose hash is `h`), or -1. */
-static int64_t dict_find(fv *d, const fv *key, uint32_t h) {
+static __attribute__((noinline)) int64_t dict_find(fv *d, const fv *key, uint32_t h) {
     if (d->len <= DICT_LINEAR_MAX) {
         if (!(d->u.seq.sig & sig_bit(h))) return -1;
         if (key->kind == FV_STR) { /* every string key of the dict has its hash cached */
@@ -381,28 +423,19 @@ static size_t model_slot(const fv *first_key) {
  * yet, and no search is needed. A dict loses its model at its first key that differs, and then
  * becomes the model for later dicts starting with the same key (the arena remembers a few,
  * by first key, so that frame dicts and entry dicts do not evict each other). */
-bool fv_dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
-    if (!fv_is(dict, FV_DICT) || !key || !value) return false;
-    uint32_t h = key_hash(key), len = dict->len;
-    fv *model = NULL;
-    if (len == 0) {
-        model = arena->models[model_slot(key)];
-        if (model && fv_dict_key(model, 0) != key) model = NULL;
-    } else if (len <= DICT_LINEAR_MAX) {
-        model = *spare_slot(dict);
-        if (model && (model->len <= len || fv_dict_key(model, len) != key)) model = NULL;
+/* fv_dict_set for a dict that has DICT_LINEAR_MAX pairs or more: it has, or is about to get,
+ * an index. */
+static __attribute__((noinline)) bool dict_set_indexed(fv_arena *arena, fv *dict, fv *key, fv *value, uint32_t h) {
+    int64_t at = dict_find(dict, key, h);
+    if (at >= 0) {
+        dict->u.seq.items[2 * at + 1] = value;
+        return true;
     }
-    if (!model && len > 0) {
-        int64_t at = dict_find(dict, key, h);
-        if (at >= 0) {
-            dict->u.seq.items[2 * at + 1] = value;
-            return true;
-        }
-    }
+    uint32_t len = dict->len;
     if (len >= UINT32_MAX / 4) return false;
     bool indexed = len > DICT_LINEAR_MAX;
     dict_index *old_index = indexed ? *index_slot(dict) : NULL;
-    /* two slots for the pair, one spare for the index pointer or the model */
+    /* two slots for the pair, one spare for the index pointer */
     uint32_t old_cap = dict->u.seq.cap;
     if (!reserve(arena, dict, (uint64_t)len * 2 + 3)) return false;
     bool moved = dict->u.seq.cap != old_cap;
@@ -410,16 +443,94 @@ bool fv_dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
     dict->u.seq.items[2 * len + 1] = value;
     dict->len = ++len;
     dict->u.seq.sig |= sig_bit(h);
-    if (len <= DICT_LINEAR_MAX) {
-        *spare_slot(dict) = model;
-        if (!model) arena->models[model_slot(fv_dict_key(dict, 0))] = dict;
-        return true;
-    }
     dict_index *ix = indexed && !moved ? old_index : NULL;
     if (!ix || (uint64_t)len * 2 + 2 > ix->size) return index_rebuild(arena, dict);
     uint32_t s = h & (ix->size - 1);
     while (ix->slots[s]) s = (s + 1) & (ix->size - 1);
     ix->slots[s] = len;
+    return true;
+}
+
+/* fv_dict_set on a dict, with a key and a value: inlined into fv_dict_set and fv_dict_update. */
+static inline __attribute__((always_inline)) bool dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
+    uint32_t h = key_hash(key), len = dict->len;
+    if (len >= DICT_LINEAR_MAX) return dict_set_indexed(arena, dict, key, value, h);
+    fv *model;
+    if (len == 0) {
+        model = arena->models[model_slot(key)];
+        if (model && fv_dict_key(model, 0) != key) model = NULL;
+    } else {
+        model = *spare_slot(dict);
+        if (model && (model->len <= len || fv_dict_key(model, len) != key)) model = NULL;
+        if (!model) {
+            int64_t at = dict_find(dict, key, h);
+            if (at >= 0) {
+                dict->u.seq.items[2 * at + 1] = value;
+                return true;
+            }
+        }
+    }
+    /* two slots for the pair, one spare for the model (later the index pointer) */
+    if (!reserve(arena, dict, (uint64_t)len * 2 + 3)) return false;
+    fv **items = dict->u.seq.items;
+    items[2 * len] = key;
+    items[2 * len + 1] = value;
+    dict->len = len + 1;
+    dict->u.seq.sig |= sig_bit(h);
+    *spare_slot(dict) = model;
+    if (!model) arena->models[model_slot(items[0])] = dict;
+    return true;
+}
+
+bool fv_dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
+    if (!fv_is(dict, FV_DICT) || !key || !value) return false;
+    return dict_set(arena, dict, key, value);
+}
+
+static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
+
+/* Shrinks a small dict's item array to what it holds (plus the spare slot) when that array is
+ * the arena's newest allocation, carrying the spare slot's model along. */
+static void dict_trim(fv_arena *arena, fv *dict) {
+    uint32_t cap = dict->u.seq.cap, want = dict->len * 2 + 1;
+    if (dict->len > DICT_LINEAR_MAX || want >= cap) return;
+    fv *model = *spare_slot(dict);
+    if (!arena_trim(arena, dict->u.seq.items, (size_t)cap * sizeof(fv *), (size_t)want * sizeof(fv *))) return;
+    dict->u.seq.cap = want;
+    *spare_slot(dict) = model;
+}
+
+/* Room for all the pairs is made up front, as if every key were new, and what duplicates left
+ * unused is given back at the end: the dict never holds more than inserting one pair at a time
+ * would have left it with. The room is a hint; without it the pairs go in one at a time. */
+size_t fv_dict_update(fv_arena *arena, fv *dict, fv *const *items, size_t npairs, bool *failed) {
+    *failed = false;
+    if (!fv_is(dict, FV_DICT)) {
+        *failed = true;
+        return 0;
+    }
+    uint64_t room = (uint64_t)dict->len * 2 + (uint64_t)npairs * 2 + 1;
+    bool trim = npairs > 1 && dict->len + npairs <= DICT_LINEAR_MAX && reserve(arena, dict, room);
+    size_t i = 0;
+    for (; i < npairs; i++) {
+        fv *key = items[2 * i], *value = items[2 * i + 1];
+        if (!key || !value || (!unhashable(key) && !dict_set(arena, dict, key, value))) {
+            *failed = true;
+            break;
+        }
+        if (unhashable(key)) break;
+    }
+    if (trim) dict_trim(arena, dict);
+    return i;
+}
+
+bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n) {
+    if (!fv_is_seq(seq) || n > UINT32_MAX - seq->len) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!items[i]) return false;
+    if (!reserve(arena, seq, (uint64_t)seq->len + n)) return false;
+    if (n) memcpy(seq->u.seq.items + seq->len, items, n * sizeof *items);
+    seq->len += (uint32_t)n;
     return true;
 }
 

@@ -7,7 +7,9 @@
  * fast and makes a half-built tree after an error harmless.
  *
  * Values may alias: a pickle's memo lets one node appear under several parents, and even under
- * itself (a cycle). Consumers must therefore never recurse on input-controlled depth without a
+ * itself (a cycle); and an arena hands out one shared node for None, for each boolean and for
+ * each integer 0..255, so values must not be modified once made (readers only fill in a node
+ * they have just made, and set flags on containers). Consumers must therefore never recurse on input-controlled depth without a
  * bound; fv_tree_weight() measures the size of a value as printed, with cycle detection, so a
  * printer can refuse an exponential or cyclic tree before writing a byte.
  *
@@ -88,6 +90,9 @@ void *fv_arena_alloc(fv_arena *arena, size_t size);
 char *fv_arena_strdup(fv_arena *arena, const char *bytes, size_t len);
 /* Bytes handed out so far (the arena's footprint, roughly). */
 size_t fv_arena_used(const fv_arena *arena);
+/* Where the arena keeps that count, for a loop that checks a budget after every step (the
+ * pickle machine, once per opcode) without a call each time. Valid while the arena lives. */
+const size_t *fv_arena_used_counter(const fv_arena *arena);
 /* Bytes of memory the arena holds from malloc: what it handed out plus the unused tails of its
  * chunks (for measuring the real footprint). */
 size_t fv_arena_held(const fv_arena *arena);
@@ -120,9 +125,18 @@ fv *fv_dict(fv_arena *arena);
 bool fv_reserve(fv_arena *arena, fv *v, uint64_t items);
 /* Appends to a list or tuple. false when out of memory or `seq` is not a list/tuple. */
 bool fv_seq_push(fv_arena *arena, fv *seq, fv *item);
+/* Appends items[0..n) to a list or tuple, as n fv_seq_push calls would (but growing the item
+ * array once). false when out of memory or `seq` is not a list/tuple; nothing is added then. */
+bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n);
 /* Sets key -> value, replacing the value of an equal key (Python's semantics: 1, 1.0 and True
- * are one key). Large dicts use a hash index so that building one stays linear. */
+ * are one key). Large dicts use a hash index so that building one stays linear. The dict must
+ * live in `arena` (the arena remembers recent dicts as models for later ones). */
 bool fv_dict_set(fv_arena *arena, fv *dict, fv *key, fv *value);
+/* fv_dict_set for the pairs (items[2k], items[2k+1]), k < npairs, in order — what a reader's
+ * SETITEMS does — stopping before the first pair whose key is a list or a dict (unhashable in
+ * Python, so the reader reports it). Returns the pairs set; *failed is true when it stopped
+ * because memory ran out (or `dict` is no dict, or an item is NULL). */
+size_t fv_dict_update(fv_arena *arena, fv *dict, fv *const *items, size_t npairs, bool *failed);
 
 /* --- access ------------------------------------------------------------------------------ */
 

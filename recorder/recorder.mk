@@ -57,7 +57,6 @@ $(SMOKE_REAL): tests/fakes/smoke_real.c
 	$(CC) $(FAKE_CFLAGS) $< $(LDFLAGS) -ldl -o $@
 
 # Unit tests of the recorder's internals link its objects directly (no preload involved).
-REC_UNIT_OBJ := $(filter-out $(REC_PIC)/recorder/shim.o,$(REC_OBJ))
 $(BUILD)/tests/test_rec_%: tests/unit_rec/test_rec_%.c $(REC_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(REC_CFLAGS) -Irecorder $< $(REC_OBJ) $(LDFLAGS) -lcmocka -ldl -lpthread -o $@

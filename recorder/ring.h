@@ -63,6 +63,12 @@ typedef struct rec_call {
 
 #define REC_CALL_WORDS ((sizeof(rec_call) + 7) / 8)
 
+/* A call as the words a slot stores: producers build it in place, no copy. */
+typedef union rec_call_words {
+    rec_call call;
+    uint64_t words[REC_CALL_WORDS];
+} rec_call_words;
+
 typedef struct rec_slot {
     _Atomic uint64_t ver;
     _Atomic uint64_t status;
@@ -80,9 +86,12 @@ typedef struct rec_snapshot {
 
 typedef struct rec_ring {
     rec_slot *slots;
-    uint32_t capacity;
+    uint32_t capacity; /* entries kept (FRTRACE_BUFFER_SIZE): the window readers see */
+    uint32_t nslots;   /* slots in memory: at least REC_RING_MIN_SLOTS, see ring.c */
     _Atomic uint64_t head; /* next record id */
 } rec_ring;
+
+#define REC_RING_MIN_SLOTS 256
 
 /* Memory for `capacity` slots (mmap'd, never freed: readers may hold pointers at exit). */
 int rec_ring_init(rec_ring *ring, uint32_t capacity);
@@ -92,8 +101,8 @@ void rec_ring_reset(rec_ring *ring);
 /* Takes the next record id; the caller then fills a rec_call and publishes it under that id
  * (reserving first lets the caller derive the event pair from the id). */
 uint64_t rec_ring_reserve(rec_ring *ring);
-/* Publishes `call` under call->record_id with the initial status bits (state scheduled). */
-void rec_ring_publish(rec_ring *ring, const rec_call *call, uint64_t status_bits);
+/* Publishes `cw->call` under its record_id with the initial status bits (state scheduled). */
+void rec_ring_publish(rec_ring *ring, const rec_call_words *cw, uint64_t status_bits);
 /* Copies the entry with record id `id`; false when it was overwritten or is being written. */
 bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out);
 /* Sets status bits of entry `id` (fails silently when the slot moved on). */
@@ -105,7 +114,7 @@ void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end);
 
 static inline rec_slot *rec_ring_slot(const rec_ring *ring, uint64_t id)
 {
-    return &ring->slots[id % ring->capacity];
+    return &ring->slots[id % ring->nslots];
 }
 
 #endif

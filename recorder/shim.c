@@ -65,6 +65,15 @@ int64_t rec_now_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The hot path's clock: the kernel tick's resolution (1-4 ms) is plenty for ordering calls
+ * across ranks and for timeouts, at a quarter of the precise clock's cost. */
+static int64_t coarse_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int64_t rec_now_real_ns(void)
 {
     struct timespec ts;
@@ -360,36 +369,37 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
         name_thread(t);
     if (atomic_load_explicit(&c->nranks, memory_order_relaxed) == 0)
         fill_size_if_unknown(c, comm); /* non-blocking init, or a split that was in progress */
-    rec_call call;
-    memset(&call, 0, sizeof call);
-    int64_t mono = rec_now_mono_ns();
-    call.record_id = rec_ring_reserve(&g_ring);
-    call.mono_created_ns = mono;
-    call.time_created_ns = mono + g_real_minus_mono_ns;
-    call.count = count;
-    call.stream = (uintptr_t)stream;
-    call.comm = (uint16_t)index;
-    call.op = (uint8_t)op;
-    call.dtype = (uint8_t)dtype;
-    call.redop = (uint8_t)redop;
-    call.peer = peer;
-    call.tid = t->tid;
-    memcpy(call.thread_name, t->name, sizeof call.thread_name);
+    rec_call_words cw;
+    rec_call *call = &cw.call;
+    memset(&cw, 0, sizeof cw);
+    int64_t mono = coarse_mono_ns();
+    call->record_id = rec_ring_reserve(&g_ring);
+    call->mono_created_ns = mono;
+    call->time_created_ns = mono + g_real_minus_mono_ns;
+    call->count = count;
+    call->stream = (uintptr_t)stream;
+    call->comm = (uint16_t)index;
+    call->op = (uint8_t)op;
+    call->dtype = (uint8_t)dtype;
+    call->redop = (uint8_t)redop;
+    call->peer = peer;
+    call->tid = t->tid;
+    memcpy(call->thread_name, t->name, sizeof call->thread_name);
     bool p2p = op == REC_OP_SEND || op == REC_OP_RECV;
-    call.flags = (uint8_t)((p2p ? REC_F_P2P : 0) | (t->group_depth > 0 ? REC_F_IN_GROUP : 0));
-    assign_seq(c, index, p2p, &call);
+    call->flags = (uint8_t)((p2p ? REC_F_P2P : 0) | (t->group_depth > 0 ? REC_F_IN_GROUP : 0));
+    assign_seq(c, index, p2p, call);
     p->stream = (uintptr_t)stream;
     uint64_t bits = 0;
-    attach_events(p, &call, c, &bits);
+    attach_events(p, call, c, &bits);
     if (t->group_depth > 0) {
         /* The end marker of this communicator's batch goes on the stream of its first op. */
         group_comm *gc = group_comm_for(&t_group, index, c);
         if (gc != NULL && gc->stream < 0 && t_group.nmembers > 0)
             gc->stream = t_group.members[t_group.nmembers - 1].stream;
     }
-    rec_ring_publish(&g_ring, &call, bits);
-    p->id = call.record_id;
-    p->pair = call.event;
+    rec_ring_publish(&g_ring, &cw, bits);
+    p->id = call->record_id;
+    p->pair = call->event;
     p->in_group = t->group_depth > 0;
     p->recorded = true;
     return true;
@@ -542,32 +552,33 @@ static void publish_end_markers(rec_group *g)
         if (gc->nops < 2)
             continue;
         rec_comm *c = rec_comms_at(gc->comm);
-        rec_call call;
-        memset(&call, 0, sizeof call);
-        int64_t mono = rec_now_mono_ns();
-        call.record_id = rec_ring_reserve(&g_ring);
-        call.mono_created_ns = mono;
-        call.time_created_ns = mono + g_real_minus_mono_ns;
-        call.comm = (uint16_t)gc->comm;
-        call.op = REC_OP_COALESCED;
-        call.peer = -1;
-        call.flags = REC_F_IN_GROUP;
-        call.tid = t_self.tid;
-        memcpy(call.thread_name, t_self.name, sizeof call.thread_name);
-        call.coll_seq = atomic_load(&c->coll_seq);
-        call.p2p_seq = atomic_load(&c->p2p_seq);
-        call.op_id = atomic_fetch_add(&c->op_id, 1) + 1;
-        call.event = -1;
+        rec_call_words cw;
+        rec_call *call = &cw.call;
+        memset(&cw, 0, sizeof cw);
+        int64_t mono = coarse_mono_ns();
+        call->record_id = rec_ring_reserve(&g_ring);
+        call->mono_created_ns = mono;
+        call->time_created_ns = mono + g_real_minus_mono_ns;
+        call->comm = (uint16_t)gc->comm;
+        call->op = REC_OP_COALESCED;
+        call->peer = -1;
+        call->flags = REC_F_IN_GROUP;
+        call->tid = t_self.tid;
+        memcpy(call->thread_name, t_self.name, sizeof call->thread_name);
+        call->coll_seq = atomic_load(&c->coll_seq);
+        call->p2p_seq = atomic_load(&c->p2p_seq);
+        call->op_id = atomic_fetch_add(&c->op_id, 1) + 1;
+        call->event = -1;
         int s = gc->stream;
         if (s >= 0 && s < g->nstreams) {
-            call.stream = g->streams[s].stream;
+            call->stream = g->streams[s].stream;
             if (g->streams[s].pair >= 0) {
-                call.event = g->streams[s].pair;
-                call.event_owner = (uint16_t)(call.record_id - g->streams[s].owner);
+                call->event = g->streams[s].pair;
+                call->event_owner = (uint16_t)(call->record_id - g->streams[s].owner);
             }
         }
-        rec_ring_publish(&g_ring, &call, 0);
-        group_add_member(g, call.record_id, s);
+        rec_ring_publish(&g_ring, &cw, 0);
+        group_add_member(g, call->record_id, s);
     }
 }
 
@@ -680,7 +691,7 @@ static void start_recording(bool after_fork)
         atomic_store(&g_phase, PHASE_OFF);
         return;
     }
-    g_real_minus_mono_ns = rec_now_real_ns() - rec_now_mono_ns();
+    g_real_minus_mono_ns = rec_now_real_ns() - coarse_mono_ns();
     g_gpu_events = cfg->gpu_events;
     format_nccl_version();
     rec_watchdog_start();

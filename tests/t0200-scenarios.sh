@@ -68,12 +68,17 @@ test_expect_success 'mixed versions 2.4 + 2.9 + 2.10 in one directory: a warning
     analyze mixed_versions && check ok - version_mismatch &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert d[\"input\"][\"versions\"]==[\"2.10\",\"2.4\",\"2.9\"]"
 '
-test_expect_success 'a truncated dump is reported on stderr and the rest analyzed' '
+test_expect_success 'a truncated dump is salvaged: its whole entries are used and a warning says so' '
     sh "$SC/run_scenario.sh" missing_rank dumps &&
     size=$(wc -c <dumps/nccl_trace_rank_1) && head -c $((size / 2)) dumps/nccl_trace_rank_1 >t && mv t dumps/nccl_trace_rank_1 &&
     { "$FRTRACE" -f json dumps >db.json 2>err; test $? = 1; } &&
-    python3 -c "import json;d=json.load(open(\"db.json\"));assert d[\"verdict\"][\"culprit_ranks\"]==[2], d[\"verdict\"]" &&
-    { grep "nccl_trace_rank_1" err || python3 -c "import json;d=json.load(open(\"db.json\"));assert d[\"input\"][\"files_rejected\"] or 1 in d[\"input\"][\"ranks_loaded\"]"; }
+    grep "nccl_trace_rank_1: truncated" err &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+assert d[\"verdict\"][\"culprit_ranks\"] == [2], d[\"verdict\"]
+assert 1 in d[\"input\"][\"ranks_loaded\"] and not d[\"input\"][\"files_rejected\"], d[\"input\"]
+w = [f for f in d[\"findings\"] if f[\"kind\"] == \"rejected_file\"]
+assert len(w) == 1 and w[0][\"ranks\"] == [1] and \"whole entries\" in w[0][\"detail\"], w"
 '
 test_expect_success 'stray files do not spoil prefix inference; -o writes the database' '
     sh "$SC/run_scenario.sh" healthy dumps && echo hi >dumps/notes1 && echo x >dumps/README &&
@@ -87,9 +92,89 @@ test_expect_success 'usage errors exit 2; torchfrtrace spellings are accepted' '
     "$FRTRACE" --mismatch_cap 3 --allow-incomplete-ranks dumps >/dev/null &&
     "$FRTRACE" dumps --just_print_entries --selected-ranks 0 1 --pg-filters default_pg >j && grep "Rank 1" j && ! grep "Rank 2" j
 '
+# torchfrtrace's testBuildDB (reference §10), cases 1-6: two ranks, version 2.8, sub_pg "1" split
+# into [0] and [1]. rows GROUP:RECORD:NAME:PASS... lists the collectives expected in the database.
+builddb() {
+    analyze "builddb_$1" && python3 - "$@" <<-\EOF
+	import json, sys
+	d = json.load(open("db.json"))
+	got = ["%s:%d:%s:%s" % (c["group_id"], c["record_id"], c["profiling_name"], c["pass_check"]) for c in d["collectives"]]
+	assert got == sys.argv[3:], got
+	assert d["verdict"]["status"] == sys.argv[2], d["verdict"]
+	EOF
+}
+test_expect_success 'testBuildDB 1: a plain collective and one per split subgroup (3 collectives, all pass)' '
+    builddb 1 ok 0:0:nccl:all_reduce:True 1@0:1:nccl:all_reduce:True 1@1:1:nccl:all_reduce:True
+'
+test_expect_success 'testBuildDB 2: allreduce_coalesced is one collective' '
+    builddb 2 ok 0:0:nccl:allreduce_coalesced:True
+'
+test_expect_success 'testBuildDB 3: broadcasts + coalesced marker are one collective named by the marker (record 2)' '
+    builddb 3 ok 0:2:nccl:coalesced:True
+'
+# torchfrtrace reports rank 0's first mismatching entry (record 1, _broadcast_oop). We keep the
+# bundle as one collective named by its end marker, as in cases 3 and 5, and with two members
+# that disagree the contract names both (no first-rank bias): mismatch, culprits 0 and 1.
+test_expect_success 'testBuildDB 4: a coalesced bundle whose sizes differ does not pass; both ranks named' '
+    builddb 4 mismatch 0:2:nccl:ALLGATHER_coalesced:False && check mismatch 0,1 size_mismatch
+'
+test_expect_success 'testBuildDB 5: _reduce_oop + REDUCE_SCATTER_coalesced is one collective (record 2)' '
+    builddb 5 ok 0:2:nccl:REDUCE_SCATTER_coalesced:True
+'
+# torchfrtrace names the second collective by its first entry (record 1, _reduce_oop); we name a
+# bundle by its end marker everywhere (record 3). Rank 0 completed seq 0 and recorded nothing
+# later, so it is not waited for: pass, as in torchfrtrace.
+test_expect_success 'testBuildDB 6: a bundle only rank 1 recorded at the same seq is a second collective that passes' '
+    builddb 6 ok 0:0:nccl:all_reduce:True 0:3:nccl:REDUCE_SCATTER_coalesced:True
+'
 test_expect_success 'text and markdown reports match the golden files' '
-    sh "$SC/run_scenario.sh" missing_rank dumps &&
-    "$FRTRACE" dumps | sed "s|$PWD/||" >text.out; "$FRTRACE" -f markdown dumps | sed "s|$PWD/||" >md.out;
-    diff -u "$SC/golden/missing_rank.txt" text.out && diff -u "$SC/golden/missing_rank.md" md.out
+    for sc in missing_rank wait_chain; do
+        rm -rf dumps && sh "$SC/run_scenario.sh" $sc dumps &&
+        { "$FRTRACE" dumps | sed "s|$PWD/||" >text.out; "$FRTRACE" -f markdown dumps | sed "s|$PWD/||" >md.out;
+          diff -u "$SC/golden/$sc.txt" text.out && diff -u "$SC/golden/$sc.md" md.out; } || return 1
+    done
+'
+test_expect_success 'a wait chain reads from the waiters down to the root cause; the victim is located' '
+    analyze wait_chain && "$FRTRACE" dumps >out; test $? = 1 &&
+    grep -A4 "^wait chain" out >chain && sed -n 3p chain | grep "ranks 0,1 wait for 2 in A all_reduce" &&
+    sed -n 4p chain | grep -- "-> rank 2 waits for 3 in B all_reduce" && sed -n 5p chain | grep -- "-> rank 3: the root cause" &&
+    grep "rank 2 never issued .* blocked itself: 2 in B (2) all_reduce #2 (waiting for 3)" out
+'
+test_expect_success 'a recv whose peer finished everything names the peer; the p2p finding is folded into the chain' '
+    analyze unmatched_recv && check hang 0 missing_ranks:0 p2p_unmatched:0 &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+p = [f for f in d[\"findings\"] if f[\"kind\"] == \"p2p_unmatched\"]
+assert len(p) == 1 and p[0][\"explained_by_hang\"] and p[0][\"other_ranks\"] == [1], p
+assert d[\"verdict\"][\"p2p_explained_by_hang\"] == 1" &&
+    "$FRTRACE" dumps >out; test $? = 1 && grep "1 send/recv waits on blocked peers" out && ! grep "p2p_unmatched in" out &&
+    "$FRTRACE" -v dumps >out; grep "p2p_unmatched in PIPELINE (5), recv 1<-0 (p2p #1)" out
+'
+test_expect_success 'recorder dumps (pg_config ranks "[]" + the frtrace key): membership is rebuilt from comms' '
+    analyze recorder_style && check hang 3 missing_ranks:3 &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+g = {x[\"id\"]: x[\"ranks\"] for x in d[\"groups\"]}
+assert g == {\"0\": [0, 1, 2, 3], \"1\": [1, 3]}, g"
+'
+test_expect_success 'the only rank others wait for left no dump while another rank waits for nobody: inconclusive, says why' '
+    analyze lost_dump && check inconclusive - missing_dump:2 &&
+    "$FRTRACE" dumps >out; test $? = 1 &&
+    head -1 out | grep "^inconclusive: ranks 0,1 wait for rank 2, which left no readable dump, while rank 3 waits for nobody"
+'
+test_expect_success 'the culprit table shows each culprit in every group it blocks' '
+    analyze pipeline && "$FRTRACE" dumps >out; test $? = 1 &&
+    grep -A4 "^culprits" out | grep "^  3 .*PIPELINE (5) .*send 2->3 (p2p #2) .*never issued .*2"
+'
+test_expect_success '--selected-ranks / --pg-filters do not swallow DIR and restrict the report too' '
+    sh "$SC/run_scenario.sh" wait_chain dumps &&
+    "$FRTRACE" --selected-ranks 0 1 dumps >a; test $? = 1 && grep "^hang: rank 3" a &&
+    "$FRTRACE" --selected-ranks 0 1 -- dumps >b; test $? = 1 && cmp a b &&
+    "$FRTRACE" dumps --selected-ranks 0 1 >c; test $? = 1 && cmp a c &&
+    "$FRTRACE" --selected-ranks 0 1 -d dumps >c; test $? = 1 && cmp a c &&
+    "$FRTRACE" --pg-filters A dumps >d; test $? = 1 && grep "^hang: rank 3" d &&
+    grep "showing only findings about the selected" a && ! grep "missing_ranks in B" a && ! grep "^  3 " a &&
+    "$FRTRACE" --selected-ranks 3 dumps >e; grep "missing_ranks in B (2)" e && grep "^  3 " e &&
+    "$FRTRACE" -j --pg-filters B -d dumps >j && grep "Rank 3" j
 '
 test_done

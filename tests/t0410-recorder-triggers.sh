@@ -78,6 +78,12 @@ test_expect_success 'a small ring keeps the newest entries with consecutive reco
 '
 
 if [ -f "$CUDA_HOME/lib64/libnccl.so.2" ] && [ -x "$SMOKE" ]; then
+test_expect_success 'the shim exports only names the real libnccl.so.2 defines (26 of them)' '
+    nm -D --defined-only "$SO" | awk "{print \$3}" | grep "nccl" | sort >shim &&
+    nm -D --defined-only "$CUDA_HOME/lib64/libnccl.so.2" | awk "{print \$3}" | sort >nccl &&
+    test "$(wc -l <shim)" = 26 && test -z "$(comm -23 shim nccl)"
+'
+
 test_expect_success 'the real libnccl.so.2 through the shim: version, id, clean init failure' '
     FRTRACE_DUMP_DIR="$PWD/dumps" LD_PRELOAD="$SO" timeout 60 "$SMOKE" "$CUDA_HOME/lib64/libnccl.so.2" >out 2>err;
     status=$?; cat out err; test $status = 0 &&

@@ -36,9 +36,12 @@ if ! build_tsan; then
 fi
 
 tsan_job() {
+    FAKE_SHM_TAG="tsan$$-$(date +%s%N)"
+    export FAKE_SHM_TAG
     env FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" FRTRACE_TIMEOUT_SEC=1 \
         DEADLINE=15 DUMPS_EXPECTED=4 "$@" LD_PRELOAD="$TSAN_SO" timeout 60 "$TSAN_DRIVER" \
         >job.out 2>job.err
+    rm -f /dev/shm/frtrace-fake-"$FAKE_SHM_TAG"-*
     ! grep -A20 "WARNING: ThreadSanitizer" job.err
 }
 

@@ -1,10 +1,11 @@
 /* bench_decode.c — how fast one thread decodes Flight Recorder dumps, and what they cost in memory.
  *
- *   bench_decode [-n REPS] [-q] FILE...
+ *   bench_decode [-n REPS] [-q] [--fresh] FILE...
  *
  * How it works: every FILE is read into memory first, so that only decoding is timed. Then the
- * whole set is decoded REPS times (default 5) in this one thread with fr_dump_decode() — the very
- * call the analyzer makes per file — and each dump is freed right away; MB/s and entries/s come
+ * whole set is decoded REPS times (default 5) in this one thread with one fr_decoder, as a load
+ * worker of the analyzer does (--fresh: fr_dump_decode() per file, which sets up its scratch
+ * memory every time), and each dump is freed right away; MB/s and entries/s come
  * from the best repetition's CPU time (CLOCK_THREAD_CPUTIME_ID, so that other jobs on a shared
  * machine disturb the figure less) and the wall time is printed beside it. A separate pass
  * splits the cost: pickle_read() alone (bytes -> value tree) timed the same way, and it reports
@@ -23,6 +24,7 @@
 #include <time.h>
 
 #include "dump.h"
+#include "dump_decoder.h"
 #include "pickle_read.h"
 
 typedef struct input {
@@ -65,14 +67,18 @@ typedef struct totals {
     uint64_t dump_used, dump_held;
 } totals;
 
-/* One pass over every input with fr_dump_decode. false when a file does not decode. */
-static bool decode_pass(const input *in, size_t n, totals *t) {
+/* One pass over every input with one fr_decoder (or fr_dump_decode per file when `fresh`). false
+ * when a file does not decode. */
+static bool decode_pass(const input *in, size_t n, bool fresh, totals *t) {
     double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
     memset(t, 0, sizeof *t);
+    fr_decoder *fd = fresh ? NULL : fr_decoder_new();
     for (size_t i = 0; i < n; i++) {
         fr_dump *d;
         fr_error err;
-        if (fr_dump_decode(in[i].bytes, in[i].len, &d, &err) != 0) {
+        int rc = fd ? fr_decoder_decode(fd, in[i].bytes, in[i].len, &d, &err)
+                    : fr_dump_decode(in[i].bytes, in[i].len, &d, &err);
+        if (rc != 0) {
             fprintf(stderr, "bench_decode: %s: %s\n", in[i].path, err.msg);
             return false;
         }
@@ -81,6 +87,7 @@ static bool decode_pass(const input *in, size_t n, totals *t) {
         t->dump_held += fv_arena_held(d->arena);
         fr_dump_free(d);
     }
+    fr_decoder_free(fd);
     t->cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     t->wall = clock_s(CLOCK_MONOTONIC) - w0;
     return true;
@@ -104,13 +111,15 @@ static void pickle_pass(const input *in, size_t n, double *cpu, uint64_t *value_
 
 int main(int argc, char **argv) {
     int reps = 5, quiet = 0, first = 1;
+    bool fresh = false;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (strcmp(argv[first], "-n") == 0 && first + 1 < argc) reps = atoi(argv[++first]);
         else if (strcmp(argv[first], "-q") == 0) quiet = 1;
+        else if (strcmp(argv[first], "--fresh") == 0) fresh = true;
         else break;
     }
     if (first >= argc || reps < 1) {
-        fprintf(stderr, "usage: bench_decode [-n REPS] [-q] FILE...\n");
+        fprintf(stderr, "usage: bench_decode [-n REPS] [-q] [--fresh] FILE...\n");
         return 2;
     }
     size_t n = (size_t)(argc - first);
@@ -128,7 +137,7 @@ int main(int argc, char **argv) {
 
     totals best = {0}, t;
     for (int r = 0; r < reps; r++) {
-        if (!decode_pass(in, n, &t)) return 1;
+        if (!decode_pass(in, n, fresh, &t)) return 1;
         if (r == 0 || t.cpu < best.cpu) best = t;
     }
     double pr_cpu = 0, pr_best = 0;

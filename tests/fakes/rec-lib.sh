@@ -25,7 +25,20 @@ require_recorder() {
     fi
 }
 
+job_number=0
+# Each job's shared-memory segments carry a tag of their own, removed after the job even when
+# the driver was killed.
 run_job() {
+    job_number=$((job_number + 1))
+    FAKE_SHM_TAG="t$$-$job_number"
+    export FAKE_SHM_TAG
+    run_job_with_tag "$@"
+    status=$?
+    rm -f /dev/shm/frtrace-fake-"$FAKE_SHM_TAG"-*
+    return $status
+}
+
+run_job_with_tag() {
     env FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" \
         FRTRACE_TIMEOUT_SEC=1 DEADLINE=8 DUMPS_EXPECTED=4 FRTRACE_LOG=warn "$@" \
         LD_PRELOAD="$SO" timeout 30 "$DRIVER" ${DRIVER_ARGS:-} >job.out 2>job.err

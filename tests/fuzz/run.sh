@@ -1,24 +1,39 @@
 #!/bin/sh
-# run.sh SECONDS — runs each reader fuzzer for SECONDS on a fresh seed corpus and prints
-# "fuzz_NAME: N execs in S s" (or the crash). Exit 1 when a fuzzer found a problem.
-# The corpus is built in a scratch directory from tests/fuzz/corpus/<kind>/ plus, when
-# ../shared exists, the real and synthetic dumps (read in place, never copied into the repo).
+# run.sh SECONDS [KIND...] — runs each fuzzer (KINDs among pickle, json, dump; default all) for
+# SECONDS on a fresh seed corpus and prints "fuzz_NAME: N execs in S s" (or the crash). Exit 1
+# when a fuzzer found a problem. The corpus is built in a scratch directory from
+# tests/fuzz/corpus/<kind>/ plus, when ../shared exists, the real and synthetic dumps (copied
+# into the scratch directory only, never into the repo). fuzz_dump decodes both encodings, so
+# its corpus is every committed seed and every shared dump, pickle and JSON.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 SECONDS_EACH=${1:-60}
+[ $# -gt 0 ] && shift
+KINDS=${*:-pickle json dump}
 SHARED="$TOP/../shared/testdata"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-fuzz.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 status=0
-for kind in pickle json; do
+for kind in $KINDS; do
     bin="$TOP/$BUILD/fuzz/fuzz_$kind"
     [ -x "$bin" ] || { echo "fuzz_$kind: not built (no clang?)"; status=1; continue; }
     corpus="$WORK/$kind"
     mkdir -p "$corpus"
-    cp "$TOP/tests/fuzz/corpus/$kind/"* "$corpus/" 2>/dev/null
+    if [ "$kind" = dump ]; then
+        for f in "$TOP"/tests/fuzz/corpus/*/*; do
+            [ -f "$f" ] && cp "$f" "$corpus/$(basename "$(dirname "$f")")_$(basename "$f")"
+        done
+    else
+        cp "$TOP/tests/fuzz/corpus/$kind/"* "$corpus/" 2>/dev/null
+    fi
     if [ -d "$SHARED" ]; then
-        if [ "$kind" = pickle ]; then
+        if [ "$kind" = dump ]; then
+            for f in "$SHARED"/torch-fr-2.9-nvrx/*/_dump_* "$SHARED"/torch-fr-synthetic/*_pickle_rank_* \
+                     "$SHARED"/torch-fr-synthetic/*.json; do
+                [ -f "$f" ] && cp "$f" "$corpus/$(echo "$f" | tr / _)"
+            done
+        elif [ "$kind" = pickle ]; then
             for f in "$SHARED"/torch-fr-2.9-nvrx/*/_dump_0 "$SHARED"/torch-fr-synthetic/*_pickle_rank_0; do
                 [ -f "$f" ] && cp "$f" "$corpus/$(echo "$f" | tr / _)"
             done
@@ -36,7 +51,7 @@ for kind in pickle json; do
         echo "fuzz_$kind: ${execs:-?} execs in $SECONDS_EACH s, no crash"
     else
         echo "fuzz_$kind: FAILED (exit $rc)"
-        grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -n 10
+        grep -E "ERROR|SUMMARY|Test unit written|invariant failed" "$log" | head -n 10
         status=1
     fi
 done

@@ -23,6 +23,7 @@ class Job:
         self.seq = {}
         self.version = {r: VERSION for r in range(world)}
         self.skip = set()
+        self.recorder = False  # write pg_config ranks "[]" and the recorder's "frtrace" key
 
     def group(self, name, desc, ranks):
         self.groups[name] = (desc, ranks)
@@ -67,6 +68,11 @@ class Job:
                                "last_completed_collective": max(done, default=-1)}
             dump = {"version": self.version[r], "pg_config": pgs, "nccl_version": "2.27.3",
                     "pg_status": status, "entries": self.entries[r]}
+            if self.recorder:  # one process knows only its own place in each communicator
+                for pg in pgs.values():
+                    pg["ranks"] = "[]"
+                dump["frtrace"] = {"version": "1", "global_rank": r, "comms": {
+                    n: {"comm_rank": self.groups[n][1].index(r), "comm_size": len(self.groups[n][1])} for n in pgs}}
             with open(os.path.join(outdir, "nccl_trace_rank_%d.json" % r), "w") as f:
                 json.dump(dump, f)
 
@@ -214,22 +220,105 @@ def mixed_versions():
     return j
 
 
+def unmatched_recv():
+    """Rank 1 posts a recv from rank 0 in the pipeline group; rank 0 finished everything and
+    never sends: rank 0 is the culprit, and the p2p_unmatched is the hang's own evidence."""
+    j = Job(4)
+    j.group("5", "PIPELINE", [0, 1, 2, 3])
+    j.coll("0", "all_reduce", 1)
+    j.add(1, "5", "recv 1<-0", 0, "scheduled", p2p=True, p2p_seq=1)
+    return j
+
+
+def recorder_style():
+    """The recorder's dumps: pg_config ranks "[]" (one process cannot know its peers' global
+    ranks) and the "frtrace" key with each communicator's comm_rank/comm_size. Group "1" is
+    ranks 1,3; rank 3 never issues its all_reduce #2, which rank 1 waits in."""
+    j = Job(4)
+    j.recorder = True
+    j.group("1", "SUB", [1, 3])
+    j.coll("0", "all_reduce", 1)
+    j.coll("1", "all_reduce", 1)
+    j.coll("1", "all_reduce", 2, states={1: "scheduled", 3: None})
+    return j
+
+
+def lost_dump():
+    """Ranks 0,1 wait in group "1" (0,1,2) for rank 2, which left no dump, while rank 3 waits
+    for nobody: a stopped rank 2 and a dump of a healthy rank 2 that got lost look the same."""
+    j = Job(4)
+    j.group("1", "SUB", [0, 1, 2])
+    j.coll("0", "all_reduce", 1)
+    j.coll("1", "all_reduce", 1, states={0: "scheduled", 1: "scheduled", 2: None})
+    j.skip.add(2)
+    return j
+
+
+def _builddb(r0, r1):
+    """torchfrtrace's testBuildDB setup (reference §10): version 2.8, ranks 0 and 1, pg "0"
+    default_pg [0, 1] and "1" sub_pg, which is [0] on rank 0 and [1] on rank 1 (split_groups
+    writes the per-rank pg_config). Entries: (op, shape, pg) with seq 0, all completed."""
+    j = Job(2)
+    j.version = {0: "2.8", 1: "2.8"}
+    j.group("1", "sub_pg", None)
+    for r, ops in ((0, r0), (1, r1)):
+        for op, shape, pg in ops:
+            j.add(r, pg, op, 0, "completed", ins=(shape,))
+    return j
+
+
+def builddb_1():
+    ops = [("all_reduce", (4, 4), "0"), ("all_reduce", (5, 5), "1")]
+    return _builddb(ops, ops)
+
+
+def builddb_2():
+    ops = [("allreduce_coalesced", (4, 4), "0")]
+    return _builddb(ops, ops)
+
+
+def builddb_3():
+    ops = [("broadcast", (4, 4), "0"), ("broadcast", (4, 4), "0"), ("coalesced", (4, 4), "0")]
+    return _builddb(ops, ops)
+
+
+def builddb_4():
+    return _builddb([("_broadcast_oop", (4, 4), "0"), ("_broadcast_oop", (5, 5), "0"), ("ALLGATHER_coalesced", (4, 4), "0")],
+                    [("_broadcast_oop", (4, 4), "0"), ("_broadcast_oop", (4, 4), "0"), ("ALLGATHER_coalesced", (4, 4), "0")])
+
+
+def builddb_5():
+    ops = [("_reduce_oop", (4, 4), "0"), ("_reduce_oop", (4, 4), "0"), ("REDUCE_SCATTER_coalesced", (4, 4), "0")]
+    return _builddb(ops, ops)
+
+
+def builddb_6():
+    return _builddb([("all_reduce", (4, 4), "0")],
+                    [("all_reduce", (4, 4), "0"), ("_reduce_oop", (4, 4), "0"), ("_reduce_oop", (4, 4), "0"),
+                     ("REDUCE_SCATTER_coalesced", (4, 4), "0")])
+
+
 def demo_hang():  # the bundled example: 4 ranks, rank 2 never joins all_reduce #4
     return missing_rank()
 
 
 SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mismatch, size_mismatch, dtype_mismatch,
                                      alltoall_total, alltoall_uneven, demo_hang, gpu_stall, never_started, stuck, missing_dump,
-                                     wait_chain, split_groups, pipeline, ring_wrap, mixed_versions]}
+                                     wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
+                                     recorder_style, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
+                                     builddb_6]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()
-    if sys.argv[1] == "split_groups":
+    if sys.argv[1] in ("split_groups",) or sys.argv[1].startswith("builddb_"):
         # pg_config differs per rank: ranks 0,1 see "1"=[0,1], ranks 2,3 see "1"=[2,3]
-        job.groups["1"] = ("sub", [0, 1])
+        # builddb: "1" = [0] on rank 0, [1] on rank 1
+        first, second = ([0, 1], [2, 3]) if sys.argv[1] == "split_groups" else ([0], [1])
+        desc = job.groups["1"][0]
+        job.groups["1"] = (desc, first)
         job.write(sys.argv[2])
-        keep = {r: open(os.path.join(sys.argv[2], "nccl_trace_rank_%d.json" % r)).read() for r in (0, 1)}
-        job.groups["1"] = ("sub", [2, 3])
+        keep = {r: open(os.path.join(sys.argv[2], "nccl_trace_rank_%d.json" % r)).read() for r in first}
+        job.groups["1"] = (desc, second)
         job.write(sys.argv[2])
         for r, text in keep.items():
             open(os.path.join(sys.argv[2], "nccl_trace_rank_%d.json" % r), "w").write(text)

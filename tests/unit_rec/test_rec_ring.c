@@ -12,19 +12,20 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "comms.h"
 #include "ring.h"
 
-static rec_call make_call(rec_ring *ring, uint64_t count)
+static rec_call_words make_call(rec_ring *ring, uint64_t count)
 {
-    rec_call c;
+    rec_call_words c;
     memset(&c, 0, sizeof c);
-    c.record_id = rec_ring_reserve(ring);
-    c.count = count;
-    c.coll_seq = (int64_t)count * 3;
-    c.event = -1;
+    c.call.record_id = rec_ring_reserve(ring);
+    c.call.count = count;
+    c.call.coll_seq = (int64_t)count * 3;
+    c.call.event = -1;
     return c;
 }
 
@@ -34,7 +35,7 @@ static void test_roundtrip_and_window(void **state)
     rec_ring ring;
     assert_int_equal(rec_ring_init(&ring, 8), 0);
     for (uint64_t i = 0; i < 20; i++) {
-        rec_call c = make_call(&ring, i);
+        rec_call_words c = make_call(&ring, i);
         rec_ring_publish(&ring, &c, 0);
     }
     uint64_t first, end;
@@ -57,7 +58,7 @@ static void test_state_updates_are_tagged(void **state)
     (void)state;
     rec_ring ring;
     assert_int_equal(rec_ring_init(&ring, 4), 0);
-    rec_call c = make_call(&ring, 1);
+    rec_call_words c = make_call(&ring, 1);
     rec_ring_publish(&ring, &c, REC_S_END_ARMED);
     assert_true(rec_ring_advance(&ring, 0, REC_STARTED, 111));
     assert_false(rec_ring_advance(&ring, 0, REC_STARTED, 112)); /* not backwards or twice */
@@ -69,7 +70,7 @@ static void test_state_updates_are_tagged(void **state)
     assert_int_equal(s.time_started_ns, 111);
     assert_int_equal(s.time_completed_ns, 222);
     for (int i = 0; i < 4; i++) {
-        rec_call n = make_call(&ring, 9);
+        rec_call_words n = make_call(&ring, 9);
         rec_ring_publish(&ring, &n, 0);
     }
     assert_false(rec_ring_advance(&ring, 0, REC_COMPLETED, 1)); /* slot moved on */
@@ -88,9 +89,9 @@ static void *producer(void *arg)
 {
     race *r = arg;
     for (int i = 0; i < 20000; i++) {
-        rec_call c = make_call(&r->ring, 0);
-        c.count = c.record_id;               /* a reader checks the words agree */
-        c.coll_seq = (int64_t)c.record_id;
+        rec_call_words c = make_call(&r->ring, 0);
+        c.call.count = c.call.record_id; /* a reader checks the words agree */
+        c.call.coll_seq = (int64_t)c.call.record_id;
         rec_ring_publish(&r->ring, &c, 0);
     }
     atomic_fetch_sub(&r->producers_left, 1);
@@ -100,7 +101,9 @@ static void *producer(void *arg)
 static void *reader(void *arg)
 {
     race *r = arg;
-    while (atomic_load(&r->producers_left) > 0) {
+    bool last_pass;
+    do { /* one more pass after the producers are done: then every entry reads whole */
+        last_pass = atomic_load(&r->producers_left) == 0;
         uint64_t first, end;
         rec_ring_window(&r->ring, &first, &end);
         for (uint64_t id = first; id < end; id++) {
@@ -114,7 +117,7 @@ static void *reader(void *arg)
             rec_ring_advance(&r->ring, id, REC_COMPLETED, 1);
             atomic_fetch_add(&r->good_seen, 1);
         }
-    }
+    } while (!last_pass);
     return NULL;
 }
 

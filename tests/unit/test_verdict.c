@@ -1,0 +1,258 @@
+/* test_verdict.c — the verdict's wait graph, told as small jobs: who is the culprit, who is a
+ * victim, what the wait chain and the culprit evidence say.
+ *
+ * Each case writes a few ranks' dumps as JSON (PyTorch's keys, as torchcomms writes them) into a
+ * temporary directory and runs the whole analysis through fa_analyze(), so that the cases do
+ * not depend on how fr_entry is laid out inside. A job is a list of groups and, per rank, the
+ * entries it recorded ("group op seq state"); a rank can be left without a dump.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+
+enum { MAX_RANKS = 8, MAX_GROUPS = 4 };
+
+typedef struct job {
+    int world;
+    const char *group_name[MAX_GROUPS], *group_desc[MAX_GROUPS], *group_ranks[MAX_GROUPS]; /* "[0, 1]" */
+    int ngroups;
+    char entries[MAX_RANKS][4096];
+    int nentries[MAX_RANKS];
+    int skip[MAX_RANKS]; /* 1: this rank wrote no dump */
+    char dir[64];
+    fa_analysis a;
+} job;
+
+static void job_init(job *j, int world) {
+    memset(j, 0, sizeof *j);
+    j->world = world;
+    j->group_name[0] = "0";
+    j->group_desc[0] = "default_pg";
+    j->group_ranks[0] = world == 2 ? "[0, 1]" : world == 3 ? "[0, 1, 2]" : "[0, 1, 2, 3]";
+    j->ngroups = 1;
+}
+
+static void group(job *j, const char *name, const char *desc, const char *ranks) {
+    j->group_name[j->ngroups] = name;
+    j->group_desc[j->ngroups] = desc;
+    j->group_ranks[j->ngroups++] = ranks;
+}
+
+static const char *desc_of(const job *j, const char *name) {
+    for (int g = 0; g < j->ngroups; g++)
+        if (strcmp(j->group_name[g], name) == 0) return j->group_desc[g];
+    return "?";
+}
+
+/* rank records `op` (e.g. "all_reduce") as collective `seq` of group `name` in `state`. */
+static void rec(job *j, int rank, const char *name, const char *op, int seq, const char *state) {
+    char *at = j->entries[rank] + strlen(j->entries[rank]);
+    int id = j->nentries[rank]++;
+    sprintf(at,
+            "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], \"collective_seq_id\": %d, "
+            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"nccl:%s\", \"time_created_ns\": %d, "
+            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], "
+            "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, \"frames\": []}",
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1, op, id, state, strcmp(state, "completed") ? "false" : "true");
+}
+
+/* Every member of group `name` (ranks given) records op seq; states[r] NULL: rank r skips it. */
+static void coll(job *j, const char *name, const char *op, int seq, const char *const states[MAX_RANKS]) {
+    for (int r = 0; r < j->world; r++)
+        if (states[r]) rec(j, r, name, op, seq, states[r]);
+}
+
+static void run(job *j) {
+    strcpy(j->dir, "/tmp/test_verdict.XXXXXX");
+    assert_non_null(mkdtemp(j->dir));
+    for (int r = 0; r < j->world; r++) {
+        if (j->skip[r]) continue;
+        char path[128];
+        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
+        for (int g = 0, n = 0; g < j->ngroups; g++) {
+            char me[16];
+            snprintf(me, sizeof me, "%d", r);
+            if (!strstr(j->group_ranks[g], me)) continue; /* single-digit ranks: a member iff its digit appears */
+            fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}", n++ ? ", " : "", j->group_name[g],
+                    j->group_name[g], j->group_desc[g], j->group_ranks[g]);
+        }
+        fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
+        fclose(f);
+    }
+    fa_options opt = {j->dir, NULL, 1, 10};
+    fr_error err = {{0}};
+    assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
+}
+
+static void done(job *j) {
+    for (int r = 0; r < j->world; r++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
+        unlink(path);
+    }
+    rmdir(j->dir);
+    fa_analysis_free(&j->a);
+}
+
+static char *culprits(const job *j) { return fa_ranks_format(j->a.verdict.culprits.v, j->a.verdict.culprits.n); }
+
+static void assert_culprits(const job *j, fa_status status, const char *want) {
+    char *got = culprits(j);
+    if (j->a.verdict.status != status || strcmp(got, want) != 0)
+        fail_msg("status %s culprits '%s', expected %s '%s' (%s)", fa_status_name(j->a.verdict.status), got, fa_status_name(status), want,
+                 j->a.verdict.summary);
+    free(got);
+}
+
+static const fa_finding *finding(const job *j, fa_finding_kind kind) {
+    for (size_t i = 0; i < j->a.findings.n; i++)
+        if (j->a.findings.v[i].kind == kind) return &j->a.findings.v[i];
+    return NULL;
+}
+
+static void assert_ranks(const fa_ranks *r, const char *want) {
+    char *got = fa_ranks_format(r->v, r->n);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+#define S(...) ((const char *const[MAX_RANKS]){__VA_ARGS__})
+
+/* Ranks 0,1 wait in A for 2; 2 waits in B for 3, which never issued it: 3 is the culprit, 2 a
+ * victim (lagging, located in B), and the chain reads 0,1 -> 2 -> 3. */
+static void chain_across_groups(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1, 2]");
+    group(&j, "2", "B", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "scheduled", NULL));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL, NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    const fa_finding *lag = finding(&j, FA_LAGGING_RANKS);
+    assert_non_null(lag);
+    assert_ranks(&lag->ranks, "2");
+    assert_non_null(strstr(lag->detail, "2 in B (2) all_reduce #2 (waiting for 3)"));
+    const fa_verdict *v = &j.a.verdict;
+    assert_ranks(&v->levels[0].ranks, "3");
+    assert_ranks(&v->levels[1].ranks, "2");
+    assert_ranks(&v->levels[1].waits_for, "3");
+    assert_ranks(&v->levels[2].ranks, "0,1");
+    assert_ranks(&v->levels[2].waits_for, "2");
+    assert_string_equal(v->levels[2].via, "A all_reduce");
+    assert_int_equal(v->nevidence, 1);
+    assert_int_equal(v->evidence[0].kind, FA_EV_NEVER_ISSUED);
+    assert_ranks(&v->evidence[0].waiters, "2");
+    done(&j);
+}
+
+/* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
+ * has no single root: both are named. */
+static void deadlock_cycle_names_both(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "X", "[0, 1]");
+    group(&j, "2", "Y", "[0, 1]");
+    rec(&j, 0, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    assert_null(finding(&j, FA_LAGGING_RANKS));
+    done(&j);
+}
+
+/* Everyone started #2 and queued #3 behind it; nothing completes: stuck, no rank to blame. */
+static void stuck_collective_has_no_culprit(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("started", "started"));
+    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_non_null(finding(&j, FA_STUCK_COLLECTIVE));
+    done(&j);
+}
+
+/* A snapshot of a running job: the same newest collective scheduled everywhere is ok. */
+static void same_newest_op_everywhere_is_ok(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_int_equal(j.a.verdict.nevidence, 0);
+    done(&j);
+}
+
+/* Ranks 0,1 started #2 on their GPUs; rank 2 only scheduled it: rank 2 is the culprit. */
+static void scheduled_ones_are_culprits_when_others_started(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("started", "started", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    const fa_finding *f = finding(&j, FA_STATE_MISMATCH);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    assert_int_equal(j.a.verdict.evidence[0].kind, FA_EV_NEVER_STARTED);
+    done(&j);
+}
+
+/* Rank 1 still has #2 pending that 0 and 2 completed: its GPU stopped (lag). */
+static void gpu_lag_names_the_stalled_rank(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "scheduled", "completed"));
+    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    const fa_evidence *e = &j.a.verdict.evidence[0];
+    assert_int_equal(e->kind, FA_EV_STALLED);
+    assert_int_equal(e->seq, 2);
+    assert_ranks(&e->done, "0,2");
+    done(&j);
+}
+
+/* Rank 2 wrote no dump and every other rank waits for it: the contract names it. */
+static void missing_dump_everyone_waits_for_is_culprit(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_non_null(finding(&j, FA_MISSING_DUMP));
+    assert_int_equal(j.a.verdict.evidence[0].kind, FA_EV_NO_DUMP);
+    done(&j);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(chain_across_groups),
+        cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(stuck_collective_has_no_culprit),
+        cmocka_unit_test(same_newest_op_everywhere_is_ok),
+        cmocka_unit_test(scheduled_ones_are_culprits_when_others_started),
+        cmocka_unit_test(gpu_lag_names_the_stalled_rank),
+        cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
