@@ -564,6 +564,12 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
     }
 }
 
+static int compare_pairs(const void *pa, const void *pb) {
+    const int64_t *a = pa, *b = pb;
+    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 /* lagging_ranks: the level-1 ranks, grouped by the op each is blocked in, with whom it waits for. */
 static void note_victims(decider *d, const chain *c) {
     const fa_wait_level *l = &d->v->levels[1];
@@ -571,22 +577,23 @@ static void note_victims(decider *d, const chain *c) {
     fa_finding *x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
     if (!x) return;
     for (size_t i = 0; i < l->ranks.n; i++) fa_ranks_add(&x->ranks, l->ranks.v[i]);
-    size_t cap = 2048, used = 0, shown = 0, total = 0;
+    size_t cap = 2048, used = 0, shown = 0, total = 0, n = 0;
     char *where = calloc(cap, 1);
-    bool *done = calloc(d->nfacts + 1, 1);
-    fa_ranks same = {0}, targets = {0};
-    for (size_t i = 0; where && done && i < l->ranks.n; i++) {
+    /* (op, rank) pairs sorted by op: the ranks blocked in one op are adjacent (linear at scale) */
+    int64_t (*pairs)[2] = malloc((l->ranks.n + 1) * sizeof *pairs);
+    for (size_t i = 0; pairs && i < l->ranks.n; i++) {
         long node = rank_node(d, l->ranks.v[i]);
-        if (node < 0 || done[node] || c->block_op[node] < 0) continue;
-        long op = c->block_op[node];
-        same.n = 0;
-        for (size_t j = i; j < l->ranks.n; j++) {
-            long other = rank_node(d, l->ranks.v[j]);
-            if (other >= 0 && !done[other] && c->block_op[other] == op) {
-                done[other] = true;
-                fa_ranks_add(&same, l->ranks.v[j]);
-            }
+        if (node >= 0 && c->block_op[node] >= 0) {
+            pairs[n][0] = c->block_op[node];
+            pairs[n++][1] = l->ranks.v[i];
         }
+    }
+    if (pairs) qsort(pairs, n, sizeof *pairs, compare_pairs);
+    fa_ranks same = {0}, targets = {0};
+    for (size_t i = 0; where && pairs && i < n;) {
+        long op = (long)pairs[i][0];
+        same.n = 0;
+        for (; i < n && pairs[i][0] == op; i++) fa_ranks_add(&same, pairs[i][1]);
         total++;
         if (shown == 4) continue;
         op_targets(d, (size_t)op, fa_op_expected(d->m, d->groups, (size_t)op, d->members), &targets);
@@ -599,6 +606,7 @@ static void note_victims(decider *d, const chain *c) {
         free(who);
         free(whom);
     }
+    free(pairs);
     if (where && total > shown) snprintf(where + used, cap - used, "; and %zu more", total - shown);
     char *all = fa_ranks_format(x->ranks.v, x->ranks.n);
     fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
@@ -606,7 +614,6 @@ static void note_victims(decider *d, const chain *c) {
                           where ? where : "", x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
     free(all);
     free(where);
-    free(done);
     fa_ranks_free(&same);
     fa_ranks_free(&targets);
 }

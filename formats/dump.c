@@ -12,9 +12,18 @@
  *     hashing for those;
  *   - the entry dicts of a pickle share their key nodes too, so the key → field decision is
  *     cached per key node instead of comparing every key of every entry by name;
- *   - entries are decoded in one pass over each dict's pairs, straight into the fr_entry array.
- * Everything the dump keeps is copied into its own arena; the value tree's arena is freed by
- * fr_dump_decode right after conversion.
+ *   - the same goes for the state strings, the dtype lists (same item nodes, same list) and the
+ *     frame dicts torch memoizes: each is decoded once per node;
+ *   - entries are decoded in one pass over each dict's pairs, straight into the fr_entry array,
+ *     and "entry N" for error messages is only formatted when there is an error;
+ *   - identical shape lists, dtype lists and stacks are stored once per dump and shared by the
+ *     entries that repeat them (see "shared lists"), so an entry costs little besides its
+ *     fr_entry;
+ *   - the dump's arena starts small (the entry array, being large, gets a chunk of its own), so
+ *     that thousands of ranks do not each keep a half-empty 64 KiB chunk.
+ * Everything the dump keeps is copied into its own arena. The value tree lives in a scratch
+ * arena that an fr_decoder (dump_decoder.h) resets and reuses from file to file, together with
+ * the caches above, which are cleared between files since node addresses repeat.
  *
  * A salvaged (truncated) pickle is used only when it is clear which entries are whole: the
  * reader flags every container it had to close early, so version, pg_config and pg_status must
@@ -48,12 +57,17 @@ static int fail(fr_error *err, const char *fmt, ...) {
 
 /* --- the decoder's working state ---------------------------------------------------------- */
 
-enum { STR_CACHE_SLOTS = 4096, DTYPE_CACHE_SLOTS = 256, KEY_CACHE_SLOTS = 256 };
+enum { STR_CACHE_SLOTS = 4096, DTYPE_CACHE_SLOTS = 256, KEY_CACHE_SLOTS = 256, FRAME_CACHE_SLOTS = 1024 };
 
 typedef struct node_str {
     const fv *node;
     const char *str;
 } node_str;
+
+typedef struct node_frame {
+    const fv *node;
+    fr_frame frame;
+} node_frame;
 
 typedef struct node_field {
     const fv *node;
@@ -82,15 +96,24 @@ typedef struct dtype_list {
     fr_strings value;
 } dtype_list;
 
+typedef enum where_kind { WHERE_TEXT, WHERE_ENTRY, WHERE_GROUP, WHERE_STATUS, WHERE_COMM } where_kind;
+
+enum { DIRTY_MAX = 1024 };
+
 typedef struct decoder {
     fv_arena *arena;      /* the dump's arena */
     fr_interner *strings; /* interned copies in `arena` */
     fr_error *err;
-    char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages */
-    int64_t where_entry;  /* >= 0: `where` is "entry N", written only when an error needs it */
+    char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages ... */
+    where_kind where_kind; /* ... written from these only when an error needs it */
+    int64_t where_index;
+    const char *where_key;
+    const fv **dirty[DIRTY_MAX]; /* cache slots filled since the last clear (see decoder_clear) */
+    size_t ndirty;
     node_str str_cache[STR_CACHE_SLOTS];
     node_str dtype_cache[DTYPE_CACHE_SLOTS];
     node_field key_cache[KEY_CACHE_SLOTS];
+    node_frame frame_cache[FRAME_CACHE_SLOTS];
     list_table shapes, dtypes, frames; /* shared fr_shapes / fr_strings / frame lists */
     dtype_list recent_dtypes[RECENT_DTYPE_SLOTS];
     const fv *state_nodes[3]; /* the string node last seen for each fr_state */
@@ -98,24 +121,33 @@ typedef struct decoder {
     size_t frame_buf_cap;
 } decoder;
 
-/* The prefix of error messages. Entries are many and errors rare: "entry N" is formatted only
- * when a message needs it. */
+/* The prefix of error messages. Entries and groups are many and errors rare: the text is only
+ * formatted when a message needs it (`where_key` points into the value tree, which outlives
+ * the decoding). */
 static const char *where(decoder *dec) {
-    if (dec->where_entry >= 0) {
-        snprintf(dec->where, sizeof dec->where, "entry %lld", (long long)dec->where_entry);
-        dec->where_entry = -1;
+    switch (dec->where_kind) {
+    case WHERE_TEXT: break;
+    case WHERE_ENTRY: snprintf(dec->where, sizeof dec->where, "entry %lld", (long long)dec->where_index); break;
+    case WHERE_GROUP: snprintf(dec->where, sizeof dec->where, "pg_config[\"%.40s\"]", dec->where_key); break;
+    case WHERE_STATUS: snprintf(dec->where, sizeof dec->where, "pg_status[\"%.40s\"]", dec->where_key); break;
+    case WHERE_COMM:
+        snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY ".comms[\"%.40s\"]", dec->where_key);
+        break;
     }
+    dec->where_kind = WHERE_TEXT;
     return dec->where;
 }
 
-static void set_where(decoder *dec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_where(decoder *dec, where_kind kind, int64_t index, const char *key) {
+    dec->where_kind = kind;
+    dec->where_index = index;
+    dec->where_key = key;
+}
 
-static void set_where(decoder *dec, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dec->where, sizeof dec->where, fmt, ap);
-    va_end(ap);
-    dec->where_entry = -1;
+/* A cache slot was filled: decoder_clear empties the filled ones rather than every slot. */
+static void remember(decoder *dec, const fv **slot_node) {
+    if (dec->ndirty < DIRTY_MAX) dec->dirty[dec->ndirty] = slot_node;
+    dec->ndirty++;
 }
 
 static size_t pointer_slot(const void *p, size_t slots) {
@@ -138,6 +170,7 @@ static const char *intern_node(decoder *dec, const fv *v) {
     if (c->node == v) return c->str;
     const char *s = fr_intern(dec->strings, v->u.s, v->len);
     if (s) {
+        if (!c->node) remember(dec, &c->node);
         c->node = v;
         c->str = s;
     }
@@ -239,6 +272,7 @@ static const char *dtype_node(decoder *dec, const fv *v) {
     if (c->node == v) return c->str;
     const char *s = intern_cstr(dec, normalized_dtype(v->u.s));
     if (s) {
+        if (!c->node) remember(dec, &c->node);
         c->node = v;
         c->str = s;
     }
@@ -431,6 +465,28 @@ static bool same_frames(const void *stored, uint32_t count, const void *candidat
     return true;
 }
 
+/* One frame dict. Torch memoizes a frame dict used more than once, so the same node comes back
+ * entry after entry: its frame is remembered by node. */
+static int get_frame(decoder *dec, const fv *f, fr_frame *out) {
+    if (!fv_is(f, FV_DICT)) return wrong_type(dec, "frames", f, "list of dict");
+    node_frame *c = &dec->frame_cache[pointer_slot(f, FRAME_CACHE_SLOTS)];
+    if (c->node == f) {
+        *out = c->frame;
+        return 0;
+    }
+    const fv *name = fv_dict_get(f, "name"), *file = fv_dict_get(f, "filename");
+    const fv *line = fv_dict_get(f, "line");
+    out->name = out->filename = "";
+    out->line = 0;
+    if (name && get_str(dec, name, "frames.name", &out->name)) return -1;
+    if (file && get_str(dec, file, "frames.filename", &out->filename)) return -1;
+    if (line && get_int(dec, line, "frames.line", &out->line)) return -1;
+    if (!c->node) remember(dec, &c->node);
+    c->node = f;
+    c->frame = *out;
+    return 0;
+}
+
 static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
     if (!fv_is_seq(v)) return wrong_type(dec, "frames", v, "list of dict");
     bool share = v->len > 0 && v->len <= FRAME_SHARE_MAX;
@@ -451,17 +507,10 @@ static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
     }
     uint64_t h = v->len;
     for (uint32_t i = 0; i < v->len; i++) {
-        const fv *f = fv_item(v, i);
-        if (!fv_is(f, FV_DICT)) return wrong_type(dec, "frames", f, "list of dict");
-        const fv *name = fv_dict_get(f, "name"), *file = fv_dict_get(f, "filename");
-        const fv *line = fv_dict_get(f, "line");
-        frames[i].name = frames[i].filename = "";
-        frames[i].line = 0;
-        if (name && get_str(dec, name, "frames.name", &frames[i].name)) return -1;
-        if (file && get_str(dec, file, "frames.filename", &frames[i].filename)) return -1;
-        if (line && get_int(dec, line, "frames.line", &frames[i].line)) return -1;
-        h = hash_step(hash_step(hash_step(h, (uint64_t)(uintptr_t)frames[i].name), (uint64_t)(uintptr_t)frames[i].filename),
-                      (uint64_t)frames[i].line);
+        if (get_frame(dec, fv_item(v, i), &frames[i])) return -1;
+        h = hash_step(h, (uint64_t)(uintptr_t)frames[i].name);
+        h = hash_step(h, (uint64_t)(uintptr_t)frames[i].filename);
+        h = hash_step(h, (uint64_t)frames[i].line);
     }
     e->nframes = v->len;
     e->frames = frames;
@@ -518,6 +567,7 @@ static int field_by_name(const fv *key) {
 static int field_of_key(decoder *dec, const fv *key) {
     node_field *c = &dec->key_cache[pointer_slot(key, KEY_CACHE_SLOTS)];
     if (c->node == key) return c->field;
+    if (!c->node) remember(dec, &c->node);
     c->node = key;
     c->field = field_by_name(key);
     return c->field;
@@ -596,7 +646,7 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
 }
 
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
-    dec->where_entry = index;
+    set_where(dec, WHERE_ENTRY, index, NULL);
     if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
     memset(e, 0, sizeof *e);
     e->timeout_ms = -1;
@@ -668,7 +718,7 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
 }
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
-    set_where(dec, "pg_config[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, WHERE_GROUP, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (!fv_is(key, FV_STR)) return fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
     if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
@@ -691,7 +741,7 @@ static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
 }
 
 static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
-    set_where(dec, "pg_status[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, WHERE_STATUS, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
     if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
@@ -718,7 +768,7 @@ static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
 /* --- the recorder's extra key --------------------------------------------------------------- */
 
 static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
-    set_where(dec, FR_EXTRA_KEY ".comms[\"%.40s\"]", fv_is(key, FV_STR) ? key->u.s : "?");
+    set_where(dec, WHERE_COMM, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
     if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *x;
@@ -734,7 +784,8 @@ static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c
 }
 
 static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
-    set_where(dec, "%s", FR_EXTRA_KEY);
+    snprintf(dec->where, sizeof dec->where, "%s", FR_EXTRA_KEY);
+    set_where(dec, WHERE_TEXT, 0, NULL);
     if (!fv_is(extra, FV_DICT)) return wrong_type(dec, FR_EXTRA_KEY, extra, "dict");
     const fv *x;
     if ((x = fv_dict_get(extra, "global_rank")) && get_int(dec, x, "global_rank", &d->global_rank)) return -1;
@@ -846,9 +897,7 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
 }
 
 static decoder *decoder_new(void) {
-    decoder *dec = calloc(1, sizeof *dec);
-    if (dec) dec->where_entry = -1;
-    return dec;
+    return calloc(1, sizeof(decoder));
 }
 
 static void decoder_free(decoder *dec) {
@@ -863,9 +912,15 @@ static void decoder_free(decoder *dec) {
 /* Forgets the previous dump: its node pointers may be reused by the next value tree, and what
  * the caches and tables point to lives in the previous dump's arena. */
 static void decoder_clear(decoder *dec) {
-    memset(dec->str_cache, 0, sizeof dec->str_cache);
-    memset(dec->dtype_cache, 0, sizeof dec->dtype_cache);
-    memset(dec->key_cache, 0, sizeof dec->key_cache);
+    if (dec->ndirty > DIRTY_MAX) {
+        memset(dec->str_cache, 0, sizeof dec->str_cache);
+        memset(dec->dtype_cache, 0, sizeof dec->dtype_cache);
+        memset(dec->key_cache, 0, sizeof dec->key_cache);
+        memset(dec->frame_cache, 0, sizeof dec->frame_cache);
+    } else {
+        for (size_t i = 0; i < dec->ndirty; i++) *dec->dirty[i] = NULL;
+    }
+    dec->ndirty = 0;
     memset(dec->recent_dtypes, 0, sizeof dec->recent_dtypes);
     memset(dec->state_nodes, 0, sizeof dec->state_nodes);
     table_free(&dec->shapes);
@@ -875,7 +930,7 @@ static void decoder_clear(decoder *dec) {
     memset(&dec->dtypes, 0, sizeof dec->dtypes);
     memset(&dec->frames, 0, sizeof dec->frames);
     dec->where[0] = '\0';
-    dec->where_entry = -1;
+    set_where(dec, WHERE_TEXT, 0, NULL);
 }
 
 /* `dec` is fresh or cleared; it is cleared again before returning. */

@@ -12,6 +12,15 @@
  * for repeats. The table and the formatted strings that must stay put while the writer's memo
  * points at them live in one scratch block: the caller's (fixed-memory writers, no malloc) or a
  * malloc'd one (heap writers).
+ *
+ * Async-signal-safety of the pickle path with a fixed-memory writer (the recorder's fatal-signal
+ * dump runs fr_dump_write_pickle inside a SIGSEGV handler). Every libc call reachable from
+ * fr_dump_write_pickle when w->owns_memory is false, and from pickle_write.c's fixed-memory
+ * functions, is one of: memset, memcpy, memcmp, strcmp, strlen (async-signal-safe since
+ * POSIX.1-2008 TC2) and the caller's sink (the recorder's calls write(2)). Numbers are formatted
+ * by fmt_i64() below, error text is copied by copy_msg(): no snprintf, no malloc/free, no stdio
+ * on that path. The JSON writer and the heap pickle writer do allocate; they are never used from
+ * a handler. tests/fakes/asig_trap.c checks this at run time (t0400).
  */
 #include "dump_write.h"
 
@@ -20,8 +29,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Signal-safe stand-ins for snprintf: the pickle path may run inside a fatal-signal handler. */
+static void copy_msg(char *out, size_t cap, const char *msg) {
+    size_t n = strlen(msg);
+    if (cap == 0) return;
+    if (n > cap - 1) n = cap - 1;
+    memcpy(out, msg, n);
+    out[n] = '\0';
+}
+
+/* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. */
+static size_t fmt_i64(char *out, int64_t v) {
+    char tmp[24];
+    size_t n = 0, len = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) out[len++] = '-';
+    while (n) out[len++] = tmp[--n];
+    out[len] = '\0';
+    return len;
+}
+
 static int fail(fr_error *err, const char *msg) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s", msg);
+    if (err) copy_msg(err->msg, sizeof err->msg, msg);
     return -1;
 }
 
@@ -59,7 +92,9 @@ static int choose_layout(const fr_dump *d, const fr_write_options *o, layout *l,
     l->lib_key = l->minor >= 10 ? "comm_lib_version" : l->minor >= 6 ? "nccl_version" : NULL;
     fr_root_memo memo = o ? o->root_memo : FR_ROOT_MEMO_AS_VERSION;
     l->root_memo = memo == FR_ROOT_MEMO_YES || (memo == FR_ROOT_MEMO_AS_VERSION && l->minor < 10);
-    snprintf(l->version, sizeof l->version, "%d.%d", l->major, l->minor);
+    size_t n = fmt_i64(l->version, l->major); /* "%d.%d" without snprintf (signal path) */
+    l->version[n++] = '.';
+    fmt_i64(l->version + n, l->minor);
     return 0;
 }
 
@@ -198,8 +233,10 @@ static const char *pool_keep(scratch *s, const char *text, size_t len) {
 static size_t ranks_text(const fr_group_config *g, char *buf, size_t cap) {
     size_t n = 0;
     buf[n++] = '[';
-    for (uint32_t i = 0; i < g->nranks && cap - n >= digits_bound() + 2; i++)
-        n += (size_t)snprintf(buf + n, cap - n, i ? ", %" PRId64 : "%" PRId64, g->ranks[i]);
+    for (uint32_t i = 0; i < g->nranks && cap - n >= digits_bound() + 2; i++) {
+        if (i) buf[n++] = ',', buf[n++] = ' ';
+        n += fmt_i64(buf + n, g->ranks[i]);
+    }
     buf[n++] = ']';
     buf[n] = '\0';
     return n;
@@ -402,8 +439,7 @@ static void write_pg_status(pickler *p) {
          i = next_in_order(d, d->nstatus, compare_status, sorted, i)) {
         const fr_pg_status *s = &d->status[i];
         char id[24];
-        int len = snprintf(id, sizeof id, "%" PRId64, s->pg_id);
-        formatted_str(p, id, (size_t)len);
+        formatted_str(p, id, fmt_i64(id, s->pg_id));
         pw_dict_begin(p->w);
         key(p, "last_enqueued_collective"), pw_int(p->w, s->last_enqueued);
         key(p, "last_started_collective"), pw_int(p->w, s->last_started);
@@ -482,7 +518,7 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     }
     count_frames(&p.s, d);
     write_root(&p);
-    free(heap);
+    if (heap) free(heap); /* never reached by fixed-memory writers (signal handlers) */
     if (w->failed) return fail(err, "could not write the pickle (output error or out of memory)");
     return 0;
 }

@@ -11,9 +11,11 @@
  *  - length fields are compared with the bytes left before anything is allocated, so a string
  *    claiming 4 GB in a 100-byte file costs nothing;
  *  - memory is the arena's growth plus the VM's own stacks, checked against max_memory after
- *    every opcode that allocates;
- *  - the memo is an array for the ids writers actually use (0, 1, 2, ...) and a hash map for
- *    any other 64-bit id, so PUT 4000000000 costs one slot;
+ *    every opcode (the stacks' share is kept up to date when they grow, and the arena's count
+ *    is read in place, so the check is a few instructions);
+ *  - the memo is an array while ids come the way writers number them (0, 1, 2, ...) and a hash
+ *    map from the first id that does not fit on, so PUT 4000000000 costs one slot; it never
+ *    holds more memory than the map alone would;
  *  - arithmetic on sizes is done in uint64_t with explicit bounds, shifts only on unsigned types.
  *
  * Strings must be UTF-8 as Python's pickle decodes them: 'surrogatepass', so the UTF-8 encoding
@@ -606,7 +608,7 @@ static int load_text_float(vm *m, const char *s, size_t n) {
 /* --- memo ------------------------------------------------------------------------------------- */
 
 static int memo_store(vm *m, uint64_t id) {
-    fv *v;
+    fv *v = NULL;
     int rc = top(m, &v);
     if (rc) return rc;
     if (!memo_put(&m->memo, id, v)) return out_of_memory(m);

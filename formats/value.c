@@ -1,19 +1,26 @@
 /* value.c — the arena and the value type (see value.h for the model).
  *
- * The arena hands out memory from chunks that grow geometrically (64 KiB up to 16 MiB); a
- * request larger than a chunk gets a chunk of its own. Nothing is freed until the arena is
- * (or reset, which keeps the newest chunk for reuse). Growing a list or dict reallocates its
- * item array inside the arena, doubling: when the array is the newest allocation of the current
- * chunk — the usual case, since a reader fills one container at a time — it simply grows in
- * place; otherwise the old array is left behind, so the waste stays under half.
+ * The arena hands out memory from chunks that grow geometrically (64 KiB, or what
+ * fv_arena_new_sized says, up to 16 MiB); a request of half a chunk or more gets a chunk of its
+ * own, linked behind the current one, which keeps serving small requests. Nothing is freed
+ * until the arena is (or reset, which keeps the newest chunk for reuse). Growing a list or dict
+ * reallocates its item array inside the arena, doubling: when the array is the newest
+ * allocation of the current chunk — the usual case, since a reader fills one container at a
+ * time — it simply grows in place; otherwise the old array is left behind, so the waste stays
+ * under half. None, the booleans and the integers 0..255 are one shared node per arena.
  *
- * Dicts keep insertion order in a flat array of key/value pairs. Up to DICT_LINEAR_MAX pairs a
- * duplicate key is found by scanning, and the scan is mostly skipped: the dict keeps a 32-bit
- * signature with one bit per key hash (a one-word Bloom filter), and a key whose bit is clear
- * cannot be there. String keys cache their hash in the node, so the memoized key nodes a pickle
- * shares between thousands of entry dicts are hashed once. Past DICT_LINEAR_MAX an
- * open-addressing index of pair numbers is built and kept, so that a hostile dict of a million
- * keys costs a million probes, not 10^12.
+ * Dicts keep insertion order in a flat array of key/value pairs. Finding whether a new key is
+ * already there is the cost of building a dict, and a reader builds millions of them, so:
+ *   - a dict usually has a model (see fv_dict_set): an earlier dict whose keys it repeats node
+ *     for node, as a pickle's entry dicts do through the memo; the model's next key is known
+ *     to be new, without any search;
+ *   - otherwise, up to DICT_LINEAR_MAX pairs, a 32-bit signature with one bit per key hash (a
+ *     one-word Bloom filter) rules most keys out, and only then are the pairs scanned; string
+ *     keys cache their hash in the node, so the memoized key nodes are hashed once per file;
+ *   - past DICT_LINEAR_MAX an open-addressing index of pair numbers is built and kept, so that
+ *     a hostile dict of a million keys costs a million probes, not 10^12.
+ * The item array's last slot, which fv_dict_set always keeps spare, holds the model (small
+ * dicts) or the index (large ones), and moves with the array.
  */
 #include "value.h"
 
@@ -41,7 +48,9 @@ struct fv_arena {
     /* dicts whose key sequence new dicts probably repeat, by first key (see fv_dict_set) */
     fv *models[MODEL_SLOTS];
     /* shared scalars (see the constructors), made on first use */
-    fv *none, *bools[2], *small_ints[SMALL_INTS];
+    fv *none, *bools[2];
+    fv **small_ints; /* SMALL_INTS slots, malloc'ed on first use: a fixed 2 KiB, kept out of
+                        the arena so that budgets on what it hands out see only the values */
 };
 
 fv_arena *fv_arena_new_sized(size_t first_chunk) {
@@ -58,6 +67,7 @@ fv_arena *fv_arena_new(void) { return fv_arena_new_sized(CHUNK_MIN); }
 
 void fv_arena_free(fv_arena *arena) {
     if (!arena) return;
+    free(arena->small_ints);
     chunk *c = arena->head;
     while (c) {
         chunk *next = c->next;
@@ -84,7 +94,7 @@ void fv_arena_reset(fv_arena *arena) {
     arena->handed_out = 0;
     memset(arena->models, 0, sizeof arena->models);
     arena->none = arena->bools[0] = arena->bools[1] = NULL;
-    memset(arena->small_ints, 0, sizeof arena->small_ints);
+    if (arena->small_ints) memset(arena->small_ints, 0, SMALL_INTS * sizeof(fv *));
 }
 
 void fv_arena_set_limit(fv_arena *arena, size_t max_bytes) { arena->limit = max_bytes; }
@@ -94,7 +104,7 @@ size_t fv_arena_used(const fv_arena *arena) { return arena->handed_out; }
 const size_t *fv_arena_used_counter(const fv_arena *arena) { return &arena->handed_out; }
 
 size_t fv_arena_held(const fv_arena *arena) {
-    size_t held = sizeof *arena;
+    size_t held = sizeof *arena + (arena->small_ints ? SMALL_INTS * sizeof(fv *) : 0);
     for (const chunk *c = arena->head; c; c = c->next) held += sizeof *c + c->size;
     return held;
 }
@@ -203,7 +213,11 @@ fv *fv_bool(fv_arena *arena, bool b) {
 }
 
 fv *fv_int(fv_arena *arena, int64_t i) {
-    fv **slot = i >= 0 && i < SMALL_INTS ? &arena->small_ints[i] : NULL;
+    fv **slot = NULL;
+    if (i >= 0 && i < SMALL_INTS) {
+        if (!arena->small_ints) arena->small_ints = calloc(SMALL_INTS, sizeof(fv *));
+        slot = arena->small_ints ? &arena->small_ints[i] : NULL; /* no table: unshared */
+    }
     if (slot && *slot) return *slot;
     fv *v = node(arena, FV_INT);
     if (v) v->u.i = i;
@@ -526,10 +540,11 @@ size_t fv_dict_update(fv_arena *arena, fv *dict, fv *const *items, size_t npairs
 
 bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n) {
     if (!fv_is_seq(seq) || n > UINT32_MAX - seq->len) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!items[i]) return false;
+    if (n == 0) return true; /* an empty list may have no item array at all */
     if (!reserve(arena, seq, (uint64_t)seq->len + n)) return false;
-    if (n) memcpy(seq->u.seq.items + seq->len, items, n * sizeof *items);
+    fv **to = seq->u.seq.items + seq->len;
+    for (size_t i = 0; i < n; i++) /* mostly a handful: a loop beats a call to memcpy */
+        if (!(to[i] = items[i])) return false; /* written past len: not added */
     seq->len += (uint32_t)n;
     return true;
 }

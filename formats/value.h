@@ -7,11 +7,12 @@
  * fast and makes a half-built tree after an error harmless.
  *
  * Values may alias: a pickle's memo lets one node appear under several parents, and even under
- * itself (a cycle); and an arena hands out one shared node for None, for each boolean and for
- * each integer 0..255, so values must not be modified once made (readers only fill in a node
- * they have just made, and set flags on containers). Consumers must therefore never recurse on input-controlled depth without a
+ * itself (a cycle). Consumers must therefore never recurse on input-controlled depth without a
  * bound; fv_tree_weight() measures the size of a value as printed, with cycle detection, so a
- * printer can refuse an exponential or cyclic tree before writing a byte.
+ * printer can refuse an exponential or cyclic tree before writing a byte. An arena also hands
+ * out one shared node for None, for each boolean and for each integer 0..255, so values must
+ * not be modified once made (readers only fill in a node they have just made, and set flags on
+ * containers).
  *
  * A dict keeps its pairs in insertion order (like Python's dict, and like the order the C++
  * pickler wrote). fv_dict_set() replaces the value of an existing equal key in place, as Python

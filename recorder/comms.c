@@ -124,9 +124,20 @@ static void fill_record(rec_comm *c, const rec_comm_init *init)
     atomic_init(&c->nranks, init->nranks);
     c->blocking = init->blocking;
     atomic_init(&c->state, REC_COMM_LIVE);
+    pthread_mutex_init(&c->busy, NULL); /* a new record: nobody can hold it yet */
     const char *name = init->name != NULL && init->name[0] != '\0' ? init->name : "undefined";
     strncpy(c->desc, name, sizeof c->desc - 1);
     hex64(c->pg_name, c->id, false);
+    if (init->device_index > 0 && init->device_index <= 1000) {
+        size_t n = strlen(c->pg_name), k = 0;
+        char digits[8];
+        for (int v = init->device_index - 1; k == 0 || v != 0; v /= 10)
+            digits[k++] = (char)('0' + v % 10);
+        c->pg_name[n++] = '.';
+        while (k > 0)
+            c->pg_name[n++] = digits[--k];
+        c->pg_name[n] = '\0';
+    }
     hex64(c->hash_text, c->nccl_hash, true);
     atomic_init(&c->last_started, -1);
     atomic_init(&c->last_completed, -1);
@@ -229,6 +240,21 @@ void rec_comms_reset(void)
 
 const char *rec_comm_state_name(int state)
 {
-    static const char *const names[] = {"live", "finalized", "destroyed", "aborted", "revoked"};
-    return (state >= 0 && state <= REC_COMM_REVOKED) ? names[state] : "unknown";
+    static const char *const names[] = {"live",    "finalized", "destroyed",
+                                        "aborted", "revoked",   "async_error"};
+    return (state >= 0 && state <= REC_COMM_ERROR) ? names[state] : "unknown";
+}
+
+const char *rec_comm_state_text(const rec_comm *c)
+{
+    static const char *const errors[] = {
+        "async_error:ncclSuccess",         "async_error:ncclUnhandledCudaError",
+        "async_error:ncclSystemError",     "async_error:ncclInternalError",
+        "async_error:ncclInvalidArgument", "async_error:ncclInvalidUsage",
+        "async_error:ncclRemoteError"};
+    int state = atomic_load_explicit(&c->state, memory_order_relaxed);
+    int err = atomic_load_explicit(&c->async_error, memory_order_relaxed);
+    if (state != REC_COMM_ERROR)
+        return rec_comm_state_name(state);
+    return (err > 0 && err < (int)(sizeof errors / sizeof errors[0])) ? errors[err] : "async_error";
 }

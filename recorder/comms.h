@@ -6,6 +6,10 @@
  * per-parent split counter, color), exactly as NCCL computes it (recorder-design.md §2.3).
  * Shrinks get an id of their own (NCCL's formula collides for repeated shrinks).
  *
+ * Communicators of one ncclCommInitAll (several devices in this process, all members of one
+ * communicator) share the id but get pg names of their own, "<id>.<device index>", so that each
+ * device's rank appears as its own group entry in the dump (a dump describes one rank per group).
+ *
  * Records live in a fixed array and are never freed (a destroyed communicator still appears in
  * dumps); a small open-addressing map from the ncclComm_t pointer to the record index serves
  * the hot path without locks. Creation and destruction take a mutex.
@@ -13,6 +17,7 @@
 #ifndef FRTRACE_REC_COMMS_H
 #define FRTRACE_REC_COMMS_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,8 +26,12 @@
 #define REC_MAX_COMMS 1024
 
 enum rec_comm_state {
-    REC_COMM_LIVE, REC_COMM_FINALIZED, REC_COMM_DESTROYED, REC_COMM_ABORTED, REC_COMM_REVOKED
+    REC_COMM_LIVE, REC_COMM_FINALIZED, REC_COMM_DESTROYED, REC_COMM_ABORTED, REC_COMM_REVOKED,
+    REC_COMM_ERROR /* ncclCommGetAsyncError reported an error (async_error says which) */
 };
+
+/* ncclResult_t values the recorder needs without nccl.h. */
+enum { REC_NCCL_SUCCESS = 0, REC_NCCL_IN_PROGRESS = 7 };
 
 typedef struct rec_comm {
     uintptr_t handle;        /* the ncclComm_t (a per-process key only) */
@@ -35,8 +44,9 @@ typedef struct rec_comm {
     bool blocking;
     _Atomic int state;       /* rec_comm_state */
     _Atomic int async_error; /* last ncclCommGetAsyncError result seen */
+    pthread_mutex_t busy;    /* held by Destroy/Abort/Finalize and the poller's GetAsyncError */
     char desc[64];           /* ncclConfig_t.commName, else "undefined" */
-    char pg_name[20];        /* id as hex: the pg_config key */
+    char pg_name[24];        /* id as hex (+ ".<device>" for InitAll): the pg_config key */
     char hash_text[20];      /* "0x" + nccl_hash */
     _Atomic uint32_t split_count, shrink_count;
     _Atomic int64_t coll_seq, p2p_seq, op_id;
@@ -56,6 +66,7 @@ typedef struct rec_comm_init {
     int32_t parent, color, rank, nranks;
     bool blocking;
     const char *name; /* NULL = "undefined" */
+    int device_index; /* ncclCommInitAll: device index + 1; 0 otherwise */
 } rec_comm_init;
 
 /* Registers a new communicator; returns its index or -1 when the registry is full. */
@@ -70,5 +81,8 @@ void rec_comms_retire(int index, int state);
 void rec_comms_reset(void);
 
 const char *rec_comm_state_name(int state);
+/* The state as dumps show it: rec_comm_state_name, or "async_error:ncclRemoteError" & co.
+ * Static strings only (the fatal-signal dump calls it). */
+const char *rec_comm_state_text(const rec_comm *c);
 
 #endif

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 
 static rec_config g_config;
 static pthread_once_t g_config_once = PTHREAD_ONCE_INIT;
+/* Set once load_config has run: from then on rec_config_get is a plain load, which a signal
+ * handler may do (pthread_once is not on the async-signal-safe list). */
+static _Atomic bool g_config_loaded;
 
 static const char *env_or_null(const char *name)
 {
@@ -142,7 +146,10 @@ static void load_config(void)
 
 const rec_config *rec_config_get(void)
 {
+    if (atomic_load_explicit(&g_config_loaded, memory_order_acquire))
+        return &g_config;
     pthread_once(&g_config_once, load_config);
+    atomic_store_explicit(&g_config_loaded, true, memory_order_release);
     return &g_config;
 }
 

@@ -323,7 +323,7 @@ static void collect_comms(workspace *ws, fr_dump *d)
             .comm_size = atomic_load_explicit(&c->nranks, memory_order_relaxed),
             .parent = c->parent >= 0 ? rec_comms_at(c->parent)->pg_name : NULL,
             .color = c->color, .nccl_hash = c->hash_text,
-            .state = rec_comm_state_name(atomic_load_explicit(&c->state, memory_order_relaxed))};
+            .state = rec_comm_state_text(c)};
     }
     d->ngroups = d->nstatus = d->ncomms = n;
     d->groups = ws->groups;

@@ -20,5 +20,7 @@ const char *rec_recorder_nccl_version(void);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in ns (both async-signal-safe). */
 int64_t rec_now_mono_ns(void);
 int64_t rec_now_real_ns(void);
+/* The real ncclCommGetAsyncError on `handle` (not recorded); 0 and *error, or -1. */
+int rec_shim_comm_async_error(uintptr_t handle, int *error);
 
 #endif

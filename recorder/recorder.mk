@@ -5,6 +5,8 @@
 #   tests/fakes/fake_cuda.c   -> $(BUILD)/fakes/libcuda.so.1  (SONAME libcuda.so.1)
 #   tests/fakes/driver.c      -> $(BUILD)/fakes/frtrace-driver (forks N ranks on the fakes)
 #   tests/fakes/smoke_real.c  -> $(BUILD)/fakes/smoke-real (links nothing; dlopens real NCCL)
+#   tests/fakes/asig_trap.c   -> $(BUILD)/fakes/libasig-trap.so (malloc/stdio trap for the
+#                                fatal-signal dump's async-signal-safety test)
 #   tests/unit_rec/test_*.c   -> $(BUILD)/tests/test_rec_* (cmocka; recorder internals)
 #   tests/bench/bench_recorder.c -> $(BUILD)/bench/bench-recorder
 # Everything builds only when $(CUDA_HOME)/include/nccl.h exists (the recorder needs its types).
@@ -25,13 +27,14 @@ FAKE_NCCL    := $(FAKES)/libnccl.so.2
 FAKE_CUDA    := $(FAKES)/libcuda.so.1
 DRIVER       := $(FAKES)/frtrace-driver
 SMOKE_REAL   := $(FAKES)/smoke-real
+ASIG_TRAP    := $(FAKES)/libasig-trap.so
 FAKE_CFLAGS   = $(CFLAGS) -fPIC -isystem $(CUDA_HOME)/include
 REC_UNIT_SRC := $(sort $(wildcard tests/unit_rec/test_*.c))
 REC_UNIT_BIN := $(REC_UNIT_SRC:tests/unit_rec/%.c=$(BUILD)/tests/%)
 BENCH_REC    := $(BUILD)/bench/bench-recorder
 
 ALL_TARGETS  += $(REC_SO)
-CHECK_DEPS   += $(REC_SO) $(FAKE_NCCL) $(FAKE_CUDA) $(DRIVER) $(SMOKE_REAL) $(REC_UNIT_BIN)
+CHECK_DEPS   += $(REC_SO) $(FAKE_NCCL) $(FAKE_CUDA) $(DRIVER) $(SMOKE_REAL) $(ASIG_TRAP) $(REC_UNIT_BIN)
 BENCH_DEPS   += $(REC_SO) $(FAKE_NCCL) $(FAKE_CUDA) $(BENCH_REC)
 
 $(REC_PIC)/%.o: %.c
@@ -55,6 +58,10 @@ $(DRIVER): tests/fakes/driver.c $(FAKE_NCCL) $(FAKE_CUDA)
 $(SMOKE_REAL): tests/fakes/smoke_real.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FAKE_CFLAGS) $< $(LDFLAGS) -ldl -o $@
+
+$(ASIG_TRAP): tests/fakes/asig_trap.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FAKE_CFLAGS) -shared $< $(LDFLAGS) -ldl -o $@
 
 # Unit tests of the recorder's internals link its objects directly (no preload involved).
 $(BUILD)/tests/test_rec_%: tests/unit_rec/test_rec_%.c $(REC_OBJ)

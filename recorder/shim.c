@@ -35,6 +35,7 @@
 #include "config.h"
 #include "cuda_driver.h"
 #include "dump.h"
+#include "inflight.h"
 #include "recorder.h"
 #include "ring.h"
 #include "watchdog.h"
@@ -194,6 +195,7 @@ typedef struct rec_thread {
     bool in_init_all; /* ncclGetUniqueId must hand its id to ncclCommInitAll */
     bool have_init_all_id;
     bool named;
+    int inflight;     /* this thread's stuck-in-API slot + 1; 0 = none (yet), -1 = none left */
     uint32_t tid;
     char name[12];
     uintptr_t cached_handle;
@@ -214,6 +216,31 @@ static void name_thread(rec_thread *t)
     memcpy(t->name, name, sizeof t->name);
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->named = true;
+    if (t->inflight == 0) {
+        int slot = rec_inflight_claim(t->tid, name);
+        t->inflight = slot >= 0 ? slot + 1 : -1;
+    }
+}
+
+/* Stuck-in-API bookkeeping of the lifecycle calls (init, split, destroy, group end): the
+ * thread's slot says "inside `api` since now" until api_leave. Returns the slot or -1. */
+static int api_enter(unsigned api)
+{
+    rec_thread *t = &t_self;
+    if (!recorder_active())
+        return -1;
+    if (!t->named)
+        name_thread(t);
+    if (t->inflight <= 0)
+        return -1;
+    rec_inflight_enter(t->inflight - 1, api, coarse_mono_ns());
+    return t->inflight - 1;
+}
+
+static void api_leave(int slot)
+{
+    if (slot >= 0)
+        rec_inflight_leave(slot);
 }
 
 static int comm_index(ncclComm_t comm)
@@ -373,6 +400,8 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     rec_call *call = &cw.call;
     memset(&cw, 0, sizeof cw);
     int64_t mono = coarse_mono_ns();
+    if (t->inflight > 0)
+        rec_inflight_enter(t->inflight - 1, REC_API_OP + (unsigned)op, mono);
     call->record_id = rec_ring_reserve(&g_ring);
     call->mono_created_ns = mono;
     call->time_created_ns = mono + g_real_minus_mono_ns;
@@ -419,6 +448,8 @@ static void mark_failed(uint64_t id)
 static void op_end(const rec_pending *p, ncclResult_t r)
 {
     t_self.depth--;
+    if (p->recorded && t_self.inflight > 0)
+        rec_inflight_leave(t_self.inflight - 1);
     if (!p->recorded || p->in_group)
         return;
     if (!launched(r))
@@ -611,9 +642,11 @@ EXPORT ncclResult_t ncclGroupEnd(void)
         if (g_gpu_events == 2)
             record_group_events(&t_group, 0);
     }
+    int slot = t->depth == 0 ? api_enter(REC_API_GROUP_END) : -1;
     t->depth++;
     ncclResult_t r = real();
     t->depth--;
+    api_leave(slot);
     if (record) {
         if (launched(r))
             record_group_events(&t_group, 1);
@@ -673,8 +706,10 @@ static void after_fork_in_child(void)
         atomic_store(&g_phase, PHASE_INERT);
     rec_cuda_forget();
     rec_watchdog_forget();
+    rec_inflight_reset();
     t_self.group_depth = 0;
     t_self.named = false;
+    t_self.inflight = 0;
 }
 
 static void start_recording(bool after_fork)
@@ -794,7 +829,9 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId 
     bool outer = t_self.depth++ == 0;
     if (outer)
         activate();
+    int slot = outer ? api_enter(REC_API_INIT_RANK) : -1;
     ncclResult_t r = real(comm, nranks, commId, rank);
+    api_leave(slot);
     t_self.depth--;
     if (outer && launched(r) && comm != NULL) {
         rec_comm_init init = root_init(&commId, nranks, rank, NULL);
@@ -810,7 +847,9 @@ EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUni
     bool outer = t_self.depth++ == 0;
     if (outer)
         activate();
+    int slot = outer ? api_enter(REC_API_INIT_RANK_CONFIG) : -1;
     ncclResult_t r = real(comm, nranks, commId, rank, config);
+    api_leave(slot);
     t_self.depth--;
     if (outer && launched(r) && comm != NULL) {
         rec_comm_init init = root_init(&commId, nranks, rank, config);
@@ -826,7 +865,9 @@ EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, in
     bool outer = t_self.depth++ == 0;
     if (outer)
         activate();
+    int slot = outer ? api_enter(REC_API_INIT_RANK_SCALABLE) : -1;
     ncclResult_t r = real(newcomm, nranks, myrank, nId, commIds, config);
+    api_leave(slot);
     t_self.depth--;
     if (outer && launched(r) && newcomm != NULL && nId > 0 && commIds != NULL) {
         rec_comm_init init = root_init(&commIds[0], nranks, myrank, config); /* NCCL: first id */
@@ -845,13 +886,16 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devli
         t->in_init_all = true;
         t->have_init_all_id = false;
     }
+    int slot = outer ? api_enter(REC_API_INIT_ALL) : -1;
     ncclResult_t r = real(comm, ndev, devlist);
+    api_leave(slot);
     t->depth--;
     if (outer) {
         t->in_init_all = false;
         if (launched(r) && comm != NULL && t->have_init_all_id)
             for (int i = 0; i < ndev; i++) {
                 rec_comm_init init = root_init(&t_init_all_id, ndev, i, NULL);
+                init.device_index = i + 1; /* one group entry per device (comms.h) */
                 register_comm(comm[i], &init);
             }
         else if (launched(r))
@@ -868,7 +912,9 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
     int parent = outer && recorder_active() ? comm_index(comm) : -1;
     /* NCCL counts every split of the parent, NCCL_SPLIT_NOCOLOR included. */
     int count = parent >= 0 ? (int)atomic_fetch_add(&rec_comms_at(parent)->split_count, 1) + 1 : 0;
+    int slot = outer ? api_enter(REC_API_SPLIT) : -1;
     ncclResult_t r = real(comm, color, key, newcomm, config);
+    api_leave(slot);
     t_self.depth--;
     if (parent >= 0 && launched(r) && newcomm != NULL && *newcomm != NULL) {
         uint64_t h = rec_hash_split(rec_comms_at(parent)->nccl_hash, count, color);
@@ -892,7 +938,9 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int e
     bool outer = t_self.depth++ == 0;
     int parent = outer && recorder_active() ? comm_index(comm) : -1;
     int count = parent >= 0 ? (int)atomic_fetch_add(&rec_comms_at(parent)->shrink_count, 1) + 1 : 0;
+    int slot = outer ? api_enter(REC_API_SHRINK) : -1;
     ncclResult_t r = real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    api_leave(slot);
     t_self.depth--;
     if (parent >= 0 && launched(r) && newcomm != NULL && *newcomm != NULL) {
         rec_comm *p = rec_comms_at(parent);
@@ -911,17 +959,31 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int e
     return r;
 }
 
-/* Destroy, Abort, Finalize, Revoke: call through, then note the communicator's new state. */
+static unsigned end_of_life_api(int state)
+{
+    return state == REC_COMM_FINALIZED ? REC_API_FINALIZE
+           : state == REC_COMM_ABORTED ? REC_API_ABORT : REC_API_DESTROY;
+}
+
+/* Destroy, Abort, Finalize: call through, then note the communicator's new state. The comm's
+ * busy lock is held across the real call, so the watchdog's ncclCommGetAsyncError (which only
+ * tries the lock) never runs on a communicator being freed. */
 static ncclResult_t end_of_life(ncclResult_t (*real)(ncclComm_t), ncclComm_t comm, int state)
 {
     bool outer = t_self.depth++ == 0;
     int index = outer && recorder_active() ? comm_index(comm) : -1;
+    int slot = outer ? api_enter(end_of_life_api(state)) : -1;
+    if (index >= 0)
+        pthread_mutex_lock(&rec_comms_at(index)->busy);
     ncclResult_t r = real(comm);
-    t_self.depth--;
     if (index >= 0 && (launched(r) || state == REC_COMM_ABORTED)) {
         rec_comms_retire(index, state);
         atomic_fetch_add(&g_comms_epoch, 1);
     }
+    if (index >= 0)
+        pthread_mutex_unlock(&rec_comms_at(index)->busy);
+    api_leave(slot);
+    t_self.depth--;
     return r;
 }
 
@@ -948,7 +1010,9 @@ EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
     NEED_REAL(ncclCommRevoke);
     bool outer = t_self.depth++ == 0;
     int index = outer && recorder_active() ? comm_index(comm) : -1;
+    int slot = outer ? api_enter(REC_API_REVOKE) : -1;
     ncclResult_t r = real(comm, revokeFlags);
+    api_leave(slot);
     t_self.depth--;
     if (index >= 0 && launched(r))
         rec_comms_retire(index, REC_COMM_REVOKED);
@@ -963,13 +1027,25 @@ EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncEr
     t_self.depth--;
     if (outer && r == ncclSuccess && asyncError != NULL && recorder_active()) {
         int index = comm_index(comm);
-        if (index >= 0 && *asyncError != ncclInProgress) {
-            rec_comm *c = rec_comms_at(index);
-            int before = atomic_exchange(&c->async_error, (int)*asyncError);
-            if (before != (int)*asyncError && *asyncError != ncclSuccess)
-                rec_log(REC_LOG_WARN, "communicator %s reports error %d", c->pg_name,
-                        (int)*asyncError);
-        }
+        if (index >= 0)
+            rec_watchdog_note_async_error(index, (int)*asyncError);
     }
     return r;
+}
+
+/* For the watchdog's poller (holding the comm's busy lock): the real ncclCommGetAsyncError,
+ * not recorded as an application call. */
+int rec_shim_comm_async_error(uintptr_t handle, int *error)
+{
+    __typeof__(&ncclCommGetAsyncError) real = REAL(ncclCommGetAsyncError);
+    ncclResult_t e = ncclSuccess;
+    if (real == NULL)
+        return -1;
+    t_self.depth++;
+    ncclResult_t r = real((ncclComm_t)handle, &e);
+    t_self.depth--;
+    if (r != ncclSuccess)
+        return -1;
+    *error = (int)e;
+    return 0;
 }

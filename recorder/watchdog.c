@@ -5,6 +5,14 @@
  * recorder cannot tell a pending call from a finished one, so such entries never time out.
  * One dump per incident: a timeout dumps once for its entry; a trigger file dumps once per
  * appearance (its modification time); each dump signal dumps once.
+ *
+ * Async errors: every ASYNC_POLL_EVERY poller ticks, ncclCommGetAsyncError is called on each live
+ * communicator, holding the communicator's busy lock (taken with trylock: a communicator that is
+ * being destroyed or aborted right now is skipped; the shim holds the lock across the real
+ * Destroy/Abort/Finalize, so the call never sees a freed communicator). A change to an error
+ * marks the communicator and wakes the dumper, which dumps ("async_error") and creates the
+ * trigger file. Stuck in API: the dumper scans the per-thread slots of inflight.h; a thread
+ * inside one NCCL call longer than the timeout dumps once ("stuck_in_api"), trigger file too.
  */
 #include "watchdog.h"
 
@@ -26,12 +34,14 @@
 #include "config.h"
 #include "cuda_driver.h"
 #include "dump.h"
+#include "inflight.h"
 #include "recorder.h"
 #include "ring.h"
 
 #define POLL_INTERVAL_MS 50
 #define DUMPER_TICK_MS 100
 #define MAX_STREAMS 64
+#define ASYNC_POLL_EVERY 2 /* poller ticks: GetAsyncError every 100 ms */
 
 static const int g_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL};
 #define NFATAL (sizeof g_fatal_signals / sizeof g_fatal_signals[0])
@@ -40,6 +50,7 @@ static struct {
     int pipe_rd, pipe_wr;
     _Atomic bool running; /* threads exist in this process */
     _Atomic int pending_signal_dumps;
+    _Atomic int pending_async_error_dump;
     bool handlers_installed;
     struct sigaction old_fatal[NFATAL];
     struct sigaction old_dump;
@@ -135,6 +146,52 @@ static void poll_once(void)
     }
 }
 
+/* --- async errors ------------------------------------------------------------------------- */
+
+static void wake_dumper(void)
+{
+    if (atomic_load(&g_wd.running))
+        (void)!write(g_wd.pipe_wr, "a", 1);
+}
+
+void rec_watchdog_note_async_error(int comm_index, int nccl_result)
+{
+    rec_comm *c = rec_comms_at(comm_index);
+    if (nccl_result == REC_NCCL_IN_PROGRESS)
+        return;
+    int before = atomic_exchange(&c->async_error, nccl_result);
+    if (before == nccl_result || nccl_result == REC_NCCL_SUCCESS)
+        return;
+    int live = REC_COMM_LIVE;
+    atomic_compare_exchange_strong(&c->state, &live, REC_COMM_ERROR);
+    rec_log(REC_LOG_WARN, "communicator %s (%s) reports an asynchronous error (%d): dumping",
+            c->pg_name, c->desc, nccl_result);
+    atomic_store(&g_wd.pending_async_error_dump, 1);
+    wake_dumper();
+}
+
+static void poll_async_error(int index)
+{
+    rec_comm *c = rec_comms_at(index);
+    int err = REC_NCCL_SUCCESS;
+    if (atomic_load(&c->state) != REC_COMM_LIVE || pthread_mutex_trylock(&c->busy) != 0)
+        return;
+    /* Under the busy lock the handle cannot be retired (and freed by NCCL) underneath us. */
+    uintptr_t handle = c->handle;
+    bool ok = handle != 0 && atomic_load(&c->state) == REC_COMM_LIVE &&
+              rec_shim_comm_async_error(handle, &err) == 0;
+    pthread_mutex_unlock(&c->busy);
+    if (ok)
+        rec_watchdog_note_async_error(index, err);
+}
+
+static void poll_async_errors(void)
+{
+    uint32_t n = rec_comms_count();
+    for (uint32_t i = 0; i < n; i++)
+        poll_async_error((int)i);
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -145,8 +202,11 @@ static void sleep_ms(int ms)
 static void *poller_main(void *arg)
 {
     bool prepared = false;
+    unsigned tick = 0;
     (void)arg;
     for (;;) {
+        if (++tick % ASYNC_POLL_EVERY == 0)
+            poll_async_errors();
         if (rec_cuda_ready()) {
             /* The pool appears after the first communicator, i.e. after this thread started. */
             if (!prepared) {
@@ -166,6 +226,7 @@ static void *poller_main(void *arg)
 
 typedef struct dumper_state {
     uint64_t timed_out_id; /* record id of the last entry that caused a timeout dump, +1 */
+    int64_t stuck_since[REC_INFLIGHT_SLOTS]; /* per slot: the call already reported as stuck */
     struct timespec trigger_seen; /* mtime of the trigger file we last answered */
     bool trigger_present;
 } dumper_state;
@@ -240,10 +301,53 @@ static void drain_pipe(void)
     }
 }
 
+/* A thread inside one NCCL call for longer than the timeout, not reported yet: its slot, or -1. */
+static int find_stuck(dumper_state *s, int64_t *since_out, unsigned *api_out)
+{
+    int64_t limit = rec_now_mono_ns() - rec_config_get()->timeout_ms * 1000000;
+    for (int i = 0; i < REC_INFLIGHT_SLOTS; i++) {
+        rec_inflight *slot = rec_inflight_at(i);
+        if (atomic_load_explicit(&slot->tid, memory_order_acquire) == 0)
+            continue;
+        unsigned api = atomic_load_explicit(&slot->api, memory_order_acquire);
+        int64_t since = atomic_load_explicit(&slot->since_ns, memory_order_relaxed);
+        if (api == REC_API_NONE || since > limit || since == s->stuck_since[i])
+            continue;
+        s->stuck_since[i] = since;
+        *since_out = since;
+        *api_out = api;
+        return i;
+    }
+    return -1;
+}
+
+static bool dump_if_stuck(dumper_state *s)
+{
+    int64_t since;
+    unsigned api;
+    int i = find_stuck(s, &since, &api);
+    if (i < 0)
+        return false;
+    rec_inflight *slot = rec_inflight_at(i);
+    rec_log(REC_LOG_WARN, "rank %lld: thread %u (%s) is inside %s for more than %lld ms: dumping",
+            (long long)rec_recorder_global_rank(), (unsigned)atomic_load(&slot->tid),
+            slot->thread_name, rec_api_name(api), (long long)rec_config_get()->timeout_ms);
+    rec_dump_write("stuck_in_api");
+    touch_trigger_file(s);
+    return true;
+}
+
 static void dumper_tick(dumper_state *s)
 {
     if (atomic_exchange(&g_wd.pending_signal_dumps, 0) > 0)
         rec_dump_write("signal");
+    if (atomic_exchange(&g_wd.pending_async_error_dump, 0) > 0) {
+        rec_dump_write("async_error");
+        touch_trigger_file(s);
+        return;
+    }
+    if (dump_if_stuck(s))
+        return;
     uint64_t timed_out = rec_config_get()->gpu_events > 0 ? find_timeout() : 0;
     if (timed_out != 0 && timed_out != s->timed_out_id) {
         s->timed_out_id = timed_out;
@@ -400,4 +504,5 @@ void rec_watchdog_forget(void)
     g_poll_lock = fresh; /* the poller may have held it at fork time */
     atomic_store(&g_wd.running, false);
     atomic_store(&g_wd.pending_signal_dumps, 0);
+    atomic_store(&g_wd.pending_async_error_dump, 0);
 }

@@ -15,6 +15,10 @@
 /* Starts the threads and installs the handlers (once per process, again in a forked child
  * that creates a communicator of its own). */
 void rec_watchdog_start(void);
+/* A communicator's ncclCommGetAsyncError result (from the application's call or the poller):
+ * a change to an error marks the communicator "async_error:<name>" and asks the dumper for a
+ * dump with trigger "async_error" (and the trigger file). ncclInProgress is ignored. */
+void rec_watchdog_note_async_error(int comm_index, int nccl_result);
 /* In the child of a fork: the threads are gone; forget them (no dump requests go anywhere). */
 void rec_watchdog_forget(void);
 

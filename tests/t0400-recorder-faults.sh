@@ -78,4 +78,56 @@ test_expect_success 'FRTRACE_FORMAT=json writes JSON dumps the analyzer reads al
     verdict_is hang 0
 '
 
+# The malloc/stdio trap replaces the allocator, which ASan owns in sanitizer builds.
+if [ "${SANITIZE:-}" != 1 ] && [ -f "$ASIG_TRAP" ]; then
+test_expect_success 'the fatal dump is async-signal-safe: no malloc/printf in the handler (trap armed), complete dump, death by SIGSEGV' '
+    EXTRA_PRELOAD="$ASIG_TRAP" run_job CRASH=1@2 &&
+    grep "rank 1 signal 11" job.out &&
+    ! grep "asig-trap" job.err &&
+    test "$(dump_field 1 "d[\"frtrace\"][\"trigger\"]")" = fatal:11 &&
+    test "$(dump_field 1 "(len(d[\"entries\"]), len(d[\"pg_config\"]), len(d[\"pg_status\"]), len(d[\"frtrace\"][\"comms\"]))")" = "[12, 2, 2, 2]" &&
+    test "$(dump_field 1 "d[\"entries\"][-1][\"profiling_name\"]")" = nccl:all_gather
+'
+else
+    test_skip 'the allocator trap cannot run under ASan' 'async-signal-safety of the fatal dump'
+fi
+
+# The analyzer's verdict depends on whether rank 2's start event was seen before the dump: it
+# blames rank 2 (stalled) or nobody (started everywhere: "suspect GPU or network"). Both are fair.
+test_expect_success 'an async NCCL error (ncclRemoteError) on one rank: it dumps at once, every rank follows' '
+    run_job ASYNC_ERR=2@3 &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    grep "reports an asynchronous error (6)" job.err &&
+    test "$(dump_field 2 "d[\"frtrace\"][\"trigger\"]")" = async_error &&
+    test "$(dump_field 2 "sorted(c[\"state\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[\"async_error:ncclRemoteError\", \"live\"]" &&
+    test "$(dump_field 0 "d[\"frtrace\"][\"trigger\"]")" = trigger_file &&
+    test "$(dump_field 0 "sorted(c[\"state\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[\"live\", \"live\"]" &&
+    "$FRTRACE" -f json dumps >db.json || true &&
+    python3 -c "import json; v=json.load(open(\"db.json\"))[\"verdict\"]; print(v[\"summary\"]); assert v[\"status\"]==\"hang\" and v[\"culprit_ranks\"] in ([], [2]), v"
+'
+
+test_expect_success 'a rank stuck inside ncclCommDestroy dumps with trigger stuck_in_api and creates the trigger file' '
+    run_job HANG_IN=1@destroy DUMPS_EXPECTED=1 &&
+    grep "rank 1 signal 9" job.out && test "$(grep -c "exit 0" job.out)" = 3 &&
+    grep "rank 1: thread .* is inside ncclCommDestroy for more than 1000 ms" job.err &&
+    test "$(dump_field 1 "d[\"frtrace\"][\"trigger\"]")" = stuck_in_api &&
+    test -s trigger &&
+    test "$(dump_field 1 "sorted(c[\"state\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[\"destroyed\", \"live\"]"
+'
+
+test_expect_success 'a rank stuck inside ncclCommInitRank is reported (the others, in ncclCommSplit, too)' '
+    run_job HANG_IN=2@init &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    grep "rank 2: thread .* is inside ncclCommInitRank for more than" job.err &&
+    grep "rank 0: thread .* is inside ncclCommSplit for more than" job.err &&
+    test "$(dump_field 2 "(len(d[\"entries\"]), len(d[\"frtrace\"][\"comms\"]))")" = "[0, 0]"
+'
+
+test_expect_success 'a rank missing from a shrunk communicator: hang, that rank is the culprit' '
+    DRIVER_ARGS=lifecycle run_job SKIP=1@1 FRTRACE_DUMP_ON_EXIT=1 &&
+    grep "rank 3 exit 0" job.out &&
+    ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
+    verdict_is hang 1
+'
+
 test_done

@@ -52,11 +52,39 @@ test_expect_success 'a forked child stays inert: a dump signal neither kills it 
     test "$(dump_field 0 "len(d[\"entries\"])")" = 1
 '
 
-test_expect_success 'ncclCommInitAll: the id from its inner ncclGetUniqueId names both comms' '
+test_expect_success 'ncclCommInitAll: one group entry per device, named from the inner ncclGetUniqueId id' '
     DRIVER_ARGS=initall run_job FRTRACE_TIMEOUT_SEC=60 &&
-    test "$(dump_field 0 "len(d[\"pg_config\"])")" = 1 &&
-    test "$(dump_field 0 "sorted(c[\"comm_size\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[2]" &&
+    dump_field 0 "sorted(d[\"pg_config\"])" >names && cat names &&
+    python3 -c "import json; n=json.load(open(\"names\")); assert len(n)==2 and n[0][:-2]==n[1][:-2] and n[0].endswith(\".0\") and n[1].endswith(\".1\"), n" &&
+    test "$(dump_field 0 "sorted(c[\"comm_rank\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[0, 1]" &&
+    test "$(dump_field 0 "sorted(c[\"comm_size\"] for c in d[\"frtrace\"][\"comms\"].values())")" = "[2, 2]" &&
     test "$(dump_field 0 "len(d[\"entries\"])")" = 2
+'
+
+test_expect_success 'the rest of the API: InitRankConfig names, InitRankScalable, Shrink ids, Abort/Revoke states, SimulateEnd drops its ops' '
+    DRIVER_ARGS=lifecycle run_job FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
+    test "$(grep -c "exit 0" job.out)" = 4 &&
+    for r in 0 1 2 3; do dump_field $r "sorted((g[\"desc\"], n) for n, g in d[\"pg_config\"].items())" >pg.$r || exit 1; done &&
+    cat pg.0 && cmp pg.0 pg.1 && cmp pg.0 pg.2 &&
+    python3 - <<-\PY
+	import json, pickle
+	d = [pickle.load(open("dumps/rank_%d" % r, "rb")) for r in range(4)]
+	descs = sorted(g["desc"] for g in d[0]["pg_config"].values())
+	assert descs == ["scalable", "undefined", "world-dp"], descs
+	comms = [x["frtrace"]["comms"] for x in d]
+	world = [n for n, g in d[0]["pg_config"].items() if g["desc"] == "world-dp"][0]
+	shrunk = [n for n, c in comms[0].items() if c["parent"] == world][0]
+	assert shrunk != world and all(shrunk in comms[r] for r in (0, 1, 2)), comms
+	assert len(comms[3]) == 2 and shrunk not in comms[3], comms[3]
+	assert [comms[r][shrunk]["comm_size"] for r in (0, 1, 2)] == [3, 3, 3]
+	assert [comms[r][shrunk]["comm_rank"] for r in (0, 1, 2)] == [0, 1, 2]
+	states = {d[0]["pg_config"][n]["desc"]: c["state"] for n, c in comms[0].items()}
+	assert states == {"world-dp": "destroyed", "scalable": "aborted", "undefined": "revoked"}, states
+	sizes = [e["input_sizes"] for e in d[0]["entries"]]
+	assert sizes == [[[16]], [[32]], [[48]], [[48]], [[48]]], sizes
+	assert [e["input_sizes"] for e in d[3]["entries"]] == [[[16]], [[32]]]
+	assert [e["collective_seq_id"] for e in d[0]["entries"]] == [1, 1, 1, 2, 3]
+	PY
 '
 
 test_expect_success 'FRTRACE_BUFFER_SIZE=0: nothing recorded, no dump, the job runs' '

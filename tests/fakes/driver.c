@@ -9,7 +9,8 @@
  *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
  *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
  *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
- *   CRASH=r@s       rank r raises SIGSEGV before step s
+ *   CRASH=r@s       rank r raises SIGSEGV before step s (arming libasig-trap.so if preloaded)
+ *   ASYNC_ERR=r@s, HANG_IN=r@init|destroy   faults of the fake library (fake_nccl.c)
  *   SLOW=r:ms       rank r sleeps ms before each step
  *   SIGNAL_AFTER_MS=t  the parent sends SIGNAL_NUM (default SIGUSR2) to every rank after t ms
  *   DEADLINE=sec    the parent kills ranks still running after sec seconds (default 10)
@@ -22,11 +23,18 @@
  * fork: one rank records, forks; the child issues a call and a dump signal (it must stay inert
  * and exit 0), then the parent dumps on SIGUSR2. Prints "child exit S".
  * initall: ncclCommInitAll over 2 devices, an all_reduce on each, then a SIGUSR2 dump.
+ * lifecycle: NRANKS ranks exercise the rest of the API: ncclCommInitRankConfig (commName
+ * "world-dp"), ncclCommInitRankScalable over two ids ("scalable"), an all_reduce on each, a
+ * group ended by ncclGroupSimulateEnd (launches nothing), ncclCommShrink excluding the last
+ * rank, 3 all_reduces on the shrunk comm (SKIP=r@s applies here), then ncclCommAbort of the
+ * scalable comm, ncclCommRevoke of the shrunk one and ncclCommDestroy of the world.
  */
 #include <cuda.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <glob.h>
 #include <nccl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +103,14 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
         sscanf(slow, "%d:%d", &slow_rank, &slow_ms);
     if (rank == slow_rank)
         sleep_ms(slow_ms);
-    if (rank == crash.rank && step == crash.step)
+    if (rank == crash.rank && step == crash.step) {
+        /* Under libasig-trap.so, allocating or printf-formatting on this thread from now on
+         * (i.e. inside the recorder's fatal handler) ends the process with exit 97. */
+        void (*arm)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "asigTrapArm");
+        if (arm != NULL)
+            arm();
         raise(SIGSEGV);
+    }
     if (rank == skip.rank && step == skip.step)
         for (;;)
             pause(); /* stuck in CPU code: never issues the all_reduce */
@@ -111,6 +125,39 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
     CHECK(ncclAlltoAll(NULL, NULL, 64, ncclFloat, half, s));
     CHECK(ncclAllGather(NULL, NULL, 32, ncclHalf, half, s));
     cuStreamSynchronize((CUstream)s);
+}
+
+static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids)
+{
+    cudaStream_t s = (cudaStream_t)setup_device();
+    ncclComm_t world, scal, shrunk = NULL;
+    ncclConfig_t named = NCCL_CONFIG_INITIALIZER, scal_cfg = NCCL_CONFIG_INITIALIZER;
+    ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
+    fault skip = parse_fault("SKIP");
+    named.commName = "world-dp";
+    scal_cfg.commName = "scalable";
+    CHECK(ncclCommInitRankConfig(&world, nranks, ids[0], rank, &named));
+    CHECK(ncclCommInitRankScalable(&scal, nranks, rank, 2, (ncclUniqueId *)&ids[1], &scal_cfg));
+    CHECK(ncclAllReduce(NULL, NULL, 16, ncclFloat, ncclSum, world, s));
+    CHECK(ncclAllReduce(NULL, NULL, 32, ncclFloat, ncclSum, scal, s));
+    CHECK(ncclGroupStart());
+    CHECK(ncclAllReduce(NULL, NULL, 999, ncclFloat, ncclSum, world, s));
+    CHECK(ncclBroadcast(NULL, NULL, 999, ncclFloat, 0, scal, s));
+    CHECK(ncclGroupSimulateEnd(&sim));
+    int exclude[1] = {nranks - 1};
+    CHECK(ncclCommShrink(world, exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
+    for (int step = 0; shrunk != NULL && step < 3; step++) {
+        if (rank == skip.rank && step == skip.step)
+            for (;;)
+                pause();
+        CHECK(ncclAllReduce(NULL, NULL, 48, ncclFloat, ncclSum, shrunk, s));
+    }
+    cuStreamSynchronize((CUstream)s);
+    CHECK(ncclCommAbort(scal));
+    if (shrunk != NULL)
+        CHECK(ncclCommRevoke(shrunk, 0));
+    CHECK(ncclCommDestroy(world));
+    return 0;
 }
 
 static int run_rank(int rank, int nranks, ncclUniqueId id)
@@ -197,15 +244,17 @@ static void supervise(pid_t *pids, int nranks)
         report(i, status[i]);
 }
 
-static int train(void)
+/* Forks NRANKS ranks running `train` (lifecycle = false) or the lifecycle tour. */
+static int job(bool lifecycle)
 {
     int nranks = env_int("NRANKS", 4);
     pid_t pids[64];
-    ncclUniqueId id;
+    ncclUniqueId ids[3];
     char tag[32];
     snprintf(tag, sizeof tag, "%d", (int)getpid());
     setenv("FAKE_SHM_TAG", tag, 0); /* a tag from the test wins */
-    CHECK(ncclGetUniqueId(&id));
+    for (int i = 0; i < 3; i++)
+        CHECK(ncclGetUniqueId(&ids[i]));
     fflush(stdout);
     for (int r = 0; r < nranks && r < 64; r++) {
         char rank_text[16];
@@ -213,7 +262,7 @@ static int train(void)
         if (pids[r] == 0) {
             snprintf(rank_text, sizeof rank_text, "%d", r);
             setenv("FRTRACE_RANK", rank_text, 1);
-            exit(run_rank(r, nranks, id));
+            exit(lifecycle ? run_lifecycle_rank(r, nranks, ids) : run_rank(r, nranks, ids[0]));
         }
     }
     supervise(pids, nranks);
@@ -312,5 +361,5 @@ int main(int argc, char **argv)
         return forked();
     if (strcmp(mode, "initall") == 0)
         return initall();
-    return train();
+    return job(strcmp(mode, "lifecycle") == 0);
 }

@@ -11,6 +11,12 @@
  * spin briefly, then sleep 200 µs between looks. Without the fake libcuda, operations run
  * synchronously on the calling thread. FAKE_NCCL_NOOP=1 (read at communicator creation) makes
  * every operation return at once, doing nothing: the benchmark's bare baseline.
+ *
+ * Faults of the library itself, for communicators made by an init call (not splits/shrinks),
+ * keyed by the rank in that communicator (the driver's global rank):
+ *   ASYNC_ERR=r@s   once rank r has issued more than s collectives on it, its collectives no
+ *                   longer complete and ncclCommGetAsyncError reports ncclRemoteError
+ *   HANG_IN=r@init|destroy   rank r blocks forever inside ncclCommInitRank* / ncclCommDestroy
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -48,6 +54,8 @@ struct ncclComm {
     bool noop;
     int split_count;
     _Atomic int aborted;
+    int async_err_after; /* ASYNC_ERR: collectives after this many fail remotely; -1 = never */
+    bool hang_destroy;   /* HANG_IN=rank@destroy */
 };
 
 typedef struct fake_op {
@@ -109,6 +117,28 @@ static shm_seg *attach(struct ncclComm *c)
     return p;
 }
 
+/* HANG_IN / ASYNC_ERR: whether `rank` is the faulty one for `what`; *step gets the number. */
+static bool fault_for(const char *name, int rank, const char *what, int *step)
+{
+    const char *v = getenv(name);
+    int r = -1, n = -1;
+    char word[16] = "";
+    if (v == NULL)
+        return false;
+    if (what != NULL)
+        return sscanf(v, "%d@%15s", &r, word) == 2 && r == rank && strcmp(word, what) == 0;
+    if (sscanf(v, "%d@%d", &r, &n) != 2 || r != rank)
+        return false;
+    *step = n;
+    return true;
+}
+
+static void hang_forever(void)
+{
+    for (;;)
+        pause();
+}
+
 static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, uint64_t hash)
 {
     if (nranks < 1 || nranks > MAXR || rank < 0 || rank >= nranks)
@@ -118,6 +148,7 @@ static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, uint64_t ha
     c->nranks = nranks;
     c->hash = hash;
     c->noop = getenv("FAKE_NCCL_NOOP") != NULL;
+    c->async_err_after = -1;
     c->seg = attach(c);
     if (c->seg == NULL) {
         free(c);
@@ -132,6 +163,11 @@ static ncclResult_t make_comm(ncclComm_t *out, int nranks, int rank, uint64_t ha
 static void run_collective(struct ncclComm *c, uint64_t seq, uint64_t count)
 {
     unsigned spins = 0;
+    if (c->async_err_after >= 0 && seq > (uint64_t)c->async_err_after) {
+        while (!atomic_load(&c->aborted)) /* the "network" failed: never completes */
+            nap(&spins);
+        return;
+    }
     atomic_store(&c->seg->count[c->rank], count);
     atomic_store(&c->seg->arrive[c->rank], seq);
     for (;;) {
@@ -182,7 +218,7 @@ static ncclResult_t collective(ncclComm_t comm, size_t count, cudaStream_t strea
         return ncclSuccess;
     fake_op *op = calloc(1, sizeof *op);
     op->comm = comm;
-    op->seq = ++comm->coll_seq;
+    op->seq = __atomic_add_fetch(&comm->coll_seq, 1, __ATOMIC_RELAXED);
     op->count = count;
     return submit(op, stream);
 }
@@ -221,16 +257,31 @@ API(ncclResult_t, ncclGetUniqueId, (ncclUniqueId *id))
     return ncclSuccess;
 }
 
+/* A communicator from an init call: where the HANG_IN and ASYNC_ERR faults apply. */
+static ncclResult_t make_root_comm(ncclComm_t *comm, int nranks, int rank, uint64_t hash)
+{
+    int step = -1;
+    if (fault_for("HANG_IN", rank, "init", NULL))
+        hang_forever();
+    ncclResult_t r = make_comm(comm, nranks, rank, hash);
+    if (r != ncclSuccess)
+        return r;
+    if (fault_for("ASYNC_ERR", rank, NULL, &step))
+        (*comm)->async_err_after = step;
+    (*comm)->hang_destroy = fault_for("HANG_IN", rank, "destroy", NULL);
+    return ncclSuccess;
+}
+
 API(ncclResult_t, ncclCommInitRank, (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank))
 {
-    return make_comm(comm, nranks, rank, mix_hash(id.internal, sizeof id.internal, 0));
+    return make_root_comm(comm, nranks, rank, mix_hash(id.internal, sizeof id.internal, 0));
 }
 
 API(ncclResult_t, ncclCommInitRankConfig,
     (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config))
 {
     (void)config;
-    return make_comm(comm, nranks, rank, mix_hash(id.internal, sizeof id.internal, 0));
+    return make_root_comm(comm, nranks, rank, mix_hash(id.internal, sizeof id.internal, 0));
 }
 
 API(ncclResult_t, ncclCommInitRankScalable,
@@ -239,7 +290,7 @@ API(ncclResult_t, ncclCommInitRankScalable,
     (void)config;
     if (nId < 1)
         return ncclInvalidArgument;
-    return make_comm(comm, nranks, rank, mix_hash(ids[0].internal, sizeof ids[0].internal, 0));
+    return make_root_comm(comm, nranks, rank, mix_hash(ids[0].internal, sizeof ids[0].internal, 0));
 }
 
 API(ncclResult_t, ncclCommInitAll, (ncclComm_t *comms, int ndev, const int *devlist))
@@ -331,6 +382,8 @@ static ncclResult_t release(ncclComm_t comm)
 
 API(ncclResult_t, ncclCommDestroy, (ncclComm_t comm))
 {
+    if (comm != NULL && comm->hang_destroy)
+        hang_forever();
     return release(comm);
 }
 
@@ -348,8 +401,11 @@ API(ncclResult_t, ncclCommRevoke, (ncclComm_t comm, int flags))
 
 API(ncclResult_t, ncclCommGetAsyncError, (ncclComm_t comm, ncclResult_t *err))
 {
-    (void)comm;
-    *err = ncclSuccess;
+    /* coll_seq is the caller thread's counter; the watchdog reads it racily, as NCCL's own
+     * error flag would be set by its proxy thread: an atomic load keeps it well-defined. */
+    uint64_t issued = __atomic_load_n(&comm->coll_seq, __ATOMIC_RELAXED);
+    bool failed = comm->async_err_after >= 0 && issued > (uint64_t)comm->async_err_after;
+    *err = failed ? ncclRemoteError : ncclSuccess;
     return ncclSuccess;
 }
 

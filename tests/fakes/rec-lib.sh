@@ -1,8 +1,10 @@
 # rec-lib.sh — helpers for the recorder's story scripts (t04xx-*.sh); source after lib.sh.
 #
-#   run_job [VAR=value ...] [-- driver args]   the fake 4-rank job, shim preloaded, in $PWD:
+#   run_job [VAR=value ...]                    the fake 4-rank job, shim preloaded, in $PWD:
 #                                              dumps in ./dumps, trigger file ./trigger,
 #                                              1 s timeout; stdout in job.out, stderr in job.err
+#                                              (DRIVER_ARGS: the driver's mode; EXTRA_PRELOAD:
+#                                              libraries preloaded after the shim)
 #   verdict_is STATUS "R R"                    the analyzer's verdict and culprits on ./dumps
 #   dump_field RANK 'python expr on d'         evaluates an expression on rank RANK's dump;
 #                                              prints a string as is, anything else as JSON
@@ -11,11 +13,12 @@
 SO="$TOP/$BUILD/libfrtrace-recorder.so"
 DRIVER="$TOP/$BUILD/fakes/frtrace-driver"
 SMOKE="$TOP/$BUILD/fakes/smoke-real"
+ASIG_TRAP="$TOP/$BUILD/fakes/libasig-trap.so"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # ASan: our preload comes before libasan in the link order; the crash test needs the
 # SIGSEGV to reach the recorder's handler and then kill the process, not ASan's report.
 ASAN_OPTIONS="verify_asan_link_order=0:handle_segv=0:handle_abort=0:detect_leaks=0:allow_user_segv_handler=1"
-export SO DRIVER SMOKE ASAN_OPTIONS
+export SO DRIVER SMOKE ASIG_TRAP ASAN_OPTIONS
 
 require_recorder() {
     if [ ! -f "$SO" ] || [ ! -x "$DRIVER" ]; then
@@ -41,7 +44,7 @@ run_job() {
 run_job_with_tag() {
     env FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" \
         FRTRACE_TIMEOUT_SEC=1 DEADLINE=8 DUMPS_EXPECTED=4 FRTRACE_LOG=warn "$@" \
-        LD_PRELOAD="$SO" timeout 30 "$DRIVER" ${DRIVER_ARGS:-} >job.out 2>job.err
+        LD_PRELOAD="$SO${EXTRA_PRELOAD:+ $EXTRA_PRELOAD}" timeout 30 "$DRIVER" ${DRIVER_ARGS:-} >job.out 2>job.err
 }
 
 verdict_is() {

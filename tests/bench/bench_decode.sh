@@ -1,0 +1,41 @@
+#!/bin/sh
+# bench_decode.sh — single-thread decode speed and memory per entry (build/bench/bench_decode):
+# the 64 real 2.9 dumps in ../shared (when present), and generated 2 000-entry v2.9 dumps
+# without and with stack frames (build/bench/gen_dumps, 8 ranks each). One table row per set:
+# MB/s and entries/s of CPU time (best of the repetitions), the value tree's and the decoded
+# dump's bytes per entry. With callgrind installed and BENCH_CALLGRIND=1, also the instructions
+# per entry of one decode of one generated file (repeatable on a loaded machine).
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+BENCH="$TOP/$BUILD/bench/bench_decode"
+GEN="$TOP/$BUILD/bench/gen_dumps"
+REAL="$TOP/../shared/testdata/torch-fr-2.9-nvrx"
+for p in "$BENCH" "$GEN"; do
+    [ -x "$p" ] || { echo "bench_decode: $p is missing (make bench builds it)"; exit 1; }
+done
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-bench-decode.XXXXXX")
+trap 'rm -rf "$DIR"' EXIT
+"$GEN" --ranks 8 --entries 2000 "$DIR/plain" >/dev/null 2>&1 || exit 1
+"$GEN" --ranks 8 --entries 2000 --frames "$DIR/frames" >/dev/null 2>&1 || exit 1
+
+printf '%-28s %9s %12s %9s %11s %10s\n' "input" "MB/s" "entries/s" "ns/entry" "value B/e" "dump B/e"
+row() { # row LABEL FILE...
+    label=$1
+    shift
+    line=$("$BENCH" -n 5 -q "$@") || { echo "$label: failed"; return; }
+    v() { echo "$line" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+    printf '%-28s %9s %12s %9s %11s %10s\n' "$label" "$(v MB_s)" "$(v entries_s)" "$(v ns_entry)" \
+        "$(v value_B_entry)" "$(v held_B_entry)"
+}
+[ -d "$REAL" ] && row "real 2.9 dumps (64 files)" "$REAL"/*/_dump_*
+row "generated, 8 x 2000 entries" "$DIR"/plain/*
+row "generated, with frames" "$DIR"/frames/*
+
+if [ "${BENCH_CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
+    first=$(ls "$DIR"/plain/* | head -n 1)
+    valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "$BENCH" -n 1 -q "$first" >/dev/null 2>&1
+    total=$(callgrind_annotate --inclusive=yes "$DIR/cg.out" 2>/dev/null |
+        sed -n 's/^ *\([0-9,]*\) .*fr_decoder_decode .*/\1/p' | head -n 1 | tr -d ,)
+    [ -n "$total" ] && echo "callgrind: $((total / 2000)) instructions per entry (fr_decoder_decode, one 2 000-entry file)"
+fi
