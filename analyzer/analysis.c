@@ -13,7 +13,7 @@ static void input_findings(fa_analysis *a) {
     }
     /* A salvaged (truncated) dump is used, but the reader must know: its whole entries only. */
     for (size_t i = 0; i < a->in.nranks; i++) {
-        const fr_dump *d = a->in.ranks[i].dump;
+        const fa_dump *d = a->in.ranks[i].dump;
         if (!d->truncated && !d->warning) continue;
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
         if (!f) return;

@@ -23,9 +23,11 @@ typedef struct builder {
     fa_smap index; /* "name\x1f<hash>" -> position in v */
 } builder;
 
+/* Member lists are interned in the store (equal lists share one pointer), so the pointer stands
+ * for the list: no need to hash the default group's 16 384 ranks once per file. */
 static char *member_key(const char *name, const int64_t *members, uint32_t n) {
-    char *key = malloc(strlen(name) + 40);
-    if (key) sprintf(key, "%s\x1f%u:%016llx", name, n, (unsigned long long)fa_hash_bytes(members, n * sizeof *members));
+    char *key = malloc(strlen(name) + 48);
+    if (key) sprintf(key, "%s\x1f%u:%p", name, n, (const void *)members);
     return key;
 }
 
@@ -64,7 +66,7 @@ static void add_note(fa_groups *g, const char *text) {
 static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *recorder_key) {
     fa_smap slots = {0}; /* "name#size" -> proto index */
     for (size_t r = 0; r < in->nranks; r++) {
-        const fr_dump *d = in->ranks[r].dump;
+        const fa_dump *d = in->ranks[r].dump;
         for (uint32_t c = 0; c < d->ncomms; c++) {
             const fr_comm_info *ci = &d->comms[c];
             if (ci->comm_size <= 0 || ci->comm_rank < 0 || ci->comm_rank >= ci->comm_size) continue;
@@ -79,12 +81,14 @@ static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *rec
                 int64_t *unknown = malloc((size_t)ci->comm_size * sizeof *unknown);
                 if (!unknown) continue;
                 for (int64_t k = 0; k < ci->comm_size; k++) unknown[k] = -1;
+                const int64_t *shared = fa_store_ranks(in->store, unknown, (uint32_t)ci->comm_size);
+                free(unknown);
+                if (!shared) continue;
                 /* a placeholder name makes the key unique until members are filled in */
                 const char *desc = NULL;
                 for (uint32_t k = 0; k < d->ngroups; k++)
                     if (strcmp(d->groups[k].name, ci->pg_name) == 0) desc = d->groups[k].desc;
-                long idx = builder_add(b, key, desc, unknown, (uint32_t)ci->comm_size);
-                free(unknown);
+                long idx = builder_add(b, key, desc, shared, (uint32_t)ci->comm_size);
                 if (idx < 0) continue;
                 b->v[idx].name = ci->pg_name;
                 at = (uint64_t)idx;
@@ -158,7 +162,7 @@ static void index_members(const fa_input *in, fa_groups *g) {
 /* A group seen by several ranks with the same name and members but different descs. */
 static void check_descs(const fa_input *in, fa_groups *g) {
     for (size_t r = 0; r < in->nranks; r++) {
-        const fr_dump *d = in->ranks[r].dump;
+        const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
             long gi = fa_groups_find(g, r, d->groups[k].name);
             const char *desc = d->groups[k].desc ? d->groups[k].desc : "";
@@ -177,7 +181,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     fa_smap recorder_key = {0};
     rebuild_recorder_groups(in, &b, &recorder_key);
     for (size_t r = 0; r < in->nranks; r++) {
-        const fr_dump *d = in->ranks[r].dump;
+        const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
             const fr_group_config *c = &d->groups[k];
             if (c->nranks == 0) continue; /* recorder dumps: rebuilt above */
@@ -203,7 +207,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
     g->nby_rank = in->nranks;
     for (size_t r = 0; r < in->nranks; r++) {
-        const fr_dump *d = in->ranks[r].dump;
+        const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
             const fr_group_config *c = &d->groups[k];
             if (c->nranks == 0) continue;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dump_decoder.h"
 #include "index.h"
 
 typedef struct candidate {
@@ -120,60 +121,87 @@ static char *infer_prefix(const candidates *c, fr_error *err) {
 typedef struct decode_job {
     candidate *files;
     size_t nfiles;
-    fr_dump **dumps;
+    fa_store *store;
+    fa_dump **dumps;
     char **errors;
     atomic_size_t next;
 } decode_job;
 
-static char *read_file(const char *path, size_t *len, char **error) {
+typedef struct buffer {
+    char *v;
+    size_t cap;
+} buffer;
+
+/* Reads the whole file into `buf` (grown as needed, reused across files); its length, or -1
+ * with *error set. */
+static long read_file(const char *path, buffer *buf, char **error) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         *error = strdup(strerror(errno));
-        return NULL;
+        return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
+    struct stat st;
+    size_t n = 0, want = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
+    bool failed = false;
+    for (;;) {
+        if (n + 1 >= buf->cap || want > buf->cap) {
+            size_t cap = want > buf->cap * 2 ? want : buf->cap * 2;
+            char *bigger = realloc(buf->v, cap);
+            if (!bigger) {
+                failed = true;
+                break;
+            }
+            buf->v = bigger;
+            buf->cap = cap;
+        }
+        size_t got = fread(buf->v + n, 1, buf->cap - n, f);
         n += got;
-        if (n < cap) break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) { free(buf); buf = NULL; break; }
-        buf = bigger;
-        cap *= 2;
+        if (got == 0 || n < buf->cap) break; /* the +1 above: a file of the stat size ends here */
     }
-    int failed = ferror(f);
+    failed |= ferror(f) != 0;
     fclose(f);
-    if (!buf || failed) {
-        free(buf);
-        *error = strdup(buf ? "read error" : "out of memory");
-        return NULL;
+    if (failed) {
+        *error = strdup(buf->v ? "read error" : "out of memory");
+        return -1;
     }
-    *len = n;
-    return buf;
+    return (long)n;
+}
+
+static void decode_one(decode_job *job, size_t i, buffer *buf, fr_decoder *dec, fa_compactor *comp) {
+    long len = read_file(job->files[i].path, buf, &job->errors[i]);
+    if (len < 0) return;
+    fr_error err = {{0}};
+    fr_dump *dump = NULL;
+    if (len == 0) {
+        job->errors[i] = strdup("empty file");
+    } else if (fr_decoder_decode(dec, (const uint8_t *)buf->v, (size_t)len, &dump, &err) != 0) {
+        job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
+    } else {
+        job->dumps[i] = fa_dump_compact(comp, dump);
+        if (!job->dumps[i]) job->errors[i] = strdup("out of memory");
+        fr_dump_free(dump);
+    }
 }
 
 static void *decode_worker(void *arg) {
     decode_job *job = arg;
+    buffer buf = {0};
+    fr_decoder *dec = fr_decoder_new();
+    fa_compactor *comp = fa_compactor_new(job->store);
     for (;;) {
         size_t i = atomic_fetch_add(&job->next, 1);
         if (i >= job->nfiles) break;
-        size_t len = 0;
-        char *bytes = read_file(job->files[i].path, &len, &job->errors[i]);
-        if (!bytes) continue;
-        fr_error err = {{0}};
-        if (len == 0) job->errors[i] = strdup("empty file");
-        else if (fr_dump_decode((const uint8_t *)bytes, len, &job->dumps[i], &err) != 0) {
-            job->dumps[i] = NULL;
-            job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
-        }
-        free(bytes);
+        if (dec && comp) decode_one(job, i, &buf, dec, comp);
+        else job->errors[i] = strdup("out of memory");
     }
+    fa_compactor_free(comp);
+    fr_decoder_free(dec);
+    free(buf.v);
     return NULL;
 }
 
-static void decode_all(candidate *files, size_t n, int jobs, fr_dump **dumps, char **errors) {
-    decode_job job = {files, n, dumps, errors, 0};
+static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps, char **errors) {
+    decode_job job = {files, n, store, dumps, errors, 0};
     if (jobs <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cores > 0 ? (int)cores : 1;
@@ -218,7 +246,7 @@ static void add_version(fa_input *in, const char *version) {
 }
 
 /* Keeps decoded dumps and records failures; a second dump for the same rank is rejected. */
-static void collect(fa_input *in, candidate *files, size_t n, fr_dump **dumps, char **errors) {
+static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, char **errors) {
     in->ranks = calloc(n ? n : 1, sizeof *in->ranks);
     in->rejected = calloc(n ? n : 1, sizeof *in->rejected);
     for (size_t i = 0; i < n; i++) {
@@ -228,13 +256,13 @@ static void collect(fa_input *in, candidate *files, size_t n, fr_dump **dumps, c
             if (duplicate) {
                 snprintf(msg, sizeof msg, "a second dump for rank %lld (already read %s)", (long long)files[i].rank,
                          in->ranks[in->nranks - 1].path);
-                fr_dump_free(dumps[i]);
+                fa_dump_free(dumps[i]);
             }
             in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i]), files[i].rank};
             free(errors[i]);
             continue;
         }
-        fr_dump *d = dumps[i];
+        fa_dump *d = dumps[i];
         in->ranks[in->nranks++] = (fa_rank_dump){files[i].rank, files[i].path, d};
         add_version(in, d->version ? d->version : "?");
         if (d->warning) add_note(in, files[i].path, d->warning);
@@ -274,13 +302,14 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         return -1;
     }
     qsort(all.v, kept, sizeof *all.v, compare_candidates);
-    fr_dump **dumps = calloc(kept, sizeof *dumps);
+    fa_dump **dumps = calloc(kept, sizeof *dumps);
     char **errors = calloc(kept, sizeof *errors);
-    if (!dumps || !errors) {
+    in->store = fa_store_new();
+    if (!dumps || !errors || !in->store) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return -1;
     }
-    decode_all(all.v, kept, jobs, dumps, errors);
+    decode_all(all.v, kept, jobs, in->store, dumps, errors);
     in->dir = strdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);
@@ -293,8 +322,9 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
 void fa_input_free(fa_input *in) {
     for (size_t i = 0; i < in->nranks; i++) {
         free(in->ranks[i].path);
-        fr_dump_free(in->ranks[i].dump);
+        fa_dump_free(in->ranks[i].dump);
     }
+    fa_store_free(in->store);
     for (size_t i = 0; i < in->nrejected; i++) {
         free(in->rejected[i].path);
         free(in->rejected[i].error);

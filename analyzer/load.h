@@ -5,7 +5,8 @@
  * infers one: among the names of that shape, the prefix shared by the most files (a stray file
  * such as notes1 or README does not spoil the inference, unlike torchfrtrace). Ranks are
  * sorted, so nothing downstream depends on directory order. Files are decoded by `jobs`
- * threads; a file that fails to decode is kept as a rejected file with its message, and the rest
+ * threads, each compacting its dump (store.h) and freeing the decoded one at once, so that only
+ * `jobs` full dumps exist at any time; a file that fails to decode is kept as a rejected file with its message, and the rest
  * are analyzed. A second file for the same rank is rejected too.
  *
  * Library code: nothing is printed. The caller reports `rejected` and `notes`.
@@ -17,11 +18,12 @@
 #include <stdint.h>
 
 #include "dump.h"
+#include "store.h"
 
 typedef struct fa_rank_dump {
     int64_t rank; /* global rank, from the file name */
     char *path;
-    fr_dump *dump;
+    fa_dump *dump; /* compact; values it shares live in fa_input.store */
 } fa_rank_dump;
 
 typedef struct fa_rejected {
@@ -31,6 +33,7 @@ typedef struct fa_rejected {
 } fa_rejected;
 
 typedef struct fa_input {
+    fa_store *store; /* interned values every rank's fa_dump points into */
     char *dir;
     char *prefix;
     fa_rank_dump *ranks; /* loaded dumps, ascending rank */

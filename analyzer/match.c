@@ -58,23 +58,9 @@ int fa_parse_profiling_name(const char *name, fa_opname *out) {
     return 0;
 }
 
-bool fa_is_end_marker(const char *type) {
-    return strcmp(type, "coalesced") == 0 || strcmp(type, "ALLGATHER_coalesced") == 0 ||
-           strcmp(type, "REDUCE_SCATTER_coalesced") == 0;
-}
+bool fa_is_end_marker(const char *type) { return (fa_op_flags(type) & FA_OP_END_MARKER) != 0; }
 
-static bool type_in(const char *type, const char *const *list) {
-    for (; *list; list++)
-        if (strcmp(type, *list) == 0) return true;
-    return false;
-}
-
-static const char *const all_to_all_types[] = {"all_to_all", "all_to_all_single", "all_to_all_v_single", "alltoall_base", "alltoall", NULL};
-static const char *const all_gather_types[] = {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced", "all_gather_into_tensor", NULL};
-static const char *const reduce_scatter_types[] = {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "reduce_scatter_tensor", NULL};
-static const char *const all_reduce_types[] = {"all_reduce", "allreduce_coalesced", NULL};
-
-static bool is_all_to_all(const char *t) { return type_in(t, all_to_all_types); }
+static bool is_all_to_all(const char *t) { return (fa_op_flags(t) & FA_OP_ALL_TO_ALL) != 0; }
 
 /* ---------------------------------------------------------------- entry comparison --- */
 
@@ -128,22 +114,22 @@ static void shapes_text(const fr_shapes *s, char *buf, size_t len) {
 /* A call's own consistency, independent of other ranks: all_reduce keeps its size,
  * all_gather multiplies by the group size, reduce_scatter divides by it, in and out dtypes
  * agree. Returns the kind of problem or FA_FULLY_MATCHED. */
-static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *other, const char *type, int64_t group_size,
+static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *other, uint32_t flags, int64_t group_size,
                                       char *why, size_t whylen) {
     char a[256], b[256];
-    if (type_in(type, all_reduce_types) && !shapes_equal(&self->input_sizes, &other->output_sizes)) {
+    if ((flags & FA_OP_ALL_REDUCE) && !shapes_equal(&self->input_sizes, &other->output_sizes)) {
         shapes_text(&self->input_sizes, a, sizeof a);
         shapes_text(&other->output_sizes, b, sizeof b);
         if (why) snprintf(why, whylen, "input sizes %s but output sizes %s", a, b);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
-    if (type_in(type, all_gather_types) && total_numel(&other->output_sizes) != total_numel(&self->input_sizes) * group_size) {
+    if ((flags & FA_OP_ALL_GATHER) && total_numel(&other->output_sizes) != total_numel(&self->input_sizes) * group_size) {
         if (why)
             snprintf(why, whylen, "output numel %lld is not input numel %lld x group size %lld",
                      (long long)total_numel(&other->output_sizes), (long long)total_numel(&self->input_sizes), (long long)group_size);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
-    if (type_in(type, reduce_scatter_types) && total_numel(&other->input_sizes) != total_numel(&self->output_sizes) * group_size) {
+    if ((flags & FA_OP_REDUCE_SCATTER) && total_numel(&other->input_sizes) != total_numel(&self->output_sizes) * group_size) {
         if (why)
             snprintf(why, whylen, "input numel %lld is not output numel %lld x group size %lld",
                      (long long)total_numel(&other->input_sizes), (long long)total_numel(&self->output_sizes), (long long)group_size);
@@ -152,9 +138,8 @@ static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *othe
     return FA_FULLY_MATCHED;
 }
 
-static bool own_dtypes_disagree(const fr_entry *e, const char *type) {
-    static const char *const exempt[] = {"scatter", "gather", "broadcast", NULL};
-    return !type_in(type, exempt) && has_tensor(&e->input_sizes) && has_tensor(&e->output_sizes) &&
+static bool own_dtypes_disagree(const fr_entry *e, uint32_t flags) {
+    return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) && has_tensor(&e->input_sizes) && has_tensor(&e->output_sizes) &&
            e->input_dtypes.count && e->output_dtypes.count && !dtype_sets_equal(&e->input_dtypes, &e->output_dtypes);
 }
 
@@ -197,11 +182,11 @@ fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t gr
         if (why) snprintf(why, whylen, "expected output sizes %s, found %s", x, y);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
-    fa_match_state s = check_intrinsic(a, b, na.type, group_size, why, whylen);
+    uint32_t flags = fa_op_flags(na.type);
+    fa_match_state s = check_intrinsic(a, b, flags, group_size, why, whylen);
     if (s != FA_FULLY_MATCHED) return s;
-    static const char *const no_in_dtype[] = {"scatter", "broadcast", NULL};
-    bool dtype_bad = own_dtypes_disagree(a, na.type) ||
-                     (!type_in(na.type, no_in_dtype) && has_tensor(&a->input_sizes) && has_tensor(&b->input_sizes) &&
+    bool dtype_bad = own_dtypes_disagree(a, flags) ||
+                     (!(flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) && has_tensor(&a->input_sizes) && has_tensor(&b->input_sizes) &&
                       !dtype_sets_equal(&a->input_dtypes, &b->input_dtypes)) ||
                      (strcmp(na.type, "gather") != 0 && has_tensor(&a->output_sizes) && has_tensor(&b->output_sizes) &&
                       !dtype_sets_equal(&a->output_dtypes, &b->output_dtypes));
@@ -256,7 +241,7 @@ typedef struct open_group {
     bool touched;
     long call;          /* open collective call, -1 none */
     int64_t seq;
-    char type[64];      /* last non-marker type in the open call */
+    const char *type;   /* last non-marker type in the open call (interned), NULL none */
     bool closed;        /* the open call ended with an end marker */
     uint32_t occurrence;
     bool last_p2p;
@@ -276,6 +261,8 @@ typedef struct builder {
     open_group *open;
     uint32_t *entry_call;
     size_t entry_call_cap;
+    long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
+    size_t pg_cap;
 } builder;
 
 #define NO_CALL UINT32_MAX
@@ -320,40 +307,41 @@ static long collective_op(builder *b, uint32_t group, int64_t seq, uint32_t occu
 
 static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) { return &m->views[m->view_at[group] + member]; }
 
-/* A collective entry joins the open call when it has the same seq and continues the bundle. */
-static bool continues_call(const open_group *o, int64_t seq, const char *type) {
+/* A collective entry joins the open call when it has the same seq and continues the bundle.
+ * Types are interned, so equal types are the same pointer. */
+static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op) {
     if (o->call < 0 || o->closed || o->seq != seq) return false;
-    return fa_is_end_marker(type) || o->type[0] == '\0' || strcmp(o->type, type) == 0;
+    return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
 static int add_collective_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index,
-                                const fr_entry *e, const char *type, uint32_t entry_index) {
+                                const fa_entry *e, const fa_opinfo *op_info, uint32_t entry_index) {
     fa_match *m = b->m;
-    if (!continues_call(o, e->collective_seq_id, type)) {
+    if (!continues_call(o, e->collective_seq_id, op_info)) {
         o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
         long op = collective_op(b, group, e->collective_seq_id, o->occurrence);
         long call = op < 0 ? -1 : new_call(b, (uint32_t)op, member, rank_index, FR_STATE_COMPLETED);
         if (call < 0) return -1;
         o->call = call;
         o->seq = e->collective_seq_id;
-        o->type[0] = '\0';
+        o->type = NULL;
         o->closed = false;
     }
     fa_call *c = &m->calls[o->call];
     c->nentries++;
-    if (fa_is_end_marker(type)) {
-        c->state = e->state; /* the marker speaks for the whole bundle */
+    if (op_info->flags & FA_OP_END_MARKER) {
+        c->state = (fr_state)e->state; /* the marker speaks for the whole bundle */
         o->closed = true;
     } else {
-        if (e->state < c->state) c->state = e->state;
-        snprintf(o->type, sizeof o->type, "%s", type);
+        if (e->state < c->state) c->state = (fr_state)e->state;
+        o->type = op_info->type;
     }
     b->entry_call[entry_index] = (uint32_t)o->call;
     return 0;
 }
 
-static int add_p2p_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fr_entry *e,
-                         const fa_opname *name, uint32_t entry_index) {
+static int add_p2p_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fa_entry *e,
+                         const fa_opinfo *name, uint32_t entry_index) {
     const fa_group *g = &b->groups->v[group];
     int64_t peer = name->is_send ? name->dst : name->src;
     uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
@@ -367,42 +355,55 @@ static int add_p2p_entry(builder *b, open_group *o, uint32_t group, uint32_t mem
         o->p2p_seq = e->p2p_seq_id;
     }
     o->last_p2p = true;
-    b->p2p[b->np2p++] = (p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, e->state, e->p2p_seq_id};
+    b->p2p[b->np2p++] = (p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, (fr_state)e->state, e->p2p_seq_id};
     return 0;
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
  * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(builder *b, open_group *o, const fr_entry *e, const char *type) {
-    if (!o->last_p2p || strcmp(type, "coalesced") != 0 || e->p2p_seq_id != o->p2p_seq) return false;
+static bool closes_p2p_batch(builder *b, open_group *o, const fa_entry *e, const fa_opinfo *op) {
+    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
     for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
-        if (b->p2p[i].state < e->state) b->p2p[i].state = e->state;
+        if (b->p2p[i].state < (fr_state)e->state) b->p2p[i].state = (fr_state)e->state;
     return true;
 }
 
-static void note_progress(fa_view *v, const fr_entry *e, bool counts_for_completion) {
+static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
     if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
-    if (v->pg_id < 0) v->pg_id = e->pg_id;
+    if (v->pg_id < 0) v->pg_id = pg_id;
     v->has_entries = true;
-    (void)counts_for_completion;
+}
+
+/* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
+static int resolve_pgs(builder *b, uint32_t rank_index) {
+    const fa_dump *d = b->in->ranks[rank_index].dump;
+    if (grow((void **)&b->pg_group, &b->pg_cap, d->npgs + 1, sizeof *b->pg_group)) return -1;
+    long *pos = realloc(b->pg_pos, b->pg_cap * sizeof *pos);
+    if (!pos) return -1;
+    b->pg_pos = pos;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        long gi = fa_groups_find(b->groups, rank_index, d->pgs[k].name);
+        b->pg_group[k] = gi;
+        b->pg_pos[k] = gi < 0 ? -1 : fa_group_position(&b->groups->v[gi], b->in->ranks[rank_index].rank);
+    }
+    return 0;
 }
 
 static int walk_rank(builder *b, uint32_t rank_index) {
-    const fr_dump *d = b->in->ranks[rank_index].dump;
+    const fa_dump *d = b->in->ranks[rank_index].dump;
+    const fa_store *store = b->in->store;
     int64_t rank = b->in->ranks[rank_index].rank;
     fa_match *m = b->m;
     if (grow((void **)&b->entry_call, &b->entry_call_cap, d->nentries + 1, sizeof *b->entry_call)) return -1;
+    if (resolve_pgs(b, rank_index)) return -1;
     size_t first_call = m->ncalls;
     m->rank_newest_pending[rank_index] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
-        const fr_entry *e = &d->entries[i];
+        const fa_entry *e = &d->entries[i];
         b->entry_call[i] = NO_CALL;
-        long gi = fa_groups_find(b->groups, rank_index, e->pg_name);
-        if (gi < 0) continue;
-        long pos = fa_group_position(&b->groups->v[gi], rank);
-        if (pos < 0) continue;
-        fa_opname name;
-        if (fa_parse_profiling_name(e->profiling_name, &name) != 0) snprintf(name.type, sizeof name.type, "%s", e->profiling_name);
+        long gi = b->pg_group[e->pg], pos = b->pg_pos[e->pg];
+        if (gi < 0 || pos < 0) continue;
+        const fa_opinfo *name = fa_store_op(store, e->name);
         open_group *o = &b->open[gi];
         if (!o->touched) {
             memset(o, 0, sizeof *o);
@@ -411,18 +412,18 @@ static int walk_rank(builder *b, uint32_t rank_index) {
             o->min_pending = INT64_MAX;
         }
         fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-        note_progress(v, e, !e->is_p2p);
+        note_progress(v, e, d->pgs[e->pg].pg_id);
         if (e->state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
             m->rank_newest_pending[rank_index] = e->record_id;
         m->any_entries = true;
         int rc = 0;
-        if (e->is_p2p || name.is_send || name.is_recv) {
-            rc = add_p2p_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, &name, i);
-        } else if (closes_p2p_batch(b, o, e, name.type)) {
+        if (e->is_p2p || name->is_send || name->is_recv) {
+            rc = add_p2p_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
+        } else if (closes_p2p_batch(b, o, e, name)) {
             o->last_p2p = false;
         } else {
             o->last_p2p = false;
-            rc = add_collective_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name.type, i);
+            rc = add_collective_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
             if (e->state == FR_STATE_COMPLETED) {
                 if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
             } else if (e->collective_seq_id < o->min_pending) {
@@ -526,18 +527,47 @@ static int pair_p2p(builder *b) {
     return 0;
 }
 
-static int compare_calls(const void *x, const void *y) {
+static int compare_members(const void *x, const void *y) {
     const fa_call *a = x, *b = y;
-    if (a->op != b->op) return a->op < b->op ? -1 : 1;
     return (a->member > b->member) - (a->member < b->member);
 }
 
+/* Calls grouped by op (a counting sort, linear), then by member within each op. The calls are
+ * the analyzer's biggest array after the entries, so they are permuted in place through a 4-byte
+ * destination per call rather than copied. Ranks are walked in order, so members mostly arrive
+ * sorted: only an op whose calls are not gets sorted. */
 static int layout_calls(fa_match *m) {
-    if (m->ncalls) qsort(m->calls, m->ncalls, sizeof *m->calls, compare_calls);
+    uint32_t *dest = malloc((m->ncalls + 1) * sizeof *dest);
+    if (!dest) return -1;
+    for (size_t c = 0; c < m->ncalls; c++) m->ops[m->calls[c].op].ncalls++;
+    size_t at = 0;
+    for (size_t o = 0; o < m->nops; o++) {
+        m->ops[o].first_call = (uint32_t)at;
+        at += m->ops[o].ncalls;
+        m->ops[o].ncalls = 0;
+    }
     for (size_t c = 0; c < m->ncalls; c++) {
         fa_op *op = &m->ops[m->calls[c].op];
-        if (op->ncalls == 0) op->first_call = (uint32_t)c;
-        op->ncalls++;
+        dest[c] = op->first_call + op->ncalls++;
+    }
+    for (size_t c = 0; c < m->ncalls; c++) {
+        while (dest[c] != c) { /* follow the cycle through c */
+            uint32_t d = dest[c];
+            fa_call t = m->calls[d];
+            m->calls[d] = m->calls[c];
+            m->calls[c] = t;
+            dest[c] = dest[d];
+            dest[d] = d;
+        }
+    }
+    free(dest);
+    for (size_t o = 0; o < m->nops; o++) {
+        fa_call *v = m->calls + m->ops[o].first_call;
+        for (uint32_t i = 1; i < m->ops[o].ncalls; i++) {
+            if (v[i - 1].member <= v[i].member) continue;
+            qsort(v, m->ops[o].ncalls, sizeof *v, compare_members);
+            break;
+        }
     }
     return 0;
 }
@@ -559,7 +589,7 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
             v->has_dump = g->member_input[p] >= 0;
             int64_t pg_id = v->pg_id >= 0 ? v->pg_id : (agree ? consensus : -1);
             if (!v->has_dump || pg_id < 0) continue;
-            const fr_dump *d = in->ranks[g->member_input[p]].dump;
+            const fa_dump *d = in->ranks[g->member_input[p]].dump;
             for (uint32_t s = 0; s < d->nstatus; s++) {
                 if (d->status[s].pg_id != pg_id) continue;
                 if (d->status[s].last_enqueued > v->issued_max) v->issued_max = d->status[s].last_enqueued;
@@ -582,45 +612,30 @@ typedef struct checker {
     bool *odd;     /* per call: named by this check */
 } checker;
 
-static uint64_t hash_mix(uint64_t h, const void *bytes, size_t len) { return fa_key2(h, fa_hash_bytes(bytes, len)); }
-
-static uint64_t hash_shapes(uint64_t h, const fr_shapes *s) {
-    h = fa_key2(h, s->count);
-    for (uint32_t i = 0; i < s->count; i++) h = hash_mix(fa_key2(h, s->shapes[i].ndim), s->shapes[i].dims, s->shapes[i].ndim * sizeof(int64_t));
-    return h;
-}
-
-/* Order-free hash of a dtype set. */
-static uint64_t hash_dtypes(uint64_t h, const fr_strings *s) {
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < s->count; i++) {
-        bool seen = false;
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(s->items[i], s->items[j]) == 0) seen = true;
-        if (!seen) sum += fa_hash_bytes(s->items[i], strlen(s->items[i]));
-    }
-    return fa_key2(h, sum);
-}
-
 enum { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
 
+static bool shapes_have_tensor(const fa_store *store, uint32_t id) { return has_tensor(fa_store_shapes(store, id)); }
+
+/* What a call's members must agree on, as a hash. Shapes, dtype sets and types are interned in
+ * the store, so their ids (dtype lists: their set key) stand for their contents. */
 static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
+    const fa_store *store = k->in->store;
     uint64_t h = 0x5151;
     for (uint32_t i = 0; i < c->nentries; i++) {
-        const fr_entry *e = fa_call_entry(k->m, k->in, c, i);
-        fa_opname n;
-        if (fa_parse_profiling_name(e->profiling_name, &n) != 0) snprintf(n.type, sizeof n.type, "%s", e->profiling_name);
+        const fa_entry *e = fa_call_entry(k->m, k->in, c, i);
+        const fa_opinfo *n = fa_store_op(store, e->name);
         if (what == SIG_TYPE) {
-            h = hash_mix(h, n.type, strlen(n.type));
-        } else if (fa_is_end_marker(n.type)) {
+            h = fa_key2(h, (uint64_t)(uintptr_t)n->type);
+        } else if (n->flags & FA_OP_END_MARKER) {
             continue;
         } else if (what == SIG_SIZE) {
-            if (compares_inputs(n.type)) h = hash_shapes(h, &e->input_sizes);
-            if (compares_outputs(n.type)) h = hash_shapes(h + 1, &e->output_sizes);
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_SCATTER))) h = fa_key2(fa_key2(h, 1), e->in_sizes);
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_GATHER))) h = fa_key2(fa_key2(h, 2), e->out_sizes);
         } else {
-            static const char *const no_in_dtype[] = {"scatter", "broadcast", NULL};
-            if (!type_in(n.type, no_in_dtype) && has_tensor(&e->input_sizes)) h = hash_dtypes(h, &e->input_dtypes);
-            if (strcmp(n.type, "gather") != 0 && has_tensor(&e->output_sizes)) h = hash_dtypes(h + 1, &e->output_dtypes);
+            if (!(n->flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) && shapes_have_tensor(store, e->in_sizes))
+                h = fa_key2(fa_key2(h, 3), fa_store_strings_set(store, e->in_dtypes));
+            if (!(n->flags & FA_OP_GATHER) && shapes_have_tensor(store, e->out_sizes))
+                h = fa_key2(fa_key2(h, 4), fa_store_strings_set(store, e->out_dtypes));
         }
     }
     return h;
@@ -683,12 +698,8 @@ static fa_finding *add_mismatch(checker *k, size_t op_index, fa_finding_kind kin
 static const char *call_types(const checker *k, const fa_call *c, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++) {
-        fa_opname n;
-        const fr_entry *e = fa_call_entry(k->m, k->in, c, i);
-        if (fa_parse_profiling_name(e->profiling_name, &n) != 0) snprintf(n.type, sizeof n.type, "%s", e->profiling_name);
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", n.type);
-    }
+    for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", fa_store_op(k->in->store, fa_call_entry(k->m, k->in, c, i)->name)->type);
     return buf;
 }
 
@@ -697,8 +708,10 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     const fa_call *x = &k->m->calls[op->first_call + odd_call];
     const fa_call *y = rep_call >= 0 ? &k->m->calls[op->first_call + rep_call] : NULL;
     char *odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n), *other_ranks = fa_ranks_format(f->others.v, f->others.n);
-    const fr_entry *ex = fa_call_entry(k->m, k->in, x, 0);
-    const fr_entry *ey = y ? fa_call_entry(k->m, k->in, y, 0) : NULL;
+    fr_entry ex_full, ey_full;
+    fa_call_expand(k->m, k->in, x, 0, &ex_full);
+    if (y) fa_call_expand(k->m, k->in, y, 0, &ey_full);
+    const fr_entry *ex = &ex_full, *ey = y ? &ey_full : NULL;
     if (what == SIG_TYPE) {
         call_types(k, x, a, sizeof a);
         if (y) call_types(k, y, b, sizeof b);
@@ -728,14 +741,27 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     free(other_ranks);
 }
 
+/* Whether an entry may be inconsistent in itself, from interned ids alone (equal ids are equal
+ * contents, dtype lists compare as sets through their set keys): the common, consistent case
+ * costs no string or shape comparison. */
+static bool may_be_inconsistent(const fa_store *store, const fa_entry *e, uint32_t flags, int64_t group_size) {
+    if ((flags & FA_OP_ALL_REDUCE) && e->in_sizes != e->out_sizes) return true;
+    if ((flags & FA_OP_ALL_GATHER) && fa_store_numel(store, e->out_sizes) != fa_store_numel(store, e->in_sizes) * group_size) return true;
+    if ((flags & FA_OP_REDUCE_SCATTER) && fa_store_numel(store, e->in_sizes) != fa_store_numel(store, e->out_sizes) * group_size) return true;
+    return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) &&
+           fa_store_strings_set(store, e->in_dtypes) != fa_store_strings_set(store, e->out_dtypes);
+}
+
 /* One call's own consistency (all_reduce in==out, all_gather/reduce_scatter numel, in/out dtype). */
 static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size, char *why, size_t len) {
     for (uint32_t i = 0; i < c->nentries; i++) {
-        const fr_entry *e = fa_call_entry(k->m, k->in, c, i);
-        fa_opname n;
-        if (fa_parse_profiling_name(e->profiling_name, &n) != 0) continue;
-        if (check_intrinsic(e, e, n.type, group_size, why, len) != FA_FULLY_MATCHED) return FA_SIZE_MISMATCH;
-        if (own_dtypes_disagree(e, n.type)) {
+        const fa_entry *x = fa_call_entry(k->m, k->in, c, i);
+        const fa_opinfo *n = fa_store_op(k->in->store, x->name);
+        if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
+        fr_entry full, *e = &full;
+        fa_call_expand(k->m, k->in, c, i, &full);
+        if (check_intrinsic(e, e, n->flags, group_size, why, len) != FA_FULLY_MATCHED) return FA_SIZE_MISMATCH;
+        if (own_dtypes_disagree(e, n->flags)) {
             snprintf(why, len, "input dtype %s but output dtype %s", e->input_dtypes.items[0], e->output_dtypes.items[0]);
             return FA_DTYPE_MISMATCH;
         }
@@ -772,9 +798,9 @@ static void check_all_to_all_totals(checker *k, size_t op_index) {
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
         for (uint32_t j = 0; j < c->nentries; j++) {
-            const fr_entry *e = fa_call_entry(k->m, k->in, c, j);
-            in_total += total_numel(&e->input_sizes);
-            out_total += total_numel(&e->output_sizes);
+            const fa_entry *e = fa_call_entry(k->m, k->in, c, j);
+            in_total += fa_store_numel(k->in->store, e->in_sizes);
+            out_total += fa_store_numel(k->in->store, e->out_sizes);
         }
     }
     if (in_total == out_total) return;
@@ -789,10 +815,17 @@ static void set_representative(checker *k, fa_op *op, long rep_call) {
     const fa_call *c = &k->m->calls[op->first_call + (rep_call >= 0 ? rep_call : 0)];
     op->rep = fa_call_entry(k->m, k->in, c, c->nentries - 1); /* a bundle shows its end marker */
     op->rep_rank_index = c->rank_index;
-    fa_opname n;
-    const fr_entry *first = fa_call_entry(k->m, k->in, c, 0);
-    if (fa_parse_profiling_name(first->profiling_name, &n) != 0) snprintf(n.type, sizeof n.type, "%s", first->profiling_name);
-    snprintf(op->type, sizeof op->type, "%s", n.type);
+    op->type = fa_store_op(k->in->store, fa_call_entry(k->m, k->in, c, 0)->name)->type;
+}
+
+/* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
+static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea, const fa_entry *b, const fr_entry *eb) {
+    const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
+    if (!ia->parsed || !ib->parsed) return false;
+    fa_opname na = {.is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst};
+    fa_opname nb = {.is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst};
+    if (!na.is_send && !na.is_recv) return fa_match_entries(ea, eb, 2, NULL, 0) == FA_FULLY_MATCHED;
+    return match_p2p(&na, ea, &nb, eb) == FA_FULLY_MATCHED;
 }
 
 static void check_op(checker *k, size_t op_index) {
@@ -802,12 +835,15 @@ static void check_op(checker *k, size_t op_index) {
     if (op->is_p2p) {
         if (op->ncalls == 2) {
             const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
-            if (fa_match_entries(fa_call_entry(k->m, k->in, a, 0), fa_call_entry(k->m, k->in, b, 0), 2, NULL, 0) != FA_FULLY_MATCHED) {
+            fr_entry ea, eb;
+            fa_call_expand(k->m, k->in, a, 0, &ea);
+            fa_call_expand(k->m, k->in, b, 0, &eb);
+            if (!p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea, fa_call_entry(k->m, k->in, b, 0), &eb)) {
                 k->odd[0] = k->odd[1] = true;
                 fa_finding *f = add_mismatch(k, op_index, FA_SIZE_MISMATCH);
                 char x[200], y[200];
-                shapes_text(&fa_call_entry(k->m, k->in, a, 0)->input_sizes, x, sizeof x);
-                shapes_text(&fa_call_entry(k->m, k->in, b, 0)->output_sizes, y, sizeof y);
+                shapes_text(&ea.input_sizes, x, sizeof x);
+                shapes_text(&eb.output_sizes, y, sizeof y);
                 if (f) fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s", (long long)op->src, (long long)op->dst, x, y);
             }
         }
@@ -898,6 +934,8 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     free(b.p2p);
     free(b.open);
     free(b.entry_call);
+    free(b.pg_group);
+    free(b.pg_pos);
     if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while matching");
     return rc;
 }

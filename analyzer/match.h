@@ -33,6 +33,7 @@
 #include "findings.h"
 #include "groups.h"
 #include "load.h"
+#include "store.h"
 
 /* A profiling name taken apart: "nccl:send 0->1" -> backend nccl, type send, src 0, dst 1. */
 typedef struct fa_opname {
@@ -90,9 +91,9 @@ typedef struct fa_op {
     int64_t seq;        /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
     int64_t src, dst;   /* p2p: global ranks of sender and receiver */
     uint32_t first_call, ncalls; /* calls of this op, ascending member */
-    const fr_entry *rep; /* a representative entry (from the majority) */
+    const fa_entry *rep; /* a representative entry (from the majority) */
     uint32_t rep_rank_index;
-    char type[64];       /* op type of the representative ("all_reduce", "send") */
+    const char *type;    /* op type of the representative ("all_reduce", "send"); in the store */
     bool mismatch;       /* a type/size/dtype/all_to_all finding names this op */
     bool unmatched;      /* p2p with one side absent */
 } fa_op;
@@ -128,8 +129,19 @@ void fa_match_free(fa_match *m);
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
-static inline const fr_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {
+static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {
     return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
+}
+/* The k-th entry of call c in full (for reports; see fa_entry_expand). */
+static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k, fr_entry *out) {
+    fa_entry_expand(in->store, in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k), out);
+}
+/* The op's representative entry in full; false (out untouched) when the op has none. */
+static inline bool fa_op_rep(const fa_match *m, const fa_input *in, const fa_op *op, fr_entry *out) {
+    (void)m;
+    if (!op->rep) return false;
+    fa_entry_expand(in->store, in->ranks[op->rep_rank_index].dump, op->rep, out);
+    return true;
 }
 /* Members expected in op: the whole group for collectives, sender and receiver for p2p.
  * Fills `out` (capacity: group size) with member positions; returns the count. */

@@ -1,89 +1,242 @@
-/* report_db.c — the analysis database (contract §4, schema "frtrace-db/1") through cJSON.
+/* report_db.c — the analysis database (contract §4, schema "frtrace-db/1"), written as it goes.
  *
  * collectives: one row per op of each group, all ranks merged; nccl_calls: by default only the
  * calls of ops that did not pass and calls that matched nothing (--all-calls: every call), so
  * the database grows with the problems, not with the job.
+ *
+ * A healthy 512-rank job already lists 180 000 collectives (64 MB of JSON); building that as
+ * one cJSON tree cost more than the analysis. So rows are written straight to the FILE through
+ * a buffer, in the exact form cJSON_PrintUnformatted gave before (same key order, cJSON's string
+ * escaping and number formatting), and nothing of a row outlives it.
  */
-#include <cjson/cJSON.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "report.h"
 
-static cJSON *rank_array(const int64_t *v, size_t n) {
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
+/* ---------------------------------------------------------------- JSON writer ------ */
+
+typedef struct jw {
+    FILE *out;
+    char buf[1 << 16];
+    size_t n;
+    bool comma; /* the next value in the current object/array needs a comma before it */
+} jw;
+
+static void jw_flush(jw *w) {
+    if (w->n) fwrite(w->buf, 1, w->n, w->out);
+    w->n = 0;
 }
 
-static cJSON *shapes_json(const fr_shapes *s) {
-    cJSON *a = cJSON_CreateArray();
-    for (uint32_t i = 0; i < s->count; i++) {
-        cJSON *shape = cJSON_CreateArray();
-        for (uint32_t d = 0; d < s->shapes[i].ndim; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)s->shapes[i].dims[d]));
-        cJSON_AddItemToArray(a, shape);
+static void jw_raw(jw *w, const char *s, size_t len) {
+    if (w->n + len > sizeof w->buf) jw_flush(w);
+    if (len > sizeof w->buf) {
+        fwrite(s, 1, len, w->out);
+        return;
     }
-    return a;
+    memcpy(w->buf + w->n, s, len);
+    w->n += len;
 }
 
-static cJSON *strings_json(const fr_strings *s) {
-    cJSON *a = cJSON_CreateArray();
-    for (uint32_t i = 0; i < s->count; i++) cJSON_AddItemToArray(a, cJSON_CreateString(s->items[i]));
-    return a;
+static void jw_char(jw *w, char c) {
+    if (w->n == sizeof w->buf) jw_flush(w);
+    w->buf[w->n++] = c;
 }
 
-static cJSON *input_json(const fa_analysis *a) {
-    cJSON *in = cJSON_CreateObject();
-    cJSON_AddStringToObject(in, "dir", a->in.dir);
-    cJSON_AddStringToObject(in, "prefix", a->in.prefix);
-    cJSON *versions = cJSON_AddArrayToObject(in, "versions");
-    for (size_t i = 0; i < a->in.nversions; i++) cJSON_AddItemToArray(versions, cJSON_CreateString(a->in.versions[i]));
-    cJSON *loaded = cJSON_AddArrayToObject(in, "ranks_loaded");
-    for (size_t i = 0; i < a->in.nranks; i++) cJSON_AddItemToArray(loaded, cJSON_CreateNumber((double)a->in.ranks[i].rank));
-    cJSON_AddItemToObject(in, "ranks_without_dump", rank_array(a->groups.without_dump.v, a->groups.without_dump.n));
-    cJSON *rejected = cJSON_AddArrayToObject(in, "files_rejected");
-    for (size_t i = 0; i < a->in.nrejected; i++) {
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddStringToObject(r, "path", a->in.rejected[i].path);
-        cJSON_AddStringToObject(r, "error", a->in.rejected[i].error);
-        cJSON_AddItemToArray(rejected, r);
-    }
-    return in;
+static void jw_sep(jw *w) {
+    if (w->comma) jw_char(w, ',');
+    w->comma = true;
 }
 
-static void add_groups(const fa_analysis *a, cJSON *root) {
-    cJSON *groups = cJSON_AddArrayToObject(root, "groups");
-    cJSON *members = cJSON_AddArrayToObject(root, "memberships");
-    for (size_t i = 0; i < a->groups.n; i++) {
-        const fa_group *g = &a->groups.v[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "id", g->id);
-        cJSON_AddStringToObject(o, "name", g->name);
-        cJSON_AddStringToObject(o, "desc", g->desc);
-        cJSON_AddNumberToObject(o, "size", g->nmembers);
-        cJSON_AddItemToObject(o, "ranks", rank_array(g->members, g->nmembers));
-        cJSON_AddItemToArray(groups, o);
-        for (uint32_t m = 0; m < g->nmembers; m++) {
-            cJSON *ms = cJSON_CreateObject();
-            cJSON_AddStringToObject(ms, "group_id", g->id);
-            cJSON_AddNumberToObject(ms, "global_rank", (double)g->members[m]);
-            cJSON_AddItemToArray(members, ms);
+static void jw_open(jw *w, char c) {
+    jw_sep(w);
+    jw_char(w, c);
+    w->comma = false;
+}
+
+static void jw_close(jw *w, char c) {
+    jw_char(w, c);
+    w->comma = true;
+}
+
+/* cJSON's print_string_ptr: ", \ and control characters escaped, other bytes as they are. */
+static void jw_string_body(jw *w, const char *s) {
+    jw_char(w, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        const char *esc = NULL;
+        switch (*p) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        default: break;
+        }
+        if (esc) {
+            jw_raw(w, esc, 2);
+        } else if (*p < 32) {
+            char u[8];
+            snprintf(u, sizeof u, "\\u%04x", *p);
+            jw_raw(w, u, 6);
+        } else {
+            jw_char(w, (char)*p);
         }
     }
+    jw_char(w, '"');
 }
 
-static bool op_passes(const fa_analysis *a, size_t op, fa_ranks *missing, fa_ranks *expected) {
+static void jw_key(jw *w, const char *key) {
+    jw_sep(w);
+    jw_string_body(w, key);
+    jw_char(w, ':');
+    w->comma = false;
+}
+
+/* A string value; cJSON drops a key whose string is NULL, and so does this. */
+static void jw_str(jw *w, const char *key, const char *s) {
+    if (!s) return;
+    if (key) jw_key(w, key);
+    jw_sep(w);
+    jw_string_body(w, s);
+}
+
+/* cJSON's print_number for a number made from an int64: "%d" when the value fits an int,
+ * otherwise %1.15g, or %1.17g when that does not read back as the same double. */
+static void jw_int(jw *w, const char *key, int64_t v) {
+    if (key) jw_key(w, key);
+    jw_sep(w);
+    char tmp[32];
+    double d = (double)v;
+    if (d > INT_MIN && d < INT_MAX) {
+        char *p = tmp + sizeof tmp;
+        uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+        do *--p = (char)('0' + u % 10);
+        while ((u /= 10) != 0);
+        if (v < 0) *--p = '-';
+        jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
+        return;
+    }
+    int valueint = d >= INT_MAX ? INT_MAX : INT_MIN;
+    int len;
+    if (d == (double)valueint) {
+        len = snprintf(tmp, sizeof tmp, "%d", valueint);
+    } else {
+        double back = 0;
+        len = snprintf(tmp, sizeof tmp, "%1.15g", d);
+        if (sscanf(tmp, "%lg", &back) != 1 || fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
+            len = snprintf(tmp, sizeof tmp, "%1.17g", d);
+    }
+    jw_raw(w, tmp, (size_t)len);
+}
+
+static void jw_bool(jw *w, const char *key, bool v) {
+    jw_key(w, key);
+    jw_sep(w);
+    jw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+static void jw_null(jw *w, const char *key) {
+    jw_key(w, key);
+    jw_sep(w);
+    jw_raw(w, "null", 4);
+}
+
+static void jw_ints(jw *w, const char *key, const int64_t *v, size_t n) {
+    jw_key(w, key);
+    jw_open(w, '[');
+    for (size_t i = 0; i < n; i++) jw_int(w, NULL, v[i]);
+    jw_close(w, ']');
+}
+
+static void jw_shapes(jw *w, const char *key, const fr_shapes *s) {
+    jw_key(w, key);
+    jw_open(w, '[');
+    for (uint32_t i = 0; i < s->count; i++) {
+        jw_open(w, '[');
+        for (uint32_t d = 0; d < s->shapes[i].ndim; d++) jw_int(w, NULL, s->shapes[i].dims[d]);
+        jw_close(w, ']');
+    }
+    jw_close(w, ']');
+}
+
+static void jw_strings(jw *w, const char *key, const fr_strings *s) {
+    jw_key(w, key);
+    jw_open(w, '[');
+    for (uint32_t i = 0; i < s->count; i++) jw_str(w, NULL, s->items[i]);
+    jw_close(w, ']');
+}
+
+/* ---------------------------------------------------------------- sections --------- */
+
+static void write_input(jw *w, const fa_analysis *a) {
+    jw_key(w, "input");
+    jw_open(w, '{');
+    jw_str(w, "dir", a->in.dir);
+    jw_str(w, "prefix", a->in.prefix);
+    jw_key(w, "versions");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->in.nversions; i++) jw_str(w, NULL, a->in.versions[i]);
+    jw_close(w, ']');
+    jw_key(w, "ranks_loaded");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->in.nranks; i++) jw_int(w, NULL, a->in.ranks[i].rank);
+    jw_close(w, ']');
+    jw_ints(w, "ranks_without_dump", a->groups.without_dump.v, a->groups.without_dump.n);
+    jw_key(w, "files_rejected");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->in.nrejected; i++) {
+        jw_open(w, '{');
+        jw_str(w, "path", a->in.rejected[i].path);
+        jw_str(w, "error", a->in.rejected[i].error);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    jw_close(w, '}');
+}
+
+static void write_groups(jw *w, const fa_analysis *a) {
+    jw_key(w, "groups");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->groups.n; i++) {
+        const fa_group *g = &a->groups.v[i];
+        jw_open(w, '{');
+        jw_str(w, "id", g->id);
+        jw_str(w, "name", g->name);
+        jw_str(w, "desc", g->desc);
+        jw_int(w, "size", g->nmembers);
+        jw_ints(w, "ranks", g->members, g->nmembers);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    jw_key(w, "memberships");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->groups.n; i++) {
+        const fa_group *g = &a->groups.v[i];
+        for (uint32_t m = 0; m < g->nmembers; m++) {
+            jw_open(w, '{');
+            jw_str(w, "group_id", g->id);
+            jw_int(w, "global_rank", g->members[m]);
+            jw_close(w, '}');
+        }
+    }
+    jw_close(w, ']');
+}
+
+static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing, fa_ranks *expected) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
-    uint32_t *members = malloc((g->nmembers + 2) * sizeof *members);
-    uint32_t n = members ? fa_op_expected(&a->match, &a->groups, op, members) : 0;
+    uint32_t n = fa_op_expected(&a->match, &a->groups, op, members);
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = fa_op_member_state(&a->match, &a->groups, op, members[k]);
         fa_ranks_add(expected, g->members[members[k]]);
         if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) fa_ranks_add(missing, g->members[members[k]]);
     }
-    free(members);
     fa_ranks_normalize(missing);
     fa_ranks_normalize(expected);
     return !o->mismatch && !o->unmatched && missing->n == 0;
@@ -96,89 +249,133 @@ static const char *op_state(const fa_analysis *a, const fa_op *o) {
     return fr_state_name(least);
 }
 
-static void add_collectives(const fa_analysis *a, const fa_report_options *opt, cJSON *root) {
-    cJSON *rows = cJSON_AddArrayToObject(root, "collectives");
-    cJSON *calls = cJSON_AddArrayToObject(root, "nccl_calls");
+/* Per op, the kind of its first mismatch finding (as listed), or NULL: one pass over findings. */
+static const char **first_mismatch(const fa_analysis *a) {
+    const char **kind = calloc(a->match.nops + 1, sizeof *kind);
+    for (size_t f = a->findings.n; kind && f-- > 0;) {
+        const fa_finding *x = &a->findings.v[f];
+        if (x->op >= 0 && (size_t)x->op < a->match.nops && fa_finding_is_mismatch(x->kind)) kind[x->op] = fa_finding_kind_name(x->kind);
+    }
+    return kind;
+}
+
+static void write_collective(jw *w, const fa_analysis *a, size_t i, const fr_entry *rep, const fa_ranks *expected,
+                             const fa_ranks *missing, bool pass, const char *mismatch) {
+    const fa_op *o = &a->match.ops[i];
+    jw_open(w, '{');
+    jw_int(w, "id", (int64_t)i);
+    jw_str(w, "group_id", a->groups.v[o->group].id);
+    jw_int(w, "collective_seq_id", rep->collective_seq_id);
+    jw_int(w, "p2p_seq_id", rep->p2p_seq_id);
+    jw_int(w, "record_id", rep->record_id);
+    jw_str(w, "profiling_name", rep->profiling_name);
+    jw_shapes(w, "input_sizes", &rep->input_sizes);
+    jw_shapes(w, "output_sizes", &rep->output_sizes);
+    jw_strings(w, "input_dtypes", &rep->input_dtypes);
+    jw_strings(w, "output_dtypes", &rep->output_dtypes);
+    jw_str(w, "state", op_state(a, o));
+    jw_ints(w, "expected_ranks", expected->v, expected->n);
+    jw_ints(w, "missing_ranks", missing->v, missing->n);
+    jw_bool(w, "pass_check", pass);
+    if (mismatch) jw_str(w, "mismatch", mismatch);
+    else jw_null(w, "mismatch");
+    jw_close(w, '}');
+}
+
+/* collectives, remembering which ops list their calls (nccl_calls, written next). */
+static int write_collectives(jw *w, const fa_analysis *a, const fa_report_options *opt, bool *list_calls) {
+    size_t widest = 2;
+    for (size_t g = 0; g < a->groups.n; g++)
+        if (a->groups.v[g].nmembers + 2 > widest) widest = a->groups.v[g].nmembers + 2;
+    uint32_t *members = malloc(widest * sizeof *members);
+    const char **mismatch = first_mismatch(a);
+    if (!members || !mismatch) {
+        free(members);
+        free(mismatch);
+        return -1;
+    }
+    jw_key(w, "collectives");
+    jw_open(w, '[');
+    fa_ranks missing = {0}, expected = {0};
+    for (size_t i = 0; i < a->match.nops; i++) {
+        const fa_op *o = &a->match.ops[i];
+        fr_entry rep;
+        if (!fa_op_rep(&a->match, &a->in, o, &rep)) continue;
+        missing.n = expected.n = 0;
+        bool pass = op_passes(a, i, members, &missing, &expected);
+        list_calls[i] = opt->all_calls || !pass || o->unmatched;
+        write_collective(w, a, i, &rep, &expected, &missing, pass, mismatch[i]);
+    }
+    jw_close(w, ']');
+    fa_ranks_free(&missing);
+    fa_ranks_free(&expected);
+    free(members);
+    free(mismatch);
+    return 0;
+}
+
+static void write_calls(jw *w, const fa_analysis *a, const bool *list_calls) {
+    jw_key(w, "nccl_calls");
+    jw_open(w, '[');
     size_t call_id = 0;
     for (size_t i = 0; i < a->match.nops; i++) {
         const fa_op *o = &a->match.ops[i];
-        if (!o->rep) continue;
+        if (!list_calls[i]) continue;
         const fa_group *g = &a->groups.v[o->group];
-        fa_ranks missing = {0}, expected = {0};
-        bool pass = op_passes(a, i, &missing, &expected);
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddNumberToObject(r, "id", (double)i);
-        cJSON_AddStringToObject(r, "group_id", g->id);
-        cJSON_AddNumberToObject(r, "collective_seq_id", (double)o->rep->collective_seq_id);
-        cJSON_AddNumberToObject(r, "p2p_seq_id", (double)o->rep->p2p_seq_id);
-        cJSON_AddNumberToObject(r, "record_id", (double)o->rep->record_id);
-        cJSON_AddStringToObject(r, "profiling_name", o->rep->profiling_name);
-        cJSON_AddItemToObject(r, "input_sizes", shapes_json(&o->rep->input_sizes));
-        cJSON_AddItemToObject(r, "output_sizes", shapes_json(&o->rep->output_sizes));
-        cJSON_AddItemToObject(r, "input_dtypes", strings_json(&o->rep->input_dtypes));
-        cJSON_AddItemToObject(r, "output_dtypes", strings_json(&o->rep->output_dtypes));
-        cJSON_AddStringToObject(r, "state", op_state(a, o));
-        cJSON_AddItemToObject(r, "expected_ranks", rank_array(expected.v, expected.n));
-        cJSON_AddItemToObject(r, "missing_ranks", rank_array(missing.v, missing.n));
-        cJSON_AddBoolToObject(r, "pass_check", pass);
-        const char *mismatch = NULL;
-        for (size_t f = 0; f < a->findings.n && !mismatch; f++)
-            if (a->findings.v[f].op == (long)i && fa_finding_is_mismatch(a->findings.v[f].kind)) mismatch = fa_finding_kind_name(a->findings.v[f].kind);
-        if (mismatch) cJSON_AddStringToObject(r, "mismatch", mismatch);
-        else cJSON_AddNullToObject(r, "mismatch");
-        cJSON_AddItemToArray(rows, r);
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &a->match.calls[o->first_call + k];
-            if (!opt->all_calls && pass && !o->unmatched) continue;
-            const fr_entry *e = fa_call_entry(&a->match, &a->in, c, 0);
-            cJSON *call = cJSON_CreateObject();
-            cJSON_AddNumberToObject(call, "id", (double)call_id++);
-            cJSON_AddNumberToObject(call, "collective_id", (double)i);
-            cJSON_AddStringToObject(call, "group_id", g->id);
-            cJSON_AddNumberToObject(call, "global_rank", (double)g->members[c->member]);
-            cJSON_AddNumberToObject(call, "record_id", (double)e->record_id);
-            cJSON_AddStringToObject(call, "profiling_name", e->profiling_name);
-            cJSON_AddStringToObject(call, "state", fr_state_name(c->state));
-            cJSON_AddItemToObject(call, "input_sizes", shapes_json(&e->input_sizes));
-            cJSON_AddItemToObject(call, "output_sizes", shapes_json(&e->output_sizes));
-            cJSON_AddItemToArray(calls, call);
+            fr_entry e;
+            fa_call_expand(&a->match, &a->in, c, 0, &e);
+            jw_open(w, '{');
+            jw_int(w, "id", (int64_t)call_id++);
+            jw_int(w, "collective_id", (int64_t)i);
+            jw_str(w, "group_id", g->id);
+            jw_int(w, "global_rank", g->members[c->member]);
+            jw_int(w, "record_id", e.record_id);
+            jw_str(w, "profiling_name", e.profiling_name);
+            jw_str(w, "state", fr_state_name(c->state));
+            jw_shapes(w, "input_sizes", &e.input_sizes);
+            jw_shapes(w, "output_sizes", &e.output_sizes);
+            jw_close(w, '}');
         }
-        fa_ranks_free(&missing);
-        fa_ranks_free(&expected);
     }
+    jw_close(w, ']');
 }
 
-static void add_findings(const fa_analysis *a, cJSON *root) {
-    cJSON *list = cJSON_AddArrayToObject(root, "findings");
+static void write_findings(jw *w, const fa_analysis *a) {
+    jw_key(w, "findings");
+    jw_open(w, '[');
     for (size_t i = 0; i < a->findings.n; i++) {
         const fa_finding *f = &a->findings.v[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "kind", fa_finding_kind_name(f->kind));
+        jw_open(w, '{');
+        jw_str(w, "kind", fa_finding_kind_name(f->kind));
         if (f->group >= 0) {
-            cJSON_AddStringToObject(o, "group_id", a->groups.v[f->group].id);
-            cJSON_AddStringToObject(o, "group_desc", a->groups.v[f->group].desc);
+            jw_str(w, "group_id", a->groups.v[f->group].id);
+            jw_str(w, "group_desc", a->groups.v[f->group].desc);
         } else {
-            cJSON_AddNullToObject(o, "group_id");
-            cJSON_AddNullToObject(o, "group_desc");
+            jw_null(w, "group_id");
+            jw_null(w, "group_desc");
         }
-        if (f->op >= 0 && a->match.ops[f->op].rep) {
+        fr_entry rep;
+        if (f->op >= 0 && fa_op_rep(&a->match, &a->in, &a->match.ops[f->op], &rep)) {
             const fa_op *op = &a->match.ops[f->op];
-            cJSON_AddNumberToObject(o, "collective_seq_id", (double)(op->is_p2p ? op->rep->collective_seq_id : op->seq));
-            if (op->is_p2p) cJSON_AddNumberToObject(o, "p2p_seq_id", (double)op->seq);
-            cJSON_AddStringToObject(o, "profiling_name", op->rep->profiling_name);
-            cJSON_AddNumberToObject(o, "collective_id", (double)f->op);
+            jw_int(w, "collective_seq_id", op->is_p2p ? rep.collective_seq_id : op->seq);
+            if (op->is_p2p) jw_int(w, "p2p_seq_id", op->seq);
+            jw_str(w, "profiling_name", rep.profiling_name);
+            jw_int(w, "collective_id", f->op);
         } else {
-            cJSON_AddNullToObject(o, "collective_seq_id");
-            cJSON_AddNullToObject(o, "profiling_name");
+            jw_null(w, "collective_seq_id");
+            jw_null(w, "profiling_name");
         }
-        cJSON_AddItemToObject(o, "ranks", rank_array(f->ranks.v, f->ranks.n));
-        cJSON_AddItemToObject(o, "other_ranks", rank_array(f->others.v, f->others.n));
-        cJSON_AddStringToObject(o, "detail", f->detail ? f->detail : "");
-        cJSON_AddBoolToObject(o, "warning", fa_finding_is_warning(f->kind));
-        cJSON_AddBoolToObject(o, "listed", f->listed);
-        if (f->kind == FA_P2P_UNMATCHED) cJSON_AddBoolToObject(o, "explained_by_hang", f->explained);
-        cJSON_AddItemToArray(list, o);
+        jw_ints(w, "ranks", f->ranks.v, f->ranks.n);
+        jw_ints(w, "other_ranks", f->others.v, f->others.n);
+        jw_str(w, "detail", f->detail ? f->detail : "");
+        jw_bool(w, "warning", fa_finding_is_warning(f->kind));
+        jw_bool(w, "listed", f->listed);
+        if (f->kind == FA_P2P_UNMATCHED) jw_bool(w, "explained_by_hang", f->explained);
+        jw_close(w, '}');
     }
+    jw_close(w, ']');
 }
 
 static const char *evidence_kind_name(fa_evidence_kind k) {
@@ -193,57 +390,71 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
 }
 
 /* verdict.culprit_evidence (every row, uncapped) and verdict.wait_chain (levels, root first). */
-static void add_explanation(const fa_analysis *a, cJSON *verdict) {
-    cJSON *rows = cJSON_AddArrayToObject(verdict, "culprit_evidence");
+static void write_explanation(jw *w, const fa_analysis *a) {
+    jw_key(w, "culprit_evidence");
+    jw_open(w, '[');
     for (size_t i = 0; i < a->verdict.nevidence; i++) {
         const fa_evidence *e = &a->verdict.evidence[i];
         const fa_op *o = &a->match.ops[e->op];
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddNumberToObject(r, "rank", (double)e->rank);
-        cJSON_AddStringToObject(r, "group_id", a->groups.v[e->group].id);
-        cJSON_AddStringToObject(r, "group_desc", a->groups.v[e->group].desc);
-        cJSON_AddNumberToObject(r, "collective_id", (double)e->op);
-        cJSON_AddNumberToObject(r, o->is_p2p ? "p2p_seq_id" : "collective_seq_id", (double)e->seq);
-        cJSON_AddStringToObject(r, "op_type", o->type);
-        cJSON_AddStringToObject(r, "what", evidence_kind_name(e->kind));
-        cJSON_AddItemToObject(r, "waiting_ranks", rank_array(e->waiters.v, e->waiters.n));
-        cJSON_AddItemToObject(r, e->kind == FA_EV_NEVER_STARTED ? "started_ranks" : e->kind == FA_EV_MISMATCHED ? "majority_ranks" : "completed_ranks",
-                              rank_array(e->done.v, e->done.n));
-        cJSON_AddItemToArray(rows, r);
+        jw_open(w, '{');
+        jw_int(w, "rank", e->rank);
+        jw_str(w, "group_id", a->groups.v[e->group].id);
+        jw_str(w, "group_desc", a->groups.v[e->group].desc);
+        jw_int(w, "collective_id", e->op);
+        jw_int(w, o->is_p2p ? "p2p_seq_id" : "collective_seq_id", e->seq);
+        jw_str(w, "op_type", o->type);
+        jw_str(w, "what", evidence_kind_name(e->kind));
+        jw_ints(w, "waiting_ranks", e->waiters.v, e->waiters.n);
+        jw_ints(w, e->kind == FA_EV_NEVER_STARTED ? "started_ranks" : e->kind == FA_EV_MISMATCHED ? "majority_ranks" : "completed_ranks",
+                e->done.v, e->done.n);
+        jw_close(w, '}');
     }
-    cJSON *chain = cJSON_AddArrayToObject(verdict, "wait_chain");
+    jw_close(w, ']');
+    jw_key(w, "wait_chain");
+    jw_open(w, '[');
     for (int l = 0; l < FA_WAIT_LEVELS; l++) {
-        const fa_wait_level *w = &a->verdict.levels[l];
-        if (!w->ranks.n) continue;
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddNumberToObject(r, "level", l);
-        cJSON_AddItemToObject(r, "ranks", rank_array(w->ranks.v, w->ranks.n));
-        cJSON_AddItemToObject(r, "wait_for", rank_array(w->waits_for.v, w->waits_for.n));
-        if (w->via) cJSON_AddStringToObject(r, "via", w->via);
-        else cJSON_AddNullToObject(r, "via");
-        cJSON_AddItemToArray(chain, r);
+        const fa_wait_level *lv = &a->verdict.levels[l];
+        if (!lv->ranks.n) continue;
+        jw_open(w, '{');
+        jw_int(w, "level", l);
+        jw_ints(w, "ranks", lv->ranks.v, lv->ranks.n);
+        jw_ints(w, "wait_for", lv->waits_for.v, lv->waits_for.n);
+        if (lv->via) jw_str(w, "via", lv->via);
+        else jw_null(w, "via");
+        jw_close(w, '}');
     }
-    cJSON_AddNumberToObject(verdict, "p2p_explained_by_hang", (double)a->verdict.nexplained_p2p);
+    jw_close(w, ']');
+    jw_int(w, "p2p_explained_by_hang", (int64_t)a->verdict.nexplained_p2p);
 }
 
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "frtrace-db/1");
-    cJSON_AddStringToObject(root, "generator", "frtrace " FRTRACE_VERSION);
-    cJSON_AddItemToObject(root, "input", input_json(a));
-    add_groups(a, root);
-    add_collectives(a, opt, root);
-    add_findings(a, root);
-    cJSON *verdict = cJSON_AddObjectToObject(root, "verdict");
-    cJSON_AddStringToObject(verdict, "status", fa_status_name(a->verdict.status));
-    cJSON_AddItemToObject(verdict, "culprit_ranks", rank_array(a->verdict.culprits.v, a->verdict.culprits.n));
-    cJSON_AddStringToObject(verdict, "summary", a->verdict.summary ? a->verdict.summary : "");
-    add_explanation(a, verdict);
-    char *text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    if (!text) return -1;
-    fputs(text, out);
-    fputc('\n', out);
-    free(text);
-    return ferror(out) ? -1 : 0;
+    jw *w = calloc(1, sizeof *w);
+    bool *list_calls = calloc(a->match.nops + 1, sizeof *list_calls);
+    int rc = w && list_calls ? 0 : -1;
+    if (rc == 0) {
+        w->out = out;
+        jw_open(w, '{');
+        jw_str(w, "schema", "frtrace-db/1");
+        jw_str(w, "generator", "frtrace " FRTRACE_VERSION);
+        write_input(w, a);
+        write_groups(w, a);
+        rc = write_collectives(w, a, opt, list_calls);
+    }
+    if (rc == 0) {
+        write_calls(w, a, list_calls);
+        write_findings(w, a);
+        jw_key(w, "verdict");
+        jw_open(w, '{');
+        jw_str(w, "status", fa_status_name(a->verdict.status));
+        jw_ints(w, "culprit_ranks", a->verdict.culprits.v, a->verdict.culprits.n);
+        jw_str(w, "summary", a->verdict.summary ? a->verdict.summary : "");
+        write_explanation(w, a);
+        jw_close(w, '}');
+        jw_close(w, '}');
+        jw_char(w, '\n');
+        jw_flush(w);
+    }
+    free(w);
+    free(list_calls);
+    return rc || ferror(out) ? -1 : 0;
 }

@@ -57,7 +57,8 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
         const fa_call *c = fa_op_call(&a->match, (size_t)op, members[k]);
         char in[256] = "", outs[256] = "", dt[128] = "", name[200] = "", key[1200];
         if (c) {
-            const fr_entry *e = fa_call_entry(&a->match, &a->in, c, 0);
+            fr_entry full, *e = &full;
+            fa_call_expand(&a->match, &a->in, c, 0, &full);
             fa_report_shapes(&e->input_sizes, in, sizeof in);
             fa_report_shapes(&e->output_sizes, outs, sizeof outs);
             char di[60], dout[60];
@@ -285,12 +286,13 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
         fa_table_row(&t);
         for (size_t r = 0; r < in->nranks; r++) {
             if (!rank_selected(opt, in->ranks[r].rank)) continue;
-            const fr_dump *d = in->ranks[r].dump;
-            if (i >= d->nentries || !group_selected(opt, &d->entries[i])) {
+            const fa_dump *d = in->ranks[r].dump;
+            fr_entry full, *e = &full;
+            if (i < d->nentries) fa_entry_expand(in->store, d, &d->entries[i], &full);
+            if (i >= d->nentries || !group_selected(opt, e)) {
                 fa_table_cell(&t, "%s", "");
                 continue;
             }
-            const fr_entry *e = &d->entries[i];
             char sizes[256];
             fa_report_shapes(&e->input_sizes, sizes, sizeof sizes);
             const char *name = strrchr(e->profiling_name, ':');
@@ -307,9 +309,10 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
     if (opt->stack_traces) {
         fputs("\nstack traces (newest entry of each rank):\n", out);
         for (size_t r = 0; r < in->nranks; r++) {
-            const fr_dump *d = in->ranks[r].dump;
+            const fa_dump *d = in->ranks[r].dump;
             if (!rank_selected(opt, in->ranks[r].rank) || !d->nentries) continue;
-            const fr_entry *e = &d->entries[d->nentries - 1];
+            fr_entry full, *e = &full;
+            fa_entry_expand(in->store, d, &d->entries[d->nentries - 1], &full);
             fprintf(out, "rank %lld, %s:\n", (long long)in->ranks[r].rank, e->profiling_name);
             for (uint32_t k = 0; k < e->nframes; k++)
                 fprintf(out, "    %s at %s:%lld\n", e->frames[k].name, e->frames[k].filename, (long long)e->frames[k].line);

@@ -37,7 +37,9 @@ void fa_stacks_print(const fa_analysis *a, long op, FILE *out, const char *inden
     size_t nblocks = 0;
     for (uint32_t i = 0; texts && ranks && i < o->ncalls; i++) {
         const fa_call *c = &a->match.calls[o->first_call + i];
-        char *t = frames_text(fa_call_entry(&a->match, &a->in, c, 0));
+        fr_entry e;
+        fa_call_expand(&a->match, &a->in, c, 0, &e);
+        char *t = frames_text(&e);
         if (!t) continue;
         uint64_t at;
         if (!fa_smap_get(&seen, t, &at)) {

@@ -1,0 +1,573 @@
+/* store.c — job-wide interning of the values entries share, and compacting dumps (see store.h).
+ *
+ * Every value is first serialized into a byte blob (a string with its NUL; a shape list as int64
+ * words count, ndim, dims..., ndim, dims...; a dtype list as count and string ids; a frame list
+ * as count and (name id, file id, line) triples; a rank list as its int64s). One hash table maps
+ * (kind, blob) to an id; the blob is copied once into the store's arena, and the typed view the
+ * analyzer reads (fr_shapes, fr_strings, fr_frame[], fa_opinfo) is built from it then, pointing
+ * into the blob where it can (shape dims, rank lists). The compactor keeps the same kind of table
+ * privately, so a worker takes the store's lock only for a value it has not met before, and a
+ * per-dump pointer cache, because a decoded dump already interns its strings: the same pointer
+ * within one dump is the same string.
+ */
+#include "store.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match.h"
+
+enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_COUNT };
+
+typedef struct slot {
+    uint64_t hash;
+    const uint8_t *blob; /* in the store's arena; NULL = empty slot */
+    uint32_t len, kind, id;
+} slot;
+
+typedef struct table {
+    slot *v;
+    size_t cap, count;
+} table;
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    _Alignas(8) uint8_t data[];
+} chunk;
+
+typedef struct vec {
+    void *v;
+    size_t n, cap;
+} vec;
+
+struct fa_store {
+    pthread_mutex_t lock;
+    table index;
+    chunk *arena;
+    vec kinds[K_COUNT]; /* per kind: the typed views, indexed by id */
+    vec numel;          /* per shape list */
+    vec set_key;        /* per dtype list */
+};
+
+static const size_t view_size[K_COUNT] = {sizeof(const char *), sizeof(fa_opinfo), sizeof(fr_shapes), sizeof(fr_strings),
+                                          sizeof(fa_frames), sizeof(const int64_t *)};
+
+/* ---------------------------------------------------------------- memory ----------- */
+
+static void *arena_alloc(fa_store *s, size_t size) {
+    size = (size + 7) & ~(size_t)7;
+    if (!s->arena || s->arena->cap - s->arena->used < size) {
+        size_t cap = size > (1u << 20) ? size : (1u << 20);
+        chunk *c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = s->arena;
+        c->used = 0;
+        c->cap = cap;
+        s->arena = c;
+    }
+    void *p = s->arena->data + s->arena->used;
+    s->arena->used += size;
+    return p;
+}
+
+static void *vec_push(vec *v, size_t size) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        void *bigger = realloc(v->v, cap * size);
+        if (!bigger) return NULL;
+        v->v = bigger;
+        v->cap = cap;
+    }
+    return (uint8_t *)v->v + size * v->n++;
+}
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Eight bytes at a time: the default group's rank list is 128 KiB per file at 16 384 ranks. */
+static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
+    uint64_t h = (kind + 1) * 0x9e3779b97f4a7c15ULL ^ len;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = ((h ^ (w * 0x87c37b91114253d5ULL)) << 31 | (h ^ (w * 0x87c37b91114253d5ULL)) >> 33) * 0x4cf5ad432745937fULL;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p, len);
+    return mix64(h ^ tail ^ (tail << 17));
+}
+
+/* ---------------------------------------------------------------- hash tables ------ */
+
+static const slot *table_find(const table *t, uint32_t kind, uint64_t hash, const uint8_t *blob, size_t len) {
+    if (!t->cap) return NULL;
+    for (size_t i = hash & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        const slot *s = &t->v[i];
+        if (!s->blob) return NULL;
+        if (s->hash == hash && s->kind == kind && s->len == len && memcmp(s->blob, blob, len) == 0) return s;
+    }
+}
+
+static int table_put(table *t, slot value) {
+    if ((t->count + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        slot *v = calloc(cap, sizeof *v);
+        if (!v) return -1;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->v[i].blob) continue;
+            size_t j = t->v[i].hash & (cap - 1);
+            while (v[j].blob) j = (j + 1) & (cap - 1);
+            v[j] = t->v[i];
+        }
+        free(t->v);
+        t->v = v;
+        t->cap = cap;
+    }
+    size_t i = value.hash & (t->cap - 1);
+    while (t->v[i].blob) i = (i + 1) & (t->cap - 1);
+    t->v[i] = value;
+    t->count++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- typed views ------ */
+
+static const char *const all_to_all_types[] = {"all_to_all", "all_to_all_single", "all_to_all_v_single", "alltoall_base", "alltoall", NULL};
+static const char *const all_gather_types[] = {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced", "all_gather_into_tensor", NULL};
+static const char *const reduce_scatter_types[] = {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "reduce_scatter_tensor", NULL};
+static const char *const all_reduce_types[] = {"all_reduce", "allreduce_coalesced", NULL};
+static const char *const end_marker_types[] = {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced", NULL};
+
+static bool type_in(const char *type, const char *const *list) {
+    for (; *list; list++)
+        if (strcmp(type, *list) == 0) return true;
+    return false;
+}
+
+uint32_t fa_op_flags(const char *type) {
+    uint32_t f = 0;
+    if (type_in(type, end_marker_types)) f |= FA_OP_END_MARKER;
+    if (strcmp(type, "coalesced") == 0) f |= FA_OP_COALESCED;
+    if (type_in(type, all_to_all_types)) f |= FA_OP_ALL_TO_ALL;
+    if (type_in(type, all_gather_types)) f |= FA_OP_ALL_GATHER;
+    if (type_in(type, reduce_scatter_types)) f |= FA_OP_REDUCE_SCATTER;
+    if (type_in(type, all_reduce_types)) f |= FA_OP_ALL_REDUCE;
+    if (strcmp(type, "scatter") == 0) f |= FA_OP_SCATTER;
+    if (strcmp(type, "gather") == 0) f |= FA_OP_GATHER;
+    if (strcmp(type, "broadcast") == 0) f |= FA_OP_BROADCAST;
+    return f;
+}
+
+static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len, uint64_t hash, const uint8_t **stored);
+
+static const char *str_of(const fa_store *s, uint64_t id) {
+    return id == FA_NONE ? NULL : ((const char *const *)s->kinds[K_STR].v)[id];
+}
+
+/* Builds the typed view of a freshly stored blob; 0 or -1 (out of memory). */
+static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len) {
+    void *view = vec_push(&s->kinds[kind], view_size[kind]);
+    if (!view) return -1;
+    const int64_t *w = (const int64_t *)blob;
+    if (kind == K_STR) {
+        *(const char **)view = (const char *)blob;
+    } else if (kind == K_RANKS) {
+        *(const int64_t **)view = w;
+    } else if (kind == K_NAME) {
+        fa_opinfo *o = view;
+        fa_opname n;
+        o->text = (const char *)blob;
+        o->parsed = fa_parse_profiling_name(o->text, &n) == 0;
+        const char *type = o->parsed ? n.type : o->text;
+        size_t tl = strnlen(type, sizeof n.type - 1); /* as fa_parse_profiling_name's buffer */
+        char buf[sizeof n.type];
+        memcpy(buf, type, tl);
+        buf[tl] = '\0';
+        const uint8_t *stored;
+        if (intern_locked(s, K_STR, (const uint8_t *)buf, tl + 1, hash_blob(K_STR, (const uint8_t *)buf, tl + 1), &stored) < 0) return -1;
+        o->type = (const char *)stored;
+        o->is_send = o->parsed && n.is_send;
+        o->is_recv = o->parsed && n.is_recv;
+        o->src = o->parsed ? n.src : -1;
+        o->dst = o->parsed ? n.dst : -1;
+        o->flags = fa_op_flags(o->type);
+    } else if (kind == K_SHAPES) {
+        fr_shapes *sh = view;
+        int64_t *numel = vec_push(&s->numel, sizeof *numel);
+        fr_shape *v = arena_alloc(s, (size_t)(w[0] + 1) * sizeof *v);
+        if (!numel || !v) return -1;
+        size_t at = 1;
+        *numel = 0;
+        for (int64_t i = 0; i < w[0]; i++) {
+            v[i].ndim = (uint32_t)w[at];
+            v[i].dims = w + at + 1;
+            int64_t n = 1;
+            for (uint32_t d = 0; d < v[i].ndim; d++) n *= v[i].dims[d];
+            *numel += n;
+            at += 1 + v[i].ndim;
+        }
+        *sh = (fr_shapes){(uint32_t)w[0], v};
+    } else if (kind == K_STRINGS) {
+        fr_strings *st = view;
+        uint64_t *key = vec_push(&s->set_key, sizeof *key);
+        const char **items = arena_alloc(s, (size_t)(w[0] + 1) * sizeof *items);
+        if (!key || !items) return -1;
+        *key = 0;
+        for (int64_t i = 0; i < w[0]; i++) {
+            items[i] = str_of(s, (uint64_t)w[1 + i]);
+            bool seen = false;
+            for (int64_t j = 0; j < i; j++) seen |= w[1 + j] == w[1 + i];
+            if (!seen) *key += mix64((uint64_t)w[1 + i] + 1); /* order-free */
+        }
+        *st = (fr_strings){(uint32_t)w[0], items};
+    } else {
+        fa_frames *fr = view;
+        fr_frame *v = arena_alloc(s, (size_t)(w[0] + 1) * sizeof *v);
+        if (!v) return -1;
+        for (int64_t i = 0; i < w[0]; i++)
+            v[i] = (fr_frame){str_of(s, (uint64_t)w[1 + 3 * i]), str_of(s, (uint64_t)w[2 + 3 * i]), w[3 + 3 * i]};
+        *fr = (fa_frames){(uint32_t)w[0], v};
+    }
+    (void)len;
+    return 0;
+}
+
+/* The id of (kind, blob), storing it when new. Caller holds the lock. */
+static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len, uint64_t hash, const uint8_t **stored) {
+    const slot *hit = table_find(&s->index, kind, hash, blob, len);
+    if (hit) {
+        *stored = hit->blob;
+        return hit->id;
+    }
+    uint8_t *copy = arena_alloc(s, len ? len : 1);
+    if (!copy) return -1;
+    memcpy(copy, blob, len);
+    uint32_t id = (uint32_t)s->kinds[kind].n;
+    if (make_view(s, kind, copy, len) != 0) return -1;
+    if (table_put(&s->index, (slot){hash, copy, (uint32_t)len, kind, id}) != 0) return -1;
+    *stored = copy;
+    return id;
+}
+
+/* ---------------------------------------------------------------- public: store ---- */
+
+fa_store *fa_store_new(void) {
+    fa_store *s = calloc(1, sizeof *s);
+    if (s && pthread_mutex_init(&s->lock, NULL) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void fa_store_free(fa_store *s) {
+    if (!s) return;
+    while (s->arena) {
+        chunk *next = s->arena->next;
+        free(s->arena);
+        s->arena = next;
+    }
+    for (int k = 0; k < K_COUNT; k++) free(s->kinds[k].v);
+    free(s->numel.v);
+    free(s->set_key.v);
+    free(s->index.v);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+const fa_opinfo *fa_store_op(const fa_store *s, uint32_t name) { return &((const fa_opinfo *)s->kinds[K_NAME].v)[name]; }
+const fr_shapes *fa_store_shapes(const fa_store *s, uint32_t id) { return &((const fr_shapes *)s->kinds[K_SHAPES].v)[id]; }
+int64_t fa_store_numel(const fa_store *s, uint32_t id) { return ((const int64_t *)s->numel.v)[id]; }
+const fr_strings *fa_store_strings(const fa_store *s, uint32_t id) { return &((const fr_strings *)s->kinds[K_STRINGS].v)[id]; }
+uint64_t fa_store_strings_set(const fa_store *s, uint32_t id) { return ((const uint64_t *)s->set_key.v)[id]; }
+
+fa_frames fa_store_frames(const fa_store *s, uint32_t id) {
+    if (id == FA_NONE) return (fa_frames){0, NULL};
+    return ((const fa_frames *)s->kinds[K_FRAMES].v)[id];
+}
+
+/* ---------------------------------------------------------------- compactor -------- */
+
+typedef struct ptr_slot {
+    const void *ptr;
+    const uint8_t *stored; /* the store's copy */
+    uint32_t kind, id, generation;
+} ptr_slot;
+
+struct fa_compactor {
+    fa_store *store;
+    table cache;       /* (kind, blob) -> id, blobs in the store's arena */
+    ptr_slot *ptrs;    /* per dump: (kind, pointer into the dump) -> id */
+    size_t ptrs_cap, ptrs_count;
+    uint32_t generation;
+    int64_t *scratch;  /* the blob being built */
+    size_t scratch_cap;
+    bool failed;       /* out of memory somewhere in this dump */
+};
+
+fa_compactor *fa_compactor_new(fa_store *store) {
+    fa_compactor *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->store = store;
+    return c;
+}
+
+void fa_compactor_free(fa_compactor *c) {
+    if (!c) return;
+    free(c->cache.v);
+    free(c->ptrs);
+    free(c->scratch);
+    free(c);
+}
+
+static uint32_t intern(fa_compactor *c, uint32_t kind, const void *blob, size_t len, const uint8_t **stored_out) {
+    uint64_t hash = hash_blob(kind, blob, len);
+    const slot *hit = table_find(&c->cache, kind, hash, blob, len);
+    if (hit) {
+        if (stored_out) *stored_out = hit->blob;
+        return hit->id;
+    }
+    const uint8_t *stored = NULL;
+    pthread_mutex_lock(&c->store->lock);
+    long id = intern_locked(c->store, kind, blob, len, hash, &stored);
+    pthread_mutex_unlock(&c->store->lock);
+    if (id < 0 || table_put(&c->cache, (slot){hash, stored, (uint32_t)len, kind, (uint32_t)id}) != 0) {
+        c->failed = true;
+        return FA_NONE;
+    }
+    if (stored_out) *stored_out = stored;
+    return (uint32_t)id;
+}
+
+const int64_t *fa_store_ranks(fa_store *s, const int64_t *ranks, uint32_t n) {
+    const uint8_t *stored = NULL;
+    pthread_mutex_lock(&s->lock);
+    long id = intern_locked(s, K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks, hash_blob(K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks), &stored);
+    pthread_mutex_unlock(&s->lock);
+    return id < 0 ? NULL : (const int64_t *)stored;
+}
+
+/* A string of the dump (K_STR or K_NAME), through the per-dump pointer cache; *stored_out (when
+ * asked for) gets the store's copy, which other workers cannot move, unlike the id vectors. */
+static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, const char **stored_out) {
+    if (stored_out) *stored_out = NULL;
+    if (!str) return FA_NONE;
+    if ((c->ptrs_count + 1) * 2 > c->ptrs_cap) { /* rehash this dump's pointers into a bigger table */
+        size_t cap = c->ptrs_cap ? c->ptrs_cap * 2 : 256;
+        ptr_slot *v = calloc(cap, sizeof *v), *old = c->ptrs;
+        if (!v) {
+            c->failed = true;
+            return FA_NONE;
+        }
+        size_t oldcap = c->ptrs_cap;
+        c->ptrs = v;
+        c->ptrs_cap = cap;
+        c->ptrs_count = 0;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (old[i].generation != c->generation || !old[i].ptr) continue;
+            size_t j = mix64((uintptr_t)old[i].ptr ^ old[i].kind) & (cap - 1);
+            while (v[j].generation == c->generation && v[j].ptr) j = (j + 1) & (cap - 1);
+            v[j] = old[i];
+            c->ptrs_count++;
+        }
+        free(old);
+    }
+    size_t i = mix64((uintptr_t)str ^ kind) & (c->ptrs_cap - 1);
+    for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr; i = (i + 1) & (c->ptrs_cap - 1))
+        if (c->ptrs[i].ptr == str && c->ptrs[i].kind == kind) {
+            if (stored_out) *stored_out = (const char *)c->ptrs[i].stored;
+            return c->ptrs[i].id;
+        }
+    const uint8_t *stored = NULL;
+    uint32_t id = intern(c, kind, str, strlen(str) + 1, &stored);
+    if (id == FA_NONE) return FA_NONE;
+    c->ptrs[i] = (ptr_slot){str, stored, kind, id, c->generation};
+    c->ptrs_count++;
+    if (stored_out) *stored_out = (const char *)stored;
+    return id;
+}
+
+static uint32_t intern_str(fa_compactor *c, uint32_t kind, const char *str) { return intern_str_at(c, kind, str, NULL); }
+
+static const char *stored_str(fa_compactor *c, const char *str) {
+    const char *stored;
+    intern_str_at(c, K_STR, str, &stored);
+    return stored;
+}
+
+static int64_t *scratch(fa_compactor *c, size_t words) {
+    if (words > c->scratch_cap) {
+        size_t cap = words * 2;
+        int64_t *v = realloc(c->scratch, cap * sizeof *v);
+        if (!v) {
+            c->failed = true;
+            return NULL;
+        }
+        c->scratch = v;
+        c->scratch_cap = cap;
+    }
+    return c->scratch;
+}
+
+static uint32_t intern_shapes(fa_compactor *c, const fr_shapes *s) {
+    size_t words = 1;
+    for (uint32_t i = 0; i < s->count; i++) words += 1 + s->shapes[i].ndim;
+    int64_t *w = scratch(c, words);
+    if (!w) return FA_NONE;
+    size_t at = 0;
+    w[at++] = s->count;
+    for (uint32_t i = 0; i < s->count; i++) {
+        w[at++] = s->shapes[i].ndim;
+        memcpy(w + at, s->shapes[i].dims, s->shapes[i].ndim * sizeof *w);
+        at += s->shapes[i].ndim;
+    }
+    return intern(c, K_SHAPES, w, at * sizeof *w, NULL);
+}
+
+static uint32_t intern_strings(fa_compactor *c, const fr_strings *s) {
+    int64_t *w = scratch(c, 1 + (size_t)s->count);
+    if (!w) return FA_NONE;
+    w[0] = s->count;
+    for (uint32_t i = 0; i < s->count; i++) w[1 + i] = intern_str(c, K_STR, s->items[i]);
+    return intern(c, K_STRINGS, w, (1 + (size_t)s->count) * sizeof *w, NULL);
+}
+
+static uint32_t intern_frames(fa_compactor *c, const fr_frame *f, uint32_t n) {
+    if (!f) return FA_NONE;
+    int64_t *w = scratch(c, 1 + 3 * (size_t)n);
+    if (!w) return FA_NONE;
+    w[0] = n;
+    for (uint32_t i = 0; i < n; i++) {
+        w[1 + 3 * i] = intern_str(c, K_STR, f[i].name);
+        w[2 + 3 * i] = intern_str(c, K_STR, f[i].filename);
+        w[3 + 3 * i] = f[i].line;
+    }
+    return intern(c, K_FRAMES, w, (1 + 3 * (size_t)n) * sizeof *w, NULL);
+}
+
+/* The rank's pg slot for an entry; a rank has few groups, and runs of entries share one. */
+static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry *e) {
+    for (uint32_t i = 0; i < d->npgs; i++) {
+        uint32_t k = d->npgs - 1 - i;
+        if (d->pgs[k].pg_id == e->pg_id && d->pgs[k].name == stored_str(c, e->pg_name) && d->pgs[k].desc == stored_str(c, e->pg_desc))
+            return k;
+    }
+    if (d->npgs == *cap) {
+        size_t bigger = *cap ? *cap * 2 : 8;
+        fa_pg *v = realloc(d->pgs, bigger * sizeof *v);
+        if (!v) {
+            c->failed = true;
+            return 0;
+        }
+        d->pgs = v;
+        *cap = bigger;
+    }
+    d->pgs[d->npgs] = (fa_pg){stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id};
+    return d->npgs++;
+}
+
+static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+    size_t pgs_cap = 0;
+    uint32_t last_pg = FA_NONE;
+    const fr_entry *last = NULL;
+    for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
+        const fr_entry *e = &in->entries[i];
+        fa_entry *x = &d->entries[i];
+        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc || e->pg_id != last->pg_id)
+            last_pg = pg_slot(c, d, &pgs_cap, e);
+        last = e;
+        *x = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, intern_str(c, K_NAME, e->profiling_name ? e->profiling_name : ""),
+                        last_pg, intern_shapes(c, &e->input_sizes), intern_shapes(c, &e->output_sizes),
+                        intern_strings(c, &e->input_dtypes), intern_strings(c, &e->output_dtypes),
+                        intern_frames(c, e->frames, e->nframes), (uint8_t)e->state, e->is_p2p};
+    }
+}
+
+static void compact_config(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+    for (uint32_t k = 0; k < in->ngroups; k++) {
+        const fr_group_config *g = &in->groups[k];
+        const int64_t *ranks = g->nranks ? fa_store_ranks(c->store, g->ranks, g->nranks) : NULL;
+        if (g->nranks && !ranks) c->failed = true;
+        d->groups[k] = (fr_group_config){stored_str(c, g->name), stored_str(c, g->desc), g->nranks, ranks};
+    }
+    if (in->nstatus) memcpy(d->status, in->status, in->nstatus * sizeof *d->status);
+    for (uint32_t k = 0; k < in->ncomms; k++) {
+        const fr_comm_info *ci = &in->comms[k];
+        d->comms[k] = (fr_comm_info){stored_str(c, ci->pg_name), ci->comm_rank, ci->comm_size, stored_str(c, ci->parent),
+                                     ci->color, stored_str(c, ci->nccl_hash), stored_str(c, ci->state)};
+    }
+}
+
+fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
+    c->generation++;
+    c->ptrs_count = 0;
+    c->failed = false;
+    fa_dump *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->groups = calloc(in->ngroups + 1, sizeof *d->groups);
+    d->status = calloc(in->nstatus + 1, sizeof *d->status);
+    d->comms = calloc(in->ncomms + 1, sizeof *d->comms);
+    d->entries = malloc((in->nentries + 1) * sizeof *d->entries);
+    if (!d->groups || !d->status || !d->comms || !d->entries) c->failed = true;
+    d->version = stored_str(c, in->version);
+    d->version_major = in->version_major;
+    d->version_minor = in->version_minor;
+    d->comm_lib_version = stored_str(c, in->comm_lib_version);
+    d->ngroups = in->ngroups;
+    d->nstatus = in->nstatus;
+    d->has_entries = in->has_entries;
+    d->nentries = in->nentries;
+    d->global_rank = in->global_rank;
+    d->trigger = stored_str(c, in->trigger);
+    d->ncomms = in->ncomms;
+    d->truncated = in->truncated;
+    d->warning = stored_str(c, in->warning);
+    if (!c->failed) compact_config(c, in, d);
+    if (!c->failed) compact_entries(c, in, d);
+    if (c->failed) {
+        fa_dump_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void fa_dump_free(fa_dump *d) {
+    if (!d) return;
+    free(d->groups);
+    free(d->status);
+    free(d->comms);
+    free(d->entries);
+    free(d->pgs);
+    free(d);
+}
+
+void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_entry *out) {
+    const fa_pg *pg = &d->pgs[e->pg];
+    fa_frames frames = fa_store_frames(s, e->frames);
+    memset(out, 0, sizeof *out);
+    out->record_id = e->record_id;
+    out->pg_id = pg->pg_id;
+    out->pg_name = pg->name;
+    out->pg_desc = pg->desc;
+    out->collective_seq_id = e->collective_seq_id;
+    out->p2p_seq_id = e->p2p_seq_id;
+    out->op_id = -1;
+    out->profiling_name = fa_store_op(s, e->name)->text;
+    out->input_sizes = *fa_store_shapes(s, e->in_sizes);
+    out->output_sizes = *fa_store_shapes(s, e->out_sizes);
+    out->input_dtypes = *fa_store_strings(s, e->in_dtypes);
+    out->output_dtypes = *fa_store_strings(s, e->out_dtypes);
+    out->state = (fr_state)e->state;
+    out->is_p2p = e->is_p2p;
+    out->timeout_ms = -1;
+    out->nframes = frames.n;
+    out->frames = frames.v;
+}
