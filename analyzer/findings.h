@@ -31,6 +31,14 @@ typedef enum fa_finding_kind {
     FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
 } fa_finding_kind;
 
+/* What a culprit-bearing finding rests on when the culprit's own dump says what happened (the
+ * recorder's "frtrace" key), rather than what its entries imply: the summary tells that story. */
+typedef enum fa_cause {
+    FA_CAUSE_ENTRIES,     /* inferred from the entries (every PyTorch dump) */
+    FA_CAUSE_CRASH,       /* the process died by a fatal signal (trigger "fatal:N") */
+    FA_CAUSE_ASYNC_ERROR, /* its communicator reported an asynchronous NCCL error */
+} fa_cause;
+
 typedef struct fa_finding {
     fa_finding_kind kind;
     long group; /* index into fa_groups, or -1 */
@@ -40,6 +48,7 @@ typedef struct fa_finding {
     char *detail;
     bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
     bool explained; /* p2p_unmatched whose absent side is a culprit or blocked: part of the hang */
+    fa_cause cause;
 } fa_finding;
 
 typedef struct fa_findings {

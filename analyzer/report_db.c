@@ -385,6 +385,8 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
     case FA_EV_STALLED: return "stalled";
     case FA_EV_NEVER_STARTED: return "never_started";
     case FA_EV_MISMATCHED: return "mismatched";
+    case FA_EV_CRASHED: return "crashed";
+    case FA_EV_ASYNC_ERROR: return "async_error";
     }
     return "?";
 }
@@ -405,6 +407,12 @@ static void write_explanation(jw *w, const fa_analysis *a) {
         jw_str(w, "op_type", o->type);
         jw_str(w, "what", evidence_kind_name(e->kind));
         jw_ints(w, "waiting_ranks", e->waiters.v, e->waiters.n);
+        if (e->kind == FA_EV_CRASHED) {
+            char signal[32];
+            fa_signal_label(e->signal, signal, sizeof signal);
+            jw_str(w, "signal", signal);
+        }
+        if (e->kind == FA_EV_ASYNC_ERROR) jw_str(w, "nccl_error", e->error);
         jw_ints(w, e->kind == FA_EV_NEVER_STARTED ? "started_ranks" : e->kind == FA_EV_MISMATCHED ? "majority_ranks" : "completed_ranks",
                 e->done.v, e->done.n);
         jw_close(w, '}');

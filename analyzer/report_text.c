@@ -335,6 +335,13 @@ static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
     case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
     case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
     case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;
+    case FA_EV_CRASHED: {
+        char signal[32];
+        fa_signal_label(e->signal, signal, sizeof signal);
+        snprintf(buf, len, "crashed (%s)", signal);
+        break;
+    }
+    case FA_EV_ASYNC_ERROR: snprintf(buf, len, "NCCL async error %s", e->error ? e->error : "?"); break;
     }
     free(done);
     return buf;

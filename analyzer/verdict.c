@@ -4,6 +4,10 @@
  * after them one node per op that some member has pending. Edges are built once into a CSR
  * array; strongly connected components come from an iterative Tarjan (no recursion, so
  * thousands of ranks cannot overflow the stack). Everything is linear in ops + calls.
+ *
+ * What recorder dumps say of their own rank (a crash, an async error per communicator, a stuck
+ * NCCL call) is read once into rank_facts and the async_error map before the graph is built;
+ * `broken` is the one test every later step asks.
  */
 #include "verdict.h"
 
@@ -21,6 +25,11 @@ typedef struct rank_facts {
     long lag_op;
     int64_t lag_record;
     bool culprit;
+    bool crashed;        /* its dump was written from a fatal signal's handler */
+    int signal;          /* that signal's number, 0 unknown */
+    bool stuck_in_api;   /* it dumped because a thread was stuck inside an NCCL call */
+    long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
+    size_t broken_waiters;
 } rank_facts;
 
 typedef struct graph {
@@ -41,11 +50,25 @@ typedef struct decider {
     rank_facts *facts;
     size_t nfacts;
     fa_imap node_of_rank;
+    fa_imap async_error; /* node * ngroups + group -> ncclResult name (const char *, in the store) */
     graph g;
     uint32_t *members; /* scratch: expected members of an op */
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
 } decider;
+
+void fa_signal_label(int signal, char *buf, size_t len) {
+    static const struct { int number; const char *name; } known[] = {
+        {4, "SIGILL"}, {6, "SIGABRT"}, {7, "SIGBUS"}, {8, "SIGFPE"}, {11, "SIGSEGV"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].number == signal) {
+            snprintf(buf, len, "%s", known[i].name);
+            return;
+        }
+    if (signal > 0) snprintf(buf, len, "signal %d", signal);
+    else snprintf(buf, len, "a fatal signal");
+}
 
 void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
     const fa_op *o = &m->ops[op];
@@ -91,11 +114,61 @@ static int collect_ranks(decider *d) {
     if (!d->facts) return -1;
     d->nfacts = all.n;
     for (size_t i = 0; i < all.n; i++) {
-        d->facts[i] = (rank_facts){all.v[i], fa_input_find(d->in, all.v[i]) >= 0, false, -1, 0, false, -1, INT64_MAX, false};
+        d->facts[i] = (rank_facts){.rank = all.v[i], .has_dump = fa_input_find(d->in, all.v[i]) >= 0, .missing_op = -1,
+                                   .lag_op = -1, .lag_record = INT64_MAX, .broken_op = -1};
         fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
     }
     fa_ranks_free(&all);
     return 0;
+}
+
+/* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api", and
+ * communicators in state "async_error:X". PyTorch dumps have no trigger and no comms. */
+static int read_self_reports(decider *d) {
+    static const char fatal[] = "fatal:", async[] = "async_error:";
+    for (size_t i = 0; i < d->in->nranks; i++) {
+        const fa_dump *dump = d->in->ranks[i].dump;
+        long node = rank_node(d, d->in->ranks[i].rank);
+        if (node < 0) continue;
+        rank_facts *f = &d->facts[node];
+        if (dump->trigger && strncmp(dump->trigger, fatal, sizeof fatal - 1) == 0) {
+            char *end;
+            long signal = strtol(dump->trigger + sizeof fatal - 1, &end, 10);
+            f->crashed = true;
+            f->signal = *end || signal < 0 || signal > 1000 ? 0 : (int)signal;
+        }
+        f->stuck_in_api = dump->trigger && strcmp(dump->trigger, "stuck_in_api") == 0;
+        for (uint32_t c = 0; c < dump->ncomms; c++) {
+            const char *state = dump->comms[c].state;
+            long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
+            if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
+            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group, (uint64_t)(uintptr_t)(state + sizeof async - 1)))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
+static const char *async_error_in(const decider *d, size_t node, uint32_t group) {
+    uint64_t at;
+    if (!d->async_error.count || !fa_imap_get(&d->async_error, (uint64_t)node * d->groups->n + group, &at)) return NULL;
+    return (const char *)(uintptr_t)at;
+}
+
+/* A member that takes no further part in the group's ops: its process crashed, or its
+ * communicator for the group reported an async error. */
+static bool broken(const decider *d, size_t node, uint32_t group) {
+    return d->facts[node].crashed || async_error_in(d, node, group) != NULL;
+}
+
+/* The op with the most waiters (then the lowest seq of one group) names where it is waited on. */
+static void note_waited(const decider *d, long *at, size_t *most, size_t op, size_t waiters) {
+    const fa_op *o = &d->m->ops[op], *best = *at >= 0 ? &d->m->ops[*at] : NULL;
+    if (waiters > *most || (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
+        *most = waiters;
+        *at = (long)op;
+    }
 }
 
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
@@ -130,7 +203,16 @@ static int build_graph(decider *d) {
             long node = rank_node(d, grp->members[p]);
             if (node < 0) continue;
             rank_facts *f = &d->facts[node];
-            if (fa_member_state_pending(s)) {
+            if (s != FA_MS_COMPLETED && broken(d, (size_t)node, o->group)) {
+                /* it will never get further here: the others pending wait on it, it on nothing,
+                 * and what it has pending is no sign of a stopped GPU */
+                if (add_edge(g, x, (uint32_t)node)) return -1;
+                size_t waiters = pending - fa_member_state_pending(s);
+                if (waiters) {
+                    f->waited = true;
+                    note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
+                }
+            } else if (fa_member_state_pending(s)) {
                 if (add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) return -1;
                 int64_t rec = call_record(d, i, p);
                 if (completed && (!f->lag || rec < f->lag_record)) {
@@ -141,11 +223,7 @@ static int build_graph(decider *d) {
             } else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) {
                 if (add_edge(g, x, (uint32_t)node)) return -1;
                 f->waited = true;
-                const fa_op *best = f->missing_op >= 0 ? &d->m->ops[f->missing_op] : NULL;
-                if (pending > f->missing_waiters || (pending == f->missing_waiters && best && o->group == best->group && o->seq < best->seq)) {
-                    f->missing_waiters = pending;
-                    f->missing_op = (long)i;
-                }
+                note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
     }
@@ -251,6 +329,33 @@ static void blame_lag(decider *d, rank_facts *f) {
     free(done);
 }
 
+/* The rank's own dump says why the others wait on it: it crashed, or its communicator failed. */
+static void blame_broken(decider *d, rank_facts *f) {
+    size_t op = (size_t)f->broken_op;
+    const char *error = f->crashed ? NULL : async_error_in(d, (size_t)(f - d->facts), d->m->ops[op].group);
+    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS, (long)d->m->ops[op].group, (long)op);
+    if (!x) return;
+    x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
+    fa_ranks_add(&x->ranks, f->rank);
+    fa_ranks pending = {0};
+    members_in_state(d, op, fa_member_state_pending, &pending);
+    for (size_t i = 0; i < pending.n; i++)
+        if (pending.v[i] != f->rank) fa_ranks_add(&x->others, pending.v[i]);
+    fa_ranks_free(&pending);
+    char group[300], label[200], signal[32];
+    context(d, op, group, sizeof group, label, sizeof label);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n);
+    const char *s = x->others.n > 1 ? "s" : "", *verb = x->others.n > 1 ? "wait" : "waits";
+    fa_signal_label(f->signal, signal, sizeof signal);
+    if (error)
+        fa_finding_set_detail(x, "rank %lld's communicator for %s reported the NCCL async error %s; rank%s %s %s in %s %s", (long long)f->rank, group,
+                              error, s, waiting, verb, group, label);
+    else
+        fa_finding_set_detail(x, "rank %lld crashed (%s): its dump was written from the signal handler; rank%s %s %s in %s %s", (long long)f->rank,
+                              signal, s, waiting, verb, group, label);
+    free(waiting);
+}
+
 static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, size_t from) {
     for (size_t i = from; i < d->findings->n; i++)
         if (d->findings->v[i].kind == kind && d->findings->v[i].op == op) return &d->findings->v[i];
@@ -354,17 +459,22 @@ static void judge_sinks(decider *d) {
     size_t first = d->findings->n;
     for (uint32_t c = 0; c < d->ncomps; c++) {
         if (leaves[c]) continue;
-        bool any_lag = false, any_waited = false;
+        bool any_lag = false, any_waited = false, any_broken = false;
         for (size_t r = 0; r < d->nfacts; r++) {
             if (d->comp[r] != c) continue;
             any_lag |= d->facts[r].lag;
             any_waited |= d->facts[r].waited;
+            any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
         for (size_t r = 0; r < d->nfacts; r++) {
             rank_facts *f = &d->facts[r];
             if (d->comp[r] != c) continue;
-            if (any_lag && f->lag) {
+            if (any_broken) { /* the dump's own word beats what the entries imply */
+                if (f->broken_op < 0) continue;
+                f->culprit = true;
+                blame_broken(d, f);
+            } else if (any_lag && f->lag) {
                 f->culprit = true;
                 blame_lag(d, f);
             } else if (!any_lag && f->waited && f->missing_op >= 0) {
@@ -372,7 +482,7 @@ static void judge_sinks(decider *d) {
                 blame_missing(d, f, first);
             }
         }
-        if (!any_lag && !any_waited) judge_joined(d, c);
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, c);
     }
 out:
     free(leaves);
@@ -463,10 +573,22 @@ static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind ki
     if (!grown) return -1;
     v->evidence = grown;
     fa_evidence *e = &v->evidence[v->nevidence++];
-    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}};
+    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
     for (size_t i = 0; waiters && i < waiters->n; i++)
         if (waiters->v[i] != rank) fa_ranks_add(&e->waiters, waiters->v[i]);
     for (size_t i = 0; done && i < done->n; i++) fa_ranks_add(&e->done, done->v[i]);
+    return 0;
+}
+
+/* A culprit broken in op's group: others pending there wait on it (a crash or an async error);
+ * what it has pending itself there is no evidence of anything, so with nobody waiting: no row. */
+static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_ranks *pending) {
+    const rank_facts *f = &d->facts[node];
+    if (!pending->n || (pending->n == 1 && pending->v[0] == f->rank)) return 0;
+    const char *error = f->crashed ? NULL : async_error_in(d, node, d->m->ops[op].group);
+    if (add_evidence(d, f->rank, op, error ? FA_EV_ASYNC_ERROR : FA_EV_CRASHED, pending, NULL)) return -1;
+    d->v->evidence[d->v->nevidence - 1].signal = f->signal;
+    d->v->evidence[d->v->nevidence - 1].error = error;
     return 0;
 }
 
@@ -492,7 +614,9 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
             long node = rank_node(d, r);
             if (node < 0 || !is_root(d, (size_t)node)) continue;
             fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
-            if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
+            if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
+                rc = add_broken_evidence(d, (size_t)node, op, &pending);
+            else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
                 rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED : FA_EV_NO_DUMP, &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
@@ -511,6 +635,8 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
  * undone (never issued, no dump). */
 static int kind_order(fa_evidence_kind k) {
     switch (k) {
+    case FA_EV_CRASHED: return -2;
+    case FA_EV_ASYNC_ERROR: return -1;
     case FA_EV_STALLED: return 0;
     case FA_EV_NEVER_STARTED: return 1;
     case FA_EV_MISMATCHED: return 2;
@@ -703,20 +829,39 @@ static char *short_ranks(const fa_ranks *r) {
     return text;
 }
 
+/* What a finding from a rank's own dump names: the signal of a crash, the ncclResult name of an
+ * async error ("" for a finding inferred from entries). */
+static void cause_name(const decider *d, const fa_finding *f, char *buf, size_t len) {
+    long node = f->ranks.n ? rank_node(d, f->ranks.v[0]) : -1;
+    const char *error = node >= 0 && f->group >= 0 ? async_error_in(d, (size_t)node, (uint32_t)f->group) : NULL;
+    buf[0] = '\0';
+    if (node >= 0 && f->cause == FA_CAUSE_CRASH) fa_signal_label(d->facts[node].signal, buf, len);
+    else if (f->cause == FA_CAUSE_ASYNC_ERROR) snprintf(buf, len, "%s", error ? error : "?");
+}
+
 static void clause(const decider *d, const fa_finding *f, char *buf, size_t len) {
     char group[300] = "", label[200] = "";
     if (f->op >= 0) context(d, (size_t)f->op, group, sizeof group, label, sizeof label);
     char *who = short_ranks(&f->ranks), *others = short_ranks(&f->others);
     const char *s = f->ranks.n > 1 ? "s" : "", *os = f->others.n > 1 ? "s" : "";
+    char cause[64];
+    cause_name(d, f, cause, sizeof cause);
     switch (f->kind) {
     case FA_MISSING_RANKS:
+        if (f->cause == FA_CAUSE_CRASH) {
+            snprintf(buf, len, "rank%s %s crashed (%s) in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others, f->others.n > 1 ? "" : "s");
+            break;
+        }
         snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
         break;
     case FA_MISSING_DUMP:
         snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
         break;
     case FA_STATE_MISMATCH:
-        if (f->detail && strstr(f->detail, "never started"))
+        if (f->cause == FA_CAUSE_ASYNC_ERROR)
+            snprintf(buf, len, "rank%s %s hit NCCL async error %s in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others,
+                     f->others.n > 1 ? "" : "s");
+        else if (f->detail && strstr(f->detail, "never started"))
             snprintf(buf, len, "rank%s %s never started %s %s on the GPU (rank%s %s did)", s, who, group, label, os, others);
         else snprintf(buf, len, "rank%s %s stalled in %s %s (rank%s %s completed it)", s, who, group, label, os, others);
         break;
@@ -788,6 +933,26 @@ static void say_lost_dumps(decider *d) {
     fa_ranks_free(&idle);
 }
 
+/* Ranks whose dump says a thread was stuck inside an NCCL call. */
+static void stuck_ranks(const decider *d, fa_ranks *out) {
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (d->facts[i].stuck_in_api) fa_ranks_add(out, d->facts[i].rank);
+}
+
+/* The entries cannot decide (none at all, or nothing blocked), but some dumps say their rank
+ * hung inside NCCL, where no collective is recorded: inconclusive, saying so. */
+static void say_stuck(decider *d, const fa_ranks *stuck) {
+    char *who = short_ranks(stuck);
+    bool many = stuck->n > 1;
+    const char *where = d->m->any_entries ? "outside the recorded collectives (e.g. communicator setup or teardown); nothing recorded is blocked"
+                                          : "(e.g. communicator initialization); no collective was recorded";
+    d->v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "", who ? who : "?",
+                 many ? "NCCL calls" : "an NCCL call", where) < 0)
+        d->v->summary = NULL;
+    free(who);
+}
+
 static bool culprit_kind(fa_finding_kind k) {
     return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH || k == FA_STUCK_COLLECTIVE;
 }
@@ -796,13 +961,14 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, NULL, NULL, 0};
+    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, NULL, 0};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
     d.members = malloc(widest * sizeof *d.members);
     size_t before = findings->n;
     int rc = d.members ? collect_ranks(&d) : -1;
+    if (rc == 0) rc = read_self_reports(&d);
     if (rc == 0) rc = build_graph(&d);
     if (rc == 0) rc = components(&d);
     if (rc == 0) {
@@ -812,6 +978,8 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         v->nculprit_findings = after_sinks - before;
 
         bool mismatch = false, stuck = false;
+        fa_ranks stuck_in_api = {0};
+        stuck_ranks(&d, &stuck_in_api);
         for (size_t i = 0; i < before; i++)
             if (fa_finding_is_mismatch(findings->v[i].kind)) {
                 mismatch = true;
@@ -835,6 +1003,8 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         } else if (v->culprits.n || stuck) {
             v->status = FA_STATUS_HANG;
             summarize(&d, "hang", culprit_kind, before);
+        } else if (stuck_in_api.n) {
+            say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
             v->status = FA_STATUS_INCONCLUSIVE;
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped without collectives, or the buffer was off)");
@@ -849,10 +1019,12 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                 v->summary = NULL;
         }
         (void)missing_dump_with_op;
+        fa_ranks_free(&stuck_in_api);
     }
     free(d.members);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
+    fa_imap_free(&d.async_error);
     free(d.g.edge_at);
     free(d.g.edges);
     free(d.g.from);

@@ -21,6 +21,17 @@
  * Inconclusive: the dumps hold no entries at all; or every culprit is a member without a
  * readable dump while some loaded rank waits for nobody, so a stopped rank and a lost dump look
  * alike (when every loaded rank waits for it, the contract names the member: missing_dump).
+ *
+ * Recorder dumps also say what the rank knew of itself (the "frtrace" key). A rank that dumped
+ * from a fatal signal's handler ("fatal:N") crashed, and a communicator in state
+ * "async_error:X" is broken: such a member takes no further part in that group (every group,
+ * after a crash). It waits on nothing there; others pending in an op of the group wait on it;
+ * and its own pending entries there are not GPU lag (a crashed process cannot query its
+ * events). In a sink, a member others wait on in a group where it is broken is the culprit
+ * before lag and before missing ranks: its dump says why (missing_ranks for a crash,
+ * state_mismatch for an async error, with the story in the detail and the summary). A rank
+ * that dumped because it was stuck inside an NCCL call ("stuck_in_api") turns a verdict the
+ * entries cannot decide (no entries, or nothing blocked) into an inconclusive one that says so.
  */
 #ifndef FRTRACE_VERDICT_H
 #define FRTRACE_VERDICT_H
@@ -45,6 +56,8 @@ typedef enum fa_evidence_kind {
     FA_EV_STALLED,       /* pending on the culprit while a peer completed it (GPU lag) */
     FA_EV_NEVER_STARTED, /* scheduled on the culprit, started on its peers */
     FA_EV_MISMATCHED,    /* its call disagrees with the majority (type, size, dtype) */
+    FA_EV_CRASHED,       /* others wait in it; the culprit's process died (signal) */
+    FA_EV_ASYNC_ERROR,   /* others wait in it; the culprit's communicator reported `error` */
 } fa_evidence_kind;
 
 typedef struct fa_evidence {
@@ -56,6 +69,8 @@ typedef struct fa_evidence {
     fa_evidence_kind kind;
     fa_ranks waiters; /* members with the op pending, the culprit excluded */
     fa_ranks done;    /* members that completed it (stalled), or started it (never started) */
+    int signal;        /* FA_EV_CRASHED: the fatal signal's number (0 unknown) */
+    const char *error; /* FA_EV_ASYNC_ERROR: ncclResult name ("ncclRemoteError"); in the store */
 } fa_evidence;
 
 /* One level of the wait chain: blocked ranks, whom they wait for, and in what. Level 0 is the
@@ -85,6 +100,9 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                       fr_error *err);
 void fa_verdict_free(fa_verdict *v);
 const char *fa_status_name(fa_status status);
+
+/* "SIGSEGV" for the common fatal signals, else "signal N": how a crash is named everywhere. */
+void fa_signal_label(int signal, char *buf, size_t len);
 
 /* "all_reduce #3" or "send 0->1 (p2p #4)": how an op is named everywhere. */
 void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len);

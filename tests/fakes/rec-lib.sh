@@ -6,6 +6,7 @@
 #                                              (DRIVER_ARGS: the driver's mode; EXTRA_PRELOAD:
 #                                              libraries preloaded after the shim)
 #   verdict_is STATUS "R R"                    the analyzer's verdict and culprits on ./dumps
+#   summary_has TEXT                           the summary of the last verdict_is contains TEXT
 #   dump_field RANK 'python expr on d'         evaluates an expression on rank RANK's dump;
 #                                              prints a string as is, anything else as JSON
 # Skips everything (and ends the script) when the shim was not built (no nccl.h).
@@ -57,6 +58,15 @@ v = db["verdict"]
 want = [int(x) for x in sys.argv[2].split()]
 if v["status"] != sys.argv[1] or v["culprit_ranks"] != want:
     sys.exit("verdict %r, wanted %s %s" % (v, sys.argv[1], want))
+PY
+}
+
+summary_has() {
+    python3 - "$1" <<'PY'
+import json, sys
+s = json.load(open("db.json"))["verdict"]["summary"]
+if sys.argv[1] not in s:
+    sys.exit("summary %r lacks %r" % (s, sys.argv[1]))
 PY
 }
 

@@ -24,6 +24,8 @@ class Job:
         self.version = {r: VERSION for r in range(world)}
         self.skip = set()
         self.recorder = False  # write pg_config ranks "[]" and the recorder's "frtrace" key
+        self.trigger = {}      # recorder: rank -> frtrace.trigger ("fatal:11", "stuck_in_api")
+        self.comm_state = {}   # recorder: (rank, group name) -> comm state ("async_error:...")
 
     def group(self, name, desc, ranks):
         self.groups[name] = (desc, ranks)
@@ -72,7 +74,10 @@ class Job:
                 for pg in pgs.values():
                     pg["ranks"] = "[]"
                 dump["frtrace"] = {"version": "1", "global_rank": r, "comms": {
-                    n: {"comm_rank": self.groups[n][1].index(r), "comm_size": len(self.groups[n][1])} for n in pgs}}
+                    n: {"comm_rank": self.groups[n][1].index(r), "comm_size": len(self.groups[n][1]),
+                        "state": self.comm_state.get((r, n), "live")} for n in pgs}}
+                if r in self.trigger:
+                    dump["frtrace"]["trigger"] = self.trigger[r]
             with open(os.path.join(outdir, "nccl_trace_rank_%d.json" % r), "w") as f:
                 json.dump(dump, f)
 
@@ -243,6 +248,58 @@ def recorder_style():
     return j
 
 
+def recorder_crash():
+    """Rank 1 crashed (SIGSEGV) after issuing all_reduce #2 and dumped from its signal handler,
+    which cannot query CUDA: #1 and #2 still read scheduled there, though the others completed
+    them. Ranks 0,2,3 wait in #3, which rank 1 never issued. The story is the crash, not a GPU
+    that stopped completing work."""
+    j = Job(4)
+    j.recorder = True
+    j.trigger = {0: "timeout", 1: "fatal:11", 2: "trigger_file", 3: "trigger_file"}
+    j.coll("0", "all_reduce", 1, states={1: "scheduled"})
+    j.coll("0", "all_reduce", 2, states={1: "scheduled"})
+    j.coll("0", "all_reduce", 3, states={0: "started", 1: None, 2: "started", 3: "started"})
+    return j
+
+
+def recorder_crash_inside():
+    """Every rank started all_reduce #2 and more is queued (from the entries alone: stuck, no
+    culprit); rank 1 died inside it by SIGBUS, so the others wait on it."""
+    j = Job(4)
+    j.recorder = True
+    j.trigger = {0: "timeout", 1: "fatal:7", 2: "trigger_file", 3: "trigger_file"}
+    j.coll("0", "all_reduce", 1)
+    j.coll("0", "all_reduce", 2, states={r: "started" for r in range(4)})
+    j.coll("0", "broadcast", 3, states={r: "scheduled" for r in range(4)})
+    return j
+
+
+def recorder_async_error():
+    """Rank 2's communicator for group "0" reported ncclRemoteError. Its all_reduce #3 still
+    reads scheduled while the others completed it (GPU lag from the entries alone), and everyone
+    waits in #4: the async error is the story, on the op the others wait in."""
+    j = Job(4)
+    j.recorder = True
+    j.group("1", "SUB", [0, 2])
+    j.trigger = {0: "trigger_file", 1: "timeout", 2: "async_error", 3: "trigger_file"}
+    j.comm_state = {(2, "0"): "async_error:ncclRemoteError"}
+    j.coll("0", "all_reduce", 1)
+    j.coll("1", "all_reduce", 1)
+    j.coll("0", "all_reduce", 2)
+    j.coll("0", "all_reduce", 3, states={2: "scheduled"})
+    j.coll("0", "all_reduce", 4, states={0: "started", 1: "started", 2: "scheduled", 3: "started"})
+    return j
+
+
+def recorder_stuck_init():
+    """Rank 2 hangs in ncclCommInitRank; rank 1, stuck in ncclCommSplit, dumps (stuck_in_api)
+    and the others follow the trigger file: no entry anywhere."""
+    j = Job(4)
+    j.recorder = True
+    j.trigger = {0: "trigger_file", 1: "stuck_in_api", 2: "trigger_file", 3: "trigger_file"}
+    return j
+
+
 def lost_dump():
     """Ranks 0,1 wait in group "1" (0,1,2) for rank 2, which left no dump, while rank 3 waits
     for nobody: a stopped rank 2 and a dump of a healthy rank 2 that got lost look the same."""
@@ -305,7 +362,8 @@ def demo_hang():  # the bundled example: 4 ranks, rank 2 never joins all_reduce 
 SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mismatch, size_mismatch, dtype_mismatch,
                                      alltoall_total, alltoall_uneven, demo_hang, gpu_stall, never_started, stuck, missing_dump,
                                      wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
-                                     recorder_style, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
+                                     recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
+                                     recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
                                      builddb_6]}
 
 if __name__ == "__main__":
