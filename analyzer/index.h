@@ -35,6 +35,8 @@ int fa_smap_put(fa_smap *map, const char *key, uint64_t value);
 bool fa_smap_get(const fa_smap *map, const char *key, uint64_t *value);
 void fa_smap_free(fa_smap *map);
 
+/* Scrambles a 64-bit value so that nearby keys land far apart (a finalizer, not a digest). */
+uint64_t fa_mix64(uint64_t x);
 /* Mixes two 64-bit values into one key (for composite keys such as (group, seq)). */
 uint64_t fa_key2(uint64_t a, uint64_t b);
 uint64_t fa_hash_bytes(const void *bytes, size_t len);

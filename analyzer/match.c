@@ -100,7 +100,7 @@ static bool dtype_sets_equal(const fr_strings *a, const fr_strings *b) {
     return true;
 }
 
-static void shapes_text(const fr_shapes *s, char *buf, size_t len) {
+void fa_shapes_text(const fr_shapes *s, char *buf, size_t len) {
     size_t at = (size_t)snprintf(buf, len, "[");
     for (uint32_t i = 0; i < s->count && at < len; i++) {
         at += (size_t)snprintf(buf + at, len - at, "%s[", i ? ", " : "");
@@ -118,8 +118,8 @@ static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *othe
                                       char *why, size_t whylen) {
     char a[256], b[256];
     if ((flags & FA_OP_ALL_REDUCE) && !shapes_equal(&self->input_sizes, &other->output_sizes)) {
-        shapes_text(&self->input_sizes, a, sizeof a);
-        shapes_text(&other->output_sizes, b, sizeof b);
+        fa_shapes_text(&self->input_sizes, a, sizeof a);
+        fa_shapes_text(&other->output_sizes, b, sizeof b);
         if (why) snprintf(why, whylen, "input sizes %s but output sizes %s", a, b);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
@@ -171,14 +171,14 @@ fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t gr
     }
     if (fa_is_end_marker(na.type)) return FA_FULLY_MATCHED;
     if (compares_inputs(na.type) && !shapes_equal(&a->input_sizes, &b->input_sizes)) {
-        shapes_text(&a->input_sizes, x, sizeof x);
-        shapes_text(&b->input_sizes, y, sizeof y);
+        fa_shapes_text(&a->input_sizes, x, sizeof x);
+        fa_shapes_text(&b->input_sizes, y, sizeof y);
         if (why) snprintf(why, whylen, "expected input sizes %s, found %s", x, y);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
     if (compares_outputs(na.type) && !shapes_equal(&a->output_sizes, &b->output_sizes)) {
-        shapes_text(&a->output_sizes, x, sizeof x);
-        shapes_text(&b->output_sizes, y, sizeof y);
+        fa_shapes_text(&a->output_sizes, x, sizeof x);
+        fa_shapes_text(&b->output_sizes, y, sizeof y);
         if (why) snprintf(why, whylen, "expected output sizes %s, found %s", x, y);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
@@ -720,11 +720,11 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
         else fa_finding_set_detail(f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
                                    (long long)k->groups->v[op->group].members[x->member], a);
     } else if (what == SIG_SIZE) {
-        shapes_text(&ex->input_sizes, a, sizeof a);
-        shapes_text(&ex->output_sizes, ra, sizeof ra);
+        fa_shapes_text(&ex->input_sizes, a, sizeof a);
+        fa_shapes_text(&ex->output_sizes, ra, sizeof ra);
         if (ey) {
-            shapes_text(&ey->input_sizes, b, sizeof b);
-            shapes_text(&ey->output_sizes, rb, sizeof rb);
+            fa_shapes_text(&ey->input_sizes, b, sizeof b);
+            fa_shapes_text(&ey->output_sizes, rb, sizeof rb);
             fa_finding_set_detail(f, "rank%s %s: sizes %s -> %s; rank%s %s: %s -> %s", f->ranks.n > 1 ? "s" : "", odd_ranks, a, ra,
                                   f->others.n > 1 ? "s" : "", other_ranks, b, rb);
         } else {
@@ -842,8 +842,8 @@ static void check_op(checker *k, size_t op_index) {
                 k->odd[0] = k->odd[1] = true;
                 fa_finding *f = add_mismatch(k, op_index, FA_SIZE_MISMATCH);
                 char x[200], y[200];
-                shapes_text(&ea.input_sizes, x, sizeof x);
-                shapes_text(&eb.output_sizes, y, sizeof y);
+                fa_shapes_text(&ea.input_sizes, x, sizeof x);
+                fa_shapes_text(&eb.output_sizes, y, sizeof y);
                 if (f) fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s", (long long)op->src, (long long)op->dst, x, y);
             }
         }

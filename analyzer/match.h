@@ -60,6 +60,8 @@ typedef enum fa_match_state {
  * For send/recv, a_src/a_dst and b_src/b_dst are the global ranks (or -1). `why` may be NULL. */
 fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why, size_t whylen);
 const char *fa_match_state_name(fa_match_state state);
+/* "[[4, 4], [8]]", as torchfrtrace prints sizes; truncated to fit `len`. */
+void fa_shapes_text(const fr_shapes *s, char *buf, size_t len);
 
 /* What a member's dump says about one collective or p2p op. */
 typedef enum fa_member_state {

@@ -44,7 +44,4 @@ char *fa_report_wait_line(const fa_analysis *a, int level);
 bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f, const fa_report_options *opt);
 /* --selected-ranks / --pg-filters: is something about `group` (or -1) and these ranks shown? */
 bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long group, const fa_ranks *ranks, const fa_ranks *others);
-/* Shapes as "[[4, 4]]". */
-void fa_report_shapes(const fr_shapes *s, char *buf, size_t len);
-
 #endif

@@ -15,17 +15,6 @@
 #include "stacks.h"
 #include "table.h"
 
-void fa_report_shapes(const fr_shapes *s, char *buf, size_t len) {
-    size_t at = (size_t)snprintf(buf, len, "[");
-    for (uint32_t i = 0; i < s->count && at < len; i++) {
-        at += (size_t)snprintf(buf + at, len - at, "%s[", i ? ", " : "");
-        for (uint32_t d = 0; d < s->shapes[i].ndim && at < len; d++)
-            at += (size_t)snprintf(buf + at, len - at, "%s%lld", d ? ", " : "", (long long)s->shapes[i].dims[d]);
-        if (at < len) at += (size_t)snprintf(buf + at, len - at, "]");
-    }
-    if (at < len) snprintf(buf + at, len - at, "]");
-}
-
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
@@ -59,8 +48,8 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
         if (c) {
             fr_entry full, *e = &full;
             fa_call_expand(&a->match, &a->in, c, 0, &full);
-            fa_report_shapes(&e->input_sizes, in, sizeof in);
-            fa_report_shapes(&e->output_sizes, outs, sizeof outs);
+            fa_shapes_text(&e->input_sizes, in, sizeof in);
+            fa_shapes_text(&e->output_sizes, outs, sizeof outs);
             char di[60], dout[60];
             dtypes_text(&e->input_dtypes, di, sizeof di);
             dtypes_text(&e->output_dtypes, dout, sizeof dout);
@@ -294,7 +283,7 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
                 continue;
             }
             char sizes[256];
-            fa_report_shapes(&e->input_sizes, sizes, sizeof sizes);
+            fa_shapes_text(&e->input_sizes, sizes, sizeof sizes);
             const char *name = strrchr(e->profiling_name, ':');
             if (opt->verbose)
                 fa_table_cell(&t, "%s(pg=%s seq=%lld p2p=%lld in=%s, %s)", name ? name + 1 : e->profiling_name, e->pg_name,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "match.h"
 
 enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_COUNT };
@@ -83,14 +84,6 @@ static void *vec_push(vec *v, size_t size) {
     return (uint8_t *)v->v + size * v->n++;
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 /* Eight bytes at a time: the default group's rank list is 128 KiB per file at 16 384 ranks. */
 static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
@@ -102,7 +95,7 @@ static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
     }
     uint64_t tail = 0;
     memcpy(&tail, p, len);
-    return mix64(h ^ tail ^ (tail << 17));
+    return fa_mix64(h ^ tail ^ (tail << 17));
 }
 
 /* ---------------------------------------------------------------- hash tables ------ */
@@ -225,7 +218,7 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
             items[i] = str_of(s, (uint64_t)w[1 + i]);
             bool seen = false;
             for (int64_t j = 0; j < i; j++) seen |= w[1 + j] == w[1 + i];
-            if (!seen) *key += mix64((uint64_t)w[1 + i] + 1); /* order-free */
+            if (!seen) *key += fa_mix64((uint64_t)w[1 + i] + 1); /* order-free */
         }
         *st = (fr_strings){(uint32_t)w[0], items};
     } else {
@@ -373,14 +366,14 @@ static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, c
         c->ptrs_count = 0;
         for (size_t i = 0; i < oldcap; i++) {
             if (old[i].generation != c->generation || !old[i].ptr) continue;
-            size_t j = mix64((uintptr_t)old[i].ptr ^ old[i].kind) & (cap - 1);
+            size_t j = fa_mix64((uintptr_t)old[i].ptr ^ old[i].kind) & (cap - 1);
             while (v[j].generation == c->generation && v[j].ptr) j = (j + 1) & (cap - 1);
             v[j] = old[i];
             c->ptrs_count++;
         }
         free(old);
     }
-    size_t i = mix64((uintptr_t)str ^ kind) & (c->ptrs_cap - 1);
+    size_t i = fa_mix64((uintptr_t)str ^ kind) & (c->ptrs_cap - 1);
     for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr; i = (i + 1) & (c->ptrs_cap - 1))
         if (c->ptrs[i].ptr == str && c->ptrs[i].kind == kind) {
             if (stored_out) *stored_out = (const char *)c->ptrs[i].stored;
