@@ -295,7 +295,7 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         for (size_t i = 0; i < all.n; i++) free(all.v[i].path);
     }
     if (!chosen || kept == 0) {
-        if (chosen)
+        if (chosen || all.n == 0) /* else infer_prefix said why */
             snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)", dir, prefix ? prefix : "PREFIX");
         free(chosen);
         free(all.v);
