@@ -19,11 +19,15 @@
  *   - identical shape lists, dtype lists and stacks are stored once per dump and shared by the
  *     entries that repeat them (see "shared lists"), so an entry costs little besides its
  *     fr_entry;
+ *   - every rank's pg_config repeats the default group's ranks as one text, "[0, 1, ...,
+ *     N-1]" (100 KB at 16 384 ranks): the decoder keeps the last few long texts it parsed,
+ *     across files, and a byte-identical text takes the kept parse (copied into the dump);
  *   - the dump's arena starts small (the entry array, being large, gets a chunk of its own), so
  *     that thousands of ranks do not each keep a half-empty 64 KiB chunk.
  * Everything the dump keeps is copied into its own arena. The value tree lives in a scratch
  * arena that an fr_decoder (dump_decoder.h) resets and reuses from file to file, together with
- * the caches above, which are cleared between files since node addresses repeat.
+ * the caches above, which are cleared between files since node addresses repeat (all but the
+ * ranks texts, which are kept by content, not by node).
  *
  * A salvaged (truncated) pickle is used only when it is clear which entries are whole: the
  * reader flags every container it had to close early, so version, pg_config and pg_status must
@@ -96,6 +100,19 @@ typedef struct dtype_list {
     fr_strings value;
 } dtype_list;
 
+/* A group's ranks text and its parse, kept from file to file (see ranks_cached). Texts
+ * shorter than RANKS_CACHE_MIN parse about as fast as they compare; longer than
+ * RANKS_CACHE_MAX (a million ranks) are parsed without being kept. */
+enum { RANKS_CACHE_SLOTS = 8, RANKS_CACHE_MIN = 256, RANKS_CACHE_MAX = 8 << 20 };
+
+typedef struct ranks_text {
+    char *text; /* NULL: the slot holds no text to compare with */
+    size_t len;
+    int64_t *ranks; /* the parse, n ranks */
+    uint32_t n;
+    uint64_t last_use;
+} ranks_text;
+
 typedef enum where_kind { WHERE_TEXT, WHERE_ENTRY, WHERE_GROUP, WHERE_STATUS, WHERE_COMM } where_kind;
 
 enum { DIRTY_MAX = 1024 };
@@ -119,6 +136,10 @@ typedef struct decoder {
     const fv *state_nodes[3]; /* the string node last seen for each fr_state */
     fr_frame *frame_buf;               /* scratch for one entry's frames */
     size_t frame_buf_cap;
+    ranks_text ranks_cache[RANKS_CACHE_SLOTS]; /* kept across files, unlike the caches above */
+    uint64_t ranks_clock;
+    int64_t *ranks_scratch; /* the parse of a ranks text not kept in ranks_cache */
+    size_t ranks_scratch_cap;
 } decoder;
 
 /* The prefix of error messages. Entries and groups are many and errors rare: the text is only
@@ -670,39 +691,119 @@ static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) 
 
 /* --- pg_config, pg_status ------------------------------------------------------------------ */
 
-/* "[0, 1, 2]" (torch), "[0,1]" (torchcomms) or "[]": strictly that, ints in int64. */
-static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
-    const char *s = v->u.s, *end = s + v->len;
-    int64_t *ranks = fv_arena_alloc(dec->arena, (v->len / 2 + 1) * sizeof *ranks);
-    if (!ranks) return out_of_memory(dec);
-    uint32_t n = 0;
-    const char *p = s;
-    if (p == end || *p++ != '[') goto bad;
+/* "[0, 1, 2]" (torch), "[0,1]" (torchcomms) or "[]": strictly that, ints in int64 (each an
+ * optional '-' and 1 to 19 digits, as parse_decimal takes them). Parses into `out`, which has
+ * room for len / 2 + 1 ranks (every rank takes at least two bytes with its separator, the
+ * brackets pay for the last one); returns the count, or -1 when the text is not such a list. */
+static int64_t parse_ranks_text(const char *s, size_t len, int64_t *out) {
+    const char *p = s, *end = s + len;
+    int64_t n = 0;
+    if (p == end || *p++ != '[') return -1;
     while (p < end && *p == ' ') p++;
-    if (p < end && *p == ']') {
-        p++;
-    } else {
-        for (;;) {
-            const char *start = p;
-            if (p < end && *p == '-') p++;
-            while (p < end && *p >= '0' && *p <= '9') p++;
-            if (!parse_decimal(start, (size_t)(p - start), &ranks[n])) goto bad;
-            n++;
-            while (p < end && *p == ' ') p++;
-            if (p < end && *p == ']') {
-                p++;
-                break;
-            }
-            if (p == end || *p++ != ',') goto bad;
-            while (p < end && *p == ' ') p++;
+    if (p < end && *p == ']') return p + 1 == end ? 0 : -1;
+    for (;;) {
+        bool negative = p < end && *p == '-';
+        if (negative) p++;
+        const char *digits = p;
+        uint64_t acc = 0;
+        while (p < end && (unsigned)(*p - '0') <= 9 && p - digits < 19) acc = acc * 10 + (uint64_t)(*p++ - '0');
+        if (p == digits || (p < end && (unsigned)(*p - '0') <= 9)) return -1; /* none, or a 20th */
+        if (acc > (uint64_t)INT64_MAX + (negative ? 1 : 0)) return -1;
+        out[n++] = negative ? (int64_t)(0 - acc) : (int64_t)acc;
+        while (p < end && *p == ' ') p++;
+        if (p < end && *p == ']') return p + 1 == end ? n : -1;
+        if (p == end || *p++ != ',') return -1;
+        while (p < end && *p == ' ') p++;
+    }
+}
+
+/* A ranks text seen before by this decoder: the default group's "[0, 1, ..., N-1]" is in
+ * every rank's pg_config, about 100 KB at 16 384 ranks, so a byte-identical text (memcmp, far
+ * cheaper than parsing) reuses the parsed array. The dump still gets its own copy of the
+ * array, in its arena: dumps never point into the decoder. */
+static const int64_t *ranks_cached(decoder *dec, const char *s, size_t len, uint32_t *n) {
+    for (int i = 0; i < RANKS_CACHE_SLOTS; i++) {
+        ranks_text *r = &dec->ranks_cache[i];
+        if (r->text && r->len == len && memcmp(r->text, s, len) == 0) {
+            r->last_use = ++dec->ranks_clock;
+            *n = r->n;
+            return r->ranks;
         }
     }
-    if (p != end) goto bad;
+    return NULL;
+}
+
+/* Parses a ranks text into the least recently used cache slot, or into scratch for a text
+ * too short or too long to keep (so that a pg_config of many small groups does not evict the
+ * long texts). NULL with *bad false when out of memory, with *bad true when not a list. */
+static const int64_t *ranks_parse(decoder *dec, const char *s, size_t len, uint32_t *n, bool *bad) {
+    *bad = false;
+    size_t room = len / 2 + 1;
+    bool keep = len >= RANKS_CACHE_MIN && len <= RANKS_CACHE_MAX;
+    ranks_text *r = NULL;
+    int64_t *ranks;
+    if (keep) {
+        r = &dec->ranks_cache[0];
+        for (int i = 1; i < RANKS_CACHE_SLOTS; i++)
+            if (dec->ranks_cache[i].last_use < r->last_use) r = &dec->ranks_cache[i];
+        free(r->text);
+        free(r->ranks);
+        *r = (ranks_text){0};
+        if (!(r->text = malloc(len)) || !(r->ranks = malloc(room * sizeof *r->ranks))) {
+            free(r->text);
+            *r = (ranks_text){0};
+            return NULL;
+        }
+        ranks = r->ranks;
+    } else {
+        if (dec->ranks_scratch_cap < room) {
+            free(dec->ranks_scratch);
+            dec->ranks_scratch_cap = 0;
+            if (!(dec->ranks_scratch = malloc(room * sizeof *dec->ranks_scratch))) return NULL;
+            dec->ranks_scratch_cap = room;
+        }
+        ranks = dec->ranks_scratch;
+    }
+    int64_t count = parse_ranks_text(s, len, ranks);
+    if (count < 0) {
+        if (r) {
+            free(r->text);
+            free(r->ranks);
+            *r = (ranks_text){0};
+        }
+        *bad = true;
+        return NULL;
+    }
+    *n = (uint32_t)count; /* below len, itself below UINT32_MAX */
+    if (r) {
+        memcpy(r->text, s, len);
+        r->len = len;
+        r->n = *n;
+        r->last_use = ++dec->ranks_clock;
+    }
+    return ranks;
+}
+
+static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
+    uint32_t n = 0;
+    bool bad = false;
+    const int64_t *parsed = ranks_cached(dec, v->u.s, v->len, &n);
+    if (!parsed) parsed = ranks_parse(dec, v->u.s, v->len, &n, &bad);
+    if (bad)
+        return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
+                    v->u.s);
+    if (!parsed) return out_of_memory(dec);
+    int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *ranks);
+    if (!ranks) return out_of_memory(dec);
+    memcpy(ranks, parsed, (size_t)n * sizeof *ranks);
+    if (dec->ranks_scratch_cap > RANKS_CACHE_MAX / 2 + 1) { /* a huge text's scratch: not kept */
+        free(dec->ranks_scratch);
+        dec->ranks_scratch = NULL;
+        dec->ranks_scratch_cap = 0;
+    }
     g->nranks = n;
     g->ranks = ranks;
     return 0;
-bad:
-    return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec), s);
 }
 
 static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
@@ -906,6 +1007,11 @@ static void decoder_free(decoder *dec) {
     table_free(&dec->dtypes);
     table_free(&dec->frames);
     free(dec->frame_buf);
+    for (int i = 0; i < RANKS_CACHE_SLOTS; i++) {
+        free(dec->ranks_cache[i].text);
+        free(dec->ranks_cache[i].ranks);
+    }
+    free(dec->ranks_scratch);
     free(dec);
 }
 
@@ -1053,13 +1159,4 @@ int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *er
 
 void fr_dump_free(fr_dump *dump) {
     if (dump) fv_arena_free(dump->arena);
-}
-
-const char *fr_state_name(fr_state state) {
-    switch (state) {
-    case FR_STATE_SCHEDULED: return "scheduled";
-    case FR_STATE_STARTED: return "started";
-    case FR_STATE_COMPLETED: return "completed";
-    }
-    return "unknown";
 }

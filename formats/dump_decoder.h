@@ -5,8 +5,10 @@
  * A job of 16 384 ranks decodes 16 384 files per analysis, and fresh memory costs a page fault
  * per 4 KiB on first touch — a sizeable share of the decoding time. An fr_decoder keeps that
  * memory between files: a thread that decodes file after file (the analyzer's load workers)
- * makes one, decodes each file with it, and frees it at the end. The dumps it returns are
- * independent of it (each owns its arena, freed by fr_dump_free) and outlive it.
+ * makes one, decodes each file with it, and frees it at the end. It also keeps the parse of
+ * the last few long "ranks" texts of pg_config (the default group's is in every file) and
+ * reuses it for a byte-identical text. The dumps it returns are independent of it (each owns
+ * its arena, freed by fr_dump_free, and has its own copy of every rank list) and outlive it.
  *
  * An fr_decoder is not thread-safe: one per thread. Results and errors are exactly those of
  * fr_dump_decode(), which is a one-file fr_decoder.

@@ -383,6 +383,11 @@ static size_t utf8_sequence(const uint8_t *s, size_t n) {
 static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
     size_t i = 0;
     while (i < n) {
+        uint64_t w; /* eight ASCII bytes at a time: a 16 384-rank "ranks" text is 100 KB of them */
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080ull))) {
+            i += 8;
+            continue;
+        }
         if (s[i] < 0x80) {
             i++;
             continue;
@@ -867,15 +872,136 @@ static size_t default_memory(size_t len) {
     return base + 32 * len;
 }
 
+/* The opcode loop. The hot opcodes of a Flight Recorder dump (BINGET, MARK, the small ints,
+ * EMPTY_LIST/EMPTY_DICT, NONE and the booleans: ~80% of them) run inline on local copies of
+ * `pos` and `sp`, since going through the machine struct costs loads and stores per opcode
+ * that the compiler cannot keep in registers across step()'s calls. A fast case either
+ * completes (its bytes are there, the memo hit is in the array, the stack has room) or
+ * changes nothing and lets step() do the opcode from its start, so every error, truncation and
+ * growth path is step()'s, exactly as before; the locals are written back before step() runs
+ * and read again after. The memory check after an opcode is skipped only after fast cases that
+ * allocate nothing (the count it compares is then what it was at the last check). */
 static int run(vm *m) {
-    while (m->pos < m->len) {
-        m->op_pos = m->pos;
-        m->op = m->buf[m->pos++];
-        int rc = step(m);
+    const uint8_t *const buf = m->buf;
+    const size_t len = m->len;
+    size_t pos = m->pos, sp = m->sp;
+    fv **stack = m->stack;
+    size_t stack_cap = m->stack_cap;
+    int rc;
+    while (pos < len) {
+        size_t op_pos = pos;
+        uint8_t op = buf[pos++];
+        fv *v;
+        switch (op) {
+        case 'h': /* BINGET */
+            if (pos < len && sp < stack_cap && buf[pos] < m->memo.dense_cap && (v = m->memo.dense[buf[pos]])) {
+                stack[sp++] = v;
+                pos++;
+                continue;
+            }
+            break;
+        case '(': /* MARK */
+            if (m->nmarks < m->max_marks && m->nmarks < m->marks_cap) {
+                m->marks[m->nmarks++] = sp;
+                m->marks_pushed++;
+                continue;
+            }
+            break;
+        case 'K': /* BININT1 */
+            if (pos < len && sp < stack_cap) {
+                v = fv_int(m->arena, buf[pos]);
+                pos++;
+                goto pushed;
+            }
+            break;
+        case 'M': /* BININT2 */
+            if (len - pos >= 2 && sp < stack_cap) {
+                v = fv_int(m->arena, (int64_t)load_le(buf + pos, 2));
+                pos += 2;
+                goto pushed;
+            }
+            break;
+        case 'J': /* BININT */
+            if (len - pos >= 4 && sp < stack_cap) {
+                uint32_t u32 = (uint32_t)load_le(buf + pos, 4);
+                int32_t i32;
+                memcpy(&i32, &u32, sizeof i32);
+                v = fv_int(m->arena, i32);
+                pos += 4;
+                goto pushed;
+            }
+            break;
+        case 0x8a: /* LONG1 of 1 to 8 bytes (the common time stamps) */
+            if (len - pos >= 1 && buf[pos] >= 1 && buf[pos] <= 8 && len - pos - 1 >= buf[pos] && sp < stack_cap) {
+                unsigned n = buf[pos];
+                uint64_t u = load_le(buf + pos + 1, n);
+                if (n < 8 && (buf[pos + n] & 0x80)) u |= ~(uint64_t)0 << (8 * n);
+                int64_t i64;
+                memcpy(&i64, &u, sizeof i64);
+                v = fv_int(m->arena, i64);
+                pos += 1 + n;
+                goto pushed;
+            }
+            break;
+        case ']': /* EMPTY_LIST */
+        case '}': /* EMPTY_DICT */
+            if (sp < stack_cap) {
+                v = op == ']' ? fv_list(m->arena) : fv_dict(m->arena);
+                if (v) {
+                    m->last_empty = v;
+                    m->last_empty_marks = m->marks_pushed;
+                }
+                goto pushed;
+            }
+            break;
+        case 'N': /* NONE */
+            if (sp < stack_cap) {
+                v = fv_none(m->arena);
+                goto pushed;
+            }
+            break;
+        case 0x88: /* NEWTRUE */
+        case 0x89: /* NEWFALSE */
+            if (sp < stack_cap) {
+                v = fv_bool(m->arena, op == 0x88);
+                goto pushed;
+            }
+            break;
+        default: break;
+        }
+        /* everything else, and a fast case that could not complete: step() from the start */
+        m->pos = pos = op_pos + 1;
+        m->sp = sp;
+        m->op_pos = op_pos;
+        m->op = op;
+        rc = step(m);
+        pos = m->pos;
+        sp = m->sp;
+        stack = m->stack;
+        stack_cap = m->stack_cap;
         if (rc) return rc;
-        if (m->op == '.') return R_OK;
-        if (memory_used(m) > m->max_memory) return out_of_memory(m);
+        if (op == '.') return R_OK;
+        goto check;
+    pushed:
+        if (!v) {
+            m->pos = pos;
+            m->sp = sp;
+            m->op_pos = op_pos;
+            m->op = op;
+            return out_of_memory(m);
+        }
+        stack[sp++] = v;
+    check:
+        if (memory_used(m) > m->max_memory) {
+            m->pos = pos;
+            m->sp = sp;
+            m->op_pos = op_pos;
+            m->op = op;
+            return out_of_memory(m);
+        }
     }
+    m->pos = pos;
+    m->sp = sp;
     m->op_pos = m->pos;
     m->op = '.';
     snprintf(m->err->msg, sizeof m->err->msg, "truncated pickle at byte %zu (no STOP)", m->len);

@@ -514,6 +514,28 @@ static void dict_trim(fv_arena *arena, fv *dict) {
     *spare_slot(dict) = model;
 }
 
+/* fv_dict_update of an empty dict, with room made for every pair, when the keys are a model's
+ * first keys pointer for pointer (a pickle's SETITEMS of an entry dict, its keys memoized):
+ * dict_set would then take the model's path for every pair, find each key new and keep the
+ * model, so the pairs are copied in one go and the dict ends exactly as dict_set leaves it.
+ * false, with nothing changed, when the keys (or a NULL item) say otherwise. */
+static bool dict_update_as_model(fv_arena *arena, fv *dict, fv *const *items, size_t npairs) {
+    fv *model = arena->models[model_slot(items[0])];
+    if (!model || model->len < npairs) return false;
+    fv *const *keys = model->u.seq.items;
+    for (size_t i = 0; i < npairs; i++)
+        if (items[2 * i] != keys[2 * i] || !items[2 * i + 1]) return false;
+    uint32_t sig = 0; /* a dict's signature is exactly the bits of its keys: a model with the
+                         same keys has the same one */
+    if (model->len == npairs) sig = model->u.seq.sig;
+    else for (size_t i = 0; i < npairs; i++) sig |= sig_bit(key_hash(items[2 * i]));
+    memcpy(dict->u.seq.items, items, npairs * 2 * sizeof *items);
+    dict->len = (uint32_t)npairs;
+    dict->u.seq.sig |= sig;
+    *spare_slot(dict) = model;
+    return true;
+}
+
 /* Room for all the pairs is made up front, as if every key were new, and what duplicates left
  * unused is given back at the end: the dict never holds more than inserting one pair at a time
  * would have left it with. The room is a hint; without it the pairs go in one at a time. */
@@ -525,6 +547,10 @@ size_t fv_dict_update(fv_arena *arena, fv *dict, fv *const *items, size_t npairs
     }
     uint64_t room = (uint64_t)dict->len * 2 + (uint64_t)npairs * 2 + 1;
     bool trim = npairs > 1 && dict->len + npairs <= DICT_LINEAR_MAX && reserve(arena, dict, room);
+    if (trim && dict->len == 0 && dict_update_as_model(arena, dict, items, npairs)) {
+        dict_trim(arena, dict);
+        return npairs;
+    }
     size_t i = 0;
     for (; i < npairs; i++) {
         fv *key = items[2 * i], *value = items[2 * i + 1];
@@ -541,7 +567,17 @@ size_t fv_dict_update(fv_arena *arena, fv *dict, fv *const *items, size_t npairs
 bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n) {
     if (!fv_is_seq(seq) || n > UINT32_MAX - seq->len) return false;
     if (n == 0) return true; /* an empty list may have no item array at all */
-    if (!reserve(arena, seq, (uint64_t)seq->len + n)) return false;
+    if (!seq->u.seq.cap && n <= UINT32_MAX / 2) {
+        /* the first items of a new list (APPENDS after EMPTY_LIST): an array of exactly their
+         * size (rounded to the arena's alignment), with no doubling from 4 to get there */
+        size_t bytes = round_up(n * sizeof(fv *));
+        fv **items_to = arena_take(arena, bytes);
+        if (!items_to) return false;
+        seq->u.seq.items = items_to;
+        seq->u.seq.cap = (uint32_t)(bytes / sizeof(fv *));
+    } else if (!reserve(arena, seq, (uint64_t)seq->len + n)) {
+        return false;
+    }
     fv **to = seq->u.seq.items + seq->len;
     for (size_t i = 0; i < n; i++) /* mostly a handful: a loop beats a call to memcpy */
         if (!(to[i] = items[i])) return false; /* written past len: not added */
