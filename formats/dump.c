@@ -1118,6 +1118,24 @@ void fr_decoder_free(fr_decoder *fd) {
  * large) gets a chunk of exactly its size, and 16 384 ranks' half-empty 64 KiB chunks add up. */
 enum { DUMP_FIRST_CHUNK = 4096 };
 
+/* A file that fails to decode and does not even start like a pickle (torch writes PROTO 2;
+ * Python's protocols 0 and 1 start a dict with '(' or '}') is most likely not a dump at all: say
+ * so before the reader's own message, which alone ("bad memo id in GET at byte 0") would
+ * leave the user puzzling over pickle internals. */
+static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *err) {
+    if (len == 0) {
+        snprintf(err->msg, sizeof err->msg, "empty file");
+        return;
+    }
+    if (bytes[0] == 0x80 || bytes[0] == '(' || bytes[0] == '}' || bytes[0] == ']') return;
+    static const char prefix[] = "not a Flight Recorder dump (neither a pickle nor JSON): ";
+    size_t p = sizeof prefix - 1, m = strnlen(err->msg, sizeof err->msg - 1);
+    if (p + m > sizeof err->msg - 1) m = sizeof err->msg - 1 - p;
+    memmove(err->msg + p, err->msg, m);
+    memcpy(err->msg, prefix, p);
+    err->msg[p + m] = '\0';
+}
+
 int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     fv_arena *values = fd->values;
@@ -1134,6 +1152,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
         encoding = FR_ENCODING_PICKLE;
         pr_options opts = {.max_memory = 0, .max_mark_depth = 0, .salvage = true}; /* reader's bounds */
         rc = pickle_read(bytes, len, values, &opts, &root, err);
+        if (rc < 0) explain_foreign_bytes(bytes, len, err);
         if (rc == 1) {
             truncated_at = truncation_offset(err, len);
             rc = 0;

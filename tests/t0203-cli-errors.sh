@@ -29,14 +29,14 @@ test_expect_success 'a junk file named like a dump is reported by path; the rest
 	mkdir dumps && cp "$DEMO"/* dumps/ &&
 	printf "garbage\n" >dumps/nccl_trace_rank_9 &&
 	if "$FRTRACE" dumps >out 2>err; then exit 1; else test $? -eq 1; fi &&
-	grep -q "dumps/nccl_trace_rank_9: " err &&
+	grep -q "dumps/nccl_trace_rank_9: not a Flight Recorder dump (neither a pickle nor JSON)" err &&
 	head -n 1 out | grep -q "^hang: rank 2 never joined"
 '
 
 test_expect_success 'only junk: nothing readable, exit 2' '
 	mkdir junk && printf "x" >junk/rank_0 && printf "{" >junk/rank_1 &&
 	if "$FRTRACE" junk >out 2>err; then exit 1; else test $? -eq 2; fi &&
-	grep -q "junk/rank_0: " err && grep -q "junk/rank_1: " err
+	grep -q "junk/rank_0: not a Flight Recorder dump" err && grep -q "junk/rank_1: " err
 '
 
 test_done
