@@ -2,7 +2,26 @@
 #include "analysis.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+double fa_clock(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+bool fa_timing_wanted(void) {
+    const char *v = getenv("FRTRACE_TIMING");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+void fa_timing_note(const char *phase, double *since) {
+    double t = fa_clock();
+    fprintf(stderr, "frtrace timing: %-8s %7.3f s\n", phase, t - *since);
+    *since = t;
+}
 
 static void input_findings(fa_analysis *a) {
     for (size_t i = 0; i < a->in.nrejected; i++) {
@@ -38,15 +57,22 @@ static void input_findings(fa_analysis *a) {
 
 int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     memset(a, 0, sizeof *a);
+    bool timing = fa_timing_wanted();
+    double t = fa_clock();
     if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, &a->in, err) != 0) return -1;
+    if (timing) fa_timing_note("load", &t);
     if (a->in.nranks == 0) {
         snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
         return -1;
     }
     if (fa_groups_build(&a->in, &a->groups, err) != 0) return -1;
+    if (timing) fa_timing_note("groups", &t);
     input_findings(a);
-    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, &a->match, &a->findings, err) != 0) return -1;
-    return fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
+    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings, err) != 0) return -1;
+    if (timing) fa_timing_note("match", &t);
+    int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
+    if (timing) fa_timing_note("verdict", &t);
+    return rc;
 }
 
 void fa_analysis_free(fa_analysis *a) {

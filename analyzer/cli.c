@@ -201,13 +201,18 @@ static int run(request *rq) {
         return 2;
     }
     print_input_messages(&a);
+    bool timing = fa_timing_wanted();
+    double t = fa_clock();
     int rc = 0;
     if (strcmp(rq->format, "json") == 0) rc = fa_report_db(&a, &rq->report, stdout);
     else if (strcmp(rq->format, "markdown") == 0) rc = fa_report_markdown(&a, &rq->report, stdout);
     else rc = fa_report_text(&a, &rq->report, stdout);
+    if (timing) fa_timing_note("report", &t);
     if (write_database(&a, rq) != 0) rc = -1;
+    if (timing) fa_timing_note("database", &t);
     int status = a.verdict.status == FA_STATUS_OK ? 0 : 1;
     fa_analysis_free(&a);
+    if (timing) fa_timing_note("free", &t);
     if (rc) return 2;
     return status;
 }

@@ -1,20 +1,30 @@
 /* match.c — collectives by (group, seq), send/recv by peer and order, agreement checks.
  *
- * The build runs in three steps (see match.h for the rules):
+ * The build runs in four steps (see match.h for the rules):
  *   1. walk each rank's entries once, in record order: attribute each to its group, grow the
  *      member's view (issued/completed counters), and cut the entries into calls — collective
- *      calls get an op through a hash on (group, seq, occurrence); send/recv go to a side list;
- *   2. sort the send/recv list by (group, sender, receiver, side, order) and pair it into ops;
- *   3. lay the calls out per op (counting sort), fold in pg_status, and check each collective.
- * Everything is linear in the number of entries except the p2p sort (n log n).
+ *      calls get an op through a hash on (group, seq, occurrence) and are kept compact in walk
+ *      order, counted per op; send/recv go to a side list;
+ *   2. place the collective calls straight into their final slots (ops in creation order, each
+ *      op's calls in rank order), now that every op's size is known;
+ *   3. sort the send/recv list by (group, sender, receiver, side, order) and pair it into ops,
+ *      whose calls follow the collective ones;
+ *   4. fold in pg_status and check each op: all cores screen the ops, one thread reports on the
+ *      ones that are not clean, in op order (check_all).
+ * Everything is linear in the number of entries except the p2p sort (n log n). FRTRACE_TIMING=1
+ * prints the steps' wall times to stderr.
  */
 #include "match.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "index.h"
+#include "analysis.h"
 
 /* ---------------------------------------------------------------- profiling names --- */
 
@@ -259,10 +269,21 @@ typedef struct builder {
     p2p_rec *p2p;
     size_t np2p, p2p_cap;
     open_group *open;
+    uint32_t *touched; /* groups the rank being walked has entries in, first-seen order */
+    size_t ntouched;
     uint32_t *entry_call;
     size_t entry_call_cap;
     long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
     size_t pg_cap;
+    long *group_pos; /* per group: the position of the rank being placed, -1 (place_collective_calls) */
+    fa_call *rank_calls; /* the collective calls of the rank being walked, in entry order */
+    size_t nrank_calls, rank_calls_cap;
+    /* Every rank's collective calls in walk order, kept compact until their op sizes are known
+     * (a call's member and rank follow from its rank): op, entry count, state; per rank where its calls and entry refs start. */
+    uint32_t *pend_op, *pend_n;
+    uint8_t *pend_state;
+    size_t npend, pend_cap;
+    size_t *rank_pend_at, *rank_refs_at; /* per input rank, + 1 */
 } builder;
 
 #define NO_CALL UINT32_MAX
@@ -297,6 +318,13 @@ static long new_call(builder *b, uint32_t op, uint32_t member, uint32_t rank_ind
     return (long)m->ncalls++;
 }
 
+/* A collective call of the rank being walked (in b->rank_calls; placed once every rank is walked). */
+static long new_rank_call(builder *b, uint32_t op, uint32_t member, uint32_t rank_index) {
+    if (grow((void **)&b->rank_calls, &b->rank_calls_cap, b->nrank_calls + 1, sizeof *b->rank_calls)) return -1;
+    b->rank_calls[b->nrank_calls] = (fa_call){op, member, rank_index, 0, 0, FR_STATE_COMPLETED, false};
+    return (long)b->nrank_calls++;
+}
+
 static long collective_op(builder *b, uint32_t group, int64_t seq, uint32_t occurrence) {
     uint64_t key = fa_key2(fa_key2(group, (uint64_t)seq), occurrence), at;
     if (fa_imap_get(&b->op_index, key, &at)) return (long)at;
@@ -316,18 +344,17 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
 
 static int add_collective_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index,
                                 const fa_entry *e, const fa_opinfo *op_info, uint32_t entry_index) {
-    fa_match *m = b->m;
     if (!continues_call(o, e->collective_seq_id, op_info)) {
         o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
         long op = collective_op(b, group, e->collective_seq_id, o->occurrence);
-        long call = op < 0 ? -1 : new_call(b, (uint32_t)op, member, rank_index, FR_STATE_COMPLETED);
+        long call = op < 0 ? -1 : new_rank_call(b, (uint32_t)op, member, rank_index);
         if (call < 0) return -1;
         o->call = call;
         o->seq = e->collective_seq_id;
         o->type = NULL;
         o->closed = false;
     }
-    fa_call *c = &m->calls[o->call];
+    fa_call *c = &b->rank_calls[o->call];
     c->nentries++;
     if (op_info->flags & FA_OP_END_MARKER) {
         c->state = (fr_state)e->state; /* the marker speaks for the whole bundle */
@@ -389,6 +416,47 @@ static int resolve_pgs(builder *b, uint32_t rank_index) {
     return 0;
 }
 
+/* Appends the walked rank's calls to the pending list, counting them into their ops; lays its
+ * call entries out contiguously in entry_refs (calls in walk order, entries in record order). */
+static int finish_rank_calls(builder *b, uint32_t rank_index, uint32_t nentries) {
+    fa_match *m = b->m;
+    size_t need = b->npend + b->nrank_calls + 1;
+    if (need > b->pend_cap) {
+        size_t cap = b->pend_cap ? b->pend_cap : 1024;
+        while (cap < need) cap *= 2;
+        uint32_t *op = realloc(b->pend_op, cap * sizeof *op);
+        if (op) b->pend_op = op;
+        uint32_t *n = realloc(b->pend_n, cap * sizeof *n);
+        if (n) b->pend_n = n;
+        uint8_t *st = realloc(b->pend_state, cap * sizeof *st);
+        if (st) b->pend_state = st;
+        if (!op || !n || !st) return -1;
+        b->pend_cap = cap;
+    }
+    b->rank_pend_at[rank_index] = b->npend;
+    b->rank_refs_at[rank_index] = m->nentry_refs;
+    size_t at = m->nentry_refs;
+    for (size_t c = 0; c < b->nrank_calls; c++) {
+        fa_call *call = &b->rank_calls[c];
+        b->pend_op[b->npend] = call->op;
+        b->pend_n[b->npend] = call->nentries;
+        b->pend_state[b->npend++] = (uint8_t)call->state;
+        m->ops[call->op].ncalls++;
+        call->entries_at = (uint32_t)at;
+        at += call->nentries;
+        call->nentries = 0;
+    }
+    if (grow((void **)&m->entry_refs, &b->refs_cap, at + 1, sizeof *m->entry_refs)) return -1;
+    for (uint32_t i = 0; i < nentries; i++) {
+        if (b->entry_call[i] == NO_CALL) continue;
+        fa_call *c = &b->rank_calls[b->entry_call[i]];
+        m->entry_refs[c->entries_at + c->nentries++] = i;
+    }
+    m->nentry_refs = at;
+    b->nrank_calls = 0;
+    return 0;
+}
+
 static int walk_rank(builder *b, uint32_t rank_index) {
     const fa_dump *d = b->in->ranks[rank_index].dump;
     const fa_store *store = b->in->store;
@@ -396,7 +464,6 @@ static int walk_rank(builder *b, uint32_t rank_index) {
     fa_match *m = b->m;
     if (grow((void **)&b->entry_call, &b->entry_call_cap, d->nentries + 1, sizeof *b->entry_call)) return -1;
     if (resolve_pgs(b, rank_index)) return -1;
-    size_t first_call = m->ncalls;
     m->rank_newest_pending[rank_index] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
         const fa_entry *e = &d->entries[i];
@@ -410,6 +477,7 @@ static int walk_rank(builder *b, uint32_t rank_index) {
             o->touched = true;
             o->call = -1;
             o->min_pending = INT64_MAX;
+            b->touched[b->ntouched++] = (uint32_t)gi;
         }
         fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
         note_progress(v, e, d->pgs[e->pg].pg_id);
@@ -432,29 +500,54 @@ static int walk_rank(builder *b, uint32_t rank_index) {
         }
         if (rc) return -1;
     }
-    /* in-order completion within a group: everything before the oldest pending one is done */
-    for (size_t gi = 0; gi < b->groups->n; gi++) {
-        open_group *o = &b->open[gi];
-        if (!o->touched) continue;
-        long pos = fa_group_position(&b->groups->v[gi], rank);
-        fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
+    /* in-order completion within a group: everything before the oldest pending one is done;
+     * only the groups this rank has entries in are visited (not every group of the job) */
+    for (size_t t = 0; t < b->ntouched; t++) {
+        open_group *o = &b->open[b->touched[t]];
+        long pos = fa_group_position(&b->groups->v[b->touched[t]], rank);
+        fa_view *v = view_of(m, b->touched[t], (uint32_t)pos);
         if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max) v->completed_max = o->min_pending - 1;
         o->touched = false;
     }
-    /* lay this rank's call entries out contiguously */
-    size_t at = m->nentry_refs;
-    for (size_t c = first_call; c < m->ncalls; c++) {
-        m->calls[c].entries_at = (uint32_t)at;
-        at += m->calls[c].nentries;
-        m->calls[c].nentries = 0;
+    b->ntouched = 0;
+    return finish_rank_calls(b, rank_index, d->nentries);
+}
+
+/* Puts every collective call at its final place: ops in creation order, each op's calls in rank
+ * order (the order the ranks were walked). The call array is allocated once at its final size
+ * plus room for the send/recv calls pair_p2p appends; the rank-order pending list is read
+ * sequentially and each call written straight to its slot, which stays cache-friendly because
+ * consecutive ranks fill neighbouring slots of the same ops. (Permuting a walk-order array in
+ * place instead costs a dependent cache miss per call: most of the matcher's time at scale.) */
+static int place_collective_calls(builder *b) {
+    fa_match *m = b->m;
+    size_t total = b->npend + b->np2p;
+    m->calls = malloc((total + 1) * sizeof *m->calls);
+    if (!m->calls) return -1;
+    b->calls_cap = total + 1;
+    size_t at = 0;
+    for (size_t o = 0; o < m->nops; o++) {
+        m->ops[o].first_call = (uint32_t)at;
+        at += m->ops[o].ncalls;
+        m->ops[o].ncalls = 0;
     }
-    if (grow((void **)&m->entry_refs, &b->refs_cap, at + 1, sizeof *m->entry_refs)) return -1;
-    for (uint32_t i = 0; i < d->nentries; i++) {
-        if (b->entry_call[i] == NO_CALL) continue;
-        fa_call *c = &m->calls[b->entry_call[i]];
-        m->entry_refs[c->entries_at + c->nentries++] = i;
+    for (uint32_t r = 0; r < b->in->nranks; r++) {
+        if (resolve_pgs(b, r)) return -1;
+        const fa_dump *d = b->in->ranks[r].dump;
+        /* the rank's position per group from its few pg slots; two slots of one group agree */
+        for (uint32_t k = 0; k < d->npgs; k++)
+            if (b->pg_group[k] >= 0) b->group_pos[b->pg_group[k]] = b->pg_pos[k];
+        size_t refs = b->rank_refs_at[r], end = r + 1 < b->in->nranks ? b->rank_pend_at[r + 1] : b->npend;
+        for (size_t p = b->rank_pend_at[r]; p < end; p++) {
+            fa_op *op = &m->ops[b->pend_op[p]];
+            fa_call *c = &m->calls[op->first_call + op->ncalls++];
+            *c = (fa_call){b->pend_op[p], (uint32_t)b->group_pos[op->group], r, (uint32_t)refs, b->pend_n[p], b->pend_state[p], false};
+            refs += b->pend_n[p];
+        }
+        for (uint32_t k = 0; k < d->npgs; k++)
+            if (b->pg_group[k] >= 0) b->group_pos[b->pg_group[k]] = -1;
     }
-    m->nentry_refs = at;
+    m->ncalls = at;
     return 0;
 }
 
@@ -474,6 +567,7 @@ static int p2p_call(builder *b, long op, const p2p_rec *r) {
     if (grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs)) return -1;
     m->calls[call].entries_at = (uint32_t)m->nentry_refs;
     m->calls[call].nentries = 1;
+    m->ops[op].ncalls++;
     m->entry_refs[m->nentry_refs++] = r->entry;
     return 0;
 }
@@ -484,6 +578,7 @@ static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     long op = new_op(b, any->group, true, any->p2p_seq);
     if (op < 0) return -1;
     fa_op *o = &b->m->ops[op];
+    o->first_call = (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
     o->src = any->src_pos < g->nmembers ? g->members[any->src_pos] : -1;
     o->dst = any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1;
     o->unmatched = !(send && recv) && o->src >= 0 && o->dst >= 0;
@@ -532,35 +627,9 @@ static int compare_members(const void *x, const void *y) {
     return (a->member > b->member) - (a->member < b->member);
 }
 
-/* Calls grouped by op (a counting sort, linear), then by member within each op. The calls are
- * the analyzer's biggest array after the entries, so they are permuted in place through a 4-byte
- * destination per call rather than copied. Ranks are walked in order, so members mostly arrive
- * sorted: only an op whose calls are not gets sorted. */
-static int layout_calls(fa_match *m) {
-    uint32_t *dest = malloc((m->ncalls + 1) * sizeof *dest);
-    if (!dest) return -1;
-    for (size_t c = 0; c < m->ncalls; c++) m->ops[m->calls[c].op].ncalls++;
-    size_t at = 0;
-    for (size_t o = 0; o < m->nops; o++) {
-        m->ops[o].first_call = (uint32_t)at;
-        at += m->ops[o].ncalls;
-        m->ops[o].ncalls = 0;
-    }
-    for (size_t c = 0; c < m->ncalls; c++) {
-        fa_op *op = &m->ops[m->calls[c].op];
-        dest[c] = op->first_call + op->ncalls++;
-    }
-    for (size_t c = 0; c < m->ncalls; c++) {
-        while (dest[c] != c) { /* follow the cycle through c */
-            uint32_t d = dest[c];
-            fa_call t = m->calls[d];
-            m->calls[d] = m->calls[c];
-            m->calls[c] = t;
-            dest[c] = dest[d];
-            dest[d] = d;
-        }
-    }
-    free(dest);
+/* Calls within each op by member. Ranks are walked in order and a send precedes its recv, so
+ * members mostly arrive sorted: only an op whose calls are not gets sorted. */
+static void sort_op_members(fa_match *m) {
     for (size_t o = 0; o < m->nops; o++) {
         fa_call *v = m->calls + m->ops[o].first_call;
         for (uint32_t i = 1; i < m->ops[o].ncalls; i++) {
@@ -569,7 +638,6 @@ static int layout_calls(fa_match *m) {
             break;
         }
     }
-    return 0;
 }
 
 /* pg_status counters, through the member's pg_id or, lacking entries, the one its peers use. */
@@ -610,6 +678,7 @@ typedef struct checker {
     size_t *listed_per_group;
     uint64_t *sig; /* per call of the op being checked */
     bool *odd;     /* per call: named by this check */
+    uint8_t *kind; /* per call: its own problem, 0 none, 1 sizes, 2 dtypes (check_intrinsic_calls) */
 } checker;
 
 enum { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
@@ -645,6 +714,9 @@ static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
  * class (two members, or a tie) every call is on a minority side. Returns the majority class
  * representative call index, or -1 when all calls agree. */
 static long mark_minority(checker *k, uint32_t ncalls) {
+    uint32_t same = 1;
+    while (same < ncalls && k->sig[same] == k->sig[0]) same++;
+    if (same >= ncalls) return -1; /* the common case: everyone agrees, no counting needed */
     fa_imap counts = {0};
     uint64_t best = 0, best_n = 0, second_n = 0;
     for (uint32_t i = 0; i < ncalls; i++) {
@@ -769,41 +841,49 @@ static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int
     return FA_MISSING_RANKS; /* = no problem */
 }
 
+/* Each call's own problem is found once (it does not depend on the pass); the size problems
+ * are reported first, then the dtype ones, each with the first offending call's reason. */
 static void check_intrinsic_calls(checker *k, size_t op_index) {
     fa_op *op = &k->m->ops[op_index];
     const fa_group *g = &k->groups->v[op->group];
+    char why[300] = "", first_why[2][300] = {"", ""};
+    size_t bad[2] = {0, 0};
+    for (uint32_t i = 0; i < op->ncalls; i++) {
+        fa_finding_kind kind = intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
+        k->kind[i] = (uint8_t)(kind == FA_SIZE_MISMATCH ? 1 : kind == FA_DTYPE_MISMATCH ? 2 : 0);
+        if (k->kind[i] && bad[k->kind[i] - 1]++ == 0) memcpy(first_why[k->kind[i] - 1], why, sizeof why);
+    }
     for (int pass = 0; pass < 2; pass++) {
-        fa_finding_kind want = pass ? FA_DTYPE_MISMATCH : FA_SIZE_MISMATCH;
-        char why[300] = "", first_why[300] = "";
-        size_t bad = 0;
-        for (uint32_t i = 0; i < op->ncalls; i++) {
-            fa_finding_kind kind = intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
-            k->odd[i] = kind == want;
-            if (k->odd[i] && bad++ == 0) memcpy(first_why, why, sizeof why);
-        }
-        if (!bad) continue;
-        fa_finding *f = add_mismatch(k, op_index, want);
+        if (!bad[pass]) continue;
+        for (uint32_t i = 0; i < op->ncalls; i++) k->odd[i] = k->kind[i] == pass + 1;
+        fa_finding *f = add_mismatch(k, op_index, pass ? FA_DTYPE_MISMATCH : FA_SIZE_MISMATCH);
         if (!f) return;
         char *who = fa_ranks_format(f->ranks.v, f->ranks.n);
-        fa_finding_set_detail(f, "rank%s %s: %s", f->ranks.n > 1 ? "s" : "", who, first_why);
+        fa_finding_set_detail(f, "rank%s %s: %s", f->ranks.n > 1 ? "s" : "", who, first_why[pass]);
         free(who);
     }
 }
 
-static void check_all_to_all_totals(checker *k, size_t op_index) {
-    fa_op *op = &k->m->ops[op_index];
+/* An all_to_all whose members send more or fewer elements in total than they receive. */
+static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t *in_total, int64_t *out_total) {
     const fa_group *g = &k->groups->v[op->group];
-    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers) return; /* totals need every member */
-    int64_t in_total = 0, out_total = 0;
+    *in_total = *out_total = 0;
+    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers) return false; /* totals need every member */
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
         for (uint32_t j = 0; j < c->nentries; j++) {
             const fa_entry *e = fa_call_entry(k->m, k->in, c, j);
-            in_total += fa_store_numel(k->in->store, e->in_sizes);
-            out_total += fa_store_numel(k->in->store, e->out_sizes);
+            *in_total += fa_store_numel(k->in->store, e->in_sizes);
+            *out_total += fa_store_numel(k->in->store, e->out_sizes);
         }
     }
-    if (in_total == out_total) return;
+    return *in_total != *out_total;
+}
+
+static void check_all_to_all_totals(checker *k, size_t op_index) {
+    fa_op *op = &k->m->ops[op_index];
+    int64_t in_total, out_total;
+    if (!all_to_all_totals_differ(k, op, &in_total, &out_total)) return;
     for (uint32_t i = 0; i < op->ncalls; i++) k->odd[i] = true;
     fa_finding *f = add_mismatch(k, op_index, FA_ALLTOALL_SIZE_MISMATCH);
     if (f)
@@ -869,19 +949,98 @@ static void check_op(checker *k, size_t op_index) {
     if (!op->mismatch) check_all_to_all_totals(k, op_index);
 }
 
-static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, int cap, fa_findings *findings) {
+/* Whether check_op would find nothing wrong with op_index: every call agrees on type, sizes and
+ * dtypes, none is inconsistent in itself, all_to_all totals add up (collectives), the pair
+ * matches (send/recv). Sets the op's representative as check_op does; reads everything else. */
+static bool op_is_clean(checker *k, size_t op_index) {
+    fa_op *op = &k->m->ops[op_index];
+    if (op->ncalls == 0) return true;
+    set_representative(k, op, 0);
+    if (op->is_p2p) {
+        if (op->ncalls != 2) return true;
+        const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
+        fr_entry ea, eb;
+        fa_call_expand(k->m, k->in, a, 0, &ea);
+        fa_call_expand(k->m, k->in, b, 0, &eb);
+        return p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea, fa_call_entry(k->m, k->in, b, 0), &eb);
+    }
+    static const int dims[] = {SIG_TYPE, SIG_SIZE, SIG_DTYPE};
+    for (int d = 0; d < 3; d++) {
+        uint64_t first = call_signature(k, &k->m->calls[op->first_call], dims[d]);
+        for (uint32_t i = 1; i < op->ncalls; i++)
+            if (call_signature(k, &k->m->calls[op->first_call + i], dims[d]) != first) return false;
+    }
+    char why[300];
+    uint32_t nmembers = k->groups->v[op->group].nmembers;
+    for (uint32_t i = 0; i < op->ncalls; i++)
+        if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) != FA_MISSING_RANKS) return false;
+    int64_t in_total, out_total;
+    return !all_to_all_totals_differ(k, op, &in_total, &out_total);
+}
+
+/* The agreement checks are split in two so that the costly part runs on every core: workers
+ * screen ops (op_is_clean, a chunk of ops at a time from a shared counter, each op's flag written
+ * by the one worker that took it), then one thread runs check_op on the ops that are not clean,
+ * in op order, so findings come out in the same order whatever the scheduling. A healthy job's
+ * ops are all clean. An op a worker could not screen (out of memory) simply stays unscreened. */
+typedef struct screen_job {
+    const fa_input *in;
+    const fa_groups *groups;
+    fa_match *m;
+    uint8_t *clean; /* per op: 1 when screened clean */
+    atomic_size_t next;
+} screen_job;
+
+enum { SCREEN_CHUNK = 1024 };
+
+static void *screen_worker(void *arg) {
+    screen_job *job = arg;
+    checker k = {job->in, job->groups, job->m, NULL, 0, NULL, NULL, NULL, NULL};
+    for (;;) {
+        size_t start = atomic_fetch_add(&job->next, SCREEN_CHUNK);
+        if (start >= job->m->nops) break;
+        size_t end = start + SCREEN_CHUNK < job->m->nops ? start + SCREEN_CHUNK : job->m->nops;
+        for (size_t i = start; i < end; i++) job->clean[i] = op_is_clean(&k, i);
+    }
+    return NULL;
+}
+
+static void screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m, int jobs, uint8_t *clean) {
+    screen_job job = {in, groups, m, clean, 0};
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)cores : 1;
+    }
+    size_t chunks = (m->nops + SCREEN_CHUNK - 1) / SCREEN_CHUNK;
+    if ((size_t)jobs > chunks) jobs = chunks ? (int)chunks : 1;
+    pthread_t threads[64];
+    int started = 0;
+    for (int t = 0; t < jobs - 1 && t < 64; t++)
+        if (pthread_create(&threads[started], NULL, screen_worker, &job) == 0) started++;
+    screen_worker(&job); /* the calling thread works too */
+    for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+}
+
+static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, int cap, int jobs, fa_findings *findings) {
     uint32_t widest = 1;
     for (size_t i = 0; i < m->nops; i++)
         if (m->ops[i].ncalls > widest) widest = m->ops[i].ncalls;
+    uint8_t *clean = calloc(m->nops + 1, 1);
+    if (!clean) return -1;
+    screen_ops(in, groups, m, jobs, clean);
     checker k = {in, groups, m, findings, cap, calloc(groups->n + 1, sizeof(size_t)), calloc(widest, sizeof(uint64_t)),
-                 calloc(widest, sizeof(bool))};
-    if (!k.listed_per_group || !k.sig || !k.odd) {
+                 calloc(widest, sizeof(bool)), calloc(widest, sizeof(uint8_t))};
+    if (!k.listed_per_group || !k.sig || !k.odd || !k.kind) {
         free(k.listed_per_group);
         free(k.sig);
         free(k.odd);
+        free(k.kind);
+        free(clean);
         return -1;
     }
-    for (size_t i = 0; i < m->nops; i++) check_op(&k, i);
+    for (size_t i = 0; i < m->nops; i++)
+        if (!clean[i]) check_op(&k, i);
+    free(clean);
     /* p2p with one side absent: the verdict weighs it; here it is recorded */
     for (size_t i = 0; i < m->nops; i++) {
         fa_op *op = &m->ops[i];
@@ -902,13 +1061,14 @@ static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, i
     free(k.listed_per_group);
     free(k.sig);
     free(k.odd);
+    free(k.kind);
     return 0;
 }
 
 /* ---------------------------------------------------------------- public ------------ */
 
-int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, fa_match *m, fa_findings *findings,
-                   fr_error *err) {
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
+                   fa_findings *findings, fr_error *err) {
     memset(m, 0, sizeof *m);
     builder b = {0};
     b.in = in;
@@ -924,15 +1084,36 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){-1, -1, -1, false, false};
     m->rank_newest_pending = calloc(in->nranks + 1, sizeof *m->rank_newest_pending);
     b.open = calloc(groups->n + 1, sizeof *b.open);
-    int rc = (m->view_at && m->views && m->rank_newest_pending && b.open) ? 0 : -1;
+    b.touched = calloc(groups->n + 1, sizeof *b.touched);
+    b.group_pos = malloc((groups->n + 1) * sizeof *b.group_pos);
+    b.rank_pend_at = calloc(in->nranks + 1, sizeof *b.rank_pend_at);
+    b.rank_refs_at = calloc(in->nranks + 1, sizeof *b.rank_refs_at);
+    int rc = (m->view_at && m->views && m->rank_newest_pending && b.open && b.touched && b.group_pos && b.rank_pend_at &&
+              b.rank_refs_at) ? 0 : -1;
+    for (size_t g = 0; rc == 0 && g <= groups->n; g++) b.group_pos[g] = -1;
+    bool timing = fa_timing_wanted();
+    double t = fa_clock();
     for (size_t r = 0; rc == 0 && r < in->nranks; r++) rc = walk_rank(&b, (uint32_t)r);
+    if (timing) fa_timing_note("  walk", &t);
+    if (rc == 0) rc = place_collective_calls(&b);
+    if (timing) fa_timing_note("  place", &t);
     if (rc == 0) rc = pair_p2p(&b);
-    if (rc == 0) rc = layout_calls(m);
+    if (rc == 0) sort_op_members(m);
+    if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
-    if (rc == 0) rc = check_all(in, groups, m, mismatch_cap, findings);
+    if (rc == 0) rc = check_all(in, groups, m, mismatch_cap, jobs, findings);
+    if (timing) fa_timing_note("  check", &t);
     fa_imap_free(&b.op_index);
     free(b.p2p);
     free(b.open);
+    free(b.touched);
+    free(b.group_pos);
+    free(b.rank_calls);
+    free(b.pend_op);
+    free(b.pend_n);
+    free(b.pend_state);
+    free(b.rank_pend_at);
+    free(b.rank_refs_at);
     free(b.entry_call);
     free(b.pg_group);
     free(b.pg_pos);
@@ -966,8 +1147,11 @@ static fa_member_state from_state(fr_state s) {
 }
 
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member) {
+    return fa_op_member_state_of(m, groups, op, member, fa_op_call(m, op, member));
+}
+
+fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member, const fa_call *c) {
     const fa_op *o = &m->ops[op];
-    const fa_call *c = fa_op_call(m, op, member);
     if (c) return from_state(c->state);
     const fa_group *g = &groups->v[o->group];
     if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;

@@ -83,7 +83,7 @@ typedef struct fa_call {
     uint32_t member;     /* position in the group */
     uint32_t rank_index; /* index into fa_input.ranks */
     uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
-    fr_state state;      /* the call's effective state */
+    uint8_t state;       /* the call's effective fr_state (a byte: 24-byte calls, one per rank per op) */
     bool in_minority;    /* named by a mismatch check */
 } fa_call;
 
@@ -122,13 +122,17 @@ typedef struct fa_match {
 } fa_match;
 
 /* Builds ops and calls for every group, runs the agreement checks, adds mismatch and p2p
- * findings (capped per group at `mismatch_cap` listed). Returns 0 or -1 (out of memory). */
-int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, fa_match *m,
+ * findings (capped per group at `mismatch_cap` listed). The checks use `jobs` threads (<= 0: one
+ * per core); the result does not depend on it. Returns 0 or -1 (out of memory). */
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
                    fa_findings *findings, fr_error *err);
 void fa_match_free(fa_match *m);
 
 /* The state of `member` (position in the op's group) for op `op`. */
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
+/* The same, given the member's call in op (fa_op_call's answer), for callers that walk an op's
+ * calls in member order anyway. */
+fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member, const fa_call *c);
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
 static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {

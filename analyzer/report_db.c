@@ -65,6 +65,19 @@ static void jw_close(jw *w, char c) {
 
 /* cJSON's print_string_ptr: ", \ and control characters escaped, other bytes as they are. */
 static void jw_string_body(jw *w, const char *s) {
+    /* fast path: most strings (ids, types, states, keys) need no escaping; copy them whole */
+    const unsigned char *q = (const unsigned char *)s;
+    while (*q >= 32 && *q != '"' && *q != '\\') q++;
+    if (!*q) {
+        size_t len = (size_t)(q - (const unsigned char *)s);
+        if (w->n + len + 2 <= sizeof w->buf) {
+            w->buf[w->n++] = '"';
+            memcpy(w->buf + w->n, s, len);
+            w->n += len;
+            w->buf[w->n++] = '"';
+            return;
+        }
+    }
     jw_char(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         const char *esc = NULL;
@@ -107,32 +120,40 @@ static void jw_str(jw *w, const char *key, const char *s) {
 }
 
 /* cJSON's print_number for a number made from an int64: "%d" when the value fits an int,
- * otherwise %1.15g, or %1.17g when that does not read back as the same double. */
-static void jw_int(jw *w, const char *key, int64_t v) {
-    if (key) jw_key(w, key);
-    jw_sep(w);
-    char tmp[32];
+ * otherwise %1.15g, or %1.17g when that does not read back as the same double. Written into
+ * tmp (32 bytes); returns the length. */
+static size_t int_text(int64_t v, char *tmp) {
     double d = (double)v;
     if (d > INT_MIN && d < INT_MAX) {
-        char *p = tmp + sizeof tmp;
+        char digits[24], *p = digits + sizeof digits;
         uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
         do *--p = (char)('0' + u % 10);
         while ((u /= 10) != 0);
         if (v < 0) *--p = '-';
-        jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
-        return;
+        size_t len = (size_t)(digits + sizeof digits - p);
+        memcpy(tmp, p, len);
+        return len;
     }
     int valueint = d >= INT_MAX ? INT_MAX : INT_MIN;
     int len;
     if (d == (double)valueint) {
-        len = snprintf(tmp, sizeof tmp, "%d", valueint);
+        len = snprintf(tmp, 32, "%d", valueint);
     } else {
         double back = 0;
-        len = snprintf(tmp, sizeof tmp, "%1.15g", d);
+        len = snprintf(tmp, 32, "%1.15g", d);
         if (sscanf(tmp, "%lg", &back) != 1 || fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
-            len = snprintf(tmp, sizeof tmp, "%1.17g", d);
+            len = snprintf(tmp, 32, "%1.17g", d);
     }
-    jw_raw(w, tmp, (size_t)len);
+    return (size_t)len;
+}
+
+/* cJSON's print_number for an int64 (int_text). */
+static void jw_int(jw *w, const char *key, int64_t v) {
+    if (key) jw_key(w, key);
+    jw_sep(w);
+    char tmp[32];
+    size_t len = int_text(v, tmp);
+    jw_raw(w, tmp, len);
 }
 
 static void jw_bool(jw *w, const char *key, bool v) {
@@ -228,6 +249,57 @@ static void write_groups(jw *w, const fa_analysis *a) {
     jw_close(w, ']');
 }
 
+/* A JSON array of ranks as jw_ints writes it, kept as text: every collective of a group expects
+ * the same members, and in a big job these lists are most of the database. */
+typedef struct rank_list_text {
+    char *v;
+    size_t n;
+} rank_list_text;
+
+static int rank_list_format(rank_list_text *t, const fa_ranks *r) {
+    t->v = malloc(r->n * 21 + 3);
+    if (!t->v) return -1;
+    size_t at = 0;
+    t->v[at++] = '[';
+    for (size_t i = 0; i < r->n; i++) {
+        if (i) t->v[at++] = ',';
+        at += int_text(r->v[i], t->v + at);
+    }
+    t->v[at++] = ']';
+    t->n = at;
+    return 0;
+}
+
+/* The expected ranks of group g's collectives (fa_op_expected: every known member), formatted
+ * once per group; NULL when out of memory. */
+static const rank_list_text *group_expected(const fa_analysis *a, rank_list_text *cache, uint32_t g) {
+    if (cache[g].v) return &cache[g];
+    const fa_group *grp = &a->groups.v[g];
+    fa_ranks all = {0};
+    for (uint32_t p = 0; p < grp->nmembers; p++)
+        if (grp->members[p] >= 0) fa_ranks_add(&all, grp->members[p]);
+    fa_ranks_normalize(&all);
+    int rc = rank_list_format(&cache[g], &all);
+    fa_ranks_free(&all);
+    return rc ? NULL : &cache[g];
+}
+
+/* op_passes for a collective: the members are walked in order beside the op's calls (sorted by
+ * member), instead of a search for each member's call. */
+static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing) {
+    const fa_op *o = &a->match.ops[op];
+    const fa_group *g = &a->groups.v[o->group];
+    const fa_call *c = &a->match.calls[o->first_call], *end = c + o->ncalls;
+    for (uint32_t p = 0; p < g->nmembers; p++) {
+        if (g->members[p] < 0) continue;
+        while (c < end && c->member < p) c++;
+        fa_member_state s = fa_op_member_state_of(&a->match, &a->groups, op, p, c < end && c->member == p ? c : NULL);
+        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) fa_ranks_add(missing, g->members[p]);
+    }
+    fa_ranks_normalize(missing);
+    return !o->mismatch && !o->unmatched && missing->n == 0;
+}
+
 static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing, fa_ranks *expected) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
@@ -260,7 +332,7 @@ static const char **first_mismatch(const fa_analysis *a) {
 }
 
 static void write_collective(jw *w, const fa_analysis *a, size_t i, const fr_entry *rep, const fa_ranks *expected,
-                             const fa_ranks *missing, bool pass, const char *mismatch) {
+                             const rank_list_text *expected_text, const fa_ranks *missing, bool pass, const char *mismatch) {
     const fa_op *o = &a->match.ops[i];
     jw_open(w, '{');
     jw_int(w, "id", (int64_t)i);
@@ -274,7 +346,13 @@ static void write_collective(jw *w, const fa_analysis *a, size_t i, const fr_ent
     jw_strings(w, "input_dtypes", &rep->input_dtypes);
     jw_strings(w, "output_dtypes", &rep->output_dtypes);
     jw_str(w, "state", op_state(a, o));
-    jw_ints(w, "expected_ranks", expected->v, expected->n);
+    if (expected_text) {
+        jw_key(w, "expected_ranks");
+        jw_sep(w);
+        jw_raw(w, expected_text->v, expected_text->n);
+    } else {
+        jw_ints(w, "expected_ranks", expected->v, expected->n);
+    }
     jw_ints(w, "missing_ranks", missing->v, missing->n);
     jw_bool(w, "pass_check", pass);
     if (mismatch) jw_str(w, "mismatch", mismatch);
@@ -289,9 +367,11 @@ static int write_collectives(jw *w, const fa_analysis *a, const fa_report_option
         if (a->groups.v[g].nmembers + 2 > widest) widest = a->groups.v[g].nmembers + 2;
     uint32_t *members = malloc(widest * sizeof *members);
     const char **mismatch = first_mismatch(a);
-    if (!members || !mismatch) {
+    rank_list_text *expected_cache = calloc(a->groups.n + 1, sizeof *expected_cache);
+    if (!members || !mismatch || !expected_cache) {
         free(members);
         free(mismatch);
+        free(expected_cache);
         return -1;
     }
     jw_key(w, "collectives");
@@ -302,13 +382,16 @@ static int write_collectives(jw *w, const fa_analysis *a, const fa_report_option
         fr_entry rep;
         if (!fa_op_rep(&a->match, &a->in, o, &rep)) continue;
         missing.n = expected.n = 0;
-        bool pass = op_passes(a, i, members, &missing, &expected);
+        const rank_list_text *expected_text = o->is_p2p ? NULL : group_expected(a, expected_cache, o->group);
+        bool pass = expected_text ? collective_passes(a, i, &missing) : op_passes(a, i, members, &missing, &expected);
         list_calls[i] = opt->all_calls || !pass || o->unmatched;
-        write_collective(w, a, i, &rep, &expected, &missing, pass, mismatch[i]);
+        write_collective(w, a, i, &rep, &expected, expected_text, &missing, pass, mismatch[i]);
     }
     jw_close(w, ']');
     fa_ranks_free(&missing);
     fa_ranks_free(&expected);
+    for (size_t g = 0; g < a->groups.n; g++) free(expected_cache[g].v);
+    free(expected_cache);
     free(members);
     free(mismatch);
     return 0;
