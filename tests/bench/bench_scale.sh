@@ -7,7 +7,9 @@
 # (/tmp/frtrace-bench; a directory generated before with the same parameters is reused), plus
 # one 512-rank job with stack frames. It then measures with build/bench/measure
 #   (a) cat of every file to /dev/null, after one warm-up read so both runs hit the page cache;
-#   (b) build/frtrace -d DIR -f json -o /dev/null  (the analysis; killed after BENCH_TIMEOUT s;
+#   (b) build/frtrace -d DIR -o /dev/null  (the analysis as an on-call engineer runs it: the
+#       text report on stdout plus the whole database, written to /dev/null so that the disk's
+#       speed does not count; killed after BENCH_TIMEOUT s;
 #       BENCH_FRTRACE names another binary, e.g. an older build to compare with)
 # and prints one table row per job: size, and for cat and frtrace wall s, CPU s, peak MB, MB/s,
 # entries/s, then frtrace/cat wall ratio. A frtrace that fails (exit status >= 2, killed or timed
@@ -99,7 +101,7 @@ row() {
     "$MEASURE" -o "$LOG/$name.cat" -- sh -c 'find "$1" -type f -print0 | xargs -0 cat >/dev/null' \
         sh "$d"
     "$MEASURE" -o "$LOG/$name.frtrace" -- sh -c 'ulimit -v "$1" && exec timeout "$2" "$3" -d "$4" \
-        -f json -o /dev/null' sh $((MEM_LIMIT_MB * 1024)) "$TIMEOUT" "$FRTRACE" "$d" \
+        -o /dev/null' sh $((MEM_LIMIT_MB * 1024)) "$TIMEOUT" "$FRTRACE" "$d" \
         >/dev/null 2>"$LOG/$name.frtrace.err"
     st=$(field exit "$LOG/$name.frtrace")
     cat_cells=$(cells "$LOG/$name.cat" "$bytes" "$entries")
