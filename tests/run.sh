@@ -20,9 +20,10 @@ failures=""
 # count_tap NAME LOGFILE EXIT_STATUS: add the file's results to the totals.
 count_tap() {
     name=$1 log=$2 status=$3
+    # A skip is "ok N # skip" from tests/lib.sh, "not ok N # SKIP" from cmocka's TAP output.
     ok=$(grep '^ok ' "$log" | grep -vci '# skip' || true)
-    skip=$(grep '^ok ' "$log" | grep -ci '# skip' || true)
-    bad=$(grep -c '^not ok ' "$log" || true)
+    skip=$(grep -E '^(not )?ok ' "$log" | grep -ci '# skip' || true)
+    bad=$(grep '^not ok ' "$log" | grep -vci '# skip' || true)
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
     ran=$((ok + skip + bad))
     if [ -n "$plan" ] && [ "$ran" -lt "$plan" ]; then
