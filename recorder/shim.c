@@ -904,6 +904,16 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devli
     return r;
 }
 
+/* A communicator made from a parent (Split, Shrink): registered at once; its size is asked of
+ * NCCL only when the call completed (a non-blocking one returns ncclInProgress, and the size
+ * is learned later). */
+static void register_child_comm(ncclComm_t child, const rec_comm_init *init, ncclResult_t r) {
+    register_comm(child, init);
+    if (r != ncclSuccess) return;
+    int i = comm_index(child);
+    if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0) fill_size_if_unknown(rec_comms_at(i), child);
+}
+
 EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                                   ncclConfig_t *config)
 {
@@ -921,12 +931,7 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
         rec_comm_init init = {.id = h, .nccl_hash = h, .parent = parent, .color = color,
                               .rank = -1, .nranks = 0, .blocking = config_blocking(config),
                               .name = config_name(config)};
-        register_comm(*newcomm, &init);
-        if (r == ncclSuccess) {
-            int i = comm_index(*newcomm);
-            if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0)
-                fill_size_if_unknown(rec_comms_at(i), *newcomm);
-        }
+        register_child_comm(*newcomm, &init, r);
     }
     return r;
 }
@@ -949,12 +954,7 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int e
             .nccl_hash = rec_hash_split(p->nccl_hash, 0, 0), /* NCCL's (colliding) hash */
             .parent = parent, .color = -1, .rank = -1, .nranks = 0,
             .blocking = config_blocking(config), .name = config_name(config)};
-        register_comm(*newcomm, &init);
-        if (r == ncclSuccess) {
-            int i = comm_index(*newcomm);
-            if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0)
-                fill_size_if_unknown(rec_comms_at(i), *newcomm);
-        }
+        register_child_comm(*newcomm, &init, r);
     }
     return r;
 }
