@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "dump_decoder.h"
+#include "file_read.h"
 #include "index.h"
 
 typedef struct candidate {
@@ -127,54 +128,15 @@ typedef struct decode_job {
     atomic_size_t next;
 } decode_job;
 
-typedef struct buffer {
-    char *v;
-    size_t cap;
-} buffer;
-
-/* Reads the whole file into `buf` (grown as needed, reused across files); its length, or -1
- * with *error set. */
-static long read_file(const char *path, buffer *buf, char **error) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *error = strdup(strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    size_t n = 0, want = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
-    bool failed = false;
-    for (;;) {
-        if (n + 1 >= buf->cap || want > buf->cap) {
-            size_t cap = want > buf->cap * 2 ? want : buf->cap * 2;
-            char *bigger = realloc(buf->v, cap);
-            if (!bigger) {
-                failed = true;
-                break;
-            }
-            buf->v = bigger;
-            buf->cap = cap;
-        }
-        size_t got = fread(buf->v + n, 1, buf->cap - n, f);
-        n += got;
-        if (got == 0 || n < buf->cap) break; /* the +1 above: a file of the stat size ends here */
-    }
-    failed |= ferror(f) != 0;
-    fclose(f);
-    if (failed) {
-        *error = strdup(buf->v ? "read error" : "out of memory");
-        return -1;
-    }
-    return (long)n;
-}
-
-static void decode_one(decode_job *job, size_t i, buffer *buf, fr_decoder *dec, fa_compactor *comp) {
-    long len = read_file(job->files[i].path, buf, &job->errors[i]);
-    if (len < 0) return;
+static void decode_one(decode_job *job, size_t i, fa_file_buffer *buf, fr_decoder *dec, fa_compactor *comp) {
     fr_error err = {{0}};
+    long len = fa_read_whole_file(job->files[i].path, buf, &err);
+    if (len < 0) {
+        job->errors[i] = strdup(err.msg);
+        return;
+    }
     fr_dump *dump = NULL;
-    if (len == 0) {
-        job->errors[i] = strdup("empty file");
-    } else if (fr_decoder_decode(dec, (const uint8_t *)buf->v, (size_t)len, &dump, &err) != 0) {
+    if (fr_decoder_decode(dec, buf->bytes, (size_t)len, &dump, &err) != 0) {
         job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
     } else {
         job->dumps[i] = fa_dump_compact(comp, dump);
@@ -185,7 +147,7 @@ static void decode_one(decode_job *job, size_t i, buffer *buf, fr_decoder *dec, 
 
 static void *decode_worker(void *arg) {
     decode_job *job = arg;
-    buffer buf = {0};
+    fa_file_buffer buf = {0};
     fr_decoder *dec = fr_decoder_new();
     fa_compactor *comp = fa_compactor_new(job->store);
     for (;;) {
@@ -196,7 +158,7 @@ static void *decode_worker(void *arg) {
     }
     fa_compactor_free(comp);
     fr_decoder_free(dec);
-    free(buf.v);
+    fa_file_buffer_free(&buf);
     return NULL;
 }
 

@@ -18,12 +18,11 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "file_read.h"
 #include "json_read.h"
 #include "json_write.h"
 #include "pickle_read.h"
 #include "value.h"
-
-#define MAX_FILE_SIZE ((uint64_t)64 << 30)
 
 static void usage(FILE *to) {
     fprintf(to,
@@ -39,66 +38,6 @@ static void usage(FILE *to) {
             "Exit status: 0 every file shown, 2 some file could not be read (see stderr).\n");
 }
 
-/* Reads a whole file into *buf (malloc'd, NUL-appended). 0, or -1 with err. */
-static int read_file(const char *path, uint8_t **buf, size_t *len, fr_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err->msg, sizeof err->msg, "%s", strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        snprintf(err->msg, sizeof err->msg, "is a directory");
-        return -1;
-    }
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= MAX_FILE_SIZE
-                     ? (size_t)st.st_size + 1
-                     : 65536;
-    size_t n = 0;
-    uint8_t *data = NULL;
-    int rc = 0;
-    for (;;) {
-        if (n + 1 >= cap || !data) {
-            if (data) cap *= 2;
-            uint8_t *bigger = realloc(data, cap);
-            if (!bigger) {
-                snprintf(err->msg, sizeof err->msg, "out of memory reading %zu bytes", cap);
-                rc = -1;
-                break;
-            }
-            data = bigger;
-        }
-        size_t got = fread(data + n, 1, cap - 1 - n, f);
-        n += got;
-        if ((uint64_t)n > MAX_FILE_SIZE) {
-            snprintf(err->msg, sizeof err->msg, "file larger than 64 GiB");
-            rc = -1;
-            break;
-        }
-        if (got == 0) {
-            if (ferror(f)) {
-                snprintf(err->msg, sizeof err->msg, "read error: %s", strerror(errno));
-                rc = -1;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (rc == 0 && n == 0) {
-        snprintf(err->msg, sizeof err->msg, "empty file");
-        rc = -1;
-    }
-    if (rc) {
-        free(data);
-        return -1;
-    }
-    data[n] = '\0';
-    *buf = data;
-    *len = n;
-    return 0;
-}
-
 static bool looks_like_json(const uint8_t *buf, size_t len) {
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')) i++;
@@ -106,10 +45,11 @@ static bool looks_like_json(const uint8_t *buf, size_t len) {
 }
 
 /* Decodes and prints one file; 0, or -1 with err. */
-static int show_file(const char *path, bool pretty, fr_error *err) {
-    uint8_t *buf;
-    size_t len;
-    if (read_file(path, &buf, &len, err)) return -1;
+static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_error *err) {
+    long read = fa_read_whole_file(path, file, err);
+    if (read < 0) return -1;
+    const uint8_t *buf = file->bytes;
+    size_t len = (size_t)read;
     fv_arena *arena = fv_arena_new();
     int rc = -1;
     fv *root = NULL;
@@ -127,7 +67,6 @@ static int show_file(const char *path, bool pretty, fr_error *err) {
         if (rc == 0) putchar('\n');
     }
     fv_arena_free(arena);
-    free(buf);
     return rc;
 }
 
@@ -158,14 +97,16 @@ int show_main(int argc, char **argv) {
         return 2;
     }
     int status = 0;
+    fa_file_buffer file = {0};
     for (int i = first; i < argc; i++) {
         fr_error err = {{0}};
-        if (show_file(argv[i], pretty, &err)) {
+        if (show_file(argv[i], pretty, &file, &err)) {
             fflush(stdout);
             fprintf(stderr, "frtrace show: %s: %s\n", argv[i], err.msg);
             status = 2;
         }
     }
+    fa_file_buffer_free(&file);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "frtrace show: error writing output: %s\n", strerror(errno));
         status = 2;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "files.h"
 
 /* --- building value trees as each version's writer did ------------------------------------ */
 
@@ -435,18 +436,6 @@ static void the_frtrace_key_carries_rank_trigger_and_comms(void **state) {
 }
 
 /* --- whole files ------------------------------------------------------------------------- */
-
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    *len = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
-}
 
 #define SYNTH "../shared/testdata/torch-fr-synthetic/"
 #define REAL "../shared/testdata/torch-fr-2.9-nvrx/"

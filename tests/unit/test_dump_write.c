@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "dump_write.h"
 #include "pickle_write.h"
+#include "files.h"
 
 typedef struct bytes {
     uint8_t *data;
@@ -29,18 +30,6 @@ static int collect(void *ctx, const uint8_t *p, size_t n) {
     b->len += n;
     b->data[b->len] = 0;
     return 0;
-}
-
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    *len = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
 }
 
 static fr_dump *decode_file(const char *path) {

@@ -12,6 +12,7 @@
 #include "json_write.h"
 #include "pickle_read.h"
 #include "value.h"
+#include "files.h"
 
 #define REAL_DUMP "../shared/testdata/torch-fr-2.9-nvrx/gpu_error_1st/_dump_0"
 
@@ -186,15 +187,6 @@ static void batched_appends_and_setitems(void **state) {
 }
 
 /* --- real dump ----------------------------------------------------------------------------- */
-
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *buf = malloc(1 << 20);
-    *len = fread(buf, 1, 1 << 20, f);
-    fclose(f);
-    return buf;
-}
 
 static void truncated_at_every_byte_is_an_error_or_a_flagged_salvage(void **state) {
     size_t len = 0;
