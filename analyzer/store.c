@@ -348,17 +348,17 @@ const int64_t *fa_store_ranks(fa_store *s, const int64_t *ranks, uint32_t n) {
     return id < 0 ? NULL : (const int64_t *)stored;
 }
 
-/* A string of the dump (K_STR or K_NAME), through the per-dump pointer cache; *stored_out (when
- * asked for) gets the store's copy, which other workers cannot move, unlike the id vectors. */
-static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, const char **stored_out) {
-    if (stored_out) *stored_out = NULL;
-    if (!str) return FA_NONE;
+/* The per-dump pointer cache: what a pointer into the dump (a string, a shape list, a dtype list,
+ * a stack: the decoder stores each distinct one once per dump) was interned as. The slot for
+ * (kind, p): a hit, or the empty slot where it belongs; NULL when out of memory. Growing the
+ * table moves the slots, so a slot is good only until the next call. */
+static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
     if ((c->ptrs_count + 1) * 2 > c->ptrs_cap) { /* rehash this dump's pointers into a bigger table */
         size_t cap = c->ptrs_cap ? c->ptrs_cap * 2 : 256;
         ptr_slot *v = calloc(cap, sizeof *v), *old = c->ptrs;
         if (!v) {
             c->failed = true;
-            return FA_NONE;
+            return NULL;
         }
         size_t oldcap = c->ptrs_cap;
         c->ptrs = v;
@@ -373,19 +373,46 @@ static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, c
         }
         free(old);
     }
-    size_t i = fa_mix64((uintptr_t)str ^ kind) & (c->ptrs_cap - 1);
+    size_t i = fa_mix64((uintptr_t)p ^ kind) & (c->ptrs_cap - 1);
     for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr; i = (i + 1) & (c->ptrs_cap - 1))
-        if (c->ptrs[i].ptr == str && c->ptrs[i].kind == kind) {
-            if (stored_out) *stored_out = (const char *)c->ptrs[i].stored;
-            return c->ptrs[i].id;
-        }
+        if (c->ptrs[i].ptr == p && c->ptrs[i].kind == kind) break;
+    return &c->ptrs[i];
+}
+
+static bool ptr_hit(const fa_compactor *c, const ptr_slot *s) { return s->generation == c->generation && s->ptr; }
+
+static void ptr_remember(fa_compactor *c, uint32_t kind, const void *p, uint32_t id, const uint8_t *stored) {
+    ptr_slot *s = ptr_find(c, kind, p);
+    if (!s || ptr_hit(c, s)) return;
+    *s = (ptr_slot){p, stored, kind, id, c->generation};
+    c->ptrs_count++;
+}
+
+/* A string of the dump (K_STR or K_NAME), through the per-dump pointer cache; *stored_out (when
+ * asked for) gets the store's copy, which other workers cannot move, unlike the id vectors. */
+static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, const char **stored_out) {
+    if (stored_out) *stored_out = NULL;
+    if (!str) return FA_NONE;
+    ptr_slot *s = ptr_find(c, kind, str);
+    if (!s) return FA_NONE;
+    if (ptr_hit(c, s)) {
+        if (stored_out) *stored_out = (const char *)s->stored;
+        return s->id;
+    }
     const uint8_t *stored = NULL;
     uint32_t id = intern(c, kind, str, strlen(str) + 1, &stored);
     if (id == FA_NONE) return FA_NONE;
-    c->ptrs[i] = (ptr_slot){str, stored, kind, id, c->generation};
-    c->ptrs_count++;
+    ptr_remember(c, kind, str, id, stored);
     if (stored_out) *stored_out = (const char *)stored;
     return id;
+}
+
+/* The id of a list the dump stores once (see ptr_find), when this dump has met it before. */
+static bool ptr_known(fa_compactor *c, uint32_t kind, const void *p, uint32_t *id) {
+    ptr_slot *s = p ? ptr_find(c, kind, p) : NULL;
+    if (!s || !ptr_hit(c, s)) return false;
+    *id = s->id;
+    return true;
 }
 
 static uint32_t intern_str(fa_compactor *c, uint32_t kind, const char *str) { return intern_str_at(c, kind, str, NULL); }
@@ -411,6 +438,8 @@ static int64_t *scratch(fa_compactor *c, size_t words) {
 }
 
 static uint32_t intern_shapes(fa_compactor *c, const fr_shapes *s) {
+    uint32_t id;
+    if (ptr_known(c, K_SHAPES, s->shapes, &id)) return id;
     size_t words = 1;
     for (uint32_t i = 0; i < s->count; i++) words += 1 + s->shapes[i].ndim;
     int64_t *w = scratch(c, words);
@@ -422,19 +451,27 @@ static uint32_t intern_shapes(fa_compactor *c, const fr_shapes *s) {
         memcpy(w + at, s->shapes[i].dims, s->shapes[i].ndim * sizeof *w);
         at += s->shapes[i].ndim;
     }
-    return intern(c, K_SHAPES, w, at * sizeof *w, NULL);
+    id = intern(c, K_SHAPES, w, at * sizeof *w, NULL);
+    if (id != FA_NONE && s->shapes) ptr_remember(c, K_SHAPES, s->shapes, id, NULL);
+    return id;
 }
 
 static uint32_t intern_strings(fa_compactor *c, const fr_strings *s) {
+    uint32_t id;
+    if (ptr_known(c, K_STRINGS, s->items, &id)) return id;
     int64_t *w = scratch(c, 1 + (size_t)s->count);
     if (!w) return FA_NONE;
     w[0] = s->count;
     for (uint32_t i = 0; i < s->count; i++) w[1 + i] = intern_str(c, K_STR, s->items[i]);
-    return intern(c, K_STRINGS, w, (1 + (size_t)s->count) * sizeof *w, NULL);
+    id = intern(c, K_STRINGS, w, (1 + (size_t)s->count) * sizeof *w, NULL);
+    if (id != FA_NONE && s->items) ptr_remember(c, K_STRINGS, s->items, id, NULL);
+    return id;
 }
 
 static uint32_t intern_frames(fa_compactor *c, const fr_frame *f, uint32_t n) {
     if (!f) return FA_NONE;
+    uint32_t id;
+    if (ptr_known(c, K_FRAMES, f, &id)) return id;
     int64_t *w = scratch(c, 1 + 3 * (size_t)n);
     if (!w) return FA_NONE;
     w[0] = n;
@@ -443,7 +480,9 @@ static uint32_t intern_frames(fa_compactor *c, const fr_frame *f, uint32_t n) {
         w[2 + 3 * i] = intern_str(c, K_STR, f[i].filename);
         w[3 + 3 * i] = f[i].line;
     }
-    return intern(c, K_FRAMES, w, (1 + 3 * (size_t)n) * sizeof *w, NULL);
+    id = intern(c, K_FRAMES, w, (1 + 3 * (size_t)n) * sizeof *w, NULL);
+    if (id != FA_NONE) ptr_remember(c, K_FRAMES, f, id, NULL);
+    return id;
 }
 
 /* The rank's pg slot for an entry; a rank has few groups, and runs of entries share one. */

@@ -1,8 +1,12 @@
 /* dump.c — Flight Recorder values → typed dumps (fr_dump), for every format version.
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
- * anything else a pickle, read with salvage on), then fr_dump_from_value() maps the value tree
- * to structs. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
+ * anything else a pickle). A pickle first goes down the direct path of dump_fast.c, which reads
+ * the regular shape PyTorch's C++ pickler writes straight into fr_entry structs (about three
+ * times faster) and declines anything else; then, or for JSON, the generic path: the reader
+ * (pickle_read with salvage on, or json_read) builds a value tree and fr_dump_from_value() maps
+ * it to structs. Both paths build through the same helpers (dump_builder.h), so they give the
+ * same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
  * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
  * versions; what a version lacks gets a neutral default (see dump.h).
  *
@@ -40,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump_builder.h"
 #include "dump_decoder.h"
+#include "dump_fast.h"
 #include "intern.h"
 #include "json_read.h"
 #include "pickle_read.h"
@@ -136,6 +142,12 @@ typedef struct decoder {
     const fv *state_nodes[3]; /* the string node last seen for each fr_state */
     fr_frame *frame_buf;               /* scratch for one entry's frames */
     size_t frame_buf_cap;
+    const char **strings_buf;          /* scratch for one dtype list */
+    size_t strings_buf_cap;
+    uint32_t *ndims_buf;               /* scratch for one shape list, flattened */
+    size_t ndims_buf_cap;
+    int64_t *dims_buf;
+    size_t dims_buf_cap;
     ranks_text ranks_cache[RANKS_CACHE_SLOTS]; /* kept across files, unlike the caches above */
     uint64_t ranks_clock;
     int64_t *ranks_scratch; /* the parse of a ranks text not kept in ranks_cache */
@@ -199,6 +211,42 @@ static const char *intern_node(decoder *dec, const fv *v) {
 }
 
 static const char *intern_cstr(decoder *dec, const char *s) { return fr_intern(dec->strings, s, strlen(s)); }
+
+const char *dump_intern(decoder *dec, const char *bytes, size_t len) { return fr_intern(dec->strings, bytes, len); }
+
+const char *dump_thread_id_text(decoder *dec, int64_t id) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lld", (long long)id);
+    return intern_cstr(dec, buf);
+}
+
+fv_arena *dump_arena(decoder *dec) { return dec->arena; }
+
+/* Scratch arrays kept by the decoder (false/NULL when out of memory). */
+static bool grow_scratch(void **buf, size_t *cap, size_t n, size_t size) {
+    if (*buf && *cap >= n) return true;
+    size_t want = n < 64 ? 64 : n;
+    void *p = malloc(want * size);
+    if (!p) return false;
+    free(*buf);
+    *buf = p;
+    *cap = want;
+    return true;
+}
+
+static const char **scratch_strings(decoder *dec, size_t n) {
+    return grow_scratch((void **)&dec->strings_buf, &dec->strings_buf_cap, n, sizeof *dec->strings_buf)
+               ? dec->strings_buf : NULL;
+}
+
+static bool scratch_shapes(decoder *dec, size_t nshapes, size_t ndims_total, uint32_t **ndims, int64_t **dims) {
+    if (!grow_scratch((void **)&dec->ndims_buf, &dec->ndims_buf_cap, nshapes, sizeof *dec->ndims_buf) ||
+        !grow_scratch((void **)&dec->dims_buf, &dec->dims_buf_cap, ndims_total, sizeof *dec->dims_buf))
+        return false;
+    *ndims = dec->ndims_buf;
+    *dims = dec->dims_buf;
+    return true;
+}
 
 /* --- scalar fields ------------------------------------------------------------------------ */
 
@@ -288,6 +336,8 @@ static const char *normalized_dtype(const char *s) {
     return s;
 }
 
+const char *dump_dtype(decoder *dec, const char *interned) { return intern_cstr(dec, normalized_dtype(interned)); }
+
 static const char *dtype_node(decoder *dec, const fv *v) {
     node_str *c = &dec->dtype_cache[pointer_slot(v, DTYPE_CACHE_SLOTS)];
     if (c->node == v) return c->str;
@@ -365,7 +415,7 @@ static void table_free(list_table *t) { free(t->slots); }
 /* --- dtypes ------------------------------------------------------------------------------- */
 
 static bool same_strings(const void *stored, uint32_t count, const void *candidate) {
-    return memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
+    return count == 0 || memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
 }
 
 static dtype_list *recent_dtypes(decoder *dec, const fv *v) {
@@ -393,47 +443,86 @@ static int get_dtypes(decoder *dec, const fv *v, const char *key, fr_strings *ou
 }
 
 static int get_dtypes_uncached(decoder *dec, const fv *v, const char *key, fr_strings *out) {
-    const char *local[SHARE_ITEMS_MAX];
-    bool share = v->len <= SHARE_ITEMS_MAX;
-    const char **items = local;
-    if (!share && !(items = fv_arena_alloc(dec->arena, (size_t)v->len * sizeof *items))) return out_of_memory(dec);
-    uint64_t h = v->len;
+    const char **items = scratch_strings(dec, v->len);
+    if (!items) return out_of_memory(dec);
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *item = fv_item(v, i);
         if (!fv_is(item, FV_STR)) return wrong_type(dec, key, item, "list of str");
         if (!(items[i] = dtype_node(dec, item))) return out_of_memory(dec);
-        h = hash_step(h, (uint64_t)(uintptr_t)items[i]);
     }
-    out->count = v->len;
-    out->items = items;
-    if (!share) return 0;
-    list_slot *fill;
-    const void *found = shared_find(&dec->dtypes, h, v->len, local, same_strings, &fill);
-    if (found) {
-        out->items = found;
-        return 0;
+    return dump_store_dtypes(dec, v->len, items, out);
+}
+
+int dump_store_dtypes(decoder *dec, uint32_t count, const char *const *items, fr_strings *out) {
+    uint64_t h = count;
+    for (uint32_t i = 0; i < count; i++) h = hash_step(h, (uint64_t)(uintptr_t)items[i]);
+    out->count = count;
+    list_slot *fill = NULL;
+    if (count <= SHARE_ITEMS_MAX) {
+        const void *found = shared_find(&dec->dtypes, h, count, items, same_strings, &fill);
+        if (found) {
+            out->items = found;
+            return 0;
+        }
     }
-    const char **copy = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *copy);
+    const char **copy = fv_arena_alloc(dec->arena, (size_t)(count ? count : 1) * sizeof *copy);
     if (!copy) return out_of_memory(dec);
-    memcpy(copy, local, (size_t)v->len * sizeof *copy);
-    shared_store(&dec->dtypes, fill, h, v->len, copy);
+    if (count) memcpy(copy, items, (size_t)count * sizeof *copy);
+    shared_store(&dec->dtypes, fill, h, count, copy);
     out->items = copy;
     return 0;
 }
 
 /* --- shapes -------------------------------------------------------------------------------- */
 
-/* `candidate` is the value list the shapes are read from (already checked to be ints). */
+/* A candidate list of shapes, flattened: shape i has ndims[i] dims, all of them end to end. */
+typedef struct flat_shapes {
+    const uint32_t *ndims;
+    const int64_t *dims;
+} flat_shapes;
+
 static bool same_shapes(const void *stored, uint32_t count, const void *candidate) {
     const fr_shape *shapes = stored;
-    const fv *v = candidate;
+    const flat_shapes *c = candidate;
+    const int64_t *dims = c->dims;
     for (uint32_t i = 0; i < count; i++) {
-        const fv *shape = fv_item(v, i);
-        if (shapes[i].ndim != shape->len) return false;
-        for (uint32_t k = 0; k < shape->len; k++)
-            if (shapes[i].dims[k] != fv_item(shape, k)->u.i) return false;
+        if (shapes[i].ndim != c->ndims[i]) return false;
+        if (shapes[i].ndim && memcmp(shapes[i].dims, dims, (size_t)shapes[i].ndim * sizeof *dims) != 0) return false;
+        dims += shapes[i].ndim;
     }
     return true;
+}
+
+int dump_store_shapes(decoder *dec, uint32_t count, const uint32_t *ndims, const int64_t *dims, fr_shapes *out) {
+    uint64_t total = 0, h = count;
+    const int64_t *d = dims;
+    for (uint32_t i = 0; i < count; i++) {
+        total += ndims[i];
+        h = hash_step(h, ndims[i]);
+        for (uint32_t k = 0; k < ndims[i]; k++) h = hash_step(h, (uint64_t)*d++);
+    }
+    out->count = count;
+    list_slot *fill = NULL;
+    flat_shapes candidate = {ndims, dims};
+    if (total + count <= SHARE_ITEMS_MAX) {
+        const void *found = shared_find(&dec->shapes, h, count, &candidate, same_shapes, &fill);
+        if (found) {
+            out->shapes = found;
+            return 0;
+        }
+    }
+    fr_shape *shapes = fv_arena_alloc(dec->arena, (size_t)(count ? count : 1) * sizeof *shapes);
+    int64_t *copy = fv_arena_alloc(dec->arena, (size_t)(total ? total : 1) * sizeof *copy);
+    if (!shapes || !copy) return out_of_memory(dec);
+    if (total) memcpy(copy, dims, (size_t)total * sizeof *copy);
+    for (uint32_t i = 0; i < count; i++) {
+        shapes[i].ndim = ndims[i];
+        shapes[i].dims = copy;
+        copy += ndims[i];
+    }
+    shared_store(&dec->shapes, fill, h, count, shapes);
+    out->shapes = shapes;
+    return 0;
 }
 
 static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out) {
@@ -444,37 +533,20 @@ static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out
         if (!fv_is_seq(shape)) return wrong_type(dec, key, shape, "list of lists of int");
         total += shape->len;
     }
-    uint64_t h = v->len;
+    uint32_t *ndims;
+    int64_t *dims;
+    if (!scratch_shapes(dec, v->len, total, &ndims, &dims)) return out_of_memory(dec);
+    int64_t *d = dims;
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *shape = fv_item(v, i);
-        h = hash_step(h, shape->len);
+        ndims[i] = shape->len;
         for (uint32_t k = 0; k < shape->len; k++) {
             const fv *dim = fv_item(shape, k);
             if (!fv_is(dim, FV_INT)) return wrong_type(dec, key, dim, "list of lists of int");
-            h = hash_step(h, (uint64_t)dim->u.i);
+            *d++ = dim->u.i;
         }
     }
-    out->count = v->len;
-    list_slot *fill = NULL;
-    if (total + v->len <= SHARE_ITEMS_MAX) {
-        const void *found = shared_find(&dec->shapes, h, v->len, v, same_shapes, &fill);
-        if (found) {
-            out->shapes = found;
-            return 0;
-        }
-    }
-    fr_shape *shapes = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *shapes);
-    int64_t *dims = fv_arena_alloc(dec->arena, (size_t)(total ? total : 1) * sizeof *dims);
-    if (!shapes || !dims) return out_of_memory(dec);
-    for (uint32_t i = 0; i < v->len; i++) {
-        const fv *shape = fv_item(v, i);
-        shapes[i].ndim = shape->len;
-        shapes[i].dims = dims;
-        for (uint32_t k = 0; k < shape->len; k++) *dims++ = fv_item(shape, k)->u.i;
-    }
-    shared_store(&dec->shapes, fill, h, v->len, shapes);
-    out->shapes = shapes;
-    return 0;
+    return dump_store_shapes(dec, v->len, ndims, dims, out);
 }
 
 /* --- frames -------------------------------------------------------------------------------- */
@@ -510,55 +582,53 @@ static int get_frame(decoder *dec, const fv *f, fr_frame *out) {
 
 static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
     if (!fv_is_seq(v)) return wrong_type(dec, "frames", v, "list of dict");
-    bool share = v->len > 0 && v->len <= FRAME_SHARE_MAX;
-    fr_frame *frames;
-    if (share) { /* read into scratch, keep a copy only when the stack is new */
-        if (dec->frame_buf_cap < v->len) {
-            free(dec->frame_buf);
-            dec->frame_buf_cap = FRAME_SHARE_MAX;
-            if (!(dec->frame_buf = malloc(FRAME_SHARE_MAX * sizeof *dec->frame_buf))) {
-                dec->frame_buf_cap = 0;
-                return out_of_memory(dec);
-            }
-        }
-        frames = dec->frame_buf;
-    } else { /* present-but-empty stays distinguishable from absent (frames == NULL) */
-        frames = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *frames);
-        if (!frames) return out_of_memory(dec);
-    }
-    uint64_t h = v->len;
-    for (uint32_t i = 0; i < v->len; i++) {
+    fr_frame *frames = dump_scratch_frames(dec, v->len);
+    if (!frames) return out_of_memory(dec);
+    for (uint32_t i = 0; i < v->len; i++)
         if (get_frame(dec, fv_item(v, i), &frames[i])) return -1;
+    return dump_store_frames(dec, frames, v->len, e);
+}
+
+fr_frame *dump_scratch_frames(decoder *dec, uint32_t n) {
+    if (dec->frame_buf_cap < n || !dec->frame_buf) {
+        size_t cap = n > FRAME_SHARE_MAX ? n : FRAME_SHARE_MAX;
+        fr_frame *buf = malloc(cap * sizeof *buf);
+        if (!buf) return NULL;
+        free(dec->frame_buf);
+        dec->frame_buf = buf;
+        dec->frame_buf_cap = cap;
+    }
+    return dec->frame_buf;
+}
+
+/* An entry's frames: a stack seen before in this dump is shared, a new one copied. An empty but
+ * present list stays distinguishable from an absent one (frames == NULL). */
+int dump_store_frames(decoder *dec, const fr_frame *frames, uint32_t n, fr_entry *e) {
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++) {
         h = hash_step(h, (uint64_t)(uintptr_t)frames[i].name);
         h = hash_step(h, (uint64_t)(uintptr_t)frames[i].filename);
         h = hash_step(h, (uint64_t)frames[i].line);
     }
-    e->nframes = v->len;
-    e->frames = frames;
-    if (!share) return 0;
-    list_slot *fill;
-    const void *found = shared_find(&dec->frames, h, v->len, frames, same_frames, &fill);
-    if (found) {
-        e->frames = found;
-        return 0;
+    e->nframes = n;
+    list_slot *fill = NULL;
+    if (n > 0 && n <= FRAME_SHARE_MAX) {
+        const void *found = shared_find(&dec->frames, h, n, frames, same_frames, &fill);
+        if (found) {
+            e->frames = found;
+            return 0;
+        }
     }
-    fr_frame *copy = fv_arena_alloc(dec->arena, (size_t)v->len * sizeof *copy);
+    fr_frame *copy = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *copy);
     if (!copy) return out_of_memory(dec);
-    memcpy(copy, frames, (size_t)v->len * sizeof *copy);
-    shared_store(&dec->frames, fill, h, v->len, copy);
+    if (n) memcpy(copy, frames, (size_t)n * sizeof *copy);
+    shared_store(&dec->frames, fill, h, n, copy);
     e->frames = copy;
     return 0;
 }
 
 /* --- entries ------------------------------------------------------------------------------- */
 
-typedef enum entry_field {
-    F_FRAMES, F_RECORD_ID, F_PG_ID, F_PROCESS_GROUP, F_THREAD_NAME, F_THREAD_ID,
-    F_COLLECTIVE_SEQ_ID, F_P2P_SEQ_ID, F_OP_ID, F_PROFILING_NAME, F_TIME_CREATED_NS,
-    F_DURATION_MS, F_INPUT_SIZES, F_INPUT_DTYPES, F_OUTPUT_SIZES, F_OUTPUT_DTYPES, F_STATE,
-    F_TIME_DISCOVERED_STARTED_NS, F_TIME_DISCOVERED_COMPLETED_NS, F_RETIRED, F_TIMEOUT_MS,
-    F_IS_P2P, F_COUNT, F_UNKNOWN = -1,
-} entry_field;
 
 static const char *const ENTRY_FIELD_NAMES[F_COUNT] = {
     "frames", "record_id", "pg_id", "process_group", "thread_name", "thread_id",
@@ -574,14 +644,32 @@ static const uint32_t REQUIRED_ENTRY_FIELDS =
     1u << F_P2P_SEQ_ID | 1u << F_PROFILING_NAME | 1u << F_STATE | 1u << F_INPUT_SIZES |
     1u << F_OUTPUT_SIZES | 1u << F_INPUT_DTYPES | 1u << F_OUTPUT_DTYPES;
 
-static int field_by_name(const fv *key) {
-    if (!fv_is(key, FV_STR)) return F_UNKNOWN;
+int dump_entry_field(const char *bytes, size_t len) {
+    if (len == 0) return F_UNKNOWN;
     for (int f = 0; f < F_COUNT; f++) {
         const char *name = ENTRY_FIELD_NAMES[f];
-        if (name[0] == key->u.s[0] && strlen(name) == key->len && memcmp(name, key->u.s, key->len) == 0)
-            return f;
+        if (name[0] == bytes[0] && strlen(name) == len && memcmp(name, bytes, len) == 0) return f;
     }
     return F_UNKNOWN;
+}
+
+static int field_by_name(const fv *key) {
+    return fv_is(key, FV_STR) ? dump_entry_field(key->u.s, key->len) : F_UNKNOWN;
+}
+
+bool dump_entry_complete(uint32_t seen) { return (REQUIRED_ENTRY_FIELDS & ~seen) == 0; }
+
+void dump_entry_init(fr_entry *e) {
+    memset(e, 0, sizeof *e);
+    e->timeout_ms = -1;
+    e->profiling_name = "";
+}
+
+int dump_state_of(const char *s) {
+    if (strcmp(s, "scheduled") == 0) return FR_STATE_SCHEDULED;
+    if (strcmp(s, "started") == 0) return FR_STATE_STARTED;
+    if (strcmp(s, "completed") == 0) return FR_STATE_COMPLETED;
+    return -1;
 }
 
 /* Pickled entry dicts share their key nodes through the memo: decide once per node. */
@@ -601,10 +689,9 @@ static int get_state(decoder *dec, const fv *v, fr_state *out) {
             *out = (fr_state)k;
             return 0;
         }
-    if (strcmp(v->u.s, "scheduled") == 0) *out = FR_STATE_SCHEDULED;
-    else if (strcmp(v->u.s, "started") == 0) *out = FR_STATE_STARTED;
-    else if (strcmp(v->u.s, "completed") == 0) *out = FR_STATE_COMPLETED;
-    else return fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
+    int state = dump_state_of(v->u.s);
+    if (state < 0) return fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
+    *out = (fr_state)state;
     dec->state_nodes[*out] = v;
     return 0;
 }
@@ -617,9 +704,7 @@ static int get_process_group(decoder *dec, const fv *v, fr_entry *e) {
 
 static int get_thread_id(decoder *dec, const fv *v, const char **out) {
     if (fv_is(v, FV_INT)) { /* some writers give the pthread id as a number */
-        char buf[24];
-        snprintf(buf, sizeof buf, "%lld", (long long)v->u.i);
-        *out = intern_cstr(dec, buf);
+        *out = dump_thread_id_text(dec, v->u.i);
         return *out ? 0 : out_of_memory(dec);
     }
     return get_str(dec, v, "thread_id", out);
@@ -669,9 +754,7 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
     set_where(dec, WHERE_ENTRY, index, NULL);
     if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
-    memset(e, 0, sizeof *e);
-    e->timeout_ms = -1;
-    e->profiling_name = "";
+    dump_entry_init(e);
     uint32_t seen = 0;
     for (uint32_t p = 0; p < d->len; p++) {
         int field = field_of_key(dec, fv_dict_key(d, p));
@@ -1007,6 +1090,9 @@ static void decoder_free(decoder *dec) {
     table_free(&dec->dtypes);
     table_free(&dec->frames);
     free(dec->frame_buf);
+    free(dec->strings_buf);
+    free(dec->ndims_buf);
+    free(dec->dims_buf);
     for (int i = 0; i < RANKS_CACHE_SLOTS; i++) {
         free(dec->ranks_cache[i].text);
         free(dec->ranks_cache[i].ranks);
@@ -1039,27 +1125,39 @@ static void decoder_clear(decoder *dec) {
     set_where(dec, WHERE_TEXT, 0, NULL);
 }
 
-/* `dec` is fresh or cleared; it is cleared again before returning. */
-static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at,
-                      fr_dump **out, fr_error *err) {
-    *out = NULL;
-    fr_dump *d = fv_arena_alloc(arena, sizeof *d);
+/* Sets `dec` up to build a dump in `arena` (fresh or cleared decoder); *d is the empty dump. */
+static int builder_begin(decoder *dec, fv_arena *arena, fr_encoding encoding, fr_error *err, fr_dump **d) {
+    *d = fv_arena_alloc(arena, sizeof **d);
     dec->strings = fr_intern_new(arena);
-    if (!d || !dec->strings) {
+    if (!*d || !dec->strings) {
         fr_intern_free(dec->strings);
         dec->strings = NULL;
         return fail(err, "out of memory while decoding the dump");
     }
     dec->arena = arena;
     dec->err = err;
-    memset(d, 0, sizeof *d);
-    d->encoding = encoding;
-    d->global_rank = -1;
-    d->arena = arena;
-    int rc = decode_root(dec, root, d, truncated_at);
+    memset(*d, 0, sizeof **d);
+    (*d)->encoding = encoding;
+    (*d)->global_rank = -1;
+    (*d)->arena = arena;
+    return 0;
+}
+
+/* Leaves `dec` cleared for the next dump. */
+static void builder_end(decoder *dec) {
     fr_intern_free(dec->strings);
     dec->strings = NULL;
     decoder_clear(dec);
+}
+
+/* `dec` is fresh or cleared; it is cleared again before returning. */
+static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at,
+                      fr_dump **out, fr_error *err) {
+    *out = NULL;
+    fr_dump *d;
+    if (builder_begin(dec, arena, encoding, err, &d)) return -1;
+    int rc = decode_root(dec, root, d, truncated_at);
+    builder_end(dec);
     if (rc == 0) *out = d;
     return rc;
 }
@@ -1093,6 +1191,8 @@ static int64_t truncation_offset(const fr_error *err, size_t len) {
 struct fr_decoder {
     fv_arena *values; /* the value tree of the file being decoded; reset after each */
     decoder *dec;
+    dump_fast *fast; /* the direct pickle path's state, or NULL when it is turned off */
+    uint64_t fast_count; /* files decoded on the direct path */
 };
 
 fr_decoder *fr_decoder_new(void) {
@@ -1100,7 +1200,8 @@ fr_decoder *fr_decoder_new(void) {
     if (!fd) return NULL;
     fd->values = fv_arena_new();
     fd->dec = decoder_new();
-    if (!fd->values || !fd->dec) {
+    fd->fast = dump_fast_new();
+    if (!fd->values || !fd->dec || !fd->fast) {
         fr_decoder_free(fd);
         return NULL;
     }
@@ -1111,6 +1212,7 @@ void fr_decoder_free(fr_decoder *fd) {
     if (!fd) return;
     fv_arena_free(fd->values);
     decoder_free(fd->dec);
+    dump_fast_free(fd->fast);
     free(fd);
 }
 
@@ -1136,8 +1238,54 @@ static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *er
     err->msg[p + m] = '\0';
 }
 
+void fr_decoder_use_fast_path(fr_decoder *fd, bool on) {
+    if (!on) {
+        dump_fast_free(fd->fast);
+        fd->fast = NULL;
+    } else if (!fd->fast) {
+        fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+    }
+}
+
+uint64_t fr_decoder_fast_count(const fr_decoder *fd) { return fd->fast_count; }
+
+/* The direct path (dump_fast.c) for a pickle in PyTorch's regular shape: 0 with *out set, or 1
+ * when it declined (any doubt, any error), and nothing is left behind. */
+static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out) {
+    fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
+    if (!arena) return 1;
+    fr_error quiet; /* the generic path gives the messages */
+    fr_dump *d;
+    if (builder_begin(fd->dec, arena, FR_ENCODING_PICKLE, &quiet, &d)) {
+        fv_arena_free(arena);
+        return 1;
+    }
+    fv *root = NULL;
+    fr_entry *entries = NULL;
+    uint32_t n = 0;
+    int rc = dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
+    if (rc == 0) rc = decode_root(fd->dec, root, d, -1);
+    if (rc == 0 && n) { /* built in the dump's arena already */
+        d->entries = entries;
+        d->nentries = n;
+    }
+    builder_end(fd->dec);
+    fv_arena_reset(fd->values);
+    if (rc != 0) {
+        fv_arena_free(arena);
+        return 1;
+    }
+    *out = d;
+    return 0;
+}
+
 int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
+    bool json = looks_like_json(bytes, len);
+    if (!json && fd->fast && decode_fast(fd, bytes, len, out) == 0) {
+        fd->fast_count++;
+        return 0;
+    }
     fv_arena *values = fd->values;
     fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
     if (!arena) return fail(err, "out of memory");
@@ -1145,7 +1293,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
     fr_encoding encoding;
     int64_t truncated_at = -1;
     int rc;
-    if (looks_like_json(bytes, len)) {
+    if (json) {
         encoding = FR_ENCODING_JSON;
         rc = json_read((const char *)bytes, len, values, &root, err);
     } else {

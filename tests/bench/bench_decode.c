@@ -1,11 +1,12 @@
 /* bench_decode.c — how fast one thread decodes Flight Recorder dumps, and what they cost in memory.
  *
- *   bench_decode [-n REPS] [-q] [--fresh] FILE...
+ *   bench_decode [-n REPS] [-q] [--fresh] [--generic] FILE...
  *
  * How it works: every FILE is read into memory first, so that only decoding is timed. Then the
  * whole set is decoded REPS times (default 5) in this one thread with one fr_decoder, as a load
  * worker of the analyzer does (--fresh: fr_dump_decode() per file, which sets up its scratch
- * memory every time), and each dump is freed right away; MB/s and entries/s come
+ * memory every time; --generic: the direct pickle path turned off, so that every pickle goes
+ * through pickle_read's value tree), and each dump is freed right away; MB/s and entries/s come
  * from the best repetition's CPU time (CLOCK_THREAD_CPUTIME_ID, so that other jobs on a shared
  * machine disturb the figure less) and the wall time is printed beside it. A separate pass
  * splits the cost: pickle_read() alone (bytes -> value tree) timed the same way, and it reports
@@ -69,10 +70,11 @@ typedef struct totals {
 
 /* One pass over every input with one fr_decoder (or fr_dump_decode per file when `fresh`). false
  * when a file does not decode. */
-static bool decode_pass(const input *in, size_t n, bool fresh, totals *t) {
+static bool decode_pass(const input *in, size_t n, bool fresh, bool generic, totals *t) {
     double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
     memset(t, 0, sizeof *t);
     fr_decoder *fd = fresh ? NULL : fr_decoder_new();
+    if (fd && generic) fr_decoder_use_fast_path(fd, false);
     for (size_t i = 0; i < n; i++) {
         fr_dump *d;
         fr_error err;
@@ -111,15 +113,16 @@ static void pickle_pass(const input *in, size_t n, double *cpu, uint64_t *value_
 
 int main(int argc, char **argv) {
     int reps = 5, quiet = 0, first = 1;
-    bool fresh = false;
+    bool fresh = false, generic = false;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (strcmp(argv[first], "-n") == 0 && first + 1 < argc) reps = atoi(argv[++first]);
         else if (strcmp(argv[first], "-q") == 0) quiet = 1;
         else if (strcmp(argv[first], "--fresh") == 0) fresh = true;
+        else if (strcmp(argv[first], "--generic") == 0) generic = true;
         else break;
     }
     if (first >= argc || reps < 1) {
-        fprintf(stderr, "usage: bench_decode [-n REPS] [-q] [--fresh] FILE...\n");
+        fprintf(stderr, "usage: bench_decode [-n REPS] [-q] [--fresh] [--generic] FILE...\n");
         return 2;
     }
     size_t n = (size_t)(argc - first);
@@ -137,7 +140,7 @@ int main(int argc, char **argv) {
 
     totals best = {0}, t;
     for (int r = 0; r < reps; r++) {
-        if (!decode_pass(in, n, fresh, &t)) return 1;
+        if (!decode_pass(in, n, fresh, generic, &t)) return 1;
         if (r == 0 || t.cpu < best.cpu) best = t;
     }
     double pr_cpu = 0, pr_best = 0;

@@ -9,7 +9,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/json_read.c formats/json_write.c
-FUZZ_DUMP_SRC := formats/dump.c formats/dump_names.c formats/intern.c
+FUZZ_DUMP_SRC := formats/dump.c formats/dump_fast.c formats/dump_names.c formats/intern.c
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_pickle $(FUZZ_DIR)/fuzz_json $(FUZZ_DIR)/fuzz_dump
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -Iformats \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

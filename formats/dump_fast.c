@@ -1,0 +1,756 @@
+/* dump_fast.c — the direct path from a PyTorch pickle to fr_entry structs, without a value tree.
+ *
+ * PyTorch's C++ pickler writes every dump in one regular shape: a top-level dict; each
+ * container an EMPTY_DICT or EMPTY_LIST followed by MARK ... SETITEMS / APPENDS batches; strings
+ * memoized by content (BINPUT after the first occurrence, BINGET after that), frame dicts
+ * memoized too; a tuple only for `process_group` (TUPLE2); ints as BININT1/BININT2/BININT/LONG1.
+ * The generic path (pickle_read's value tree, then dump.c's mapping) spends most of a large
+ * job's decoding time building that tree and walking it again. This path reads the regular
+ * shape by recursive descent instead and writes each entry's fields straight into its
+ * fr_entry, through the same builder as the generic path (dump_builder.h): same interning, same
+ * shared lists, same rules. A memoized string is decided once — its interned copy, its meaning
+ * as an entry key, as a state, as a dtype — so the 2 000 entries of a dump that repeat the same
+ * twenty keys cost a table lookup per key. The header (version, pg_config, pg_status, ...) is
+ * small: it is read into a value tree as before and mapped by dump.c, so both paths share every
+ * rule about it.
+ *
+ * It is only a fast path. Whenever the bytes stray from that shape — another opcode, a tuple
+ * elsewhere, a memoized container read back, a repeated entry key, a string that is not ASCII,
+ * a value of another type than the field takes, a truncated file, anything the generic path
+ * might report — it declines, and dump.c decodes the file the generic way, which then gives the
+ * generic result or error. Declining is always safe, so this path has no error messages; what
+ * it accepts it must decode exactly as the generic path would, which the tests check file by
+ * file (tests/unit/test_dump_fast.c).
+ *
+ * Hostile input: every read is bounds-checked (running out declines), recursion is bounded
+ * (MAX_DEPTH), memo ids are bounded (MEMO_MAX and the input's length), memory stays within the
+ * generic reader's budget (64 MiB + 32 bytes per input byte), and no memoized container is
+ * ever read back, so the work is linear in the input.
+ */
+#include "dump_fast.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OP_MARK = '(',
+    OP_STOP = '.',
+    OP_EMPTY_DICT = '}',
+    OP_EMPTY_LIST = ']',
+    OP_EMPTY_TUPLE = ')',
+    OP_SETITEMS = 'u',
+    OP_APPENDS = 'e',
+    OP_BINUNICODE = 'X',
+    OP_SHORT_BINUNICODE = 0x8c,
+    OP_BINPUT = 'q',
+    OP_LONG_BINPUT = 'r',
+    OP_BINGET = 'h',
+    OP_LONG_BINGET = 'j',
+    OP_BININT = 'J',
+    OP_BININT1 = 'K',
+    OP_BININT2 = 'M',
+    OP_LONG1 = 0x8a,
+    OP_NONE = 'N',
+    OP_NEWTRUE = 0x88,
+    OP_NEWFALSE = 0x89,
+    OP_BINFLOAT = 'G',
+    OP_TUPLE2 = 0x86,
+    OP_PROTO = 0x80,
+};
+
+enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4 };
+enum { NOT_ASKED = -2 };
+
+typedef enum slot_kind {
+    SLOT_EMPTY,
+    SLOT_STR,   /* a string: bytes[0..len) */
+    SLOT_VALUE, /* a scalar read by the header path: node */
+    SLOT_FRAME, /* a frame dict of an entry's stack: frame */
+    SLOT_OTHER, /* anything this path never reads back (containers, ints of entries) */
+} slot_kind;
+
+/* One memo entry. A string's interned copy, its meaning as an entry key, as a state and as a
+ * dtype are worked out the first time they are needed and kept, for every later BINGET. */
+typedef struct memo_slot {
+    uint8_t kind;
+    int8_t field; /* entry_field of the string as a key, or NOT_ASKED */
+    int8_t state; /* fr_state, -1 for no state, or NOT_ASKED */
+    uint32_t len;
+    const char *bytes;    /* SLOT_STR: in the input or in a header node */
+    const char *interned; /* SLOT_STR: the dump's copy, once asked */
+    const char *dtype;    /* SLOT_STR: the normalized dtype, once asked */
+    fv *node;             /* SLOT_VALUE: the scalar; SLOT_STR: its node, once the header needs it */
+    fr_frame frame;       /* SLOT_FRAME */
+    fr_strings dtypes;    /* SLOT_STR: the dtype list of just this string, once asked */
+} memo_slot;
+
+/* A shape list met before, by its bytes: a list of lists of ints read without a PUT is the same
+ * list whenever the same bytes come again, and an entry's sizes repeat those of the entries
+ * before it. */
+enum { SHAPE_SPANS = 8 };
+
+typedef struct shape_span {
+    const uint8_t *bytes; /* in the input; NULL: unused */
+    size_t len;
+    fr_shapes value;
+} shape_span;
+
+struct dump_fast {
+    const uint8_t *p, *end; /* the cursor and the end of the input */
+    size_t len;             /* of the whole input */
+    dump_builder *b;
+    fv_arena *values; /* the header's value tree */
+    size_t budget;    /* bytes this file may take: the generic reader's limit */
+    memo_slot *memo;
+    uint32_t memo_cap, memo_hi; /* slots allocated; slots possibly set (cleared per file) */
+    memo_slot loose;            /* a string that is not memoized */
+    fr_entry *entries; /* in the dump's arena */
+    uint32_t nentries, entries_cap;
+    uint32_t last_count; /* entries of the previous file */
+    uint32_t *ndims; /* one shape list, flattened */
+    size_t ndims_cap;
+    int64_t *dims;
+    size_t dims_cap;
+    const char **strs; /* one dtype list */
+    size_t strs_cap;
+    fr_frame *frames; /* one stack */
+    size_t frames_cap;
+    uint64_t puts; /* PUTs read so far: a span read without one does not depend on the memo */
+    shape_span spans[SHAPE_SPANS];
+    unsigned next_span;
+};
+
+dump_fast *dump_fast_new(void) { return calloc(1, sizeof(dump_fast)); }
+
+void dump_fast_free(dump_fast *f) {
+    if (!f) return;
+    free(f->memo);
+    free(f->ndims);
+    free(f->dims);
+    free(f->strs);
+    free(f->frames);
+    free(f);
+}
+
+/* --- bytes --------------------------------------------------------------------------------- */
+
+static inline int peek(const dump_fast *f) { return f->p < f->end ? *f->p : -1; }
+
+static inline bool next_is(dump_fast *f, int op) {
+    if (peek(f) != op) return false;
+    f->p++;
+    return true;
+}
+
+static inline size_t left(const dump_fast *f) { return (size_t)(f->end - f->p); }
+
+static inline uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Room for n items in a scratch array (false when out of memory or over the budget). */
+static bool ensure(dump_fast *f, void **buf, size_t *cap, size_t n, size_t size) {
+    if (n <= *cap) return true;
+    size_t want = *cap ? *cap * 2 : 64;
+    if (want < n) want = n;
+    if (want * size > f->budget) return false;
+    void *p = realloc(*buf, want * size);
+    if (!p) return false;
+    *buf = p;
+    *cap = want;
+    return true;
+}
+
+/* Text this path takes as is: ASCII (the generic reader checks other UTF-8). */
+static bool ascii(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull) return false;
+    }
+    for (; i < n; i++)
+        if (s[i] & 0x80) return false;
+    return true;
+}
+
+/* --- memo ---------------------------------------------------------------------------------- */
+
+static bool memo_reserve(dump_fast *f, uint32_t id) {
+    if (id >= f->memo_cap) {
+        if (id >= MEMO_MAX || id > f->len) return false;
+        uint32_t cap = f->memo_cap ? f->memo_cap : 256;
+        while (cap <= id) cap *= 2;
+        memo_slot *memo = realloc(f->memo, (size_t)cap * sizeof *memo);
+        if (!memo) return false;
+        memset(memo + f->memo_cap, 0, (size_t)(cap - f->memo_cap) * sizeof *memo);
+        f->memo = memo;
+        f->memo_cap = cap;
+    }
+    if (id >= f->memo_hi) f->memo_hi = id + 1;
+    return true;
+}
+
+#define HOT static inline __attribute__((always_inline))
+
+static inline bool is_put(int op) { return op == OP_BINPUT || op == OP_LONG_BINPUT; }
+
+/* A PUT at the cursor: consumes it and gives its id (1), none there (0), or declines (-1). */
+HOT int take_put(dump_fast *f, uint32_t *id) {
+    if (!is_put(peek(f))) return 0;
+    if (peek(f) == OP_BINPUT) {
+        if (left(f) < 2) return -1;
+        *id = f->p[1];
+        f->p += 2;
+    } else if (peek(f) == OP_LONG_BINPUT) {
+        if (left(f) < 5) return -1;
+        *id = le32(f->p + 1);
+        f->p += 5;
+    } else {
+        return 0;
+    }
+    f->puts++;
+    return memo_reserve(f, *id) ? 1 : -1;
+}
+
+/* The PUTs after a value: each memoizes a copy of `value`. */
+HOT bool put_all(dump_fast *f, memo_slot value) {
+    uint32_t id;
+    int r;
+    while ((r = take_put(f, &id)) == 1) f->memo[id] = value;
+    return r == 0;
+}
+
+/* The PUTs after a value this path never reads back. */
+HOT bool put_other(dump_fast *f) {
+    return !is_put(peek(f)) || put_all(f, (memo_slot){.kind = SLOT_OTHER});
+}
+
+/* The slot a GET at the cursor names, consumed; NULL when there is no GET or no such slot. */
+HOT memo_slot *take_get(dump_fast *f) {
+    uint32_t id;
+    if (peek(f) == OP_BINGET) {
+        if (left(f) < 2) return NULL;
+        id = f->p[1];
+        f->p += 2;
+    } else if (peek(f) == OP_LONG_BINGET) {
+        if (left(f) < 5) return NULL;
+        id = le32(f->p + 1);
+        f->p += 5;
+    } else {
+        return NULL;
+    }
+    if (id >= f->memo_hi || f->memo[id].kind == SLOT_EMPTY) return NULL;
+    return &f->memo[id];
+}
+
+/* --- scalars ------------------------------------------------------------------------------- */
+
+/* A str at the cursor, new or memoized, with the PUTs after it: its slot, or NULL. The slot of
+ * a string that is not memoized is f->loose, good until the next string. */
+HOT memo_slot *read_str(dump_fast *f) {
+    int op = peek(f);
+    if (op == OP_BINGET || op == OP_LONG_BINGET) {
+        memo_slot *s = take_get(f);
+        if (!s || s->kind != SLOT_STR) return NULL;
+        return is_put(peek(f)) ? NULL : s; /* torch never re-memoizes */
+    }
+    size_t n, head;
+    if (op == OP_BINUNICODE && left(f) >= 5) n = le32(f->p + 1), head = 5;
+    else if (op == OP_SHORT_BINUNICODE && left(f) >= 2) n = f->p[1], head = 2;
+    else return NULL;
+    if (left(f) - head < n) return NULL;
+    const uint8_t *bytes = f->p + head;
+    if (!ascii(bytes, n)) return NULL;
+    f->p += head + n;
+    memo_slot value = {.kind = SLOT_STR, .field = NOT_ASKED, .state = NOT_ASKED, .len = (uint32_t)n,
+                       .bytes = (const char *)bytes};
+    uint32_t id;
+    int r = take_put(f, &id);
+    if (r < 0) return NULL;
+    memo_slot *s = r ? &f->memo[id] : &f->loose;
+    *s = value;
+    return is_put(peek(f)) ? NULL : s;
+}
+
+HOT const char *slot_interned(dump_fast *f, memo_slot *s) {
+    if (!s->interned) s->interned = dump_intern(f->b, s->bytes, s->len);
+    return s->interned;
+}
+
+static int slot_field(memo_slot *s) {
+    if (s->field == NOT_ASKED) s->field = (int8_t)dump_entry_field(s->bytes, s->len);
+    return s->field;
+}
+
+static int slot_state(dump_fast *f, memo_slot *s) {
+    if (s->state == NOT_ASKED) {
+        const char *text = slot_interned(f, s);
+        s->state = (int8_t)(text ? dump_state_of(text) : -1);
+    }
+    return s->state;
+}
+
+static const char *slot_dtype(dump_fast *f, memo_slot *s) {
+    if (!s->dtype) {
+        const char *text = slot_interned(f, s);
+        s->dtype = text ? dump_dtype(f->b, text) : NULL;
+    }
+    return s->dtype;
+}
+
+static bool slot_is(const memo_slot *s, const char *name) {
+    size_t n = strlen(name);
+    return s->len == n && memcmp(s->bytes, name, n) == 0;
+}
+
+/* An int opcode at the cursor (without the PUTs after it). */
+HOT bool read_int_raw(dump_fast *f, int64_t *out) {
+    const uint8_t *p = f->p;
+    switch (peek(f)) {
+    case OP_BININT1:
+        if (left(f) < 2) return false;
+        *out = p[1];
+        f->p += 2;
+        return true;
+    case OP_BININT2:
+        if (left(f) < 3) return false;
+        *out = (int64_t)p[1] | (int64_t)p[2] << 8;
+        f->p += 3;
+        return true;
+    case OP_BININT:
+        if (left(f) < 5) return false;
+        *out = (int32_t)le32(p + 1);
+        f->p += 5;
+        return true;
+    case OP_LONG1: {
+        if (left(f) < 2) return false;
+        size_t n = p[1];
+        if (n > 8 || left(f) - 2 < n) return false;
+        uint64_t v = 0;
+        if (n == 8) v = (uint64_t)le32(p + 2) | (uint64_t)le32(p + 6) << 32; /* the time stamps */
+        else
+            for (size_t i = 0; i < n; i++) v |= (uint64_t)p[2 + i] << (8 * i);
+        if (n > 0 && n < 8 && (p[1 + n] & 0x80)) v |= ~(uint64_t)0 << (8 * n);
+        memcpy(out, &v, sizeof *out);
+        f->p += 2 + n;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+HOT bool read_int(dump_fast *f, int64_t *out) { return read_int_raw(f, out) && put_other(f); }
+
+HOT bool read_str_field(dump_fast *f, const char **out) {
+    memo_slot *s = read_str(f);
+    return s && (*out = slot_interned(f, s)) != NULL;
+}
+
+/* None (as 0) or an int: time_discovered_*. */
+static bool read_int_or_none(dump_fast *f, int64_t *out) {
+    if (next_is(f, OP_NONE)) {
+        *out = 0;
+        return put_other(f);
+    }
+    return read_int(f, out);
+}
+
+/* A bool, or the ints 0 and 1. */
+static bool read_bool(dump_fast *f, bool *out) {
+    int64_t i;
+    if (next_is(f, OP_NEWTRUE)) *out = true;
+    else if (next_is(f, OP_NEWFALSE)) *out = false;
+    else if (read_int_raw(f, &i) && (i == 0 || i == 1)) *out = i == 1;
+    else return false;
+    return put_other(f);
+}
+
+static bool read_float_raw(dump_fast *f, double *out) {
+    if (peek(f) != OP_BINFLOAT || left(f) < 9) return false;
+    uint64_t bits = 0;
+    for (int i = 1; i <= 8; i++) bits = bits << 8 | f->p[i];
+    memcpy(out, &bits, sizeof *out);
+    f->p += 9;
+    return true;
+}
+
+/* --- the header's values, and values this path skips -------------------------------------------- */
+
+static fv *str_node(dump_fast *f, memo_slot *s) {
+    if (!s->node) s->node = fv_str(f->values, s->bytes, s->len);
+    return s->node;
+}
+
+static fv *read_value(dump_fast *f, int depth);
+
+/* The items of EMPTY_LIST's batches, into `list`. */
+static bool read_list_items(dump_fast *f, fv *list, int depth) {
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_APPENDS) {
+            fv *item = read_value(f, depth + 1);
+            if (!item || !fv_seq_push(f->values, list, item)) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    return true;
+}
+
+static bool read_dict_items(dump_fast *f, fv *dict, int depth) {
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_SETITEMS) {
+            fv *key = read_value(f, depth + 1);
+            if (!key || key->kind == FV_LIST || key->kind == FV_DICT || key->kind == FV_TUPLE) return false;
+            fv *value = read_value(f, depth + 1);
+            if (!value || !fv_dict_set(f->values, dict, key, value)) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    return true;
+}
+
+/* A scalar of the header with the PUTs after it. */
+static fv *scalar(dump_fast *f, fv *node) {
+    return node && put_all(f, (memo_slot){.kind = SLOT_VALUE, .node = node}) ? node : NULL;
+}
+
+/* Any value of the regular shape, as a node of the header's tree (NULL: decline). */
+static fv *read_value(dump_fast *f, int depth) {
+    if (depth > MAX_DEPTH || fv_arena_used(f->values) > f->budget) return NULL;
+    int64_t i;
+    double d;
+    fv *v;
+    switch (peek(f)) {
+    case OP_BINUNICODE:
+    case OP_SHORT_BINUNICODE: {
+        memo_slot *s = read_str(f);
+        return s ? str_node(f, s) : NULL;
+    }
+    case OP_BINGET:
+    case OP_LONG_BINGET: {
+        memo_slot *s = take_get(f);
+        if (!s || (s->kind != SLOT_STR && s->kind != SLOT_VALUE)) return NULL;
+        int put = peek(f);
+        if (put == OP_BINPUT || put == OP_LONG_BINPUT) return NULL;
+        return s->kind == SLOT_STR ? str_node(f, s) : s->node;
+    }
+    case OP_BININT1:
+    case OP_BININT2:
+    case OP_BININT:
+    case OP_LONG1: return read_int_raw(f, &i) ? scalar(f, fv_int(f->values, i)) : NULL;
+    case OP_BINFLOAT: return read_float_raw(f, &d) ? scalar(f, fv_float(f->values, d)) : NULL;
+    case OP_NONE: f->p++; return scalar(f, fv_none(f->values));
+    case OP_NEWTRUE: f->p++; return scalar(f, fv_bool(f->values, true));
+    case OP_NEWFALSE: f->p++; return scalar(f, fv_bool(f->values, false));
+    case OP_EMPTY_TUPLE: f->p++; return (v = fv_tuple(f->values)) && put_other(f) ? v : NULL;
+    case OP_EMPTY_LIST:
+        f->p++;
+        return (v = fv_list(f->values)) && put_other(f) && read_list_items(f, v, depth) ? v : NULL;
+    case OP_EMPTY_DICT:
+        f->p++;
+        return (v = fv_dict(f->values)) && put_other(f) && read_dict_items(f, v, depth) ? v : NULL;
+    default: return NULL;
+    }
+}
+
+/* --- entry fields -------------------------------------------------------------------------- */
+
+/* (name, desc): a TUPLE2 of two strs as torch writes it, or a list of exactly two. */
+static bool read_process_group(dump_fast *f, fr_entry *e) {
+    bool list = next_is(f, OP_EMPTY_LIST);
+    if (list && !(put_other(f) && next_is(f, OP_MARK))) return false;
+    if (!read_str_field(f, &e->pg_name) || !read_str_field(f, &e->pg_desc)) return false;
+    if (!list) return next_is(f, OP_TUPLE2) && put_other(f);
+    return next_is(f, OP_APPENDS) && put_other(f) && peek(f) != OP_MARK;
+}
+
+static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
+    if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
+    size_t nshapes = 0, ndims = 0;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_APPENDS) {
+            if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
+            if (!ensure(f, (void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims)) return false;
+            size_t first = ndims;
+            while (next_is(f, OP_MARK)) {
+                while (peek(f) != OP_APPENDS) {
+                    if (!ensure(f, (void **)&f->dims, &f->dims_cap, ndims + 1, sizeof *f->dims)) return false;
+                    if (!read_int(f, &f->dims[ndims])) return false;
+                    ndims++;
+                }
+                f->p++;
+                if (!put_other(f)) return false;
+            }
+            f->ndims[nshapes++] = (uint32_t)(ndims - first);
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    return dump_store_shapes(f->b, (uint32_t)nshapes, f->ndims, f->dims, out) == 0;
+}
+
+static bool read_shapes(dump_fast *f, fr_shapes *out) {
+    for (unsigned k = 0; k < SHAPE_SPANS; k++) {
+        const shape_span *sp = &f->spans[k];
+        if (sp->bytes && sp->len < left(f) && memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len])) {
+            f->p += sp->len;
+            *out = sp->value;
+            return true;
+        }
+    }
+    const uint8_t *start = f->p;
+    uint64_t puts = f->puts;
+    if (!read_shapes_fresh(f, out)) return false;
+    if (f->puts == puts && (size_t)(f->p - start) <= 256) {
+        f->spans[f->next_span++ % SHAPE_SPANS] = (shape_span){start, (size_t)(f->p - start), *out};
+    }
+    return true;
+}
+
+static bool read_dtypes(dump_fast *f, fr_strings *out) {
+    const uint8_t *p = f->p;
+    if (left(f) >= 6 && p[0] == OP_EMPTY_LIST && p[1] == OP_MARK && p[2] == OP_BINGET && p[4] == OP_APPENDS &&
+        !is_put(p[5]) && p[3] < f->memo_hi) { /* [one memoized dtype], as torch writes most lists */
+        memo_slot *s = &f->memo[p[3]];
+        if (s->kind == SLOT_STR && s->dtypes.items) {
+            f->p += 5;
+            *out = s->dtypes;
+            return true;
+        }
+    }
+    if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
+    size_t n = 0;
+    ptrdiff_t only = -1; /* the memo slot of the last item (a PUT may move the memo) */
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_APPENDS) {
+            memo_slot *s = read_str(f);
+            if (!s || !ensure(f, (void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs)) return false;
+            if (!(f->strs[n++] = slot_dtype(f, s))) return false;
+            only = s == &f->loose ? -1 : s - f->memo;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    if (dump_store_dtypes(f->b, (uint32_t)n, f->strs, out) != 0) return false;
+    if (n == 1 && only >= 0) f->memo[only].dtypes = *out;
+    return true;
+}
+
+/* PUTs inside or after a frame dict whose frame is not known yet: noted, filled in at the end. */
+static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
+    uint32_t id;
+    int r;
+    while ((r = take_put(f, &id)) == 1) {
+        if (*npending == FRAME_PENDING_MAX) return false;
+        f->memo[id] = (memo_slot){.kind = SLOT_OTHER}; /* a dict read back inside itself: decline */
+        pending[(*npending)++] = id;
+    }
+    return r == 0;
+}
+
+/* One frame: a memoized frame dict, or a new {"name", "filename", "line"} dict. */
+static bool read_frame(dump_fast *f, fr_frame *out) {
+    if (peek(f) == OP_BINGET || peek(f) == OP_LONG_BINGET) {
+        memo_slot *s = take_get(f);
+        if (!s || s->kind != SLOT_FRAME) return false;
+        *out = s->frame;
+        return peek(f) != OP_BINPUT && peek(f) != OP_LONG_BINPUT;
+    }
+    uint32_t pending[FRAME_PENDING_MAX];
+    int npending = 0;
+    if (!next_is(f, OP_EMPTY_DICT) || !note_pending(f, pending, &npending)) return false;
+    *out = (fr_frame){.name = "", .filename = "", .line = 0};
+    unsigned seen = 0;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_SETITEMS) {
+            memo_slot *key = read_str(f);
+            if (!key) return false;
+            unsigned bit = slot_is(key, "name") ? 1 : slot_is(key, "filename") ? 2 : slot_is(key, "line") ? 4 : 0;
+            if (bit & seen) return false; /* a repeated key: the generic path decides */
+            seen |= bit;
+            bool ok = bit == 1 ? read_str_field(f, &out->name)
+                      : bit == 2 ? read_str_field(f, &out->filename)
+                      : bit == 4 ? read_int(f, &out->line)
+                                 : read_value(f, 1) != NULL;
+            if (!ok) return false;
+        }
+        f->p++;
+        if (!note_pending(f, pending, &npending)) return false;
+    }
+    for (int i = 0; i < npending; i++) f->memo[pending[i]] = (memo_slot){.kind = SLOT_FRAME, .frame = *out};
+    return true;
+}
+
+static bool read_frames(dump_fast *f, fr_entry *e) {
+    if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
+    size_t n = 0;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_APPENDS) {
+            if (!ensure(f, (void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames)) return false;
+            if (!read_frame(f, &f->frames[n++])) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    return dump_store_frames(f->b, f->frames, (uint32_t)n, e) == 0;
+}
+
+static bool read_state(dump_fast *f, fr_state *out) {
+    memo_slot *s = read_str(f);
+    int state = s ? slot_state(f, s) : -1;
+    if (state < 0) return false;
+    *out = (fr_state)state;
+    return true;
+}
+
+static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
+    int64_t i;
+    switch (field) {
+    case F_RECORD_ID: return read_int(f, &e->record_id);
+    case F_PG_ID: return read_int(f, &e->pg_id);
+    case F_PROCESS_GROUP: return read_process_group(f, e);
+    case F_THREAD_NAME: return read_str_field(f, &e->thread_name);
+    case F_THREAD_ID:
+        if (peek(f) == OP_BINUNICODE || peek(f) == OP_SHORT_BINUNICODE || peek(f) == OP_BINGET ||
+            peek(f) == OP_LONG_BINGET)
+            return read_str_field(f, &e->thread_id);
+        return read_int(f, &i) && (e->thread_id = dump_thread_id_text(f->b, i)) != NULL;
+    case F_COLLECTIVE_SEQ_ID: return read_int(f, &e->collective_seq_id);
+    case F_P2P_SEQ_ID: return read_int(f, &e->p2p_seq_id);
+    case F_OP_ID: return read_int(f, &e->op_id);
+    case F_PROFILING_NAME:
+        if (next_is(f, OP_NONE)) return put_other(f);
+        return read_str_field(f, &e->profiling_name);
+    case F_TIME_CREATED_NS: return read_int(f, &e->time_created_ns);
+    case F_DURATION_MS:
+        if (next_is(f, OP_NONE)) return put_other(f);
+        if (read_float_raw(f, &e->duration_ms)) e->has_duration = true;
+        else if (read_int_raw(f, &i)) e->duration_ms = (double)i, e->has_duration = true;
+        else return false;
+        return put_other(f);
+    case F_INPUT_SIZES: return read_shapes(f, &e->input_sizes);
+    case F_INPUT_DTYPES: return read_dtypes(f, &e->input_dtypes);
+    case F_OUTPUT_SIZES: return read_shapes(f, &e->output_sizes);
+    case F_OUTPUT_DTYPES: return read_dtypes(f, &e->output_dtypes);
+    case F_STATE: return read_state(f, &e->state);
+    case F_TIME_DISCOVERED_STARTED_NS: return read_int_or_none(f, &e->time_discovered_started_ns);
+    case F_TIME_DISCOVERED_COMPLETED_NS: return read_int_or_none(f, &e->time_discovered_completed_ns);
+    case F_RETIRED: return read_bool(f, &e->retired);
+    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
+    case F_IS_P2P: return read_bool(f, &e->is_p2p);
+    case F_FRAMES: return read_frames(f, e);
+    case F_COUNT:
+    case F_UNKNOWN: break;
+    }
+    return false;
+}
+
+/* --- entries and the root ------------------------------------------------------------------ */
+
+/* Entries are built in place in the dump's arena, in an array sized for as many entries as the
+ * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
+static fr_entry *new_entry(dump_fast *f) {
+    if (f->nentries == f->entries_cap) {
+        size_t cap = f->entries_cap ? (size_t)f->entries_cap * 2 : f->last_count > 64 ? f->last_count : 64;
+        if (cap > UINT32_MAX / 2 || cap * sizeof(fr_entry) + fv_arena_used(f->values) > f->budget) return NULL;
+        fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
+        if (!v) return NULL;
+        if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
+        f->entries = v;
+        f->entries_cap = (uint32_t)cap;
+    }
+    return &f->entries[f->nentries++];
+}
+
+static bool read_entry(dump_fast *f, fr_entry *e) {
+    if (!next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
+    dump_entry_init(e);
+    uint32_t seen = 0;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_SETITEMS) {
+            memo_slot *key = read_str(f);
+            if (!key) return false;
+            int field = slot_field(key);
+            if (field == F_UNKNOWN) {
+                if (!read_value(f, 1)) return false;
+                continue;
+            }
+            if (seen & 1u << field) return false; /* a repeated key: the generic path decides */
+            seen |= 1u << field;
+            if (!read_field(f, (entry_field)field, e)) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    if (!e->profiling_name) e->profiling_name = "";
+    return dump_entry_complete(seen);
+}
+
+static bool read_entries(dump_fast *f) {
+    if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_APPENDS) {
+            fr_entry *e = new_entry(f);
+            if (!e || !read_entry(f, e)) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    return true;
+}
+
+/* PROTO, the top-level dict's batches, STOP, and nothing after it. */
+static bool read_root(dump_fast *f, fv **root) {
+    if (next_is(f, OP_PROTO) && (left(f) < 1 || *f->p++ > 5)) return false;
+    fv *dict = fv_dict(f->values);
+    if (!dict || !next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
+    bool have_entries = false;
+    while (next_is(f, OP_MARK)) {
+        while (peek(f) != OP_SETITEMS) {
+            memo_slot *k = read_str(f);
+            if (!k) return false;
+            if (slot_is(k, "entries")) {
+                if (have_entries || !read_entries(f)) return false;
+                have_entries = true;
+                continue;
+            }
+            fv *key = str_node(f, k);
+            fv *value = key ? read_value(f, 1) : NULL;
+            if (!value || !fv_dict_set(f->values, dict, key, value)) return false;
+        }
+        f->p++;
+        if (!put_other(f)) return false;
+    }
+    if (!next_is(f, OP_STOP) || f->p != f->end) return false;
+    if (have_entries) {
+        fv *key = fv_cstr(f->values, "entries"), *empty = fv_list(f->values);
+        if (!key || !empty || !fv_dict_set(f->values, dict, key, empty)) return false;
+    }
+    *root = dict;
+    return true;
+}
+
+int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len, fv_arena *values, fv **root,
+                   fr_entry **entries, uint32_t *n) {
+    if (f->memo_hi) memset(f->memo, 0, (size_t)f->memo_hi * sizeof *f->memo);
+    f->memo_hi = 0;
+    f->nentries = 0;
+    f->entries = NULL;
+    f->entries_cap = 0;
+    memset(f->spans, 0, sizeof f->spans);
+    f->p = bytes;
+    f->end = bytes + len;
+    f->len = len;
+    f->b = b;
+    f->values = values;
+    f->budget = ((size_t)64 << 20) + (len > SIZE_MAX / 64 ? SIZE_MAX / 2 : 32 * len);
+    if (!read_root(f, root)) return -1;
+    *entries = f->entries;
+    *n = f->nentries;
+    f->last_count = f->nentries;
+    return 0;
+}

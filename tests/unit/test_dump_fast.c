@@ -1,0 +1,265 @@
+/* test_dump_fast.c — the direct pickle path (dump_fast.c) decodes exactly as the generic one.
+ *
+ * Every test decodes the same bytes twice, with an fr_decoder on its default (direct path
+ * first) and one with the direct path turned off, and requires the same outcome: the same
+ * dump, field by field (dump_equal.h), or the same error message. The stories: every pickle of
+ * ../shared (real PyTorch dumps and the synthetic ones of other versions) takes the direct
+ * path; a dump cut at every byte, or with bytes flipped at random, comes out the same both
+ * ways (the direct path declines, the generic one salvages or refuses); and the shapes the
+ * direct path does not take — a Python-written pickle, a string that is not ASCII, a repeated
+ * key — still decode, the generic way.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dump.h"
+#include "dump_decoder.h"
+#include "dump_equal.h"
+#include "files.h"
+
+#define TESTDATA "../shared/testdata"
+#define REAL TESTDATA "/torch-fr-2.9-nvrx/"
+
+typedef struct two_ways {
+    fr_decoder *fast, *generic;
+} two_ways;
+
+static two_ways two_ways_new(void) {
+    two_ways t = {fr_decoder_new(), fr_decoder_new()};
+    assert_non_null(t.fast);
+    assert_non_null(t.generic);
+    fr_decoder_use_fast_path(t.generic, false);
+    return t;
+}
+
+static void two_ways_free(two_ways *t) {
+    fr_decoder_free(t->fast);
+    fr_decoder_free(t->generic);
+}
+
+/* Decodes bytes both ways and requires one outcome; returns whether the direct path took it. */
+static bool same_both_ways(two_ways *t, const uint8_t *bytes, size_t len, const char *what) {
+    uint64_t before = fr_decoder_fast_count(t->fast);
+    fr_dump *a = NULL, *b = NULL;
+    fr_error ea = {{0}}, eb = {{0}};
+    int ra = fr_decoder_decode(t->fast, bytes, len, &a, &ea);
+    int rb = fr_decoder_decode(t->generic, bytes, len, &b, &eb);
+    if (ra != rb) fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
+    if (ra == 0 && !dump_eq(a, b)) fail_msg("%s: the two paths give different dumps", what);
+    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0) fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
+    assert_int_equal(fr_decoder_fast_count(t->generic), 0);
+    fr_dump_free(a);
+    fr_dump_free(b);
+    return fr_decoder_fast_count(t->fast) > before;
+}
+
+static bool is_json(const uint8_t *bytes, size_t len) {
+    size_t i = 0;
+    while (i < len && (bytes[i] == ' ' || bytes[i] == '\n')) i++;
+    return i < len && bytes[i] == '{';
+}
+
+typedef struct tally {
+    int pickles, direct, json;
+} tally;
+
+static void each_file(two_ways *t, const char *dir, tally *n) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        if (ent->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            each_file(t, path, n);
+            continue;
+        }
+        if (strstr(ent->d_name, ".py") || strstr(ent->d_name, ".md") || strstr(ent->d_name, ".txt")) continue;
+        size_t len;
+        uint8_t *bytes = slurp(path, &len);
+        if (!bytes) continue;
+        bool direct = same_both_ways(t, bytes, len, path);
+        if (is_json(bytes, len)) {
+            n->json++;
+            assert_false(direct);
+        } else if (len > 2 && bytes[0] == 0x80) {
+            n->pickles++;
+            if (!direct) fail_msg("%s: a PyTorch pickle that the direct path declined", path);
+            n->direct++;
+        }
+        free(bytes);
+    }
+    closedir(d);
+}
+
+static void every_shared_pickle_takes_the_direct_path_to_the_same_dump(void **state) {
+    DIR *probe = opendir(TESTDATA);
+    if (!probe) skip();
+    closedir(probe);
+    two_ways t = two_ways_new();
+    tally n = {0};
+    each_file(&t, TESTDATA, &n);
+    assert_true(n.pickles >= 64); /* the real job's 64 dumps and the synthetic versions */
+    assert_int_equal(n.direct, n.pickles);
+    two_ways_free(&t);
+}
+
+static void a_dump_cut_at_every_byte_decodes_the_same_both_ways(void **state) {
+    size_t len;
+    uint8_t *bytes = slurp(REAL "gpu_error_1st/_dump_5", &len);
+    if (!bytes) skip();
+    two_ways t = two_ways_new();
+    char what[64];
+    int direct = 0;
+    for (size_t cut = 0; cut <= len; cut++) {
+        snprintf(what, sizeof what, "cut at %zu", cut);
+        direct += same_both_ways(&t, bytes, cut, what);
+    }
+    assert_int_equal(direct, 1); /* only the whole file: a cut one is the generic path's */
+    two_ways_free(&t);
+    free(bytes);
+}
+
+static uint64_t next_random(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void flipped_bytes_decode_the_same_both_ways(void **state) {
+    size_t len;
+    uint8_t *bytes = slurp(REAL "lock_gil_2nd/_dump_3", &len);
+    if (!bytes) skip();
+    two_ways t = two_ways_new();
+    uint8_t *copy = malloc(len);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    char what[64];
+    int direct = 0;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(copy, bytes, len);
+        int flips = 1 + (int)(next_random(&seed) % 3);
+        for (int k = 0; k < flips; k++) copy[next_random(&seed) % len] ^= (uint8_t)(1u << (next_random(&seed) % 8));
+        snprintf(what, sizeof what, "round %d", round);
+        direct += same_both_ways(&t, copy, len, what);
+    }
+    assert_true(direct > 0); /* a flip inside a number or a name keeps the shape */
+    free(copy);
+    two_ways_free(&t);
+    free(bytes);
+}
+
+/* A small dump in PyTorch's layout, with room to vary one entry. */
+static size_t torch_like(uint8_t *out, const char *name_op, const char *state) {
+    size_t n = 0;
+#define BYTES(...)                                                                                  \
+    do {                                                                                            \
+        const uint8_t b_[] = {__VA_ARGS__};                                                         \
+        memcpy(out + n, b_, sizeof b_);                                                             \
+        n += sizeof b_;                                                                             \
+    } while (0)
+#define STR(s)                                                                                      \
+    do {                                                                                            \
+        size_t l_ = strlen(s);                                                                      \
+        BYTES('X', (uint8_t)l_, 0, 0, 0);                                                           \
+        memcpy(out + n, s, l_);                                                                     \
+        n += l_;                                                                                    \
+    } while (0)
+    BYTES(0x80, 2, '}', '(');
+    STR("version"); STR("2.9");
+    STR("pg_config"); BYTES('}', '('); STR("0"); BYTES('q', 0); BYTES('}', '(');
+    STR("name"); BYTES('h', 0); STR("desc"); STR("default_pg"); STR("ranks"); STR("[0]"); BYTES('u', 'u');
+    STR("entries"); BYTES(']', '(', '}', '(');
+    STR("record_id"); BYTES('K', 7); STR("pg_id"); BYTES('K', 0);
+    STR("process_group"); BYTES('h', 0); STR("default_pg"); BYTES(0x86);
+    STR("collective_seq_id"); BYTES('K', 1); STR("p2p_seq_id"); BYTES('K', 0); STR("op_id"); BYTES('K', 1);
+    STR("profiling_name"); STR(name_op);
+    STR("time_created_ns"); BYTES(0x8a, 8, 1, 2, 3, 4, 5, 6, 7, 0x17);
+    STR("input_sizes"); BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
+    STR("input_dtypes"); BYTES(']', '('); STR("Float"); BYTES('e');
+    STR("output_sizes"); BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
+    STR("output_dtypes"); BYTES(']', '('); STR("float"); BYTES('e');
+    STR("state"); STR(state);
+    STR("time_discovered_started_ns"); BYTES('N'); STR("time_discovered_completed_ns"); BYTES('J', 0xff, 0xff, 0xff, 0xff);
+    STR("retired"); BYTES(0x88); STR("timeout_ms"); BYTES('J', 0xc0, 0x27, 9, 0); STR("is_p2p"); BYTES(0x89);
+    STR("duration_ms"); BYTES('G', 0x3f, 0xf8, 0, 0, 0, 0, 0, 0);
+    BYTES('u', 'e', 'u', '.');
+#undef STR
+#undef BYTES
+    return n;
+}
+
+static void a_torch_shaped_dump_is_read_field_by_field(void **state) {
+    uint8_t buf[2048];
+    size_t len = torch_like(buf, "nccl:all_reduce", "started");
+    two_ways t = two_ways_new();
+    assert_true(same_both_ways(&t, buf, len, "torch-like"));
+    fr_dump *d;
+    fr_error err;
+    assert_int_equal(fr_decoder_decode(t.fast, buf, len, &d, &err), 0);
+    assert_int_equal(d->nentries, 1);
+    const fr_entry *e = &d->entries[0];
+    assert_int_equal(e->record_id, 7);
+    assert_string_equal(e->pg_name, "0");
+    assert_ptr_equal(e->pg_name, d->groups[0].name); /* interned with the header's strings */
+    assert_int_equal(e->time_created_ns, 0x1707060504030201LL);
+    assert_int_equal(e->input_sizes.shapes[0].dims[0], 4096);
+    assert_string_equal(e->output_dtypes.items[0], "Float"); /* legacy spelling normalized */
+    assert_ptr_equal(e->input_dtypes.items, e->output_dtypes.items); /* one shared list */
+    assert_int_equal(e->state, FR_STATE_STARTED);
+    assert_int_equal(e->time_discovered_completed_ns, -1);
+    assert_int_equal(e->timeout_ms, 600000);
+    assert_true(e->has_duration);
+    assert_true(e->duration_ms == 1.5);
+    assert_true(e->retired);
+    assert_false(e->is_p2p);
+    assert_null(e->frames);
+    fr_dump_free(d);
+    two_ways_free(&t);
+}
+
+static void shapes_the_direct_path_declines_still_decode_the_generic_way(void **state) {
+    uint8_t buf[2048];
+    two_ways t = two_ways_new();
+    /* not ASCII: the generic reader checks the UTF-8 */
+    size_t len = torch_like(buf, "nccl:all_r\xc3\xa9" "duce", "completed");
+    assert_false(same_both_ways(&t, buf, len, "UTF-8 name"));
+    /* an unknown state: the generic path names it */
+    len = torch_like(buf, "nccl:all_reduce", "stuck");
+    assert_false(same_both_ways(&t, buf, len, "unknown state"));
+    fr_dump *d;
+    fr_error err;
+    assert_int_equal(fr_decoder_decode(t.fast, buf, len, &d, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown state \"stuck\""));
+    /* trailing bytes after STOP */
+    len = torch_like(buf, "nccl:all_reduce", "completed");
+    buf[len++] = 'N';
+    assert_false(same_both_ways(&t, buf, len, "trailing byte"));
+    /* a Python-style one-item SETITEM in place of the SETITEMS batch of the top level */
+    static const uint8_t python_style[] = {0x80, 2, '}', 'q', 0, 'X', 7, 0, 0, 0, 'v', 'e', 'r', 's', 'i', 'o', 'n',
+                                           'X', 3, 0, 0, 0, '2', '.', '9', 's', '.'};
+    assert_false(same_both_ways(&t, python_style, sizeof python_style, "SETITEM"));
+    two_ways_free(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_torch_shaped_dump_is_read_field_by_field),
+        cmocka_unit_test(shapes_the_direct_path_declines_still_decode_the_generic_way),
+        cmocka_unit_test(every_shared_pickle_takes_the_direct_path_to_the_same_dump),
+        cmocka_unit_test(a_dump_cut_at_every_byte_decodes_the_same_both_ways),
+        cmocka_unit_test(flipped_bytes_decode_the_same_both_ways),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
