@@ -295,8 +295,18 @@ typedef struct ptr_slot {
     uint32_t kind, id, generation;
 } ptr_slot;
 
+/* A long rank list the compactor stored lately (see stored_ranks). */
+enum { RECENT_RANKS = 4, RECENT_RANKS_MIN = 256 };
+
+typedef struct recent_ranks {
+    const int64_t *stored; /* the store's copy, immutable; NULL: unused */
+    uint32_t n;
+} recent_ranks;
+
 struct fa_compactor {
     fa_store *store;
+    recent_ranks recent[RECENT_RANKS];
+    unsigned next_recent;
     table cache;       /* (kind, blob) -> id, blobs in the store's arena */
     ptr_slot *ptrs;    /* per dump: (kind, pointer into the dump) -> id */
     size_t ptrs_cap, ptrs_count;
@@ -523,10 +533,24 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     }
 }
 
+/* The store's copy of a group's ranks. The default group's list is in every rank's dump, 128 KiB
+ * at 16 384 ranks: one comparison with the copy this worker stored last is cheaper than hashing
+ * the list and taking the store's lock, file after file. */
+static const int64_t *stored_ranks(fa_compactor *c, const int64_t *ranks, uint32_t n) {
+    if (n >= RECENT_RANKS_MIN)
+        for (unsigned i = 0; i < RECENT_RANKS; i++) {
+            const recent_ranks *r = &c->recent[i];
+            if (r->stored && r->n == n && memcmp(r->stored, ranks, (size_t)n * sizeof *ranks) == 0) return r->stored;
+        }
+    const int64_t *stored = fa_store_ranks(c->store, ranks, n);
+    if (stored && n >= RECENT_RANKS_MIN) c->recent[c->next_recent++ % RECENT_RANKS] = (recent_ranks){stored, n};
+    return stored;
+}
+
 static void compact_config(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     for (uint32_t k = 0; k < in->ngroups; k++) {
         const fr_group_config *g = &in->groups[k];
-        const int64_t *ranks = g->nranks ? fa_store_ranks(c->store, g->ranks, g->nranks) : NULL;
+        const int64_t *ranks = g->nranks ? stored_ranks(c, g->ranks, g->nranks) : NULL;
         if (g->nranks && !ranks) c->failed = true;
         d->groups[k] = (fr_group_config){stored_str(c, g->name), stored_str(c, g->desc), g->nranks, ranks};
     }
