@@ -97,6 +97,18 @@ typedef struct shape_span {
     fr_shapes value;
 } shape_span;
 
+/* A stack met before, by its bytes: a list of memoized frames (GETs only) reads the same while
+ * no PUT has replaced a memo entry, and the entries of one call site repeat their stack. */
+enum { FRAME_SPANS = 8, SPAN_MAX = 4096 };
+
+typedef struct frames_span {
+    const uint8_t *bytes; /* in the input; NULL: unused */
+    size_t len;
+    uint64_t overwrites; /* f->overwrites when it was read */
+    uint32_t n;
+    const fr_frame *frames;
+} frames_span;
+
 struct dump_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;             /* of the whole input */
@@ -117,9 +129,12 @@ struct dump_fast {
     size_t strs_cap;
     fr_frame *frames; /* one stack */
     size_t frames_cap;
-    uint64_t puts; /* PUTs read so far: a span read without one does not depend on the memo */
+    uint64_t puts;       /* PUTs read so far: a span read without one does not change the memo */
+    uint64_t overwrites; /* PUTs that replaced a memo entry: spans of GETs read the same without */
     shape_span spans[SHAPE_SPANS];
     unsigned next_span;
+    frames_span stacks[FRAME_SPANS];
+    unsigned next_stack;
 };
 
 dump_fast *dump_fast_new(void) { return calloc(1, sizeof(dump_fast)); }
@@ -212,7 +227,9 @@ HOT int take_put(dump_fast *f, uint32_t *id) {
         return 0;
     }
     f->puts++;
-    return memo_reserve(f, *id) ? 1 : -1;
+    if (!memo_reserve(f, *id)) return -1;
+    if (f->memo[*id].kind != SLOT_EMPTY) f->overwrites++;
+    return 1;
 }
 
 /* The PUTs after a value: each memoizes a copy of `value`. */
@@ -505,7 +522,7 @@ static bool read_shapes(dump_fast *f, fr_shapes *out) {
     const uint8_t *start = f->p;
     uint64_t puts = f->puts;
     if (!read_shapes_fresh(f, out)) return false;
-    if (f->puts == puts && (size_t)(f->p - start) <= 256) {
+    if (f->puts == puts && (size_t)(f->p - start) <= SPAN_MAX) {
         f->spans[f->next_span++ % SHAPE_SPANS] = (shape_span){start, (size_t)(f->p - start), *out};
     }
     return true;
@@ -585,7 +602,7 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
     return true;
 }
 
-static bool read_frames(dump_fast *f, fr_entry *e) {
+static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
     if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
     size_t n = 0;
     while (next_is(f, OP_MARK)) {
@@ -597,6 +614,26 @@ static bool read_frames(dump_fast *f, fr_entry *e) {
         if (!put_other(f)) return false;
     }
     return dump_store_frames(f->b, f->frames, (uint32_t)n, e) == 0;
+}
+
+static bool read_frames(dump_fast *f, fr_entry *e) {
+    for (unsigned k = 0; k < FRAME_SPANS; k++) {
+        const frames_span *sp = &f->stacks[k];
+        if (sp->bytes && sp->overwrites == f->overwrites && sp->len < left(f) &&
+            memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len])) {
+            f->p += sp->len;
+            e->nframes = sp->n;
+            e->frames = sp->frames;
+            return true;
+        }
+    }
+    const uint8_t *start = f->p;
+    uint64_t puts = f->puts;
+    if (!read_frames_fresh(f, e)) return false;
+    if (f->puts == puts && (size_t)(f->p - start) <= SPAN_MAX)
+        f->stacks[f->next_stack++ % FRAME_SPANS] =
+            (frames_span){start, (size_t)(f->p - start), f->overwrites, e->nframes, e->frames};
+    return true;
 }
 
 static bool read_state(dump_fast *f, fr_state *out) {
@@ -742,6 +779,7 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     f->entries = NULL;
     f->entries_cap = 0;
     memset(f->spans, 0, sizeof f->spans);
+    memset(f->stacks, 0, sizeof f->stacks);
     f->p = bytes;
     f->end = bytes + len;
     f->len = len;

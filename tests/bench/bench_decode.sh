@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_decode.sh — single-thread decode speed and memory per entry (build/bench/bench_decode):
 # the 64 real 2.9 dumps in ../shared (when present), and generated 2 000-entry v2.9 dumps
-# without and with stack frames (build/bench/gen_dumps, 8 ranks each). One table row per set:
+# without and with stack frames (build/bench/gen_dumps, 8 ranks each), and the generated ones
+# again with the direct pickle path turned off (bench_decode --generic). One table row per set:
 # MB/s and entries/s of CPU time (best of the repetitions), the value tree's and the decoded
 # dump's bytes per entry. With callgrind installed and BENCH_CALLGRIND=1, also the instructions
 # per entry of one decode of one generated file (repeatable on a loaded machine).
@@ -20,7 +21,7 @@ trap 'rm -rf "$DIR"' EXIT
 "$GEN" --ranks 8 --entries 2000 --frames "$DIR/frames" >/dev/null 2>&1 || exit 1
 
 printf '%-28s %9s %12s %9s %11s %10s\n' "input" "MB/s" "entries/s" "ns/entry" "value B/e" "dump B/e"
-row() { # row LABEL FILE...
+row() { # row LABEL [--generic] FILE...
     label=$1
     shift
     line=$("$BENCH" -n 5 -q "$@") || { echo "$label: failed"; return; }
@@ -31,6 +32,9 @@ row() { # row LABEL FILE...
 [ -d "$REAL" ] && row "real 2.9 dumps (64 files)" "$REAL"/*/_dump_*
 row "generated, 8 x 2000 entries" "$DIR"/plain/*
 row "generated, with frames" "$DIR"/frames/*
+# the same files the generic way (pickle_read's value tree), as before the direct path
+row "generated, generic path" --generic "$DIR"/plain/*
+row "with frames, generic path" --generic "$DIR"/frames/*
 
 if [ "${BENCH_CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
     first=$(ls "$DIR"/plain/* | head -n 1)
