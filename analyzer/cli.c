@@ -45,7 +45,7 @@ static const char usage_text[] =
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
     "      --all-calls            list every rank's call in the database\n"
-    "  -J, --jobs N               loader threads (default: number of cores)\n"
+    "  -J, --jobs N               threads (default: number of cores); results do not depend on it\n"
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
     "\n"
@@ -109,7 +109,7 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
                 return usage_error("option %s needs a number", arg);
-            if (is_option(arg, "-J", "jobs")) rq->analysis.jobs = (int)n;
+            if (is_option(arg, "-J", "jobs")) rq->analysis.jobs = rq->report.jobs = (int)n;
             else rq->analysis.mismatch_cap = (int)n;
         } else if (is_option(arg, "-j", "just-print-entries")) {
             rq->just_print_entries = true;

@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t fa_mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-uint64_t fa_key2(uint64_t a, uint64_t b) { return fa_mix64(a * 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL + (a << 7)); }
-
 uint64_t fa_hash_bytes(const void *bytes, size_t len) {
     const unsigned char *p = bytes;
     uint64_t h = 1469598103934665603ULL; /* FNV-1a, then a final mix */

@@ -3,28 +3,30 @@
  * The build runs in four steps (see match.h for the rules):
  *   1. walk each rank's entries once, in record order: attribute each to its group, grow the
  *      member's view (issued/completed counters), and cut the entries into calls — collective
- *      calls get an op through a hash on (group, seq, occurrence) and are kept compact in walk
- *      order, counted per op; send/recv go to a side list;
+ *      calls get an op through (group, seq, occurrence) and are kept compact in walk order,
+ *      counted per op; send/recv go to a side list;
  *   2. place the collective calls straight into their final slots (ops in creation order, each
  *      op's calls in rank order), now that every op's size is known;
- *   3. sort the send/recv list by (group, sender, receiver, side, order) and pair it into ops,
- *      whose calls follow the collective ones;
- *   4. fold in pg_status and check each op: all cores screen the ops, one thread reports on the
- *      ones that are not clean, in op order (check_all).
- * Everything is linear in the number of entries except the p2p sort (n log n). FRTRACE_TIMING=1
- * prints the steps' wall times to stderr.
+ *      (steps 1 and 2 are match_walk.c's, on every core, with the same result as one walk)
+ *   3. order the send/recv list by (group, sender, receiver, side, order) and pair it into ops,
+ *      whose calls follow the collective ones (sort_p2p: a counting sort over the runs);
+ *   4. fold in pg_status and check each op: all cores sort each op's calls by member and screen
+ *      it, one thread reports on the ones that are not clean, in op order (check_all). An op
+ *      whose calls are all one entry with the same interned values (fa_walk.uniform) is screened
+ *      by its first call alone.
+ * Everything is linear in the number of entries. FRTRACE_TIMING=1 prints the steps' wall times
+ * to stderr.
  */
 #include "match.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "index.h"
 #include "analysis.h"
+#include "index.h"
+#include "match_walk.h"
+#include "parallel.h"
 
 /* ---------------------------------------------------------------- profiling names --- */
 
@@ -238,55 +240,18 @@ const char *fa_member_state_name(fa_member_state s) {
 
 /* ---------------------------------------------------------------- building --------- */
 
-typedef struct p2p_rec {
-    uint32_t group, src_pos, dst_pos;
-    uint32_t is_send;
-    uint32_t rank_index, member, entry;
-    fr_state state;
-    int64_t p2p_seq;
-} p2p_rec;
+typedef fa_p2p_rec p2p_rec;
 
-/* Per (rank, group) scratch while walking one rank's entries. */
-typedef struct open_group {
-    bool touched;
-    long call;          /* open collective call, -1 none */
-    int64_t seq;
-    const char *type;   /* last non-marker type in the open call (interned), NULL none */
-    bool closed;        /* the open call ended with an end marker */
-    uint32_t occurrence;
-    bool last_p2p;
-    int64_t p2p_seq;
-    size_t batch_first, batch_n;
-    int64_t min_pending;
-} open_group;
-
+/* What pairing the send/recv records needs: the walk's records and room to append ops, calls
+ * and entry refs. */
 typedef struct builder {
     const fa_input *in;
     const fa_groups *groups;
     fa_match *m;
     size_t calls_cap, ops_cap, refs_cap;
-    fa_imap op_index;
     p2p_rec *p2p;
-    size_t np2p, p2p_cap;
-    open_group *open;
-    uint32_t *touched; /* groups the rank being walked has entries in, first-seen order */
-    size_t ntouched;
-    uint32_t *entry_call;
-    size_t entry_call_cap;
-    long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
-    size_t pg_cap;
-    long *group_pos; /* per group: the position of the rank being placed, -1 (place_collective_calls) */
-    fa_call *rank_calls; /* the collective calls of the rank being walked, in entry order */
-    size_t nrank_calls, rank_calls_cap;
-    /* Every rank's collective calls in walk order, kept compact until their op sizes are known
-     * (a call's member and rank follow from its rank): op, entry count, state; per rank where its calls and entry refs start. */
-    uint32_t *pend_op, *pend_n;
-    uint8_t *pend_state;
-    size_t npend, pend_cap;
-    size_t *rank_pend_at, *rank_refs_at; /* per input rank, + 1 */
+    size_t np2p;
 } builder;
-
-#define NO_CALL UINT32_MAX
 
 static int grow(void **v, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return 0;
@@ -311,257 +276,119 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
     return (long)m->nops++;
 }
 
-static long new_call(builder *b, uint32_t op, uint32_t member, uint32_t rank_index, fr_state state) {
+static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state) {
     fa_match *m = b->m;
     if (grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
-    m->calls[m->ncalls] = (fa_call){op, member, rank_index, 0, 0, state, false};
+    m->calls[m->ncalls] = (fa_call){member, rank_index, 0, 0, state, false};
     return (long)m->ncalls++;
-}
-
-/* A collective call of the rank being walked (in b->rank_calls; placed once every rank is walked). */
-static long new_rank_call(builder *b, uint32_t op, uint32_t member, uint32_t rank_index) {
-    if (grow((void **)&b->rank_calls, &b->rank_calls_cap, b->nrank_calls + 1, sizeof *b->rank_calls)) return -1;
-    b->rank_calls[b->nrank_calls] = (fa_call){op, member, rank_index, 0, 0, FR_STATE_COMPLETED, false};
-    return (long)b->nrank_calls++;
-}
-
-static long collective_op(builder *b, uint32_t group, int64_t seq, uint32_t occurrence) {
-    uint64_t key = fa_key2(fa_key2(group, (uint64_t)seq), occurrence), at;
-    if (fa_imap_get(&b->op_index, key, &at)) return (long)at;
-    long op = new_op(b, group, false, seq);
-    if (op >= 0 && fa_imap_put(&b->op_index, key, (uint64_t)op) != 0) return -1;
-    return op;
 }
 
 static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) { return &m->views[m->view_at[group] + member]; }
 
-/* A collective entry joins the open call when it has the same seq and continues the bundle.
- * Types are interned, so equal types are the same pointer. */
-static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op) {
-    if (o->call < 0 || o->closed || o->seq != seq) return false;
-    return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
+/* ---- ordering the send/recv records ----
+ * Pairing wants the records by (group, sender, receiver, sends first) and, within that, by
+ * entry. Within one such run every record comes from one rank (the sender's position is its own
+ * on the send side, the receiver's on the recv side), and the walk appended each rank's records
+ * in entry order; so a stable sort on the run alone gives that order. The distinct runs (a few per
+ * pipeline pair) are found through a small hash, sorted, and the records' indices scattered by
+ * counts: linear in the records, instead of a comparison sort over all of them. (Indices, not the
+ * records: thousands of runs fill at once, and 4-byte writes keep their open lines in cache.) */
+
+typedef struct p2p_run {
+    uint32_t group, src_pos, dst_pos, is_send;
+    size_t count, at; /* records in the run; where the run starts in the sorted order */
+} p2p_run;
+
+typedef struct run_index {
+    p2p_run *runs;
+    size_t n, cap;
+    uint32_t *slots; /* run + 1, 0 empty */
+    size_t nslots;
+} run_index;
+
+static bool same_run(const p2p_run *r, const p2p_rec *x) {
+    return r->group == x->group && r->src_pos == x->src_pos && r->dst_pos == x->dst_pos && r->is_send == x->is_send;
 }
 
-static int add_collective_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index,
-                                const fa_entry *e, const fa_opinfo *op_info, uint32_t entry_index) {
-    if (!continues_call(o, e->collective_seq_id, op_info)) {
-        o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
-        long op = collective_op(b, group, e->collective_seq_id, o->occurrence);
-        long call = op < 0 ? -1 : new_rank_call(b, (uint32_t)op, member, rank_index);
-        if (call < 0) return -1;
-        o->call = call;
-        o->seq = e->collective_seq_id;
-        o->type = NULL;
-        o->closed = false;
-    }
-    fa_call *c = &b->rank_calls[o->call];
-    c->nentries++;
-    if (op_info->flags & FA_OP_END_MARKER) {
-        c->state = (fr_state)e->state; /* the marker speaks for the whole bundle */
-        o->closed = true;
-    } else {
-        if (e->state < c->state) c->state = (fr_state)e->state;
-        o->type = op_info->type;
-    }
-    b->entry_call[entry_index] = (uint32_t)o->call;
-    return 0;
+static size_t run_slot(const run_index *ix, uint32_t group, uint32_t src, uint32_t dst, uint32_t is_send) {
+    return fa_key2(fa_key2(group, src), ((uint64_t)dst << 1) | is_send) & (ix->nslots - 1);
 }
 
-static int add_p2p_entry(builder *b, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fa_entry *e,
-                         const fa_opinfo *name, uint32_t entry_index) {
-    const fa_group *g = &b->groups->v[group];
-    int64_t peer = name->is_send ? name->dst : name->src;
-    uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
-    uint32_t dst = name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
-    if (grow((void **)&b->p2p, &b->p2p_cap, b->np2p + 1, sizeof *b->p2p)) return -1;
-    if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
-        o->batch_n++;
-    } else {
-        o->batch_first = b->np2p;
-        o->batch_n = 1;
-        o->p2p_seq = e->p2p_seq_id;
-    }
-    o->last_p2p = true;
-    b->p2p[b->np2p++] = (p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, (fr_state)e->state, e->p2p_seq_id};
-    return 0;
-}
-
-/* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
- * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(builder *b, open_group *o, const fa_entry *e, const fa_opinfo *op) {
-    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
-    for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
-        if (b->p2p[i].state < (fr_state)e->state) b->p2p[i].state = (fr_state)e->state;
-    return true;
-}
-
-static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
-    if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
-    if (v->pg_id < 0) v->pg_id = pg_id;
-    v->has_entries = true;
-}
-
-/* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
-static int resolve_pgs(builder *b, uint32_t rank_index) {
-    const fa_dump *d = b->in->ranks[rank_index].dump;
-    if (grow((void **)&b->pg_group, &b->pg_cap, d->npgs + 1, sizeof *b->pg_group)) return -1;
-    long *pos = realloc(b->pg_pos, b->pg_cap * sizeof *pos);
-    if (!pos) return -1;
-    b->pg_pos = pos;
-    for (uint32_t k = 0; k < d->npgs; k++) {
-        long gi = fa_groups_find(b->groups, rank_index, d->pgs[k].name);
-        b->pg_group[k] = gi;
-        b->pg_pos[k] = gi < 0 ? -1 : fa_group_position(&b->groups->v[gi], b->in->ranks[rank_index].rank);
+static int run_rehash(run_index *ix) {
+    size_t n = ix->nslots ? ix->nslots * 2 : 1024;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots) return -1;
+    free(ix->slots);
+    ix->slots = slots;
+    ix->nslots = n;
+    for (size_t r = 0; r < ix->n; r++) {
+        const p2p_run *x = &ix->runs[r];
+        size_t i = run_slot(ix, x->group, x->src_pos, x->dst_pos, x->is_send);
+        while (ix->slots[i]) i = (i + 1) & (ix->nslots - 1);
+        ix->slots[i] = (uint32_t)r + 1;
     }
     return 0;
 }
 
-/* Appends the walked rank's calls to the pending list, counting them into their ops; lays its
- * call entries out contiguously in entry_refs (calls in walk order, entries in record order). */
-static int finish_rank_calls(builder *b, uint32_t rank_index, uint32_t nentries) {
-    fa_match *m = b->m;
-    size_t need = b->npend + b->nrank_calls + 1;
-    if (need > b->pend_cap) {
-        size_t cap = b->pend_cap ? b->pend_cap : 1024;
-        while (cap < need) cap *= 2;
-        uint32_t *op = realloc(b->pend_op, cap * sizeof *op);
-        if (op) b->pend_op = op;
-        uint32_t *n = realloc(b->pend_n, cap * sizeof *n);
-        if (n) b->pend_n = n;
-        uint8_t *st = realloc(b->pend_state, cap * sizeof *st);
-        if (st) b->pend_state = st;
-        if (!op || !n || !st) return -1;
-        b->pend_cap = cap;
-    }
-    b->rank_pend_at[rank_index] = b->npend;
-    b->rank_refs_at[rank_index] = m->nentry_refs;
-    size_t at = m->nentry_refs;
-    for (size_t c = 0; c < b->nrank_calls; c++) {
-        fa_call *call = &b->rank_calls[c];
-        b->pend_op[b->npend] = call->op;
-        b->pend_n[b->npend] = call->nentries;
-        b->pend_state[b->npend++] = (uint8_t)call->state;
-        m->ops[call->op].ncalls++;
-        call->entries_at = (uint32_t)at;
-        at += call->nentries;
-        call->nentries = 0;
-    }
-    if (grow((void **)&m->entry_refs, &b->refs_cap, at + 1, sizeof *m->entry_refs)) return -1;
-    for (uint32_t i = 0; i < nentries; i++) {
-        if (b->entry_call[i] == NO_CALL) continue;
-        fa_call *c = &b->rank_calls[b->entry_call[i]];
-        m->entry_refs[c->entries_at + c->nentries++] = i;
-    }
-    m->nentry_refs = at;
-    b->nrank_calls = 0;
-    return 0;
+/* The run of record x, made when new; -1 when out of memory. */
+static long run_of(run_index *ix, const p2p_rec *x) {
+    if ((ix->n + 1) * 2 > ix->nslots && run_rehash(ix)) return -1;
+    size_t i = run_slot(ix, x->group, x->src_pos, x->dst_pos, x->is_send);
+    for (; ix->slots[i]; i = (i + 1) & (ix->nslots - 1))
+        if (same_run(&ix->runs[ix->slots[i] - 1], x)) return (long)ix->slots[i] - 1;
+    if (grow((void **)&ix->runs, &ix->cap, ix->n + 1, sizeof *ix->runs)) return -1;
+    ix->runs[ix->n] = (p2p_run){x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0};
+    ix->slots[i] = (uint32_t)ix->n + 1;
+    return (long)ix->n++;
 }
 
-static int walk_rank(builder *b, uint32_t rank_index) {
-    const fa_dump *d = b->in->ranks[rank_index].dump;
-    const fa_store *store = b->in->store;
-    int64_t rank = b->in->ranks[rank_index].rank;
-    fa_match *m = b->m;
-    if (grow((void **)&b->entry_call, &b->entry_call_cap, d->nentries + 1, sizeof *b->entry_call)) return -1;
-    if (resolve_pgs(b, rank_index)) return -1;
-    m->rank_newest_pending[rank_index] = -1;
-    for (uint32_t i = 0; i < d->nentries; i++) {
-        const fa_entry *e = &d->entries[i];
-        b->entry_call[i] = NO_CALL;
-        long gi = b->pg_group[e->pg], pos = b->pg_pos[e->pg];
-        if (gi < 0 || pos < 0) continue;
-        const fa_opinfo *name = fa_store_op(store, e->name);
-        open_group *o = &b->open[gi];
-        if (!o->touched) {
-            memset(o, 0, sizeof *o);
-            o->touched = true;
-            o->call = -1;
-            o->min_pending = INT64_MAX;
-            b->touched[b->ntouched++] = (uint32_t)gi;
-        }
-        fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-        note_progress(v, e, d->pgs[e->pg].pg_id);
-        if (e->state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
-            m->rank_newest_pending[rank_index] = e->record_id;
-        m->any_entries = true;
-        int rc = 0;
-        if (e->is_p2p || name->is_send || name->is_recv) {
-            rc = add_p2p_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
-        } else if (closes_p2p_batch(b, o, e, name)) {
-            o->last_p2p = false;
-        } else {
-            o->last_p2p = false;
-            rc = add_collective_entry(b, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
-            if (e->state == FR_STATE_COMPLETED) {
-                if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
-            } else if (e->collective_seq_id < o->min_pending) {
-                o->min_pending = e->collective_seq_id;
-            }
-        }
-        if (rc) return -1;
-    }
-    /* in-order completion within a group: everything before the oldest pending one is done;
-     * only the groups this rank has entries in are visited (not every group of the job) */
-    for (size_t t = 0; t < b->ntouched; t++) {
-        open_group *o = &b->open[b->touched[t]];
-        long pos = fa_group_position(&b->groups->v[b->touched[t]], rank);
-        fa_view *v = view_of(m, b->touched[t], (uint32_t)pos);
-        if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max) v->completed_max = o->min_pending - 1;
-        o->touched = false;
-    }
-    b->ntouched = 0;
-    return finish_rank_calls(b, rank_index, d->nentries);
-}
-
-/* Puts every collective call at its final place: ops in creation order, each op's calls in rank
- * order (the order the ranks were walked). The call array is allocated once at its final size
- * plus room for the send/recv calls pair_p2p appends; the rank-order pending list is read
- * sequentially and each call written straight to its slot, which stays cache-friendly because
- * consecutive ranks fill neighbouring slots of the same ops. (Permuting a walk-order array in
- * place instead costs a dependent cache miss per call: most of the matcher's time at scale.) */
-static int place_collective_calls(builder *b) {
-    fa_match *m = b->m;
-    size_t total = b->npend + b->np2p;
-    m->calls = malloc((total + 1) * sizeof *m->calls);
-    if (!m->calls) return -1;
-    b->calls_cap = total + 1;
-    size_t at = 0;
-    for (size_t o = 0; o < m->nops; o++) {
-        m->ops[o].first_call = (uint32_t)at;
-        at += m->ops[o].ncalls;
-        m->ops[o].ncalls = 0;
-    }
-    for (uint32_t r = 0; r < b->in->nranks; r++) {
-        if (resolve_pgs(b, r)) return -1;
-        const fa_dump *d = b->in->ranks[r].dump;
-        /* the rank's position per group from its few pg slots; two slots of one group agree */
-        for (uint32_t k = 0; k < d->npgs; k++)
-            if (b->pg_group[k] >= 0) b->group_pos[b->pg_group[k]] = b->pg_pos[k];
-        size_t refs = b->rank_refs_at[r], end = r + 1 < b->in->nranks ? b->rank_pend_at[r + 1] : b->npend;
-        for (size_t p = b->rank_pend_at[r]; p < end; p++) {
-            fa_op *op = &m->ops[b->pend_op[p]];
-            fa_call *c = &m->calls[op->first_call + op->ncalls++];
-            *c = (fa_call){b->pend_op[p], (uint32_t)b->group_pos[op->group], r, (uint32_t)refs, b->pend_n[p], b->pend_state[p], false};
-            refs += b->pend_n[p];
-        }
-        for (uint32_t k = 0; k < d->npgs; k++)
-            if (b->pg_group[k] >= 0) b->group_pos[b->pg_group[k]] = -1;
-    }
-    m->ncalls = at;
-    return 0;
-}
-
-static int compare_p2p(const void *x, const void *y) {
-    const p2p_rec *a = x, *b = y;
+static int compare_runs(const void *x, const void *y) {
+    const p2p_run *a = *(p2p_run *const *)x, *b = *(p2p_run *const *)y;
     if (a->group != b->group) return a->group < b->group ? -1 : 1;
     if (a->src_pos != b->src_pos) return a->src_pos < b->src_pos ? -1 : 1;
     if (a->dst_pos != b->dst_pos) return a->dst_pos < b->dst_pos ? -1 : 1;
-    if (a->is_send != b->is_send) return a->is_send > b->is_send ? -1 : 1; /* sends first */
-    return (a->entry > b->entry) - (a->entry < b->entry);
+    return (a->is_send < b->is_send) - (a->is_send > b->is_send); /* sends first */
+}
+
+/* The indices of b->p2p in the order described above, or NULL when out of memory. */
+static uint32_t *sort_p2p(const builder *b) {
+    run_index ix = {0};
+    uint32_t *run = malloc((b->np2p + 1) * sizeof *run);
+    uint32_t *sorted = malloc((b->np2p + 1) * sizeof *sorted);
+    p2p_run **order = NULL;
+    int rc = run && sorted ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < b->np2p; i++) {
+        long r = run_of(&ix, &b->p2p[i]);
+        if (r < 0) rc = -1;
+        else {
+            run[i] = (uint32_t)r;
+            ix.runs[r].count++;
+        }
+    }
+    if (rc == 0 && !(order = malloc((ix.n + 1) * sizeof *order))) rc = -1;
+    if (rc == 0) {
+        for (size_t r = 0; r < ix.n; r++) order[r] = &ix.runs[r];
+        qsort(order, ix.n, sizeof *order, compare_runs);
+        size_t at = 0;
+        for (size_t r = 0; r < ix.n; r++) {
+            order[r]->at = at;
+            at += order[r]->count;
+        }
+        for (size_t i = 0; i < b->np2p; i++) sorted[ix.runs[run[i]].at++] = (uint32_t)i;
+    }
+    free(order);
+    free(run);
+    free(ix.runs);
+    free(ix.slots);
+    if (rc) {
+        free(sorted);
+        return NULL;
+    }
+    return sorted;
 }
 
 static int p2p_call(builder *b, long op, const p2p_rec *r) {
-    long call = new_call(b, (uint32_t)op, r->member, r->rank_index, r->state);
+    long call = new_call(b, r->member, r->rank_index, r->state);
     if (call < 0) return -1;
     fa_match *m = b->m;
     if (grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs)) return -1;
@@ -587,39 +414,46 @@ static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     return 0;
 }
 
-/* Pairs one (group, sender, receiver) run: pending sends with pending recvs in order; completed
- * ones from the newest backwards; leftovers that completed are the window's edge, not findings. */
-static int pair_run(builder *b, p2p_rec *run, size_t n) {
+/* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): pending
+ * sends with pending recvs in order; completed ones from the newest backwards; leftovers that
+ * completed are the window's edge, not findings. */
+static int pair_run(builder *b, const uint32_t *run, size_t n) {
+    const p2p_rec *v = b->p2p;
     size_t ns = 0;
-    while (ns < n && run[ns].is_send) ns++;
-    p2p_rec *S = run, *R = run + ns;
+    while (ns < n && v[run[ns]].is_send) ns++;
+    const uint32_t *S = run, *R = run + ns;
     size_t nr = n - ns, cs = 0, cr = 0;
-    while (cs < ns && S[cs].state == FR_STATE_COMPLETED) cs++;
-    while (cr < nr && R[cr].state == FR_STATE_COMPLETED) cr++;
-    if (run[0].src_pos == UINT32_MAX || run[0].dst_pos == UINT32_MAX) { /* recv from any source */
-        for (size_t i = 0; i < n; i++)
-            if (run[i].state != FR_STATE_COMPLETED && p2p_op(b, run[i].is_send ? &run[i] : NULL, run[i].is_send ? NULL : &run[i])) return -1;
+    while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
+    while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
+    if (v[run[0]].src_pos == UINT32_MAX || v[run[0]].dst_pos == UINT32_MAX) { /* recv from any source */
+        for (size_t i = 0; i < n; i++) {
+            const p2p_rec *x = &v[run[i]];
+            if (x->state != FR_STATE_COMPLETED && p2p_op(b, x->is_send ? x : NULL, x->is_send ? NULL : x)) return -1;
+        }
         return 0;
     }
     for (size_t i = 0; i < cs && i < cr; i++)
-        if (p2p_op(b, &S[cs - 1 - i], &R[cr - 1 - i])) return -1;
+        if (p2p_op(b, &v[S[cs - 1 - i]], &v[R[cr - 1 - i]])) return -1;
     size_t ps = ns - cs, pr = nr - cr;
     for (size_t i = 0; i < ps || i < pr; i++)
-        if (p2p_op(b, i < ps ? &S[cs + i] : NULL, i < pr ? &R[cr + i] : NULL)) return -1;
+        if (p2p_op(b, i < ps ? &v[S[cs + i]] : NULL, i < pr ? &v[R[cr + i]] : NULL)) return -1;
     return 0;
 }
 
+static bool same_pair(const p2p_rec *a, const p2p_rec *b) { return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos; }
+
 static int pair_p2p(builder *b) {
-    if (b->np2p) qsort(b->p2p, b->np2p, sizeof *b->p2p, compare_p2p);
-    for (size_t i = 0; i < b->np2p;) {
+    uint32_t *order = sort_p2p(b);
+    if (!order) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < b->np2p && rc == 0;) {
         size_t j = i;
-        while (j < b->np2p && b->p2p[j].group == b->p2p[i].group && b->p2p[j].src_pos == b->p2p[i].src_pos &&
-               b->p2p[j].dst_pos == b->p2p[i].dst_pos)
-            j++;
-        if (pair_run(b, b->p2p + i, j - i)) return -1;
+        while (j < b->np2p && same_pair(&b->p2p[order[j]], &b->p2p[order[i]])) j++;
+        rc = pair_run(b, order + i, j - i);
         i = j;
     }
-    return 0;
+    free(order);
+    return rc;
 }
 
 static int compare_members(const void *x, const void *y) {
@@ -627,16 +461,15 @@ static int compare_members(const void *x, const void *y) {
     return (a->member > b->member) - (a->member < b->member);
 }
 
-/* Calls within each op by member. Ranks are walked in order and a send precedes its recv, so
- * members mostly arrive sorted: only an op whose calls are not gets sorted. */
-static void sort_op_members(fa_match *m) {
-    for (size_t o = 0; o < m->nops; o++) {
-        fa_call *v = m->calls + m->ops[o].first_call;
-        for (uint32_t i = 1; i < m->ops[o].ncalls; i++) {
-            if (v[i - 1].member <= v[i].member) continue;
-            qsort(v, m->ops[o].ncalls, sizeof *v, compare_members);
-            break;
-        }
+/* An op's calls by member. Ranks are walked in order and a send precedes its recv, so members
+ * mostly arrive sorted: only an op whose calls are not gets sorted. (The screening workers sort
+ * each op they take, just before screening it.) */
+static void sort_op_calls(fa_match *m, size_t o) {
+    fa_call *v = m->calls + m->ops[o].first_call;
+    for (uint32_t i = 1; i < m->ops[o].ncalls; i++) {
+        if (v[i - 1].member <= v[i].member) continue;
+        qsort(v, m->ops[o].ncalls, sizeof *v, compare_members);
+        break;
     }
 }
 
@@ -908,6 +741,18 @@ static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_
     return match_p2p(&na, ea, &nb, eb) == FA_FULLY_MATCHED;
 }
 
+/* The common case of p2p_pair_matches from interned ids alone: a parsed send and recv that name
+ * compatible peers, the send's input sizes the very shape list the recv expects. False means
+ * "not sure" (p2p_pair_matches decides). */
+static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *a, const fa_entry *b) {
+    const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
+    if (!ia->parsed || !ib->parsed || !(ia->is_send || ia->is_recv) || !(ib->is_send || ib->is_recv) || ia->is_send == ib->is_send) return false;
+    if (!(ia->src < 0 || ib->src < 0 || ia->src == ib->src) || !(ia->dst < 0 || ib->dst < 0 || ia->dst == ib->dst)) return false;
+    const fa_entry *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
+    uint32_t got = fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
+    return send->in_sizes == got;
+}
+
 static void check_op(checker *k, size_t op_index) {
     fa_op *op = &k->m->ops[op_index];
     if (op->ncalls == 0) return;
@@ -951,29 +796,35 @@ static void check_op(checker *k, size_t op_index) {
 
 /* Whether check_op would find nothing wrong with op_index: every call agrees on type, sizes and
  * dtypes, none is inconsistent in itself, all_to_all totals add up (collectives), the pair
- * matches (send/recv). Sets the op's representative as check_op does; reads everything else. */
-static bool op_is_clean(checker *k, size_t op_index) {
+ * matches (send/recv). Sets the op's representative as check_op does; reads everything else.
+ * `uniform` (fa_walk.uniform): every call is one entry with the same interned values, so the
+ * signatures agree and every call's own consistency is the first call's. */
+static bool op_is_clean(checker *k, size_t op_index, bool uniform) {
     fa_op *op = &k->m->ops[op_index];
     if (op->ncalls == 0) return true;
     set_representative(k, op, 0);
     if (op->is_p2p) {
         if (op->ncalls != 2) return true;
         const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
+        if (p2p_pair_surely_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), fa_call_entry(k->m, k->in, b, 0))) return true;
         fr_entry ea, eb;
         fa_call_expand(k->m, k->in, a, 0, &ea);
         fa_call_expand(k->m, k->in, b, 0, &eb);
         return p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea, fa_call_entry(k->m, k->in, b, 0), &eb);
     }
     static const int dims[] = {SIG_TYPE, SIG_SIZE, SIG_DTYPE};
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 3 && !uniform; d++) {
         uint64_t first = call_signature(k, &k->m->calls[op->first_call], dims[d]);
         for (uint32_t i = 1; i < op->ncalls; i++)
             if (call_signature(k, &k->m->calls[op->first_call + i], dims[d]) != first) return false;
     }
     char why[300];
     uint32_t nmembers = k->groups->v[op->group].nmembers;
-    for (uint32_t i = 0; i < op->ncalls; i++)
+    for (uint32_t i = 0; i < (uniform ? 1 : op->ncalls); i++)
         if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) != FA_MISSING_RANKS) return false;
+    /* op->type is the first entry's type, whose flags the store parsed once */
+    const fa_entry *first = fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0);
+    if (!(fa_store_op(k->in->store, first->name)->flags & FA_OP_ALL_TO_ALL)) return true;
     int64_t in_total, out_total;
     return !all_to_all_totals_differ(k, op, &in_total, &out_total);
 }
@@ -987,47 +838,45 @@ typedef struct screen_job {
     const fa_input *in;
     const fa_groups *groups;
     fa_match *m;
-    uint8_t *clean; /* per op: 1 when screened clean */
-    atomic_size_t next;
+    const uint8_t *uniform; /* per collective op (fa_walk.uniform) */
+    size_t nuniform;
+    uint8_t *flags;     /* per op: SCREEN_* */
+    uint32_t widest[64]; /* per worker: the most calls it saw in one op */
 } screen_job;
 
 enum { SCREEN_CHUNK = 1024 };
+enum { SCREEN_CLEAN = 1, SCREEN_UNMATCHED = 2 /* a p2p_unmatched finding to record */ };
 
-static void *screen_worker(void *arg) {
+static void screen_range(void *arg, unsigned worker, size_t lo, size_t hi) {
     screen_job *job = arg;
     checker k = {job->in, job->groups, job->m, NULL, 0, NULL, NULL, NULL, NULL};
-    for (;;) {
-        size_t start = atomic_fetch_add(&job->next, SCREEN_CHUNK);
-        if (start >= job->m->nops) break;
-        size_t end = start + SCREEN_CHUNK < job->m->nops ? start + SCREEN_CHUNK : job->m->nops;
-        for (size_t i = start; i < end; i++) job->clean[i] = op_is_clean(&k, i);
+    uint32_t widest = job->widest[worker];
+    for (size_t i = lo; i < hi; i++) {
+        const fa_op *op = &job->m->ops[i];
+        sort_op_calls(job->m, i); /* before anything reads the op's calls in member order */
+        uint8_t f = op_is_clean(&k, i, i < job->nuniform && job->uniform[i]) ? SCREEN_CLEAN : 0;
+        if (op->unmatched && op->ncalls && job->m->calls[op->first_call].state != FR_STATE_COMPLETED) f |= SCREEN_UNMATCHED;
+        job->flags[i] = f;
+        if (op->ncalls > widest) widest = op->ncalls;
     }
-    return NULL;
+    job->widest[worker] = widest;
 }
 
-static void screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m, int jobs, uint8_t *clean) {
-    screen_job job = {in, groups, m, clean, 0};
-    if (jobs <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cores > 0 ? (int)cores : 1;
-    }
-    size_t chunks = (m->nops + SCREEN_CHUNK - 1) / SCREEN_CHUNK;
-    if ((size_t)jobs > chunks) jobs = chunks ? (int)chunks : 1;
-    pthread_t threads[64];
-    int started = 0;
-    for (int t = 0; t < jobs - 1 && t < 64; t++)
-        if (pthread_create(&threads[started], NULL, screen_worker, &job) == 0) started++;
-    screen_worker(&job); /* the calling thread works too */
-    for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
-}
-
-static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, int cap, int jobs, fa_findings *findings) {
+/* Screens every op (flags[op]: SCREEN_*); returns the most calls of one op (at least 1). */
+static uint32_t screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk, int jobs, uint8_t *flags) {
+    screen_job job = {in, groups, m, walk->uniform, walk->nuniform, flags, {0}};
+    unsigned nw = fa_worker_count(jobs);
+    fa_parallel_for(m->nops, SCREEN_CHUNK, nw, screen_range, &job);
     uint32_t widest = 1;
-    for (size_t i = 0; i < m->nops; i++)
-        if (m->ops[i].ncalls > widest) widest = m->ops[i].ncalls;
-    uint8_t *clean = calloc(m->nops + 1, 1);
-    if (!clean) return -1;
-    screen_ops(in, groups, m, jobs, clean);
+    for (unsigned t = 0; t < nw; t++)
+        if (job.widest[t] > widest) widest = job.widest[t];
+    return widest;
+}
+
+static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk, int cap, int jobs, fa_findings *findings) {
+    uint8_t *flags = calloc(m->nops + 1, 1);
+    if (!flags) return -1;
+    uint32_t widest = screen_ops(in, groups, m, walk, jobs, flags);
     checker k = {in, groups, m, findings, cap, calloc(groups->n + 1, sizeof(size_t)), calloc(widest, sizeof(uint64_t)),
                  calloc(widest, sizeof(bool)), calloc(widest, sizeof(uint8_t))};
     if (!k.listed_per_group || !k.sig || !k.odd || !k.kind) {
@@ -1035,18 +884,16 @@ static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, i
         free(k.sig);
         free(k.odd);
         free(k.kind);
-        free(clean);
+        free(flags);
         return -1;
     }
     for (size_t i = 0; i < m->nops; i++)
-        if (!clean[i]) check_op(&k, i);
-    free(clean);
+        if (!(flags[i] & SCREEN_CLEAN)) check_op(&k, i);
     /* p2p with one side absent: the verdict weighs it; here it is recorded */
     for (size_t i = 0; i < m->nops; i++) {
+        if (!(flags[i] & SCREEN_UNMATCHED)) continue;
         fa_op *op = &m->ops[i];
-        if (!op->unmatched || op->ncalls == 0) continue;
         const fa_call *c = &m->calls[op->first_call];
-        if (c->state == FR_STATE_COMPLETED) continue;
         fa_finding *f = fa_findings_add(findings, FA_P2P_UNMATCHED, (long)op->group, (long)i);
         if (!f) break;
         f->listed = k.listed_per_group[op->group]++ < (size_t)cap;
@@ -1058,6 +905,7 @@ static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, i
                               (long long)(sender_posted ? op->src : op->dst), (long long)(sender_posted ? op->dst : op->src),
                               (long long)op->seq, (long long)(sender_posted ? op->dst : op->src));
     }
+    free(flags);
     free(k.listed_per_group);
     free(k.sig);
     free(k.odd);
@@ -1065,80 +913,44 @@ static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, i
     return 0;
 }
 
-/* The walk's per-call scratch, read for the last time by place_collective_calls. */
-static void free_pending(builder *b) {
-    free(b->pend_op);
-    free(b->pend_n);
-    free(b->pend_state);
-    free(b->rank_pend_at);
-    free(b->rank_refs_at);
-    free(b->entry_call);
-    b->pend_op = b->pend_n = NULL;
-    b->pend_state = NULL;
-    b->rank_pend_at = b->rank_refs_at = NULL;
-    b->entry_call = NULL;
-}
-
 /* ---------------------------------------------------------------- public ------------ */
 
-int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
-                   fa_findings *findings, fr_error *err) {
-    memset(m, 0, sizeof *m);
-    builder b = {0};
-    b.in = in;
-    b.groups = groups;
-    b.m = m;
+static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m) {
     size_t nviews = 0;
     m->view_at = calloc(groups->n + 1, sizeof *m->view_at);
+    if (!m->view_at) return -1;
     for (size_t g = 0; g < groups->n; g++) {
         m->view_at[g] = nviews;
         nviews += groups->v[g].nmembers;
     }
     m->views = calloc(nviews + 1, sizeof *m->views);
-    for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){-1, -1, -1, false, false};
     m->rank_newest_pending = calloc(in->nranks + 1, sizeof *m->rank_newest_pending);
-    b.open = calloc(groups->n + 1, sizeof *b.open);
-    b.touched = calloc(groups->n + 1, sizeof *b.touched);
-    b.group_pos = malloc((groups->n + 1) * sizeof *b.group_pos);
-    b.rank_pend_at = calloc(in->nranks + 1, sizeof *b.rank_pend_at);
-    b.rank_refs_at = calloc(in->nranks + 1, sizeof *b.rank_refs_at);
-    int rc = (m->view_at && m->views && m->rank_newest_pending && b.open && b.touched && b.group_pos && b.rank_pend_at &&
-              b.rank_refs_at) ? 0 : -1;
-    for (size_t g = 0; rc == 0 && g <= groups->n; g++) b.group_pos[g] = -1;
+    if (!m->views || !m->rank_newest_pending) return -1;
+    for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){-1, -1, -1, false, false};
+    return 0;
+}
+
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
+                   fa_findings *findings, fr_error *err) {
+    memset(m, 0, sizeof *m);
+    fa_walk walk = {0};
+    int rc = alloc_views(in, groups, m);
+    if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    for (size_t r = 0; rc == 0 && r < in->nranks; r++) rc = walk_rank(&b, (uint32_t)r);
-    /* Each stage's scratch is freed as soon as its stage ends, not with the rest below: the op
-     * index, the pending calls and the p2p records are ~380 MB at 16k ranks, and holding them
-     * while pairing and checking allocate made them part of the peak RSS (3.7 GB, 3.3 GB without).
-     * First-touch page faults of that peak are most of the run's system time. */
-    fa_imap_free(&b.op_index);
-    if (timing) fa_timing_note("  walk", &t);
-    if (rc == 0) rc = place_collective_calls(&b);
-    free_pending(&b);
-    if (timing) fa_timing_note("  place", &t);
+    builder b = {in, groups, m, walk.calls_cap, walk.ops_cap, walk.refs_cap, walk.p2p, walk.np2p};
+    walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = pair_p2p(&b);
+    /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while
+     * checking allocates would make them part of the peak RSS (first-touch page faults of that
+     * peak are most of the run's system time). */
     free(b.p2p);
     b.p2p = NULL;
-    if (rc == 0) sort_op_members(m);
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
-    if (rc == 0) rc = check_all(in, groups, m, mismatch_cap, jobs, findings);
+    if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
-    fa_imap_free(&b.op_index);
-    free(b.p2p);
-    free(b.open);
-    free(b.touched);
-    free(b.group_pos);
-    free(b.rank_calls);
-    free(b.pend_op);
-    free(b.pend_n);
-    free(b.pend_state);
-    free(b.rank_pend_at);
-    free(b.rank_refs_at);
-    free(b.entry_call);
-    free(b.pg_group);
-    free(b.pg_pos);
+    fa_walk_free(&walk);
     if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while matching");
     return rc;
 }
@@ -1164,24 +976,8 @@ const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member) {
     return lo < (size_t)o->first_call + o->ncalls && m->calls[lo].member == member ? &m->calls[lo] : NULL;
 }
 
-static fa_member_state from_state(fr_state s) {
-    return s == FR_STATE_COMPLETED ? FA_MS_COMPLETED : s == FR_STATE_STARTED ? FA_MS_STARTED : FA_MS_SCHEDULED;
-}
-
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member) {
     return fa_op_member_state_of(m, groups, op, member, fa_op_call(m, op, member));
-}
-
-fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member, const fa_call *c) {
-    const fa_op *o = &m->ops[op];
-    if (c) return from_state(c->state);
-    const fa_group *g = &groups->v[o->group];
-    if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
-    if (o->is_p2p) return FA_MS_NEVER;
-    const fa_view *v = &m->views[m->view_at[o->group] + member];
-    if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
-    if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
-    return FA_MS_NEVER;
 }
 
 uint32_t fa_op_expected(const fa_match *m, const fa_groups *groups, size_t op, uint32_t *out) {

@@ -78,24 +78,25 @@ static inline bool fa_member_state_pending(fa_member_state s) {
     return s == FA_MS_STARTED || s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
 }
 
+/* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it. */
 typedef struct fa_call {
-    uint32_t op;
     uint32_t member;     /* position in the group */
     uint32_t rank_index; /* index into fa_input.ranks */
     uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
-    uint8_t state;       /* the call's effective fr_state (a byte: 24-byte calls, one per rank per op) */
+    uint8_t state;       /* the call's effective fr_state (a byte: 20-byte calls, one per rank per op) */
     bool in_minority;    /* named by a mismatch check */
 } fa_call;
 
+/* Fields ordered so that an op is 64 bytes, one cache line: there are millions. */
 typedef struct fa_op {
     uint32_t group;
-    bool is_p2p;
+    uint32_t first_call, ncalls; /* calls of this op, ascending member */
+    uint32_t rep_rank_index;
     int64_t seq;        /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
     int64_t src, dst;   /* p2p: global ranks of sender and receiver */
-    uint32_t first_call, ncalls; /* calls of this op, ascending member */
     const fa_entry *rep; /* a representative entry (from the majority) */
-    uint32_t rep_rank_index;
     const char *type;    /* op type of the representative ("all_reduce", "send"); in the store */
+    bool is_p2p;
     bool mismatch;       /* a type/size/dtype/all_to_all finding names this op */
     bool unmatched;      /* p2p with one side absent */
 } fa_op;
@@ -131,8 +132,19 @@ void fa_match_free(fa_match *m);
 /* The state of `member` (position in the op's group) for op `op`. */
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
 /* The same, given the member's call in op (fa_op_call's answer), for callers that walk an op's
- * calls in member order anyway. */
-fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member, const fa_call *c);
+ * calls in member order anyway (inline: they ask for every member of every op). */
+static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member,
+                                                    const fa_call *c) {
+    const fa_op *o = &m->ops[op];
+    if (c) return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED : c->state == FR_STATE_STARTED ? FA_MS_STARTED : FA_MS_SCHEDULED;
+    const fa_group *g = &groups->v[o->group];
+    if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
+    if (o->is_p2p) return FA_MS_NEVER;
+    const fa_view *v = &m->views[m->view_at[o->group] + member];
+    if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
+    if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
+    return FA_MS_NEVER;
+}
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
 static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {

@@ -19,6 +19,7 @@ typedef struct fa_report_options {
     size_t nselected_ranks;
     const char *const *pg_filters; /* -j entries and report findings: group names/descs (NULL = all) */
     size_t npg_filters;
+    int jobs; /* threads formatting the database (<= 0: one per core); the bytes do not depend on it */
 } fa_report_options;
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out);

@@ -8,6 +8,12 @@
  * one cJSON tree cost more than the analysis. So rows are written straight to the FILE through
  * a buffer, in the exact form cJSON_PrintUnformatted gave before (same key order, cJSON's string
  * escaping and number formatting), and nothing of a row outlives it.
+ *
+ * The two big arrays (collectives, nccl_calls) are cut into chunks of ops that every core formats
+ * into memory, and the chunks reach the file in order (ordered_write.h): each row starts with its
+ * comma, and the sink drops the array's first one, so the bytes are those of one sequential pass.
+ * A row's shapes, dtype lists, profiling name and group id are interned values that repeat over
+ * and over; each worker formats one of them once and copies the text afterwards (frag_cache).
  */
 #include <float.h>
 #include <limits.h>
@@ -16,38 +22,56 @@
 #include <string.h>
 
 #include "commands.h"
+#include "ordered_write.h"
 #include "report.h"
 
 /* ---------------------------------------------------------------- JSON writer ------ */
 
 typedef struct jw {
-    FILE *out;
-    char buf[1 << 16];
-    size_t n;
-    bool comma; /* the next value in the current object/array needs a comma before it */
+    FILE *out;    /* where a full buffer goes; NULL: the buffer grows instead (a chunk in memory) */
+    fa_textbuf t;
+    bool comma;   /* the next value in the current object/array needs a comma before it */
+    bool failed;  /* out of memory in memory mode: the text is incomplete */
 } jw;
 
+enum { JW_FILE_BUFFER = 1 << 16 };
+
 static void jw_flush(jw *w) {
-    if (w->n) fwrite(w->buf, 1, w->n, w->out);
-    w->n = 0;
+    if (w->out && w->t.n) fwrite(w->t.v, 1, w->t.n, w->out);
+    w->t.n = 0;
 }
 
-static void jw_raw(jw *w, const char *s, size_t len) {
-    if (w->n + len > sizeof w->buf) jw_flush(w);
-    if (len > sizeof w->buf) {
-        fwrite(s, 1, len, w->out);
+/* jw_room when the buffer is full: flush it (FILE mode) or grow it (memory mode). */
+static bool jw_room_slow(jw *w, size_t len) {
+    if (w->out) {
+        jw_flush(w);
+        return len <= w->t.cap;
+    }
+    if (fa_textbuf_reserve(&w->t, len)) return true;
+    w->failed = true;
+    return false;
+}
+
+/* Room for `len` more bytes in the buffer. False when they do not fit: in FILE mode a run
+ * longer than the whole buffer (the caller writes it to the file itself), in memory mode when
+ * memory ran out. */
+static inline __attribute__((always_inline)) bool jw_room(jw *w, size_t len) { return w->t.n + len <= w->t.cap || jw_room_slow(w, len); }
+
+static inline __attribute__((always_inline)) void jw_raw(jw *w, const char *s, size_t len) {
+    if (!len) return; /* s may be NULL then (an empty chunk) */
+    if (!jw_room(w, len)) {
+        if (w->out) fwrite(s, 1, len, w->out);
         return;
     }
-    memcpy(w->buf + w->n, s, len);
-    w->n += len;
+    memcpy(w->t.v + w->t.n, s, len);
+    w->t.n += len;
 }
 
-static void jw_char(jw *w, char c) {
-    if (w->n == sizeof w->buf) jw_flush(w);
-    w->buf[w->n++] = c;
+static inline __attribute__((always_inline)) void jw_char(jw *w, char c) {
+    if (jw_room(w, 1)) w->t.v[w->t.n++] = c;
 }
 
-static void jw_sep(jw *w) {
+static inline __attribute__((always_inline)) void jw_sep(jw *w) {
     if (w->comma) jw_char(w, ',');
     w->comma = true;
 }
@@ -70,11 +94,12 @@ static void jw_string_body(jw *w, const char *s) {
     while (*q >= 32 && *q != '"' && *q != '\\') q++;
     if (!*q) {
         size_t len = (size_t)(q - (const unsigned char *)s);
-        if (w->n + len + 2 <= sizeof w->buf) {
-            w->buf[w->n++] = '"';
-            memcpy(w->buf + w->n, s, len);
-            w->n += len;
-            w->buf[w->n++] = '"';
+        if (jw_room(w, len + 2)) {
+            char *at = w->t.v + w->t.n;
+            at[0] = '"';
+            memcpy(at + 1, s, len);
+            at[len + 1] = '"';
+            w->t.n += len + 2;
             return;
         }
     }
@@ -119,21 +144,55 @@ static void jw_str(jw *w, const char *key, const char *s) {
     jw_string_body(w, s);
 }
 
+/* A key known when compiling (plain ASCII, nothing to escape): `"key":` in one copy. */
+#define JW_KEY(w, k) jw_key_text((w), "\"" k "\":", sizeof("\"" k "\":") - 1)
+
+static inline __attribute__((always_inline)) void jw_key_text(jw *w, const char *text, size_t len) {
+    jw_sep(w);
+    jw_raw(w, text, len);
+    w->comma = false;
+}
+
+static unsigned count_digits(uint64_t u) {
+    for (unsigned n = 1;; n += 4, u /= 10000) {
+        if (u < 10) return n;
+        if (u < 100) return n + 1;
+        if (u < 1000) return n + 2;
+        if (u < 10000) return n + 3;
+    }
+}
+
+/* The decimal digits of u at `out`, two at a time from the right; returns their count. */
+static size_t digits_of(uint64_t u, char *out) {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+    unsigned n = count_digits(u);
+    char *end = out + n;
+    while (u >= 100) {
+        unsigned two = (unsigned)(u % 100) * 2;
+        u /= 100;
+        end -= 2;
+        end[0] = pairs[two];
+        end[1] = pairs[two + 1];
+    }
+    if (u >= 10) {
+        end[-2] = pairs[u * 2];
+        end[-1] = pairs[u * 2 + 1];
+    } else {
+        end[-1] = (char)('0' + u);
+    }
+    return n;
+}
+
 /* cJSON's print_number for a number made from an int64: "%d" when the value fits an int,
  * otherwise %1.15g, or %1.17g when that does not read back as the same double. Written into
  * tmp (32 bytes); returns the length. */
 static size_t int_text(int64_t v, char *tmp) {
-    double d = (double)v;
-    if (d > INT_MIN && d < INT_MAX) {
-        char digits[24], *p = digits + sizeof digits;
-        uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-        do *--p = (char)('0' + u % 10);
-        while ((u /= 10) != 0);
-        if (v < 0) *--p = '-';
-        size_t len = (size_t)(digits + sizeof digits - p);
-        memcpy(tmp, p, len);
-        return len;
+    if (v > INT_MIN && v < INT_MAX) { /* as (double)v would compare: exact in this range */
+        if (v >= 0) return digits_of((uint64_t)v, tmp);
+        tmp[0] = '-';
+        return 1 + digits_of((uint64_t)0 - (uint64_t)v, tmp + 1);
     }
+    double d = (double)v;
     int valueint = d >= INT_MAX ? INT_MAX : INT_MIN;
     int len;
     if (d == (double)valueint) {
@@ -147,10 +206,14 @@ static size_t int_text(int64_t v, char *tmp) {
     return (size_t)len;
 }
 
-/* cJSON's print_number for an int64 (int_text). */
+/* cJSON's print_number for an int64 (int_text), formatted in place when the buffer has room. */
 static void jw_int(jw *w, const char *key, int64_t v) {
     if (key) jw_key(w, key);
     jw_sep(w);
+    if (jw_room(w, 32)) {
+        w->t.n += int_text(v, w->t.v + w->t.n);
+        return;
+    }
     char tmp[32];
     size_t len = int_text(v, tmp);
     jw_raw(w, tmp, len);
@@ -175,8 +238,8 @@ static void jw_ints(jw *w, const char *key, const int64_t *v, size_t n) {
     jw_close(w, ']');
 }
 
-static void jw_shapes(jw *w, const char *key, const fr_shapes *s) {
-    jw_key(w, key);
+/* A shape list's value (after its key): [[4,4],[8]]. */
+static void jw_shapes_value(jw *w, const fr_shapes *s) {
     jw_open(w, '[');
     for (uint32_t i = 0; i < s->count; i++) {
         jw_open(w, '[');
@@ -186,11 +249,93 @@ static void jw_shapes(jw *w, const char *key, const fr_shapes *s) {
     jw_close(w, ']');
 }
 
-static void jw_strings(jw *w, const char *key, const fr_strings *s) {
-    jw_key(w, key);
+/* A string list's value (after its key): ["Float","Half"]. */
+static void jw_strings_value(jw *w, const fr_strings *s) {
     jw_open(w, '[');
     for (uint32_t i = 0; i < s->count; i++) jw_str(w, NULL, s->items[i]);
     jw_close(w, ']');
+}
+
+/* ---------------------------------------------------------------- fragment cache --- */
+
+/* Text already formatted for an id (an interned shape list, dtype list or profiling name, or a
+ * group), one cache per worker: formatted once, copied from then on. */
+typedef struct frag_cache {
+    size_t *at;  /* per id: 1 + offset into text; 0 = not formatted yet */
+    size_t *len;
+    size_t n;    /* ids the arrays cover */
+    fa_textbuf text;
+} frag_cache;
+
+enum { FRAG_MAX_IDS = 1 << 22 }; /* ids beyond are formatted every time */
+
+static void frag_free(frag_cache *c) {
+    free(c->at);
+    free(c->len);
+    fa_textbuf_free(&c->text);
+}
+
+/* Copies id's text to w; false when it has none yet. */
+static bool frag_write(jw *w, const frag_cache *c, uint32_t id) {
+    if (id >= c->n || !c->at[id]) return false;
+    jw_raw(w, c->text.v + c->at[id] - 1, c->len[id]);
+    return true;
+}
+
+static bool frag_cover(frag_cache *c, uint32_t id) {
+    if (id < c->n) return true;
+    size_t n = c->n ? c->n : 64;
+    while (n <= id) n *= 2;
+    size_t *at = realloc(c->at, n * sizeof *at);
+    if (!at) return false;
+    c->at = at;
+    size_t *len = realloc(c->len, n * sizeof *len);
+    if (!len) return false;
+    c->len = len;
+    memset(c->at + c->n, 0, (n - c->n) * sizeof *at);
+    c->n = n;
+    return true;
+}
+
+/* Keeps what w (a chunk in memory) holds from `start` on as id's text. */
+static void frag_keep(frag_cache *c, uint32_t id, const jw *w, size_t start) {
+    if (w->out || w->failed || id >= FRAG_MAX_IDS || !frag_cover(c, id)) return;
+    size_t n = w->t.n - start;
+    if (!fa_textbuf_reserve(&c->text, n + 1)) return; /* + 1: never a NULL buffer, even for "" */
+    if (n) memcpy(c->text.v + c->text.n, w->t.v + start, n);
+    c->at[id] = c->text.n + 1;
+    c->len[id] = n;
+    c->text.n += n;
+}
+
+/* `,"key":"s"` after an earlier member of the row (nothing when s is NULL, as jw_str). */
+static void cached_str(jw *w, frag_cache *c, uint32_t id, const char *key, const char *s) {
+    if (frag_write(w, c, id)) return;
+    size_t start = w->t.n;
+    jw_str(w, key, s);
+    frag_keep(c, id, w, start);
+}
+
+/* An interned shape list's value, after its key. */
+static void cached_shapes(jw *w, frag_cache *c, const fa_store *store, uint32_t id) {
+    if (frag_write(w, c, id)) {
+        w->comma = true;
+        return;
+    }
+    size_t start = w->t.n;
+    jw_shapes_value(w, fa_store_shapes(store, id));
+    frag_keep(c, id, w, start);
+}
+
+/* An interned string list's value, after its key. */
+static void cached_strings(jw *w, frag_cache *c, const fa_store *store, uint32_t id) {
+    if (frag_write(w, c, id)) {
+        w->comma = true;
+        return;
+    }
+    size_t start = w->t.n;
+    jw_strings_value(w, fa_store_strings(store, id));
+    frag_keep(c, id, w, start);
 }
 
 /* ---------------------------------------------------------------- sections --------- */
@@ -257,7 +402,7 @@ typedef struct rank_list_text {
 } rank_list_text;
 
 static int rank_list_format(rank_list_text *t, const fa_ranks *r) {
-    t->v = malloc(r->n * 21 + 3);
+    t->v = malloc(r->n * 33 + 3); /* int_text may use all of its 32 bytes */
     if (!t->v) return -1;
     size_t at = 0;
     t->v[at++] = '[';
@@ -300,6 +445,16 @@ static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing
     return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
+/* collective_passes' common case, from the calls alone: one call per member, member k's call k
+ * (calls are sorted by member), so nobody is missing. */
+static bool has_every_member(const fa_analysis *a, const fa_op *o) {
+    if (o->ncalls != a->groups.v[o->group].nmembers) return false;
+    const fa_call *c = &a->match.calls[o->first_call];
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        if (c[k].member != k) return false;
+    return true;
+}
+
 static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing, fa_ranks *expected) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
@@ -314,11 +469,12 @@ static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ran
     return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
-static const char *op_state(const fa_analysis *a, const fa_op *o) {
+/* The least advanced state of the op's calls. */
+static fr_state op_state(const fa_analysis *a, const fa_op *o) {
     fr_state least = FR_STATE_COMPLETED;
     for (uint32_t k = 0; k < o->ncalls; k++)
         if (a->match.calls[o->first_call + k].state < least) least = a->match.calls[o->first_call + k].state;
-    return fr_state_name(least);
+    return least;
 }
 
 /* Per op, the kind of its first mismatch finding (as listed), or NULL: one pass over findings. */
@@ -331,98 +487,292 @@ static const char **first_mismatch(const fa_analysis *a) {
     return kind;
 }
 
-static void write_collective(jw *w, const fa_analysis *a, size_t i, const fr_entry *rep, const fa_ranks *expected,
-                             const rank_list_text *expected_text, const fa_ranks *missing, bool pass, const char *mismatch) {
+/* ---------------------------------------------------------------- row arrays ------- */
+
+/* One formatting thread's scratch. */
+typedef struct db_worker {
+    _Alignas(64) frag_cache names; /* workers sit in one array: no cache line shared between two */
+    frag_cache shapes, dtypes, groups, states;
+    fa_ranks missing, expected;
+    uint32_t *members; /* fa_op_expected's answer: the widest group + 2 */
+} db_worker;
+
+/* Where chunks start: op[c] is the first op of chunk c (op[n] = nops), call[c] the id of its first
+ * nccl_calls row. */
+typedef struct chunk_plan {
+    size_t *op, *call;
+    size_t n, cap;
+} chunk_plan;
+
+/* What the row formatters share (read-only while they run, but list_calls, of which each op's
+ * flag is written by the one worker formatting that op). */
+typedef struct db {
+    const fa_analysis *a;
+    const fa_report_options *opt;
+    jw *w;                     /* the file */
+    bool *list_calls;          /* per op: its calls go to nccl_calls */
+    const char **mismatch;     /* per op: first_mismatch */
+    rank_list_text *expected;  /* per group: group_expected */
+    db_worker *workers;
+    unsigned nworkers;
+    chunk_plan rows;           /* the array being written: its chunks (plan_collectives, plan_calls) */
+    bool any;                  /* the array being written has a row already (sink_rows) */
+} db;
+
+/* A chunk holds about CHUNK_BYTES of rows, by estimate: a collectives row is ROW_BYTES plus
+ * RANK_BYTES per expected rank, an nccl_calls row ROW_BYTES. (By count of rows alone, a job
+ * whose ops all span 16 384 ranks would make chunks of hundreds of megabytes.) */
+enum { CHUNK_BYTES = 1 << 20, ROW_BYTES = 300, RANK_BYTES = 6, OPS_PER_CHUNK = 8192, PREFETCH_AHEAD = 32 };
+
+static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
+    const fa_analysis *a = x->a;
     const fa_op *o = &a->match.ops[i];
+    const fa_entry *rep = o->rep;
+    if (!rep) return;
+    const fa_store *store = a->in.store;
+    k->missing.n = k->expected.n = 0;
+    const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
+    bool pass = !expected_text                ? op_passes(a, i, k->members, &k->missing, &k->expected)
+                : has_every_member(a, o) ? !o->mismatch && !o->unmatched
+                                         : collective_passes(a, i, &k->missing);
+    x->list_calls[i] = x->opt->all_calls || !pass || o->unmatched;
     jw_open(w, '{');
-    jw_int(w, "id", (int64_t)i);
-    jw_str(w, "group_id", a->groups.v[o->group].id);
-    jw_int(w, "collective_seq_id", rep->collective_seq_id);
-    jw_int(w, "p2p_seq_id", rep->p2p_seq_id);
-    jw_int(w, "record_id", rep->record_id);
-    jw_str(w, "profiling_name", rep->profiling_name);
-    jw_shapes(w, "input_sizes", &rep->input_sizes);
-    jw_shapes(w, "output_sizes", &rep->output_sizes);
-    jw_strings(w, "input_dtypes", &rep->input_dtypes);
-    jw_strings(w, "output_dtypes", &rep->output_dtypes);
-    jw_str(w, "state", op_state(a, o));
+    JW_KEY(w, "id");
+    jw_int(w, NULL, (int64_t)i);
+    cached_str(w, &k->groups, o->group, "group_id", a->groups.v[o->group].id);
+    JW_KEY(w, "collective_seq_id");
+    jw_int(w, NULL, rep->collective_seq_id);
+    JW_KEY(w, "p2p_seq_id");
+    jw_int(w, NULL, rep->p2p_seq_id);
+    JW_KEY(w, "record_id");
+    jw_int(w, NULL, rep->record_id);
+    cached_str(w, &k->names, rep->name, "profiling_name", fa_store_op(store, rep->name)->text);
+    JW_KEY(w, "input_sizes");
+    cached_shapes(w, &k->shapes, store, rep->in_sizes);
+    JW_KEY(w, "output_sizes");
+    cached_shapes(w, &k->shapes, store, rep->out_sizes);
+    JW_KEY(w, "input_dtypes");
+    cached_strings(w, &k->dtypes, store, rep->in_dtypes);
+    JW_KEY(w, "output_dtypes");
+    cached_strings(w, &k->dtypes, store, rep->out_dtypes);
+    fr_state least = op_state(a, o);
+    cached_str(w, &k->states, least, "state", fr_state_name(least));
+    JW_KEY(w, "expected_ranks");
     if (expected_text) {
-        jw_key(w, "expected_ranks");
         jw_sep(w);
         jw_raw(w, expected_text->v, expected_text->n);
     } else {
-        jw_ints(w, "expected_ranks", expected->v, expected->n);
+        jw_open(w, '[');
+        for (size_t r = 0; r < k->expected.n; r++) jw_int(w, NULL, k->expected.v[r]);
+        jw_close(w, ']');
     }
-    jw_ints(w, "missing_ranks", missing->v, missing->n);
+    JW_KEY(w, "missing_ranks");
+    jw_open(w, '[');
+    for (size_t r = 0; r < k->missing.n; r++) jw_int(w, NULL, k->missing.v[r]);
+    jw_close(w, ']');
+    if (pass && !x->mismatch[i]) { /* the healthy op's ending */
+        static const char tail[] = ",\"pass_check\":true,\"mismatch\":null}";
+        jw_raw(w, tail, sizeof tail - 1);
+        w->comma = true;
+        return;
+    }
     jw_bool(w, "pass_check", pass);
-    if (mismatch) jw_str(w, "mismatch", mismatch);
+    if (x->mismatch[i]) jw_str(w, "mismatch", x->mismatch[i]);
     else jw_null(w, "mismatch");
     jw_close(w, '}');
 }
 
-/* collectives, remembering which ops list their calls (nccl_calls, written next). */
-static int write_collectives(jw *w, const fa_analysis *a, const fa_report_options *opt, bool *list_calls) {
-    size_t widest = 2;
-    for (size_t g = 0; g < a->groups.n; g++)
-        if (a->groups.v[g].nmembers + 2 > widest) widest = a->groups.v[g].nmembers + 2;
-    uint32_t *members = malloc(widest * sizeof *members);
-    const char **mismatch = first_mismatch(a);
-    rank_list_text *expected_cache = calloc(a->groups.n + 1, sizeof *expected_cache);
-    if (!members || !mismatch || !expected_cache) {
-        free(members);
-        free(mismatch);
-        free(expected_cache);
-        return -1;
+/* A chunk of collectives rows, each with its leading comma (fa_chunk_format). */
+static int format_collectives(void *ctx, unsigned worker, size_t chunk, fa_textbuf *out) {
+    db *x = ctx;
+    jw w = {NULL, *out, true, false};
+    size_t lo = x->rows.op[chunk], hi = x->rows.op[chunk + 1];
+    const fa_op *ops = x->a->match.ops;
+    for (size_t i = lo; i < hi; i++) {
+        /* the representative entries lie all over the ranks' dumps: ask for them early */
+        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep) __builtin_prefetch(ops[i + PREFETCH_AHEAD].rep);
+        collective_row(&w, x, &x->workers[worker], i);
     }
-    jw_key(w, "collectives");
-    jw_open(w, '[');
-    fa_ranks missing = {0}, expected = {0};
-    for (size_t i = 0; i < a->match.nops; i++) {
+    *out = w.t;
+    return w.failed ? -1 : 0;
+}
+
+static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const fa_call *c, size_t call_id) {
+    const fa_group *g = &a->groups.v[a->match.ops[op].group];
+    const fa_entry *e = fa_call_entry(&a->match, &a->in, c, 0);
+    const fa_store *store = a->in.store;
+    jw_open(w, '{');
+    JW_KEY(w, "id");
+    jw_int(w, NULL, (int64_t)call_id);
+    JW_KEY(w, "collective_id");
+    jw_int(w, NULL, (int64_t)op);
+    cached_str(w, &k->groups, a->match.ops[op].group, "group_id", g->id);
+    JW_KEY(w, "global_rank");
+    jw_int(w, NULL, g->members[c->member]);
+    JW_KEY(w, "record_id");
+    jw_int(w, NULL, e->record_id);
+    cached_str(w, &k->names, e->name, "profiling_name", fa_store_op(store, e->name)->text);
+    cached_str(w, &k->states, c->state, "state", fr_state_name(c->state));
+    JW_KEY(w, "input_sizes");
+    cached_shapes(w, &k->shapes, store, e->in_sizes);
+    JW_KEY(w, "output_sizes");
+    cached_shapes(w, &k->shapes, store, e->out_sizes);
+    jw_close(w, '}');
+}
+
+/* A chunk of nccl_calls rows (plan_calls), each with its comma. */
+static int format_calls(void *ctx, unsigned worker, size_t chunk, fa_textbuf *out) {
+    db *x = ctx;
+    const fa_analysis *a = x->a;
+    jw w = {NULL, *out, true, false};
+    size_t call_id = x->rows.call[chunk];
+    for (size_t i = x->rows.op[chunk]; i < x->rows.op[chunk + 1]; i++) {
+        if (!x->list_calls[i]) continue;
         const fa_op *o = &a->match.ops[i];
-        fr_entry rep;
-        if (!fa_op_rep(&a->match, &a->in, o, &rep)) continue;
-        missing.n = expected.n = 0;
-        const rank_list_text *expected_text = o->is_p2p ? NULL : group_expected(a, expected_cache, o->group);
-        bool pass = expected_text ? collective_passes(a, i, &missing) : op_passes(a, i, members, &missing, &expected);
-        list_calls[i] = opt->all_calls || !pass || o->unmatched;
-        write_collective(w, a, i, &rep, &expected, expected_text, &missing, pass, mismatch[i]);
+        for (uint32_t k = 0; k < o->ncalls; k++) call_row(&w, &x->workers[worker], a, i, &a->match.calls[o->first_call + k], call_id++);
     }
-    jw_close(w, ']');
-    fa_ranks_free(&missing);
-    fa_ranks_free(&expected);
-    for (size_t g = 0; g < a->groups.n; g++) free(expected_cache[g].v);
-    free(expected_cache);
-    free(members);
-    free(mismatch);
+    *out = w.t;
+    return w.failed ? -1 : 0;
+}
+
+static int plan_add(chunk_plan *p, size_t op, size_t call) {
+    if (p->n + 1 >= p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        size_t *o = realloc(p->op, cap * sizeof *o);
+        if (o) p->op = o;
+        size_t *c = realloc(p->call, cap * sizeof *c);
+        if (c) p->call = c;
+        if (!o || !c) return -1;
+        p->cap = cap;
+    }
+    p->op[p->n] = op;
+    p->call[p->n++] = call;
     return 0;
 }
 
-static void write_calls(jw *w, const fa_analysis *a, const bool *list_calls) {
-    jw_key(w, "nccl_calls");
-    jw_open(w, '[');
-    size_t call_id = 0;
-    for (size_t i = 0; i < a->match.nops; i++) {
-        const fa_op *o = &a->match.ops[i];
-        if (!list_calls[i]) continue;
-        const fa_group *g = &a->groups.v[o->group];
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &a->match.calls[o->first_call + k];
-            fr_entry e;
-            fa_call_expand(&a->match, &a->in, c, 0, &e);
-            jw_open(w, '{');
-            jw_int(w, "id", (int64_t)call_id++);
-            jw_int(w, "collective_id", (int64_t)i);
-            jw_str(w, "group_id", g->id);
-            jw_int(w, "global_rank", g->members[c->member]);
-            jw_int(w, "record_id", e.record_id);
-            jw_str(w, "profiling_name", e.profiling_name);
-            jw_str(w, "state", fr_state_name(c->state));
-            jw_shapes(w, "input_sizes", &e.input_sizes);
-            jw_shapes(w, "output_sizes", &e.output_sizes);
-            jw_close(w, '}');
+/* The calls of ops [0, op): the calls of op i + 1 follow those of op i (collectives placed in op
+ * order, then each send/recv op's as it was made). */
+static size_t calls_before(const fa_match *m, size_t op) { return op < m->nops ? m->ops[op].first_call : m->ncalls; }
+
+/* The estimated bytes of the collectives rows of ops [lo, hi): each lists its expected ranks,
+ * about one per call. */
+static size_t collectives_bytes(const fa_match *m, size_t lo, size_t hi) {
+    size_t calls = calls_before(m, hi) - calls_before(m, lo);
+    return (hi - lo) * ROW_BYTES + calls * RANK_BYTES;
+}
+
+/* Cuts the collectives rows into chunks of about CHUNK_BYTES (at most OPS_PER_CHUNK ops), each
+ * end found by bisection: no pass over the ops. */
+static int plan_collectives(db *x) {
+    const fa_match *m = &x->a->match;
+    chunk_plan *p = &x->rows;
+    p->n = 0;
+    for (size_t lo = 0; lo < m->nops;) {
+        if (plan_add(p, lo, 0)) return -1;
+        size_t a = lo + 1, b = lo + OPS_PER_CHUNK < m->nops ? lo + OPS_PER_CHUNK : m->nops;
+        while (a < b) { /* the first end whose rows reach CHUNK_BYTES, else b */
+            size_t mid = a + (b - a) / 2;
+            if (collectives_bytes(m, lo, mid) >= CHUNK_BYTES) b = mid;
+            else a = mid + 1;
         }
+        lo = a;
     }
-    jw_close(w, ']');
+    if (plan_add(p, m->nops, 0)) return -1;
+    p->n--; /* the last entry only ends the last chunk */
+    return 0;
+}
+
+/* Cuts the listed ops' nccl_calls rows into chunks of about CHUNK_BYTES; the ids run on across
+ * chunks. */
+static int plan_calls(db *x) {
+    const fa_match *m = &x->a->match;
+    chunk_plan *p = &x->rows;
+    p->n = 0;
+    size_t ncalls = 0, bytes = CHUNK_BYTES;
+    for (size_t i = 0; i < m->nops; i++) {
+        if (!x->list_calls[i]) continue;
+        if (bytes >= CHUNK_BYTES) {
+            if (plan_add(p, i, ncalls)) return -1;
+            bytes = 0;
+        }
+        bytes += m->ops[i].ncalls * ROW_BYTES;
+        ncalls += m->ops[i].ncalls;
+    }
+    if (plan_add(p, m->nops, ncalls)) return -1;
+    p->n--;
+    return 0;
+}
+
+/* Receives chunks in order: the array's first row loses its comma. */
+static int sink_rows(void *ctx, const char *bytes, size_t n) {
+    db *x = ctx;
+    if (n && !x->any) {
+        bytes++;
+        n--;
+        x->any = true;
+    }
+    if (x->w->out) { /* a chunk is large: straight to the file, behind what the buffer holds */
+        jw_flush(x->w);
+        if (n) fwrite(bytes, 1, n, x->w->out);
+    } else {
+        jw_raw(x->w, bytes, n);
+    }
+    return 0;
+}
+
+static int write_rows(db *x, const char *key, size_t nchunks, fa_chunk_format format) {
+    jw_key(x->w, key);
+    jw_open(x->w, '[');
+    x->any = false;
+    int rc = fa_ordered_write(nchunks, x->nworkers, format, x, sink_rows, x);
+    jw_close(x->w, ']');
+    return rc;
+}
+
+static void db_free(db *x) {
+    for (size_t g = 0; x->expected && g < x->a->groups.n; g++) free(x->expected[g].v);
+    free(x->expected);
+    for (unsigned t = 0; x->workers && t < x->nworkers; t++) {
+        db_worker *k = &x->workers[t];
+        frag_free(&k->names);
+        frag_free(&k->shapes);
+        frag_free(&k->dtypes);
+        frag_free(&k->groups);
+        frag_free(&k->states);
+        fa_ranks_free(&k->missing);
+        fa_ranks_free(&k->expected);
+        free(k->members);
+    }
+    free(x->workers);
+    free(x->list_calls);
+    free(x->mismatch);
+    free(x->rows.op);
+    free(x->rows.call);
+}
+
+/* Everything the row formatters share, made before they start: per group the expected ranks'
+ * text (every group, so that workers only read it), per op its first mismatch, per worker its
+ * scratch. */
+static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw *w) {
+    memset(x, 0, sizeof *x);
+    x->a = a;
+    x->opt = opt;
+    x->w = w;
+    x->list_calls = calloc(a->match.nops + 1, sizeof *x->list_calls);
+    x->mismatch = first_mismatch(a);
+    x->expected = calloc(a->groups.n + 1, sizeof *x->expected);
+    x->nworkers = fa_worker_count(opt->jobs);
+    x->workers = aligned_alloc(_Alignof(db_worker), x->nworkers * sizeof *x->workers);
+    if (x->workers) memset(x->workers, 0, x->nworkers * sizeof *x->workers);
+    if (!x->list_calls || !x->mismatch || !x->expected || !x->workers) return -1;
+    size_t widest = 2;
+    for (uint32_t g = 0; g < a->groups.n; g++) {
+        if (a->groups.v[g].nmembers + 2 > widest) widest = a->groups.v[g].nmembers + 2;
+        if (!group_expected(a, x->expected, g)) return -1;
+    }
+    for (unsigned t = 0; t < x->nworkers; t++)
+        if (!(x->workers[t].members = malloc(widest * sizeof *x->workers[t].members))) return -1;
+    return 0;
 }
 
 static void write_findings(jw *w, const fa_analysis *a) {
@@ -519,33 +869,34 @@ static void write_explanation(jw *w, const fa_analysis *a) {
 }
 
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    jw *w = calloc(1, sizeof *w);
-    bool *list_calls = calloc(a->match.nops + 1, sizeof *list_calls);
-    int rc = w && list_calls ? 0 : -1;
+    jw w = {out, {malloc(JW_FILE_BUFFER), 0, JW_FILE_BUFFER}, false, false};
+    db x;
+    int rc = db_init(&x, a, opt, &w) == 0 && w.t.v ? 0 : -1;
     if (rc == 0) {
-        w->out = out;
-        jw_open(w, '{');
-        jw_str(w, "schema", "frtrace-db/1");
-        jw_str(w, "generator", "frtrace " FRTRACE_VERSION);
-        write_input(w, a);
-        write_groups(w, a);
-        rc = write_collectives(w, a, opt, list_calls);
+        jw_open(&w, '{');
+        jw_str(&w, "schema", "frtrace-db/1");
+        jw_str(&w, "generator", "frtrace " FRTRACE_VERSION);
+        write_input(&w, a);
+        write_groups(&w, a);
+        rc = plan_collectives(&x);
     }
+    if (rc == 0) rc = write_rows(&x, "collectives", x.rows.n, format_collectives);
+    if (rc == 0) rc = plan_calls(&x);
+    if (rc == 0) rc = write_rows(&x, "nccl_calls", x.rows.n, format_calls);
     if (rc == 0) {
-        write_calls(w, a, list_calls);
-        write_findings(w, a);
-        jw_key(w, "verdict");
-        jw_open(w, '{');
-        jw_str(w, "status", fa_status_name(a->verdict.status));
-        jw_ints(w, "culprit_ranks", a->verdict.culprits.v, a->verdict.culprits.n);
-        jw_str(w, "summary", a->verdict.summary ? a->verdict.summary : "");
-        write_explanation(w, a);
-        jw_close(w, '}');
-        jw_close(w, '}');
-        jw_char(w, '\n');
-        jw_flush(w);
+        write_findings(&w, a);
+        jw_key(&w, "verdict");
+        jw_open(&w, '{');
+        jw_str(&w, "status", fa_status_name(a->verdict.status));
+        jw_ints(&w, "culprit_ranks", a->verdict.culprits.v, a->verdict.culprits.n);
+        jw_str(&w, "summary", a->verdict.summary ? a->verdict.summary : "");
+        write_explanation(&w, a);
+        jw_close(&w, '}');
+        jw_close(&w, '}');
+        jw_char(&w, '\n');
     }
-    free(w);
-    free(list_calls);
+    jw_flush(&w);
+    db_free(&x);
+    free(w.t.v);
     return rc || ferror(out) ? -1 : 0;
 }

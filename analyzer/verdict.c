@@ -5,11 +5,18 @@
  * array; strongly connected components come from an iterative Tarjan (no recursion, so
  * thousands of ranks cannot overflow the stack). Everything is linear in ops + calls.
  *
+ * Finding the ops someone has pending means asking every member of every op for its state; all
+ * cores do that (scan_ops), and an op with one completed call per member is answered from its
+ * calls alone. A member's state comes from a walk beside the op's calls (sorted by member),
+ * not a search per member (states_into). Everything after looks at the pending ops only.
+ *
  * What recorder dumps say of their own rank (a crash, an async error per communicator, a stuck
  * NCCL call) is read once into rank_facts and the async_error map before the graph is built;
  * `broken` is the one test every later step asks.
  */
 #include "verdict.h"
+
+#include "parallel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +59,12 @@ typedef struct decider {
     fa_imap node_of_rank;
     fa_imap async_error; /* node * ngroups + group -> ncclResult name (const char *, in the store) */
     graph g;
-    uint32_t *members; /* scratch: expected members of an op */
+    uint32_t *members; /* scratch: expected members of an op (widest entries) */
+    size_t widest;
+    fa_member_state *states; /* scratch: their states (expected_states) */
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
+    size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
 } decider;
 
 void fa_signal_label(int signal, char *buf, size_t len) {
@@ -177,20 +187,110 @@ static int64_t call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
 }
 
+/* Fills members with op's expected members (fa_op_expected) and states with the state of each:
+ * a collective's members come in ascending position, so one walk beside its calls (sorted by
+ * member) finds each member's call, instead of a search per member. Returns the count. */
+static uint32_t states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states) {
+    const fa_op *o = &d->m->ops[op];
+    uint32_t n = fa_op_expected(d->m, d->groups, op, members);
+    const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t p = members[k];
+        if (o->is_p2p) {
+            states[k] = fa_op_member_state(d->m, d->groups, op, p);
+            continue;
+        }
+        while (c < end && c->member < p) c++;
+        states[k] = fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
+    }
+    return n;
+}
+
+/* states_into d->members and d->states. */
+static uint32_t expected_states(const decider *d, size_t op) { return states_into(d, op, d->members, d->states); }
+
+static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        if (m->calls[o->first_call + k].state != FR_STATE_COMPLETED) return true;
+    return false;
+}
+
+/* The screening of every op for build_graph, on every core: per op, OP_PENDING when a member has
+ * it pending, OP_INCOMPLETE when one of its calls is not completed. */
+enum { OP_PENDING = 1, OP_INCOMPLETE = 2 };
+
+typedef struct op_scan {
+    const decider *d;
+    uint8_t *flags;
+    uint32_t *members;        /* per worker: widest entries */
+    fa_member_state *states;  /* likewise */
+    size_t widest;
+} op_scan;
+
+/* The common case of scan_ops, from the calls alone: a collective with one call per member,
+ * member k's call k (calls are sorted by member). Every member's state is then its call's, so
+ * a member has it pending exactly when a call is not completed. False when it does not apply. */
+static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o, uint8_t *flags) {
+    if (o->is_p2p || o->ncalls != groups->v[o->group].nmembers) return false;
+    const fa_call *c = &m->calls[o->first_call];
+    bool incomplete = false;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        if (c[k].member != k) return false;
+        incomplete |= c[k].state != FR_STATE_COMPLETED;
+    }
+    *flags = incomplete ? OP_PENDING | OP_INCOMPLETE : 0;
+    return true;
+}
+
+static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
+    op_scan *s = ctx;
+    uint32_t *members = s->members + worker * s->widest;
+    fa_member_state *states = s->states + worker * s->widest;
+    for (size_t op = lo; op < hi; op++) {
+        if (scan_full_op(s->d->m, s->d->groups, &s->d->m->ops[op], &s->flags[op])) continue;
+        uint32_t n = states_into(s->d, op, members, states);
+        uint8_t f = any_call_incomplete(s->d->m, &s->d->m->ops[op]) ? OP_INCOMPLETE : 0;
+        for (uint32_t k = 0; k < n && !(f & OP_PENDING); k++)
+            if (fa_member_state_pending(states[k])) f |= OP_PENDING;
+        s->flags[op] = f;
+    }
+}
+
+/* flags per op (see op_scan), or NULL when out of memory. */
+static uint8_t *scan_all_ops(const decider *d) {
+    unsigned nw = fa_worker_count(0);
+    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members), malloc(nw * d->widest * sizeof *s.states), d->widest};
+    if (s.flags && s.members && s.states) fa_parallel_for(d->m->nops, 4096, nw, scan_ops, &s);
+    free(s.members);
+    free(s.states);
+    if (s.members && s.states) return s.flags;
+    free(s.flags);
+    return NULL;
+}
+
 static int build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
     g->op_of_node = NULL;
     size_t nop_nodes = 0;
     long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
-    if (!op_nodes) return -1;
-    for (size_t i = 0; i < d->m->nops; i++) {
+    uint8_t *flags = scan_all_ops(d);
+    if (!op_nodes || !flags) {
+        free(op_nodes);
+        free(flags);
+        return -1;
+    }
+    g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
+    int rc = 0;
+    for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
+        d->inflight += (flags[i] & OP_INCOMPLETE) != 0;
+        if (!(flags[i] & OP_PENDING)) continue;
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
-        uint32_t n = fa_op_expected(d->m, d->groups, i, d->members);
+        uint32_t n = expected_states(d, i);
         size_t pending = 0, completed = 0;
         for (uint32_t k = 0; k < n; k++) {
-            fa_member_state s = fa_op_member_state(d->m, d->groups, i, d->members[k]);
+            fa_member_state s = d->states[k];
             pending += fa_member_state_pending(s);
             completed += s == FA_MS_COMPLETED;
         }
@@ -199,21 +299,21 @@ static int build_graph(decider *d) {
         op_nodes[nop_nodes++] = (long)i;
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
-            fa_member_state s = fa_op_member_state(d->m, d->groups, i, p);
+            fa_member_state s = d->states[k];
             long node = rank_node(d, grp->members[p]);
             if (node < 0) continue;
             rank_facts *f = &d->facts[node];
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, o->group)) {
                 /* it will never get further here: the others pending wait on it, it on nothing,
                  * and what it has pending is no sign of a stopped GPU */
-                if (add_edge(g, x, (uint32_t)node)) return -1;
+                if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 size_t waiters = pending - fa_member_state_pending(s);
                 if (waiters) {
                     f->waited = true;
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                if (add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) return -1;
+                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0) break;
                 int64_t rec = call_record(d, i, p);
                 if (completed && (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
@@ -221,14 +321,15 @@ static int build_graph(decider *d) {
                     f->lag_record = rec;
                 }
             } else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) {
-                if (add_edge(g, x, (uint32_t)node)) return -1;
+                if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
     }
+    free(flags);
+    if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
-    g->op_of_node = op_nodes;
     /* CSR */
     g->edge_at = calloc(g->nnodes + 1, sizeof *g->edge_at);
     g->edges = malloc((g->nedges + 1) * sizeof *g->edges);
@@ -301,9 +402,9 @@ static int components(decider *d) {
 
 static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state), fa_ranks *out) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    uint32_t n = fa_op_expected(d->m, d->groups, op, d->members);
+    uint32_t n = expected_states(d, op);
     for (uint32_t k = 0; k < n; k++)
-        if (want(fa_op_member_state(d->m, d->groups, op, d->members[k]))) fa_ranks_add(out, grp->members[d->members[k]]);
+        if (want(d->states[k])) fa_ranks_add(out, grp->members[d->members[k]]);
     fa_ranks_normalize(out);
 }
 
@@ -499,12 +600,13 @@ static bool is_root(const decider *d, size_t node) {
 static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
 
 /* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
- * root causes that have not completed it. */
+ * root causes that have not completed it. d->members and d->states hold op's n expected members
+ * (expected_states). */
 static void op_targets(const decider *d, size_t op, uint32_t n, fa_ranks *out) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     out->n = 0;
     for (uint32_t k = 0; k < n; k++) {
-        fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+        fa_member_state s = d->states[k];
         long node = rank_node(d, grp->members[d->members[k]]);
         if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP || (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
             fa_ranks_add(out, grp->members[d->members[k]]);
@@ -600,20 +702,27 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
         if (!fa_finding_is_mismatch(f->kind) || f->op < 0) continue;
         for (size_t k = 0; k < f->ranks.n && !rc; k++) rc = add_evidence(d, f->ranks.v[k], (size_t)f->op, FA_EV_MISMATCHED, NULL, &f->others);
     }
-    for (size_t op = 0; op < d->m->nops && !rc; op++) {
+    /* only ops with a pending member say anything: those are the graph's op nodes, ascending */
+    for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && !rc; x++) {
+        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
         fa_ranks pending = {0}, completed = {0}, started = {0};
-        members_in_state(d, op, fa_member_state_pending, &pending);
-        if (pending.n) {
-            members_in_state(d, op, is_completed, &completed);
-            members_in_state(d, op, is_started, &started);
-        }
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-        uint32_t n = pending.n ? fa_op_expected(d->m, d->groups, op, d->members) : 0;
+        uint32_t n = expected_states(d, op);
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t r = grp->members[d->members[k]];
+            if (fa_member_state_pending(d->states[k])) fa_ranks_add(&pending, r);
+            if (is_completed(d->states[k])) fa_ranks_add(&completed, r);
+            if (is_started(d->states[k])) fa_ranks_add(&started, r);
+        }
+        fa_ranks_normalize(&pending);
+        fa_ranks_normalize(&completed);
+        fa_ranks_normalize(&started);
+        if (!pending.n) n = 0;
         for (uint32_t k = 0; k < n && !rc; k++) {
             int64_t r = grp->members[d->members[k]];
             long node = rank_node(d, r);
             if (node < 0 || !is_root(d, (size_t)node)) continue;
-            fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+            fa_member_state s = d->states[k];
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
@@ -664,12 +773,13 @@ typedef struct chain {
 
 static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
 
-/* Adds every pending member of op that waits on someone to its level, once per op per level. */
+/* Adds every pending member of op that waits on someone to its level, once per op per level.
+ * d->members and d->states hold op's n expected members (expected_states). */
 static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, uint32_t n) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     bool added[FA_WAIT_LEVELS] = {false};
     for (uint32_t k = 0; k < n; k++) {
-        fa_member_state s = fa_op_member_state(d->m, d->groups, op, d->members[k]);
+        fa_member_state s = d->states[k];
         int64_t r = grp->members[d->members[k]];
         long node = rank_node(d, r);
         if (node < 0 || !fa_member_state_pending(s) || (targets->n == 1 && targets->v[0] == r)) continue;
@@ -722,7 +832,7 @@ static void note_victims(decider *d, const chain *c) {
         for (; i < n && pairs[i][0] == op; i++) fa_ranks_add(&same, pairs[i][1]);
         total++;
         if (shown == 4) continue;
-        op_targets(d, (size_t)op, fa_op_expected(d->m, d->groups, (size_t)op, d->members), &targets);
+        op_targets(d, (size_t)op, expected_states(d, (size_t)op), &targets);
         char group[300], label[200];
         context(d, (size_t)op, group, sizeof group, label, sizeof label);
         char *who = fa_ranks_format(same.v, same.n), *whom = fa_ranks_format(targets.v, targets.n);
@@ -773,7 +883,7 @@ static int explain(decider *d, size_t nmatch_findings) {
     fa_ranks targets = {0};
     for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
-        uint32_t count = fa_op_expected(d->m, d->groups, op, d->members);
+        uint32_t count = expected_states(d, op);
         op_targets(d, op, count, &targets);
         if (targets.n) chain_op(d, &c, op, &targets, count);
     }
@@ -961,13 +1071,15 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, NULL, 0};
+    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
+    d.widest = widest;
     d.members = malloc(widest * sizeof *d.members);
+    d.states = malloc(widest * sizeof *d.states);
     size_t before = findings->n;
-    int rc = d.members ? collect_ranks(&d) : -1;
+    int rc = d.members && d.states ? collect_ranks(&d) : -1;
     if (rc == 0) rc = read_self_reports(&d);
     if (rc == 0) rc = build_graph(&d);
     if (rc == 0) rc = components(&d);
@@ -1010,10 +1122,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped without collectives, or the buffer was off)");
         } else {
             v->status = FA_STATUS_OK;
-            size_t inflight = 0;
-            for (size_t i = 0; i < m->nops; i++)
-                for (size_t k = 0; k < m->ops[i].ncalls; k++)
-                    if (m->calls[m->ops[i].first_call + k].state != FR_STATE_COMPLETED) { inflight++; break; }
+            size_t inflight = d.inflight;
             if (asprintf(&v->summary, "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)", in->nranks,
                          in->nranks == 1 ? "" : "s", groups->n, groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
                 v->summary = NULL;
@@ -1022,6 +1131,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         fa_ranks_free(&stuck_in_api);
     }
     free(d.members);
+    free(d.states);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
     fa_imap_free(&d.async_error);

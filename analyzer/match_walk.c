@@ -1,0 +1,620 @@
+/* match_walk.c — walking the ranks' entries into calls, on every core (see match_walk.h).
+ *
+ * The ranks are cut into contiguous ranges of about equal entry counts, one per walker thread.
+ * A walker walks its ranks in order exactly as one sequential walk would (the state it keeps
+ * while walking is per rank), but it names the collective ops it meets with local ids, in the
+ * order it creates them, through its own op table on (group, seq, occurrence).
+ *
+ * Merging then renumbers in walker order: walker 0's ops keep their ids, and each later walker's
+ * op takes the id of the same key if an earlier walker made it, else the next new id. That is
+ * the order a single walk over all ranks creates ops in (it would meet walker 0's ops first, in
+ * walker 0's order, then the ops new to walker 1, in walker 1's order, ...). Each op's calls are
+ * laid out in rank order: walker t's calls of op g start after those of walkers 0..t-1, so the
+ * walkers place their calls in parallel, each into slots it alone owns. The entry refs and the
+ * send/recv records are concatenated in walker order, which is rank order.
+ *
+ * While cutting calls, a walker also notes per op whether every call is one entry with the same
+ * interned values (fa_walk.uniform): the checks then need to look at one call, not at all.
+ *
+ * What a walker writes outside its own memory belongs to its ranks alone: the views of its ranks'
+ * (group, position) and rank_newest_pending of its ranks.
+ */
+#include "match_walk.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "op_index.h"
+#include "parallel.h"
+
+#define NO_CALL UINT32_MAX
+
+enum { VALS_SAME = 1, VALS_MIXED = 2 };
+
+/* A collective op as one walker knows it. */
+typedef struct local_op {
+    int64_t seq;
+    uint32_t group, occurrence;
+    uint32_t ncalls;
+    uint32_t vals[5]; /* its first call's entry: name, in/out sizes, in/out dtypes */
+    uint8_t shape;    /* VALS_SAME while every call is one entry with those vals, else VALS_MIXED */
+} local_op;
+
+/* A collective call of the rank being walked. */
+typedef struct rank_call {
+    uint32_t op; /* local */
+    uint32_t entries_at, nentries;
+    uint8_t state;
+} rank_call;
+
+/* Per (rank, group) scratch while walking one rank's entries. */
+typedef struct open_group {
+    bool touched;
+    long call;        /* open collective call, -1 none */
+    int64_t seq;
+    const char *type; /* last non-marker type in the open call (interned), NULL none */
+    bool closed;      /* the open call ended with an end marker */
+    uint32_t occurrence;
+    bool last_p2p;
+    int64_t p2p_seq;
+    size_t batch_first, batch_n;
+    int64_t min_pending;
+} open_group;
+
+typedef struct walker {
+    _Alignas(64) const fa_input *in; /* walkers sit in one array: no cache line shared between two */
+    const fa_groups *groups;
+    fa_match *m;
+    size_t *rank_pend_at, *rank_refs_at; /* per input rank, offsets into its walker's lists */
+    uint32_t first, end;                 /* ranks [first, end) */
+    fa_op_index index;
+    local_op *ops;
+    size_t nops, ops_cap;
+    open_group *open;
+    uint32_t *touched; /* groups the rank being walked has entries in, first-seen order */
+    size_t ntouched;
+    uint32_t *entry_call;
+    size_t entry_call_cap;
+    long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
+    size_t pg_cap;
+    long *group_pos;         /* per group: the position of the rank being placed, -1 */
+    rank_call *rank_calls;   /* the collective calls of the rank being walked, in entry order */
+    size_t nrank_calls, rank_calls_cap;
+    /* the walker's collective calls in walk order until they are placed: op, entries, state */
+    uint32_t *pend_op, *pend_n;
+    uint8_t *pend_state;
+    size_t npend, pend_cap;
+    uint32_t *refs; /* entry indices of the calls, rank by rank */
+    size_t nrefs, refs_cap;
+    fa_p2p_rec *p2p;
+    size_t np2p, p2p_cap;
+    bool any_entries;
+    size_t nown;      /* after merging: the walker's own ops (walker 0's list grows beyond) */
+    uint32_t *global; /* after merging: local op -> op */
+    uint32_t *start;  /* after merging: local op -> the slot of the walker's next call of it */
+    size_t refs_base; /* where the walker's refs start in m->entry_refs */
+    size_t p2p_base;  /* where its send/recv records start in fa_walk.p2p */
+    fa_p2p_rec *joint_p2p; /* fa_walk.p2p, for copy_own */
+    int rc;
+} walker;
+
+static int grow(void **v, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *p = realloc(*v, c * size);
+    if (!p) return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- walking ---------- */
+
+static long new_local_op(walker *w, uint32_t group, int64_t seq, uint32_t occurrence) {
+    if (grow((void **)&w->ops, &w->ops_cap, w->nops + 1, sizeof *w->ops)) return -1;
+    w->ops[w->nops] = (local_op){.seq = seq, .group = group, .occurrence = occurrence};
+    return (long)w->nops++;
+}
+
+static long collective_op(walker *w, uint32_t group, int64_t seq, uint32_t occurrence) {
+    long op = fa_op_index_find(&w->index, group, seq, occurrence);
+    if (op >= 0) return op;
+    op = new_local_op(w, group, seq, occurrence);
+    if (op >= 0 && fa_op_index_add(&w->index, group, seq, occurrence, (uint32_t)op) != 0) return -1;
+    return op;
+}
+
+/* A collective call of the rank being walked (placed once every rank is walked). */
+static long new_rank_call(walker *w, uint32_t op) {
+    if (grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1, sizeof *w->rank_calls)) return -1;
+    w->rank_calls[w->nrank_calls] = (rank_call){op, 0, 0, FR_STATE_COMPLETED};
+    return (long)w->nrank_calls++;
+}
+
+static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) { return &m->views[m->view_at[group] + member]; }
+
+/* A collective entry joins the open call when it has the same seq and continues the bundle.
+ * Types are interned, so equal types are the same pointer. */
+static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op) {
+    if (o->call < 0 || o->closed || o->seq != seq) return false;
+    return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
+}
+
+static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e, const fa_opinfo *op_info,
+                                uint32_t entry_index) {
+    if (!continues_call(o, e->collective_seq_id, op_info)) {
+        o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
+        long op = collective_op(w, group, e->collective_seq_id, o->occurrence);
+        long call = op < 0 ? -1 : new_rank_call(w, (uint32_t)op);
+        if (call < 0) return -1;
+        o->call = call;
+        o->seq = e->collective_seq_id;
+        o->type = NULL;
+        o->closed = false;
+    }
+    rank_call *c = &w->rank_calls[o->call];
+    c->nentries++;
+    if (op_info->flags & FA_OP_END_MARKER) {
+        c->state = (fr_state)e->state; /* the marker speaks for the whole bundle */
+        o->closed = true;
+    } else {
+        if (e->state < c->state) c->state = (fr_state)e->state;
+        o->type = op_info->type;
+    }
+    w->entry_call[entry_index] = (uint32_t)o->call;
+    return 0;
+}
+
+static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fa_entry *e,
+                         const fa_opinfo *name, uint32_t entry_index) {
+    const fa_group *g = &w->groups->v[group];
+    int64_t peer = name->is_send ? name->dst : name->src;
+    uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
+    uint32_t dst = name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
+    if (grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
+    if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
+        o->batch_n++;
+    } else {
+        o->batch_first = w->np2p;
+        o->batch_n = 1;
+        o->p2p_seq = e->p2p_seq_id;
+    }
+    o->last_p2p = true;
+    w->p2p[w->np2p++] = (fa_p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, (fr_state)e->state, e->p2p_seq_id};
+    return 0;
+}
+
+/* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
+ * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
+static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, const fa_opinfo *op) {
+    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
+    for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
+        if (w->p2p[i].state < (fr_state)e->state) w->p2p[i].state = (fr_state)e->state;
+    return true;
+}
+
+/* Only stores that change something: a view shared by a cache line with another walker's
+ * rank should not bounce between the cores. */
+static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
+    if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
+    if (v->pg_id < 0) v->pg_id = pg_id;
+    if (!v->has_entries) v->has_entries = true;
+}
+
+/* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
+static int resolve_pgs(walker *w, uint32_t rank_index) {
+    const fa_dump *d = w->in->ranks[rank_index].dump;
+    if (grow((void **)&w->pg_group, &w->pg_cap, d->npgs + 1, sizeof *w->pg_group)) return -1;
+    long *pos = realloc(w->pg_pos, w->pg_cap * sizeof *pos);
+    if (!pos) return -1;
+    w->pg_pos = pos;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        long gi = fa_groups_find(w->groups, rank_index, d->pgs[k].name);
+        w->pg_group[k] = gi;
+        w->pg_pos[k] = gi < 0 ? -1 : fa_group_position(&w->groups->v[gi], w->in->ranks[rank_index].rank);
+    }
+    return 0;
+}
+
+/* Whether the call keeps its op uniform (fa_walk.uniform): one entry, with the op's values. */
+static void note_values(walker *w, const rank_call *c, const fa_entry *e) {
+    local_op *op = &w->ops[c->op];
+    if (op->shape == VALS_MIXED) return;
+    uint32_t vals[5] = {e->name, e->in_sizes, e->out_sizes, e->in_dtypes, e->out_dtypes};
+    if (c->nentries != 1) {
+        op->shape = VALS_MIXED;
+    } else if (!op->shape) {
+        memcpy(op->vals, vals, sizeof vals);
+        op->shape = VALS_SAME;
+    } else if (memcmp(op->vals, vals, sizeof vals) != 0) {
+        op->shape = VALS_MIXED;
+    }
+}
+
+static int reserve_pending(walker *w, size_t need) {
+    if (need <= w->pend_cap) return 0;
+    size_t cap = w->pend_cap ? w->pend_cap : 1024;
+    while (cap < need) cap *= 2;
+    uint32_t *op = realloc(w->pend_op, cap * sizeof *op);
+    if (op) w->pend_op = op;
+    uint32_t *n = realloc(w->pend_n, cap * sizeof *n);
+    if (n) w->pend_n = n;
+    uint8_t *st = realloc(w->pend_state, cap * sizeof *st);
+    if (st) w->pend_state = st;
+    if (!op || !n || !st) return -1;
+    w->pend_cap = cap;
+    return 0;
+}
+
+/* Appends the walked rank's calls to the pending list, counting them into their ops; lays its
+ * call entries out contiguously in refs (calls in walk order, entries in record order). */
+static int finish_rank_calls(walker *w, uint32_t rank_index) {
+    const fa_dump *d = w->in->ranks[rank_index].dump;
+    if (reserve_pending(w, w->npend + w->nrank_calls + 1)) return -1;
+    w->rank_pend_at[rank_index] = w->npend;
+    w->rank_refs_at[rank_index] = w->nrefs;
+    size_t at = w->nrefs;
+    for (size_t c = 0; c < w->nrank_calls; c++) {
+        rank_call *call = &w->rank_calls[c];
+        w->pend_op[w->npend] = call->op;
+        w->pend_n[w->npend] = call->nentries;
+        w->pend_state[w->npend++] = (uint8_t)call->state;
+        w->ops[call->op].ncalls++;
+        call->entries_at = (uint32_t)at;
+        at += call->nentries;
+        call->nentries = 0;
+    }
+    if (grow((void **)&w->refs, &w->refs_cap, at + 1, sizeof *w->refs)) return -1;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        if (w->entry_call[i] == NO_CALL) continue;
+        rank_call *c = &w->rank_calls[w->entry_call[i]];
+        w->refs[c->entries_at + c->nentries++] = i;
+    }
+    for (size_t c = 0; c < w->nrank_calls; c++)
+        note_values(w, &w->rank_calls[c], &d->entries[w->refs[w->rank_calls[c].entries_at]]);
+    w->nrefs = at;
+    w->nrank_calls = 0;
+    return 0;
+}
+
+/* The group's open state for the rank being walked, reset on the rank's first entry in it. */
+static open_group *open_of(walker *w, uint32_t gi) {
+    open_group *o = &w->open[gi];
+    if (!o->touched) {
+        memset(o, 0, sizeof *o);
+        o->touched = true;
+        o->call = -1;
+        o->min_pending = INT64_MAX;
+        w->touched[w->ntouched++] = gi;
+    }
+    return o;
+}
+
+/* In-order completion within a group: everything before the oldest pending one is done; only
+ * the groups this rank has entries in are visited (not every group of the job). */
+static void close_groups(walker *w, int64_t rank) {
+    for (size_t t = 0; t < w->ntouched; t++) {
+        open_group *o = &w->open[w->touched[t]];
+        long pos = fa_group_position(&w->groups->v[w->touched[t]], rank);
+        fa_view *v = view_of(w->m, w->touched[t], (uint32_t)pos);
+        if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max) v->completed_max = o->min_pending - 1;
+        o->touched = false;
+    }
+    w->ntouched = 0;
+}
+
+static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t i) {
+    const fa_entry *e = &d->entries[i];
+    fa_match *m = w->m;
+    w->entry_call[i] = NO_CALL;
+    long gi = w->pg_group[e->pg], pos = w->pg_pos[e->pg];
+    if (gi < 0 || pos < 0) return 0;
+    const fa_opinfo *name = fa_store_op(w->in->store, e->name);
+    open_group *o = open_of(w, (uint32_t)gi);
+    fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
+    note_progress(v, e, d->pgs[e->pg].pg_id);
+    if (e->state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index]) m->rank_newest_pending[rank_index] = e->record_id;
+    w->any_entries = true;
+    if (e->is_p2p || name->is_send || name->is_recv) return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
+    if (closes_p2p_batch(w, o, e, name)) {
+        o->last_p2p = false;
+        return 0;
+    }
+    o->last_p2p = false;
+    if (add_collective_entry(w, o, (uint32_t)gi, e, name, i)) return -1;
+    if (e->state == FR_STATE_COMPLETED) {
+        if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
+    } else if (e->collective_seq_id < o->min_pending) {
+        o->min_pending = e->collective_seq_id;
+    }
+    return 0;
+}
+
+static int walk_rank(walker *w, uint32_t rank_index) {
+    const fa_dump *d = w->in->ranks[rank_index].dump;
+    if (grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1, sizeof *w->entry_call)) return -1;
+    if (resolve_pgs(w, rank_index)) return -1;
+    w->m->rank_newest_pending[rank_index] = -1;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        /* the entries come from memory for the first time since loading: ask ahead */
+        if (i + 16 < d->nentries) __builtin_prefetch(&d->entries[i + 16]);
+        if (walk_entry(w, rank_index, d, i)) return -1;
+    }
+    close_groups(w, w->in->ranks[rank_index].rank);
+    return finish_rank_calls(w, rank_index);
+}
+
+static void *walk_main(void *arg) {
+    walker *w = arg;
+    w->open = calloc(w->groups->n + 1, sizeof *w->open);
+    w->touched = calloc(w->groups->n + 1, sizeof *w->touched);
+    w->rc = w->open && w->touched && fa_op_index_init(&w->index, w->groups->n) == 0 ? 0 : -1;
+    for (uint32_t r = w->first; w->rc == 0 && r < w->end; r++) w->rc = walk_rank(w, r);
+    free(w->open);
+    free(w->touched);
+    free(w->entry_call);
+    free(w->rank_calls);
+    w->open = NULL;
+    w->touched = NULL;
+    w->entry_call = NULL;
+    w->rank_calls = NULL;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- merging ---------- */
+
+typedef struct init_ctx {
+    const local_op *from;
+    fa_op *ops;
+    uint8_t *uniform;
+} init_ctx;
+
+static void init_ops(void *arg, unsigned worker, size_t lo, size_t hi) {
+    init_ctx *c = arg;
+    (void)worker;
+    for (size_t g = lo; g < hi; g++) {
+        c->ops[g] = (fa_op){.group = c->from[g].group, .seq = c->from[g].seq, .src = -1, .dst = -1};
+        c->uniform[g] = c->from[g].shape == VALS_SAME;
+    }
+}
+
+/* Gives every walker's local ops their final ids: walker 0's table and op list become the job's,
+ * and a later walker's op either finds its key there or is appended (its counts stay with its
+ * walker: the appended op has no calls of walker 0). Then m->ops, with totals and first calls. */
+static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
+    walker *w0 = &w[0];
+    for (unsigned t = 0; t < nw; t++) {
+        w[t].nown = w[t].nops;
+        w[t].global = malloc((w[t].nops + 1) * sizeof *w[t].global);
+        w[t].start = malloc((w[t].nops + 1) * sizeof *w[t].start);
+        if (!w[t].global || !w[t].start) return -1;
+    }
+    for (size_t l = 0; l < w0->nown; l++) w0->global[l] = (uint32_t)l;
+    for (unsigned t = 1; t < nw; t++) {
+        for (size_t l = 0; l < w[t].nown; l++) {
+            const local_op *x = &w[t].ops[l];
+            long g = fa_op_index_find(&w0->index, x->group, x->seq, x->occurrence);
+            if (g < 0) {
+                g = new_local_op(w0, x->group, x->seq, x->occurrence);
+                if (g < 0 || fa_op_index_add(&w0->index, x->group, x->seq, x->occurrence, (uint32_t)g)) return -1;
+                w0->ops[g].shape = x->shape;
+                memcpy(w0->ops[g].vals, x->vals, sizeof x->vals);
+            } else if (x->shape != VALS_SAME || memcmp(w0->ops[g].vals, x->vals, sizeof x->vals) != 0) {
+                w0->ops[g].shape = VALS_MIXED;
+            }
+            w[t].global[l] = (uint32_t)g;
+        }
+    }
+    size_t nops = w0->nops, np2p = 0;
+    for (unsigned t = 0; t < nw; t++) np2p += w[t].np2p;
+    out->ops_cap = nops + np2p + 1; /* room for the send/recv ops pairing appends (one per record at most) */
+    m->ops = aligned_alloc(64, out->ops_cap * sizeof *m->ops); /* 64-byte ops, one line each */
+    out->uniform = malloc(nops + 1);
+    if (!m->ops || !out->uniform) return -1;
+    m->nops = out->nuniform = nops;
+    /* fresh memory costs a page fault per 4 KiB: fill it on every core */
+    init_ctx init = {w0->ops, m->ops, out->uniform};
+    fa_parallel_for(nops, 1 << 16, nw, init_ops, &init);
+    for (unsigned t = 0; t < nw; t++)
+        for (size_t l = 0; l < w[t].nown; l++) m->ops[w[t].global[l]].ncalls += w[t].ops[l].ncalls;
+    uint32_t at = 0;
+    for (size_t g = 0; g < nops; g++) {
+        m->ops[g].first_call = at;
+        at += m->ops[g].ncalls;
+    }
+    return 0;
+}
+
+/* Where each walker's calls of each op go: walker 0's from the op's first call on, walker t's
+ * after those of walkers 0..t-1. */
+static int plan_slots(walker *w, unsigned nw, const fa_match *m) {
+    uint32_t *next = malloc((m->nops + 1) * sizeof *next);
+    if (!next) return -1;
+    for (size_t g = 0; g < m->nops; g++) next[g] = m->ops[g].first_call;
+    for (unsigned t = 0; t < nw; t++)
+        for (size_t l = 0; l < w[t].nown; l++) {
+            uint32_t g = w[t].global[l];
+            w[t].start[l] = next[g];
+            next[g] += w[t].ops[l].ncalls;
+        }
+    free(next);
+    return 0;
+}
+
+/* Makes room for every walker's entry refs (walker 0's array grows into m->entry_refs) and
+ * send/recv records (walker 0's grows into out->p2p), walker after walker; room is left for one
+ * ref per send/recv, which pairing appends. The other walkers copy theirs in while placing. */
+static int concatenate(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
+    size_t nrefs = 0, np2p = 0;
+    for (unsigned t = 0; t < nw; t++) {
+        w[t].refs_base = nrefs;
+        w[t].p2p_base = np2p;
+        nrefs += w[t].nrefs;
+        np2p += w[t].np2p;
+    }
+    out->refs_cap = w[0].refs_cap;
+    if (grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs)) return -1;
+    m->entry_refs = w[0].refs;
+    w[0].refs = NULL;
+    m->nentry_refs = nrefs;
+    out->p2p = w[0].p2p;
+    w[0].p2p = NULL;
+    size_t cap = w[0].p2p_cap;
+    if (grow((void **)&out->p2p, &cap, np2p + 1, sizeof *out->p2p)) return -1;
+    out->np2p = np2p;
+    return 0;
+}
+
+/* A walker's own refs and send/recv records into the joint arrays (walker 0's are there). */
+static void copy_own(walker *w, fa_p2p_rec *p2p) {
+    if (w->refs && w->nrefs) memcpy(w->m->entry_refs + w->refs_base, w->refs, w->nrefs * sizeof *w->refs);
+    if (w->p2p && w->np2p) memcpy(p2p + w->p2p_base, w->p2p, w->np2p * sizeof *w->p2p);
+    free(w->refs); /* copied: not part of the peak any longer */
+    free(w->p2p);
+    w->refs = NULL;
+    w->p2p = NULL;
+}
+
+/* ---------------------------------------------------------------- placing ---------- */
+
+/* Writes the walker's collective calls into their slots, rank by rank (and copies its refs and
+ * send/recv records into the joint arrays). */
+static void *place_main(void *arg) {
+    walker *w = arg;
+    fa_match *m = w->m;
+    copy_own(w, w->joint_p2p);
+    w->group_pos = malloc((w->groups->n + 1) * sizeof *w->group_pos);
+    w->rc = w->group_pos ? 0 : -1;
+    for (size_t g = 0; w->rc == 0 && g <= w->groups->n; g++) w->group_pos[g] = -1;
+    for (uint32_t r = w->first; w->rc == 0 && r < w->end; r++) {
+        if ((w->rc = resolve_pgs(w, r)) != 0) break;
+        const fa_dump *d = w->in->ranks[r].dump;
+        /* the rank's position per group from its few pg slots; two slots of one group agree */
+        for (uint32_t k = 0; k < d->npgs; k++)
+            if (w->pg_group[k] >= 0) w->group_pos[w->pg_group[k]] = w->pg_pos[k];
+        size_t refs = w->refs_base + w->rank_refs_at[r], end = r + 1 < w->end ? w->rank_pend_at[r + 1] : w->npend;
+        for (size_t p = w->rank_pend_at[r]; p < end; p++) {
+            uint32_t l = w->pend_op[p], g = w->global[l];
+            m->calls[w->start[l]++] = (fa_call){(uint32_t)w->group_pos[m->ops[g].group], r, (uint32_t)refs, w->pend_n[p], w->pend_state[p], false};
+            refs += w->pend_n[p];
+        }
+        for (uint32_t k = 0; k < d->npgs; k++)
+            if (w->pg_group[k] >= 0) w->group_pos[w->pg_group[k]] = -1;
+    }
+    free(w->group_pos);
+    w->group_pos = NULL;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- driver ----------- */
+
+/* Runs fn over every walker, walkers 1.. on threads of their own, walker 0 on this one. */
+static int run_walkers(walker *w, unsigned nw, void *(*fn)(void *)) {
+    pthread_t threads[64];
+    bool started[64] = {false};
+    for (unsigned t = 1; t < nw; t++) started[t] = pthread_create(&threads[t], NULL, fn, &w[t]) == 0;
+    fn(&w[0]);
+    for (unsigned t = 1; t < nw; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else fn(&w[t]);
+    }
+    int rc = 0;
+    for (unsigned t = 0; t < nw; t++) rc |= w[t].rc;
+    return rc;
+}
+
+/* Contiguous rank ranges of about equal entry counts, one per walker. */
+static unsigned split_ranks(walker *w, unsigned nw, const fa_input *in) {
+    if (nw > in->nranks) nw = in->nranks ? (unsigned)in->nranks : 1;
+    size_t total = 0, seen = 0;
+    for (size_t r = 0; r < in->nranks; r++) total += in->ranks[r].dump->nentries;
+    uint32_t r = 0;
+    for (unsigned t = 0; t < nw; t++) {
+        w[t].first = r;
+        size_t goal = t + 1 == nw ? total : total / nw * (t + 1);
+        /* at least one rank each, and one left for every later walker */
+        while (r < in->nranks && (t + 1 == nw || r == w[t].first || (seen < goal && in->nranks - r > nw - 1 - t)))
+            seen += in->ranks[r++].dump->nentries;
+        w[t].end = r;
+    }
+    return nw;
+}
+
+static void free_walker(walker *w) {
+    fa_op_index_free(&w->index);
+    free(w->ops);
+    free(w->open);
+    free(w->touched);
+    free(w->entry_call);
+    free(w->pg_group);
+    free(w->pg_pos);
+    free(w->group_pos);
+    free(w->rank_calls);
+    free(w->pend_op);
+    free(w->pend_n);
+    free(w->pend_state);
+    free(w->refs);
+    free(w->p2p);
+    free(w->global);
+    free(w->start);
+}
+
+static int walk_and_place(walker *w, unsigned nw, fa_match *m, fa_walk *out, bool timing) {
+    double t = fa_clock();
+    if (run_walkers(w, nw, walk_main)) return -1;
+    for (unsigned i = 0; i < nw; i++) m->any_entries |= w[i].any_entries;
+    if (merge_ops(w, nw, m, out) || plan_slots(w, nw, m)) return -1;
+    /* the op tables and lists are done with: free them before the call array is allocated */
+    for (unsigned i = 0; i < nw; i++) {
+        fa_op_index_free(&w[i].index);
+        free(w[i].ops);
+        w[i].ops = NULL;
+    }
+    if (timing) fa_timing_note("  walk", &t);
+    size_t ncalls = 0, np2p = 0;
+    for (size_t g = 0; g < m->nops; g++) ncalls += m->ops[g].ncalls;
+    for (unsigned i = 0; i < nw; i++) np2p += w[i].np2p;
+    out->calls_cap = ncalls + np2p + 1;
+    m->calls = malloc(out->calls_cap * sizeof *m->calls);
+    if (!m->calls || concatenate(w, nw, m, out)) return -1;
+    for (unsigned i = 0; i < nw; i++) w[i].joint_p2p = out->p2p;
+    m->ncalls = ncalls;
+    int rc = run_walkers(w, nw, place_main);
+    if (timing) fa_timing_note("  place", &t);
+    return rc;
+}
+
+int fa_walk_ranks(const fa_input *in, const fa_groups *groups, int jobs, fa_match *m, fa_walk *out) {
+    memset(out, 0, sizeof *out);
+    unsigned nw = fa_worker_count(jobs);
+    walker *w = aligned_alloc(_Alignof(walker), nw * sizeof *w);
+    if (w) memset(w, 0, nw * sizeof *w);
+    size_t *at = calloc(2 * (in->nranks + 1), sizeof *at);
+    if (!w || !at) {
+        free(w);
+        free(at);
+        return -1;
+    }
+    nw = split_ranks(w, nw, in);
+    for (unsigned t = 0; t < nw; t++) {
+        w[t].in = in;
+        w[t].groups = groups;
+        w[t].m = m;
+        w[t].rank_pend_at = at;
+        w[t].rank_refs_at = at + in->nranks + 1;
+    }
+    int rc = walk_and_place(w, nw, m, out, fa_timing_wanted());
+    for (unsigned t = 0; t < nw; t++) free_walker(&w[t]);
+    free(w);
+    free(at);
+    return rc;
+}
+
+void fa_walk_free(fa_walk *w) {
+    free(w->p2p);
+    free(w->uniform);
+    memset(w, 0, sizeof *w);
+}
