@@ -659,12 +659,6 @@ static int field_by_name(const fv *key) {
 
 bool dump_entry_complete(uint32_t seen) { return (REQUIRED_ENTRY_FIELDS & ~seen) == 0; }
 
-void dump_entry_init(fr_entry *e) {
-    memset(e, 0, sizeof *e);
-    e->timeout_ms = -1;
-    e->profiling_name = "";
-}
-
 int dump_state_of(const char *s) {
     if (strcmp(s, "scheduled") == 0) return FR_STATE_SCHEDULED;
     if (strcmp(s, "started") == 0) return FR_STATE_STARTED;

@@ -34,8 +34,10 @@ typedef enum entry_field {
 
 /* The field named by bytes[0..len), or F_UNKNOWN. */
 int dump_entry_field(const char *bytes, size_t len);
-/* An entry before its keys are read: the defaults of dump.h. */
-void dump_entry_init(fr_entry *e);
+/* An entry before its keys are read: the defaults of dump.h (inline: once per entry). */
+static inline void dump_entry_init(fr_entry *e) {
+    *e = (fr_entry){.timeout_ms = -1, .profiling_name = ""};
+}
 /* Whether `seen` (bits of entry_field) holds every key an entry must have. */
 bool dump_entry_complete(uint32_t seen);
 /* The fr_state spelled by the C string s, or -1. */

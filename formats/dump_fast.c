@@ -135,7 +135,13 @@ struct dump_fast {
     unsigned next_span;
     frames_span stacks[FRAME_SPANS];
     unsigned next_stack;
+    /* For BINGET ids 0..255 (where torch's entry keys sit): the entry field of the string the
+     * memo holds there, F_UNKNOWN for another string, NOT_A_KEY for anything else; so the key of
+     * each pair costs a byte of this table instead of a look at the memo. Kept by put_all. */
+    int8_t key_field[256];
 };
+
+enum { NOT_A_KEY = -3 };
 
 dump_fast *dump_fast_new(void) { return calloc(1, sizeof(dump_fast)); }
 
@@ -236,7 +242,10 @@ HOT int take_put(dump_fast *f, uint32_t *id) {
 HOT bool put_all(dump_fast *f, memo_slot value) {
     uint32_t id;
     int r;
-    while ((r = take_put(f, &id)) == 1) f->memo[id] = value;
+    while ((r = take_put(f, &id)) == 1) {
+        f->memo[id] = value;
+        if (id < 256) f->key_field[id] = NOT_A_KEY;
+    }
     return r == 0;
 }
 
@@ -265,6 +274,11 @@ HOT memo_slot *take_get(dump_fast *f) {
 
 /* --- scalars ------------------------------------------------------------------------------- */
 
+static int slot_field(memo_slot *s) {
+    if (s->field == NOT_ASKED) s->field = (int8_t)dump_entry_field(s->bytes, s->len);
+    return s->field;
+}
+
 /* A str at the cursor, new or memoized, with the PUTs after it: its slot, or NULL. The slot of
  * a string that is not memoized is f->loose, good until the next string. */
 HOT memo_slot *read_str(dump_fast *f) {
@@ -289,6 +303,7 @@ HOT memo_slot *read_str(dump_fast *f) {
     if (r < 0) return NULL;
     memo_slot *s = r ? &f->memo[id] : &f->loose;
     *s = value;
+    if (r && id < 256) f->key_field[id] = (int8_t)slot_field(s);
     return is_put(peek(f)) ? NULL : s;
 }
 
@@ -297,10 +312,6 @@ HOT const char *slot_interned(dump_fast *f, memo_slot *s) {
     return s->interned;
 }
 
-static int slot_field(memo_slot *s) {
-    if (s->field == NOT_ASKED) s->field = (int8_t)dump_entry_field(s->bytes, s->len);
-    return s->field;
-}
 
 static int slot_state(dump_fast *f, memo_slot *s) {
     if (s->state == NOT_ASKED) {
@@ -564,6 +575,7 @@ static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
     while ((r = take_put(f, &id)) == 1) {
         if (*npending == FRAME_PENDING_MAX) return false;
         f->memo[id] = (memo_slot){.kind = SLOT_OTHER}; /* a dict read back inside itself: decline */
+        if (id < 256) f->key_field[id] = NOT_A_KEY;
         pending[(*npending)++] = id;
     }
     return r == 0;
@@ -703,15 +715,26 @@ static fr_entry *new_entry(dump_fast *f) {
     return &f->entries[f->nentries++];
 }
 
+/* An entry's key: its field, F_UNKNOWN, or NOT_A_KEY (decline). */
+HOT int read_key(dump_fast *f) {
+    const uint8_t *p = f->p;
+    if (left(f) >= 3 && p[0] == OP_BINGET && p[1] < f->memo_hi && !is_put(p[2])) {
+        int field = f->key_field[p[1]];
+        if (field != NOT_A_KEY) f->p += 2;
+        return field;
+    }
+    memo_slot *key = read_str(f);
+    return key ? slot_field(key) : NOT_A_KEY;
+}
+
 static bool read_entry(dump_fast *f, fr_entry *e) {
     if (!next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
     dump_entry_init(e);
     uint32_t seen = 0;
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_SETITEMS) {
-            memo_slot *key = read_str(f);
-            if (!key) return false;
-            int field = slot_field(key);
+            int field = read_key(f);
+            if (field == NOT_A_KEY) return false;
             if (field == F_UNKNOWN) {
                 if (!read_value(f, 1)) return false;
                 continue;
@@ -779,6 +802,7 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     f->entries = NULL;
     f->entries_cap = 0;
     memset(f->spans, 0, sizeof f->spans);
+    memset(f->key_field, NOT_A_KEY, sizeof f->key_field);
     memset(f->stacks, 0, sizeof f->stacks);
     f->p = bytes;
     f->end = bytes + len;
