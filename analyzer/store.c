@@ -303,8 +303,13 @@ typedef struct recent_ranks {
     uint32_t n;
 } recent_ranks;
 
+/* A direct-mapped front for the pointer cache: most lookups are for the few pointers the last
+ * entries used, and this answers them without hashing or probing. */
+enum { PTR_FRONT = 64 };
+
 struct fa_compactor {
     fa_store *store;
+    ptr_slot front[PTR_FRONT];
     recent_ranks recent[RECENT_RANKS];
     unsigned next_recent;
     table cache;       /* (kind, blob) -> id, blobs in the store's arena */
@@ -391,6 +396,20 @@ static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
 
 static bool ptr_hit(const fa_compactor *c, const ptr_slot *s) { return s->generation == c->generation && s->ptr; }
 
+static ptr_slot *front_slot(fa_compactor *c, uint32_t kind, const void *p) {
+    return &c->front[(((uintptr_t)p >> 3) ^ (kind * 0x9e5u)) & (PTR_FRONT - 1)];
+}
+
+/* The cached slot for (kind, p): from the front, else from the table (and then put in front). */
+static const ptr_slot *ptr_lookup(fa_compactor *c, uint32_t kind, const void *p) {
+    ptr_slot *f = front_slot(c, kind, p);
+    if (f->ptr == p && f->kind == kind && f->generation == c->generation) return f;
+    const ptr_slot *s = ptr_find(c, kind, p);
+    if (!s || !ptr_hit(c, s)) return NULL;
+    *f = *s;
+    return f;
+}
+
 static void ptr_remember(fa_compactor *c, uint32_t kind, const void *p, uint32_t id, const uint8_t *stored) {
     ptr_slot *s = ptr_find(c, kind, p);
     if (!s || ptr_hit(c, s)) return;
@@ -403,12 +422,12 @@ static void ptr_remember(fa_compactor *c, uint32_t kind, const void *p, uint32_t
 static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, const char **stored_out) {
     if (stored_out) *stored_out = NULL;
     if (!str) return FA_NONE;
-    ptr_slot *s = ptr_find(c, kind, str);
-    if (!s) return FA_NONE;
-    if (ptr_hit(c, s)) {
+    const ptr_slot *s = ptr_lookup(c, kind, str);
+    if (s) {
         if (stored_out) *stored_out = (const char *)s->stored;
         return s->id;
     }
+    if (c->failed) return FA_NONE;
     const uint8_t *stored = NULL;
     uint32_t id = intern(c, kind, str, strlen(str) + 1, &stored);
     if (id == FA_NONE) return FA_NONE;
@@ -419,8 +438,8 @@ static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, c
 
 /* The id of a list the dump stores once (see ptr_find), when this dump has met it before. */
 static bool ptr_known(fa_compactor *c, uint32_t kind, const void *p, uint32_t *id) {
-    ptr_slot *s = p ? ptr_find(c, kind, p) : NULL;
-    if (!s || !ptr_hit(c, s)) return false;
+    const ptr_slot *s = p ? ptr_lookup(c, kind, p) : NULL;
+    if (!s) return false;
     *id = s->id;
     return true;
 }
