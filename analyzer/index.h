@@ -1,9 +1,10 @@
-/* index.h — the two hash maps the analyzer indexes everything with.
+/* index.h — the two hash maps the analyzer indexes everything with, and the growing array.
  *
  * fa_imap maps a 64-bit key to a 64-bit value; fa_smap maps a string to a 64-bit value (the map
  * keeps its own copy of the key). Both use open addressing with linear probing and double when
  * half full, so building an index over n items is linear. They are how the analyzer avoids
  * rescanning lists: (group, sequence id) -> collective, pg_name -> group, global rank -> node.
+ * fa_grow doubles a plain array (pointer + capacity) that the caller fills.
  */
 #ifndef FRTRACE_INDEX_H
 #define FRTRACE_INDEX_H
@@ -24,6 +25,10 @@ typedef struct fa_smap {
     uint64_t *values;
     size_t cap, count;
 } fa_smap;
+
+/* Room for `need` items of `size` bytes in the array *v of *cap items, doubling from 64: 0, or
+ * -1 when out of memory (the array is left as it was). */
+int fa_grow(void **v, size_t *cap, size_t need, size_t size);
 
 /* Returns 0, or -1 when out of memory. */
 int fa_imap_put(fa_imap *map, uint64_t key, uint64_t value);

@@ -253,20 +253,9 @@ typedef struct builder {
     size_t np2p;
 } builder;
 
-static int grow(void **v, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *p = realloc(*v, c * size);
-    if (!p) return -1;
-    *v = p;
-    *cap = c;
-    return 0;
-}
-
 static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
     fa_match *m = b->m;
-    if (grow((void **)&m->ops, &b->ops_cap, m->nops + 1, sizeof *m->ops)) return -1;
+    if (fa_grow((void **)&m->ops, &b->ops_cap, m->nops + 1, sizeof *m->ops)) return -1;
     fa_op *op = &m->ops[m->nops];
     memset(op, 0, sizeof *op);
     op->group = group;
@@ -278,7 +267,7 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
 
 static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state) {
     fa_match *m = b->m;
-    if (grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
+    if (fa_grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
     m->calls[m->ncalls] = (fa_call){member, rank_index, 0, 0, state, false};
     return (long)m->ncalls++;
 }
@@ -336,7 +325,7 @@ static long run_of(run_index *ix, const p2p_rec *x) {
     size_t i = run_slot(ix, x->group, x->src_pos, x->dst_pos, x->is_send);
     for (; ix->slots[i]; i = (i + 1) & (ix->nslots - 1))
         if (same_run(&ix->runs[ix->slots[i] - 1], x)) return (long)ix->slots[i] - 1;
-    if (grow((void **)&ix->runs, &ix->cap, ix->n + 1, sizeof *ix->runs)) return -1;
+    if (fa_grow((void **)&ix->runs, &ix->cap, ix->n + 1, sizeof *ix->runs)) return -1;
     ix->runs[ix->n] = (p2p_run){x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0};
     ix->slots[i] = (uint32_t)ix->n + 1;
     return (long)ix->n++;
@@ -391,7 +380,7 @@ static int p2p_call(builder *b, long op, const p2p_rec *r) {
     long call = new_call(b, r->member, r->rank_index, r->state);
     if (call < 0) return -1;
     fa_match *m = b->m;
-    if (grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs)) return -1;
+    if (fa_grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs)) return -1;
     m->calls[call].entries_at = (uint32_t)m->nentry_refs;
     m->calls[call].nentries = 1;
     m->ops[op].ncalls++;

@@ -100,21 +100,10 @@ typedef struct walker {
     int rc;
 } walker;
 
-static int grow(void **v, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *p = realloc(*v, c * size);
-    if (!p) return -1;
-    *v = p;
-    *cap = c;
-    return 0;
-}
-
 /* ---------------------------------------------------------------- walking ---------- */
 
 static long new_local_op(walker *w, uint32_t group, int64_t seq, uint32_t occurrence) {
-    if (grow((void **)&w->ops, &w->ops_cap, w->nops + 1, sizeof *w->ops)) return -1;
+    if (fa_grow((void **)&w->ops, &w->ops_cap, w->nops + 1, sizeof *w->ops)) return -1;
     w->ops[w->nops] = (local_op){.seq = seq, .group = group, .occurrence = occurrence};
     return (long)w->nops++;
 }
@@ -129,7 +118,7 @@ static long collective_op(walker *w, uint32_t group, int64_t seq, uint32_t occur
 
 /* A collective call of the rank being walked (placed once every rank is walked). */
 static long new_rank_call(walker *w, uint32_t op) {
-    if (grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1, sizeof *w->rank_calls)) return -1;
+    if (fa_grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1, sizeof *w->rank_calls)) return -1;
     w->rank_calls[w->nrank_calls] = (rank_call){op, 0, 0, FR_STATE_COMPLETED};
     return (long)w->nrank_calls++;
 }
@@ -174,7 +163,7 @@ static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t memb
     int64_t peer = name->is_send ? name->dst : name->src;
     uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
     uint32_t dst = name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
-    if (grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
+    if (fa_grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
     if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
         o->batch_n++;
     } else {
@@ -207,7 +196,7 @@ static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
 /* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
 static int resolve_pgs(walker *w, uint32_t rank_index) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
-    if (grow((void **)&w->pg_group, &w->pg_cap, d->npgs + 1, sizeof *w->pg_group)) return -1;
+    if (fa_grow((void **)&w->pg_group, &w->pg_cap, d->npgs + 1, sizeof *w->pg_group)) return -1;
     long *pos = realloc(w->pg_pos, w->pg_cap * sizeof *pos);
     if (!pos) return -1;
     w->pg_pos = pos;
@@ -267,7 +256,7 @@ static int finish_rank_calls(walker *w, uint32_t rank_index) {
         at += call->nentries;
         call->nentries = 0;
     }
-    if (grow((void **)&w->refs, &w->refs_cap, at + 1, sizeof *w->refs)) return -1;
+    if (fa_grow((void **)&w->refs, &w->refs_cap, at + 1, sizeof *w->refs)) return -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
         if (w->entry_call[i] == NO_CALL) continue;
         rank_call *c = &w->rank_calls[w->entry_call[i]];
@@ -335,7 +324,7 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
 
 static int walk_rank(walker *w, uint32_t rank_index) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
-    if (grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1, sizeof *w->entry_call)) return -1;
+    if (fa_grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1, sizeof *w->entry_call)) return -1;
     if (resolve_pgs(w, rank_index)) return -1;
     w->m->rank_newest_pending[rank_index] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
@@ -456,14 +445,14 @@ static int concatenate(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
         np2p += w[t].np2p;
     }
     out->refs_cap = w[0].refs_cap;
-    if (grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs)) return -1;
+    if (fa_grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs)) return -1;
     m->entry_refs = w[0].refs;
     w[0].refs = NULL;
     m->nentry_refs = nrefs;
     out->p2p = w[0].p2p;
     w[0].p2p = NULL;
     size_t cap = w[0].p2p_cap;
-    if (grow((void **)&out->p2p, &cap, np2p + 1, sizeof *out->p2p)) return -1;
+    if (fa_grow((void **)&out->p2p, &cap, np2p + 1, sizeof *out->p2p)) return -1;
     out->np2p = np2p;
     return 0;
 }
