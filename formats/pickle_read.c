@@ -690,14 +690,14 @@ static int op_fill_from_mark(vm *m, bool into_dict) {
 }
 
 static int op_append(vm *m) {
-    fv *v, *list;
+    fv *v = NULL, *list = NULL;
     int rc = pop(m, &v);
     if (!rc) rc = top(m, &list);
     return rc ? rc : extend_list(m, list, &v, 1);
 }
 
 static int op_setitem(vm *m) {
-    fv *kv[2], *dict;
+    fv *kv[2] = {NULL, NULL}, *dict = NULL;
     int rc = pop(m, &kv[1]);
     if (!rc) rc = pop(m, &kv[0]);
     if (!rc) rc = top(m, &dict);
@@ -709,7 +709,7 @@ static int op_pop(vm *m) {
         m->nmarks--;
         return R_OK;
     }
-    fv *v;
+    fv *v = NULL;
     return pop(m, &v);
 }
 
@@ -734,7 +734,7 @@ static int op_text(vm *m) {
     size_t n;
     int rc = read_line(m, &s, &n);
     if (rc) return rc;
-    uint64_t id;
+    uint64_t id = 0;
     switch (m->op) {
     case 'I':
         if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1')) return push(m, fv_bool(m->arena, s[1] == '1'));
@@ -750,9 +750,9 @@ static int op_text(vm *m) {
 }
 
 static int step(vm *m) {
-    uint64_t a;
+    uint64_t a = 0;
     int rc;
-    fv *v;
+    fv *v = NULL;
     switch (m->op) {
     case 0x80: /* PROTO */
         if ((rc = arg_le(m, 1, &a))) return rc;
