@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "transform_ft.h"
+
 double fa_clock(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -55,11 +57,34 @@ static void input_findings(fa_analysis *a) {
     }
 }
 
+/* A job that looks fine only because some ranks' entries had no place in their groups (see
+ * groups.h, outsiders) is not ok: nothing can be said of the collectives those ranks recorded. */
+static void doubt_outsiders(fa_analysis *a) {
+    if (a->verdict.status != FA_STATUS_OK || !a->groups.outsiders.n) return;
+    char *who = fa_ranks_format(a->groups.outsiders.v, a->groups.outsiders.n);
+    char *text = NULL;
+    bool many = a->groups.outsiders.n > 1;
+    if (asprintf(&text,
+                 "inconclusive: rank%s %s recorded collectives in groups whose member lists leave %s out, so those "
+                 "were not matched (a torchft job? try --transform-ft --group-world-size N)",
+                 many ? "s" : "", who ? who : "?", many ? "them" : "it") >= 0) {
+        free(a->verdict.summary);
+        a->verdict.summary = text;
+        a->verdict.status = FA_STATUS_INCONCLUSIVE;
+    }
+    free(who);
+}
+
+int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err) {
+    if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, in, err) != 0) return -1;
+    return opt->ft_group_world_size > 0 ? fa_transform_ft(in, opt->ft_group_world_size, err) : 0;
+}
+
 int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     memset(a, 0, sizeof *a);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, &a->in, err) != 0) return -1;
+    if (fa_load_input(opt, &a->in, err) != 0) return -1;
     if (timing) fa_timing_note("load", &t);
     if (a->in.nranks == 0) {
         snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
@@ -71,6 +96,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings, err) != 0) return -1;
     if (timing) fa_timing_note("match", &t);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
+    if (rc == 0) doubt_outsiders(a);
     if (timing) fa_timing_note("verdict", &t);
     return rc;
 }

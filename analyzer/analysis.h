@@ -17,6 +17,7 @@ typedef struct fa_options {
     const char *prefix;
     int jobs;
     int mismatch_cap;
+    int64_t ft_group_world_size; /* --transform-ft --group-world-size N; 0: off */
 } fa_options;
 
 typedef struct fa_analysis {
@@ -26,6 +27,9 @@ typedef struct fa_analysis {
     fa_findings findings;
     fa_verdict verdict;
 } fa_analysis;
+
+/* Loads the dumps (fa_load_dir) and applies --transform-ft when asked. 0, or -1 with err. */
+int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err);
 
 /* 0 on success; -1 with err when nothing could be analyzed (unreadable dir, no dump read). */
 int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err);

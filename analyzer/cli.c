@@ -1,7 +1,8 @@
 /* cli.c — `frtrace [OPTIONS] [DIR]`: options -> an analysis -> a report -> an exit status.
  *
  * Accepts the contract's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
- * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...).
+ * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...,
+ * --transform-ft with --group-world-size N).
  * --selected-ranks takes the following numbers; --pg-filters the following words up to an
  * option, "--" or an existing directory (when DIR is not given yet); "--" ends the options.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
@@ -22,6 +23,8 @@ typedef struct request {
     const char *format;
     const char *output;
     bool just_print_entries;
+    bool transform_ft;
+    long long group_world_size;
     int64_t *ranks;
     const char **filters;
 } request;
@@ -45,6 +48,9 @@ static const char usage_text[] =
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
     "      --all-calls            list every rank's call in the database\n"
+    "      --transform-ft --group-world-size N\n"
+    "                             torchft: each dump's default_pg lists replica-local ranks;\n"
+    "                             make them global (r + rank / N * N), as torchfrtrace does\n"
     "  -J, --jobs N               threads (default: number of cores); results do not depend on it\n"
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
@@ -111,6 +117,12 @@ static int parse_args(int argc, char **argv, request *rq) {
                 return usage_error("option %s needs a number", arg);
             if (is_option(arg, "-J", "jobs")) rq->analysis.jobs = rq->report.jobs = (int)n;
             else rq->analysis.mismatch_cap = (int)n;
+        } else if (is_option(arg, NULL, "group-world-size")) {
+            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
+                return usage_error("option %s needs a positive number", arg);
+            rq->group_world_size = n;
+        } else if (is_option(arg, NULL, "transform-ft")) {
+            rq->transform_ft = true;
         } else if (is_option(arg, "-j", "just-print-entries")) {
             rq->just_print_entries = true;
         } else if (is_option(arg, "-v", "verbose")) {
@@ -154,6 +166,9 @@ static int parse_args(int argc, char **argv, request *rq) {
         }
     }
     if (!rq->analysis.dir) return usage_error("%s", "no dump directory given (frtrace [OPTIONS] DIR)");
+    if (rq->transform_ft && !rq->group_world_size)
+        return usage_error("%s", "--transform-ft needs --group-world-size N (the ranks of one torchft replica group)");
+    if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
     if (strcmp(rq->format, "text") && strcmp(rq->format, "markdown") && strcmp(rq->format, "json"))
         return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
     return 0;
@@ -183,7 +198,7 @@ static int run(request *rq) {
     fr_error err = {{0}};
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
-        if (fa_load_dir(rq->analysis.dir, rq->analysis.prefix, rq->analysis.jobs, &a.in, &err) != 0 ||
+        if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
             fa_groups_build(&a.in, &a.groups, &err) != 0) {
             fprintf(stderr, "frtrace: %s\n", err.msg);
             fa_analysis_free(&a);

@@ -175,6 +175,40 @@ static void check_descs(const fa_input *in, fa_groups *g) {
     }
 }
 
+/* Entries a rank recorded in a group whose member list leaves that rank out cannot be matched
+ * (the rank has no place among the members). Say so, per group, with the ranks, and count them:
+ * the verdict must not call such a job ok. A torchft job read without --transform-ft looks like
+ * this: every replica's default_pg lists the replica-local ranks 0..N-1. */
+static void check_outsiders(const fa_input *in, fa_groups *g) {
+    fa_ranks *outside = calloc(g->n + 1, sizeof *outside);
+    if (!outside) return;
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->npgs; k++) { /* the groups its entries name */
+            long gi = fa_groups_find(g, r, d->pgs[k].name);
+            if (gi >= 0 && fa_group_position(&g->v[gi], in->ranks[r].rank) < 0)
+                fa_ranks_add(&outside[gi], in->ranks[r].rank);
+        }
+    }
+    for (size_t gi = 0; gi < g->n; gi++) {
+        if (!outside[gi].n) continue;
+        fa_ranks_normalize(&outside[gi]);
+        char *who = fa_ranks_format(outside[gi].v, outside[gi].n);
+        char note[700];
+        snprintf(note, sizeof note,
+                 "group %s (%.200s): rank%s %s recorded collectives in it, but its member list leaves %s out, so "
+                 "they were not matched (a torchft job? try --transform-ft --group-world-size N)",
+                 g->v[gi].id, g->v[gi].desc, outside[gi].n > 1 ? "s" : "", who ? who : "?",
+                 outside[gi].n > 1 ? "them" : "it");
+        add_note(g, note);
+        free(who);
+        for (size_t i = 0; i < outside[gi].n; i++) fa_ranks_add(&g->outsiders, outside[gi].v[i]);
+        fa_ranks_free(&outside[gi]);
+    }
+    fa_ranks_normalize(&g->outsiders);
+    free(outside);
+}
+
 int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     memset(g, 0, sizeof *g);
     builder b = {0};
@@ -225,6 +259,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     }
     index_members(in, g);
     check_descs(in, g);
+    check_outsiders(in, g);
     fa_smap_free(&b.index);
     fa_smap_free(&recorder_key);
     free(b.v);
@@ -258,6 +293,7 @@ void fa_groups_free(fa_groups *g) {
     for (size_t i = 0; i < g->nnotes; i++) free(g->notes[i]);
     free(g->notes);
     fa_ranks_free(&g->without_dump);
+    fa_ranks_free(&g->outsiders);
 }
 
 void fa_group_label(const fa_group *group, char *buf, size_t len) {

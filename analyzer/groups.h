@@ -38,6 +38,7 @@ typedef struct fa_groups {
     fa_smap *by_rank; /* per input rank: pg_name -> group index */
     size_t nby_rank;
     fa_ranks without_dump; /* members of some group with no dump, ascending */
+    fa_ranks outsiders;    /* ranks with entries in a group whose members leave them out, ascending */
     char **notes;
     size_t nnotes;
 } fa_groups;

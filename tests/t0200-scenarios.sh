@@ -56,6 +56,16 @@ test_expect_success 'split groups sharing a name get distinct ids and are judged
     analyze split_groups && check hang 3 missing_ranks:3 &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert sorted(g[\"id\"] for g in d[\"groups\"])==[\"0\",\"1@0\",\"1@1\"]"
 '
+test_expect_success 'torchft replicas: --transform-ft makes each default_pg global and names the culprit; without it, inconclusive and a hint, never ok' '
+    sh "$SC/run_scenario.sh" torchft dumps &&
+    { "$FRTRACE" -f json --transform-ft --group-world-size 2 dumps >db.json; test $? = 1; } &&
+    check hang 3 missing_ranks:3 &&
+    python3 -c "import json;d=json.load(open(\"db.json\"));assert sorted(g[\"id\"] for g in d[\"groups\"])==[\"0@0\",\"0@1\"]" &&
+    { "$FRTRACE" --transform-ft dumps 2>err; test $? = 2; } && grep "needs --group-world-size" err &&
+    { "$FRTRACE" dumps >plain.txt; test $? = 1; } &&
+    head -1 plain.txt | grep "^inconclusive: ranks 2,3 recorded collectives in groups whose member lists leave them out" &&
+    grep -e "--transform-ft --group-world-size N" plain.txt
+'
 test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches; an unmatched send names the peer' '
     analyze pipeline && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert not [c for c in d[\"collectives\"] if c[\"group_id\"]==\"5\" and c[\"mismatch\"]]"

@@ -26,6 +26,7 @@ class Job:
         self.recorder = False  # write pg_config ranks "[]" and the recorder's "frtrace" key
         self.trigger = {}      # recorder: rank -> frtrace.trigger ("fatal:11", "stuck_in_api")
         self.comm_state = {}   # recorder: (rank, group name) -> comm state ("async_error:...")
+        self.local_ranks = {}  # (rank, group name) -> the ranks that rank's pg_config lists (torchft)
 
     def group(self, name, desc, ranks):
         self.groups[name] = (desc, ranks)
@@ -58,7 +59,8 @@ class Job:
         for r in range(self.world):
             if r in self.skip:
                 continue
-            pgs = {n: {"name": n, "desc": d, "ranks": "[" + ", ".join(map(str, m)) + "]"}
+            pgs = {n: {"name": n, "desc": d,
+                       "ranks": "[" + ", ".join(map(str, self.local_ranks.get((r, n), m))) + "]"}
                    for n, (d, m) in sorted(self.groups.items()) if r in m}
             status = {}
             for n in pgs:
@@ -184,6 +186,19 @@ def split_groups():  # name "1" is two groups: [0,1] and [2,3]; only [2,3] hangs
     j.groups["1"] = ("sub", [2, 3])
     j.add(2, "1", "all_reduce", 1, "scheduled")
     j.groups["1"] = ("sub", None)
+    return j
+
+
+def torchft():
+    """torchft: two replicas of 2 ranks, each with its own default_pg "0" whose pg_config lists
+    the replica's local ranks [0, 1]. Replica 1's rank 3 never issues all_reduce #4."""
+    j = Job(4)
+    j.local_ranks = {(r, "0"): [0, 1] for r in range(4)}
+    for s in range(1, 5):
+        j.coll("0", "all_reduce", s, ranks=[0, 1])
+    for s in range(1, 4):
+        j.coll("0", "all_reduce", s, ranks=[2, 3])
+    j.coll("0", "all_reduce", 4, states={2: "scheduled", 3: None}, ranks=[2, 3])
     return j
 
 
@@ -364,7 +379,7 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
-                                     builddb_6]}
+                                     builddb_6, torchft]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()
