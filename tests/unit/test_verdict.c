@@ -90,7 +90,7 @@ static void run(job *j) {
         fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
         fclose(f);
     }
-    fa_options opt = {j->dir, NULL, 1, 10};
+    fa_options opt = {.dir = j->dir, .jobs = 1, .mismatch_cap = 10};
     fr_error err = {{0}};
     assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
 }
