@@ -590,15 +590,8 @@ static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
 }
 
 fr_frame *dump_scratch_frames(decoder *dec, uint32_t n) {
-    if (dec->frame_buf_cap < n || !dec->frame_buf) {
-        size_t cap = n > FRAME_SHARE_MAX ? n : FRAME_SHARE_MAX;
-        fr_frame *buf = malloc(cap * sizeof *buf);
-        if (!buf) return NULL;
-        free(dec->frame_buf);
-        dec->frame_buf = buf;
-        dec->frame_buf_cap = cap;
-    }
-    return dec->frame_buf;
+    return grow_scratch((void **)&dec->frame_buf, &dec->frame_buf_cap, n, sizeof *dec->frame_buf) ? dec->frame_buf
+                                                                                                   : NULL;
 }
 
 /* An entry's frames: a stack seen before in this dump is shared, a new one copied. An empty but

@@ -86,28 +86,24 @@ typedef struct memo_slot {
     fr_strings dtypes;    /* SLOT_STR: the dtype list of just this string, once asked */
 } memo_slot;
 
-/* A shape list met before, by its bytes: a list of lists of ints read without a PUT is the same
- * list whenever the same bytes come again, and an entry's sizes repeat those of the entries
- * before it. */
-enum { SHAPE_SPANS = 8 };
+/* A list met before, by its bytes. A shape list reads without a GET or a PUT, a stack of
+ * memoized frames with GETs only: while no PUT has replaced a memo entry (`overwrites`), the same
+ * bytes read the same list, and the entries of one call site repeat their sizes and their stack.
+ * `items` is what the builder stored (fr_shape or fr_frame), `count` how many. */
+enum { SPANS = 8, SPAN_MAX = 4096 };
 
-typedef struct shape_span {
-    const uint8_t *bytes; /* in the input; NULL: unused */
-    size_t len;
-    fr_shapes value;
-} shape_span;
-
-/* A stack met before, by its bytes: a list of memoized frames (GETs only) reads the same while
- * no PUT has replaced a memo entry, and the entries of one call site repeat their stack. */
-enum { FRAME_SPANS = 8, SPAN_MAX = 4096 };
-
-typedef struct frames_span {
+typedef struct span {
     const uint8_t *bytes; /* in the input; NULL: unused */
     size_t len;
     uint64_t overwrites; /* f->overwrites when it was read */
-    uint32_t n;
-    const fr_frame *frames;
-} frames_span;
+    uint32_t count;
+    const void *items;
+} span;
+
+typedef struct span_cache {
+    span v[SPANS];
+    unsigned next;
+} span_cache;
 
 struct dump_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
@@ -131,13 +127,10 @@ struct dump_fast {
     size_t frames_cap;
     uint64_t puts;       /* PUTs read so far: a span read without one does not change the memo */
     uint64_t overwrites; /* PUTs that replaced a memo entry: spans of GETs read the same without */
-    shape_span spans[SHAPE_SPANS];
-    unsigned next_span;
-    frames_span stacks[FRAME_SPANS];
-    unsigned next_stack;
+    span_cache shape_spans, stack_spans;
     /* For BINGET ids 0..255 (where torch's entry keys sit): the entry field of the string the
      * memo holds there, F_UNKNOWN for another string, NOT_A_KEY for anything else; so the key of
-     * each pair costs a byte of this table instead of a look at the memo. Kept by put_all. */
+     * each pair costs a byte of this table instead of a look at the memo. Kept by memo_set. */
     int8_t key_field[256];
 };
 
@@ -218,34 +211,47 @@ static bool memo_reserve(dump_fast *f, uint32_t id) {
 
 static inline bool is_put(int op) { return op == OP_BINPUT || op == OP_LONG_BINPUT; }
 
-/* A PUT at the cursor: consumes it and gives its id (1), none there (0), or declines (-1). */
-HOT int take_put(dump_fast *f, uint32_t *id) {
-    if (!is_put(peek(f))) return 0;
-    if (peek(f) == OP_BINPUT) {
-        if (left(f) < 2) return -1;
+/* The id after a memo opcode at the cursor, the 1-byte form `short_op` (BINPUT, BINGET) or the
+ * 4-byte one `long_op`, consumed: 1; no such opcode: 0; cut short: -1. */
+HOT int take_memo_id(dump_fast *f, int short_op, int long_op, uint32_t *id) {
+    int op = peek(f);
+    if (op == short_op && left(f) >= 2) {
         *id = f->p[1];
         f->p += 2;
-    } else if (peek(f) == OP_LONG_BINPUT) {
-        if (left(f) < 5) return -1;
+    } else if (op == long_op && left(f) >= 5) {
         *id = le32(f->p + 1);
         f->p += 5;
     } else {
-        return 0;
+        return op == short_op || op == long_op ? -1 : 0;
     }
+    return 1;
+}
+
+/* A PUT at the cursor: consumes it and gives its id (1), none there (0), or declines (-1). */
+HOT int take_put(dump_fast *f, uint32_t *id) {
+    int r = take_memo_id(f, OP_BINPUT, OP_LONG_BINPUT, id);
+    if (r <= 0) return r;
     f->puts++;
     if (!memo_reserve(f, *id)) return -1;
     if (f->memo[*id].kind != SLOT_EMPTY) f->overwrites++;
     return 1;
 }
 
+static int slot_field(memo_slot *s);
+
+/* Memo entry `id` (reserved) becomes `value`; key_field follows. */
+HOT memo_slot *memo_set(dump_fast *f, uint32_t id, memo_slot value) {
+    memo_slot *s = &f->memo[id];
+    *s = value;
+    if (id < 256) f->key_field[id] = (int8_t)(value.kind == SLOT_STR ? slot_field(s) : NOT_A_KEY);
+    return s;
+}
+
 /* The PUTs after a value: each memoizes a copy of `value`. */
 HOT bool put_all(dump_fast *f, memo_slot value) {
     uint32_t id;
     int r;
-    while ((r = take_put(f, &id)) == 1) {
-        f->memo[id] = value;
-        if (id < 256) f->key_field[id] = NOT_A_KEY;
-    }
+    while ((r = take_put(f, &id)) == 1) memo_set(f, id, value);
     return r == 0;
 }
 
@@ -257,17 +263,7 @@ HOT bool put_other(dump_fast *f) {
 /* The slot a GET at the cursor names, consumed; NULL when there is no GET or no such slot. */
 HOT memo_slot *take_get(dump_fast *f) {
     uint32_t id;
-    if (peek(f) == OP_BINGET) {
-        if (left(f) < 2) return NULL;
-        id = f->p[1];
-        f->p += 2;
-    } else if (peek(f) == OP_LONG_BINGET) {
-        if (left(f) < 5) return NULL;
-        id = le32(f->p + 1);
-        f->p += 5;
-    } else {
-        return NULL;
-    }
+    if (take_memo_id(f, OP_BINGET, OP_LONG_BINGET, &id) <= 0) return NULL;
     if (id >= f->memo_hi || f->memo[id].kind == SLOT_EMPTY) return NULL;
     return &f->memo[id];
 }
@@ -301,9 +297,7 @@ HOT memo_slot *read_str(dump_fast *f) {
     uint32_t id;
     int r = take_put(f, &id);
     if (r < 0) return NULL;
-    memo_slot *s = r ? &f->memo[id] : &f->loose;
-    *s = value;
-    if (r && id < 256) f->key_field[id] = (int8_t)slot_field(s);
+    memo_slot *s = r ? memo_set(f, id, value) : (f->loose = value, &f->loose);
     return is_put(peek(f)) ? NULL : s;
 }
 
@@ -462,8 +456,7 @@ static fv *read_value(dump_fast *f, int depth) {
     case OP_LONG_BINGET: {
         memo_slot *s = take_get(f);
         if (!s || (s->kind != SLOT_STR && s->kind != SLOT_VALUE)) return NULL;
-        int put = peek(f);
-        if (put == OP_BINPUT || put == OP_LONG_BINPUT) return NULL;
+        if (is_put(peek(f))) return NULL;
         return s->kind == SLOT_STR ? str_node(f, s) : s->node;
     }
     case OP_BININT1:
@@ -521,21 +514,36 @@ static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
     return dump_store_shapes(f->b, (uint32_t)nshapes, f->ndims, f->dims, out) == 0;
 }
 
+/* The list of the cache whose bytes are at the cursor, or NULL. */
+static const span *span_find(const dump_fast *f, const span_cache *c) {
+    for (unsigned k = 0; k < SPANS; k++) {
+        const span *sp = &c->v[k];
+        if (sp->bytes && sp->overwrites == f->overwrites && sp->len < left(f) &&
+            memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len]))
+            return sp;
+    }
+    return NULL;
+}
+
+/* Keeps the list just read from `start` when reading it put nothing in the memo (`puts`: the
+ * count before). */
+static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_t puts, uint32_t count,
+                      const void *items) {
+    size_t len = (size_t)(f->p - start);
+    if (f->puts == puts && len <= SPAN_MAX) c->v[c->next++ % SPANS] = (span){start, len, f->overwrites, count, items};
+}
+
 static bool read_shapes(dump_fast *f, fr_shapes *out) {
-    for (unsigned k = 0; k < SHAPE_SPANS; k++) {
-        const shape_span *sp = &f->spans[k];
-        if (sp->bytes && sp->len < left(f) && memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len])) {
-            f->p += sp->len;
-            *out = sp->value;
-            return true;
-        }
+    const span *sp = span_find(f, &f->shape_spans);
+    if (sp) {
+        f->p += sp->len;
+        *out = (fr_shapes){sp->count, sp->items};
+        return true;
     }
     const uint8_t *start = f->p;
     uint64_t puts = f->puts;
     if (!read_shapes_fresh(f, out)) return false;
-    if (f->puts == puts && (size_t)(f->p - start) <= SPAN_MAX) {
-        f->spans[f->next_span++ % SHAPE_SPANS] = (shape_span){start, (size_t)(f->p - start), *out};
-    }
+    span_keep(f, &f->shape_spans, start, puts, out->count, out->shapes);
     return true;
 }
 
@@ -574,8 +582,7 @@ static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
     int r;
     while ((r = take_put(f, &id)) == 1) {
         if (*npending == FRAME_PENDING_MAX) return false;
-        f->memo[id] = (memo_slot){.kind = SLOT_OTHER}; /* a dict read back inside itself: decline */
-        if (id < 256) f->key_field[id] = NOT_A_KEY;
+        memo_set(f, id, (memo_slot){.kind = SLOT_OTHER}); /* a dict read back inside itself: decline */
         pending[(*npending)++] = id;
     }
     return r == 0;
@@ -587,7 +594,7 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
         memo_slot *s = take_get(f);
         if (!s || s->kind != SLOT_FRAME) return false;
         *out = s->frame;
-        return peek(f) != OP_BINPUT && peek(f) != OP_LONG_BINPUT;
+        return !is_put(peek(f));
     }
     uint32_t pending[FRAME_PENDING_MAX];
     int npending = 0;
@@ -610,7 +617,7 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
         f->p++;
         if (!note_pending(f, pending, &npending)) return false;
     }
-    for (int i = 0; i < npending; i++) f->memo[pending[i]] = (memo_slot){.kind = SLOT_FRAME, .frame = *out};
+    for (int i = 0; i < npending; i++) memo_set(f, pending[i], (memo_slot){.kind = SLOT_FRAME, .frame = *out});
     return true;
 }
 
@@ -629,22 +636,17 @@ static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
 }
 
 static bool read_frames(dump_fast *f, fr_entry *e) {
-    for (unsigned k = 0; k < FRAME_SPANS; k++) {
-        const frames_span *sp = &f->stacks[k];
-        if (sp->bytes && sp->overwrites == f->overwrites && sp->len < left(f) &&
-            memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len])) {
-            f->p += sp->len;
-            e->nframes = sp->n;
-            e->frames = sp->frames;
-            return true;
-        }
+    const span *sp = span_find(f, &f->stack_spans);
+    if (sp) {
+        f->p += sp->len;
+        e->nframes = sp->count;
+        e->frames = sp->items;
+        return true;
     }
     const uint8_t *start = f->p;
     uint64_t puts = f->puts;
     if (!read_frames_fresh(f, e)) return false;
-    if (f->puts == puts && (size_t)(f->p - start) <= SPAN_MAX)
-        f->stacks[f->next_stack++ % FRAME_SPANS] =
-            (frames_span){start, (size_t)(f->p - start), f->overwrites, e->nframes, e->frames};
+    span_keep(f, &f->stack_spans, start, puts, e->nframes, e->frames);
     return true;
 }
 
@@ -801,9 +803,9 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     f->nentries = 0;
     f->entries = NULL;
     f->entries_cap = 0;
-    memset(f->spans, 0, sizeof f->spans);
+    memset(&f->shape_spans, 0, sizeof f->shape_spans);
     memset(f->key_field, NOT_A_KEY, sizeof f->key_field);
-    memset(f->stacks, 0, sizeof f->stacks);
+    memset(&f->stack_spans, 0, sizeof f->stack_spans);
     f->p = bytes;
     f->end = bytes + len;
     f->len = len;
