@@ -18,7 +18,6 @@
  * The figures are for the files as given: use the real 2.9 dumps for realism and a generated
  * 2 000-entry dump (build/bench/gen_dumps) for the per-entry cost at scale.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 
 #include "dump.h"
 #include "dump_decoder.h"
+#include "file_read.h"
 #include "pickle_read.h"
 
 typedef struct input {
@@ -38,28 +38,6 @@ static double clock_s(clockid_t id) {
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
 }
 
 typedef struct totals {
@@ -130,10 +108,16 @@ int main(int argc, char **argv) {
     uint64_t bytes = 0;
     for (size_t i = 0; in && i < n; i++) {
         in[i].path = argv[first + (int)i];
-        if (!(in[i].bytes = read_all(in[i].path, &in[i].len))) {
-            fprintf(stderr, "bench_decode: %s: %s\n", in[i].path, strerror(errno));
+        fa_file_buffer file = {0}; /* one buffer per input: all of them stay in memory */
+        fr_error err;
+        long len = fa_read_whole_file(in[i].path, &file, &err);
+        if (len < 0) {
+            fprintf(stderr, "bench_decode: %s: %s\n", in[i].path, err.msg);
+            fa_file_buffer_free(&file);
             return 2;
         }
+        in[i].bytes = file.bytes;
+        in[i].len = (size_t)len;
         bytes += in[i].len;
     }
     if (!in) return 2;

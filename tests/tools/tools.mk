@@ -11,6 +11,6 @@ $(MKDUMP): tests/tools/mkdump.c $(FORMATS_LIB)
 BENCH_DECODE := $(BUILD)/bench/bench_decode
 BENCH_DEPS += $(BENCH_DECODE)
 
-$(BENCH_DECODE): tests/bench/bench_decode.c $(FORMATS_LIB)
+$(BENCH_DECODE): tests/bench/bench_decode.c $(ANALYZER_LIB) $(FORMATS_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(FORMATS_LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $< $(ANALYZER_LIB) $(FORMATS_LIB) $(LDFLAGS) $(LDLIBS) -o $@
