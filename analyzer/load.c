@@ -1,24 +1,23 @@
 /* load.c — finding dump files, inferring the prefix, decoding in parallel (see load.h).
  *
  * The walk collects candidate files first (path + basename), then the prefix is settled, then
- * the kept files are decoded by a small pool of threads that take the next index from a shared
- * counter. Each thread writes only its own slots, so no lock is needed beyond the counter.
+ * the kept files are decoded on every core (fa_parallel_for), one file at a time to whichever
+ * worker is free; each worker keeps its read buffer, decoder and compactor from file to file and
+ * writes only its files' slots, so no lock is needed beyond the shared store's.
  */
 #include "load.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "dump_decoder.h"
 #include "file_read.h"
 #include "index.h"
+#include "parallel.h"
 
 typedef struct candidate {
     char *path;
@@ -119,63 +118,64 @@ static char *infer_prefix(const candidates *c, fr_error *err) {
     return best;
 }
 
+/* What one worker keeps from file to file: its read buffer, decoder and compactor. */
+typedef struct decode_worker {
+    fa_file_buffer buf;
+    fr_decoder *dec;
+    fa_compactor *comp;
+} decode_worker;
+
 typedef struct decode_job {
     candidate *files;
-    size_t nfiles;
     fa_store *store;
     fa_dump **dumps;
     char **errors;
-    atomic_size_t next;
+    decode_worker workers[64]; /* fa_worker_count's most */
 } decode_job;
 
-static void decode_one(decode_job *job, size_t i, fa_file_buffer *buf, fr_decoder *dec, fa_compactor *comp) {
+static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = {{0}};
-    long len = fa_read_whole_file(job->files[i].path, buf, &err);
+    long len = fa_read_whole_file(job->files[i].path, &w->buf, &err);
     if (len < 0) {
         job->errors[i] = strdup(err.msg);
         return;
     }
     fr_dump *dump = NULL;
-    if (fr_decoder_decode(dec, buf->bytes, (size_t)len, &dump, &err) != 0) {
+    if (fr_decoder_decode(w->dec, w->buf.bytes, (size_t)len, &dump, &err) != 0) {
         job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
     } else {
-        job->dumps[i] = fa_dump_compact(comp, dump);
+        job->dumps[i] = fa_dump_compact(w->comp, dump);
         if (!job->dumps[i]) job->errors[i] = strdup("out of memory");
         fr_dump_free(dump);
     }
 }
 
-static void *decode_worker(void *arg) {
-    decode_job *job = arg;
-    fa_file_buffer buf = {0};
-    fr_decoder *dec = fr_decoder_new();
-    fa_compactor *comp = fa_compactor_new(job->store);
-    for (;;) {
-        size_t i = atomic_fetch_add(&job->next, 1);
-        if (i >= job->nfiles) break;
-        if (dec && comp) decode_one(job, i, &buf, dec, comp);
+static void decode_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
+    decode_job *job = ctx;
+    decode_worker *w = &job->workers[worker];
+    if (!w->dec) w->dec = fr_decoder_new();
+    if (!w->comp) w->comp = fa_compactor_new(job->store);
+    for (size_t i = lo; i < hi; i++) {
+        if (w->dec && w->comp) decode_one(job, i, w);
         else job->errors[i] = strdup("out of memory");
     }
-    fa_compactor_free(comp);
-    fr_decoder_free(dec);
-    fa_file_buffer_free(&buf);
-    return NULL;
 }
 
+/* One file at a time to whichever worker is free: files differ in size. */
 static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps, char **errors) {
-    decode_job job = {files, n, store, dumps, errors, 0};
-    if (jobs <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cores > 0 ? (int)cores : 1;
+    decode_job *job = calloc(1, sizeof *job);
+    if (!job) {
+        for (size_t i = 0; i < n; i++) errors[i] = strdup("out of memory");
+        return;
     }
-    if ((size_t)jobs > n) jobs = (int)n;
-    pthread_t *threads = calloc((size_t)(jobs > 0 ? jobs : 1), sizeof *threads);
-    int started = 0;
-    for (int t = 0; threads && t < jobs - 1; t++)
-        if (pthread_create(&threads[t], NULL, decode_worker, &job) == 0) started++;
-    decode_worker(&job); /* the calling thread works too */
-    for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
-    free(threads);
+    *job = (decode_job){.files = files, .store = store, .dumps = dumps, .errors = errors};
+    fa_parallel_for(n, 1, fa_worker_count(jobs), decode_range, job);
+    for (unsigned t = 0; t < sizeof job->workers / sizeof *job->workers; t++) {
+        fa_compactor_free(job->workers[t].comp);
+        fr_decoder_free(job->workers[t].dec);
+        fa_file_buffer_free(&job->workers[t].buf);
+    }
+    free(job);
 }
 
 static int compare_candidates(const void *a, const void *b) {
