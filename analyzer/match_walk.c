@@ -21,7 +21,6 @@
  */
 #include "match_walk.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -500,16 +499,20 @@ static void *place_main(void *arg) {
 
 /* ---------------------------------------------------------------- driver ----------- */
 
-/* Runs fn over every walker, walkers 1.. on threads of their own, walker 0 on this one. */
+typedef struct walker_run {
+    walker *w;
+    void *(*fn)(void *);
+} walker_run;
+
+static void run_walker_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
+    const walker_run *r = ctx;
+    for (size_t t = lo; t < hi; t++) r->fn(&r->w[t]);
+}
+
+/* Runs fn over every walker, each on a core of its own (fa_parallel_for). */
 static int run_walkers(walker *w, unsigned nw, void *(*fn)(void *)) {
-    pthread_t threads[64];
-    bool started[64] = {false};
-    for (unsigned t = 1; t < nw; t++) started[t] = pthread_create(&threads[t], NULL, fn, &w[t]) == 0;
-    fn(&w[0]);
-    for (unsigned t = 1; t < nw; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else fn(&w[t]);
-    }
+    walker_run r = {w, fn};
+    fa_parallel_for(nw, 1, nw, run_walker_range, &r);
     int rc = 0;
     for (unsigned t = 0; t < nw; t++) rc |= w[t].rc;
     return rc;
