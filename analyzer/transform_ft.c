@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
+
 static int transform_group(fa_input *in, const fa_rank_dump *rd, fr_group_config *g, int64_t first_rank,
                            int64_t *scratch, fr_error *err) {
     for (uint32_t k = 0; k < g->nranks; k++) {
@@ -46,15 +48,10 @@ int fa_transform_ft(fa_input *in, int64_t group_world_size, fr_error *err) {
         for (uint32_t k = 0; rc == 0 && k < rd->dump->ngroups; k++) {
             fr_group_config *g = &rd->dump->groups[k];
             if (!g->desc || strcmp(g->desc, "default_pg") != 0 || g->nranks == 0 || first_rank == 0) continue;
-            if (g->nranks > cap) {
-                int64_t *bigger = realloc(scratch, g->nranks * sizeof *bigger);
-                if (!bigger) {
-                    snprintf(err->msg, sizeof err->msg, "out of memory while transforming the default groups");
-                    rc = -1;
-                    break;
-                }
-                scratch = bigger;
-                cap = g->nranks;
+            if (fa_grow((void **)&scratch, &cap, g->nranks, sizeof *scratch) != 0) {
+                snprintf(err->msg, sizeof err->msg, "out of memory while transforming the default groups");
+                rc = -1;
+                break;
             }
             rc = transform_group(in, rd, g, first_rank, scratch, err);
         }
