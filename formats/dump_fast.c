@@ -515,11 +515,11 @@ static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
 }
 
 /* The list of the cache whose bytes are at the cursor, or NULL. */
-static const span *span_find(const dump_fast *f, const span_cache *c) {
+HOT const span *span_find(const dump_fast *f, const span_cache *c) {
     for (unsigned k = 0; k < SPANS; k++) {
         const span *sp = &c->v[k];
-        if (sp->bytes && sp->overwrites == f->overwrites && sp->len < left(f) &&
-            memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len]))
+        if (sp->bytes && sp->len < left(f) && memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len]) &&
+            sp->overwrites == f->overwrites)
             return sp;
     }
     return NULL;
