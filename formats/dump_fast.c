@@ -60,7 +60,7 @@ enum {
     OP_PROTO = 0x80,
 };
 
-enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4 };
+enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4, LAYOUT_MAX = 32 };
 enum { NOT_ASKED = -2 };
 
 typedef enum slot_kind {
@@ -132,6 +132,14 @@ struct dump_fast {
      * memo holds there, F_UNKNOWN for another string, NOT_A_KEY for anything else; so the key of
      * each pair costs a byte of this table instead of a look at the memo. Kept by memo_set. */
     int8_t key_field[256];
+    /* The keys of the last entry read key by key, in order, when each was a 1-byte BINGET of a
+     * known field in one batch: the entries of a dump repeat one order of keys, so the next
+     * entry's keys are checked against it byte by byte and need no look-up at all (see
+     * read_entry). Valid while no PUT has replaced a memo entry (layout_overwrites). */
+    uint8_t layout_id[LAYOUT_MAX];
+    int8_t layout_field[LAYOUT_MAX];
+    uint32_t layout_n;
+    uint64_t layout_overwrites;
 };
 
 enum { NOT_A_KEY = -3 };
@@ -514,11 +522,26 @@ static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
     return dump_store_shapes(f->b, (uint32_t)nshapes, f->ndims, f->dims, out) == 0;
 }
 
+static inline uint64_t word_at(const uint8_t *p) {
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Whether a[0..n) and b[0..n) are equal. Shape lists are 8 to 16 bytes that mostly differ at
+ * their end (the lists all open with "](](M"), so the last word is compared first and such a
+ * list takes two compares instead of a call. */
+HOT bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    if (n < 8) return memcmp(a, b, n) == 0;
+    if (word_at(a + n - 8) != word_at(b + n - 8)) return false;
+    return n <= 16 ? word_at(a) == word_at(b) : memcmp(a, b, n - 8) == 0;
+}
+
 /* The list of the cache whose bytes are at the cursor, or NULL. */
 HOT const span *span_find(const dump_fast *f, const span_cache *c) {
     for (unsigned k = 0; k < SPANS; k++) {
         const span *sp = &c->v[k];
-        if (sp->bytes && sp->len < left(f) && memcmp(sp->bytes, f->p, sp->len) == 0 && !is_put(f->p[sp->len]) &&
+        if (sp->bytes && sp->len < left(f) && same_bytes(sp->bytes, f->p, sp->len) && !is_put(f->p[sp->len]) &&
             sp->overwrites == f->overwrites)
             return sp;
     }
@@ -729,24 +752,189 @@ HOT int read_key(dump_fast *f) {
     return key ? slot_field(key) : NOT_A_KEY;
 }
 
+/* How the layout loop reads a field's value in the common case: an int, None or an int, a bool,
+ * a memoized str (its interned copy), a memoized state, a process group of two memoized strs,
+ * a dtype list of one memoized dtype; anything else, and any other encoding of these, goes
+ * through read_field. */
+typedef enum value_kind { V_FIELD, V_INT, V_INT_OR_NONE, V_BOOL, V_STR, V_STATE, V_PG, V_DTYPES } value_kind;
+
+static const struct {
+    uint8_t kind;
+    uint16_t offset; /* of the value in fr_entry */
+} field_reading[F_COUNT] = {
+    [F_RECORD_ID] = {V_INT, offsetof(fr_entry, record_id)},
+    [F_PG_ID] = {V_INT, offsetof(fr_entry, pg_id)},
+    [F_PROCESS_GROUP] = {V_PG, offsetof(fr_entry, pg_name)},
+    [F_THREAD_NAME] = {V_STR, offsetof(fr_entry, thread_name)},
+    [F_THREAD_ID] = {V_STR, offsetof(fr_entry, thread_id)},
+    [F_COLLECTIVE_SEQ_ID] = {V_INT, offsetof(fr_entry, collective_seq_id)},
+    [F_P2P_SEQ_ID] = {V_INT, offsetof(fr_entry, p2p_seq_id)},
+    [F_OP_ID] = {V_INT, offsetof(fr_entry, op_id)},
+    [F_PROFILING_NAME] = {V_STR, offsetof(fr_entry, profiling_name)},
+    [F_TIME_CREATED_NS] = {V_INT, offsetof(fr_entry, time_created_ns)},
+    [F_INPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, input_dtypes)},
+    [F_OUTPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, output_dtypes)},
+    [F_STATE] = {V_STATE, offsetof(fr_entry, state)},
+    [F_TIME_DISCOVERED_STARTED_NS] = {V_INT_OR_NONE, offsetof(fr_entry, time_discovered_started_ns)},
+    [F_TIME_DISCOVERED_COMPLETED_NS] = {V_INT_OR_NONE, offsetof(fr_entry, time_discovered_completed_ns)},
+    [F_RETIRED] = {V_BOOL, offsetof(fr_entry, retired)},
+    [F_TIMEOUT_MS] = {V_INT, offsetof(fr_entry, timeout_ms)},
+    [F_IS_P2P] = {V_BOOL, offsetof(fr_entry, is_p2p)},
+};
+
+/* The layout loop reads a key and the common encodings of its value without bounds checks while
+ * this many bytes are left: a 1-byte BINGET key (2), LONG1 with 8 bytes (10), the next opcode. */
+enum { LAYOUT_MARGIN = 16 };
+
+/* An int opcode at p, unchecked (LAYOUT_MARGIN): its length, or 0 for another opcode. */
+HOT size_t int_at(const uint8_t *p, int64_t *out) {
+    switch (p[0]) {
+    case OP_BININT1: *out = p[1]; return 2;
+    case OP_BININT2: *out = (int64_t)p[1] | (int64_t)p[2] << 8; return 3;
+    case OP_BININT: *out = (int32_t)le32(p + 1); return 5;
+    case OP_LONG1:
+        if (p[1] != 8) return 0; /* time stamps; other widths take read_field */
+        *out = (int64_t)((uint64_t)le32(p + 2) | (uint64_t)le32(p + 6) << 32);
+        return 10;
+    default: return 0;
+    }
+}
+
+/* The str slot a 1-byte or 4-byte BINGET at p names, unchecked (LAYOUT_MARGIN), when it is a
+ * string already interned; its length in *n. NULL otherwise. */
+HOT const memo_slot *interned_at(const dump_fast *f, const uint8_t *p, size_t *n) {
+    uint32_t id;
+    if (p[0] == OP_BINGET) id = p[1], *n = 2;
+    else if (p[0] == OP_LONG_BINGET) id = le32(p + 1), *n = 5;
+    else return NULL;
+    if (id >= f->memo_hi) return NULL;
+    const memo_slot *s = &f->memo[id];
+    return s->kind == SLOT_STR && s->interned ? s : NULL;
+}
+
+/* The value of the layout's field k at p in its common encoding, written into e: its length,
+ * or 0 when read_field must read it. Unchecked: LAYOUT_MARGIN bytes are left. */
+HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field, fr_entry *e) {
+    char *at = (char *)e + field_reading[field].offset;
+    int64_t i;
+    size_t n = 0, n2;
+    const memo_slot *s, *s2;
+    switch ((value_kind)field_reading[field].kind) {
+    case V_INT:
+        if ((n = int_at(p, &i))) memcpy(at, &i, sizeof i);
+        break;
+    case V_INT_OR_NONE:
+        if (p[0] == OP_NONE) i = 0, n = 1;
+        else n = int_at(p, &i);
+        if (n) memcpy(at, &i, sizeof i);
+        break;
+    case V_BOOL:
+        if (p[0] == OP_NEWTRUE || p[0] == OP_NEWFALSE) *(bool *)at = p[0] == OP_NEWTRUE, n = 1;
+        break;
+    case V_STR:
+        if ((s = interned_at(f, p, &n))) memcpy(at, &s->interned, sizeof s->interned);
+        else n = 0;
+        break;
+    case V_STATE:
+        if ((s = interned_at(f, p, &n)) && s->state >= 0) *(fr_state *)at = (fr_state)s->state;
+        else n = 0;
+        break;
+    case V_PG: /* TUPLE2 of two strs: both must be 1-byte GETs to stay within the margin */
+        if (p[0] == OP_BINGET && p[2] == OP_BINGET && p[4] == OP_TUPLE2 && (s = interned_at(f, p, &n)) &&
+            (s2 = interned_at(f, p + 2, &n2))) {
+            e->pg_name = s->interned;
+            e->pg_desc = s2->interned;
+            n = 5;
+        } else {
+            n = 0;
+        }
+        break;
+    case V_DTYPES: /* [one memoized dtype]: EMPTY_LIST MARK BINGET id APPENDS */
+        if (p[0] == OP_EMPTY_LIST && p[1] == OP_MARK && p[2] == OP_BINGET && p[4] == OP_APPENDS &&
+            p[3] < f->memo_hi && f->memo[p[3]].kind == SLOT_STR && f->memo[p[3]].dtypes.items) {
+            memcpy(at, &f->memo[p[3]].dtypes, sizeof(fr_strings));
+            n = 5;
+        }
+        break;
+    case V_FIELD: break;
+    }
+    return n && !is_put(p[n]) ? n : 0; /* torch memoizes none of these values */
+}
+
+/* The keys of an entry's layout that come next, with their values (seen: the fields read).
+ * Stops at the first key that differs, or at the end of the layout. */
+static bool read_layout(dump_fast *f, fr_entry *e, uint32_t *seen, uint32_t *matched) {
+    uint32_t k = 0;
+    for (; k < f->layout_n; k++) {
+        const uint8_t *p = f->p;
+        if (left(f) < LAYOUT_MARGIN) { /* the end of the input: checked reads */
+            if (left(f) < 2 || p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
+            f->p += 2; /* a PUT after the key makes every field reader decline */
+            if (!read_field(f, (entry_field)f->layout_field[k], e)) return false;
+        } else {
+            if (p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
+            entry_field field = (entry_field)f->layout_field[k];
+            size_t n = common_value(f, p + 2, field, e);
+            f->p += 2 + n;
+            if (!n && !read_field(f, field, e)) return false;
+        }
+        *seen |= 1u << f->layout_field[k];
+    }
+    *matched = k;
+    return true;
+}
+
+/* The rest of a batch of an entry's pairs, up to its SETITEMS (consumed). `learn`: the keys
+ * are recorded into the layout from position *nlearned on, while each is a 1-byte BINGET of a
+ * known field; *nlearned becomes -1 when one is not. */
+static bool read_pairs(dump_fast *f, fr_entry *e, uint32_t *seen, int *nlearned) {
+    while (peek(f) != OP_SETITEMS) {
+        const uint8_t *key_at = f->p;
+        int field = read_key(f);
+        if (field == NOT_A_KEY) return false;
+        if (*nlearned >= 0) {
+            if (field >= 0 && f->p == key_at + 2 && key_at[0] == OP_BINGET && *nlearned < LAYOUT_MAX) {
+                f->layout_id[*nlearned] = key_at[1];
+                f->layout_field[*nlearned] = (int8_t)field;
+                ++*nlearned;
+            } else {
+                *nlearned = -1;
+            }
+        }
+        if (field == F_UNKNOWN) {
+            if (!read_value(f, 1)) return false;
+            continue;
+        }
+        if (*seen & 1u << field) return false; /* a repeated key: the generic path decides */
+        *seen |= 1u << field;
+        if (!read_field(f, (entry_field)field, e)) return false;
+    }
+    f->p++;
+    return put_other(f);
+}
+
+/* An entry dict. Its first batch is read along the layout of the entries before it as far as it
+ * matches; what differs is read key by key, and then becomes the layout. */
 static bool read_entry(dump_fast *f, fr_entry *e) {
     if (!next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
     dump_entry_init(e);
     uint32_t seen = 0;
-    while (next_is(f, OP_MARK)) {
-        while (peek(f) != OP_SETITEMS) {
-            int field = read_key(f);
-            if (field == NOT_A_KEY) return false;
-            if (field == F_UNKNOWN) {
-                if (!read_value(f, 1)) return false;
-                continue;
-            }
-            if (seen & 1u << field) return false; /* a repeated key: the generic path decides */
-            seen |= 1u << field;
-            if (!read_field(f, (entry_field)field, e)) return false;
+    if (next_is(f, OP_MARK)) {
+        uint32_t matched = 0;
+        if (f->layout_overwrites != f->overwrites) f->layout_n = 0;
+        if (f->layout_n && !read_layout(f, e, &seen, &matched)) return false;
+        bool whole = matched == f->layout_n && peek(f) == OP_SETITEMS;
+        int nlearned = whole ? -1 : (int)matched;
+        if (!read_pairs(f, e, &seen, &nlearned)) return false;
+        bool one_batch = peek(f) != OP_MARK;
+        while (next_is(f, OP_MARK)) {
+            int none = -1;
+            if (!read_pairs(f, e, &seen, &none)) return false;
         }
-        f->p++;
-        if (!put_other(f)) return false;
+        if (nlearned >= 0 && one_batch) {
+            f->layout_n = (uint32_t)nlearned;
+            f->layout_overwrites = f->overwrites;
+        }
     }
     if (!e->profiling_name) e->profiling_name = "";
     return dump_entry_complete(seen);
@@ -806,6 +994,7 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     memset(&f->shape_spans, 0, sizeof f->shape_spans);
     memset(f->key_field, NOT_A_KEY, sizeof f->key_field);
     memset(&f->stack_spans, 0, sizeof f->stack_spans);
+    f->layout_n = 0;
     f->p = bytes;
     f->end = bytes + len;
     f->len = len;

@@ -253,9 +253,162 @@ static void shapes_the_direct_path_declines_still_decode_the_generic_way(void **
     two_ways_free(&t);
 }
 
+/* --- many entries, one of them twisted ------------------------------------------------------
+ * The direct path reads an entry along the keys of the entry before it (its layout) and falls
+ * back to reading key by key where they differ. These dumps of twelve entries, written as
+ * PyTorch's pickler writes them (every string memoized by content), twist the sixth entry in
+ * one way each, so that the layout breaks at its start, in its middle or at its end, and a
+ * later entry must relearn it. */
+
+typedef struct pickler {
+    uint8_t *out;
+    size_t n;
+    const char *memo[256]; /* the string each memo id holds (ids below 256 only) */
+    unsigned next_id;
+    int old_state_id; /* REBOUND_KEY: the id "state" had */
+} pickler;
+
+static void op(pickler *w, uint8_t b) { w->out[w->n++] = b; }
+
+static int memo_id_of(const pickler *w, const char *s) {
+    for (unsigned i = 0; i < w->next_id; i++)
+        if (w->memo[i] && strcmp(w->memo[i], s) == 0) return (int)i;
+    return -1;
+}
+
+/* A str as torch writes it: BINGET when memoized, else BINUNICODE and BINPUT `at` (the next id
+ * when at < 0; another id rebinds it, as a hostile pickle may). */
+static void str_at(pickler *w, const char *s, int at) {
+    int id = memo_id_of(w, s);
+    if (id >= 0 && at < 0) {
+        op(w, 'h');
+        op(w, (uint8_t)id);
+        return;
+    }
+    size_t len = strlen(s);
+    op(w, 'X');
+    op(w, (uint8_t)len), op(w, 0), op(w, 0), op(w, 0);
+    memcpy(w->out + w->n, s, len);
+    w->n += len;
+    unsigned put = at < 0 ? w->next_id++ : (unsigned)at;
+    op(w, 'q');
+    op(w, (uint8_t)put);
+    w->memo[put] = s;
+}
+
+static void str(pickler *w, const char *s) { str_at(w, s, -1); }
+static void int1(pickler *w, uint8_t v) { op(w, 'K'), op(w, v); }
+
+typedef enum twist {
+    PLAIN,
+    SWAPPED_KEYS,   /* state before output_dtypes */
+    EXTRA_KEY,      /* an unknown key in the middle */
+    MISSING_KEY,    /* no op_id (not a required key) */
+    REPEATED_KEY,   /* record_id twice: the direct path declines */
+    PUT_AFTER_INT,  /* record_id's value memoized */
+    LONG_GET_KEY,   /* a key read back by LONG_BINGET */
+    OTHER_ENCODINGS, /* a 5-byte LONG1 time, a bool as an int, None as the name */
+    TWO_BATCHES,    /* the dict's pairs in two MARK ... SETITEMS batches */
+    REBOUND_KEY,    /* the name is memoized over the id of the key "state", and the next
+                       entry has that id where its state key was: an unknown key there, not
+                       the state, so that entry's state comes fresh at its end */
+    NTWISTS,
+    OLD_ID_AS_KEY = NTWISTS, /* that next entry */
+} twist;
+
+static void entry(pickler *w, int i, twist t) {
+    static const char *const names[] = {"nccl:all_reduce", "nccl:all_gather", "nccl:_reduce_scatter_base"};
+    op(w, '}'), op(w, '(');
+    str(w, "record_id"), int1(w, (uint8_t)i);
+    if (t == PUT_AFTER_INT) op(w, 'q'), op(w, 250);
+    if (t == REPEATED_KEY) str(w, "record_id"), int1(w, (uint8_t)i);
+    str(w, "pg_id"), int1(w, 0);
+    str(w, "process_group"), str(w, "0"), str(w, "default_pg"), op(w, 0x86);
+    str(w, "collective_seq_id"), int1(w, (uint8_t)(i + 1));
+    str(w, "p2p_seq_id"), int1(w, 0);
+    if (t == EXTRA_KEY) str(w, "extra"), int1(w, 3);
+    if (t != MISSING_KEY) {
+        if (t == LONG_GET_KEY) op(w, 'j'), op(w, (uint8_t)memo_id_of(w, "op_id")), op(w, 0), op(w, 0), op(w, 0);
+        else str(w, "op_id");
+        int1(w, (uint8_t)(i + 1));
+    }
+    if (t == TWO_BATCHES) op(w, 'u'), op(w, '(');
+    str(w, "profiling_name");
+    if (t == OTHER_ENCODINGS) op(w, 'N');
+    else if (t == REBOUND_KEY) str_at(w, "nccl:broadcast", w->old_state_id = memo_id_of(w, "state"));
+    else str(w, names[i % 3]);
+    str(w, "time_created_ns");
+    if (t == OTHER_ENCODINGS) op(w, 0x8a), op(w, 5), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 0x85);
+    else op(w, 0x8a), op(w, 8), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 5), op(w, 6), op(w, 7), op(w, (uint8_t)i);
+    str(w, "input_sizes"), op(w, ']'), op(w, '('), op(w, ']'), op(w, '('), op(w, 'M'), op(w, 0), op(w, (uint8_t)(16 + i % 2));
+    op(w, 'e'), op(w, 'e');
+    str(w, "input_dtypes"), op(w, ']'), op(w, '('), str(w, "Float"), op(w, 'e');
+    if (t == SWAPPED_KEYS) str(w, "state"), str(w, "completed");
+    str(w, "output_sizes"), op(w, ']'), op(w, '('), op(w, ']'), op(w, '('), op(w, 'M'), op(w, 0), op(w, 16), op(w, 'e');
+    op(w, 'e');
+    str(w, "output_dtypes"), op(w, ']'), op(w, '('), str(w, "Float"), op(w, 'e');
+    if (t == OLD_ID_AS_KEY) op(w, 'h'), op(w, (uint8_t)w->old_state_id), str(w, "completed");
+    else if (t != SWAPPED_KEYS) str(w, "state"), str(w, i % 4 ? "completed" : "started");
+    str(w, "time_discovered_started_ns"), op(w, 'N');
+    str(w, "time_discovered_completed_ns"), op(w, 'J'), op(w, 0xff), op(w, 0xff), op(w, 0xff), op(w, 0x7f);
+    str(w, "retired");
+    if (t == OTHER_ENCODINGS) int1(w, 1);
+    else op(w, i % 2 ? 0x88 : 0x89);
+    str(w, "timeout_ms"), op(w, 'J'), op(w, 0xc0), op(w, 0x27), op(w, 9), op(w, 0);
+    str(w, "is_p2p"), op(w, 0x89);
+    if (t == OLD_ID_AS_KEY) str(w, "state"), str(w, "scheduled");
+    op(w, 'u');
+}
+
+static size_t twisted_dump(uint8_t *out, twist t) {
+    pickler w = {.out = out};
+    op(&w, 0x80), op(&w, 2), op(&w, '}'), op(&w, '(');
+    str(&w, "version"), str(&w, "2.9");
+    str(&w, "pg_config"), op(&w, '}'), op(&w, '('), str(&w, "0"), op(&w, '}'), op(&w, '(');
+    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"), str(&w, "[0]");
+    op(&w, 'u'), op(&w, 'u');
+    str(&w, "entries"), op(&w, ']'), op(&w, '(');
+    for (int i = 0; i < 12; i++) {
+        twist ti = i == 5 ? t : PLAIN;
+        if (i == 6 && t == REBOUND_KEY) ti = OLD_ID_AS_KEY;
+        entry(&w, i, ti);
+    }
+    op(&w, 'e'), op(&w, 'u'), op(&w, '.');
+    return w.n;
+}
+
+static void entries_off_the_layout_decode_the_same_both_ways(void **state) {
+    static const char *const what[] = {"plain", "swapped keys", "an extra key", "a missing key", "a repeated key",
+                                       "a PUT after an int", "a LONG_BINGET key", "other encodings",
+                                       "two batches", "a rebound key"};
+    uint8_t buf[16384];
+    two_ways t = two_ways_new();
+    for (int k = 0; k < NTWISTS; k++) {
+        size_t len = twisted_dump(buf, (twist)k);
+        assert_true(len < sizeof buf);
+        bool direct = same_both_ways(&t, buf, len, what[k]);
+        if (direct != (k != REPEATED_KEY)) fail_msg("%s: the direct path %s it", what[k], direct ? "took" : "declined");
+        fr_dump *d;
+        fr_error err;
+        assert_int_equal(fr_decoder_decode(t.fast, buf, len, &d, &err), 0);
+        assert_int_equal(d->nentries, 12);
+        for (uint32_t i = 0; i < 12; i++) assert_int_equal(d->entries[i].record_id, i);
+        assert_int_equal(d->entries[11].time_created_ns, 0x0b07060504030201LL);
+        assert_int_equal(d->entries[11].input_sizes.shapes[0].dims[0], 17 << 8);
+        if (k == REBOUND_KEY) {
+            assert_string_equal(d->entries[5].profiling_name, "nccl:broadcast");
+            assert_int_equal(d->entries[6].state, FR_STATE_SCHEDULED);
+        }
+        if (k == OTHER_ENCODINGS) assert_int_equal(d->entries[5].time_created_ns, -0x7afbfcfdffLL);
+        fr_dump_free(d);
+    }
+    two_ways_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_torch_shaped_dump_is_read_field_by_field),
+        cmocka_unit_test(entries_off_the_layout_decode_the_same_both_ways),
         cmocka_unit_test(shapes_the_direct_path_declines_still_decode_the_generic_way),
         cmocka_unit_test(every_shared_pickle_takes_the_direct_path_to_the_same_dump),
         cmocka_unit_test(a_dump_cut_at_every_byte_decodes_the_same_both_ways),
