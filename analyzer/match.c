@@ -513,7 +513,7 @@ static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
     const fa_store *store = k->in->store;
     uint64_t h = 0x5151;
     for (uint32_t i = 0; i < c->nentries; i++) {
-        const fa_entry *e = fa_call_entry(k->m, k->in, c, i);
+        const fa_traits *e = fa_entry_traits(store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(store, e->name);
         if (what == SIG_TYPE) {
             h = fa_key2(h, (uint64_t)(uintptr_t)n->type);
@@ -593,7 +593,7 @@ static const char *call_types(const checker *k, const fa_call *c, char *buf, siz
     size_t at = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", fa_store_op(k->in->store, fa_call_entry(k->m, k->in, c, i)->name)->type);
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", fa_store_op(k->in->store, fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i))->name)->type);
     return buf;
 }
 
@@ -638,7 +638,7 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
 /* Whether an entry may be inconsistent in itself, from interned ids alone (equal ids are equal
  * contents, dtype lists compare as sets through their set keys): the common, consistent case
  * costs no string or shape comparison. */
-static bool may_be_inconsistent(const fa_store *store, const fa_entry *e, uint32_t flags, int64_t group_size) {
+static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint32_t flags, int64_t group_size) {
     if ((flags & FA_OP_ALL_REDUCE) && e->in_sizes != e->out_sizes) return true;
     if ((flags & FA_OP_ALL_GATHER) && fa_store_numel(store, e->out_sizes) != fa_store_numel(store, e->in_sizes) * group_size) return true;
     if ((flags & FA_OP_REDUCE_SCATTER) && fa_store_numel(store, e->in_sizes) != fa_store_numel(store, e->out_sizes) * group_size) return true;
@@ -649,7 +649,7 @@ static bool may_be_inconsistent(const fa_store *store, const fa_entry *e, uint32
 /* One call's own consistency (all_reduce in==out, all_gather/reduce_scatter numel, in/out dtype). */
 static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size, char *why, size_t len) {
     for (uint32_t i = 0; i < c->nentries; i++) {
-        const fa_entry *x = fa_call_entry(k->m, k->in, c, i);
+        const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(k->in->store, x->name);
         if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
         fr_entry full, *e = &full;
@@ -694,7 +694,7 @@ static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t 
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
         for (uint32_t j = 0; j < c->nentries; j++) {
-            const fa_entry *e = fa_call_entry(k->m, k->in, c, j);
+            const fa_traits *e = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, j));
             *in_total += fa_store_numel(k->in->store, e->in_sizes);
             *out_total += fa_store_numel(k->in->store, e->out_sizes);
         }
@@ -717,12 +717,12 @@ static void set_representative(checker *k, fa_op *op, long rep_call) {
     const fa_call *c = &k->m->calls[op->first_call + (rep_call >= 0 ? rep_call : 0)];
     op->rep = fa_call_entry(k->m, k->in, c, c->nentries - 1); /* a bundle shows its end marker */
     op->rep_rank_index = c->rank_index;
-    op->type = fa_store_op(k->in->store, fa_call_entry(k->m, k->in, c, 0)->name)->type;
+    op->type = fa_store_op(k->in->store, fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, 0))->name)->type;
 }
 
 /* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
 static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea, const fa_entry *b, const fr_entry *eb) {
-    const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
+    const fa_opinfo *ia = fa_store_op(store, fa_entry_traits(store, a)->name), *ib = fa_store_op(store, fa_entry_traits(store, b)->name);
     if (!ia->parsed || !ib->parsed) return false;
     fa_opname na = {.is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst};
     fa_opname nb = {.is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst};
@@ -733,11 +733,12 @@ static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_
 /* The common case of p2p_pair_matches from interned ids alone: a parsed send and recv that name
  * compatible peers, the send's input sizes the very shape list the recv expects. False means
  * "not sure" (p2p_pair_matches decides). */
-static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *a, const fa_entry *b) {
+static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, const fa_entry *eb) {
+    const fa_traits *a = fa_entry_traits(store, ea), *b = fa_entry_traits(store, eb);
     const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
     if (!ia->parsed || !ib->parsed || !(ia->is_send || ia->is_recv) || !(ib->is_send || ib->is_recv) || ia->is_send == ib->is_send) return false;
     if (!(ia->src < 0 || ib->src < 0 || ia->src == ib->src) || !(ia->dst < 0 || ib->dst < 0 || ia->dst == ib->dst)) return false;
-    const fa_entry *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
+    const fa_traits *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
     uint32_t got = fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
     return send->in_sizes == got;
 }
@@ -812,7 +813,7 @@ static bool op_is_clean(checker *k, size_t op_index, bool uniform) {
     for (uint32_t i = 0; i < (uniform ? 1 : op->ncalls); i++)
         if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) != FA_MISSING_RANKS) return false;
     /* op->type is the first entry's type, whose flags the store parsed once */
-    const fa_entry *first = fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0);
+    const fa_traits *first = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0));
     if (!(fa_store_op(k->in->store, first->name)->flags & FA_OP_ALL_TO_ALL)) return true;
     int64_t in_total, out_total;
     return !all_to_all_totals_differ(k, op, &in_total, &out_total);

@@ -65,6 +65,7 @@ typedef struct open_group {
 typedef struct walker {
     _Alignas(64) const fa_input *in; /* walkers sit in one array: no cache line shared between two */
     const fa_groups *groups;
+    const fa_traits *traits; /* the store's, by id */
     fa_match *m;
     size_t *rank_pend_at, *rank_refs_at; /* per input rank, offsets into its walker's lists */
     uint32_t first, end;                 /* ranks [first, end) */
@@ -131,8 +132,8 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
     return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
-static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e, const fa_opinfo *op_info,
-                                uint32_t entry_index) {
+static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e, fr_state state,
+                                const fa_opinfo *op_info, uint32_t entry_index) {
     if (!continues_call(o, e->collective_seq_id, op_info)) {
         o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
         long op = collective_op(w, group, e->collective_seq_id, o->occurrence);
@@ -146,10 +147,10 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, const 
     rank_call *c = &w->rank_calls[o->call];
     c->nentries++;
     if (op_info->flags & FA_OP_END_MARKER) {
-        c->state = (fr_state)e->state; /* the marker speaks for the whole bundle */
+        c->state = state; /* the marker speaks for the whole bundle */
         o->closed = true;
     } else {
-        if (e->state < c->state) c->state = (fr_state)e->state;
+        if (state < c->state) c->state = state;
         o->type = op_info->type;
     }
     w->entry_call[entry_index] = (uint32_t)o->call;
@@ -157,7 +158,7 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, const 
 }
 
 static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fa_entry *e,
-                         const fa_opinfo *name, uint32_t entry_index) {
+                         fr_state state, const fa_opinfo *name, uint32_t entry_index) {
     const fa_group *g = &w->groups->v[group];
     int64_t peer = name->is_send ? name->dst : name->src;
     uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
@@ -171,16 +172,16 @@ static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t memb
         o->p2p_seq = e->p2p_seq_id;
     }
     o->last_p2p = true;
-    w->p2p[w->np2p++] = (fa_p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, (fr_state)e->state, e->p2p_seq_id};
+    w->p2p[w->np2p++] = (fa_p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, state, e->p2p_seq_id};
     return 0;
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
  * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, const fa_opinfo *op) {
+static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_state state, const fa_opinfo *op) {
     if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
     for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
-        if (w->p2p[i].state < (fr_state)e->state) w->p2p[i].state = (fr_state)e->state;
+        if (w->p2p[i].state < state) w->p2p[i].state = state;
     return true;
 }
 
@@ -211,7 +212,8 @@ static int resolve_pgs(walker *w, uint32_t rank_index) {
 static void note_values(walker *w, const rank_call *c, const fa_entry *e) {
     local_op *op = &w->ops[c->op];
     if (op->shape == VALS_MIXED) return;
-    uint32_t vals[5] = {e->name, e->in_sizes, e->out_sizes, e->in_dtypes, e->out_dtypes};
+    const fa_traits *t = &w->traits[e->traits];
+    uint32_t vals[5] = {t->name, t->in_sizes, t->out_sizes, t->in_dtypes, t->out_dtypes};
     if (c->nentries != 1) {
         op->shape = VALS_MIXED;
     } else if (!op->shape) {
@@ -300,20 +302,22 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     w->entry_call[i] = NO_CALL;
     long gi = w->pg_group[e->pg], pos = w->pg_pos[e->pg];
     if (gi < 0 || pos < 0) return 0;
-    const fa_opinfo *name = fa_store_op(w->in->store, e->name);
+    const fa_traits *t = &w->traits[e->traits];
+    fr_state state = (fr_state)t->state;
+    const fa_opinfo *name = fa_store_op(w->in->store, t->name);
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
     note_progress(v, e, d->pgs[e->pg].pg_id);
-    if (e->state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index]) m->rank_newest_pending[rank_index] = e->record_id;
+    if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index]) m->rank_newest_pending[rank_index] = e->record_id;
     w->any_entries = true;
-    if (e->is_p2p || name->is_send || name->is_recv) return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, name, i);
-    if (closes_p2p_batch(w, o, e, name)) {
+    if (t->is_p2p || name->is_send || name->is_recv) return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, state, name, i);
+    if (closes_p2p_batch(w, o, e, state, name)) {
         o->last_p2p = false;
         return 0;
     }
     o->last_p2p = false;
-    if (add_collective_entry(w, o, (uint32_t)gi, e, name, i)) return -1;
-    if (e->state == FR_STATE_COMPLETED) {
+    if (add_collective_entry(w, o, (uint32_t)gi, e, state, name, i)) return -1;
+    if (state == FR_STATE_COMPLETED) {
         if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
     } else if (e->collective_seq_id < o->min_pending) {
         o->min_pending = e->collective_seq_id;
@@ -594,6 +598,7 @@ int fa_walk_ranks(const fa_input *in, const fa_groups *groups, int jobs, fa_matc
     for (unsigned t = 0; t < nw; t++) {
         w[t].in = in;
         w[t].groups = groups;
+        w[t].traits = fa_store_traits_all(in->store);
         w[t].m = m;
         w[t].rank_pend_at = at;
         w[t].rank_refs_at = at + in->nranks + 1;

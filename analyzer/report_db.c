@@ -546,15 +546,16 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     jw_int(w, NULL, rep->p2p_seq_id);
     JW_KEY(w, "record_id");
     jw_int(w, NULL, rep->record_id);
-    cached_str(w, &k->names, rep->name, "profiling_name", fa_store_op(store, rep->name)->text);
+    const fa_traits *t = fa_entry_traits(store, rep);
+    cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     JW_KEY(w, "input_sizes");
-    cached_shapes(w, &k->shapes, store, rep->in_sizes);
+    cached_shapes(w, &k->shapes, store, t->in_sizes);
     JW_KEY(w, "output_sizes");
-    cached_shapes(w, &k->shapes, store, rep->out_sizes);
+    cached_shapes(w, &k->shapes, store, t->out_sizes);
     JW_KEY(w, "input_dtypes");
-    cached_strings(w, &k->dtypes, store, rep->in_dtypes);
+    cached_strings(w, &k->dtypes, store, t->in_dtypes);
     JW_KEY(w, "output_dtypes");
-    cached_strings(w, &k->dtypes, store, rep->out_dtypes);
+    cached_strings(w, &k->dtypes, store, t->out_dtypes);
     fr_state least = op_state(a, o);
     cached_str(w, &k->states, least, "state", fr_state_name(least));
     JW_KEY(w, "expected_ranks");
@@ -611,12 +612,13 @@ static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const
     jw_int(w, NULL, g->members[c->member]);
     JW_KEY(w, "record_id");
     jw_int(w, NULL, e->record_id);
-    cached_str(w, &k->names, e->name, "profiling_name", fa_store_op(store, e->name)->text);
+    const fa_traits *t = fa_entry_traits(store, e);
+    cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     cached_str(w, &k->states, c->state, "state", fr_state_name(c->state));
     JW_KEY(w, "input_sizes");
-    cached_shapes(w, &k->shapes, store, e->in_sizes);
+    cached_shapes(w, &k->shapes, store, t->in_sizes);
     JW_KEY(w, "output_sizes");
-    cached_shapes(w, &k->shapes, store, e->out_sizes);
+    cached_shapes(w, &k->shapes, store, t->out_sizes);
     jw_close(w, '}');
 }
 

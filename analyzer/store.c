@@ -19,7 +19,7 @@
 #include "index.h"
 #include "match.h"
 
-enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_COUNT };
+enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_TRAITS, K_COUNT };
 
 typedef struct slot {
     uint64_t hash;
@@ -53,7 +53,7 @@ struct fa_store {
 };
 
 static const size_t view_size[K_COUNT] = {sizeof(const char *), sizeof(fa_opinfo), sizeof(fr_shapes), sizeof(fr_strings),
-                                          sizeof(fa_frames), sizeof(const int64_t *)};
+                                          sizeof(fa_frames), sizeof(const int64_t *), sizeof(fa_traits)};
 
 /* ---------------------------------------------------------------- memory ----------- */
 
@@ -174,6 +174,8 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
         *(const char **)view = (const char *)blob;
     } else if (kind == K_RANKS) {
         *(const int64_t **)view = w;
+    } else if (kind == K_TRAITS) {
+        memcpy(view, blob, sizeof(fa_traits));
     } else if (kind == K_NAME) {
         fa_opinfo *o = view;
         fa_opname n;
@@ -282,6 +284,8 @@ int64_t fa_store_numel(const fa_store *s, uint32_t id) { return ((const int64_t 
 const fr_strings *fa_store_strings(const fa_store *s, uint32_t id) { return &((const fr_strings *)s->kinds[K_STRINGS].v)[id]; }
 uint64_t fa_store_strings_set(const fa_store *s, uint32_t id) { return ((const uint64_t *)s->set_key.v)[id]; }
 
+const fa_traits *fa_store_traits_all(const fa_store *s) { return s->kinds[K_TRAITS].v; }
+
 fa_frames fa_store_frames(const fa_store *s, uint32_t id) {
     if (id == FA_NONE) return (fa_frames){0, NULL};
     return ((const fa_frames *)s->kinds[K_FRAMES].v)[id];
@@ -305,11 +309,30 @@ typedef struct recent_ranks {
 
 /* A direct-mapped front for the pointer cache: most lookups are for the few pointers the last
  * entries used, and this answers them without hashing or probing. */
-enum { PTR_FRONT = 64 };
+enum { PTR_FRONT = 256 };
+
+/* What makes an entry's fa_traits within one dump: the decoder keeps one copy of each string
+ * and list per dump, so equal pointers are equal values. */
+typedef struct traits_key {
+    const void *name, *in_sizes, *out_sizes, *in_dtypes, *out_dtypes, *frames;
+    uint32_t counts[5]; /* of the lists (an empty one may have no pointer) */
+    uint8_t state;
+    bool is_p2p;
+} traits_key;
+
+/* A direct-mapped cache from an entry's traits_key to its fa_traits id, for this dump
+ * (generation): consecutive entries mostly repeat a handful of call sites. */
+enum { TRAITS_FRONT = 512 };
+
+typedef struct traits_slot {
+    traits_key key;
+    uint32_t id, generation;
+} traits_slot;
 
 struct fa_compactor {
     fa_store *store;
     ptr_slot front[PTR_FRONT];
+    traits_slot traits[TRAITS_FRONT];
     recent_ranks recent[RECENT_RANKS];
     unsigned next_recent;
     table cache;       /* (kind, blob) -> id, blobs in the store's arena */
@@ -396,14 +419,24 @@ static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
 
 static bool ptr_hit(const fa_compactor *c, const ptr_slot *s) { return s->generation == c->generation && s->ptr; }
 
-static ptr_slot *front_slot(fa_compactor *c, uint32_t kind, const void *p) {
-    return &c->front[(((uintptr_t)p >> 3) ^ (kind * 0x9e5u)) & (PTR_FRONT - 1)];
+/* Interned strings lie a few bytes apart, so the slot comes from a multiplicative hash of the
+ * whole pointer rather than from its low bits. */
+static inline ptr_slot *front_slot(fa_compactor *c, uint32_t kind, const void *p) {
+    uint64_t h = ((uint64_t)(uintptr_t)p + kind) * 0x9e3779b97f4a7c15ull;
+    return &c->front[h >> 56 & (PTR_FRONT - 1)];
 }
 
-/* The cached slot for (kind, p): from the front, else from the table (and then put in front). */
-static const ptr_slot *ptr_lookup(fa_compactor *c, uint32_t kind, const void *p) {
+static const ptr_slot *ptr_lookup_slow(fa_compactor *c, uint32_t kind, const void *p, ptr_slot *f);
+
+/* The cached slot for (kind, p): from the front (inline: five times per entry), else from the
+ * table (and then put in front). */
+static inline const ptr_slot *ptr_lookup(fa_compactor *c, uint32_t kind, const void *p) {
     ptr_slot *f = front_slot(c, kind, p);
     if (f->ptr == p && f->kind == kind && f->generation == c->generation) return f;
+    return ptr_lookup_slow(c, kind, p, f);
+}
+
+static const ptr_slot *ptr_lookup_slow(fa_compactor *c, uint32_t kind, const void *p, ptr_slot *f) {
     const ptr_slot *s = ptr_find(c, kind, p);
     if (!s || !ptr_hit(c, s)) return NULL;
     *f = *s;
@@ -535,20 +568,61 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
     return d->npgs++;
 }
 
+static traits_key key_of(const fr_entry *e) {
+    traits_key k;
+    memset(&k, 0, sizeof k); /* the padding too: keys compare by memcmp */
+    k.name = e->profiling_name;
+    k.in_sizes = e->input_sizes.shapes;
+    k.out_sizes = e->output_sizes.shapes;
+    k.in_dtypes = e->input_dtypes.items;
+    k.out_dtypes = e->output_dtypes.items;
+    k.frames = e->frames;
+    k.counts[0] = e->input_sizes.count;
+    k.counts[1] = e->output_sizes.count;
+    k.counts[2] = e->input_dtypes.count;
+    k.counts[3] = e->output_dtypes.count;
+    k.counts[4] = e->nframes;
+    k.state = (uint8_t)e->state;
+    k.is_p2p = e->is_p2p;
+    return k;
+}
+
+static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
+    fa_traits t;
+    memset(&t, 0, sizeof t); /* the padding too: the blob is hashed and compared bytewise */
+    t.name = intern_str(c, K_NAME, e->profiling_name ? e->profiling_name : "");
+    t.in_sizes = intern_shapes(c, &e->input_sizes);
+    t.out_sizes = intern_shapes(c, &e->output_sizes);
+    t.in_dtypes = intern_strings(c, &e->input_dtypes);
+    t.out_dtypes = intern_strings(c, &e->output_dtypes);
+    t.frames = intern_frames(c, e->frames, e->nframes);
+    t.state = (uint8_t)e->state;
+    t.is_p2p = e->is_p2p;
+    return c->failed ? FA_NONE : intern(c, K_TRAITS, &t, sizeof t, NULL);
+}
+
+/* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
+static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
+    traits_key k = key_of(e);
+    uint64_t h = fa_mix64((uintptr_t)k.name ^ (uintptr_t)k.in_sizes * 3 ^ (uintptr_t)k.out_sizes * 5 ^
+                          (uintptr_t)k.in_dtypes * 7 ^ (uintptr_t)k.frames * 11 ^ (uint64_t)k.state << 1 ^ k.is_p2p);
+    traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
+    if (front->generation == c->generation && memcmp(&front->key, &k, sizeof k) == 0) return front->id;
+    uint32_t id = intern_traits(c, e);
+    if (id != FA_NONE) *front = (traits_slot){k, id, c->generation};
+    return id;
+}
+
 static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     size_t pgs_cap = 0;
     uint32_t last_pg = FA_NONE;
     const fr_entry *last = NULL;
     for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
         const fr_entry *e = &in->entries[i];
-        fa_entry *x = &d->entries[i];
         if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc || e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        *x = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, intern_str(c, K_NAME, e->profiling_name ? e->profiling_name : ""),
-                        last_pg, intern_shapes(c, &e->input_sizes), intern_shapes(c, &e->output_sizes),
-                        intern_strings(c, &e->input_dtypes), intern_strings(c, &e->output_dtypes),
-                        intern_frames(c, e->frames, e->nframes), (uint8_t)e->state, e->is_p2p};
+        d->entries[i] = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, traits_of(c, e), last_pg};
     }
 }
 
@@ -626,7 +700,8 @@ void fa_dump_free(fa_dump *d) {
 
 void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_entry *out) {
     const fa_pg *pg = &d->pgs[e->pg];
-    fa_frames frames = fa_store_frames(s, e->frames);
+    const fa_traits *t = fa_entry_traits(s, e);
+    fa_frames frames = fa_store_frames(s, t->frames);
     memset(out, 0, sizeof *out);
     out->record_id = e->record_id;
     out->pg_id = pg->pg_id;
@@ -635,13 +710,13 @@ void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_
     out->collective_seq_id = e->collective_seq_id;
     out->p2p_seq_id = e->p2p_seq_id;
     out->op_id = -1;
-    out->profiling_name = fa_store_op(s, e->name)->text;
-    out->input_sizes = *fa_store_shapes(s, e->in_sizes);
-    out->output_sizes = *fa_store_shapes(s, e->out_sizes);
-    out->input_dtypes = *fa_store_strings(s, e->in_dtypes);
-    out->output_dtypes = *fa_store_strings(s, e->out_dtypes);
-    out->state = (fr_state)e->state;
-    out->is_p2p = e->is_p2p;
+    out->profiling_name = fa_store_op(s, t->name)->text;
+    out->input_sizes = *fa_store_shapes(s, t->in_sizes);
+    out->output_sizes = *fa_store_shapes(s, t->out_sizes);
+    out->input_dtypes = *fa_store_strings(s, t->in_dtypes);
+    out->output_dtypes = *fa_store_strings(s, t->out_dtypes);
+    out->state = (fr_state)t->state;
+    out->is_p2p = t->is_p2p;
     out->timeout_ms = -1;
     out->nframes = frames.n;
     out->frames = frames.v;

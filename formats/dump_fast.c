@@ -925,7 +925,8 @@ static bool read_entry(dump_fast *f, fr_entry *e) {
         if (f->layout_n && !read_layout(f, e, &seen, &matched)) return false;
         bool whole = matched == f->layout_n && peek(f) == OP_SETITEMS;
         int nlearned = whole ? -1 : (int)matched;
-        if (!read_pairs(f, e, &seen, &nlearned)) return false;
+        if (whole) f->p++; /* SETITEMS */
+        if (whole ? !put_other(f) : !read_pairs(f, e, &seen, &nlearned)) return false;
         bool one_batch = peek(f) != OP_MARK;
         while (next_is(f, OP_MARK)) {
             int none = -1;
