@@ -568,9 +568,16 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
     return d->npgs++;
 }
 
+static inline bool same_key(const traits_key *a, const traits_key *b) {
+    return a->name == b->name && a->in_sizes == b->in_sizes && a->out_sizes == b->out_sizes &&
+           a->in_dtypes == b->in_dtypes && a->out_dtypes == b->out_dtypes && a->frames == b->frames &&
+           a->counts[0] == b->counts[0] && a->counts[1] == b->counts[1] && a->counts[2] == b->counts[2] &&
+           a->counts[3] == b->counts[3] && a->counts[4] == b->counts[4] && a->state == b->state &&
+           a->is_p2p == b->is_p2p;
+}
+
 static traits_key key_of(const fr_entry *e) {
     traits_key k;
-    memset(&k, 0, sizeof k); /* the padding too: keys compare by memcmp */
     k.name = e->profiling_name;
     k.in_sizes = e->input_sizes.shapes;
     k.out_sizes = e->output_sizes.shapes;
@@ -607,7 +614,7 @@ static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
     uint64_t h = fa_mix64((uintptr_t)k.name ^ (uintptr_t)k.in_sizes * 3 ^ (uintptr_t)k.out_sizes * 5 ^
                           (uintptr_t)k.in_dtypes * 7 ^ (uintptr_t)k.frames * 11 ^ (uint64_t)k.state << 1 ^ k.is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
-    if (front->generation == c->generation && memcmp(&front->key, &k, sizeof k) == 0) return front->id;
+    if (front->generation == c->generation && same_key(&front->key, &k)) return front->id;
     uint32_t id = intern_traits(c, e);
     if (id != FA_NONE) *front = (traits_slot){k, id, c->generation};
     return id;
