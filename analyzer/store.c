@@ -568,12 +568,15 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
     return d->npgs++;
 }
 
-static inline bool same_key(const traits_key *a, const traits_key *b) {
-    return a->name == b->name && a->in_sizes == b->in_sizes && a->out_sizes == b->out_sizes &&
-           a->in_dtypes == b->in_dtypes && a->out_dtypes == b->out_dtypes && a->frames == b->frames &&
-           a->counts[0] == b->counts[0] && a->counts[1] == b->counts[1] && a->counts[2] == b->counts[2] &&
-           a->counts[3] == b->counts[3] && a->counts[4] == b->counts[4] && a->state == b->state &&
-           a->is_p2p == b->is_p2p;
+/* Whether e has the key k (read from e's fields in place: a key built on the stack and compared
+ * word by word stalls on store forwarding). */
+static inline bool key_is(const traits_key *k, const fr_entry *e) {
+    return k->name == e->profiling_name && k->in_sizes == e->input_sizes.shapes &&
+           k->out_sizes == e->output_sizes.shapes && k->in_dtypes == e->input_dtypes.items &&
+           k->out_dtypes == e->output_dtypes.items && k->frames == e->frames &&
+           k->counts[0] == e->input_sizes.count && k->counts[1] == e->output_sizes.count &&
+           k->counts[2] == e->input_dtypes.count && k->counts[3] == e->output_dtypes.count &&
+           k->counts[4] == e->nframes && k->state == (uint8_t)e->state && k->is_p2p == e->is_p2p;
 }
 
 static traits_key key_of(const fr_entry *e) {
@@ -610,13 +613,13 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
 
 /* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
 static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
-    traits_key k = key_of(e);
-    uint64_t h = fa_mix64((uintptr_t)k.name ^ (uintptr_t)k.in_sizes * 3 ^ (uintptr_t)k.out_sizes * 5 ^
-                          (uintptr_t)k.in_dtypes * 7 ^ (uintptr_t)k.frames * 11 ^ (uint64_t)k.state << 1 ^ k.is_p2p);
+    uint64_t h = fa_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
+                          (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
+                          (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
-    if (front->generation == c->generation && same_key(&front->key, &k)) return front->id;
+    if (front->generation == c->generation && key_is(&front->key, e)) return front->id;
     uint32_t id = intern_traits(c, e);
-    if (id != FA_NONE) *front = (traits_slot){k, id, c->generation};
+    if (id != FA_NONE) *front = (traits_slot){key_of(e), id, c->generation};
     return id;
 }
 

@@ -105,6 +105,12 @@ typedef struct span_cache {
     unsigned next;
 } span_cache;
 
+/* Shape lists: a job has a few dozen distinct ones, read at every entry, so they sit in a
+ * direct-mapped table found by a hash of the 16 bytes at the cursor. A list shorter than that
+ * is followed by the next key, which the entries of one dump write the same way, so the same
+ * list at the same place in an entry hashes the same. */
+enum { SHAPE_SLOTS = 64, SHAPE_KEY = 16 };
+
 struct dump_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;             /* of the whole input */
@@ -127,7 +133,8 @@ struct dump_fast {
     size_t frames_cap;
     uint64_t puts;       /* PUTs read so far: a span read without one does not change the memo */
     uint64_t overwrites; /* PUTs that replaced a memo entry: spans of GETs read the same without */
-    span_cache shape_spans, stack_spans;
+    span shapes[SHAPE_SLOTS];
+    span_cache stack_spans;
     /* For BINGET ids 0..255 (where torch's entry keys sit): the entry field of the string the
      * memo holds there, F_UNKNOWN for another string, NOT_A_KEY for anything else; so the key of
      * each pair costs a byte of this table instead of a look at the memo. Kept by memo_set. */
@@ -138,6 +145,7 @@ struct dump_fast {
      * read_entry). Valid while no PUT has replaced a memo entry (layout_overwrites). */
     uint8_t layout_id[LAYOUT_MAX];
     int8_t layout_field[LAYOUT_MAX];
+    uint32_t layout_seen[LAYOUT_MAX + 1]; /* [k]: the bits of the fields of keys 0..k-1 */
     uint32_t layout_n;
     uint64_t layout_overwrites;
 };
@@ -556,9 +564,21 @@ static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_
     if (f->puts == puts && len <= SPAN_MAX) c->v[c->next++ % SPANS] = (span){start, len, f->overwrites, count, items};
 }
 
+/* The slot of the shape table for the list at p (SHAPE_KEY bytes are there). */
+static inline span *shape_slot(const dump_fast *f, const uint8_t *p) {
+    uint64_t h = word_at(p) * 0x9e3779b97f4a7c15ull ^ word_at(p + 8) * 0xc2b2ae3d27d4eb4full;
+    return (span *)&f->shapes[h >> 58 & (SHAPE_SLOTS - 1)];
+}
+
+/* Whether the slot holds the list at p, with `room` bytes there. */
+static inline bool shape_hit(const dump_fast *f, const span *sp, const uint8_t *p, size_t room) {
+    return sp->bytes && sp->len < room && sp->overwrites == f->overwrites && same_bytes(sp->bytes, p, sp->len) &&
+           !is_put(p[sp->len]);
+}
+
 static bool read_shapes(dump_fast *f, fr_shapes *out) {
-    const span *sp = span_find(f, &f->shape_spans);
-    if (sp) {
+    span *sp = left(f) >= SHAPE_KEY ? shape_slot(f, f->p) : NULL;
+    if (sp && shape_hit(f, sp, f->p, left(f))) {
         f->p += sp->len;
         *out = (fr_shapes){sp->count, sp->items};
         return true;
@@ -566,7 +586,8 @@ static bool read_shapes(dump_fast *f, fr_shapes *out) {
     const uint8_t *start = f->p;
     uint64_t puts = f->puts;
     if (!read_shapes_fresh(f, out)) return false;
-    span_keep(f, &f->shape_spans, start, puts, out->count, out->shapes);
+    size_t len = (size_t)(f->p - start);
+    if (sp && f->puts == puts && len <= SPAN_MAX) *sp = (span){start, len, f->overwrites, out->count, out->shapes};
     return true;
 }
 
@@ -754,9 +775,9 @@ HOT int read_key(dump_fast *f) {
 
 /* How the layout loop reads a field's value in the common case: an int, None or an int, a bool,
  * a memoized str (its interned copy), a memoized state, a process group of two memoized strs,
- * a dtype list of one memoized dtype; anything else, and any other encoding of these, goes
+ * a dtype list of one memoized dtype, a shape list met before; anything else, and any other encoding of these, goes
  * through read_field. */
-typedef enum value_kind { V_FIELD, V_INT, V_INT_OR_NONE, V_BOOL, V_STR, V_STATE, V_PG, V_DTYPES } value_kind;
+typedef enum value_kind { V_FIELD, V_INT, V_INT_OR_NONE, V_BOOL, V_STR, V_STATE, V_PG, V_DTYPES, V_SHAPES } value_kind;
 
 static const struct {
     uint8_t kind;
@@ -772,6 +793,8 @@ static const struct {
     [F_OP_ID] = {V_INT, offsetof(fr_entry, op_id)},
     [F_PROFILING_NAME] = {V_STR, offsetof(fr_entry, profiling_name)},
     [F_TIME_CREATED_NS] = {V_INT, offsetof(fr_entry, time_created_ns)},
+    [F_INPUT_SIZES] = {V_SHAPES, offsetof(fr_entry, input_sizes)},
+    [F_OUTPUT_SIZES] = {V_SHAPES, offsetof(fr_entry, output_sizes)},
     [F_INPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, input_dtypes)},
     [F_OUTPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, output_dtypes)},
     [F_STATE] = {V_STATE, offsetof(fr_entry, state)},
@@ -856,30 +879,47 @@ HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field,
             n = 5;
         }
         break;
+    case V_SHAPES: { /* a list in the shape table */
+        size_t room = (size_t)(f->end - p);
+        const span *sp = room >= SHAPE_KEY ? shape_slot(f, p) : NULL;
+        if (sp && shape_hit(f, sp, p, room)) {
+            fr_shapes shapes = {sp->count, sp->items};
+            memcpy(at, &shapes, sizeof shapes);
+            return sp->len; /* shape_hit saw no PUT after it */
+        }
+        break;
+    }
     case V_FIELD: break;
     }
     return n && !is_put(p[n]) ? n : 0; /* torch memoizes none of these values */
 }
 
 /* The keys of an entry's layout that come next, with their values (seen: the fields read).
- * Stops at the first key that differs, or at the end of the layout. */
+ * Stops at the first key that differs, or at the end of the layout. The cursor stays in a local
+ * while the common encodings are read. */
 static bool read_layout(dump_fast *f, fr_entry *e, uint32_t *seen, uint32_t *matched) {
-    uint32_t k = 0;
-    for (; k < f->layout_n; k++) {
-        const uint8_t *p = f->p;
-        if (left(f) < LAYOUT_MARGIN) { /* the end of the input: checked reads */
-            if (left(f) < 2 || p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
-            f->p += 2; /* a PUT after the key makes every field reader decline */
-            if (!read_field(f, (entry_field)f->layout_field[k], e)) return false;
-        } else {
-            if (p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
-            entry_field field = (entry_field)f->layout_field[k];
-            size_t n = common_value(f, p + 2, field, e);
-            f->p += 2 + n;
-            if (!n && !read_field(f, field, e)) return false;
+    const uint8_t *p = f->p, *end = f->end;
+    uint32_t k = 0, n = f->layout_n;
+    for (; k < n; k++) {
+        entry_field field = (entry_field)f->layout_field[k];
+        if ((size_t)(end - p) < LAYOUT_MARGIN) { /* the end of the input: checked reads */
+            if ((size_t)(end - p) < 2 || p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
+            f->p = p + 2; /* a PUT after the key makes every field reader decline */
+            if (!read_field(f, field, e)) return false;
+            p = f->p;
+            continue;
         }
-        *seen |= 1u << f->layout_field[k];
+        if (p[0] != OP_BINGET || p[1] != f->layout_id[k]) break;
+        size_t len = common_value(f, p + 2, field, e);
+        p += 2 + len;
+        if (!len) {
+            f->p = p;
+            if (!read_field(f, field, e)) return false;
+            p = f->p;
+        }
     }
+    f->p = p;
+    *seen |= f->layout_seen[k];
     *matched = k;
     return true;
 }
@@ -935,6 +975,7 @@ static bool read_entry(dump_fast *f, fr_entry *e) {
         if (nlearned >= 0 && one_batch) {
             f->layout_n = (uint32_t)nlearned;
             f->layout_overwrites = f->overwrites;
+            for (int k = 0; k < nlearned; k++) f->layout_seen[k + 1] = f->layout_seen[k] | 1u << f->layout_field[k];
         }
     }
     if (!e->profiling_name) e->profiling_name = "";
@@ -992,7 +1033,7 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     f->nentries = 0;
     f->entries = NULL;
     f->entries_cap = 0;
-    memset(&f->shape_spans, 0, sizeof f->shape_spans);
+    memset(f->shapes, 0, sizeof f->shapes);
     memset(f->key_field, NOT_A_KEY, sizeof f->key_field);
     memset(&f->stack_spans, 0, sizeof f->stack_spans);
     f->layout_n = 0;
