@@ -10,7 +10,12 @@
  * fr_entry, through the same builder as the generic path (dump_builder.h): same interning, same
  * shared lists, same rules. A memoized string is decided once — its interned copy, its meaning
  * as an entry key, as a state, as a dtype — so the 2 000 entries of a dump that repeat the same
- * twenty keys cost a table lookup per key. The header (version, pg_config, pg_status, ...) is
+ * twenty keys cost a table lookup per key. Most entries cost less still: the entries of a dump
+ * write the same keys in the same order, so each entry is read along the keys of the one before
+ * it (its layout), key bytes compared instead of looked up, and the common encoding of each
+ * value (an int, a memoized string, a shape list met before) read in place within a 16-byte
+ * margin of the input's end; where an entry differs, the rest of it is read key by key and
+ * becomes the next layout. The header (version, pg_config, pg_status, ...) is
  * small: it is read into a value tree as before and mapped by dump.c, so both paths share every
  * rule about it.
  *
@@ -22,7 +27,8 @@
  * it accepts it must decode exactly as the generic path would, which the tests check file by
  * file (tests/unit/test_dump_fast.c).
  *
- * Hostile input: every read is bounds-checked (running out declines), recursion is bounded
+ * Hostile input: every read is bounds-checked (running out declines) or made where at least
+ * LAYOUT_MARGIN bytes are known to remain, recursion is bounded
  * (MAX_DEPTH), memo ids are bounded (MEMO_MAX and the input's length), memory stays within the
  * generic reader's budget (64 MiB + 32 bytes per input byte), and no memoized container is
  * ever read back, so the work is linear in the input.
