@@ -597,16 +597,22 @@ static bool read_shapes(dump_fast *f, fr_shapes *out) {
     return true;
 }
 
+/* The dtype list at p when it is [one memoized dtype] (EMPTY_LIST MARK BINGET id APPENDS, as
+ * torch writes most lists) whose string was read as a dtype list before; NULL otherwise. The
+ * caller knows that 5 bytes are there. */
+static inline const fr_strings *one_dtype_at(const dump_fast *f, const uint8_t *p) {
+    if (p[0] != OP_EMPTY_LIST || p[1] != OP_MARK || p[2] != OP_BINGET || p[4] != OP_APPENDS || p[3] >= f->memo_hi)
+        return NULL;
+    const memo_slot *s = &f->memo[p[3]];
+    return s->kind == SLOT_STR && s->dtypes.items ? &s->dtypes : NULL;
+}
+
 static bool read_dtypes(dump_fast *f, fr_strings *out) {
-    const uint8_t *p = f->p;
-    if (left(f) >= 6 && p[0] == OP_EMPTY_LIST && p[1] == OP_MARK && p[2] == OP_BINGET && p[4] == OP_APPENDS &&
-        !is_put(p[5]) && p[3] < f->memo_hi) { /* [one memoized dtype], as torch writes most lists */
-        memo_slot *s = &f->memo[p[3]];
-        if (s->kind == SLOT_STR && s->dtypes.items) {
-            f->p += 5;
-            *out = s->dtypes;
-            return true;
-        }
+    const fr_strings *known = left(f) >= 6 && !is_put(f->p[5]) ? one_dtype_at(f, f->p) : NULL;
+    if (known) {
+        f->p += 5;
+        *out = *known;
+        return true;
     }
     if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
     size_t n = 0;
@@ -878,13 +884,11 @@ HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field,
             n = 0;
         }
         break;
-    case V_DTYPES: /* [one memoized dtype]: EMPTY_LIST MARK BINGET id APPENDS */
-        if (p[0] == OP_EMPTY_LIST && p[1] == OP_MARK && p[2] == OP_BINGET && p[4] == OP_APPENDS &&
-            p[3] < f->memo_hi && f->memo[p[3]].kind == SLOT_STR && f->memo[p[3]].dtypes.items) {
-            memcpy(at, &f->memo[p[3]].dtypes, sizeof(fr_strings));
-            n = 5;
-        }
+    case V_DTYPES: {
+        const fr_strings *known = one_dtype_at(f, p);
+        if (known) memcpy(at, known, sizeof *known), n = 5;
         break;
+    }
     case V_SHAPES: { /* a list in the shape table */
         size_t room = (size_t)(f->end - p);
         const span *sp = room >= SHAPE_KEY ? shape_slot(f, p) : NULL;
