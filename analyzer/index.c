@@ -10,7 +10,7 @@ uint64_t fa_hash_bytes(const void *bytes, size_t len) {
     const unsigned char *p = bytes;
     uint64_t h = 1469598103934665603ULL; /* FNV-1a, then a final mix */
     for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    return fa_mix64(h);
+    return fr_mix64(h);
 }
 
 static int imap_grow(fa_imap *map) {
@@ -29,7 +29,7 @@ static int imap_grow(fa_imap *map) {
 
 int fa_imap_put(fa_imap *map, uint64_t key, uint64_t value) {
     if ((map->count + 1) * 2 > map->cap && imap_grow(map) != 0) return -1;
-    size_t i = fa_mix64(key) & (map->cap - 1);
+    size_t i = fr_mix64(key) & (map->cap - 1);
     while (map->used[i] && map->keys[i] != key) i = (i + 1) & (map->cap - 1);
     if (!map->used[i]) {
         map->used[i] = 1;
@@ -42,7 +42,7 @@ int fa_imap_put(fa_imap *map, uint64_t key, uint64_t value) {
 
 bool fa_imap_get(const fa_imap *map, uint64_t key, uint64_t *value) {
     if (map->cap == 0) return false;
-    size_t i = fa_mix64(key) & (map->cap - 1);
+    size_t i = fr_mix64(key) & (map->cap - 1);
     while (map->used[i]) {
         if (map->keys[i] == key) {
             if (value) *value = map->values[i];

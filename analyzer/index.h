@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mix64.h"
+
 typedef struct fa_imap {
     uint64_t *keys;
     uint64_t *values;
@@ -40,19 +42,8 @@ int fa_smap_put(fa_smap *map, const char *key, uint64_t value);
 bool fa_smap_get(const fa_smap *map, const char *key, uint64_t *value);
 void fa_smap_free(fa_smap *map);
 
-/* Scrambles a 64-bit value so that nearby keys land far apart (a finalizer, not a digest).
- * Inline, like fa_key2: the matcher calls both for every entry and every call it checks. */
-static inline uint64_t fa_mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /* Mixes two 64-bit values into one key (for composite keys such as (group, seq)). */
-static inline uint64_t fa_key2(uint64_t a, uint64_t b) { return fa_mix64(a * 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL + (a << 7)); }
+static inline uint64_t fa_key2(uint64_t a, uint64_t b) { return fr_mix64(a * 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL + (a << 7)); }
 uint64_t fa_hash_bytes(const void *bytes, size_t len);
 
 #endif

@@ -27,14 +27,14 @@ static uint64_t op_key(uint32_t group, int64_t seq, uint32_t occurrence) { retur
 
 static long table_find(const fa_op_index *ix, uint64_t key) {
     if (!ix->cap) return -1;
-    for (size_t i = fa_mix64(key) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+    for (size_t i = fr_mix64(key) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
         if (ix->slots[i].op == NO_OP) return -1;
         if (ix->slots[i].key == key) return (long)ix->slots[i].op;
     }
 }
 
 static void table_insert(fa_op_slot *slots, size_t cap, uint64_t key, uint32_t op) {
-    size_t i = fa_mix64(key) & (cap - 1);
+    size_t i = fr_mix64(key) & (cap - 1);
     while (slots[i].op != NO_OP) i = (i + 1) & (cap - 1);
     slots[i] = (fa_op_slot){key, op};
 }

@@ -95,7 +95,7 @@ static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
     }
     uint64_t tail = 0;
     memcpy(&tail, p, len);
-    return fa_mix64(h ^ tail ^ (tail << 17));
+    return fr_mix64(h ^ tail ^ (tail << 17));
 }
 
 /* ---------------------------------------------------------------- hash tables ------ */
@@ -220,7 +220,7 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
             items[i] = str_of(s, (uint64_t)w[1 + i]);
             bool seen = false;
             for (int64_t j = 0; j < i; j++) seen |= w[1 + j] == w[1 + i];
-            if (!seen) *key += fa_mix64((uint64_t)w[1 + i] + 1); /* order-free */
+            if (!seen) *key += fr_mix64((uint64_t)w[1 + i] + 1); /* order-free */
         }
         *st = (fr_strings){(uint32_t)w[0], items};
     } else {
@@ -404,14 +404,14 @@ static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
         c->ptrs_count = 0;
         for (size_t i = 0; i < oldcap; i++) {
             if (old[i].generation != c->generation || !old[i].ptr) continue;
-            size_t j = fa_mix64((uintptr_t)old[i].ptr ^ old[i].kind) & (cap - 1);
+            size_t j = fr_mix64((uintptr_t)old[i].ptr ^ old[i].kind) & (cap - 1);
             while (v[j].generation == c->generation && v[j].ptr) j = (j + 1) & (cap - 1);
             v[j] = old[i];
             c->ptrs_count++;
         }
         free(old);
     }
-    size_t i = fa_mix64((uintptr_t)p ^ kind) & (c->ptrs_cap - 1);
+    size_t i = fr_mix64((uintptr_t)p ^ kind) & (c->ptrs_cap - 1);
     for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr; i = (i + 1) & (c->ptrs_cap - 1))
         if (c->ptrs[i].ptr == p && c->ptrs[i].kind == kind) break;
     return &c->ptrs[i];
@@ -613,7 +613,7 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
 
 /* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
 static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
-    uint64_t h = fa_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
+    uint64_t h = fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
                           (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
                           (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix64.h"
+
 /* --- arena ------------------------------------------------------------------------------ */
 
 enum { CHUNK_MIN = 64 * 1024, CHUNK_MAX = 16 * 1024 * 1024, ALIGN = 16 };
@@ -312,15 +314,6 @@ bool fv_key_equal(const fv *a, const fv *b) {
     }
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /* Eight bytes at a time, then mixed: keys are short, but JSON keys and hostile ones need not be. */
 static uint32_t bytes_hash(const char *s, uint32_t len) {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
@@ -333,7 +326,7 @@ static uint32_t bytes_hash(const char *s, uint32_t len) {
     }
     uint64_t tail = 0;
     memcpy(&tail, s + n, len - n);
-    return (uint32_t)mix64(h ^ tail);
+    return (uint32_t)fr_mix64(h ^ tail);
 }
 
 /* A 32-bit hash consistent with fv_key_equal. A string node keeps its hash once computed. */
@@ -350,13 +343,13 @@ static uint32_t key_hash_slow(fv *k) {
         if (!key_as_int(k, &i)) {
             uint64_t bits;
             memcpy(&bits, &k->u.f, sizeof bits);
-            return (uint32_t)mix64(bits);
+            return (uint32_t)fr_mix64(bits);
         }
-        return (uint32_t)mix64((uint64_t)i);
+        return (uint32_t)fr_mix64((uint64_t)i);
     case FV_BOOL:
-    case FV_INT: key_as_int(k, &i); return (uint32_t)mix64((uint64_t)i);
+    case FV_INT: key_as_int(k, &i); return (uint32_t)fr_mix64((uint64_t)i);
     case FV_NONE: return 0x7f4a7c15u;
-    default: return (uint32_t)mix64((uint64_t)(uintptr_t)k); /* containers: identity */
+    default: return (uint32_t)fr_mix64((uint64_t)(uintptr_t)k); /* containers: identity */
     }
 }
 
