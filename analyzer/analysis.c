@@ -51,6 +51,10 @@ static void input_findings(fa_analysis *a) {
             at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", a->in.versions[i]);
         fa_finding_set_detail(f, "the dumps have different format versions (%s); they are analyzed together", list);
     }
+    for (size_t i = 0; i < a->groups.ninferred; i++) {
+        fa_finding *f = fa_findings_add(&a->findings, FA_MEMBERSHIP_INFERRED, -1, -1);
+        if (f) fa_finding_set_detail(f, "%s", a->groups.inferred[i]);
+    }
     for (size_t i = 0; i < a->groups.nnotes; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
         if (f) fa_finding_set_detail(f, "%s", a->groups.notes[i]);

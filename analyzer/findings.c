@@ -58,13 +58,14 @@ const char *fa_finding_kind_name(fa_finding_kind kind) {
     case FA_VERSION_MISMATCH: return "version_mismatch";
     case FA_LAGGING_RANKS: return "lagging_ranks";
     case FA_GROUP_MISMATCH: return "group_mismatch";
+    case FA_MEMBERSHIP_INFERRED: return "membership_inferred";
     }
     return "unknown";
 }
 
 bool fa_finding_is_warning(fa_finding_kind kind) {
     return kind == FA_REJECTED_FILE || kind == FA_VERSION_MISMATCH || kind == FA_LAGGING_RANKS ||
-           kind == FA_GROUP_MISMATCH || kind == FA_P2P_UNMATCHED;
+           kind == FA_GROUP_MISMATCH || kind == FA_P2P_UNMATCHED || kind == FA_MEMBERSHIP_INFERRED;
 }
 
 bool fa_finding_is_mismatch(fa_finding_kind kind) {

@@ -29,6 +29,7 @@ typedef enum fa_finding_kind {
     FA_VERSION_MISMATCH,
     FA_LAGGING_RANKS,
     FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
+    FA_MEMBERSHIP_INFERRED, /* members rebuilt from the entries: pg_config lacks the group */
 } fa_finding_kind;
 
 /* What a culprit-bearing finding rests on when the culprit's own dump says what happened (the

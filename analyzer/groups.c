@@ -15,6 +15,7 @@ typedef struct proto_group {
     uint32_t n;
     int64_t *members;
     size_t added; /* position before sorting */
+    bool inferred; /* members rebuilt from the dumps that record it: ranks without one unknown */
 } proto_group;
 
 typedef struct builder {
@@ -49,7 +50,7 @@ static long builder_add(builder *b, const char *name, const char *desc, const in
     int64_t *copy = malloc((n ? n : 1) * sizeof *copy);
     if (!copy) { free(key); return -1; }
     memcpy(copy, members, n * sizeof *copy);
-    b->v[b->n] = (proto_group){name, desc ? desc : "", n, copy, b->n};
+    b->v[b->n] = (proto_group){name, desc ? desc : "", n, copy, b->n, false};
     fa_smap_put(&b->index, key, b->n);
     free(key);
     return (long)b->n++;
@@ -209,21 +210,153 @@ static void check_outsiders(const fa_input *in, fa_groups *g) {
     free(outside);
 }
 
+/* pg_config's key "" is no group an entry can name: PyTorch 2.15's gloo records it in the group's
+ * constructor before the name is set, with group-local ranks, and every group overwrites it. */
+static bool config_usable(const fr_group_config *c) { return c->nranks > 0 && c->name[0] != '\0'; }
+
+static bool described(const fa_dump *d, const char *name) {
+    for (uint32_t k = 0; k < d->ngroups; k++)
+        if (config_usable(&d->groups[k]) && strcmp(d->groups[k].name, name) == 0) return true;
+    return false;
+}
+
+/* Every rank the job is known to have: the loaded ones, the rejected files', and the gaps up to
+ * the highest (ranks are dense from 0). The default group's members when pg_config lacks it. */
+static void job_ranks(const fa_input *in, fa_ranks *out) {
+    int64_t top = -1;
+    for (size_t r = 0; r < in->nranks; r++)
+        if (in->ranks[r].rank > top) top = in->ranks[r].rank;
+    for (size_t r = 0; r < in->nrejected; r++)
+        if (in->rejected[r].rank > top) top = in->rejected[r].rank;
+    for (int64_t r = 0; r <= top; r++) fa_ranks_add(out, r);
+}
+
+typedef struct evidence {
+    const char *name, *desc;
+    fa_ranks ranks; /* ranks whose dumps record entries in the group */
+} evidence;
+
+typedef struct evidence_list {
+    evidence *v;
+    size_t n;
+    fa_smap at; /* name -> position */
+} evidence_list;
+
+static void gather_evidence(const fa_input *in, const fa_smap *recorder_key, evidence_list *ev) {
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->npgs; k++) {
+            const char *name = d->pgs[k].name ? d->pgs[k].name : "";
+            char rk[640];
+            uint64_t at;
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, name);
+            if (described(d, name) || fa_smap_get(recorder_key, rk, &at)) continue;
+            if (!fa_smap_get(&ev->at, name, &at)) {
+                evidence *v = realloc(ev->v, (ev->n + 1) * sizeof *v);
+                if (!v) return;
+                ev->v = v;
+                v[ev->n] = (evidence){name, d->pgs[k].desc ? d->pgs[k].desc : "", {0}};
+                at = ev->n++;
+                fa_smap_put(&ev->at, name, at);
+            }
+            fa_ranks_add(&ev->v[at].ranks, in->ranks[r].rank);
+        }
+    }
+}
+
+static bool ignored_config(const fa_input *in, char *buf, size_t len) {
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->ngroups; k++) {
+            const fr_group_config *c = &d->groups[k];
+            if (c->nranks == 0 || c->name[0]) continue;
+            char *list = fa_ranks_format(c->ranks, c->nranks);
+            snprintf(buf, len, "; pg_config holds only a group named \"\" (ranks %s, group-local), as gloo writes it",
+                     list ? list : "?");
+            free(list);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The membership_inferred warning: which groups, rebuilt from what. */
+static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list *ev) {
+    char text[1200], why[300] = "";
+    ignored_config(in, why, sizeof why);
+    size_t at = (size_t)snprintf(text, sizeof text, "%zu group%s that entries name %s no pg_config entry%s; "
+                                 "members rebuilt from the dumps that record entries in them:",
+                                 ev->n, ev->n > 1 ? "s" : "", ev->n > 1 ? "have" : "has", why);
+    for (size_t i = 0; i < ev->n && at < sizeof text; i++) {
+        if (i == 8) {
+            snprintf(text + at, sizeof text - at, "; and %zu more", ev->n - i);
+            break;
+        }
+        char *who = fa_ranks_format(ev->v[i].ranks.v, ev->v[i].ranks.n);
+        bool whole_job = strcmp(ev->v[i].desc, "default_pg") == 0;
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s %.60s%s%.60s (%s%s)", i ? ";" : "", ev->v[i].name,
+                               ev->v[i].desc[0] ? " " : "", ev->v[i].desc,
+                               whole_job ? "every rank of the job; recorded by " : "", who ? who : "?");
+        free(who);
+    }
+    char **notes = realloc(g->inferred, (g->ninferred + 1) * sizeof *notes);
+    if (!notes) return;
+    g->inferred = notes;
+    g->inferred[g->ninferred++] = strdup(text);
+}
+
+/* Groups that entries name but no pg_config describes, rebuilt from evidence: the members are
+ * the ranks whose dumps record entries in them (in rank order, as new_group sorts them); the
+ * default group holds every rank of the job. Each (rank, name) is mapped in `key` as the
+ * recorder's groups are. */
+static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups *g) {
+    evidence_list ev = {0};
+    gather_evidence(in, key, &ev);
+    int rc = 0;
+    for (size_t i = 0; i < ev.n && rc == 0; i++) {
+        evidence *e = &ev.v[i];
+        fa_ranks members = {0};
+        if (strcmp(e->desc, "default_pg") == 0) job_ranks(in, &members);
+        for (size_t k = 0; k < e->ranks.n; k++) fa_ranks_add(&members, e->ranks.v[k]);
+        fa_ranks_normalize(&members);
+        fa_ranks_normalize(&e->ranks);
+        long idx = builder_add(b, e->name, e->desc, members.v, (uint32_t)members.n);
+        fa_ranks_free(&members);
+        if (idx < 0) rc = -1;
+        else b->v[idx].inferred = strcmp(e->desc, "default_pg") != 0;
+        for (size_t r = 0; r < in->nranks && rc == 0; r++) {
+            if (!fa_ranks_contains(&e->ranks, in->ranks[r].rank)) continue;
+            char rk[640];
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, e->name);
+            fa_smap_put(key, rk, (uint64_t)idx);
+        }
+    }
+    if (ev.n && rc == 0) note_inferred(in, g, &ev);
+    for (size_t i = 0; i < ev.n; i++) fa_ranks_free(&ev.v[i].ranks);
+    free(ev.v);
+    fa_smap_free(&ev.at);
+    return rc;
+}
+
 int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     memset(g, 0, sizeof *g);
     builder b = {0};
-    fa_smap recorder_key = {0};
+    fa_smap recorder_key = {0}; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
             const fr_group_config *c = &d->groups[k];
-            if (c->nranks == 0) continue; /* recorder dumps: rebuilt above */
+            if (!config_usable(c)) continue; /* recorder dumps: rebuilt above; gloo's "" */
             if (builder_add(&b, c->name, c->desc, c->ranks, c->nranks) < 0) {
                 snprintf(err->msg, sizeof err->msg, "out of memory");
                 return -1;
             }
         }
+    }
+    if (infer_groups(in, &b, &recorder_key, g) != 0) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return -1;
     }
     /* remember, before sorting, which proto each (rank, name) refers to */
     size_t *order = malloc((b.n ? b.n : 1) * sizeof *order);
@@ -236,7 +369,8 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     g->n = b.n;
     g->v = calloc(b.n ? b.n : 1, sizeof *g->v);
     for (size_t i = 0; i < b.n; i++)
-        g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0}};
+        g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0},
+                             sorted[i].inferred};
     assign_ids(g);
     g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
     g->nby_rank = in->nranks;
@@ -244,7 +378,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
         const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
             const fr_group_config *c = &d->groups[k];
-            if (c->nranks == 0) continue;
+            if (!config_usable(c)) continue;
             char *key = member_key(c->name, c->ranks, c->nranks);
             uint64_t at;
             if (key && fa_smap_get(&b.index, key, &at)) fa_smap_put(&g->by_rank[r], c->name, order[at]);
@@ -255,6 +389,13 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
             uint64_t at;
             snprintf(rk, sizeof rk, "%zu\x1f%s", r, d->comms[c].pg_name);
             if (fa_smap_get(&recorder_key, rk, &at)) fa_smap_put(&g->by_rank[r], d->comms[c].pg_name, order[at]);
+        }
+        for (uint32_t k = 0; k < d->npgs; k++) { /* inferred groups */
+            char rk[640];
+            uint64_t at;
+            const char *name = d->pgs[k].name ? d->pgs[k].name : "";
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, name);
+            if (fa_smap_get(&recorder_key, rk, &at)) fa_smap_put(&g->by_rank[r], name, order[at]);
         }
     }
     index_members(in, g);
@@ -292,6 +433,8 @@ void fa_groups_free(fa_groups *g) {
     free(g->by_rank);
     for (size_t i = 0; i < g->nnotes; i++) free(g->notes[i]);
     free(g->notes);
+    for (size_t i = 0; i < g->ninferred; i++) free(g->inferred[i]);
+    free(g->inferred);
     fa_ranks_free(&g->without_dump);
     fa_ranks_free(&g->outsiders);
 }

@@ -9,6 +9,12 @@
  * may carry "[]" there; then membership is rebuilt from every dump's frtrace.comms entries
  * (global rank of the file, comm_rank, comm_size) per pg_name.
  *
+ * Groups that entries name but no pg_config describes (PyTorch 2.15's gloo writes a single key
+ * "" with group-local ranks) are rebuilt from evidence: their members are the ranks whose dumps
+ * record entries in them, and the default group ("default_pg") holds every rank of the job. Each
+ * such rebuild is said in `inferred` (a membership_inferred warning); no entry is ever dropped
+ * because pg_config lacks its group.
+ *
  * Disagreements between ranks (the same name and members with another desc) become notes;
  * members without a dump are listed in `without_dump` and are never fatal.
  */
@@ -30,6 +36,7 @@ typedef struct fa_group {
     int64_t *members;  /* global ranks in group-rank order; -1 where unknown (recorder dumps) */
     long *member_input; /* index into fa_input.ranks per member, -1 = no dump */
     fa_imap member_pos; /* global rank -> position in members */
+    bool inferred;      /* members rebuilt from the entries: a rank without a dump may belong too */
 } fa_group;
 
 typedef struct fa_groups {
@@ -41,6 +48,8 @@ typedef struct fa_groups {
     fa_ranks outsiders;    /* ranks with entries in a group whose members leave them out, ascending */
     char **notes;
     size_t nnotes;
+    char **inferred; /* membership_inferred: groups rebuilt from the entries, and from what */
+    size_t ninferred;
 } fa_groups;
 
 int fa_groups_build(const fa_input *in, fa_groups *groups, fr_error *err);

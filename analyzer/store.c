@@ -12,6 +12,8 @@
  */
 #include "store.h"
 
+#include "backend.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,7 +566,7 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
         d->pgs = v;
         *cap = bigger;
     }
-    d->pgs[d->npgs] = (fa_pg){stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id};
+    d->pgs[d->npgs] = (fa_pg){stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false};
     return d->npgs++;
 }
 
@@ -623,17 +625,44 @@ static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
     return id;
 }
 
+/* Op ids of one group that its entries skip: what the backend ran but did not record. */
+static void note_op_id(fa_pg *pg, int64_t op_id) {
+    if (op_id <= 0) return;
+    if (pg->last_op_id > 0 && op_id > pg->last_op_id + 1) pg->skips_op_ids = true;
+    if (op_id > pg->last_op_id) pg->last_op_id = op_id;
+}
+
+static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
+    for (uint32_t k = 0; k < d->npgs; k++)
+        for (uint32_t s = 0; s < in->nstatus; s++)
+            if (in->status[s].pg_id == d->pgs[k].pg_id && d->pgs[k].last_op_id > 0 &&
+                in->status[s].last_enqueued > d->pgs[k].last_op_id)
+                d->pgs[k].skips_op_ids = true;
+}
+
 static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     size_t pgs_cap = 0;
     uint32_t last_pg = FA_NONE;
     const fr_entry *last = NULL;
     for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
-        const fr_entry *e = &in->entries[i];
+        const fr_entry *e = &in->entries[i], *as_meant = e;
+        fr_entry read_as;
+        if (e->retired && e->state != FR_STATE_COMPLETED && fa_backend_state(e) != e->state) {
+            read_as = *e; /* rare: a gloo entry (backend.h); its traits hold the state it means */
+            read_as.state = fa_backend_state(e);
+            as_meant = &read_as;
+        }
         if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc || e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        d->entries[i] = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, traits_of(c, e), last_pg};
+        d->entries[i] = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, traits_of(c, as_meant), last_pg};
+        if (c->failed) break;
+        note_op_id(&d->pgs[last_pg], e->op_id);
+        if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
     }
+    if (!c->failed && in->nentries)
+        d->records_no_p2p = !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));
+    if (!c->failed) note_enqueued_after(in, d);
 }
 
 /* The store's copy of a group's ranks. The default group's list is in every rank's dump, 128 KiB

@@ -81,6 +81,9 @@ typedef struct fa_entry {
 typedef struct fa_pg {
     const char *name, *desc; /* desc may be NULL */
     int64_t pg_id;
+    int64_t last_op_id;    /* of its newest entry; 0 when none carried one */
+    bool skips_op_ids;     /* op ids missing between its entries, or enqueued after them
+                            * (pg_status): operations the backend did not record */
 } fa_pg;
 
 /* What the analyzer keeps of one rank's dump: fr_dump's fields of the same names (strings and
@@ -104,6 +107,8 @@ typedef struct fa_dump {
     fr_comm_info *comms;
     bool truncated;
     const char *warning;
+    bool records_no_p2p;  /* its entries come from a backend that records no send/recv (gloo) */
+    int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
 } fa_dump;
 
 typedef struct fa_frames {

@@ -37,6 +37,8 @@ typedef struct rank_facts {
     bool stuck_in_api;   /* it dumped because a thread was stuck inside an NCCL call */
     long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
     size_t broken_waiters;
+    bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
+    bool excused;        /* waited on, but its own history shows it blocked before that op */
 } rank_facts;
 
 typedef struct graph {
@@ -268,6 +270,40 @@ static uint8_t *scan_all_ops(const decider *d) {
     return NULL;
 }
 
+/* The edges as CSR (edge_at, edges), built anew from the from/to lists. */
+static int index_edges(graph *g) {
+    free(g->edge_at);
+    free(g->edges);
+    g->edge_at = calloc(g->nnodes + 1, sizeof *g->edge_at);
+    g->edges = malloc((g->nedges + 1) * sizeof *g->edges);
+    size_t *fill = calloc(g->nnodes + 1, sizeof *fill);
+    if (!g->edge_at || !g->edges || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
+    for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
+    for (size_t e = 0; e < g->nedges; e++) g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
+    free(fill);
+    return 0;
+}
+
+static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
+
+/* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
+ * that left no dump. When every member seen waits in one of its ops and none completed it, what
+ * they wait for can only be such a member: the op waits on each rank without a dump. */
+static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending) {
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->has_dump) continue;
+        if (add_edge(&d->g, x, (uint32_t)r)) return -1;
+        f->waited = true;
+        note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
+    }
+    return 0;
+}
+
 static int build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -326,21 +362,148 @@ static int build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
+        if (rc == 0 && grp->inferred && !completed && pending == n) rc = wait_for_unseen_members(d, x, i, pending);
     }
     free(flags);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
-    /* CSR */
-    g->edge_at = calloc(g->nnodes + 1, sizeof *g->edge_at);
-    g->edges = malloc((g->nedges + 1) * sizeof *g->edges);
-    if (!g->edge_at || !g->edges) return -1;
-    for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
-    for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
-    size_t *fill = calloc(g->nnodes + 1, sizeof *fill);
-    if (!fill) return -1;
-    for (size_t e = 0; e < g->nedges; e++) g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
-    free(fill);
+    return index_edges(g);
+}
+
+/* ------------------------------------------------ what the backend did not record ---- */
+
+/* Breadth-first: whether `goal` can be reached from `start` along the graph's edges. */
+static bool reaches(const graph *g, uint32_t start, uint32_t goal, uint8_t *seen, uint32_t *queue) {
+    memset(seen, 0, g->nnodes);
+    size_t head = 0, tail = 0;
+    queue[tail++] = start;
+    seen[start] = 1;
+    while (head < tail) {
+        uint32_t n = queue[head++];
+        if (n == goal) return true;
+        for (size_t e = g->edge_at[n]; e < g->edge_at[n + 1]; e++)
+            if (!seen[g->edges[e]]) {
+                seen[g->edges[e]] = 1;
+                queue[tail++] = g->edges[e];
+            }
+    }
+    return false;
+}
+
+typedef struct idle_rank {
+    uint32_t node;
+    int64_t newest_ns;
+} idle_rank;
+
+static int newest_first(const void *a, const void *b) {
+    const idle_rank *x = a, *y = b;
+    return (x->newest_ns < y->newest_ns) - (x->newest_ns > y->newest_ns);
+}
+
+/* The group of the rank's newest entry, or -1; *seq its collective seq. */
+static long newest_group(const decider *d, size_t ri, int64_t *seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    if (!dump->nentries) return -1;
+    const fa_entry *e = &dump->entries[dump->nentries - 1];
+    *seq = fa_entry_traits(d->in->store, e)->is_p2p ? -1 : e->collective_seq_id;
+    return fa_groups_find(d->groups, ri, dump->pgs[e->pg].name);
+}
+
+/* Its newest collective ended (gloo retires an operation that failed, as one that completed)
+ * while another member still has it pending: it failed, its peer gone. */
+static bool newest_failed(const decider *d, size_t ri) {
+    int64_t seq;
+    long gi = newest_group(d, ri, &seq);
+    if (gi < 0 || seq < 0) return false;
+    const fa_group *grp = &d->groups->v[gi];
+    for (uint32_t m = 0; m < grp->nmembers; m++) {
+        const fa_view *v = &d->m->views[d->m->view_at[gi] + m];
+        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq) return true;
+    }
+    return false;
+}
+
+/* Its newest entry is in a group rebuilt from the dumps (a rank without a dump may belong). */
+static bool newest_in_inferred(const decider *d, size_t ri) {
+    int64_t seq;
+    long gi = newest_group(d, ri, &seq);
+    return gi >= 0 && d->groups->v[gi].inferred && d->groups->without_dump.n;
+}
+
+/* Ranks with nothing pending, from a backend that records no send/recv (gloo), that others
+ * wait for, whose newest operation failed, or whose newest group may hold a rank without a
+ * dump: each may be blocked in a send or recv the dump cannot show, or have lost its peer. */
+static size_t idle_without_p2p_records(const decider *d, idle_rank *out, size_t cap) {
+    size_t n = 0;
+    for (size_t r = 0; r < d->nfacts && n < cap; r++) {
+        const rank_facts *f = &d->facts[r];
+        long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+        if (ri < 0 || node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
+        if (f->waited || newest_failed(d, (size_t)ri) || newest_in_inferred(d, (size_t)ri))
+            out[n++] = (idle_rank){(uint32_t)r, d->in->ranks[ri].dump->newest_ns};
+    }
+    return n;
+}
+
+/* A possible wait of an idle rank on a peer, kept unless the peer already waits on the rank (a
+ * real wait outranks a possible one). 1 when added, 0 when not, -1 when out of memory. */
+static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint32_t *queue) {
+    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue)) return 0;
+    if (add_edge(&d->g, node, (uint32_t)peer) || index_edges(&d->g)) return -1;
+    rank_facts *f = &d->facts[node], *p = &d->facts[peer];
+    f->maybe_in_p2p = true;
+    if (!p->has_dump && f->missing_op >= 0) { /* then the ranks waiting on it wait on the peer */
+        p->waited = true;
+        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op, f->missing_waiters);
+    }
+    return 1;
+}
+
+/* What an idle rank of a backend that records no send/recv may be blocked on: the other members
+ * of its groups whose op ids show operations the backend ran but did not record (a send or recv
+ * with one of them); and, when its newest entry is in a group rebuilt from the dumps, the ranks
+ * without a dump, which may belong to it (gloo marks an operation that failed because its peer
+ * died retired, as it does one that completed). Ranks that went further (newer last entry) are
+ * taken first, so of two idle peers the one behind stays the root. */
+static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint32_t *queue) {
+    long ri = fa_input_find(d->in, d->facts[node].rank);
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++) {
+        long gi = dump->pgs[k].skips_op_ids ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name) : -1;
+        if (gi < 0) continue;
+        const fa_group *grp = &d->groups->v[gi];
+        for (uint32_t m = 0; m < grp->nmembers; m++)
+            if (maybe_wait(d, node, grp->members[m] >= 0 ? rank_node(d, grp->members[m]) : -1, seen, queue) < 0) return -1;
+    }
+    int64_t seq;
+    long newest = newest_group(d, (size_t)ri, &seq);
+    if (newest < 0) return 0;
+    const fa_group *grp = &d->groups->v[newest];
+    for (size_t r = 0; r < d->nfacts; r++) {
+        if (d->facts[r].has_dump) continue;
+        bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
+        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) && maybe_wait(d, node, (long)r, seen, queue) < 0)
+            return -1;
+    }
     return 0;
+}
+
+/* Bounded: a gloo job has a handful of such ranks; thousands would make this quadratic. */
+#define MAX_IDLE_CHECKED 256
+
+static int add_unrecorded_p2p_waits(decider *d) {
+    idle_rank *idle = malloc(MAX_IDLE_CHECKED * sizeof *idle);
+    uint8_t *seen = malloc(d->g.nnodes + 1);
+    uint32_t *queue = malloc((d->g.nnodes + 1) * sizeof *queue);
+    int rc = idle && seen && queue ? 0 : -1;
+    size_t n = rc ? 0 : idle_without_p2p_records(d, idle, MAX_IDLE_CHECKED);
+    qsort(idle, n, sizeof *idle, newest_first);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (wait_in_unrecorded_p2p(d, idle[i].node, seen, queue) < 0) rc = -1;
+    free(idle);
+    free(seen);
+    free(queue);
+    return rc;
 }
 
 /* Iterative Tarjan: d->comp[node] = component id. */
@@ -549,6 +712,55 @@ static void judge_joined(decider *d, uint32_t c) {
     }
 }
 
+/* The record_id of input rank ri's collective entry in `group` with `seq`, or -1. */
+static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        if (e->collective_seq_id != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group) return e->record_id;
+    }
+    return -1;
+}
+
+/* In a cycle of ranks that each wait in one op for another that never issued its own (a rank
+ * skipped a collective and went on to the next group's), the rank's own history tells the
+ * skipper from its victim: the step before, which of the two groups came first. When the op it
+ * is pending in (group H, #t) comes before the one it is missing (group G, #s) in its program,
+ * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. */
+static bool blocked_before(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    long ri = fa_input_find(d->in, f->rank);
+    const fa_op *missing = &d->m->ops[f->missing_op];
+    if (ri < 0 || missing->is_p2p || missing->seq < 2) return false;
+    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++) {
+        uint32_t x = d->g.edges[e];
+        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
+        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+        if (pending->is_p2p || pending->group == missing->group || pending->seq < 2) continue;
+        int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
+        int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
+        if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
+    }
+    return false;
+}
+
+/* Marks the candidates of sink component c that blocked_before excuses, unless that would
+ * excuse all of them (then the history cannot tell, and every one is named). */
+static void excuse_blocked_victims(decider *d, uint32_t c) {
+    size_t candidates = 0, excused = 0;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (d->comp[r] != c || !f->waited || f->missing_op < 0) continue;
+        candidates++;
+        f->excused = node_pending(d, r) && blocked_before(d, r);
+        excused += f->excused;
+    }
+    if (excused < candidates) return;
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (d->comp[r] == c) d->facts[r].excused = false;
+}
+
 static void judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
     if (!leaves || !busy) goto out;
@@ -568,6 +780,7 @@ static void judge_sinks(decider *d) {
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
+        if (!any_broken && !any_lag) excuse_blocked_victims(d, c);
         for (size_t r = 0; r < d->nfacts; r++) {
             rank_facts *f = &d->facts[r];
             if (d->comp[r] != c) continue;
@@ -578,7 +791,7 @@ static void judge_sinks(decider *d) {
             } else if (any_lag && f->lag) {
                 f->culprit = true;
                 blame_lag(d, f);
-            } else if (!any_lag && f->waited && f->missing_op >= 0) {
+            } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused) {
                 f->culprit = true;
                 blame_missing(d, f, first);
             }
@@ -597,7 +810,6 @@ static bool is_root(const decider *d, size_t node) {
     return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
 }
 
-static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
 
 /* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
  * root causes that have not completed it. d->members and d->states hold op's n expected members
@@ -1017,7 +1229,9 @@ static bool only_lost_dumps(const decider *d) {
     for (size_t i = 0; i < d->nfacts; i++) {
         if (!d->facts[i].has_dump) continue;
         int64_t r = d->facts[i].rank;
-        if (!fa_ranks_contains(&d->v->levels[1].ranks, r) && !fa_ranks_contains(&d->v->levels[2].ranks, r)) return true;
+        if (!d->facts[i].maybe_in_p2p && !fa_ranks_contains(&d->v->levels[1].ranks, r) &&
+            !fa_ranks_contains(&d->v->levels[2].ranks, r))
+            return true;
     }
     return false;
 }
@@ -1027,7 +1241,8 @@ static void say_lost_dumps(decider *d) {
     for (size_t i = 0; i < d->nfacts; i++) {
         if (!d->facts[i].has_dump) continue;
         int64_t r = d->facts[i].rank;
-        bool waits = fa_ranks_contains(&d->v->levels[1].ranks, r) || fa_ranks_contains(&d->v->levels[2].ranks, r);
+        bool waits = d->facts[i].maybe_in_p2p || fa_ranks_contains(&d->v->levels[1].ranks, r) ||
+                     fa_ranks_contains(&d->v->levels[2].ranks, r);
         fa_ranks_add(waits ? &waiting : &idle, r);
     }
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
@@ -1063,6 +1278,23 @@ static void say_stuck(decider *d, const fa_ranks *stuck) {
     free(who);
 }
 
+/* Whether some dump comes from a backend that records no send/recv (backend.h). */
+static bool any_unrecorded_p2p(const fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++)
+        if (in->ranks[i].dump->records_no_p2p) return true;
+    return false;
+}
+
+/* A rank blocked in a send/recv that gloo does not record looks like one that never issued its
+ * next collective: the summary says that the evidence has this gap. */
+static void say_unrecorded_p2p(decider *d) {
+    if (!d->v->summary || !any_unrecorded_p2p(d->in)) return;
+    char *text = NULL;
+    if (asprintf(&text, "%s; gloo records no send/recv", d->v->summary) < 0) return;
+    free(d->v->summary);
+    d->v->summary = text;
+}
+
 static bool culprit_kind(fa_finding_kind k) {
     return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH || k == FA_STUCK_COLLECTIVE;
 }
@@ -1082,6 +1314,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     int rc = d.members && d.states ? collect_ranks(&d) : -1;
     if (rc == 0) rc = read_self_reports(&d);
     if (rc == 0) rc = build_graph(&d);
+    if (rc == 0) rc = add_unrecorded_p2p_waits(&d);
     if (rc == 0) rc = components(&d);
     if (rc == 0) {
         judge_sinks(&d);
@@ -1129,6 +1362,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         }
         (void)missing_dump_with_op;
         fa_ranks_free(&stuck_in_api);
+        if (v->status == FA_STATUS_HANG || v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
     }
     free(d.members);
     free(d.states);

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""`make interop`: frtrace against what today's PyTorch really writes, and PyTorch's own analyzer
+against what frtrace's recorder writes. Opt-in (it needs torch from PyPI, about 5 GB); never part
+of `make check`.
+
+    run_interop.py --python VENV_PYTHON --frtrace build/frtrace [--save testdata/torch-2.15-gloo]
+                   [--only CASE ...]
+
+1. Every fault of gloo_job.py (FAULTS) runs as a real 8-rank gloo job, dumped through torch's
+   own `_dump_fr_trace` (pickle; also with stack traces, and only-active) and
+   `_dump_fr_trace_json`; frtrace's verdict and culprits must be exactly the expected ones.
+2. Every tests/interop/i*.sh runs with INTEROP_PY set (the recorder's dumps read by the real
+   torchfrtrace).
+With --save, each case's dumps and an EXPECTED file ("STATUS CULPRITS") are written under the
+given directory, for `make check` to test on machines without torch (tests/t0205).
+Prints one line per case, then "N passed, N failed"; exits 1 when anything failed.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gloo_job import FAULTS  # noqa: E402
+
+# (case name, fault, dump options)
+VARIANTS = [("", ["--format", "pickle"]), ("-json", ["--format", "json"])]
+EXTRA = [("stuck_cpu-stack", "stuck_cpu", ["--format", "pickle", "--stack"]),
+         ("skip-only-active", "skip", ["--format", "pickle", "--only-active"]),
+         ("healthy-only-active", "healthy", ["--format", "json", "--only-active"])]
+
+
+def cases(only):
+    out = [(fault + suffix, fault, opts) for fault in FAULTS for suffix, opts in VARIANTS]
+    out += EXTRA
+    return [c for c in out if not only or c[0] in only]
+
+
+def verdict(frtrace, path):
+    run = subprocess.run([frtrace, "-f", "json", path], capture_output=True, text=True, timeout=120)
+    try:
+        db = json.loads(run.stdout)
+    except ValueError:
+        return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}"
+    v = db["verdict"]
+    return v["status"], v["culprit_ranks"], v["summary"]
+
+
+def run_case(args, name, fault, opts, workdir):
+    out = os.path.join(workdir, name)
+    shutil.rmtree(out, ignore_errors=True)
+    job = subprocess.run([args.python, os.path.join(HERE, "gloo_job.py"), fault, out] + opts,
+                         capture_output=True, text=True, timeout=600)
+    status, culprits, summary = verdict(args.frtrace, out)
+    _, want_status, want_culprits = FAULTS[fault]
+    good = status == want_status and culprits == want_culprits
+    print(f"{'ok  ' if good else 'FAIL'} {name:24} {job.stdout.strip().split(' (')[0]:38} "
+          f"-> {status} {culprits}{'' if good else f' (expected {want_status} {want_culprits})'}")
+    print(f"       {summary}")
+    if good and args.save:
+        keep = os.path.join(args.save, name)
+        shutil.rmtree(keep, ignore_errors=True)
+        os.makedirs(keep)
+        for f in glob.glob(os.path.join(out, "rank_*")):
+            shutil.copy(f, keep)
+        with open(os.path.join(keep, "EXPECTED"), "w") as f:
+            f.write(f"{want_status} {','.join(map(str, want_culprits))}\n"
+                    f"# {FAULTS[fault][0]}; torch {args.torch_version}, dumped with {' '.join(opts)}\n")
+    return good
+
+
+def run_scripts(args):
+    results = []
+    env = dict(os.environ, INTEROP_PY=args.python, FRTRACE=os.path.abspath(args.frtrace))
+    for script in sorted(glob.glob(os.path.join(HERE, "i[0-9]*.sh"))):
+        run = subprocess.run(["sh", script], env=env, capture_output=True, text=True, timeout=1800)
+        print(run.stdout.rstrip())
+        if run.returncode:
+            print(run.stderr.rstrip()[-2000:])
+        results.append(run.returncode == 0)
+        print(f"{'ok  ' if run.returncode == 0 else 'FAIL'} {os.path.basename(script)}")
+    return results
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--python", required=True)
+    p.add_argument("--frtrace", required=True)
+    p.add_argument("--workdir", default="build/interop")
+    p.add_argument("--save", default=None)
+    p.add_argument("--only", nargs="*", default=[])
+    p.add_argument("--no-scripts", action="store_true")
+    args = p.parse_args()
+    args.torch_version = subprocess.run([args.python, "-c", "import torch; print(torch.__version__)"],
+                                        capture_output=True, text=True).stdout.strip()
+    print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks, one fault each")
+    results = [run_case(args, *c, args.workdir) for c in cases(args.only)]
+    if not args.no_scripts:
+        print("== PyTorch's torchfrtrace on the recorder's dumps")
+        results += run_scripts(args)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    sys.exit(0 if passed == len(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
