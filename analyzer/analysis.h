@@ -35,10 +35,4 @@ int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err);
 int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err);
 void fa_analysis_free(fa_analysis *a);
 
-/* Phase timing for performance work: with FRTRACE_TIMING=1 in the environment, each phase's
- * wall time goes to stderr ("frtrace timing: PHASE SECONDS"); normal output never changes. */
-bool fa_timing_wanted(void);
-double fa_clock(void); /* monotonic seconds */
-void fa_timing_note(const char *phase, double *since); /* prints now - *since, sets *since = now */
-
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "analysis.h"
+#include "timing.h"
 #include "commands.h"
 #include "report.h"
 

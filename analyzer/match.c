@@ -23,54 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "timing.h"
 #include "index.h"
 #include "match_walk.h"
 #include "parallel.h"
-
-/* ---------------------------------------------------------------- profiling names --- */
-
-int fa_parse_profiling_name(const char *name, fa_opname *out) {
-    memset(out, 0, sizeof *out);
-    out->src = out->dst = -1;
-    const char *colon = name ? strrchr(name, ':') : NULL;
-    /* split on the last colon ("weird:backend:all_reduce" is an all_reduce), but a colon
-     * inside the meta part (after the first space) does not count */
-    const char *space = name ? strchr(name, ' ') : NULL;
-    if (colon && space && colon > space) {
-        colon = NULL;
-        for (const char *p = name; p < space; p++)
-            if (*p == ':') colon = p;
-    }
-    if (!colon) return -1;
-    snprintf(out->backend, sizeof out->backend, "%.*s", (int)(colon - name), name);
-    const char *op = colon + 1;
-    size_t tl = strcspn(op, " ");
-    snprintf(out->type, sizeof out->type, "%.*s", (int)tl, op);
-    out->is_send = strcmp(out->type, "send") == 0;
-    out->is_recv = strcmp(out->type, "recv") == 0;
-    if ((out->is_send || out->is_recv) && op[tl] == ' ') {
-        const char *meta = op + tl + 1;
-        const char *arrow = strstr(meta, out->is_send ? "->" : "<-");
-        if (arrow) {
-            char *end;
-            long long first = strtoll(meta, &end, 10);
-            int first_ok = end != meta;
-            long long second = strtoll(arrow + 2, &end, 10);
-            int second_ok = end != arrow + 2;
-            if (out->is_send) {
-                out->src = first_ok ? first : -1;
-                out->dst = second_ok ? second : -1;
-            } else {
-                out->dst = first_ok ? first : -1;
-                out->src = second_ok ? second : -1;
-            }
-        }
-    }
-    return 0;
-}
-
-bool fa_is_end_marker(const char *type) { return (fa_op_flags(type) & FA_OP_END_MARKER) != 0; }
 
 static bool is_all_to_all(const char *t) { return (fa_op_flags(t) & FA_OP_ALL_TO_ALL) != 0; }
 

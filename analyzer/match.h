@@ -33,19 +33,8 @@
 #include "findings.h"
 #include "groups.h"
 #include "load.h"
+#include "opname.h"
 #include "store.h"
-
-/* A profiling name taken apart: "nccl:send 0->1" -> backend nccl, type send, src 0, dst 1. */
-typedef struct fa_opname {
-    char backend[32];
-    char type[64];
-    bool is_send, is_recv;
-    int64_t src, dst; /* group ranks for send/recv; -1 when unknown ("recv 1<-?") */
-} fa_opname;
-
-/* 0 on success; -1 when the name has no "backend:" part. */
-int fa_parse_profiling_name(const char *name, fa_opname *out);
-bool fa_is_end_marker(const char *type); /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
 
 typedef enum fa_match_state {
     FA_FULLY_MATCHED = 1,

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "timing.h"
 #include "op_index.h"
 #include "parallel.h"
 

@@ -135,32 +135,6 @@ static int table_put(table *t, slot value) {
 
 /* ---------------------------------------------------------------- typed views ------ */
 
-static const char *const all_to_all_types[] = {"all_to_all", "all_to_all_single", "all_to_all_v_single", "alltoall_base", "alltoall", NULL};
-static const char *const all_gather_types[] = {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced", "all_gather_into_tensor", NULL};
-static const char *const reduce_scatter_types[] = {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "reduce_scatter_tensor", NULL};
-static const char *const all_reduce_types[] = {"all_reduce", "allreduce_coalesced", NULL};
-static const char *const end_marker_types[] = {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced", NULL};
-
-static bool type_in(const char *type, const char *const *list) {
-    for (; *list; list++)
-        if (strcmp(type, *list) == 0) return true;
-    return false;
-}
-
-uint32_t fa_op_flags(const char *type) {
-    uint32_t f = 0;
-    if (type_in(type, end_marker_types)) f |= FA_OP_END_MARKER;
-    if (strcmp(type, "coalesced") == 0) f |= FA_OP_COALESCED;
-    if (type_in(type, all_to_all_types)) f |= FA_OP_ALL_TO_ALL;
-    if (type_in(type, all_gather_types)) f |= FA_OP_ALL_GATHER;
-    if (type_in(type, reduce_scatter_types)) f |= FA_OP_REDUCE_SCATTER;
-    if (type_in(type, all_reduce_types)) f |= FA_OP_ALL_REDUCE;
-    if (strcmp(type, "scatter") == 0) f |= FA_OP_SCATTER;
-    if (strcmp(type, "gather") == 0) f |= FA_OP_GATHER;
-    if (strcmp(type, "broadcast") == 0) f |= FA_OP_BROADCAST;
-    return f;
-}
-
 static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len, uint64_t hash, const uint8_t **stored);
 
 static const char *str_of(const fa_store *s, uint64_t id) {

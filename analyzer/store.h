@@ -26,24 +26,12 @@
 #include <stdint.h>
 
 #include "dump.h"
+#include "opname.h"
 
 #define FA_NONE UINT32_MAX /* "no value" for an id (an entry without frames) */
 
 typedef struct fa_store fa_store;
 typedef struct fa_compactor fa_compactor;
-
-/* Op families a profiling name's type falls into (see match.c for what each implies). */
-enum {
-    FA_OP_END_MARKER = 1 << 0,     /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
-    FA_OP_COALESCED = 1 << 1,      /* exactly "coalesced" (closes a batch_isend_irecv) */
-    FA_OP_ALL_TO_ALL = 1 << 2,
-    FA_OP_ALL_GATHER = 1 << 3,
-    FA_OP_REDUCE_SCATTER = 1 << 4,
-    FA_OP_ALL_REDUCE = 1 << 5,
-    FA_OP_SCATTER = 1 << 6,
-    FA_OP_GATHER = 1 << 7,
-    FA_OP_BROADCAST = 1 << 8,
-};
 
 /* A profiling name, parsed once. */
 typedef struct fa_opinfo {
@@ -116,8 +104,6 @@ typedef struct fa_frames {
     const fr_frame *v;
 } fa_frames;
 
-/* FA_OP_* of an op type; the one place that says which types form which family. */
-uint32_t fa_op_flags(const char *type);
 
 fa_store *fa_store_new(void);
 void fa_store_free(fa_store *store);
