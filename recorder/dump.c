@@ -24,12 +24,14 @@
 #include "../formats/pickle_write.h"
 #include "comms.h"
 #include "config.h"
+#include "members.h"
 #include "recorder.h"
 #include "ring.h"
 
 #define STAGING_BYTES (64 * 1024)
 #define MEMO_SLOTS 8192
 #define SCRATCH_BYTES (256 * 1024)
+#define MEMBER_SLOTS (64 * 1024) /* global ranks of all communicators' member lists */
 
 typedef struct entry_text {
     char profiling_name[48];
@@ -48,6 +50,7 @@ typedef struct workspace {
     fr_group_config groups[REC_MAX_COMMS];
     fr_pg_status status[REC_MAX_COMMS];
     fr_comm_info comms[REC_MAX_COMMS];
+    int64_t members[MEMBER_SLOTS];
     uint8_t staging[STAGING_BYTES];
     pw_memo_slot memo[MEMO_SLOTS];
     uint8_t scratch[SCRATCH_BYTES];
@@ -306,14 +309,27 @@ static uint32_t collect_entries(workspace *ws)
     return n;
 }
 
+/* The communicator's member list (members.h) from the workspace's pool, or none ("[]"). */
+static fr_group_config group_config(workspace *ws, rec_comm *c, uint32_t *used)
+{
+    fr_group_config g = {.name = c->pg_name, .desc = c->desc, .nranks = 0, .ranks = NULL};
+    rec_members_note(c, rec_recorder_known_rank()); /* a rank learned after the comm's init */
+    uint32_t n = rec_members_read(c, &ws->members[*used], MEMBER_SLOTS - *used);
+    if (n > 0) {
+        g.nranks = n;
+        g.ranks = &ws->members[*used];
+        *used += n;
+    }
+    return g;
+}
+
 static void collect_comms(workspace *ws, fr_dump *d)
 {
-    uint32_t n = rec_comms_count();
+    uint32_t n = rec_comms_count(), used = 0;
     for (uint32_t i = 0; i < n; i++) {
         rec_comm *c = rec_comms_at((int)i);
         int64_t enqueued = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
-        ws->groups[i] = (fr_group_config){.name = c->pg_name, .desc = c->desc, .nranks = 0,
-                                          .ranks = NULL};
+        ws->groups[i] = group_config(ws, c, &used);
         ws->status[i] = (fr_pg_status){
             .pg_id = i, .last_enqueued = enqueued > 0 ? enqueued : -1,
             .last_started = atomic_load_explicit(&c->last_started, memory_order_relaxed),
