@@ -55,6 +55,7 @@ typedef struct workspace {
     pw_memo_slot memo[MEMO_SLOTS];
     uint8_t scratch[SCRATCH_BYTES];
     char path[1024], tmp[1100];
+    const char *tmp_tag; /* ".normal" or ".fatal": each writer has a temporary file of its own */
 } workspace;
 
 static workspace *g_normal, *g_fatal;
@@ -160,10 +161,10 @@ static void make_dirs(const char *dir)
 
 int rec_dump_prepare(uint32_t capacity)
 {
-    if (g_normal == NULL)
-        g_normal = workspace_new(capacity);
-    if (g_fatal == NULL)
-        g_fatal = workspace_new(capacity);
+    if (g_normal == NULL && (g_normal = workspace_new(capacity)) != NULL)
+        g_normal->tmp_tag = ".normal";
+    if (g_fatal == NULL && (g_fatal = workspace_new(capacity)) != NULL)
+        g_fatal->tmp_tag = ".fatal";
     return (g_normal != NULL && g_fatal != NULL) ? 0 : -1;
 }
 
@@ -379,6 +380,7 @@ static void build_paths(workspace *ws)
     append(ws->tmp, sizeof ws->tmp, ".tmp.");
     rec_fmt_u64(pid, (uint64_t)getpid());
     append(ws->tmp, sizeof ws->tmp, pid);
+    append(ws->tmp, sizeof ws->tmp, ws->tmp_tag);
 }
 
 static int fd_sink(void *ctx, const uint8_t *bytes, size_t len)
@@ -414,7 +416,9 @@ static int write_json(const fr_dump *d, int fd)
     return fr_dump_write_json(d, &opts, fd_sink, &fd, &err) == 0 && fd_sink(&fd, (const uint8_t *)"\n", 1) == 0 ? 0 : -1;
 }
 
-/* Temporary file, then rename: a reader never sees half a dump. */
+/* Temporary file, then rename: a reader never sees half a dump. The normal and the fatal
+ * writer each have their own temporary name (a crash during a normal dump must not write into
+ * the file being written), and the data reaches the disk before the rename makes it visible. */
 static int write_file(workspace *ws, const fr_dump *d, bool json)
 {
     make_dirs(rec_config_get()->dump_dir);
@@ -423,6 +427,8 @@ static int write_file(workspace *ws, const fr_dump *d, bool json)
     if (fd < 0)
         return -1;
     int rc = json ? write_json(d, fd) : write_pickle(ws, d, fd);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
     if (close(fd) != 0)
         rc = -1;
     if (rc == 0 && rename(ws->tmp, ws->path) != 0)
