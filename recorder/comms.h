@@ -49,7 +49,12 @@ typedef struct rec_comm {
     char pg_name[24];        /* id as hex (+ ".<device>" for InitAll): the pg_config key */
     char hash_text[20];      /* "0x" + nccl_hash */
     _Atomic uint32_t split_count, shrink_count;
-    _Atomic int64_t coll_seq, p2p_seq, op_id;
+    _Atomic int members_noted; /* this process wrote its slot of the member file (members.h) */
+    /* coll_seq/p2p_seq: the launch numbers of the last collective and p2p launch. Both are
+     * taken from launch_seq, one number per launch (a collective, a send/recv, or a group's
+     * batch on this communicator), so that a collective's id never equals a p2p batch's: see
+     * shim.c on why torchfrtrace needs that. */
+    _Atomic int64_t coll_seq, p2p_seq, op_id, launch_seq;
     _Atomic int64_t last_started, last_completed; /* collective seq ids, -1 = none */
 } rec_comm;
 

@@ -24,12 +24,14 @@
 #include "../formats/pickle_write.h"
 #include "comms.h"
 #include "config.h"
+#include "members.h"
 #include "recorder.h"
 #include "ring.h"
 
 #define STAGING_BYTES (64 * 1024)
 #define MEMO_SLOTS 8192
 #define SCRATCH_BYTES (256 * 1024)
+#define MEMBER_SLOTS (64 * 1024) /* global ranks of all communicators' member lists */
 
 typedef struct entry_text {
     char profiling_name[48];
@@ -48,10 +50,12 @@ typedef struct workspace {
     fr_group_config groups[REC_MAX_COMMS];
     fr_pg_status status[REC_MAX_COMMS];
     fr_comm_info comms[REC_MAX_COMMS];
+    int64_t members[MEMBER_SLOTS];
     uint8_t staging[STAGING_BYTES];
     pw_memo_slot memo[MEMO_SLOTS];
     uint8_t scratch[SCRATCH_BYTES];
     char path[1024], tmp[1100];
+    const char *tmp_tag; /* ".normal" or ".fatal": each writer has a temporary file of its own */
 } workspace;
 
 static workspace *g_normal, *g_fatal;
@@ -157,10 +161,10 @@ static void make_dirs(const char *dir)
 
 int rec_dump_prepare(uint32_t capacity)
 {
-    if (g_normal == NULL)
-        g_normal = workspace_new(capacity);
-    if (g_fatal == NULL)
-        g_fatal = workspace_new(capacity);
+    if (g_normal == NULL && (g_normal = workspace_new(capacity)) != NULL)
+        g_normal->tmp_tag = ".normal";
+    if (g_fatal == NULL && (g_fatal = workspace_new(capacity)) != NULL)
+        g_fatal->tmp_tag = ".fatal";
     return (g_normal != NULL && g_fatal != NULL) ? 0 : -1;
 }
 
@@ -306,14 +310,27 @@ static uint32_t collect_entries(workspace *ws)
     return n;
 }
 
+/* The communicator's member list (members.h) from the workspace's pool, or none ("[]"). */
+static fr_group_config group_config(workspace *ws, rec_comm *c, uint32_t *used)
+{
+    fr_group_config g = {.name = c->pg_name, .desc = c->desc, .nranks = 0, .ranks = NULL};
+    rec_members_note(c, rec_recorder_known_rank()); /* a rank learned after the comm's init */
+    uint32_t n = rec_members_read(c, &ws->members[*used], MEMBER_SLOTS - *used);
+    if (n > 0) {
+        g.nranks = n;
+        g.ranks = &ws->members[*used];
+        *used += n;
+    }
+    return g;
+}
+
 static void collect_comms(workspace *ws, fr_dump *d)
 {
-    uint32_t n = rec_comms_count();
+    uint32_t n = rec_comms_count(), used = 0;
     for (uint32_t i = 0; i < n; i++) {
         rec_comm *c = rec_comms_at((int)i);
         int64_t enqueued = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
-        ws->groups[i] = (fr_group_config){.name = c->pg_name, .desc = c->desc, .nranks = 0,
-                                          .ranks = NULL};
+        ws->groups[i] = group_config(ws, c, &used);
         ws->status[i] = (fr_pg_status){
             .pg_id = i, .last_enqueued = enqueued > 0 ? enqueued : -1,
             .last_started = atomic_load_explicit(&c->last_started, memory_order_relaxed),
@@ -363,6 +380,7 @@ static void build_paths(workspace *ws)
     append(ws->tmp, sizeof ws->tmp, ".tmp.");
     rec_fmt_u64(pid, (uint64_t)getpid());
     append(ws->tmp, sizeof ws->tmp, pid);
+    append(ws->tmp, sizeof ws->tmp, ws->tmp_tag);
 }
 
 static int fd_sink(void *ctx, const uint8_t *bytes, size_t len)
@@ -398,7 +416,9 @@ static int write_json(const fr_dump *d, int fd)
     return fr_dump_write_json(d, &opts, fd_sink, &fd, &err) == 0 && fd_sink(&fd, (const uint8_t *)"\n", 1) == 0 ? 0 : -1;
 }
 
-/* Temporary file, then rename: a reader never sees half a dump. */
+/* Temporary file, then rename: a reader never sees half a dump. The normal and the fatal
+ * writer each have their own temporary name (a crash during a normal dump must not write into
+ * the file being written), and the data reaches the disk before the rename makes it visible. */
 static int write_file(workspace *ws, const fr_dump *d, bool json)
 {
     make_dirs(rec_config_get()->dump_dir);
@@ -407,6 +427,8 @@ static int write_file(workspace *ws, const fr_dump *d, bool json)
     if (fd < 0)
         return -1;
     int rc = json ? write_json(d, fd) : write_pickle(ws, d, fd);
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
     if (close(fd) != 0)
         rc = -1;
     if (rc == 0 && rename(ws->tmp, ws->path) != 0)

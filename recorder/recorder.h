@@ -15,6 +15,8 @@
 rec_ring *rec_recorder_ring(void);
 /* FRTRACE_RANK & co., else the rank in the first communicator, else the pid. */
 int64_t rec_recorder_global_rank(void);
+/* The same without the pid fallback: -1 while the global rank is unknown. */
+int64_t rec_recorder_known_rank(void);
 /* "2.28.9" once a communicator exists, else "". */
 const char *rec_recorder_nccl_version(void);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in ns (both async-signal-safe). */

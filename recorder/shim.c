@@ -13,9 +13,17 @@
  * Groups: inside ncclGroupStart/End nothing is launched until the outermost ncclGroupEnd, so
  * member entries are published at once but their events are recorded around the real
  * ncclGroupEnd (start before, end after), one pair per stream shared by its members. A group
- * counts once per communicator: the collective (p2p) sequence id increases at the group's
- * first collective (p2p) on that communicator, and a "nccl:coalesced" end marker closes each
+ * counts once per communicator, as one launch: its collectives share one collective sequence
+ * id, its sends/recvs one p2p sequence id, and a "nccl:coalesced" end marker closes each
  * communicator's batch of two or more operations, as PyTorch's coalescing manager does.
+ *
+ * Sequence ids: PyTorch counts collectives and p2p launches separately from 1, so that an
+ * all_reduce #1 followed by a send/recv batch #1 share the number 1. torchfrtrace (2.15) groups
+ * a rank's leading entries by that number alone (collective_seq_id of collectives, p2p_seq_id
+ * of sends/recvs) and then takes the all_reduce for part of the batch and crashes on it. Here
+ * both ids are drawn from one counter per communicator, its launch number: every collective,
+ * send/recv or group batch takes the next one, so ids keep their order and their meaning (equal
+ * ids = one launch on every rank) but a collective's never equals a p2p launch's.
  *
  * Re-entry: libnccl calls some of its own exports (ncclGetUniqueId inside ncclCommInitAll,
  * ncclCommGetAsyncError); a thread-local depth makes only the outermost call record, except
@@ -36,6 +44,7 @@
 #include "cuda_driver.h"
 #include "dump.h"
 #include "inflight.h"
+#include "members.h"
 #include "recorder.h"
 #include "ring.h"
 #include "watchdog.h"
@@ -82,11 +91,15 @@ int64_t rec_now_real_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int64_t rec_recorder_global_rank(void)
+int64_t rec_recorder_known_rank(void)
 {
     int64_t r = rec_config_get()->global_rank;
-    if (r < 0)
-        r = atomic_load(&g_first_comm_rank);
+    return r >= 0 ? r : atomic_load(&g_first_comm_rank);
+}
+
+int64_t rec_recorder_global_rank(void)
+{
+    int64_t r = rec_recorder_known_rank();
     return r >= 0 ? r : (int64_t)getpid();
 }
 
@@ -171,8 +184,8 @@ typedef struct group_stream {
 
 typedef struct group_comm {
     int comm;
-    int64_t coll_before, p2p_before, op_before; /* counters at the group's first op */
-    bool coll, p2p;
+    int64_t coll_before, p2p_before, op_before, launch_before; /* at the group's first op */
+    int64_t launch; /* the group's launch number on this comm, 0 until its first op */
     int nops;
     int stream; /* index in streams of its first op */
 } group_comm;
@@ -280,6 +293,7 @@ static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm)
         REAL(ncclCommUserRank) != NULL && REAL(ncclCommUserRank)(comm, &r) == ncclSuccess) {
         atomic_store(&c->rank, r);
         atomic_store(&c->nranks, n);
+        rec_members_note(c, rec_recorder_known_rank());
     }
 }
 
@@ -296,29 +310,38 @@ static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c)
     gc->coll_before = atomic_load(&c->coll_seq);
     gc->p2p_before = atomic_load(&c->p2p_seq);
     gc->op_before = atomic_load(&c->op_id);
+    gc->launch_before = atomic_load(&c->launch_seq);
     gc->stream = -1;
     return gc;
 }
 
-/* Sequence ids as PyTorch numbers them (see the file comment). */
+/* The next launch number of the communicator. NCCL forbids concurrent calls on one
+ * communicator, so a plain (relaxed, unlocked) increment suffices; the atomics only keep
+ * readers on other threads well-defined. */
+static int64_t next_launch(rec_comm *c)
+{
+    int64_t n = atomic_load_explicit(&c->launch_seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&c->launch_seq, n, memory_order_relaxed);
+    return n;
+}
+
+/* Sequence ids (see the file comment): outside a group each call is a launch of its own; in a
+ * group, the communicator's first op takes the group's launch number and every other op of
+ * the group on that communicator shares it. */
 static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
 {
     rec_thread *t = &t_self;
     group_comm *gc = t->group_depth > 0 ? group_comm_for(&t_group, index, c) : NULL;
-    bool bump = gc == NULL || (p2p ? !gc->p2p : !gc->coll);
-    if (gc != NULL) {
+    int64_t launch;
+    if (gc == NULL) {
+        launch = next_launch(c);
+    } else {
+        if (gc->launch == 0)
+            gc->launch = next_launch(c);
+        launch = gc->launch;
         gc->nops++;
-        if (p2p)
-            gc->p2p = true;
-        else
-            gc->coll = true;
     }
-    /* NCCL forbids concurrent calls on one communicator, so plain (relaxed, unlocked)
-     * increments suffice; the atomics only keep readers on other threads well-defined. */
-    _Atomic int64_t *counter = p2p ? &c->p2p_seq : &c->coll_seq;
-    if (bump)
-        atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+    atomic_store_explicit(p2p ? &c->p2p_seq : &c->coll_seq, launch, memory_order_relaxed);
     call->coll_seq = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
     call->p2p_seq = atomic_load_explicit(&c->p2p_seq, memory_order_relaxed);
     call->op_id = atomic_load_explicit(&c->op_id, memory_order_relaxed) + 1;
@@ -673,6 +696,7 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
             atomic_store(&c->coll_seq, t_group.comms[i].coll_before);
             atomic_store(&c->p2p_seq, t_group.comms[i].p2p_before);
             atomic_store(&c->op_id, t_group.comms[i].op_before);
+            atomic_store(&c->launch_seq, t_group.comms[i].launch_before);
         }
         t_group.nmembers = t_group.ncomms = t_group.nstreams = 0;
     }
@@ -795,6 +819,9 @@ static void register_comm(ncclComm_t comm, const rec_comm_init *init_in)
     int64_t none = -1;
     if (init.rank >= 0)
         atomic_compare_exchange_strong(&g_first_comm_rank, &none, init.rank);
+    int index = comm_index(comm);
+    if (index >= 0)
+        rec_members_note(rec_comms_at(index), rec_recorder_known_rank());
     const rec_config *cfg = rec_config_get();
     if (cfg->gpu_events > 0 && init.blocking)
         rec_cuda_init(cfg->buffer_size < 65536 ? cfg->buffer_size : 65536, comm_device(comm));

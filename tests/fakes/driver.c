@@ -12,6 +12,8 @@
  *   CRASH=r@s       rank r raises SIGSEGV before step s (arming libasig-trap.so if preloaded)
  *   ASYNC_ERR=r@s, HANG_IN=r@init|destroy   faults of the fake library (fake_nccl.c)
  *   SLOW=r:ms       rank r sleeps ms before each step
+ *   GROUPED=1       each step ends with coalesced collectives: one group holding two
+ *                   all_reduces on the world and a broadcast on the half
  *   SIGNAL_AFTER_MS=t  the parent sends SIGNAL_NUM (default SIGUSR2) to every rank after t ms
  *   DEADLINE=sec    the parent kills ranks still running after sec seconds (default 10)
  *   DUMPS_EXPECTED=n   ... or 300 ms after n dump files exist in FRTRACE_DUMP_DIR
@@ -92,6 +94,16 @@ static CUstream setup_device(void)
     return stream;
 }
 
+/* What PyTorch's coalescing manager issues for coalesced collectives: one NCCL group. */
+static void coalesced_step(ncclComm_t world, ncclComm_t half, cudaStream_t s)
+{
+    CHECK(ncclGroupStart());
+    CHECK(ncclAllReduce(NULL, NULL, 512, ncclFloat, ncclSum, world, s));
+    CHECK(ncclAllReduce(NULL, NULL, 128, ncclFloat, ncclSum, world, s));
+    CHECK(ncclBroadcast(NULL, NULL, 64, ncclFloat, 0, half, s));
+    CHECK(ncclGroupEnd());
+}
+
 static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_t half,
                      cudaStream_t s)
 {
@@ -124,6 +136,8 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
     CHECK(ncclGroupEnd());
     CHECK(ncclAlltoAll(NULL, NULL, 64, ncclFloat, half, s));
     CHECK(ncclAllGather(NULL, NULL, 32, ncclHalf, half, s));
+    if (env_int("GROUPED", 0))
+        coalesced_step(world, half, s);
     cuStreamSynchronize((CUstream)s);
 }
 
