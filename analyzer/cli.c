@@ -2,16 +2,24 @@
  *
  * Accepts the contract's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
  * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...,
- * --transform-ft with --group-world-size N).
- * --selected-ranks takes the following numbers; --pg-filters the following words up to an
- * option, "--" or an existing directory (when DIR is not given yet); "--" ends the options.
+ * --transform-ft with --group-world-size N), and short options combined as getopt splits them
+ * (-vj, -vo FILE). --selected-ranks takes the following rank lists ("9 14", "9,14", "8-15");
+ * --pg-filters the following words up to an option, "--" or an existing directory (when DIR is
+ * not given yet); "--" ends the options. Flags that contradict each other are a usage error
+ * naming both; a filter that matches nothing is a warning. Without DIR, FRTRACE_DUMP_DIR and
+ * PyTorch's default dump places are searched, and stderr says which was used. -o writes a
+ * temporary file and renames it, so that a failed write leaves the previous file intact.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "timing.h"
@@ -22,27 +30,51 @@ typedef struct request {
     fa_options analysis;
     fa_report_options report;
     const char *format;
+    char format_flag[96]; /* the words that set it ("-f markdown"), for conflict messages */
     const char *output;
     bool just_print_entries;
     bool transform_ft;
     long long group_world_size;
     int64_t *ranks;
+    size_t ranks_cap;
     const char **filters;
+    char **expanded; /* argv with combined short flags split ("-vj" -> "-v" "-j") */
 } request;
+
+typedef int (*report_writer)(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+
+/* The report formats of -f: the one list that parsing, help and output use. */
+static const struct {
+    const char *name;
+    report_writer write;
+} formats[] = {
+    {"text", fa_report_text},
+    {"markdown", fa_report_markdown},
+    {"json", fa_report_db},
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+static report_writer format_writer(const char *name) {
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (strcmp(formats[i].name, name) == 0) return formats[i].write;
+    return NULL;
+}
 
 static const char usage_text[] =
     "usage: frtrace [OPTIONS] [DIR]\n"
     "       frtrace show [--pretty] FILE...\n"
     "\n"
     "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
+    "Without DIR: $FRTRACE_DUMP_DIR, then where PyTorch writes ($TORCH_FR_DUMP_TEMP_FILE,\n"
+    "$TORCH_NCCL_DEBUG_INFO_TEMP_FILE, ~/.cache/torch, /tmp).\n"
     "\n"
     "  -d, --dir DIR              dump directory (same as the positional DIR)\n"
     "  -p, --prefix P             file-name prefix before the rank (default: inferred)\n"
-    "  -o, --output FILE          write the analysis database as JSON ('-' = stdout)\n"
+    "  -o, --output FILE          write the analysis database as JSON ('-' = stdout, alone)\n"
     "  -f, --format FMT           report format: text (default), markdown, json\n"
     "  -j, --just-print-entries   side-by-side table of every rank's entries; no matching\n"
     "  -v, --verbose              more detail, plus groups and collectives tables\n"
-    "      --selected-ranks R...  only these ranks in -j and in the report's findings\n"
+    "      --selected-ranks R...  only these ranks in -j and the report (9 14, 9,14 or 8-15)\n"
     "      --pg-filters S...      only these groups (name or desc) in -j and the report\n"
     "      --                     ends the options: the next word is DIR\n"
     "      --mismatch-cap N       list at most N findings per group (default 10)\n"
@@ -56,12 +88,18 @@ static const char usage_text[] =
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
     "\n"
+    "Short options combine: -vj, -vo db.json.\n"
     "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "frtrace: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry 'frtrace --help'.\n");
+    return 2;
+}
+
+static int conflict(const char *a, const char *b, const char *why) {
+    fprintf(stderr, "frtrace: %s and %s cannot go together: %s\nTry 'frtrace --help'.\n", a, b, why);
     return 2;
 }
 
@@ -95,6 +133,89 @@ static bool is_directory(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* ------------------------------------------------------------ combined short flags -- */
+
+static const char flag_letters[] = "hVjv";   /* short options without a value */
+static const char value_letters[] = "dpofJ"; /* short options with one */
+
+/* "-vj" -> "-v" "-j"; "-vo db.json" -> "-v" "-o" "db.json"; "-ofile" -> "-o" "file", as getopt
+ * splits them. A word that is not such a cluster is kept whole. -1 on an unknown letter. */
+static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
+    char **v = calloc((size_t)argc * 3 + 1, sizeof *v);
+    if (!v) return usage_error("%s", "out of memory");
+    int n = 0;
+    bool options_over = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (i == 0 || options_over || a[0] != '-' || a[1] == '-' || a[1] == '\0' || a[2] == '\0') {
+            options_over |= strcmp(a, "--") == 0;
+            v[n++] = strdup(a);
+            continue;
+        }
+        for (const char *c = a + 1; *c; c++) {
+            char flag[3] = {'-', *c, '\0'};
+            if (strchr(value_letters, *c)) {
+                v[n++] = strdup(flag);
+                if (c[1]) v[n++] = strdup(c + 1);
+                break;
+            }
+            if (!strchr(flag_letters, *c)) {
+                for (int k = 0; k < n; k++) free(v[k]);
+                free(v);
+                char what[64];
+                snprintf(what, sizeof what, "-%c' in '%.40s", *c, a);
+                return usage_error("unknown option '%s'", what);
+            }
+            v[n++] = strdup(flag);
+        }
+    }
+    *out = v;
+    *outc = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------ rank lists ----------- */
+
+static int add_rank(request *rq, long long r) {
+    if (rq->report.nselected_ranks == rq->ranks_cap) {
+        size_t cap = rq->ranks_cap ? rq->ranks_cap * 2 : 16;
+        int64_t *v = realloc(rq->ranks, cap * sizeof *v);
+        if (!v) return -1;
+        rq->ranks = v;
+        rq->ranks_cap = cap;
+    }
+    rq->ranks[rq->report.nselected_ranks++] = r;
+    return 0;
+}
+
+/* Ranks as a word: "9", "9,14", "8-15", "0,4-6". False (nothing added) when the word is not one.
+ * A range is bounded so that "0-99999999999" cannot ask for memory it does not need. */
+static bool parse_rank_list(request *rq, const char *word) {
+    size_t before = rq->report.nselected_ranks;
+    const char *p = word;
+    while (*p) {
+        char *end;
+        if (*p < '0' || *p > '9') goto not_ranks;
+        long long lo = strtoll(p, &end, 10), hi = lo;
+        if (*end == '-') {
+            p = end + 1;
+            if (*p < '0' || *p > '9') goto not_ranks;
+            hi = strtoll(p, &end, 10);
+        }
+        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || (*end && *end != ',')) goto not_ranks;
+        for (long long r = lo; r <= hi; r++)
+            if (add_rank(rq, r) != 0) goto not_ranks;
+        p = *end ? end + 1 : end;
+        if (*end == ',' && !*p) goto not_ranks;
+    }
+    return rq->report.nselected_ranks > before;
+not_ranks:
+    rq->report.nselected_ranks = before;
+    return false;
+}
+
+/* ------------------------------------------------------------ options -------------- */
+
 static int parse_args(int argc, char **argv, request *rq) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -112,7 +233,11 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (is_option(arg, "-d", "dir")) rq->analysis.dir = value;
             else if (is_option(arg, "-p", "prefix")) rq->analysis.prefix = value;
             else if (is_option(arg, "-o", "output")) rq->output = value;
-            else rq->format = value;
+            else {
+                rq->format = value;
+                snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg, strchr(arg, '=') ? "" : " ",
+                         strchr(arg, '=') ? "" : value);
+            }
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
                 return usage_error("option %s needs a number", arg);
@@ -135,15 +260,13 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, NULL, "allow-incomplete-ranks")) {
             /* always on: a missing dump is a finding, not a fatal error */
         } else if (is_option(arg, NULL, "selected-ranks")) {
-            rq->ranks = rq->ranks ? rq->ranks : calloc((size_t)argc, sizeof *rq->ranks);
-            if (!rq->ranks) return usage_error("%s", "out of memory");
+            size_t before = rq->report.nselected_ranks;
+            const char *eq = strchr(arg, '=');
+            if (eq && !parse_rank_list(rq, eq + 1)) return usage_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
+            /* rank lists are numbers: the first word that is not one ends them (it may be DIR) */
+            while (!eq && i + 1 < argc && parse_rank_list(rq, argv[i + 1])) i++;
+            if (rq->report.nselected_ranks == before) return usage_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
             rq->report.selected_ranks = rq->ranks;
-            /* ranks are numbers: the first word that is not one ends the list (it may be DIR) */
-            while (i + 1 < argc && parse_int(argv[i + 1], &n)) {
-                rq->ranks[rq->report.nselected_ranks++] = n;
-                i++;
-            }
-            if (!rq->report.nselected_ranks) return usage_error("%s needs at least one rank", arg);
         } else if (is_option(arg, NULL, "pg-filters")) {
             rq->filters = rq->filters ? rq->filters : calloc((size_t)argc, sizeof *rq->filters);
             if (!rq->filters) return usage_error("%s", "out of memory");
@@ -166,31 +289,139 @@ static int parse_args(int argc, char **argv, request *rq) {
             return usage_error("more than one directory given ('%s')", arg);
         }
     }
-    if (!rq->analysis.dir) return usage_error("%s", "no dump directory given (frtrace [OPTIONS] DIR)");
+    return 0;
+}
+
+/* Flags that contradict each other are a usage error naming both, never one silently ignored. */
+static int check_conflicts(request *rq) {
     if (rq->transform_ft && !rq->group_world_size)
         return usage_error("%s", "--transform-ft needs --group-world-size N (the ranks of one torchft replica group)");
     if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
-    if (strcmp(rq->format, "text") && strcmp(rq->format, "markdown") && strcmp(rq->format, "json"))
-        return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+    if (!format_writer(rq->format)) return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+    if (rq->just_print_entries && rq->output)
+        return conflict("-j", "-o", "-j prints the entries without analyzing them, so there is no database to write");
+    if (rq->just_print_entries && rq->format_flag[0] && strcmp(rq->format, "text") != 0)
+        return conflict("-j", rq->format_flag, "-j prints one plain table of entries");
+    if (rq->output && strcmp(rq->output, "-") == 0 && rq->format_flag[0] && strcmp(rq->format, "json") != 0)
+        return conflict("-o -", rq->format_flag, "both would print on stdout (-o - prints only the database)");
     return 0;
 }
+
+/* ------------------------------------------------------------ where the dumps are -- */
+
+/* A directory holding at least one file named PREFIX<rank>, for the default locations. */
+static bool holds_dumps(const char *dir, const char *prefix) {
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    struct dirent *e;
+    size_t plen = prefix ? strlen(prefix) : 0;
+    while (!found && (e = readdir(d))) {
+        size_t at;
+        if (fa_dump_name_rank(e->d_name, &at) < 0) continue;
+        found = !prefix || (at == plen && strncmp(e->d_name, prefix, plen) == 0);
+    }
+    closedir(d);
+    return found;
+}
+
+/* Without DIR: FRTRACE_DUMP_DIR, then where PyTorch writes by default. A path prefix such as
+ * TORCH_FR_DUMP_TEMP_FILE=/tmp/trace_ gives the directory and the file prefix. Says on stderr
+ * which it used; NULL (and a message listing where it looked) when none holds a dump. */
+static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, size_t plen) {
+    const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+    char cache[4096] = "";
+    if (xdg && *xdg) snprintf(cache, sizeof cache, "%s/torch", xdg);
+    else if (home && *home) snprintf(cache, sizeof cache, "%s/.cache/torch", home);
+    struct { const char *from, *path; bool is_prefix; } places[] = {
+        {"FRTRACE_DUMP_DIR", getenv("FRTRACE_DUMP_DIR"), false},
+        {"TORCH_FR_DUMP_TEMP_FILE", getenv("TORCH_FR_DUMP_TEMP_FILE"), true},
+        {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", getenv("TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), true},
+        {"PyTorch's default", cache, false},
+        {"PyTorch's old default", "/tmp", false},
+    };
+    char looked[2048] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        const char *p = places[i].path;
+        if (!p || !*p) continue;
+        if (places[i].is_prefix && !is_directory(p)) {
+            const char *slash = strrchr(p, '/');
+            snprintf(dir, dlen, "%.*s", slash ? (int)(slash - p) : 1, slash ? (slash == p ? "/" : p) : ".");
+            snprintf(prefix, plen, "%s", slash ? slash + 1 : p);
+        } else {
+            snprintf(dir, dlen, "%s", p);
+            prefix[0] = '\0';
+        }
+        bool found = i < 3 ? holds_dumps(dir, prefix[0] ? prefix : NULL)
+                           : holds_dumps(dir, "comm_lib_trace_rank_") || holds_dumps(dir, "nccl_trace_rank_");
+        if (found) {
+            if (i >= 3 && !prefix[0])
+                snprintf(prefix, plen, "%s", holds_dumps(dir, "comm_lib_trace_rank_") ? "comm_lib_trace_rank_" : "nccl_trace_rank_");
+            fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from, prefix[0] ? ", prefix " : "",
+                    prefix);
+            rq->analysis.dir = dir;
+            if (prefix[0] && !rq->analysis.prefix) rq->analysis.prefix = prefix;
+            return 0;
+        }
+        if (at < sizeof looked) at += (size_t)snprintf(looked + at, sizeof looked - at, "%s%s (%s)", at ? ", " : "", p, places[i].from);
+    }
+    return usage_error("no dump directory given, and none found where PyTorch writes dumps: %s", looked[0] ? looked : "(none set)");
+}
+
+/* ------------------------------------------------------------ output --------------- */
 
 static void print_input_messages(const fa_analysis *a) {
     for (size_t i = 0; i < a->in.nrejected; i++) fprintf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path, a->in.rejected[i].error);
     for (size_t i = 0; i < a->in.nnotes; i++) fprintf(stderr, "frtrace: %s\n", a->in.notes[i]);
 }
 
+/* A filter that matches nothing leaves an empty report: say so, on stderr. */
+static void warn_unmatched_filters(const fa_input *in, const fa_groups *g, const fa_report_options *opt) {
+    for (size_t i = 0; i < opt->nselected_ranks; i++) {
+        int64_t r = opt->selected_ranks[i];
+        bool known = fa_input_find(in, r) >= 0 || fa_ranks_contains(&g->without_dump, r);
+        if (!known) fprintf(stderr, "frtrace: warning: --selected-ranks: rank %lld is not in these dumps\n", (long long)r);
+    }
+    for (size_t i = 0; i < opt->npg_filters; i++) {
+        const char *f = opt->pg_filters[i];
+        bool known = false;
+        for (size_t k = 0; k < g->n && !known; k++)
+            known = strcmp(g->v[k].name, f) == 0 || strcmp(g->v[k].desc, f) == 0 || (g->v[k].id && strcmp(g->v[k].id, f) == 0);
+        if (!known) fprintf(stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n", f);
+    }
+}
+
+/* -o FILE: written beside it under a temporary name, then renamed over it, so that a failed
+ * write (a full disk) leaves the previous file as it was. */
 static int write_database(const fa_analysis *a, const request *rq) {
     if (!rq->output) return 0;
     if (strcmp(rq->output, "-") == 0) return fa_report_db(a, &rq->report, stdout);
-    FILE *f = fopen(rq->output, "w");
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", rq->output, (long)getpid()) < 0) return -1;
+    FILE *f = fopen(tmp, "w");
     if (!f) {
-        perror(rq->output);
+        fprintf(stderr, "frtrace: %s: cannot write: %s\n", rq->output, strerror(errno));
+        free(tmp);
         return -1;
     }
     int rc = fa_report_db(a, &rq->report, f);
-    if (fclose(f) != 0) rc = -1;
-    if (rc) fprintf(stderr, "frtrace: %s: write failed\n", rq->output);
+    if (fflush(f) != 0 || ferror(f)) rc = -1;
+    int saved = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc == 0 && rename(tmp, rq->output) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc) {
+        unlink(tmp);
+        fprintf(stderr, "frtrace: %s: write failed (%s); the previous file, if any, is left as it was\n", rq->output,
+                saved ? strerror(saved) : "error");
+    }
+    free(tmp);
     return rc;
 }
 
@@ -206,6 +437,7 @@ static int run(request *rq) {
             return 2;
         }
         print_input_messages(&a);
+        warn_unmatched_filters(&a.in, &a.groups, &rq->report);
         fa_report_entries(&a.in, &a.groups, &rq->report, stdout);
         fa_analysis_free(&a);
         return 0;
@@ -217,12 +449,13 @@ static int run(request *rq) {
         return 2;
     }
     print_input_messages(&a);
+    warn_unmatched_filters(&a.in, &a.groups, &rq->report);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
     int rc = 0;
-    if (strcmp(rq->format, "json") == 0) rc = fa_report_db(&a, &rq->report, stdout);
-    else if (strcmp(rq->format, "markdown") == 0) rc = fa_report_markdown(&a, &rq->report, stdout);
-    else rc = fa_report_text(&a, &rq->report, stdout);
+    bool database_on_stdout = rq->output && strcmp(rq->output, "-") == 0;
+    if (!database_on_stdout) rc = format_writer(rq->format)(&a, &rq->report, stdout);
+    if (fflush(stdout) != 0) rc = -1;
     if (timing) fa_timing_note("report", &t);
     if (write_database(&a, rq) != 0) rc = -1;
     if (timing) fa_timing_note("database", &t);
@@ -236,11 +469,19 @@ static int run(request *rq) {
 int analyze_main(int argc, char **argv) {
     request rq;
     memset(&rq, 0, sizeof rq);
+    signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
     rq.format = "text";
     rq.analysis.mismatch_cap = 10;
-    int status = parse_args(argc, argv, &rq);
+    char **args = NULL, dir[4096], prefix[1024];
+    int nargs = 0;
+    int status = expand_short_flags(argc, argv, &args, &nargs);
+    if (status == 0) status = parse_args(nargs, args, &rq);
+    if (status == 0) status = check_conflicts(&rq);
+    if (status == 0 && !rq.analysis.dir) status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
     if (status == 0) status = run(&rq);
     else if (status < 0) status = 0; /* --help, --version */
+    for (int i = 0; i < nargs; i++) free(args[i]);
+    free(args);
     free(rq.ranks);
     free(rq.filters);
     return status;
