@@ -38,6 +38,7 @@ typedef struct rank_facts {
     long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
     size_t broken_waiters;
     bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
+    bool idle;           /* nothing pending, from a backend that records no send/recv */
     bool excused;        /* waited on, but its own history shows it blocked before that op */
 } rank_facts;
 
@@ -430,15 +431,16 @@ static bool newest_in_inferred(const decider *d, size_t ri) {
     return gi >= 0 && d->groups->v[gi].inferred && d->groups->without_dump.n;
 }
 
-/* Ranks with nothing pending, from a backend that records no send/recv (gloo), that others
- * wait for, whose newest operation failed, or whose newest group may hold a rank without a
+/* Marks every rank with nothing pending from a backend that records no send/recv (gloo) idle,
+ * and returns those of them that others wait for, whose newest operation failed, or whose newest group may hold a rank without a
  * dump: each may be blocked in a send or recv the dump cannot show, or have lost its peer. */
-static size_t idle_without_p2p_records(const decider *d, idle_rank *out, size_t cap) {
+static size_t idle_without_p2p_records(decider *d, idle_rank *out, size_t cap) {
     size_t n = 0;
     for (size_t r = 0; r < d->nfacts && n < cap; r++) {
-        const rank_facts *f = &d->facts[r];
+        rank_facts *f = &d->facts[r];
         long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
         if (ri < 0 || node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
+        f->idle = true;
         if (f->waited || newest_failed(d, (size_t)ri) || newest_in_inferred(d, (size_t)ri))
             out[n++] = (idle_rank){(uint32_t)r, d->in->ranks[ri].dump->newest_ns};
     }
@@ -447,8 +449,22 @@ static size_t idle_without_p2p_records(const decider *d, idle_rank *out, size_t 
 
 /* A possible wait of an idle rank on a peer, kept unless the peer already waits on the rank (a
  * real wait outranks a possible one). 1 when added, 0 when not, -1 when out of memory. */
+/* Whether the idle rank `a` went further than the idle rank `b`: its newest entry is another
+ * operation than b's, created later. Of two idle ranks at the same point neither is ahead, and
+ * the evidence cannot say which waits for which: both stay named. */
+static bool ahead_of(const decider *d, const rank_facts *a, const rank_facts *b) {
+    long ia = fa_input_find(d->in, a->rank), ib = fa_input_find(d->in, b->rank);
+    if (ia < 0 || ib < 0) return false;
+    const fa_dump *x = d->in->ranks[ia].dump, *y = d->in->ranks[ib].dump;
+    if (!x->nentries || !y->nentries || x->newest_ns <= y->newest_ns) return false;
+    int64_t sx, sy;
+    long gx = newest_group(d, (size_t)ia, &sx), gy = newest_group(d, (size_t)ib, &sy);
+    return gx != gy || sx != sy;
+}
+
 static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint32_t *queue) {
     if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue)) return 0;
+    if (d->facts[peer].idle && !ahead_of(d, &d->facts[node], &d->facts[peer])) return 0;
     if (add_edge(&d->g, node, (uint32_t)peer) || index_edges(&d->g)) return -1;
     rank_facts *f = &d->facts[node], *p = &d->facts[peer];
     f->maybe_in_p2p = true;

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Real PyTorch 2.15 gloo jobs (8 ranks, TP/DP/PP groups and the default one, one injected fault
+# each), dumped by torch's own Flight Recorder and committed by `make interop SAVE=1`: a user
+# points frtrace at each and gets the verdict and culprits that the fault implies. Their
+# pg_config holds only gloo's key "" with group-local ranks, so every group's members are
+# rebuilt from the entries; states are "scheduled" for ever with `retired` marking what finished.
+. "$(dirname "$0")/lib.sh"
+GLOO="$TOP/testdata/torch-2.15.0-gloo"
+
+# exits_with N CMD...: runs CMD, true when it exits with exactly N.
+exits_with() {
+    want=$1
+    shift
+    "$@"
+    test $? = "$want"
+}
+
+# expected_verdict CASE: the database of one committed job, checked against its EXPECTED file.
+expected_verdict() {
+    set -- "$1" $(head -n 1 "$GLOO/$1/EXPECTED")
+    code=1
+    [ "$2" = ok ] && code=0
+    exits_with $code "$FRTRACE" -f json "$GLOO/$1" >db.json &&
+    python3 "$TOP/tests/scenarios/check.py" db.json "$2" "${3:--}" membership_inferred
+}
+
+for dir in "$GLOO"/*/; do
+    case=$(basename "$dir")
+    test_expect_success "gloo $case: $(sed -n 's/^# //p' "$dir/EXPECTED" | cut -d';' -f1)" "
+        expected_verdict $case
+    "
+done
+
+test_expect_success 'gloo: every entry is kept and every group rebuilt, none dropped for a missing pg_config' '
+    "$FRTRACE" -f json --all-calls "$GLOO/healthy" >db.json &&
+    python3 -c "
+import json, subprocess, glob
+d = json.load(open(\"db.json\"))
+recorded = sum(len(json.loads(subprocess.check_output([\"$FRTRACE\", \"show\", f]))[\"entries\"])
+               for f in glob.glob(\"$GLOO/healthy/rank_*\"))
+assert len(d[\"nccl_calls\"]) == recorded, (len(d[\"nccl_calls\"]), recorded)
+groups = {g[\"desc\"]: 0 for g in d[\"groups\"]}
+for g in d[\"groups\"]: groups[g[\"desc\"]] += 1
+assert groups == {\"default_pg\": 1, \"TENSOR_MODEL_PARALLEL_GROUP\": 4, \"undefined\": 4,
+                  \"PIPELINE_MODEL_PARALLEL_GROUP\": 4}, groups
+assert [g[\"ranks\"] for g in d[\"groups\"] if g[\"desc\"] == \"default_pg\"] == [list(range(8))]
+assert all(c[\"state\"] == \"completed\" for c in d[\"collectives\"]), \"retired entries are completed\"
+assert \"\" not in [g[\"name\"] for g in d[\"groups\"]], \"gloo pg_config key is no group\""
+'
+
+test_expect_success 'gloo: the summary says that gloo records no send/recv, and the man page why' '
+    exits_with 1 "$FRTRACE" "$GLOO/stuck_cpu" >out &&
+    head -n 1 out | grep "^hang: rank 5 never joined .*; gloo records no send/recv$" &&
+    grep -q "gloo records no send" "$TOP/man/frtrace.1"
+'
+
+test_expect_success 'gloo JSON dumps (_dump_fr_trace_json) read like the pickles' '
+    exits_with 1 "$FRTRACE" -f json "$GLOO/skip" >pickle.json &&
+    exits_with 1 "$FRTRACE" -f json "$GLOO/skip-json" >json.json &&
+    python3 -c "
+import json
+a, b = (json.load(open(f)) for f in (\"pickle.json\", \"json.json\"))
+assert a[\"verdict\"][\"culprit_ranks\"] == b[\"verdict\"][\"culprit_ranks\"] == [2]
+assert [g[\"ranks\"] for g in a[\"groups\"]] == [g[\"ranks\"] for g in b[\"groups\"]]"
+'
+test_done
