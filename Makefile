@@ -56,7 +56,7 @@ all: $(BUILD)/.deps-ok
 # --- Debian packages -----------------------------------------------------------------
 # Installed by name with apt when missing (sudo only when not root). A stamp file keeps
 # `make` from asking dpkg on every build.
-DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 clang libclang-rt-dev
+DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 python3-jsonschema clang libclang-rt-dev
 
 deps: $(BUILD)/.deps-ok
 $(BUILD)/.deps-ok:
@@ -129,6 +129,8 @@ install: all
 	install -m 755 $(FRTRACE) $(DESTDIR)$(PREFIX)/bin/frtrace
 	if [ -f $(BUILD)/libfrtrace-recorder.so ]; then install -m 755 $(BUILD)/libfrtrace-recorder.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 644 man/frtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/frtrace
+	install -m 644 man/frtrace-db.schema.json $(DESTDIR)$(PREFIX)/share/frtrace/
 	if [ -f man/libfrtrace-recorder.7 ]; then install -m 644 man/libfrtrace-recorder.7 $(DESTDIR)$(PREFIX)/share/man/man7/; fi
 
 clean:

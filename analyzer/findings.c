@@ -68,6 +68,12 @@ bool fa_finding_is_warning(fa_finding_kind kind) {
            kind == FA_GROUP_MISMATCH || kind == FA_P2P_UNMATCHED || kind == FA_MEMBERSHIP_INFERRED;
 }
 
+int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit) {
+    if (fa_finding_is_warning(f->kind)) return 2;
+    if ((index >= first_culprit && index < first_culprit + nculprit) || fa_finding_is_mismatch(f->kind)) return 0;
+    return 1;
+}
+
 bool fa_finding_is_mismatch(fa_finding_kind kind) {
     return kind == FA_TYPE_MISMATCH || kind == FA_SIZE_MISMATCH || kind == FA_DTYPE_MISMATCH ||
            kind == FA_ALLTOALL_SIZE_MISMATCH;

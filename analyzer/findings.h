@@ -64,6 +64,10 @@ void fa_findings_free(fa_findings *list);
 
 const char *fa_finding_kind_name(fa_finding_kind kind);
 bool fa_finding_is_warning(fa_finding_kind kind);
+/* Where a finding goes when listed for scripts: 0 a root cause (it explains a culprit: findings
+ * [first_culprit, +nculprit) of the verdict, or a mismatch), 1 the victims' evidence, 2 a
+ * warning. Within a class the findings keep their order. */
+int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit);
 bool fa_finding_is_mismatch(fa_finding_kind kind); /* type/size/dtype/all_to_all size */
 
 #endif
