@@ -14,6 +14,7 @@
 #include "report.h"
 #include "stacks.h"
 #include "table.h"
+#include "wrap.h"
 
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;
@@ -97,12 +98,15 @@ static void finding_heading(const fa_analysis *a, const fa_finding *f, char *buf
 static void print_finding(const fa_analysis *a, const fa_report_options *opt, const fa_finding *f, size_t number, FILE *out) {
     char heading[600];
     finding_heading(a, f, heading, sizeof heading);
-    fprintf(out, "%zu. %s\n   %s\n", number, heading, f->detail ? f->detail : "");
+    char lead[32];
+    snprintf(lead, sizeof lead, "%zu. ", number);
+    fa_wrap_print(out, lead, "   ", heading, opt->width);
+    fa_wrap_print(out, "   ", "   ", f->detail ? f->detail : "", opt->width);
     if (f->op >= 0) {
         fa_table t;
         fa_report_evidence_table(a, f->op, &t);
         fputc('\n', out);
-        fa_table_print_text(&t, out, "   ");
+        fa_table_print_fit(&t, out, "   ", opt->width);
         fa_table_free(&t);
         if (opt->stack_traces) {
             fputs("   stack traces:\n", out);
@@ -112,7 +116,7 @@ static void print_finding(const fa_analysis *a, const fa_report_options *opt, co
     fputc('\n', out);
 }
 
-static void print_groups(const fa_analysis *a, FILE *out) {
+static void print_groups(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     fa_table t;
     fa_table_init(&t, 4);
     fa_table_row(&t);
@@ -131,12 +135,12 @@ static void print_groups(const fa_analysis *a, FILE *out) {
         free(who);
     }
     fputs("groups:\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     fputc('\n', out);
 }
 
-static void print_collectives(const fa_analysis *a, FILE *out) {
+static void print_collectives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     fa_table t;
     fa_table_init(&t, 5);
     fa_table_row(&t);
@@ -170,7 +174,7 @@ static void print_collectives(const fa_analysis *a, FILE *out) {
         fa_ranks_free(&done);
     }
     fputs("collectives:\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     fputc('\n', out);
 }
@@ -181,7 +185,7 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     size_t hidden;
     fa_report_culprit_table(a, opt, &t, &hidden);
     fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE ? "suspects (what each did, in every group):\n\n" : "culprits (what each did, in every group):\n\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     if (hidden) fprintf(out, "  (%zu more rows; -v lists them)\n", hidden);
     fputc('\n', out);
@@ -195,25 +199,45 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
     for (int level = FA_WAIT_LEVELS - 1; level >= 0; level--) {
         char *line = fa_report_wait_line(a, level);
         if (!line) continue;
-        fprintf(out, "%s%s\n", arrow, line);
+        fa_wrap_print(out, arrow, "     ", line, opt->width);
         arrow = "  -> ";
         free(line);
     }
-    if (v->nexplained_p2p)
-        fprintf(out, "  (%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)\n", v->nexplained_p2p,
-                v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+    char note[200];
+    if (v->nexplained_p2p) {
+        snprintf(note, sizeof note, "(%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)", v->nexplained_p2p,
+                 v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+        fa_wrap_print(out, "  ", "   ", note, opt->width);
+    }
     fputc('\n', out);
+}
+
+/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. */
+static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
+    const char *colour = v->status == FA_STATUS_OK ? "\033[1;32m" : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m" : "\033[1;31m";
+    fprintf(out, "%s%s%s\n", opt->color ? colour : "", v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
+}
+
+static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    const fa_verdict *v = &a->verdict;
+    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n), versions[200] = "", *line = NULL;
+    for (size_t i = 0, at = 0; i < a->in.nversions && at < sizeof versions; i++)
+        at += (size_t)snprintf(versions + at, sizeof versions - at, "%s%s", i ? "," : "", a->in.versions[i]);
+    if (asprintf(&line, "status: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", version%s %s)",
+                 fa_status_name(v->status), culprits && culprits[0] ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix,
+                 a->in.nversions > 1 ? "s" : "", versions) >= 0) {
+        fputc('\n', out);
+        fa_wrap_print(out, "", "        ", line, opt->width);
+        fputc('\n', out);
+    }
+    free(line);
+    free(culprits);
 }
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    fprintf(out, "%s\n", v->summary ? v->summary : fa_status_name(v->status));
-    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n);
-    fprintf(out, "\nstatus: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", version%s ", fa_status_name(v->status),
-            culprits && culprits[0] ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix, a->in.nversions > 1 ? "s" : "");
-    for (size_t i = 0; i < a->in.nversions; i++) fprintf(out, "%s%s", i ? "," : "", a->in.versions[i]);
-    fputs(")\n\n", out);
-    free(culprits);
+    print_title(v, opt, out);
+    print_status(a, opt, out);
     if (opt->selected_ranks || opt->pg_filters)
         fputs("(showing only findings about the selected ranks/groups; the verdict covers every rank)\n\n", out);
     print_culprits(a, opt, out);
@@ -235,8 +259,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     }
     if (hidden) fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
     if (opt->verbose) {
-        print_groups(a, out);
-        print_collectives(a, out);
+        print_groups(a, opt, out);
+        print_collectives(a, opt, out);
     }
     return ferror(out) ? -1 : 0;
 }
