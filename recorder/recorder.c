@@ -3,10 +3,10 @@
  *
  * The shim writes this state at activation (ring memory, clock offset, NCCL version, the hook)
  * and when a communicator is created (the first comm rank); the watchdog, the dumper and the
- * fatal-signal handler read it. It calls nothing of the recorder's but config.c, so every other
- * file can call down into it. Readers take no lock and allocate nothing: the rank is an atomic,
- * the version a string written before the phase turns active (the shim's release store), the
- * hook an atomic pointer.
+ * fatal-signal handler read it. It calls nothing of the recorder's but ring.c and config.c, so
+ * every other file can call down into it. Readers take no lock and allocate nothing: the rank
+ * is an atomic, the version a string written before the phase turns active (the shim's release
+ * store), the hook an atomic pointer.
  */
 #include "recorder.h"
 

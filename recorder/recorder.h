@@ -3,14 +3,14 @@
  * call the watchdog makes (ncclCommGetAsyncError).
  *
  * It sits at the bottom of the recorder's call graph: shim.c fills the state, watchdog.c and
- * dump.c read it, and recorder.c calls none of them (only config.c below it). Where a lower
+ * dump.c read it, and recorder.c calls none of them (only ring.c and config.c). Where a lower
  * file needs something of the shim's, the shim registers it here: the watchdog's
  * ncclCommGetAsyncError goes through a hook the shim installs at activation, because only the
  * shim knows the real NCCL functions.
  *
  * The hot path reads the ring and the clock offset through the inline accessors below, which
  * compile to the same RIP-relative accesses as the shim's former file-static variables (the
- * variables are declared hidden, so no GOT load). Every accessor is async-signal-safe.
+ * variables are declared hidden, so no GOT load). Every reader is async-signal-safe.
  */
 #ifndef FRTRACE_REC_RECORDER_H
 #define FRTRACE_REC_RECORDER_H
