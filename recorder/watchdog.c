@@ -179,7 +179,7 @@ static void poll_async_error(int index)
     /* Under the busy lock the handle cannot be retired (and freed by NCCL) underneath us. */
     uintptr_t handle = c->handle;
     bool ok = handle != 0 && atomic_load(&c->state) == REC_COMM_LIVE &&
-              rec_shim_comm_async_error(handle, &err) == 0;
+              rec_recorder_comm_async_error(handle, &err) == 0;
     pthread_mutex_unlock(&c->busy);
     if (ok)
         rec_watchdog_note_async_error(index, err);
