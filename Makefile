@@ -49,7 +49,7 @@ TEST_PROGRAMS := $(UNIT_BIN)
 CHECK_DEPS    :=
 BENCH_DEPS    :=
 
-.PHONY: all deps demo check bench fuzz install clean
+.PHONY: all deps demo demo-recorder check bench fuzz install clean
 .SECONDEXPANSION:
 all: $(BUILD)/.deps-ok
 
@@ -108,6 +108,11 @@ demo: all
 	@$(FRTRACE) testdata/demo-hang; status=$$?; \
 	  echo "== exit status $$status (0 ok, 1 hang/mismatch/inconclusive, 2 unreadable input)"; \
 	  [ $$status -le 1 ]
+
+# Watch the recorder catch a hang without a GPU (the fake NCCL of tests/fakes).
+demo-recorder: all
+	@$(MAKE) --no-print-directory build-tests
+	@BUILD=$(BUILD) sh tests/fakes/demo.sh
 
 check: all
 	@$(MAKE) --no-print-directory build-tests
