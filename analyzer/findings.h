@@ -30,6 +30,7 @@ typedef enum fa_finding_kind {
     FA_LAGGING_RANKS,
     FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
     FA_MEMBERSHIP_INFERRED, /* members rebuilt from the entries: pg_config lacks the group */
+    FA_MIXED_JOBS,          /* dumps that cannot belong to one job (mixed.c) */
 } fa_finding_kind;
 
 /* What a culprit-bearing finding rests on when the culprit's own dump says what happened (the

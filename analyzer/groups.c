@@ -201,7 +201,11 @@ static void check_outsiders(const fa_input *in, fa_groups *g) {
                  "they were not matched (a torchft job? try --transform-ft --group-world-size N)",
                  g->v[gi].id, g->v[gi].desc, outside[gi].n > 1 ? "s" : "", who ? who : "?",
                  outside[gi].n > 1 ? "them" : "it");
-        add_note(g, note);
+        char **notes = realloc(g->outsider_notes, (g->noutsider_notes + 1) * sizeof *notes);
+        if (notes) {
+            g->outsider_notes = notes;
+            g->outsider_notes[g->noutsider_notes++] = strdup(note);
+        }
         free(who);
         for (size_t i = 0; i < outside[gi].n; i++) fa_ranks_add(&g->outsiders, outside[gi].v[i]);
         fa_ranks_free(&outside[gi]);
@@ -435,6 +439,8 @@ void fa_groups_free(fa_groups *g) {
     free(g->notes);
     for (size_t i = 0; i < g->ninferred; i++) free(g->inferred[i]);
     free(g->inferred);
+    for (size_t i = 0; i < g->noutsider_notes; i++) free(g->outsider_notes[i]);
+    free(g->outsider_notes);
     fa_ranks_free(&g->without_dump);
     fa_ranks_free(&g->outsiders);
 }

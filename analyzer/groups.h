@@ -50,6 +50,8 @@ typedef struct fa_groups {
     size_t nnotes;
     char **inferred; /* membership_inferred: groups rebuilt from the entries, and from what */
     size_t ninferred;
+    char **outsider_notes; /* per group with outsiders: who, and the torchft hint */
+    size_t noutsider_notes;
 } fa_groups;
 
 int fa_groups_build(const fa_input *in, fa_groups *groups, fr_error *err);

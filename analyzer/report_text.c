@@ -243,16 +243,17 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
-    for (int warnings = 0; warnings < 2; warnings++) {
-        bool header = false;
+    bool header[2] = {false, false};
+    for (int order = 0; order < 3; order++) { /* root causes, evidence, then warnings, as in db.json */
+        int warnings = order == 2;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
-            if (fa_finding_is_warning(f->kind) != (warnings == 1)) continue;
+            if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order) continue;
             if (!f->listed) hidden++;
             if (!fa_report_lists_finding(a, f, opt)) continue;
-            if (!header) {
+            if (!header[warnings]) {
                 fputs(warnings ? "warnings:\n\n" : "findings:\n\n", out);
-                header = true;
+                header[warnings] = true;
             }
             print_finding(a, opt, f, ++number, out);
         }

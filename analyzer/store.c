@@ -633,6 +633,7 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
         if (c->failed) break;
         note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
+        if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns)) d->oldest_ns = e->time_created_ns;
     }
     if (!c->failed && in->nentries)
         d->records_no_p2p = !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));

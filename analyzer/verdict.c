@@ -1411,6 +1411,14 @@ void fa_verdict_free(fa_verdict *v) {
     memset(v, 0, sizeof *v);
 }
 
+void fa_verdict_withdraw(fa_verdict *v, char *summary) {
+    size_t first = v->first_culprit_finding;
+    fa_verdict_free(v);
+    v->status = FA_STATUS_INCONCLUSIVE;
+    v->summary = summary;
+    v->first_culprit_finding = first;
+}
+
 const char *fa_status_name(fa_status s) {
     switch (s) {
     case FA_STATUS_OK: return "ok";

@@ -99,6 +99,8 @@ typedef struct fa_verdict {
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v,
                       fr_error *err);
 void fa_verdict_free(fa_verdict *v);
+/* Inconclusive after all, with `summary` (taken over): no culprits, evidence or wait chain. */
+void fa_verdict_withdraw(fa_verdict *v, char *summary);
 const char *fa_status_name(fa_status status);
 
 /* "SIGSEGV" for the common fatal signals, else "signal N": how a crash is named everywhere. */
