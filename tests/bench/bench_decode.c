@@ -146,7 +146,8 @@ int main(int argc, char **argv) {
                (double)bytes / 1e6, (unsigned long long)best.entries, (double)bytes / e, reps, sizeof(fr_entry));
         printf("decode:      cpu %.4f s  wall %.4f s  %7.1f MB/s  %9.0f entries/s  %6.0f ns/entry\n", best.cpu,
                best.wall, (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e);
-        printf("reader:      cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of decode)\n", pr_best,
+        printf("reader:      cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of decode)\n",
+               pr_best,
                (double)bytes / 1e6 / pr_best, e / pr_best, 100 * pr_best / best.cpu);
         printf("memory: value %.0f B/entry, dump %.1f B/entry used, %.1f B/entry held\n", (double)value_bytes / e,
                (double)best.dump_used / e, (double)best.dump_held / e);

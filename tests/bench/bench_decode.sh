@@ -5,7 +5,8 @@
 # written as PyTorch's JSON (gen_dumps --json), and the generated ones again with the direct
 # paths turned off (bench_decode --generic). One table row per set:
 # MB/s and entries/s of CPU time (best of the repetitions), the value tree's and the decoded
-# dump's bytes per entry; then the JSON row's cost per entry against the pickle row's. With callgrind installed and BENCH_CALLGRIND=1, also the instructions
+# dump's bytes per entry; then the JSON row's cost per entry against the pickle row's. With
+# callgrind installed and BENCH_CALLGRIND=1, also the instructions
 # per entry of one decode of one generated file (repeatable on a loaded machine).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -44,7 +45,8 @@ row "generated, generic path" --generic "$DIR"/plain/*
 row "with frames, generic path" --generic "$DIR"/frames/*
 row "as JSON, generic path" --generic "$DIR"/json/*
 [ -n "$pickle_ns" ] && [ -n "$json_ns" ] &&
-    awk -v p="$pickle_ns" -v j="$json_ns" 'BEGIN { if (p > 0) printf "JSON / pickle: %.1fx the time per entry\n", j / p }'
+    awk -v p="$pickle_ns" -v j="$json_ns" \
+        'BEGIN { if (p > 0) printf "JSON / pickle: %.1fx the time per entry\n", j / p }'
 
 if [ "${BENCH_CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
     first=$(ls "$DIR"/plain/* | head -n 1)

@@ -764,7 +764,9 @@ static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
     return 0;
 }
 
-static int json_sink(void *ctx, const uint8_t *bytes, size_t len) { return fd_write(ctx, bytes, len); }
+static int json_sink(void *ctx, const uint8_t *bytes, size_t len) {
+    return fd_write(ctx, bytes, len);
+}
 
 /* --json: the collected pickle, decoded and written to the file in PyTorch's JSON layout. */
 static int write_json(fdsink *sink, const char *path) {
