@@ -1,12 +1,12 @@
 /* dump.c — Flight Recorder values → typed dumps (fr_dump), for every format version.
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
- * anything else a pickle). A pickle first goes down the direct path of dump_fast.c, which reads
- * the regular shape PyTorch's C++ pickler writes straight into fr_entry structs (about three
- * times faster) and declines anything else; then, or for JSON, the generic path: the reader
- * (pickle_read with salvage on, or json_read) builds a value tree and fr_dump_from_value() maps
- * it to structs. Both paths build through the same helpers (dump_builder.h), so they give the
- * same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
+ * anything else a pickle). Each first goes down a direct path that reads the regular shape
+ * straight into fr_entry structs and declines anything else: dump_fast.c for what PyTorch's C++
+ * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
+ * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
+ * value tree and fr_dump_from_value() maps it to structs. All paths build through the same
+ * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
  * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
  * versions; what a version lacks gets a neutral default (see dump.h).
  *
