@@ -6,9 +6,10 @@
  * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
  * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
  * value tree and fr_dump_from_value() maps it to structs. All paths build through the same
- * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
- * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
- * versions; what a version lacks gets a neutral default (see dump.h).
+ * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown
+ * keys ignored, so one mapping serves 2.0 (frames last, "float" dtypes, no timeout_ms) through
+ * 2.10 (comm_lib_version) and later minor versions; what a version lacks gets a neutral default
+ * (see dump.h).
  *
  * Scale shapes the code: a job of 16 384 ranks × 2 000 entries is 32 M entry dicts. So:
  *   - strings are interned per dump (intern.h), and a pickle's memo already makes a repeated
