@@ -549,10 +549,11 @@ HOT const vslot *cache_take(dump_json_fast *f, int field, size_t *set) {
     return NULL;
 }
 
-/* Keeps the value just read from `raw` to the cursor in `set`, as its most recent way. */
+/* Keeps the value just read from `raw` to the cursor in `set`, as its most recent way (not one
+ * whose length does not fit the slot: a shorter one would match other text). */
 static void cache_keep(dump_json_fast *f, size_t set, int field, const uint8_t *raw,
                        const vslot *value) {
-    if (set >= CACHE_SETS) return;
+    if (set >= CACHE_SETS || (uint64_t)(f->p - raw) > UINT32_MAX) return;
     vslot *w = f->cache[set];
     memmove(&w[1], &w[0], (CACHE_WAYS - 1) * sizeof *w);
     w[0] = *value;
