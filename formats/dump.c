@@ -1,14 +1,15 @@
 /* dump.c — Flight Recorder values → typed dumps (fr_dump), for every format version.
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
- * anything else a pickle). A pickle first goes down the direct path of dump_fast.c, which reads
- * the regular shape PyTorch's C++ pickler writes straight into fr_entry structs (about three
- * times faster) and declines anything else; then, or for JSON, the generic path: the reader
- * (pickle_read with salvage on, or json_read) builds a value tree and fr_dump_from_value() maps
- * it to structs. Both paths build through the same helpers (dump_builder.h), so they give the
- * same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
- * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
- * versions; what a version lacks gets a neutral default (see dump.h).
+ * anything else a pickle). Each first goes down a direct path that reads the regular shape
+ * straight into fr_entry structs and declines anything else: dump_fast.c for what PyTorch's C++
+ * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
+ * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
+ * value tree and fr_dump_from_value() maps it to structs. All paths build through the same
+ * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown
+ * keys ignored, so one mapping serves 2.0 (frames last, "float" dtypes, no timeout_ms) through
+ * 2.10 (comm_lib_version) and later minor versions; what a version lacks gets a neutral default
+ * (see dump.h).
  *
  * Scale shapes the code: a job of 16 384 ranks × 2 000 entries is 32 M entry dicts. So:
  *   - strings are interned per dump (intern.h), and a pickle's memo already makes a repeated
@@ -47,6 +48,7 @@
 #include "dump_builder.h"
 #include "dump_decoder.h"
 #include "dump_fast.h"
+#include "dump_json_fast.h"
 #include "intern.h"
 #include "json_read.h"
 #include "pickle_read.h"
@@ -1179,7 +1181,8 @@ struct fr_decoder {
     fv_arena *values; /* the value tree of the file being decoded; reset after each */
     decoder *dec;
     dump_fast *fast; /* the direct pickle path's state, or NULL when it is turned off */
-    uint64_t fast_count; /* files decoded on the direct path */
+    dump_json_fast *json_fast; /* the direct JSON path's, likewise */
+    uint64_t fast_count; /* files decoded on a direct path */
 };
 
 fr_decoder *fr_decoder_new(void) {
@@ -1188,7 +1191,8 @@ fr_decoder *fr_decoder_new(void) {
     fd->values = fv_arena_new();
     fd->dec = decoder_new();
     fd->fast = dump_fast_new();
-    if (!fd->values || !fd->dec || !fd->fast) {
+    fd->json_fast = dump_json_fast_new();
+    if (!fd->values || !fd->dec || !fd->fast || !fd->json_fast) {
         fr_decoder_free(fd);
         return NULL;
     }
@@ -1200,6 +1204,7 @@ void fr_decoder_free(fr_decoder *fd) {
     fv_arena_free(fd->values);
     decoder_free(fd->dec);
     dump_fast_free(fd->fast);
+    dump_json_fast_free(fd->json_fast);
     free(fd);
 }
 
@@ -1228,29 +1233,35 @@ static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *er
 void fr_decoder_use_fast_path(fr_decoder *fd, bool on) {
     if (!on) {
         dump_fast_free(fd->fast);
+        dump_json_fast_free(fd->json_fast);
         fd->fast = NULL;
-    } else if (!fd->fast) {
-        fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+        fd->json_fast = NULL;
+        return;
     }
+    if (!fd->fast) fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+    if (!fd->json_fast) fd->json_fast = dump_json_fast_new();
 }
 
 uint64_t fr_decoder_fast_count(const fr_decoder *fd) { return fd->fast_count; }
 
-/* The direct path (dump_fast.c) for a pickle in PyTorch's regular shape: 0 with *out set, or 1
- * when it declined (any doubt, any error), and nothing is left behind. */
-static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out) {
+/* The direct path (dump_fast.c for a pickle in PyTorch's regular shape, dump_json_fast.c for
+ * plain JSON): 0 with *out set, or 1 when it declined (any doubt, any error), and nothing is
+ * left behind. */
+static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool json, fr_dump **out) {
     fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
     if (!arena) return 1;
     fr_error quiet; /* the generic path gives the messages */
     fr_dump *d;
-    if (builder_begin(fd->dec, arena, FR_ENCODING_PICKLE, &quiet, &d)) {
+    if (builder_begin(fd->dec, arena, json ? FR_ENCODING_JSON : FR_ENCODING_PICKLE, &quiet, &d)) {
         fv_arena_free(arena);
         return 1;
     }
     fv *root = NULL;
     fr_entry *entries = NULL;
     uint32_t n = 0;
-    int rc = dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
+    int rc = json ? dump_json_fast_read(fd->json_fast, fd->dec, bytes, len, fd->values, &root,
+                                        &entries, &n)
+                  : dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
     if (rc == 0) rc = decode_root(fd->dec, root, d, -1);
     if (rc == 0 && n) { /* built in the dump's arena already */
         d->entries = entries;
@@ -1269,7 +1280,8 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump
 int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     bool json = looks_like_json(bytes, len);
-    if (!json && fd->fast && decode_fast(fd, bytes, len, out) == 0) {
+    bool direct = json ? fd->json_fast != NULL : fd->fast != NULL;
+    if (direct && decode_fast(fd, bytes, len, json, out) == 0) {
         fd->fast_count++;
         return 0;
     }

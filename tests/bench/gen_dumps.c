@@ -2,7 +2,7 @@
  * job (one PyTorch pickle per rank), for benchmarks and story tests.
  *
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
- *             [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
+ *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
  *             [--layers L] [--jobs J] OUTDIR
  *
  * How it works.
@@ -41,7 +41,11 @@
  * stack from a shared pool; a frame dict referenced at least twice in a file is memoized
  * (BINPUT after its first emission, BINGET later), as torch does. Strings are handed to the
  * writer once per file; repeats reuse the writer's memo id by address (put_str), which emits the
- * very BINGET the writer would. Ranks are spread over J threads (default: the number of CPUs),
+ * very BINGET the writer would. With --json each rank's dump is the same content in PyTorch's
+ * JSON layout (`_dump_nccl_trace_json`: keys sorted, compact, no frames, time_discovered_* 0
+ * for None, pg_status values as strings, "nccl_comm_state": {}): the pickle is written into
+ * memory, decoded and written again by formats/dump_write's JSON writer, and the file is named
+ * with a ".json" suffix. Ranks are spread over J threads (default: the number of CPUs),
  * each with its own writer and buffers.
  */
 #include <errno.h>
@@ -57,6 +61,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump.h"
+#include "dump_write.h"
 #include "pickle_write.h"
 
 enum { G_DEF, G_DP, G_TP, G_PP, G_EP, G_N };
@@ -205,7 +211,7 @@ typedef struct counters {
 
 typedef struct job {
     int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs;
-    bool frames;
+    bool frames, json;
     uint64_t seed;
     const char *prefix, *outdir;
     int64_t hist_steps, window_steps, t0, slot_ns;
@@ -726,10 +732,11 @@ typedef struct worker {
 typedef struct fdsink {
     int fd;
     uint64_t bytes;
+    uint8_t *mem; /* --json: the pickle is collected here first */
+    size_t mem_len, mem_cap;
 } fdsink;
 
-static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
-    fdsink *s = ctx;
+static int fd_write(fdsink *s, const uint8_t *bytes, size_t len) {
     while (len > 0) {
         ssize_t n = write(s->fd, bytes, len);
         if (n < 0 && errno == EINTR) continue;
@@ -739,6 +746,38 @@ static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
         s->bytes += (uint64_t)n;
     }
     return 0;
+}
+
+static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
+    fdsink *s = ctx;
+    if (s->mem_cap == 0) return fd_write(s, bytes, len);
+    if (len > s->mem_cap - s->mem_len) {
+        size_t cap = s->mem_cap;
+        while (len > cap - s->mem_len) cap *= 2;
+        uint8_t *grown = realloc(s->mem, cap);
+        if (!grown) return -1;
+        s->mem = grown;
+        s->mem_cap = cap;
+    }
+    memcpy(s->mem + s->mem_len, bytes, len);
+    s->mem_len += len;
+    return 0;
+}
+
+static int json_sink(void *ctx, const uint8_t *bytes, size_t len) {
+    return fd_write(ctx, bytes, len);
+}
+
+/* --json: the collected pickle, decoded and written to the file in PyTorch's JSON layout. */
+static int write_json(fdsink *sink, const char *path) {
+    fr_dump *d;
+    fr_error err;
+    int rc = fr_dump_decode(sink->mem, sink->mem_len, &d, &err);
+    if (rc == 0) rc = fr_dump_write_json(d, NULL, json_sink, sink, &err);
+    if (rc != 0) fprintf(stderr, "gen_dumps: %s: %s\n", path, err.msg);
+    if (rc == 0) fr_dump_free(d);
+    free(sink->mem);
+    return rc;
 }
 
 /* Fills w->ops with the rank's last `entries` operations; returns how many. */
@@ -939,8 +978,9 @@ static int write_rank(worker *w, int r) {
                  (uint64_t)(140000000000000ull +
                             mix(j->seed ^ ((uint64_t)r << 1 | (uint64_t)t)) % 999999999999ull));
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s%d", j->outdir, j->prefix, r);
-    fdsink sink = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0};
+    snprintf(path, sizeof path, "%s/%s%d%s", j->outdir, j->prefix, r, j->json ? ".json" : "");
+    fdsink sink = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0, NULL, 0, 0};
+    if (j->json && (sink.mem = malloc(OUT_BUF))) sink.mem_cap = OUT_BUF;
     if (sink.fd < 0) {
         fprintf(stderr, "gen_dumps: %s: %s\n", path, strerror(errno));
         return -1;
@@ -964,6 +1004,7 @@ static int write_rank(worker *w, int r) {
     if (j->version == 9) pw_put(&pw); /* `auto result = ...; pickle_str(result)` */
     pw_stop(&pw);
     int rc = pw_finish(&pw, NULL, NULL);
+    if (rc == 0 && j->json) rc = sink.mem ? write_json(&sink, path) : -1;
     if (close(sink.fd) != 0 || rc != 0) {
         fprintf(stderr, "gen_dumps: %s: write failed: %s\n", path, strerror(errno));
         return -1;
@@ -999,7 +1040,7 @@ static void *worker_main(void *arg) {
 static void usage(void) {
     fprintf(stderr,
             "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
-            "                 [--seed S] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
+            "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
             "                 [--microbatches M] [--layers L] [--jobs J] OUTDIR\n");
     exit(2);
 }
@@ -1021,6 +1062,7 @@ static void parse_args(job *j, int argc, char **argv) {
         if (!strcmp(a, "--ranks")) j->n = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--entries")) j->entries = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--frames")) j->frames = true;
+        else if (!strcmp(a, "--json")) j->json = true;
         else if (!strcmp(a, "--faults")) j->faults = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--seed")) j->seed = (uint64_t)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--tp")) tp = (int)num_arg(argc, argv, &i);

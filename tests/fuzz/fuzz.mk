@@ -2,14 +2,16 @@
 #
 # With clang present, `make check` builds $(BUILD)/fuzz/fuzz_pickle, fuzz_json and fuzz_dump
 # (the story script tests/t0102-fuzz.sh runs each for a few seconds); `make fuzz` runs each for
-# FUZZ_SECONDS (default 60). fuzz_dump links the decoder's sources too (FUZZ_DUMP_SRC). The seed
+# FUZZ_SECONDS (default 60). fuzz_dump and fuzz_json link the decoder's sources too
+# (FUZZ_DUMP_SRC): both check that the direct paths decode as the generic one. The seed
 # corpus is made at run time by tests/fuzz/run.sh from tests/fuzz/corpus/ and, when present, the
 # dumps in ../shared (never copied into the repo).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/json_read.c formats/json_write.c
-FUZZ_DUMP_SRC := formats/dump.c formats/dump_fast.c formats/dump_names.c formats/intern.c
+FUZZ_DUMP_SRC := formats/dump.c formats/dump_fast.c formats/dump_json_fast.c formats/dump_names.c \
+                 formats/intern.c
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_pickle $(FUZZ_DIR)/fuzz_json $(FUZZ_DIR)/fuzz_dump
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -Iformats \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -18,8 +20,8 @@ ifneq ($(shell command -v $(FUZZ_CC) 2>/dev/null),)
 CHECK_DEPS += $(FUZZ_BIN)
 endif
 
-$(FUZZ_DIR)/fuzz_dump: FUZZ_EXTRA_SRC := $(FUZZ_DUMP_SRC)
-$(FUZZ_DIR)/fuzz_dump: $(FUZZ_DUMP_SRC)
+$(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_json: FUZZ_EXTRA_SRC := $(FUZZ_DUMP_SRC)
+$(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_json: $(FUZZ_DUMP_SRC)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard formats/*.h)
 	@mkdir -p $(dir $@)

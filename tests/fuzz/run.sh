@@ -4,7 +4,8 @@
 # when a fuzzer found a problem. The corpus is built in a scratch directory from
 # tests/fuzz/corpus/<kind>/ plus, when ../shared exists, the real and synthetic dumps (copied
 # into the scratch directory only, never into the repo). fuzz_dump decodes both encodings, so
-# its corpus is every committed seed and every shared dump, pickle and JSON.
+# its corpus is every committed seed and every shared dump, pickle and JSON. The JSON fuzzers
+# (json, dump) get tests/fuzz/json.dict's tokens.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -42,8 +43,10 @@ for kind in $KINDS; do
         fi
     fi
     log="$WORK/$kind.log"
+    dict=""
+    [ "$kind" != pickle ] && dict="-dict=$TOP/tests/fuzz/json.dict"
     (cd "$WORK" && "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$TOP/$BUILD/fuzz/" \
+        -artifact_prefix="$TOP/$BUILD/fuzz/" $dict \
         -print_final_stats=1 "$corpus" >"$log" 2>&1)
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
