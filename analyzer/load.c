@@ -178,7 +178,8 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
                          in->ranks[in->nranks - 1].path);
                 fa_dump_free(dumps[i]);
             }
-            in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i] ? errors[i] : "out of memory"), files[i].rank};
+            in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i] ? errors[i] : "out of memory"),
+                                                          files[i].rank, duplicate ? NULL : files[i].odd};
             free(errors[i]);
             continue;
         }

@@ -25,6 +25,7 @@
 typedef struct rank_facts {
     int64_t rank;
     bool has_dump;
+    const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
     bool waited;      /* some pending op waits for it to issue something */
     long missing_op;  /* the op most ranks wait for it in */
     size_t missing_waiters;
@@ -129,6 +130,10 @@ static int collect_ranks(decider *d) {
         fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
     }
     fa_ranks_free(&all);
+    for (size_t i = 0; i < d->in->nrejected; i++) { /* a file that exists is unreadable, not absent */
+        long node = rank_node(d, d->in->rejected[i].rank);
+        if (node >= 0 && !d->facts[node].has_dump) d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
+    }
     return 0;
 }
 
@@ -463,12 +468,23 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
     return NULL;
 }
 
+/* A missing-dump finding about absent dumps, or about unreadable ones: never both in one. */
+static fa_finding *find_missing_finding(decider *d, fa_finding_kind kind, long op, size_t from, fa_cause cause) {
+    for (size_t i = from; i < d->findings->n; i++) {
+        fa_finding *x = &d->findings->v[i];
+        if (x->kind == kind && x->op == op && x->cause == cause) return x;
+    }
+    return NULL;
+}
+
 static void blame_missing(decider *d, rank_facts *f, size_t first) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
-    fa_finding *x = find_op_finding(d, kind, f->missing_op, first);
+    fa_cause cause = f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES;
+    fa_finding *x = find_missing_finding(d, kind, f->missing_op, first, cause);
     if (!x) {
         x = fa_findings_add(d->findings, kind, (long)d->m->ops[f->missing_op].group, f->missing_op);
         if (!x) return;
+        x->cause = cause;
         members_in_state(d, (size_t)f->missing_op, fa_member_state_pending, &x->others);
     }
     fa_ranks_add(&x->ranks, f->rank);
@@ -477,7 +493,12 @@ static void blame_missing(decider *d, rank_facts *f, size_t first) {
     context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
     char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
     const fa_op *o = &d->m->ops[f->missing_op];
-    if (kind == FA_MISSING_DUMP) {
+    if (kind == FA_MISSING_DUMP && f->unreadable) {
+        const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
+        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
+                              x->ranks.n > 1 ? "'" : "'s", x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group, label);
+    } else if (kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
@@ -726,7 +747,8 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
-                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED : FA_EV_NO_DUMP, &pending, NULL);
+                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED
+                                            : d->facts[node].unreadable ? FA_EV_UNREADABLE : FA_EV_NO_DUMP, &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
             else if (is_scheduled(s) && started.n)
@@ -750,6 +772,7 @@ static int kind_order(fa_evidence_kind k) {
     case FA_EV_NEVER_STARTED: return 1;
     case FA_EV_MISMATCHED: return 2;
     case FA_EV_NO_DUMP: return 3;
+    case FA_EV_UNREADABLE: return 3;
     case FA_EV_NEVER_ISSUED: return 4;
     }
     return 5;
@@ -965,6 +988,11 @@ static void clause(const decider *d, const fa_finding *f, char *buf, size_t len)
         snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
         break;
     case FA_MISSING_DUMP:
+        if (f->cause == FA_CAUSE_UNREADABLE) {
+            snprintf(buf, len, "rank%s %s%s dump%s unreadable (rank%s %s wait%s in %s %s)", s, who, f->ranks.n > 1 ? "'" : "'s",
+                     f->ranks.n > 1 ? "s are" : " is", os, others, f->others.n > 1 ? "" : "s", group, label);
+            break;
+        }
         snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
         break;
     case FA_STATE_MISMATCH:
@@ -990,9 +1018,10 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
     char *text = malloc(cap);
     if (!text) return;
     used = (size_t)snprintf(text, cap, "%s: ", lead);
-    for (size_t i = from; i < d->findings->n; i++) {
-        const fa_finding *f = &d->findings->v[i];
-        if (!pick(f->kind)) continue;
+    for (size_t k = from; k < 2 * d->findings->n - from; k++) { /* unreadable dumps after evidence */
+        bool late = k >= d->findings->n;
+        const fa_finding *f = &d->findings->v[late ? k - d->findings->n + from : k];
+        if (!pick(f->kind) || late != (f->cause == FA_CAUSE_UNREADABLE)) continue;
         total++;
         if (shown == 3) continue;
         char part[900];
