@@ -468,37 +468,42 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
     return NULL;
 }
 
-/* A missing-dump finding about absent dumps, or about unreadable ones: never both in one. */
-static fa_finding *find_missing_finding(decider *d, fa_finding_kind kind, long op, size_t from, fa_cause cause) {
-    for (size_t i = from; i < d->findings->n; i++) {
-        fa_finding *x = &d->findings->v[i];
-        if (x->kind == kind && x->op == op && x->cause == cause) return x;
-    }
-    return NULL;
+/* The missing_ranks / missing_dump finding of an op (absent and unreadable dumps apart), found
+ * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
+static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op, fa_cause cause) {
+    uint64_t key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 | (kind == FA_MISSING_DUMP), at;
+    if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
+    fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
+    if (!x) return NULL;
+    x->cause = cause;
+    members_in_state(d, (size_t)op, fa_member_state_pending, &x->others);
+    fa_imap_put(index, key, (uint64_t)(x - d->findings->v));
+    return x;
 }
 
-static void blame_missing(decider *d, rank_facts *f, size_t first) {
+/* Adds f's rank to the finding of the op it is missing from; ranks come ascending, so the set
+ * stays sorted. The detail is written once per finding, after (describe_missing). */
+static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
-    fa_cause cause = f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES;
-    fa_finding *x = find_missing_finding(d, kind, f->missing_op, first, cause);
-    if (!x) {
-        x = fa_findings_add(d->findings, kind, (long)d->m->ops[f->missing_op].group, f->missing_op);
-        if (!x) return;
-        x->cause = cause;
-        members_in_state(d, (size_t)f->missing_op, fa_member_state_pending, &x->others);
-    }
+    fa_finding *x = missing_finding(d, index, kind, f->missing_op, f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+    if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
-    fa_ranks_normalize(&x->ranks);
+    if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
+}
+
+static void describe_missing(decider *d, fa_finding *x) {
+    long node = rank_node(d, x->ranks.v[0]);
+    const rank_facts *f = &d->facts[node];
     char group[300], label[200];
-    context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
     char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    const fa_op *o = &d->m->ops[f->missing_op];
-    if (kind == FA_MISSING_DUMP && f->unreadable) {
+    const fa_op *o = &d->m->ops[x->op];
+    if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
         const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
         fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->ranks.n > 1 ? "'" : "'s", x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "", waiting,
                               x->others.n > 1 ? "" : "s", group, label);
-    } else if (kind == FA_MISSING_DUMP) {
+    } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
@@ -518,10 +523,12 @@ static void blame_missing(decider *d, rank_facts *f, size_t first) {
     free(who);
 }
 
-/* Every member joined, nothing is missing: who never started it, or is it simply stuck? */
-static void judge_joined(decider *d, uint32_t c) {
-    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
-        if (d->comp[n] != c) continue;
+/* Every member joined, nothing is missing: who never started it, or is it simply stuck?
+ * nodes[0..nn) are the component's nodes, ascending. */
+static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
+    for (size_t k = 0; k < nn; k++) {
+        size_t n = nodes[k];
+        if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         fa_ranks started = {0}, scheduled = {0};
         members_in_state(d, op, is_started, &started);
@@ -570,28 +577,51 @@ static void judge_joined(decider *d, uint32_t c) {
     }
 }
 
+/* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
+ * so that judging a component costs its own size, not the graph's). */
+static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
+    size_t *at = calloc(d->ncomps + 2, sizeof *at);
+    uint32_t *nodes = malloc((d->g.nnodes ? d->g.nnodes : 1) * sizeof *nodes);
+    if (!at || !nodes) {
+        free(at);
+        free(nodes);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++) at[d->comp[n] + 2]++;
+    for (size_t c = 0; c < d->ncomps; c++) at[c + 2] += at[c + 1];
+    for (size_t n = 0; n < d->g.nnodes; n++) nodes[at[d->comp[n] + 1]++] = (uint32_t)n;
+    *at_out = at;
+    *nodes_out = nodes;
+    return 0;
+}
+
 static void judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
-    if (!leaves || !busy) goto out;
+    size_t *at = NULL;
+    uint32_t *nodes = NULL;
+    if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
     for (size_t n = 0; n < d->g.nnodes; n++)
         for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
             if (d->comp[d->g.edges[e]] != d->comp[n]) leaves[d->comp[n]] = true;
             else busy[d->comp[n]] = true;
         }
     size_t first = d->findings->n;
+    fa_imap missing = {0};
     for (uint32_t c = 0; c < d->ncomps; c++) {
         if (leaves[c]) continue;
+        const uint32_t *mine = nodes + at[c];
+        size_t nmine = at[c + 1] - at[c], nranks = 0;
+        while (nranks < nmine && mine[nranks] < d->nfacts) nranks++; /* rank nodes come first */
         bool any_lag = false, any_waited = false, any_broken = false;
-        for (size_t r = 0; r < d->nfacts; r++) {
-            if (d->comp[r] != c) continue;
+        for (size_t k = 0; k < nranks; k++) {
+            size_t r = mine[k];
             any_lag |= d->facts[r].lag;
             any_waited |= d->facts[r].waited;
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
-        for (size_t r = 0; r < d->nfacts; r++) {
-            rank_facts *f = &d->facts[r];
-            if (d->comp[r] != c) continue;
+        for (size_t k = 0; k < nranks; k++) {
+            rank_facts *f = &d->facts[mine[k]];
             if (any_broken) { /* the dump's own word beats what the entries imply */
                 if (f->broken_op < 0) continue;
                 f->culprit = true;
@@ -601,14 +631,22 @@ static void judge_sinks(decider *d) {
                 blame_lag(d, f);
             } else if (!any_lag && f->waited && f->missing_op >= 0) {
                 f->culprit = true;
-                blame_missing(d, f, first);
+                blame_missing(d, f, &missing);
             }
         }
-        if (!any_broken && !any_lag && !any_waited) judge_joined(d, c);
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
     }
+    for (size_t i = first; i < d->findings->n; i++) {
+        fa_finding *x = &d->findings->v[i];
+        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) && x->cause != FA_CAUSE_CRASH && !x->detail)
+            describe_missing(d, x);
+    }
+    fa_imap_free(&missing);
 out:
     free(leaves);
     free(busy);
+    free(at);
+    free(nodes);
 }
 
 /* ---------------------------------------------------------------- explanation ------- */
@@ -692,9 +730,11 @@ static char *via_text(via_set *vs) {
 
 static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
-    fa_evidence *grown = realloc(v->evidence, (v->nevidence + 1) * sizeof *grown);
-    if (!grown) return -1;
-    v->evidence = grown;
+    if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
+        fa_evidence *grown = realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
+        if (!grown) return -1;
+        v->evidence = grown;
+    }
     fa_evidence *e = &v->evidence[v->nevidence++];
     *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
     for (size_t i = 0; waiters && i < waiters->n; i++)
@@ -1022,6 +1062,7 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
         bool late = k >= d->findings->n;
         const fa_finding *f = &d->findings->v[late ? k - d->findings->n + from : k];
         if (!pick(f->kind) || late != (f->cause == FA_CAUSE_UNREADABLE)) continue;
+        if (f->kind == FA_MISSING_DUMP && f->op < 0) continue; /* idle members without a dump: a warning */
         total++;
         if (shown == 3) continue;
         char part[900];
