@@ -66,6 +66,8 @@ typedef struct decider {
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
     size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
+    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense enough; else node_of_rank */
+    size_t ndense;
 } decider;
 
 void fa_signal_label(int signal, char *buf, size_t len) {
@@ -112,6 +114,7 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
 }
 
 static long rank_node(const decider *d, int64_t rank) {
+    if (d->dense) return rank >= 0 && (size_t)rank < d->ndense ? (long)d->dense[rank] - 1 : -1;
     uint64_t at;
     return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
 }
@@ -124,12 +127,19 @@ static int collect_ranks(decider *d) {
     d->facts = calloc(all.n + 1, sizeof *d->facts);
     if (!d->facts) return -1;
     d->nfacts = all.n;
-    for (size_t i = 0; i < all.n; i++) {
+    for (size_t i = 0; i < all.n; i++)
         d->facts[i] = (rank_facts){.rank = all.v[i], .has_dump = fa_input_find(d->in, all.v[i]) >= 0, .missing_op = -1,
                                    .lag_op = -1, .lag_record = INT64_MAX, .broken_op = -1};
-        fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
-    }
     fa_ranks_free(&all);
+    /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
+     * million members are looked up per op; sparse ranks take the map */
+    size_t span = d->nfacts ? (size_t)d->facts[d->nfacts - 1].rank + 1 : 0;
+    if (span && span <= 2 * d->nfacts + 65536 && (d->dense = calloc(span, sizeof *d->dense))) {
+        d->ndense = span;
+        for (size_t i = 0; i < d->nfacts; i++) d->dense[d->facts[i].rank] = (uint32_t)i + 1;
+    } else {
+        for (size_t i = 0; i < d->nfacts; i++) fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+    }
     for (size_t i = 0; i < d->in->nrejected; i++) { /* a file that exists is unreadable, not absent */
         long node = rank_node(d, d->in->rejected[i].rank);
         if (node >= 0 && !d->facts[node].has_dump) d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
@@ -756,6 +766,8 @@ static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_rank
 }
 
 /* What each culprit did in every op that someone waits in (and every mismatch naming it). */
+enum { EVIDENCE_NO_DUMP_MAX = 256 };
+
 static int collect_evidence(decider *d, size_t nmatch_findings) {
     int rc = 0;
     for (size_t i = 0; i < nmatch_findings && !rc; i++) {
@@ -779,11 +791,15 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
         fa_ranks_normalize(&completed);
         fa_ranks_normalize(&started);
         if (!pending.n) n = 0;
+        uint32_t without_dump = 0;
         for (uint32_t k = 0; k < n && !rc; k++) {
             int64_t r = grp->members[d->members[k]];
+            fa_member_state s = d->states[k];
+            /* a million members without a dump need not a row each in every op: the finding
+             * names them all as a range; the rows show the first EVIDENCE_NO_DUMP_MAX */
+            if (s == FA_MS_NO_DUMP && ++without_dump > EVIDENCE_NO_DUMP_MAX) continue;
             long node = rank_node(d, r);
             if (node < 0 || !is_root(d, (size_t)node)) continue;
-            fa_member_state s = d->states[k];
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
@@ -832,6 +848,7 @@ typedef struct chain {
     via_set via[FA_WAIT_LEVELS];
     long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
     int64_t *block_rec;  /* its record_id */
+    uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
 } chain;
 
 static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
@@ -852,7 +869,12 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
         fa_ranks_add(&l->ranks, r);
         if (!added[level]) {
             added[level] = true;
-            for (size_t t = 0; t < targets->n; t++) fa_ranks_add(&l->waits_for, targets->v[t]);
+            for (size_t t = 0; t < targets->n; t++) { /* once per rank, not per op: a million targets */
+                long tn = rank_node(d, targets->v[t]);
+                if (tn >= 0 && (c->listed[tn] & (1u << level))) continue;
+                if (tn >= 0) c->listed[tn] |= (uint8_t)(1u << level);
+                fa_ranks_add(&l->waits_for, targets->v[t]);
+            }
             via_add(&c->via[level], d, op);
         }
         int64_t rec = call_record(d, op, d->members[k]);
@@ -937,9 +959,11 @@ static int explain(decider *d, size_t nmatch_findings) {
     chain c = {0};
     c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
     c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
-    if (!c.block_op || !c.block_rec) {
+    c.listed = calloc(d->nfacts + 1, 1);
+    if (!c.block_op || !c.block_rec || !c.listed) {
         free(c.block_op);
         free(c.block_rec);
+        free(c.listed);
         return -1;
     }
     for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
@@ -962,6 +986,7 @@ static int explain(decider *d, size_t nmatch_findings) {
     explain_p2p(d);
     free(c.block_op);
     free(c.block_rec);
+    free(c.listed);
     return 0;
 }
 
@@ -1141,7 +1166,7 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0};
+    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0, NULL, 0};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -1204,6 +1229,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.states);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
+    free(d.dense);
     fa_imap_free(&d.async_error);
     free(d.g.edge_at);
     free(d.g.edges);
