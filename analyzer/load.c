@@ -215,6 +215,42 @@ static size_t keep_prefixed(fa_dir_list *all, const char *chosen) {
     return out;
 }
 
+/* "name\x1fN": how many dumps list N members for group `name`. */
+static char *size_key(const fr_group_config *c) {
+    char *key = NULL;
+    if (asprintf(&key, "%s\x1f%u", c->name ? c->name : "", c->nranks) < 0) key = NULL;
+    return key;
+}
+
+/* A dump whose pg_config gives a group another member count than most dumps do (a group of
+ * 200 000 ranks in a job of 16) is named: its claim is the odd one, whatever it does later. */
+static void note_odd_group_sizes(fa_input *in) {
+    fa_smap count = {0}, best = {0}; /* size key -> dumps; name -> most common count */
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t r = 0; r < in->nranks; r++) {
+            const fa_dump *d = in->ranks[r].dump;
+            for (uint32_t k = 0; k < d->ngroups; k++) {
+                const fr_group_config *c = &d->groups[k];
+                char *key = size_key(c);
+                uint64_t n = 0, most = 0;
+                if (!key || !c->name || !c->nranks) { free(key); continue; }
+                fa_smap_get(&count, key, &n);
+                if (pass == 0) fa_smap_put(&count, key, n + 1);
+                if (pass == 1 && (!fa_smap_get(&best, c->name, &most) || n > most)) fa_smap_put(&best, c->name, n);
+                if (pass == 2 && fa_smap_get(&best, c->name, &most) && n < most && n == 1) {
+                    char msg[400];
+                    snprintf(msg, sizeof msg, "pg_config[\"%.100s\"] lists %u ranks, where %llu other dumps agree on "
+                             "another count for that group (a corrupt header, or dumps of two jobs?)", c->name, c->nranks,
+                             (unsigned long long)most);
+                    add_note(in, in->ranks[r].path, msg);
+                }
+                free(key);
+            }
+        }
+    fa_smap_free(&count);
+    fa_smap_free(&best);
+}
+
 static void take_walk_notes(fa_input *in, fa_dir_list *all) {
     for (size_t i = 0; i < all->nnotes; i++) {
         char **notes = realloc(in->notes, (in->nnotes + 1) * sizeof *notes);
@@ -255,6 +291,7 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
     in->dir = strdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);
+    note_odd_group_sizes(in);
     take_walk_notes(in, &all);
     free(dumps);
     free(errors);
