@@ -73,7 +73,8 @@ static int add_note(fa_dir_list *w, const char *path, const char *msg) {
 }
 
 /* Keeps path when its base name has the dump shape; `odd` says what it is unless regular. */
-static int add_entry(fa_dir_list *w, const char *path, size_t base_at, const char *odd, bool is_dir) {
+static int add_entry(fa_dir_list *w, const char *path, size_t base_at, const char *odd,
+                     bool is_dir) {
     size_t prefix_len;
     int64_t rank = fa_dump_name_rank(path + base_at, &prefix_len);
     if (rank < 0) return 0;
@@ -106,16 +107,21 @@ static int visit(fa_dir_list *w, visited *seen, const char *path, size_t base_at
     struct stat st;
     if (lstat(path, &st) != 0) return 0; /* gone since readdir */
     bool link = S_ISLNK(st.st_mode);
-    if (link && stat(path, &st) != 0) return add_entry(w, path, base_at, "a dangling symbolic link", false);
+    if (link && stat(path, &st) != 0)
+        return add_entry(w, path, base_at, "a dangling symbolic link", false);
     if (S_ISREG(st.st_mode)) return add_entry(w, path, base_at, NULL, false);
     if (!S_ISDIR(st.st_mode)) return add_entry(w, path, base_at, odd_kind(st.st_mode, link), false);
-    if (add_entry(w, path, base_at, link ? "a symbolic link to a directory" : "a directory", true)) return -1;
+    if (add_entry(w, path, base_at, link ? "a symbolic link to a directory" : "a directory", true))
+        return -1;
     int fresh = visited_add(seen, st.st_dev, st.st_ino);
     if (fresh < 0) return -1;
     if (!fresh)
-        return add_note(w, path, link ? "a symbolic link to a directory already walked (a loop); not followed"
-                                      : "a directory already walked (a bind mount?); not walked again");
-    if (depth + 1 > MAX_DEPTH) return add_note(w, path, "more than 64 directories deep; not walked");
+        return add_note(w, path,
+                        link
+                            ? "a symbolic link to a directory already walked (a loop); not followed"
+                            : "a directory already walked (a bind mount?); not walked again");
+    if (depth + 1 > MAX_DEPTH)
+        return add_note(w, path, "more than 64 directories deep; not walked");
     return walk_dir(w, seen, path, depth + 1);
 }
 
@@ -129,7 +135,10 @@ static int walk_dir(fa_dir_list *w, visited *seen, const char *dir, int depth) {
     while (rc == 0 && (ent = readdir(d)) != NULL) {
         if (ent->d_name[0] == '.') continue; /* ., .., and hidden temporaries of atomic writers */
         char *path = NULL;
-        if (asprintf(&path, "%s%s%s", dir, sep, ent->d_name) < 0) { rc = -1; break; }
+        if (asprintf(&path, "%s%s%s", dir, sep, ent->d_name) < 0) {
+            rc = -1;
+            break;
+        }
         rc = visit(w, seen, path, strlen(path) - strlen(ent->d_name), depth);
         free(path);
     }

@@ -29,7 +29,10 @@ uint64_t fa_max_dump_bytes(void) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(env, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    int shift = *end == 'K' || *end == 'k'   ? 10
+                : *end == 'M' || *end == 'm' ? 20
+                : *end == 'G' || *end == 'g' ? 30
+                                             : 0;
     if (shift) end++;
     if (errno || *end || v == 0 || v > (UINT64_MAX >> shift)) return DEFAULT_MAX_DUMP;
     return (uint64_t)v << shift;
@@ -64,11 +67,14 @@ static int open_regular(const char *path, uint64_t max, struct stat *st, fr_erro
     }
     const char *why = NULL;
     char size_msg[200];
-    if (fstat(fd, st) != 0) why = strerror(errno);
-    else if (!S_ISREG(st->st_mode)) why = kind_of(st->st_mode);
+    if (fstat(fd, st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st->st_mode))
+        why = kind_of(st->st_mode);
     else if ((uint64_t)st->st_size > max) {
         snprintf(size_msg, sizeof size_msg,
-                 "%llu bytes, larger than any dump can be (%llu; FRTRACE_MAX_DUMP_BYTES raises the bound); not read",
+                 "%llu bytes, larger than any dump can be (%llu; FRTRACE_MAX_DUMP_BYTES raises the "
+                 "bound); not read",
                  (unsigned long long)st->st_size, (unsigned long long)max);
         why = size_msg;
     }
@@ -87,7 +93,8 @@ static long read_all(int fd, size_t want, uint64_t max, fa_file_buffer *buf, fr_
         if (n + 1 >= buf->cap || want > buf->cap) {
             size_t need = want > n + 2 ? want : n + 2;
             if (!grow(buf, need)) {
-                snprintf(err->msg, sizeof err->msg, "out of memory reading %zu bytes", want ? want - 1 : n);
+                snprintf(err->msg, sizeof err->msg, "out of memory reading %zu bytes",
+                         want ? want - 1 : n);
                 return -1;
             }
         }
@@ -100,7 +107,8 @@ static long read_all(int fd, size_t want, uint64_t max, fa_file_buffer *buf, fr_
         if (got == 0) break;
         n += (size_t)got;
         if ((uint64_t)n > max) {
-            snprintf(err->msg, sizeof err->msg, "grew past %llu bytes while read; not a dump", (unsigned long long)max);
+            snprintf(err->msg, sizeof err->msg, "grew past %llu bytes while read; not a dump",
+                     (unsigned long long)max);
             return -1;
         }
     }

@@ -252,7 +252,8 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     g->n = b.n;
     g->v = calloc(b.n ? b.n : 1, sizeof *g->v);
     for (size_t i = 0; i < b.n; i++)
-        g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0}, false};
+        g->v[i] = (fa_group){
+            NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0}, false};
     assign_ids(g);
     g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
     g->nby_rank = in->nranks;
@@ -294,7 +295,8 @@ long fa_group_position(const fa_group *group, int64_t global_rank) {
     uint64_t at;
     if (group->contiguous)
         return global_rank >= group->members[0] && global_rank - group->members[0] < group->nmembers
-                   ? (long)(global_rank - group->members[0]) : -1;
+                   ? (long)(global_rank - group->members[0])
+                   : -1;
     if (global_rank < 0 || !fa_imap_get(&group->member_pos, (uint64_t)global_rank, &at)) return -1;
     return (long)at;
 }

@@ -30,7 +30,7 @@ typedef struct fa_group {
     int64_t *members;  /* global ranks in group-rank order; -1 where unknown (recorder dumps) */
     long *member_input; /* index into fa_input.ranks per member, -1 = no dump */
     fa_imap member_pos; /* global rank -> position in members */
-    bool contiguous;    /* members are members[0], +1, +2, ...: positions computed, member_pos empty */
+    bool contiguous; /* members are members[0], +1, +2, ...: positions computed, member_pos empty */
 } fa_group;
 
 typedef struct fa_groups {

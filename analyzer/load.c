@@ -87,8 +87,8 @@ typedef struct decode_job {
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = {{0}};
     if (job->files[i].odd) { /* never opened: it could block, or never end */
-        if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable", job->files[i].odd,
-                     (long long)job->files[i].rank) < 0)
+        if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable",
+                     job->files[i].odd, (long long)job->files[i].rank) < 0)
             job->errors[i] = NULL;
         return;
     }
@@ -178,8 +178,12 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
                          in->ranks[in->nranks - 1].path);
                 fa_dump_free(dumps[i]);
             }
-            in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i] ? errors[i] : "out of memory"),
-                                                          files[i].rank, duplicate ? NULL : files[i].odd};
+            in->rejected[in->nrejected++] =
+                (fa_rejected){files[i].path,
+                              strdup(duplicate   ? msg
+                                     : errors[i] ? errors[i]
+                                                 : "out of memory"),
+                              files[i].rank, duplicate ? NULL : files[i].odd};
             free(errors[i]);
             continue;
         }
@@ -201,15 +205,19 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
 static size_t keep_prefixed(fa_dir_list *all, const char *chosen) {
     size_t pl = strlen(chosen), kept = 0;
     for (size_t i = 0; i < all->n; i++) {
-        if (all->v[i].prefix_len == pl && strncmp(all->v[i].base, chosen, pl) == 0) all->v[kept++] = all->v[i];
-        else free(all->v[i].path);
+        if (all->v[i].prefix_len == pl && strncmp(all->v[i].base, chosen, pl) == 0)
+            all->v[kept++] = all->v[i];
+        else
+            free(all->v[i].path);
     }
     qsort(all->v, kept, sizeof *all->v, compare_candidates);
     size_t out = 0;
     for (size_t i = 0; i < kept; i++) {
         bool shadowed = all->v[i].is_dir && out > 0 && all->v[out - 1].rank == all->v[i].rank;
-        if (shadowed) free(all->v[i].path);
-        else all->v[out++] = all->v[i];
+        if (shadowed)
+            free(all->v[i].path);
+        else
+            all->v[out++] = all->v[i];
     }
     all->n = out;
     return out;
@@ -233,15 +241,21 @@ static void note_odd_group_sizes(fa_input *in) {
                 const fr_group_config *c = &d->groups[k];
                 char *key = size_key(c);
                 uint64_t n = 0, most = 0;
-                if (!key || !c->name || !c->nranks) { free(key); continue; }
+                if (!key || !c->name || !c->nranks) {
+                    free(key);
+                    continue;
+                }
                 fa_smap_get(&count, key, &n);
                 if (pass == 0) fa_smap_put(&count, key, n + 1);
-                if (pass == 1 && (!fa_smap_get(&best, c->name, &most) || n > most)) fa_smap_put(&best, c->name, n);
+                if (pass == 1 && (!fa_smap_get(&best, c->name, &most) || n > most))
+                    fa_smap_put(&best, c->name, n);
                 if (pass == 2 && fa_smap_get(&best, c->name, &most) && n < most && n == 1) {
                     char msg[400];
-                    snprintf(msg, sizeof msg, "pg_config[\"%.100s\"] lists %u ranks, where %llu other dumps agree on "
-                             "another count for that group (a corrupt header, or dumps of two jobs?)", c->name, c->nranks,
-                             (unsigned long long)most);
+                    snprintf(
+                        msg, sizeof msg,
+                        "pg_config[\"%.100s\"] lists %u ranks, where %llu other dumps agree on "
+                        "another count for that group (a corrupt header, or dumps of two jobs?)",
+                        c->name, c->nranks, (unsigned long long)most);
                     add_note(in, in->ranks[r].path, msg);
                 }
                 free(key);
@@ -271,8 +285,10 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
     }
     char *chosen = prefix ? strdup(prefix) : infer_prefix(&all, err);
     size_t nall = all.n, kept = 0;
-    if (chosen) kept = keep_prefixed(&all, chosen);
-    else fa_dir_walk_free(&all, true);
+    if (chosen)
+        kept = keep_prefixed(&all, chosen);
+    else
+        fa_dir_walk_free(&all, true);
     if (!chosen || kept == 0) {
         if (chosen || nall == 0) /* else infer_prefix said why */
             snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)", dir, prefix ? prefix : "PREFIX");

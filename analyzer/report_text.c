@@ -331,7 +331,9 @@ static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
     switch (e->kind) {
     case FA_EV_NEVER_ISSUED: snprintf(buf, len, "never issued"); break;
     case FA_EV_NO_DUMP: snprintf(buf, len, "wrote no dump"); break;
-    case FA_EV_UNREADABLE: snprintf(buf, len, "dump unreadable"); break;
+    case FA_EV_UNREADABLE:
+        snprintf(buf, len, "dump unreadable");
+        break;
     case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
     case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
     case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;

@@ -66,7 +66,7 @@ typedef struct decider {
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
     size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
-    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense enough; else node_of_rank */
+    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
     size_t ndense;
 } decider;
 
@@ -128,8 +128,12 @@ static int collect_ranks(decider *d) {
     if (!d->facts) return -1;
     d->nfacts = all.n;
     for (size_t i = 0; i < all.n; i++)
-        d->facts[i] = (rank_facts){.rank = all.v[i], .has_dump = fa_input_find(d->in, all.v[i]) >= 0, .missing_op = -1,
-                                   .lag_op = -1, .lag_record = INT64_MAX, .broken_op = -1};
+        d->facts[i] = (rank_facts){.rank = all.v[i],
+                                   .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
+                                   .missing_op = -1,
+                                   .lag_op = -1,
+                                   .lag_record = INT64_MAX,
+                                   .broken_op = -1};
     fa_ranks_free(&all);
     /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
      * million members are looked up per op; sparse ranks take the map */
@@ -138,11 +142,14 @@ static int collect_ranks(decider *d) {
         d->ndense = span;
         for (size_t i = 0; i < d->nfacts; i++) d->dense[d->facts[i].rank] = (uint32_t)i + 1;
     } else {
-        for (size_t i = 0; i < d->nfacts; i++) fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+        for (size_t i = 0; i < d->nfacts; i++)
+            fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
     }
-    for (size_t i = 0; i < d->in->nrejected; i++) { /* a file that exists is unreadable, not absent */
+    /* a rank whose file exists but was rejected is unreadable, not absent */
+    for (size_t i = 0; i < d->in->nrejected; i++) {
         long node = rank_node(d, d->in->rejected[i].rank);
-        if (node >= 0 && !d->facts[node].has_dump) d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
+        if (node >= 0 && !d->facts[node].has_dump)
+            d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
     }
     return 0;
 }
@@ -480,8 +487,10 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
 
 /* The missing_ranks / missing_dump finding of an op (absent and unreadable dumps apart), found
  * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
-static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op, fa_cause cause) {
-    uint64_t key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 | (kind == FA_MISSING_DUMP), at;
+static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op,
+                                   fa_cause cause) {
+    uint64_t at, key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 |
+                       (kind == FA_MISSING_DUMP);
     if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
     fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
     if (!x) return NULL;
@@ -495,7 +504,8 @@ static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind k
  * stays sorted. The detail is written once per finding, after (describe_missing). */
 static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
-    fa_finding *x = missing_finding(d, index, kind, f->missing_op, f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+    fa_finding *x = missing_finding(d, index, kind, f->missing_op,
+                                    f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
     if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
     if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
@@ -510,9 +520,10 @@ static void describe_missing(decider *d, fa_finding *x) {
     const fa_op *o = &d->m->ops[x->op];
     if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
         const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
-        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
-                              x->ranks.n > 1 ? "'" : "'s", x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "" : "s", group, label);
+        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
+                              x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
+                              waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
@@ -648,7 +659,8 @@ static void judge_sinks(decider *d) {
     }
     for (size_t i = first; i < d->findings->n; i++) {
         fa_finding *x = &d->findings->v[i];
-        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) && x->cause != FA_CAUSE_CRASH && !x->detail)
+        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&
+            x->cause != FA_CAUSE_CRASH && !x->detail)
             describe_missing(d, x);
     }
     fa_imap_free(&missing);
@@ -741,7 +753,8 @@ static char *via_text(via_set *vs) {
 static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
     if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
-        fa_evidence *grown = realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
+        fa_evidence *grown =
+            realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
         if (!grown) return -1;
         v->evidence = grown;
     }
@@ -803,8 +816,11 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
-                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED
-                                            : d->facts[node].unreadable ? FA_EV_UNREADABLE : FA_EV_NO_DUMP, &pending, NULL);
+                rc = add_evidence(d, r, op,
+                                  s == FA_MS_NEVER            ? FA_EV_NEVER_ISSUED
+                                  : d->facts[node].unreadable ? FA_EV_UNREADABLE
+                                                              : FA_EV_NO_DUMP,
+                                  &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
             else if (is_scheduled(s) && started.n)
@@ -869,7 +885,8 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
         fa_ranks_add(&l->ranks, r);
         if (!added[level]) {
             added[level] = true;
-            for (size_t t = 0; t < targets->n; t++) { /* once per rank, not per op: a million targets */
+            for (size_t t = 0; t < targets->n;
+                 t++) { /* once per rank, not per op: a million targets */
                 long tn = rank_node(d, targets->v[t]);
                 if (tn >= 0 && (c->listed[tn] & (1u << level))) continue;
                 if (tn >= 0) c->listed[tn] |= (uint8_t)(1u << level);
@@ -1054,8 +1071,9 @@ static void clause(const decider *d, const fa_finding *f, char *buf, size_t len)
         break;
     case FA_MISSING_DUMP:
         if (f->cause == FA_CAUSE_UNREADABLE) {
-            snprintf(buf, len, "rank%s %s%s dump%s unreadable (rank%s %s wait%s in %s %s)", s, who, f->ranks.n > 1 ? "'" : "'s",
-                     f->ranks.n > 1 ? "s are" : " is", os, others, f->others.n > 1 ? "" : "s", group, label);
+            snprintf(buf, len, "rank%s %s%s dump%s unreadable (rank%s %s wait%s in %s %s)", s, who,
+                     f->ranks.n > 1 ? "'" : "'s", f->ranks.n > 1 ? "s are" : " is", os, others,
+                     f->others.n > 1 ? "" : "s", group, label);
             break;
         }
         snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
@@ -1083,11 +1101,13 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
     char *text = malloc(cap);
     if (!text) return;
     used = (size_t)snprintf(text, cap, "%s: ", lead);
-    for (size_t k = from; k < 2 * d->findings->n - from; k++) { /* unreadable dumps after evidence */
+    for (size_t k = from; k < 2 * d->findings->n - from;
+         k++) { /* unreadable dumps after evidence */
         bool late = k >= d->findings->n;
         const fa_finding *f = &d->findings->v[late ? k - d->findings->n + from : k];
         if (!pick(f->kind) || late != (f->cause == FA_CAUSE_UNREADABLE)) continue;
-        if (f->kind == FA_MISSING_DUMP && f->op < 0) continue; /* idle members without a dump: a warning */
+        if (f->kind == FA_MISSING_DUMP && f->op < 0)
+            continue; /* idle members without a dump: a warning */
         total++;
         if (shown == 3) continue;
         char part[900];
@@ -1166,7 +1186,8 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0, NULL, 0};
+    decider d = {in,  groups, m, findings, v,    NULL, 0, {0},  {0},
+                 {0}, NULL,   0, NULL,     NULL, 0,    0, NULL, 0};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;

@@ -882,7 +882,8 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
 static int check_ranks(decoder *dec, const fr_group_config *g) {
     for (uint32_t i = 0; i < g->nranks; i++)
         if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
-            return fail(dec->err, "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
+            return fail(dec->err,
+                        "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
                         where(dec), g->ranks[i]);
     return 0;
 }
@@ -1284,8 +1285,11 @@ static bool sane_expansion(fv *root, size_t len, fr_error *err) {
     uint64_t bound = 64 * (uint64_t)len + ((uint64_t)16 << 20);
     uint64_t weight = fv_tree_weight(root, bound);
     if (weight <= bound) return true;
-    fail(err, "memo sharing expands this %zu-byte pickle beyond %" PRIu64 " bytes of values (64 times its size "
-              "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it", len, bound);
+    fail(err,
+         "memo sharing expands this %zu-byte pickle beyond %" PRIu64
+         " bytes of values (64 times its size "
+         "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
+         len, bound);
     return false;
 }
 

@@ -618,9 +618,11 @@ static int load_text_float(vm *m, const char *s, size_t n) {
  * whose array would not fit this pickle's memory budget is one it fails on too (MemoryError). */
 static int memo_store(vm *m, uint64_t id) {
     if (id > m->max_memory / 16)
-        return fail(m, "memo id %" PRIu64 " out of range (%s at byte %zu): a memo that large would take more "
-                       "than the %zu bytes this %zu-byte pickle may use", id, op_name(m), m->op_pos,
-                    m->max_memory, m->len);
+        return fail(m,
+                    "memo id %" PRIu64
+                    " out of range (%s at byte %zu): a memo that large would take more "
+                    "than the %zu bytes this %zu-byte pickle may use",
+                    id, op_name(m), m->op_pos, m->max_memory, m->len);
     fv *v = NULL;
     int rc = top(m, &v);
     if (rc) return rc;
@@ -776,7 +778,8 @@ static int step(vm *m) {
         if ((rc = arg_le(m, 1, &a))) return rc;
         if (a > 5) return fail(m, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
         return R_OK;
-    case 0x95: return op_frame(m);
+    case 0x95:
+        return op_frame(m);
     case '.': return op_stop(m);
     case '(': return push_mark(m);
     case '0': return op_pop(m);

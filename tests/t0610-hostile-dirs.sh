@@ -31,13 +31,14 @@ culprits_named() {
 
 # leads_with_culprits: the title names 9 and 14 first.
 leads_with_culprits() {
-    head -n 1 out | grep -q "^hang: ranks 9,14 never joined" || { echo "title: $(head -n 1 out)"; return 1; }
+    head -n 1 out | grep -q "^hang: ranks 9,14 never joined" || {
+        echo "title: $(head -n 1 out)"; return 1; }
 }
 
 # unreadable_rank3 WHAT: rank 3 is unreadable (WHAT), never "wrote no dump", and does not lead.
 unreadable_rank3() {
     test "$status" = 1 && leads_with_culprits && culprits_named &&
-    grep -q "^frtrace: $case_name/_dump_3: not a regular file but $1; rank 3.s dump is unreadable$" err &&
+    grep -q "^frtrace: $case_name/_dump_3: not a regular file but $1; rank 3.s dump is unreadable" err &&
     grep -q "rank 3.s dump is unreadable ($1)" out && ! grep -q "wrote no dump" out
 }
 
@@ -55,8 +56,8 @@ fi
 test_expect_success 'two links to . are each reported once as a loop, not walked 2^64 times' '
     run_bounded two-links &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: two-links/a: a symbolic link to a directory already walked (a loop); not followed$" err &&
-    grep -q "^frtrace: two-links/b: a symbolic link to a directory already walked (a loop); not followed$" err &&
+    loop="a symbolic link to a directory already walked (a loop); not followed"
+    grep -q "^frtrace: two-links/a: $loop$" err && grep -q "^frtrace: two-links/b: $loop$" err &&
     test "$(wc -l <err)" = 2
 '
 
@@ -96,19 +97,21 @@ test_expect_success 'a dangling link named _dump_3 is said to be one' '
 test_expect_success 'a 2 GB sparse _dump_3 is refused by its size before a byte is read' '
     run_bounded sparse-2g &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: sparse-2g/_dump_3: 2147483648 bytes, larger than any dump can be (603979776; FRTRACE_MAX_DUMP_BYTES" err
+    too_big="2147483648 bytes, larger than any dump can be (603979776; FRTRACE_MAX_DUMP_BYTES"
+    grep -q "^frtrace: sparse-2g/_dump_3: $too_big" err
 '
 
 test_expect_success 'FRTRACE_MAX_DUMP_BYTES lowers the bound (and names it)' '
     python3 "$MAKE_DIR" "$SRC" small one-link &&
     status=0 && FRTRACE_MAX_DUMP_BYTES=1K "$FRTRACE" small >out 2>err || status=$?
-    test "$status" = 2 && grep -q "^frtrace: small/_dump_0: 3444 bytes, larger than any dump can be (1024;" err
+    test "$status" = 2 &&
+    grep -q "^frtrace: small/_dump_0: 3444 bytes, larger than any dump can be (1024;" err
 '
 
 test_expect_success 'one dump listing 200 000 ranks in the default group: fast, and that file is named' '
     run_bounded group-200k &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: group-200k/_dump_3: pg_config\[\"0\"\] lists 200000 ranks, where 15 other dumps agree" err &&
+    grep -q "^frtrace: group-200k/_dump_3: pg_config\[\"0\"\] lists 200000 ranks, where 15 other" err &&
     ! grep -q "(rank  waits in  )" out
 '
 
@@ -121,7 +124,7 @@ test_expect_success 'one dump giving every group 1 000 000 ranks: within 10 s an
 test_expect_success '100 000 memo references to one list in input_sizes are refused as hostile' '
     run_bounded memo-sizes -o db.json &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: memo-sizes/_dump_3: memo sharing expands this 206565-byte pickle beyond" err &&
+    grep -q "^frtrace: memo-sizes/_dump_3: memo sharing expands this 206565-byte pickle" err &&
     test "$(wc -c <db.json)" -lt 1000000
 '
 
@@ -135,26 +138,27 @@ test_expect_success 'a million memo references to one entry in every dump are re
 test_expect_success 'a rank of 4294967295 or -5 in a group is refused, naming the file' '
     run_bounded rank-4294967295 &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: rank-4294967295/_dump_3: pg_config\[\"0\"\]: \"ranks\" lists 4294967295, which cannot be a rank" err &&
+    not_rank="which cannot be a rank (0 to 2147483647)"
+    grep -q "^frtrace: rank-4294967295/_dump_3: pg_config\[\"0\"\]: \"ranks\" lists 4294967295, $not_rank" err &&
     ! grep -q "rank 4294967295" out &&
     run_bounded rank-negative &&
     test "$status" = 1 && culprits_named &&
-    grep -q "^frtrace: rank-negative/_dump_3: pg_config\[\"0\"\]: \"ranks\" lists -5, which cannot be a rank" err
+    grep -q "^frtrace: rank-negative/_dump_3: pg_config\[\"0\"\]: \"ranks\" lists -5, $not_rank" err
 '
 
 test_expect_success 'FRAME lengths beyond the file are truncation, as in Python' '
     run_bounded frame-1e9 &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: frame-1e9/_dump_3: truncated pickle at byte 3455 (FRAME at byte 2 needs 999996556 more bytes)" err &&
+    grep -q "^frtrace: frame-1e9/_dump_3: truncated pickle at byte 3455 (FRAME at byte 2 needs 999996556" err &&
     run_bounded frame-max &&
     test "$status" = 1 && culprits_named &&
-    grep -q "^frtrace: frame-max/_dump_3: truncated pickle at byte 3455 (FRAME at byte 2 needs 18446744073709548171" err
+    grep -q "^frtrace: frame-max/_dump_3: truncated pickle at byte 3455 (FRAME at byte 2 needs 1844674407" err
 '
 
 test_expect_success 'LONG_BINPUT 0xFFFFFFF0 is an error, as in Python' '
     run_bounded long-binput &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    grep -q "^frtrace: long-binput/_dump_3: memo id 4294967280 out of range (LONG_BINPUT at byte 16)" err
+    grep -q "^frtrace: long-binput/_dump_3: memo id 4294967280 out of range (LONG_BINPUT at byte 16" err
 '
 
 test_expect_success 'frtrace show agrees on the lying pickles (exit 2, the file named)' '

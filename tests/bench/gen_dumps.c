@@ -983,7 +983,8 @@ static void *worker_main(void *arg) {
     w->memo = xmalloc(sizeof(pw_memo_slot) * MEMO_SLOTS);
     for (int g = 0; g < G_N; g++) snprintf(w->pg_keys[g], sizeof w->pg_keys[g], "%d", g);
     int failed = 0;
-    for (int64_t r = (int64_t)w->id * j->every; r < j->n && !failed; r += (int64_t)j->jobs * j->every)
+    for (int64_t r = (int64_t)w->id * j->every; r < j->n && !failed;
+         r += (int64_t)j->jobs * j->every)
         failed = write_rank(w, (int)r) != 0;
     pthread_mutex_lock(&j->lock);
     j->bytes += w->bytes;
@@ -1031,7 +1032,8 @@ static void parse_args(job *j, int argc, char **argv) {
         else if (!strcmp(a, "--microbatches")) j->nmb = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--layers")) j->nlayers = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--jobs")) j->jobs = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--every")) j->every = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--every"))
+            j->every = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--prefix") && i + 1 < argc) j->prefix = argv[++i];
         else if (!strcmp(a, "--version") && i + 1 < argc) {
             a = argv[++i];
@@ -1041,7 +1043,8 @@ static void parse_args(job *j, int argc, char **argv) {
         } else if (a[0] == '-' || j->outdir) usage();
         else j->outdir = a;
     }
-    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1) usage();
+    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
+        usage();
     j->tp = tp > 0 ? tp : gcd(j->n, 8);
     j->pp = pp > 0 ? pp : gcd(j->n / j->tp, 4);
     if (j->n % j->tp || (j->n / j->tp) % j->pp) {

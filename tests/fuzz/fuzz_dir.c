@@ -47,10 +47,22 @@ static void make_entry(int k, const uint8_t *p, size_t n) {
     char path[512];
     snprintf(path, sizeof path, "%s/_dump_%d", root, k);
     uint8_t kind = n ? p[0] : 0;
-    if (kind == 0xf1) { mkdir(path, 0755); return; }
-    if (kind == 0xf2) { mkfifo(path, 0644); return; }
-    if (kind == 0xf3) { symlink(".", path); return; }
-    if (kind == 0xf4) { symlink("nowhere", path); return; }
+    if (kind == 0xf1) {
+        mkdir(path, 0755);
+        return;
+    }
+    if (kind == 0xf2) {
+        mkfifo(path, 0644);
+        return;
+    }
+    if (kind == 0xf3) {
+        symlink(".", path);
+        return;
+    }
+    if (kind == 0xf4) {
+        symlink("nowhere", path);
+        return;
+    }
     FILE *f = fopen(path, "wb");
     if (!f) return;
     if (n) fwrite(p, 1, n, f);
@@ -76,7 +88,8 @@ static void analyze_dir(void) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!root[0]) {
-        snprintf(root, sizeof root, "%s/frtrace-fuzz-dir.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+        snprintf(root, sizeof root, "%s/frtrace-fuzz-dir.%d",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
         mkdir(root, 0755);
     }
     clear_dir(root);
@@ -84,7 +97,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int k = 0; k < MAX_FILES && at <= size; k++) {
         const uint8_t *start = data + at, *end = NULL;
         for (size_t i = at; i + 4 <= size; i++)
-            if (memcmp(data + i, SEP, 4) == 0) { end = data + i; break; }
+            if (memcmp(data + i, SEP, 4) == 0) {
+                end = data + i;
+                break;
+            }
         size_t n = end ? (size_t)(end - start) : size - at;
         make_entry(k, start, n);
         if (!end) break;
