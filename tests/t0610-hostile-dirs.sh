@@ -11,13 +11,18 @@ SRC="$REAL_DUMPS/lock_gil_1st"
 MAKE_DIR="$TOP/tests/tools/hostile_dirs.py"
 
 # run_bounded CASE [ARGS...]: makes the case's directory, runs frtrace on it under 1 GB of
-# address space and 10 s; out, err and status hold what the user sees.
+# address space and 10 s; out, err and status hold what the user sees. Under AddressSanitizer
+# (SANITIZE=1), which reserves terabytes of address space for its shadow and runs several times
+# slower, the bounds are 60 s and no address-space limit.
+LIMIT_KB=1048576 LIMIT_S=10
+[ "${SANITIZE:-}" = 1 ] && LIMIT_KB=unlimited LIMIT_S=60
 run_bounded() {
     case_name=$1
     shift
     python3 "$MAKE_DIR" "$SRC" "$case_name" "$case_name" || return 1
     status=0
-    (ulimit -v 1048576 && exec timeout 10 "$FRTRACE" "$@" "$case_name") >out 2>err || status=$?
+    (ulimit -v "$LIMIT_KB" && exec timeout "$LIMIT_S" "$FRTRACE" "$@" "$case_name") >out 2>err ||
+        status=$?
     echo "$case_name: exit $status"
     head -n 3 err
     case $status in 0|1|2) ;; *) echo "exit $status: killed, timed out or crashed"; return 1 ;; esac
@@ -56,7 +61,7 @@ fi
 test_expect_success 'two links to . are each reported once as a loop, not walked 2^64 times' '
     run_bounded two-links &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    loop="a symbolic link to a directory already walked (a loop); not followed"
+    loop="a symbolic link to a directory already walked (a loop); not followed" &&
     grep -q "^frtrace: two-links/a: $loop$" err && grep -q "^frtrace: two-links/b: $loop$" err &&
     test "$(wc -l <err)" = 2
 '
@@ -97,7 +102,7 @@ test_expect_success 'a dangling link named _dump_3 is said to be one' '
 test_expect_success 'a 2 GB sparse _dump_3 is refused by its size before a byte is read' '
     run_bounded sparse-2g &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    too_big="2147483648 bytes, larger than any dump can be (603979776; FRTRACE_MAX_DUMP_BYTES"
+    too_big="2147483648 bytes, larger than any dump can be (603979776; FRTRACE_MAX_DUMP_BYTES" &&
     grep -q "^frtrace: sparse-2g/_dump_3: $too_big" err
 '
 
@@ -138,7 +143,7 @@ test_expect_success 'a million memo references to one entry in every dump are re
 test_expect_success 'a rank of 4294967295 or -5 in a group is refused, naming the file' '
     run_bounded rank-4294967295 &&
     test "$status" = 1 && culprits_named && leads_with_culprits &&
-    not_rank="which cannot be a rank (0 to 2147483647)"
+    not_rank="which cannot be a rank (0 to 2147483647)" &&
     grep -q "^frtrace: rank-4294967295/_dump_3: pg_config\[\"0\"\]: \"ranks\" lists 4294967295, $not_rank" err &&
     ! grep -q "rank 4294967295" out &&
     run_bounded rank-negative &&
