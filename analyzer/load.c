@@ -84,6 +84,24 @@ typedef struct decode_job {
     decode_worker workers[64]; /* fa_worker_count's most */
 } decode_job;
 
+/* A rank of a world-sized "[0, 1, ...]" text costs about 7 bytes of the file (6 from rank 1 000
+ * on), so a pg_config whose groups list more memberships than the file has bytes (beyond 64 Ki)
+ * shares one memoized member list among more than about seven world-sized groups (real jobs
+ * have two to four: default_pg and the groups that span every rank). Such a header multiplies
+ * its input: every group x member would cost a membership, a position and database rows.
+ * NULL when it is sane. */
+static char *hostile_memberships(const fr_dump *dump, size_t len) {
+    uint64_t members = 0;
+    for (uint32_t k = 0; k < dump->ngroups; k++) members += dump->groups[k].nranks;
+    if (members <= (uint64_t)len + 65536) return NULL;
+    char *msg = NULL;
+    if (asprintf(&msg, "pg_config lists %llu group memberships in %zu bytes (memo-shared member "
+                       "lists): more than a dump can hold, refused as hostile",
+                 (unsigned long long)members, len) < 0)
+        msg = NULL;
+    return msg;
+}
+
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = {{0}};
     if (job->files[i].odd) { /* never opened: it could block, or never end */
@@ -100,6 +118,8 @@ static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_dump *dump = NULL;
     if (fr_decoder_decode(w->dec, w->buf.bytes, (size_t)len, &dump, &err) != 0) {
         job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
+    } else if ((job->errors[i] = hostile_memberships(dump, (size_t)len)) != NULL) {
+        fr_dump_free(dump);
     } else {
         job->dumps[i] = fa_dump_compact(w->comp, dump);
         if (!job->dumps[i]) job->errors[i] = strdup("out of memory");
