@@ -39,6 +39,7 @@ typedef enum fa_cause {
     FA_CAUSE_ENTRIES,     /* inferred from the entries (every PyTorch dump) */
     FA_CAUSE_CRASH,       /* the process died by a fatal signal (trigger "fatal:N") */
     FA_CAUSE_ASYNC_ERROR, /* its communicator reported an asynchronous NCCL error */
+    FA_CAUSE_UNREADABLE,  /* missing_dump: the rank's file exists but was rejected (unreadable) */
 } fa_cause;
 
 typedef struct fa_finding {

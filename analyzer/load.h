@@ -30,6 +30,7 @@ typedef struct fa_rejected {
     char *path;
     char *error;
     int64_t rank; /* from the file name, -1 if none */
+    const char *what; /* what the entry is when not a regular file ("a FIFO"), else NULL; static */
 } fa_rejected;
 
 typedef struct fa_input {

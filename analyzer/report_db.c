@@ -823,6 +823,8 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
     switch (k) {
     case FA_EV_NEVER_ISSUED: return "never_issued";
     case FA_EV_NO_DUMP: return "no_dump";
+    case FA_EV_UNREADABLE:
+        return "unreadable";
     case FA_EV_STALLED: return "stalled";
     case FA_EV_NEVER_STARTED: return "never_started";
     case FA_EV_MISMATCHED: return "mismatched";

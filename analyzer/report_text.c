@@ -42,9 +42,15 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
     char **keys = calloc(n + 1, sizeof *keys);
     fa_ranks *ranks = calloc(n + 1, sizeof *ranks);
     size_t nrows = 0;
+    int last_state = -1; /* the row of the last member without a call, by its state */
+    uint64_t last_row = 0;
     for (uint32_t k = 0; keys && ranks && k < n; k++) {
         fa_member_state s = fa_op_member_state(&a->match, &a->groups, (size_t)op, members[k]);
         const fa_call *c = fa_op_call(&a->match, (size_t)op, members[k]);
+        if (!c && (int)s == last_state) { /* a million members without a dump: no key each */
+            fa_ranks_add(&ranks[last_row], g->members[members[k]]);
+            continue;
+        }
         char in[256] = "", outs[256] = "", dt[128] = "", name[200] = "", key[1200];
         if (c) {
             fr_entry full, *e = &full;
@@ -64,6 +70,10 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             at = nrows;
             keys[nrows++] = strdup(key);
             fa_smap_put(&rows, key, at);
+        }
+        if (!c) {
+            last_state = (int)s;
+            last_row = at;
         }
         fa_ranks_add(&ranks[at], g->members[members[k]]);
     }
@@ -346,6 +356,9 @@ static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
     switch (e->kind) {
     case FA_EV_NEVER_ISSUED: snprintf(buf, len, "never issued"); break;
     case FA_EV_NO_DUMP: snprintf(buf, len, "wrote no dump"); break;
+    case FA_EV_UNREADABLE:
+        snprintf(buf, len, "dump unreadable");
+        break;
     case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
     case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
     case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;

@@ -25,6 +25,7 @@
 typedef struct rank_facts {
     int64_t rank;
     bool has_dump;
+    const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
     bool waited;      /* some pending op waits for it to issue something */
     long missing_op;  /* the op most ranks wait for it in */
     size_t missing_waiters;
@@ -68,6 +69,8 @@ typedef struct decider {
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
     size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
+    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
+    size_t ndense;
 } decider;
 
 void fa_signal_label(int signal, char *buf, size_t len) {
@@ -114,6 +117,7 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
 }
 
 static long rank_node(const decider *d, int64_t rank) {
+    if (d->dense) return rank >= 0 && (size_t)rank < d->ndense ? (long)d->dense[rank] - 1 : -1;
     uint64_t at;
     return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
 }
@@ -126,12 +130,30 @@ static int collect_ranks(decider *d) {
     d->facts = calloc(all.n + 1, sizeof *d->facts);
     if (!d->facts) return -1;
     d->nfacts = all.n;
-    for (size_t i = 0; i < all.n; i++) {
-        d->facts[i] = (rank_facts){.rank = all.v[i], .has_dump = fa_input_find(d->in, all.v[i]) >= 0, .missing_op = -1,
-                                   .lag_op = -1, .lag_record = INT64_MAX, .broken_op = -1};
-        fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
-    }
+    for (size_t i = 0; i < all.n; i++)
+        d->facts[i] = (rank_facts){.rank = all.v[i],
+                                   .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
+                                   .missing_op = -1,
+                                   .lag_op = -1,
+                                   .lag_record = INT64_MAX,
+                                   .broken_op = -1};
     fa_ranks_free(&all);
+    /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
+     * million members are looked up per op; sparse ranks take the map */
+    size_t span = d->nfacts ? (size_t)d->facts[d->nfacts - 1].rank + 1 : 0;
+    if (span && span <= 2 * d->nfacts + 65536 && (d->dense = calloc(span, sizeof *d->dense))) {
+        d->ndense = span;
+        for (size_t i = 0; i < d->nfacts; i++) d->dense[d->facts[i].rank] = (uint32_t)i + 1;
+    } else {
+        for (size_t i = 0; i < d->nfacts; i++)
+            fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+    }
+    /* a rank whose file exists but was rejected is unreadable, not absent */
+    for (size_t i = 0; i < d->in->nrejected; i++) {
+        long node = rank_node(d, d->in->rejected[i].rank);
+        if (node >= 0 && !d->facts[node].has_dump)
+            d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
+    }
     return 0;
 }
 
@@ -642,21 +664,46 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
     return NULL;
 }
 
-static void blame_missing(decider *d, rank_facts *f, size_t first) {
+/* The missing_ranks / missing_dump finding of an op (absent and unreadable dumps apart), found
+ * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
+static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op,
+                                   fa_cause cause) {
+    uint64_t at, key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 |
+                       (kind == FA_MISSING_DUMP);
+    if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
+    fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
+    if (!x) return NULL;
+    x->cause = cause;
+    members_in_state(d, (size_t)op, fa_member_state_pending, &x->others);
+    fa_imap_put(index, key, (uint64_t)(x - d->findings->v));
+    return x;
+}
+
+/* Adds f's rank to the finding of the op it is missing from; ranks come ascending, so the set
+ * stays sorted. The detail is written once per finding, after (describe_missing). */
+static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
-    fa_finding *x = find_op_finding(d, kind, f->missing_op, first);
-    if (!x) {
-        x = fa_findings_add(d->findings, kind, (long)d->m->ops[f->missing_op].group, f->missing_op);
-        if (!x) return;
-        members_in_state(d, (size_t)f->missing_op, fa_member_state_pending, &x->others);
-    }
+    fa_finding *x = missing_finding(d, index, kind, f->missing_op,
+                                    f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+    if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
-    fa_ranks_normalize(&x->ranks);
+    if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
+}
+
+static void describe_missing(decider *d, fa_finding *x) {
+    long node = rank_node(d, x->ranks.v[0]);
+    const rank_facts *f = &d->facts[node];
     char group[300], label[200];
-    context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
     char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    const fa_op *o = &d->m->ops[f->missing_op];
-    if (kind == FA_MISSING_DUMP) {
+    const fa_op *o = &d->m->ops[x->op];
+    if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
+        const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
+        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
+                              x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
+                              waiting, x->others.n > 1 ? "" : "s", group, label);
+    } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
@@ -676,10 +723,12 @@ static void blame_missing(decider *d, rank_facts *f, size_t first) {
     free(who);
 }
 
-/* Every member joined, nothing is missing: who never started it, or is it simply stuck? */
-static void judge_joined(decider *d, uint32_t c) {
-    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
-        if (d->comp[n] != c) continue;
+/* Every member joined, nothing is missing: who never started it, or is it simply stuck?
+ * nodes[0..nn) are the component's nodes, ascending. */
+static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
+    for (size_t k = 0; k < nn; k++) {
+        size_t n = nodes[k];
+        if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         fa_ranks started = {0}, scheduled = {0};
         members_in_state(d, op, is_started, &started);
@@ -763,43 +812,65 @@ static bool blocked_before(const decider *d, size_t node) {
 
 /* Marks the candidates of sink component c that blocked_before excuses, unless that would
  * excuse all of them (then the history cannot tell, and every one is named). */
-static void excuse_blocked_victims(decider *d, uint32_t c) {
+static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks) {
     size_t candidates = 0, excused = 0;
-    for (size_t r = 0; r < d->nfacts; r++) {
-        rank_facts *f = &d->facts[r];
-        if (d->comp[r] != c || !f->waited || f->missing_op < 0) continue;
+    for (size_t k = 0; k < nranks; k++) {
+        rank_facts *f = &d->facts[mine[k]];
+        if (!f->waited || f->missing_op < 0) continue;
         candidates++;
-        f->excused = node_pending(d, r) && blocked_before(d, r);
+        f->excused = node_pending(d, mine[k]) && blocked_before(d, mine[k]);
         excused += f->excused;
     }
     if (excused < candidates) return;
-    for (size_t r = 0; r < d->nfacts; r++)
-        if (d->comp[r] == c) d->facts[r].excused = false;
+    for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
+}
+
+/* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
+ * so that judging a component costs its own size, not the graph's). */
+static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
+    size_t *at = calloc(d->ncomps + 2, sizeof *at);
+    uint32_t *nodes = malloc((d->g.nnodes ? d->g.nnodes : 1) * sizeof *nodes);
+    if (!at || !nodes) {
+        free(at);
+        free(nodes);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++) at[d->comp[n] + 2]++;
+    for (size_t c = 0; c < d->ncomps; c++) at[c + 2] += at[c + 1];
+    for (size_t n = 0; n < d->g.nnodes; n++) nodes[at[d->comp[n] + 1]++] = (uint32_t)n;
+    *at_out = at;
+    *nodes_out = nodes;
+    return 0;
 }
 
 static void judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
-    if (!leaves || !busy) goto out;
+    size_t *at = NULL;
+    uint32_t *nodes = NULL;
+    if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
     for (size_t n = 0; n < d->g.nnodes; n++)
         for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
             if (d->comp[d->g.edges[e]] != d->comp[n]) leaves[d->comp[n]] = true;
             else busy[d->comp[n]] = true;
         }
     size_t first = d->findings->n;
+    fa_imap missing = {0};
     for (uint32_t c = 0; c < d->ncomps; c++) {
         if (leaves[c]) continue;
+        const uint32_t *mine = nodes + at[c];
+        size_t nmine = at[c + 1] - at[c], nranks = 0;
+        while (nranks < nmine && mine[nranks] < d->nfacts) nranks++; /* rank nodes come first */
         bool any_lag = false, any_waited = false, any_broken = false;
-        for (size_t r = 0; r < d->nfacts; r++) {
-            if (d->comp[r] != c) continue;
+        for (size_t k = 0; k < nranks; k++) {
+            size_t r = mine[k];
             any_lag |= d->facts[r].lag;
             any_waited |= d->facts[r].waited;
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
-        if (!any_broken && !any_lag) excuse_blocked_victims(d, c);
-        for (size_t r = 0; r < d->nfacts; r++) {
-            rank_facts *f = &d->facts[r];
-            if (d->comp[r] != c) continue;
+        if (!any_broken && !any_lag) excuse_blocked_victims(d, mine, nranks);
+        for (size_t k = 0; k < nranks; k++) {
+            rank_facts *f = &d->facts[mine[k]];
             if (any_broken) { /* the dump's own word beats what the entries imply */
                 if (f->broken_op < 0) continue;
                 f->culprit = true;
@@ -809,14 +880,23 @@ static void judge_sinks(decider *d) {
                 blame_lag(d, f);
             } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused) {
                 f->culprit = true;
-                blame_missing(d, f, first);
+                blame_missing(d, f, &missing);
             }
         }
-        if (!any_broken && !any_lag && !any_waited) judge_joined(d, c);
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
     }
+    for (size_t i = first; i < d->findings->n; i++) {
+        fa_finding *x = &d->findings->v[i];
+        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&
+            x->cause != FA_CAUSE_CRASH && !x->detail)
+            describe_missing(d, x);
+    }
+    fa_imap_free(&missing);
 out:
     free(leaves);
     free(busy);
+    free(at);
+    free(nodes);
 }
 
 /* ---------------------------------------------------------------- explanation ------- */
@@ -899,9 +979,12 @@ static char *via_text(via_set *vs) {
 
 static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
-    fa_evidence *grown = realloc(v->evidence, (v->nevidence + 1) * sizeof *grown);
-    if (!grown) return -1;
-    v->evidence = grown;
+    if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
+        fa_evidence *grown =
+            realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
+        if (!grown) return -1;
+        v->evidence = grown;
+    }
     fa_evidence *e = &v->evidence[v->nevidence++];
     *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
     for (size_t i = 0; waiters && i < waiters->n; i++)
@@ -923,6 +1006,8 @@ static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_rank
 }
 
 /* What each culprit did in every op that someone waits in (and every mismatch naming it). */
+enum { EVIDENCE_NO_DUMP_MAX = 256 };
+
 static int collect_evidence(decider *d, size_t nmatch_findings) {
     int rc = 0;
     for (size_t i = 0; i < nmatch_findings && !rc; i++) {
@@ -946,15 +1031,23 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
         fa_ranks_normalize(&completed);
         fa_ranks_normalize(&started);
         if (!pending.n) n = 0;
+        uint32_t without_dump = 0;
         for (uint32_t k = 0; k < n && !rc; k++) {
             int64_t r = grp->members[d->members[k]];
+            fa_member_state s = d->states[k];
+            /* a million members without a dump need not a row each in every op: the finding
+             * names them all as a range; the rows show the first EVIDENCE_NO_DUMP_MAX */
+            if (s == FA_MS_NO_DUMP && ++without_dump > EVIDENCE_NO_DUMP_MAX) continue;
             long node = rank_node(d, r);
             if (node < 0 || !is_root(d, (size_t)node)) continue;
-            fa_member_state s = d->states[k];
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
-                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED : FA_EV_NO_DUMP, &pending, NULL);
+                rc = add_evidence(d, r, op,
+                                  s == FA_MS_NEVER            ? FA_EV_NEVER_ISSUED
+                                  : d->facts[node].unreadable ? FA_EV_UNREADABLE
+                                                              : FA_EV_NO_DUMP,
+                                  &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
             else if (is_scheduled(s) && started.n)
@@ -978,6 +1071,7 @@ static int kind_order(fa_evidence_kind k) {
     case FA_EV_NEVER_STARTED: return 1;
     case FA_EV_MISMATCHED: return 2;
     case FA_EV_NO_DUMP: return 3;
+    case FA_EV_UNREADABLE: return 3;
     case FA_EV_NEVER_ISSUED: return 4;
     }
     return 5;
@@ -997,6 +1091,7 @@ typedef struct chain {
     via_set via[FA_WAIT_LEVELS];
     long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
     int64_t *block_rec;  /* its record_id */
+    uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
 } chain;
 
 static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
@@ -1017,7 +1112,13 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
         fa_ranks_add(&l->ranks, r);
         if (!added[level]) {
             added[level] = true;
-            for (size_t t = 0; t < targets->n; t++) fa_ranks_add(&l->waits_for, targets->v[t]);
+            for (size_t t = 0; t < targets->n;
+                 t++) { /* once per rank, not per op: a million targets */
+                long tn = rank_node(d, targets->v[t]);
+                if (tn >= 0 && (c->listed[tn] & (1u << level))) continue;
+                if (tn >= 0) c->listed[tn] |= (uint8_t)(1u << level);
+                fa_ranks_add(&l->waits_for, targets->v[t]);
+            }
             via_add(&c->via[level], d, op);
         }
         int64_t rec = call_record(d, op, d->members[k]);
@@ -1102,9 +1203,11 @@ static int explain(decider *d, size_t nmatch_findings) {
     chain c = {0};
     c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
     c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
-    if (!c.block_op || !c.block_rec) {
+    c.listed = calloc(d->nfacts + 1, 1);
+    if (!c.block_op || !c.block_rec || !c.listed) {
         free(c.block_op);
         free(c.block_rec);
+        free(c.listed);
         return -1;
     }
     for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
@@ -1127,6 +1230,7 @@ static int explain(decider *d, size_t nmatch_findings) {
     explain_p2p(d);
     free(c.block_op);
     free(c.block_rec);
+    free(c.listed);
     return 0;
 }
 
@@ -1193,6 +1297,12 @@ static void clause(const decider *d, const fa_finding *f, char *buf, size_t len)
         snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
         break;
     case FA_MISSING_DUMP:
+        if (f->cause == FA_CAUSE_UNREADABLE) {
+            snprintf(buf, len, "rank%s %s%s dump%s unreadable (rank%s %s wait%s in %s %s)", s, who,
+                     f->ranks.n > 1 ? "'" : "'s", f->ranks.n > 1 ? "s are" : " is", os, others,
+                     f->others.n > 1 ? "" : "s", group, label);
+            break;
+        }
         snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
         break;
     case FA_STATE_MISMATCH:
@@ -1218,9 +1328,13 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
     char *text = malloc(cap);
     if (!text) return;
     used = (size_t)snprintf(text, cap, "%s: ", lead);
-    for (size_t i = from; i < d->findings->n; i++) {
-        const fa_finding *f = &d->findings->v[i];
-        if (!pick(f->kind)) continue;
+    for (size_t k = from; k < 2 * d->findings->n - from;
+         k++) { /* unreadable dumps after evidence */
+        bool late = k >= d->findings->n;
+        const fa_finding *f = &d->findings->v[late ? k - d->findings->n + from : k];
+        if (!pick(f->kind) || late != (f->cause == FA_CAUSE_UNREADABLE)) continue;
+        if (f->kind == FA_MISSING_DUMP && f->op < 0)
+            continue; /* idle members without a dump: a warning */
         total++;
         if (shown == 3) continue;
         char part[900];
@@ -1319,7 +1433,8 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0};
+    decider d = {in,  groups, m, findings, v,    NULL, 0, {0},  {0},
+                 {0}, NULL,   0, NULL,     NULL, 0,    0, NULL, 0};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -1384,6 +1499,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.states);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
+    free(d.dense);
     fa_imap_free(&d.async_error);
     free(d.g.edge_at);
     free(d.g.edges);

@@ -52,7 +52,8 @@ typedef enum fa_status {
 /* What a culprit did in one operation: the rows of its evidence across every group. */
 typedef enum fa_evidence_kind {
     FA_EV_NEVER_ISSUED,  /* others wait in it; the culprit's dump shows it never issued it */
-    FA_EV_NO_DUMP,       /* others wait in it; the culprit wrote no readable dump */
+    FA_EV_NO_DUMP,       /* others wait in it; the culprit wrote no dump */
+    FA_EV_UNREADABLE,    /* others wait in it; the culprit's dump exists but was rejected */
     FA_EV_STALLED,       /* pending on the culprit while a peer completed it (GPU lag) */
     FA_EV_NEVER_STARTED, /* scheduled on the culprit, started on its peers */
     FA_EV_MISMATCHED,    /* its call disagrees with the majority (type, size, dtype) */

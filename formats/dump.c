@@ -40,6 +40,7 @@
  */
 #include "dump.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -878,8 +879,19 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     return 0;
 }
 
+/* Ranks are ints from 0 to 2^31-1 (NCCL's and torch's int): a group listing 4294967295 or -5 is
+ * not a dump to trust, and the analyzer sizes nothing by such a number. */
+static int check_ranks(decoder *dec, const fr_group_config *g) {
+    for (uint32_t i = 0; i < g->nranks; i++)
+        if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
+            return fail(dec->err,
+                        "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
+                        where(dec), g->ranks[i]);
+    return 0;
+}
+
 static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
-    if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g);
+    if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g) ? -1 : check_ranks(dec, g);
     if (!fv_is_seq(v)) return wrong_type(dec, "ranks", v, "str or list of int");
     int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *ranks);
     if (!ranks) return out_of_memory(dec);
@@ -887,7 +899,7 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
         if (get_int(dec, fv_item(v, i), "ranks", &ranks[i])) return -1;
     g->nranks = v->len;
     g->ranks = ranks;
-    return 0;
+    return check_ranks(dec, g);
 }
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
@@ -1277,6 +1289,21 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool js
     return 0;
 }
 
+/* The bound `frtrace show` puts on what it prints: a pickle whose memo sharing makes its values
+ * weigh more than 64 times its own bytes (plus 16 MiB) is hostile, not a dump; decoding it would
+ * multiply memory (every shared entry and list copied into the dump) beyond the input's size. */
+static bool sane_expansion(fv *root, size_t len, fr_error *err) {
+    uint64_t bound = 64 * (uint64_t)len + ((uint64_t)16 << 20);
+    uint64_t weight = fv_tree_weight(root, bound);
+    if (weight <= bound) return true;
+    fail(err,
+         "memo sharing expands this %zu-byte pickle beyond %" PRIu64
+         " bytes of values (64 times its size "
+         "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
+         len, bound);
+    return false;
+}
+
 int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     bool json = looks_like_json(bytes, len);
@@ -1300,6 +1327,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
         pr_options opts = {.max_memory = 0, .max_mark_depth = 0, .salvage = true}; /* reader's bounds */
         rc = pickle_read(bytes, len, values, &opts, &root, err);
         if (rc < 0) explain_foreign_bytes(bytes, len, err);
+        if (rc >= 0 && !sane_expansion(root, len, err)) rc = -1;
         if (rc == 1) {
             truncated_at = truncation_offset(err, len);
             rc = 0;

@@ -3,7 +3,7 @@
  *
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
  *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
- *             [--layers L] [--jobs J] OUTDIR
+ *             [--layers L] [--jobs J] [--every K] OUTDIR
  *
  * How it works.
  * Topology: the world of N ranks is split Megatron-style into tensor-parallel groups (TP, 8
@@ -35,7 +35,8 @@
  * culprits are placed in independent data-parallel replicas and printed on stdout as
  * "culprit_ranks: r1 r2 ..." (an empty list without faults). Statistics go to stderr.
  *
- * Output: each rank's last E entries are written through the project's streaming pickle writer
+ * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
+ * are lost or were never collected; the job and its groups are the same): each rank's last E entries are written through the project's streaming pickle writer
  * (formats/pickle_write.h) in torch's byte layout for version 2.9 (nccl_version, trailing
  * top-level BINPUT) or 2.10 (comm_lib_version, none). With --frames every entry carries a Python
  * stack from a shared pool; a frame dict referenced at least twice in a file is memoized
@@ -210,7 +211,7 @@ typedef struct counters {
 } counters;
 
 typedef struct job {
-    int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs;
+    int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
     bool frames, json;
     uint64_t seed;
     const char *prefix, *outdir;
@@ -1023,7 +1024,9 @@ static void *worker_main(void *arg) {
     w->memo = xmalloc(sizeof(pw_memo_slot) * MEMO_SLOTS);
     for (int g = 0; g < G_N; g++) snprintf(w->pg_keys[g], sizeof w->pg_keys[g], "%d", g);
     int failed = 0;
-    for (int r = w->id; r < j->n && !failed; r += j->jobs) failed = write_rank(w, r) != 0;
+    for (int64_t r = (int64_t)w->id * j->every; r < j->n && !failed;
+         r += (int64_t)j->jobs * j->every)
+        failed = write_rank(w, (int)r) != 0;
     pthread_mutex_lock(&j->lock);
     j->bytes += w->bytes;
     j->nentries += w->nentries;
@@ -1041,7 +1044,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
             "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
-            "                 [--microbatches M] [--layers L] [--jobs J] OUTDIR\n");
+            "                 [--microbatches M] [--layers L] [--jobs J] [--every K] OUTDIR\n");
     exit(2);
 }
 
@@ -1071,6 +1074,8 @@ static void parse_args(job *j, int argc, char **argv) {
         else if (!strcmp(a, "--microbatches")) j->nmb = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--layers")) j->nlayers = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--jobs")) j->jobs = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--every"))
+            j->every = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--prefix") && i + 1 < argc) j->prefix = argv[++i];
         else if (!strcmp(a, "--version") && i + 1 < argc) {
             a = argv[++i];
@@ -1080,7 +1085,8 @@ static void parse_args(job *j, int argc, char **argv) {
         } else if (a[0] == '-' || j->outdir) usage();
         else j->outdir = a;
     }
-    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1) usage();
+    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
+        usage();
     j->tp = tp > 0 ? tp : gcd(j->n, 8);
     j->pp = pp > 0 ? pp : gcd(j->n / j->tp, 4);
     if (j->n % j->tp || (j->n / j->tp) % j->pp) {
@@ -1129,6 +1135,7 @@ int main(int argc, char **argv) {
     j.prefix = "nccl_trace_rank_";
     j.nmb = 4;
     j.nlayers = 2;
+    j.every = 1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     j.jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
     parse_args(&j, argc, argv);

@@ -98,7 +98,16 @@ static void strings_must_be_utf8_surrogates_pass(void **state) {
 }
 
 static void memo_aliases_and_huge_ids(void **state) {
-    assert_shows("]r\xff\xff\xff\xff(j\xff\xff\xff\xff" "0e.", "[]"); /* id 2^32-1 put, got, popped */
+    assert_shows("]r\xc0\xc6\x2d\x00(j\xc0\xc6\x2d\x00"
+                 "0e.",
+                 "[]"); /* id 3000000 put, got, popped */
+    /* ids Python's array memo cannot hold are errors there too; so is a FRAME beyond the input */
+    assert_refused("]r\xf0\xff\xff\xff.",
+                   "memo id 4294967280 out of range (LONG_BINPUT at byte 1)");
+    assert_refused("\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\xff]q\x00.", "FRAME at byte 2 needs");
+    assert_refused("\x80\x04\x95\x00\xca\x9a\x3b\x00\x00\x00\x00]q\x00.",
+                   "truncated pickle at byte 15");
+    assert_shows("\x80\x04\x95\x04\x00\x00\x00\x00\x00\x00\x00]q\x00.", "[]");
     assert_shows("]\x94(h\x00" "0e.", "[]");
     assert_refused("\x80\x02j\x00\x00\x00\x01.", "memo id 16777216 not found (LONG_BINGET at byte 2)");
     assert_refused("g99999999999999999999\n.", "bad memo id");
