@@ -18,6 +18,22 @@
 #include "load.h"
 #include "dir_walk.h"
 
+static const char *const dump_suffixes[] = {".json", ".pkl", ".pickle", ""};
+
+int64_t fa_dump_name_rank(const char *name, size_t *prefix_len) {
+    size_t len = strlen(name);
+    for (size_t s = 0; s < sizeof dump_suffixes / sizeof *dump_suffixes; s++) {
+        size_t sl = strlen(dump_suffixes[s]);
+        if (len <= sl || strcmp(name + len - sl, dump_suffixes[s]) != 0) continue;
+        size_t end = len - sl, start = end;
+        while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9') start--;
+        if (start == end || end - start > 9) continue;
+        if (prefix_len) *prefix_len = start;
+        return strtoll(name + start, NULL, 10);
+    }
+    return -1;
+}
+
 enum { MAX_DEPTH = 64 };
 
 typedef struct dir_id {

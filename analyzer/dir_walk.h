@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Splits a file name into prefix and rank when it has the dump-name shape (PREFIX + decimal
+ * rank, optionally ".json", ".pkl" or ".pickle"); used for inference and by tests. Returns the
+ * rank, or -1 when the name does not fit. */
+int64_t fa_dump_name_rank(const char *name, size_t *prefix_len);
+
 typedef struct fa_dir_entry {
     char *path;
     const char *base; /* points into path */

@@ -40,6 +40,7 @@ typedef enum fa_cause {
     FA_CAUSE_CRASH,       /* the process died by a fatal signal (trigger "fatal:N") */
     FA_CAUSE_ASYNC_ERROR, /* its communicator reported an asynchronous NCCL error */
     FA_CAUSE_UNREADABLE,  /* missing_dump: the rank's file exists but was rejected (unreadable) */
+    FA_CAUSE_NEVER_STARTED, /* state_mismatch: others started it on the GPU, these never did */
 } fa_cause;
 
 typedef struct fa_finding {
@@ -52,6 +53,8 @@ typedef struct fa_finding {
     bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
     bool explained; /* p2p_unmatched whose absent side is a culprit or blocked: part of the hang */
     fa_cause cause;
+    int signal;        /* FA_CAUSE_CRASH: the signal's number, 0 unknown */
+    const char *error; /* FA_CAUSE_ASYNC_ERROR: the ncclResult name (in the store), or NULL */
 } fa_finding;
 
 typedef struct fa_findings {

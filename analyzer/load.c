@@ -21,22 +21,6 @@
 
 typedef fa_dir_entry candidate;
 
-static const char *const dump_suffixes[] = {".json", ".pkl", ".pickle", ""};
-
-int64_t fa_dump_name_rank(const char *name, size_t *prefix_len) {
-    size_t len = strlen(name);
-    for (size_t s = 0; s < sizeof dump_suffixes / sizeof *dump_suffixes; s++) {
-        size_t sl = strlen(dump_suffixes[s]);
-        if (len <= sl || strcmp(name + len - sl, dump_suffixes[s]) != 0) continue;
-        size_t end = len - sl, start = end;
-        while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9') start--;
-        if (start == end || end - start > 9) continue;
-        if (prefix_len) *prefix_len = start;
-        return strtoll(name + start, NULL, 10);
-    }
-    return -1;
-}
-
 /* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say). */
 static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
     fa_smap counts = {0};

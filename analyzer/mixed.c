@@ -85,27 +85,37 @@ out:
     return summary;
 }
 
-/* World sizes: the dumps' default groups list different numbers of ranks. */
-static char *by_world_size(const fa_groups *g, fa_finding *f) {
-    long first = -1;
-    for (size_t i = 0; i < g->n; i++) {
-        if (strcmp(g->v[i].desc, "default_pg") != 0) continue;
-        if (first < 0) {
-            first = (long)i;
+/* The size of the default group a dump's pg_config gives, 0 when it gives none. */
+static uint32_t default_size(const fa_dump *d) {
+    for (uint32_t k = 0; k < d->ngroups; k++)
+        if (d->groups[k].desc && strcmp(d->groups[k].desc, "default_pg") == 0) return d->groups[k].nranks;
+    return 0;
+}
+
+/* World sizes: two sizes of the default group, each given by at least two dumps (one dump that
+ * disagrees with all the others is a corrupt header, which the loader names; not a second job). */
+static char *by_world_size(const fa_input *in, fa_finding *f) {
+    uint32_t size[2] = {0, 0};
+    size_t count[2] = {0, 0}, other = 0;
+    for (size_t r = 0; r < in->nranks; r++) {
+        uint32_t n = default_size(in->ranks[r].dump);
+        if (!n) continue;
+        int k = size[0] == 0 || size[0] == n ? 0 : size[1] == 0 || size[1] == n ? 1 : -1;
+        if (k < 0) {
+            other++;
             continue;
         }
-        const fa_group *a = &g->v[first], *b = &g->v[i];
-        if (a->nmembers == b->nmembers) continue;
-        fa_finding_set_detail(f, "these dumps cannot belong to one job: their default groups list %u ranks (group %s) and %u "
-                                 "ranks (group %s); analyze each job's dumps on their own",
-                              a->nmembers, a->id, b->nmembers, b->id);
-        char *summary = NULL;
-        if (asprintf(&summary, "inconclusive: dumps of more than one job: default groups of %u and of %u ranks", a->nmembers,
-                     b->nmembers) < 0)
-            summary = NULL;
-        return summary;
+        size[k] = n;
+        count[k]++;
     }
-    return NULL;
+    if (count[0] < 2 || count[1] < 2) return NULL;
+    fa_finding_set_detail(f, "these dumps cannot belong to one job: %zu of them give the default group %u ranks, %zu give it %u%s; "
+                             "analyze each job's dumps on their own",
+                          count[0], size[0], count[1], size[1], other ? " (and some yet another count)" : "");
+    char *summary = NULL;
+    if (asprintf(&summary, "inconclusive: dumps of more than one job: default groups of %u and of %u ranks", size[0], size[1]) < 0)
+        summary = NULL;
+    return summary;
 }
 
 /* Membership: ranks with entries in a non-default group whose member list leaves them out. */
@@ -142,7 +152,7 @@ static char *by_membership(const fa_input *in, const fa_groups *g, fa_finding *f
 char *fa_mixed_jobs(const fa_input *in, const fa_groups *groups, fa_findings *findings) {
     fa_finding probe = {0};
     char *summary = by_time(in, &probe);
-    if (!summary) summary = by_world_size(groups, &probe);
+    if (!summary) summary = by_world_size(in, &probe);
     if (!summary) summary = by_membership(in, groups, &probe);
     if (summary) {
         fa_ranks_normalize(&probe.ranks);

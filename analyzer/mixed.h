@@ -6,7 +6,8 @@
  *     collectives at about the same time, so their windows overlap (a rank stuck early still
  *     shares the history before it). Ranks whose windows fall into clusters more than
  *     FA_MIXED_GAP_NS apart were recorded by different runs;
- *   - world sizes: the default groups (default_pg) of the dumps list different numbers of ranks;
+ *   - world sizes: the dumps' default groups (default_pg) list different numbers of ranks, each
+ *     number given by at least two dumps (a single dump that disagrees is a corrupt header);
  *   - membership: a rank recorded collectives in a group other than the default one whose
  *     member list leaves it out (torchft replicas only renumber the default group).
  * fa_mixed_jobs adds one mixed_jobs finding that says which ranks and files disagree and how,

@@ -71,34 +71,9 @@ typedef struct decider {
     size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
     uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
     size_t ndense;
+    uint32_t *unseen;  /* the nodes of ranks without a (readable) dump */
+    size_t nunseen;
 } decider;
-
-void fa_signal_label(int signal, char *buf, size_t len) {
-    static const struct { int number; const char *name; } known[] = {
-        {4, "SIGILL"}, {6, "SIGABRT"}, {7, "SIGBUS"}, {8, "SIGFPE"}, {11, "SIGSEGV"},
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].number == signal) {
-            snprintf(buf, len, "%s", known[i].name);
-            return;
-        }
-    if (signal > 0) snprintf(buf, len, "signal %d", signal);
-    else snprintf(buf, len, "a fatal signal");
-}
-
-void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
-    const fa_op *o = &m->ops[op];
-    if (o->is_p2p) {
-        /* global ranks: the profiling name's group ranks mean little outside the group */
-        char src[24] = "?", dst[24] = "?";
-        if (o->src >= 0) snprintf(src, sizeof src, "%lld", (long long)o->src);
-        if (o->dst >= 0) snprintf(dst, sizeof dst, "%lld", (long long)o->dst);
-        bool recv = strcmp(o->type, "recv") == 0;
-        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->", recv ? src : dst, (long long)o->seq);
-    } else {
-        snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
-    }
-}
 
 static int add_edge(graph *g, uint32_t a, uint32_t b) {
     if (g->nedges == g->cap) {
@@ -138,6 +113,10 @@ static int collect_ranks(decider *d) {
                                    .lag_record = INT64_MAX,
                                    .broken_op = -1};
     fa_ranks_free(&all);
+    d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
+    if (!d->unseen) return -1;
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!d->facts[i].has_dump) d->unseen[d->nunseen++] = (uint32_t)i;
     /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
      * million members are looked up per op; sparse ranks take the map */
     size_t span = d->nfacts ? (size_t)d->facts[d->nfacts - 1].rank + 1 : 0;
@@ -317,10 +296,10 @@ static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[no
  * that left no dump. When every member seen waits in one of its ops and none completed it, what
  * they wait for can only be such a member: the op waits on each rank without a dump. */
 static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending) {
-    for (size_t r = 0; r < d->nfacts; r++) {
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t r = d->unseen[u];
         rank_facts *f = &d->facts[r];
-        if (f->has_dump) continue;
-        if (add_edge(&d->g, x, (uint32_t)r)) return -1;
+        if (add_edge(&d->g, x, r)) return -1;
         f->waited = true;
         note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
     }
@@ -517,8 +496,8 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     long newest = newest_group(d, (size_t)ri, &seq);
     if (newest < 0) return 0;
     const fa_group *grp = &d->groups->v[newest];
-    for (size_t r = 0; r < d->nfacts; r++) {
-        if (d->facts[r].has_dump) continue;
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t r = d->unseen[u];
         bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
         if (member && (grp->inferred || newest_failed(d, (size_t)ri)) && maybe_wait(d, node, (long)r, seen, queue) < 0)
             return -1;
@@ -638,6 +617,8 @@ static void blame_broken(decider *d, rank_facts *f) {
     fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS, (long)d->m->ops[op].group, (long)op);
     if (!x) return;
     x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
+    x->signal = f->signal;
+    x->error = error;
     fa_ranks_add(&x->ranks, f->rank);
     fa_ranks pending = {0};
     members_in_state(d, op, fa_member_state_pending, &pending);
@@ -736,6 +717,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         if (started.n && scheduled.n) {
             fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[op].group, (long)op);
             if (x) {
+                x->cause = FA_CAUSE_NEVER_STARTED;
                 x->ranks = scheduled;
                 x->others = started;
                 char group[300], label[200];
@@ -1252,7 +1234,6 @@ static void note_idle_missing_dumps(decider *d) {
 
 /* ---------------------------------------------------------------- summary ----------- */
 
-enum { SUMMARY_WIDTH = 210 }; /* "about 200": room for two clauses about TP groups */
 
 /* A rank list short enough for the summary: "0-7,9", or "1,5,9,13 and 996 more". */
 static char *short_ranks(const fa_ranks *r) {
@@ -1271,81 +1252,10 @@ static char *short_ranks(const fa_ranks *r) {
     return text;
 }
 
-/* What a finding from a rank's own dump names: the signal of a crash, the ncclResult name of an
- * async error ("" for a finding inferred from entries). */
-static void cause_name(const decider *d, const fa_finding *f, char *buf, size_t len) {
-    long node = f->ranks.n ? rank_node(d, f->ranks.v[0]) : -1;
-    const char *error = node >= 0 && f->group >= 0 ? async_error_in(d, (size_t)node, (uint32_t)f->group) : NULL;
-    buf[0] = '\0';
-    if (node >= 0 && f->cause == FA_CAUSE_CRASH) fa_signal_label(d->facts[node].signal, buf, len);
-    else if (f->cause == FA_CAUSE_ASYNC_ERROR) snprintf(buf, len, "%s", error ? error : "?");
-}
-
-static void clause(const decider *d, const fa_finding *f, char *buf, size_t len) {
-    char group[300] = "", label[200] = "";
-    if (f->op >= 0) context(d, (size_t)f->op, group, sizeof group, label, sizeof label);
-    char *who = short_ranks(&f->ranks), *others = short_ranks(&f->others);
-    const char *s = f->ranks.n > 1 ? "s" : "", *os = f->others.n > 1 ? "s" : "";
-    char cause[64];
-    cause_name(d, f, cause, sizeof cause);
-    switch (f->kind) {
-    case FA_MISSING_RANKS:
-        if (f->cause == FA_CAUSE_CRASH) {
-            snprintf(buf, len, "rank%s %s crashed (%s) in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others, f->others.n > 1 ? "" : "s");
-            break;
-        }
-        snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
-        break;
-    case FA_MISSING_DUMP:
-        if (f->cause == FA_CAUSE_UNREADABLE) {
-            snprintf(buf, len, "rank%s %s%s dump%s unreadable (rank%s %s wait%s in %s %s)", s, who,
-                     f->ranks.n > 1 ? "'" : "'s", f->ranks.n > 1 ? "s are" : " is", os, others,
-                     f->others.n > 1 ? "" : "s", group, label);
-            break;
-        }
-        snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
-        break;
-    case FA_STATE_MISMATCH:
-        if (f->cause == FA_CAUSE_ASYNC_ERROR)
-            snprintf(buf, len, "rank%s %s hit NCCL async error %s in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others,
-                     f->others.n > 1 ? "" : "s");
-        else if (f->detail && strstr(f->detail, "never started"))
-            snprintf(buf, len, "rank%s %s never started %s %s on the GPU (rank%s %s did)", s, who, group, label, os, others);
-        else snprintf(buf, len, "rank%s %s stalled in %s %s (rank%s %s completed it)", s, who, group, label, os, others);
-        break;
-    case FA_STUCK_COLLECTIVE:
-        snprintf(buf, len, "%s %s started on every member and never completed; no rank to blame (suspect GPU or network)", group, label);
-        break;
-    default:
-        snprintf(buf, len, "%s in %s %s: %s", fa_finding_kind_name(f->kind), group, label, f->detail ? f->detail : "");
-    }
-    free(who);
-    free(others);
-}
-
-static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from) {
-    size_t cap = 1200, used = 0, shown = 0, total = 0;
-    char *text = malloc(cap);
-    if (!text) return;
-    used = (size_t)snprintf(text, cap, "%s: ", lead);
-    for (size_t k = from; k < 2 * d->findings->n - from;
-         k++) { /* unreadable dumps after evidence */
-        bool late = k >= d->findings->n;
-        const fa_finding *f = &d->findings->v[late ? k - d->findings->n + from : k];
-        if (!pick(f->kind) || late != (f->cause == FA_CAUSE_UNREADABLE)) continue;
-        if (f->kind == FA_MISSING_DUMP && f->op < 0)
-            continue; /* idle members without a dump: a warning */
-        total++;
-        if (shown == 3) continue;
-        char part[900];
-        clause(d, f, part, sizeof part);
-        if (shown && used + strlen(part) + 2 > SUMMARY_WIDTH) continue; /* a ticket title, not a list */
-        if (used + strlen(part) + 3 >= cap) continue;
-        used += (size_t)snprintf(text + used, cap - used, "%s%s", shown ? "; " : "", part);
-        shown++;
-    }
-    if (total > shown) snprintf(text + used, cap - used, "; and %zu more", total - shown);
-    d->v->summary = text;
+/* The verdict line from the findings that name culprits (verdict_title.c). */
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from, const char *suffix) {
+    fa_title_input t = {lead, d->findings, from, pick, d->groups, d->m, suffix};
+    d->v->summary = fa_verdict_title(&t);
 }
 
 /* The contract names a member without a dump the culprit when all the others wait for it. When
@@ -1408,6 +1318,8 @@ static void say_stuck(decider *d, const fa_ranks *stuck) {
     free(who);
 }
 
+#define GLOO_NOTE "; gloo records no send/recv"
+
 /* Whether some dump comes from a backend that records no send/recv (backend.h). */
 static bool any_unrecorded_p2p(const fa_input *in) {
     for (size_t i = 0; i < in->nranks; i++)
@@ -1420,7 +1332,7 @@ static bool any_unrecorded_p2p(const fa_input *in) {
 static void say_unrecorded_p2p(decider *d) {
     if (!d->v->summary || !any_unrecorded_p2p(d->in)) return;
     char *text = NULL;
-    if (asprintf(&text, "%s; gloo records no send/recv", d->v->summary) < 0) return;
+    if (asprintf(&text, "%s%s", d->v->summary, GLOO_NOTE) < 0) return;
     free(d->v->summary);
     d->v->summary = text;
 }
@@ -1433,8 +1345,7 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in,  groups, m, findings, v,    NULL, 0, {0},  {0},
-                 {0}, NULL,   0, NULL,     NULL, 0,    0, NULL, 0};
+    decider d = {.in = in, .groups = groups, .m = m, .findings = findings, .v = v};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -1471,14 +1382,14 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         note_idle_missing_dumps(&d);
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
-            summarize(&d, "mismatch", fa_finding_is_mismatch, 0);
+            summarize(&d, "mismatch", fa_finding_is_mismatch, 0, NULL);
         } else if (v->culprits.n && only_lost_dumps(&d)) {
             v->status = FA_STATUS_INCONCLUSIVE;
             say_lost_dumps(&d);
             fa_ranks_free(&v->culprits);
         } else if (v->culprits.n || stuck) {
             v->status = FA_STATUS_HANG;
-            summarize(&d, "hang", culprit_kind, before);
+            summarize(&d, "hang", culprit_kind, before, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
         } else if (stuck_in_api.n) {
             say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
@@ -1493,13 +1404,14 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         }
         (void)missing_dump_with_op;
         fa_ranks_free(&stuck_in_api);
-        if (v->status == FA_STATUS_HANG || v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
+        if (v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
     }
     free(d.members);
     free(d.states);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
     free(d.dense);
+    free(d.unseen);
     fa_imap_free(&d.async_error);
     free(d.g.edge_at);
     free(d.g.edges);

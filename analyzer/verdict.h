@@ -40,6 +40,7 @@
 #include "groups.h"
 #include "load.h"
 #include "match.h"
+#include "verdict_title.h"
 #include "ranks.h"
 
 typedef enum fa_status {
@@ -104,10 +105,6 @@ void fa_verdict_free(fa_verdict *v);
 void fa_verdict_withdraw(fa_verdict *v, char *summary);
 const char *fa_status_name(fa_status status);
 
-/* "SIGSEGV" for the common fatal signals, else "signal N": how a crash is named everywhere. */
-void fa_signal_label(int signal, char *buf, size_t len);
-
-/* "all_reduce #3" or "send 0->1 (p2p #4)": how an op is named everywhere. */
-void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len);
+/* fa_signal_label and fa_op_label, how a crash and an op are named everywhere: verdict_title.h. */
 
 #endif
