@@ -54,6 +54,6 @@ for p in glob.glob(\"json/*.json\"):
     for g in d[\"pg_config\"].values(): g[\"ranks\"] = \"[0, 1, 2, 3]\"
     json.dump(d, open(p, \"w\"))" &&
     for f in json/*.json; do "$TOP/$BUILD/tests/mkdump" --version 2.9 "$f" "dumps/$(basename "$f" .json)" || return 1; done &&
-    { "$FRTRACE" dumps >out; test $? = 1; } && head -1 out | grep "^hang: rank 1 stalled in default_pg (0) all_reduce #1"
+    test_expect_code 1 "$FRTRACE" dumps >out && head -1 out | grep "^hang: rank 1 stalled in default_pg (0) all_reduce #1"
 '
 test_done
