@@ -22,7 +22,8 @@
 #   * Helper functions defined outside the bodies are not linted: write them so that their
 #     status is the one that matters (end with the check, or `|| return 1` after each step).
 #   * Diagnostics: anything the body prints goes to the log, shown under "not ok" (last 30
-#     lines); FRTRACE_TEST_CHAIN_LINT=0 turns the linter off, for a quick experiment only.
+#     lines); FRTRACE_TEST_CHAIN_LINT=0 turns the linter off, for a quick experiment only;
+#     FRTRACE_TEST_IMMEDIATE=1 stops a script at its first failing test.
 
 set -u
 TOP=${FRTRACE_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -96,6 +97,7 @@ test_expect_success() {
         echo "# broken &&-chain (or a body the linter cannot read); the test was not run:"
         sed 's/^/# /' "$dir.out"
         test_failed=$((test_failed + 1))
+        test_stop_if_immediate_
         return 0
     fi
     # Not "if (...)": the body's own status decides, read right after the subshell ends.
@@ -107,6 +109,15 @@ test_expect_success() {
         echo "not ok $test_count - $desc"
         sed 's/^/# /' "$dir.out" | tail -n 30
         test_failed=$((test_failed + 1))
+        test_stop_if_immediate_
+    fi
+}
+
+# FRTRACE_TEST_IMMEDIATE=1: the script stops at its first failing test (tests/mutation/run.sh).
+test_stop_if_immediate_() {
+    if [ "${FRTRACE_TEST_IMMEDIATE:-0}" = 1 ]; then
+        test_done
+        exit 1
     fi
 }
 
