@@ -45,7 +45,9 @@ rm -f "$MUT/shared"
 # build: the CLI, the unit tests and the tools the stories use; no fuzzers (their own story,
 # t0102, is not a mutation test and they take long to link).
 build() {
-    (cd "$TREE" && env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here all build-tests) >"$1" 2>&1
+    # two makes, as `make check` does: `all` re-enters make, which must not race build-tests
+    (cd "$TREE" && env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here all &&
+        env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here build-tests) >"$1" 2>&1
 }
 
 # run_tests SCRIPTS LOG: prints the first failing test's name (nothing when all pass).
