@@ -159,6 +159,27 @@ static void chain_across_groups(void **state) {
     done(&j);
 }
 
+/* Rank 1 completed Y #1, which rank 0 still has pending, and never issued Z #1, which rank 0
+ * waits in: 1 is the culprit, and rank 0 waits for it in Z only — not in Y, which the culprit
+ * finished (mutation v10: a root is a target of an op only when it has not completed it). */
+static void a_culprit_is_not_waited_for_where_it_completed(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "Y", "[0, 1]");
+    group(&j, "2", "Z", "[0, 1]");
+    rec(&j, 0, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 1, "completed");
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    const fa_verdict *v = &j.a.verdict;
+    assert_ranks(&v->levels[0].ranks, "1");
+    assert_ranks(&v->levels[2].ranks, "0");
+    assert_ranks(&v->levels[2].waits_for, "1");
+    assert_string_equal(v->levels[2].via, "Z all_reduce");
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -196,6 +217,19 @@ static void same_newest_op_everywhere_is_ok(void **state) {
     run(&j);
     assert_culprits(&j, FA_STATUS_OK, "");
     assert_int_equal(j.a.verdict.nevidence, 0);
+    done(&j);
+}
+
+/* Everyone started #2 and nothing is queued behind it: a snapshot of a collective in flight,
+ * not a stuck one (mutation v06: "issued later" must mean a seq beyond #2, not #2 itself). */
+static void started_everywhere_with_nothing_queued_is_ok(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("started", "started"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_null(finding(&j, FA_STUCK_COLLECTIVE));
     done(&j);
 }
 
@@ -247,9 +281,11 @@ static void missing_dump_everyone_waits_for_is_culprit(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
+        cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
         cmocka_unit_test(stuck_collective_has_no_culprit),
         cmocka_unit_test(same_newest_op_everywhere_is_ok),
+        cmocka_unit_test(started_everywhere_with_nothing_queued_is_ok),
         cmocka_unit_test(scheduled_ones_are_culprits_when_others_started),
         cmocka_unit_test(gpu_lag_names_the_stalled_rank),
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
