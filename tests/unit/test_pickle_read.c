@@ -78,6 +78,16 @@ static void protocol0_text_opcodes(void **state) {
                  "\"x'y\\n\", \"ab\\u00e9\\ud83d\\ude00\"]");
 }
 
+/* Escapes at their edges, as Python's pickle.loads reads them: an octal escape takes at most
+ * three digits (mutation p04); in UNICODE only an odd run of backslashes starts an escape. */
+static void protocol0_escapes_at_their_edges(void **state) {
+    assert_shows("S'\\1234'\n.", "\"S4\"");
+    assert_shows("S'\\0'\n.", "\"\\u0000\"");
+    assert_shows("V\\\\u0041\n.", "\"\\\\\\\\u0041\"");
+    assert_shows("V\\\\\\u0041\n.", "\"\\\\\\\\A\"");
+    assert_shows("Va\\b\n.", "\"a\\\\b\"");
+}
+
 static void long1_and_long4_any_width(void **state) {
     assert_shows("\x8a\x00.", "0");
     assert_shows("\x8a\x01\xff.", "-1");
@@ -302,7 +312,7 @@ static void salvage_keeps_whole_entries_unflagged(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(protocol2_opcodes_as_torch_writes_them),
-        cmocka_unit_test(protocol0_text_opcodes),
+        cmocka_unit_test(protocol0_text_opcodes), cmocka_unit_test(protocol0_escapes_at_their_edges),
         cmocka_unit_test(long1_and_long4_any_width),
         cmocka_unit_test(strings_must_be_utf8_surrogates_pass),
         cmocka_unit_test(memo_aliases_and_huge_ids),

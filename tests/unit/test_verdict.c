@@ -180,6 +180,26 @@ static void a_culprit_is_not_waited_for_where_it_completed(void **state) {
     done(&j);
 }
 
+/* A coalesced end marker closes its bundle: a second bundle at the same seq is a second
+ * collective, even when it holds the same type (mutation w01). */
+static void an_end_marker_closes_its_bundle(void **state) {
+    job j;
+    job_init(&j, 2);
+    for (int r = 0; r < 2; r++) {
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "coalesced", 1, "completed");
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "coalesced", 1, "completed");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_int_equal(j.a.match.nops, 2);
+    assert_int_equal(j.a.match.ops[0].ncalls, 2);
+    assert_int_equal(j.a.match.ops[1].ncalls, 2);
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -283,6 +303,7 @@ int main(void) {
         cmocka_unit_test(chain_across_groups),
         cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(an_end_marker_closes_its_bundle),
         cmocka_unit_test(stuck_collective_has_no_culprit),
         cmocka_unit_test(same_newest_op_everywhere_is_ok),
         cmocka_unit_test(started_everywhere_with_nothing_queued_is_ok),
