@@ -66,9 +66,15 @@ test_expect_success 'torchft replicas: --transform-ft makes each default_pg glob
     head -1 plain.txt | grep "^inconclusive: ranks 2,3 recorded collectives in groups whose member lists leave them out" &&
     grep -e "--transform-ft --group-world-size N" plain.txt
 '
-test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches; an unmatched send names the peer' '
+test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches, completed by its marker; an unmatched send names the peer' '
     analyze pipeline && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
-    python3 -c "import json;d=json.load(open(\"db.json\"));assert not [c for c in d[\"collectives\"] if c[\"group_id\"]==\"5\" and c[\"mismatch\"]]"
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+pp = [c for c in d[\"collectives\"] if c[\"group_id\"] == \"5\"]
+assert not [c for c in pp if c[\"mismatch\"]], pp
+got = [(c[\"profiling_name\"], c[\"state\"]) for c in pp]
+assert got == [(\"nccl:send 0->1\", \"completed\"), (\"nccl:send 1->2\", \"completed\"), (\"nccl:recv 1<-2\", \"completed\"),
+               (\"nccl:send 2->3\", \"scheduled\")], got"
 '
 test_expect_success 'ring-buffer windows starting at different record_ids align by seq' '
     analyze ring_wrap && check hang 3 missing_ranks:3 &&
