@@ -200,6 +200,38 @@ static void an_end_marker_closes_its_bundle(void **state) {
     done(&j);
 }
 
+/* A rank that never issued #2 is told with the last seq it did issue, from its entries alone
+ * (no pg_status here; mutation w04). */
+static void never_issued_names_the_last_seq_issued(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    const fa_finding *f = finding(&j, FA_MISSING_RANKS);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    if (!strstr(f->detail, "never issued it (its last was #1)")) fail_msg("%s", f->detail);
+    done(&j);
+}
+
+/* Rank 0's ring lost everything before its pending #5: #5 is still pending there, not completed
+ * (what a ring lost before the oldest pending entry is completed, #4, not #5; mutation w05). */
+static void a_ring_that_starts_pending_is_still_pending(void **state) {
+    job j;
+    job_init(&j, 3);
+    rec(&j, 0, "0", "all_reduce", 5, "scheduled");
+    coll(&j, "0", "all_reduce", 4, S(NULL, "completed", "completed"));
+    coll(&j, "0", "all_reduce", 5, S(NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    const fa_finding *f = finding(&j, FA_MISSING_RANKS);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -303,6 +335,8 @@ int main(void) {
         cmocka_unit_test(chain_across_groups),
         cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(never_issued_names_the_last_seq_issued),
+        cmocka_unit_test(a_ring_that_starts_pending_is_still_pending),
         cmocka_unit_test(an_end_marker_closes_its_bundle),
         cmocka_unit_test(stuck_collective_has_no_culprit),
         cmocka_unit_test(same_newest_op_everywhere_is_ok),
