@@ -232,6 +232,25 @@ static void a_ring_that_starts_pending_is_still_pending(void **state) {
     done(&j);
 }
 
+/* Every member started X #2 and none completed it; what is queued behind it is in another
+ * group (Y #1, recorded later on each rank): still stuck (mutation w06: the newest pending record
+ * of a rank counts, whatever its group). */
+static void work_queued_in_another_group_makes_a_collective_stuck(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "X", "[0, 1]");
+    group(&j, "2", "Y", "[0, 1]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("started", "started"));
+    coll(&j, "2", "all_reduce", 1, S("scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    const fa_finding *f = finding(&j, FA_STUCK_COLLECTIVE);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -335,6 +354,7 @@ int main(void) {
         cmocka_unit_test(chain_across_groups),
         cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(work_queued_in_another_group_makes_a_collective_stuck),
         cmocka_unit_test(never_issued_names_the_last_seq_issued),
         cmocka_unit_test(a_ring_that_starts_pending_is_still_pending),
         cmocka_unit_test(an_end_marker_closes_its_bundle),
