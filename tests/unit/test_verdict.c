@@ -251,6 +251,33 @@ static void work_queued_in_another_group_makes_a_collective_stuck(void **state) 
     done(&j);
 }
 
+/* Group "1" is split into [0, 3] and [1, 2]; rank 0 wrote no dump, so [1, 2] is met first. The
+ * ids still follow each part's lowest member: 1@0 is [0, 3] (mutation g03). */
+static void split_groups_are_numbered_by_their_lowest_member(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "S", "[0, 3]");
+    group(&j, "1", "S", "[1, 2]");
+    j.skip[0] = 1;
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    run(&j);
+    int seen = 0;
+    for (size_t i = 0; i < j.a.groups.n; i++) {
+        const fa_group *g = &j.a.groups.v[i];
+        if (strcmp(g->id, "1@0") == 0) {
+            assert_int_equal(g->nmembers, 2);
+            assert_int_equal(g->members[0], 0);
+            assert_int_equal(g->members[1], 3);
+            seen |= 1;
+        } else if (strcmp(g->id, "1@1") == 0) {
+            assert_int_equal(g->members[0], 1);
+            seen |= 2;
+        }
+    }
+    assert_int_equal(seen, 3);
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -354,6 +381,7 @@ int main(void) {
         cmocka_unit_test(chain_across_groups),
         cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(split_groups_are_numbered_by_their_lowest_member),
         cmocka_unit_test(work_queued_in_another_group_makes_a_collective_stuck),
         cmocka_unit_test(never_issued_names_the_last_seq_issued),
         cmocka_unit_test(a_ring_that_starts_pending_is_still_pending),
