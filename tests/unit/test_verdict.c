@@ -278,6 +278,21 @@ static void split_groups_are_numbered_by_their_lowest_member(void **state) {
     done(&j);
 }
 
+/* Numeric group names sort as numbers: 0, 2, 10 (mutation g04). */
+static void numeric_group_names_sort_as_numbers(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "10", "B", "[0, 1]");
+    group(&j, "2", "A", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    run(&j);
+    assert_int_equal(j.a.groups.n, 3);
+    assert_string_equal(j.a.groups.v[0].id, "0");
+    assert_string_equal(j.a.groups.v[1].id, "2");
+    assert_string_equal(j.a.groups.v[2].id, "10");
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -381,6 +396,7 @@ int main(void) {
         cmocka_unit_test(chain_across_groups),
         cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(numeric_group_names_sort_as_numbers),
         cmocka_unit_test(split_groups_are_numbered_by_their_lowest_member),
         cmocka_unit_test(work_queued_in_another_group_makes_a_collective_stuck),
         cmocka_unit_test(never_issued_names_the_last_seq_issued),
