@@ -229,6 +229,14 @@ static void a_ring_that_starts_pending_is_still_pending(void **state) {
     const fa_finding *f = finding(&j, FA_MISSING_RANKS);
     assert_non_null(f);
     assert_ranks(&f->others, "0,1");
+    /* #4, which rank 0's ring lost, is completed there: before its oldest pending one (w07) */
+    int seen = 0;
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        if (j.a.match.ops[op].seq == 4) {
+            assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 0), FA_MS_COMPLETED);
+            seen++;
+        }
+    assert_int_equal(seen, 1);
     done(&j);
 }
 
