@@ -96,6 +96,9 @@ static void limits_are_exact(void **state) {
     assert_refused("I-9223372036854775809\n.", "integer beyond 64 bits in INT at byte 0");
     assert_shows("\x8a\x07\xff\xff\xff\xff\xff\xff\xff.", "-1");
     assert_shows("\x8a\x07\x00\x00\x00\x00\x00\x00\x80.", "-36028797018963968");
+    /* LONG4 takes the general path (the loop's own LONG1 reading is another one) */
+    assert_shows("\x8b\x07\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff.", "-1");
+    assert_shows("\x8b\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80.", "-36028797018963968");
     assert_refused("g-1\n.", "bad memo id in GET at byte 0");
     assert_refused("]((e.", "stack underflow: APPENDS at byte 3");
     assert_refused("X\x04\x00\x00\x00\xf4\x90\x80\x80.", "invalid UTF-8"); /* U+110000 */
