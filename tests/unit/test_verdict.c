@@ -217,7 +217,7 @@ static void never_issued_names_the_last_seq_issued(void **state) {
 }
 
 /* Rank 0's ring lost everything before its pending #5: #5 is still pending there, not completed
- * (what a ring lost before the oldest pending entry is completed, #4, not #5; mutation w05). */
+ * (what a ring lost before its oldest pending entry, #4 here, is completed; mutation w07). */
 static void a_ring_that_starts_pending_is_still_pending(void **state) {
     job j;
     job_init(&j, 3);
