@@ -3,7 +3,7 @@
  * call the watchdog makes (ncclCommGetAsyncError).
  *
  * It sits at the bottom of the recorder's call graph: shim.c fills the state, watchdog.c and
- * dump.c read it, and recorder.c calls none of them (only ring.c and config.c). Where a lower
+ * dumper.c read it, and recorder.c calls none of them (only ring.c and config.c). Where a lower
  * file needs something of the shim's, the shim registers it here: the watchdog's
  * ncclCommGetAsyncError goes through a hook the shim installs at activation, because only the
  * shim knows the real NCCL functions.

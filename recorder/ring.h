@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* What a call was. The order is the ring's; names live in dump.c. */
+/* What a call was. The order is the ring's; names live in dumper.c. */
 typedef enum rec_op {
     REC_OP_ALL_REDUCE, REC_OP_BROADCAST, REC_OP_REDUCE, REC_OP_ALL_GATHER,
     REC_OP_REDUCE_SCATTER, REC_OP_ALL_TO_ALL, REC_OP_GATHER, REC_OP_SCATTER,

@@ -46,7 +46,7 @@
 #include "comms.h"
 #include "config.h"
 #include "cuda_driver.h"
-#include "dump.h"
+#include "dumper.h"
 #include "inflight.h"
 #include "members.h"
 #include "recorder.h"

@@ -33,7 +33,7 @@
 #include "comms.h"
 #include "config.h"
 #include "cuda_driver.h"
-#include "dump.h"
+#include "dumper.h"
 #include "inflight.h"
 #include "recorder.h"
 #include "ring.h"

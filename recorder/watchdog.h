@@ -6,7 +6,7 @@
  * The dumper never calls CUDA or NCCL: it sleeps in poll() on a self-pipe and wakes for a dump
  * request (the dump signal's handler writes one byte), every 100 ms to look for a timed-out
  * entry (then it dumps and creates the trigger file, so that every rank dumps) and for the
- * trigger file. Fatal signals dump from inside the handler (dump.c) and are re-raised.
+ * trigger file. Fatal signals dump from inside the handler (dumper.c) and are re-raised.
  * Threads and handlers start at the first communicator, never at load time.
  */
 #ifndef FRTRACE_REC_WATCHDOG_H

@@ -1,4 +1,4 @@
-/* dump.c — builds an fr_dump from the ring and the registry, and writes it atomically.
+/* dumper.c — builds an fr_dump from the ring and the registry, and writes it atomically.
  *
  * A workspace holds everything an fr_dump points to, sized once for the ring's capacity: the
  * ring snapshots, the fr_entry array, shapes, per-entry strings, the groups/status/comms
@@ -7,7 +7,7 @@
  * is writing still gets its dump. Strings are formatted with the hand-written helpers below,
  * never with stdio, so that the fatal path stays async-signal-safe.
  */
-#include "dump.h"
+#include "dumper.h"
 
 #include <errno.h>
 #include <fcntl.h>

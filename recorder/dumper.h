@@ -1,4 +1,4 @@
-/* dump.h — writing this process's dump file: ordinary (dumper thread) and fatal-signal dumps.
+/* dumper.h — writing this process's dump file: ordinary (dumper thread) and fatal-signal dumps.
  *
  * A dump is a PyTorch Flight Recorder file (2.10 pickle layout, or JSON with
  * FRTRACE_FORMAT=json) named FRTRACE_DUMP_DIR/FRTRACE_DUMP_PREFIX<global rank>, written to a
@@ -6,8 +6,8 @@
  * memory and hands it to formats/dump_write; the fatal path uses a workspace of its own and only
  * async-signal-safe calls (open, write, rename, clock_gettime; no malloc, no stdio, no locks).
  */
-#ifndef FRTRACE_REC_DUMP_H
-#define FRTRACE_REC_DUMP_H
+#ifndef FRTRACE_REC_DUMPER_H
+#define FRTRACE_REC_DUMPER_H
 
 #include <stddef.h>
 #include <stdint.h>
