@@ -43,7 +43,8 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
 static int collect_ranks(decider *d) {
     fa_ranks all = {0};
     for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
-    for (size_t i = 0; i < d->groups->without_dump.n; i++) fa_ranks_add(&all, d->groups->without_dump.v[i]);
+    for (size_t i = 0; i < d->groups->without_dump.n; i++)
+        fa_ranks_add(&all, d->groups->without_dump.v[i]);
     fa_ranks_normalize(&all);
     d->facts = calloc(all.n + 1, sizeof *d->facts);
     if (!d->facts) return -1;
@@ -99,7 +100,8 @@ static int read_self_reports(decider *d) {
             const char *state = dump->comms[c].state;
             long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
             if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
-            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group, (uint64_t)(uintptr_t)(state + sizeof async - 1)))
+            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group,
+                            (uint64_t)(uintptr_t)(state + sizeof async - 1)))
                 return -1;
         }
     }
@@ -109,7 +111,8 @@ static int read_self_reports(decider *d) {
 /* The op with the most waiters (then the lowest seq of one group) names where it is waited on. */
 static void note_waited(const decider *d, long *at, size_t *most, size_t op, size_t waiters) {
     const fa_op *o = &d->m->ops[op], *best = *at >= 0 ? &d->m->ops[*at] : NULL;
-    if (waiters > *most || (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
+    if (waiters > *most ||
+        (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
         *most = waiters;
         *at = (long)op;
     }
@@ -137,7 +140,8 @@ typedef struct op_scan {
 /* The common case of scan_ops, from the calls alone: a collective with one call per member,
  * member k's call k (calls are sorted by member). Every member's state is then its call's, so
  * a member has it pending exactly when a call is not completed. False when it does not apply. */
-static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o, uint8_t *flags) {
+static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o,
+                         uint8_t *flags) {
     if (o->is_p2p || o->ncalls != groups->v[o->group].nmembers) return false;
     const fa_call *c = &m->calls[o->first_call];
     bool incomplete = false;
@@ -166,7 +170,8 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
 /* flags per op (see op_scan), or NULL when out of memory. */
 static uint8_t *scan_all_ops(const decider *d) {
     unsigned nw = fa_worker_count(0);
-    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members), malloc(nw * d->widest * sizeof *s.states), d->widest};
+    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members),
+                 malloc(nw * d->widest * sizeof *s.states), d->widest};
     if (s.flags && s.members && s.states) fa_parallel_for(d->m->nops, 4096, nw, scan_ops, &s);
     free(s.members);
     free(s.states);
@@ -188,7 +193,8 @@ static int index_edges(graph *g) {
     }
     for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
     for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
-    for (size_t e = 0; e < g->nedges; e++) g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
+    for (size_t e = 0; e < g->nedges; e++)
+        g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
     free(fill);
     return 0;
 }
@@ -253,7 +259,8 @@ static int build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0) break;
+                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
+                    break;
                 int64_t rec = fa_vg_call_record(d, i, p);
                 if (completed && (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
@@ -266,7 +273,8 @@ static int build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
-        if (rc == 0 && grp->inferred && !completed && pending == n) rc = wait_for_unseen_members(d, x, i, pending);
+        if (rc == 0 && grp->inferred && !completed && pending == n)
+            rc = wait_for_unseen_members(d, x, i, pending);
     }
     free(flags);
     if (rc) return -1;
@@ -322,7 +330,8 @@ static bool newest_failed(const decider *d, size_t ri) {
     const fa_group *grp = &d->groups->v[gi];
     for (uint32_t m = 0; m < grp->nmembers; m++) {
         const fa_view *v = &d->m->views[d->m->view_at[gi] + m];
-        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq) return true;
+        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq)
+            return true;
     }
     return false;
 }
@@ -335,8 +344,9 @@ static bool newest_in_inferred(const decider *d, size_t ri) {
 }
 
 /* Marks every rank with nothing pending from a backend that records no send/recv (gloo) idle,
- * and returns those of them that others wait for, whose newest operation failed, or whose newest group may hold a rank without a
- * dump: each may be blocked in a send or recv the dump cannot show, or have lost its peer. */
+ * and returns those of them that others wait for, whose newest operation failed, or whose newest
+ * group may hold a rank without a dump: each may be blocked in a send or recv the dump cannot show,
+ * or have lost its peer. */
 static size_t idle_without_p2p_records(decider *d, idle_rank *out, size_t cap) {
     size_t n = 0;
     for (size_t r = 0; r < d->nfacts && n < cap; r++) {
@@ -366,14 +376,16 @@ static bool ahead_of(const decider *d, const rank_facts *a, const rank_facts *b)
 }
 
 static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint32_t *queue) {
-    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue)) return 0;
+    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue))
+        return 0;
     if (d->facts[peer].idle && !ahead_of(d, &d->facts[node], &d->facts[peer])) return 0;
     if (add_edge(&d->g, node, (uint32_t)peer) || index_edges(&d->g)) return -1;
     rank_facts *f = &d->facts[node], *p = &d->facts[peer];
     f->maybe_in_p2p = true;
     if (!p->has_dump && f->missing_op >= 0) { /* then the ranks waiting on it wait on the peer */
         p->waited = true;
-        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op, f->missing_waiters);
+        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op,
+                    f->missing_waiters);
     }
     return 1;
 }
@@ -388,11 +400,15 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     long ri = fa_input_find(d->in, d->facts[node].rank);
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
-        long gi = dump->pgs[k].skips_op_ids ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name) : -1;
+        long gi = dump->pgs[k].skips_op_ids
+                      ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
+                      : -1;
         if (gi < 0) continue;
         const fa_group *grp = &d->groups->v[gi];
         for (uint32_t m = 0; m < grp->nmembers; m++)
-            if (maybe_wait(d, node, grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1, seen, queue) < 0) return -1;
+            if (maybe_wait(d, node, grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1,
+                           seen, queue) < 0)
+                return -1;
     }
     int64_t seq;
     long newest = newest_group(d, (size_t)ri, &seq);
@@ -401,7 +417,8 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     for (size_t u = 0; u < d->nunseen; u++) {
         uint32_t r = d->unseen[u];
         bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
-        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) && maybe_wait(d, node, (long)r, seen, queue) < 0)
+        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) &&
+            maybe_wait(d, node, (long)r, seen, queue) < 0)
             return -1;
     }
     return 0;
@@ -482,7 +499,8 @@ static int components(decider *d) {
     return 0;
 }
 
-static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state), fa_ranks *out) {
+static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state),
+                             fa_ranks *out) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     uint32_t n = fa_vg_expected_states(d, op);
     for (uint32_t k = 0; k < n; k++)
@@ -490,17 +508,18 @@ static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member
     fa_ranks_normalize(out);
 }
 
-
-
 static void blame_lag(decider *d, rank_facts *f) {
-    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[f->lag_op].group, f->lag_op);
+    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                    (long)d->m->ops[f->lag_op].group, f->lag_op);
     if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
     members_in_state(d, (size_t)f->lag_op, fa_vg_is_completed, &x->others);
     char group[300], label[200];
     fa_vg_context(d, (size_t)f->lag_op, group, sizeof group, label, sizeof label);
     char *done = fa_ranks_format(x->others.v, x->others.n);
-    fa_finding_set_detail(x, "rank %lld still has %s %s pending while rank%s %s completed it: its GPU stopped completing work",
+    fa_finding_set_detail(x,
+                          "rank %lld still has %s %s pending while rank%s %s completed it: its GPU "
+                          "stopped completing work",
                           (long long)f->rank, group, label, x->others.n > 1 ? "s" : "", done);
     free(done);
 }
@@ -508,8 +527,10 @@ static void blame_lag(decider *d, rank_facts *f) {
 /* The rank's own dump says why the others wait on it: it crashed, or its communicator failed. */
 static void blame_broken(decider *d, rank_facts *f) {
     size_t op = (size_t)f->broken_op;
-    const char *error = f->crashed ? NULL : fa_vg_async_error(d, (size_t)(f - d->facts), d->m->ops[op].group);
-    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS, (long)d->m->ops[op].group, (long)op);
+    const char *error =
+        f->crashed ? NULL : fa_vg_async_error(d, (size_t)(f - d->facts), d->m->ops[op].group);
+    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS,
+                                    (long)d->m->ops[op].group, (long)op);
     if (!x) return;
     x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
     x->signal = f->signal;
@@ -526,11 +547,15 @@ static void blame_broken(decider *d, rank_facts *f) {
     const char *s = x->others.n > 1 ? "s" : "", *verb = x->others.n > 1 ? "wait" : "waits";
     fa_signal_label(f->signal, signal, sizeof signal);
     if (error)
-        fa_finding_set_detail(x, "rank %lld's communicator for %s reported the NCCL async error %s; rank%s %s %s in %s %s", (long long)f->rank, group,
-                              error, s, waiting, verb, group, label);
+        fa_finding_set_detail(x,
+                              "rank %lld's communicator for %s reported the NCCL async error %s; "
+                              "rank%s %s %s in %s %s",
+                              (long long)f->rank, group, error, s, waiting, verb, group, label);
     else
-        fa_finding_set_detail(x, "rank %lld crashed (%s): its dump was written from the signal handler; rank%s %s %s in %s %s", (long long)f->rank,
-                              signal, s, waiting, verb, group, label);
+        fa_finding_set_detail(x,
+                              "rank %lld crashed (%s): its dump was written from the signal "
+                              "handler; rank%s %s %s in %s %s",
+                              (long long)f->rank, signal, s, waiting, verb, group, label);
     free(waiting);
 }
 
@@ -571,7 +596,8 @@ static void describe_missing(decider *d, fa_finding *x) {
     const rank_facts *f = &d->facts[node];
     char group[300], label[200];
     fa_vg_context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
-    char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n),
+         *who = fa_ranks_format(x->ranks.v, x->ranks.n);
     const fa_op *o = &d->m->ops[x->op];
     if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
         const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
@@ -580,20 +606,25 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
                               waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (x->kind == FA_MISSING_DUMP) {
-        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
-                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
+        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
-        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s", x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "" : "s", group, label, x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+        fa_finding_set_detail(
+            x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
+            x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label,
+            x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
     } else {
         const fa_group *grp = &d->groups->v[o->group];
         long pos = fa_group_position(grp, f->rank);
-        int64_t last = pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
+        int64_t last =
+            pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
         char lastbuf[64] = "";
-        if (x->ranks.n == 1 && last >= 0) snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
-        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s", x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "" : "s", group,
-                              label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
+        if (x->ranks.n == 1 && last >= 0)
+            snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
+        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
     }
     free(waiting);
     free(who);
@@ -610,16 +641,19 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         members_in_state(d, op, fa_vg_is_started, &started);
         members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
         if (started.n && scheduled.n) {
-            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[op].group, (long)op);
+            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                            (long)d->m->ops[op].group, (long)op);
             if (x) {
                 x->cause = FA_CAUSE_NEVER_STARTED;
                 x->ranks = scheduled;
                 x->others = started;
                 char group[300], label[200];
                 fa_vg_context(d, op, group, sizeof group, label, sizeof label);
-                char *who = fa_ranks_format(scheduled.v, scheduled.n), *went = fa_ranks_format(started.v, started.n);
-                fa_finding_set_detail(x, "rank%s %s never started %s %s on the GPU, which rank%s %s started", scheduled.n > 1 ? "s" : "",
-                                      who, group, label, started.n > 1 ? "s" : "", went);
+                char *who = fa_ranks_format(scheduled.v, scheduled.n),
+                     *went = fa_ranks_format(started.v, started.n);
+                fa_finding_set_detail(
+                    x, "rank%s %s never started %s %s on the GPU, which rank%s %s started",
+                    scheduled.n > 1 ? "s" : "", who, group, label, started.n > 1 ? "s" : "", went);
                 free(who);
                 free(went);
                 for (size_t i = 0; i < scheduled.n; i++) {
@@ -635,17 +669,22 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
             const fa_call *call = &d->m->calls[o->first_call + i];
             const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
             if ((!o->is_p2p && v->issued_max > o->seq) ||
-                d->m->rank_newest_pending[call->rank_index] > fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
+                d->m->rank_newest_pending[call->rank_index] >
+                    fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
                 queued = true;
         }
-        if (started.n && !scheduled.n && queued && !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
-            fa_finding *x = fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
+        if (started.n && !scheduled.n && queued &&
+            !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
+            fa_finding *x =
+                fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
             if (x) {
                 x->others = started;
                 started = (fa_ranks){0};
                 char group[300], label[200];
                 fa_vg_context(d, op, group, sizeof group, label, sizeof label);
-                fa_finding_set_detail(x, "every member started %s %s and none completed it, with more work queued behind: suspect the GPU or the network",
+                fa_finding_set_detail(x,
+                                      "every member started %s %s and none completed it, with more "
+                                      "work queued behind: suspect the GPU or the network",
                                       group, label);
             }
         }
@@ -660,7 +699,8 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
     for (uint32_t i = dump->nentries; i-- > 0;) {
         const fa_entry *e = &dump->entries[i];
         if (e->collective_seq_id != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
-        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group) return e->record_id;
+        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group)
+            return e->record_id;
     }
     return -1;
 }
@@ -787,7 +827,9 @@ static void note_idle_missing_dumps(decider *d) {
     }
     if (!x) return;
     char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(x, "no readable dump from rank%s %s (group members); nothing the others wait for is known to depend on %s",
+    fa_finding_set_detail(x,
+                          "no readable dump from rank%s %s (group members); nothing the others "
+                          "wait for is known to depend on %s",
                           x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "them" : "it");
     free(who);
 }
@@ -813,7 +855,8 @@ static char *short_ranks(const fa_ranks *r) {
 }
 
 /* The verdict line from the findings that name culprits (verdict_title.c). */
-static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from, const char *suffix) {
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from,
+                      const char *suffix) {
     fa_title_input t = {lead, d->findings, from, pick, d->groups, d->m, suffix};
     d->v->summary = fa_verdict_title(&t);
 }
@@ -847,8 +890,10 @@ static void say_lost_dumps(decider *d) {
     }
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
-                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
-                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s", d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
+                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "
+                 "rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
+                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s",
+                 d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
                  idle.n > 1 ? "" : "s") < 0)
         d->v->summary = NULL;
     free(who);
@@ -869,11 +914,13 @@ static void stuck_ranks(const decider *d, fa_ranks *out) {
 static void say_stuck(decider *d, const fa_ranks *stuck) {
     char *who = short_ranks(stuck);
     bool many = stuck->n > 1;
-    const char *where = d->m->any_entries ? "outside the recorded collectives (e.g. communicator setup or teardown); nothing recorded is blocked"
-                                          : "(e.g. communicator initialization); no collective was recorded";
+    const char *where = d->m->any_entries
+                            ? "outside the recorded collectives (e.g. communicator setup or "
+                              "teardown); nothing recorded is blocked"
+                            : "(e.g. communicator initialization); no collective was recorded";
     d->v->status = FA_STATUS_INCONCLUSIVE;
-    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "", who ? who : "?",
-                 many ? "NCCL calls" : "an NCCL call", where) < 0)
+    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "",
+                 who ? who : "?", many ? "NCCL calls" : "an NCCL call", where) < 0)
         d->v->summary = NULL;
     free(who);
 }
@@ -898,12 +945,14 @@ static void say_unrecorded_p2p(decider *d) {
 }
 
 static bool culprit_kind(fa_finding_kind k) {
-    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH || k == FA_STUCK_COLLECTIVE;
+    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH ||
+           k == FA_STUCK_COLLECTIVE;
 }
 
 static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
 
-int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
+int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                      fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
     decider d = {.in = in, .groups = groups, .m = m, .findings = findings, .v = v};
     uint32_t widest = 2;
@@ -930,12 +979,14 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         for (size_t i = 0; i < before; i++)
             if (fa_finding_is_mismatch(findings->v[i].kind)) {
                 mismatch = true;
-                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++)
+                    fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
             }
         for (size_t i = before; i < after_sinks; i++) {
             stuck |= findings->v[i].kind == FA_STUCK_COLLECTIVE;
             if (!mismatch)
-                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++)
+                    fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
         }
         fa_ranks_normalize(&v->culprits);
         if (fa_verdict_explain(&d, before) != 0) rc = -1;
@@ -954,12 +1005,15 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
             v->status = FA_STATUS_INCONCLUSIVE;
-            v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped without collectives, or the buffer was off)");
+            v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
+                                "without collectives, or the buffer was off)");
         } else {
             v->status = FA_STATUS_OK;
             size_t inflight = d.inflight;
-            if (asprintf(&v->summary, "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)", in->nranks,
-                         in->nranks == 1 ? "" : "s", groups->n, groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
+            if (asprintf(&v->summary,
+                         "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)",
+                         in->nranks, in->nranks == 1 ? "" : "s", groups->n,
+                         groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
                 v->summary = NULL;
         }
         (void)missing_dump_with_op;

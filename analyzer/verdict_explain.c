@@ -38,7 +38,8 @@ static void op_targets(const decider *d, size_t op, uint32_t n, fa_ranks *out) {
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = d->states[k];
         long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP || (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
+        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP ||
+            (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
             fa_ranks_add(out, grp->members[d->members[k]]);
     }
 }
@@ -64,7 +65,8 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
             char *more = NULL;
             size_t ntypes = 1;
             for (const char *c = vs->descs[i] + len; *c; c++) ntypes += *c == '/';
-            if (ntypes == 3 || strstr(vs->descs[i] + len, "/...")) return; /* three types say enough */
+            if (ntypes == 3 || strstr(vs->descs[i] + len, "/..."))
+                return; /* three types say enough */
             if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : o->type) >= 0) {
                 free(vs->descs[i]);
                 vs->descs[i] = more;
@@ -90,7 +92,8 @@ static char *via_text(via_set *vs) {
     if (text) {
         size_t at = 0;
         text[0] = '\0';
-        for (size_t i = 0; i < vs->n && i < 4; i++) at += (size_t)sprintf(text + at, "%s%s", i ? ", " : "", vs->descs[i]);
+        for (size_t i = 0; i < vs->n && i < 4; i++)
+            at += (size_t)sprintf(text + at, "%s%s", i ? ", " : "", vs->descs[i]);
         if (vs->n > 4) sprintf(text + at, " and %zu more", vs->n - 4);
     }
     for (size_t i = 0; i < vs->n; i++) free(vs->descs[i]);
@@ -99,7 +102,8 @@ static char *via_text(via_set *vs) {
     return text;
 }
 
-static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
+static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind,
+                        const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
     if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
         fa_evidence *grown =
@@ -108,7 +112,8 @@ static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind ki
         v->evidence = grown;
     }
     fa_evidence *e = &v->evidence[v->nevidence++];
-    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
+    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq,
+                       d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
     for (size_t i = 0; waiters && i < waiters->n; i++)
         if (waiters->v[i] != rank) fa_ranks_add(&e->waiters, waiters->v[i]);
     for (size_t i = 0; done && i < done->n; i++) fa_ranks_add(&e->done, done->v[i]);
@@ -121,7 +126,8 @@ static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_rank
     const rank_facts *f = &d->facts[node];
     if (!pending->n || (pending->n == 1 && pending->v[0] == f->rank)) return 0;
     const char *error = f->crashed ? NULL : fa_vg_async_error(d, node, d->m->ops[op].group);
-    if (add_evidence(d, f->rank, op, error ? FA_EV_ASYNC_ERROR : FA_EV_CRASHED, pending, NULL)) return -1;
+    if (add_evidence(d, f->rank, op, error ? FA_EV_ASYNC_ERROR : FA_EV_CRASHED, pending, NULL))
+        return -1;
     d->v->evidence[d->v->nevidence - 1].signal = f->signal;
     d->v->evidence[d->v->nevidence - 1].error = error;
     return 0;
@@ -135,7 +141,8 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
     for (size_t i = 0; i < nmatch_findings && !rc; i++) {
         const fa_finding *f = &d->findings->v[i];
         if (!fa_finding_is_mismatch(f->kind) || f->op < 0) continue;
-        for (size_t k = 0; k < f->ranks.n && !rc; k++) rc = add_evidence(d, f->ranks.v[k], (size_t)f->op, FA_EV_MISMATCHED, NULL, &f->others);
+        for (size_t k = 0; k < f->ranks.n && !rc; k++)
+            rc = add_evidence(d, f->ranks.v[k], (size_t)f->op, FA_EV_MISMATCHED, NULL, &f->others);
     }
     /* only ops with a pending member say anything: those are the graph's op nodes, ascending */
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && !rc; x++) {
@@ -216,7 +223,9 @@ typedef struct chain {
     uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
 } chain;
 
-static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
+static int level_of(const decider *d, size_t node) {
+    return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2;
+}
 
 /* Adds every pending member of op that waits on someone to its level, once per op per level.
  * d->members and d->states hold op's n expected members (fa_vg_expected_states). */
@@ -227,7 +236,8 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
         fa_member_state s = d->states[k];
         int64_t r = grp->members[d->members[k]];
         long node = fa_vg_rank_node(d, r);
-        if (node < 0 || !fa_member_state_pending(s) || (targets->n == 1 && targets->v[0] == r)) continue;
+        if (node < 0 || !fa_member_state_pending(s) || (targets->n == 1 && targets->v[0] == r))
+            continue;
         int level = level_of(d, (size_t)node);
         if (level == 0) continue;
         fa_wait_level *l = &d->v->levels[level];
@@ -257,7 +267,8 @@ static int compare_pairs(const void *pa, const void *pb) {
     return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-/* lagging_ranks: the level-1 ranks, grouped by the op each is blocked in, with whom it waits for. */
+/* lagging_ranks: the level-1 ranks, grouped by the op each is blocked in, with whom they wait
+ * for. */
 static void note_victims(decider *d, const chain *c) {
     const fa_wait_level *l = &d->v->levels[1];
     if (!l->ranks.n) return;
@@ -288,7 +299,8 @@ static void note_victims(decider *d, const chain *c) {
         fa_vg_context(d, (size_t)op, group, sizeof group, label, sizeof label);
         char *who = fa_ranks_format(same.v, same.n), *whom = fa_ranks_format(targets.v, targets.n);
         if (who && whom && used + 600 < cap)
-            used += (size_t)snprintf(where + used, cap - used, "%s%s in %s %s (waiting for %s)", shown ? "; " : "", who, group, label, whom);
+            used += (size_t)snprintf(where + used, cap - used, "%s%s in %s %s (waiting for %s)",
+                                     shown ? "; " : "", who, group, label, whom);
         shown++;
         free(who);
         free(whom);
@@ -296,9 +308,11 @@ static void note_victims(decider *d, const chain *c) {
     free(pairs);
     if (where && total > shown) snprintf(where + used, cap - used, "; and %zu more", total - shown);
     char *all = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
-                          x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "they are" : "it is", x->ranks.n > 1 ? "themselves" : "itself",
-                          where ? where : "", x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
+    fa_finding_set_detail(
+        x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
+        x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "they are" : "it is",
+        x->ranks.n > 1 ? "themselves" : "itself", where ? where : "",
+        x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
     free(all);
     free(where);
     fa_ranks_free(&same);
@@ -321,7 +335,8 @@ static void explain_p2p(decider *d) {
 /* Evidence per culprit, the wait chain, lagging ranks, explained p2p findings. */
 int fa_verdict_explain(decider *d, size_t nmatch_findings) {
     if (collect_evidence(d, nmatch_findings) != 0) return -1;
-    if (d->v->nevidence) qsort(d->v->evidence, d->v->nevidence, sizeof *d->v->evidence, compare_evidence);
+    if (d->v->nevidence)
+        qsort(d->v->evidence, d->v->nevidence, sizeof *d->v->evidence, compare_evidence);
     chain c = {0};
     c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
     c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);

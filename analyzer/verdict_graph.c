@@ -9,7 +9,9 @@
 /* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
 const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group) {
     uint64_t at;
-    if (!d->async_error.count || !fa_imap_get(&d->async_error, (uint64_t)node * d->groups->n + group, &at)) return NULL;
+    if (!d->async_error.count ||
+        !fa_imap_get(&d->async_error, (uint64_t)node * d->groups->n + group, &at))
+        return NULL;
     return (const char *)(uintptr_t)at;
 }
 
@@ -28,7 +30,8 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
 /* Fills members with op's expected members (fa_op_expected) and states with the state of each:
  * a collective's members come in ascending position, so one walk beside its calls (sorted by
  * member) finds each member's call, instead of a search per member. Returns the count. */
-uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states) {
+uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
+                           fa_member_state *states) {
     const fa_op *o = &d->m->ops[op];
     uint32_t n = fa_op_expected(d->m, d->groups, op, members);
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
@@ -39,16 +42,20 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_me
             continue;
         }
         while (c < end && c->member < p) c++;
-        states[k] = fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
+        states[k] =
+            fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
     }
     return n;
 }
 
 /* fa_vg_states_into d->members and d->states. */
-uint32_t fa_vg_expected_states(const decider *d, size_t op) { return fa_vg_states_into(d, op, d->members, d->states); }
+uint32_t fa_vg_expected_states(const decider *d, size_t op) {
+    return fa_vg_states_into(d, op, d->members, d->states);
+}
 
 /* The group's label and the op's (fa_op_label), as every finding's detail names them. */
-void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen) {
+void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label,
+                   size_t llen) {
     fa_group_label(&d->groups->v[d->m->ops[op].group], group, glen);
     fa_op_label(d->m, op, label, llen);
 }

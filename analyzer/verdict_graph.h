@@ -68,7 +68,7 @@ typedef struct decider {
     rank_facts *facts;
     size_t nfacts;
     fa_imap node_of_rank;
-    fa_imap async_error; /* node * ngroups + group -> ncclResult name (const char *, in the store) */
+    fa_imap async_error; /* node * ngroups + group -> ncclResult name (char *, in the store) */
     graph g;
     uint32_t *members; /* scratch: expected members of an op (widest entries) */
     size_t widest;
@@ -90,12 +90,16 @@ static inline long fa_vg_rank_node(const decider *d, int64_t rank) {
 }
 
 /* Whether the node waits on something (a rank: has an op pending). */
-static inline bool fa_vg_node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
+static inline bool fa_vg_node_pending(const decider *d, size_t node) {
+    return d->g.edge_at[node + 1] > d->g.edge_at[node];
+}
 
 /* Member-state tests, for members_in_state and the evidence. */
 static inline bool fa_vg_is_completed(fa_member_state s) { return s == FA_MS_COMPLETED; }
 static inline bool fa_vg_is_started(fa_member_state s) { return s == FA_MS_STARTED; }
-static inline bool fa_vg_is_scheduled(fa_member_state s) { return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT; }
+static inline bool fa_vg_is_scheduled(fa_member_state s) {
+    return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
+}
 
 /* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
 const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group);
@@ -108,7 +112,7 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
 uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
 /* fa_vg_states_into d->members and d->states. */
 uint32_t fa_vg_expected_states(const decider *d, size_t op);
-/* op's group ("TENSOR_MODEL_PARALLEL_GROUP (37)") and op ("all_reduce #3"), as the details say them. */
+/* op's group ("TENSOR_MODEL_PARALLEL_GROUP (37)") and op ("all_reduce #3") for a detail. */
 void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen);
 
 #endif
