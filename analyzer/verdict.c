@@ -1,79 +1,27 @@
-/* verdict.c — the wait graph, its sink components, culprits and the summary (see verdict.h).
+/* verdict.c — the verdict's judging: the wait graph, its sink components, the culprits and the
+ * status (see verdict.h); fa_verdict_decide runs every step.
  *
- * Nodes 0..nranks-1 are ranks (loaded ranks and group members without a dump, ascending);
- * after them one node per op that some member has pending. Edges are built once into a CSR
- * array; strongly connected components come from an iterative Tarjan (no recursion, so
- * thousands of ranks cannot overflow the stack). Everything is linear in ops + calls.
+ * Steps: collect_ranks (a node per rank, its facts), read_self_reports (what recorder dumps say
+ * of their rank), build_graph, add_unrecorded_p2p_waits (what gloo did not record), components,
+ * judge_sinks (culprits, one finding per cause); then fa_verdict_explain (verdict_explain.c:
+ * evidence, wait chain, victims), and the status with its summary (verdict_title.c writes the
+ * line). The decider and the graph are in verdict_graph.h.
  *
  * Finding the ops someone has pending means asking every member of every op for its state; all
  * cores do that (scan_ops), and an op with one completed call per member is answered from its
- * calls alone. A member's state comes from a walk beside the op's calls (sorted by member),
- * not a search per member (states_into). Everything after looks at the pending ops only.
- *
- * What recorder dumps say of their own rank (a crash, an async error per communicator, a stuck
- * NCCL call) is read once into rank_facts and the async_error map before the graph is built;
- * `broken` is the one test every later step asks.
+ * calls alone. Everything after looks at the pending ops only. Strongly connected components
+ * come from an iterative Tarjan (no recursion, so thousands of ranks cannot overflow the
+ * stack). Everything is linear in ops + calls.
  */
 #include "verdict.h"
 
 #include "parallel.h"
+#include "verdict_explain.h"
+#include "verdict_graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct rank_facts {
-    int64_t rank;
-    bool has_dump;
-    const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
-    bool waited;      /* some pending op waits for it to issue something */
-    long missing_op;  /* the op most ranks wait for it in */
-    size_t missing_waiters;
-    bool lag;         /* has an op pending that a peer completed */
-    long lag_op;
-    int64_t lag_record;
-    bool culprit;
-    bool crashed;        /* its dump was written from a fatal signal's handler */
-    int signal;          /* that signal's number, 0 unknown */
-    bool stuck_in_api;   /* it dumped because a thread was stuck inside an NCCL call */
-    long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
-    size_t broken_waiters;
-    bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
-    bool idle;           /* nothing pending, from a backend that records no send/recv */
-    bool excused;        /* waited on, but its own history shows it blocked before that op */
-} rank_facts;
-
-typedef struct graph {
-    size_t nnodes, nrank_nodes;
-    size_t *edge_at; /* CSR */
-    uint32_t *edges;
-    uint32_t *from, *to;
-    size_t nedges, cap;
-    long *op_of_node; /* node -> op for op nodes */
-} graph;
-
-typedef struct decider {
-    const fa_input *in;
-    const fa_groups *groups;
-    const fa_match *m;
-    fa_findings *findings;
-    fa_verdict *v;
-    rank_facts *facts;
-    size_t nfacts;
-    fa_imap node_of_rank;
-    fa_imap async_error; /* node * ngroups + group -> ncclResult name (const char *, in the store) */
-    graph g;
-    uint32_t *members; /* scratch: expected members of an op (widest entries) */
-    size_t widest;
-    fa_member_state *states; /* scratch: their states (expected_states) */
-    uint32_t *comp;    /* node -> component */
-    size_t ncomps;
-    size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
-    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
-    size_t ndense;
-    uint32_t *unseen;  /* the nodes of ranks without a (readable) dump */
-    size_t nunseen;
-} decider;
 
 static int add_edge(graph *g, uint32_t a, uint32_t b) {
     if (g->nedges == g->cap) {
@@ -91,16 +39,12 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
     return 0;
 }
 
-static long rank_node(const decider *d, int64_t rank) {
-    if (d->dense) return rank >= 0 && (size_t)rank < d->ndense ? (long)d->dense[rank] - 1 : -1;
-    uint64_t at;
-    return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
-}
 
 static int collect_ranks(decider *d) {
     fa_ranks all = {0};
     for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
-    for (size_t i = 0; i < d->groups->without_dump.n; i++) fa_ranks_add(&all, d->groups->without_dump.v[i]);
+    for (size_t i = 0; i < d->groups->without_dump.n; i++)
+        fa_ranks_add(&all, d->groups->without_dump.v[i]);
     fa_ranks_normalize(&all);
     d->facts = calloc(all.n + 1, sizeof *d->facts);
     if (!d->facts) return -1;
@@ -129,7 +73,7 @@ static int collect_ranks(decider *d) {
     }
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {
-        long node = rank_node(d, d->in->rejected[i].rank);
+        long node = fa_vg_rank_node(d, d->in->rejected[i].rank);
         if (node >= 0 && !d->facts[node].has_dump)
             d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
     }
@@ -142,7 +86,7 @@ static int read_self_reports(decider *d) {
     static const char fatal[] = "fatal:", async[] = "async_error:";
     for (size_t i = 0; i < d->in->nranks; i++) {
         const fa_dump *dump = d->in->ranks[i].dump;
-        long node = rank_node(d, d->in->ranks[i].rank);
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
         if (node < 0) continue;
         rank_facts *f = &d->facts[node];
         if (dump->trigger && strncmp(dump->trigger, fatal, sizeof fatal - 1) == 0) {
@@ -156,62 +100,24 @@ static int read_self_reports(decider *d) {
             const char *state = dump->comms[c].state;
             long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
             if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
-            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group, (uint64_t)(uintptr_t)(state + sizeof async - 1)))
+            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group,
+                            (uint64_t)(uintptr_t)(state + sizeof async - 1)))
                 return -1;
         }
     }
     return 0;
 }
 
-/* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
-static const char *async_error_in(const decider *d, size_t node, uint32_t group) {
-    uint64_t at;
-    if (!d->async_error.count || !fa_imap_get(&d->async_error, (uint64_t)node * d->groups->n + group, &at)) return NULL;
-    return (const char *)(uintptr_t)at;
-}
-
-/* A member that takes no further part in the group's ops: its process crashed, or its
- * communicator for the group reported an async error. */
-static bool broken(const decider *d, size_t node, uint32_t group) {
-    return d->facts[node].crashed || async_error_in(d, node, group) != NULL;
-}
-
 /* The op with the most waiters (then the lowest seq of one group) names where it is waited on. */
 static void note_waited(const decider *d, long *at, size_t *most, size_t op, size_t waiters) {
     const fa_op *o = &d->m->ops[op], *best = *at >= 0 ? &d->m->ops[*at] : NULL;
-    if (waiters > *most || (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
+    if (waiters > *most ||
+        (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
         *most = waiters;
         *at = (long)op;
     }
 }
 
-/* The record_id of the member's entry for op (for choosing its oldest pending op). */
-static int64_t call_record(const decider *d, size_t op, uint32_t member) {
-    const fa_call *c = fa_op_call(d->m, op, member);
-    return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
-}
-
-/* Fills members with op's expected members (fa_op_expected) and states with the state of each:
- * a collective's members come in ascending position, so one walk beside its calls (sorted by
- * member) finds each member's call, instead of a search per member. Returns the count. */
-static uint32_t states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states) {
-    const fa_op *o = &d->m->ops[op];
-    uint32_t n = fa_op_expected(d->m, d->groups, op, members);
-    const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t p = members[k];
-        if (o->is_p2p) {
-            states[k] = fa_op_member_state(d->m, d->groups, op, p);
-            continue;
-        }
-        while (c < end && c->member < p) c++;
-        states[k] = fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
-    }
-    return n;
-}
-
-/* states_into d->members and d->states. */
-static uint32_t expected_states(const decider *d, size_t op) { return states_into(d, op, d->members, d->states); }
 
 static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
     for (uint32_t k = 0; k < o->ncalls; k++)
@@ -234,7 +140,8 @@ typedef struct op_scan {
 /* The common case of scan_ops, from the calls alone: a collective with one call per member,
  * member k's call k (calls are sorted by member). Every member's state is then its call's, so
  * a member has it pending exactly when a call is not completed. False when it does not apply. */
-static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o, uint8_t *flags) {
+static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o,
+                         uint8_t *flags) {
     if (o->is_p2p || o->ncalls != groups->v[o->group].nmembers) return false;
     const fa_call *c = &m->calls[o->first_call];
     bool incomplete = false;
@@ -252,7 +159,7 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
     fa_member_state *states = s->states + worker * s->widest;
     for (size_t op = lo; op < hi; op++) {
         if (scan_full_op(s->d->m, s->d->groups, &s->d->m->ops[op], &s->flags[op])) continue;
-        uint32_t n = states_into(s->d, op, members, states);
+        uint32_t n = fa_vg_states_into(s->d, op, members, states);
         uint8_t f = any_call_incomplete(s->d->m, &s->d->m->ops[op]) ? OP_INCOMPLETE : 0;
         for (uint32_t k = 0; k < n && !(f & OP_PENDING); k++)
             if (fa_member_state_pending(states[k])) f |= OP_PENDING;
@@ -263,7 +170,8 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
 /* flags per op (see op_scan), or NULL when out of memory. */
 static uint8_t *scan_all_ops(const decider *d) {
     unsigned nw = fa_worker_count(0);
-    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members), malloc(nw * d->widest * sizeof *s.states), d->widest};
+    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members),
+                 malloc(nw * d->widest * sizeof *s.states), d->widest};
     if (s.flags && s.members && s.states) fa_parallel_for(d->m->nops, 4096, nw, scan_ops, &s);
     free(s.members);
     free(s.states);
@@ -285,12 +193,12 @@ static int index_edges(graph *g) {
     }
     for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
     for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
-    for (size_t e = 0; e < g->nedges; e++) g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
+    for (size_t e = 0; e < g->nedges; e++)
+        g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
     free(fill);
     return 0;
 }
 
-static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[node + 1] > d->g.edge_at[node]; }
 
 /* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
  * that left no dump. When every member seen waits in one of its ops and none completed it, what
@@ -325,7 +233,7 @@ static int build_graph(decider *d) {
         if (!(flags[i] & OP_PENDING)) continue;
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
-        uint32_t n = expected_states(d, i);
+        uint32_t n = fa_vg_expected_states(d, i);
         size_t pending = 0, completed = 0;
         for (uint32_t k = 0; k < n; k++) {
             fa_member_state s = d->states[k];
@@ -338,10 +246,10 @@ static int build_graph(decider *d) {
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
-            long node = rank_node(d, grp->members[p]);
+            long node = fa_vg_rank_node(d, grp->members[p]);
             if (node < 0) continue;
             rank_facts *f = &d->facts[node];
-            if (s != FA_MS_COMPLETED && broken(d, (size_t)node, o->group)) {
+            if (s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, o->group)) {
                 /* it will never get further here: the others pending wait on it, it on nothing,
                  * and what it has pending is no sign of a stopped GPU */
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
@@ -351,8 +259,9 @@ static int build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0) break;
-                int64_t rec = call_record(d, i, p);
+                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
+                    break;
+                int64_t rec = fa_vg_call_record(d, i, p);
                 if (completed && (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
                     f->lag_op = (long)i;
@@ -364,7 +273,8 @@ static int build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
-        if (rc == 0 && grp->inferred && !completed && pending == n) rc = wait_for_unseen_members(d, x, i, pending);
+        if (rc == 0 && grp->inferred && !completed && pending == n)
+            rc = wait_for_unseen_members(d, x, i, pending);
     }
     free(flags);
     if (rc) return -1;
@@ -420,7 +330,8 @@ static bool newest_failed(const decider *d, size_t ri) {
     const fa_group *grp = &d->groups->v[gi];
     for (uint32_t m = 0; m < grp->nmembers; m++) {
         const fa_view *v = &d->m->views[d->m->view_at[gi] + m];
-        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq) return true;
+        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq)
+            return true;
     }
     return false;
 }
@@ -433,14 +344,15 @@ static bool newest_in_inferred(const decider *d, size_t ri) {
 }
 
 /* Marks every rank with nothing pending from a backend that records no send/recv (gloo) idle,
- * and returns those of them that others wait for, whose newest operation failed, or whose newest group may hold a rank without a
- * dump: each may be blocked in a send or recv the dump cannot show, or have lost its peer. */
+ * and returns those of them that others wait for, whose newest operation failed, or whose newest
+ * group may hold a rank without a dump: each may be blocked in a send or recv the dump cannot show,
+ * or have lost its peer. */
 static size_t idle_without_p2p_records(decider *d, idle_rank *out, size_t cap) {
     size_t n = 0;
     for (size_t r = 0; r < d->nfacts && n < cap; r++) {
         rank_facts *f = &d->facts[r];
         long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
-        if (ri < 0 || node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
+        if (ri < 0 || fa_vg_node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
         f->idle = true;
         if (f->waited || newest_failed(d, (size_t)ri) || newest_in_inferred(d, (size_t)ri))
             out[n++] = (idle_rank){(uint32_t)r, d->in->ranks[ri].dump->newest_ns};
@@ -464,14 +376,16 @@ static bool ahead_of(const decider *d, const rank_facts *a, const rank_facts *b)
 }
 
 static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint32_t *queue) {
-    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue)) return 0;
+    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue))
+        return 0;
     if (d->facts[peer].idle && !ahead_of(d, &d->facts[node], &d->facts[peer])) return 0;
     if (add_edge(&d->g, node, (uint32_t)peer) || index_edges(&d->g)) return -1;
     rank_facts *f = &d->facts[node], *p = &d->facts[peer];
     f->maybe_in_p2p = true;
     if (!p->has_dump && f->missing_op >= 0) { /* then the ranks waiting on it wait on the peer */
         p->waited = true;
-        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op, f->missing_waiters);
+        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op,
+                    f->missing_waiters);
     }
     return 1;
 }
@@ -486,11 +400,15 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     long ri = fa_input_find(d->in, d->facts[node].rank);
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
-        long gi = dump->pgs[k].skips_op_ids ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name) : -1;
+        long gi = dump->pgs[k].skips_op_ids
+                      ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
+                      : -1;
         if (gi < 0) continue;
         const fa_group *grp = &d->groups->v[gi];
         for (uint32_t m = 0; m < grp->nmembers; m++)
-            if (maybe_wait(d, node, grp->members[m] >= 0 ? rank_node(d, grp->members[m]) : -1, seen, queue) < 0) return -1;
+            if (maybe_wait(d, node, grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1,
+                           seen, queue) < 0)
+                return -1;
     }
     int64_t seq;
     long newest = newest_group(d, (size_t)ri, &seq);
@@ -499,7 +417,8 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     for (size_t u = 0; u < d->nunseen; u++) {
         uint32_t r = d->unseen[u];
         bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
-        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) && maybe_wait(d, node, (long)r, seen, queue) < 0)
+        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) &&
+            maybe_wait(d, node, (long)r, seen, queue) < 0)
             return -1;
     }
     return 0;
@@ -580,32 +499,27 @@ static int components(decider *d) {
     return 0;
 }
 
-static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state), fa_ranks *out) {
+static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state),
+                             fa_ranks *out) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    uint32_t n = expected_states(d, op);
+    uint32_t n = fa_vg_expected_states(d, op);
     for (uint32_t k = 0; k < n; k++)
         if (want(d->states[k])) fa_ranks_add(out, grp->members[d->members[k]]);
     fa_ranks_normalize(out);
 }
 
-static bool is_completed(fa_member_state s) { return s == FA_MS_COMPLETED; }
-static bool is_started(fa_member_state s) { return s == FA_MS_STARTED; }
-static bool is_scheduled(fa_member_state s) { return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT; }
-
-static void context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen) {
-    fa_group_label(&d->groups->v[d->m->ops[op].group], group, glen);
-    fa_op_label(d->m, op, label, llen);
-}
-
 static void blame_lag(decider *d, rank_facts *f) {
-    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[f->lag_op].group, f->lag_op);
+    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                    (long)d->m->ops[f->lag_op].group, f->lag_op);
     if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
-    members_in_state(d, (size_t)f->lag_op, is_completed, &x->others);
+    members_in_state(d, (size_t)f->lag_op, fa_vg_is_completed, &x->others);
     char group[300], label[200];
-    context(d, (size_t)f->lag_op, group, sizeof group, label, sizeof label);
+    fa_vg_context(d, (size_t)f->lag_op, group, sizeof group, label, sizeof label);
     char *done = fa_ranks_format(x->others.v, x->others.n);
-    fa_finding_set_detail(x, "rank %lld still has %s %s pending while rank%s %s completed it: its GPU stopped completing work",
+    fa_finding_set_detail(x,
+                          "rank %lld still has %s %s pending while rank%s %s completed it: its GPU "
+                          "stopped completing work",
                           (long long)f->rank, group, label, x->others.n > 1 ? "s" : "", done);
     free(done);
 }
@@ -613,8 +527,10 @@ static void blame_lag(decider *d, rank_facts *f) {
 /* The rank's own dump says why the others wait on it: it crashed, or its communicator failed. */
 static void blame_broken(decider *d, rank_facts *f) {
     size_t op = (size_t)f->broken_op;
-    const char *error = f->crashed ? NULL : async_error_in(d, (size_t)(f - d->facts), d->m->ops[op].group);
-    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS, (long)d->m->ops[op].group, (long)op);
+    const char *error =
+        f->crashed ? NULL : fa_vg_async_error(d, (size_t)(f - d->facts), d->m->ops[op].group);
+    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS,
+                                    (long)d->m->ops[op].group, (long)op);
     if (!x) return;
     x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
     x->signal = f->signal;
@@ -626,16 +542,20 @@ static void blame_broken(decider *d, rank_facts *f) {
         if (pending.v[i] != f->rank) fa_ranks_add(&x->others, pending.v[i]);
     fa_ranks_free(&pending);
     char group[300], label[200], signal[32];
-    context(d, op, group, sizeof group, label, sizeof label);
+    fa_vg_context(d, op, group, sizeof group, label, sizeof label);
     char *waiting = fa_ranks_format(x->others.v, x->others.n);
     const char *s = x->others.n > 1 ? "s" : "", *verb = x->others.n > 1 ? "wait" : "waits";
     fa_signal_label(f->signal, signal, sizeof signal);
     if (error)
-        fa_finding_set_detail(x, "rank %lld's communicator for %s reported the NCCL async error %s; rank%s %s %s in %s %s", (long long)f->rank, group,
-                              error, s, waiting, verb, group, label);
+        fa_finding_set_detail(x,
+                              "rank %lld's communicator for %s reported the NCCL async error %s; "
+                              "rank%s %s %s in %s %s",
+                              (long long)f->rank, group, error, s, waiting, verb, group, label);
     else
-        fa_finding_set_detail(x, "rank %lld crashed (%s): its dump was written from the signal handler; rank%s %s %s in %s %s", (long long)f->rank,
-                              signal, s, waiting, verb, group, label);
+        fa_finding_set_detail(x,
+                              "rank %lld crashed (%s): its dump was written from the signal "
+                              "handler; rank%s %s %s in %s %s",
+                              (long long)f->rank, signal, s, waiting, verb, group, label);
     free(waiting);
 }
 
@@ -672,11 +592,12 @@ static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
 }
 
 static void describe_missing(decider *d, fa_finding *x) {
-    long node = rank_node(d, x->ranks.v[0]);
+    long node = fa_vg_rank_node(d, x->ranks.v[0]);
     const rank_facts *f = &d->facts[node];
     char group[300], label[200];
-    context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
-    char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    fa_vg_context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n),
+         *who = fa_ranks_format(x->ranks.v, x->ranks.n);
     const fa_op *o = &d->m->ops[x->op];
     if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
         const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
@@ -685,20 +606,25 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
                               waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (x->kind == FA_MISSING_DUMP) {
-        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
-                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
+        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
-        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s", x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "" : "s", group, label, x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+        fa_finding_set_detail(
+            x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
+            x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label,
+            x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
     } else {
         const fa_group *grp = &d->groups->v[o->group];
         long pos = fa_group_position(grp, f->rank);
-        int64_t last = pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
+        int64_t last =
+            pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
         char lastbuf[64] = "";
-        if (x->ranks.n == 1 && last >= 0) snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
-        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s", x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "" : "s", group,
-                              label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
+        if (x->ranks.n == 1 && last >= 0)
+            snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
+        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
     }
     free(waiting);
     free(who);
@@ -712,23 +638,26 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         fa_ranks started = {0}, scheduled = {0};
-        members_in_state(d, op, is_started, &started);
-        members_in_state(d, op, is_scheduled, &scheduled);
+        members_in_state(d, op, fa_vg_is_started, &started);
+        members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
         if (started.n && scheduled.n) {
-            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[op].group, (long)op);
+            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                            (long)d->m->ops[op].group, (long)op);
             if (x) {
                 x->cause = FA_CAUSE_NEVER_STARTED;
                 x->ranks = scheduled;
                 x->others = started;
                 char group[300], label[200];
-                context(d, op, group, sizeof group, label, sizeof label);
-                char *who = fa_ranks_format(scheduled.v, scheduled.n), *went = fa_ranks_format(started.v, started.n);
-                fa_finding_set_detail(x, "rank%s %s never started %s %s on the GPU, which rank%s %s started", scheduled.n > 1 ? "s" : "",
-                                      who, group, label, started.n > 1 ? "s" : "", went);
+                fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+                char *who = fa_ranks_format(scheduled.v, scheduled.n),
+                     *went = fa_ranks_format(started.v, started.n);
+                fa_finding_set_detail(
+                    x, "rank%s %s never started %s %s on the GPU, which rank%s %s started",
+                    scheduled.n > 1 ? "s" : "", who, group, label, started.n > 1 ? "s" : "", went);
                 free(who);
                 free(went);
                 for (size_t i = 0; i < scheduled.n; i++) {
-                    long node = rank_node(d, scheduled.v[i]);
+                    long node = fa_vg_rank_node(d, scheduled.v[i]);
                     if (node >= 0) d->facts[node].culprit = true;
                 }
                 continue;
@@ -740,17 +669,22 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
             const fa_call *call = &d->m->calls[o->first_call + i];
             const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
             if ((!o->is_p2p && v->issued_max > o->seq) ||
-                d->m->rank_newest_pending[call->rank_index] > fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
+                d->m->rank_newest_pending[call->rank_index] >
+                    fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
                 queued = true;
         }
-        if (started.n && !scheduled.n && queued && !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
-            fa_finding *x = fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
+        if (started.n && !scheduled.n && queued &&
+            !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
+            fa_finding *x =
+                fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
             if (x) {
                 x->others = started;
                 started = (fa_ranks){0};
                 char group[300], label[200];
-                context(d, op, group, sizeof group, label, sizeof label);
-                fa_finding_set_detail(x, "every member started %s %s and none completed it, with more work queued behind: suspect the GPU or the network",
+                fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+                fa_finding_set_detail(x,
+                                      "every member started %s %s and none completed it, with more "
+                                      "work queued behind: suspect the GPU or the network",
                                       group, label);
             }
         }
@@ -765,7 +699,8 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
     for (uint32_t i = dump->nentries; i-- > 0;) {
         const fa_entry *e = &dump->entries[i];
         if (e->collective_seq_id != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
-        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group) return e->record_id;
+        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group)
+            return e->record_id;
     }
     return -1;
 }
@@ -800,7 +735,7 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
         rank_facts *f = &d->facts[mine[k]];
         if (!f->waited || f->missing_op < 0) continue;
         candidates++;
-        f->excused = node_pending(d, mine[k]) && blocked_before(d, mine[k]);
+        f->excused = fa_vg_node_pending(d, mine[k]) && blocked_before(d, mine[k]);
         excused += f->excused;
     }
     if (excused < candidates) return;
@@ -881,341 +816,6 @@ out:
     free(nodes);
 }
 
-/* ---------------------------------------------------------------- explanation ------- */
-
-/* The level-0 ranks of the wait chain: the hang's root causes and the verdict's culprits. */
-static bool is_root(const decider *d, size_t node) {
-    return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
-}
-
-
-/* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
- * root causes that have not completed it. d->members and d->states hold op's n expected members
- * (expected_states). */
-static void op_targets(const decider *d, size_t op, uint32_t n, fa_ranks *out) {
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    out->n = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        fa_member_state s = d->states[k];
-        long node = rank_node(d, grp->members[d->members[k]]);
-        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP || (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
-            fa_ranks_add(out, grp->members[d->members[k]]);
-    }
-}
-
-typedef struct via_set {
-    fa_smap seen; /* "desc\x1ftype" */
-    char **descs; /* distinct descs in order of first use, each with its types "send/recv" */
-    size_t n, cap;
-} via_set;
-
-static void via_add(via_set *vs, const decider *d, size_t op) {
-    const fa_op *o = &d->m->ops[op];
-    const fa_group *grp = &d->groups->v[o->group];
-    const char *desc = grp->desc && *grp->desc ? grp->desc : grp->id;
-    char key[400];
-    snprintf(key, sizeof key, "%s\x1f%s", desc, o->type);
-    uint64_t at;
-    if (fa_smap_get(&vs->seen, key, &at)) return;
-    fa_smap_put(&vs->seen, key, 0);
-    for (size_t i = 0; i < vs->n; i++) {
-        size_t len = strlen(desc);
-        if (strncmp(vs->descs[i], desc, len) == 0 && vs->descs[i][len] == ' ') {
-            char *more = NULL;
-            size_t ntypes = 1;
-            for (const char *c = vs->descs[i] + len; *c; c++) ntypes += *c == '/';
-            if (ntypes == 3 || strstr(vs->descs[i] + len, "/...")) return; /* three types say enough */
-            if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : o->type) >= 0) {
-                free(vs->descs[i]);
-                vs->descs[i] = more;
-            }
-            return;
-        }
-    }
-    if (vs->n == vs->cap) {
-        size_t cap = vs->cap ? vs->cap * 2 : 8;
-        char **v = realloc(vs->descs, cap * sizeof *v);
-        if (!v) return;
-        vs->descs = v;
-        vs->cap = cap;
-    }
-    if (asprintf(&vs->descs[vs->n], "%s %s", desc, o->type) >= 0) vs->n++;
-}
-
-/* "A send/recv, B recv" (at most four groups, then "and N more"); frees the set. */
-static char *via_text(via_set *vs) {
-    size_t len = 1;
-    for (size_t i = 0; i < vs->n && i < 4; i++) len += strlen(vs->descs[i]) + 2;
-    char *text = malloc(len + 32);
-    if (text) {
-        size_t at = 0;
-        text[0] = '\0';
-        for (size_t i = 0; i < vs->n && i < 4; i++) at += (size_t)sprintf(text + at, "%s%s", i ? ", " : "", vs->descs[i]);
-        if (vs->n > 4) sprintf(text + at, " and %zu more", vs->n - 4);
-    }
-    for (size_t i = 0; i < vs->n; i++) free(vs->descs[i]);
-    free(vs->descs);
-    fa_smap_free(&vs->seen);
-    return text;
-}
-
-static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
-    fa_verdict *v = d->v;
-    if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
-        fa_evidence *grown =
-            realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
-        if (!grown) return -1;
-        v->evidence = grown;
-    }
-    fa_evidence *e = &v->evidence[v->nevidence++];
-    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
-    for (size_t i = 0; waiters && i < waiters->n; i++)
-        if (waiters->v[i] != rank) fa_ranks_add(&e->waiters, waiters->v[i]);
-    for (size_t i = 0; done && i < done->n; i++) fa_ranks_add(&e->done, done->v[i]);
-    return 0;
-}
-
-/* A culprit broken in op's group: others pending there wait on it (a crash or an async error);
- * what it has pending itself there is no evidence of anything, so with nobody waiting: no row. */
-static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_ranks *pending) {
-    const rank_facts *f = &d->facts[node];
-    if (!pending->n || (pending->n == 1 && pending->v[0] == f->rank)) return 0;
-    const char *error = f->crashed ? NULL : async_error_in(d, node, d->m->ops[op].group);
-    if (add_evidence(d, f->rank, op, error ? FA_EV_ASYNC_ERROR : FA_EV_CRASHED, pending, NULL)) return -1;
-    d->v->evidence[d->v->nevidence - 1].signal = f->signal;
-    d->v->evidence[d->v->nevidence - 1].error = error;
-    return 0;
-}
-
-/* What each culprit did in every op that someone waits in (and every mismatch naming it). */
-enum { EVIDENCE_NO_DUMP_MAX = 256 };
-
-static int collect_evidence(decider *d, size_t nmatch_findings) {
-    int rc = 0;
-    for (size_t i = 0; i < nmatch_findings && !rc; i++) {
-        const fa_finding *f = &d->findings->v[i];
-        if (!fa_finding_is_mismatch(f->kind) || f->op < 0) continue;
-        for (size_t k = 0; k < f->ranks.n && !rc; k++) rc = add_evidence(d, f->ranks.v[k], (size_t)f->op, FA_EV_MISMATCHED, NULL, &f->others);
-    }
-    /* only ops with a pending member say anything: those are the graph's op nodes, ascending */
-    for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && !rc; x++) {
-        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
-        fa_ranks pending = {0}, completed = {0}, started = {0};
-        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-        uint32_t n = expected_states(d, op);
-        for (uint32_t k = 0; k < n; k++) {
-            int64_t r = grp->members[d->members[k]];
-            if (fa_member_state_pending(d->states[k])) fa_ranks_add(&pending, r);
-            if (is_completed(d->states[k])) fa_ranks_add(&completed, r);
-            if (is_started(d->states[k])) fa_ranks_add(&started, r);
-        }
-        fa_ranks_normalize(&pending);
-        fa_ranks_normalize(&completed);
-        fa_ranks_normalize(&started);
-        if (!pending.n) n = 0;
-        uint32_t without_dump = 0;
-        for (uint32_t k = 0; k < n && !rc; k++) {
-            int64_t r = grp->members[d->members[k]];
-            fa_member_state s = d->states[k];
-            /* a million members without a dump need not a row each in every op: the finding
-             * names them all as a range; the rows show the first EVIDENCE_NO_DUMP_MAX */
-            if (s == FA_MS_NO_DUMP && ++without_dump > EVIDENCE_NO_DUMP_MAX) continue;
-            long node = rank_node(d, r);
-            if (node < 0 || !is_root(d, (size_t)node)) continue;
-            if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
-                rc = add_broken_evidence(d, (size_t)node, op, &pending);
-            else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
-                rc = add_evidence(d, r, op,
-                                  s == FA_MS_NEVER            ? FA_EV_NEVER_ISSUED
-                                  : d->facts[node].unreadable ? FA_EV_UNREADABLE
-                                                              : FA_EV_NO_DUMP,
-                                  &pending, NULL);
-            else if (fa_member_state_pending(s) && completed.n)
-                rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
-            else if (is_scheduled(s) && started.n)
-                rc = add_evidence(d, r, op, FA_EV_NEVER_STARTED, &pending, &started);
-        }
-        fa_ranks_free(&pending);
-        fa_ranks_free(&completed);
-        fa_ranks_free(&started);
-    }
-    return rc;
-}
-
-
-/* What a culprit did itself (stalled, never started, mismatched) reads before what it left
- * undone (never issued, no dump). */
-static int kind_order(fa_evidence_kind k) {
-    switch (k) {
-    case FA_EV_CRASHED: return -2;
-    case FA_EV_ASYNC_ERROR: return -1;
-    case FA_EV_STALLED: return 0;
-    case FA_EV_NEVER_STARTED: return 1;
-    case FA_EV_MISMATCHED: return 2;
-    case FA_EV_NO_DUMP: return 3;
-    case FA_EV_UNREADABLE: return 3;
-    case FA_EV_NEVER_ISSUED: return 4;
-    }
-    return 5;
-}
-
-static int compare_evidence(const void *pa, const void *pb) {
-    const fa_evidence *a = pa, *b = pb;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->p2p != b->p2p) return a->p2p ? 1 : -1;
-    if (a->kind != b->kind) return kind_order(a->kind) < kind_order(b->kind) ? -1 : 1;
-    if (a->group != b->group) return a->group < b->group ? -1 : 1;
-    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
-    return (a->op > b->op) - (a->op < b->op);
-}
-
-typedef struct chain {
-    via_set via[FA_WAIT_LEVELS];
-    long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
-    int64_t *block_rec;  /* its record_id */
-    uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
-} chain;
-
-static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
-
-/* Adds every pending member of op that waits on someone to its level, once per op per level.
- * d->members and d->states hold op's n expected members (expected_states). */
-static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, uint32_t n) {
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    bool added[FA_WAIT_LEVELS] = {false};
-    for (uint32_t k = 0; k < n; k++) {
-        fa_member_state s = d->states[k];
-        int64_t r = grp->members[d->members[k]];
-        long node = rank_node(d, r);
-        if (node < 0 || !fa_member_state_pending(s) || (targets->n == 1 && targets->v[0] == r)) continue;
-        int level = level_of(d, (size_t)node);
-        if (level == 0) continue;
-        fa_wait_level *l = &d->v->levels[level];
-        fa_ranks_add(&l->ranks, r);
-        if (!added[level]) {
-            added[level] = true;
-            for (size_t t = 0; t < targets->n;
-                 t++) { /* once per rank, not per op: a million targets */
-                long tn = rank_node(d, targets->v[t]);
-                if (tn >= 0 && (c->listed[tn] & (1u << level))) continue;
-                if (tn >= 0) c->listed[tn] |= (uint8_t)(1u << level);
-                fa_ranks_add(&l->waits_for, targets->v[t]);
-            }
-            via_add(&c->via[level], d, op);
-        }
-        int64_t rec = call_record(d, op, d->members[k]);
-        if (c->block_op[node] < 0 || rec < c->block_rec[node]) {
-            c->block_op[node] = (long)op;
-            c->block_rec[node] = rec;
-        }
-    }
-}
-
-static int compare_pairs(const void *pa, const void *pb) {
-    const int64_t *a = pa, *b = pb;
-    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
-    return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* lagging_ranks: the level-1 ranks, grouped by the op each is blocked in, with whom it waits for. */
-static void note_victims(decider *d, const chain *c) {
-    const fa_wait_level *l = &d->v->levels[1];
-    if (!l->ranks.n) return;
-    fa_finding *x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
-    if (!x) return;
-    for (size_t i = 0; i < l->ranks.n; i++) fa_ranks_add(&x->ranks, l->ranks.v[i]);
-    size_t cap = 2048, used = 0, shown = 0, total = 0, n = 0;
-    char *where = calloc(cap, 1);
-    /* (op, rank) pairs sorted by op: the ranks blocked in one op are adjacent (linear at scale) */
-    int64_t (*pairs)[2] = malloc((l->ranks.n + 1) * sizeof *pairs);
-    for (size_t i = 0; pairs && i < l->ranks.n; i++) {
-        long node = rank_node(d, l->ranks.v[i]);
-        if (node >= 0 && c->block_op[node] >= 0) {
-            pairs[n][0] = c->block_op[node];
-            pairs[n++][1] = l->ranks.v[i];
-        }
-    }
-    if (pairs) qsort(pairs, n, sizeof *pairs, compare_pairs);
-    fa_ranks same = {0}, targets = {0};
-    for (size_t i = 0; where && pairs && i < n;) {
-        long op = (long)pairs[i][0];
-        same.n = 0;
-        for (; i < n && pairs[i][0] == op; i++) fa_ranks_add(&same, pairs[i][1]);
-        total++;
-        if (shown == 4) continue;
-        op_targets(d, (size_t)op, expected_states(d, (size_t)op), &targets);
-        char group[300], label[200];
-        context(d, (size_t)op, group, sizeof group, label, sizeof label);
-        char *who = fa_ranks_format(same.v, same.n), *whom = fa_ranks_format(targets.v, targets.n);
-        if (who && whom && used + 600 < cap)
-            used += (size_t)snprintf(where + used, cap - used, "%s%s in %s %s (waiting for %s)", shown ? "; " : "", who, group, label, whom);
-        shown++;
-        free(who);
-        free(whom);
-    }
-    free(pairs);
-    if (where && total > shown) snprintf(where + used, cap - used, "; and %zu more", total - shown);
-    char *all = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
-                          x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "they are" : "it is", x->ranks.n > 1 ? "themselves" : "itself",
-                          where ? where : "", x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
-    free(all);
-    free(where);
-    fa_ranks_free(&same);
-    fa_ranks_free(&targets);
-}
-
-/* A p2p_unmatched whose absent side is a culprit or blocked itself is part of the hang. */
-static void explain_p2p(decider *d) {
-    for (size_t i = 0; i < d->findings->n; i++) {
-        fa_finding *f = &d->findings->v[i];
-        if (f->kind != FA_P2P_UNMATCHED || !f->ranks.n) continue;
-        long node = rank_node(d, f->ranks.v[0]);
-        if (node >= 0 && (is_root(d, (size_t)node) || node_pending(d, (size_t)node))) {
-            f->explained = true;
-            d->v->nexplained_p2p++;
-        }
-    }
-}
-
-/* Evidence per culprit, the wait chain, lagging ranks, explained p2p findings. */
-static int explain(decider *d, size_t nmatch_findings) {
-    if (collect_evidence(d, nmatch_findings) != 0) return -1;
-    if (d->v->nevidence) qsort(d->v->evidence, d->v->nevidence, sizeof *d->v->evidence, compare_evidence);
-    chain c = {0};
-    c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
-    c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
-    c.listed = calloc(d->nfacts + 1, 1);
-    if (!c.block_op || !c.block_rec || !c.listed) {
-        free(c.block_op);
-        free(c.block_rec);
-        free(c.listed);
-        return -1;
-    }
-    for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
-    fa_ranks targets = {0};
-    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
-        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
-        uint32_t count = expected_states(d, op);
-        op_targets(d, op, count, &targets);
-        if (targets.n) chain_op(d, &c, op, &targets, count);
-    }
-    fa_ranks_free(&targets);
-    for (size_t i = 0; i < d->nfacts; i++)
-        if (is_root(d, i)) fa_ranks_add(&d->v->levels[0].ranks, d->facts[i].rank);
-    for (int l = 0; l < FA_WAIT_LEVELS; l++) {
-        fa_ranks_normalize(&d->v->levels[l].ranks);
-        fa_ranks_normalize(&d->v->levels[l].waits_for);
-        if (l) d->v->levels[l].via = via_text(&c.via[l]);
-    }
-    note_victims(d, &c);
-    explain_p2p(d);
-    free(c.block_op);
-    free(c.block_rec);
-    free(c.listed);
-    return 0;
-}
-
 static void note_idle_missing_dumps(decider *d) {
     fa_finding *x = NULL;
     for (size_t r = 0; r < d->nfacts; r++) {
@@ -1227,7 +827,9 @@ static void note_idle_missing_dumps(decider *d) {
     }
     if (!x) return;
     char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(x, "no readable dump from rank%s %s (group members); nothing the others wait for is known to depend on %s",
+    fa_finding_set_detail(x,
+                          "no readable dump from rank%s %s (group members); nothing the others "
+                          "wait for is known to depend on %s",
                           x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "them" : "it");
     free(who);
 }
@@ -1253,7 +855,8 @@ static char *short_ranks(const fa_ranks *r) {
 }
 
 /* The verdict line from the findings that name culprits (verdict_title.c). */
-static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from, const char *suffix) {
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from,
+                      const char *suffix) {
     fa_title_input t = {lead, d->findings, from, pick, d->groups, d->m, suffix};
     d->v->summary = fa_verdict_title(&t);
 }
@@ -1263,7 +866,7 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
  * stopped rank from a lost dump: inconclusive. */
 static bool only_lost_dumps(const decider *d) {
     for (size_t i = 0; i < d->v->culprits.n; i++) {
-        long node = rank_node(d, d->v->culprits.v[i]);
+        long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
         if (node < 0 || d->facts[node].has_dump) return false;
     }
     for (size_t i = 0; i < d->nfacts; i++) {
@@ -1287,8 +890,10 @@ static void say_lost_dumps(decider *d) {
     }
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
-                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
-                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s", d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
+                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "
+                 "rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
+                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s",
+                 d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
                  idle.n > 1 ? "" : "s") < 0)
         d->v->summary = NULL;
     free(who);
@@ -1309,11 +914,13 @@ static void stuck_ranks(const decider *d, fa_ranks *out) {
 static void say_stuck(decider *d, const fa_ranks *stuck) {
     char *who = short_ranks(stuck);
     bool many = stuck->n > 1;
-    const char *where = d->m->any_entries ? "outside the recorded collectives (e.g. communicator setup or teardown); nothing recorded is blocked"
-                                          : "(e.g. communicator initialization); no collective was recorded";
+    const char *where = d->m->any_entries
+                            ? "outside the recorded collectives (e.g. communicator setup or "
+                              "teardown); nothing recorded is blocked"
+                            : "(e.g. communicator initialization); no collective was recorded";
     d->v->status = FA_STATUS_INCONCLUSIVE;
-    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "", who ? who : "?",
-                 many ? "NCCL calls" : "an NCCL call", where) < 0)
+    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "",
+                 who ? who : "?", many ? "NCCL calls" : "an NCCL call", where) < 0)
         d->v->summary = NULL;
     free(who);
 }
@@ -1338,12 +945,14 @@ static void say_unrecorded_p2p(decider *d) {
 }
 
 static bool culprit_kind(fa_finding_kind k) {
-    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH || k == FA_STUCK_COLLECTIVE;
+    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH ||
+           k == FA_STUCK_COLLECTIVE;
 }
 
 static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
 
-int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
+int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                      fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
     decider d = {.in = in, .groups = groups, .m = m, .findings = findings, .v = v};
     uint32_t widest = 2;
@@ -1370,15 +979,17 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         for (size_t i = 0; i < before; i++)
             if (fa_finding_is_mismatch(findings->v[i].kind)) {
                 mismatch = true;
-                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++)
+                    fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
             }
         for (size_t i = before; i < after_sinks; i++) {
             stuck |= findings->v[i].kind == FA_STUCK_COLLECTIVE;
             if (!mismatch)
-                for (size_t k = 0; k < findings->v[i].ranks.n; k++) fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
+                for (size_t k = 0; k < findings->v[i].ranks.n; k++)
+                    fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
         }
         fa_ranks_normalize(&v->culprits);
-        if (explain(&d, before) != 0) rc = -1;
+        if (fa_verdict_explain(&d, before) != 0) rc = -1;
         note_idle_missing_dumps(&d);
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
@@ -1394,12 +1005,15 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
             v->status = FA_STATUS_INCONCLUSIVE;
-            v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped without collectives, or the buffer was off)");
+            v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
+                                "without collectives, or the buffer was off)");
         } else {
             v->status = FA_STATUS_OK;
             size_t inflight = d.inflight;
-            if (asprintf(&v->summary, "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)", in->nranks,
-                         in->nranks == 1 ? "" : "s", groups->n, groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
+            if (asprintf(&v->summary,
+                         "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)",
+                         in->nranks, in->nranks == 1 ? "" : "s", groups->n,
+                         groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
                 v->summary = NULL;
         }
         (void)missing_dump_with_op;
@@ -1456,3 +1070,4 @@ const char *fa_status_name(fa_status s) {
     }
     return "?";
 }
+

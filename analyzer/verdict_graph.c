@@ -1,0 +1,61 @@
+/* verdict_graph.c — what the judging and the explaining of the verdict both ask of the decider
+ * (verdict_graph.h): a rank's async error and whether it is broken in a group, a member's entry
+ * for an op, every expected member's state in an op, and how an op is named in a detail.
+ */
+#include "verdict_graph.h"
+
+#include "verdict_title.h"
+
+/* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
+const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group) {
+    uint64_t at;
+    if (!d->async_error.count ||
+        !fa_imap_get(&d->async_error, (uint64_t)node * d->groups->n + group, &at))
+        return NULL;
+    return (const char *)(uintptr_t)at;
+}
+
+/* A member that takes no further part in the group's ops: its process crashed, or its
+ * communicator for the group reported an async error. */
+bool fa_vg_broken(const decider *d, size_t node, uint32_t group) {
+    return d->facts[node].crashed || fa_vg_async_error(d, node, group) != NULL;
+}
+
+/* The record_id of the member's entry for op (for choosing its oldest pending op). */
+int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
+}
+
+/* Fills members with op's expected members (fa_op_expected) and states with the state of each:
+ * a collective's members come in ascending position, so one walk beside its calls (sorted by
+ * member) finds each member's call, instead of a search per member. Returns the count. */
+uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
+                           fa_member_state *states) {
+    const fa_op *o = &d->m->ops[op];
+    uint32_t n = fa_op_expected(d->m, d->groups, op, members);
+    const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t p = members[k];
+        if (o->is_p2p) {
+            states[k] = fa_op_member_state(d->m, d->groups, op, p);
+            continue;
+        }
+        while (c < end && c->member < p) c++;
+        states[k] =
+            fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
+    }
+    return n;
+}
+
+/* fa_vg_states_into d->members and d->states. */
+uint32_t fa_vg_expected_states(const decider *d, size_t op) {
+    return fa_vg_states_into(d, op, d->members, d->states);
+}
+
+/* The group's label and the op's (fa_op_label), as every finding's detail names them. */
+void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label,
+                   size_t llen) {
+    fa_group_label(&d->groups->v[d->m->ops[op].group], group, glen);
+    fa_op_label(d->m, op, label, llen);
+}

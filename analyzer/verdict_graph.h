@@ -1,0 +1,118 @@
+/* verdict_graph.h — the state the verdict's judging (verdict.c) and explaining
+ * (verdict_explain.c) share: the decider, its wait graph, what is known of each rank, and the
+ * small questions both ask of them. Internal to verdict*.c; nothing else includes it.
+ *
+ * Nodes 0..nranks-1 are ranks (loaded ranks and group members without a dump, ascending);
+ * after them one node per op that some member has pending (op_of_node). Edges are built once
+ * into a CSR array (edge_at, edges) from the from/to lists; a rank node with an edge out has
+ * something pending (fa_vg_node_pending). A rank's node is found through an array when ranks
+ * are dense (every real job), else through a map (fa_vg_rank_node).
+ *
+ * What recorder dumps say of their own rank (a crash, an async error per communicator, a stuck
+ * NCCL call) is read once into rank_facts and the async_error map before the graph is built;
+ * `fa_vg_broken` is the one test every later step asks.
+ *
+ * A member's state in an op comes from a walk beside the op's calls (sorted by member), not a
+ * search per member (fa_vg_states_into); fa_vg_expected_states fills the decider's scratch
+ * arrays `members` and `states`, which the caller reads before asking again.
+ */
+#ifndef FRTRACE_VERDICT_GRAPH_H
+#define FRTRACE_VERDICT_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index.h"
+#include "verdict.h"
+
+/* What is known of one rank: node r is facts[r]. */
+typedef struct rank_facts {
+    int64_t rank;
+    bool has_dump;
+    const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
+    bool waited;      /* some pending op waits for it to issue something */
+    long missing_op;  /* the op most ranks wait for it in */
+    size_t missing_waiters;
+    bool lag;         /* has an op pending that a peer completed */
+    long lag_op;
+    int64_t lag_record;
+    bool culprit;
+    bool crashed;        /* its dump was written from a fatal signal's handler */
+    int signal;          /* that signal's number, 0 unknown */
+    bool stuck_in_api;   /* it dumped because a thread was stuck inside an NCCL call */
+    long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
+    size_t broken_waiters;
+    bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
+    bool idle;           /* nothing pending, from a backend that records no send/recv */
+    bool excused;        /* waited on, but its own history shows it blocked before that op */
+} rank_facts;
+
+/* The wait graph: an edge a -> b says a waits on b. */
+typedef struct graph {
+    size_t nnodes, nrank_nodes;
+    size_t *edge_at; /* CSR */
+    uint32_t *edges;
+    uint32_t *from, *to;
+    size_t nedges, cap;
+    long *op_of_node; /* node -> op for op nodes */
+} graph;
+
+/* Everything the verdict works with while deciding; fa_verdict_decide owns and frees it. */
+typedef struct decider {
+    const fa_input *in;
+    const fa_groups *groups;
+    const fa_match *m;
+    fa_findings *findings;
+    fa_verdict *v;
+    rank_facts *facts;
+    size_t nfacts;
+    fa_imap node_of_rank;
+    fa_imap async_error; /* node * ngroups + group -> ncclResult name (char *, in the store) */
+    graph g;
+    uint32_t *members; /* scratch: expected members of an op (widest entries) */
+    size_t widest;
+    fa_member_state *states; /* scratch: their states (fa_vg_expected_states) */
+    uint32_t *comp;    /* node -> component */
+    size_t ncomps;
+    size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
+    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
+    size_t ndense;
+    uint32_t *unseen;  /* the nodes of ranks without a (readable) dump */
+    size_t nunseen;
+} decider;
+
+/* The node of a rank, or -1. */
+static inline long fa_vg_rank_node(const decider *d, int64_t rank) {
+    if (d->dense) return rank >= 0 && (size_t)rank < d->ndense ? (long)d->dense[rank] - 1 : -1;
+    uint64_t at;
+    return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
+}
+
+/* Whether the node waits on something (a rank: has an op pending). */
+static inline bool fa_vg_node_pending(const decider *d, size_t node) {
+    return d->g.edge_at[node + 1] > d->g.edge_at[node];
+}
+
+/* Member-state tests, for members_in_state and the evidence. */
+static inline bool fa_vg_is_completed(fa_member_state s) { return s == FA_MS_COMPLETED; }
+static inline bool fa_vg_is_started(fa_member_state s) { return s == FA_MS_STARTED; }
+static inline bool fa_vg_is_scheduled(fa_member_state s) {
+    return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
+}
+
+/* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
+const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group);
+/* A member that takes no further part in the group's ops: its process crashed, or its
+ * communicator for the group reported an async error. */
+bool fa_vg_broken(const decider *d, size_t node, uint32_t group);
+/* The record_id of the member's entry for op (for choosing its oldest pending op). */
+int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
+/* op's expected members (fa_op_expected) into members, the state of each into states; the count. */
+uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
+/* fa_vg_states_into d->members and d->states. */
+uint32_t fa_vg_expected_states(const decider *d, size_t op);
+/* op's group ("TENSOR_MODEL_PARALLEL_GROUP (37)") and op ("all_reduce #3") for a detail. */
+void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen);
+
+#endif
