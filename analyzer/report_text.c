@@ -12,6 +12,7 @@
 
 #include "index.h"
 #include "report.h"
+#include "perf_report.h"
 #include "stacks.h"
 #include "table.h"
 
@@ -234,6 +235,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
         }
     }
     if (hidden) fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
+    fa_perf_print_slow_ranks(a, false, out);
     if (opt->verbose) {
         print_groups(a, out);
         print_collectives(a, out);
