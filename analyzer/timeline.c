@@ -148,6 +148,14 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
     return 0;
 }
 
+/* "group 5 all_reduce #4": the hang point's name. */
+static void hang_label(const fa_analysis *a, long op, char *buf, size_t len) {
+    char g[256], o[140];
+    fa_group_label(&a->groups.v[a->match.ops[op].group], g, sizeof g);
+    fa_op_label(&a->match, (size_t)op, o, sizeof o);
+    snprintf(buf, len, "%s %s", g, o);
+}
+
 static const fa_straggler *straggler_of(const fa_analysis *a, int64_t rank) {
     for (size_t i = 0; i < a->perf.nstragglers; i++)
         if (a->perf.stragglers[i].rank == rank) return &a->perf.stragglers[i];
@@ -285,8 +293,8 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, 
     }
     if (rc == 0) trace_flows(&v, out);
     if (rc == 0 && v.hang_ns) {
-        char label[160] = "";
-        fa_op_label(&a->match, (size_t)v.hang_op, label, sizeof label);
+        char label[400] = "";
+        hang_label(a, v.hang_op, label, sizeof label);
         fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ", us(&v, v.hang_ns));
         json_text(out, label);
         fputs("\",\"cname\":\"terrible\"}", out);
@@ -346,7 +354,7 @@ typedef struct run {
 
 static void flush_run(FILE *out, run *r, double y, double h) {
     if (!r->open) return;
-    double w = r->x1 - r->x0 < 0.6 ? 0.6 : r->x1 - r->x0;
+    double w = r->x1 - r->x0 < 1.2 ? 1.2 : r->x1 - r->x0;
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", r->x0, y, w, h, FAMILIES[r->fam].color);
     r->open = false;
 }
@@ -440,8 +448,8 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
     }
     /* the hang point */
     if (v.hang_ns && v.hang_ns >= v.lo && v.hang_ns <= v.hi) {
-        char label[160] = "";
-        fa_op_label(&a->match, (size_t)v.hang_op, label, sizeof label);
+        char label[400] = "";
+        hang_label(a, v.hang_op, label, sizeof label);
         double x = XOF(v.hang_ns);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
                 x, SVG_TOP - 16, x, SVG_TOP + (double)rows * rh);
