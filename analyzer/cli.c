@@ -419,6 +419,13 @@ static void warn_unmatched_filters(const fa_input *in, const fa_groups *g, const
 static int write_database(const fa_analysis *a, const request *rq) {
     if (!rq->output) return 0;
     if (strcmp(rq->output, "-") == 0) return fa_report_db(a, &rq->report, stdout);
+    if (fa_output_in_place(rq->output)) { /* /dev/null, a FIFO: never renamed over */
+        FILE *f = fopen(rq->output, "w");
+        int rc = f ? fa_report_db(a, &rq->report, f) : -1;
+        if (!f || fclose(f) != 0) rc = -1;
+        if (rc) fprintf(stderr, "frtrace: %s: write failed\n", rq->output);
+        return rc;
+    }
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%ld", rq->output, (long)getpid()) < 0) return -1;
     FILE *f = fopen(tmp, "w");

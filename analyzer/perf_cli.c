@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perf_report.h"
@@ -70,11 +71,25 @@ static int timeline(const fa_analysis *a, const fa_report_options *opt, const ch
     return rc;
 }
 
+bool fa_output_in_place(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd, const char *format,
                     const char *output, const fa_perf_cli *pc) {
     bool to_stdout = !output || strcmp(output, "-") == 0;
     char *tmp = NULL;
     FILE *out = stdout;
+    if (!to_stdout && fa_output_in_place(output)) {
+        if (!(out = fopen(output, "w"))) {
+            fprintf(stderr, "frtrace: %s: cannot write: %s\n", output, strerror(errno));
+            return 2;
+        }
+        int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out) : timeline(a, opt, format, out, pc);
+        if (fclose(out) != 0) rc = -1;
+        return rc == 0 ? 0 : 2;
+    }
     if (!to_stdout) {
         if (asprintf(&tmp, "%s.tmp.%ld", output, (long)getpid()) < 0) return 2;
         if (!(out = fopen(tmp, "w"))) {

@@ -226,6 +226,18 @@ test_expect_success 'timeline -f svg: a self-contained SVG, culprit and slow row
 	PY
 '
 
+test_expect_success '-o onto something that is not a regular file (a FIFO, /dev/null) writes through it, never replaces it' '
+    mkfifo fifo &&
+    { cat fifo >trace.json & } &&
+    exits_with 0 "$FRTRACE" timeline -o fifo "$TOP/testdata/demo-hang" &&
+    wait && test -p fifo &&
+    python3 -c "import json; json.load(open(\"trace.json\"))" &&
+    { cat fifo >db.json & } &&
+    exits_with 1 "$FRTRACE" -o fifo "$TOP/testdata/demo-hang" >/dev/null &&
+    wait && test -p fifo &&
+    python3 -c "import json; assert json.load(open(\"db.json\"))[\"stragglers\"] == []"
+'
+
 if command -v rsvg-convert >/dev/null 2>&1; then
     test_expect_success 'the SVG renders (rsvg-convert to PNG)' '
         gen --slow-ranks 21 --faults 1 jobdir >/dev/null &&
