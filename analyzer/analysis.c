@@ -64,7 +64,7 @@ static void doubt_outsiders(fa_analysis *a) {
 
 /* Stragglers and stats (perf.h); an ok verdict's summary names the slow ranks. */
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
-    if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms, &a->perf) != 0) {
+    if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms, opt->jobs, &a->perf) != 0) {
         snprintf(err->msg, sizeof err->msg, "out of memory judging the ranks' speed");
         return -1;
     }

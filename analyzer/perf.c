@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "perfstat.h"
 
 /* ------------------------------------------------------------ one op's members ------- */
@@ -93,58 +94,52 @@ typedef struct row_acc {
     dvec skew, dur;
 } row_acc;
 
-typedef struct rows {
-    row_acc *v;
-    size_t n, cap;
-    uint32_t *slots; /* open addressing: row index + 1, 0 empty */
-    size_t nslots;
-} rows;
+/* One (rank, group) pair: the member's lateness over its group's judged collectives. */
+typedef struct pair {
+    uint32_t group, member;
+    uint32_t n, ntimed, last_in;
+    double late_median, slow_median; /* NaN: too few */
+    bool late, slow;
+} pair;
 
-static uint64_t row_hash(uint32_t group, const char *type, uint32_t in_sizes, uint32_t out_sizes, uint32_t dtypes) {
-    uint64_t h = (uint64_t)(uintptr_t)type * 0x9e3779b97f4a7c15ull;
-    h ^= ((uint64_t)group << 32 | in_sizes) * 0xbf58476d1ce4e5b9ull;
-    h ^= ((uint64_t)out_sizes << 32 | dtypes) * 0x94d049bb133111ebull;
-    return h ^ h >> 29;
-}
+/* What the pass over one group's ops produced; groups are done in parallel, each into its own. */
+typedef struct group_out {
+    row_acc *rows;
+    size_t nrows, rows_cap;
+    pair *pairs;
+    size_t npairs;
+    size_t judged;
+    bool any_arrival, any_duration;
+    bool failed;
+} group_out;
 
-static bool row_is(const fa_stat_row *r, uint32_t group, const char *type, uint32_t in_sizes, uint32_t out_sizes,
-                   uint32_t dtypes) {
-    return r->group == group && r->type == type && r->in_sizes == in_sizes && r->out_sizes == out_sizes && r->dtypes == dtypes;
-}
+typedef struct judge {
+    const fa_input *in;
+    const fa_groups *groups;
+    const fa_match *m;
+    fa_status status;
+    op_times *t;       /* per worker */
+    size_t *group_ops; /* op indices sorted by group */
+    size_t *group_at;  /* per group: first index into group_ops; [ngroups] = end */
+    group_out *out;    /* per group */
+} judge;
 
-static int rows_rehash(rows *R, size_t nslots) {
-    uint32_t *s = calloc(nslots, sizeof *s);
-    if (!s) return -1;
-    for (size_t i = 0; i < R->n; i++) {
-        const fa_stat_row *r = &R->v[i].row;
-        size_t at = row_hash(r->group, r->type, r->in_sizes, r->out_sizes, r->dtypes) & (nslots - 1);
-        while (s[at]) at = (at + 1) & (nslots - 1);
-        s[at] = (uint32_t)i + 1;
-    }
-    free(R->slots);
-    R->slots = s;
-    R->nslots = nslots;
-    return 0;
-}
-
-static row_acc *row_for(rows *R, const fa_store *store, const fa_op *o, size_t op) {
+/* The group's row for the op's type, sizes and dtype: few per group, found by a linear look. */
+static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, size_t op) {
     const fa_traits *tr = fa_entry_traits(store, o->rep);
     uint32_t ins = tr->in_sizes, outs = tr->out_sizes, dt = tr->in_dtypes;
-    if ((R->n + 1) * 2 > R->nslots && rows_rehash(R, R->nslots ? R->nslots * 2 : 64) != 0) return NULL;
-    size_t at = row_hash(o->group, o->type, ins, outs, dt) & (R->nslots - 1);
-    while (R->slots[at]) {
-        row_acc *r = &R->v[R->slots[at] - 1];
-        if (row_is(&r->row, o->group, o->type, ins, outs, dt)) return r;
-        at = (at + 1) & (R->nslots - 1);
+    for (size_t i = G->nrows; i-- > 0;) {
+        const fa_stat_row *r = &G->rows[i].row;
+        if (r->type == o->type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt) return &G->rows[i];
     }
-    if (R->n == R->cap) {
-        size_t cap = R->cap ? R->cap * 2 : 64;
-        row_acc *v = realloc(R->v, cap * sizeof *v);
+    if (G->nrows == G->rows_cap) {
+        size_t cap = G->rows_cap ? G->rows_cap * 2 : 8;
+        row_acc *v = realloc(G->rows, cap * sizeof *v);
         if (!v) return NULL;
-        R->v = v;
-        R->cap = cap;
+        G->rows = v;
+        G->rows_cap = cap;
     }
-    row_acc *r = &R->v[R->n];
+    row_acc *r = &G->rows[G->nrows++];
     memset(r, 0, sizeof *r);
     r->row = (fa_stat_row){.group = o->group, .type = o->type, .in_sizes = ins, .out_sizes = outs, .dtypes = dt,
                            .is_p2p = o->is_p2p, .bytes = -1};
@@ -154,21 +149,13 @@ static row_acc *row_for(rows *R, const fa_store *store, const fa_op *o, size_t o
     int isz = idt->count ? fa_dtype_size(idt->items[0]) : 0, osz = odt->count ? fa_dtype_size(odt->items[0]) : 0;
     int64_t ib = fa_store_numel(store, ins) * isz, ob = fa_store_numel(store, outs) * osz;
     if (isz || osz) r->row.bytes = ib > ob ? ib : ob;
-    R->slots[at] = (uint32_t)R->n + 1;
-    R->n++;
     return r;
 }
 
-static int compare_rows(const void *a, const void *b) {
-    const row_acc *x = a, *y = b;
-    if (x->row.group != y->row.group) return x->row.group < y->row.group ? -1 : 1;
-    return x->first_op < y->first_op ? -1 : x->first_op > y->first_op;
-}
-
-static int add_stats(rows *R, const fa_input *in, const fa_match *m, size_t op, op_times *t) {
+static int add_stats(group_out *G, const fa_input *in, const fa_match *m, size_t op, op_times *t) {
     const fa_op *o = &m->ops[op];
     if (!o->rep) return 0;
-    row_acc *r = row_for(R, in->store, o, op);
+    row_acc *r = row_for(G, in->store, o, op);
     if (!r) return -1;
     r->row.count++;
     if (t->narrived >= 2) {
@@ -202,24 +189,6 @@ static void finish_row(row_acc *r, const fa_groups *groups) {
 
 /* ------------------------------------------------------------ stragglers ------------- */
 
-/* One (rank, group) pair: the member's lateness over its group's judged collectives. */
-typedef struct pair {
-    uint32_t group, member;
-    uint32_t n, ntimed, last_in;
-    double late_median, slow_median; /* NaN: too few */
-    bool late, slow;
-} pair;
-
-typedef struct judge {
-    const fa_input *in;
-    const fa_groups *groups;
-    const fa_match *m;
-    fa_status status;
-    op_times t;
-    size_t *group_ops; /* op indices sorted by group */
-    size_t *group_at;  /* per group: first index into group_ops; [ngroups] = end */
-} judge;
-
 /* For each member of a judged op: its lateness and duration excess (ms), and who came last. */
 static void lateness(op_times *t, double *late, double *excess, long *last) {
     double med = median_arrival(t);
@@ -235,42 +204,44 @@ static void lateness(op_times *t, double *late, double *excess, long *last) {
     for (uint32_t i = 0; i < t->n; i++) excess[i] = isnan(medd) ? NAN : t->duration[i] - medd;
 }
 
-/* Medians per member over one group's judged ops, appended to *pairs. */
-static int judge_group(judge *J, uint32_t gi, pair **pairs, size_t *npairs, size_t *cap, size_t *judged_total) {
+/* One group's ops, once: their stats rows, and per member its lateness over the judged ones. */
+static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
     const fa_group *g = &J->groups->v[gi];
     size_t lo = J->group_at[gi], hi = J->group_at[gi + 1], nops = hi - lo, n = g->nmembers;
-    if (!nops || n < 2) return 0;
-    float *late = malloc(nops * n * sizeof *late), *exc = malloc(nops * n * sizeof *exc);
-    uint32_t *nl = calloc(n, sizeof *nl), *ne = calloc(n, sizeof *ne), *last = calloc(n, sizeof *last);
-    double *tl = malloc(n * sizeof *tl), *te = malloc(n * sizeof *te), *sel = malloc((nops + 1) * sizeof *sel);
-    int rc = late && exc && nl && ne && last && tl && te && sel ? 0 : -1;
+    if (!nops) return 0;
+    bool judging = n >= 2;
+    float *late = NULL, *exc = NULL;
+    uint32_t *nl = NULL, *ne = NULL, *last = NULL;
+    double *tl = NULL, *te = NULL, *sel = NULL;
+    if (judging) {
+        late = malloc(nops * n * sizeof *late), exc = malloc(nops * n * sizeof *exc);
+        nl = calloc(n, sizeof *nl), ne = calloc(n, sizeof *ne), last = calloc(n, sizeof *last);
+        tl = malloc(n * sizeof *tl), te = malloc(n * sizeof *te), sel = malloc((nops + 1) * sizeof *sel);
+    }
+    int rc = !judging || (late && exc && nl && ne && last && tl && te && sel) ? 0 : -1;
     for (size_t k = lo; k < hi && rc == 0; k++) {
         size_t op = J->group_ops[k];
-        read_op(J->in, J->m, op, &J->t);
-        if (!judged(J->groups, J->m, op, &J->t, J->status)) continue;
-        (*judged_total)++;
+        read_op(J->in, J->m, op, t);
+        G->any_arrival |= t->narrived > 0;
+        G->any_duration |= t->ntimed > 0;
+        rc = add_stats(G, J->in, J->m, op, t);
+        if (rc || !judging || !judged(J->groups, J->m, op, t, J->status)) continue;
+        G->judged++;
         long who;
-        lateness(&J->t, tl, te, &who);
-        for (uint32_t i = 0; i < J->t.n; i++) {
-            uint32_t mb = J->t.member[i];
+        lateness(t, tl, te, &who);
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t mb = t->member[i];
             late[mb * nops + nl[mb]++] = (float)tl[i];
             if (!isnan(te[i])) exc[mb * nops + ne[mb]++] = (float)te[i];
         }
-        if (who >= 0) last[J->t.member[who]]++;
+        if (who >= 0) last[t->member[who]]++;
     }
-    for (size_t mb = 0; mb < n && rc == 0; mb++) {
+    size_t np = 0;
+    for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) np += nl[mb] > 0;
+    if (rc == 0 && np && !(G->pairs = malloc(np * sizeof *G->pairs))) rc = -1;
+    for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) {
         if (!nl[mb] || g->member_input[mb] < 0 || g->members[mb] < 0) continue;
-        if (*npairs == *cap) {
-            size_t c = *cap ? *cap * 2 : 256;
-            pair *v = realloc(*pairs, c * sizeof *v);
-            if (!v) {
-                rc = -1;
-                break;
-            }
-            *pairs = v;
-            *cap = c;
-        }
-        pair *p = &(*pairs)[(*npairs)++];
+        pair *p = &G->pairs[G->npairs++];
         *p = (pair){gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], NAN, NAN, false, false};
         if (nl[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < nl[mb]; i++) sel[i] = late[mb * nops + i];
@@ -283,6 +254,12 @@ static int judge_group(judge *J, uint32_t gi, pair **pairs, size_t *npairs, size
     }
     free(late), free(exc), free(nl), free(ne), free(last), free(tl), free(te), free(sel);
     return rc;
+}
+
+static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
+    judge *J = ctx;
+    for (size_t g = lo; g < hi; g++)
+        if (pass_group(J, &J->t[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
 /* The robust test over every pair's median (late or slow): outliers above the floor. */
@@ -326,6 +303,7 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
         free(late), free(exc), free(tl), free(te);
         return -1;
     }
+    op_times *t = &J->t[0];
     size_t nl = 0, ne = 0;
     for (size_t i = from; i < to; i++) {
         const pair *p = &pairs[i];
@@ -336,12 +314,12 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
         s->last_in += p->last_in;
         for (size_t k = J->group_at[p->group]; k < J->group_at[p->group + 1]; k++) {
             size_t op = J->group_ops[k];
-            read_op(J->in, J->m, op, &J->t);
-            if (!judged(J->groups, J->m, op, &J->t, J->status)) continue;
+            read_op(J->in, J->m, op, t);
+            if (!judged(J->groups, J->m, op, t, J->status)) continue;
             long who;
-            lateness(&J->t, tl, te, &who);
-            for (uint32_t c = 0; c < J->t.n; c++) {
-                if (J->t.member[c] != p->member) continue;
+            lateness(t, tl, te, &who);
+            for (uint32_t c = 0; c < t->n; c++) {
+                if (t->member[c] != p->member) continue;
                 late[nl++] = tl[c];
                 if (!isnan(te[c])) exc[ne++] = te[c];
             }
@@ -372,12 +350,8 @@ static int compare_stragglers(const void *a, const void *b) {
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static int find_stragglers(judge *J, fa_perf *p) {
-    size_t ng = J->groups->n, npairs = 0, cap = 0;
-    pair *pairs = NULL;
-    int rc = 0;
-    for (uint32_t gi = 0; gi < ng && rc == 0; gi++) rc = judge_group(J, gi, &pairs, &npairs, &cap, &p->judged);
-    if (rc == 0) rc = mark_outliers(pairs, npairs, false, p->floor_ms);
+static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
+    int rc = mark_outliers(pairs, npairs, false, p->floor_ms);
     if (rc == 0) rc = mark_outliers(pairs, npairs, true, p->floor_ms);
     if (rc == 0 && npairs) qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)J->groups);
     for (size_t i = 0; i < npairs && rc == 0;) {
@@ -405,61 +379,83 @@ static int find_stragglers(judge *J, fa_perf *p) {
         i = j;
     }
     if (rc == 0 && p->nstragglers) qsort(p->stragglers, p->nstragglers, sizeof *p->stragglers, compare_stragglers);
-    free(pairs);
     return rc;
 }
 
 /* ------------------------------------------------------------ the whole pass --------- */
 
-int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
-                  fa_perf *p) {
-    memset(p, 0, sizeof *p);
-    p->floor_ms = floor_ms > 0 ? floor_ms : FA_STRAGGLER_FLOOR_MS;
-    size_t maxcalls = 1;
-    for (size_t i = 0; i < m->nops; i++)
-        if (m->ops[i].ncalls > maxcalls) maxcalls = m->ops[i].ncalls;
-    judge J = {in, groups, m, status, {0}, NULL, NULL};
-    op_times *t = &J.t;
+static int op_times_init(op_times *t, size_t maxcalls) {
     t->arrival = malloc(maxcalls * sizeof *t->arrival);
     t->duration = malloc(maxcalls * sizeof *t->duration);
     t->member = malloc(maxcalls * sizeof *t->member);
     t->scratch_i = malloc(maxcalls * sizeof *t->scratch_i);
     t->scratch_d = malloc(maxcalls * sizeof *t->scratch_d);
+    return t->arrival && t->duration && t->member && t->scratch_i && t->scratch_d ? 0 : -1;
+}
+
+static void op_times_free(op_times *t) {
+    free(t->arrival), free(t->duration), free(t->member), free(t->scratch_i), free(t->scratch_d);
+}
+
+/* Rows and pairs of every group, in group order: the result does not depend on the workers. */
+static int gather(judge *J, fa_perf *p, pair **pairs, size_t *npairs) {
+    size_t ng = J->groups->n, nrows = 0, np = 0;
+    for (size_t g = 0; g < ng; g++) {
+        if (J->out[g].failed) return -1;
+        nrows += J->out[g].nrows, np += J->out[g].npairs;
+        p->judged += J->out[g].judged;
+        p->any_arrival |= J->out[g].any_arrival;
+        p->any_duration |= J->out[g].any_duration;
+    }
+    *pairs = malloc((np + 1) * sizeof **pairs);
+    p->stats = malloc((nrows + 1) * sizeof *p->stats);
+    if (!*pairs || !p->stats) return -1;
+    for (size_t g = 0; g < ng; g++) {
+        group_out *G = &J->out[g];
+        if (G->npairs) memcpy(*pairs + *npairs, G->pairs, G->npairs * sizeof *G->pairs);
+        *npairs += G->npairs;
+        for (size_t i = 0; i < G->nrows; i++) {
+            finish_row(&G->rows[i], J->groups);
+            p->stats[p->nstats++] = G->rows[i].row;
+        }
+    }
+    return 0;
+}
+
+int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
+                  int jobs, fa_perf *p) {
+    memset(p, 0, sizeof *p);
+    p->floor_ms = floor_ms > 0 ? floor_ms : FA_STRAGGLER_FLOOR_MS;
+    size_t maxcalls = 1;
+    for (size_t i = 0; i < m->nops; i++)
+        if (m->ops[i].ncalls > maxcalls) maxcalls = m->ops[i].ncalls;
+    unsigned nw = fa_worker_count(jobs);
+    judge J = {in, groups, m, status, calloc(nw, sizeof(op_times)), NULL, NULL, calloc(groups->n + 1, sizeof(group_out))};
     J.group_at = calloc(groups->n + 2, sizeof *J.group_at);
     J.group_ops = malloc((m->nops + 1) * sizeof *J.group_ops);
-    rows R = {0};
-    int rc = t->arrival && t->duration && t->member && t->scratch_i && t->scratch_d && J.group_at && J.group_ops ? 0 : -1;
-    /* one pass: the stats rows, and the collectives bucketed by group for the stragglers */
-    for (size_t i = 0; i < m->nops && rc == 0; i++) {
-        read_op(in, m, i, t);
-        p->any_arrival |= t->narrived > 0;
-        p->any_duration |= t->ntimed > 0;
-        rc = add_stats(&R, in, m, i, t);
-        if (!m->ops[i].is_p2p) J.group_at[m->ops[i].group + 1]++;
-    }
+    int rc = J.t && J.out && J.group_at && J.group_ops ? 0 : -1;
+    for (unsigned w = 0; w < nw && rc == 0; w++) rc = op_times_init(&J.t[w], maxcalls);
+    /* ops bucketed by group (in op order within each), so that each group is one worker's */
+    for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_at[m->ops[i].group + 1]++;
     for (size_t g = 0; g < groups->n && rc == 0; g++) J.group_at[g + 1] += J.group_at[g];
     if (rc == 0) {
         size_t *fill = calloc(groups->n + 1, sizeof *fill);
         if (!fill) rc = -1;
-        for (size_t i = 0; i < m->nops && rc == 0; i++)
-            if (!m->ops[i].is_p2p) J.group_ops[J.group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
+        for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_ops[J.group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
         free(fill);
     }
-    if (rc == 0 && p->any_arrival) rc = find_stragglers(&J, p);
-    if (rc == 0 && R.n) {
-        qsort(R.v, R.n, sizeof *R.v, compare_rows);
-        p->stats = malloc(R.n * sizeof *p->stats);
-        if (!p->stats) rc = -1;
-        for (size_t i = 0; i < R.n && rc == 0; i++) {
-            finish_row(&R.v[i], groups);
-            p->stats[i] = R.v[i].row;
-        }
-        if (rc == 0) p->nstats = R.n;
+    if (rc == 0) fa_parallel_for(groups->n, 1, nw, pass_groups, &J);
+    pair *pairs = NULL;
+    size_t npairs = 0;
+    if (rc == 0) rc = gather(&J, p, &pairs, &npairs);
+    if (rc == 0 && p->any_arrival) rc = find_stragglers(&J, pairs, npairs, p);
+    free(pairs);
+    for (size_t g = 0; J.out && g < groups->n; g++) {
+        for (size_t i = 0; i < J.out[g].nrows; i++) free(J.out[g].rows[i].skew.v), free(J.out[g].rows[i].dur.v);
+        free(J.out[g].rows), free(J.out[g].pairs);
     }
-    for (size_t i = 0; i < R.n; i++) free(R.v[i].skew.v), free(R.v[i].dur.v);
-    free(R.v), free(R.slots);
-    free(t->arrival), free(t->duration), free(t->member), free(t->scratch_i), free(t->scratch_d);
-    free(J.group_at), free(J.group_ops);
+    for (unsigned w = 0; J.t && w < nw; w++) op_times_free(&J.t[w]);
+    free(J.t), free(J.out), free(J.group_at), free(J.group_ops);
     if (rc != 0) fa_perf_free(p);
     return rc;
 }

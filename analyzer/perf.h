@@ -73,9 +73,10 @@ typedef struct fa_perf {
     bool any_arrival, any_duration;
 } fa_perf;
 
-/* Fills p; floor_ms <= 0 takes the default. 0, or -1 when out of memory (p is then empty). */
+/* Fills p; floor_ms <= 0 takes the default. Groups are read by `jobs` threads (<= 0: one per
+ * core); the result does not depend on it. 0, or -1 when out of memory (p is then empty). */
 int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
-                  fa_perf *p);
+                  int jobs, fa_perf *p);
 void fa_perf_free(fa_perf *p);
 
 /* "rank 3 is slow: last to arrive in 64 of 64 collectives, 40 ms late (median)" for one, a

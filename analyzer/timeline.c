@@ -346,17 +346,37 @@ static double nice_step(double width) {
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-typedef struct run {
-    double x0, x1;
-    int fam;
-    bool open;
-} run;
+/* One row's completed bars at pixel resolution: each pixel column keeps the family of the
+ * operation that covers most of it, so a row is at most one rect per pixel whatever the entry
+ * count, and neighbouring columns of one family become one rect. */
+typedef struct pixrow {
+    float *cover;       /* [px * NFAMILIES]: how much of each pixel each family covers */
+    size_t width;
+} pixrow;
 
-static void flush_run(FILE *out, run *r, double y, double h) {
-    if (!r->open) return;
-    double w = r->x1 - r->x0 < 1.2 ? 1.2 : r->x1 - r->x0;
-    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", r->x0, y, w, h, FAMILIES[r->fam].color);
-    r->open = false;
+static void pix_add(pixrow *p, double x0, double x1, int fam) {
+    if (x1 < x0 + 0.6) x1 = x0 + 0.6; /* a bar narrower than a pixel still shows */
+    for (size_t px = x0 < 0 ? 0 : (size_t)x0; px < p->width && (double)px < x1; px++) {
+        double lo = (double)px > x0 ? (double)px : x0, hi = (double)(px + 1) < x1 ? (double)(px + 1) : x1;
+        if (hi > lo) p->cover[px * NFAMILIES + (size_t)fam] += (float)(hi - lo);
+    }
+}
+
+static void pix_flush(pixrow *p, FILE *out, double left, double y, double h) {
+    int cur = -1;
+    size_t start = 0;
+    for (size_t px = 0; px <= p->width; px++) {
+        int best = -1;
+        float most = 0.25f; /* a pixel less than a quarter covered stays blank */
+        for (int f = 0; px < p->width && f < NFAMILIES; f++)
+            if (p->cover[px * NFAMILIES + (size_t)f] > most) most = p->cover[px * NFAMILIES + (size_t)f], best = f;
+        if (best == cur) continue;
+        if (cur >= 0)
+            fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\"/>\n", left + (double)start, y,
+                    px - start, h, FAMILIES[cur].color);
+        cur = best, start = px;
+    }
+    memset(p->cover, 0, p->width * NFAMILIES * sizeof *p->cover);
 }
 
 int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out) {
@@ -405,7 +425,8 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
         else fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g ms</text>\n", x, SVG_TOP - 8, t);
     }
     /* bars */
-    int rc = 0;
+    pixrow pix = {calloc((size_t)plot_w * NFAMILIES + NFAMILIES, sizeof(float)), (size_t)plot_w};
+    int rc = pix.cover ? 0 : -1;
     for (size_t k = 0; k < rows && rc == 0; k++) {
         size_t r = sel->ranks[k];
         const fa_dump *d = a->in.ranks[r].dump;
@@ -416,7 +437,6 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
         }
         for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
         double y = SVG_TOP + (double)k * rh + 1.5, h = rh - 3 > 1 ? rh - 3 : 1;
-        run cur = {0, 0, 0, false};
         for (int pass = 0; pass < 2; pass++) { /* completed bars first, pending ones on top */
             for (uint32_t i = 0; i < d->nentries; i++) {
                 long gi = entry_group(&v, r, d, i, pg_group);
@@ -435,14 +455,9 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
                     continue;
                 }
                 used[fam] = true;
-                if (cur.open && cur.fam == fam && x0 <= cur.x1 + 0.5) {
-                    if (x1 > cur.x1) cur.x1 = x1;
-                    continue;
-                }
-                flush_run(out, &cur, y, h);
-                cur = (run){x0, x1, fam, true};
+                pix_add(&pix, x0 - SVG_LABEL, x1 - SVG_LABEL, fam);
             }
-            flush_run(out, &cur, y, h);
+            if (pass == 0) pix_flush(&pix, out, SVG_LABEL, y, h);
         }
         free(pg_group);
     }
@@ -452,8 +467,8 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
         hang_label(a, v.hang_op, label, sizeof label);
         double x = XOF(v.hang_ns);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
-                x, SVG_TOP - 16, x, SVG_TOP + (double)rows * rh);
-        fprintf(out, "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" font-weight=\"bold\">hang point: ", x - 4, SVG_TOP - 20);
+                x, SVG_TOP - 40, x, SVG_TOP + (double)rows * rh);
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" font-weight=\"bold\">hang point: ", x - 4, SVG_TOP - 30);
         xml_text(out, label);
         fputs("</text>\n", out);
     }
@@ -475,6 +490,7 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
             lx, ly - 9, lx + 16, ly);
     fputs("</svg>\n", out);
 #undef XOF
+    free(pix.cover);
     free(v.input_shown);
     return rc || ferror(out) ? -1 : 0;
 }

@@ -222,6 +222,7 @@ typedef struct job {
     double gpu_factor;          /* --slow-gpu-factor */
     const char *slow_list, *gpu_list;
     bool *slow, *slow_gpu;      /* per rank */
+    bool *slow_in[G_N];         /* per group of each kind: a slow rank is a member */
     const char *prefix, *outdir;
     int64_t hist_steps, window_steps, t0, slot_ns;
     int max_step_ops;
@@ -357,7 +358,9 @@ static op *next_op(stepgen *s, int g, int kind, int stack, int thread) {
     int64_t jitter = j->jitter_ns < j->slot_ns / 2 ? j->jitter_ns : j->slot_ns / 2;
     uint64_t draw = mix(j->seed ^ (uint64_t)s->p.r * 0x9e3779b97f4a7c15ull ^ (uint64_t)(s->step * 65536 + s->n));
     o->time_ns = base + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0) + (j->slow[s->p.r] ? j->slow_ns : 0);
-    o->done_ns = base + jitter + j->slow_ns + STEP_NS / 1024;
+    /* a collective ends once its last member arrived: later where a slow rank is a member */
+    bool waits = j->slow_in[g] && j->slow_in[g][group_index(j, s->p, g)];
+    o->done_ns = base + jitter + (waits ? j->slow_ns : 0) + STEP_NS / 1024;
     s->n++;
     return o;
 }
@@ -485,6 +488,18 @@ static void setup_groups(job *j) {
         j->p2p_names[st * 4 + 2] = xstrdup(buf);
         snprintf(buf, sizeof buf, "nccl:recv %d<-%d", st, st + 1);
         j->p2p_names[st * 4 + 3] = xstrdup(buf);
+    }
+}
+
+/* Which groups hold a slow rank (--slow-ranks): their collectives end when it arrives. */
+static void setup_slow_groups(job *j) {
+    for (int g = 0; g < G_N; g++) {
+        j->slow_in[g] = xmalloc(sizeof(bool) * (size_t)j->ngroups[g]);
+        for (int i = 0; i < j->ngroups[g]; i++) {
+            j->slow_in[g][i] = false;
+            for (int k = 0; j->active[g] && k < group_size(j, g) && !j->slow_in[g][i]; k++)
+                j->slow_in[g][i] = j->slow[member_of(j, g, i, k)];
+        }
     }
 }
 
@@ -1162,6 +1177,7 @@ int main(int argc, char **argv) {
     double t_start = now_s();
     setup_shapes(&j);
     setup_groups(&j);
+    setup_slow_groups(&j);
     setup_history(&j);
     simulate_hang(&j);
     double t_sim = now_s();
