@@ -210,7 +210,8 @@ static void trace_names(const view *v, FILE *out, size_t r, const long *groups_u
     const fa_straggler *s = straggler_of(a, rank);
     fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s", (long long)rank,
             (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
-    if (s) fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
+    if (s && s->late) fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
+    else if (s) fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
     fprintf(out, "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%lld}}", (long long)rank,
             (long long)rank);
     for (size_t k = 0; k < ngroups; k++) {
