@@ -49,14 +49,14 @@ TEST_PROGRAMS := $(UNIT_BIN)
 CHECK_DEPS    :=
 BENCH_DEPS    :=
 
-.PHONY: all deps demo check bench fuzz install clean
+.PHONY: all deps demo demo-recorder check bench fuzz install clean
 .SECONDEXPANSION:
 all: $(BUILD)/.deps-ok
 
 # --- Debian packages -----------------------------------------------------------------
 # Installed by name with apt when missing (sudo only when not root). A stamp file keeps
 # `make` from asking dpkg on every build.
-DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 clang libclang-rt-dev
+DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 python3-jsonschema clang libclang-rt-dev
 
 deps: $(BUILD)/.deps-ok
 $(BUILD)/.deps-ok:
@@ -109,6 +109,11 @@ demo: all
 	  echo "== exit status $$status (0 ok, 1 hang/mismatch/inconclusive, 2 unreadable input)"; \
 	  [ $$status -le 1 ]
 
+# Watch the recorder catch a hang without a GPU (the fake NCCL of tests/fakes).
+demo-recorder: all
+	@$(MAKE) --no-print-directory build-tests
+	@BUILD=$(BUILD) sh tests/fakes/demo.sh
+
 check: all
 	@$(MAKE) --no-print-directory build-tests
 	@echo "== running the test suite ($(BUILD))"
@@ -129,6 +134,8 @@ install: all
 	install -m 755 $(FRTRACE) $(DESTDIR)$(PREFIX)/bin/frtrace
 	if [ -f $(BUILD)/libfrtrace-recorder.so ]; then install -m 755 $(BUILD)/libfrtrace-recorder.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 644 man/frtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/frtrace
+	install -m 644 man/frtrace-db.schema.json $(DESTDIR)$(PREFIX)/share/frtrace/
 	if [ -f man/libfrtrace-recorder.7 ]; then install -m 644 man/libfrtrace-recorder.7 $(DESTDIR)$(PREFIX)/share/man/man7/; fi
 
 clean:

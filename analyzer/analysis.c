@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mixed.h"
 #include "timing.h"
 #include "transform_ft.h"
 
-static void input_findings(fa_analysis *a) {
+static void input_findings(fa_analysis *a, bool mixed_jobs) {
     for (size_t i = 0; i < a->in.nrejected; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
         if (!f) return;
@@ -41,6 +42,11 @@ static void input_findings(fa_analysis *a) {
     for (size_t i = 0; i < a->groups.nnotes; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
         if (f) fa_finding_set_detail(f, "%s", a->groups.notes[i]);
+    }
+    /* two jobs' dumps leave each other's ranks out of their groups: that is no torchft job */
+    for (size_t i = 0; i < a->groups.noutsider_notes && !mixed_jobs; i++) {
+        fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
+        if (f) fa_finding_set_detail(f, "%s", a->groups.outsider_notes[i]);
     }
 }
 
@@ -94,11 +100,17 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     }
     if (fa_groups_build(&a->in, &a->groups, err) != 0) return -1;
     if (timing) fa_timing_note("groups", &t);
-    input_findings(a);
-    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings, err) != 0) return -1;
+    char *mixed_jobs = fa_mixed_jobs(&a->in, &a->groups, &a->findings); /* dumps of several jobs (mixed.h) */
+    input_findings(a, mixed_jobs != NULL);
+    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings, err) != 0) {
+        free(mixed_jobs);
+        return -1;
+    }
     if (timing) fa_timing_note("match", &t);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
-    if (rc == 0) doubt_outsiders(a);
+    if (rc == 0 && mixed_jobs) fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
+    else free(mixed_jobs);
+    if (rc == 0 && !mixed_jobs) doubt_outsiders(a);
     if (timing) fa_timing_note("verdict", &t);
     if (rc == 0) rc = judge_speed(opt, a, err);
     if (timing) fa_timing_note("perf", &t);

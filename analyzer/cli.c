@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ typedef struct request {
     char format_flag[96]; /* the words that set it ("-f markdown"), for conflict messages */
     const char *output;
     bool just_print_entries;
+    bool width_given;
     bool transform_ft;
     long long group_world_size;
     int64_t *ranks;
@@ -83,6 +85,8 @@ static const char usage_text[] =
     "      --pg-filters S...      only these groups (name or desc) in -j and the report\n"
     "      --                     ends the options: the next word is DIR\n"
     "      --mismatch-cap N       list at most N findings per group (default 10)\n"
+    "      --width N              wrap the text report at N columns (default: the terminal's\n"
+    "                             width on a terminal, else 100; 0: no limit)\n"
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
     "      --all-calls            list every rank's call in the database\n"
@@ -255,6 +259,11 @@ static int parse_args(int argc, char **argv, request *rq) {
                 return usage_error("option %s needs a number", arg);
             if (is_option(arg, "-J", "jobs")) rq->analysis.jobs = rq->report.jobs = (int)n;
             else rq->analysis.mismatch_cap = (int)n;
+        } else if (is_option(arg, NULL, "width")) {
+            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0 || n > 100000)
+                return usage_error("option %s needs a number of columns (0: no limit)", arg);
+            rq->report.width = (size_t)n;
+            rq->width_given = true;
         } else if (is_option(arg, NULL, "group-world-size")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
                 return usage_error("option %s needs a positive number", arg);
@@ -327,6 +336,17 @@ static int check_conflicts(request *rq) {
         strcmp(rq->format, "json") != 0)
         return conflict("-o -", rq->format_flag, "both would print on stdout (-o - prints only the database)");
     return 0;
+}
+
+/* The text report's width and colour: --width, else the terminal's width on a terminal, else
+ * 100; colour only on a terminal, and never with NO_COLOR set (no-color.org) or TERM=dumb. */
+static void choose_layout(request *rq) {
+    bool tty = isatty(STDOUT_FILENO);
+    struct winsize ws;
+    if (!rq->width_given)
+        rq->report.width = tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
+    const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+    rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
 }
 
 /* ------------------------------------------------------------ where the dumps are -- */
@@ -513,6 +533,7 @@ static int cli_main(int argc, char **argv, fa_command command) {
     int status = expand_short_flags(argc, argv, &args, &nargs);
     if (status == 0) status = parse_args(nargs, args, &rq);
     if (status == 0) status = check_conflicts(&rq);
+    if (status == 0) choose_layout(&rq);
     if (status == 0 && !rq.analysis.dir) status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
     if (status == 0) status = run(&rq);
     else if (status < 0) status = 0; /* --help, --version */

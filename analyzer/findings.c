@@ -59,6 +59,7 @@ const char *fa_finding_kind_name(fa_finding_kind kind) {
     case FA_LAGGING_RANKS: return "lagging_ranks";
     case FA_GROUP_MISMATCH: return "group_mismatch";
     case FA_MEMBERSHIP_INFERRED: return "membership_inferred";
+    case FA_MIXED_JOBS: return "mixed_jobs";
     }
     return "unknown";
 }
@@ -66,6 +67,14 @@ const char *fa_finding_kind_name(fa_finding_kind kind) {
 bool fa_finding_is_warning(fa_finding_kind kind) {
     return kind == FA_REJECTED_FILE || kind == FA_VERSION_MISMATCH || kind == FA_LAGGING_RANKS ||
            kind == FA_GROUP_MISMATCH || kind == FA_P2P_UNMATCHED || kind == FA_MEMBERSHIP_INFERRED;
+}
+
+int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit) {
+    if (fa_finding_is_warning(f->kind)) return 2;
+    if ((index >= first_culprit && index < first_culprit + nculprit) || fa_finding_is_mismatch(f->kind) ||
+        f->kind == FA_MIXED_JOBS)
+        return 0;
+    return 1;
 }
 
 bool fa_finding_is_mismatch(fa_finding_kind kind) {

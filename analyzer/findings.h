@@ -30,6 +30,7 @@ typedef enum fa_finding_kind {
     FA_LAGGING_RANKS,
     FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
     FA_MEMBERSHIP_INFERRED, /* members rebuilt from the entries: pg_config lacks the group */
+    FA_MIXED_JOBS,          /* dumps that cannot belong to one job (mixed.c) */
 } fa_finding_kind;
 
 /* What a culprit-bearing finding rests on when the culprit's own dump says what happened (the
@@ -38,6 +39,8 @@ typedef enum fa_cause {
     FA_CAUSE_ENTRIES,     /* inferred from the entries (every PyTorch dump) */
     FA_CAUSE_CRASH,       /* the process died by a fatal signal (trigger "fatal:N") */
     FA_CAUSE_ASYNC_ERROR, /* its communicator reported an asynchronous NCCL error */
+    FA_CAUSE_UNREADABLE,  /* missing_dump: the rank's file exists but was rejected (unreadable) */
+    FA_CAUSE_NEVER_STARTED, /* state_mismatch: others started it on the GPU, these never did */
 } fa_cause;
 
 typedef struct fa_finding {
@@ -50,6 +53,8 @@ typedef struct fa_finding {
     bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
     bool explained; /* p2p_unmatched whose absent side is a culprit or blocked: part of the hang */
     fa_cause cause;
+    int signal;        /* FA_CAUSE_CRASH: the signal's number, 0 unknown */
+    const char *error; /* FA_CAUSE_ASYNC_ERROR: the ncclResult name (in the store), or NULL */
 } fa_finding;
 
 typedef struct fa_findings {
@@ -64,6 +69,10 @@ void fa_findings_free(fa_findings *list);
 
 const char *fa_finding_kind_name(fa_finding_kind kind);
 bool fa_finding_is_warning(fa_finding_kind kind);
+/* Where a finding goes when listed for scripts: 0 a root cause (it explains a culprit: findings
+ * [first_culprit, +nculprit) of the verdict, or a mismatch), 1 the victims' evidence, 2 a
+ * warning. Within a class the findings keep their order. */
+int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit);
 bool fa_finding_is_mismatch(fa_finding_kind kind); /* type/size/dtype/all_to_all size */
 
 #endif

@@ -143,17 +143,33 @@ static void assign_ids(fa_groups *g) {
     }
 }
 
+/* Whether members are a run of consecutive ranks ("[0, 1, ..., N-1]", a TP block): then a
+ * rank's position is computed and no map is built (a million-member group costs no 32 MB map). */
+static bool is_contiguous(const fa_group *grp) {
+    for (uint32_t m = 1; m < grp->nmembers; m++)
+        if (grp->members[m] != grp->members[0] + m) return false;
+    return grp->nmembers > 0 && grp->members[0] >= 0;
+}
+
 static void index_members(const fa_input *in, fa_groups *g) {
     fa_ranks missing = {0};
+    int64_t counted_first = -1, counted_n = 0; /* the last run of members counted in missing */
     for (size_t i = 0; i < g->n; i++) {
         fa_group *grp = &g->v[i];
         grp->member_input = malloc((grp->nmembers ? grp->nmembers : 1) * sizeof *grp->member_input);
         if (!grp->member_input) continue;
+        grp->contiguous = is_contiguous(grp);
+        bool counted = grp->contiguous && grp->members[0] >= counted_first &&
+                       grp->members[0] + grp->nmembers <= counted_first + counted_n;
         for (uint32_t m = 0; m < grp->nmembers; m++) {
             int64_t r = grp->members[m];
             grp->member_input[m] = r >= 0 ? fa_input_find(in, r) : -1;
-            if (r >= 0) fa_imap_put(&grp->member_pos, (uint64_t)r, m);
-            if (r >= 0 && grp->member_input[m] < 0) fa_ranks_add(&missing, r);
+            if (r >= 0 && !grp->contiguous) fa_imap_put(&grp->member_pos, (uint64_t)r, m);
+            if (r >= 0 && grp->member_input[m] < 0 && !counted) fa_ranks_add(&missing, r);
+        }
+        if (grp->contiguous && !counted && grp->nmembers > counted_n) {
+            counted_first = grp->members[0];
+            counted_n = grp->nmembers;
         }
     }
     fa_ranks_normalize(&missing);
@@ -201,7 +217,11 @@ static void check_outsiders(const fa_input *in, fa_groups *g) {
                  "they were not matched (a torchft job? try --transform-ft --group-world-size N)",
                  g->v[gi].id, g->v[gi].desc, outside[gi].n > 1 ? "s" : "", who ? who : "?",
                  outside[gi].n > 1 ? "them" : "it");
-        add_note(g, note);
+        char **notes = realloc(g->outsider_notes, (g->noutsider_notes + 1) * sizeof *notes);
+        if (notes) {
+            g->outsider_notes = notes;
+            g->outsider_notes[g->noutsider_notes++] = strdup(note);
+        }
         free(who);
         for (size_t i = 0; i < outside[gi].n; i++) fa_ranks_add(&g->outsiders, outside[gi].v[i]);
         fa_ranks_free(&outside[gi]);
@@ -370,7 +390,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     g->v = calloc(b.n ? b.n : 1, sizeof *g->v);
     for (size_t i = 0; i < b.n; i++)
         g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0},
-                             sorted[i].inferred};
+                             sorted[i].inferred, false};
     assign_ids(g);
     g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
     g->nby_rank = in->nranks;
@@ -417,6 +437,10 @@ long fa_groups_find(const fa_groups *g, size_t rank_index, const char *pg_name) 
 
 long fa_group_position(const fa_group *group, int64_t global_rank) {
     uint64_t at;
+    if (group->contiguous)
+        return global_rank >= group->members[0] && global_rank - group->members[0] < group->nmembers
+                   ? (long)(global_rank - group->members[0])
+                   : -1;
     if (global_rank < 0 || !fa_imap_get(&group->member_pos, (uint64_t)global_rank, &at)) return -1;
     return (long)at;
 }
@@ -435,6 +459,8 @@ void fa_groups_free(fa_groups *g) {
     free(g->notes);
     for (size_t i = 0; i < g->ninferred; i++) free(g->inferred[i]);
     free(g->inferred);
+    for (size_t i = 0; i < g->noutsider_notes; i++) free(g->outsider_notes[i]);
+    free(g->outsider_notes);
     fa_ranks_free(&g->without_dump);
     fa_ranks_free(&g->outsiders);
 }

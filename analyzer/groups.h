@@ -37,6 +37,7 @@ typedef struct fa_group {
     long *member_input; /* index into fa_input.ranks per member, -1 = no dump */
     fa_imap member_pos; /* global rank -> position in members */
     bool inferred;      /* members rebuilt from the entries: a rank without a dump may belong too */
+    bool contiguous; /* members are members[0], +1, +2, ...: positions computed, member_pos empty */
 } fa_group;
 
 typedef struct fa_groups {
@@ -50,6 +51,8 @@ typedef struct fa_groups {
     size_t nnotes;
     char **inferred; /* membership_inferred: groups rebuilt from the entries, and from what */
     size_t ninferred;
+    char **outsider_notes; /* per group with outsiders: who, and the torchft hint */
+    size_t noutsider_notes;
 } fa_groups;
 
 int fa_groups_build(const fa_input *in, fa_groups *groups, fr_error *err);

@@ -7,7 +7,6 @@
  */
 #include "load.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,82 +17,18 @@
 #include "file_read.h"
 #include "index.h"
 #include "parallel.h"
+#include "dir_walk.h"
 
-typedef struct candidate {
-    char *path;
-    const char *base; /* points into path */
-    int64_t rank;
-    size_t prefix_len;
-} candidate;
-
-typedef struct candidates {
-    candidate *v;
-    size_t n, cap;
-} candidates;
-
-static const char *const dump_suffixes[] = {".json", ".pkl", ".pickle", ""};
-
-int64_t fa_dump_name_rank(const char *name, size_t *prefix_len) {
-    size_t len = strlen(name);
-    for (size_t s = 0; s < sizeof dump_suffixes / sizeof *dump_suffixes; s++) {
-        size_t sl = strlen(dump_suffixes[s]);
-        if (len <= sl || strcmp(name + len - sl, dump_suffixes[s]) != 0) continue;
-        size_t end = len - sl, start = end;
-        while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9') start--;
-        if (start == end || end - start > 9) continue;
-        if (prefix_len) *prefix_len = start;
-        return strtoll(name + start, NULL, 10);
-    }
-    return -1;
-}
-
-static int add_candidate(candidates *c, const char *path, const char *base_in_path) {
-    size_t prefix_len;
-    int64_t rank = fa_dump_name_rank(base_in_path, &prefix_len);
-    if (rank < 0) return 0;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        candidate *v = realloc(c->v, cap * sizeof *v);
-        if (!v) return -1;
-        c->v = v;
-        c->cap = cap;
-    }
-    char *copy = strdup(path);
-    if (!copy) return -1;
-    c->v[c->n++] = (candidate){copy, copy + (base_in_path - path), rank, prefix_len};
-    return 0;
-}
-
-static int walk(const char *dir, candidates *c, int depth) {
-    if (depth > 64) return 0; /* a symlink loop; dumps are never that deep */
-    DIR *d = opendir(dir);
-    if (!d) return depth == 0 ? -1 : 0;
-    struct dirent *ent;
-    int rc = 0;
-    while (rc == 0 && (ent = readdir(d)) != NULL) {
-        if (ent->d_name[0] == '.') continue; /* ., .., and hidden temporaries of atomic writers */
-        size_t dl = strlen(dir);
-        char *path = malloc(dl + strlen(ent->d_name) + 2);
-        if (!path) { rc = -1; break; }
-        sprintf(path, "%s%s%s", dir, (dl && dir[dl - 1] == '/') ? "" : "/", ent->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) rc = walk(path, c, depth + 1) < 0 ? -1 : 0;
-            else if (S_ISREG(st.st_mode)) rc = add_candidate(c, path, path + strlen(path) - strlen(ent->d_name));
-        }
-        free(path);
-    }
-    closedir(d);
-    return rc;
-}
+typedef fa_dir_entry candidate;
 
 /* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say). */
-static char *infer_prefix(const candidates *c, fr_error *err) {
+static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
     fa_smap counts = {0};
     char *best = NULL;
     uint64_t best_count = 0;
     int tie = 0;
     for (size_t i = 0; i < c->n; i++) {
+        if (c->v[i].is_dir) continue; /* rank_3/ holding rank 3's files names no prefix */
         char *p = strndup(c->v[i].base, c->v[i].prefix_len);
         uint64_t n = 0;
         if (!p) break;
@@ -133,8 +68,32 @@ typedef struct decode_job {
     decode_worker workers[64]; /* fa_worker_count's most */
 } decode_job;
 
+/* A rank of a world-sized "[0, 1, ...]" text costs about 7 bytes of the file (6 from rank 1 000
+ * on), so a pg_config whose groups list more memberships than the file has bytes (beyond 64 Ki)
+ * shares one memoized member list among more than about seven world-sized groups (real jobs
+ * have two to four: default_pg and the groups that span every rank). Such a header multiplies
+ * its input: every group x member would cost a membership, a position and database rows.
+ * NULL when it is sane. */
+static char *hostile_memberships(const fr_dump *dump, size_t len) {
+    uint64_t members = 0;
+    for (uint32_t k = 0; k < dump->ngroups; k++) members += dump->groups[k].nranks;
+    if (members <= (uint64_t)len + 65536) return NULL;
+    char *msg = NULL;
+    if (asprintf(&msg, "pg_config lists %llu group memberships in %zu bytes (memo-shared member "
+                       "lists): more than a dump can hold, refused as hostile",
+                 (unsigned long long)members, len) < 0)
+        msg = NULL;
+    return msg;
+}
+
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = {{0}};
+    if (job->files[i].odd) { /* never opened: it could block, or never end */
+        if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable",
+                     job->files[i].odd, (long long)job->files[i].rank) < 0)
+            job->errors[i] = NULL;
+        return;
+    }
     long len = fa_read_whole_file(job->files[i].path, &w->buf, &err);
     if (len < 0) {
         job->errors[i] = strdup(err.msg);
@@ -143,6 +102,8 @@ static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_dump *dump = NULL;
     if (fr_decoder_decode(w->dec, w->buf.bytes, (size_t)len, &dump, &err) != 0) {
         job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
+    } else if ((job->errors[i] = hostile_memberships(dump, (size_t)len)) != NULL) {
+        fr_dump_free(dump);
     } else {
         job->dumps[i] = fa_dump_compact(w->comp, dump);
         if (!job->dumps[i]) job->errors[i] = strdup("out of memory");
@@ -181,6 +142,7 @@ static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa
 static int compare_candidates(const void *a, const void *b) {
     const candidate *x = a, *y = b;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (!x->odd != !y->odd) return x->odd ? 1 : -1; /* a rank's regular file before odd entries */
     return strcmp(x->path, y->path);
 }
 
@@ -220,7 +182,12 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
                          in->ranks[in->nranks - 1].path);
                 fa_dump_free(dumps[i]);
             }
-            in->rejected[in->nrejected++] = (fa_rejected){files[i].path, strdup(duplicate ? msg : errors[i]), files[i].rank};
+            in->rejected[in->nrejected++] =
+                (fa_rejected){files[i].path,
+                              strdup(duplicate   ? msg
+                                     : errors[i] ? errors[i]
+                                                 : "out of memory"),
+                              files[i].rank, duplicate ? NULL : files[i].odd};
             free(errors[i]);
             continue;
         }
@@ -237,33 +204,102 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
     }
 }
 
+/* Keeps the entries with the chosen prefix, and drops a directory named like a dump when its
+ * rank has a regular file too (rank_3/ holding rank_3.pkl); frees what it drops. */
+static size_t keep_prefixed(fa_dir_list *all, const char *chosen) {
+    size_t pl = strlen(chosen), kept = 0;
+    for (size_t i = 0; i < all->n; i++) {
+        if (all->v[i].prefix_len == pl && strncmp(all->v[i].base, chosen, pl) == 0)
+            all->v[kept++] = all->v[i];
+        else
+            free(all->v[i].path);
+    }
+    qsort(all->v, kept, sizeof *all->v, compare_candidates);
+    size_t out = 0;
+    for (size_t i = 0; i < kept; i++) {
+        bool shadowed = all->v[i].is_dir && out > 0 && all->v[out - 1].rank == all->v[i].rank;
+        if (shadowed)
+            free(all->v[i].path);
+        else
+            all->v[out++] = all->v[i];
+    }
+    all->n = out;
+    return out;
+}
+
+/* "name\x1fN": how many dumps list N members for group `name`. */
+static char *size_key(const fr_group_config *c) {
+    char *key = NULL;
+    if (asprintf(&key, "%s\x1f%u", c->name ? c->name : "", c->nranks) < 0) key = NULL;
+    return key;
+}
+
+/* A dump whose pg_config gives a group another member count than most dumps do (a group of
+ * 200 000 ranks in a job of 16) is named: its claim is the odd one, whatever it does later. */
+static void note_odd_group_sizes(fa_input *in) {
+    fa_smap count = {0}, best = {0}; /* size key -> dumps; name -> most common count */
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t r = 0; r < in->nranks; r++) {
+            const fa_dump *d = in->ranks[r].dump;
+            for (uint32_t k = 0; k < d->ngroups; k++) {
+                const fr_group_config *c = &d->groups[k];
+                char *key = size_key(c);
+                uint64_t n = 0, most = 0;
+                if (!key || !c->name || !c->nranks) {
+                    free(key);
+                    continue;
+                }
+                fa_smap_get(&count, key, &n);
+                if (pass == 0) fa_smap_put(&count, key, n + 1);
+                if (pass == 1 && (!fa_smap_get(&best, c->name, &most) || n > most))
+                    fa_smap_put(&best, c->name, n);
+                if (pass == 2 && fa_smap_get(&best, c->name, &most) && n < most && n == 1) {
+                    char msg[400];
+                    snprintf(
+                        msg, sizeof msg,
+                        "pg_config[\"%.100s\"] lists %u ranks, where %llu other dumps agree on "
+                        "another count for that group (a corrupt header, or dumps of two jobs?)",
+                        c->name, c->nranks, (unsigned long long)most);
+                    add_note(in, in->ranks[r].path, msg);
+                }
+                free(key);
+            }
+        }
+    fa_smap_free(&count);
+    fa_smap_free(&best);
+}
+
+static void take_walk_notes(fa_input *in, fa_dir_list *all) {
+    for (size_t i = 0; i < all->nnotes; i++) {
+        char **notes = realloc(in->notes, (in->nnotes + 1) * sizeof *notes);
+        if (!notes) return;
+        in->notes = notes;
+        in->notes[in->nnotes++] = all->notes[i];
+        all->notes[i] = NULL;
+    }
+}
+
 int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err) {
     memset(in, 0, sizeof *in);
-    candidates all = {0};
-    if (walk(dir, &all, 0) != 0) {
+    fa_dir_list all;
+    if (fa_dir_walk(dir, &all) != 0) {
         snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir, strerror(errno));
-        free(all.v);
+        fa_dir_walk_free(&all, true);
         return -1;
     }
     char *chosen = prefix ? strdup(prefix) : infer_prefix(&all, err);
-    size_t kept = 0;
-    if (chosen) {
-        size_t pl = strlen(chosen);
-        for (size_t i = 0; i < all.n; i++) {
-            if (all.v[i].prefix_len == pl && strncmp(all.v[i].base, chosen, pl) == 0) all.v[kept++] = all.v[i];
-            else free(all.v[i].path);
-        }
-    } else {
-        for (size_t i = 0; i < all.n; i++) free(all.v[i].path);
-    }
+    size_t nall = all.n, kept = 0;
+    if (chosen)
+        kept = keep_prefixed(&all, chosen);
+    else
+        fa_dir_walk_free(&all, true);
     if (!chosen || kept == 0) {
-        if (chosen || all.n == 0) /* else infer_prefix said why */
+        if (chosen || nall == 0) /* else infer_prefix said why */
             snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)", dir, prefix ? prefix : "PREFIX");
         free(chosen);
-        free(all.v);
+        fa_dir_walk_free(&all, false);
         return -1;
     }
-    qsort(all.v, kept, sizeof *all.v, compare_candidates);
     fa_dump **dumps = calloc(kept, sizeof *dumps);
     char **errors = calloc(kept, sizeof *errors);
     in->store = fa_store_new();
@@ -275,9 +311,11 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
     in->dir = strdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);
+    note_odd_group_sizes(in);
+    take_walk_notes(in, &all);
     free(dumps);
     free(errors);
-    free(all.v);
+    fa_dir_walk_free(&all, false);
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "dump.h"
+#include "dir_walk.h"
 #include "store.h"
 
 typedef struct fa_rank_dump {
@@ -30,6 +31,7 @@ typedef struct fa_rejected {
     char *path;
     char *error;
     int64_t rank; /* from the file name, -1 if none */
+    const char *what; /* what the entry is when not a regular file ("a FIFO"), else NULL; static */
 } fa_rejected;
 
 typedef struct fa_input {
@@ -54,8 +56,6 @@ void fa_input_free(fa_input *in);
 /* Index of `rank` in in->ranks, or -1. */
 long fa_input_find(const fa_input *in, int64_t rank);
 
-/* Splits a file name into prefix and rank when it has the dump-name shape; used for
- * inference and by tests. Returns the rank, or -1 when the name does not fit. */
-int64_t fa_dump_name_rank(const char *name, size_t *prefix_len);
+/* fa_dump_name_rank, the dump-name shape, is dir_walk.h's. */
 
 #endif

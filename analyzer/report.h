@@ -20,6 +20,8 @@ typedef struct fa_report_options {
     const char *const *pg_filters; /* -j entries and report findings: group names/descs (NULL = all) */
     size_t npg_filters;
     int jobs; /* threads formatting the database (<= 0: one per core); the bytes do not depend on it */
+    size_t width; /* the text report's lines wrap at this many columns; 0: no limit */
+    bool color;   /* the text report's verdict line in colour (a terminal, NO_COLOR unset) */
 } fa_report_options;
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out);

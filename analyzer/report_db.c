@@ -778,39 +778,45 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     return 0;
 }
 
+static void write_finding(jw *w, const fa_analysis *a, const fa_finding *f) {
+    jw_open(w, '{');
+    jw_str(w, "kind", fa_finding_kind_name(f->kind));
+    if (f->group >= 0) {
+        jw_str(w, "group_id", a->groups.v[f->group].id);
+        jw_str(w, "group_desc", a->groups.v[f->group].desc);
+    } else {
+        jw_null(w, "group_id");
+        jw_null(w, "group_desc");
+    }
+    fr_entry rep;
+    if (f->op >= 0 && fa_op_rep(&a->match, &a->in, &a->match.ops[f->op], &rep)) {
+        const fa_op *op = &a->match.ops[f->op];
+        jw_int(w, "collective_seq_id", op->is_p2p ? rep.collective_seq_id : op->seq);
+        if (op->is_p2p) jw_int(w, "p2p_seq_id", op->seq);
+        jw_str(w, "profiling_name", rep.profiling_name);
+        jw_int(w, "collective_id", f->op);
+    } else {
+        jw_null(w, "collective_seq_id");
+        jw_null(w, "profiling_name");
+    }
+    jw_ints(w, "ranks", f->ranks.v, f->ranks.n);
+    jw_ints(w, "other_ranks", f->others.v, f->others.n);
+    jw_str(w, "detail", f->detail ? f->detail : "");
+    jw_bool(w, "warning", fa_finding_is_warning(f->kind));
+    jw_bool(w, "listed", f->listed);
+    if (f->kind == FA_P2P_UNMATCHED) jw_bool(w, "explained_by_hang", f->explained);
+    jw_close(w, '}');
+}
+
+/* Root causes first, then the victims' evidence, then warnings (fa_finding_order): a script
+ * reading findings[0] reads the root cause. */
 static void write_findings(jw *w, const fa_analysis *a) {
     jw_key(w, "findings");
     jw_open(w, '[');
-    for (size_t i = 0; i < a->findings.n; i++) {
-        const fa_finding *f = &a->findings.v[i];
-        jw_open(w, '{');
-        jw_str(w, "kind", fa_finding_kind_name(f->kind));
-        if (f->group >= 0) {
-            jw_str(w, "group_id", a->groups.v[f->group].id);
-            jw_str(w, "group_desc", a->groups.v[f->group].desc);
-        } else {
-            jw_null(w, "group_id");
-            jw_null(w, "group_desc");
-        }
-        fr_entry rep;
-        if (f->op >= 0 && fa_op_rep(&a->match, &a->in, &a->match.ops[f->op], &rep)) {
-            const fa_op *op = &a->match.ops[f->op];
-            jw_int(w, "collective_seq_id", op->is_p2p ? rep.collective_seq_id : op->seq);
-            if (op->is_p2p) jw_int(w, "p2p_seq_id", op->seq);
-            jw_str(w, "profiling_name", rep.profiling_name);
-            jw_int(w, "collective_id", f->op);
-        } else {
-            jw_null(w, "collective_seq_id");
-            jw_null(w, "profiling_name");
-        }
-        jw_ints(w, "ranks", f->ranks.v, f->ranks.n);
-        jw_ints(w, "other_ranks", f->others.v, f->others.n);
-        jw_str(w, "detail", f->detail ? f->detail : "");
-        jw_bool(w, "warning", fa_finding_is_warning(f->kind));
-        jw_bool(w, "listed", f->listed);
-        if (f->kind == FA_P2P_UNMATCHED) jw_bool(w, "explained_by_hang", f->explained);
-        jw_close(w, '}');
-    }
+    for (int order = 0; order < 3; order++)
+        for (size_t i = 0; i < a->findings.n; i++)
+            if (fa_finding_order(&a->findings.v[i], i, a->verdict.first_culprit_finding, a->verdict.nculprit_findings) == order)
+                write_finding(w, a, &a->findings.v[i]);
     jw_close(w, ']');
 }
 
@@ -818,6 +824,8 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
     switch (k) {
     case FA_EV_NEVER_ISSUED: return "never_issued";
     case FA_EV_NO_DUMP: return "no_dump";
+    case FA_EV_UNREADABLE:
+        return "unreadable";
     case FA_EV_STALLED: return "stalled";
     case FA_EV_NEVER_STARTED: return "never_started";
     case FA_EV_MISMATCHED: return "mismatched";

@@ -15,6 +15,7 @@
 #include "perf_report.h"
 #include "stacks.h"
 #include "table.h"
+#include "wrap.h"
 
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;
@@ -42,9 +43,15 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
     char **keys = calloc(n + 1, sizeof *keys);
     fa_ranks *ranks = calloc(n + 1, sizeof *ranks);
     size_t nrows = 0;
+    int last_state = -1; /* the row of the last member without a call, by its state */
+    uint64_t last_row = 0;
     for (uint32_t k = 0; keys && ranks && k < n; k++) {
         fa_member_state s = fa_op_member_state(&a->match, &a->groups, (size_t)op, members[k]);
         const fa_call *c = fa_op_call(&a->match, (size_t)op, members[k]);
+        if (!c && (int)s == last_state) { /* a million members without a dump: no key each */
+            fa_ranks_add(&ranks[last_row], g->members[members[k]]);
+            continue;
+        }
         char in[256] = "", outs[256] = "", dt[128] = "", name[200] = "", key[1200];
         if (c) {
             fr_entry full, *e = &full;
@@ -64,6 +71,10 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             at = nrows;
             keys[nrows++] = strdup(key);
             fa_smap_put(&rows, key, at);
+        }
+        if (!c) {
+            last_state = (int)s;
+            last_row = at;
         }
         fa_ranks_add(&ranks[at], g->members[members[k]]);
     }
@@ -98,12 +109,15 @@ static void finding_heading(const fa_analysis *a, const fa_finding *f, char *buf
 static void print_finding(const fa_analysis *a, const fa_report_options *opt, const fa_finding *f, size_t number, FILE *out) {
     char heading[600];
     finding_heading(a, f, heading, sizeof heading);
-    fprintf(out, "%zu. %s\n   %s\n", number, heading, f->detail ? f->detail : "");
+    char lead[32];
+    snprintf(lead, sizeof lead, "%zu. ", number);
+    fa_wrap_print(out, lead, "   ", heading, opt->width);
+    fa_wrap_print(out, "   ", "   ", f->detail ? f->detail : "", opt->width);
     if (f->op >= 0) {
         fa_table t;
         fa_report_evidence_table(a, f->op, &t);
         fputc('\n', out);
-        fa_table_print_text(&t, out, "   ");
+        fa_table_print_fit(&t, out, "   ", opt->width);
         fa_table_free(&t);
         if (opt->stack_traces) {
             fputs("   stack traces:\n", out);
@@ -113,7 +127,7 @@ static void print_finding(const fa_analysis *a, const fa_report_options *opt, co
     fputc('\n', out);
 }
 
-static void print_groups(const fa_analysis *a, FILE *out) {
+static void print_groups(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     fa_table t;
     fa_table_init(&t, 4);
     fa_table_row(&t);
@@ -132,12 +146,12 @@ static void print_groups(const fa_analysis *a, FILE *out) {
         free(who);
     }
     fputs("groups:\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     fputc('\n', out);
 }
 
-static void print_collectives(const fa_analysis *a, FILE *out) {
+static void print_collectives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     fa_table t;
     fa_table_init(&t, 5);
     fa_table_row(&t);
@@ -171,7 +185,7 @@ static void print_collectives(const fa_analysis *a, FILE *out) {
         fa_ranks_free(&done);
     }
     fputs("collectives:\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     fputc('\n', out);
 }
@@ -182,7 +196,7 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     size_t hidden;
     fa_report_culprit_table(a, opt, &t, &hidden);
     fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE ? "suspects (what each did, in every group):\n\n" : "culprits (what each did, in every group):\n\n", out);
-    fa_table_print_text(&t, out, "  ");
+    fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     if (hidden) fprintf(out, "  (%zu more rows; -v lists them)\n", hidden);
     fputc('\n', out);
@@ -196,40 +210,61 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
     for (int level = FA_WAIT_LEVELS - 1; level >= 0; level--) {
         char *line = fa_report_wait_line(a, level);
         if (!line) continue;
-        fprintf(out, "%s%s\n", arrow, line);
+        fa_wrap_print(out, arrow, "     ", line, opt->width);
         arrow = "  -> ";
         free(line);
     }
-    if (v->nexplained_p2p)
-        fprintf(out, "  (%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)\n", v->nexplained_p2p,
-                v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+    char note[200];
+    if (v->nexplained_p2p) {
+        snprintf(note, sizeof note, "(%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)", v->nexplained_p2p,
+                 v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+        fa_wrap_print(out, "  ", "   ", note, opt->width);
+    }
     fputc('\n', out);
+}
+
+/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. */
+static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
+    const char *colour = v->status == FA_STATUS_OK ? "\033[1;32m" : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m" : "\033[1;31m";
+    fprintf(out, "%s%s%s\n", opt->color ? colour : "", v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
+}
+
+static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    const fa_verdict *v = &a->verdict;
+    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n), versions[200] = "", *line = NULL;
+    for (size_t i = 0, at = 0; i < a->in.nversions && at < sizeof versions; i++)
+        at += (size_t)snprintf(versions + at, sizeof versions - at, "%s%s", i ? "," : "", a->in.versions[i]);
+    if (asprintf(&line, "status: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", version%s %s)",
+                 fa_status_name(v->status), culprits && culprits[0] ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix,
+                 a->in.nversions > 1 ? "s" : "", versions) >= 0) {
+        fputc('\n', out);
+        fa_wrap_print(out, "", "        ", line, opt->width);
+        fputc('\n', out);
+    }
+    free(line);
+    free(culprits);
 }
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    fprintf(out, "%s\n", v->summary ? v->summary : fa_status_name(v->status));
-    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n);
-    fprintf(out, "\nstatus: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", version%s ", fa_status_name(v->status),
-            culprits && culprits[0] ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix, a->in.nversions > 1 ? "s" : "");
-    for (size_t i = 0; i < a->in.nversions; i++) fprintf(out, "%s%s", i ? "," : "", a->in.versions[i]);
-    fputs(")\n\n", out);
-    free(culprits);
+    print_title(v, opt, out);
+    print_status(a, opt, out);
     if (opt->selected_ranks || opt->pg_filters)
         fputs("(showing only findings about the selected ranks/groups; the verdict covers every rank)\n\n", out);
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
-    for (int warnings = 0; warnings < 2; warnings++) {
-        bool header = false;
+    bool header[2] = {false, false};
+    for (int order = 0; order < 3; order++) { /* root causes, evidence, then warnings, as in db.json */
+        int warnings = order == 2;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
-            if (fa_finding_is_warning(f->kind) != (warnings == 1)) continue;
+            if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order) continue;
             if (!f->listed) hidden++;
             if (!fa_report_lists_finding(a, f, opt)) continue;
-            if (!header) {
+            if (!header[warnings]) {
                 fputs(warnings ? "warnings:\n\n" : "findings:\n\n", out);
-                header = true;
+                header[warnings] = true;
             }
             print_finding(a, opt, f, ++number, out);
         }
@@ -237,8 +272,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     if (hidden) fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
     fa_perf_print_slow_ranks(a, false, out);
     if (opt->verbose) {
-        print_groups(a, out);
-        print_collectives(a, out);
+        print_groups(a, opt, out);
+        print_collectives(a, opt, out);
     }
     return ferror(out) ? -1 : 0;
 }
@@ -323,6 +358,9 @@ static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
     switch (e->kind) {
     case FA_EV_NEVER_ISSUED: snprintf(buf, len, "never issued"); break;
     case FA_EV_NO_DUMP: snprintf(buf, len, "wrote no dump"); break;
+    case FA_EV_UNREADABLE:
+        snprintf(buf, len, "dump unreadable");
+        break;
     case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
     case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
     case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;

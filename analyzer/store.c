@@ -643,6 +643,7 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
         if (c->failed) break;
         note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
+        if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns)) d->oldest_ns = e->time_created_ns;
         d->times[i] = fa_times_of(e);
     }
     if (!c->failed && in->nentries)

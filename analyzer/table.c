@@ -2,8 +2,11 @@
 #include "table.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "wrap.h"
 
 void fa_table_init(fa_table *t, size_t ncols) {
     memset(t, 0, sizeof *t);
@@ -39,31 +42,87 @@ static const char *cell(const fa_table *t, size_t r, size_t c) {
     return s ? s : "";
 }
 
-void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) {
-    size_t *width = calloc(t->ncols, sizeof *width);
-    if (!width) return;
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t c = 0; c < t->ncols; c++)
+void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) { fa_table_print_fit(t, out, indent, 0); }
+
+/* The narrowest a column gets: the longest word of its header (which wraps too), at least 5. */
+static size_t least_width(const fa_table *t, size_t c) {
+    size_t longest = 5, run = 0;
+    for (const char *s = cell(t, 0, c);; s++) {
+        if (*s && *s != ' ') {
+            run++;
+            continue;
+        }
+        if (run > longest) longest = run;
+        run = 0;
+        if (!*s) return longest;
+    }
+}
+
+/* Natural widths (widest cell), then the widest column that can still give one up, one column at
+ * a time, until the row fits: the rest of a cell wraps onto continuation lines. */
+static void fit_widths(const fa_table *t, size_t *width, size_t room) {
+    size_t total = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        for (size_t r = 0; r < t->nrows; r++)
             if (strlen(cell(t, r, c)) > width[c]) width[c] = strlen(cell(t, r, c));
-    for (size_t r = 0; r < t->nrows; r++) {
+        total += width[c] + (c + 1 < t->ncols ? 2 : 0);
+    }
+    while (room && total > room) {
+        size_t widest = t->ncols;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (width[c] > least_width(t, c) && (widest == t->ncols || width[c] > width[widest])) widest = c;
+        if (widest == t->ncols) break; /* every column at its least: let the row run long */
+        width[widest]--;
+        total--;
+    }
+}
+
+/* One table row, its cells wrapped to their columns' widths, as many lines as the tallest. */
+static void print_row(const fa_table *t, size_t r, const size_t *width, FILE *out, const char *indent) {
+    const char *rest[64];
+    size_t left[64], ncols = t->ncols < 64 ? t->ncols : 64, last = ncols;
+    while (last > 1 && !*cell(t, r, last - 1)) last--;
+    for (size_t c = 0; c < ncols; c++) {
+        rest[c] = cell(t, r, c);
+        left[c] = strlen(rest[c]);
+    }
+    bool more = true;
+    while (more) {
+        more = false;
         fputs(indent, out);
-        size_t last = t->ncols;
-        while (last > 1 && !*cell(t, r, last - 1)) last--;
+        size_t pending_pad = 0;
         for (size_t c = 0; c < last; c++) {
-            if (c + 1 == last) fputs(cell(t, r, c), out);
-            else fprintf(out, "%-*s  ", (int)width[c], cell(t, r, c));
+            size_t skip, n = fa_wrap_next(rest[c], left[c], width[c], &skip);
+            if (n) {
+                fprintf(out, "%*s%.*s", (int)pending_pad, "", (int)n, rest[c]);
+                pending_pad = 0;
+            }
+            pending_pad += width[c] - (n < width[c] ? n : width[c]) + 2;
+            rest[c] += n + skip;
+            left[c] -= n + skip;
+            more |= left[c] > 0;
         }
         fputc('\n', out);
+    }
+}
+
+void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t width) {
+    size_t *widths = calloc(t->ncols, sizeof *widths);
+    if (!widths) return;
+    size_t room = width > strlen(indent) ? width - strlen(indent) : 0;
+    fit_widths(t, widths, width ? (room ? room : 1) : 0);
+    for (size_t r = 0; r < t->nrows; r++) {
+        print_row(t, r, widths, out, indent);
         if (r == 0) {
             fputs(indent, out);
             for (size_t c = 0; c < t->ncols; c++) {
-                for (size_t k = 0; k < width[c]; k++) fputc('-', out);
+                for (size_t k = 0; k < widths[c]; k++) fputc('-', out);
                 if (c + 1 < t->ncols) fputs("  ", out);
             }
             fputc('\n', out);
         }
     }
-    free(width);
+    free(widths);
 }
 
 static void markdown_cell(FILE *out, const char *s) {

@@ -21,6 +21,10 @@ void fa_table_init(fa_table *t, size_t ncols);
 void fa_table_row(fa_table *t);
 void fa_table_cell(fa_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fa_table_print_text(const fa_table *t, FILE *out, const char *indent);
+/* The same within `width` columns (0: no limit): columns give up width, widest first, down to
+ * the longest word of their header, and cells (headers too) wrap onto continuation lines; no
+ * character is dropped. */
+void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t width);
 void fa_table_print_markdown(const fa_table *t, FILE *out);
 void fa_table_free(fa_table *t);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 double fa_clock(void) {
@@ -19,6 +20,8 @@ bool fa_timing_wanted(void) {
 
 void fa_timing_note(const char *phase, double *since) {
     double t = fa_clock();
-    fprintf(stderr, "frtrace timing: %-8s %7.3f s\n", phase, t - *since);
+    struct rusage ru;
+    long peak_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
+    fprintf(stderr, "frtrace timing: %-8s %7.3f s  (peak %ld MB)\n", phase, t - *since, peak_mb);
     *since = t;
 }

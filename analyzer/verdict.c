@@ -25,6 +25,7 @@
 typedef struct rank_facts {
     int64_t rank;
     bool has_dump;
+    const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
     bool waited;      /* some pending op waits for it to issue something */
     long missing_op;  /* the op most ranks wait for it in */
     size_t missing_waiters;
@@ -68,34 +69,11 @@ typedef struct decider {
     uint32_t *comp;    /* node -> component */
     size_t ncomps;
     size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
+    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
+    size_t ndense;
+    uint32_t *unseen;  /* the nodes of ranks without a (readable) dump */
+    size_t nunseen;
 } decider;
-
-void fa_signal_label(int signal, char *buf, size_t len) {
-    static const struct { int number; const char *name; } known[] = {
-        {4, "SIGILL"}, {6, "SIGABRT"}, {7, "SIGBUS"}, {8, "SIGFPE"}, {11, "SIGSEGV"},
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].number == signal) {
-            snprintf(buf, len, "%s", known[i].name);
-            return;
-        }
-    if (signal > 0) snprintf(buf, len, "signal %d", signal);
-    else snprintf(buf, len, "a fatal signal");
-}
-
-void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
-    const fa_op *o = &m->ops[op];
-    if (o->is_p2p) {
-        /* global ranks: the profiling name's group ranks mean little outside the group */
-        char src[24] = "?", dst[24] = "?";
-        if (o->src >= 0) snprintf(src, sizeof src, "%lld", (long long)o->src);
-        if (o->dst >= 0) snprintf(dst, sizeof dst, "%lld", (long long)o->dst);
-        bool recv = strcmp(o->type, "recv") == 0;
-        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->", recv ? src : dst, (long long)o->seq);
-    } else {
-        snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
-    }
-}
 
 static int add_edge(graph *g, uint32_t a, uint32_t b) {
     if (g->nedges == g->cap) {
@@ -114,6 +92,7 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
 }
 
 static long rank_node(const decider *d, int64_t rank) {
+    if (d->dense) return rank >= 0 && (size_t)rank < d->ndense ? (long)d->dense[rank] - 1 : -1;
     uint64_t at;
     return fa_imap_get(&d->node_of_rank, (uint64_t)rank, &at) ? (long)at : -1;
 }
@@ -126,12 +105,34 @@ static int collect_ranks(decider *d) {
     d->facts = calloc(all.n + 1, sizeof *d->facts);
     if (!d->facts) return -1;
     d->nfacts = all.n;
-    for (size_t i = 0; i < all.n; i++) {
-        d->facts[i] = (rank_facts){.rank = all.v[i], .has_dump = fa_input_find(d->in, all.v[i]) >= 0, .missing_op = -1,
-                                   .lag_op = -1, .lag_record = INT64_MAX, .broken_op = -1};
-        fa_imap_put(&d->node_of_rank, (uint64_t)all.v[i], i);
-    }
+    for (size_t i = 0; i < all.n; i++)
+        d->facts[i] = (rank_facts){.rank = all.v[i],
+                                   .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
+                                   .missing_op = -1,
+                                   .lag_op = -1,
+                                   .lag_record = INT64_MAX,
+                                   .broken_op = -1};
     fa_ranks_free(&all);
+    d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
+    if (!d->unseen) return -1;
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!d->facts[i].has_dump) d->unseen[d->nunseen++] = (uint32_t)i;
+    /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
+     * million members are looked up per op; sparse ranks take the map */
+    size_t span = d->nfacts ? (size_t)d->facts[d->nfacts - 1].rank + 1 : 0;
+    if (span && span <= 2 * d->nfacts + 65536 && (d->dense = calloc(span, sizeof *d->dense))) {
+        d->ndense = span;
+        for (size_t i = 0; i < d->nfacts; i++) d->dense[d->facts[i].rank] = (uint32_t)i + 1;
+    } else {
+        for (size_t i = 0; i < d->nfacts; i++)
+            fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+    }
+    /* a rank whose file exists but was rejected is unreadable, not absent */
+    for (size_t i = 0; i < d->in->nrejected; i++) {
+        long node = rank_node(d, d->in->rejected[i].rank);
+        if (node >= 0 && !d->facts[node].has_dump)
+            d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
+    }
     return 0;
 }
 
@@ -295,10 +296,10 @@ static bool node_pending(const decider *d, size_t node) { return d->g.edge_at[no
  * that left no dump. When every member seen waits in one of its ops and none completed it, what
  * they wait for can only be such a member: the op waits on each rank without a dump. */
 static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending) {
-    for (size_t r = 0; r < d->nfacts; r++) {
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t r = d->unseen[u];
         rank_facts *f = &d->facts[r];
-        if (f->has_dump) continue;
-        if (add_edge(&d->g, x, (uint32_t)r)) return -1;
+        if (add_edge(&d->g, x, r)) return -1;
         f->waited = true;
         note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
     }
@@ -495,8 +496,8 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
     long newest = newest_group(d, (size_t)ri, &seq);
     if (newest < 0) return 0;
     const fa_group *grp = &d->groups->v[newest];
-    for (size_t r = 0; r < d->nfacts; r++) {
-        if (d->facts[r].has_dump) continue;
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t r = d->unseen[u];
         bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
         if (member && (grp->inferred || newest_failed(d, (size_t)ri)) && maybe_wait(d, node, (long)r, seen, queue) < 0)
             return -1;
@@ -616,6 +617,8 @@ static void blame_broken(decider *d, rank_facts *f) {
     fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS, (long)d->m->ops[op].group, (long)op);
     if (!x) return;
     x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
+    x->signal = f->signal;
+    x->error = error;
     fa_ranks_add(&x->ranks, f->rank);
     fa_ranks pending = {0};
     members_in_state(d, op, fa_member_state_pending, &pending);
@@ -642,21 +645,46 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
     return NULL;
 }
 
-static void blame_missing(decider *d, rank_facts *f, size_t first) {
+/* The missing_ranks / missing_dump finding of an op (absent and unreadable dumps apart), found
+ * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
+static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op,
+                                   fa_cause cause) {
+    uint64_t at, key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 |
+                       (kind == FA_MISSING_DUMP);
+    if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
+    fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
+    if (!x) return NULL;
+    x->cause = cause;
+    members_in_state(d, (size_t)op, fa_member_state_pending, &x->others);
+    fa_imap_put(index, key, (uint64_t)(x - d->findings->v));
+    return x;
+}
+
+/* Adds f's rank to the finding of the op it is missing from; ranks come ascending, so the set
+ * stays sorted. The detail is written once per finding, after (describe_missing). */
+static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
-    fa_finding *x = find_op_finding(d, kind, f->missing_op, first);
-    if (!x) {
-        x = fa_findings_add(d->findings, kind, (long)d->m->ops[f->missing_op].group, f->missing_op);
-        if (!x) return;
-        members_in_state(d, (size_t)f->missing_op, fa_member_state_pending, &x->others);
-    }
+    fa_finding *x = missing_finding(d, index, kind, f->missing_op,
+                                    f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+    if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
-    fa_ranks_normalize(&x->ranks);
+    if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
+}
+
+static void describe_missing(decider *d, fa_finding *x) {
+    long node = rank_node(d, x->ranks.v[0]);
+    const rank_facts *f = &d->facts[node];
     char group[300], label[200];
-    context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
     char *waiting = fa_ranks_format(x->others.v, x->others.n), *who = fa_ranks_format(x->ranks.v, x->ranks.n);
-    const fa_op *o = &d->m->ops[f->missing_op];
-    if (kind == FA_MISSING_DUMP) {
+    const fa_op *o = &d->m->ops[x->op];
+    if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
+        const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
+        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
+                              x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
+                              waiting, x->others.n > 1 ? "" : "s", group, label);
+    } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s", x->ranks.n > 1 ? "s" : "", who,
                               x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
@@ -676,10 +704,12 @@ static void blame_missing(decider *d, rank_facts *f, size_t first) {
     free(who);
 }
 
-/* Every member joined, nothing is missing: who never started it, or is it simply stuck? */
-static void judge_joined(decider *d, uint32_t c) {
-    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
-        if (d->comp[n] != c) continue;
+/* Every member joined, nothing is missing: who never started it, or is it simply stuck?
+ * nodes[0..nn) are the component's nodes, ascending. */
+static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
+    for (size_t k = 0; k < nn; k++) {
+        size_t n = nodes[k];
+        if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         fa_ranks started = {0}, scheduled = {0};
         members_in_state(d, op, is_started, &started);
@@ -687,6 +717,7 @@ static void judge_joined(decider *d, uint32_t c) {
         if (started.n && scheduled.n) {
             fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH, (long)d->m->ops[op].group, (long)op);
             if (x) {
+                x->cause = FA_CAUSE_NEVER_STARTED;
                 x->ranks = scheduled;
                 x->others = started;
                 char group[300], label[200];
@@ -763,43 +794,65 @@ static bool blocked_before(const decider *d, size_t node) {
 
 /* Marks the candidates of sink component c that blocked_before excuses, unless that would
  * excuse all of them (then the history cannot tell, and every one is named). */
-static void excuse_blocked_victims(decider *d, uint32_t c) {
+static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks) {
     size_t candidates = 0, excused = 0;
-    for (size_t r = 0; r < d->nfacts; r++) {
-        rank_facts *f = &d->facts[r];
-        if (d->comp[r] != c || !f->waited || f->missing_op < 0) continue;
+    for (size_t k = 0; k < nranks; k++) {
+        rank_facts *f = &d->facts[mine[k]];
+        if (!f->waited || f->missing_op < 0) continue;
         candidates++;
-        f->excused = node_pending(d, r) && blocked_before(d, r);
+        f->excused = node_pending(d, mine[k]) && blocked_before(d, mine[k]);
         excused += f->excused;
     }
     if (excused < candidates) return;
-    for (size_t r = 0; r < d->nfacts; r++)
-        if (d->comp[r] == c) d->facts[r].excused = false;
+    for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
+}
+
+/* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
+ * so that judging a component costs its own size, not the graph's). */
+static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
+    size_t *at = calloc(d->ncomps + 2, sizeof *at);
+    uint32_t *nodes = malloc((d->g.nnodes ? d->g.nnodes : 1) * sizeof *nodes);
+    if (!at || !nodes) {
+        free(at);
+        free(nodes);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++) at[d->comp[n] + 2]++;
+    for (size_t c = 0; c < d->ncomps; c++) at[c + 2] += at[c + 1];
+    for (size_t n = 0; n < d->g.nnodes; n++) nodes[at[d->comp[n] + 1]++] = (uint32_t)n;
+    *at_out = at;
+    *nodes_out = nodes;
+    return 0;
 }
 
 static void judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
-    if (!leaves || !busy) goto out;
+    size_t *at = NULL;
+    uint32_t *nodes = NULL;
+    if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
     for (size_t n = 0; n < d->g.nnodes; n++)
         for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
             if (d->comp[d->g.edges[e]] != d->comp[n]) leaves[d->comp[n]] = true;
             else busy[d->comp[n]] = true;
         }
     size_t first = d->findings->n;
+    fa_imap missing = {0};
     for (uint32_t c = 0; c < d->ncomps; c++) {
         if (leaves[c]) continue;
+        const uint32_t *mine = nodes + at[c];
+        size_t nmine = at[c + 1] - at[c], nranks = 0;
+        while (nranks < nmine && mine[nranks] < d->nfacts) nranks++; /* rank nodes come first */
         bool any_lag = false, any_waited = false, any_broken = false;
-        for (size_t r = 0; r < d->nfacts; r++) {
-            if (d->comp[r] != c) continue;
+        for (size_t k = 0; k < nranks; k++) {
+            size_t r = mine[k];
             any_lag |= d->facts[r].lag;
             any_waited |= d->facts[r].waited;
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
-        if (!any_broken && !any_lag) excuse_blocked_victims(d, c);
-        for (size_t r = 0; r < d->nfacts; r++) {
-            rank_facts *f = &d->facts[r];
-            if (d->comp[r] != c) continue;
+        if (!any_broken && !any_lag) excuse_blocked_victims(d, mine, nranks);
+        for (size_t k = 0; k < nranks; k++) {
+            rank_facts *f = &d->facts[mine[k]];
             if (any_broken) { /* the dump's own word beats what the entries imply */
                 if (f->broken_op < 0) continue;
                 f->culprit = true;
@@ -809,14 +862,23 @@ static void judge_sinks(decider *d) {
                 blame_lag(d, f);
             } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused) {
                 f->culprit = true;
-                blame_missing(d, f, first);
+                blame_missing(d, f, &missing);
             }
         }
-        if (!any_broken && !any_lag && !any_waited) judge_joined(d, c);
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
     }
+    for (size_t i = first; i < d->findings->n; i++) {
+        fa_finding *x = &d->findings->v[i];
+        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&
+            x->cause != FA_CAUSE_CRASH && !x->detail)
+            describe_missing(d, x);
+    }
+    fa_imap_free(&missing);
 out:
     free(leaves);
     free(busy);
+    free(at);
+    free(nodes);
 }
 
 /* ---------------------------------------------------------------- explanation ------- */
@@ -899,9 +961,12 @@ static char *via_text(via_set *vs) {
 
 static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind, const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
-    fa_evidence *grown = realloc(v->evidence, (v->nevidence + 1) * sizeof *grown);
-    if (!grown) return -1;
-    v->evidence = grown;
+    if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
+        fa_evidence *grown =
+            realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
+        if (!grown) return -1;
+        v->evidence = grown;
+    }
     fa_evidence *e = &v->evidence[v->nevidence++];
     *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq, d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
     for (size_t i = 0; waiters && i < waiters->n; i++)
@@ -923,6 +988,8 @@ static int add_broken_evidence(decider *d, size_t node, size_t op, const fa_rank
 }
 
 /* What each culprit did in every op that someone waits in (and every mismatch naming it). */
+enum { EVIDENCE_NO_DUMP_MAX = 256 };
+
 static int collect_evidence(decider *d, size_t nmatch_findings) {
     int rc = 0;
     for (size_t i = 0; i < nmatch_findings && !rc; i++) {
@@ -946,15 +1013,23 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
         fa_ranks_normalize(&completed);
         fa_ranks_normalize(&started);
         if (!pending.n) n = 0;
+        uint32_t without_dump = 0;
         for (uint32_t k = 0; k < n && !rc; k++) {
             int64_t r = grp->members[d->members[k]];
+            fa_member_state s = d->states[k];
+            /* a million members without a dump need not a row each in every op: the finding
+             * names them all as a range; the rows show the first EVIDENCE_NO_DUMP_MAX */
+            if (s == FA_MS_NO_DUMP && ++without_dump > EVIDENCE_NO_DUMP_MAX) continue;
             long node = rank_node(d, r);
             if (node < 0 || !is_root(d, (size_t)node)) continue;
-            fa_member_state s = d->states[k];
             if (s != FA_MS_COMPLETED && broken(d, (size_t)node, d->m->ops[op].group))
                 rc = add_broken_evidence(d, (size_t)node, op, &pending);
             else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP)
-                rc = add_evidence(d, r, op, s == FA_MS_NEVER ? FA_EV_NEVER_ISSUED : FA_EV_NO_DUMP, &pending, NULL);
+                rc = add_evidence(d, r, op,
+                                  s == FA_MS_NEVER            ? FA_EV_NEVER_ISSUED
+                                  : d->facts[node].unreadable ? FA_EV_UNREADABLE
+                                                              : FA_EV_NO_DUMP,
+                                  &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
             else if (is_scheduled(s) && started.n)
@@ -978,6 +1053,7 @@ static int kind_order(fa_evidence_kind k) {
     case FA_EV_NEVER_STARTED: return 1;
     case FA_EV_MISMATCHED: return 2;
     case FA_EV_NO_DUMP: return 3;
+    case FA_EV_UNREADABLE: return 3;
     case FA_EV_NEVER_ISSUED: return 4;
     }
     return 5;
@@ -997,6 +1073,7 @@ typedef struct chain {
     via_set via[FA_WAIT_LEVELS];
     long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
     int64_t *block_rec;  /* its record_id */
+    uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
 } chain;
 
 static int level_of(const decider *d, size_t node) { return is_root(d, node) ? 0 : d->facts[node].waited ? 1 : 2; }
@@ -1017,7 +1094,13 @@ static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, u
         fa_ranks_add(&l->ranks, r);
         if (!added[level]) {
             added[level] = true;
-            for (size_t t = 0; t < targets->n; t++) fa_ranks_add(&l->waits_for, targets->v[t]);
+            for (size_t t = 0; t < targets->n;
+                 t++) { /* once per rank, not per op: a million targets */
+                long tn = rank_node(d, targets->v[t]);
+                if (tn >= 0 && (c->listed[tn] & (1u << level))) continue;
+                if (tn >= 0) c->listed[tn] |= (uint8_t)(1u << level);
+                fa_ranks_add(&l->waits_for, targets->v[t]);
+            }
             via_add(&c->via[level], d, op);
         }
         int64_t rec = call_record(d, op, d->members[k]);
@@ -1102,9 +1185,11 @@ static int explain(decider *d, size_t nmatch_findings) {
     chain c = {0};
     c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
     c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
-    if (!c.block_op || !c.block_rec) {
+    c.listed = calloc(d->nfacts + 1, 1);
+    if (!c.block_op || !c.block_rec || !c.listed) {
         free(c.block_op);
         free(c.block_rec);
+        free(c.listed);
         return -1;
     }
     for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
@@ -1127,6 +1212,7 @@ static int explain(decider *d, size_t nmatch_findings) {
     explain_p2p(d);
     free(c.block_op);
     free(c.block_rec);
+    free(c.listed);
     return 0;
 }
 
@@ -1148,7 +1234,6 @@ static void note_idle_missing_dumps(decider *d) {
 
 /* ---------------------------------------------------------------- summary ----------- */
 
-enum { SUMMARY_WIDTH = 210 }; /* "about 200": room for two clauses about TP groups */
 
 /* A rank list short enough for the summary: "0-7,9", or "1,5,9,13 and 996 more". */
 static char *short_ranks(const fa_ranks *r) {
@@ -1167,71 +1252,10 @@ static char *short_ranks(const fa_ranks *r) {
     return text;
 }
 
-/* What a finding from a rank's own dump names: the signal of a crash, the ncclResult name of an
- * async error ("" for a finding inferred from entries). */
-static void cause_name(const decider *d, const fa_finding *f, char *buf, size_t len) {
-    long node = f->ranks.n ? rank_node(d, f->ranks.v[0]) : -1;
-    const char *error = node >= 0 && f->group >= 0 ? async_error_in(d, (size_t)node, (uint32_t)f->group) : NULL;
-    buf[0] = '\0';
-    if (node >= 0 && f->cause == FA_CAUSE_CRASH) fa_signal_label(d->facts[node].signal, buf, len);
-    else if (f->cause == FA_CAUSE_ASYNC_ERROR) snprintf(buf, len, "%s", error ? error : "?");
-}
-
-static void clause(const decider *d, const fa_finding *f, char *buf, size_t len) {
-    char group[300] = "", label[200] = "";
-    if (f->op >= 0) context(d, (size_t)f->op, group, sizeof group, label, sizeof label);
-    char *who = short_ranks(&f->ranks), *others = short_ranks(&f->others);
-    const char *s = f->ranks.n > 1 ? "s" : "", *os = f->others.n > 1 ? "s" : "";
-    char cause[64];
-    cause_name(d, f, cause, sizeof cause);
-    switch (f->kind) {
-    case FA_MISSING_RANKS:
-        if (f->cause == FA_CAUSE_CRASH) {
-            snprintf(buf, len, "rank%s %s crashed (%s) in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others, f->others.n > 1 ? "" : "s");
-            break;
-        }
-        snprintf(buf, len, "rank%s %s never joined %s %s (rank%s %s wait%s)", s, who, group, label, os, others, f->others.n > 1 ? "" : "s");
-        break;
-    case FA_MISSING_DUMP:
-        snprintf(buf, len, "rank%s %s wrote no dump (rank%s %s wait%s in %s %s)", s, who, os, others, f->others.n > 1 ? "" : "s", group, label);
-        break;
-    case FA_STATE_MISMATCH:
-        if (f->cause == FA_CAUSE_ASYNC_ERROR)
-            snprintf(buf, len, "rank%s %s hit NCCL async error %s in %s %s (rank%s %s wait%s)", s, who, cause, group, label, os, others,
-                     f->others.n > 1 ? "" : "s");
-        else if (f->detail && strstr(f->detail, "never started"))
-            snprintf(buf, len, "rank%s %s never started %s %s on the GPU (rank%s %s did)", s, who, group, label, os, others);
-        else snprintf(buf, len, "rank%s %s stalled in %s %s (rank%s %s completed it)", s, who, group, label, os, others);
-        break;
-    case FA_STUCK_COLLECTIVE:
-        snprintf(buf, len, "%s %s started on every member and never completed; no rank to blame (suspect GPU or network)", group, label);
-        break;
-    default:
-        snprintf(buf, len, "%s in %s %s: %s", fa_finding_kind_name(f->kind), group, label, f->detail ? f->detail : "");
-    }
-    free(who);
-    free(others);
-}
-
-static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from) {
-    size_t cap = 1200, used = 0, shown = 0, total = 0;
-    char *text = malloc(cap);
-    if (!text) return;
-    used = (size_t)snprintf(text, cap, "%s: ", lead);
-    for (size_t i = from; i < d->findings->n; i++) {
-        const fa_finding *f = &d->findings->v[i];
-        if (!pick(f->kind)) continue;
-        total++;
-        if (shown == 3) continue;
-        char part[900];
-        clause(d, f, part, sizeof part);
-        if (shown && used + strlen(part) + 2 > SUMMARY_WIDTH) continue; /* a ticket title, not a list */
-        if (used + strlen(part) + 3 >= cap) continue;
-        used += (size_t)snprintf(text + used, cap - used, "%s%s", shown ? "; " : "", part);
-        shown++;
-    }
-    if (total > shown) snprintf(text + used, cap - used, "; and %zu more", total - shown);
-    d->v->summary = text;
+/* The verdict line from the findings that name culprits (verdict_title.c). */
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from, const char *suffix) {
+    fa_title_input t = {lead, d->findings, from, pick, d->groups, d->m, suffix};
+    d->v->summary = fa_verdict_title(&t);
 }
 
 /* The contract names a member without a dump the culprit when all the others wait for it. When
@@ -1294,6 +1318,8 @@ static void say_stuck(decider *d, const fa_ranks *stuck) {
     free(who);
 }
 
+#define GLOO_NOTE "; gloo records no send/recv"
+
 /* Whether some dump comes from a backend that records no send/recv (backend.h). */
 static bool any_unrecorded_p2p(const fa_input *in) {
     for (size_t i = 0; i < in->nranks; i++)
@@ -1306,7 +1332,7 @@ static bool any_unrecorded_p2p(const fa_input *in) {
 static void say_unrecorded_p2p(decider *d) {
     if (!d->v->summary || !any_unrecorded_p2p(d->in)) return;
     char *text = NULL;
-    if (asprintf(&text, "%s; gloo records no send/recv", d->v->summary) < 0) return;
+    if (asprintf(&text, "%s%s", d->v->summary, GLOO_NOTE) < 0) return;
     free(d->v->summary);
     d->v->summary = text;
 }
@@ -1319,7 +1345,7 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {in, groups, m, findings, v, NULL, 0, {0}, {0}, {0}, NULL, 0, NULL, NULL, 0, 0};
+    decider d = {.in = in, .groups = groups, .m = m, .findings = findings, .v = v};
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -1356,14 +1382,14 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         note_idle_missing_dumps(&d);
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
-            summarize(&d, "mismatch", fa_finding_is_mismatch, 0);
+            summarize(&d, "mismatch", fa_finding_is_mismatch, 0, NULL);
         } else if (v->culprits.n && only_lost_dumps(&d)) {
             v->status = FA_STATUS_INCONCLUSIVE;
             say_lost_dumps(&d);
             fa_ranks_free(&v->culprits);
         } else if (v->culprits.n || stuck) {
             v->status = FA_STATUS_HANG;
-            summarize(&d, "hang", culprit_kind, before);
+            summarize(&d, "hang", culprit_kind, before, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
         } else if (stuck_in_api.n) {
             say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
@@ -1378,12 +1404,14 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         }
         (void)missing_dump_with_op;
         fa_ranks_free(&stuck_in_api);
-        if (v->status == FA_STATUS_HANG || v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
+        if (v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
     }
     free(d.members);
     free(d.states);
     free(d.facts);
     fa_imap_free(&d.node_of_rank);
+    free(d.dense);
+    free(d.unseen);
     fa_imap_free(&d.async_error);
     free(d.g.edge_at);
     free(d.g.edges);
@@ -1409,6 +1437,14 @@ void fa_verdict_free(fa_verdict *v) {
     }
     free(v->summary);
     memset(v, 0, sizeof *v);
+}
+
+void fa_verdict_withdraw(fa_verdict *v, char *summary) {
+    size_t first = v->first_culprit_finding;
+    fa_verdict_free(v);
+    v->status = FA_STATUS_INCONCLUSIVE;
+    v->summary = summary;
+    v->first_culprit_finding = first;
 }
 
 const char *fa_status_name(fa_status s) {

@@ -40,6 +40,7 @@
 #include "groups.h"
 #include "load.h"
 #include "match.h"
+#include "verdict_title.h"
 #include "ranks.h"
 
 typedef enum fa_status {
@@ -52,7 +53,8 @@ typedef enum fa_status {
 /* What a culprit did in one operation: the rows of its evidence across every group. */
 typedef enum fa_evidence_kind {
     FA_EV_NEVER_ISSUED,  /* others wait in it; the culprit's dump shows it never issued it */
-    FA_EV_NO_DUMP,       /* others wait in it; the culprit wrote no readable dump */
+    FA_EV_NO_DUMP,       /* others wait in it; the culprit wrote no dump */
+    FA_EV_UNREADABLE,    /* others wait in it; the culprit's dump exists but was rejected */
     FA_EV_STALLED,       /* pending on the culprit while a peer completed it (GPU lag) */
     FA_EV_NEVER_STARTED, /* scheduled on the culprit, started on its peers */
     FA_EV_MISMATCHED,    /* its call disagrees with the majority (type, size, dtype) */
@@ -99,12 +101,10 @@ typedef struct fa_verdict {
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v,
                       fr_error *err);
 void fa_verdict_free(fa_verdict *v);
+/* Inconclusive after all, with `summary` (taken over): no culprits, evidence or wait chain. */
+void fa_verdict_withdraw(fa_verdict *v, char *summary);
 const char *fa_status_name(fa_status status);
 
-/* "SIGSEGV" for the common fatal signals, else "signal N": how a crash is named everywhere. */
-void fa_signal_label(int signal, char *buf, size_t len);
-
-/* "all_reduce #3" or "send 0->1 (p2p #4)": how an op is named everywhere. */
-void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len);
+/* fa_signal_label and fa_op_label, how a crash and an op are named everywhere: verdict_title.h. */
 
 #endif

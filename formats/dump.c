@@ -1,14 +1,15 @@
 /* dump.c — Flight Recorder values → typed dumps (fr_dump), for every format version.
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
- * anything else a pickle). A pickle first goes down the direct path of dump_fast.c, which reads
- * the regular shape PyTorch's C++ pickler writes straight into fr_entry structs (about three
- * times faster) and declines anything else; then, or for JSON, the generic path: the reader
- * (pickle_read with salvage on, or json_read) builds a value tree and fr_dump_from_value() maps
- * it to structs. Both paths build through the same helpers (dump_builder.h), so they give the
- * same dump. Keys are looked up by name and unknown keys ignored, so one mapping serves 2.0
- * (frames last, "float" dtypes, no timeout_ms) through 2.10 (comm_lib_version) and later minor
- * versions; what a version lacks gets a neutral default (see dump.h).
+ * anything else a pickle). Each first goes down a direct path that reads the regular shape
+ * straight into fr_entry structs and declines anything else: dump_fast.c for what PyTorch's C++
+ * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
+ * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
+ * value tree and fr_dump_from_value() maps it to structs. All paths build through the same
+ * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown
+ * keys ignored, so one mapping serves 2.0 (frames last, "float" dtypes, no timeout_ms) through
+ * 2.10 (comm_lib_version) and later minor versions; what a version lacks gets a neutral default
+ * (see dump.h).
  *
  * Scale shapes the code: a job of 16 384 ranks × 2 000 entries is 32 M entry dicts. So:
  *   - strings are interned per dump (intern.h), and a pickle's memo already makes a repeated
@@ -39,6 +40,7 @@
  */
 #include "dump.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@
 #include "dump_builder.h"
 #include "dump_decoder.h"
 #include "dump_fast.h"
+#include "dump_json_fast.h"
 #include "intern.h"
 #include "json_read.h"
 #include "pickle_read.h"
@@ -876,8 +879,19 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     return 0;
 }
 
+/* Ranks are ints from 0 to 2^31-1 (NCCL's and torch's int): a group listing 4294967295 or -5 is
+ * not a dump to trust, and the analyzer sizes nothing by such a number. */
+static int check_ranks(decoder *dec, const fr_group_config *g) {
+    for (uint32_t i = 0; i < g->nranks; i++)
+        if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
+            return fail(dec->err,
+                        "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
+                        where(dec), g->ranks[i]);
+    return 0;
+}
+
 static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
-    if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g);
+    if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g) ? -1 : check_ranks(dec, g);
     if (!fv_is_seq(v)) return wrong_type(dec, "ranks", v, "str or list of int");
     int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *ranks);
     if (!ranks) return out_of_memory(dec);
@@ -885,7 +899,7 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
         if (get_int(dec, fv_item(v, i), "ranks", &ranks[i])) return -1;
     g->nranks = v->len;
     g->ranks = ranks;
-    return 0;
+    return check_ranks(dec, g);
 }
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
@@ -1179,7 +1193,8 @@ struct fr_decoder {
     fv_arena *values; /* the value tree of the file being decoded; reset after each */
     decoder *dec;
     dump_fast *fast; /* the direct pickle path's state, or NULL when it is turned off */
-    uint64_t fast_count; /* files decoded on the direct path */
+    dump_json_fast *json_fast; /* the direct JSON path's, likewise */
+    uint64_t fast_count; /* files decoded on a direct path */
 };
 
 fr_decoder *fr_decoder_new(void) {
@@ -1188,7 +1203,8 @@ fr_decoder *fr_decoder_new(void) {
     fd->values = fv_arena_new();
     fd->dec = decoder_new();
     fd->fast = dump_fast_new();
-    if (!fd->values || !fd->dec || !fd->fast) {
+    fd->json_fast = dump_json_fast_new();
+    if (!fd->values || !fd->dec || !fd->fast || !fd->json_fast) {
         fr_decoder_free(fd);
         return NULL;
     }
@@ -1200,6 +1216,7 @@ void fr_decoder_free(fr_decoder *fd) {
     fv_arena_free(fd->values);
     decoder_free(fd->dec);
     dump_fast_free(fd->fast);
+    dump_json_fast_free(fd->json_fast);
     free(fd);
 }
 
@@ -1228,29 +1245,35 @@ static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *er
 void fr_decoder_use_fast_path(fr_decoder *fd, bool on) {
     if (!on) {
         dump_fast_free(fd->fast);
+        dump_json_fast_free(fd->json_fast);
         fd->fast = NULL;
-    } else if (!fd->fast) {
-        fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+        fd->json_fast = NULL;
+        return;
     }
+    if (!fd->fast) fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+    if (!fd->json_fast) fd->json_fast = dump_json_fast_new();
 }
 
 uint64_t fr_decoder_fast_count(const fr_decoder *fd) { return fd->fast_count; }
 
-/* The direct path (dump_fast.c) for a pickle in PyTorch's regular shape: 0 with *out set, or 1
- * when it declined (any doubt, any error), and nothing is left behind. */
-static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out) {
+/* The direct path (dump_fast.c for a pickle in PyTorch's regular shape, dump_json_fast.c for
+ * plain JSON): 0 with *out set, or 1 when it declined (any doubt, any error), and nothing is
+ * left behind. */
+static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool json, fr_dump **out) {
     fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
     if (!arena) return 1;
     fr_error quiet; /* the generic path gives the messages */
     fr_dump *d;
-    if (builder_begin(fd->dec, arena, FR_ENCODING_PICKLE, &quiet, &d)) {
+    if (builder_begin(fd->dec, arena, json ? FR_ENCODING_JSON : FR_ENCODING_PICKLE, &quiet, &d)) {
         fv_arena_free(arena);
         return 1;
     }
     fv *root = NULL;
     fr_entry *entries = NULL;
     uint32_t n = 0;
-    int rc = dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
+    int rc = json ? dump_json_fast_read(fd->json_fast, fd->dec, bytes, len, fd->values, &root,
+                                        &entries, &n)
+                  : dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
     if (rc == 0) rc = decode_root(fd->dec, root, d, -1);
     if (rc == 0 && n) { /* built in the dump's arena already */
         d->entries = entries;
@@ -1266,10 +1289,26 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump
     return 0;
 }
 
+/* The bound `frtrace show` puts on what it prints: a pickle whose memo sharing makes its values
+ * weigh more than 64 times its own bytes (plus 16 MiB) is hostile, not a dump; decoding it would
+ * multiply memory (every shared entry and list copied into the dump) beyond the input's size. */
+static bool sane_expansion(fv *root, size_t len, fr_error *err) {
+    uint64_t bound = 64 * (uint64_t)len + ((uint64_t)16 << 20);
+    uint64_t weight = fv_tree_weight(root, bound);
+    if (weight <= bound) return true;
+    fail(err,
+         "memo sharing expands this %zu-byte pickle beyond %" PRIu64
+         " bytes of values (64 times its size "
+         "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
+         len, bound);
+    return false;
+}
+
 int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     bool json = looks_like_json(bytes, len);
-    if (!json && fd->fast && decode_fast(fd, bytes, len, out) == 0) {
+    bool direct = json ? fd->json_fast != NULL : fd->fast != NULL;
+    if (direct && decode_fast(fd, bytes, len, json, out) == 0) {
         fd->fast_count++;
         return 0;
     }
@@ -1288,6 +1327,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
         pr_options opts = {.max_memory = 0, .max_mark_depth = 0, .salvage = true}; /* reader's bounds */
         rc = pickle_read(bytes, len, values, &opts, &root, err);
         if (rc < 0) explain_foreign_bytes(bytes, len, err);
+        if (rc >= 0 && !sane_expansion(root, len, err)) rc = -1;
         if (rc == 1) {
             truncated_at = truncation_offset(err, len);
             rc = 0;

@@ -1,16 +1,17 @@
-/* dump_builder.h — inside formats/: how a dump's structs are built, shared by both decoding paths.
+/* dump_builder.h — inside formats/: how a dump's structs are built, shared by the decoding paths.
  *
- * A pickle is decoded one of two ways (see dump.c): generically, through pickle_read's value
- * tree mapped by dump.c, or directly, by dump_fast.c's reader of the regular shape PyTorch's
- * C++ pickler writes. Both build the same fr_dump through one builder (`dump_builder`, the
- * decoder of dump.c): it owns the dump's arena and string interner and the tables that store
- * each distinct shape list, dtype list and stack once per dump. Everything here is internal to
- * formats/; the analyzer sees only dump.h and dump_decoder.h.
+ * A dump is decoded one of two ways (see dump.c): generically, through pickle_read's or
+ * json_read's value tree mapped by dump.c, or directly, by dump_fast.c's reader of the regular
+ * shape PyTorch's C++ pickler writes or dump_json_fast.c's reader of plain JSON. All build the
+ * same fr_dump through one builder (`dump_builder`, the decoder of dump.c): it owns the dump's
+ * arena and string interner and the tables that store each distinct shape list, dtype list and
+ * stack once per dump. Everything here is internal to formats/; the analyzer sees only dump.h
+ * and dump_decoder.h.
  *
- * The rules both paths must apply identically also live here: which keys an entry has, which
+ * The rules all paths must apply identically also live here: which keys an entry has, which
  * are required, what an entry holds before its keys are read, the spellings of states and
  * dtypes. Errors: functions returning int give 0, or -1 with the builder's error filled ("out
- * of memory"); the fast path never reports them (it declines and lets the generic path speak).
+ * of memory"); the fast paths never report them (they decline and let the generic path speak).
  */
 #ifndef FRTRACE_DUMP_BUILDER_H
 #define FRTRACE_DUMP_BUILDER_H

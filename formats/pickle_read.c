@@ -14,8 +14,10 @@
  *    every opcode (the stacks' share is kept up to date when they grow, and the arena's count
  *    is read in place, so the check is a few instructions);
  *  - the memo is an array while ids come the way writers number them (0, 1, 2, ...) and a hash
- *    map from the first id that does not fit on, so PUT 4000000000 costs one slot; it never
- *    holds more memory than the map alone would;
+ *    map from the first id that does not fit on, so PUT 3000000 costs one slot; it never
+ *    holds more memory than the map alone would. An id whose slot Python's own array-based memo
+ *    could not allocate within the memory budget (PUT 4000000000) is an error, as it is there;
+ *  - a FRAME longer than the bytes left is truncation, as in Python (a hint we otherwise skip);
  *  - arithmetic on sizes is done in uint64_t with explicit bounds, shifts only on unsigned types.
  *
  * Strings must be UTF-8 as Python's pickle decodes them: 'surrogatepass', so the UTF-8 encoding
@@ -612,7 +614,15 @@ static int load_text_float(vm *m, const char *s, size_t n) {
 
 /* --- memo ------------------------------------------------------------------------------------- */
 
+/* Python's unpickler keeps the memo as an array of twice the highest id, 8 bytes a slot, so an id
+ * whose array would not fit this pickle's memory budget is one it fails on too (MemoryError). */
 static int memo_store(vm *m, uint64_t id) {
+    if (id > m->max_memory / 16)
+        return fail(m,
+                    "memo id %" PRIu64
+                    " out of range (%s at byte %zu): a memo that large would take more "
+                    "than the %zu bytes this %zu-byte pickle may use",
+                    id, op_name(m), m->op_pos, m->max_memory, m->len);
     fv *v = NULL;
     int rc = top(m, &v);
     if (rc) return rc;
@@ -644,6 +654,16 @@ static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
 static inline __attribute__((always_inline)) int arg_le(vm *m, unsigned n, uint64_t *v) {
     if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
     *v = load_le(take(m, n), n);
+    return R_OK;
+}
+
+/* FRAME: a hint for buffered readers, as we hold the whole input; but a frame longer than the
+ * bytes left is truncation, as Python's reader says ("pickle data was truncated"). */
+static int op_frame(vm *m) {
+    uint64_t a = 0;
+    int rc = arg_le(m, 8, &a);
+    if (rc) return rc;
+    if (a > m->len - m->pos) return truncated(m, a - (m->len - m->pos));
     return R_OK;
 }
 
@@ -758,7 +778,8 @@ static int step(vm *m) {
         if ((rc = arg_le(m, 1, &a))) return rc;
         if (a > 5) return fail(m, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
         return R_OK;
-    case 0x95: return arg_le(m, 8, &a); /* FRAME: a hint for buffered readers; we have it all */
+    case 0x95:
+        return op_frame(m);
     case '.': return op_stop(m);
     case '(': return push_mark(m);
     case '0': return op_pop(m);

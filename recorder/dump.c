@@ -451,11 +451,19 @@ int rec_dump_write(const char *trigger)
     if (rc == 0)
         memcpy(g_path, g_normal->path, sizeof g_path);
     pthread_mutex_unlock(&g_dump_lock);
+    /* A dump is what the user will look for: said at the default level, with rank and file. */
     if (rc == 0)
-        rec_log(REC_LOG_INFO, "dump (%s): %s, %u entries", trigger, g_path, d.nentries);
+        rec_log(REC_LOG_WARN, "rank %lld dumped %u entries to %s (%s)", (long long)rec_recorder_global_rank(),
+                d.nentries, g_path, trigger);
     else
-        rec_log(REC_LOG_WARN, "dump (%s) failed: %s", trigger, strerror(errno));
+        rec_log(REC_LOG_WARN, "rank %lld: dump (%s) to %s failed: %s", (long long)rec_recorder_global_rank(), trigger,
+                g_normal->path, strerror(errno));
     return rc;
+}
+
+const char *rec_dump_op_name(unsigned op)
+{
+    return op < REC_OP_COUNT_ && g_op_names[op] ? g_op_names[op] : "nccl:unknown";
 }
 
 void rec_dump_fatal(int sig)

@@ -19,6 +19,8 @@ int rec_dump_prepare(uint32_t capacity);
 int rec_dump_write(const char *trigger);
 /* The emergency dump from inside a fatal-signal handler (pickle). At most once per process. */
 void rec_dump_fatal(int sig);
+/* The profiling name of a recorded op ("nccl:all_reduce"), for messages. */
+const char *rec_dump_op_name(unsigned op);
 /* The final path of this process's dump ("" before activation). */
 const char *rec_dump_path(void);
 

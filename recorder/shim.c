@@ -28,6 +28,11 @@
  * Re-entry: libnccl calls some of its own exports (ncclGetUniqueId inside ncclCommInitAll,
  * ncclCommGetAsyncError); a thread-local depth makes only the outermost call record, except
  * that ncclGetUniqueId inside ncclCommInitAll hands its id to the InitAll wrapper.
+ *
+ * This file is the top of the recorder: it calls down into every other file and nothing calls
+ * into it. The state the others read (ring, rank, NCCL version, clock offset) lives in
+ * recorder.c; the shim fills it at activation, and installs there the one NCCL call the
+ * watchdog makes (poller_async_error).
  */
 #include <dlfcn.h>
 #include <nccl.h>
@@ -36,7 +41,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "comms.h"
@@ -55,58 +59,9 @@
 
 enum { PHASE_FRESH, PHASE_ACTIVE, PHASE_OFF, PHASE_INERT };
 
-static rec_ring g_ring;
 static _Atomic int g_phase = PHASE_FRESH;
 static _Atomic uint64_t g_comms_epoch = 1; /* bumped when a handle may change meaning */
-static _Atomic int64_t g_first_comm_rank = -1;
-static char g_nccl_version[24];
 static pthread_mutex_t g_activate_lock = PTHREAD_MUTEX_INITIALIZER;
-static int64_t g_real_minus_mono_ns;
-
-rec_ring *rec_recorder_ring(void)
-{
-    return &g_ring;
-}
-
-int64_t rec_now_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The hot path's clock: the kernel tick's resolution (1-4 ms) is plenty for ordering calls
- * across ranks and for timeouts, at a quarter of the precise clock's cost. */
-static int64_t coarse_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t rec_now_real_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t rec_recorder_known_rank(void)
-{
-    int64_t r = rec_config_get()->global_rank;
-    return r >= 0 ? r : atomic_load(&g_first_comm_rank);
-}
-
-int64_t rec_recorder_global_rank(void)
-{
-    int64_t r = rec_recorder_known_rank();
-    return r >= 0 ? r : (int64_t)getpid();
-}
-
-const char *rec_recorder_nccl_version(void)
-{
-    return g_nccl_version;
-}
 
 static inline bool recorder_active(void)
 {
@@ -246,7 +201,7 @@ static int api_enter(unsigned api)
         name_thread(t);
     if (t->inflight <= 0)
         return -1;
-    rec_inflight_enter(t->inflight - 1, api, coarse_mono_ns());
+    rec_inflight_enter(t->inflight - 1, api, rec_now_coarse_mono_ns());
     return t->inflight - 1;
 }
 
@@ -422,12 +377,12 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     rec_call_words cw;
     rec_call *call = &cw.call;
     memset(&cw, 0, sizeof cw);
-    int64_t mono = coarse_mono_ns();
+    int64_t mono = rec_now_coarse_mono_ns();
     if (t->inflight > 0)
         rec_inflight_enter(t->inflight - 1, REC_API_OP + (unsigned)op, mono);
-    call->record_id = rec_ring_reserve(&g_ring);
+    call->record_id = rec_ring_reserve(rec_recorder_ring());
     call->mono_created_ns = mono;
-    call->time_created_ns = mono + g_real_minus_mono_ns;
+    call->time_created_ns = rec_recorder_real_of(mono);
     call->count = count;
     call->stream = (uintptr_t)stream;
     call->comm = (uint16_t)index;
@@ -449,7 +404,7 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
         if (gc != NULL && gc->stream < 0 && t_group.nmembers > 0)
             gc->stream = t_group.members[t_group.nmembers - 1].stream;
     }
-    rec_ring_publish(&g_ring, &cw, bits);
+    rec_ring_publish(rec_recorder_ring(), &cw, bits);
     p->id = call->record_id;
     p->pair = call->event;
     p->in_group = t->group_depth > 0;
@@ -464,8 +419,8 @@ static bool launched(ncclResult_t r)
 
 static void mark_failed(uint64_t id)
 {
-    rec_ring_set_bits(&g_ring, id, REC_S_FAILED);
-    rec_ring_advance(&g_ring, id, REC_COMPLETED, rec_now_real_ns());
+    rec_ring_set_bits(rec_recorder_ring(), id, REC_S_FAILED);
+    rec_ring_advance(rec_recorder_ring(), id, REC_COMPLETED, rec_now_real_ns());
 }
 
 static void op_end(const rec_pending *p, ncclResult_t r)
@@ -478,7 +433,7 @@ static void op_end(const rec_pending *p, ncclResult_t r)
     if (!launched(r))
         mark_failed(p->id);
     else if (p->pair >= 0 && rec_cuda_record((uint32_t)p->pair, 1, p->stream))
-        rec_ring_set_bits(&g_ring, p->id, REC_S_END_ARMED);
+        rec_ring_set_bits(rec_recorder_ring(), p->id, REC_S_END_ARMED);
 }
 
 /* --- collectives and point-to-point -------------------------------------------------------- */
@@ -609,10 +564,10 @@ static void publish_end_markers(rec_group *g)
         rec_call_words cw;
         rec_call *call = &cw.call;
         memset(&cw, 0, sizeof cw);
-        int64_t mono = coarse_mono_ns();
-        call->record_id = rec_ring_reserve(&g_ring);
+        int64_t mono = rec_now_coarse_mono_ns();
+        call->record_id = rec_ring_reserve(rec_recorder_ring());
         call->mono_created_ns = mono;
-        call->time_created_ns = mono + g_real_minus_mono_ns;
+        call->time_created_ns = rec_recorder_real_of(mono);
         call->comm = (uint16_t)gc->comm;
         call->op = REC_OP_COALESCED;
         call->peer = -1;
@@ -631,7 +586,7 @@ static void publish_end_markers(rec_group *g)
                 call->event_owner = (uint16_t)(call->record_id - g->streams[s].owner);
             }
         }
-        rec_ring_publish(&g_ring, &cw, 0);
+        rec_ring_publish(rec_recorder_ring(), &cw, 0);
         group_add_member(g, call->record_id, s);
     }
 }
@@ -640,7 +595,7 @@ static void arm_members(rec_group *g, int stream, uint64_t bits)
 {
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].stream == stream)
-            rec_ring_set_bits(&g_ring, g->members[i].id, bits);
+            rec_ring_set_bits(rec_recorder_ring(), g->members[i].id, bits);
 }
 
 static void record_group_events(rec_group *g, int which)
@@ -690,7 +645,7 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
         t->group_depth--;
     if (outermost && recorder_active()) {
         for (int i = 0; i < t_group.nmembers; i++)
-            rec_ring_advance(&g_ring, t_group.members[i].id, REC_DROPPED, 0);
+            rec_ring_advance(rec_recorder_ring(), t_group.members[i].id, REC_DROPPED, 0);
         for (int i = 0; i < t_group.ncomms; i++) {
             rec_comm *c = rec_comms_at(t_group.comms[i].comm);
             atomic_store(&c->coll_seq, t_group.comms[i].coll_before);
@@ -714,12 +669,32 @@ static void format_nccl_version(void)
     if (REAL(ncclGetVersion) == NULL || REAL(ncclGetVersion)(&v) != ncclSuccess || v <= 0)
         return;
     int major, minor, patch;
+    char version[24];
     if (v >= 10000) {
         major = v / 10000, minor = (v % 10000) / 100, patch = v % 100;
     } else {
         major = v / 1000, minor = (v % 1000) / 100, patch = v % 100;
     }
-    rec_format_version(g_nccl_version, sizeof g_nccl_version, major, minor, patch);
+    rec_format_version(version, sizeof version, major, minor, patch);
+    rec_recorder_set_nccl_version(version);
+}
+
+/* The watchdog's ncclCommGetAsyncError (its poller holds the comm's busy lock), installed in
+ * recorder.c at activation: the real function, not recorded as an application call (the depth
+ * keeps whatever NCCL calls inside it from being recorded either). */
+static int poller_async_error(uintptr_t handle, int *error)
+{
+    __typeof__(&ncclCommGetAsyncError) real = REAL(ncclCommGetAsyncError);
+    ncclResult_t e = ncclSuccess;
+    if (real == NULL)
+        return -1;
+    t_self.depth++;
+    ncclResult_t r = real((ncclComm_t)handle, &e);
+    t_self.depth--;
+    if (r != ncclSuccess)
+        return -1;
+    *error = (int)e;
+    return 0;
 }
 
 static void after_fork_in_child(void)
@@ -740,19 +715,19 @@ static void start_recording(bool after_fork)
 {
     const rec_config *cfg = rec_config_get();
     if (after_fork) {
-        rec_ring_reset(&g_ring);
+        rec_recorder_reset();
         rec_comms_reset();
         atomic_fetch_add(&g_comms_epoch, 1);
-        atomic_store(&g_first_comm_rank, -1);
-    } else if (rec_ring_init(&g_ring, cfg->buffer_size) != 0 ||
+    } else if (rec_recorder_init(cfg->buffer_size) != 0 ||
                rec_dump_prepare(cfg->buffer_size) != 0) {
         rec_log(REC_LOG_WARN, "out of memory for %u entries: recording off", cfg->buffer_size);
         atomic_store(&g_phase, PHASE_OFF);
         return;
     }
-    g_real_minus_mono_ns = rec_now_real_ns() - coarse_mono_ns();
+    rec_recorder_sync_clocks();
     g_gpu_events = cfg->gpu_events;
     format_nccl_version();
+    rec_recorder_set_async_error(poller_async_error);
     rec_watchdog_start();
     atomic_store_explicit(&g_phase, PHASE_ACTIVE, memory_order_release);
     rec_log(REC_LOG_INFO, "recording the last %u NCCL calls (rank %lld)", cfg->buffer_size,
@@ -816,9 +791,7 @@ static void register_comm(ncclComm_t comm, const rec_comm_init *init_in)
     if (rec_comms_add(&init) < 0)
         return;
     atomic_fetch_add(&g_comms_epoch, 1);
-    int64_t none = -1;
-    if (init.rank >= 0)
-        atomic_compare_exchange_strong(&g_first_comm_rank, &none, init.rank);
+    rec_recorder_note_comm_rank(init.rank);
     int index = comm_index(comm);
     if (index >= 0)
         rec_members_note(rec_comms_at(index), rec_recorder_known_rank());
@@ -1058,21 +1031,4 @@ EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncEr
             rec_watchdog_note_async_error(index, (int)*asyncError);
     }
     return r;
-}
-
-/* For the watchdog's poller (holding the comm's busy lock): the real ncclCommGetAsyncError,
- * not recorded as an application call. */
-int rec_shim_comm_async_error(uintptr_t handle, int *error)
-{
-    __typeof__(&ncclCommGetAsyncError) real = REAL(ncclCommGetAsyncError);
-    ncclResult_t e = ncclSuccess;
-    if (real == NULL)
-        return -1;
-    t_self.depth++;
-    ncclResult_t r = real((ncclComm_t)handle, &e);
-    t_self.depth--;
-    if (r != ncclSuccess)
-        return -1;
-    *error = (int)e;
-    return 0;
 }

@@ -184,7 +184,7 @@ static void poll_async_error(int index)
     /* Under the busy lock the handle cannot be retired (and freed by NCCL) underneath us. */
     uintptr_t handle = c->handle;
     bool ok = handle != 0 && atomic_load(&c->state) == REC_COMM_LIVE &&
-              rec_shim_comm_async_error(handle, &err) == 0;
+              rec_recorder_comm_async_error(handle, &err) == 0;
     pthread_mutex_unlock(&c->busy);
     if (ok)
         rec_watchdog_note_async_error(index, err);
@@ -237,7 +237,7 @@ typedef struct dumper_state {
 } dumper_state;
 
 /* The oldest entry pending past the timeout, as record id + 1 (0 = none). */
-static uint64_t find_timeout(void)
+static uint64_t find_timeout(rec_call *found)
 {
     rec_ring *ring = rec_recorder_ring();
     int64_t limit = rec_now_mono_ns() - rec_config_get()->timeout_ms * 1000000;
@@ -252,6 +252,7 @@ static uint64_t find_timeout(void)
             continue;
         if (snap.call.mono_created_ns > limit)
             return 0; /* newer ones are younger still */
+        *found = snap.call;
         return id + 1;
     }
     return 0;
@@ -353,10 +354,14 @@ static void dumper_tick(dumper_state *s)
     }
     if (dump_if_stuck(s))
         return;
-    uint64_t timed_out = rec_config_get()->gpu_events > 0 ? find_timeout() : 0;
+    rec_call late;
+    uint64_t timed_out = rec_config_get()->gpu_events > 0 ? find_timeout(&late) : 0;
     if (timed_out != 0 && timed_out != s->timed_out_id) {
         s->timed_out_id = timed_out;
-        rec_log(REC_LOG_WARN, "an NCCL operation is pending for more than %lld ms: dumping",
+        const rec_comm *c = rec_comms_at(late.comm);
+        rec_log(REC_LOG_WARN, "rank %lld: %s #%lld on communicator %s is pending for more than %lld ms: "
+                "dumping (timeout)", (long long)rec_recorder_global_rank(), rec_dump_op_name(late.op),
+                (long long)(late.flags & REC_F_P2P ? late.p2p_seq : late.coll_seq), c ? c->pg_name : "?",
                 (long long)rec_config_get()->timeout_ms);
         rec_dump_write("timeout");
         touch_trigger_file(s);

@@ -4,7 +4,26 @@
 #   test_skip 'why' 'what would have been checked'
 #   test_done
 # Output is TAP ("ok 1 - ...", "not ok 2 - ..."), counted by tests/run.sh.
-# Each test runs in a fresh scratch directory, $TRASH, removed at the end.
+# Each test runs in a fresh scratch directory, $TRASH/N, removed at the end.
+#
+# Writing a story body (POSIX sh; `sh` is dash on Debian):
+#   * A test passes when its body's exit status is 0. Join EVERY command with && so that any
+#     failing command fails the test: `a; b` or a newline between them throws a's status away.
+#     The chain linter (tests/chainlint.py, after git's chainlint) rejects a body with such a
+#     break before running it; the test then fails with "broken &&-chain".
+#   * A command that must exit with a given status: `test_expect_code 1 "$FRTRACE" dumps >out`
+#     (fails unless exactly 1). A command that must fail (any status 1..125, not a crash by
+#     signal, not 126/127): `test_must_fail cmd args`. Never `cmd; test $? = 1`.
+#   * `! cmd` is for commands that answer a question (`! grep x out`), not for programs under
+#     test: a crash is a failure too, and `!` would turn it into a pass — use test_must_fail.
+#   * A loop fails on its first failing iteration only when its body says so:
+#       for f in a b; do cmd "$f" || return 1; done
+#     (the linter requires "|| return 1" or "|| exit 1" at the end of every loop body).
+#   * Helper functions defined outside the bodies are not linted: write them so that their
+#     status is the one that matters (end with the check, or `|| return 1` after each step).
+#   * Diagnostics: anything the body prints goes to the log, shown under "not ok" (last 30
+#     lines); FRTRACE_TEST_CHAIN_LINT=0 turns the linter off, for a quick experiment only;
+#     FRTRACE_TEST_IMMEDIATE=1 stops a script at its first failing test.
 
 set -u
 TOP=${FRTRACE_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -19,20 +38,86 @@ test_count=0
 test_failed=0
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-test.XXXXXX")
 trap 'rm -rf "$TRASH"' EXIT
+# fd 9: where test_expect_code and test_must_fail explain a failure, even when the body
+# redirects the command's stderr (the test's log inside a test, the script's stderr outside).
+exec 9>&2
 
 have_shared() { [ -d "$SHARED/testdata" ]; }
+
+# test_expect_code N CMD [ARGS...]: runs CMD, fails unless it exits with exactly N.
+test_expect_code() {
+    test_want_code_=$1
+    shift
+    "$@"
+    test_got_code_=$?
+    if [ "$test_got_code_" = "$test_want_code_" ]; then
+        return 0
+    fi
+    echo "test_expect_code: exit status $test_got_code_, wanted $test_want_code_: $*" >&9
+    return 1
+}
+
+# test_must_fail CMD [ARGS...]: runs CMD, fails unless it exits with 1..125 (not 0, not
+# "not found"/"cannot run", not a death by signal, which the shell reports as 128 + N).
+test_must_fail() {
+    "$@"
+    test_got_code_=$?
+    if [ "$test_got_code_" = 0 ]; then
+        echo "test_must_fail: command succeeded: $*" >&9
+        return 1
+    elif [ "$test_got_code_" -ge 126 ]; then
+        echo "test_must_fail: exit status $test_got_code_ (not found, not runnable, or a signal): $*" >&9
+        return 1
+    fi
+    return 0
+}
+
+# test_chain_lint_ BODY: 0 when every command of BODY is &&-chained (messages otherwise).
+test_chain_lint_() {
+    [ "${FRTRACE_TEST_CHAIN_LINT:-1}" = 0 ] && return 0
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "# chainlint skipped: no python3"
+        return 0
+    fi
+    printf '%s\n' "$1" | python3 "$TOP/tests/chainlint.py"
+}
+
+# The body runs inside a function, so that "return 1" in it (and in its loops) ends the test.
+test_eval_() {
+    eval "$1"
+}
 
 test_expect_success() {
     desc=$1 body=$2
     test_count=$((test_count + 1))
     dir="$TRASH/$test_count"
     mkdir -p "$dir"
-    if (cd "$dir" && set -e && eval "$body") >"$dir.out" 2>&1; then
+    if ! test_chain_lint_ "$body" >"$dir.out" 2>&1; then
+        echo "not ok $test_count - $desc"
+        echo "# broken &&-chain (or a body the linter cannot read); the test was not run:"
+        sed 's/^/# /' "$dir.out"
+        test_failed=$((test_failed + 1))
+        test_stop_if_immediate_
+        return 0
+    fi
+    # Not "if (...)": the body's own status decides, read right after the subshell ends.
+    (cd "$dir" && test_eval_ "$body") >>"$dir.out" 2>&1 9>&1 </dev/null
+    test_status_=$?
+    if [ "$test_status_" = 0 ]; then
         echo "ok $test_count - $desc"
     else
         echo "not ok $test_count - $desc"
         sed 's/^/# /' "$dir.out" | tail -n 30
         test_failed=$((test_failed + 1))
+        test_stop_if_immediate_
+    fi
+}
+
+# FRTRACE_TEST_IMMEDIATE=1: the script stops at its first failing test (tests/mutation/run.sh).
+test_stop_if_immediate_() {
+    if [ "${FRTRACE_TEST_IMMEDIATE:-0}" = 1 ]; then
+        test_done
+        exit 1
     fi
 }
 

@@ -13,13 +13,13 @@ test_expect_success 'show --help explains the command and exits 0' '
 '
 
 test_expect_success 'show without a file is a usage error (exit 2)' '
-    status=0; "$FRTRACE" show 2>err || status=$?
-    test "$status" = 2 && grep -q "no FILE" err
+    test_expect_code 2 "$FRTRACE" show 2>err &&
+    grep -q "no FILE" err
 '
 
 test_expect_success 'show with an unknown option is a usage error (exit 2)' '
-    status=0; "$FRTRACE" show --bogus x 2>err || status=$?
-    test "$status" = 2 && grep -q "unknown option --bogus" err
+    test_expect_code 2 "$FRTRACE" show --bogus x 2>err &&
+    grep -q "unknown option --bogus" err
 '
 
 if have_shared && have_python; then
@@ -48,7 +48,7 @@ if have_shared && have_python; then
         done &&
         "$FRTRACE" show p0 p1 p2 p3 p4 p5 >got &&
         "$FRTRACE" show "$REAL_DUMPS/gpu_error_1st/_dump_0" >one &&
-        for i in 1 2 3 4 5 6; do cat one; done >want &&
+        for i in 1 2 3 4 5 6; do cat one || exit 1; done >want &&
         cmp got want
     '
 else
@@ -73,7 +73,7 @@ if have_python; then
         (cd vals && "$FRTRACE" show $(grep "p2\$" files.txt)) | grep "^[[{]" >first &&
         i=0 && files="" &&
         while IFS= read -r line; do
-            i=$((i + 1)); printf "%s\n" "$line" >doc$i.json; files="$files doc$i.json"
+            i=$((i + 1)) && printf "%s\n" "$line" >doc$i.json && files="$files doc$i.json" || exit 1
         done <first &&
         test "$i" -gt 20 &&
         "$FRTRACE" show $files >second &&
@@ -95,16 +95,15 @@ test_expect_success 'JSON keeps 64-bit integers exact and 1 apart from 1.0' '
 
 test_expect_success 'one unreadable file among good ones: the others are shown, exit 2' '
     printf "\200\002K\001." >good.pkl && : >empty &&
-    status=0; "$FRTRACE" show good.pkl empty good.pkl >out 2>err || status=$?
-    test "$status" = 2 &&
+    test_expect_code 2 "$FRTRACE" show good.pkl empty good.pkl >out 2>err &&
     test "$(cat out)" = "1
 1" &&
     grep -q "^frtrace show: empty: empty file" err
 '
 
 test_expect_success 'a missing file is reported with its path' '
-    status=0; "$FRTRACE" show nosuch 2>err || status=$?
-    test "$status" = 2 && grep -q "^frtrace show: nosuch: No such file" err
+    test_expect_code 2 "$FRTRACE" show nosuch 2>err &&
+    grep -q "^frtrace show: nosuch: No such file" err
 '
 
 test_done

@@ -59,7 +59,7 @@ if command -v python3 >/dev/null 2>&1; then
                 python3 "$LAYOUT" "$SHARED/tools" $v "$f" ref.pkl &&
                 "$MKDUMP" --version $v "$f" ours.pkl &&
                 cmp ref.pkl ours.pkl || { echo "version $v, $f"; exit 1; }
-            done
+            done || exit 1
         done
     '
 
@@ -97,7 +97,7 @@ test_expect_success 'a truncated dump is converted with a warning; garbage is re
     head -c 3000 "$REAL_DUMPS/gpu_error_1st/_dump_3" >cut &&
     "$MKDUMP" cut out.pkl 2>err && grep -q "warning: truncated at byte" err &&
     "$MKDUMP" out.pkl again.pkl &&
-    printf "not a dump" >junk && ! "$MKDUMP" junk out2.pkl 2>err2 && grep -q "mkdump: junk:" err2
+    printf "not a dump" >junk && test_must_fail "$MKDUMP" junk out2.pkl 2>err2 && grep -q "mkdump: junk:" err2
 '
 
 test_done

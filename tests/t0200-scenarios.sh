@@ -19,7 +19,7 @@ test_expect_success 'a snapshot with the same collective in flight everywhere is
 '
 test_expect_success 'a rank whose CPU never issued all_reduce #4 is the culprit' '
     analyze missing_rank && check hang 2 missing_ranks:2 &&
-    { "$FRTRACE" dumps >out; test $? = 1; } && head -1 out | grep "rank 2 never joined default_pg (0) all_reduce #4"
+    test_expect_code 1 "$FRTRACE" dumps >out && head -1 out | grep "rank 2 never joined default_pg (0) all_reduce #4"
 '
 test_expect_success 'a different collective type on one rank is a mismatch naming it' '
     analyze type_mismatch && check mismatch 3 type_mismatch:3
@@ -58,17 +58,23 @@ test_expect_success 'split groups sharing a name get distinct ids and are judged
 '
 test_expect_success 'torchft replicas: --transform-ft makes each default_pg global and names the culprit; without it, inconclusive and a hint, never ok' '
     sh "$SC/run_scenario.sh" torchft dumps &&
-    { "$FRTRACE" -f json --transform-ft --group-world-size 2 dumps >db.json; test $? = 1; } &&
+    test_expect_code 1 "$FRTRACE" -f json --transform-ft --group-world-size 2 dumps >db.json &&
     check hang 3 missing_ranks:3 &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert sorted(g[\"id\"] for g in d[\"groups\"])==[\"0@0\",\"0@1\"]" &&
-    { "$FRTRACE" --transform-ft dumps 2>err; test $? = 2; } && grep "needs --group-world-size" err &&
-    { "$FRTRACE" dumps >plain.txt; test $? = 1; } &&
+    test_expect_code 2 "$FRTRACE" --transform-ft dumps 2>err && grep "needs --group-world-size" err &&
+    test_expect_code 1 "$FRTRACE" dumps >plain.txt &&
     head -1 plain.txt | grep "^inconclusive: ranks 2,3 recorded collectives in groups whose member lists leave them out" &&
     grep -e "--transform-ft --group-world-size N" plain.txt
 '
-test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches; an unmatched send names the peer' '
+test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches, completed by its marker; an unmatched send names the peer' '
     analyze pipeline && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
-    python3 -c "import json;d=json.load(open(\"db.json\"));assert not [c for c in d[\"collectives\"] if c[\"group_id\"]==\"5\" and c[\"mismatch\"]]"
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+pp = [c for c in d[\"collectives\"] if c[\"group_id\"] == \"5\"]
+assert not [c for c in pp if c[\"mismatch\"]], pp
+got = [(c[\"profiling_name\"], c[\"state\"]) for c in pp]
+assert got == [(\"nccl:send 0->1\", \"completed\"), (\"nccl:send 1->2\", \"completed\"), (\"nccl:recv 1<-2\", \"completed\"),
+               (\"nccl:send 2->3\", \"scheduled\")], got"
 '
 test_expect_success 'ring-buffer windows starting at different record_ids align by seq' '
     analyze ring_wrap && check hang 3 missing_ranks:3 &&
@@ -81,7 +87,7 @@ test_expect_success 'mixed versions 2.4 + 2.9 + 2.10 in one directory: a warning
 test_expect_success 'a truncated dump is salvaged: its whole entries are used and a warning says so' '
     sh "$SC/run_scenario.sh" missing_rank dumps &&
     size=$(wc -c <dumps/nccl_trace_rank_1) && head -c $((size / 2)) dumps/nccl_trace_rank_1 >t && mv t dumps/nccl_trace_rank_1 &&
-    { "$FRTRACE" -f json dumps >db.json 2>err; test $? = 1; } &&
+    test_expect_code 1 "$FRTRACE" -f json dumps >db.json 2>err &&
     grep "nccl_trace_rank_1: truncated" err &&
     python3 -c "
 import json; d = json.load(open(\"db.json\"))
@@ -95,9 +101,9 @@ test_expect_success 'stray files do not spoil prefix inference; -o writes the da
     "$FRTRACE" -o out.json dumps >/dev/null && python3 -c "import json;d=json.load(open(\"out.json\"));assert d[\"schema\"]==\"frtrace-db/1\" and d[\"input\"][\"prefix\"]==\"nccl_trace_rank_\""
 '
 test_expect_success 'usage errors exit 2; torchfrtrace spellings are accepted' '
-    { "$FRTRACE" --no-such-option 2>/dev/null; test $? = 2; } &&
-    { "$FRTRACE" >/dev/null 2>&1; test $? = 2; } &&
-    { "$FRTRACE" /nonexistent 2>/dev/null; test $? = 2; } &&
+    test_expect_code 2 "$FRTRACE" --no-such-option 2>/dev/null &&
+    test_expect_code 2 "$FRTRACE" >/dev/null 2>&1 &&
+    test_expect_code 2 "$FRTRACE" /nonexistent 2>/dev/null &&
     sh "$SC/run_scenario.sh" healthy dumps &&
     "$FRTRACE" --mismatch_cap 3 --allow-incomplete-ranks dumps >/dev/null &&
     "$FRTRACE" dumps --just_print_entries --selected-ranks 0 1 --pg-filters default_pg >j && grep "Rank 1" j && ! grep "Rank 2" j
@@ -140,12 +146,13 @@ test_expect_success 'testBuildDB 6: a bundle only rank 1 recorded at the same se
 test_expect_success 'text and markdown reports match the golden files' '
     for sc in missing_rank wait_chain; do
         rm -rf dumps && sh "$SC/run_scenario.sh" $sc dumps &&
-        { "$FRTRACE" dumps | sed "s|$PWD/||" >text.out; "$FRTRACE" -f markdown dumps | sed "s|$PWD/||" >md.out;
-          diff -u "$SC/golden/$sc.txt" text.out && diff -u "$SC/golden/$sc.md" md.out; } || return 1
+        test_expect_code 1 "$FRTRACE" dumps >text.raw && sed "s|$PWD/||" text.raw >text.out &&
+        test_expect_code 1 "$FRTRACE" -f markdown dumps >md.raw && sed "s|$PWD/||" md.raw >md.out &&
+        diff -u "$SC/golden/$sc.txt" text.out && diff -u "$SC/golden/$sc.md" md.out || return 1
     done
 '
 test_expect_success 'a wait chain reads from the waiters down to the root cause; the victim is located' '
-    analyze wait_chain && "$FRTRACE" dumps >out; test $? = 1 &&
+    analyze wait_chain && test_expect_code 1 "$FRTRACE" --width 0 dumps >out &&
     grep -A4 "^wait chain" out >chain && sed -n 3p chain | grep "ranks 0,1 wait for 2 in A all_reduce" &&
     sed -n 4p chain | grep -- "-> rank 2 waits for 3 in B all_reduce" && sed -n 5p chain | grep -- "-> rank 3: the root cause" &&
     grep "rank 2 never issued .* blocked itself: 2 in B (2) all_reduce #2 (waiting for 3)" out
@@ -157,8 +164,8 @@ import json; d = json.load(open(\"db.json\"))
 p = [f for f in d[\"findings\"] if f[\"kind\"] == \"p2p_unmatched\"]
 assert len(p) == 1 and p[0][\"explained_by_hang\"] and p[0][\"other_ranks\"] == [1], p
 assert d[\"verdict\"][\"p2p_explained_by_hang\"] == 1" &&
-    "$FRTRACE" dumps >out; test $? = 1 && grep "1 send/recv waits on blocked peers" out && ! grep "p2p_unmatched in" out &&
-    "$FRTRACE" -v dumps >out; grep "p2p_unmatched in PIPELINE (5), recv 1<-0 (p2p #1)" out
+    test_expect_code 1 "$FRTRACE" dumps >out && grep "1 send/recv waits on blocked peers" out && ! grep "p2p_unmatched in" out &&
+    test_expect_code 1 "$FRTRACE" -v dumps >out && grep "p2p_unmatched in PIPELINE (5), recv 1<-0 (p2p #1)" out
 '
 test_expect_success 'recorder dumps (pg_config ranks "[]" + the frtrace key): membership is rebuilt from comms' '
     analyze recorder_style && check hang 3 missing_ranks:3 &&
@@ -169,22 +176,22 @@ assert g == {\"0\": [0, 1, 2, 3], \"1\": [1, 3]}, g"
 '
 test_expect_success 'the only rank others wait for left no dump while another rank waits for nobody: inconclusive, says why' '
     analyze lost_dump && check inconclusive - missing_dump:2 &&
-    "$FRTRACE" dumps >out; test $? = 1 &&
+    test_expect_code 1 "$FRTRACE" dumps >out &&
     head -1 out | grep "^inconclusive: ranks 0,1 wait for rank 2, which left no readable dump, while rank 3 waits for nobody"
 '
 test_expect_success 'the culprit table shows each culprit in every group it blocks' '
-    analyze pipeline && "$FRTRACE" dumps >out; test $? = 1 &&
+    analyze pipeline && test_expect_code 1 "$FRTRACE" dumps >out &&
     grep -A4 "^culprits" out | grep "^  3 .*PIPELINE (5) .*send 2->3 (p2p #2) .*never issued .*2"
 '
 test_expect_success '--selected-ranks / --pg-filters do not swallow DIR and restrict the report too' '
     sh "$SC/run_scenario.sh" wait_chain dumps &&
-    "$FRTRACE" --selected-ranks 0 1 dumps >a; test $? = 1 && grep "^hang: rank 3" a &&
-    "$FRTRACE" --selected-ranks 0 1 -- dumps >b; test $? = 1 && cmp a b &&
-    "$FRTRACE" dumps --selected-ranks 0 1 >c; test $? = 1 && cmp a c &&
-    "$FRTRACE" --selected-ranks 0 1 -d dumps >c; test $? = 1 && cmp a c &&
-    "$FRTRACE" --pg-filters A dumps >d; test $? = 1 && grep "^hang: rank 3" d &&
+    test_expect_code 1 "$FRTRACE" --selected-ranks 0 1 dumps >a && grep "^hang: rank 3" a &&
+    test_expect_code 1 "$FRTRACE" --selected-ranks 0 1 -- dumps >b && cmp a b &&
+    test_expect_code 1 "$FRTRACE" dumps --selected-ranks 0 1 >c && cmp a c &&
+    test_expect_code 1 "$FRTRACE" --selected-ranks 0 1 -d dumps >c && cmp a c &&
+    test_expect_code 1 "$FRTRACE" --pg-filters A dumps >d && grep "^hang: rank 3" d &&
     grep "showing only findings about the selected" a && ! grep "missing_ranks in B" a && ! grep "^  3 " a &&
-    "$FRTRACE" --selected-ranks 3 dumps >e; grep "missing_ranks in B (2)" e && grep "^  3 " e &&
+    test_expect_code 1 "$FRTRACE" --selected-ranks 3 dumps >e && grep "missing_ranks in B (2)" e && grep "^  3 " e &&
     "$FRTRACE" -j --pg-filters B -d dumps >j && grep "Rank 3" j
 '
 test_done

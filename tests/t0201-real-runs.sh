@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 SC="$TOP/tests/scenarios"
 
-real() { "$FRTRACE" -f json "$REAL_DUMPS/$1" >db.json; test $? = 1; }
+real() { test_expect_code 1 "$FRTRACE" -f json "$REAL_DUMPS/$1" >db.json; }
 
 if ! have_shared; then
     test_skip 'no ../shared' 'the four real runs'
@@ -41,7 +41,7 @@ assert chain[(8, 10, 11, 12, 13, 15)] == [9, 14], chain
 assert d[\"verdict\"][\"p2p_explained_by_hang\"] == 24"
 '
 test_expect_success 'lock_gil_1st text: one summary line, culprits across groups, wait chain, p2p folded' '
-    "$FRTRACE" "$REAL_DUMPS/lock_gil_1st" >out; test $? = 1 &&
+    test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/lock_gil_1st" >out &&
     head -1 out | grep "^hang: ranks 9,14 never joined" && test $(head -1 out | wc -c) -le 211 &&
     grep "^  9 .*TENSOR_MODEL_PARALLEL_GROUP (37) .*_reduce_scatter_base #88684 .*never issued .*8,10,11" out &&
     grep "^  ranks 0-7 wait for 8-15 in" out && grep "^  -> ranks 8,10-13,15 wait for 9,14 in" out &&
@@ -56,7 +56,7 @@ ev = d[\"verdict\"][\"culprit_evidence\"]
 assert any(e[\"rank\"] == 12 and e[\"group_id\"] == \"41\" and e.get(\"collective_seq_id\") == 42806 and e[\"what\"] == \"stalled\"
            and e[\"completed_ranks\"] == [13] for e in ev), [e for e in ev if e[\"rank\"] == 12][:3]
 assert any(e[\"rank\"] == 14 and e[\"group_id\"] == \"42\" and e.get(\"collective_seq_id\") == 42806 and e[\"what\"] == \"stalled\" for e in ev)" &&
-    "$FRTRACE" "$REAL_DUMPS/gpu_error_1st" >out; test $? = 1 &&
+    test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/gpu_error_1st" >out &&
     grep "^  12 .*TENSOR_MODEL_PARALLEL_GROUP (41) .*_all_gather_base #42806.*stalled: pending, 13 completed it" out
 '
 test_expect_success 'lock_gil_2nd: CPUs of 10 and 15 never joined their expert all_to_all' '

@@ -54,6 +54,22 @@ for p in glob.glob(\"json/*.json\"):
     for g in d[\"pg_config\"].values(): g[\"ranks\"] = \"[0, 1, 2, 3]\"
     json.dump(d, open(p, \"w\"))" &&
     for f in json/*.json; do "$TOP/$BUILD/tests/mkdump" --version 2.9 "$f" "dumps/$(basename "$f" .json)" || return 1; done &&
-    { "$FRTRACE" dumps >out; test $? = 1; } && head -1 out | grep "^hang: rank 1 stalled in default_pg (0) all_reduce #1"
+    test_expect_code 1 "$FRTRACE" dumps >out && head -1 out | grep "^hang: rank 1 stalled in default_pg (0) all_reduce #1"
+'
+test_expect_success 'a communicator whose comm_rank is not below its comm_size is ignored, not made a group' '
+    python3 "$SC/gen.py" recorder_style json &&
+    python3 -c "
+import json
+p = \"json/nccl_trace_rank_3.json\"; d = json.load(open(p))
+d[\"frtrace\"][\"comms\"][\"9\"] = {\"comm_rank\": 2, \"comm_size\": 2, \"state\": \"live\"}
+json.dump(d, open(p, \"w\"))" &&
+    mkdir dumps &&
+    for f in json/*.json; do "$TOP/$BUILD/tests/mkdump" --version 2.9 "$f" "dumps/$(basename "$f" .json)" || return 1; done &&
+    test_expect_code 1 "$FRTRACE" -f json dumps >db.json &&
+    check hang 3 missing_ranks:3 &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+g = {x[\"id\"]: x[\"ranks\"] for x in d[\"groups\"]}
+assert g == {\"0\": [0, 1, 2, 3], \"1\": [1, 3]}, g"
 '
 test_done

@@ -18,7 +18,7 @@ test_expect_success 'a healthy job leaves dumps at exit and the verdict is ok' '
 
 test_expect_success 'communicator ids agree across ranks, splits included' '
     run_job FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
-    for r in 0 1 2 3; do dump_field $r "sorted(d[\"pg_config\"])" >ids.$r; done &&
+    for r in 0 1 2 3; do dump_field $r "sorted(d[\"pg_config\"])" >ids.$r || exit 1; done &&
     cmp ids.0 ids.2 && cmp ids.1 ids.3 && ! cmp -s ids.0 ids.1 &&
     test "$(dump_field 1 "sorted((c[\"comm_size\"], c[\"color\"]) for c in d[\"frtrace\"][\"comms\"].values())")" = "[[2, 1], [4, -1]]"
 '

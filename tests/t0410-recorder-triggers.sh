@@ -25,7 +25,7 @@ test_expect_success 'FRTRACE_SIGNAL=none installs no handler (USR2 keeps its def
 '
 
 test_expect_success 'a trigger file that appears makes every rank dump' '
-    ( sleep 1; echo go >trigger ) &
+    ( sleep 1 && echo go >trigger ) &
     run_job SKIP=1@2 FRTRACE_TIMEOUT_SEC=60 &&
     wait &&
     for r in 0 1 2 3; do test "$(dump_field $r "d[\"frtrace\"][\"trigger\"]")" = trigger_file || exit 1; done &&
@@ -113,8 +113,9 @@ test_expect_success 'the shim exports only names the real libnccl.so.2 defines (
 '
 
 test_expect_success 'the real libnccl.so.2 through the shim: version, id, clean init failure' '
-    FRTRACE_DUMP_DIR="$PWD/dumps" LD_PRELOAD="$SO" timeout 60 "$SMOKE" "$CUDA_HOME/lib64/libnccl.so.2" >out 2>err;
-    status=$?; cat out err; test $status = 0 &&
+    { FRTRACE_DUMP_DIR="$PWD/dumps" LD_PRELOAD="$SO" timeout 60 "$SMOKE" "$CUDA_HOME/lib64/libnccl.so.2" >out 2>err ||
+      { cat out err; exit 1; }; } &&
+    cat out err &&
     grep "ncclCommInitRank from .*libfrtrace-recorder.so" out &&
     grep -x "version 22809" out && grep -x "unique id ok" out && grep -x "done" out &&
     ! grep -x "init rank: no error" out

@@ -46,8 +46,8 @@ tsan_job() {
 }
 
 test_expect_success 'ring: concurrent producers and a reader, no race reported' '
-    CMOCKA_MESSAGE_OUTPUT=TAP "$TSAN_UNIT" >unit.out 2>&1; status=$?;
-    cat unit.out; test $status = 0 && ! grep -q "ThreadSanitizer" unit.out && ! grep -q "^not ok" unit.out
+    { CMOCKA_MESSAGE_OUTPUT=TAP "$TSAN_UNIT" >unit.out 2>&1 || { cat unit.out; exit 1; }; } &&
+    cat unit.out && ! grep -q "ThreadSanitizer" unit.out && ! grep -q "^not ok" unit.out
 '
 
 test_expect_success 'a healthy job with exit dumps: no race reported' '

@@ -148,7 +148,7 @@ else
     test_expect_success 'frtrace names exactly the injected culprits, and a healthy job is ok' '
         c=$("$GEN" --ranks 256 --entries 400 --faults 3 --seed 21 faulty) &&
         test "$(analyze faulty)" = "hang:${c#culprit_ranks:}" ||
-        { echo "generator: $c  frtrace: $(analyze faulty)"; false; }
+        { echo "generator: $c  frtrace: $(analyze faulty)"; false; } &&
         "$GEN" --ranks 256 --entries 400 --seed 21 healthy >/dev/null &&
         test "$(analyze healthy)" = "ok:"
     '

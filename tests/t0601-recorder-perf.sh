@@ -6,16 +6,6 @@
 . "$TOP/tests/fakes/rec-lib.sh"
 require_recorder 'duration_ms and slow ranks from recorder dumps'
 
-command -v exits_with >/dev/null 2>&1 || exits_with() {
-    want=$1
-    shift
-    set +e
-    "$@"
-    got=$?
-    set -e
-    [ "$got" -eq "$want" ] || { echo "expected exit $want, got $got: $*" >&2; return 1; }
-}
-
 test_expect_success 'with start and end events, every completed entry has duration_ms >= 0; pending ones none' '
     run_job STEPS=4 FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
     dump_field 1 "[(e[\"state\"], e.get(\"duration_ms\")) for e in d[\"entries\"]]" >durations &&
@@ -26,7 +16,7 @@ v = json.load(open(\"durations\"))
 done = [d for s, d in v if s == \"completed\"]
 assert done and all(isinstance(d, float) and d >= 0 for d in done), v
 assert all(d is None for s, d in v if s != \"completed\"), v" &&
-    exits_with 0 "$FRTRACE" stats -f json dumps >stats.json &&
+    test_expect_code 0 "$FRTRACE" stats -f json dumps >stats.json &&
     python3 -c "
 import json
 r = [x for x in json.load(open(\"stats.json\"))[\"stats\"] if x[\"op\"] == \"all_reduce\"]
@@ -40,7 +30,7 @@ test_expect_success 'with end events only (FRTRACE_GPU_EVENTS=1) there is no dur
 
 test_expect_success 'a rank that sleeps 60 ms before every step is the one slow rank' '
     run_job STEPS=12 SLOW=2:60 FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
-    exits_with 0 "$FRTRACE" -o db.json dumps >out &&
+    test_expect_code 0 "$FRTRACE" -o db.json dumps >out &&
     head -n 1 out &&
     python3 -c "
 import json
@@ -51,7 +41,7 @@ assert [x[\"rank\"] for x in s] == [2] and s[0][\"late_ms_median\"] > 20, s" &&
 
 test_expect_success 'the same job without the sleep has no slow rank' '
     run_job STEPS=12 FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
-    exits_with 0 "$FRTRACE" -o db.json dumps >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json dumps >/dev/null &&
     python3 -c "import json; assert json.load(open(\"db.json\"))[\"stragglers\"] == []"
 '
 

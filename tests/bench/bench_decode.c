@@ -5,11 +5,13 @@
  * How it works: every FILE is read into memory first, so that only decoding is timed. Then the
  * whole set is decoded REPS times (default 5) in this one thread with one fr_decoder, as a load
  * worker of the analyzer does (--fresh: fr_dump_decode() per file, which sets up its scratch
- * memory every time; --generic: the direct pickle path turned off, so that every pickle goes
- * through pickle_read's value tree), and each dump is freed right away; MB/s and entries/s come
+ * memory every time; --generic: the direct paths turned off, so that every pickle goes
+ * through pickle_read's value tree and every JSON dump through cJSON's), and each dump is freed
+ * right away; MB/s and entries/s come
  * from the best repetition's CPU time (CLOCK_THREAD_CPUTIME_ID, so that other jobs on a shared
  * machine disturb the figure less) and the wall time is printed beside it. A separate pass
- * splits the cost: pickle_read() alone (bytes -> value tree) timed the same way, and it reports
+ * splits the cost: the reader alone (pickle_read or json_read: bytes -> value tree) timed the
+ * same way, and it reports
  *   value B/entry  bytes the value tree takes in its arena (fv_arena_used), per entry;
  *   dump B/entry   bytes the decoded fr_dump keeps (fv_arena_used of its arena), per entry;
  *   dump held      bytes of arena chunks the fr_dump holds, waste included (fv_arena_held).
@@ -26,6 +28,7 @@
 #include "dump.h"
 #include "dump_decoder.h"
 #include "file_read.h"
+#include "json_read.h"
 #include "pickle_read.h"
 
 typedef struct input {
@@ -73,17 +76,21 @@ static bool decode_pass(const input *in, size_t n, bool fresh, bool generic, tot
     return true;
 }
 
-/* One pass with pickle_read alone (JSON inputs are skipped); adds the value arena's size. */
+/* One pass with the reader alone (pickle_read, or json_read for JSON); adds the value arena's
+ * size. */
 static void pickle_pass(const input *in, size_t n, double *cpu, uint64_t *value_bytes) {
     double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     *value_bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        if (in[i].len && in[i].bytes[0] == '{') continue;
         fv_arena *a = fv_arena_new();
         fv *root;
         fr_error err;
         pr_options opts = {.salvage = true};
-        if (a && pickle_read(in[i].bytes, in[i].len, a, &opts, &root, &err) >= 0) *value_bytes += fv_arena_used(a);
+        int rc = !a ? -1
+                 : in[i].len && in[i].bytes[0] == '{'
+                     ? json_read((const char *)in[i].bytes, in[i].len, a, &root, &err)
+                     : pickle_read(in[i].bytes, in[i].len, a, &opts, &root, &err);
+        if (rc >= 0) *value_bytes += fv_arena_used(a);
         fv_arena_free(a);
     }
     *cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
@@ -139,7 +146,8 @@ int main(int argc, char **argv) {
                (double)bytes / 1e6, (unsigned long long)best.entries, (double)bytes / e, reps, sizeof(fr_entry));
         printf("decode:      cpu %.4f s  wall %.4f s  %7.1f MB/s  %9.0f entries/s  %6.0f ns/entry\n", best.cpu,
                best.wall, (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e);
-        printf("pickle_read: cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of decode)\n", pr_best,
+        printf("reader:      cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of decode)\n",
+               pr_best,
                (double)bytes / 1e6 / pr_best, e / pr_best, 100 * pr_best / best.cpu);
         printf("memory: value %.0f B/entry, dump %.1f B/entry used, %.1f B/entry held\n", (double)value_bytes / e,
                (double)best.dump_used / e, (double)best.dump_held / e);

@@ -5,7 +5,11 @@
 # For each size in BENCH_RANKS (default "512 4096 16384") x BENCH_ENTRIES (default 2000) it
 # generates a healthy synthetic job with build/bench/gen_dumps into BENCH_DIR
 # (/tmp/frtrace-bench; a directory generated before with the same parameters is reused), plus
-# one 512-rank job with stack frames. It then measures with build/bench/measure
+# one 512-rank job with stack frames, plus for each RANKS:K in BENCH_SPARSE (default
+# "131072:64") a job of RANKS ranks of which only every K-th wrote a dump (a default group of
+# 131 072 members, 2 048 files: the analysis must stay linear in the group's size when most
+# members have no dump; compare its MB/s and entries/s with the 16 384-rank row). It then
+# measures with build/bench/measure
 #   (a) cat of every file to /dev/null, after one warm-up read so both runs hit the page cache;
 #   (b) build/frtrace -d DIR -o /dev/null  (the analysis as an on-call engineer runs it: the
 #       text report on stdout plus the whole database, written to /dev/null so that the disk's
@@ -33,6 +37,7 @@ GEN="$TOP/$BUILD/bench/gen_dumps"
 MEASURE="$TOP/$BUILD/bench/measure"
 FRTRACE=${BENCH_FRTRACE:-$TOP/$BUILD/frtrace}
 RANKS=${BENCH_RANKS:-512 4096 16384}
+SPARSE=${BENCH_SPARSE:-131072:64}
 REPS=${BENCH_REPS:-3}
 ENTRIES=${BENCH_ENTRIES:-2000}
 DIR=${BENCH_DIR:-/tmp/frtrace-bench}
@@ -55,17 +60,19 @@ free_mb() { df -Pm "$DIR" | awk 'NR == 2 { print $4 }'; }
 # field KEY FILE: the value of KEY=... in a measure line.
 field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
 
-# generate NAME RANKS FRAMES(0|1): make sure $DIR/NAME holds that job; 1 when skipped.
+# generate NAME RANKS FRAMES(0|1) [EVERY]: make sure $DIR/NAME holds that job (only every
+# EVERY-th rank's dump, default 1); 1 when skipped.
 generate() {
-    name=$1 n=$2 frames=$3
+    name=$1 n=$2 frames=$3 every=${4:-1}
     params="--ranks $n --entries $ENTRIES --seed 1 $( [ "$frames" = 1 ] && echo --frames)"
+    [ "$every" -gt 1 ] && params="$params --every $every"
     stamp="$DIR/$name.params"
     if [ -d "$DIR/$name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$params" ]; then
         echo "   reusing $DIR/$name ($params)"
         return 0
     fi
-    est_mb=$(awk -v n="$n" -v e="$ENTRIES" -v b="$BPE" \
-        'BEGIN { printf "%d", (n * e * b + n * n * 7 + n * 8192) / 1e6 + 1 }')
+    est_mb=$(awk -v n="$n" -v e="$ENTRIES" -v b="$BPE" -v k="$every" \
+        'BEGIN { f = n / k; printf "%d", (f * e * b + f * n * 10 + f * 8192) / 1e6 + 1 }')
     have=$(free_mb)
     if [ $((have - est_mb)) -lt "$MIN_FREE_MB" ]; then
         echo "   skipping $n ranks: needs ~${est_mb} MB, ${have} MB free (keeping ${MIN_FREE_MB} MB)"
@@ -146,7 +153,8 @@ row() {
         "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$files" "$cat_cells" "$fr_cells" "$ratio"
 }
 
-echo "bench_scale: data in $DIR, ${ENTRIES} entries per rank, ranks: $RANKS (512 also with frames)"
+echo "bench_scale: data in $DIR, ${ENTRIES} entries per rank, ranks: $RANKS (512 also with frames)," \
+    "sparse (ranks:1 in K with a dump): $SPARSE"
 echo "   $(nproc) cores; frtrace limits: ${TIMEOUT} s, ${MEM_LIMIT_MB} MB; $(free_mb) MB free on disk"
 jobs=""
 for n in $RANKS; do
@@ -157,6 +165,10 @@ for n in $RANKS; do
     if [ "$n" = 512 ] && generate "r512_e${ENTRIES}_frames" 512 1; then
         jobs="$jobs r512_e${ENTRIES}_frames:512:yes"
     fi
+done
+for s in $SPARSE; do
+    n=${s%%:*} k=${s#*:}
+    generate "r${n}_e${ENTRIES}_1in$k" "$n" 0 "$k" && jobs="$jobs r${n}_e${ENTRIES}_1in$k:$n:no"
 done
 
 echo

@@ -2,8 +2,8 @@
  * job (one PyTorch pickle per rank), for benchmarks and story tests.
  *
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
- *             [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
- *             [--layers L] [--jobs J] [--jitter-ms J] [--slow-ranks R --slow-ms D]
+ *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
+ *             [--layers L] [--jobs J] [--every K] [--jitter-ms J] [--slow-ranks R --slow-ms D]
  *             [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR
  *
  * How it works.
@@ -43,16 +43,21 @@
  * block of ranks a slow node. A completed operation is discovered complete when its last member can
  * have arrived, plus STEP_NS/1024. --durations writes duration_ms (about 1 ms, as PyTorch does with
  * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default 8):
- * a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and "slow_gpus: ...",
- * after the culprits' line.
+ * a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
+ * "slow_gpus: ...", after the culprits' line.
  *
- * Output: each rank's last E entries are written through the project's streaming pickle writer
+ * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
+ * are lost or were never collected; the job and its groups are the same): each rank's last E entries are written through the project's streaming pickle writer
  * (formats/pickle_write.h) in torch's byte layout for version 2.9 (nccl_version, trailing
  * top-level BINPUT) or 2.10 (comm_lib_version, none). With --frames every entry carries a Python
  * stack from a shared pool; a frame dict referenced at least twice in a file is memoized
  * (BINPUT after its first emission, BINGET later), as torch does. Strings are handed to the
  * writer once per file; repeats reuse the writer's memo id by address (put_str), which emits the
- * very BINGET the writer would. Ranks are spread over J threads (default: the number of CPUs),
+ * very BINGET the writer would. With --json each rank's dump is the same content in PyTorch's
+ * JSON layout (`_dump_nccl_trace_json`: keys sorted, compact, no frames, time_discovered_* 0
+ * for None, pg_status values as strings, "nccl_comm_state": {}): the pickle is written into
+ * memory, decoded and written again by formats/dump_write's JSON writer, and the file is named
+ * with a ".json" suffix. Ranks are spread over J threads (default: the number of CPUs),
  * each with its own writer and buffers.
  */
 #include <errno.h>
@@ -68,6 +73,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump.h"
+#include "dump_write.h"
 #include "pickle_write.h"
 
 enum { G_DEF, G_DP, G_TP, G_PP, G_EP, G_N };
@@ -215,8 +222,8 @@ typedef struct counters {
 } counters;
 
 typedef struct job {
-    int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs;
-    bool frames, durations;
+    int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
+    bool frames, json, durations;
     uint64_t seed;
     int64_t jitter_ns, slow_ns; /* --jitter-ms, --slow-ms */
     double gpu_factor;          /* --slow-gpu-factor */
@@ -760,10 +767,11 @@ typedef struct worker {
 typedef struct fdsink {
     int fd;
     uint64_t bytes;
+    uint8_t *mem; /* --json: the pickle is collected here first */
+    size_t mem_len, mem_cap;
 } fdsink;
 
-static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
-    fdsink *s = ctx;
+static int fd_write(fdsink *s, const uint8_t *bytes, size_t len) {
     while (len > 0) {
         ssize_t n = write(s->fd, bytes, len);
         if (n < 0 && errno == EINTR) continue;
@@ -773,6 +781,38 @@ static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
         s->bytes += (uint64_t)n;
     }
     return 0;
+}
+
+static int sink_write(void *ctx, const uint8_t *bytes, size_t len) {
+    fdsink *s = ctx;
+    if (s->mem_cap == 0) return fd_write(s, bytes, len);
+    if (len > s->mem_cap - s->mem_len) {
+        size_t cap = s->mem_cap;
+        while (len > cap - s->mem_len) cap *= 2;
+        uint8_t *grown = realloc(s->mem, cap);
+        if (!grown) return -1;
+        s->mem = grown;
+        s->mem_cap = cap;
+    }
+    memcpy(s->mem + s->mem_len, bytes, len);
+    s->mem_len += len;
+    return 0;
+}
+
+static int json_sink(void *ctx, const uint8_t *bytes, size_t len) {
+    return fd_write(ctx, bytes, len);
+}
+
+/* --json: the collected pickle, decoded and written to the file in PyTorch's JSON layout. */
+static int write_json(fdsink *sink, const char *path) {
+    fr_dump *d;
+    fr_error err;
+    int rc = fr_dump_decode(sink->mem, sink->mem_len, &d, &err);
+    if (rc == 0) rc = fr_dump_write_json(d, NULL, json_sink, sink, &err);
+    if (rc != 0) fprintf(stderr, "gen_dumps: %s: %s\n", path, err.msg);
+    if (rc == 0) fr_dump_free(d);
+    free(sink->mem);
+    return rc;
 }
 
 /* Fills w->ops with the rank's last `entries` operations; returns how many. */
@@ -978,8 +1018,9 @@ static int write_rank(worker *w, int r) {
                  (uint64_t)(140000000000000ull +
                             mix(j->seed ^ ((uint64_t)r << 1 | (uint64_t)t)) % 999999999999ull));
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s%d", j->outdir, j->prefix, r);
-    fdsink sink = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0};
+    snprintf(path, sizeof path, "%s/%s%d%s", j->outdir, j->prefix, r, j->json ? ".json" : "");
+    fdsink sink = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0, NULL, 0, 0};
+    if (j->json && (sink.mem = malloc(OUT_BUF))) sink.mem_cap = OUT_BUF;
     if (sink.fd < 0) {
         fprintf(stderr, "gen_dumps: %s: %s\n", path, strerror(errno));
         return -1;
@@ -1003,6 +1044,7 @@ static int write_rank(worker *w, int r) {
     if (j->version == 9) pw_put(&pw); /* `auto result = ...; pickle_str(result)` */
     pw_stop(&pw);
     int rc = pw_finish(&pw, NULL, NULL);
+    if (rc == 0 && j->json) rc = sink.mem ? write_json(&sink, path) : -1;
     if (close(sink.fd) != 0 || rc != 0) {
         fprintf(stderr, "gen_dumps: %s: write failed: %s\n", path, strerror(errno));
         return -1;
@@ -1021,7 +1063,9 @@ static void *worker_main(void *arg) {
     w->memo = xmalloc(sizeof(pw_memo_slot) * MEMO_SLOTS);
     for (int g = 0; g < G_N; g++) snprintf(w->pg_keys[g], sizeof w->pg_keys[g], "%d", g);
     int failed = 0;
-    for (int r = w->id; r < j->n && !failed; r += j->jobs) failed = write_rank(w, r) != 0;
+    for (int64_t r = (int64_t)w->id * j->every; r < j->n && !failed;
+         r += (int64_t)j->jobs * j->every)
+        failed = write_rank(w, (int)r) != 0;
     pthread_mutex_lock(&j->lock);
     j->bytes += w->bytes;
     j->nentries += w->nentries;
@@ -1038,8 +1082,8 @@ static void *worker_main(void *arg) {
 static void usage(void) {
     fprintf(stderr,
             "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
-            "                 [--seed S] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
-            "                 [--microbatches M] [--layers L] [--jobs J] [--jitter-ms J]\n"
+            "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
+            "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
             "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR\n");
     exit(2);
 }
@@ -1084,6 +1128,7 @@ static void parse_args(job *j, int argc, char **argv) {
         if (!strcmp(a, "--ranks")) j->n = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--entries")) j->entries = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--frames")) j->frames = true;
+        else if (!strcmp(a, "--json")) j->json = true;
         else if (!strcmp(a, "--faults")) j->faults = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--seed")) j->seed = (uint64_t)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--tp")) tp = (int)num_arg(argc, argv, &i);
@@ -1092,6 +1137,8 @@ static void parse_args(job *j, int argc, char **argv) {
         else if (!strcmp(a, "--microbatches")) j->nmb = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--layers")) j->nlayers = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--jobs")) j->jobs = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--every"))
+            j->every = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--prefix") && i + 1 < argc) j->prefix = argv[++i];
         else if (!strcmp(a, "--jitter-ms")) j->jitter_ns = num_arg(argc, argv, &i) * 1000000;
         else if (!strcmp(a, "--slow-ms")) j->slow_ns = num_arg(argc, argv, &i) * 1000000;
@@ -1107,7 +1154,8 @@ static void parse_args(job *j, int argc, char **argv) {
         } else if (a[0] == '-' || j->outdir) usage();
         else j->outdir = a;
     }
-    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1) usage();
+    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
+        usage();
     j->slow = rank_set(j, j->slow_list);
     j->slow_gpu = rank_set(j, j->gpu_list);
     if (!j->slow_list) j->slow_ns = 0;
@@ -1159,6 +1207,7 @@ int main(int argc, char **argv) {
     j.prefix = "nccl_trace_rank_";
     j.nmb = 4;
     j.nlayers = 2;
+    j.every = 1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     j.jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
     j.jitter_ns = 2000000;

@@ -13,8 +13,9 @@
  * result must equal fr_dump_decode's exactly (dump_decoder.h): that catches a cache or table
  * that outlives the file it belongs to. A failure there depends on the inputs run before it,
  * so its reproducer is the sequence, not one file; the first decode alone is self-contained.
- * A third decode with the direct pickle path turned off (dump_fast.c) must give the same result
- * again: the fuzzer hunts for any input the two paths read differently.
+ * A third decode with the direct paths turned off (dump_fast.c for pickles, dump_json_fast.c
+ * for JSON) must give the same result again: the fuzzer hunts for any input the two paths read
+ * differently.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -193,7 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         else CHECK(strcmp(err.msg, err2.msg) == 0);
         fr_dump_free(d2);
     }
-    if (generic) { /* the direct pickle path must decode exactly as the generic one */
+    if (generic) { /* the direct paths must decode exactly as the generic one */
         fr_dump *d3 = NULL;
         fr_error err3;
         memset(&err3, 0, sizeof err3);

@@ -35,6 +35,8 @@ FAULTS = {
     "type": ("rank 1 all_gathers on the default group where the others all_reduce", "mismatch", [1]),
     "exit": ("rank 4 exits", "hang", [4]),
     "two_stuck": ("ranks 1 and 6 sleep before their DP all_reduce", "hang", [1, 6]),
+    "stuck_cpu_p2p_world": ("rank 5 sleeps before its TP all_reduce; pipeline send/recv on the "
+                            "default group", "hang", [5]),
 }
 
 
@@ -90,16 +92,17 @@ def step(dist, torch, fault, rank, world, groups, i):
     mine = groups[rank]
     x = torch.ones(8)
     at_fault = i == STEP
-    if at_fault and fault == "stuck_cpu" and rank == 5:
+    if at_fault and fault.startswith("stuck_cpu") and rank == 5:
         time.sleep(3600)
     if at_fault and fault == "size_pair" and rank == 3:
         x = torch.ones(9)
     dist.all_reduce(x, group=mine["tp"])
     pp_group, pp_members = mine["pp"]
+    p2p_group = None if fault.endswith("_p2p_world") else pp_group  # None: the default group
     if rank == pp_members[0]:
-        dist.send(torch.ones(4), dst=pp_members[1], group=pp_group)
+        dist.send(torch.ones(4), dst=pp_members[1], group=p2p_group)
     else:
-        dist.recv(torch.empty(4), src=pp_members[0], group=pp_group)
+        dist.recv(torch.empty(4), src=pp_members[0], group=p2p_group)
     dist.all_reduce(torch.ones(2), group=pp_group)  # the embedding sync of first and last stage
     if at_fault and fault == "two_stuck" and rank in (1, 6):
         time.sleep(3600)

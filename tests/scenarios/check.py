@@ -2,11 +2,17 @@
 """check.py DB.json STATUS CULPRITS [KIND[:RANKS]]... — asserts a frtrace database.
 
 CULPRITS is "-" for none or a comma list; each KIND must appear among the findings, and with
-":RANKS" a finding of that kind must name exactly those ranks."""
+":RANKS" a finding of that kind must name exactly those ranks. The database must also be valid
+against the project's JSON Schema (tests/tools/validate_db.py)."""
 import json
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from validate_db import validate  # noqa: E402  (every database checked is also schema-valid)
+
 db = json.load(open(sys.argv[1]))
+validate(db)
 v = db["verdict"]
 want = [] if sys.argv[3] == "-" else [int(x) for x in sys.argv[3].split(",")]
 assert v["status"] == sys.argv[2], "status %s, expected %s (%s)" % (v["status"], sys.argv[2], v["summary"])

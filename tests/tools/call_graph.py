@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""call_graph.py OBJDIR... — which .c file calls into which other file's functions, read from
-the object files' symbols (nm: what each defines, what each needs), and the cycles in it.
+"""call_graph.py [--edges] [--only PREFIX]... OBJDIR... — which .c file calls into which other
+file's functions, read from the object files' symbols (nm: what each defines, what each needs),
+and the cycles in it.
 
-Prints every cycle as "a.c -> b.c -> a.c" and exits 1 when there is one; with --edges also
+Prints every cycle as "cycle among: a.c b.c" and exits 1 when there is one; with --edges also
 prints the graph. A file's calls into itself, and into libraries outside OBJDIRs, do not count.
+--only PREFIX (repeatable) keeps the whole graph but reports only the files whose path under
+OBJDIR starts with a PREFIX, and only the cycles that contain one ("--only analyzer/").
 The house rule it checks: arrows go one way (formats <- analyzer, formats <- recorder), and
 within a part each helper lives in the lowest file that needs it.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -81,15 +85,28 @@ def cycles(edges):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--edges"]
-    edges = graph(args)
-    if "--edges" in sys.argv:
-        for name in sorted(edges):
-            print(f"{name} -> {', '.join(edges[name]) or '-'}")
-    found = cycles(edges)
+    parser = argparse.ArgumentParser(description="who calls whom among .c files, and cycles")
+    parser.add_argument("--edges", action="store_true", help="print the graph too")
+    parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                        help="report only files under PREFIX (e.g. analyzer/); repeatable")
+    parser.add_argument("objdirs", nargs="+", metavar="OBJDIR")
+    opts = parser.parse_args()
+    for root in opts.objdirs:
+        if not os.path.isdir(root):
+            parser.error(f"{root}: no such directory")
+    edges = graph(opts.objdirs)
+
+    def wanted(name):
+        return not opts.only or any(name.startswith(p) for p in opts.only)
+
+    shown = {name: e for name, e in edges.items() if wanted(name)}
+    if opts.edges:
+        for name in sorted(shown):
+            print(f"{name} -> {', '.join(shown[name]) or '-'}")
+    found = [comp for comp in cycles(edges) if any(wanted(name) for name in comp)]
     for comp in found:
         print("cycle among: " + " ".join(comp))
-    print(f"{len(edges)} files, {sum(len(e) for e in edges.values())} arrows, {len(found)} cycles")
+    print(f"{len(shown)} files, {sum(len(e) for e in shown.values())} arrows, {len(found)} cycles")
     sys.exit(1 if found else 0)
 
 

@@ -296,9 +296,10 @@ static void includecollectives_false_means_no_entries(void **state) {
 /* --- pg_config ranks and pg_status --------------------------------------------------------- */
 
 static void ranks_strings_and_lists_are_parsed(void **state) {
-    static const struct { const char *text; uint32_t n; int64_t last; } ok[] = {
-        {"[0, 1, 2, 3]", 4, 3}, {"[0,1]", 2, 1}, {"[]", 0, 0}, {"[ 7 ]", 1, 7},
-        {"[9223372036854775807]", 1, INT64_MAX},
+    static const struct { const char *text; uint32_t n; int64_t last;
+    } ok[] = {
+        {"[0, 1, 2, 3]", 4, 3},         {"[0,1]", 2, 1}, {"[]", 0, 0}, {"[ 7 ]", 1, 7},
+        {"[2147483647]", 1, INT32_MAX},
     };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
         build b = {fv_arena_new(), 9};
@@ -333,6 +334,29 @@ static void malformed_ranks_strings_are_refused(void **state) {
         fr_error err = {{0}};
         assert_null(decode(r, &err));
         assert_non_null(strstr(err.msg, "pg_config[\"0\"]: \"ranks\" is"));
+        fv_arena_free(b.a);
+    }
+}
+
+/* Numbers that parse but cannot be ranks (>= 2^31, negative), in a text or a list, name the group. */
+static void numbers_that_cannot_be_ranks_are_refused(void **state) {
+    static const char *const bad[] = {"[0, 4294967295]", "[2147483648]", "[-5, 1]",
+                                      "[9223372036854775807]"};
+    for (size_t k = 0; k <= sizeof bad / sizeof bad[0]; k++) {
+        build b = {fv_arena_new(), 9};
+        fv *r = root(&b, 0, "Float");
+        if (k < sizeof bad / sizeof bad[0]) {
+            put(&b, r, "pg_config", pg_config(&b, bad[k]));
+        } else {
+            fv *ranks = fv_list(b.a);
+            fv_seq_push(b.a, ranks, i(&b, -1));
+            put(&b, fv_dict_get(fv_dict_get(r, "pg_config"), "0"), "ranks", ranks);
+        }
+        fr_error err = {{0}};
+        assert_null(decode(r, &err));
+        if (!strstr(err.msg, "pg_config[\"0\"]: \"ranks\" lists ") ||
+            !strstr(err.msg, "cannot be a rank"))
+            fail_msg("%s", err.msg);
         fv_arena_free(b.a);
     }
 }
@@ -546,6 +570,7 @@ int main(void) {
         cmocka_unit_test(includecollectives_false_means_no_entries),
         cmocka_unit_test(ranks_strings_and_lists_are_parsed),
         cmocka_unit_test(malformed_ranks_strings_are_refused),
+        cmocka_unit_test(numbers_that_cannot_be_ranks_are_refused),
         cmocka_unit_test(pg_status_values_may_be_strings),
         cmocka_unit_test(missing_or_malformed_top_level_keys_are_named),
         cmocka_unit_test(a_malformed_entry_names_its_index_and_key),

@@ -139,6 +139,18 @@ static void recv_from_any_source_has_no_peer(void **state) {
     assert_int_equal(m(&send, &recv), FA_SIZE_OR_SYNTAX_MISMATCH);
 }
 
+/* A send pairs only with a recv: two sends (or two recvs) of the same peers and sizes never match
+ * (mutation m08). */
+static void two_sends_or_two_recvs_never_match(void **state) {
+    ev a, b;
+    make(&a, "nccl:send 0->1", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
+    make(&b, "nccl:send 0->1", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
+    assert_int_equal(m(&a, &b), FA_SIZE_OR_SYNTAX_MISMATCH);
+    make(&a, "nccl:recv 1<-0", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
+    make(&b, "nccl:recv 1<-0", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
+    assert_int_equal(m(&a, &b), FA_SIZE_OR_SYNTAX_MISMATCH);
+}
+
 static void any_backend_prefix_names_the_op(void **state) {
     static const char *const backends[] = {"nccl", "ncclx", "gloo", "xccl", "nccl2", "c10d", "unknown_backend", "weird:backend"};
     fa_opname n;
@@ -190,6 +202,7 @@ int main(void) {
         cmocka_unit_test(match_one_event_table),   cmocka_unit_test(every_collective_matches_itself),
         cmocka_unit_test(variants_are_distinct_types), cmocka_unit_test(all_gather_base_numel_is_checked),
         cmocka_unit_test(uneven_all_to_all_is_not_a_mismatch), cmocka_unit_test(recv_from_any_source_has_no_peer),
+        cmocka_unit_test(two_sends_or_two_recvs_never_match),
         cmocka_unit_test(any_backend_prefix_names_the_op), cmocka_unit_test(hook_shapes_match_themselves),
         cmocka_unit_test(rank_lists_read_as_ranges),
     };

@@ -78,6 +78,32 @@ static void protocol0_text_opcodes(void **state) {
                  "\"x'y\\n\", \"ab\\u00e9\\ud83d\\ude00\"]");
 }
 
+/* Escapes at their edges, as Python's pickle.loads reads them: an octal escape takes at most
+ * three digits (mutation p04); in UNICODE only an odd run of backslashes starts an escape. */
+static void protocol0_escapes_at_their_edges(void **state) {
+    assert_shows("S'\\1234'\n.", "\"S4\"");
+    assert_shows("S'\\0'\n.", "\"\\u0000\"");
+    assert_shows("V\\\\u0041\n.", "\"\\\\\\\\u0041\"");
+    assert_shows("V\\\\\\u0041\n.", "\"\\\\\\\\A\"");
+    assert_shows("Va\\b\n.", "\"a\\\\b\"");
+}
+
+/* Numbers and stack edges exactly at their limits (mutations p02, p06, p07, p09, p12). */
+static void limits_are_exact(void **state) {
+    assert_shows("I9223372036854775807\n.", "9223372036854775807");
+    assert_shows("I-9223372036854775808\n.", "-9223372036854775808");
+    assert_refused("I9223372036854775808\n.", "integer beyond 64 bits in INT at byte 0");
+    assert_refused("I-9223372036854775809\n.", "integer beyond 64 bits in INT at byte 0");
+    assert_shows("\x8a\x07\xff\xff\xff\xff\xff\xff\xff.", "-1");
+    assert_shows("\x8a\x07\x00\x00\x00\x00\x00\x00\x80.", "-36028797018963968");
+    /* LONG4 takes the general path (the loop's own LONG1 reading is another one) */
+    assert_shows("\x8b\x07\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff.", "-1");
+    assert_shows("\x8b\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80.", "-36028797018963968");
+    assert_refused("g-1\n.", "bad memo id in GET at byte 0");
+    assert_refused("]((e.", "stack underflow: APPENDS at byte 3");
+    assert_refused("X\x04\x00\x00\x00\xf4\x90\x80\x80.", "invalid UTF-8"); /* U+110000 */
+}
+
 static void long1_and_long4_any_width(void **state) {
     assert_shows("\x8a\x00.", "0");
     assert_shows("\x8a\x01\xff.", "-1");
@@ -98,7 +124,16 @@ static void strings_must_be_utf8_surrogates_pass(void **state) {
 }
 
 static void memo_aliases_and_huge_ids(void **state) {
-    assert_shows("]r\xff\xff\xff\xff(j\xff\xff\xff\xff" "0e.", "[]"); /* id 2^32-1 put, got, popped */
+    assert_shows("]r\xc0\xc6\x2d\x00(j\xc0\xc6\x2d\x00"
+                 "0e.",
+                 "[]"); /* id 3000000 put, got, popped */
+    /* ids Python's array memo cannot hold are errors there too; so is a FRAME beyond the input */
+    assert_refused("]r\xf0\xff\xff\xff.",
+                   "memo id 4294967280 out of range (LONG_BINPUT at byte 1)");
+    assert_refused("\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\xff]q\x00.", "FRAME at byte 2 needs");
+    assert_refused("\x80\x04\x95\x00\xca\x9a\x3b\x00\x00\x00\x00]q\x00.",
+                   "truncated pickle at byte 15");
+    assert_shows("\x80\x04\x95\x04\x00\x00\x00\x00\x00\x00\x00]q\x00.", "[]");
     assert_shows("]\x94(h\x00" "0e.", "[]");
     assert_refused("\x80\x02j\x00\x00\x00\x01.", "memo id 16777216 not found (LONG_BINGET at byte 2)");
     assert_refused("g99999999999999999999\n.", "bad memo id");
@@ -302,7 +337,7 @@ static void salvage_keeps_whole_entries_unflagged(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(protocol2_opcodes_as_torch_writes_them),
-        cmocka_unit_test(protocol0_text_opcodes),
+        cmocka_unit_test(protocol0_text_opcodes), cmocka_unit_test(protocol0_escapes_at_their_edges), cmocka_unit_test(limits_are_exact),
         cmocka_unit_test(long1_and_long4_any_width),
         cmocka_unit_test(strings_must_be_utf8_surrogates_pass),
         cmocka_unit_test(memo_aliases_and_huge_ids),

@@ -159,6 +159,148 @@ static void chain_across_groups(void **state) {
     done(&j);
 }
 
+/* Rank 1 completed Y #1, which rank 0 still has pending, and never issued Z #1, which rank 0
+ * waits in: 1 is the culprit, and rank 0 waits for it in Z only — not in Y, which the culprit
+ * finished (mutation v10: a root is a target of an op only when it has not completed it). */
+static void a_culprit_is_not_waited_for_where_it_completed(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "Y", "[0, 1]");
+    group(&j, "2", "Z", "[0, 1]");
+    rec(&j, 0, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 1, "completed");
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    const fa_verdict *v = &j.a.verdict;
+    assert_ranks(&v->levels[0].ranks, "1");
+    assert_ranks(&v->levels[2].ranks, "0");
+    assert_ranks(&v->levels[2].waits_for, "1");
+    assert_string_equal(v->levels[2].via, "Z all_reduce");
+    done(&j);
+}
+
+/* A coalesced end marker closes its bundle: a second bundle at the same seq is a second
+ * collective, even when it holds the same type (mutation w01). */
+static void an_end_marker_closes_its_bundle(void **state) {
+    job j;
+    job_init(&j, 2);
+    for (int r = 0; r < 2; r++) {
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "coalesced", 1, "completed");
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "coalesced", 1, "completed");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_int_equal(j.a.match.nops, 2);
+    assert_int_equal(j.a.match.ops[0].ncalls, 2);
+    assert_int_equal(j.a.match.ops[1].ncalls, 2);
+    done(&j);
+}
+
+/* A rank that never issued #2 is told with the last seq it did issue, from its entries alone
+ * (no pg_status here; mutation w04). */
+static void never_issued_names_the_last_seq_issued(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    const fa_finding *f = finding(&j, FA_MISSING_RANKS);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    if (!strstr(f->detail, "never issued it (its last was #1)")) fail_msg("%s", f->detail);
+    done(&j);
+}
+
+/* Rank 0's ring lost everything before its pending #5: #5 is still pending there, not completed
+ * (what a ring lost before its oldest pending entry, #4 here, is completed; mutation w07). */
+static void a_ring_that_starts_pending_is_still_pending(void **state) {
+    job j;
+    job_init(&j, 3);
+    rec(&j, 0, "0", "all_reduce", 5, "scheduled");
+    coll(&j, "0", "all_reduce", 4, S(NULL, "completed", "completed"));
+    coll(&j, "0", "all_reduce", 5, S(NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    const fa_finding *f = finding(&j, FA_MISSING_RANKS);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    /* #4, which rank 0's ring lost, is completed there: before its oldest pending one (w07) */
+    int seen = 0;
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        if (j.a.match.ops[op].seq == 4) {
+            assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 0), FA_MS_COMPLETED);
+            seen++;
+        }
+    assert_int_equal(seen, 1);
+    done(&j);
+}
+
+/* Every member started X #2 and none completed it; what is queued behind it is in another
+ * group (Y #1, recorded later on each rank): still stuck (mutation w06: the newest pending record
+ * of a rank counts, whatever its group). */
+static void work_queued_in_another_group_makes_a_collective_stuck(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "X", "[0, 1]");
+    group(&j, "2", "Y", "[0, 1]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("started", "started"));
+    coll(&j, "2", "all_reduce", 1, S("scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    const fa_finding *f = finding(&j, FA_STUCK_COLLECTIVE);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    done(&j);
+}
+
+/* Group "1" is split into [0, 3] and [1, 2]; rank 0 wrote no dump, so [1, 2] is met first. The
+ * ids still follow each part's lowest member: 1@0 is [0, 3] (mutation g03). */
+static void split_groups_are_numbered_by_their_lowest_member(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "S", "[0, 3]");
+    group(&j, "1", "S", "[1, 2]");
+    j.skip[0] = 1;
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    run(&j);
+    int seen = 0;
+    for (size_t i = 0; i < j.a.groups.n; i++) {
+        const fa_group *g = &j.a.groups.v[i];
+        if (strcmp(g->id, "1@0") == 0) {
+            assert_int_equal(g->nmembers, 2);
+            assert_int_equal(g->members[0], 0);
+            assert_int_equal(g->members[1], 3);
+            seen |= 1;
+        } else if (strcmp(g->id, "1@1") == 0) {
+            assert_int_equal(g->members[0], 1);
+            seen |= 2;
+        }
+    }
+    assert_int_equal(seen, 3);
+    done(&j);
+}
+
+/* Numeric group names sort as numbers: 0, 2, 10 (mutation g04). */
+static void numeric_group_names_sort_as_numbers(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "10", "B", "[0, 1]");
+    group(&j, "2", "A", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    run(&j);
+    assert_int_equal(j.a.groups.n, 3);
+    assert_string_equal(j.a.groups.v[0].id, "0");
+    assert_string_equal(j.a.groups.v[1].id, "2");
+    assert_string_equal(j.a.groups.v[2].id, "10");
+    done(&j);
+}
+
 /* Two ranks issue two groups' collectives in opposite orders: each waits for the other. A cycle
  * has no single root: both are named. */
 static void deadlock_cycle_names_both(void **state) {
@@ -196,6 +338,19 @@ static void same_newest_op_everywhere_is_ok(void **state) {
     run(&j);
     assert_culprits(&j, FA_STATUS_OK, "");
     assert_int_equal(j.a.verdict.nevidence, 0);
+    done(&j);
+}
+
+/* Everyone started #2 and nothing is queued behind it: a snapshot of a collective in flight,
+ * not a stuck one (mutation v06: "issued later" must mean a seq beyond #2, not #2 itself). */
+static void started_everywhere_with_nothing_queued_is_ok(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("started", "started"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_null(finding(&j, FA_STUCK_COLLECTIVE));
     done(&j);
 }
 
@@ -247,9 +402,17 @@ static void missing_dump_everyone_waits_for_is_culprit(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
+        cmocka_unit_test(a_culprit_is_not_waited_for_where_it_completed),
         cmocka_unit_test(deadlock_cycle_names_both),
+        cmocka_unit_test(numeric_group_names_sort_as_numbers),
+        cmocka_unit_test(split_groups_are_numbered_by_their_lowest_member),
+        cmocka_unit_test(work_queued_in_another_group_makes_a_collective_stuck),
+        cmocka_unit_test(never_issued_names_the_last_seq_issued),
+        cmocka_unit_test(a_ring_that_starts_pending_is_still_pending),
+        cmocka_unit_test(an_end_marker_closes_its_bundle),
         cmocka_unit_test(stuck_collective_has_no_culprit),
         cmocka_unit_test(same_newest_op_everywhere_is_ok),
+        cmocka_unit_test(started_everywhere_with_nothing_queued_is_ok),
         cmocka_unit_test(scheduled_ones_are_culprits_when_others_started),
         cmocka_unit_test(gpu_lag_names_the_stalled_rank),
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),

@@ -1,0 +1,22 @@
+/* wrap.h — fitting text to a width without losing a character of it.
+ *
+ * fa_wrap_next finds where the next line of a text ends: at the last space, or after the last
+ * ',' '/' ';' ')' '_' when there is none, within the width; a word longer than the width is cut
+ * (it continues on the next line: a rank list "8,10-13,15" breaks after a comma, never loses a
+ * rank). fa_wrap_print writes a paragraph that way, the first line after `first`, the others
+ * after `indent`. A width of 0 means no limit. Used by the text report and its tables.
+ */
+#ifndef FRTRACE_WRAP_H
+#define FRTRACE_WRAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Of text[0..len), how much goes on a line of `width` columns (at least 1 when len > 0), and in
+ * *skip how many following spaces the break swallows. */
+size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip);
+
+/* Writes text wrapped at width columns (0: unwrapped), each line ended by '\n'. */
+void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text, size_t width);
+
+#endif

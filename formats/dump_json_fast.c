@@ -1,0 +1,1011 @@
+/* dump_json_fast.c — the direct path from a JSON dump to fr_entry structs, without a value tree.
+ *
+ * The generic path for JSON rewrites the text for cJSON (json_read.c), lets cJSON build its
+ * tree, converts that into a value tree and maps the tree to structs (dump.c): four passes and
+ * two trees for every entry. PyTorch's JSON dumps (`_dump_nccl_trace_json`: nlohmann::json,
+ * compact, keys sorted) and the recorder's are regular: every entry writes the same keys in the
+ * same order, and most values repeat from entry to entry. This path reads the text once, by
+ * recursive descent, and writes each entry's fields straight into its fr_entry, through the
+ * same builder as the generic path (dump_builder.h): same interning, same shared lists, same
+ * rules. Two things make an entry cheap:
+ *   - the layout: the raw text of the keys seen so far ("\"op_id\":" with the blanks after the
+ *     colon), in order. Each key of an entry is compared with the next key of the layout,
+ *     eight bytes at a time, instead of being scanned, decoded and looked up; a key off the
+ *     layout (an optional key missing, an extra one) is read the slow way and learnt;
+ *   - the value cache: the raw text of a string, a process group, a dtype list, a shape list,
+ *     a stack of frames, found by a hash of the 16 bytes at the cursor and compared byte for
+ *     byte, gives what it decoded to the last time (the interned string, the shared list). The
+ *     same bytes are the same JSON value wherever they stand, since a string or an array token
+ *     ends itself. Numbers are parsed in place (exactly: see read_float).
+ * The header (version, pg_config, pg_status, ...) is small: it is read into a value tree, as
+ * json_read would build it, and mapped by dump.c, so both paths share every rule about it.
+ *
+ * It is only a fast path. Whenever the text strays from plain JSON as PyTorch, Python or the
+ * recorder write it — a byte-order mark, a control character outside a string or raw inside
+ * one, NaN or Infinity, an integer past 64 bits, nesting past MAX_DEPTH, a repeated key in an
+ * entry or a frame, a value of another type than the field takes, a process group of more than
+ * two items, invalid UTF-8, trailing bytes, a truncated file, anything the generic path might
+ * report — it declines, and dump.c decodes the file the generic way, which then gives the
+ * generic result or error. Declining is always safe, so this path has no error messages; what
+ * it accepts it must decode exactly as the generic path would (cJSON's reading of escapes:
+ * \u0000 a NUL byte, a lone surrogate its three-byte form, a pair one code point), which the
+ * tests check shape by shape (tests/unit/test_dump_json_fast.c) and the fuzzer input by input.
+ *
+ * Hostile input: every read is bounds-checked, recursion is bounded (MAX_DEPTH), the layout
+ * and the cache have fixed sizes, and every byte is read a bounded number of times (a cache
+ * hit compares the bytes it skips once), so the work is linear in the input.
+ */
+#include "dump_json_fast.h"
+
+#include <float.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEPTH = 64, LAYOUT_MAX = 32, LOOKAHEAD = 3, KEY_MAX = 255 };
+enum { CACHE_SETS = 256, CACHE_WAYS = 4, HASH_BYTES = 16 };
+enum { NOT_A_KEY = -2, FIELD_FRAME = F_COUNT }; /* the cache's key for one frame dict */
+
+/* One key of the layout: its raw text from the opening quote to the value. */
+typedef struct layout_key {
+    const uint8_t *raw; /* in the input */
+    uint32_t len;
+    int32_t field; /* entry_field, F_UNKNOWN included */
+} layout_key;
+
+/* A value met before, by its raw text, and what it decoded to (which member: by `field`). */
+typedef struct vslot {
+    const uint8_t *raw; /* in the input; valid while gen is the file's */
+    uint32_t len, gen;
+    int32_t field;
+    union {
+        const char *str; /* thread_name, thread_id, profiling_name */
+        struct {
+            const char *name, *desc;
+        } pg; /* process_group */
+        int state; /* state */
+        fr_shapes shapes; /* input_sizes, output_sizes */
+        fr_strings dtypes; /* input_dtypes, output_dtypes */
+        struct {
+            const fr_frame *items;
+            uint32_t n;
+        } stack; /* frames */
+        fr_frame frame; /* FIELD_FRAME */
+    } v;
+} vslot;
+
+struct dump_json_fast {
+    const uint8_t *p, *end; /* the cursor and the end of the input */
+    size_t len;
+    dump_builder *b;
+    fv_arena *values; /* the header's value tree */
+    fr_entry *entries; /* in the dump's arena */
+    uint32_t nentries, entries_cap;
+    uint32_t last_count; /* entries of the previous file */
+    char *text; /* one string with escapes, decoded */
+    size_t text_cap;
+    char number[64]; /* a float literal for strtod */
+    uint32_t *ndims; /* one shape list, flattened */
+    size_t ndims_cap;
+    int64_t *dims;
+    size_t dims_cap;
+    const char **strs; /* one dtype list */
+    size_t strs_cap;
+    fr_frame *frames; /* one stack */
+    size_t frames_cap;
+    layout_key layout[LAYOUT_MAX];
+    uint32_t layout_n;
+    uint32_t gen; /* the file's number, for the cache */
+    vslot cache[CACHE_SETS][CACHE_WAYS];
+};
+
+#define HOT static inline __attribute__((always_inline))
+
+dump_json_fast *dump_json_fast_new(void) { return calloc(1, sizeof(dump_json_fast)); }
+
+void dump_json_fast_free(dump_json_fast *f) {
+    if (!f) return;
+    free(f->text);
+    free(f->ndims);
+    free(f->dims);
+    free(f->strs);
+    free(f->frames);
+    free(f);
+}
+
+/* --- bytes --------------------------------------------------------------------------------- */
+
+static inline int peek(const dump_json_fast *f) { return f->p < f->end ? *f->p : -1; }
+
+static inline size_t left(const dump_json_fast *f) { return (size_t)(f->end - f->p); }
+
+HOT bool next_is(dump_json_fast *f, int c) {
+    if (peek(f) != c) return false;
+    f->p++;
+    return true;
+}
+
+/* JSON's four blanks; cJSON takes any control byte as one, this path declines those. */
+HOT void blanks(dump_json_fast *f) {
+    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t'))
+        f->p++;
+}
+
+HOT uint64_t load64(const uint8_t *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* Whether a[0..n) equals b[0..n), eight bytes at a time. */
+HOT bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    if (n < 8) return memcmp(a, b, n) == 0;
+    size_t i = 0;
+    for (; i + 8 < n; i += 8)
+        if (load64(a + i) != load64(b + i)) return false;
+    return load64(a + n - 8) == load64(b + n - 8);
+}
+
+/* Room for n items in a scratch array (false when out of memory). */
+static bool ensure(void **buf, size_t *cap, size_t n, size_t size) {
+    if (n <= *cap) return true;
+    size_t want = *cap ? *cap * 2 : 64;
+    if (want < n) want = n;
+    if (want > SIZE_MAX / size) return false;
+    void *p = realloc(*buf, want * size);
+    if (!p) return false;
+    *buf = p;
+    *cap = want;
+    return true;
+}
+
+/* --- strings ------------------------------------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at s[0..n), or 0 when it is not one json_read accepts
+ * (its check is strict, as Python opens a text file: no overlong forms, no surrogates). */
+static size_t utf8_length(const uint8_t *s, size_t n) {
+    uint8_t c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k < len; k++)
+        if ((s[k] & 0xC0) != 0x80) return 0;
+    return len;
+}
+
+/* Whether the 8 bytes of w hold a quote, a backslash, a control byte or a non-ASCII byte. */
+HOT bool word_is_special(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    uint64_t zero_q = (quote - ones) & ~quote, zero_b = (backslash - ones) & ~backslash;
+    uint64_t control = (w - ones * 0x20) & ~w;
+    return ((zero_q | zero_b | control) & highs) != 0 || (w & highs) != 0;
+}
+
+/* The end of the plain run from q: the first quote, backslash, control or non-ASCII byte
+ * whose UTF-8 is invalid; valid UTF-8 sequences are stepped over. `end` when there is none. */
+static const uint8_t *plain_run(const uint8_t *q, const uint8_t *end) {
+    for (;;) {
+        while (end - q >= 8 && !word_is_special(load64(q))) q += 8;
+        while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\') q++;
+        if (q == end || *q < 0x80) return q;
+        size_t n = utf8_length(q, (size_t)(end - q));
+        if (!n) return q;
+        q += n;
+    }
+}
+
+static int hex_digit(uint8_t c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The four hex digits at s (room checked by the caller), or -1. */
+static int hex4(const uint8_t *s) {
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = hex_digit(s[i]);
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *out, uint32_t cp) {
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* One \u escape at q (the backslash), as cJSON behind json_read's rewriting reads it: a
+ * surrogate pair is one code point, \u0000 a NUL byte, a lone surrogate its three-byte form.
+ * Writes the bytes at out; returns the escape's length in the input, 0 when malformed. */
+static size_t unicode_escape(const uint8_t *q, const uint8_t *end, char *out, size_t *wrote) {
+    int unit = end - q >= 6 ? hex4(q + 2) : -1;
+    if (unit < 0) return 0;
+    if (unit >= 0xD800 && unit <= 0xDBFF && end - q >= 12 && q[6] == '\\' && q[7] == 'u') {
+        int low = hex4(q + 8);
+        if (low >= 0xDC00 && low <= 0xDFFF) {
+            *wrote = put_utf8(
+                out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00));
+            return 12;
+        }
+    }
+    *wrote = put_utf8(out, (uint32_t)unit); /* lone surrogates too: ED A0..BF xx */
+    return 6;
+}
+
+/* The escapes cJSON takes besides \u. */
+static int simple_escape(uint8_t c) {
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return -1;
+    }
+}
+
+/* The closing quote of the string whose text starts at q, escapes stepped over; NULL: none. */
+static const uint8_t *closing_quote(const uint8_t *q, const uint8_t *end) {
+    for (; q < end && *q != '"'; q++)
+        if (*q == '\\' && ++q == end) return NULL;
+    return q < end ? q : NULL;
+}
+
+/* A string with escapes from q (after the opening quote), decoded into f->text (never longer
+ * than its escaped text); the cursor after its closing quote. false: malformed. */
+static bool decode_escaped(dump_json_fast *f, const uint8_t *q, const char **s, size_t *n) {
+    const uint8_t *close = closing_quote(q, f->end);
+    if (!close || !ensure((void **)&f->text, &f->text_cap, (size_t)(close - q) + 1, 1))
+        return false;
+    char *out = f->text;
+    size_t o = 0;
+    for (;;) {
+        const uint8_t *run = plain_run(q, f->end);
+        memcpy(out + o, q, (size_t)(run - q));
+        o += (size_t)(run - q);
+        q = run;
+        if (q == f->end || *q != '\\') break;
+        if (f->end - q < 2) return false;
+        int c = simple_escape(q[1]);
+        size_t used = 2, wrote = 1;
+        if (c >= 0)
+            out[o] = (char)c;
+        else if (q[1] != 'u' || !(used = unicode_escape(q, f->end, out + o, &wrote)))
+            return false;
+        o += wrote;
+        q += used;
+    }
+    if (q == f->end || *q != '"') return false;
+    f->p = q + 1;
+    *s = out;
+    *n = o;
+    return true;
+}
+
+/* The string token at the cursor (its opening quote), decoded: its bytes in *s — in the input
+ * when it has no escape, else in f->text, good until the next string — and their number. The
+ * cursor after the closing quote. false: decline. */
+static bool read_string(dump_json_fast *f, const char **s, size_t *n) {
+    if (peek(f) != '"') return false;
+    const uint8_t *q = f->p + 1, *run = plain_run(q, f->end);
+    if (run < f->end && *run == '"') {
+        *s = (const char *)q;
+        *n = (size_t)(run - q);
+        f->p = run + 1;
+        return true;
+    }
+    if (run == f->end || *run != '\\') return false;
+    return decode_escaped(f, q, s, n);
+}
+
+static const char *read_interned(dump_json_fast *f) {
+    const char *s;
+    size_t n;
+    return read_string(f, &s, &n) ? dump_intern(f->b, s, n) : NULL;
+}
+
+/* --- numbers ------------------------------------------------------------------------------- */
+
+static inline bool is_digit(int c) { return (unsigned)(c - '0') < 10; }
+
+/* The JSON number token at the cursor: its length (0: none) and whether it is an integer
+ * literal (no fraction, no exponent), as json_read tells ints from floats. What follows it
+ * is the caller's to check (a digit after a leading 0, a '.' without digits: a separator is
+ * missing, and the caller declines). */
+static size_t number_token(const dump_json_fast *f, bool *integral) {
+    const uint8_t *p = f->p, *end = f->end;
+    if (p < end && *p == '-') p++;
+    if (p == end || !is_digit(*p)) return 0;
+    if (*p++ != '0')
+        while (p < end && is_digit(*p)) p++;
+    *integral = true;
+    if (end - p >= 2 && *p == '.' && is_digit(p[1])) {
+        *integral = false;
+        for (p++; p < end && is_digit(*p);) p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const uint8_t *x = p + 1;
+        if (x < end && (*x == '+' || *x == '-')) x++;
+        if (x < end && is_digit(*x)) {
+            *integral = false;
+            while (x < end && is_digit(*x)) x++;
+            p = x;
+        }
+    }
+    return (size_t)(p - f->p);
+}
+
+/* An integer literal of `len` bytes at s into *out, as strtoll reads it; false when it does
+ * not fit in 64 bits (json_read's error). */
+static bool integer_value(const uint8_t *s, size_t len, int64_t *out) {
+    bool negative = s[0] == '-';
+    size_t i = negative;
+    if (len - i > 19) return false;
+    uint64_t v = 0;
+    for (; i < len; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+    if (v > (uint64_t)INT64_MAX + negative) return false;
+    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* An int at the cursor: an integer literal within 64 bits. The common case (no sign, at most
+ * 19 digits, followed by a separator, 20 bytes from the end at least) is parsed in one pass. */
+HOT bool read_int(dump_json_fast *f, int64_t *out) {
+    const uint8_t *p = f->p, *end = f->end;
+    if (end - p > 20 && is_digit(*p)) {
+        uint64_t v = (uint64_t)(*p - '0');
+        if (*p++ != '0')
+            while (is_digit(*p) && p - f->p < 19) v = v * 10 + (uint64_t)(*p++ - '0');
+        if (!is_digit(*p) && *p != '.' && *p != 'e' && *p != 'E' && v <= (uint64_t)INT64_MAX) {
+            *out = (int64_t)v;
+            f->p = p;
+            return true;
+        }
+    }
+    bool integral;
+    size_t len = number_token(f, &integral);
+    if (!len || !integral || !integer_value(f->p, len, out)) return false;
+    f->p += len;
+    return true;
+}
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A decimal literal of at most 19 digits with a mantissa below 2^53 and a power of ten within
+ * 10^22 is one exact integer times or over one exact power of ten: a single rounding, the
+ * correctly rounded result, which is what strtod gives (Clinger's fast path). false: not such
+ * a literal (strtod must read it). Only where doubles are evaluated as doubles. */
+static bool exact_float(const uint8_t *s, size_t len, double *out) {
+#if FLT_EVAL_METHOD == 0
+    size_t i = s[0] == '-';
+    uint64_t m = 0;
+    int digits = 0, scale = 0;
+    bool fraction = false;
+    for (; i < len && (is_digit(s[i]) || s[i] == '.'); i++) {
+        if (s[i] == '.') {
+            fraction = true;
+            continue;
+        }
+        if (++digits > 19) return false;
+        m = m * 10 + (uint64_t)(s[i] - '0');
+        scale -= fraction;
+    }
+    if (i < len) { /* the exponent */
+        i++;
+        bool negative = s[i] == '-';
+        i += s[i] == '-' || s[i] == '+';
+        if (len - i > 3) return false;
+        int e = 0;
+        for (; i < len; i++) e = e * 10 + (s[i] - '0');
+        scale += negative ? -e : e;
+    }
+    if (m > (1ull << 53) || scale < -22 || scale > 22) return false;
+    double v = scale < 0 ? (double)m / POW10[-scale] : (double)m * POW10[scale];
+    *out = s[0] == '-' ? -v : v;
+    return true;
+#else
+    (void)s, (void)len, (void)out;
+    return false;
+#endif
+}
+
+/* The number at the cursor as json_read makes it: *is_int with *i for an integer literal,
+ * else *d as strtod reads the literal. false: none, or an integer past 64 bits. */
+static bool read_number(dump_json_fast *f, bool *is_int, int64_t *i, double *d) {
+    size_t len = number_token(f, is_int);
+    if (!len) return false;
+    const uint8_t *s = f->p;
+    if (*is_int) {
+        if (!integer_value(s, len, i)) return false;
+    } else if (!exact_float(s, len, d)) {
+        if (len >= sizeof f->number) return false;
+        memcpy(f->number, s, len);
+        f->number[len] = '\0';
+        *d = strtod(f->number, NULL); /* overflow gives ±inf, as in json_read */
+    }
+    f->p += len;
+    return true;
+}
+
+/* --- any value, as a value tree (the header, and values of keys no entry field takes) --- */
+
+static fv *read_value(dump_json_fast *f, int depth);
+
+static bool literal(dump_json_fast *f, const char *word, size_t n) {
+    if (left(f) < n || memcmp(f->p, word, n) != 0) return false;
+    f->p += n;
+    return true;
+}
+
+static fv *read_dict(dump_json_fast *f, int depth) {
+    fv *dict = fv_dict(f->values);
+    blanks(f);
+    if (!dict || next_is(f, '}')) return dict;
+    for (;;) {
+        const char *s;
+        size_t n;
+        if (!read_string(f, &s, &n)) return NULL;
+        fv *key = fv_str(f->values, s, n), *value;
+        blanks(f);
+        if (!key || !next_is(f, ':')) return NULL;
+        blanks(f);
+        if (!(value = read_value(f, depth + 1)) || !fv_dict_set(f->values, dict, key, value))
+            return NULL;
+        blanks(f);
+        if (next_is(f, '}')) return dict;
+        if (!next_is(f, ',')) return NULL;
+        blanks(f);
+    }
+}
+
+static fv *read_list(dump_json_fast *f, int depth) {
+    fv *list = fv_list(f->values);
+    blanks(f);
+    if (!list || next_is(f, ']')) return list;
+    for (;;) {
+        fv *item = read_value(f, depth + 1);
+        if (!item || !fv_seq_push(f->values, list, item)) return NULL;
+        blanks(f);
+        if (next_is(f, ']')) return list;
+        if (!next_is(f, ',')) return NULL;
+        blanks(f);
+    }
+}
+
+/* The value at the cursor as json_read would build it (no blanks before it). NULL: decline. */
+static fv *read_value(dump_json_fast *f, int depth) {
+    if (depth > MAX_DEPTH) return NULL;
+    const char *s;
+    size_t n;
+    bool is_int;
+    int64_t i;
+    double d;
+    switch (peek(f)) {
+    case '{': f->p++; return read_dict(f, depth);
+    case '[': f->p++; return read_list(f, depth);
+    case '"': return read_string(f, &s, &n) ? fv_str(f->values, s, n) : NULL;
+    case 't': return literal(f, "true", 4) ? fv_bool(f->values, true) : NULL;
+    case 'f': return literal(f, "false", 5) ? fv_bool(f->values, false) : NULL;
+    case 'n': return literal(f, "null", 4) ? fv_none(f->values) : NULL;
+    default:
+        if (!read_number(f, &is_int, &i, &d)) return NULL;
+        return is_int ? fv_int(f->values, i) : fv_float(f->values, d);
+    }
+}
+
+/* --- the value cache ----------------------------------------------------------------------- */
+
+HOT size_t cache_set(const uint8_t *p, int field) {
+    uint64_t h = (load64(p) ^ (load64(p + 8) >> 7 | load64(p + 8) << 57) ^ (uint64_t)field) *
+        0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 56) & (CACHE_SETS - 1);
+}
+
+/* The slot of the value at the cursor for `field` when its raw text was met before (the
+ * cursor then after it); else NULL, with *set where read_value's result may be kept (or
+ * CACHE_SETS when the input ends too soon to hash). */
+HOT const vslot *cache_take(dump_json_fast *f, int field, size_t *set) {
+    size_t room = left(f);
+    if (room < HASH_BYTES) {
+        *set = CACHE_SETS;
+        return NULL;
+    }
+    *set = cache_set(f->p, field);
+    const vslot *w = f->cache[*set];
+    for (int k = 0; k < CACHE_WAYS; k++)
+        if (w[k].gen == f->gen && w[k].field == field && w[k].len <= room &&
+            same_bytes(f->p, w[k].raw, w[k].len)) {
+            f->p += w[k].len;
+            return &w[k];
+        }
+    return NULL;
+}
+
+/* Keeps the value just read from `raw` to the cursor in `set`, as its most recent way (not one
+ * whose length does not fit the slot: a shorter one would match other text). */
+static void cache_keep(dump_json_fast *f, size_t set, int field, const uint8_t *raw,
+                       const vslot *value) {
+    if (set >= CACHE_SETS || (uint64_t)(f->p - raw) > UINT32_MAX) return;
+    vslot *w = f->cache[set];
+    memmove(&w[1], &w[0], (CACHE_WAYS - 1) * sizeof *w);
+    w[0] = *value;
+    w[0].raw = raw;
+    w[0].len = (uint32_t)(f->p - raw);
+    w[0].gen = f->gen;
+    w[0].field = field;
+}
+
+/* --- entry fields -------------------------------------------------------------------------- */
+
+/* A str field (interned), through the cache. */
+static bool read_str_field(dump_json_fast *f, int field, const char **out) {
+    size_t set;
+    const vslot *hit = cache_take(f, field, &set);
+    if (hit) {
+        *out = hit->v.str;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    vslot v = {.v.str = read_interned(f)};
+    if (!v.v.str) return false;
+    cache_keep(f, set, field, raw, &v);
+    *out = v.v.str;
+    return true;
+}
+
+static bool read_state(dump_json_fast *f, fr_state *out) {
+    size_t set;
+    const vslot *hit = cache_take(f, F_STATE, &set);
+    if (hit) {
+        *out = (fr_state)hit->v.state;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    const char *s = read_interned(f);
+    vslot v = {.v.state = s ? dump_state_of(s) : -1};
+    if (v.v.state < 0) return false; /* the generic path names the unknown state */
+    cache_keep(f, set, F_STATE, raw, &v);
+    *out = (fr_state)v.v.state;
+    return true;
+}
+
+/* Separators inside a container: after an item, ',' (true, *more) or the closing `close`. */
+HOT bool next_item(dump_json_fast *f, int close, bool *more) {
+    blanks(f);
+    if (next_is(f, ',')) {
+        blanks(f);
+        *more = true;
+        return true;
+    }
+    *more = false;
+    return next_is(f, close);
+}
+
+/* [name, desc]: a list of two strs (the generic path takes longer lists too: declined). */
+static bool read_pg(dump_json_fast *f, fr_entry *e) {
+    size_t set;
+    const vslot *hit = cache_take(f, F_PROCESS_GROUP, &set);
+    if (hit) {
+        e->pg_name = hit->v.pg.name;
+        e->pg_desc = hit->v.pg.desc;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    vslot v = {0};
+    bool more;
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    if (!(v.v.pg.name = read_interned(f)) || !next_item(f, ']', &more) || !more) return false;
+    if (!(v.v.pg.desc = read_interned(f)) || !next_item(f, ']', &more) || more) return false;
+    cache_keep(f, set, F_PROCESS_GROUP, raw, &v);
+    e->pg_name = v.v.pg.name;
+    e->pg_desc = v.v.pg.desc;
+    return true;
+}
+
+/* A list of dtype strs, normalized and stored once per dump. */
+static bool read_dtypes(dump_json_fast *f, int field, fr_strings *out) {
+    size_t set;
+    const vslot *hit = cache_take(f, field, &set);
+    if (hit) {
+        *out = hit->v.dtypes;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    size_t n = 0;
+    bool more = peek(f) != ']';
+    if (!more) f->p++;
+    while (more) {
+        const char *s = read_interned(f);
+        if (!s || !ensure((void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs)) return false;
+        if (!(f->strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+            return false;
+    }
+    vslot v = {0};
+    if (dump_store_dtypes(f->b, (uint32_t)n, f->strs, &v.v.dtypes)) return false;
+    cache_keep(f, set, field, raw, &v);
+    *out = v.v.dtypes;
+    return true;
+}
+
+/* One shape, [d0, d1, ...], appended to the flattened scratch. */
+static bool read_shape(dump_json_fast *f, size_t nshapes, size_t *ndims_total) {
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    uint32_t ndim = 0;
+    bool more = peek(f) != ']';
+    if (!more) f->p++;
+    while (more) {
+        if (!ensure((void **)&f->dims, &f->dims_cap, *ndims_total + 1, sizeof *f->dims))
+            return false;
+        if (!read_int(f, &f->dims[(*ndims_total)++]) || !next_item(f, ']', &more) ||
+            ++ndim == UINT32_MAX)
+            return false;
+    }
+    if (!ensure((void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims)) return false;
+    f->ndims[nshapes] = ndim;
+    return true;
+}
+
+/* A list of shapes, stored once per dump. */
+static bool read_shapes(dump_json_fast *f, int field, fr_shapes *out) {
+    size_t set;
+    const vslot *hit = cache_take(f, field, &set);
+    if (hit) {
+        *out = hit->v.shapes;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    size_t n = 0, total = 0;
+    bool more = peek(f) != ']';
+    if (!more) f->p++;
+    while (more)
+        if (!read_shape(f, n++, &total) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+            return false;
+    vslot v = {0};
+    if (dump_store_shapes(f->b, (uint32_t)n, f->ndims, f->dims, &v.v.shapes)) return false;
+    cache_keep(f, set, field, raw, &v);
+    *out = v.v.shapes;
+    return true;
+}
+
+/* A frame dict's key: 0 name, 1 filename, 2 line, 3 another key; -1 decline. */
+static int frame_key(dump_json_fast *f) {
+    const char *s;
+    size_t n;
+    if (!read_string(f, &s, &n)) return -1;
+    blanks(f);
+    if (!next_is(f, ':')) return -1;
+    blanks(f);
+    if (n == 4 && memcmp(s, "name", 4) == 0) return 0;
+    if (n == 8 && memcmp(s, "filename", 8) == 0) return 1;
+    if (n == 4 && memcmp(s, "line", 4) == 0) return 2;
+    return 3;
+}
+
+/* One frame dict {"name": str, "filename": str, "line": int}, any key missing ("" or 0), other
+ * keys ignored, none repeated. */
+static bool read_frame_dict(dump_json_fast *f, fr_frame *out) {
+    *out = (fr_frame){"", "", 0};
+    if (!next_is(f, '{')) return false;
+    blanks(f);
+    bool more = peek(f) != '}';
+    unsigned seen = 0;
+    if (!more) f->p++;
+    while (more) {
+        int k = frame_key(f);
+        if (k < 0 || (k < 3 && (seen & 1u << k))) return false;
+        seen |= 1u << k;
+        bool ok = k == 0 ? (out->name = read_interned(f)) != NULL
+            : k == 1     ? (out->filename = read_interned(f)) != NULL
+            : k == 2     ? read_int(f, &out->line)
+                         : read_value(f, 2) != NULL;
+        if (!ok || !next_item(f, '}', &more)) return false;
+    }
+    return true;
+}
+
+static bool read_frame(dump_json_fast *f, fr_frame *out) {
+    size_t set;
+    const vslot *hit = cache_take(f, FIELD_FRAME, &set);
+    if (hit) {
+        *out = hit->v.frame;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    vslot v = {0};
+    if (!read_frame_dict(f, &v.v.frame)) return false;
+    cache_keep(f, set, FIELD_FRAME, raw, &v);
+    *out = v.v.frame;
+    return true;
+}
+
+/* A list of frame dicts, stored once per dump. */
+static bool read_frames(dump_json_fast *f, fr_entry *e) {
+    size_t set;
+    const vslot *hit = cache_take(f, F_FRAMES, &set);
+    if (hit) {
+        e->frames = hit->v.stack.items;
+        e->nframes = hit->v.stack.n;
+        return true;
+    }
+    const uint8_t *raw = f->p;
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    size_t n = 0;
+    bool more = peek(f) != ']';
+    if (!more) f->p++;
+    while (more) {
+        if (!ensure((void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames)) return false;
+        if (!read_frame(f, &f->frames[n++]) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+            return false;
+    }
+    if (dump_store_frames(f->b, f->frames, (uint32_t)n, e)) return false;
+    vslot v = {.v.stack = {e->frames, e->nframes}};
+    cache_keep(f, set, F_FRAMES, raw, &v);
+    return true;
+}
+
+static bool read_bool(dump_json_fast *f, bool *out) {
+    int64_t i;
+    if (literal(f, "true", 4))
+        *out = true;
+    else if (literal(f, "false", 5))
+        *out = false;
+    else if (read_int(f, &i) && (i == 0 || i == 1))
+        *out = i == 1; /* as get_bool takes ints */
+    else
+        return false;
+    return true;
+}
+
+static bool read_int_or_null(dump_json_fast *f, int64_t *out) {
+    if (literal(f, "null", 4)) return *out = 0, true;
+    return read_int(f, out);
+}
+
+static bool read_duration(dump_json_fast *f, fr_entry *e) {
+    if (literal(f, "null", 4)) return true;
+    bool is_int;
+    int64_t i;
+    double d;
+    if (!read_number(f, &is_int, &i, &d)) return false;
+    e->duration_ms = is_int ? (double)i : d;
+    e->has_duration = true;
+    return true;
+}
+
+static bool read_thread_id(dump_json_fast *f, fr_entry *e) {
+    int64_t i;
+    if (peek(f) == '"') return read_str_field(f, F_THREAD_ID, &e->thread_id);
+    return read_int(f, &i) && (e->thread_id = dump_thread_id_text(f->b, i)) != NULL;
+}
+
+static bool read_field(dump_json_fast *f, entry_field field, fr_entry *e) {
+    switch (field) {
+    case F_RECORD_ID: return read_int(f, &e->record_id);
+    case F_PG_ID: return read_int(f, &e->pg_id);
+    case F_PROCESS_GROUP: return read_pg(f, e);
+    case F_THREAD_NAME: return read_str_field(f, field, &e->thread_name);
+    case F_THREAD_ID: return read_thread_id(f, e);
+    case F_COLLECTIVE_SEQ_ID: return read_int(f, &e->collective_seq_id);
+    case F_P2P_SEQ_ID: return read_int(f, &e->p2p_seq_id);
+    case F_OP_ID: return read_int(f, &e->op_id);
+    case F_PROFILING_NAME:
+        return literal(f, "null", 4) || read_str_field(f, field, &e->profiling_name);
+    case F_TIME_CREATED_NS: return read_int(f, &e->time_created_ns);
+    case F_DURATION_MS: return read_duration(f, e);
+    case F_INPUT_SIZES: return read_shapes(f, field, &e->input_sizes);
+    case F_INPUT_DTYPES: return read_dtypes(f, field, &e->input_dtypes);
+    case F_OUTPUT_SIZES: return read_shapes(f, field, &e->output_sizes);
+    case F_OUTPUT_DTYPES: return read_dtypes(f, field, &e->output_dtypes);
+    case F_STATE: return read_state(f, &e->state);
+    case F_TIME_DISCOVERED_STARTED_NS: return read_int_or_null(f, &e->time_discovered_started_ns);
+    case F_TIME_DISCOVERED_COMPLETED_NS:
+        return read_int_or_null(f, &e->time_discovered_completed_ns);
+    case F_RETIRED: return read_bool(f, &e->retired);
+    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
+    case F_IS_P2P: return read_bool(f, &e->is_p2p);
+    case F_FRAMES: return read_frames(f, e);
+    case F_COUNT:
+    case F_UNKNOWN: break;
+    }
+    return false;
+}
+
+/* --- the layout ---------------------------------------------------------------------------- */
+
+/* The layout key at the cursor among layout[k .. k + LOOKAHEAD): its index (the cursor then at
+ * the value), or -1. A missing optional key costs a look ahead, not a slow read. */
+HOT int layout_take(dump_json_fast *f, uint32_t k) {
+    size_t room = left(f);
+    for (uint32_t j = k; j < f->layout_n && j < k + LOOKAHEAD; j++) {
+        const layout_key *lk = &f->layout[j];
+        if (lk->len <= room && same_bytes(f->p, lk->raw, lk->len)) {
+            f->p += lk->len;
+            return (int)j;
+        }
+    }
+    return -1;
+}
+
+/* A key read the slow way from raw[0..len) becomes the layout's key at *k, unless the layout
+ * has it already (then *k is past it) or is full. */
+static void layout_learn(dump_json_fast *f, uint32_t *k, const uint8_t *raw, size_t len,
+                         int field) {
+    for (uint32_t j = 0; j < f->layout_n; j++)
+        if (f->layout[j].len == len && memcmp(f->layout[j].raw, raw, len) == 0) {
+            *k = j + 1;
+            return;
+        }
+    if (f->layout_n == LAYOUT_MAX || len > KEY_MAX) return;
+    memmove(&f->layout[*k + 1], &f->layout[*k], (f->layout_n - *k) * sizeof *f->layout);
+    f->layout[*k] = (layout_key){raw, (uint32_t)len, field};
+    f->layout_n++;
+    ++*k;
+}
+
+/* An entry's key off the layout, read the slow way and learnt: its field, F_UNKNOWN, or
+ * NOT_A_KEY (decline). The cursor then at the value. */
+static int read_key(dump_json_fast *f, uint32_t *k) {
+    const uint8_t *raw = f->p;
+    const char *s;
+    size_t n;
+    if (!read_string(f, &s, &n)) return NOT_A_KEY;
+    blanks(f);
+    if (!next_is(f, ':')) return NOT_A_KEY;
+    blanks(f);
+    int field = dump_entry_field(s, n);
+    layout_learn(f, k, raw, (size_t)(f->p - raw), field);
+    return field;
+}
+
+/* --- entries and the root ------------------------------------------------------------------ */
+
+/* Entries are built in place in the dump's arena, in an array sized for as many entries as the
+ * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
+static fr_entry *new_entry(dump_json_fast *f) {
+    if (f->nentries == f->entries_cap) {
+        size_t cap = f->entries_cap ? (size_t)f->entries_cap * 2
+            : f->last_count > 64    ? f->last_count
+                                    : 64;
+        size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
+        if (cap > most) cap = most;
+        if (cap <= f->nentries || cap > UINT32_MAX / 2) return NULL;
+        fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
+        if (!v) return NULL;
+        if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
+        f->entries = v;
+        f->entries_cap = (uint32_t)cap;
+    }
+    return &f->entries[f->nentries++];
+}
+
+/* One key and its value into e (seen: the fields read so far). */
+HOT bool read_pair(dump_json_fast *f, fr_entry *e, uint32_t *seen, uint32_t *k) {
+    int j = layout_take(f, *k), field;
+    if (j >= 0) {
+        field = f->layout[j].field;
+        *k = (uint32_t)j + 1;
+    } else if ((field = read_key(f, k)) == NOT_A_KEY) {
+        return false;
+    }
+    if (field == F_UNKNOWN) return read_value(f, 2) != NULL;
+    if (*seen & 1u << field) return false; /* a repeated key: the generic path decides */
+    *seen |= 1u << field;
+    return read_field(f, (entry_field)field, e);
+}
+
+static bool read_entry(dump_json_fast *f, fr_entry *e) {
+    if (!next_is(f, '{')) return false;
+    dump_entry_init(e);
+    blanks(f);
+    uint32_t seen = 0, k = 0;
+    bool more = peek(f) != '}';
+    if (!more) f->p++;
+    while (more)
+        if (!read_pair(f, e, &seen, &k) || !next_item(f, '}', &more)) return false;
+    return dump_entry_complete(seen);
+}
+
+static bool read_entries(dump_json_fast *f) {
+    if (!next_is(f, '[')) return false;
+    blanks(f);
+    bool more = peek(f) != ']';
+    if (!more) f->p++;
+    while (more) {
+        fr_entry *e = new_entry(f);
+        if (!e || !read_entry(f, e) || !next_item(f, ']', &more)) return false;
+    }
+    return true;
+}
+
+/* One pair of the top-level dict into `dict`; "entries" (once) read as entries. */
+static bool read_root_pair(dump_json_fast *f, fv *dict, bool *have_entries) {
+    const char *s;
+    size_t n;
+    if (!read_string(f, &s, &n)) return false;
+    bool entries = n == 7 && memcmp(s, "entries", 7) == 0;
+    fv *key = fv_str(f->values, s, n), *value;
+    blanks(f);
+    if (!key || !next_is(f, ':')) return false;
+    blanks(f);
+    if (entries) {
+        if (*have_entries || !read_entries(f)) return false;
+        *have_entries = true;
+        value = fv_list(f->values);
+    } else {
+        value = read_value(f, 1);
+    }
+    return value && fv_dict_set(f->values, dict, key, value);
+}
+
+/* The top-level dict, and nothing but blanks around it. */
+static bool read_root(dump_json_fast *f, fv **root) {
+    blanks(f);
+    fv *dict = fv_dict(f->values);
+    if (!dict || !next_is(f, '{')) return false;
+    blanks(f);
+    bool more = peek(f) != '}', have_entries = false;
+    if (!more) f->p++;
+    while (more)
+        if (!read_root_pair(f, dict, &have_entries) || !next_item(f, '}', &more)) return false;
+    blanks(f);
+    if (f->p != f->end) return false;
+    *root = dict;
+    return true;
+}
+
+int dump_json_fast_read(dump_json_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
+                        fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
+    if (++f->gen == 0) { /* after 2^32 files: the cache's old slots must not look current */
+        memset(f->cache, 0, sizeof f->cache);
+        f->gen = 1;
+    }
+    f->nentries = 0;
+    f->entries = NULL;
+    f->entries_cap = 0;
+    f->layout_n = 0;
+    f->p = bytes;
+    f->end = bytes + len;
+    f->len = len;
+    f->b = b;
+    f->values = values;
+    if (!read_root(f, root)) return -1;
+    *entries = f->entries;
+    *n = f->nentries;
+    f->last_count = f->nentries;
+    return 0;
+}

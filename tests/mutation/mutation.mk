@@ -1,0 +1,7 @@
+# mutation.mk — `make mutation` (included by the Makefile): mutation testing with
+# tests/mutation/run.sh and the mutants of tests/mutation/mutants.txt, in a scratch copy of the
+# tree under build/mutation. Long (a build and the stories per mutant), so not part of
+# `make check`. `make mutation MUTANT_IDS="v01 m03"` runs only those.
+.PHONY: mutation
+mutation: $(BUILD)/.deps-ok
+	@sh tests/mutation/run.sh $(MUTANT_IDS)

@@ -1,0 +1,69 @@
+#!/bin/sh
+# A script reads db.json: it is valid against the JSON Schema the project ships
+# (man/frtrace-db.schema.json), its root causes come first, and every key it has is documented
+# in the man page. Checked on every data set the project has: the real 16-rank runs, the
+# PyTorch 2.15 gloo jobs, the recorder's dumps, and the scenarios' verdict goldens.
+. "$(dirname "$0")/lib.sh"
+
+# exits_with N CMD...: runs CMD, true when it exits with exactly N.
+exits_with() {
+    want=$1
+    shift
+    "$@"
+    test $? = "$want"
+}
+
+# db_of DIR OUT: writes frtrace's database of DIR (exit 0 or 1) to OUT.
+db_of() {
+    "$FRTRACE" -f json "$1" >"$2"
+    test $? -le 1
+}
+
+test_expect_success 'the schema is itself a valid JSON Schema, and the validator rejects a broken db' '
+    python3 -c "
+import json, jsonschema
+jsonschema.Draft7Validator.check_schema(json.load(open(\"$TOP/man/frtrace-db.schema.json\")))" &&
+    db_of "$TOP/testdata/torch-2.15.0-gloo/exit" good.json &&
+    python3 "$TOP/tests/tools/validate_db.py" good.json &&
+    python3 -c "
+import json; d = json.load(open(\"good.json\")); d[\"verdict\"][\"status\"] = \"broken\"
+json.dump(d, open(\"bad1.json\", \"w\"))
+d = json.load(open(\"good.json\")); d[\"findings\"].reverse(); json.dump(d, open(\"bad2.json\", \"w\"))" &&
+    exits_with 1 python3 "$TOP/tests/tools/validate_db.py" bad1.json >out1 &&
+    grep "verdict/status" out1 &&
+    exits_with 1 python3 "$TOP/tests/tools/validate_db.py" bad2.json >out2 &&
+    grep "not ordered root causes" out2
+'
+
+test_expect_success 'every committed data set gives a valid db.json, root causes first' '
+    n=0 &&
+    for dir in "$TOP"/testdata/*/ "$TOP"/testdata/*/*/; do
+        ls "$dir" | grep -q "rank_\|_dump_\|trace_rank" || continue
+        db_of "$dir" db.$n.json || return 1
+        n=$((n + 1))
+    done &&
+    test $n -gt 20 &&
+    python3 "$TOP/tests/tools/validate_db.py" db.*.json
+'
+
+if have_shared; then
+    test_expect_success 'the four real runs give valid databases whose findings[0] is a culprit root cause' '
+        for run in gpu_error_1st gpu_error_2nd lock_gil_1st lock_gil_2nd; do
+            db_of "$REAL_DUMPS/$run" $run.json &&
+            python3 "$TOP/tests/tools/validate_db.py" $run.json &&
+            python3 -c "
+import json; d = json.load(open(\"$run.json\")); f = d[\"findings\"][0]
+assert not f[\"warning\"] and set(f[\"ranks\"]) <= set(d[\"verdict\"][\"culprit_ranks\"]), f" || return 1
+        done
+    '
+else
+    test_skip 'no ../shared' 'the four real runs'
+fi
+
+test_expect_success 'every key of a database is documented in the man page' '
+    db_of "$TOP/testdata/torch-2.15.0-gloo/exit" a.json &&
+    db_of "$TOP/testdata/recorder-fake-nccl/skip" b.json &&
+    exits_with 1 "$FRTRACE" -f json --all-calls "$TOP/testdata/torch-2.15.0-gloo/type" >c.json &&
+    python3 "$TOP/tests/tools/db_keys_documented.py" "$TOP/man/frtrace.1" a.json b.json c.json
+'
+test_done

@@ -1,0 +1,449 @@
+/* test_dump_json_fast.c — the direct JSON path (dump_json_fast.c) decodes exactly as the
+ * generic one (json_read through cJSON, then the value-tree mapping).
+ *
+ * Every test decodes the same text twice, with an fr_decoder on its default (direct paths
+ * first) and one with the direct paths turned off, and requires one outcome: the same dump,
+ * field by field (dump_equal.h), or the same error message. The stories: PyTorch's JSON (the
+ * synthetic 2.10 dump) and JSON written from every real dump — in PyTorch's layout by our
+ * writer, and as `frtrace show` prints it (Python's json.dumps of the pickle: blanks, frames,
+ * nulls, pickle key order) — take the direct path; entries twisted one way each (escapes,
+ * numbers of every form, nulls, missing, extra and reordered keys) decode the same, and the
+ * direct path takes the ones it should; text it must decline (a repeated key, NaN, an int past
+ * 64 bits, invalid UTF-8, ...) and text cut at every byte or with bytes flipped at random come
+ * out the same both ways.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "dump_decoder.h"
+#include "dump_equal.h"
+#include "dump_write.h"
+#include "files.h"
+#include "json_write.h"
+#include "pickle_read.h"
+
+#define TESTDATA "../shared/testdata"
+#define REAL TESTDATA "/torch-fr-2.9-nvrx/"
+#define SYNTHETIC_JSON TESTDATA "/torch-fr-synthetic/v2.10_json_rank_0.json"
+
+typedef struct two_ways {
+    fr_decoder *fast, *generic;
+} two_ways;
+
+static two_ways two_ways_new(void) {
+    two_ways t = {fr_decoder_new(), fr_decoder_new()};
+    assert_non_null(t.fast);
+    assert_non_null(t.generic);
+    fr_decoder_use_fast_path(t.generic, false);
+    return t;
+}
+
+static void two_ways_free(two_ways *t) {
+    fr_decoder_free(t->fast);
+    fr_decoder_free(t->generic);
+}
+
+/* Decodes the text both ways and requires one outcome; returns whether the direct path took it.
+ * A failure names the first entry that differs. */
+static bool same_both_ways(two_ways *t, const char *text, size_t len, const char *what) {
+    uint64_t before = fr_decoder_fast_count(t->fast);
+    fr_dump *a = NULL, *b = NULL;
+    fr_error ea = {{0}}, eb = {{0}};
+    int ra = fr_decoder_decode(t->fast, (const uint8_t *)text, len, &a, &ea);
+    int rb = fr_decoder_decode(t->generic, (const uint8_t *)text, len, &b, &eb);
+    if (ra != rb)
+        fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
+    if (ra == 0 && !dump_eq(a, b)) {
+        uint32_t i = 0;
+        while (i < a->nentries && i < b->nentries && entry_eq(&a->entries[i], &b->entries[i])) i++;
+        fail_msg("%s: the two paths give different dumps (entry %u of %u)", what, i, a->nentries);
+    }
+    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0)
+        fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
+    assert_int_equal(fr_decoder_fast_count(t->generic), 0);
+    fr_dump_free(a);
+    fr_dump_free(b);
+    return fr_decoder_fast_count(t->fast) > before;
+}
+
+static bool same_both_ways_str(two_ways *t, const char *text, const char *what) {
+    return same_both_ways(t, text, strlen(text), what);
+}
+
+/* --- PyTorch's JSON, and JSON written from the real dumps -------------------------------- */
+
+static void the_synthetic_torch_json_takes_the_direct_path(void **state) {
+    size_t len;
+    uint8_t *bytes = slurp(SYNTHETIC_JSON, &len);
+    if (!bytes) skip();
+    two_ways t = two_ways_new();
+    assert_true(same_both_ways(&t, (const char *)bytes, len, SYNTHETIC_JSON));
+    fr_dump *d;
+    fr_error err;
+    assert_int_equal(fr_decoder_decode(t.fast, bytes, len, &d, &err), 0);
+    assert_int_equal(d->encoding, FR_ENCODING_JSON);
+    assert_int_equal(d->nentries, 3);
+    const fr_entry *e = &d->entries[0];
+    assert_true(e->has_duration && e->duration_ms == 0.0368579737842083);
+    assert_int_equal(e->time_created_ns, 1724779239936775119LL);
+    assert_string_equal(e->thread_id, "140245215201088");
+    assert_ptr_equal(e->pg_name, d->groups[0].name); /* interned with the header's strings */
+    assert_false(d->entries[2].has_duration);
+    assert_string_equal(d->entries[2].profiling_name, "nccl:send 0->1");
+    assert_int_equal(d->entries[2].state, FR_STATE_STARTED);
+    fr_dump_free(d);
+    two_ways_free(&t);
+    free(bytes);
+}
+
+typedef struct text {
+    char *bytes;
+    size_t len;
+} text;
+
+static int text_sink(void *ctx, const uint8_t *bytes, size_t len) {
+    FILE *f = ctx;
+    return fwrite(bytes, 1, len, f) == len ? 0 : -1;
+}
+
+/* The dump at `path` as PyTorch's JSON (our writer's layout); empty text when unreadable. */
+static text torch_json_of(const uint8_t *bytes, size_t len) {
+    text out = {0};
+    fr_dump *d;
+    fr_error err;
+    if (fr_dump_decode(bytes, len, &d, &err) != 0) return out;
+    FILE *f = open_memstream(&out.bytes, &out.len);
+    assert_non_null(f);
+    assert_int_equal(fr_dump_write_json(d, NULL, text_sink, f, &err), 0);
+    fclose(f);
+    fr_dump_free(d);
+    return out;
+}
+
+/* The pickle as `frtrace show` prints it: Python's json.dumps of pickle.load. */
+static text show_json_of(const uint8_t *bytes, size_t len, bool pretty) {
+    text out = {0};
+    fv_arena *arena = fv_arena_new();
+    fv *root;
+    fr_error err;
+    pr_options opts = {.salvage = false};
+    if (pickle_read(bytes, len, arena, &opts, &root, &err) == 0) {
+        FILE *f = open_memstream(&out.bytes, &out.len);
+        assert_non_null(f);
+        assert_int_equal(fv_write_json(f, root, pretty, 1u << 30, &err), 0);
+        fclose(f);
+    }
+    fv_arena_free(arena);
+    return out;
+}
+
+typedef struct tally {
+    int files, direct;
+} tally;
+
+static void check_text(two_ways *t, text x, const char *what, tally *n) {
+    if (!x.bytes) return;
+    n->files++;
+    if (same_both_ways(t, x.bytes, x.len, what))
+        n->direct++;
+    else
+        fail_msg("%s: the direct path declined it", what);
+    free(x.bytes);
+}
+
+static void each_real_dump(two_ways *t, const char *dir, tally *n) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        if (ent->d_name[0] == '.' || strstr(ent->d_name, ".md")) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        if (strncmp(ent->d_name, "_dump_", 6) != 0) {
+            each_real_dump(t, path, n);
+            continue;
+        }
+        size_t len;
+        uint8_t *bytes = slurp(path, &len);
+        if (!bytes) continue;
+        char what[1100];
+        snprintf(what, sizeof what, "%s as torch JSON", path);
+        check_text(t, torch_json_of(bytes, len), what, n);
+        snprintf(what, sizeof what, "%s as frtrace show prints it", path);
+        check_text(t, show_json_of(bytes, len, false), what, n);
+        snprintf(what, sizeof what, "%s as frtrace show --pretty prints it", path);
+        check_text(t, show_json_of(bytes, len, true), what, n);
+        free(bytes);
+    }
+    closedir(d);
+}
+
+static void json_of_every_real_dump_takes_the_direct_path_to_the_same_dump(void **state) {
+    DIR *probe = opendir(REAL);
+    if (!probe) skip();
+    closedir(probe);
+    two_ways t = two_ways_new();
+    tally n = {0};
+    each_real_dump(&t, REAL, &n);
+    assert_true(n.files >= 3 * 64);
+    assert_int_equal(n.direct, n.files);
+    two_ways_free(&t);
+}
+
+/* --- entries twisted one way each -------------------------------------------------------- */
+
+/* A dump of twelve entries in PyTorch's layout, the sixth entry's text replaced by `twisted`
+ * when it is not NULL. */
+static const char *const HEADER_END =
+    "],\"nccl_comm_state\":{},\"pg_config\":{\"0\":{\"desc\":\"default_pg\",\"name\":\"0\","
+    "\"ranks\":\"[0, 1]\"}},\"pg_status\":{\"0\":{\"last_completed_collective\":\"1\","
+    "\"last_enqueued_collective\":\"2\",\"last_started_collective\":\"-1\"}},\"version\":\"2.10\"}";
+
+static void plain_entry(char *out, size_t cap, int i) {
+    static const char *const names[] = {"nccl:all_reduce", "nccl:all_gather",
+                                        "nccl:_reduce_scatter_base"};
+    snprintf(
+        out, cap,
+        "{\"collective_seq_id\":%d,%s\"input_dtypes\":[\"Float\"],\"input_sizes\":[[%d,4]],"
+        "\"is_p2p\":false,\"op_id\":%d,\"output_dtypes\":[\"BFloat16\"],\"output_sizes\":[[3,%d]],"
+        "\"p2p_seq_id\":0,\"pg_id\":0,\"process_group\":[\"0\",\"default_pg\"],"
+        "\"profiling_name\":\"%s\",\"record_id\":%d,\"retired\":%s,\"state\":\"%s\","
+        "\"thread_id\":\"140245215201088\",\"thread_name\":\"pt_main_thread\","
+        "\"time_created_ns\":17247792399367751%02d,\"time_discovered_completed_ns\":0,"
+        "\"time_discovered_started_ns\":1724779239936780119,\"timeout_ms\":600000}",
+        i + 1, i % 3 ? "\"duration_ms\":0.0368579737842083," : "", 3 + i % 2, i + 1, 4 + i % 3,
+        names[i % 3], i, i % 2 ? "true" : "false", i % 4 ? "completed" : "started", i);
+}
+
+static char *dump_with(const char *twisted) {
+    size_t cap = 16384 + (twisted ? strlen(twisted) : 0);
+    char *out = malloc(cap), entry[1024];
+    assert_non_null(out);
+    size_t n = (size_t)snprintf(out, cap, "{\"comm_lib_version\":\"2.27.5\",\"entries\":[");
+    for (int i = 0; i < 12; i++) {
+        plain_entry(entry, sizeof entry, i);
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "",
+                              i == 5 && twisted ? twisted : entry);
+    }
+    snprintf(out + n, cap - n, "%s", HEADER_END);
+    return out;
+}
+
+/* The sixth entry with `from` replaced by `to` (the first occurrence; it must be there). */
+static char *dump_replacing(const char *from, const char *to) {
+    char entry[1024], twisted[4096];
+    plain_entry(entry, sizeof entry, 5);
+    const char *at = strstr(entry, from);
+    if (!at) fail_msg("'%s' is not in the entry", from);
+    snprintf(twisted, sizeof twisted, "%.*s%s%s", (int)(at - entry), entry, to, at + strlen(from));
+    return dump_with(twisted);
+}
+
+typedef struct twist {
+    const char *from, *to;
+    bool direct; /* whether the direct path must take it */
+} twist;
+
+static const twist TWISTS[] = {
+    {"nccl:_reduce_scatter_base", "nccl:all\\u005freduce", true}, /* an escape in a str */
+    {"nccl:_reduce_scatter_base", "caf\\u00e9 \\u4e2d", true}, /* two- and three-byte */
+    {"nccl:_reduce_scatter_base", "\\ud83d\\ude00 pair", true}, /* a surrogate pair */
+    {"nccl:_reduce_scatter_base", "lone \\ud800 \\udc00 \\ud800\\ud800", true}, /* lone ones */
+    {"nccl:_reduce_scatter_base", "nul \\u0000 inside", true}, /* \u0000: a NUL byte */
+    {"nccl:_reduce_scatter_base", "\\\"\\\\\\/\\b\\f\\n\\r\\t", true}, /* every short escape */
+    {"nccl:_reduce_scatter_base", "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80",
+     true}, /* raw UTF-8 */
+    {"\"pt_main_thread\"", "\"pt_\\u006dain_thread\"", true},
+    {"\"state\":\"completed\"", "\"state\":\"comp\\u006ceted\"", true},
+    {"[\"Float\"]", "[\"float\",\"c10::Half\",\"long int\"]", true}, /* legacy dtypes */
+    {"[\"Float\"]", "[]", true},
+    {"[[4,4]]", "[[],[1],[-2,0,9223372036854775807,-9223372036854775808]]", true},
+    {"[[4,4]]", "[]", true},
+    {"0.0368579737842083", "1", true}, /* an int as the duration */
+    {"0.0368579737842083", "-0.0", true},
+    {"0.0368579737842083", "1e-3", true},
+    {"0.0368579737842083", "1E+2", true},
+    {"0.0368579737842083", "2.5e-300", true}, /* strtod's own */
+    {"0.0368579737842083", "123456789012345678901234567890.5", true},
+    {"0.0368579737842083", "9007199254740993.0", true}, /* past 2^53 */
+    {"0.0368579737842083", "1e400", true}, /* inf, as float() */
+    {"0.0368579737842083", "null", true},
+    {"\"time_discovered_completed_ns\":0", "\"time_discovered_completed_ns\":null", true},
+    {"\"profiling_name\":\"nccl:_reduce_scatter_base\"", "\"profiling_name\":null", true},
+    {"\"thread_id\":\"140245215201088\"", "\"thread_id\":140245215201088", true},
+    {"\"retired\":true", "\"retired\":1", true}, /* an int for a bool */
+    {"\"is_p2p\":false", "\"is_p2p\":0", true},
+    {"\"op_id\":6,", "", true}, /* an optional key missing */
+    {"\"thread_id\":\"140245215201088\",\"thread_name\":\"pt_main_thread\",", "", true},
+    {"\"is_p2p\":false,", "\"extra\":{\"a\":[1,2.5,null,true,\"x\"]},\"is_p2p\":false,", true},
+    {"\"is_p2p\":false,", "\"is_p2p\":false,\"record_id\\u0000\":7,", true}, /* an unknown key */
+    {"\"collective_seq_id\":6,", "", false}, /* a required key missing: an error */
+    {"{\"collective_seq_id\":6,", "{\"timeout_ms\":5,\"collective_seq_id\":6,", false}, /* twice */
+    {"\"op_id\":6", "\"op_id\":6.0", false}, /* a float for an int: an error */
+    {"\"op_id\":6", "\"op_id\":99999999999999999999", false}, /* past 64 bits: an error */
+    {"\"op_id\":6", "\"op_id\":-9223372036854775808", true},
+    {"\"op_id\":6", "\"op_id\" :  6 ", true}, /* blanks */
+    {"\"state\":\"completed\"", "\"state\":\"stuck\"", false},
+    {"[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\",3]", false}, /* longer: declined */
+    {"[\"0\",\"default_pg\"]", "[\"0\"]", false},
+    {"\"op_id\":6", "\"op_id\":NaN", false},
+    {"\"op_id\":6", "\"op_id\":06", false},
+    {"\"op_id\":6", "\"op_id\":6.", false},
+    {"nccl:_reduce_scatter_base", "bad \\x escape", false},
+    {"nccl:_reduce_scatter_base", "bad \\u12g4 escape", false},
+    {"nccl:_reduce_scatter_base", "raw \x01 control", false},
+    {"nccl:_reduce_scatter_base", "invalid \xed\xa0\x80 utf-8", false},
+    {"nccl:_reduce_scatter_base", "invalid \xc3 utf-8", false},
+};
+
+static void twisted_entries_decode_the_same_both_ways(void **state) {
+    two_ways t = two_ways_new();
+    for (size_t k = 0; k < sizeof TWISTS / sizeof TWISTS[0]; k++) {
+        char *dump = dump_replacing(TWISTS[k].from, TWISTS[k].to);
+        char what[256];
+        snprintf(what, sizeof what, "twist %zu (%s)", k, TWISTS[k].to);
+        bool direct = same_both_ways_str(&t, dump, what);
+        if (direct != TWISTS[k].direct)
+            fail_msg("%s: the direct path %s it", what, direct ? "took" : "declined");
+        free(dump);
+    }
+    two_ways_free(&t);
+}
+
+/* The layout follows keys in another order, and entries that lose or gain keys on the way. */
+static void reordered_keys_decode_the_same_both_ways(void **state) {
+    two_ways t = two_ways_new();
+    const char *reversed =
+        "{\"timeout_ms\":1,\"time_discovered_started_ns\":2,\"time_discovered_completed_ns\":3,"
+        "\"time_created_ns\":4,\"thread_name\":\"t\",\"thread_id\":\"5\",\"state\":\"scheduled\","
+        "\"record_id\":6,\"retired\":false,\"profiling_name\":\"p\",\"process_group\":[\"0\",\"d\"]"
+        ","
+        "\"pg_id\":7,\"p2p_seq_id\":8,\"output_sizes\":[[1]],\"output_dtypes\":[\"Int\"],\"op_id\":"
+        "9,"
+        "\"is_p2p\":true,\"input_sizes\":[[2]],\"input_dtypes\":[\"Long\"],\"collective_seq_id\":"
+        "10}";
+    char *dump = dump_with(reversed);
+    assert_true(same_both_ways_str(&t, dump, "reversed keys"));
+    free(dump);
+    two_ways_free(&t);
+}
+
+/* Top-level shapes: no entries, an empty list, blanks, the recorder's extra key, escapes in
+ * the header; and those the direct path must decline. */
+static void header_shapes_decode_the_same_both_ways(void **state) {
+    static const struct {
+        const char *text;
+        bool direct;
+    } cases[] = {
+        {"{\"pg_config\":{},\"version\":\"2.10\"}", true},
+        {" \n{\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}\r\n\t", true},
+        {"{\"entries\" : [ ] , \"pg_config\" : { } , \"version\" : \"2.\\u0031\" }", true},
+        {"{\"frtrace\":{\"comms\":{\"0\":{\"color\":-1,\"comm_rank\":0,\"comm_size\":2,"
+         "\"nccl_hash\":null,\"parent\":null,\"state\":\"live\"}},\"global_rank\":3,\"trigger\":"
+         "\"signal\",\"version\":\"1\"},\"pg_config\":{\"0\":{\"desc\":\"d\",\"name\":\"0\","
+         "\"ranks\":[0,1]}},\"pg_status\":{\"0\":{\"last_completed_collective\":1}},"
+         "\"version\":\"2.9\",\"xccl_version\":\"1.0\"}",
+         true},
+        {"{\"version\":\"2.10\",\"version\":\"2.9\",\"pg_config\":{}}", true}, /* last wins */
+        {"{\"entries\":[],\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}", false},
+        {"{\"entries\":null,\"pg_config\":{},\"version\":\"2.10\"}", false},
+        {"{\"entries\":[1],\"pg_config\":{},\"version\":\"2.10\"}", false},
+        {"{\"entries\":[{}],\"pg_config\":{},\"version\":\"2.10\"}", false},
+        {"{\"pg_config\":{},\"version\":\"3.0\"}", false},
+        {"{\"pg_config\":{},\"version\":2.10}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\"} x", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\"}{}", false},
+        {"\xef\xbb\xbf{\"pg_config\":{},\"version\":\"2.10\"}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":Infinity}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":-Infinity}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+         "]]]}",
+         false},
+        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":\v1}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\",}", false},
+        {"{\"pg_config\":{},\"version\":\"2.10\"", false},
+        {"{", false},
+    };
+    two_ways t = two_ways_new();
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "header case %zu", k);
+        bool direct = same_both_ways_str(&t, cases[k].text, what);
+        if (direct != cases[k].direct)
+            fail_msg("%s: the direct path %s it", what, direct ? "took" : "declined");
+    }
+    two_ways_free(&t);
+}
+
+/* --- cut and flipped ------------------------------------------------------------------------ */
+
+static void a_dump_cut_at_every_byte_decodes_the_same_both_ways(void **state) {
+    char *dump = dump_with(NULL);
+    size_t len = strlen(dump);
+    two_ways t = two_ways_new();
+    char what[64];
+    int direct = 0;
+    for (size_t cut = 0; cut <= len; cut++) {
+        snprintf(what, sizeof what, "cut at %zu", cut);
+        direct += same_both_ways(&t, dump, cut, what);
+    }
+    assert_int_equal(direct, 1); /* only the whole text */
+    two_ways_free(&t);
+    free(dump);
+}
+
+static uint64_t next_random(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void flipped_bytes_decode_the_same_both_ways(void **state) {
+    size_t len;
+    uint8_t *bytes = slurp(REAL "lock_gil_2nd/_dump_3", &len);
+    if (!bytes) skip();
+    text x = show_json_of(bytes, len, false);
+    free(bytes);
+    assert_non_null(x.bytes);
+    two_ways t = two_ways_new();
+    char *copy = malloc(x.len);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    char what[64];
+    int direct = 0;
+    for (int round = 0; round < 2000; round++) {
+        memcpy(copy, x.bytes, x.len);
+        int flips = 1 + (int)(next_random(&seed) % 3);
+        for (int k = 0; k < flips; k++)
+            copy[next_random(&seed) % x.len] ^= (char)(1u << (next_random(&seed) % 8));
+        snprintf(what, sizeof what, "round %d", round);
+        direct += same_both_ways(&t, copy, x.len, what);
+    }
+    assert_true(direct > 0); /* a flip inside a number or a name keeps the shape */
+    free(copy);
+    free(x.bytes);
+    two_ways_free(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_synthetic_torch_json_takes_the_direct_path),
+        cmocka_unit_test(twisted_entries_decode_the_same_both_ways),
+        cmocka_unit_test(reordered_keys_decode_the_same_both_ways),
+        cmocka_unit_test(header_shapes_decode_the_same_both_ways),
+        cmocka_unit_test(json_of_every_real_dump_takes_the_direct_path_to_the_same_dump),
+        cmocka_unit_test(a_dump_cut_at_every_byte_decodes_the_same_both_ways),
+        cmocka_unit_test(flipped_bytes_decode_the_same_both_ways),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
