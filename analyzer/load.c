@@ -21,7 +21,10 @@
 
 typedef fa_dir_entry candidate;
 
-/* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say). */
+static int compare_strings(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say,
+ * and the message names every candidate). */
 static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
     fa_smap counts = {0};
     char *best = NULL;
@@ -44,12 +47,22 @@ static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
             free(p);
         }
     }
-    fa_smap_free(&counts);
-    if (tie) {
-        snprintf(err->msg, sizeof err->msg, "cannot infer the file-name prefix: several prefixes are equally common (the most common is \"%s\"); give --prefix", best);
+    if (tie) { /* name every candidate, in order, so that the user can pick one */
+        size_t at = (size_t)snprintf(err->msg, sizeof err->msg, "cannot infer the file-name prefix: %llu files each "
+                                     "have", (unsigned long long)best_count);
+        const char **tied = calloc(counts.cap + 1, sizeof *tied);
+        size_t ntied = 0;
+        for (size_t k = 0; tied && k < counts.cap; k++)
+            if (counts.keys[k] && counts.values[k] == best_count) tied[ntied++] = counts.keys[k];
+        if (tied) qsort(tied, ntied, sizeof *tied, compare_strings);
+        for (size_t k = 0; k < ntied && at < sizeof err->msg; k++)
+            at += (size_t)snprintf(err->msg + at, sizeof err->msg - at, "%s \"%s\"", k ? "," : "", tied[k]);
+        if (at < sizeof err->msg) snprintf(err->msg + at, sizeof err->msg - at, "; give --prefix");
+        free(tied);
         free(best);
-        return NULL;
+        best = NULL;
     }
+    fa_smap_free(&counts);
     return best;
 }
 

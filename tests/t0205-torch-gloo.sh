@@ -7,20 +7,12 @@
 . "$(dirname "$0")/lib.sh"
 GLOO="$TOP/testdata/torch-2.15.0-gloo"
 
-# exits_with N CMD...: runs CMD, true when it exits with exactly N.
-exits_with() {
-    want=$1
-    shift
-    "$@"
-    test $? = "$want"
-}
-
 # expected_verdict CASE: the database of one committed job, checked against its EXPECTED file.
 expected_verdict() {
     set -- "$1" $(head -n 1 "$GLOO/$1/EXPECTED")
     code=1
     [ "$2" = ok ] && code=0
-    exits_with $code "$FRTRACE" -f json "$GLOO/$1" >db.json &&
+    test_expect_code $code "$FRTRACE" -f json "$GLOO/$1" >db.json &&
     python3 "$TOP/tests/scenarios/check.py" db.json "$2" "${3:--}" membership_inferred
 }
 
@@ -49,14 +41,14 @@ assert \"\" not in [g[\"name\"] for g in d[\"groups\"]], \"gloo pg_config key is
 '
 
 test_expect_success 'gloo: the summary says that gloo records no send/recv, and the man page why' '
-    exits_with 1 "$FRTRACE" "$GLOO/stuck_cpu" >out &&
+    test_expect_code 1 "$FRTRACE" "$GLOO/stuck_cpu" >out &&
     head -n 1 out | grep "^hang: rank 5 never joined .*; gloo records no send/recv$" &&
     grep -q "gloo records no send" "$TOP/man/frtrace.1"
 '
 
 test_expect_success 'gloo JSON dumps (_dump_fr_trace_json) read like the pickles' '
-    exits_with 1 "$FRTRACE" -f json "$GLOO/skip" >pickle.json &&
-    exits_with 1 "$FRTRACE" -f json "$GLOO/skip-json" >json.json &&
+    test_expect_code 1 "$FRTRACE" -f json "$GLOO/skip" >pickle.json &&
+    test_expect_code 1 "$FRTRACE" -f json "$GLOO/skip-json" >json.json &&
     python3 -c "
 import json
 a, b = (json.load(open(f)) for f in (\"pickle.json\", \"json.json\"))

@@ -5,14 +5,6 @@
 # PyTorch 2.15 gloo jobs, the recorder's dumps, and the scenarios' verdict goldens.
 . "$(dirname "$0")/lib.sh"
 
-# exits_with N CMD...: runs CMD, true when it exits with exactly N.
-exits_with() {
-    want=$1
-    shift
-    "$@"
-    test $? = "$want"
-}
-
 # db_of DIR OUT: writes frtrace's database of DIR (exit 0 or 1) to OUT.
 db_of() {
     "$FRTRACE" -f json "$1" >"$2"
@@ -29,19 +21,19 @@ jsonschema.Draft7Validator.check_schema(json.load(open(\"$TOP/man/frtrace-db.sch
 import json; d = json.load(open(\"good.json\")); d[\"verdict\"][\"status\"] = \"broken\"
 json.dump(d, open(\"bad1.json\", \"w\"))
 d = json.load(open(\"good.json\")); d[\"findings\"].reverse(); json.dump(d, open(\"bad2.json\", \"w\"))" &&
-    exits_with 1 python3 "$TOP/tests/tools/validate_db.py" bad1.json >out1 &&
+    test_expect_code 1 python3 "$TOP/tests/tools/validate_db.py" bad1.json >out1 &&
     grep "verdict/status" out1 &&
-    exits_with 1 python3 "$TOP/tests/tools/validate_db.py" bad2.json >out2 &&
+    test_expect_code 1 python3 "$TOP/tests/tools/validate_db.py" bad2.json >out2 &&
     grep "not ordered root causes" out2
 '
 
 test_expect_success 'every committed data set gives a valid db.json, root causes first' '
     n=0 &&
-    for dir in "$TOP"/testdata/*/ "$TOP"/testdata/*/*/; do
-        ls "$dir" | grep -q "rank_\|_dump_\|trace_rank" || continue
-        db_of "$dir" db.$n.json || return 1
-        n=$((n + 1))
-    done &&
+    find "$TOP/testdata" -name "rank_0*" -o -name "_dump_0" -o -name "nccl_trace_rank_0" |
+        xargs -n 1 dirname | sort -u >dirs &&
+    while read -r dir; do
+        db_of "$dir" db.$n.json && n=$((n + 1)) || return 1
+    done <dirs &&
     test $n -gt 20 &&
     python3 "$TOP/tests/tools/validate_db.py" db.*.json
 '
@@ -63,7 +55,7 @@ fi
 test_expect_success 'every key of a database is documented in the man page' '
     db_of "$TOP/testdata/torch-2.15.0-gloo/exit" a.json &&
     db_of "$TOP/testdata/recorder-fake-nccl/skip" b.json &&
-    exits_with 1 "$FRTRACE" -f json --all-calls "$TOP/testdata/torch-2.15.0-gloo/type" >c.json &&
+    test_expect_code 1 "$FRTRACE" -f json --all-calls "$TOP/testdata/torch-2.15.0-gloo/type" >c.json &&
     python3 "$TOP/tests/tools/db_keys_documented.py" "$TOP/man/frtrace.1" a.json b.json c.json
 '
 test_done

@@ -4,14 +4,6 @@
 # and is coloured only on a terminal, never with NO_COLOR.
 . "$(dirname "$0")/lib.sh"
 
-# exits_with N CMD...: runs CMD, true when it exits with exactly N.
-exits_with() {
-    want=$1
-    shift
-    "$@"
-    test $? = "$want"
-}
-
 # widest FILE: the longest line after the first (the verdict line, a ticket's title, is the
 # on-call issue's own matter).
 widest() { sed 1d "$1" | awk '{ if (length > m) m = length } END { print m + 0 }'; }
@@ -24,22 +16,22 @@ fi
 
 test_expect_success 'the four real runs fit 100 columns by default, -v included' '
     for run in gpu_error_1st gpu_error_2nd lock_gil_1st lock_gil_2nd; do
-        exits_with 1 "$FRTRACE" "$REAL_DUMPS/$run" >$run.txt &&
-        exits_with 1 "$FRTRACE" -v "$REAL_DUMPS/$run" >$run.v.txt &&
+        test_expect_code 1 "$FRTRACE" "$REAL_DUMPS/$run" >$run.txt &&
+        test_expect_code 1 "$FRTRACE" -v "$REAL_DUMPS/$run" >$run.v.txt &&
         test "$(widest $run.txt)" -le 100 && test "$(widest $run.v.txt)" -le 100 || return 1
     done
 '
 
 test_expect_success '--width 60 wraps at 60; --width 0 does not wrap' '
-    exits_with 1 "$FRTRACE" --width 60 "$REAL_DUMPS/gpu_error_1st" >narrow &&
+    test_expect_code 1 "$FRTRACE" --width 60 "$REAL_DUMPS/gpu_error_1st" >narrow &&
     test "$(widest narrow)" -le 60 &&
-    exits_with 1 "$FRTRACE" --width 0 "$REAL_DUMPS/gpu_error_1st" >wide &&
+    test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/gpu_error_1st" >wide &&
     test "$(widest wide)" -gt 120
 '
 
 test_expect_success 'wrapping loses nothing: the same words, in the same order' '
-    exits_with 1 "$FRTRACE" --width 0 "$REAL_DUMPS/lock_gil_1st" >wide &&
-    exits_with 1 "$FRTRACE" "$REAL_DUMPS/lock_gil_1st" >fit &&
+    test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/lock_gil_1st" >wide &&
+    test_expect_code 1 "$FRTRACE" "$REAL_DUMPS/lock_gil_1st" >fit &&
     sed -n "/^wait chain/,/^findings/p" wide | tr -s " \n" "  " >wide.words &&
     sed -n "/^wait chain/,/^findings/p" fit | tr -s " \n" "  " >fit.words &&
     cmp wide.words fit.words &&
@@ -48,12 +40,12 @@ test_expect_success 'wrapping loses nothing: the same words, in the same order' 
 '
 
 test_expect_success 'colour on a terminal only, and never with NO_COLOR' '
-    exits_with 1 "$FRTRACE" "$REAL_DUMPS/lock_gil_1st" >plain &&
+    test_expect_code 1 "$FRTRACE" "$REAL_DUMPS/lock_gil_1st" >plain &&
     ! grep -q "$(printf "\033")" plain &&
     if command -v script >/dev/null; then
-        exits_with 1 script -qec "\"$FRTRACE\" \"$REAL_DUMPS/lock_gil_1st\"" /dev/null >tty.out </dev/null &&
+        test_expect_code 1 script -qec "\"$FRTRACE\" \"$REAL_DUMPS/lock_gil_1st\"" /dev/null >tty.out </dev/null &&
         grep -q "$(printf "\033\\[1;31m")hang:" tty.out &&
-        NO_COLOR=1 exits_with 1 script -qec "\"$FRTRACE\" \"$REAL_DUMPS/lock_gil_1st\"" /dev/null >nocolor.out </dev/null &&
+        NO_COLOR=1 test_expect_code 1 script -qec "\"$FRTRACE\" \"$REAL_DUMPS/lock_gil_1st\"" /dev/null >nocolor.out </dev/null &&
         ! grep -q "$(printf "\033")" nocolor.out && grep -q "^hang:" nocolor.out
     fi
 '

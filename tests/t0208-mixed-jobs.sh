@@ -4,14 +4,6 @@
 # summary says so within a ticket title's length.
 . "$(dirname "$0")/lib.sh"
 
-# exits_with N CMD...: runs CMD, true when it exits with exactly N.
-exits_with() {
-    want=$1
-    shift
-    "$@"
-    test $? = "$want"
-}
-
 # two_jobs A B: A's 16 dumps as ranks 0-15 and B's as 16-31, in ./mixed
 two_jobs() {
     mkdir mixed &&
@@ -27,7 +19,7 @@ fi
 
 test_expect_success 'two real jobs 8 hours apart: inconclusive, mixed_jobs first, nobody blamed' '
     two_jobs lock_gil_1st gpu_error_1st &&
-    exits_with 1 "$FRTRACE" -o db.json mixed >out &&
+    test_expect_code 1 "$FRTRACE" -o db.json mixed >out &&
     head -n 1 out | grep "^inconclusive: dumps of 2 jobs: ranks 0-8,10-13,15 and 16-31 recorded 8.1 h apart$" &&
     test $(head -n 1 out | wc -c) -le 101 &&
     ! grep -q "transform-ft" out &&
@@ -41,13 +33,13 @@ assert \"mixed/_dump_\" in f[\"detail\"] and \"2025-09-23 06:55:05 UTC\" in f[\"
 
 test_expect_success 'two jobs 18 minutes apart are told apart too' '
     two_jobs lock_gil_1st gpu_error_2nd &&
-    exits_with 1 "$FRTRACE" mixed >out &&
+    test_expect_code 1 "$FRTRACE" mixed >out &&
     head -n 1 out | grep "^inconclusive: dumps of 2 jobs: .* recorded 18.0 min apart$"
 '
 
 test_expect_success 'one real job is never called mixed, whatever its hang' '
     for run in gpu_error_1st gpu_error_2nd lock_gil_1st lock_gil_2nd; do
-        exits_with 1 "$FRTRACE" -f json "$REAL_DUMPS/$run" >db.json &&
+        test_expect_code 1 "$FRTRACE" -f json "$REAL_DUMPS/$run" >db.json &&
         python3 -c "
 import json; d = json.load(open(\"db.json\"))
 assert d[\"verdict\"][\"status\"] == \"hang\" and not [f for f in d[\"findings\"] if f[\"kind\"] == \"mixed_jobs\"]" || return 1

@@ -55,7 +55,8 @@ test_expect_success 'dumps: a temporary file per writer (normal, fatal), fsync b
     FAKE_SHM_TAG="t$$-strace" strace -f -o trace -e trace=openat,fsync,rename env \
         FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" FRTRACE_TIMEOUT_SEC=1 \
         DEADLINE=8 DUMPS_EXPECTED=4 FRTRACE_LOG=warn CRASH=1@1 LD_PRELOAD="$SO" \
-        "$DRIVER" >job.out 2>job.err; rm -f /dev/shm/frtrace-fake-t$$-strace-* &&
+        "$DRIVER" >job.out 2>job.err || true && # rank 1 crashes on purpose: the checks below judge
+    rm -f /dev/shm/frtrace-fake-t$$-strace-* &&
     grep "rank 1 signal 11" job.out &&
     grep -q "openat(.*rank_1\.tmp\.[0-9]*\.fatal\"" trace &&
     grep -q "openat(.*rank_0\.tmp\.[0-9]*\.normal\"" trace &&

@@ -108,8 +108,7 @@ test_expect_success 'a 2 GB sparse _dump_3 is refused by its size before a byte 
 
 test_expect_success 'FRTRACE_MAX_DUMP_BYTES lowers the bound (and names it)' '
     python3 "$MAKE_DIR" "$SRC" small one-link &&
-    status=0 && FRTRACE_MAX_DUMP_BYTES=1K "$FRTRACE" small >out 2>err || status=$?
-    test "$status" = 2 &&
+    test_expect_code 2 env FRTRACE_MAX_DUMP_BYTES=1K "$FRTRACE" small >out 2>err &&
     grep -q "^frtrace: small/_dump_0: 3444 bytes, larger than any dump can be (1024;" err
 '
 
@@ -170,8 +169,7 @@ test_expect_success 'LONG_BINPUT 0xFFFFFFF0 is an error, as in Python' '
 test_expect_success 'frtrace show agrees on the lying pickles (exit 2, the file named)' '
     python3 "$MAKE_DIR" "$SRC" f frame-1e9 && python3 "$MAKE_DIR" "$SRC" l long-binput &&
     for f in f/_dump_3 l/_dump_3; do
-        status=0; "$FRTRACE" show "$f" >out 2>err || status=$?
-        test "$status" = 2 && grep -q "^frtrace show: $f: " err || exit 1
+        test_expect_code 2 "$FRTRACE" show "$f" >out 2>err && grep -q "^frtrace show: $f: " err || exit 1
     done
 '
 
