@@ -7,6 +7,7 @@
 
 #include "perfstat.h"
 #include "table.h"
+#include "wrap.h"
 
 bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, uint32_t gi) {
     const fa_group *g = &a->groups.v[gi];
@@ -58,14 +59,14 @@ static void groups_text(const fa_analysis *a, const fa_straggler *s, char *buf, 
     }
 }
 
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, FILE *out) {
+void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
     const fa_perf *p = &a->perf;
     if (!p->nstragglers) return;
     fa_table t;
-    fa_table_init(&t, 7);
+    fa_table_init(&t, 6);
     fa_table_row(&t);
-    const char *head[] = {"rank", "late ms (median)", "late ms (p90)", "last to arrive", "slower ms (median)", "why", "groups"};
-    for (int i = 0; i < 7; i++) fa_table_cell(&t, "%s", head[i]);
+    const char *head[] = {"rank", "late ms p50", "late ms p90", "last to arrive", "slower ms p50", "groups"};
+    for (int i = 0; i < 6; i++) fa_table_cell(&t, "%s", head[i]);
     for (size_t i = 0; i < p->nstragglers; i++) {
         const fa_straggler *s = &p->stragglers[i];
         char groups[1024];
@@ -76,7 +77,6 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, FILE *out) {
         ms_cell(&t, s->late_ms_p90);
         fa_table_cell(&t, "%u of %u", s->last_in, s->collectives);
         ms_cell(&t, s->slow_ms_median);
-        fa_table_cell(&t, "%s", s->late && s->slow_ops ? "arrives late, runs slow" : s->late ? "arrives late" : "runs slow");
         fa_table_cell(&t, "%s", groups);
     }
     if (markdown) {
@@ -85,10 +85,13 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, FILE *out) {
         fprintf(out, "\n_Lateness: arrival after the collective's median arrival, over %zu collectives judged "
                      "(floor %.1f ms). A slow rank does not change the verdict._\n\n", p->judged, p->floor_ms);
     } else {
-        fputs("slow ranks (arrive consistently late, or run consistently longer, than their peers):\n\n", out);
-        fa_table_print_text(&t, out, "  ");
-        fprintf(out, "  (%zu collectives judged, floor %.1f ms; `frtrace stats` and `frtrace timeline` show more)\n\n",
-                p->judged, p->floor_ms);
+        fputs("slow ranks (late or slower than their peers, consistently):\n\n", out);
+        fa_table_print_fit(&t, out, "  ", width);
+        char note[200];
+        snprintf(note, sizeof note, "(%zu collectives judged, floor %.1f ms; frtrace stats and frtrace timeline show more)",
+                 p->judged, p->floor_ms);
+        fa_wrap_print(out, "  ", "   ", note, width);
+        fputc('\n', out);
     }
     fa_table_free(&t);
 }
@@ -254,7 +257,7 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fprintf(out, "%sno durations in these dumps (PyTorch writes duration_ms only with timing on: "
                      "TORCH_NCCL_ENABLE_TIMING=1), so no bandwidth%s\n\n", md ? "_" : "(", md ? "._" : ")");
     fa_table_free(&t);
-    fa_perf_print_slow_ranks(a, md, out);
+    fa_perf_print_slow_ranks(a, md, opt->width, out);
     if (!p->nstragglers)
         fprintf(out, "%sno slow ranks (%zu collectives judged, floor %.1f ms)%s\n", md ? "_" : "", p->judged, p->floor_ms,
                 md ? "_" : "");

@@ -12,8 +12,9 @@
 #include "analysis.h"
 #include "report.h"
 
-/* "slow ranks:" (text) / "## Slow ranks" (markdown); nothing when there are none. */
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, FILE *out);
+/* "slow ranks:" (text, within `width` columns, 0: no limit) / "## Slow ranks" (markdown);
+ * nothing when there are none. */
+void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out);
 /* `,"stragglers":[...],"stats":[...]`: two more keys of the database object being written. */
 int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 /* `frtrace stats`: "text", "markdown" or "json" ({"stats": [...], "stragglers": [...]}). */
