@@ -68,6 +68,21 @@ static void doubt_outsiders(fa_analysis *a) {
     free(who);
 }
 
+/* Stragglers and stats (perf.h); an ok verdict's summary names the slow ranks. */
+static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
+    if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms, opt->jobs, &a->perf) != 0) {
+        snprintf(err->msg, sizeof err->msg, "out of memory judging the ranks' speed");
+        return -1;
+    }
+    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL, *text = NULL;
+    if (slow && asprintf(&text, "ok: no hang; %s", slow) >= 0) {
+        free(a->verdict.summary);
+        a->verdict.summary = text;
+    }
+    free(slow);
+    return 0;
+}
+
 int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err) {
     if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, in, err) != 0) return -1;
     return opt->ft_group_world_size > 0 ? fa_transform_ft(in, opt->ft_group_world_size, err) : 0;
@@ -97,10 +112,13 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     else free(mixed_jobs);
     if (rc == 0 && !mixed_jobs) doubt_outsiders(a);
     if (timing) fa_timing_note("verdict", &t);
+    if (rc == 0) rc = judge_speed(opt, a, err);
+    if (timing) fa_timing_note("perf", &t);
     return rc;
 }
 
 void fa_analysis_free(fa_analysis *a) {
+    fa_perf_free(&a->perf);
     fa_verdict_free(&a->verdict);
     fa_findings_free(&a->findings);
     fa_match_free(&a->match);

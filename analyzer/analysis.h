@@ -10,6 +10,7 @@
 #include "groups.h"
 #include "load.h"
 #include "match.h"
+#include "perf.h"
 #include "verdict.h"
 
 typedef struct fa_options {
@@ -18,6 +19,7 @@ typedef struct fa_options {
     int jobs;
     int mismatch_cap;
     int64_t ft_group_world_size; /* --transform-ft --group-world-size N; 0: off */
+    double straggler_floor_ms;   /* --straggler-floor-ms; 0: the default (perf.h) */
 } fa_options;
 
 typedef struct fa_analysis {
@@ -26,6 +28,7 @@ typedef struct fa_analysis {
     fa_match match;
     fa_findings findings;
     fa_verdict verdict;
+    fa_perf perf; /* stragglers and stats (perf.h) */
 } fa_analysis;
 
 /* Loads the dumps (fa_load_dir) and applies --transform-ft when asked. 0, or -1 with err. */

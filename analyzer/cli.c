@@ -26,6 +26,7 @@
 #include "timing.h"
 #include "commands.h"
 #include "report.h"
+#include "perf_cli.h"
 
 typedef struct request {
     fa_options analysis;
@@ -41,6 +42,8 @@ typedef struct request {
     size_t ranks_cap;
     const char **filters;
     char **expanded; /* argv with combined short flags split ("-vj" -> "-v" "-j") */
+    fa_command command; /* frtrace, frtrace stats, frtrace timeline (perf_cli.h) */
+    fa_perf_cli perf;   /* their own options */
 } request;
 
 typedef int (*report_writer)(const fa_analysis *a, const fa_report_options *opt, FILE *out);
@@ -64,6 +67,8 @@ static report_writer format_writer(const char *name) {
 
 static const char usage_text[] =
     "usage: frtrace [OPTIONS] [DIR]\n"
+    "       frtrace stats [OPTIONS] [DIR]\n"
+    "       frtrace timeline [OPTIONS] [DIR] [-f json|svg] [-o FILE]\n"
     "       frtrace show [--pretty] FILE...\n"
     "\n"
     "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
@@ -88,7 +93,14 @@ static const char usage_text[] =
     "      --transform-ft --group-world-size N\n"
     "                             torchft: each dump's default_pg lists replica-local ranks;\n"
     "                             make them global (r + rank / N * N), as torchfrtrace does\n"
+    "      --straggler-floor-ms X a rank is slow only when X ms or more late (median; default 5)\n"
     "  -J, --jobs N               threads (default: number of cores); results do not depend on it\n"
+    "\n"
+    "stats: per group x operation x size x dtype: count, bytes, arrival skew, duration,\n"
+    "  algbw and busbw (-f text, markdown or json; -o FILE). timeline: Chrome trace JSON for\n"
+    "  Perfetto (-f json, default) or an SVG picture (-f svg), to -o FILE or stdout;\n"
+    "      --from-ms X, --to-ms Y only that window (ms after the first arrival)\n"
+    "      --max-ranks N          draw at most N ranks (default 64; 0: all)\n"
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
     "\n"
@@ -290,6 +302,8 @@ static int parse_args(int argc, char **argv, request *rq) {
                 if (rq->analysis.dir) return usage_error("more than one directory given ('%s')", argv[i]);
                 rq->analysis.dir = argv[i];
             }
+        } else if (arg[0] == '-' && arg[1] && (n = fa_perf_cli_option(argc, argv, &i, &rq->perf)) != 0) {
+            if (n < 0) return 2; /* stragglers' floor, timeline window and cap (perf_cli.c) */
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option '%s'", arg);
         } else if (!rq->analysis.dir) {
@@ -306,12 +320,20 @@ static int check_conflicts(request *rq) {
     if (rq->transform_ft && !rq->group_world_size)
         return usage_error("%s", "--transform-ft needs --group-world-size N (the ranks of one torchft replica group)");
     if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
-    if (!format_writer(rq->format)) return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+    rq->analysis.straggler_floor_ms = rq->perf.floor_ms;
+    if (rq->command == FA_CMD_TIMELINE && !rq->format_flag[0]) rq->format = "json";
+    if (rq->command != FA_CMD_ANALYZE && !fa_perf_cli_format_ok(rq->command, rq->format))
+        return usage_error(rq->command == FA_CMD_STATS ? "unknown format '%s' (text, markdown or json)" : "unknown format '%s' (json or svg)",
+                           rq->format);
+    if (rq->command != FA_CMD_ANALYZE && rq->just_print_entries)
+        return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline", "-j prints the entries without analyzing them");
+    if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format)) return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
     if (rq->just_print_entries && rq->output)
         return conflict("-j", "-o", "-j prints the entries without analyzing them, so there is no database to write");
     if (rq->just_print_entries && rq->format_flag[0] && strcmp(rq->format, "text") != 0)
         return conflict("-j", rq->format_flag, "-j prints one plain table of entries");
-    if (rq->output && strcmp(rq->output, "-") == 0 && rq->format_flag[0] && strcmp(rq->format, "json") != 0)
+    if (rq->command == FA_CMD_ANALYZE && rq->output && strcmp(rq->output, "-") == 0 && rq->format_flag[0] &&
+        strcmp(rq->format, "json") != 0)
         return conflict("-o -", rq->format_flag, "both would print on stdout (-o - prints only the database)");
     return 0;
 }
@@ -417,6 +439,13 @@ static void warn_unmatched_filters(const fa_input *in, const fa_groups *g, const
 static int write_database(const fa_analysis *a, const request *rq) {
     if (!rq->output) return 0;
     if (strcmp(rq->output, "-") == 0) return fa_report_db(a, &rq->report, stdout);
+    if (fa_output_in_place(rq->output)) { /* /dev/null, a FIFO: never renamed over */
+        FILE *f = fopen(rq->output, "w");
+        int rc = f ? fa_report_db(a, &rq->report, f) : -1;
+        if (!f || fclose(f) != 0) rc = -1;
+        if (rc) fprintf(stderr, "frtrace: %s: write failed\n", rq->output);
+        return rc;
+    }
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.%ld", rq->output, (long)getpid()) < 0) return -1;
     FILE *f = fopen(tmp, "w");
@@ -470,6 +499,11 @@ static int run(request *rq) {
     }
     print_input_messages(&a);
     warn_unmatched_filters(&a.in, &a.groups, &rq->report);
+    if (rq->command != FA_CMD_ANALYZE) {
+        int perf_status = fa_perf_cli_run(&a, &rq->report, rq->command, rq->format, rq->output, &rq->perf);
+        fa_analysis_free(&a);
+        return perf_status;
+    }
     bool timing = fa_timing_wanted();
     double t = fa_clock();
     int rc = 0;
@@ -486,9 +520,11 @@ static int run(request *rq) {
     return status;
 }
 
-int analyze_main(int argc, char **argv) {
+static int cli_main(int argc, char **argv, fa_command command) {
     request rq;
     memset(&rq, 0, sizeof rq);
+    rq.command = command;
+    rq.perf.max_ranks = -1;
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
     rq.format = "text";
     rq.analysis.mismatch_cap = 10;
@@ -507,3 +543,7 @@ int analyze_main(int argc, char **argv) {
     free(rq.filters);
     return status;
 }
+
+int analyze_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_ANALYZE); }
+int stats_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_STATS); }
+int timeline_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_TIMELINE); }

@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "ordered_write.h"
 #include "report.h"
+#include "perf_report.h"
 
 /* ---------------------------------------------------------------- JSON writer ------ */
 
@@ -895,6 +896,8 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
     if (rc == 0) rc = write_rows(&x, "nccl_calls", x.rows.n, format_calls);
     if (rc == 0) {
         write_findings(&w, a);
+        jw_flush(&w); /* stragglers and stats: perf_report.c writes them to the FILE */
+        if (fa_perf_write_db_keys(a, opt, out) != 0) rc = -1;
         jw_key(&w, "verdict");
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));

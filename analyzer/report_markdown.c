@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "perf_report.h"
 #include "stacks.h"
 #include "table.h"
 
@@ -83,5 +84,6 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
         }
     }
     if (hidden) fprintf(out, "_%zu more findings not listed (over `--mismatch-cap` per group)._\n\n", hidden);
+    fa_perf_print_slow_ranks(a, true, 0, out);
     return ferror(out) ? -1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "perf_report.h"
 #include "stacks.h"
 #include "table.h"
 #include "wrap.h"
@@ -182,6 +183,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
         }
     }
     if (hidden) fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
+    fa_perf_print_slow_ranks(a, false, opt->width, out);
     if (opt->verbose) {
         print_groups(a, opt, out);
         print_collectives(a, opt, out);

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -614,6 +615,15 @@ static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
                 d->pgs[k].skips_op_ids = true;
 }
 
+/* An entry's times, compact (perf.h). */
+static fa_times fa_times_of(const fr_entry *e) {
+    fa_times t = {e->time_created_ns > 0 ? e->time_created_ns : 0, e->has_duration ? (float)e->duration_ms : NAN, FA_NO_TIME};
+    int64_t done = e->time_discovered_completed_ns;
+    if (t.created_ns && done >= t.created_ns)
+        t.completed_us = (done - t.created_ns) / 1000 >= FA_NO_TIME ? FA_NO_TIME - 1 : (uint32_t)((done - t.created_ns) / 1000);
+    return t;
+}
+
 static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     size_t pgs_cap = 0;
     uint32_t last_pg = FA_NONE;
@@ -634,6 +644,7 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
         note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
         if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns)) d->oldest_ns = e->time_created_ns;
+        d->times[i] = fa_times_of(e);
     }
     if (!c->failed && in->nentries)
         d->records_no_p2p = !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));
@@ -679,7 +690,8 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->status = calloc(in->nstatus + 1, sizeof *d->status);
     d->comms = calloc(in->ncomms + 1, sizeof *d->comms);
     d->entries = malloc((in->nentries + 1) * sizeof *d->entries);
-    if (!d->groups || !d->status || !d->comms || !d->entries) c->failed = true;
+    d->times = malloc((in->nentries + 1) * sizeof *d->times);
+    if (!d->groups || !d->status || !d->comms || !d->entries || !d->times) c->failed = true;
     d->version = stored_str(c, in->version);
     d->version_major = in->version_major;
     d->version_minor = in->version_minor;
@@ -708,6 +720,7 @@ void fa_dump_free(fa_dump *d) {
     free(d->status);
     free(d->comms);
     free(d->entries);
+    free(d->times);
     free(d->pgs);
     free(d);
 }

@@ -74,6 +74,14 @@ typedef struct fa_pg {
                             * (pg_status): operations the backend did not record */
 } fa_pg;
 
+/* When an entry happened (perf.h reads them): parallel to fa_dump.entries, 16 bytes an entry. */
+typedef struct fa_times {
+    int64_t created_ns;    /* time_created_ns (the call's arrival), 0 unknown */
+    float duration_ms;     /* duration_ms (GPU start to end), NaN when absent */
+    uint32_t completed_us; /* time_discovered_completed_ns - created_ns in us, FA_NO_TIME when unknown */
+} fa_times;
+#define FA_NO_TIME UINT32_MAX
+
 /* What the analyzer keeps of one rank's dump: fr_dump's fields of the same names (strings and
  * rank lists point into the store) and compact entries. */
 typedef struct fa_dump {
@@ -98,6 +106,7 @@ typedef struct fa_dump {
     bool records_no_p2p;  /* its entries come from a backend that records no send/recv (gloo) */
     int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
     int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
+    fa_times *times;      /* per entry, parallel to entries (perf.h) */
 } fa_dump;
 
 typedef struct fa_frames {

@@ -22,6 +22,7 @@ typedef CUresult (*fn_cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
 typedef CUresult (*fn_cuEventCreate)(CUevent *, unsigned int);
 typedef CUresult (*fn_cuEventRecord)(CUevent, CUstream);
 typedef CUresult (*fn_cuEventQuery)(CUevent);
+typedef CUresult (*fn_cuEventElapsedTime)(float *, CUevent, CUevent);
 typedef CUresult (*fn_cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
 typedef CUresult (*fn_cuThreadExchangeStreamCaptureMode)(CUstreamCaptureMode *);
 
@@ -34,6 +35,7 @@ static struct {
     fn_cuEventCreate event_create;
     fn_cuEventRecord event_record;
     fn_cuEventQuery event_query;
+    fn_cuEventElapsedTime elapsed; /* optional: duration_ms when start events are recorded */
     fn_cuStreamIsCapturing is_capturing;
     fn_cuThreadExchangeStreamCaptureMode exchange_capture_mode;
     CUcontext ctx;
@@ -46,6 +48,18 @@ static struct {
 
 static pthread_mutex_t g_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Timing events cost a little more to record: only when start events are recorded too
+ * (FRTRACE_GPU_EVENTS=2) and the driver can measure them, as PyTorch with timing on. */
+static bool load_elapsed(void *lib)
+{
+    if (rec_config_get()->gpu_events >= 2) {
+        g_cuda.elapsed = (fn_cuEventElapsedTime)dlsym(lib, "cuEventElapsedTime_v2");
+        if (g_cuda.elapsed == NULL)
+            g_cuda.elapsed = (fn_cuEventElapsedTime)dlsym(lib, "cuEventElapsedTime");
+    }
+    return true;
+}
+
 static bool load_symbols(void *lib)
 {
 #define LOAD(field, name) (g_cuda.field = (__typeof__(g_cuda.field))dlsym(lib, name)) != NULL
@@ -54,7 +68,7 @@ static bool load_symbols(void *lib)
            LOAD(primary_retain, "cuDevicePrimaryCtxRetain") &&
            LOAD(event_create, "cuEventCreate") && LOAD(event_record, "cuEventRecord") &&
            LOAD(event_query, "cuEventQuery") && LOAD(is_capturing, "cuStreamIsCapturing") &&
-           LOAD(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
+           LOAD(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode") && load_elapsed(lib);
 #undef LOAD
 }
 
@@ -83,7 +97,8 @@ static bool create_pool(uint32_t pairs)
     g_cuda.owner = calloc(pairs, sizeof(*g_cuda.owner));
     bool ok = g_cuda.events != NULL && g_cuda.owner != NULL;
     for (uint32_t i = 0; ok && i < pairs * 2; i++)
-        ok = g_cuda.event_create(&g_cuda.events[i], CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+        ok = g_cuda.event_create(&g_cuda.events[i], g_cuda.elapsed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) ==
+             CUDA_SUCCESS;
     if (previous != g_cuda.ctx)
         g_cuda.ctx_set(previous);
     for (uint32_t i = 0; ok && i < pairs; i++)
@@ -143,6 +158,12 @@ enum rec_query rec_cuda_query(uint32_t pair, int which)
     if (r == CUDA_SUCCESS)
         return REC_Q_DONE;
     return r == CUDA_ERROR_NOT_READY ? REC_Q_PENDING : REC_Q_ERROR;
+}
+
+bool rec_cuda_elapsed_ms(uint32_t pair, float *ms)
+{
+    return g_cuda.elapsed != NULL &&
+           g_cuda.elapsed(ms, g_cuda.events[pair * 2], g_cuda.events[pair * 2 + 1]) == CUDA_SUCCESS;
 }
 
 void rec_cuda_prepare_watchdog_thread(void)

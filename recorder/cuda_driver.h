@@ -28,6 +28,12 @@ bool rec_cuda_stream_capturing(uintptr_t stream);
 bool rec_cuda_record(uint32_t pair, int which, uintptr_t stream);
 /* Queries an event of a pair. */
 enum rec_query rec_cuda_query(uint32_t pair, int which);
+/* The GPU time from a pair's start to its end event, both done, as PyTorch's duration_ms
+ * (cuEventElapsedTime); false when unknown: a driver without the call, or an error. */
+bool rec_cuda_elapsed_ms(uint32_t pair, float *ms);
+/* The GPU time from a pair's start to its end event, both done, as PyTorch's duration_ms
+ * (cuEventElapsedTime); false when unknown: a driver without the call, or an error. */
+bool rec_cuda_elapsed_ms(uint32_t pair, float *ms);
 /* For the watchdog thread: make the pool's context current and switch this thread to
  * thread-local stream-capture mode, so that querying never disturbs another thread's capture. */
 void rec_cuda_prepare_watchdog_thread(void);

@@ -285,6 +285,8 @@ static void fill_entry(workspace *ws, uint32_t i, const rec_snapshot *snap, int6
     e->state = entry_state(snap->status);
     e->time_discovered_started_ns = snap->time_started_ns;
     e->time_discovered_completed_ns = snap->time_completed_ns;
+    e->has_duration = snap->has_duration && e->state == FR_STATE_COMPLETED;
+    e->duration_ms = snap->duration_ms;
     e->retired = e->state == FR_STATE_COMPLETED;
     e->is_p2p = (call->flags & REC_F_P2P) != 0;
     e->timeout_ms = timeout_ms;

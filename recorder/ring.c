@@ -68,6 +68,7 @@ void rec_ring_publish(rec_ring *ring, const rec_call_words *cw, uint64_t status_
         atomic_store_explicit(&s->words[i], words[i], memory_order_release);
     atomic_store_explicit(&s->time_started_ns, 0, memory_order_release);
     atomic_store_explicit(&s->time_completed_ns, 0, memory_order_release);
+    atomic_store_explicit(&s->duration_bits, REC_NO_DURATION, memory_order_release);
     atomic_store_explicit(&s->status, REC_STATUS(id, REC_SCHEDULED | status_bits),
                           memory_order_release);
     atomic_store_explicit(&s->ver, held + 1, memory_order_release); /* we own it: no RMW */
@@ -90,6 +91,9 @@ bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)
     out->status = atomic_load_explicit(&s->status, memory_order_acquire);
     out->time_started_ns = atomic_load_explicit(&s->time_started_ns, memory_order_acquire);
     out->time_completed_ns = atomic_load_explicit(&s->time_completed_ns, memory_order_acquire);
+    uint32_t bits = atomic_load_explicit(&s->duration_bits, memory_order_acquire);
+    out->has_duration = bits != REC_NO_DURATION;
+    memcpy(&out->duration_ms, &bits, sizeof bits);
     if (atomic_load_explicit(&s->ver, memory_order_relaxed) != v1)
         return false;
     memcpy(&out->call, words, sizeof out->call);
@@ -124,6 +128,15 @@ bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t n
     if (new_state == REC_COMPLETED)
         atomic_store_explicit(&s->time_completed_ns, now_ns, memory_order_relaxed);
     return true;
+}
+
+void rec_ring_set_duration(rec_ring *ring, uint64_t id, float ms)
+{
+    rec_slot *s = rec_ring_slot(ring, id);
+    uint32_t bits;
+    memcpy(&bits, &ms, sizeof bits);
+    if (REC_STATUS_ID(atomic_load_explicit(&s->status, memory_order_relaxed)) == id && bits != REC_NO_DURATION)
+        atomic_store_explicit(&s->duration_bits, bits, memory_order_release);
 }
 
 void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end)

@@ -74,6 +74,7 @@ typedef struct rec_slot {
     _Atomic uint64_t status;
     _Atomic int64_t time_started_ns;   /* realtime when the start event was seen done, 0 = never */
     _Atomic int64_t time_completed_ns; /* realtime when the end event was seen done, 0 = never */
+    _Atomic uint32_t duration_bits;    /* duration_ms as float bits, REC_NO_DURATION = unknown */
     _Atomic uint64_t words[REC_CALL_WORDS];
 } __attribute__((aligned(64))) rec_slot;
 
@@ -82,7 +83,11 @@ typedef struct rec_snapshot {
     rec_call call;
     uint64_t status;
     int64_t time_started_ns, time_completed_ns;
+    bool has_duration;
+    float duration_ms; /* start to end event on the GPU (FRTRACE_GPU_EVENTS=2) */
 } rec_snapshot;
+
+#define REC_NO_DURATION UINT32_MAX /* a NaN pattern no measured duration has */
 
 typedef struct rec_ring {
     rec_slot *slots;
@@ -109,6 +114,8 @@ bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out);
 void rec_ring_set_bits(rec_ring *ring, uint64_t id, uint64_t bits);
 /* Moves entry `id` from a state to a later one; false when it was overwritten meanwhile. */
 bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t now_ns);
+/* The entry's duration_ms, once its completion was seen (watchdog.c). */
+void rec_ring_set_duration(rec_ring *ring, uint64_t id, float ms);
 /* The oldest record id still in the ring and the next one to be written. */
 void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end);
 

@@ -116,8 +116,13 @@ static bool poll_entry(rec_ring *ring, const rec_snapshot *snap)
     if (q == REC_Q_PENDING)
         return false;
     /* An error (a sticky CUDA fault) leaves the entry pending: it is what the dump must show. */
-    if (q == REC_Q_DONE && rec_ring_advance(ring, call->record_id, REC_COMPLETED, now))
+    if (q == REC_Q_DONE && rec_ring_advance(ring, call->record_id, REC_COMPLETED, now)) {
+        float ms;
+        /* duration_ms as PyTorch fills it with timing on: the GPU time from start to end event */
+        if ((snap->status & REC_S_START_ARMED) && rec_cuda_elapsed_ms(pair, &ms))
+            rec_ring_set_duration(ring, call->record_id, ms);
         note_progress(call, REC_COMPLETED);
+    }
     return q == REC_Q_DONE;
 }
 

@@ -109,6 +109,13 @@ test_expect_success 'without data parallelism a healthy job still ends in one sh
     "$GEN" --ranks 32 --entries 400 jobdir >culprits && check_job jobdir culprits
 '
 
+test_expect_success 'slow ranks and slow GPUs injected (durations written) keep the job consistent and torch-exact' '
+    "$GEN" --ranks 32 --entries 300 --slow-ranks 3,9 --slow-gpu 20 --seed 5 jobdir >printed &&
+    head -n 1 printed >culprits &&
+    grep -qx "slow_ranks: 3 9" printed && grep -qx "slow_gpus: 20" printed &&
+    check_job jobdir culprits
+'
+
 test_expect_success 'odd sizes: 12 ranks, prefix and version chosen' '
     "$GEN" --ranks 12 --entries 100 --faults 1 --prefix _dump_ --version 2.9 jobdir >culprits &&
     test -f jobdir/_dump_11 && check_job jobdir culprits

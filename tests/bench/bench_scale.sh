@@ -25,6 +25,10 @@
 # Disk: before generating, the job's size is estimated (bytes per entry measured on the first
 # job, plus the default group's rank list, which every rank's file repeats and which grows with
 # the world) and the size is skipped when it would not leave BENCH_MIN_FREE_MB free.
+# Then, for the sizes in BENCH_PERF_RANKS (default 4096), the performance views against that
+# analysis: `frtrace stats DIR`, `frtrace timeline DIR -o /dev/null` (trace JSON) and
+# `frtrace timeline -f svg`, each its fastest of BENCH_REPS, as wall s, peak MB and the ratio to
+# the plain analysis (the goal: within 2x).
 # The generated data is deleted at the end unless BENCH_KEEP=1.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -176,6 +180,46 @@ for j in $jobs; do
     row "$name" "${rest%%:*}" "${rest#*:}"
 done
 echo "(logs and measure lines in $LOG)"
+
+# perf_row NAME N: stats and timeline against the plain analysis measured by row().
+perf_row() {
+    name=$1 n=$2 d="$DIR/$1"
+    plain=$(field wall_s "$LOG/$name.frtrace")
+    for what in stats timeline svg; do
+        case $what in
+        stats) set -- stats "$d" ;;
+        timeline) set -- timeline "$d" -o /dev/null ;;
+        svg) set -- timeline -f svg "$d" -o /dev/null ;;
+        esac
+        rm -f "$LOG/$name.$what".[0-9]*
+        rep=1
+        while [ "$rep" -le "$REPS" ]; do
+            "$MEASURE" -o "$LOG/$name.$what.$rep" -- sh -c 'ulimit -v "$1" && shift && exec "$@"' sh \
+                $((MEM_LIMIT_MB * 1024)) "$FRTRACE" "$@" >/dev/null 2>"$LOG/$name.$what.err"
+            rep=$((rep + 1))
+        done
+        best "$LOG/$name.$what" >"$LOG/$name.$what"
+        awk -v n="$n" -v w="$what" -v s="$(field wall_s "$LOG/$name.$what")" -v k="$(field maxrss_kb "$LOG/$name.$what")" \
+            -v e="$(field exit "$LOG/$name.$what")" -v p="$plain" 'BEGIN {
+                if (p <= 0) p = 0.001
+                if (e >= 2) { printf "%6d %-9s failed (exit %s)\n", n, w, e; exit }
+                printf "%6d %-9s %8.2f %8.1f %8.2f %6.2f\n", n, w, s, k / 1024, p, s / p }'
+    done
+}
+
+perf_header=0
+for j in $jobs; do
+    name=${j%%:*} rest=${j#*:} n=${rest%%:*}
+    case " ${BENCH_PERF_RANKS:-4096} " in *" $n "*) ;; *) continue ;; esac
+    [ "${rest#*:}" = no ] || continue
+    if [ "$perf_header" = 0 ]; then
+        echo
+        echo "stats and timeline (default cap: 64 ranks drawn) against the plain analysis above:"
+        printf '%6s %-9s %8s %8s %8s %6s\n' ranks view "wall s" "peak MB" "plain s" ratio
+        perf_header=1
+    fi
+    perf_row "$name" "$n"
+done
 
 if [ "${BENCH_KEEP:-0}" != 1 ]; then
     for j in $jobs; do rm -rf "${DIR:?}/${j%%:*}" "$DIR/${j%%:*}.params"; done

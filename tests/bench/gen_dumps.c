@@ -3,7 +3,8 @@
  *
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
  *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
- *             [--layers L] [--jobs J] [--every K] OUTDIR
+ *             [--layers L] [--jobs J] [--every K] [--jitter-ms J] [--slow-ranks R --slow-ms D]
+ *             [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR
  *
  * How it works.
  * Topology: the world of N ranks is split Megatron-style into tensor-parallel groups (TP, 8
@@ -34,6 +35,16 @@
  * step; its group waits in that collective and the hang spreads through the simulation. The K
  * culprits are placed in independent data-parallel replicas and printed on stdout as
  * "culprit_ranks: r1 r2 ..." (an empty list without faults). Statistics go to stderr.
+ *
+ * Speed: an operation's arrival (time_created_ns) is its slot in the step plus a jitter drawn per
+ * rank and operation in [0, --jitter-ms) (default 2 ms, at most half a slot), so a healthy job's
+ * ranks arrive a few milliseconds apart in no fixed order. --slow-ranks R (a list: 3, 3,9 or 8-15)
+ * makes those ranks arrive --slow-ms D (default 40) later at every operation: stragglers, or with a
+ * block of ranks a slow node. A completed operation is discovered complete when its last member can
+ * have arrived, plus STEP_NS/1024. --durations writes duration_ms (about 1 ms, as PyTorch does with
+ * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default 8):
+ * a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
+ * "slow_gpus: ...", after the culprits' line.
  *
  * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
  * are lost or were never collected; the job and its groups are the same): each rank's last E entries are written through the project's streaming pickle writer
@@ -203,7 +214,7 @@ typedef struct op {
     uint8_t phase;      /* p2p: 0 forward, 1 backward */
     int16_t peer;       /* p2p: peer's group rank (stage) */
     uint16_t sh_in, sh_out, mb, index;
-    int64_t coll_seq, p2p_seq, op_id, record_id, time_ns;
+    int64_t coll_seq, p2p_seq, op_id, record_id, time_ns, done_ns;
 } op;
 
 typedef struct counters {
@@ -212,8 +223,13 @@ typedef struct counters {
 
 typedef struct job {
     int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
-    bool frames, json;
+    bool frames, json, durations;
     uint64_t seed;
+    int64_t jitter_ns, slow_ns; /* --jitter-ms, --slow-ms */
+    double gpu_factor;          /* --slow-gpu-factor */
+    const char *slow_list, *gpu_list;
+    bool *slow, *slow_gpu;      /* per rank */
+    bool *slow_in[G_N];         /* per group of each kind: a slow rank is a member */
     const char *prefix, *outdir;
     int64_t hist_steps, window_steps, t0, slot_ns;
     int max_step_ops;
@@ -344,8 +360,14 @@ static op *next_op(stepgen *s, int g, int kind, int stack, int thread) {
     o->thread = (uint8_t)thread;
     o->index = (uint16_t)s->n;
     o->record_id = s->c->rid++;
-    o->time_ns = s->j->t0 + s->step * STEP_NS + (int64_t)s->n * s->j->slot_ns +
-                 (int64_t)(mix(s->j->seed ^ (uint64_t)s->p.r) % (uint64_t)(s->j->slot_ns / 2));
+    const job *j = s->j;
+    int64_t base = j->t0 + s->step * STEP_NS + (int64_t)s->n * j->slot_ns;
+    int64_t jitter = j->jitter_ns < j->slot_ns / 2 ? j->jitter_ns : j->slot_ns / 2;
+    uint64_t draw = mix(j->seed ^ (uint64_t)s->p.r * 0x9e3779b97f4a7c15ull ^ (uint64_t)(s->step * 65536 + s->n));
+    o->time_ns = base + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0) + (j->slow[s->p.r] ? j->slow_ns : 0);
+    /* a collective ends once its last member arrived: later where a slow rank is a member */
+    bool waits = j->slow_in[g] && j->slow_in[g][group_index(j, s->p, g)];
+    o->done_ns = base + jitter + (waits ? j->slow_ns : 0) + STEP_NS / 1024;
     s->n++;
     return o;
 }
@@ -473,6 +495,18 @@ static void setup_groups(job *j) {
         j->p2p_names[st * 4 + 2] = xstrdup(buf);
         snprintf(buf, sizeof buf, "nccl:recv %d<-%d", st, st + 1);
         j->p2p_names[st * 4 + 3] = xstrdup(buf);
+    }
+}
+
+/* Which groups hold a slow rank (--slow-ranks): their collectives end when it arrives. */
+static void setup_slow_groups(job *j) {
+    for (int g = 0; g < G_N; g++) {
+        j->slow_in[g] = xmalloc(sizeof(bool) * (size_t)j->ngroups[g]);
+        for (int i = 0; i < j->ngroups[g]; i++) {
+            j->slow_in[g][i] = false;
+            for (int k = 0; j->active[g] && k < group_size(j, g) && !j->slow_in[g][i]; k++)
+                j->slow_in[g][i] = j->slow[member_of(j, g, i, k)];
+        }
     }
 }
 
@@ -879,6 +913,11 @@ static void write_entry(pw_writer *pw, worker *w, rankpos p, const op *o) {
     put_str(pw, &w->cache, profiling_name(j, p, o));
     put_str(pw, &w->cache, "time_created_ns");
     pw_int(pw, o->time_ns);
+    if (j->durations && o->state == ST_DONE) { /* torch writes it only once the end event was read */
+        put_str(pw, &w->cache, "duration_ms");
+        double ms = 1.0 + (double)(mix(j->seed ^ (uint64_t)o->record_id ^ (uint64_t)p.r << 40) % 200) / 1000.0;
+        pw_float(pw, j->slow_gpu[p.r] ? ms * j->gpu_factor : ms);
+    }
     put_str(pw, &w->cache, "input_sizes");
     write_sizes(pw, j, o->sh_in);
     put_str(pw, &w->cache, "input_dtypes");
@@ -892,7 +931,7 @@ static void write_entry(pw_writer *pw, worker *w, rankpos p, const op *o) {
     put_str(pw, &w->cache, "time_discovered_started_ns");
     pw_none(pw);
     put_str(pw, &w->cache, "time_discovered_completed_ns");
-    if (o->state == ST_DONE) pw_int(pw, o->time_ns + STEP_NS / 1024);
+    if (o->state == ST_DONE) pw_int(pw, o->done_ns);
     else pw_none(pw);
     put_str(pw, &w->cache, "retired");
     pw_bool(pw, o->state == ST_DONE);
@@ -1044,7 +1083,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
             "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
-            "                 [--microbatches M] [--layers L] [--jobs J] [--every K] OUTDIR\n");
+            "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
+            "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR\n");
     exit(2);
 }
 
@@ -1057,6 +1097,29 @@ static long num_arg(int argc, char **argv, int *i) {
 }
 
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+/* "3", "3,9", "8-15": a set of ranks below j->n; all false for NULL. */
+static bool *rank_set(const job *j, const char *list) {
+    bool *set = calloc((size_t)j->n, sizeof *set);
+    if (!set) exit(2);
+    for (const char *p = list; p && *p;) {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p) usage();
+        if (*end == '-') hi = strtol(end + 1, &end, 10);
+        if (lo < 0 || hi < lo || hi >= j->n || (*end && *end != ',')) usage();
+        for (long r = lo; r <= hi; r++) set[r] = true;
+        p = *end ? end + 1 : end;
+    }
+    return set;
+}
+
+static void print_set(const char *what, const job *j, const bool *set) {
+    printf("%s:", what);
+    for (int r = 0; r < j->n; r++)
+        if (set[r]) printf(" %d", r);
+    printf("\n");
+}
 
 static void parse_args(job *j, int argc, char **argv) {
     int tp = -1, pp = -1;
@@ -1077,6 +1140,12 @@ static void parse_args(job *j, int argc, char **argv) {
         else if (!strcmp(a, "--every"))
             j->every = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--prefix") && i + 1 < argc) j->prefix = argv[++i];
+        else if (!strcmp(a, "--jitter-ms")) j->jitter_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--slow-ms")) j->slow_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--slow-gpu-factor")) j->gpu_factor = (double)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--durations")) j->durations = true;
+        else if (!strcmp(a, "--slow-ranks") && i + 1 < argc) j->slow_list = argv[++i];
+        else if (!strcmp(a, "--slow-gpu") && i + 1 < argc) j->gpu_list = argv[++i], j->durations = true;
         else if (!strcmp(a, "--version") && i + 1 < argc) {
             a = argv[++i];
             if (!strcmp(a, "2.9")) j->version = 9;
@@ -1087,6 +1156,9 @@ static void parse_args(job *j, int argc, char **argv) {
     }
     if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
         usage();
+    j->slow = rank_set(j, j->slow_list);
+    j->slow_gpu = rank_set(j, j->gpu_list);
+    if (!j->slow_list) j->slow_ns = 0;
     j->tp = tp > 0 ? tp : gcd(j->n, 8);
     j->pp = pp > 0 ? pp : gcd(j->n / j->tp, 4);
     if (j->n % j->tp || (j->n / j->tp) % j->pp) {
@@ -1138,6 +1210,9 @@ int main(int argc, char **argv) {
     j.every = 1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     j.jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
+    j.jitter_ns = 2000000;
+    j.slow_ns = 40000000;
+    j.gpu_factor = 8;
     parse_args(&j, argc, argv);
     if (mkdir(j.outdir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "gen_dumps: %s: %s\n", j.outdir, strerror(errno));
@@ -1151,6 +1226,7 @@ int main(int argc, char **argv) {
     double t_start = now_s();
     setup_shapes(&j);
     setup_groups(&j);
+    setup_slow_groups(&j);
     setup_history(&j);
     simulate_hang(&j);
     double t_sim = now_s();
@@ -1159,6 +1235,8 @@ int main(int argc, char **argv) {
     printf("culprit_ranks:");
     for (int k = 0; k < j.faults; k++) printf(" %d", j.culprits[k]);
     printf("\n");
+    if (j.slow_list) print_set("slow_ranks", &j, j.slow);
+    if (j.gpu_list) print_set("slow_gpus", &j, j.slow_gpu);
     double secs = t_end - t_sim;
     fprintf(stderr,
             "gen_dumps: %d ranks (tp %d pp %d dp %d ep %d) x %d entries%s, v2.%d: %" PRIu64

@@ -40,6 +40,7 @@ struct CUstream_st {
 
 struct CUevent_st {
     _Atomic uint64_t recorded, reached;
+    _Atomic int64_t reached_ns; /* CLOCK_MONOTONIC when the latest marker was passed */
 };
 
 static _Atomic int g_violations;
@@ -238,6 +239,9 @@ typedef struct marker {
 static void reach_marker(void *arg)
 {
     marker *m = arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store(&m->ev->reached_ns, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
     atomic_store(&m->ev->reached, m->gen);
     free(m);
 }
@@ -264,6 +268,16 @@ EXPORT CUresult cuEventQuery(CUevent ev)
     }
     return atomic_load(&ev->reached) >= atomic_load(&ev->recorded) ? CUDA_SUCCESS
                                                                     : CUDA_ERROR_NOT_READY;
+}
+
+/* cuda.h of CUDA 12.8+ names it cuEventElapsedTime_v2; the recorder looks up both names. */
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
+{
+    if (atomic_load(&start->reached) < atomic_load(&start->recorded) ||
+        atomic_load(&end->reached) < atomic_load(&end->recorded))
+        return CUDA_ERROR_NOT_READY;
+    *ms = (float)(atomic_load(&end->reached_ns) - atomic_load(&start->reached_ns)) / 1e6f;
+    return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuEventSynchronize(CUevent ev)

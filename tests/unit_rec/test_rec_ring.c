@@ -79,6 +79,32 @@ static void test_state_updates_are_tagged(void **state)
     assert_false(s.status & REC_S_FAILED);
 }
 
+/* duration_ms: unknown until the watchdog sets it, kept per entry, reset when a slot is reused,
+ * and a late setter for an entry whose slot moved on changes nothing. */
+static void test_durations(void **state)
+{
+    (void)state;
+    rec_ring ring;
+    assert_int_equal(rec_ring_init(&ring, 4), 0);
+    rec_call_words c = make_call(&ring, 1);
+    rec_ring_publish(&ring, &c, REC_S_START_ARMED | REC_S_END_ARMED);
+    rec_snapshot s;
+    assert_true(rec_ring_read(&ring, 0, &s));
+    assert_false(s.has_duration);
+    rec_ring_set_duration(&ring, 0, 1.5f);
+    assert_true(rec_ring_read(&ring, 0, &s));
+    assert_true(s.has_duration);
+    assert_true(s.duration_ms == 1.5f);
+    uint64_t reused = ring.nslots; /* the id that lands in slot 0 next */
+    for (uint64_t i = 1; i <= reused; i++) {
+        rec_call_words n = make_call(&ring, i);
+        rec_ring_publish(&ring, &n, 0);
+    }
+    rec_ring_set_duration(&ring, 0, 9.0f); /* too late: the slot holds another entry */
+    assert_true(rec_ring_read(&ring, reused, &s));
+    assert_false(s.has_duration);
+}
+
 typedef struct race {
     rec_ring ring;
     _Atomic int producers_left;
@@ -194,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_and_window),
         cmocka_unit_test(test_state_updates_are_tagged),
+        cmocka_unit_test(test_durations),
         cmocka_unit_test(test_concurrent_producers_and_reader),
         cmocka_unit_test(test_hashes),
         cmocka_unit_test(test_registry),

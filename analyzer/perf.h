@@ -1,0 +1,86 @@
+/* perf.h — speed from the same dumps: slow ranks (stragglers) and per-collective statistics.
+ *
+ * Every entry carries its arrival, time_created_ns (when the rank's CPU issued the call), and
+ * with timing on duration_ms (GPU start to end). fa_perf_build reads them over the matched ops:
+ *
+ * Stragglers. A collective is judged when every member of its group has a call with a known
+ * arrival, it names no mismatch, and (unless the verdict is ok) every call completed: in a hang
+ * only the completed history counts, never the collective everybody waits in. Each member's
+ * lateness is its arrival minus the median arrival of the collective's members; with durations
+ * known on every member, its excess is its duration minus their median. Per rank, over at least
+ * FA_STRAGGLER_MIN_JUDGED collectives, the median lateness (and the median excess) is compared
+ * with every other rank's, robustly: a rank is a straggler when its median stands above the
+ * ranks' median by at least the floor (--straggler-floor-ms, default 5 ms) and by at least
+ * FA_OUTLIER_Z times the ranks' spread (1.4826 MAD; perfstat.h). Per-operation jitter averages
+ * out in a median; a floor of milliseconds keeps a healthy job's small systematic offsets (one
+ * host's clock, one rank's Python) from being called slow. Ordered most significant first.
+ *
+ * Stats. One row per group x op type x input/output sizes x dtype: count, bytes per call (the
+ * larger of input and output numel x dtype size, as nccl-tests counts them), arrival skew per op
+ * (last arrival minus first, p50 and p99 over the row's ops), duration per op (the median of its
+ * members' durations, p50 and p99), algbw = bytes / p50 duration and busbw = algbw x nccl-tests'
+ * factor (perfstat.h). Rows in group order, then by first appearance.
+ */
+#ifndef FRTRACE_PERF_H
+#define FRTRACE_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groups.h"
+#include "load.h"
+#include "match.h"
+#include "verdict.h"
+
+#define FA_STRAGGLER_FLOOR_MS 5.0
+#define FA_STRAGGLER_MIN_JUDGED 5
+
+typedef struct fa_straggler {
+    int64_t rank;
+    double late_ms_median, late_ms_p90; /* arrival after its collectives' median arrival */
+    uint32_t last_in;                   /* collectives it arrived last in (alone) */
+    uint32_t collectives;               /* collectives judged */
+    double slow_ms_median;              /* duration beyond its peers' median; NaN without durations */
+    uint32_t timed;                     /* collectives judged on durations */
+    bool late, slow_ops;                /* which test named it: arrivals, durations (or both) */
+    double excess_ms;                   /* how far beyond the ranks' median: the order */
+    uint32_t *groups;                   /* indices into fa_groups.v, ascending */
+    size_t ngroups;
+} fa_straggler;
+
+typedef struct fa_stat_row {
+    uint32_t group;
+    const char *type;          /* op type, in the store */
+    uint32_t in_sizes, out_sizes, dtypes; /* store ids of the representative entry */
+    bool is_p2p;
+    uint64_t count;
+    int64_t bytes;             /* per call; -1 unknown dtype */
+    double skew_p50, skew_p99; /* ms; NaN when no op had two known arrivals */
+    double dur_p50, dur_p99;   /* ms; NaN without durations */
+    double algbw, busbw;       /* GB/s; NaN without durations or bytes */
+    uint64_t nskew, ndur;      /* ops behind the quantiles */
+} fa_stat_row;
+
+typedef struct fa_perf {
+    double floor_ms;
+    fa_straggler *stragglers;
+    size_t nstragglers;
+    fa_stat_row *stats;
+    size_t nstats;
+    size_t judged;        /* collectives judged for stragglers */
+    size_t ranks_judged;  /* ranks with at least FA_STRAGGLER_MIN_JUDGED of them */
+    bool any_arrival, any_duration;
+} fa_perf;
+
+/* Fills p; floor_ms <= 0 takes the default. Groups are read by `jobs` threads (<= 0: one per
+ * core); the result does not depend on it. 0, or -1 when out of memory (p is then empty). */
+int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
+                  int jobs, fa_perf *p);
+void fa_perf_free(fa_perf *p);
+
+/* "rank 3 is slow: last to arrive in 64 of 64 collectives, 40 ms late (median)" for one, a
+ * shorter line for several; malloc'd, NULL when there are none. */
+char *fa_perf_summary(const fa_perf *p);
+
+#endif

@@ -1,0 +1,25 @@
+/* perf_report.h — presenting perf.h's results: the "slow ranks" section of the text and
+ * markdown reports, the "stragglers" and "stats" keys of the database, and `frtrace stats`.
+ *
+ * The stats table honours --pg-filters (a row's group, by name, desc or id) and --selected-ranks
+ * (groups that hold one of them). Each returns 0, or -1 when writing failed.
+ */
+#ifndef FRTRACE_PERF_REPORT_H
+#define FRTRACE_PERF_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "report.h"
+
+/* "slow ranks:" (text, within `width` columns, 0: no limit) / "## Slow ranks" (markdown);
+ * nothing when there are none. */
+void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out);
+/* `,"stragglers":[...],"stats":[...]`: two more keys of the database object being written. */
+int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+/* `frtrace stats`: "text", "markdown" or "json" ({"stats": [...], "stragglers": [...]}). */
+int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format, FILE *out);
+/* Does the report's --pg-filters / --selected-ranks keep group g? */
+bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, uint32_t g);
+
+#endif

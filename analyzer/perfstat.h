@@ -1,0 +1,39 @@
+/* perfstat.h — the robust statistics behind stragglers and `frtrace stats`, apart from any dump.
+ *
+ * Quantiles are taken as numpy's default ("linear": between the two closest order statistics),
+ * so p50 of an even count is the mean of the middle two. The spread of a sample is its median
+ * absolute deviation, scaled by 1.4826 so that it estimates the standard deviation of normal
+ * noise; an outlier is a value whose robust z-score (x - median) / spread passes a threshold
+ * (Iglewicz and Hoaglin's modified z-score: Grubbs' test with median and MAD in place of mean
+ * and standard deviation, which one or several outliers cannot drag along with them).
+ * Functions that select reorder their input; none allocates.
+ */
+#ifndef FRTRACE_PERFSTAT_H
+#define FRTRACE_PERFSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The q-quantile (0 <= q <= 1) of v[0..n); reorders v. NaN when n == 0. */
+double fa_quantile(double *v, size_t n, double q);
+/* The median of v[0..n) (reorders v); NaN when n == 0. */
+static inline double fa_median(double *v, size_t n) { return fa_quantile(v, n, 0.5); }
+/* The median of n int64 values, as a double; reorders v. 0 when n == 0. */
+double fa_median_i64(int64_t *v, size_t n);
+/* 1.4826 x the median absolute deviation of v around `center`; `scratch` holds n doubles. */
+double fa_mad_sigma(const double *v, size_t n, double center, double *scratch);
+/* Robust z-score of x in a sample with this center and sigma: +inf when sigma is 0 and x is
+ * above the center, 0 when equal. */
+double fa_robust_z(double x, double center, double sigma);
+
+/* Threshold of the modified z-score beyond which a value is an outlier (Iglewicz-Hoaglin). */
+#define FA_OUTLIER_Z 3.5
+
+/* Bytes of one element of a c10 dtype name ("Float" 4, "BFloat16" 2, ...); 0 when unknown. */
+int fa_dtype_size(const char *dtype);
+/* nccl-tests' bus bandwidth factor for an op type on n ranks: all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter, all_to_all, gather, scatter (n-1)/n; broadcast, reduce, send, recv and the
+ * rest 1. */
+double fa_busbw_factor(const char *type, int64_t n);
+
+#endif

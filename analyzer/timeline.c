@@ -1,0 +1,497 @@
+/* timeline.c — Chrome Trace Event JSON and SVG of the job's entries over time (timeline.h). */
+#include "timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_report.h"
+
+/* ------------------------------------------------------------ which ranks ----------- */
+
+static int cmp_size(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool rank_wanted(const fa_report_options *opt, int64_t rank) {
+    for (size_t i = 0; i < opt->nselected_ranks; i++)
+        if (opt->selected_ranks[i] == rank) return true;
+    return false;
+}
+
+int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks, fa_timeline_sel *sel) {
+    memset(sel, 0, sizeof *sel);
+    size_t n = a->in.nranks;
+    sel->ranks = malloc((n + 1) * sizeof *sel->ranks);
+    bool *taken = calloc(n + 1, sizeof *taken);
+    if (!sel->ranks || !taken) {
+        free(taken);
+        return -1;
+    }
+    if (opt->selected_ranks) {
+        for (size_t i = 0; i < n; i++)
+            if (rank_wanted(opt, a->in.ranks[i].rank)) sel->ranks[sel->n++] = i;
+    } else if (max_ranks <= 0 || n <= (size_t)max_ranks) {
+        for (size_t i = 0; i < n; i++) sel->ranks[sel->n++] = i;
+    } else {
+        size_t cap = (size_t)max_ranks;
+        for (size_t i = 0; i < a->verdict.culprits.n && sel->n < cap; i++) {
+            long r = fa_input_find(&a->in, a->verdict.culprits.v[i]);
+            if (r >= 0 && !taken[r]) taken[r] = true, sel->ranks[sel->n++] = (size_t)r;
+        }
+        for (size_t i = 0; i < a->perf.nstragglers && sel->n < cap; i++) {
+            long r = fa_input_find(&a->in, a->perf.stragglers[i].rank);
+            if (r >= 0 && !taken[r]) taken[r] = true, sel->ranks[sel->n++] = (size_t)r;
+        }
+        for (size_t i = 0; i < n && sel->n < cap; i++)
+            if (!taken[i]) taken[i] = true, sel->ranks[sel->n++] = i;
+        qsort(sel->ranks, sel->n, sizeof *sel->ranks, cmp_size);
+        sel->dropped = n - sel->n;
+    }
+    free(taken);
+    return 0;
+}
+
+void fa_timeline_sel_free(fa_timeline_sel *sel) {
+    free(sel->ranks);
+    memset(sel, 0, sizeof *sel);
+}
+
+/* ------------------------------------------------------------ shared ---------------- */
+
+/* What both pictures need: the time base, each drawn entry's span, the marks. */
+typedef struct span {
+    int64_t start, end; /* ns */
+    bool pending, end_known;
+} span;
+
+typedef struct view {
+    const fa_analysis *a;
+    const fa_report_options *opt;
+    const fa_timeline_sel *sel;
+    int64_t t0, t_end;    /* first arrival, the dump's time (the latest instant seen) */
+    int64_t lo, hi;       /* the window drawn */
+    long hang_op;         /* the verdict's operation, or -1 */
+    int64_t hang_ns;      /* where its first rank arrived */
+    bool *input_shown;    /* per input rank */
+} view;
+
+static bool is_pending(const fa_traits *t) { return t->state != FR_STATE_COMPLETED; }
+
+static span entry_span(const view *v, const fa_dump *d, uint32_t i) {
+    const fa_times *tm = &d->times[i];
+    const fa_traits *tr = fa_entry_traits(v->a->in.store, &d->entries[i]);
+    span s = {tm->created_ns, tm->created_ns, is_pending(tr), false};
+    if (s.pending) {
+        s.end = v->t_end > s.start ? v->t_end : s.start;
+    } else if (tm->completed_us != FA_NO_TIME) {
+        s.end = s.start + (int64_t)tm->completed_us * 1000;
+        s.end_known = true;
+    } else if (!isnan(tm->duration_ms)) {
+        s.end = s.start + (int64_t)(tm->duration_ms * 1e6);
+        s.end_known = true;
+    }
+    return s;
+}
+
+/* The group index of entry i of input rank r (-1 none), cached per pg slot. */
+static long entry_group(const view *v, size_t r, const fa_dump *d, uint32_t i, long *pg_group) {
+    uint32_t pg = d->entries[i].pg;
+    if (pg_group[pg] == -2) pg_group[pg] = fa_groups_find(&v->a->groups, r, d->pgs[pg].name);
+    return pg_group[pg];
+}
+
+static long hang_op(const fa_analysis *a) {
+    const fa_verdict *vd = &a->verdict;
+    if (vd->status == FA_STATUS_OK) return -1;
+    if (vd->nculprit_findings && a->findings.v[vd->first_culprit_finding].op >= 0) return a->findings.v[vd->first_culprit_finding].op;
+    if (vd->nevidence) return vd->evidence[0].op;
+    for (size_t i = 0; i < a->findings.n; i++)
+        if (a->findings.v[i].op >= 0 && !fa_finding_is_warning(a->findings.v[i].kind)) return a->findings.v[i].op;
+    return -1;
+}
+
+static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel) {
+    memset(v, 0, sizeof *v);
+    v->a = a, v->opt = opt, v->sel = sel;
+    v->input_shown = calloc(a->in.nranks + 1, sizeof *v->input_shown);
+    if (!v->input_shown) return -1;
+    for (size_t k = 0; k < sel->n; k++) v->input_shown[sel->ranks[k]] = true;
+    int64_t t0 = INT64_MAX, t_end = 0;
+    for (size_t r = 0; r < a->in.nranks; r++) {
+        const fa_dump *d = a->in.ranks[r].dump;
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            const fa_times *tm = &d->times[i];
+            if (!tm->created_ns) continue;
+            if (tm->created_ns < t0 && v->input_shown[r]) t0 = tm->created_ns;
+            int64_t end = tm->created_ns;
+            if (tm->completed_us != FA_NO_TIME) end += (int64_t)tm->completed_us * 1000;
+            if (end > t_end) t_end = end;
+        }
+    }
+    v->t0 = t0 == INT64_MAX ? 0 : t0;
+    v->t_end = t_end;
+    v->lo = v->t0 + (sel->has_from ? (int64_t)(sel->from_ms * 1e6) : 0);
+    v->hi = sel->has_to ? v->t0 + (int64_t)(sel->to_ms * 1e6) : t_end;
+    v->hang_op = hang_op(a);
+    v->hang_ns = 0;
+    if (v->hang_op >= 0) {
+        const fa_op *o = &a->match.ops[v->hang_op];
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &a->match.calls[o->first_call + k];
+            if (!c->nentries) continue;
+            int64_t t = a->in.ranks[c->rank_index].dump->times[a->match.entry_refs[c->entries_at]].created_ns;
+            if (t && (!v->hang_ns || t < v->hang_ns)) v->hang_ns = t;
+        }
+    }
+    return 0;
+}
+
+/* "group 5 all_reduce #4": the hang point's name. */
+static void hang_label(const fa_analysis *a, long op, char *buf, size_t len) {
+    char g[256], o[140];
+    fa_group_label(&a->groups.v[a->match.ops[op].group], g, sizeof g);
+    fa_op_label(&a->match, (size_t)op, o, sizeof o);
+    snprintf(buf, len, "%s %s", g, o);
+}
+
+static const fa_straggler *straggler_of(const fa_analysis *a, int64_t rank) {
+    for (size_t i = 0; i < a->perf.nstragglers; i++)
+        if (a->perf.stragglers[i].rank == rank) return &a->perf.stragglers[i];
+    return NULL;
+}
+
+static bool is_culprit(const fa_analysis *a, int64_t rank) { return fa_ranks_contains(&a->verdict.culprits, rank); }
+
+static void json_text(FILE *out, const char *s) {
+    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
+        else if (*c < 0x20) fprintf(out, "\\u%04x", *c);
+        else fputc(*c, out);
+    }
+}
+
+static double us(const view *v, int64_t ns) { return (double)(ns - v->t0) / 1000.0; }
+
+/* ------------------------------------------------------------ trace JSON ------------ */
+
+static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const fa_dump *d, uint32_t i, span s) {
+    const fa_store *st = v->a->in.store;
+    const fa_entry *e = &d->entries[i];
+    const fa_traits *tr = fa_entry_traits(st, e);
+    const fa_opinfo *op = fa_store_op(st, tr->name);
+    char in[256], outs[256];
+    fa_shapes_text(fa_store_shapes(st, tr->in_sizes), in, sizeof in);
+    fa_shapes_text(fa_store_shapes(st, tr->out_sizes), outs, sizeof outs);
+    const fr_strings *dt = fa_store_strings(st, tr->in_dtypes);
+    double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
+    fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"", (long long)rank, gi + 1,
+            us(v, s.start), dur);
+    json_text(out, op->type);
+    if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
+    fprintf(out, "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_seq_id\":%lld,"
+                 "\"profiling_name\":\"",
+            s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective", s.pending ? ",\"cname\":\"terrible\"" : "",
+            (long long)e->record_id, (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
+    json_text(out, op->text);
+    fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
+    json_text(out, dt->count ? dt->items[0] : "");
+    fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
+    if (!isnan(d->times[i].duration_ms)) fprintf(out, ",\"duration_ms\":%.3f", d->times[i].duration_ms);
+    if (s.pending) fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
+    else if (!s.end_known) fputs(",\"end\":\"unknown\"", out);
+    fputs("}}", out);
+}
+
+static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used, size_t ngroups) {
+    const fa_analysis *a = v->a;
+    int64_t rank = a->in.ranks[r].rank;
+    const fa_straggler *s = straggler_of(a, rank);
+    fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s", (long long)rank,
+            (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
+    if (s && s->late) fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
+    else if (s) fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
+    fprintf(out, "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%lld}}", (long long)rank,
+            (long long)rank);
+    for (size_t k = 0; k < ngroups; k++) {
+        char label[256];
+        fa_group_label(&a->groups.v[groups_used[k]], label, sizeof label);
+        fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{\"name\":\"", (long long)rank,
+                groups_used[k] + 1);
+        json_text(out, label);
+        fputs("\"}}", out);
+    }
+}
+
+static bool in_window(const view *v, span s) { return s.end >= v->lo && s.start <= v->hi; }
+
+static void trace_flows(const view *v, FILE *out) {
+    const fa_analysis *a = v->a;
+    const fa_match *m = &a->match;
+    for (size_t op = 0; op < m->nops; op++) {
+        const fa_op *o = &m->ops[op];
+        if (o->ncalls < 2 || !fa_perf_group_selected(a, v->opt, o->group)) continue;
+        uint32_t shown = 0;
+        for (uint32_t k = 0; k < o->ncalls; k++) shown += v->input_shown[m->calls[o->first_call + k].rank_index];
+        if (shown < 2) continue;
+        uint32_t done = 0;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            if (!v->input_shown[c->rank_index] || !c->nentries) continue;
+            const fa_dump *d = a->in.ranks[c->rank_index].dump;
+            uint32_t i = m->entry_refs[c->entries_at];
+            span s = entry_span(v, d, i);
+            if (!s.start || !in_window(v, s)) continue;
+            done++;
+            const char *ph = done == 1 ? "s" : done == shown ? "f" : "t";
+            fprintf(out, ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%u,\"ts\":%.3f,\"name\":\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
+                    ph, op, (long long)a->in.ranks[c->rank_index].rank, o->group + 1, us(v, s.start));
+        }
+    }
+}
+
+int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out) {
+    view v;
+    if (view_init(&v, a, opt, sel) != 0) return -1;
+    long *used = malloc((a->groups.n + 1) * sizeof *used);
+    bool *seen = calloc(a->groups.n + 1, sizeof *seen);
+    int rc = used && seen ? 0 : -1;
+    fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"frtrace\",\"dir\":\"");
+    json_text(out, a->in.dir);
+    fputs("\",\"verdict\":\"", out);
+    json_text(out, a->verdict.summary);
+    fprintf(out, "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[", (long long)v.t0,
+            sel->n, sel->dropped);
+    fprintf(out, "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
+    json_text(out, a->verdict.summary);
+    fputs("\"}}", out);
+    for (size_t k = 0; k < sel->n && rc == 0; k++) {
+        size_t r = sel->ranks[k];
+        const fa_dump *d = a->in.ranks[r].dump;
+        int64_t rank = a->in.ranks[r].rank;
+        long *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
+        if (!pg_group) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
+        size_t nused = 0;
+        memset(seen, 0, (a->groups.n + 1) * sizeof *seen);
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            long gi = entry_group(&v, r, d, i, pg_group);
+            if (gi >= 0 && !fa_perf_group_selected(a, opt, (uint32_t)gi)) continue;
+            span s = entry_span(&v, d, i);
+            if (!s.start || !in_window(&v, s)) continue;
+            trace_entry(&v, out, rank, gi, d, i, s);
+            if (gi >= 0 && !seen[gi]) seen[gi] = true, used[nused++] = gi;
+        }
+        trace_names(&v, out, r, used, nused);
+        if (is_culprit(a, rank) && v.hang_ns)
+            fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":\"culprit\",\"cname\":\"terrible\"}",
+                    (long long)rank, us(&v, v.hang_ns));
+        free(pg_group);
+    }
+    if (rc == 0) trace_flows(&v, out);
+    if (rc == 0 && v.hang_ns) {
+        char label[400] = "";
+        hang_label(a, v.hang_op, label, sizeof label);
+        fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ", us(&v, v.hang_ns));
+        json_text(out, label);
+        fputs("\",\"cname\":\"terrible\"}", out);
+    }
+    fputs("\n]}\n", out);
+    free(used), free(seen), free(v.input_shown);
+    return rc || ferror(out) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ SVG ------------------- */
+
+enum { SVG_W = 1200, SVG_LABEL = 190, SVG_RIGHT = 20, SVG_TOP = 92 };
+
+typedef struct family {
+    const char *name, *color;
+} family;
+
+static const family FAMILIES[] = {
+    {"all_reduce", "#4e79a7"}, {"all_gather", "#59a14f"}, {"reduce_scatter", "#76b7b2"}, {"all_to_all", "#b07aa1"},
+    {"broadcast", "#f28e2b"},  {"send/recv", "#9c755f"},  {"other", "#bab0ac"},
+};
+enum { NFAMILIES = sizeof FAMILIES / sizeof FAMILIES[0] };
+#define PENDING_COLOR "#e15759"
+
+static int family_of(const fa_opinfo *op) {
+    const char *t = op->type;
+    if (op->is_send || op->is_recv) return 5;
+    if (strstr(t, "all_reduce") || strstr(t, "allreduce")) return 0;
+    if (strstr(t, "all_gather") || strstr(t, "allgather")) return 1;
+    if (strstr(t, "reduce_scatter")) return 2;
+    if (strstr(t, "all_to_all") || strstr(t, "alltoall")) return 3;
+    if (strstr(t, "broadcast")) return 4;
+    return 6;
+}
+
+static void xml_text(FILE *out, const char *s) {
+    for (; s && *s; s++) {
+        if (*s == '&') fputs("&amp;", out);
+        else if (*s == '<') fputs("&lt;", out);
+        else if (*s == '>') fputs("&gt;", out);
+        else if (*s == '"') fputs("&quot;", out);
+        else if ((unsigned char)*s >= 0x20) fputc(*s, out);
+    }
+}
+
+static double nice_step(double width) {
+    double raw = width / 8, p = pow(10, floor(log10(raw > 0 ? raw : 1)));
+    double m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+/* One row's completed bars at pixel resolution: each pixel column keeps the family of the
+ * operation that covers most of it, so a row is at most one rect per pixel whatever the entry
+ * count, and neighbouring columns of one family become one rect. */
+typedef struct pixrow {
+    float *cover;       /* [px * NFAMILIES]: how much of each pixel each family covers */
+    size_t width;
+} pixrow;
+
+static void pix_add(pixrow *p, double x0, double x1, int fam) {
+    if (x1 < x0 + 0.6) x1 = x0 + 0.6; /* a bar narrower than a pixel still shows */
+    for (size_t px = x0 < 0 ? 0 : (size_t)x0; px < p->width && (double)px < x1; px++) {
+        double lo = (double)px > x0 ? (double)px : x0, hi = (double)(px + 1) < x1 ? (double)(px + 1) : x1;
+        if (hi > lo) p->cover[px * NFAMILIES + (size_t)fam] += (float)(hi - lo);
+    }
+}
+
+static void pix_flush(pixrow *p, FILE *out, double left, double y, double h) {
+    int cur = -1;
+    size_t start = 0;
+    for (size_t px = 0; px <= p->width; px++) {
+        int best = -1;
+        float most = 0.25f; /* a pixel less than a quarter covered stays blank */
+        for (int f = 0; px < p->width && f < NFAMILIES; f++)
+            if (p->cover[px * NFAMILIES + (size_t)f] > most) most = p->cover[px * NFAMILIES + (size_t)f], best = f;
+        if (best == cur) continue;
+        if (cur >= 0)
+            fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\"/>\n", left + (double)start, y,
+                    px - start, h, FAMILIES[cur].color);
+        cur = best, start = px;
+    }
+    memset(p->cover, 0, p->width * NFAMILIES * sizeof *p->cover);
+}
+
+int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out) {
+    view v;
+    if (view_init(&v, a, opt, sel) != 0) return -1;
+    size_t rows = sel->n;
+    double rh = rows <= 16 ? 18 : rows <= 40 ? 12 : rows <= 100 ? 8 : 4;
+    double plot_w = SVG_W - SVG_LABEL - SVG_RIGHT, height = SVG_TOP + (double)rows * rh + 46;
+    double span_ns = (double)(v.hi - v.lo) > 0 ? (double)(v.hi - v.lo) : 1;
+#define XOF(ns) (SVG_LABEL + ((double)((ns) - v.lo) / span_ns) * plot_w)
+    bool used[NFAMILIES] = {false};
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+                 "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
+            SVG_W, height, SVG_W, height);
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+    xml_text(out, a->verdict.summary ? a->verdict.summary : fa_status_name(a->verdict.status));
+    fprintf(out, "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks, %.1f ms from the first arrival%s; bars: "
+                 "arrival to completion; red: pending at the dump</text>\n",
+            rows, a->in.nranks, span_ns / 1e6, sel->dropped ? " (--max-ranks, --selected-ranks for others)" : "");
+    /* rows: background and label */
+    for (size_t k = 0; k < rows; k++) {
+        int64_t rank = a->in.ranks[sel->ranks[k]].rank;
+        const fa_straggler *s = straggler_of(a, rank);
+        bool culprit = is_culprit(a, rank);
+        double y = SVG_TOP + (double)k * rh;
+        const char *bg = culprit ? "#fbd5d5" : s ? "#ffe2b8" : k % 2 ? "#f4f4f4" : "#ffffff";
+        fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", y, SVG_W, rh, bg);
+        if (rh >= 8) {
+            fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"%.0f\"%s>rank %lld", y + rh * 0.75, rh >= 12 ? 11.0 : rh,
+                    culprit ? " fill=\"#b00000\" font-weight=\"bold\"" : s ? " fill=\"#a35200\" font-weight=\"bold\"" : "",
+                    (long long)rank);
+            if (culprit) fputs(" culprit", out);
+            if (s && s->late) fprintf(out, " slow +%.0f ms", s->late_ms_median);
+            else if (s) fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
+            fputs("</text>\n", out);
+        }
+    }
+    /* time axis */
+    double step = nice_step(span_ns / 1e6);
+    double first = ceil((double)(v.lo - v.t0) / 1e6 / step) * step;
+    for (double t = first; t <= (double)(v.hi - v.t0) / 1e6 + 1e-9; t += step) {
+        double x = XOF(v.t0 + (int64_t)(t * 1e6));
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x, SVG_TOP - 4, x,
+                SVG_TOP + (double)rows * rh);
+        if (step >= 1000) fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g s</text>\n", x, SVG_TOP - 8, t / 1000);
+        else fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g ms</text>\n", x, SVG_TOP - 8, t);
+    }
+    /* bars */
+    pixrow pix = {calloc((size_t)plot_w * NFAMILIES + NFAMILIES, sizeof(float)), (size_t)plot_w};
+    int rc = pix.cover ? 0 : -1;
+    for (size_t k = 0; k < rows && rc == 0; k++) {
+        size_t r = sel->ranks[k];
+        const fa_dump *d = a->in.ranks[r].dump;
+        long *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
+        if (!pg_group) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
+        double y = SVG_TOP + (double)k * rh + 1.5, h = rh - 3 > 1 ? rh - 3 : 1;
+        for (int pass = 0; pass < 2; pass++) { /* completed bars first, pending ones on top */
+            for (uint32_t i = 0; i < d->nentries; i++) {
+                long gi = entry_group(&v, r, d, i, pg_group);
+                if (gi >= 0 && !fa_perf_group_selected(a, opt, (uint32_t)gi)) continue;
+                span s = entry_span(&v, d, i);
+                if (!s.start || !in_window(&v, s) || s.pending != (pass == 1)) continue;
+                const fa_opinfo *op = fa_store_op(a->in.store, fa_entry_traits(a->in.store, &d->entries[i])->name);
+                int fam = family_of(op);
+                double x0 = XOF(s.start < v.lo ? v.lo : s.start), x1 = XOF(s.end > v.hi ? v.hi : s.end);
+                if (s.pending) {
+                    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"" PENDING_COLOR
+                                 "\" stroke=\"#7a0000\" stroke-width=\"0.8\"><title>",
+                            x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
+                    xml_text(out, op->text);
+                    fprintf(out, " pending (record %lld)</title></rect>\n", (long long)d->entries[i].record_id);
+                    continue;
+                }
+                used[fam] = true;
+                pix_add(&pix, x0 - SVG_LABEL, x1 - SVG_LABEL, fam);
+            }
+            if (pass == 0) pix_flush(&pix, out, SVG_LABEL, y, h);
+        }
+        free(pg_group);
+    }
+    /* the hang point */
+    if (v.hang_ns && v.hang_ns >= v.lo && v.hang_ns <= v.hi) {
+        char label[400] = "";
+        hang_label(a, v.hang_op, label, sizeof label);
+        double x = XOF(v.hang_ns);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
+                x, SVG_TOP - 40, x, SVG_TOP + (double)rows * rh);
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" font-weight=\"bold\">hang point: ", x - 4, SVG_TOP - 30);
+        xml_text(out, label);
+        fputs("</text>\n", out);
+    }
+    /* legend */
+    double lx = 10, ly = SVG_TOP + (double)rows * rh + 24;
+    for (int f = 0; f < NFAMILIES; f++) {
+        if (!used[f]) continue;
+        fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n", lx,
+                ly - 9, FAMILIES[f].color, lx + 16, ly, FAMILIES[f].name);
+        lx += 22 + 7.0 * (double)strlen(FAMILIES[f].name);
+    }
+    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"" PENDING_COLOR "\"/><text x=\"%.0f\" y=\"%.0f\">pending</text>\n",
+            lx, ly - 9, lx + 16, ly);
+    lx += 80;
+    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#fbd5d5\"/><text x=\"%.0f\" y=\"%.0f\">culprit rank</text>\n",
+            lx, ly - 9, lx + 16, ly);
+    lx += 100;
+    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#ffe2b8\"/><text x=\"%.0f\" y=\"%.0f\">slow rank</text>\n",
+            lx, ly - 9, lx + 16, ly);
+    fputs("</svg>\n", out);
+#undef XOF
+    free(pix.cover);
+    free(v.input_shown);
+    return rc || ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,121 @@
+/* test_perfstat.c — the statistics behind stragglers and `frtrace stats` (perfstat.h): quantiles
+ * as numpy's linear default, medians of int64 timestamps kept exact, MAD scaled to sigma, the
+ * robust z-score (one outlier among jittering ranks stands out, a second does not hide the
+ * first), dtype sizes and nccl-tests' bus bandwidth factors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "perfstat.h"
+
+static void quantiles_match_numpy_linear(void **state) {
+    (void)state;
+    double v[] = {7, 1, 3, 5, 9};
+    assert_float_equal(fa_median(v, 5), 5, 1e-12);
+    double w[] = {4, 1, 3, 2};
+    assert_float_equal(fa_median(w, 4), 2.5, 1e-12);
+    /* numpy.quantile([1..10], 0.9) == 9.1, 0.99 == 9.91 */
+    double x[10];
+    for (int i = 0; i < 10; i++) x[i] = 10 - i;
+    assert_float_equal(fa_quantile(x, 10, 0.9), 9.1, 1e-9);
+    assert_float_equal(fa_quantile(x, 10, 0.99), 9.91, 1e-9);
+    assert_float_equal(fa_quantile(x, 10, 0), 1, 1e-12);
+    assert_float_equal(fa_quantile(x, 10, 1), 10, 1e-12);
+    double one[] = {42};
+    assert_float_equal(fa_quantile(one, 1, 0.99), 42, 1e-12);
+    assert_true(isnan(fa_quantile(one, 0, 0.5)));
+}
+
+static void selection_survives_duplicates_and_sorted_input(void **state) {
+    (void)state;
+    enum { N = 1001 };
+    double *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < N; i++) v[i] = 3; /* all equal */
+    assert_float_equal(fa_median(v, N), 3, 0);
+    for (int i = 0; i < N; i++) v[i] = i % 2; /* two values */
+    assert_float_equal(fa_median(v, N), 0, 0); /* 501 zeros, 500 ones */
+    for (int i = 0; i < N; i++) v[i] = i;     /* sorted */
+    assert_float_equal(fa_median(v, N), 500, 0);
+    for (int i = 0; i < N; i++) v[i] = N - i; /* reversed */
+    assert_float_equal(fa_quantile(v, N, 0.9), 901, 1e-9);
+    free(v);
+}
+
+static void int64_median_keeps_nanoseconds(void **state) {
+    (void)state;
+    int64_t base = 1758600000123456789LL;
+    int64_t t[] = {base + 3, base + 1, base + 2};
+    assert_true(fa_median_i64(t, 3) == (double)(base + 2));
+    int64_t u[] = {base + 10, base, base + 4, base + 6};
+    /* (base+4 + base+6) / 2 without overflow; the offset, in doubles (cmocka's float asserts would
+     * round a timestamp) */
+    assert_true(fabs(fa_median_i64(u, 4) - (double)base - 5) <= 256);
+    int64_t big[] = {INT64_MAX - 2, INT64_MAX};
+    assert_true(fa_median_i64(big, 2) > 9.2e18);
+}
+
+static void mad_sigma_estimates_normal_spread(void **state) {
+    (void)state;
+    double v[] = {-1, 1, -1, 1, 0}, scratch[5];
+    /* deviations 1,1,1,1,0: MAD 1, sigma 1.4826 */
+    assert_float_equal(fa_mad_sigma(v, 5, 0, scratch), 1.4826, 1e-9);
+    double flat[] = {2, 2, 2};
+    assert_float_equal(fa_mad_sigma(flat, 3, 2, scratch), 0, 0);
+}
+
+/* The straggler test: per-rank median lateness of 64 healthy ranks jitters within +-2 ms; one
+ * rank 40 ms late, and then a second 30 ms late, are outliers; no healthy rank is. */
+static void robust_z_finds_outliers_not_jitter(void **state) {
+    (void)state;
+    enum { N = 64 };
+    double v[N], copy[N], scratch[N];
+    for (int i = 0; i < N; i++) v[i] = ((i * 37) % 41) / 10.0 - 2.0;
+    v[5] = 40;
+    v[42] = 30;
+    for (int i = 0; i < N; i++) copy[i] = v[i];
+    double center = fa_median(copy, N), sigma = fa_mad_sigma(v, N, center, scratch);
+    int outliers = 0;
+    for (int i = 0; i < N; i++) {
+        bool out = fa_robust_z(v[i], center, sigma) >= FA_OUTLIER_Z;
+        outliers += out;
+        assert_true(out == (i == 5 || i == 42));
+    }
+    assert_int_equal(outliers, 2);
+    assert_true(isinf(fa_robust_z(1, 0, 0)) && fa_robust_z(0, 0, 0) == 0);
+}
+
+static void dtype_sizes_and_bus_factors(void **state) {
+    (void)state;
+    assert_int_equal(fa_dtype_size("Float"), 4);
+    assert_int_equal(fa_dtype_size("BFloat16"), 2);
+    assert_int_equal(fa_dtype_size("Long"), 8);
+    assert_int_equal(fa_dtype_size("Float8_e4m3fn"), 1);
+    assert_int_equal(fa_dtype_size("NoSuchType"), 0);
+    assert_int_equal(fa_dtype_size(NULL), 0);
+    assert_float_equal(fa_busbw_factor("all_reduce", 8), 2.0 * 7 / 8, 1e-12);
+    assert_float_equal(fa_busbw_factor("allreduce_coalesced", 4), 1.5, 1e-12);
+    assert_float_equal(fa_busbw_factor("_all_gather_base", 8), 7.0 / 8, 1e-12);
+    assert_float_equal(fa_busbw_factor("_reduce_scatter_base", 2), 0.5, 1e-12);
+    assert_float_equal(fa_busbw_factor("all_to_all", 16), 15.0 / 16, 1e-12);
+    assert_float_equal(fa_busbw_factor("broadcast", 8), 1, 0);
+    assert_float_equal(fa_busbw_factor("reduce", 8), 1, 0);
+    assert_float_equal(fa_busbw_factor("send", 2), 1, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(quantiles_match_numpy_linear),
+        cmocka_unit_test(selection_survives_duplicates_and_sorted_input),
+        cmocka_unit_test(int64_median_keeps_nanoseconds),
+        cmocka_unit_test(mad_sigma_estimates_normal_spread),
+        cmocka_unit_test(robust_z_finds_outliers_not_jitter),
+        cmocka_unit_test(dtype_sizes_and_bus_factors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
