@@ -56,7 +56,8 @@ all: $(BUILD)/.deps-ok
 # --- Debian packages -----------------------------------------------------------------
 # Installed by name with apt when missing (sudo only when not root). A stamp file keeps
 # `make` from asking dpkg on every build.
-DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 python3-jsonschema clang libclang-rt-dev
+DEBIAN_PACKAGES := gcc make libc6-dev libcjson-dev libcmocka-dev python3 python3-jsonschema clang libclang-rt-dev \
+                   clang-format librsvg2-bin
 
 deps: $(BUILD)/.deps-ok
 $(BUILD)/.deps-ok:
