@@ -54,20 +54,6 @@
 #include "json_read.h"
 #include "pickle_read.h"
 
-/* --- errors ------------------------------------------------------------------------------- */
-
-static int fail(fr_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(fr_error *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* --- the decoder's working state ---------------------------------------------------------- */
 
 enum { STR_CACHE_SLOTS = 4096, DTYPE_CACHE_SLOTS = 256, KEY_CACHE_SLOTS = 256, FRAME_CACHE_SLOTS = 1024 };
@@ -191,12 +177,12 @@ static size_t pointer_slot(const void *p, size_t slots) {
     return (size_t)(x >> 40) & (slots - 1);
 }
 
-static int out_of_memory(decoder *dec) { return fail(dec->err, "out of memory while decoding the dump"); }
+static int out_of_memory(decoder *dec) { return fr_fail(dec->err, "out of memory while decoding the dump"); }
 
 static int wrong_type(decoder *dec, const char *key, const fv *v, const char *expected) {
-    if (!v || v->kind == FV_NONE) return fail(dec->err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
+    if (!v || v->kind == FV_NONE) return fr_fail(dec->err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
     const char *got = fv_kind_name((fv_kind)v->kind);
-    return fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
+    return fr_fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
                 expected);
 }
 
@@ -293,7 +279,7 @@ static bool parse_decimal(const char *s, size_t len, int64_t *out) {
 static int get_int_or_decimal(decoder *dec, const fv *v, const char *key, int64_t *out) {
     if (fv_is(v, FV_STR)) {
         if (parse_decimal(v->u.s, v->len, out)) return 0;
-        return fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
+        return fr_fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
     }
     return get_int(dec, v, key, out);
 }
@@ -680,7 +666,7 @@ static int get_state(decoder *dec, const fv *v, fr_state *out) {
             return 0;
         }
     int state = dump_state_of(v->u.s);
-    if (state < 0) return fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
+    if (state < 0) return fr_fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
     *out = (fr_state)state;
     dec->state_nodes[*out] = v;
     return 0;
@@ -743,7 +729,7 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
 
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
     set_where(dec, WHERE_ENTRY, index, NULL);
-    if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
+    if (!fv_is(d, FV_DICT)) return fr_fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
     dump_entry_init(e);
     uint32_t seen = 0;
     for (uint32_t p = 0; p < d->len; p++) {
@@ -756,7 +742,7 @@ static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) 
     if (missing) {
         int f = 0;
         while (!(missing & (1u << f))) f++;
-        return fail(dec->err, "entry %u: no \"%s\" key", index, ENTRY_FIELD_NAMES[f]);
+        return fr_fail(dec->err, "entry %u: no \"%s\" key", index, ENTRY_FIELD_NAMES[f]);
     }
     if (!e->profiling_name) e->profiling_name = "";
     return 0;
@@ -863,7 +849,7 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     const int64_t *parsed = ranks_cached(dec, v->u.s, v->len, &n);
     if (!parsed) parsed = ranks_parse(dec, v->u.s, v->len, &n, &bad);
     if (bad)
-        return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
+        return fr_fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
                     v->u.s);
     if (!parsed) return out_of_memory(dec);
     int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *ranks);
@@ -884,7 +870,7 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
 static int check_ranks(decoder *dec, const fr_group_config *g) {
     for (uint32_t i = 0; i < g->nranks; i++)
         if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
-            return fail(dec->err,
+            return fr_fail(dec->err,
                         "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
                         where(dec), g->ranks[i]);
     return 0;
@@ -904,19 +890,19 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
     set_where(dec, WHERE_GROUP, 0, fv_is(key, FV_STR) ? key->u.s : "?");
-    if (!fv_is(key, FV_STR)) return fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(key, FV_STR)) return fr_fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
     if (get_str(dec, name ? name : key, "name", &g->name)) return -1;
     g->desc = "";
     if (desc && get_str(dec, desc, "desc", &g->desc)) return -1;
-    if (!ranks) return fail(dec->err, "%s: no \"ranks\" key", where(dec));
+    if (!ranks) return fr_fail(dec->err, "%s: no \"ranks\" key", where(dec));
     return get_ranks(dec, ranks, g);
 }
 
 static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
     if (!fv_is(pg_config, FV_DICT))
-        return fail(dec->err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
+        return fr_fail(dec->err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
     d->groups = fv_arena_alloc(dec->arena, (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
     if (!d->groups) return out_of_memory(dec);
     for (uint32_t i = 0; i < pg_config->len; i++)
@@ -928,7 +914,7 @@ static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
 static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
     set_where(dec, WHERE_STATUS, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
     int64_t *fields[3] = {&s->last_enqueued, &s->last_started, &s->last_completed};
     for (int k = 0; k < 3; k++) {
@@ -941,7 +927,7 @@ static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_sta
 
 static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
     if (!fv_is(pg_status, FV_DICT))
-        return fail(dec->err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
+        return fr_fail(dec->err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
     d->status = fv_arena_alloc(dec->arena, (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
     if (!d->status) return out_of_memory(dec);
     for (uint32_t i = 0; i < pg_status->len; i++)
@@ -955,7 +941,7 @@ static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
 static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
     set_where(dec, WHERE_COMM, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *x;
     c->comm_rank = c->comm_size = c->color = -1;
     c->parent = c->nccl_hash = c->state = NULL;
@@ -990,15 +976,15 @@ static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
 
 static int decode_version(decoder *dec, const fv *root, fr_dump *d) {
     const fv *v = fv_dict_get(root, "version");
-    if (!v) return fail(dec->err, "not a Flight Recorder dump: no \"version\" key");
-    if (!fv_is(v, FV_STR)) return fail(dec->err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
+    if (!v) return fr_fail(dec->err, "not a Flight Recorder dump: no \"version\" key");
+    if (!fv_is(v, FV_STR)) return fr_fail(dec->err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
     const char *dot = memchr(v->u.s, '.', v->len);
     int64_t major, minor;
     if (!dot || !parse_decimal(v->u.s, (size_t)(dot - v->u.s), &major) ||
         !parse_decimal(dot + 1, v->len - (size_t)(dot + 1 - v->u.s), &minor) || v->u.s[0] == '-' ||
         dot[1] == '-' || major > 1000 || minor > 1000000)
-        return fail(dec->err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
-    if (major != 2) return fail(dec->err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
+        return fr_fail(dec->err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
+    if (major != 2) return fr_fail(dec->err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
     d->version_major = (int)major;
     d->version_minor = (int)minor;
     d->version = intern_node(dec, v);
@@ -1033,7 +1019,7 @@ static const char *warning_text(decoder *dec, const char *fmt, ...) {
 
 /* truncated_at: byte offset where a salvaged pickle ended, or -1 for a whole input. */
 static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t truncated_at) {
-    if (!fv_is_seq(list)) return fail(dec->err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
+    if (!fv_is_seq(list)) return fr_fail(dec->err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
     uint32_t n = list->len;
     bool partial_dropped = false;
     if (!whole(list)) { /* keep the whole prefix */
@@ -1058,15 +1044,15 @@ static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t trun
 
 static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncated_at) {
     if (!fv_is(root, FV_DICT))
-        return fail(dec->err, "not a Flight Recorder dump: the top level is a %s, not a dict",
+        return fr_fail(dec->err, "not a Flight Recorder dump: the top level is a %s, not a dict",
                     root ? fv_kind_name((fv_kind)root->kind) : "nothing");
     bool salvaged = !whole(root) || truncated_at >= 0; /* even a lost STOP is a truncated file */
     const fv *pg_config = fv_dict_get(root, "pg_config"), *pg_status = fv_dict_get(root, "pg_status");
     const fv *entries = fv_dict_get(root, "entries"), *extra = fv_dict_get(root, FR_EXTRA_KEY);
     if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) || (pg_status && !whole(pg_status))))
-        return fail(dec->err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
+        return fr_fail(dec->err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
     if (decode_version(dec, root, d)) return -1;
-    if (!pg_config) return fail(dec->err, "not a Flight Recorder dump: no \"pg_config\" key");
+    if (!pg_config) return fr_fail(dec->err, "not a Flight Recorder dump: no \"pg_config\" key");
     if (decode_groups(dec, pg_config, d)) return -1;
     if (pg_status && decode_status(dec, pg_status, d)) return -1;
     if (decode_comm_lib_version(dec, root, d)) return -1;
@@ -1133,7 +1119,7 @@ static int builder_begin(decoder *dec, fv_arena *arena, fr_encoding encoding, fr
     if (!*d || !dec->strings) {
         fr_intern_free(dec->strings);
         dec->strings = NULL;
-        return fail(err, "out of memory while decoding the dump");
+        return fr_fail(err, "out of memory while decoding the dump");
     }
     dec->arena = arena;
     dec->err = err;
@@ -1166,7 +1152,7 @@ static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encod
 int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err) {
     *out = NULL;
     decoder *dec = decoder_new();
-    if (!dec) return fail(err, "out of memory while decoding the dump");
+    if (!dec) return fr_fail(err, "out of memory while decoding the dump");
     int rc = from_value(dec, root, arena, encoding, -1, out, err);
     decoder_free(dec);
     return rc;
@@ -1296,7 +1282,7 @@ static bool sane_expansion(fv *root, size_t len, fr_error *err) {
     uint64_t bound = 64 * (uint64_t)len + ((uint64_t)16 << 20);
     uint64_t weight = fv_tree_weight(root, bound);
     if (weight <= bound) return true;
-    fail(err,
+    fr_fail(err,
          "memo sharing expands this %zu-byte pickle beyond %" PRIu64
          " bytes of values (64 times its size "
          "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
@@ -1314,7 +1300,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
     }
     fv_arena *values = fd->values;
     fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
-    if (!arena) return fail(err, "out of memory");
+    if (!arena) return fr_fail(err, "out of memory");
     fv *root = NULL;
     fr_encoding encoding;
     int64_t truncated_at = -1;
@@ -1345,7 +1331,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
 int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     fr_decoder *fd = fr_decoder_new();
-    if (!fd) return fail(err, "out of memory");
+    if (!fd) return fr_fail(err, "out of memory");
     int rc = fr_decoder_decode(fd, bytes, len, out, err);
     fr_decoder_free(fd);
     return rc;

@@ -18,8 +18,8 @@
  * fr_dump_write_pickle when w->owns_memory is false, and from pickle_write.c's fixed-memory
  * functions, is one of: memset, memcpy, memcmp, strcmp, strlen (async-signal-safe since
  * POSIX.1-2008 TC2) and the caller's sink (the recorder's calls write(2)). Numbers are formatted
- * by fmt_i64() below, error text is copied by copy_msg(): no snprintf, no malloc/free, no stdio
- * on that path. The JSON writer and the heap pickle writer do allocate; they are never used from
+ * by fmt_i64() below, error text is copied by fr_fail_text() (error.h): no snprintf, no
+ * malloc/free, no stdio on that path. The JSON writer and the heap pickle writer do allocate; they are never used from
  * a handler. tests/fakes/asig_trap.c checks this at run time (t0400).
  */
 #include "dump_write.h"
@@ -29,16 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Signal-safe stand-ins for snprintf: the pickle path may run inside a fatal-signal handler. */
-static void copy_msg(char *out, size_t cap, const char *msg) {
-    size_t n = strlen(msg);
-    if (cap == 0) return;
-    if (n > cap - 1) n = cap - 1;
-    memcpy(out, msg, n);
-    out[n] = '\0';
-}
-
-/* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. */
+/* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. A
+ * signal-safe stand-in for snprintf: the pickle path may run inside a fatal-signal handler. */
 static size_t fmt_i64(char *out, int64_t v) {
     char tmp[24];
     size_t n = 0, len = 0;
@@ -51,11 +43,6 @@ static size_t fmt_i64(char *out, int64_t v) {
     while (n) out[len++] = tmp[--n];
     out[len] = '\0';
     return len;
-}
-
-static int fail(fr_error *err, const char *msg) {
-    if (err) copy_msg(err->msg, sizeof err->msg, msg);
-    return -1;
 }
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
@@ -84,7 +71,7 @@ static int choose_layout(const fr_dump *d, const fr_write_options *o, layout *l,
         l->major = d->version_major;
         l->minor = d->version_minor;
     }
-    if (l->major != 2 || l->minor < 0) return fail(err, "can only write Flight Recorder versions 2.x");
+    if (l->major != 2 || l->minor < 0) return fr_fail_text(err, "can only write Flight Recorder versions 2.x");
     l->v2_0 = l->minor == 0;
     l->has_timeout = l->minor >= 1;
     l->has_pg_status = l->minor >= 3;
@@ -511,7 +498,7 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     if (w->owns_memory) {
         size_t size = fr_dump_write_scratch_size(d);
         heap = malloc(size);
-        if (!heap) return fail(err, "out of memory while writing the dump");
+        if (!heap) return fr_fail_text(err, "out of memory while writing the dump");
         scratch_carve(&p.s, d, heap, size);
     } else if (options) {
         scratch_carve(&p.s, d, options->scratch, options->scratch_size);
@@ -519,7 +506,7 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     count_frames(&p.s, d);
     write_root(&p);
     if (heap) free(heap); /* never reached by fixed-memory writers (signal handlers) */
-    if (w->failed) return fail(err, "could not write the pickle (output error or out of memory)");
+    if (w->failed) return fr_fail_text(err, "could not write the pickle (output error or out of memory)");
     return 0;
 }
 
@@ -866,7 +853,7 @@ static int j_root(jwriter *j) {
 int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink, void *sink_ctx,
                        fr_error *err) {
     jwriter *j = calloc(1, sizeof *j);
-    if (!j) return fail(err, "out of memory while writing the dump");
+    if (!j) return fr_fail_text(err, "out of memory while writing the dump");
     j->sink = sink;
     j->ctx = sink_ctx;
     j->d = d;
@@ -876,8 +863,8 @@ int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sin
     }
     int rc = j_root(j);
     j_flush(j);
-    if (rc == 0 && j->failed) rc = fail(err, "could not write the JSON dump (output error)");
-    else if (rc != 0) fail(err, "out of memory while writing the dump");
+    if (rc == 0 && j->failed) rc = fr_fail_text(err, "could not write the JSON dump (output error)");
+    else if (rc != 0) fr_fail_text(err, "out of memory while writing the dump");
     free(j);
     return rc;
 }

@@ -29,7 +29,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,15 +184,6 @@ typedef struct vm {
     fr_error *err;
 } vm;
 
-static int fail(vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(vm *m, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->err->msg, sizeof m->err->msg, fmt, ap);
-    va_end(ap);
-    return R_ERROR;
-}
-
 static const char *op_name(const vm *m) {
     const char *n = opcode_names[m->op];
     return n ? n : "?";
@@ -207,7 +197,7 @@ static int truncated(vm *m, uint64_t wanted) {
 }
 
 static int out_of_memory(vm *m) {
-    return fail(m, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
+    return fr_fail(m->err, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
                 op_name(m), m->op_pos);
 }
 
@@ -278,7 +268,7 @@ static inline int push(vm *m, fv *v) {
 }
 
 static int underflow(vm *m) {
-    return fail(m, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
+    return fr_fail(m->err, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
                 m->op_pos);
 }
 
@@ -296,7 +286,7 @@ static int top(vm *m, fv **v) {
 
 static int push_mark(vm *m) {
     if (m->nmarks >= m->max_marks)
-        return fail(m, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
+        return fr_fail(m->err, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
     if (m->nmarks == m->marks_cap) {
         size_t cap = m->marks_cap ? m->marks_cap * 2 : 64;
         size_t *bigger = realloc(m->marks, cap * sizeof *bigger);
@@ -312,7 +302,7 @@ static int push_mark(vm *m) {
 
 /* Removes the newest MARK; the items after it are stack[*start .. sp). */
 static int pop_mark(vm *m, size_t *start) {
-    if (!m->nmarks) return fail(m, "%s at byte %zu without a MARK", op_name(m), m->op_pos);
+    if (!m->nmarks) return fr_fail(m->err, "%s at byte %zu without a MARK", op_name(m), m->op_pos);
     *start = m->marks[--m->nmarks];
     return R_OK;
 }
@@ -336,7 +326,7 @@ static fv *make_seq(vm *m, fv_kind kind, fv *const *items, size_t n) {
 static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
 
 static int not_a(vm *m, const char *wanted, const fv *got) {
-    return fail(m, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
+    return fr_fail(m->err, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
                 wanted, fv_kind_name(got->kind));
 }
 
@@ -351,13 +341,13 @@ static int extend_list(vm *m, fv *list, fv *const *items, size_t n) {
  * stop Python, unless memory ran out before. */
 static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
     if (!fv_is(dict, FV_DICT)) return not_a(m, "dict", dict);
-    if (n % 2) return fail(m, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
+    if (n % 2) return fr_fail(m->err, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
     bool failed;
     size_t done = fv_dict_update(m->arena, dict, items, n / 2, &failed);
     if (failed) return out_of_memory(m);
     if (done < n / 2) {
         const fv *key = items[2 * done];
-        return fail(m, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
+        return fr_fail(m->err, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
                     m->op_pos);
     }
     return R_OK;
@@ -413,11 +403,11 @@ static fv *str_node(vm *m, const char *bytes, size_t n) {
 /* BINUNICODE & co.: `n` bytes of UTF-8 follow. */
 static int load_utf8(vm *m, uint64_t n) {
     if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
-    if (n >= UINT32_MAX) return fail(m, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
+    if (n >= UINT32_MAX) return fr_fail(m->err, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
     const uint8_t *p = take(m, (size_t)n);
     size_t bad = utf8_invalid_at(p, (size_t)n);
     if (bad != n)
-        return fail(m, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
+        return fr_fail(m->err, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
                     (size_t)(p - m->buf) + bad, m->op_pos);
     return push(m, fv_str(m->arena, (const char *)p, (size_t)n));
 }
@@ -426,7 +416,7 @@ static int load_utf8(vm *m, uint64_t n) {
 static int push_ascii(vm *m, const char *bytes, size_t n) {
     for (size_t i = 0; i < n; i++)
         if ((uint8_t)bytes[i] >= 0x80)
-            return fail(m, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
+            return fr_fail(m->err, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
     return push(m, fv_str(m->arena, bytes, n));
 }
 
@@ -463,7 +453,7 @@ static size_t put_utf8(char *out, uint32_t cp) {
 /* UNICODE (protocol 0): raw-unicode-escape. Bytes are Latin-1 code points, except that
  * \uXXXX and \UXXXXXXXX are escapes when preceded by an odd number of backslashes. */
 static int load_raw_unicode(vm *m, const char *s, size_t n) {
-    if (n > (UINT32_MAX - 1) / 2) return fail(m, "string at byte %zu is too long", m->op_pos);
+    if (n > (UINT32_MAX - 1) / 2) return fr_fail(m->err, "string at byte %zu is too long", m->op_pos);
     char *out = fv_arena_alloc(m->arena, 2 * n + 1);
     if (!out) return out_of_memory(m);
     size_t o = 0, i = 0;
@@ -486,14 +476,14 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
         }
         size_t digits = s[i + 1] == 'u' ? 4 : 8;
         if (n - (i + 2) < digits)
-            return fail(m, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
         uint32_t cp = 0;
         for (size_t k = 0; k < digits; k++) {
             int d = hex_digit(s[i + 2 + k]);
-            if (d < 0) return fail(m, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            if (d < 0) return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
             cp = cp << 4 | (uint32_t)d;
         }
-        if (cp > 0x10FFFF) return fail(m, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
+        if (cp > 0x10FFFF) return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
         o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
         i += 2 + digits;
     }
@@ -504,7 +494,7 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
 /* STRING (protocol 0): a quoted Python bytes literal, decoded like codecs.escape_decode. */
 static int load_quoted_string(vm *m, const char *s, size_t n) {
     if (n < 2 || s[0] != s[n - 1] || (s[0] != '\'' && s[0] != '"'))
-        return fail(m, "the STRING argument at byte %zu must be quoted", m->op_pos);
+        return fr_fail(m->err, "the STRING argument at byte %zu must be quoted", m->op_pos);
     s++;
     n -= 2;
     char *out = malloc(n + 1);
@@ -517,7 +507,7 @@ static int load_quoted_string(vm *m, const char *s, size_t n) {
             continue;
         }
         if (++i == n) {
-            rc = fail(m, "trailing \\ in STRING at byte %zu", m->op_pos);
+            rc = fr_fail(m->err, "trailing \\ in STRING at byte %zu", m->op_pos);
             break;
         }
         char c = s[i];
@@ -534,7 +524,7 @@ static int load_quoted_string(vm *m, const char *s, size_t n) {
             out[o++] = (char)(v & 0xFF);
         } else if (c == 'x') {
             int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
-            if (hi < 0 || lo < 0) rc = fail(m, "invalid \\x escape in STRING at byte %zu", m->op_pos);
+            if (hi < 0 || lo < 0) rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos);
             else out[o++] = (char)(hi * 16 + lo), i += 2;
         } else {
             out[o++] = '\\';
@@ -570,8 +560,8 @@ static int parse_decimal(const char *s, size_t n, bool trailing_l, int64_t *out)
 static int push_text_int(vm *m, const char *s, size_t n, bool trailing_l) {
     int64_t v;
     int rc = parse_decimal(s, n, trailing_l, &v);
-    if (rc == -2) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
-    if (rc) return fail(m, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc == -2) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc) return fr_fail(m->err, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
     return push(m, fv_int(m->arena, v));
 }
 
@@ -584,7 +574,7 @@ static int load_long_bytes(vm *m, uint64_t n) {
     if (n > 8) { /* fits only when the extra bytes merely extend byte 7's sign */
         uint8_t extension = (p[7] & 0x80) ? 0xFF : 0x00;
         for (uint64_t i = 8; i < n; i++)
-            if (p[i] != extension) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+            if (p[i] != extension) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
     }
     unsigned used = n < 8 ? (unsigned)n : 8;
     uint64_t v = load_le(p, used);
@@ -598,7 +588,7 @@ static int load_long_bytes(vm *m, uint64_t n) {
 static int load_text_float(vm *m, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (s[i] == 'x' || s[i] == 'X' || s[i] == '(' || s[i] == '\0')
-            return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+            return fr_fail(m->err, "bad float literal in FLOAT at byte %zu", m->op_pos);
     char small[64];
     char *text = n < sizeof small ? small : malloc(n + 1);
     if (!text) return out_of_memory(m);
@@ -608,7 +598,7 @@ static int load_text_float(vm *m, const char *s, size_t n) {
     double d = strtod(text, &end);
     bool ok = n > 0 && end == text + n;
     if (text != small) free(text);
-    if (!ok) return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+    if (!ok) return fr_fail(m->err, "bad float literal in FLOAT at byte %zu", m->op_pos);
     return push(m, fv_float(m->arena, d));
 }
 
@@ -618,7 +608,7 @@ static int load_text_float(vm *m, const char *s, size_t n) {
  * whose array would not fit this pickle's memory budget is one it fails on too (MemoryError). */
 static int memo_store(vm *m, uint64_t id) {
     if (id > m->max_memory / 16)
-        return fail(m,
+        return fr_fail(m->err,
                     "memo id %" PRIu64
                     " out of range (%s at byte %zu): a memo that large would take more "
                     "than the %zu bytes this %zu-byte pickle may use",
@@ -632,7 +622,7 @@ static int memo_store(vm *m, uint64_t id) {
 }
 
 static int memo_missing(vm *m, uint64_t id) {
-    return fail(m, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
+    return fr_fail(m->err, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
 }
 
 static inline int memo_fetch(vm *m, uint64_t id) {
@@ -643,7 +633,7 @@ static inline int memo_fetch(vm *m, uint64_t id) {
 static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
     int64_t v;
     if (parse_decimal(s, n, false, &v) || v < 0)
-        return fail(m, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
+        return fr_fail(m->err, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
     *id = (uint64_t)v;
     return R_OK;
 }
@@ -669,11 +659,11 @@ static int op_frame(vm *m) {
 
 static int refuse(vm *m) {
     const char *name = opcode_names[m->op];
-    if (!name) return fail(m, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
+    if (!name) return fr_fail(m->err, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
     if (opcode_runs_code(m->op))
-        return fail(m, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
+        return fr_fail(m->err, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
                     name, m->op, m->op_pos);
-    return fail(m, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
+    return fr_fail(m->err, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
                    "int, float, bool, None) is read", name, m->op, m->op_pos);
 }
 
@@ -740,11 +730,11 @@ static int op_empty(vm *m, fv *v) {
 }
 
 static int op_stop(vm *m) {
-    if (m->nmarks) return fail(m, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
+    if (m->nmarks) return fr_fail(m->err, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
     if (m->sp != 1)
-        return fail(m, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
+        return fr_fail(m->err, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
     if (m->pos != m->len)
-        return fail(m, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
+        return fr_fail(m->err, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
     return R_OK;
 }
 
@@ -776,7 +766,7 @@ static int step(vm *m) {
     switch (m->op) {
     case 0x80: /* PROTO */
         if ((rc = arg_le(m, 1, &a))) return rc;
-        if (a > 5) return fail(m, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
+        if (a > 5) return fr_fail(m->err, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
         return R_OK;
     case 0x95:
         return op_frame(m);
@@ -808,7 +798,7 @@ static int step(vm *m) {
     case 0x8d: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
     case 'T': /* BINSTRING: signed 32-bit length */
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fail(m, "BINSTRING at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u) return fr_fail(m->err, "BINSTRING at byte %zu has a negative length", m->op_pos);
         /* fall through */
     case 'U':
         if (m->op == 'U' && (rc = arg_le(m, 1, &a))) return rc;
@@ -826,7 +816,7 @@ static int step(vm *m) {
     case 0x8a: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
     case 0x8b:
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fail(m, "LONG4 at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u) return fr_fail(m->err, "LONG4 at byte %zu has a negative length", m->op_pos);
         return load_long_bytes(m, a);
     case 'G': {
         if (!need(m, 8)) return truncated(m, 8 - (m->len - m->pos));
