@@ -40,31 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_MARK = '(',
-    OP_STOP = '.',
-    OP_EMPTY_DICT = '}',
-    OP_EMPTY_LIST = ']',
-    OP_EMPTY_TUPLE = ')',
-    OP_SETITEMS = 'u',
-    OP_APPENDS = 'e',
-    OP_BINUNICODE = 'X',
-    OP_SHORT_BINUNICODE = 0x8c,
-    OP_BINPUT = 'q',
-    OP_LONG_BINPUT = 'r',
-    OP_BINGET = 'h',
-    OP_LONG_BINGET = 'j',
-    OP_BININT = 'J',
-    OP_BININT1 = 'K',
-    OP_BININT2 = 'M',
-    OP_LONG1 = 0x8a,
-    OP_NONE = 'N',
-    OP_NEWTRUE = 0x88,
-    OP_NEWFALSE = 0x89,
-    OP_BINFLOAT = 'G',
-    OP_TUPLE2 = 0x86,
-    OP_PROTO = 0x80,
-};
+#include "pickle_opcodes.h"
 
 enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4, LAYOUT_MAX = 32 };
 enum { NOT_ASKED = -2 };

@@ -33,26 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pickle_opcodes.h"
+
 /* --- opcode names -------------------------------------------------------------------------- */
 
 static const char *const opcode_names[256] = {
-    [0x28] = "MARK", [0x2e] = "STOP", [0x30] = "POP", [0x31] = "POP_MARK", [0x32] = "DUP",
-    [0x46] = "FLOAT", [0x49] = "INT", [0x4a] = "BININT", [0x4b] = "BININT1", [0x4c] = "LONG",
-    [0x4d] = "BININT2", [0x4e] = "NONE", [0x50] = "PERSID", [0x51] = "BINPERSID",
-    [0x52] = "REDUCE", [0x53] = "STRING", [0x54] = "BINSTRING", [0x55] = "SHORT_BINSTRING",
-    [0x56] = "UNICODE", [0x58] = "BINUNICODE", [0x61] = "APPEND", [0x62] = "BUILD",
-    [0x63] = "GLOBAL", [0x64] = "DICT", [0x7d] = "EMPTY_DICT", [0x65] = "APPENDS", [0x67] = "GET",
-    [0x68] = "BINGET", [0x69] = "INST", [0x6a] = "LONG_BINGET", [0x6c] = "LIST",
-    [0x5d] = "EMPTY_LIST", [0x6f] = "OBJ", [0x70] = "PUT", [0x71] = "BINPUT",
-    [0x72] = "LONG_BINPUT", [0x73] = "SETITEM", [0x74] = "TUPLE", [0x29] = "EMPTY_TUPLE",
-    [0x75] = "SETITEMS", [0x47] = "BINFLOAT", [0x80] = "PROTO", [0x81] = "NEWOBJ",
-    [0x82] = "EXT1", [0x83] = "EXT2", [0x84] = "EXT4", [0x85] = "TUPLE1", [0x86] = "TUPLE2",
-    [0x87] = "TUPLE3", [0x88] = "NEWTRUE", [0x89] = "NEWFALSE", [0x8a] = "LONG1",
-    [0x8b] = "LONG4", [0x42] = "BINBYTES", [0x43] = "SHORT_BINBYTES",
-    [0x8c] = "SHORT_BINUNICODE", [0x8d] = "BINUNICODE8", [0x8e] = "BINBYTES8",
-    [0x8f] = "EMPTY_SET", [0x90] = "ADDITEMS", [0x91] = "FROZENSET", [0x92] = "NEWOBJ_EX",
-    [0x93] = "STACK_GLOBAL", [0x94] = "MEMOIZE", [0x95] = "FRAME", [0x96] = "BYTEARRAY8",
-    [0x97] = "NEXT_BUFFER", [0x98] = "READONLY_BUFFER",
+#define OPCODE_NAME(name, byte) [byte] = #name,
+    FR_PICKLE_OPCODES(OPCODE_NAME)
+#undef OPCODE_NAME
 };
 
 const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
@@ -60,8 +48,9 @@ const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
 /* Opcodes that import, call or look up code: the reason pickles are dangerous. */
 static bool opcode_runs_code(uint8_t op) {
     switch (op) {
-    case 0x63: case 0x93: case 0x52: case 0x62: case 0x69: case 0x6f: case 0x81: case 0x92:
-    case 0x50: case 0x51: case 0x82: case 0x83: case 0x84: return true;
+    case OP_GLOBAL: case OP_STACK_GLOBAL: case OP_REDUCE: case OP_BUILD: case OP_INST: case OP_OBJ:
+    case OP_NEWOBJ: case OP_NEWOBJ_EX: case OP_PERSID: case OP_BINPERSID: case OP_EXT1: case OP_EXT2:
+    case OP_EXT4: return true;
     default: return false;
     }
 }
@@ -746,15 +735,15 @@ static int op_text(vm *m) {
     if (rc) return rc;
     uint64_t id = 0;
     switch (m->op) {
-    case 'I':
+    case OP_INT:
         if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1')) return push(m, fv_bool(m->arena, s[1] == '1'));
         return push_text_int(m, s, n, false);
-    case 'L': return push_text_int(m, s, n, true);
-    case 'F': return load_text_float(m, s, n);
-    case 'V': return load_raw_unicode(m, s, n);
-    case 'S': return load_quoted_string(m, s, n);
-    case 'p': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_store(m, id);
-    case 'g': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_fetch(m, id);
+    case OP_LONG: return push_text_int(m, s, n, true);
+    case OP_FLOAT: return load_text_float(m, s, n);
+    case OP_UNICODE: return load_raw_unicode(m, s, n);
+    case OP_STRING: return load_quoted_string(m, s, n);
+    case OP_PUT: return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_store(m, id);
+    case OP_GET: return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_fetch(m, id);
     default: return refuse(m);
     }
 }
@@ -764,61 +753,61 @@ static int step(vm *m) {
     int rc;
     fv *v = NULL;
     switch (m->op) {
-    case 0x80: /* PROTO */
+    case OP_PROTO:
         if ((rc = arg_le(m, 1, &a))) return rc;
         if (a > 5) return fr_fail(m->err, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
         return R_OK;
-    case 0x95:
+    case OP_FRAME:
         return op_frame(m);
-    case '.': return op_stop(m);
-    case '(': return push_mark(m);
-    case '0': return op_pop(m);
-    case '1': {
+    case OP_STOP: return op_stop(m);
+    case OP_MARK: return push_mark(m);
+    case OP_POP: return op_pop(m);
+    case OP_POP_MARK: {
         size_t start = 0;
         if ((rc = pop_mark(m, &start))) return rc;
         m->sp = start;
         return R_OK;
     }
-    case '2': return (rc = top(m, &v)) ? rc : push(m, v);
-    case '}': return op_empty(m, fv_dict(m->arena));
-    case ']': return op_empty(m, fv_list(m->arena));
-    case ')': return push(m, fv_tuple(m->arena));
-    case 'd': return op_from_mark(m, FV_DICT);
-    case 'l': return op_from_mark(m, FV_LIST);
-    case 't': return op_from_mark(m, FV_TUPLE);
-    case 0x85: return op_tuple_n(m, 1);
-    case 0x86: return op_tuple_n(m, 2);
-    case 0x87: return op_tuple_n(m, 3);
-    case 's': return op_setitem(m);
-    case 'u': return op_fill_from_mark(m, true);
-    case 'a': return op_append(m);
-    case 'e': return op_fill_from_mark(m, false);
-    case 'X': return (rc = arg_le(m, 4, &a)) ? rc : load_utf8(m, a);
-    case 0x8c: return (rc = arg_le(m, 1, &a)) ? rc : load_utf8(m, a);
-    case 0x8d: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
-    case 'T': /* BINSTRING: signed 32-bit length */
+    case OP_DUP: return (rc = top(m, &v)) ? rc : push(m, v);
+    case OP_EMPTY_DICT: return op_empty(m, fv_dict(m->arena));
+    case OP_EMPTY_LIST: return op_empty(m, fv_list(m->arena));
+    case OP_EMPTY_TUPLE: return push(m, fv_tuple(m->arena));
+    case OP_DICT: return op_from_mark(m, FV_DICT);
+    case OP_LIST: return op_from_mark(m, FV_LIST);
+    case OP_TUPLE: return op_from_mark(m, FV_TUPLE);
+    case OP_TUPLE1: return op_tuple_n(m, 1);
+    case OP_TUPLE2: return op_tuple_n(m, 2);
+    case OP_TUPLE3: return op_tuple_n(m, 3);
+    case OP_SETITEM: return op_setitem(m);
+    case OP_SETITEMS: return op_fill_from_mark(m, true);
+    case OP_APPEND: return op_append(m);
+    case OP_APPENDS: return op_fill_from_mark(m, false);
+    case OP_BINUNICODE: return (rc = arg_le(m, 4, &a)) ? rc : load_utf8(m, a);
+    case OP_SHORT_BINUNICODE: return (rc = arg_le(m, 1, &a)) ? rc : load_utf8(m, a);
+    case OP_BINUNICODE8: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
+    case OP_BINSTRING: /* BINSTRING: signed 32-bit length */
         if ((rc = arg_le(m, 4, &a))) return rc;
         if (a & 0x80000000u) return fr_fail(m->err, "BINSTRING at byte %zu has a negative length", m->op_pos);
         /* fall through */
-    case 'U':
-        if (m->op == 'U' && (rc = arg_le(m, 1, &a))) return rc;
+    case OP_SHORT_BINSTRING:
+        if (m->op == OP_SHORT_BINSTRING && (rc = arg_le(m, 1, &a))) return rc;
         if (!need(m, a)) return truncated(m, a - (m->len - m->pos));
         return push_ascii(m, (const char *)take(m, (size_t)a), (size_t)a);
-    case 'J': {
+    case OP_BININT: {
         if ((rc = arg_le(m, 4, &a))) return rc;
         int32_t i32;
         uint32_t u32 = (uint32_t)a;
         memcpy(&i32, &u32, sizeof i32);
         return push(m, fv_int(m->arena, i32));
     }
-    case 'K': return (rc = arg_le(m, 1, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
-    case 'M': return (rc = arg_le(m, 2, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
-    case 0x8a: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
-    case 0x8b:
+    case OP_BININT1: return (rc = arg_le(m, 1, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case OP_BININT2: return (rc = arg_le(m, 2, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case OP_LONG1: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
+    case OP_LONG4:
         if ((rc = arg_le(m, 4, &a))) return rc;
         if (a & 0x80000000u) return fr_fail(m->err, "LONG4 at byte %zu has a negative length", m->op_pos);
         return load_long_bytes(m, a);
-    case 'G': {
+    case OP_BINFLOAT: {
         if (!need(m, 8)) return truncated(m, 8 - (m->len - m->pos));
         const uint8_t *p = take(m, 8);
         uint64_t bits = 0;
@@ -827,15 +816,16 @@ static int step(vm *m) {
         memcpy(&d, &bits, sizeof d);
         return push(m, fv_float(m->arena, d));
     }
-    case 'N': return push(m, fv_none(m->arena));
-    case 0x88: return push(m, fv_bool(m->arena, true));
-    case 0x89: return push(m, fv_bool(m->arena, false));
-    case 'q': return (rc = arg_le(m, 1, &a)) ? rc : memo_store(m, a);
-    case 'r': return (rc = arg_le(m, 4, &a)) ? rc : memo_store(m, a);
-    case 0x94: return memo_store(m, m->memo.count);
-    case 'h': return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
-    case 'j': return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
-    case 'I': case 'L': case 'F': case 'V': case 'S': case 'p': case 'g': return op_text(m);
+    case OP_NONE: return push(m, fv_none(m->arena));
+    case OP_NEWTRUE: return push(m, fv_bool(m->arena, true));
+    case OP_NEWFALSE: return push(m, fv_bool(m->arena, false));
+    case OP_BINPUT: return (rc = arg_le(m, 1, &a)) ? rc : memo_store(m, a);
+    case OP_LONG_BINPUT: return (rc = arg_le(m, 4, &a)) ? rc : memo_store(m, a);
+    case OP_MEMOIZE: return memo_store(m, m->memo.count);
+    case OP_BINGET: return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
+    case OP_LONG_BINGET: return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
+    case OP_INT: case OP_LONG: case OP_FLOAT: case OP_UNICODE: case OP_STRING: case OP_PUT: case OP_GET:
+        return op_text(m);
     default: return refuse(m);
     }
 }
@@ -904,35 +894,35 @@ static int run(vm *m) {
         uint8_t op = buf[pos++];
         fv *v;
         switch (op) {
-        case 'h': /* BINGET */
+        case OP_BINGET:
             if (pos < len && sp < stack_cap && buf[pos] < m->memo.dense_cap && (v = m->memo.dense[buf[pos]])) {
                 stack[sp++] = v;
                 pos++;
                 continue;
             }
             break;
-        case '(': /* MARK */
+        case OP_MARK:
             if (m->nmarks < m->max_marks && m->nmarks < m->marks_cap) {
                 m->marks[m->nmarks++] = sp;
                 m->marks_pushed++;
                 continue;
             }
             break;
-        case 'K': /* BININT1 */
+        case OP_BININT1:
             if (pos < len && sp < stack_cap) {
                 v = fv_int(m->arena, buf[pos]);
                 pos++;
                 goto pushed;
             }
             break;
-        case 'M': /* BININT2 */
+        case OP_BININT2:
             if (len - pos >= 2 && sp < stack_cap) {
                 v = fv_int(m->arena, (int64_t)load_le(buf + pos, 2));
                 pos += 2;
                 goto pushed;
             }
             break;
-        case 'J': /* BININT */
+        case OP_BININT:
             if (len - pos >= 4 && sp < stack_cap) {
                 uint32_t u32 = (uint32_t)load_le(buf + pos, 4);
                 int32_t i32;
@@ -942,7 +932,7 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case 0x8a: /* LONG1 of 1 to 8 bytes (the common time stamps) */
+        case OP_LONG1: /* LONG1 of 1 to 8 bytes (the common time stamps) */
             if (len - pos >= 1 && buf[pos] >= 1 && buf[pos] <= 8 && len - pos - 1 >= buf[pos] && sp < stack_cap) {
                 unsigned n = buf[pos];
                 uint64_t u = load_le(buf + pos + 1, n);
@@ -954,10 +944,10 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case ']': /* EMPTY_LIST */
-        case '}': /* EMPTY_DICT */
+        case OP_EMPTY_LIST:
+        case OP_EMPTY_DICT:
             if (sp < stack_cap) {
-                v = op == ']' ? fv_list(m->arena) : fv_dict(m->arena);
+                v = op == OP_EMPTY_LIST ? fv_list(m->arena) : fv_dict(m->arena);
                 if (v) {
                     m->last_empty = v;
                     m->last_empty_marks = m->marks_pushed;
@@ -965,16 +955,16 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case 'N': /* NONE */
+        case OP_NONE:
             if (sp < stack_cap) {
                 v = fv_none(m->arena);
                 goto pushed;
             }
             break;
-        case 0x88: /* NEWTRUE */
-        case 0x89: /* NEWFALSE */
+        case OP_NEWTRUE:
+        case OP_NEWFALSE:
             if (sp < stack_cap) {
-                v = fv_bool(m->arena, op == 0x88);
+                v = fv_bool(m->arena, op == OP_NEWTRUE);
                 goto pushed;
             }
             break;
@@ -991,7 +981,7 @@ static int run(vm *m) {
         stack = m->stack;
         stack_cap = m->stack_cap;
         if (rc) return rc;
-        if (op == '.') return R_OK;
+        if (op == OP_STOP) return R_OK;
         goto check;
     pushed:
         if (!v) {
@@ -1014,7 +1004,7 @@ static int run(vm *m) {
     m->pos = pos;
     m->sp = sp;
     m->op_pos = m->pos;
-    m->op = '.';
+    m->op = OP_STOP;
     snprintf(m->err->msg, sizeof m->err->msg, "truncated pickle at byte %zu (no STOP)", m->len);
     return R_TRUNCATED;
 }

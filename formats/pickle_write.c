@@ -21,13 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_PROTO = 0x80, OP_STOP = '.', OP_EMPTY_DICT = '}', OP_MARK = '(', OP_SETITEMS = 'u',
-    OP_EMPTY_LIST = ']', OP_APPENDS = 'e', OP_TUPLE = 't', OP_TUPLE2 = 0x86,
-    OP_BINUNICODE = 'X', OP_BINPUT = 'q', OP_LONG_BINPUT = 'r', OP_BINGET = 'h',
-    OP_LONG_BINGET = 'j', OP_BININT1 = 'K', OP_BININT2 = 'M', OP_BININT = 'J', OP_LONG1 = 0x8a,
-    OP_BINFLOAT = 'G', OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_NONE = 'N',
-};
+#include "pickle_opcodes.h"
 
 enum { HEAP_CHUNK = 64 * 1024, HEAP_MEMO_SLOTS = 1024 };
 
