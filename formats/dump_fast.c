@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "pickle_opcodes.h"
+#include "grow.h"
 
 enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4, LAYOUT_MAX = 32 };
 enum { NOT_ASKED = -2 };
@@ -165,14 +166,8 @@ static inline uint32_t le32(const uint8_t *p) {
 /* Room for n items in a scratch array (false when out of memory or over the budget). */
 static bool ensure(dump_fast *f, void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return true;
-    size_t want = *cap ? *cap * 2 : 64;
-    if (want < n) want = n;
-    if (want * size > f->budget) return false;
-    void *p = realloc(*buf, want * size);
-    if (!p) return false;
-    *buf = p;
-    *cap = want;
-    return true;
+    if (fr_grown_cap(*cap, n, 64) > f->budget / size) return false;
+    return fr_grow(buf, cap, n, size, 64) == 0;
 }
 
 /* Text this path takes as is: ASCII (the generic reader checks other UTF-8). */

@@ -18,6 +18,7 @@
  * offsets in the original text.
  */
 #include "json_read.h"
+#include "grow.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -72,22 +73,10 @@ typedef struct rewriter {
 
 static void emit(rewriter *r, const char *s, size_t n) {
     if (r->failed) return;
-    if (n > r->out_cap - r->out_len) {
-        size_t cap = r->out_cap ? r->out_cap : 256;
-        while (n > cap - r->out_len) {
-            if (cap > SIZE_MAX / 4) {
-                r->failed = true;
-                return;
-            }
-            cap *= 2;
-        }
-        char *bigger = realloc(r->out, cap);
-        if (!bigger) {
-            r->failed = true;
-            return;
-        }
-        r->out = bigger;
-        r->out_cap = cap;
+    if (n > SIZE_MAX / 4 - r->out_len ||
+        fr_grow((void **)&r->out, &r->out_cap, r->out_len + n, 1, 256)) {
+        r->failed = true;
+        return;
     }
     memcpy(r->out + r->out_len, s, n);
     r->out_len += n;
@@ -96,15 +85,9 @@ static void emit(rewriter *r, const char *s, size_t n) {
 /* Notes that the text up to src offset `old_end` now ends at the current output length. */
 static void note_shift(rewriter *r, size_t old_end) {
     if (r->failed) return;
-    if (r->nshifts == r->shifts_cap) {
-        size_t cap = r->shifts_cap ? r->shifts_cap * 2 : 64;
-        shift *bigger = realloc(r->shifts, cap * sizeof *bigger);
-        if (!bigger) {
-            r->failed = true;
-            return;
-        }
-        r->shifts = bigger;
-        r->shifts_cap = cap;
+    if (fr_grow((void **)&r->shifts, &r->shifts_cap, r->nshifts + 1, sizeof *r->shifts, 64)) {
+        r->failed = true;
+        return;
     }
     r->shifts[r->nshifts++] = (shift){r->out_len, old_end};
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "json_text.h"
+#include "grow.h"
 
 /* --- output buffer ----------------------------------------------------------------------------- */
 
@@ -31,17 +32,9 @@ static bool sb_reserve(sbuf *b, size_t more) {
         b->failed = true;
         return false;
     }
-    if (b->len + more <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more) cap *= 2;
-    char *bigger = realloc(b->data, cap);
-    if (!bigger) {
-        b->failed = true;
-        return false;
-    }
-    b->data = bigger;
-    b->cap = cap;
-    return true;
+    if (fr_grow((void **)&b->data, &b->cap, b->len + more, 1, 4096) == 0) return true;
+    b->failed = true;
+    return false;
 }
 
 static void sb_put(sbuf *b, const char *s, size_t n) {

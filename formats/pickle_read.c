@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "pickle_opcodes.h"
+#include "grow.h"
 
 /* --- opcode names -------------------------------------------------------------------------- */
 
@@ -236,11 +237,8 @@ static int read_line(vm *m, const char **text, size_t *n) {
 static size_t fence(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0; }
 
 static int grow_stack(vm *m) {
-    size_t cap = m->stack_cap ? m->stack_cap * 2 : 256;
-    fv **bigger = realloc(m->stack, cap * sizeof *bigger);
-    if (!bigger) return out_of_memory(m);
-    m->stack = bigger;
-    m->stack_cap = cap;
+    if (fr_grow((void **)&m->stack, &m->stack_cap, m->sp + 1, sizeof *m->stack, 256))
+        return out_of_memory(m);
     account(m);
     return R_OK;
 }
@@ -277,11 +275,8 @@ static int push_mark(vm *m) {
     if (m->nmarks >= m->max_marks)
         return fr_fail(m->err, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
     if (m->nmarks == m->marks_cap) {
-        size_t cap = m->marks_cap ? m->marks_cap * 2 : 64;
-        size_t *bigger = realloc(m->marks, cap * sizeof *bigger);
-        if (!bigger) return out_of_memory(m);
-        m->marks = bigger;
-        m->marks_cap = cap;
+        if (fr_grow((void **)&m->marks, &m->marks_cap, m->nmarks + 1, sizeof *m->marks, 64))
+            return out_of_memory(m);
         account(m);
     }
     m->marks[m->nmarks++] = m->sp;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "pickle_opcodes.h"
+#include "grow.h"
 
 enum { HEAP_CHUNK = 64 * 1024, HEAP_MEMO_SLOTS = 1024 };
 
@@ -40,21 +41,9 @@ static void flush_to_sink(pw_writer *w) {
 
 /* Heap writers without a sink keep everything: make room for `need` more bytes. */
 static void grow_buffer(pw_writer *w, size_t need) {
-    size_t cap = w->cap ? w->cap : HEAP_CHUNK;
-    while (cap - w->len < need) {
-        if (cap > SIZE_MAX / 2) {
-            fail(w);
-            return;
-        }
-        cap *= 2;
-    }
-    uint8_t *grown = realloc(w->buf, cap);
-    if (!grown) {
+    if (need > SIZE_MAX / 2 - w->len ||
+        fr_grow((void **)&w->buf, &w->cap, w->len + need, 1, HEAP_CHUNK))
         fail(w);
-        return;
-    }
-    w->buf = grown;
-    w->cap = cap;
 }
 
 static void emit(pw_writer *w, const void *bytes, size_t n) {
