@@ -1,5 +1,6 @@
 /* findings.c — the findings list and the names of finding kinds (see findings.h). */
 #include "findings.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,13 +8,7 @@
 #include <string.h>
 
 fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op) {
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 16;
-        fa_finding *v = realloc(list->v, cap * sizeof *v);
-        if (!v) return NULL;
-        list->v = v;
-        list->cap = cap;
-    }
+    if (fr_grow((void **)&list->v, &list->cap, list->n + 1, sizeof *list->v, 16)) return NULL;
     fa_finding *f = &list->v[list->n++];
     memset(f, 0, sizeof *f);
     f->kind = kind;

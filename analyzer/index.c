@@ -116,14 +116,3 @@ void fa_smap_free(fa_smap *map) {
     free(map->values);
     memset(map, 0, sizeof *map);
 }
-
-int fa_grow(void **v, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *p = realloc(*v, c * size);
-    if (!p) return -1;
-    *v = p;
-    *cap = c;
-    return 0;
-}

@@ -4,7 +4,8 @@
  * keeps its own copy of the key). Both use open addressing with linear probing and double when
  * half full, so building an index over n items is linear. They are how the analyzer avoids
  * rescanning lists: (group, sequence id) -> collective, pg_name -> group, global rank -> node.
- * fa_grow doubles a plain array (pointer + capacity) that the caller fills.
+ * fa_grow doubles a plain array (pointer + capacity) that the caller fills: formats/grow.h's
+ * fr_grow, from 64 items.
  */
 #ifndef FRTRACE_INDEX_H
 #define FRTRACE_INDEX_H
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grow.h"
 #include "mix64.h"
 
 typedef struct fa_imap {
@@ -30,7 +32,9 @@ typedef struct fa_smap {
 
 /* Room for `need` items of `size` bytes in the array *v of *cap items, doubling from 64: 0, or
  * -1 when out of memory (the array is left as it was). */
-int fa_grow(void **v, size_t *cap, size_t need, size_t size);
+static inline int fa_grow(void **v, size_t *cap, size_t need, size_t size) {
+    return fr_grow(v, cap, need, size, 64);
+}
 
 /* Returns 0, or -1 when out of memory. */
 int fa_imap_put(fa_imap *map, uint64_t key, uint64_t value);

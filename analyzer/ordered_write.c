@@ -7,20 +7,14 @@
  * while the next chunk to write is not finished and there is nothing it may format itself.
  */
 #include "ordered_write.h"
+#include "grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 bool fa_textbuf_reserve(fa_textbuf *b, size_t more) {
-    if (b->n + more <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + more) cap *= 2;
-    char *v = realloc(b->v, cap);
-    if (!v) return false;
-    b->v = v;
-    b->cap = cap;
-    return true;
+    return fr_grow((void **)&b->v, &b->cap, b->n + more, 1, 4096) == 0;
 }
 
 void fa_textbuf_free(fa_textbuf *b) {

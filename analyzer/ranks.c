@@ -1,18 +1,13 @@
 /* ranks.c — rank sets and their "0-7,9" text form (see ranks.h). */
 #include "ranks.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int fa_ranks_add(fa_ranks *set, int64_t rank) {
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 8;
-        int64_t *v = realloc(set->v, cap * sizeof *v);
-        if (!v) return -1;
-        set->v = v;
-        set->cap = cap;
-    }
+    if (fr_grow((void **)&set->v, &set->cap, set->n + 1, sizeof *set->v, 8)) return -1;
     set->v[set->n++] = rank;
     return 0;
 }

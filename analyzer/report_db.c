@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "json_text.h"
 #include "ordered_write.h"
 #include "report.h"
 #include "perf_report.h"
@@ -88,11 +89,13 @@ static void jw_close(jw *w, char c) {
     w->comma = true;
 }
 
+static void jw_put(void *w, const char *s, size_t len) { jw_raw(w, s, len); }
+
 /* cJSON's print_string_ptr: ", \ and control characters escaped, other bytes as they are. */
 static void jw_string_body(jw *w, const char *s) {
     /* fast path: most strings (ids, types, states, keys) need no escaping; copy them whole */
     const unsigned char *q = (const unsigned char *)s;
-    while (*q >= 32 && *q != '"' && *q != '\\') q++;
+    while (fr_json_plain(*q)) q++;
     if (!*q) {
         size_t len = (size_t)(q - (const unsigned char *)s);
         if (jw_room(w, len + 2)) {
@@ -105,28 +108,7 @@ static void jw_string_body(jw *w, const char *s) {
         }
     }
     jw_char(w, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        const char *esc = NULL;
-        switch (*p) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        default: break;
-        }
-        if (esc) {
-            jw_raw(w, esc, 2);
-        } else if (*p < 32) {
-            char u[8];
-            snprintf(u, sizeof u, "\\u%04x", *p);
-            jw_raw(w, u, 6);
-        } else {
-            jw_char(w, (char)*p);
-        }
-    }
+    fr_json_escape(s, strlen(s), false, jw_put, w);
     jw_char(w, '"');
 }
 
@@ -154,45 +136,11 @@ static inline __attribute__((always_inline)) void jw_key_text(jw *w, const char 
     w->comma = false;
 }
 
-static unsigned count_digits(uint64_t u) {
-    for (unsigned n = 1;; n += 4, u /= 10000) {
-        if (u < 10) return n;
-        if (u < 100) return n + 1;
-        if (u < 1000) return n + 2;
-        if (u < 10000) return n + 3;
-    }
-}
-
-/* The decimal digits of u at `out`, two at a time from the right; returns their count. */
-static size_t digits_of(uint64_t u, char *out) {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
-    unsigned n = count_digits(u);
-    char *end = out + n;
-    while (u >= 100) {
-        unsigned two = (unsigned)(u % 100) * 2;
-        u /= 100;
-        end -= 2;
-        end[0] = pairs[two];
-        end[1] = pairs[two + 1];
-    }
-    if (u >= 10) {
-        end[-2] = pairs[u * 2];
-        end[-1] = pairs[u * 2 + 1];
-    } else {
-        end[-1] = (char)('0' + u);
-    }
-    return n;
-}
-
 /* cJSON's print_number for a number made from an int64: "%d" when the value fits an int,
  * otherwise %1.15g, or %1.17g when that does not read back as the same double. Written into
  * tmp (32 bytes); returns the length. */
 static size_t int_text(int64_t v, char *tmp) {
-    if (v > INT_MIN && v < INT_MAX) { /* as (double)v would compare: exact in this range */
-        if (v >= 0) return digits_of((uint64_t)v, tmp);
-        tmp[0] = '-';
-        return 1 + digits_of((uint64_t)0 - (uint64_t)v, tmp + 1);
-    }
+    if (v > INT_MIN && v < INT_MAX) return fr_json_int(v, tmp); /* as (double)v compares: exact */
     double d = (double)v;
     int valueint = d >= INT_MAX ? INT_MAX : INT_MIN;
     int len;

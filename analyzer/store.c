@@ -21,6 +21,7 @@
 
 #include "index.h"
 #include "match.h"
+#include "grow.h"
 
 enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_TRAITS, K_COUNT };
 
@@ -77,13 +78,7 @@ static void *arena_alloc(fa_store *s, size_t size) {
 }
 
 static void *vec_push(vec *v, size_t size) {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        void *bigger = realloc(v->v, cap * size);
-        if (!bigger) return NULL;
-        v->v = bigger;
-        v->cap = cap;
-    }
+    if (fr_grow(&v->v, &v->cap, v->n + 1, size, 64)) return NULL;
     return (uint8_t *)v->v + size * v->n++;
 }
 

@@ -50,23 +50,10 @@
 #include "dump_decoder.h"
 #include "dump_fast.h"
 #include "dump_json_fast.h"
+#include "grow.h"
 #include "intern.h"
 #include "json_read.h"
 #include "pickle_read.h"
-
-/* --- errors ------------------------------------------------------------------------------- */
-
-static int fail(fr_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(fr_error *err, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* --- the decoder's working state ---------------------------------------------------------- */
 
@@ -86,18 +73,6 @@ typedef struct node_field {
     const fv *node;
     int field;
 } node_field;
-
-/* A table of lists the dump keeps once however many entries repeat them (see shared_find). */
-typedef struct list_slot {
-    uint64_t hash;
-    const void *items; /* NULL = empty slot */
-    uint32_t count;
-} list_slot;
-
-typedef struct list_table {
-    list_slot *slots;
-    size_t size, used; /* size: power of two or 0 */
-} list_table;
 
 /* A dtype list recently decoded, by its item nodes (a pickle's memo makes each dtype string one
  * node, so the next ["BFloat16"] has the very same item): the same items give the same list. */
@@ -127,9 +102,7 @@ typedef enum where_kind { WHERE_TEXT, WHERE_ENTRY, WHERE_GROUP, WHERE_STATUS, WH
 enum { DIRTY_MAX = 1024 };
 
 typedef struct decoder {
-    fv_arena *arena;      /* the dump's arena */
-    fr_interner *strings; /* interned copies in `arena` */
-    fr_error *err;
+    dump_builder b;       /* the dump being built: its arena, interner and shared lists */
     char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages ... */
     where_kind where_kind; /* ... written from these only when an error needs it */
     int64_t where_index;
@@ -140,11 +113,8 @@ typedef struct decoder {
     node_str dtype_cache[DTYPE_CACHE_SLOTS];
     node_field key_cache[KEY_CACHE_SLOTS];
     node_frame frame_cache[FRAME_CACHE_SLOTS];
-    list_table shapes, dtypes, frames; /* shared fr_shapes / fr_strings / frame lists */
     dtype_list recent_dtypes[RECENT_DTYPE_SLOTS];
     const fv *state_nodes[3]; /* the string node last seen for each fr_state */
-    fr_frame *frame_buf;               /* scratch for one entry's frames */
-    size_t frame_buf_cap;
     const char **strings_buf;          /* scratch for one dtype list */
     size_t strings_buf_cap;
     uint32_t *ndims_buf;               /* scratch for one shape list, flattened */
@@ -191,12 +161,10 @@ static size_t pointer_slot(const void *p, size_t slots) {
     return (size_t)(x >> 40) & (slots - 1);
 }
 
-static int out_of_memory(decoder *dec) { return fail(dec->err, "out of memory while decoding the dump"); }
-
 static int wrong_type(decoder *dec, const char *key, const fv *v, const char *expected) {
-    if (!v || v->kind == FV_NONE) return fail(dec->err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
+    if (!v || v->kind == FV_NONE) return fr_fail(dec->b.err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
     const char *got = fv_kind_name((fv_kind)v->kind);
-    return fail(dec->err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
+    return fr_fail(dec->b.err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
                 expected);
 }
 
@@ -204,7 +172,7 @@ static int wrong_type(decoder *dec, const char *key, const fv *v, const char *ex
 static const char *intern_node(decoder *dec, const fv *v) {
     node_str *c = &dec->str_cache[pointer_slot(v, STR_CACHE_SLOTS)];
     if (c->node == v) return c->str;
-    const char *s = fr_intern(dec->strings, v->u.s, v->len);
+    const char *s = fr_intern(dec->b.strings, v->u.s, v->len);
     if (s) {
         if (!c->node) remember(dec, &c->node);
         c->node = v;
@@ -213,38 +181,16 @@ static const char *intern_node(decoder *dec, const fv *v) {
     return s;
 }
 
-static const char *intern_cstr(decoder *dec, const char *s) { return fr_intern(dec->strings, s, strlen(s)); }
-
-const char *dump_intern(decoder *dec, const char *bytes, size_t len) { return fr_intern(dec->strings, bytes, len); }
-
-const char *dump_thread_id_text(decoder *dec, int64_t id) {
-    char buf[24];
-    snprintf(buf, sizeof buf, "%lld", (long long)id);
-    return intern_cstr(dec, buf);
-}
-
-fv_arena *dump_arena(decoder *dec) { return dec->arena; }
-
 /* Scratch arrays kept by the decoder (false/NULL when out of memory). */
-static bool grow_scratch(void **buf, size_t *cap, size_t n, size_t size) {
-    if (*buf && *cap >= n) return true;
-    size_t want = n < 64 ? 64 : n;
-    void *p = malloc(want * size);
-    if (!p) return false;
-    free(*buf);
-    *buf = p;
-    *cap = want;
-    return true;
-}
-
 static const char **scratch_strings(decoder *dec, size_t n) {
-    return grow_scratch((void **)&dec->strings_buf, &dec->strings_buf_cap, n, sizeof *dec->strings_buf)
-               ? dec->strings_buf : NULL;
+    if (fr_scratch((void **)&dec->strings_buf, &dec->strings_buf_cap, n, sizeof *dec->strings_buf, 64))
+        return NULL;
+    return dec->strings_buf;
 }
 
 static bool scratch_shapes(decoder *dec, size_t nshapes, size_t ndims_total, uint32_t **ndims, int64_t **dims) {
-    if (!grow_scratch((void **)&dec->ndims_buf, &dec->ndims_buf_cap, nshapes, sizeof *dec->ndims_buf) ||
-        !grow_scratch((void **)&dec->dims_buf, &dec->dims_buf_cap, ndims_total, sizeof *dec->dims_buf))
+    if (fr_scratch((void **)&dec->ndims_buf, &dec->ndims_buf_cap, nshapes, sizeof *dec->ndims_buf, 64) ||
+        fr_scratch((void **)&dec->dims_buf, &dec->dims_buf_cap, ndims_total, sizeof *dec->dims_buf, 64))
         return false;
     *ndims = dec->ndims_buf;
     *dims = dec->dims_buf;
@@ -256,7 +202,7 @@ static bool scratch_shapes(decoder *dec, size_t nshapes, size_t ndims_total, uin
 static int get_str(decoder *dec, const fv *v, const char *key, const char **out) {
     if (!fv_is(v, FV_STR)) return wrong_type(dec, key, v, "str");
     *out = intern_node(dec, v);
-    return *out ? 0 : out_of_memory(dec);
+    return *out ? 0 : dump_out_of_memory(&dec->b);
 }
 
 /* str, or None for "not known" (NULL). */
@@ -293,7 +239,7 @@ static bool parse_decimal(const char *s, size_t len, int64_t *out) {
 static int get_int_or_decimal(decoder *dec, const fv *v, const char *key, int64_t *out) {
     if (fv_is(v, FV_STR)) {
         if (parse_decimal(v->u.s, v->len, out)) return 0;
-        return fail(dec->err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
+        return fr_fail(dec->b.err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
     }
     return get_int(dec, v, key, out);
 }
@@ -316,35 +262,10 @@ static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
 
 /* --- dtype names ---------------------------------------------------------------------------- */
 
-/* 2.0 wrote TypeMeta::name() spellings; later versions c10::toString(ScalarType). */
-static const char *const LEGACY_DTYPES[][2] = {
-    {"float", "Float"},       {"double", "Double"},         {"c10::Half", "Half"},
-    {"c10::BFloat16", "BFloat16"}, {"long int", "Long"},    {"long", "Long"},
-    {"int64_t", "Long"},      {"long long", "Long"},        {"int", "Int"},
-    {"int32_t", "Int"},       {"short int", "Short"},       {"short", "Short"},
-    {"int16_t", "Short"},     {"signed char", "Char"},      {"int8_t", "Char"},
-    {"unsigned char", "Byte"}, {"uint8_t", "Byte"},         {"bool", "Bool"},
-    {"c10::complex<c10::Half>", "ComplexHalf"}, {"c10::complex<float>", "ComplexFloat"},
-    {"c10::complex<double>", "ComplexDouble"}, {"c10::qint8", "QInt8"},
-    {"c10::quint8", "QUInt8"}, {"c10::qint32", "QInt32"},  {"c10::quint4x2", "QUInt4x2"},
-    {"c10::quint2x4", "QUInt2x4"}, {"unsigned short", "UInt16"}, {"uint16_t", "UInt16"},
-    {"unsigned int", "UInt32"}, {"uint32_t", "UInt32"},     {"unsigned long", "UInt64"},
-    {"uint64_t", "UInt64"},
-};
-
-static const char *normalized_dtype(const char *s) {
-    for (size_t i = 0; i < sizeof LEGACY_DTYPES / sizeof LEGACY_DTYPES[0]; i++)
-        if (strcmp(s, LEGACY_DTYPES[i][0]) == 0) return LEGACY_DTYPES[i][1];
-    if (strncmp(s, "c10::", 5) == 0) return s + 5; /* c10::Float8_e4m3fn and friends */
-    return s;
-}
-
-const char *dump_dtype(decoder *dec, const char *interned) { return intern_cstr(dec, normalized_dtype(interned)); }
-
 static const char *dtype_node(decoder *dec, const fv *v) {
     node_str *c = &dec->dtype_cache[pointer_slot(v, DTYPE_CACHE_SLOTS)];
     if (c->node == v) return c->str;
-    const char *s = intern_cstr(dec, normalized_dtype(v->u.s));
+    const char *s = dump_dtype(&dec->b, v->u.s);
     if (s) {
         if (!c->node) remember(dec, &c->node);
         c->node = v;
@@ -353,73 +274,7 @@ static const char *dtype_node(decoder *dec, const fv *v) {
     return s;
 }
 
-/* --- shared lists -------------------------------------------------------------------------- */
-
-/* Thousands of entries carry the same few shape lists, dtype lists and stacks, and consumers
- * only read them: each distinct list is stored once per dump and every entry that repeats it
- * points to that copy. The tables map a content hash to the stored list; `same` compares a
- * candidate with a stored one. Sharing only saves memory, so a probe that runs longer than
- * SHARE_PROBE_MAX (hostile collisions) or a list longer than SHARE_ITEMS_MAX simply gets its
- * own copy, which keeps the work per list bounded whatever the input. */
-enum { SHARE_PROBE_MAX = 16, SHARE_ITEMS_MAX = 64, FRAME_SHARE_MAX = 256 };
-
-static uint64_t hash_step(uint64_t h, uint64_t x) {
-    h = (h ^ x) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 32);
-}
-
-typedef bool (*same_fn)(const void *stored, uint32_t count, const void *candidate);
-
-/* Doubles the table (or makes the first one). false when out of memory. */
-static bool table_grow(list_table *t) {
-    size_t size = t->size ? t->size * 2 : 64;
-    list_slot *slots = calloc(size, sizeof *slots);
-    if (!slots) return false;
-    for (size_t i = 0; i < t->size; i++) {
-        if (!t->slots[i].items) continue;
-        size_t at = t->slots[i].hash & (size - 1);
-        while (slots[at].items) at = (at + 1) & (size - 1);
-        slots[at] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->size = size;
-    return true;
-}
-
-/* The stored list equal to `candidate`, or NULL; then *fill is the slot to store it in (NULL
- * when the list should not be shared: probe too long, or no memory to grow the table). Inlined,
- * so that each caller's `same` is a direct call. */
-static inline __attribute__((always_inline)) const void *shared_find(list_table *t, uint64_t h, uint32_t count,
-                                                                     const void *candidate, same_fn same,
-                                                                     list_slot **fill) {
-    *fill = NULL;
-    if ((t->used + 1) * 2 > t->size && !table_grow(t)) return NULL;
-    size_t at = h & (t->size - 1);
-    for (int probe = 0; probe < SHARE_PROBE_MAX; probe++, at = (at + 1) & (t->size - 1)) {
-        list_slot *sl = &t->slots[at];
-        if (!sl->items) {
-            *fill = sl;
-            return NULL;
-        }
-        if (sl->hash == h && sl->count == count && same(sl->items, count, candidate)) return sl->items;
-    }
-    return NULL;
-}
-
-static void shared_store(list_table *t, list_slot *sl, uint64_t h, uint32_t count, const void *items) {
-    if (!sl) return;
-    *sl = (list_slot){h, items, count};
-    t->used++;
-}
-
-static void table_free(list_table *t) { free(t->slots); }
-
 /* --- dtypes ------------------------------------------------------------------------------- */
-
-static bool same_strings(const void *stored, uint32_t count, const void *candidate) {
-    return count == 0 || memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
-}
 
 static dtype_list *recent_dtypes(decoder *dec, const fv *v) {
     const fv *first = v->len ? fv_item(v, 0) : NULL;
@@ -447,86 +302,16 @@ static int get_dtypes(decoder *dec, const fv *v, const char *key, fr_strings *ou
 
 static int get_dtypes_uncached(decoder *dec, const fv *v, const char *key, fr_strings *out) {
     const char **items = scratch_strings(dec, v->len);
-    if (!items) return out_of_memory(dec);
+    if (!items) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *item = fv_item(v, i);
         if (!fv_is(item, FV_STR)) return wrong_type(dec, key, item, "list of str");
-        if (!(items[i] = dtype_node(dec, item))) return out_of_memory(dec);
+        if (!(items[i] = dtype_node(dec, item))) return dump_out_of_memory(&dec->b);
     }
-    return dump_store_dtypes(dec, v->len, items, out);
-}
-
-int dump_store_dtypes(decoder *dec, uint32_t count, const char *const *items, fr_strings *out) {
-    uint64_t h = count;
-    for (uint32_t i = 0; i < count; i++) h = hash_step(h, (uint64_t)(uintptr_t)items[i]);
-    out->count = count;
-    list_slot *fill = NULL;
-    if (count <= SHARE_ITEMS_MAX) {
-        const void *found = shared_find(&dec->dtypes, h, count, items, same_strings, &fill);
-        if (found) {
-            out->items = found;
-            return 0;
-        }
-    }
-    const char **copy = fv_arena_alloc(dec->arena, (size_t)(count ? count : 1) * sizeof *copy);
-    if (!copy) return out_of_memory(dec);
-    if (count) memcpy(copy, items, (size_t)count * sizeof *copy);
-    shared_store(&dec->dtypes, fill, h, count, copy);
-    out->items = copy;
-    return 0;
+    return dump_store_dtypes(&dec->b, v->len, items, out);
 }
 
 /* --- shapes -------------------------------------------------------------------------------- */
-
-/* A candidate list of shapes, flattened: shape i has ndims[i] dims, all of them end to end. */
-typedef struct flat_shapes {
-    const uint32_t *ndims;
-    const int64_t *dims;
-} flat_shapes;
-
-static bool same_shapes(const void *stored, uint32_t count, const void *candidate) {
-    const fr_shape *shapes = stored;
-    const flat_shapes *c = candidate;
-    const int64_t *dims = c->dims;
-    for (uint32_t i = 0; i < count; i++) {
-        if (shapes[i].ndim != c->ndims[i]) return false;
-        if (shapes[i].ndim && memcmp(shapes[i].dims, dims, (size_t)shapes[i].ndim * sizeof *dims) != 0) return false;
-        dims += shapes[i].ndim;
-    }
-    return true;
-}
-
-int dump_store_shapes(decoder *dec, uint32_t count, const uint32_t *ndims, const int64_t *dims, fr_shapes *out) {
-    uint64_t total = 0, h = count;
-    const int64_t *d = dims;
-    for (uint32_t i = 0; i < count; i++) {
-        total += ndims[i];
-        h = hash_step(h, ndims[i]);
-        for (uint32_t k = 0; k < ndims[i]; k++) h = hash_step(h, (uint64_t)*d++);
-    }
-    out->count = count;
-    list_slot *fill = NULL;
-    flat_shapes candidate = {ndims, dims};
-    if (total + count <= SHARE_ITEMS_MAX) {
-        const void *found = shared_find(&dec->shapes, h, count, &candidate, same_shapes, &fill);
-        if (found) {
-            out->shapes = found;
-            return 0;
-        }
-    }
-    fr_shape *shapes = fv_arena_alloc(dec->arena, (size_t)(count ? count : 1) * sizeof *shapes);
-    int64_t *copy = fv_arena_alloc(dec->arena, (size_t)(total ? total : 1) * sizeof *copy);
-    if (!shapes || !copy) return out_of_memory(dec);
-    if (total) memcpy(copy, dims, (size_t)total * sizeof *copy);
-    for (uint32_t i = 0; i < count; i++) {
-        shapes[i].ndim = ndims[i];
-        shapes[i].dims = copy;
-        copy += ndims[i];
-    }
-    shared_store(&dec->shapes, fill, h, count, shapes);
-    out->shapes = shapes;
-    return 0;
-}
 
 static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out) {
     if (!fv_is_seq(v)) return wrong_type(dec, key, v, "list of lists of int");
@@ -538,7 +323,7 @@ static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out
     }
     uint32_t *ndims;
     int64_t *dims;
-    if (!scratch_shapes(dec, v->len, total, &ndims, &dims)) return out_of_memory(dec);
+    if (!scratch_shapes(dec, v->len, total, &ndims, &dims)) return dump_out_of_memory(&dec->b);
     int64_t *d = dims;
     for (uint32_t i = 0; i < v->len; i++) {
         const fv *shape = fv_item(v, i);
@@ -549,17 +334,10 @@ static int get_shapes(decoder *dec, const fv *v, const char *key, fr_shapes *out
             *d++ = dim->u.i;
         }
     }
-    return dump_store_shapes(dec, v->len, ndims, dims, out);
+    return dump_store_shapes(&dec->b, v->len, ndims, dims, out);
 }
 
 /* --- frames -------------------------------------------------------------------------------- */
-
-static bool same_frames(const void *stored, uint32_t count, const void *candidate) {
-    const fr_frame *a = stored, *b = candidate;
-    for (uint32_t i = 0; i < count; i++)
-        if (a[i].name != b[i].name || a[i].filename != b[i].filename || a[i].line != b[i].line) return false;
-    return true;
-}
 
 /* One frame dict. Torch memoizes a frame dict used more than once, so the same node comes back
  * entry after entry: its frame is remembered by node. */
@@ -585,81 +363,18 @@ static int get_frame(decoder *dec, const fv *f, fr_frame *out) {
 
 static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
     if (!fv_is_seq(v)) return wrong_type(dec, "frames", v, "list of dict");
-    fr_frame *frames = dump_scratch_frames(dec, v->len);
-    if (!frames) return out_of_memory(dec);
+    fr_frame *frames = dump_scratch_frames(&dec->b, v->len);
+    if (!frames) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < v->len; i++)
         if (get_frame(dec, fv_item(v, i), &frames[i])) return -1;
-    return dump_store_frames(dec, frames, v->len, e);
-}
-
-fr_frame *dump_scratch_frames(decoder *dec, uint32_t n) {
-    return grow_scratch((void **)&dec->frame_buf, &dec->frame_buf_cap, n, sizeof *dec->frame_buf) ? dec->frame_buf
-                                                                                                   : NULL;
-}
-
-/* An entry's frames: a stack seen before in this dump is shared, a new one copied. An empty but
- * present list stays distinguishable from an absent one (frames == NULL). */
-int dump_store_frames(decoder *dec, const fr_frame *frames, uint32_t n, fr_entry *e) {
-    uint64_t h = n;
-    for (uint32_t i = 0; i < n; i++) {
-        h = hash_step(h, (uint64_t)(uintptr_t)frames[i].name);
-        h = hash_step(h, (uint64_t)(uintptr_t)frames[i].filename);
-        h = hash_step(h, (uint64_t)frames[i].line);
-    }
-    e->nframes = n;
-    list_slot *fill = NULL;
-    if (n > 0 && n <= FRAME_SHARE_MAX) {
-        const void *found = shared_find(&dec->frames, h, n, frames, same_frames, &fill);
-        if (found) {
-            e->frames = found;
-            return 0;
-        }
-    }
-    fr_frame *copy = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *copy);
-    if (!copy) return out_of_memory(dec);
-    if (n) memcpy(copy, frames, (size_t)n * sizeof *copy);
-    shared_store(&dec->frames, fill, h, n, copy);
-    e->frames = copy;
-    return 0;
+    return dump_store_frames(&dec->b, frames, v->len, e);
 }
 
 /* --- entries ------------------------------------------------------------------------------- */
 
 
-static const char *const ENTRY_FIELD_NAMES[F_COUNT] = {
-    "frames", "record_id", "pg_id", "process_group", "thread_name", "thread_id",
-    "collective_seq_id", "p2p_seq_id", "op_id", "profiling_name", "time_created_ns",
-    "duration_ms", "input_sizes", "input_dtypes", "output_sizes", "output_dtypes", "state",
-    "time_discovered_started_ns", "time_discovered_completed_ns", "retired", "timeout_ms",
-    "is_p2p",
-};
-
-/* Every version since 2.0 has these; the analyzer cannot place an entry without them. */
-static const uint32_t REQUIRED_ENTRY_FIELDS =
-    1u << F_RECORD_ID | 1u << F_PG_ID | 1u << F_PROCESS_GROUP | 1u << F_COLLECTIVE_SEQ_ID |
-    1u << F_P2P_SEQ_ID | 1u << F_PROFILING_NAME | 1u << F_STATE | 1u << F_INPUT_SIZES |
-    1u << F_OUTPUT_SIZES | 1u << F_INPUT_DTYPES | 1u << F_OUTPUT_DTYPES;
-
-int dump_entry_field(const char *bytes, size_t len) {
-    if (len == 0) return F_UNKNOWN;
-    for (int f = 0; f < F_COUNT; f++) {
-        const char *name = ENTRY_FIELD_NAMES[f];
-        if (name[0] == bytes[0] && strlen(name) == len && memcmp(name, bytes, len) == 0) return f;
-    }
-    return F_UNKNOWN;
-}
-
 static int field_by_name(const fv *key) {
     return fv_is(key, FV_STR) ? dump_entry_field(key->u.s, key->len) : F_UNKNOWN;
-}
-
-bool dump_entry_complete(uint32_t seen) { return (REQUIRED_ENTRY_FIELDS & ~seen) == 0; }
-
-int dump_state_of(const char *s) {
-    if (strcmp(s, "scheduled") == 0) return FR_STATE_SCHEDULED;
-    if (strcmp(s, "started") == 0) return FR_STATE_STARTED;
-    if (strcmp(s, "completed") == 0) return FR_STATE_COMPLETED;
-    return -1;
 }
 
 /* Pickled entry dicts share their key nodes through the memo: decide once per node. */
@@ -680,7 +395,7 @@ static int get_state(decoder *dec, const fv *v, fr_state *out) {
             return 0;
         }
     int state = dump_state_of(v->u.s);
-    if (state < 0) return fail(dec->err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
+    if (state < 0) return fr_fail(dec->b.err, "%s: unknown state \"%.40s\"", where(dec), v->u.s);
     *out = (fr_state)state;
     dec->state_nodes[*out] = v;
     return 0;
@@ -694,8 +409,8 @@ static int get_process_group(decoder *dec, const fv *v, fr_entry *e) {
 
 static int get_thread_id(decoder *dec, const fv *v, const char **out) {
     if (fv_is(v, FV_INT)) { /* some writers give the pthread id as a number */
-        *out = dump_thread_id_text(dec, v->u.i);
-        return *out ? 0 : out_of_memory(dec);
+        *out = dump_thread_id_text(&dec->b, v->u.i);
+        return *out ? 0 : dump_out_of_memory(&dec->b);
     }
     return get_str(dec, v, "thread_id", out);
 }
@@ -710,7 +425,7 @@ static int get_duration(decoder *dec, const fv *v, fr_entry *e) {
 }
 
 static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
-    const char *key = ENTRY_FIELD_NAMES[field];
+    const char *key = dump_entry_field_name(field);
     switch ((entry_field)field) {
     case F_FRAMES: return get_frames(dec, v, e);
     case F_RECORD_ID: return get_int(dec, v, key, &e->record_id);
@@ -743,7 +458,7 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
 
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
     set_where(dec, WHERE_ENTRY, index, NULL);
-    if (!fv_is(d, FV_DICT)) return fail(dec->err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
+    if (!fv_is(d, FV_DICT)) return fr_fail(dec->b.err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
     dump_entry_init(e);
     uint32_t seen = 0;
     for (uint32_t p = 0; p < d->len; p++) {
@@ -752,12 +467,9 @@ static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) 
         seen |= 1u << field;
         if (decode_field(dec, field, fv_dict_value(d, p), e)) return -1;
     }
-    uint32_t missing = REQUIRED_ENTRY_FIELDS & ~seen;
-    if (missing) {
-        int f = 0;
-        while (!(missing & (1u << f))) f++;
-        return fail(dec->err, "entry %u: no \"%s\" key", index, ENTRY_FIELD_NAMES[f]);
-    }
+    int missing = dump_entry_missing(seen);
+    if (missing != F_UNKNOWN)
+        return fr_fail(dec->b.err, "entry %u: no \"%s\" key", index, dump_entry_field_name(missing));
     if (!e->profiling_name) e->profiling_name = "";
     return 0;
 }
@@ -863,11 +575,11 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     const int64_t *parsed = ranks_cached(dec, v->u.s, v->len, &n);
     if (!parsed) parsed = ranks_parse(dec, v->u.s, v->len, &n, &bad);
     if (bad)
-        return fail(dec->err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
+        return fr_fail(dec->b.err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
                     v->u.s);
-    if (!parsed) return out_of_memory(dec);
-    int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *ranks);
-    if (!ranks) return out_of_memory(dec);
+    if (!parsed) return dump_out_of_memory(&dec->b);
+    int64_t *ranks = fv_arena_alloc(dec->b.arena, (size_t)(n ? n : 1) * sizeof *ranks);
+    if (!ranks) return dump_out_of_memory(&dec->b);
     memcpy(ranks, parsed, (size_t)n * sizeof *ranks);
     if (dec->ranks_scratch_cap > RANKS_CACHE_MAX / 2 + 1) { /* a huge text's scratch: not kept */
         free(dec->ranks_scratch);
@@ -884,7 +596,7 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
 static int check_ranks(decoder *dec, const fr_group_config *g) {
     for (uint32_t i = 0; i < g->nranks; i++)
         if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
-            return fail(dec->err,
+            return fr_fail(dec->b.err,
                         "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
                         where(dec), g->ranks[i]);
     return 0;
@@ -893,8 +605,8 @@ static int check_ranks(decoder *dec, const fr_group_config *g) {
 static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
     if (fv_is(v, FV_STR)) return parse_ranks_str(dec, v, g) ? -1 : check_ranks(dec, g);
     if (!fv_is_seq(v)) return wrong_type(dec, "ranks", v, "str or list of int");
-    int64_t *ranks = fv_arena_alloc(dec->arena, (size_t)(v->len ? v->len : 1) * sizeof *ranks);
-    if (!ranks) return out_of_memory(dec);
+    int64_t *ranks = fv_arena_alloc(dec->b.arena, (size_t)(v->len ? v->len : 1) * sizeof *ranks);
+    if (!ranks) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < v->len; i++)
         if (get_int(dec, fv_item(v, i), "ranks", &ranks[i])) return -1;
     g->nranks = v->len;
@@ -904,21 +616,21 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
     set_where(dec, WHERE_GROUP, 0, fv_is(key, FV_STR) ? key->u.s : "?");
-    if (!fv_is(key, FV_STR)) return fail(dec->err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(key, FV_STR)) return fr_fail(dec->b.err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
     if (get_str(dec, name ? name : key, "name", &g->name)) return -1;
     g->desc = "";
     if (desc && get_str(dec, desc, "desc", &g->desc)) return -1;
-    if (!ranks) return fail(dec->err, "%s: no \"ranks\" key", where(dec));
+    if (!ranks) return fr_fail(dec->b.err, "%s: no \"ranks\" key", where(dec));
     return get_ranks(dec, ranks, g);
 }
 
 static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
     if (!fv_is(pg_config, FV_DICT))
-        return fail(dec->err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
-    d->groups = fv_arena_alloc(dec->arena, (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
-    if (!d->groups) return out_of_memory(dec);
+        return fr_fail(dec->b.err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
+    d->groups = fv_arena_alloc(dec->b.arena, (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
+    if (!d->groups) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < pg_config->len; i++)
         if (decode_group(dec, fv_dict_key(pg_config, i), fv_dict_value(pg_config, i), &d->groups[i])) return -1;
     d->ngroups = pg_config->len;
@@ -928,7 +640,7 @@ static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
 static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
     set_where(dec, WHERE_STATUS, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
     int64_t *fields[3] = {&s->last_enqueued, &s->last_started, &s->last_completed};
     for (int k = 0; k < 3; k++) {
@@ -941,9 +653,9 @@ static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_sta
 
 static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
     if (!fv_is(pg_status, FV_DICT))
-        return fail(dec->err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
-    d->status = fv_arena_alloc(dec->arena, (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
-    if (!d->status) return out_of_memory(dec);
+        return fr_fail(dec->b.err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
+    d->status = fv_arena_alloc(dec->b.arena, (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
+    if (!d->status) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < pg_status->len; i++)
         if (decode_one_status(dec, fv_dict_key(pg_status, i), fv_dict_value(pg_status, i), &d->status[i])) return -1;
     d->nstatus = pg_status->len;
@@ -955,7 +667,7 @@ static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
 static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
     set_where(dec, WHERE_COMM, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
-    if (!fv_is(v, FV_DICT)) return fail(dec->err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
     const fv *x;
     c->comm_rank = c->comm_size = c->color = -1;
     c->parent = c->nccl_hash = c->state = NULL;
@@ -978,8 +690,8 @@ static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
     const fv *comms = fv_dict_get(extra, "comms");
     if (!comms || fv_is(comms, FV_NONE)) return 0;
     if (!fv_is(comms, FV_DICT)) return wrong_type(dec, "comms", comms, "dict");
-    d->comms = fv_arena_alloc(dec->arena, (size_t)(comms->len ? comms->len : 1) * sizeof *d->comms);
-    if (!d->comms) return out_of_memory(dec);
+    d->comms = fv_arena_alloc(dec->b.arena, (size_t)(comms->len ? comms->len : 1) * sizeof *d->comms);
+    if (!d->comms) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < comms->len; i++)
         if (decode_comm(dec, fv_dict_key(comms, i), fv_dict_value(comms, i), &d->comms[i])) return -1;
     d->ncomms = comms->len;
@@ -990,19 +702,19 @@ static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
 
 static int decode_version(decoder *dec, const fv *root, fr_dump *d) {
     const fv *v = fv_dict_get(root, "version");
-    if (!v) return fail(dec->err, "not a Flight Recorder dump: no \"version\" key");
-    if (!fv_is(v, FV_STR)) return fail(dec->err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
+    if (!v) return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"version\" key");
+    if (!fv_is(v, FV_STR)) return fr_fail(dec->b.err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
     const char *dot = memchr(v->u.s, '.', v->len);
     int64_t major, minor;
     if (!dot || !parse_decimal(v->u.s, (size_t)(dot - v->u.s), &major) ||
         !parse_decimal(dot + 1, v->len - (size_t)(dot + 1 - v->u.s), &minor) || v->u.s[0] == '-' ||
         dot[1] == '-' || major > 1000 || minor > 1000000)
-        return fail(dec->err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
-    if (major != 2) return fail(dec->err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
+        return fr_fail(dec->b.err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
+    if (major != 2) return fr_fail(dec->b.err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
     d->version_major = (int)major;
     d->version_minor = (int)minor;
     d->version = intern_node(dec, v);
-    return d->version ? 0 : out_of_memory(dec);
+    return d->version ? 0 : dump_out_of_memory(&dec->b);
 }
 
 /* nccl_version (2.6–2.9), comm_lib_version (2.10), xccl_version, or any other *_version. */
@@ -1015,7 +727,7 @@ static int decode_comm_lib_version(decoder *dec, const fv *root, fr_dump *d) {
     }
     if (!v || !fv_is(v, FV_STR)) return 0; /* informational only: never a reason to reject */
     d->comm_lib_version = intern_node(dec, v);
-    return d->comm_lib_version ? 0 : out_of_memory(dec);
+    return d->comm_lib_version ? 0 : dump_out_of_memory(&dec->b);
 }
 
 static bool whole(const fv *v) { return !(v->flags & FV_FLAG_TRUNCATED); }
@@ -1028,12 +740,12 @@ static const char *warning_text(decoder *dec, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return fv_arena_strdup(dec->arena, buf, strlen(buf));
+    return fv_arena_strdup(dec->b.arena, buf, strlen(buf));
 }
 
 /* truncated_at: byte offset where a salvaged pickle ended, or -1 for a whole input. */
 static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t truncated_at) {
-    if (!fv_is_seq(list)) return fail(dec->err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
+    if (!fv_is_seq(list)) return fr_fail(dec->b.err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
     uint32_t n = list->len;
     bool partial_dropped = false;
     if (!whole(list)) { /* keep the whole prefix */
@@ -1044,8 +756,8 @@ static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t trun
                 break;
             }
     }
-    d->entries = fv_arena_alloc(dec->arena, (size_t)(n ? n : 1) * sizeof *d->entries);
-    if (!d->entries) return out_of_memory(dec);
+    d->entries = fv_arena_alloc(dec->b.arena, (size_t)(n ? n : 1) * sizeof *d->entries);
+    if (!d->entries) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < n; i++)
         if (decode_entry(dec, fv_item(list, i), i, &d->entries[i])) return -1;
     d->nentries = n;
@@ -1058,15 +770,15 @@ static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t trun
 
 static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncated_at) {
     if (!fv_is(root, FV_DICT))
-        return fail(dec->err, "not a Flight Recorder dump: the top level is a %s, not a dict",
+        return fr_fail(dec->b.err, "not a Flight Recorder dump: the top level is a %s, not a dict",
                     root ? fv_kind_name((fv_kind)root->kind) : "nothing");
     bool salvaged = !whole(root) || truncated_at >= 0; /* even a lost STOP is a truncated file */
     const fv *pg_config = fv_dict_get(root, "pg_config"), *pg_status = fv_dict_get(root, "pg_status");
     const fv *entries = fv_dict_get(root, "entries"), *extra = fv_dict_get(root, FR_EXTRA_KEY);
     if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) || (pg_status && !whole(pg_status))))
-        return fail(dec->err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
+        return fr_fail(dec->b.err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
     if (decode_version(dec, root, d)) return -1;
-    if (!pg_config) return fail(dec->err, "not a Flight Recorder dump: no \"pg_config\" key");
+    if (!pg_config) return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"pg_config\" key");
     if (decode_groups(dec, pg_config, d)) return -1;
     if (pg_status && decode_status(dec, pg_status, d)) return -1;
     if (decode_comm_lib_version(dec, root, d)) return -1;
@@ -1087,10 +799,7 @@ static decoder *decoder_new(void) {
 
 static void decoder_free(decoder *dec) {
     if (!dec) return;
-    table_free(&dec->shapes);
-    table_free(&dec->dtypes);
-    table_free(&dec->frames);
-    free(dec->frame_buf);
+    dump_builder_free(&dec->b);
     free(dec->strings_buf);
     free(dec->ndims_buf);
     free(dec->dims_buf);
@@ -1116,38 +825,18 @@ static void decoder_clear(decoder *dec) {
     dec->ndirty = 0;
     memset(dec->recent_dtypes, 0, sizeof dec->recent_dtypes);
     memset(dec->state_nodes, 0, sizeof dec->state_nodes);
-    table_free(&dec->shapes);
-    table_free(&dec->dtypes);
-    table_free(&dec->frames);
-    memset(&dec->shapes, 0, sizeof dec->shapes);
-    memset(&dec->dtypes, 0, sizeof dec->dtypes);
-    memset(&dec->frames, 0, sizeof dec->frames);
     dec->where[0] = '\0';
     set_where(dec, WHERE_TEXT, 0, NULL);
 }
 
 /* Sets `dec` up to build a dump in `arena` (fresh or cleared decoder); *d is the empty dump. */
 static int builder_begin(decoder *dec, fv_arena *arena, fr_encoding encoding, fr_error *err, fr_dump **d) {
-    *d = fv_arena_alloc(arena, sizeof **d);
-    dec->strings = fr_intern_new(arena);
-    if (!*d || !dec->strings) {
-        fr_intern_free(dec->strings);
-        dec->strings = NULL;
-        return fail(err, "out of memory while decoding the dump");
-    }
-    dec->arena = arena;
-    dec->err = err;
-    memset(*d, 0, sizeof **d);
-    (*d)->encoding = encoding;
-    (*d)->global_rank = -1;
-    (*d)->arena = arena;
-    return 0;
+    return dump_builder_begin(&dec->b, arena, encoding, err, d);
 }
 
 /* Leaves `dec` cleared for the next dump. */
 static void builder_end(decoder *dec) {
-    fr_intern_free(dec->strings);
-    dec->strings = NULL;
+    dump_builder_end(&dec->b);
     decoder_clear(dec);
 }
 
@@ -1166,7 +855,7 @@ static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encod
 int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err) {
     *out = NULL;
     decoder *dec = decoder_new();
-    if (!dec) return fail(err, "out of memory while decoding the dump");
+    if (!dec) return fr_fail(err, "out of memory while decoding the dump");
     int rc = from_value(dec, root, arena, encoding, -1, out, err);
     decoder_free(dec);
     return rc;
@@ -1271,9 +960,9 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool js
     fv *root = NULL;
     fr_entry *entries = NULL;
     uint32_t n = 0;
-    int rc = json ? dump_json_fast_read(fd->json_fast, fd->dec, bytes, len, fd->values, &root,
+    int rc = json ? dump_json_fast_read(fd->json_fast, &fd->dec->b, bytes, len, fd->values, &root,
                                         &entries, &n)
-                  : dump_fast_read(fd->fast, fd->dec, bytes, len, fd->values, &root, &entries, &n);
+                  : dump_fast_read(fd->fast, &fd->dec->b, bytes, len, fd->values, &root, &entries, &n);
     if (rc == 0) rc = decode_root(fd->dec, root, d, -1);
     if (rc == 0 && n) { /* built in the dump's arena already */
         d->entries = entries;
@@ -1296,7 +985,7 @@ static bool sane_expansion(fv *root, size_t len, fr_error *err) {
     uint64_t bound = 64 * (uint64_t)len + ((uint64_t)16 << 20);
     uint64_t weight = fv_tree_weight(root, bound);
     if (weight <= bound) return true;
-    fail(err,
+    fr_fail(err,
          "memo sharing expands this %zu-byte pickle beyond %" PRIu64
          " bytes of values (64 times its size "
          "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
@@ -1314,7 +1003,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
     }
     fv_arena *values = fd->values;
     fv_arena *arena = fv_arena_new_sized(DUMP_FIRST_CHUNK);
-    if (!arena) return fail(err, "out of memory");
+    if (!arena) return fr_fail(err, "out of memory");
     fv *root = NULL;
     fr_encoding encoding;
     int64_t truncated_at = -1;
@@ -1345,7 +1034,7 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
 int fr_dump_decode(const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
     *out = NULL;
     fr_decoder *fd = fr_decoder_new();
-    if (!fd) return fail(err, "out of memory");
+    if (!fd) return fr_fail(err, "out of memory");
     int rc = fr_decoder_decode(fd, bytes, len, out, err);
     fr_decoder_free(fd);
     return rc;

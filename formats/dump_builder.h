@@ -3,10 +3,12 @@
  * A dump is decoded one of two ways (see dump.c): generically, through pickle_read's or
  * json_read's value tree mapped by dump.c, or directly, by dump_fast.c's reader of the regular
  * shape PyTorch's C++ pickler writes or dump_json_fast.c's reader of plain JSON. All build the
- * same fr_dump through one builder (`dump_builder`, the decoder of dump.c): it owns the dump's
- * arena and string interner and the tables that store each distinct shape list, dtype list and
- * stack once per dump. Everything here is internal to formats/; the analyzer sees only dump.h
- * and dump_decoder.h.
+ * same fr_dump through one builder (dump_builder.c): it owns the dump's arena and string
+ * interner and the tables that store each distinct shape list, dtype list and stack once per
+ * dump. The builder's state is a struct dump_builder that dump.c embeds in its decoder and
+ * hands to the direct paths, so that calls go one way: dump.c -> dump_fast.c, dump_json_fast.c
+ * -> dump_builder.c. Everything here is internal to formats/; the analyzer sees only dump.h and
+ * dump_decoder.h.
  *
  * The rules all paths must apply identically also live here: which keys an entry has, which
  * are required, what an entry holds before its keys are read, the spellings of states and
@@ -22,8 +24,39 @@
 #include <string.h>
 
 #include "dump.h"
+#include "intern.h"
 
-typedef struct decoder dump_builder;
+/* A table of lists the dump keeps once however many entries repeat them (dump_builder.c). */
+typedef struct list_slot {
+    uint64_t hash;
+    const void *items; /* NULL = empty slot */
+    uint32_t count;
+} list_slot;
+
+typedef struct list_table {
+    list_slot *slots;
+    size_t size, used; /* size: power of two or 0 */
+} list_table;
+
+/* The builder's state: one per decoder, reused dump after dump (zeroed when made). */
+typedef struct dump_builder {
+    fv_arena *arena;      /* the dump's arena */
+    fr_interner *strings; /* interned copies in `arena` */
+    fr_error *err;
+    list_table shapes, dtypes, frames; /* shared fr_shapes / fr_strings / frame lists */
+    fr_frame *frame_buf;               /* scratch for one entry's frames */
+    size_t frame_buf_cap;
+} dump_builder;
+
+/* Sets b up to build a dump in `arena`; *d is the empty dump. 0, or -1 with err filled. */
+int dump_builder_begin(dump_builder *b, fv_arena *arena, fr_encoding encoding, fr_error *err,
+                       fr_dump **d);
+/* Forgets the dump built (what the tables point to lives in its arena): ready for the next. */
+void dump_builder_end(dump_builder *b);
+/* Frees what b holds (not b itself). */
+void dump_builder_free(dump_builder *b);
+/* Fills the builder's error with "out of memory while decoding the dump"; returns -1. */
+int dump_out_of_memory(dump_builder *b);
 
 /* The keys of an entry dict that the decoder reads, as bit numbers for a `seen` mask. */
 typedef enum entry_field {
@@ -36,6 +69,8 @@ typedef enum entry_field {
 
 /* The field named by bytes[0..len), or F_UNKNOWN. */
 int dump_entry_field(const char *bytes, size_t len);
+/* The key of field f (0 <= f < F_COUNT). */
+const char *dump_entry_field_name(int f);
 /* An entry before its keys are read: the defaults of dump.h (inline: once per entry). Copied
  * from a constant rather than built in place, which gcc does with `rep stos`, slow to start. */
 static inline void dump_entry_init(fr_entry *e) {
@@ -44,6 +79,8 @@ static inline void dump_entry_init(fr_entry *e) {
 }
 /* Whether `seen` (bits of entry_field) holds every key an entry must have. */
 bool dump_entry_complete(uint32_t seen);
+/* The first required field that `seen` lacks, or F_UNKNOWN when it has them all. */
+int dump_entry_missing(uint32_t seen);
 /* The fr_state spelled by the C string s, or -1. */
 int dump_state_of(const char *s);
 

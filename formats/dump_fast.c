@@ -40,31 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_MARK = '(',
-    OP_STOP = '.',
-    OP_EMPTY_DICT = '}',
-    OP_EMPTY_LIST = ']',
-    OP_EMPTY_TUPLE = ')',
-    OP_SETITEMS = 'u',
-    OP_APPENDS = 'e',
-    OP_BINUNICODE = 'X',
-    OP_SHORT_BINUNICODE = 0x8c,
-    OP_BINPUT = 'q',
-    OP_LONG_BINPUT = 'r',
-    OP_BINGET = 'h',
-    OP_LONG_BINGET = 'j',
-    OP_BININT = 'J',
-    OP_BININT1 = 'K',
-    OP_BININT2 = 'M',
-    OP_LONG1 = 0x8a,
-    OP_NONE = 'N',
-    OP_NEWTRUE = 0x88,
-    OP_NEWFALSE = 0x89,
-    OP_BINFLOAT = 'G',
-    OP_TUPLE2 = 0x86,
-    OP_PROTO = 0x80,
-};
+#include "pickle_opcodes.h"
+#include "grow.h"
 
 enum { MAX_DEPTH = 32, MEMO_MAX = 1u << 22, FRAME_PENDING_MAX = 4, LAYOUT_MAX = 32 };
 enum { NOT_ASKED = -2 };
@@ -189,14 +166,8 @@ static inline uint32_t le32(const uint8_t *p) {
 /* Room for n items in a scratch array (false when out of memory or over the budget). */
 static bool ensure(dump_fast *f, void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return true;
-    size_t want = *cap ? *cap * 2 : 64;
-    if (want < n) want = n;
-    if (want * size > f->budget) return false;
-    void *p = realloc(*buf, want * size);
-    if (!p) return false;
-    *buf = p;
-    *cap = want;
-    return true;
+    if (fr_grown_cap(*cap, n, 64) > f->budget / size) return false;
+    return fr_grow(buf, cap, n, size, 64) == 0;
 }
 
 /* Text this path takes as is: ASCII (the generic reader checks other UTF-8). */

@@ -18,9 +18,9 @@
  * fr_dump_write_pickle when w->owns_memory is false, and from pickle_write.c's fixed-memory
  * functions, is one of: memset, memcpy, memcmp, strcmp, strlen (async-signal-safe since
  * POSIX.1-2008 TC2) and the caller's sink (the recorder's calls write(2)). Numbers are formatted
- * by fmt_i64() below, error text is copied by copy_msg(): no snprintf, no malloc/free, no stdio
- * on that path. The JSON writer and the heap pickle writer do allocate; they are never used from
- * a handler. tests/fakes/asig_trap.c checks this at run time (t0400).
+ * by fmt_i64() below (json_text.h's fr_json_int), error text is copied by fr_fail_text()
+ * (error.h): no snprintf, no malloc/free, no stdio on that path. The JSON writer and the heap
+ * pickle writer do allocate; they are never used from a handler. tests/fakes/asig_trap.c checks this at run time (t0400).
  */
 #include "dump_write.h"
 
@@ -29,33 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Signal-safe stand-ins for snprintf: the pickle path may run inside a fatal-signal handler. */
-static void copy_msg(char *out, size_t cap, const char *msg) {
-    size_t n = strlen(msg);
-    if (cap == 0) return;
-    if (n > cap - 1) n = cap - 1;
-    memcpy(out, msg, n);
-    out[n] = '\0';
-}
+#include "json_text.h"
 
-/* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. */
+/* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. A
+ * signal-safe stand-in for snprintf: the pickle path may run inside a fatal-signal handler. */
 static size_t fmt_i64(char *out, int64_t v) {
-    char tmp[24];
-    size_t n = 0, len = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) out[len++] = '-';
-    while (n) out[len++] = tmp[--n];
-    out[len] = '\0';
-    return len;
-}
-
-static int fail(fr_error *err, const char *msg) {
-    if (err) copy_msg(err->msg, sizeof err->msg, msg);
-    return -1;
+    size_t n = fr_json_int(v, out);
+    out[n] = '\0';
+    return n;
 }
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
@@ -84,7 +65,7 @@ static int choose_layout(const fr_dump *d, const fr_write_options *o, layout *l,
         l->major = d->version_major;
         l->minor = d->version_minor;
     }
-    if (l->major != 2 || l->minor < 0) return fail(err, "can only write Flight Recorder versions 2.x");
+    if (l->major != 2 || l->minor < 0) return fr_fail_text(err, "can only write Flight Recorder versions 2.x");
     l->v2_0 = l->minor == 0;
     l->has_timeout = l->minor >= 1;
     l->has_pg_status = l->minor >= 3;
@@ -511,7 +492,7 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     if (w->owns_memory) {
         size_t size = fr_dump_write_scratch_size(d);
         heap = malloc(size);
-        if (!heap) return fail(err, "out of memory while writing the dump");
+        if (!heap) return fr_fail_text(err, "out of memory while writing the dump");
         scratch_carve(&p.s, d, heap, size);
     } else if (options) {
         scratch_carve(&p.s, d, options->scratch, options->scratch_size);
@@ -519,7 +500,7 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     count_frames(&p.s, d);
     write_root(&p);
     if (heap) free(heap); /* never reached by fixed-memory writers (signal handlers) */
-    if (w->failed) return fail(err, "could not write the pickle (output error or out of memory)");
+    if (w->failed) return fr_fail_text(err, "could not write the pickle (output error or out of memory)");
     return 0;
 }
 
@@ -553,30 +534,12 @@ static void j_raw(jwriter *j, const char *s, size_t n) {
 
 static void j_lit(jwriter *j, const char *s) { j_raw(j, s, strlen(s)); }
 
+static void j_text(void *j, const char *s, size_t n) { j_raw(j, s, n); }
+
 /* nlohmann::json's escaping: ", \, and control characters; other bytes as they are. */
 static void j_str(jwriter *j, const char *s) {
     j_raw(j, "\"", 1);
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        j_raw(j, run, (size_t)(s - run));
-        char esc[8];
-        switch (c) {
-        case '"': j_lit(j, "\\\""); break;
-        case '\\': j_lit(j, "\\\\"); break;
-        case '\b': j_lit(j, "\\b"); break;
-        case '\f': j_lit(j, "\\f"); break;
-        case '\n': j_lit(j, "\\n"); break;
-        case '\r': j_lit(j, "\\r"); break;
-        case '\t': j_lit(j, "\\t"); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            j_lit(j, esc);
-        }
-        run = s + 1;
-    }
-    j_raw(j, run, (size_t)(s - run));
+    fr_json_escape(s, strlen(s), false, j_text, j);
     j_raw(j, "\"", 1);
 }
 
@@ -589,68 +552,24 @@ static void j_key(jwriter *j, const char *k, bool *first) {
 
 static void j_int(jwriter *j, int64_t v) {
     char buf[24];
-    int n = snprintf(buf, sizeof buf, "%" PRId64, v);
-    j_raw(j, buf, (size_t)n);
+    j_raw(j, buf, fr_json_int(v, buf));
 }
 
 static void j_int_as_str(jwriter *j, int64_t v) {
     char buf[24];
-    snprintf(buf, sizeof buf, "%" PRId64, v);
+    fmt_i64(buf, v);
     j_str(j, buf);
 }
 
 /* The shortest decimal that reads back to v, laid out as nlohmann::json's dtoa does:
- * 1.0, 0.0368, 1e-05, 1.5e+20. */
+ * 1.0, 0.0368, 1e-05, 1.5e+20; null for NaN and the infinities. */
 static void j_double(jwriter *j, double v) {
     if (!isfinite(v)) {
         j_lit(j, "null");
         return;
     }
-    if (v == 0) {
-        j_lit(j, signbit(v) ? "-0.0" : "0.0");
-        return;
-    }
-    char sci[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(sci, sizeof sci, "%.*e", prec - 1, v);
-        if (strtod(sci, NULL) == v) break;
-    }
-    /* split "-d.ddde+XX" into sign, digits and exponent */
-    char digits[24];
-    int k = 0;
-    const char *s = sci;
-    bool negative = *s == '-';
-    if (negative) s++;
-    for (; *s && *s != 'e'; s++)
-        if (*s != '.') digits[k++] = *s;
-    int exp10 = atoi(s + 1);
-    while (k > 1 && digits[k - 1] == '0') k--;
-    int n = exp10 + 1; /* value = 0.d1d2...dk × 10^n */
-    char out[64];
-    int o = 0;
-    if (negative) out[o++] = '-';
-    if (k <= n && n <= 15) {
-        memcpy(out + o, digits, (size_t)k), o += k;
-        for (int i = k; i < n; i++) out[o++] = '0';
-        out[o++] = '.', out[o++] = '0';
-    } else if (0 < n && n <= 15) {
-        memcpy(out + o, digits, (size_t)n), o += n;
-        out[o++] = '.';
-        memcpy(out + o, digits + n, (size_t)(k - n)), o += k - n;
-    } else if (-4 < n && n <= 0) {
-        out[o++] = '0', out[o++] = '.';
-        for (int i = 0; i < -n; i++) out[o++] = '0';
-        memcpy(out + o, digits, (size_t)k), o += k;
-    } else {
-        out[o++] = digits[0];
-        if (k > 1) {
-            out[o++] = '.';
-            memcpy(out + o, digits + 1, (size_t)(k - 1)), o += k - 1;
-        }
-        int e = n - 1;
-        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    }
-    j_raw(j, out, (size_t)o);
+    char out[40];
+    j_raw(j, out, fr_json_float(v, FR_JSON_FIXED_NLOHMANN, out));
 }
 
 static void j_shapes(jwriter *j, const fr_shapes *shapes) {
@@ -866,7 +785,7 @@ static int j_root(jwriter *j) {
 int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink, void *sink_ctx,
                        fr_error *err) {
     jwriter *j = calloc(1, sizeof *j);
-    if (!j) return fail(err, "out of memory while writing the dump");
+    if (!j) return fr_fail_text(err, "out of memory while writing the dump");
     j->sink = sink;
     j->ctx = sink_ctx;
     j->d = d;
@@ -876,8 +795,8 @@ int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sin
     }
     int rc = j_root(j);
     j_flush(j);
-    if (rc == 0 && j->failed) rc = fail(err, "could not write the JSON dump (output error)");
-    else if (rc != 0) fail(err, "out of memory while writing the dump");
+    if (rc == 0 && j->failed) rc = fr_fail_text(err, "could not write the JSON dump (output error)");
+    else if (rc != 0) fr_fail_text(err, "out of memory while writing the dump");
     free(j);
     return rc;
 }

@@ -18,11 +18,11 @@
  * offsets in the original text.
  */
 #include "json_read.h"
+#include "grow.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,15 +30,6 @@
 #include <string.h>
 
 #define MARK_BYTE '\xff'
-
-static int fail(fr_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(fr_error *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* --- UTF-8 check (strict, as Python opens a text file) ------------------------------------ */
 
@@ -82,22 +73,10 @@ typedef struct rewriter {
 
 static void emit(rewriter *r, const char *s, size_t n) {
     if (r->failed) return;
-    if (n > r->out_cap - r->out_len) {
-        size_t cap = r->out_cap ? r->out_cap : 256;
-        while (n > cap - r->out_len) {
-            if (cap > SIZE_MAX / 4) {
-                r->failed = true;
-                return;
-            }
-            cap *= 2;
-        }
-        char *bigger = realloc(r->out, cap);
-        if (!bigger) {
-            r->failed = true;
-            return;
-        }
-        r->out = bigger;
-        r->out_cap = cap;
+    if (n > SIZE_MAX / 4 - r->out_len ||
+        fr_grow((void **)&r->out, &r->out_cap, r->out_len + n, 1, 256)) {
+        r->failed = true;
+        return;
     }
     memcpy(r->out + r->out_len, s, n);
     r->out_len += n;
@@ -106,15 +85,9 @@ static void emit(rewriter *r, const char *s, size_t n) {
 /* Notes that the text up to src offset `old_end` now ends at the current output length. */
 static void note_shift(rewriter *r, size_t old_end) {
     if (r->failed) return;
-    if (r->nshifts == r->shifts_cap) {
-        size_t cap = r->shifts_cap ? r->shifts_cap * 2 : 64;
-        shift *bigger = realloc(r->shifts, cap * sizeof *bigger);
-        if (!bigger) {
-            r->failed = true;
-            return;
-        }
-        r->shifts = bigger;
-        r->shifts_cap = cap;
+    if (fr_grow((void **)&r->shifts, &r->shifts_cap, r->nshifts + 1, sizeof *r->shifts, 64)) {
+        r->failed = true;
+        return;
     }
     r->shifts[r->nshifts++] = (shift){r->out_len, old_end};
 }
@@ -240,7 +213,7 @@ static int rewrite(rewriter *r, fr_error *err) {
         } else {
             if (c == '[' || c == '{') {
                 if (++depth > JSON_READ_MAX_DEPTH)
-                    return fail(err, "JSON nests deeper than %d at byte %zu", JSON_READ_MAX_DEPTH, r->pos);
+                    return fr_fail(err, "JSON nests deeper than %d at byte %zu", JSON_READ_MAX_DEPTH, r->pos);
             } else if ((c == ']' || c == '}') && depth) {
                 depth--;
             }
@@ -248,7 +221,7 @@ static int rewrite(rewriter *r, fr_error *err) {
             r->pos++;
         }
     }
-    if (r->failed) return fail(err, "out of memory reading JSON");
+    if (r->failed) return fr_fail(err, "out of memory reading JSON");
     return 0;
 }
 
@@ -267,7 +240,7 @@ static fv *number_value(fv_arena *arena, const char *literal, fr_error *err) {
     errno = 0;
     long long v = strtoll(text, NULL, 10);
     if (errno == ERANGE) {
-        fail(err, "integer %.40s does not fit in 64 bits", text);
+        fr_fail(err, "integer %.40s does not fit in 64 bits", text);
         return NULL;
     }
     return fv_int(arena, (int64_t)v);
@@ -318,7 +291,7 @@ static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err) {
             continue;
         }
         if (!child->string || is_marker(child->string)) {
-            fail(err, "JSON object keys must be strings");
+            fr_fail(err, "JSON object keys must be strings");
             return NULL;
         }
         fv *key = string_value(arena, child->string);
@@ -331,7 +304,7 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
     *out = NULL;
     err->msg[0] = '\0';
     size_t bad = utf8_invalid_at((const unsigned char *)text, len);
-    if (bad != len) return fail(err, "invalid UTF-8 in JSON at byte %zu", bad);
+    if (bad != len) return fr_fail(err, "invalid UTF-8 in JSON at byte %zu", bad);
     rewriter r = {.src = text, .len = len};
     int rc = rewrite(&r, err);
     if (rc == 0) {
@@ -339,15 +312,15 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
         cJSON *tree = cJSON_ParseWithLengthOpts(r.out ? r.out : "", r.out_len, &end, false);
         if (!tree) {
             size_t at = end && r.out ? original_offset(&r, (size_t)(end - r.out)) : 0;
-            rc = fail(err, "JSON parse error at byte %zu", at > len ? len : at);
+            rc = fr_fail(err, "JSON parse error at byte %zu", at > len ? len : at);
         } else {
             size_t rest = (size_t)(end - r.out);
             while (rest < r.out_len && strchr(" \t\r\n", r.out[rest])) rest++;
             if (rest < r.out_len) {
-                rc = fail(err, "extra data after the JSON value at byte %zu", original_offset(&r, rest));
+                rc = fr_fail(err, "extra data after the JSON value at byte %zu", original_offset(&r, rest));
             } else {
                 *out = convert(tree, arena, err);
-                if (!*out) rc = err->msg[0] ? -1 : fail(err, "out of memory reading JSON");
+                if (!*out) rc = err->msg[0] ? -1 : fr_fail(err, "out of memory reading JSON");
             }
             cJSON_Delete(tree);
         }

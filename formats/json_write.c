@@ -4,10 +4,9 @@
  * complete, so a refusal (depth, size, bad key) leaves the output untouched. The walk is an
  * explicit stack of (container, next child) frames: no recursion on input depth.
  *
- * Floats: Python's repr is the shortest decimal that reads back to the same double. We find it
- * by asking printf for 1, 2, ... 17 significant digits and keeping the first that strtod maps
- * back to the same bits (glibc rounds both ways correctly), then lay the digits out the way
- * CPython's float_repr does: fixed notation for decimal exponents -4..15, scientific otherwise.
+ * Strings, floats (Python's repr: the shortest decimal that reads back to the same double) and
+ * ints are written by json_text.h, shared with the other JSON writers; here only NaN and the
+ * infinities get json.dumps' spellings.
  */
 #include "json_write.h"
 
@@ -15,6 +14,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json_text.h"
+#include "grow.h"
 
 /* --- output buffer ----------------------------------------------------------------------------- */
 
@@ -30,17 +32,9 @@ static bool sb_reserve(sbuf *b, size_t more) {
         b->failed = true;
         return false;
     }
-    if (b->len + more <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more) cap *= 2;
-    char *bigger = realloc(b->data, cap);
-    if (!bigger) {
-        b->failed = true;
-        return false;
-    }
-    b->data = bigger;
-    b->cap = cap;
-    return true;
+    if (fr_grow((void **)&b->data, &b->cap, b->len + more, 1, 4096) == 0) return true;
+    b->failed = true;
+    return false;
 }
 
 static void sb_put(sbuf *b, const char *s, size_t n) {
@@ -68,61 +62,12 @@ static void sb_indent(sbuf *b, size_t depth) {
 size_t fv_format_float(double d, char *out) {
     if (isnan(d)) return (size_t)sprintf(out, "NaN");
     if (isinf(d)) return (size_t)sprintf(out, d < 0 ? "-Infinity" : "Infinity");
-    if (d == 0) return (size_t)sprintf(out, signbit(d) ? "-0.0" : "0.0");
-
-    char sci[40];
-    for (int precision = 0; precision < 17; precision++) {
-        snprintf(sci, sizeof sci, "%.*e", precision, d);
-        if (strtod(sci, NULL) == d) break;
-    }
-    /* sci is "[-]D[.DDDD]e[+-]XX": collect the digits and the decimal exponent */
-    char digits[24];
-    size_t nd = 0;
-    const char *p = sci;
-    bool negative = *p == '-';
-    if (negative) p++;
-    for (; *p != 'e'; p++)
-        if (*p != '.') digits[nd++] = *p;
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    int exp10 = atoi(p + 1);
-
-    char *o = out;
-    if (negative) *o++ = '-';
-    if (exp10 >= -4 && exp10 < 16) {
-        if (exp10 < 0) {
-            *o++ = '0';
-            *o++ = '.';
-            for (int z = 0; z < -exp10 - 1; z++) *o++ = '0';
-            memcpy(o, digits, nd);
-            o += nd;
-        } else {
-            size_t whole = (size_t)exp10 + 1;
-            for (size_t i = 0; i < whole; i++) *o++ = i < nd ? digits[i] : '0';
-            *o++ = '.';
-            if (nd > whole) {
-                memcpy(o, digits + whole, nd - whole);
-                o += nd - whole;
-            } else {
-                *o++ = '0';
-            }
-        }
-    } else {
-        *o++ = digits[0];
-        if (nd > 1) {
-            *o++ = '.';
-            memcpy(o, digits + 1, nd - 1);
-            o += nd - 1;
-        }
-        o += sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    }
-    *o = '\0';
-    return (size_t)(o - out);
+    return fr_json_float(d, FR_JSON_FIXED_PYTHON, out);
 }
 
 static void put_int(sbuf *b, int64_t i) {
     char text[24];
-    int n = snprintf(text, sizeof text, "%" PRId64, i);
-    sb_put(b, text, (size_t)n);
+    sb_put(b, text, fr_json_int(i, text));
 }
 
 static void put_float(sbuf *b, double d) {
@@ -131,73 +76,11 @@ static void put_float(sbuf *b, double d) {
     sb_put(b, text, n);
 }
 
-static void put_u_escape(sbuf *b, uint32_t unit) {
-    static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', hex[(unit >> 12) & 15], hex[(unit >> 8) & 15], hex[(unit >> 4) & 15], hex[unit & 15]};
-    sb_put(b, e, sizeof e);
-}
-
-/* Decodes one UTF-8 sequence (surrogates allowed, as pickle's 'surrogatepass' keeps them);
- * an invalid byte counts as U+FFFD so that output stays ASCII whatever the input. */
-static uint32_t next_code_point(const unsigned char *s, size_t n, size_t *used) {
-    unsigned char c = s[0];
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (c >= 0xF5) len = 0;
-    if (len == 0 || len > n) {
-        *used = 1;
-        return 0xFFFD;
-    }
-    uint32_t cp = c & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *used = 1;
-            return 0xFFFD;
-        }
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    *used = len;
-    return cp;
-}
+static void put_text(void *b, const char *s, size_t n) { sb_put(b, s, n); }
 
 static void put_string(sbuf *b, const char *str, size_t n) {
-    const unsigned char *s = (const unsigned char *)str;
     sb_char(b, '"');
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        while (run < n && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '"' && s[run] != '\\') run++;
-        if (run > i) {
-            sb_put(b, str + i, run - i);
-            i = run;
-            continue;
-        }
-        unsigned char c = s[i];
-        switch (c) {
-        case '"': sb_puts(b, "\\\""); i++; continue;
-        case '\\': sb_puts(b, "\\\\"); i++; continue;
-        case '\n': sb_puts(b, "\\n"); i++; continue;
-        case '\r': sb_puts(b, "\\r"); i++; continue;
-        case '\t': sb_puts(b, "\\t"); i++; continue;
-        case '\b': sb_puts(b, "\\b"); i++; continue;
-        case '\f': sb_puts(b, "\\f"); i++; continue;
-        default: break;
-        }
-        if (c < 0x80) {
-            put_u_escape(b, c);
-            i++;
-            continue;
-        }
-        size_t used;
-        uint32_t cp = next_code_point(s + i, n - i, &used);
-        i += used;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            put_u_escape(b, 0xD800 | (cp >> 10));
-            put_u_escape(b, 0xDC00 | (cp & 0x3FF));
-        } else {
-            put_u_escape(b, cp);
-        }
-    }
+    fr_json_escape(str, n, true, put_text, b);
     sb_char(b, '"');
 }
 

@@ -29,31 +29,19 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pickle_opcodes.h"
+#include "grow.h"
+
 /* --- opcode names -------------------------------------------------------------------------- */
 
 static const char *const opcode_names[256] = {
-    [0x28] = "MARK", [0x2e] = "STOP", [0x30] = "POP", [0x31] = "POP_MARK", [0x32] = "DUP",
-    [0x46] = "FLOAT", [0x49] = "INT", [0x4a] = "BININT", [0x4b] = "BININT1", [0x4c] = "LONG",
-    [0x4d] = "BININT2", [0x4e] = "NONE", [0x50] = "PERSID", [0x51] = "BINPERSID",
-    [0x52] = "REDUCE", [0x53] = "STRING", [0x54] = "BINSTRING", [0x55] = "SHORT_BINSTRING",
-    [0x56] = "UNICODE", [0x58] = "BINUNICODE", [0x61] = "APPEND", [0x62] = "BUILD",
-    [0x63] = "GLOBAL", [0x64] = "DICT", [0x7d] = "EMPTY_DICT", [0x65] = "APPENDS", [0x67] = "GET",
-    [0x68] = "BINGET", [0x69] = "INST", [0x6a] = "LONG_BINGET", [0x6c] = "LIST",
-    [0x5d] = "EMPTY_LIST", [0x6f] = "OBJ", [0x70] = "PUT", [0x71] = "BINPUT",
-    [0x72] = "LONG_BINPUT", [0x73] = "SETITEM", [0x74] = "TUPLE", [0x29] = "EMPTY_TUPLE",
-    [0x75] = "SETITEMS", [0x47] = "BINFLOAT", [0x80] = "PROTO", [0x81] = "NEWOBJ",
-    [0x82] = "EXT1", [0x83] = "EXT2", [0x84] = "EXT4", [0x85] = "TUPLE1", [0x86] = "TUPLE2",
-    [0x87] = "TUPLE3", [0x88] = "NEWTRUE", [0x89] = "NEWFALSE", [0x8a] = "LONG1",
-    [0x8b] = "LONG4", [0x42] = "BINBYTES", [0x43] = "SHORT_BINBYTES",
-    [0x8c] = "SHORT_BINUNICODE", [0x8d] = "BINUNICODE8", [0x8e] = "BINBYTES8",
-    [0x8f] = "EMPTY_SET", [0x90] = "ADDITEMS", [0x91] = "FROZENSET", [0x92] = "NEWOBJ_EX",
-    [0x93] = "STACK_GLOBAL", [0x94] = "MEMOIZE", [0x95] = "FRAME", [0x96] = "BYTEARRAY8",
-    [0x97] = "NEXT_BUFFER", [0x98] = "READONLY_BUFFER",
+#define OPCODE_NAME(name, byte) [byte] = #name,
+    FR_PICKLE_OPCODES(OPCODE_NAME)
+#undef OPCODE_NAME
 };
 
 const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
@@ -61,8 +49,9 @@ const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
 /* Opcodes that import, call or look up code: the reason pickles are dangerous. */
 static bool opcode_runs_code(uint8_t op) {
     switch (op) {
-    case 0x63: case 0x93: case 0x52: case 0x62: case 0x69: case 0x6f: case 0x81: case 0x92:
-    case 0x50: case 0x51: case 0x82: case 0x83: case 0x84: return true;
+    case OP_GLOBAL: case OP_STACK_GLOBAL: case OP_REDUCE: case OP_BUILD: case OP_INST: case OP_OBJ:
+    case OP_NEWOBJ: case OP_NEWOBJ_EX: case OP_PERSID: case OP_BINPERSID: case OP_EXT1: case OP_EXT2:
+    case OP_EXT4: return true;
     default: return false;
     }
 }
@@ -185,15 +174,6 @@ typedef struct vm {
     fr_error *err;
 } vm;
 
-static int fail(vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(vm *m, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->err->msg, sizeof m->err->msg, fmt, ap);
-    va_end(ap);
-    return R_ERROR;
-}
-
 static const char *op_name(const vm *m) {
     const char *n = opcode_names[m->op];
     return n ? n : "?";
@@ -207,7 +187,7 @@ static int truncated(vm *m, uint64_t wanted) {
 }
 
 static int out_of_memory(vm *m) {
-    return fail(m, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
+    return fr_fail(m->err, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
                 op_name(m), m->op_pos);
 }
 
@@ -257,11 +237,8 @@ static int read_line(vm *m, const char **text, size_t *n) {
 static size_t fence(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0; }
 
 static int grow_stack(vm *m) {
-    size_t cap = m->stack_cap ? m->stack_cap * 2 : 256;
-    fv **bigger = realloc(m->stack, cap * sizeof *bigger);
-    if (!bigger) return out_of_memory(m);
-    m->stack = bigger;
-    m->stack_cap = cap;
+    if (fr_grow((void **)&m->stack, &m->stack_cap, m->sp + 1, sizeof *m->stack, 256))
+        return out_of_memory(m);
     account(m);
     return R_OK;
 }
@@ -278,7 +255,7 @@ static inline int push(vm *m, fv *v) {
 }
 
 static int underflow(vm *m) {
-    return fail(m, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
+    return fr_fail(m->err, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
                 m->op_pos);
 }
 
@@ -296,13 +273,10 @@ static int top(vm *m, fv **v) {
 
 static int push_mark(vm *m) {
     if (m->nmarks >= m->max_marks)
-        return fail(m, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
+        return fr_fail(m->err, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
     if (m->nmarks == m->marks_cap) {
-        size_t cap = m->marks_cap ? m->marks_cap * 2 : 64;
-        size_t *bigger = realloc(m->marks, cap * sizeof *bigger);
-        if (!bigger) return out_of_memory(m);
-        m->marks = bigger;
-        m->marks_cap = cap;
+        if (fr_grow((void **)&m->marks, &m->marks_cap, m->nmarks + 1, sizeof *m->marks, 64))
+            return out_of_memory(m);
         account(m);
     }
     m->marks[m->nmarks++] = m->sp;
@@ -312,7 +286,7 @@ static int push_mark(vm *m) {
 
 /* Removes the newest MARK; the items after it are stack[*start .. sp). */
 static int pop_mark(vm *m, size_t *start) {
-    if (!m->nmarks) return fail(m, "%s at byte %zu without a MARK", op_name(m), m->op_pos);
+    if (!m->nmarks) return fr_fail(m->err, "%s at byte %zu without a MARK", op_name(m), m->op_pos);
     *start = m->marks[--m->nmarks];
     return R_OK;
 }
@@ -336,7 +310,7 @@ static fv *make_seq(vm *m, fv_kind kind, fv *const *items, size_t n) {
 static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
 
 static int not_a(vm *m, const char *wanted, const fv *got) {
-    return fail(m, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
+    return fr_fail(m->err, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
                 wanted, fv_kind_name(got->kind));
 }
 
@@ -351,13 +325,13 @@ static int extend_list(vm *m, fv *list, fv *const *items, size_t n) {
  * stop Python, unless memory ran out before. */
 static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
     if (!fv_is(dict, FV_DICT)) return not_a(m, "dict", dict);
-    if (n % 2) return fail(m, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
+    if (n % 2) return fr_fail(m->err, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
     bool failed;
     size_t done = fv_dict_update(m->arena, dict, items, n / 2, &failed);
     if (failed) return out_of_memory(m);
     if (done < n / 2) {
         const fv *key = items[2 * done];
-        return fail(m, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
+        return fr_fail(m->err, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
                     m->op_pos);
     }
     return R_OK;
@@ -413,11 +387,11 @@ static fv *str_node(vm *m, const char *bytes, size_t n) {
 /* BINUNICODE & co.: `n` bytes of UTF-8 follow. */
 static int load_utf8(vm *m, uint64_t n) {
     if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
-    if (n >= UINT32_MAX) return fail(m, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
+    if (n >= UINT32_MAX) return fr_fail(m->err, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
     const uint8_t *p = take(m, (size_t)n);
     size_t bad = utf8_invalid_at(p, (size_t)n);
     if (bad != n)
-        return fail(m, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
+        return fr_fail(m->err, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
                     (size_t)(p - m->buf) + bad, m->op_pos);
     return push(m, fv_str(m->arena, (const char *)p, (size_t)n));
 }
@@ -426,7 +400,7 @@ static int load_utf8(vm *m, uint64_t n) {
 static int push_ascii(vm *m, const char *bytes, size_t n) {
     for (size_t i = 0; i < n; i++)
         if ((uint8_t)bytes[i] >= 0x80)
-            return fail(m, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
+            return fr_fail(m->err, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
     return push(m, fv_str(m->arena, bytes, n));
 }
 
@@ -463,7 +437,7 @@ static size_t put_utf8(char *out, uint32_t cp) {
 /* UNICODE (protocol 0): raw-unicode-escape. Bytes are Latin-1 code points, except that
  * \uXXXX and \UXXXXXXXX are escapes when preceded by an odd number of backslashes. */
 static int load_raw_unicode(vm *m, const char *s, size_t n) {
-    if (n > (UINT32_MAX - 1) / 2) return fail(m, "string at byte %zu is too long", m->op_pos);
+    if (n > (UINT32_MAX - 1) / 2) return fr_fail(m->err, "string at byte %zu is too long", m->op_pos);
     char *out = fv_arena_alloc(m->arena, 2 * n + 1);
     if (!out) return out_of_memory(m);
     size_t o = 0, i = 0;
@@ -486,14 +460,14 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
         }
         size_t digits = s[i + 1] == 'u' ? 4 : 8;
         if (n - (i + 2) < digits)
-            return fail(m, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
         uint32_t cp = 0;
         for (size_t k = 0; k < digits; k++) {
             int d = hex_digit(s[i + 2 + k]);
-            if (d < 0) return fail(m, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            if (d < 0) return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
             cp = cp << 4 | (uint32_t)d;
         }
-        if (cp > 0x10FFFF) return fail(m, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
+        if (cp > 0x10FFFF) return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
         o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
         i += 2 + digits;
     }
@@ -504,7 +478,7 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
 /* STRING (protocol 0): a quoted Python bytes literal, decoded like codecs.escape_decode. */
 static int load_quoted_string(vm *m, const char *s, size_t n) {
     if (n < 2 || s[0] != s[n - 1] || (s[0] != '\'' && s[0] != '"'))
-        return fail(m, "the STRING argument at byte %zu must be quoted", m->op_pos);
+        return fr_fail(m->err, "the STRING argument at byte %zu must be quoted", m->op_pos);
     s++;
     n -= 2;
     char *out = malloc(n + 1);
@@ -517,7 +491,7 @@ static int load_quoted_string(vm *m, const char *s, size_t n) {
             continue;
         }
         if (++i == n) {
-            rc = fail(m, "trailing \\ in STRING at byte %zu", m->op_pos);
+            rc = fr_fail(m->err, "trailing \\ in STRING at byte %zu", m->op_pos);
             break;
         }
         char c = s[i];
@@ -534,7 +508,7 @@ static int load_quoted_string(vm *m, const char *s, size_t n) {
             out[o++] = (char)(v & 0xFF);
         } else if (c == 'x') {
             int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
-            if (hi < 0 || lo < 0) rc = fail(m, "invalid \\x escape in STRING at byte %zu", m->op_pos);
+            if (hi < 0 || lo < 0) rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos);
             else out[o++] = (char)(hi * 16 + lo), i += 2;
         } else {
             out[o++] = '\\';
@@ -570,8 +544,8 @@ static int parse_decimal(const char *s, size_t n, bool trailing_l, int64_t *out)
 static int push_text_int(vm *m, const char *s, size_t n, bool trailing_l) {
     int64_t v;
     int rc = parse_decimal(s, n, trailing_l, &v);
-    if (rc == -2) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
-    if (rc) return fail(m, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc == -2) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc) return fr_fail(m->err, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
     return push(m, fv_int(m->arena, v));
 }
 
@@ -584,7 +558,7 @@ static int load_long_bytes(vm *m, uint64_t n) {
     if (n > 8) { /* fits only when the extra bytes merely extend byte 7's sign */
         uint8_t extension = (p[7] & 0x80) ? 0xFF : 0x00;
         for (uint64_t i = 8; i < n; i++)
-            if (p[i] != extension) return fail(m, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+            if (p[i] != extension) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
     }
     unsigned used = n < 8 ? (unsigned)n : 8;
     uint64_t v = load_le(p, used);
@@ -598,7 +572,7 @@ static int load_long_bytes(vm *m, uint64_t n) {
 static int load_text_float(vm *m, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (s[i] == 'x' || s[i] == 'X' || s[i] == '(' || s[i] == '\0')
-            return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+            return fr_fail(m->err, "bad float literal in FLOAT at byte %zu", m->op_pos);
     char small[64];
     char *text = n < sizeof small ? small : malloc(n + 1);
     if (!text) return out_of_memory(m);
@@ -608,7 +582,7 @@ static int load_text_float(vm *m, const char *s, size_t n) {
     double d = strtod(text, &end);
     bool ok = n > 0 && end == text + n;
     if (text != small) free(text);
-    if (!ok) return fail(m, "bad float literal in FLOAT at byte %zu", m->op_pos);
+    if (!ok) return fr_fail(m->err, "bad float literal in FLOAT at byte %zu", m->op_pos);
     return push(m, fv_float(m->arena, d));
 }
 
@@ -618,7 +592,7 @@ static int load_text_float(vm *m, const char *s, size_t n) {
  * whose array would not fit this pickle's memory budget is one it fails on too (MemoryError). */
 static int memo_store(vm *m, uint64_t id) {
     if (id > m->max_memory / 16)
-        return fail(m,
+        return fr_fail(m->err,
                     "memo id %" PRIu64
                     " out of range (%s at byte %zu): a memo that large would take more "
                     "than the %zu bytes this %zu-byte pickle may use",
@@ -632,7 +606,7 @@ static int memo_store(vm *m, uint64_t id) {
 }
 
 static int memo_missing(vm *m, uint64_t id) {
-    return fail(m, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
+    return fr_fail(m->err, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
 }
 
 static inline int memo_fetch(vm *m, uint64_t id) {
@@ -643,7 +617,7 @@ static inline int memo_fetch(vm *m, uint64_t id) {
 static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
     int64_t v;
     if (parse_decimal(s, n, false, &v) || v < 0)
-        return fail(m, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
+        return fr_fail(m->err, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
     *id = (uint64_t)v;
     return R_OK;
 }
@@ -669,11 +643,11 @@ static int op_frame(vm *m) {
 
 static int refuse(vm *m) {
     const char *name = opcode_names[m->op];
-    if (!name) return fail(m, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
+    if (!name) return fr_fail(m->err, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
     if (opcode_runs_code(m->op))
-        return fail(m, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
+        return fr_fail(m->err, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
                     name, m->op, m->op_pos);
-    return fail(m, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
+    return fr_fail(m->err, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
                    "int, float, bool, None) is read", name, m->op, m->op_pos);
 }
 
@@ -740,11 +714,11 @@ static int op_empty(vm *m, fv *v) {
 }
 
 static int op_stop(vm *m) {
-    if (m->nmarks) return fail(m, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
+    if (m->nmarks) return fr_fail(m->err, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
     if (m->sp != 1)
-        return fail(m, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
+        return fr_fail(m->err, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
     if (m->pos != m->len)
-        return fail(m, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
+        return fr_fail(m->err, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
     return R_OK;
 }
 
@@ -756,15 +730,15 @@ static int op_text(vm *m) {
     if (rc) return rc;
     uint64_t id = 0;
     switch (m->op) {
-    case 'I':
+    case OP_INT:
         if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1')) return push(m, fv_bool(m->arena, s[1] == '1'));
         return push_text_int(m, s, n, false);
-    case 'L': return push_text_int(m, s, n, true);
-    case 'F': return load_text_float(m, s, n);
-    case 'V': return load_raw_unicode(m, s, n);
-    case 'S': return load_quoted_string(m, s, n);
-    case 'p': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_store(m, id);
-    case 'g': return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_fetch(m, id);
+    case OP_LONG: return push_text_int(m, s, n, true);
+    case OP_FLOAT: return load_text_float(m, s, n);
+    case OP_UNICODE: return load_raw_unicode(m, s, n);
+    case OP_STRING: return load_quoted_string(m, s, n);
+    case OP_PUT: return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_store(m, id);
+    case OP_GET: return (rc = text_memo_id(m, s, n, &id)) ? rc : memo_fetch(m, id);
     default: return refuse(m);
     }
 }
@@ -774,61 +748,61 @@ static int step(vm *m) {
     int rc;
     fv *v = NULL;
     switch (m->op) {
-    case 0x80: /* PROTO */
+    case OP_PROTO:
         if ((rc = arg_le(m, 1, &a))) return rc;
-        if (a > 5) return fail(m, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
+        if (a > 5) return fr_fail(m->err, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
         return R_OK;
-    case 0x95:
+    case OP_FRAME:
         return op_frame(m);
-    case '.': return op_stop(m);
-    case '(': return push_mark(m);
-    case '0': return op_pop(m);
-    case '1': {
+    case OP_STOP: return op_stop(m);
+    case OP_MARK: return push_mark(m);
+    case OP_POP: return op_pop(m);
+    case OP_POP_MARK: {
         size_t start = 0;
         if ((rc = pop_mark(m, &start))) return rc;
         m->sp = start;
         return R_OK;
     }
-    case '2': return (rc = top(m, &v)) ? rc : push(m, v);
-    case '}': return op_empty(m, fv_dict(m->arena));
-    case ']': return op_empty(m, fv_list(m->arena));
-    case ')': return push(m, fv_tuple(m->arena));
-    case 'd': return op_from_mark(m, FV_DICT);
-    case 'l': return op_from_mark(m, FV_LIST);
-    case 't': return op_from_mark(m, FV_TUPLE);
-    case 0x85: return op_tuple_n(m, 1);
-    case 0x86: return op_tuple_n(m, 2);
-    case 0x87: return op_tuple_n(m, 3);
-    case 's': return op_setitem(m);
-    case 'u': return op_fill_from_mark(m, true);
-    case 'a': return op_append(m);
-    case 'e': return op_fill_from_mark(m, false);
-    case 'X': return (rc = arg_le(m, 4, &a)) ? rc : load_utf8(m, a);
-    case 0x8c: return (rc = arg_le(m, 1, &a)) ? rc : load_utf8(m, a);
-    case 0x8d: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
-    case 'T': /* BINSTRING: signed 32-bit length */
+    case OP_DUP: return (rc = top(m, &v)) ? rc : push(m, v);
+    case OP_EMPTY_DICT: return op_empty(m, fv_dict(m->arena));
+    case OP_EMPTY_LIST: return op_empty(m, fv_list(m->arena));
+    case OP_EMPTY_TUPLE: return push(m, fv_tuple(m->arena));
+    case OP_DICT: return op_from_mark(m, FV_DICT);
+    case OP_LIST: return op_from_mark(m, FV_LIST);
+    case OP_TUPLE: return op_from_mark(m, FV_TUPLE);
+    case OP_TUPLE1: return op_tuple_n(m, 1);
+    case OP_TUPLE2: return op_tuple_n(m, 2);
+    case OP_TUPLE3: return op_tuple_n(m, 3);
+    case OP_SETITEM: return op_setitem(m);
+    case OP_SETITEMS: return op_fill_from_mark(m, true);
+    case OP_APPEND: return op_append(m);
+    case OP_APPENDS: return op_fill_from_mark(m, false);
+    case OP_BINUNICODE: return (rc = arg_le(m, 4, &a)) ? rc : load_utf8(m, a);
+    case OP_SHORT_BINUNICODE: return (rc = arg_le(m, 1, &a)) ? rc : load_utf8(m, a);
+    case OP_BINUNICODE8: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
+    case OP_BINSTRING: /* BINSTRING: signed 32-bit length */
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fail(m, "BINSTRING at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u) return fr_fail(m->err, "BINSTRING at byte %zu has a negative length", m->op_pos);
         /* fall through */
-    case 'U':
-        if (m->op == 'U' && (rc = arg_le(m, 1, &a))) return rc;
+    case OP_SHORT_BINSTRING:
+        if (m->op == OP_SHORT_BINSTRING && (rc = arg_le(m, 1, &a))) return rc;
         if (!need(m, a)) return truncated(m, a - (m->len - m->pos));
         return push_ascii(m, (const char *)take(m, (size_t)a), (size_t)a);
-    case 'J': {
+    case OP_BININT: {
         if ((rc = arg_le(m, 4, &a))) return rc;
         int32_t i32;
         uint32_t u32 = (uint32_t)a;
         memcpy(&i32, &u32, sizeof i32);
         return push(m, fv_int(m->arena, i32));
     }
-    case 'K': return (rc = arg_le(m, 1, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
-    case 'M': return (rc = arg_le(m, 2, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
-    case 0x8a: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
-    case 0x8b:
+    case OP_BININT1: return (rc = arg_le(m, 1, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case OP_BININT2: return (rc = arg_le(m, 2, &a)) ? rc : push(m, fv_int(m->arena, (int64_t)a));
+    case OP_LONG1: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
+    case OP_LONG4:
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fail(m, "LONG4 at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u) return fr_fail(m->err, "LONG4 at byte %zu has a negative length", m->op_pos);
         return load_long_bytes(m, a);
-    case 'G': {
+    case OP_BINFLOAT: {
         if (!need(m, 8)) return truncated(m, 8 - (m->len - m->pos));
         const uint8_t *p = take(m, 8);
         uint64_t bits = 0;
@@ -837,15 +811,16 @@ static int step(vm *m) {
         memcpy(&d, &bits, sizeof d);
         return push(m, fv_float(m->arena, d));
     }
-    case 'N': return push(m, fv_none(m->arena));
-    case 0x88: return push(m, fv_bool(m->arena, true));
-    case 0x89: return push(m, fv_bool(m->arena, false));
-    case 'q': return (rc = arg_le(m, 1, &a)) ? rc : memo_store(m, a);
-    case 'r': return (rc = arg_le(m, 4, &a)) ? rc : memo_store(m, a);
-    case 0x94: return memo_store(m, m->memo.count);
-    case 'h': return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
-    case 'j': return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
-    case 'I': case 'L': case 'F': case 'V': case 'S': case 'p': case 'g': return op_text(m);
+    case OP_NONE: return push(m, fv_none(m->arena));
+    case OP_NEWTRUE: return push(m, fv_bool(m->arena, true));
+    case OP_NEWFALSE: return push(m, fv_bool(m->arena, false));
+    case OP_BINPUT: return (rc = arg_le(m, 1, &a)) ? rc : memo_store(m, a);
+    case OP_LONG_BINPUT: return (rc = arg_le(m, 4, &a)) ? rc : memo_store(m, a);
+    case OP_MEMOIZE: return memo_store(m, m->memo.count);
+    case OP_BINGET: return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
+    case OP_LONG_BINGET: return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
+    case OP_INT: case OP_LONG: case OP_FLOAT: case OP_UNICODE: case OP_STRING: case OP_PUT: case OP_GET:
+        return op_text(m);
     default: return refuse(m);
     }
 }
@@ -914,35 +889,35 @@ static int run(vm *m) {
         uint8_t op = buf[pos++];
         fv *v;
         switch (op) {
-        case 'h': /* BINGET */
+        case OP_BINGET:
             if (pos < len && sp < stack_cap && buf[pos] < m->memo.dense_cap && (v = m->memo.dense[buf[pos]])) {
                 stack[sp++] = v;
                 pos++;
                 continue;
             }
             break;
-        case '(': /* MARK */
+        case OP_MARK:
             if (m->nmarks < m->max_marks && m->nmarks < m->marks_cap) {
                 m->marks[m->nmarks++] = sp;
                 m->marks_pushed++;
                 continue;
             }
             break;
-        case 'K': /* BININT1 */
+        case OP_BININT1:
             if (pos < len && sp < stack_cap) {
                 v = fv_int(m->arena, buf[pos]);
                 pos++;
                 goto pushed;
             }
             break;
-        case 'M': /* BININT2 */
+        case OP_BININT2:
             if (len - pos >= 2 && sp < stack_cap) {
                 v = fv_int(m->arena, (int64_t)load_le(buf + pos, 2));
                 pos += 2;
                 goto pushed;
             }
             break;
-        case 'J': /* BININT */
+        case OP_BININT:
             if (len - pos >= 4 && sp < stack_cap) {
                 uint32_t u32 = (uint32_t)load_le(buf + pos, 4);
                 int32_t i32;
@@ -952,7 +927,7 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case 0x8a: /* LONG1 of 1 to 8 bytes (the common time stamps) */
+        case OP_LONG1: /* LONG1 of 1 to 8 bytes (the common time stamps) */
             if (len - pos >= 1 && buf[pos] >= 1 && buf[pos] <= 8 && len - pos - 1 >= buf[pos] && sp < stack_cap) {
                 unsigned n = buf[pos];
                 uint64_t u = load_le(buf + pos + 1, n);
@@ -964,10 +939,10 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case ']': /* EMPTY_LIST */
-        case '}': /* EMPTY_DICT */
+        case OP_EMPTY_LIST:
+        case OP_EMPTY_DICT:
             if (sp < stack_cap) {
-                v = op == ']' ? fv_list(m->arena) : fv_dict(m->arena);
+                v = op == OP_EMPTY_LIST ? fv_list(m->arena) : fv_dict(m->arena);
                 if (v) {
                     m->last_empty = v;
                     m->last_empty_marks = m->marks_pushed;
@@ -975,16 +950,16 @@ static int run(vm *m) {
                 goto pushed;
             }
             break;
-        case 'N': /* NONE */
+        case OP_NONE:
             if (sp < stack_cap) {
                 v = fv_none(m->arena);
                 goto pushed;
             }
             break;
-        case 0x88: /* NEWTRUE */
-        case 0x89: /* NEWFALSE */
+        case OP_NEWTRUE:
+        case OP_NEWFALSE:
             if (sp < stack_cap) {
-                v = fv_bool(m->arena, op == 0x88);
+                v = fv_bool(m->arena, op == OP_NEWTRUE);
                 goto pushed;
             }
             break;
@@ -1001,7 +976,7 @@ static int run(vm *m) {
         stack = m->stack;
         stack_cap = m->stack_cap;
         if (rc) return rc;
-        if (op == '.') return R_OK;
+        if (op == OP_STOP) return R_OK;
         goto check;
     pushed:
         if (!v) {
@@ -1024,7 +999,7 @@ static int run(vm *m) {
     m->pos = pos;
     m->sp = sp;
     m->op_pos = m->pos;
-    m->op = '.';
+    m->op = OP_STOP;
     snprintf(m->err->msg, sizeof m->err->msg, "truncated pickle at byte %zu (no STOP)", m->len);
     return R_TRUNCATED;
 }

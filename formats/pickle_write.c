@@ -21,13 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_PROTO = 0x80, OP_STOP = '.', OP_EMPTY_DICT = '}', OP_MARK = '(', OP_SETITEMS = 'u',
-    OP_EMPTY_LIST = ']', OP_APPENDS = 'e', OP_TUPLE = 't', OP_TUPLE2 = 0x86,
-    OP_BINUNICODE = 'X', OP_BINPUT = 'q', OP_LONG_BINPUT = 'r', OP_BINGET = 'h',
-    OP_LONG_BINGET = 'j', OP_BININT1 = 'K', OP_BININT2 = 'M', OP_BININT = 'J', OP_LONG1 = 0x8a,
-    OP_BINFLOAT = 'G', OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_NONE = 'N',
-};
+#include "pickle_opcodes.h"
+#include "grow.h"
 
 enum { HEAP_CHUNK = 64 * 1024, HEAP_MEMO_SLOTS = 1024 };
 
@@ -46,21 +41,9 @@ static void flush_to_sink(pw_writer *w) {
 
 /* Heap writers without a sink keep everything: make room for `need` more bytes. */
 static void grow_buffer(pw_writer *w, size_t need) {
-    size_t cap = w->cap ? w->cap : HEAP_CHUNK;
-    while (cap - w->len < need) {
-        if (cap > SIZE_MAX / 2) {
-            fail(w);
-            return;
-        }
-        cap *= 2;
-    }
-    uint8_t *grown = realloc(w->buf, cap);
-    if (!grown) {
+    if (need > SIZE_MAX / 2 - w->len ||
+        fr_grow((void **)&w->buf, &w->cap, w->len + need, 1, HEAP_CHUNK))
         fail(w);
-        return;
-    }
-    w->buf = grown;
-    w->cap = cap;
 }
 
 static void emit(pw_writer *w, const void *bytes, size_t n) {

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "mix64.h"
+#include "grow.h"
 
 /* --- arena ------------------------------------------------------------------------------ */
 
@@ -650,12 +651,7 @@ uint64_t fv_tree_weight(fv *root, uint64_t limit) {
                 child->weight = own_weight(child);
                 top->sum += child->weight;
             } else {
-                if (depth == cap) {
-                    frame *bigger = realloc(stack, cap * 2 * sizeof *stack);
-                    if (!bigger) goto out;
-                    stack = bigger;
-                    cap *= 2;
-                }
+                if (fr_grow((void **)&stack, &cap, depth + 1, sizeof *stack, 64)) goto out;
                 child->flags |= FV_FLAG_VISITING;
                 stack[depth++] = (frame){child, 0, own_weight(child)};
                 continue;

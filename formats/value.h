@@ -33,11 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An error message for the user; the caller adds the file's path in front. Shared by every
- * reader and writer in formats/ so that errors travel up unchanged. */
-typedef struct fr_error {
-    char msg[512];
-} fr_error;
+#include "error.h"
 
 typedef enum fv_kind {
     FV_NONE,
