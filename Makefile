@@ -6,8 +6,8 @@
 #
 # Sources are found by directory, so adding a file needs no edit here:
 #   formats/*.c            -> $(BUILD)/libfrformats.a   (no knowledge of analyzer or recorder)
-#   analyzer/*.c but main  -> $(BUILD)/libfranalyzer.a
-#   analyzer/main.c        -> $(BUILD)/frtrace
+#   analyzer/*.c and analyzer/STAGE/*.c but cli/main.c -> $(BUILD)/libfranalyzer.a
+#   analyzer/cli/main.c    -> $(BUILD)/frtrace
 #   tests/unit/test_*.c    -> $(BUILD)/tests/test_*    (cmocka, linked with both libraries)
 # Parts with rules of their own (the recorder, fakes, fuzzers, benchmarks) bring them in
 # a `*.mk` file beside their sources; those files add to TEST_PROGRAMS and CHECK_DEPS.
@@ -27,12 +27,15 @@ endif
 CC       ?= cc
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS   := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Iformats -Ianalyzer -MMD -MP
+# The analyzer's stages each have a folder (analyzer/load, match, verdict, perf, report, cli,
+# util); their headers are included by name, so every folder is on the include path.
+ANALYZER_INC := -Ianalyzer $(patsubst %/,-I%,$(sort $(dir $(wildcard analyzer/*/*.h))))
+CFLAGS   := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Iformats $(ANALYZER_INC) -MMD -MP
 LDFLAGS  := $(SANFLAGS)
 LDLIBS   := -lcjson -lpthread -lm
 
 FORMATS_SRC  := $(sort $(wildcard formats/*.c))
-ANALYZER_SRC := $(sort $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)))
+ANALYZER_SRC := $(sort $(filter-out analyzer/cli/main.c,$(wildcard analyzer/*.c analyzer/*/*.c)))
 UNIT_SRC     := $(sort $(wildcard tests/unit/test_*.c))
 
 FORMATS_OBJ  := $(FORMATS_SRC:%.c=$(BUILD)/obj/%.o)
@@ -92,7 +95,7 @@ $(ANALYZER_LIB): $(ANALYZER_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FRTRACE): $(BUILD)/obj/analyzer/main.o $(ANALYZER_LIB) $(FORMATS_LIB)
+$(FRTRACE): $(BUILD)/obj/analyzer/cli/main.o $(ANALYZER_LIB) $(FORMATS_LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(ANALYZER_LIB) $(FORMATS_LIB)

@@ -27,8 +27,8 @@ endif
 $(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_json: FUZZ_EXTRA_SRC := $(FUZZ_DUMP_SRC)
 $(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_json: $(FUZZ_DUMP_SRC)
 $(FUZZ_DIR)/fuzz_dir: FUZZ_EXTRA_SRC := $(FUZZ_DIR_SRC)
-$(FUZZ_DIR)/fuzz_dir: FUZZ_EXTRA_FLAGS := -Ianalyzer -lpthread
-$(FUZZ_DIR)/fuzz_dir: $(FUZZ_DIR_SRC) $(wildcard analyzer/*.h)
+$(FUZZ_DIR)/fuzz_dir: FUZZ_EXTRA_FLAGS := $(ANALYZER_INC) -lpthread
+$(FUZZ_DIR)/fuzz_dir: $(FUZZ_DIR_SRC) $(wildcard analyzer/*.h analyzer/*/*.h)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard formats/*.h)
 	@mkdir -p $(dir $@)

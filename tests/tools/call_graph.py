@@ -25,7 +25,7 @@ def symbols(obj):
 
 
 def source_name(root, obj):
-    return os.path.relpath(obj, root)[:-2] + ".c"  # "analyzer/match.c"
+    return os.path.relpath(obj, root)[:-2] + ".c"  # "analyzer/match/match.c"
 
 
 def graph(roots):

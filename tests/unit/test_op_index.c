@@ -1,4 +1,4 @@
-/* test_op_index.c — the matcher's op index (analyzer/op_index.h) against a plain list: keys of
+/* test_op_index.c — the matcher's op index (analyzer/match/op_index.h) against a plain list: keys of
  * dense, descending, sparse and extreme seqs, second occurrences, groups that move from their
  * array to the hash table part way, and lookups of keys never added. */
 #include <stdarg.h>
