@@ -23,8 +23,9 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
         if (!f) return;
         fa_ranks_add(&f->ranks, a->in.ranks[i].rank);
-        fa_finding_set_detail(f, "%s: %s%s", a->in.ranks[i].path, d->warning ? d->warning : "truncated",
-                              d->truncated ? "; salvaged: only its whole entries are analyzed" : "");
+        fa_finding_set_detail(
+            f, "%s: %s%s", a->in.ranks[i].path, d->warning ? d->warning : "truncated",
+            d->truncated ? "; salvaged: only its whole entries are analyzed" : "");
     }
     if (a->in.nversions > 1) {
         fa_finding *f = fa_findings_add(&a->findings, FA_VERSION_MISMATCH, -1, -1);
@@ -32,8 +33,10 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
         char list[400] = "";
         size_t at = 0;
         for (size_t i = 0; i < a->in.nversions && at < sizeof list; i++)
-            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", a->in.versions[i]);
-        fa_finding_set_detail(f, "the dumps have different format versions (%s); they are analyzed together", list);
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+                                   a->in.versions[i]);
+        fa_finding_set_detail(
+            f, "the dumps have different format versions (%s); they are analyzed together", list);
     }
     for (size_t i = 0; i < a->groups.ninferred; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_MEMBERSHIP_INFERRED, -1, -1);
@@ -58,7 +61,8 @@ static void doubt_outsiders(fa_analysis *a) {
     char *text = NULL;
     bool many = a->groups.outsiders.n > 1;
     if (asprintf(&text,
-                 "inconclusive: rank%s %s recorded collectives in groups whose member lists leave %s out, so those "
+                 "inconclusive: rank%s %s recorded collectives in groups whose member lists leave "
+                 "%s out, so those "
                  "were not matched (a torchft job? try --transform-ft --group-world-size N)",
                  many ? "s" : "", who ? who : "?", many ? "them" : "it") >= 0) {
         free(a->verdict.summary);
@@ -70,7 +74,8 @@ static void doubt_outsiders(fa_analysis *a) {
 
 /* Stragglers and stats (perf.h); an ok verdict's summary names the slow ranks. */
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
-    if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms, opt->jobs, &a->perf) != 0) {
+    if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms,
+                      opt->jobs, &a->perf) != 0) {
         snprintf(err->msg, sizeof err->msg, "out of memory judging the ranks' speed");
         return -1;
     }
@@ -95,21 +100,26 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_load_input(opt, &a->in, err) != 0) return -1;
     if (timing) fa_timing_note("load", &t);
     if (a->in.nranks == 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
+        snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir,
+                 a->in.nrejected);
         return -1;
     }
     if (fa_groups_build(&a->in, &a->groups, err) != 0) return -1;
     if (timing) fa_timing_note("groups", &t);
-    char *mixed_jobs = fa_mixed_jobs(&a->in, &a->groups, &a->findings); /* dumps of several jobs (mixed.h) */
+    char *mixed_jobs =
+        fa_mixed_jobs(&a->in, &a->groups, &a->findings); /* dumps of several jobs (mixed.h) */
     input_findings(a, mixed_jobs != NULL);
-    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings, err) != 0) {
+    if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings,
+                       err) != 0) {
         free(mixed_jobs);
         return -1;
     }
     if (timing) fa_timing_note("match", &t);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
-    if (rc == 0 && mixed_jobs) fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
-    else free(mixed_jobs);
+    if (rc == 0 && mixed_jobs)
+        fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
+    else
+        free(mixed_jobs);
     if (rc == 0 && !mixed_jobs) doubt_outsiders(a);
     if (timing) fa_timing_note("verdict", &t);
     if (rc == 0) rc = judge_speed(opt, a, err);

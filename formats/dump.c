@@ -57,7 +57,12 @@
 
 /* --- the decoder's working state ---------------------------------------------------------- */
 
-enum { STR_CACHE_SLOTS = 4096, DTYPE_CACHE_SLOTS = 256, KEY_CACHE_SLOTS = 256, FRAME_CACHE_SLOTS = 1024 };
+enum {
+    STR_CACHE_SLOTS = 4096,
+    DTYPE_CACHE_SLOTS = 256,
+    KEY_CACHE_SLOTS = 256,
+    FRAME_CACHE_SLOTS = 1024
+};
 
 typedef struct node_str {
     const fv *node;
@@ -97,13 +102,19 @@ typedef struct ranks_text {
     uint64_t last_use;
 } ranks_text;
 
-typedef enum where_kind { WHERE_TEXT, WHERE_ENTRY, WHERE_GROUP, WHERE_STATUS, WHERE_COMM } where_kind;
+typedef enum where_kind {
+    WHERE_TEXT,
+    WHERE_ENTRY,
+    WHERE_GROUP,
+    WHERE_STATUS,
+    WHERE_COMM
+} where_kind;
 
 enum { DIRTY_MAX = 1024 };
 
 typedef struct decoder {
-    dump_builder b;       /* the dump being built: its arena, interner and shared lists */
-    char where[96];       /* "entry 17", "pg_config[\"3\"]": the prefix of error messages ... */
+    dump_builder b;        /* the dump being built: its arena, interner and shared lists */
+    char where[96];        /* "entry 17", "pg_config[\"3\"]": the prefix of error messages ... */
     where_kind where_kind; /* ... written from these only when an error needs it */
     int64_t where_index;
     const char *where_key;
@@ -115,9 +126,9 @@ typedef struct decoder {
     node_frame frame_cache[FRAME_CACHE_SLOTS];
     dtype_list recent_dtypes[RECENT_DTYPE_SLOTS];
     const fv *state_nodes[3]; /* the string node last seen for each fr_state */
-    const char **strings_buf;          /* scratch for one dtype list */
+    const char **strings_buf; /* scratch for one dtype list */
     size_t strings_buf_cap;
-    uint32_t *ndims_buf;               /* scratch for one shape list, flattened */
+    uint32_t *ndims_buf; /* scratch for one shape list, flattened */
     size_t ndims_buf_cap;
     int64_t *dims_buf;
     size_t dims_buf_cap;
@@ -133,9 +144,15 @@ typedef struct decoder {
 static const char *where(decoder *dec) {
     switch (dec->where_kind) {
     case WHERE_TEXT: break;
-    case WHERE_ENTRY: snprintf(dec->where, sizeof dec->where, "entry %lld", (long long)dec->where_index); break;
-    case WHERE_GROUP: snprintf(dec->where, sizeof dec->where, "pg_config[\"%.40s\"]", dec->where_key); break;
-    case WHERE_STATUS: snprintf(dec->where, sizeof dec->where, "pg_status[\"%.40s\"]", dec->where_key); break;
+    case WHERE_ENTRY:
+        snprintf(dec->where, sizeof dec->where, "entry %lld", (long long)dec->where_index);
+        break;
+    case WHERE_GROUP:
+        snprintf(dec->where, sizeof dec->where, "pg_config[\"%.40s\"]", dec->where_key);
+        break;
+    case WHERE_STATUS:
+        snprintf(dec->where, sizeof dec->where, "pg_status[\"%.40s\"]", dec->where_key);
+        break;
     case WHERE_COMM:
         snprintf(dec->where, sizeof dec->where, FR_EXTRA_KEY ".comms[\"%.40s\"]", dec->where_key);
         break;
@@ -162,10 +179,11 @@ static size_t pointer_slot(const void *p, size_t slots) {
 }
 
 static int wrong_type(decoder *dec, const char *key, const fv *v, const char *expected) {
-    if (!v || v->kind == FV_NONE) return fr_fail(dec->b.err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
+    if (!v || v->kind == FV_NONE)
+        return fr_fail(dec->b.err, "%s: \"%s\" is None, expected %s", where(dec), key, expected);
     const char *got = fv_kind_name((fv_kind)v->kind);
-    return fr_fail(dec->b.err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key, got[0] == 'i' ? "n" : "", got,
-                expected);
+    return fr_fail(dec->b.err, "%s: \"%s\" is a%s %s, expected %s", where(dec), key,
+                   got[0] == 'i' ? "n" : "", got, expected);
 }
 
 /* The interned copy of a string node, through the node-pointer cache. */
@@ -183,14 +201,18 @@ static const char *intern_node(decoder *dec, const fv *v) {
 
 /* Scratch arrays kept by the decoder (false/NULL when out of memory). */
 static const char **scratch_strings(decoder *dec, size_t n) {
-    if (fr_scratch((void **)&dec->strings_buf, &dec->strings_buf_cap, n, sizeof *dec->strings_buf, 64))
+    if (fr_scratch((void **)&dec->strings_buf, &dec->strings_buf_cap, n, sizeof *dec->strings_buf,
+                   64))
         return NULL;
     return dec->strings_buf;
 }
 
-static bool scratch_shapes(decoder *dec, size_t nshapes, size_t ndims_total, uint32_t **ndims, int64_t **dims) {
-    if (fr_scratch((void **)&dec->ndims_buf, &dec->ndims_buf_cap, nshapes, sizeof *dec->ndims_buf, 64) ||
-        fr_scratch((void **)&dec->dims_buf, &dec->dims_buf_cap, ndims_total, sizeof *dec->dims_buf, 64))
+static bool scratch_shapes(decoder *dec, size_t nshapes, size_t ndims_total, uint32_t **ndims,
+                           int64_t **dims) {
+    if (fr_scratch((void **)&dec->ndims_buf, &dec->ndims_buf_cap, nshapes, sizeof *dec->ndims_buf,
+                   64) ||
+        fr_scratch((void **)&dec->dims_buf, &dec->dims_buf_cap, ndims_total, sizeof *dec->dims_buf,
+                   64))
         return false;
     *ndims = dec->ndims_buf;
     *dims = dec->dims_buf;
@@ -239,7 +261,8 @@ static bool parse_decimal(const char *s, size_t len, int64_t *out) {
 static int get_int_or_decimal(decoder *dec, const fv *v, const char *key, int64_t *out) {
     if (fv_is(v, FV_STR)) {
         if (parse_decimal(v->u.s, v->len, out)) return 0;
-        return fr_fail(dec->b.err, "%s: \"%s\" is the string \"%.40s\", expected an integer", where(dec), key, v->u.s);
+        return fr_fail(dec->b.err, "%s: \"%s\" is the string \"%.40s\", expected an integer",
+                       where(dec), key, v->u.s);
     }
     return get_int(dec, v, key, out);
 }
@@ -254,9 +277,12 @@ static int get_int_or_none(decoder *dec, const fv *v, const char *key, int64_t *
 }
 
 static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
-    if (fv_is(v, FV_BOOL)) *out = v->u.b;
-    else if (fv_is(v, FV_INT) && (v->u.i == 0 || v->u.i == 1)) *out = v->u.i == 1;
-    else return wrong_type(dec, key, v, "bool");
+    if (fv_is(v, FV_BOOL))
+        *out = v->u.b;
+    else if (fv_is(v, FV_INT) && (v->u.i == 0 || v->u.i == 1))
+        *out = v->u.i == 1;
+    else
+        return wrong_type(dec, key, v, "bool");
     return 0;
 }
 
@@ -278,7 +304,8 @@ static const char *dtype_node(decoder *dec, const fv *v) {
 
 static dtype_list *recent_dtypes(decoder *dec, const fv *v) {
     const fv *first = v->len ? fv_item(v, 0) : NULL;
-    return &dec->recent_dtypes[pointer_slot(first, RECENT_DTYPE_SLOTS) ^ (v->len & (RECENT_DTYPE_SLOTS - 1))];
+    return &dec->recent_dtypes[pointer_slot(first, RECENT_DTYPE_SLOTS) ^
+                               (v->len & (RECENT_DTYPE_SLOTS - 1))];
 }
 
 static int get_dtypes_uncached(decoder *dec, const fv *v, const char *key, fr_strings *out);
@@ -372,7 +399,6 @@ static int get_frames(decoder *dec, const fv *v, fr_entry *e) {
 
 /* --- entries ------------------------------------------------------------------------------- */
 
-
 static int field_by_name(const fv *key) {
     return fv_is(key, FV_STR) ? dump_entry_field(key->u.s, key->len) : F_UNKNOWN;
 }
@@ -402,7 +428,8 @@ static int get_state(decoder *dec, const fv *v, fr_state *out) {
 }
 
 static int get_process_group(decoder *dec, const fv *v, fr_entry *e) {
-    if (!fv_is_seq(v) || v->len < 2) return wrong_type(dec, "process_group", v, "(name, desc) tuple");
+    if (!fv_is_seq(v) || v->len < 2)
+        return wrong_type(dec, "process_group", v, "(name, desc) tuple");
     if (get_str(dec, fv_item(v, 0), "process_group[0]", &e->pg_name)) return -1;
     return get_str(dec, fv_item(v, 1), "process_group[1]", &e->pg_desc);
 }
@@ -417,9 +444,12 @@ static int get_thread_id(decoder *dec, const fv *v, const char **out) {
 
 static int get_duration(decoder *dec, const fv *v, fr_entry *e) {
     if (fv_is(v, FV_NONE)) return 0;
-    if (fv_is(v, FV_FLOAT)) e->duration_ms = v->u.f;
-    else if (fv_is(v, FV_INT)) e->duration_ms = (double)v->u.i;
-    else return wrong_type(dec, "duration_ms", v, "float");
+    if (fv_is(v, FV_FLOAT))
+        e->duration_ms = v->u.f;
+    else if (fv_is(v, FV_INT))
+        e->duration_ms = (double)v->u.i;
+    else
+        return wrong_type(dec, "duration_ms", v, "float");
     e->has_duration = true;
     return 0;
 }
@@ -446,19 +476,24 @@ static int decode_field(decoder *dec, int field, const fv *v, fr_entry *e) {
     case F_OUTPUT_SIZES: return get_shapes(dec, v, key, &e->output_sizes);
     case F_OUTPUT_DTYPES: return get_dtypes(dec, v, key, &e->output_dtypes);
     case F_STATE: return get_state(dec, v, &e->state);
-    case F_TIME_DISCOVERED_STARTED_NS: return get_int_or_none(dec, v, key, &e->time_discovered_started_ns);
-    case F_TIME_DISCOVERED_COMPLETED_NS: return get_int_or_none(dec, v, key, &e->time_discovered_completed_ns);
+    case F_TIME_DISCOVERED_STARTED_NS:
+        return get_int_or_none(dec, v, key, &e->time_discovered_started_ns);
+    case F_TIME_DISCOVERED_COMPLETED_NS:
+        return get_int_or_none(dec, v, key, &e->time_discovered_completed_ns);
     case F_RETIRED: return get_bool(dec, v, key, &e->retired);
     case F_TIMEOUT_MS: return get_int(dec, v, key, &e->timeout_ms);
     case F_IS_P2P: return get_bool(dec, v, key, &e->is_p2p);
-    case F_COUNT: case F_UNKNOWN: break;
+    case F_COUNT:
+    case F_UNKNOWN: break;
     }
     return 0;
 }
 
 static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) {
     set_where(dec, WHERE_ENTRY, index, NULL);
-    if (!fv_is(d, FV_DICT)) return fr_fail(dec->b.err, "entry %u is a %s, expected dict", index, fv_kind_name((fv_kind)d->kind));
+    if (!fv_is(d, FV_DICT))
+        return fr_fail(dec->b.err, "entry %u is a %s, expected dict", index,
+                       fv_kind_name((fv_kind)d->kind));
     dump_entry_init(e);
     uint32_t seen = 0;
     for (uint32_t p = 0; p < d->len; p++) {
@@ -469,7 +504,8 @@ static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) 
     }
     int missing = dump_entry_missing(seen);
     if (missing != F_UNKNOWN)
-        return fr_fail(dec->b.err, "entry %u: no \"%s\" key", index, dump_entry_field_name(missing));
+        return fr_fail(dec->b.err, "entry %u: no \"%s\" key", index,
+                       dump_entry_field_name(missing));
     if (!e->profiling_name) e->profiling_name = "";
     return 0;
 }
@@ -491,7 +527,8 @@ static int64_t parse_ranks_text(const char *s, size_t len, int64_t *out) {
         if (negative) p++;
         const char *digits = p;
         uint64_t acc = 0;
-        while (p < end && (unsigned)(*p - '0') <= 9 && p - digits < 19) acc = acc * 10 + (uint64_t)(*p++ - '0');
+        while (p < end && (unsigned)(*p - '0') <= 9 && p - digits < 19)
+            acc = acc * 10 + (uint64_t)(*p++ - '0');
         if (p == digits || (p < end && (unsigned)(*p - '0') <= 9)) return -1; /* none, or a 20th */
         if (acc > (uint64_t)INT64_MAX + (negative ? 1 : 0)) return -1;
         out[n++] = negative ? (int64_t)(0 - acc) : (int64_t)acc;
@@ -533,10 +570,10 @@ static const int64_t *ranks_parse(decoder *dec, const char *s, size_t len, uint3
             if (dec->ranks_cache[i].last_use < r->last_use) r = &dec->ranks_cache[i];
         free(r->text);
         free(r->ranks);
-        *r = (ranks_text){0};
+        *r = (ranks_text){ 0 };
         if (!(r->text = malloc(len)) || !(r->ranks = malloc(room * sizeof *r->ranks))) {
             free(r->text);
-            *r = (ranks_text){0};
+            *r = (ranks_text){ 0 };
             return NULL;
         }
         ranks = r->ranks;
@@ -554,7 +591,7 @@ static const int64_t *ranks_parse(decoder *dec, const char *s, size_t len, uint3
         if (r) {
             free(r->text);
             free(r->ranks);
-            *r = (ranks_text){0};
+            *r = (ranks_text){ 0 };
         }
         *bad = true;
         return NULL;
@@ -575,8 +612,9 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     const int64_t *parsed = ranks_cached(dec, v->u.s, v->len, &n);
     if (!parsed) parsed = ranks_parse(dec, v->u.s, v->len, &n, &bad);
     if (bad)
-        return fr_fail(dec->b.err, "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"", where(dec),
-                    v->u.s);
+        return fr_fail(dec->b.err,
+                       "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"",
+                       where(dec), v->u.s);
     if (!parsed) return dump_out_of_memory(&dec->b);
     int64_t *ranks = fv_arena_alloc(dec->b.arena, (size_t)(n ? n : 1) * sizeof *ranks);
     if (!ranks) return dump_out_of_memory(&dec->b);
@@ -597,8 +635,9 @@ static int check_ranks(decoder *dec, const fr_group_config *g) {
     for (uint32_t i = 0; i < g->nranks; i++)
         if (g->ranks[i] < 0 || g->ranks[i] > INT32_MAX)
             return fr_fail(dec->b.err,
-                        "%s: \"ranks\" lists %" PRId64 ", which cannot be a rank (0 to 2147483647)",
-                        where(dec), g->ranks[i]);
+                           "%s: \"ranks\" lists %" PRId64
+                           ", which cannot be a rank (0 to 2147483647)",
+                           where(dec), g->ranks[i]);
     return 0;
 }
 
@@ -616,9 +655,14 @@ static int get_ranks(decoder *dec, const fv *v, fr_group_config *g) {
 
 static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_config *g) {
     set_where(dec, WHERE_GROUP, 0, fv_is(key, FV_STR) ? key->u.s : "?");
-    if (!fv_is(key, FV_STR)) return fr_fail(dec->b.err, "pg_config: a key is a %s, expected str", fv_kind_name((fv_kind)key->kind));
-    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
-    const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"), *ranks = fv_dict_get(v, "ranks");
+    if (!fv_is(key, FV_STR))
+        return fr_fail(dec->b.err, "pg_config: a key is a %s, expected str",
+                       fv_kind_name((fv_kind)key->kind));
+    if (!fv_is(v, FV_DICT))
+        return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec),
+                       fv_kind_name((fv_kind)v->kind));
+    const fv *name = fv_dict_get(v, "name"), *desc = fv_dict_get(v, "desc"),
+             *ranks = fv_dict_get(v, "ranks");
     if (get_str(dec, name ? name : key, "name", &g->name)) return -1;
     g->desc = "";
     if (desc && get_str(dec, desc, "desc", &g->desc)) return -1;
@@ -628,11 +672,15 @@ static int decode_group(decoder *dec, const fv *key, const fv *v, fr_group_confi
 
 static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
     if (!fv_is(pg_config, FV_DICT))
-        return fr_fail(dec->b.err, "\"pg_config\" is a %s, expected dict", fv_kind_name((fv_kind)pg_config->kind));
-    d->groups = fv_arena_alloc(dec->b.arena, (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
+        return fr_fail(dec->b.err, "\"pg_config\" is a %s, expected dict",
+                       fv_kind_name((fv_kind)pg_config->kind));
+    d->groups = fv_arena_alloc(dec->b.arena,
+                               (size_t)(pg_config->len ? pg_config->len : 1) * sizeof *d->groups);
     if (!d->groups) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < pg_config->len; i++)
-        if (decode_group(dec, fv_dict_key(pg_config, i), fv_dict_value(pg_config, i), &d->groups[i])) return -1;
+        if (decode_group(dec, fv_dict_key(pg_config, i), fv_dict_value(pg_config, i),
+                         &d->groups[i]))
+            return -1;
     d->ngroups = pg_config->len;
     return 0;
 }
@@ -640,9 +688,12 @@ static int decode_groups(decoder *dec, const fv *pg_config, fr_dump *d) {
 static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_status *s) {
     set_where(dec, WHERE_STATUS, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_int_or_decimal(dec, key, "pg_id", &s->pg_id)) return -1;
-    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
-    static const char *const keys[3] = {"last_enqueued_collective", "last_started_collective", "last_completed_collective"};
-    int64_t *fields[3] = {&s->last_enqueued, &s->last_started, &s->last_completed};
+    if (!fv_is(v, FV_DICT))
+        return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec),
+                       fv_kind_name((fv_kind)v->kind));
+    static const char *const keys[3] = { "last_enqueued_collective", "last_started_collective",
+                                         "last_completed_collective" };
+    int64_t *fields[3] = { &s->last_enqueued, &s->last_started, &s->last_completed };
     for (int k = 0; k < 3; k++) {
         const fv *value = fv_dict_get(v, keys[k]);
         *fields[k] = -1;
@@ -653,11 +704,15 @@ static int decode_one_status(decoder *dec, const fv *key, const fv *v, fr_pg_sta
 
 static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
     if (!fv_is(pg_status, FV_DICT))
-        return fr_fail(dec->b.err, "\"pg_status\" is a %s, expected dict", fv_kind_name((fv_kind)pg_status->kind));
-    d->status = fv_arena_alloc(dec->b.arena, (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
+        return fr_fail(dec->b.err, "\"pg_status\" is a %s, expected dict",
+                       fv_kind_name((fv_kind)pg_status->kind));
+    d->status = fv_arena_alloc(dec->b.arena,
+                               (size_t)(pg_status->len ? pg_status->len : 1) * sizeof *d->status);
     if (!d->status) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < pg_status->len; i++)
-        if (decode_one_status(dec, fv_dict_key(pg_status, i), fv_dict_value(pg_status, i), &d->status[i])) return -1;
+        if (decode_one_status(dec, fv_dict_key(pg_status, i), fv_dict_value(pg_status, i),
+                              &d->status[i]))
+            return -1;
     d->nstatus = pg_status->len;
     return 0;
 }
@@ -667,7 +722,9 @@ static int decode_status(decoder *dec, const fv *pg_status, fr_dump *d) {
 static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c) {
     set_where(dec, WHERE_COMM, 0, fv_is(key, FV_STR) ? key->u.s : "?");
     if (get_str(dec, key, "comms key", &c->pg_name)) return -1;
-    if (!fv_is(v, FV_DICT)) return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec), fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_DICT))
+        return fr_fail(dec->b.err, "%s is a %s, expected dict", where(dec),
+                       fv_kind_name((fv_kind)v->kind));
     const fv *x;
     c->comm_rank = c->comm_size = c->color = -1;
     c->parent = c->nccl_hash = c->state = NULL;
@@ -675,7 +732,8 @@ static int decode_comm(decoder *dec, const fv *key, const fv *v, fr_comm_info *c
     if ((x = fv_dict_get(v, "comm_size")) && get_int(dec, x, "comm_size", &c->comm_size)) return -1;
     if ((x = fv_dict_get(v, "color")) && get_int(dec, x, "color", &c->color)) return -1;
     if ((x = fv_dict_get(v, "parent")) && get_str_or_none(dec, x, "parent", &c->parent)) return -1;
-    if ((x = fv_dict_get(v, "nccl_hash")) && get_str_or_none(dec, x, "nccl_hash", &c->nccl_hash)) return -1;
+    if ((x = fv_dict_get(v, "nccl_hash")) && get_str_or_none(dec, x, "nccl_hash", &c->nccl_hash))
+        return -1;
     if ((x = fv_dict_get(v, "state")) && get_str_or_none(dec, x, "state", &c->state)) return -1;
     return 0;
 }
@@ -685,15 +743,19 @@ static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
     set_where(dec, WHERE_TEXT, 0, NULL);
     if (!fv_is(extra, FV_DICT)) return wrong_type(dec, FR_EXTRA_KEY, extra, "dict");
     const fv *x;
-    if ((x = fv_dict_get(extra, "global_rank")) && get_int(dec, x, "global_rank", &d->global_rank)) return -1;
-    if ((x = fv_dict_get(extra, "trigger")) && get_str_or_none(dec, x, "trigger", &d->trigger)) return -1;
+    if ((x = fv_dict_get(extra, "global_rank")) && get_int(dec, x, "global_rank", &d->global_rank))
+        return -1;
+    if ((x = fv_dict_get(extra, "trigger")) && get_str_or_none(dec, x, "trigger", &d->trigger))
+        return -1;
     const fv *comms = fv_dict_get(extra, "comms");
     if (!comms || fv_is(comms, FV_NONE)) return 0;
     if (!fv_is(comms, FV_DICT)) return wrong_type(dec, "comms", comms, "dict");
-    d->comms = fv_arena_alloc(dec->b.arena, (size_t)(comms->len ? comms->len : 1) * sizeof *d->comms);
+    d->comms =
+        fv_arena_alloc(dec->b.arena, (size_t)(comms->len ? comms->len : 1) * sizeof *d->comms);
     if (!d->comms) return dump_out_of_memory(&dec->b);
     for (uint32_t i = 0; i < comms->len; i++)
-        if (decode_comm(dec, fv_dict_key(comms, i), fv_dict_value(comms, i), &d->comms[i])) return -1;
+        if (decode_comm(dec, fv_dict_key(comms, i), fv_dict_value(comms, i), &d->comms[i]))
+            return -1;
     d->ncomms = comms->len;
     return 0;
 }
@@ -703,14 +765,18 @@ static int decode_extra(decoder *dec, const fv *extra, fr_dump *d) {
 static int decode_version(decoder *dec, const fv *root, fr_dump *d) {
     const fv *v = fv_dict_get(root, "version");
     if (!v) return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"version\" key");
-    if (!fv_is(v, FV_STR)) return fr_fail(dec->b.err, "\"version\" is a %s, expected str like \"2.9\"", fv_kind_name((fv_kind)v->kind));
+    if (!fv_is(v, FV_STR))
+        return fr_fail(dec->b.err, "\"version\" is a %s, expected str like \"2.9\"",
+                       fv_kind_name((fv_kind)v->kind));
     const char *dot = memchr(v->u.s, '.', v->len);
     int64_t major, minor;
     if (!dot || !parse_decimal(v->u.s, (size_t)(dot - v->u.s), &major) ||
         !parse_decimal(dot + 1, v->len - (size_t)(dot + 1 - v->u.s), &minor) || v->u.s[0] == '-' ||
         dot[1] == '-' || major > 1000 || minor > 1000000)
         return fr_fail(dec->b.err, "version \"%.40s\" is not MAJOR.MINOR", v->u.s);
-    if (major != 2) return fr_fail(dec->b.err, "Flight Recorder version \"%.40s\" is not supported (2.x only)", v->u.s);
+    if (major != 2)
+        return fr_fail(dec->b.err, "Flight Recorder version \"%.40s\" is not supported (2.x only)",
+                       v->u.s);
     d->version_major = (int)major;
     d->version_minor = (int)minor;
     d->version = intern_node(dec, v);
@@ -723,7 +789,8 @@ static int decode_comm_lib_version(decoder *dec, const fv *root, fr_dump *d) {
     if (!v) v = fv_dict_get(root, "comm_lib_version");
     for (uint32_t p = 0; !v && p < root->len; p++) {
         const fv *k = fv_dict_key(root, p);
-        if (fv_is(k, FV_STR) && k->len > 8 && strcmp(k->u.s + k->len - 8, "_version") == 0) v = fv_dict_value(root, p);
+        if (fv_is(k, FV_STR) && k->len > 8 && strcmp(k->u.s + k->len - 8, "_version") == 0)
+            v = fv_dict_value(root, p);
     }
     if (!v || !fv_is(v, FV_STR)) return 0; /* informational only: never a reason to reject */
     d->comm_lib_version = intern_node(dec, v);
@@ -732,7 +799,8 @@ static int decode_comm_lib_version(decoder *dec, const fv *root, fr_dump *d) {
 
 static bool whole(const fv *v) { return !(v->flags & FV_FLAG_TRUNCATED); }
 
-static const char *warning_text(decoder *dec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *warning_text(decoder *dec, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static const char *warning_text(decoder *dec, const char *fmt, ...) {
     char buf[256];
@@ -745,7 +813,9 @@ static const char *warning_text(decoder *dec, const char *fmt, ...) {
 
 /* truncated_at: byte offset where a salvaged pickle ended, or -1 for a whole input. */
 static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t truncated_at) {
-    if (!fv_is_seq(list)) return fr_fail(dec->b.err, "\"entries\" is a %s, expected list", fv_kind_name((fv_kind)list->kind));
+    if (!fv_is_seq(list))
+        return fr_fail(dec->b.err, "\"entries\" is a %s, expected list",
+                       fv_kind_name((fv_kind)list->kind));
     uint32_t n = list->len;
     bool partial_dropped = false;
     if (!whole(list)) { /* keep the whole prefix */
@@ -762,7 +832,8 @@ static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t trun
         if (decode_entry(dec, fv_item(list, i), i, &d->entries[i])) return -1;
     d->nentries = n;
     if (!whole(list)) {
-        d->warning = warning_text(dec, "truncated at byte %lld: kept %u whole entries%s", (long long)truncated_at, n,
+        d->warning = warning_text(dec, "truncated at byte %lld: kept %u whole entries%s",
+                                  (long long)truncated_at, n,
                                   partial_dropped ? ", dropped the partial one" : "");
     }
     return 0;
@@ -771,12 +842,15 @@ static int decode_entries(decoder *dec, const fv *list, fr_dump *d, int64_t trun
 static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncated_at) {
     if (!fv_is(root, FV_DICT))
         return fr_fail(dec->b.err, "not a Flight Recorder dump: the top level is a %s, not a dict",
-                    root ? fv_kind_name((fv_kind)root->kind) : "nothing");
+                       root ? fv_kind_name((fv_kind)root->kind) : "nothing");
     bool salvaged = !whole(root) || truncated_at >= 0; /* even a lost STOP is a truncated file */
-    const fv *pg_config = fv_dict_get(root, "pg_config"), *pg_status = fv_dict_get(root, "pg_status");
+    const fv *pg_config = fv_dict_get(root, "pg_config"),
+             *pg_status = fv_dict_get(root, "pg_status");
     const fv *entries = fv_dict_get(root, "entries"), *extra = fv_dict_get(root, FR_EXTRA_KEY);
-    if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) || (pg_status && !whole(pg_status))))
-        return fr_fail(dec->b.err, "truncated pickle at byte %lld before the entries", (long long)truncated_at);
+    if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) ||
+                     (pg_status && !whole(pg_status))))
+        return fr_fail(dec->b.err, "truncated pickle at byte %lld before the entries",
+                       (long long)truncated_at);
     if (decode_version(dec, root, d)) return -1;
     if (!pg_config) return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"pg_config\" key");
     if (decode_groups(dec, pg_config, d)) return -1;
@@ -787,15 +861,14 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
     d->has_entries = entries != NULL || salvaged || d->encoding == FR_ENCODING_JSON;
     if (entries && decode_entries(dec, entries, d, truncated_at)) return -1;
     if (salvaged && !d->warning)
-        d->warning = warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
-                                  (long long)truncated_at, d->nentries);
+        d->warning =
+            warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
+                         (long long)truncated_at, d->nentries);
     if (extra && whole(extra) && decode_extra(dec, extra, d)) return -1;
     return 0;
 }
 
-static decoder *decoder_new(void) {
-    return calloc(1, sizeof(decoder));
-}
+static decoder *decoder_new(void) { return calloc(1, sizeof(decoder)); }
 
 static void decoder_free(decoder *dec) {
     if (!dec) return;
@@ -830,7 +903,8 @@ static void decoder_clear(decoder *dec) {
 }
 
 /* Sets `dec` up to build a dump in `arena` (fresh or cleared decoder); *d is the empty dump. */
-static int builder_begin(decoder *dec, fv_arena *arena, fr_encoding encoding, fr_error *err, fr_dump **d) {
+static int builder_begin(decoder *dec, fv_arena *arena, fr_encoding encoding, fr_error *err,
+                         fr_dump **d) {
     return dump_builder_begin(&dec->b, arena, encoding, err, d);
 }
 
@@ -841,8 +915,8 @@ static void builder_end(decoder *dec) {
 }
 
 /* `dec` is fresh or cleared; it is cleared again before returning. */
-static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encoding, int64_t truncated_at,
-                      fr_dump **out, fr_error *err) {
+static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encoding,
+                      int64_t truncated_at, fr_dump **out, fr_error *err) {
     *out = NULL;
     fr_dump *d;
     if (builder_begin(dec, arena, encoding, err, &d)) return -1;
@@ -852,7 +926,8 @@ static int from_value(decoder *dec, fv *root, fv_arena *arena, fr_encoding encod
     return rc;
 }
 
-int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err) {
+int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out,
+                       fr_error *err) {
     *out = NULL;
     decoder *dec = decoder_new();
     if (!dec) return fr_fail(err, "out of memory while decoding the dump");
@@ -866,7 +941,8 @@ int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump 
 static bool looks_like_json(const uint8_t *bytes, size_t len) {
     size_t i = 0;
     if (len >= 3 && bytes[0] == 0xef && bytes[1] == 0xbb && bytes[2] == 0xbf) i = 3; /* UTF-8 BOM */
-    while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n')) i++;
+    while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\r' || bytes[i] == '\n'))
+        i++;
     return i < len && bytes[i] == '{';
 }
 
@@ -881,9 +957,9 @@ static int64_t truncation_offset(const fr_error *err, size_t len) {
 struct fr_decoder {
     fv_arena *values; /* the value tree of the file being decoded; reset after each */
     decoder *dec;
-    dump_fast *fast; /* the direct pickle path's state, or NULL when it is turned off */
+    dump_fast *fast;           /* the direct pickle path's state, or NULL when it is turned off */
     dump_json_fast *json_fast; /* the direct JSON path's, likewise */
-    uint64_t fast_count; /* files decoded on a direct path */
+    uint64_t fast_count;       /* files decoded on a direct path */
 };
 
 fr_decoder *fr_decoder_new(void) {
@@ -960,9 +1036,10 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool js
     fv *root = NULL;
     fr_entry *entries = NULL;
     uint32_t n = 0;
-    int rc = json ? dump_json_fast_read(fd->json_fast, &fd->dec->b, bytes, len, fd->values, &root,
-                                        &entries, &n)
-                  : dump_fast_read(fd->fast, &fd->dec->b, bytes, len, fd->values, &root, &entries, &n);
+    int rc =
+        json ? dump_json_fast_read(fd->json_fast, &fd->dec->b, bytes, len, fd->values, &root,
+                                   &entries, &n)
+             : dump_fast_read(fd->fast, &fd->dec->b, bytes, len, fd->values, &root, &entries, &n);
     if (rc == 0) rc = decode_root(fd->dec, root, d, -1);
     if (rc == 0 && n) { /* built in the dump's arena already */
         d->entries = entries;
@@ -986,14 +1063,15 @@ static bool sane_expansion(fv *root, size_t len, fr_error *err) {
     uint64_t weight = fv_tree_weight(root, bound);
     if (weight <= bound) return true;
     fr_fail(err,
-         "memo sharing expands this %zu-byte pickle beyond %" PRIu64
-         " bytes of values (64 times its size "
-         "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
-         len, bound);
+            "memo sharing expands this %zu-byte pickle beyond %" PRIu64
+            " bytes of values (64 times its size "
+            "+ 16 MiB) or into a cycle: refused as hostile, as frtrace show refuses it",
+            len, bound);
     return false;
 }
 
-int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err) {
+int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump **out,
+                      fr_error *err) {
     *out = NULL;
     bool json = looks_like_json(bytes, len);
     bool direct = json ? fd->json_fast != NULL : fd->fast != NULL;
@@ -1013,7 +1091,9 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
         rc = json_read((const char *)bytes, len, values, &root, err);
     } else {
         encoding = FR_ENCODING_PICKLE;
-        pr_options opts = {.max_memory = 0, .max_mark_depth = 0, .salvage = true}; /* reader's bounds */
+        pr_options opts = { .max_memory = 0,
+                            .max_mark_depth = 0,
+                            .salvage = true }; /* reader's bounds */
         rc = pickle_read(bytes, len, values, &opts, &root, err);
         if (rc < 0) explain_foreign_bytes(bytes, len, err);
         if (rc >= 0 && !sane_expansion(root, len, err)) rc = -1;

@@ -80,8 +80,8 @@ typedef struct fr_frame {
 typedef struct fr_entry {
     int64_t record_id;
     int64_t pg_id;
-    const char *pg_name; /* process_group[0]: pg_config key */
-    const char *pg_desc; /* process_group[1] */
+    const char *pg_name;     /* process_group[0]: pg_config key */
+    const char *pg_desc;     /* process_group[1] */
     const char *thread_name; /* NULL before 2.8 */
     const char *thread_id;   /* NULL before 2.8 */
     int64_t collective_seq_id;
@@ -166,7 +166,8 @@ void fr_dump_free(fr_dump *dump);
 /* Maps an already-read value tree (pickle or JSON) to a dump; the dump allocates in `arena`,
  * which it then owns (on failure the arena stays the caller's). The tree may live in the same
  * arena or another one: everything kept is copied. Used by fr_dump_decode and by tests. */
-int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out, fr_error *err);
+int fr_dump_from_value(fv *root, fv_arena *arena, fr_encoding encoding, fr_dump **out,
+                       fr_error *err);
 
 const char *fr_state_name(fr_state state); /* "scheduled", "started", "completed" */
 

@@ -58,13 +58,19 @@ void dump_builder_free(dump_builder *b) {
     free(b->frame_buf);
 }
 
-int dump_out_of_memory(dump_builder *b) { return fr_fail(b->err, "out of memory while decoding the dump"); }
+int dump_out_of_memory(dump_builder *b) {
+    return fr_fail(b->err, "out of memory while decoding the dump");
+}
 
 /* --- strings -------------------------------------------------------------------------------- */
 
-static const char *intern_cstr(dump_builder *b, const char *s) { return fr_intern(b->strings, s, strlen(s)); }
+static const char *intern_cstr(dump_builder *b, const char *s) {
+    return fr_intern(b->strings, s, strlen(s));
+}
 
-const char *dump_intern(dump_builder *b, const char *bytes, size_t len) { return fr_intern(b->strings, bytes, len); }
+const char *dump_intern(dump_builder *b, const char *bytes, size_t len) {
+    return fr_intern(b->strings, bytes, len);
+}
 
 const char *dump_thread_id_text(dump_builder *b, int64_t id) {
     char buf[24];
@@ -78,18 +84,38 @@ fv_arena *dump_arena(dump_builder *b) { return b->arena; }
 
 /* 2.0 wrote TypeMeta::name() spellings; later versions c10::toString(ScalarType). */
 static const char *const LEGACY_DTYPES[][2] = {
-    {"float", "Float"},       {"double", "Double"},         {"c10::Half", "Half"},
-    {"c10::BFloat16", "BFloat16"}, {"long int", "Long"},    {"long", "Long"},
-    {"int64_t", "Long"},      {"long long", "Long"},        {"int", "Int"},
-    {"int32_t", "Int"},       {"short int", "Short"},       {"short", "Short"},
-    {"int16_t", "Short"},     {"signed char", "Char"},      {"int8_t", "Char"},
-    {"unsigned char", "Byte"}, {"uint8_t", "Byte"},         {"bool", "Bool"},
-    {"c10::complex<c10::Half>", "ComplexHalf"}, {"c10::complex<float>", "ComplexFloat"},
-    {"c10::complex<double>", "ComplexDouble"}, {"c10::qint8", "QInt8"},
-    {"c10::quint8", "QUInt8"}, {"c10::qint32", "QInt32"},  {"c10::quint4x2", "QUInt4x2"},
-    {"c10::quint2x4", "QUInt2x4"}, {"unsigned short", "UInt16"}, {"uint16_t", "UInt16"},
-    {"unsigned int", "UInt32"}, {"uint32_t", "UInt32"},     {"unsigned long", "UInt64"},
-    {"uint64_t", "UInt64"},
+    { "float", "Float" },
+    { "double", "Double" },
+    { "c10::Half", "Half" },
+    { "c10::BFloat16", "BFloat16" },
+    { "long int", "Long" },
+    { "long", "Long" },
+    { "int64_t", "Long" },
+    { "long long", "Long" },
+    { "int", "Int" },
+    { "int32_t", "Int" },
+    { "short int", "Short" },
+    { "short", "Short" },
+    { "int16_t", "Short" },
+    { "signed char", "Char" },
+    { "int8_t", "Char" },
+    { "unsigned char", "Byte" },
+    { "uint8_t", "Byte" },
+    { "bool", "Bool" },
+    { "c10::complex<c10::Half>", "ComplexHalf" },
+    { "c10::complex<float>", "ComplexFloat" },
+    { "c10::complex<double>", "ComplexDouble" },
+    { "c10::qint8", "QInt8" },
+    { "c10::quint8", "QUInt8" },
+    { "c10::qint32", "QInt32" },
+    { "c10::quint4x2", "QUInt4x2" },
+    { "c10::quint2x4", "QUInt2x4" },
+    { "unsigned short", "UInt16" },
+    { "uint16_t", "UInt16" },
+    { "unsigned int", "UInt32" },
+    { "uint32_t", "UInt32" },
+    { "unsigned long", "UInt64" },
+    { "uint64_t", "UInt64" },
 };
 
 static const char *normalized_dtype(const char *s) {
@@ -99,7 +125,9 @@ static const char *normalized_dtype(const char *s) {
     return s;
 }
 
-const char *dump_dtype(dump_builder *b, const char *interned) { return intern_cstr(b, normalized_dtype(interned)); }
+const char *dump_dtype(dump_builder *b, const char *interned) {
+    return intern_cstr(b, normalized_dtype(interned));
+}
 
 /* --- shared lists -------------------------------------------------------------------------- */
 
@@ -138,9 +166,9 @@ static bool table_grow(list_table *t) {
 /* The stored list equal to `candidate`, or NULL; then *fill is the slot to store it in (NULL
  * when the list should not be shared: probe too long, or no memory to grow the table). Inlined,
  * so that each caller's `same` is a direct call. */
-static inline __attribute__((always_inline)) const void *shared_find(list_table *t, uint64_t h, uint32_t count,
-                                                                     const void *candidate, same_fn same,
-                                                                     list_slot **fill) {
+static inline __attribute__((always_inline)) const void *
+shared_find(list_table *t, uint64_t h, uint32_t count, const void *candidate, same_fn same,
+            list_slot **fill) {
     *fill = NULL;
     if ((t->used + 1) * 2 > t->size && !table_grow(t)) return NULL;
     size_t at = h & (t->size - 1);
@@ -150,14 +178,16 @@ static inline __attribute__((always_inline)) const void *shared_find(list_table 
             *fill = sl;
             return NULL;
         }
-        if (sl->hash == h && sl->count == count && same(sl->items, count, candidate)) return sl->items;
+        if (sl->hash == h && sl->count == count && same(sl->items, count, candidate))
+            return sl->items;
     }
     return NULL;
 }
 
-static void shared_store(list_table *t, list_slot *sl, uint64_t h, uint32_t count, const void *items) {
+static void shared_store(list_table *t, list_slot *sl, uint64_t h, uint32_t count,
+                         const void *items) {
     if (!sl) return;
-    *sl = (list_slot){h, items, count};
+    *sl = (list_slot){ h, items, count };
     t->used++;
 }
 
@@ -166,7 +196,8 @@ static void table_free(list_table *t) { free(t->slots); }
 /* --- dtypes ------------------------------------------------------------------------------- */
 
 static bool same_strings(const void *stored, uint32_t count, const void *candidate) {
-    return count == 0 || memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
+    return count == 0 ||
+           memcmp(stored, candidate, (size_t)count * sizeof(const char *)) == 0; /* interned */
 }
 
 int dump_store_dtypes(dump_builder *b, uint32_t count, const char *const *items, fr_strings *out) {
@@ -203,13 +234,16 @@ static bool same_shapes(const void *stored, uint32_t count, const void *candidat
     const int64_t *dims = c->dims;
     for (uint32_t i = 0; i < count; i++) {
         if (shapes[i].ndim != c->ndims[i]) return false;
-        if (shapes[i].ndim && memcmp(shapes[i].dims, dims, (size_t)shapes[i].ndim * sizeof *dims) != 0) return false;
+        if (shapes[i].ndim &&
+            memcmp(shapes[i].dims, dims, (size_t)shapes[i].ndim * sizeof *dims) != 0)
+            return false;
         dims += shapes[i].ndim;
     }
     return true;
 }
 
-int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, const int64_t *dims, fr_shapes *out) {
+int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, const int64_t *dims,
+                      fr_shapes *out) {
     uint64_t total = 0, h = count;
     const int64_t *d = dims;
     for (uint32_t i = 0; i < count; i++) {
@@ -219,7 +253,7 @@ int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, co
     }
     out->count = count;
     list_slot *fill = NULL;
-    flat_shapes candidate = {ndims, dims};
+    flat_shapes candidate = { ndims, dims };
     if (total + count <= SHARE_ITEMS_MAX) {
         const void *found = shared_find(&b->shapes, h, count, &candidate, same_shapes, &fill);
         if (found) {
@@ -246,12 +280,14 @@ int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, co
 static bool same_frames(const void *stored, uint32_t count, const void *candidate) {
     const fr_frame *a = stored, *b = candidate;
     for (uint32_t i = 0; i < count; i++)
-        if (a[i].name != b[i].name || a[i].filename != b[i].filename || a[i].line != b[i].line) return false;
+        if (a[i].name != b[i].name || a[i].filename != b[i].filename || a[i].line != b[i].line)
+            return false;
     return true;
 }
 
 fr_frame *dump_scratch_frames(dump_builder *b, uint32_t n) {
-    if (fr_scratch((void **)&b->frame_buf, &b->frame_buf_cap, n, sizeof *b->frame_buf, 64)) return NULL;
+    if (fr_scratch((void **)&b->frame_buf, &b->frame_buf_cap, n, sizeof *b->frame_buf, 64))
+        return NULL;
     return b->frame_buf;
 }
 
@@ -284,10 +320,27 @@ int dump_store_frames(dump_builder *b, const fr_frame *frames, uint32_t n, fr_en
 /* --- entries ------------------------------------------------------------------------------- */
 
 static const char *const ENTRY_FIELD_NAMES[F_COUNT] = {
-    "frames", "record_id", "pg_id", "process_group", "thread_name", "thread_id",
-    "collective_seq_id", "p2p_seq_id", "op_id", "profiling_name", "time_created_ns",
-    "duration_ms", "input_sizes", "input_dtypes", "output_sizes", "output_dtypes", "state",
-    "time_discovered_started_ns", "time_discovered_completed_ns", "retired", "timeout_ms",
+    "frames",
+    "record_id",
+    "pg_id",
+    "process_group",
+    "thread_name",
+    "thread_id",
+    "collective_seq_id",
+    "p2p_seq_id",
+    "op_id",
+    "profiling_name",
+    "time_created_ns",
+    "duration_ms",
+    "input_sizes",
+    "input_dtypes",
+    "output_sizes",
+    "output_dtypes",
+    "state",
+    "time_discovered_started_ns",
+    "time_discovered_completed_ns",
+    "retired",
+    "timeout_ms",
     "is_p2p",
 };
 
@@ -324,4 +377,3 @@ int dump_state_of(const char *s) {
     if (strcmp(s, "completed") == 0) return FR_STATE_COMPLETED;
     return -1;
 }
-

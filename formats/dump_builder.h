@@ -60,11 +60,30 @@ int dump_out_of_memory(dump_builder *b);
 
 /* The keys of an entry dict that the decoder reads, as bit numbers for a `seen` mask. */
 typedef enum entry_field {
-    F_FRAMES, F_RECORD_ID, F_PG_ID, F_PROCESS_GROUP, F_THREAD_NAME, F_THREAD_ID,
-    F_COLLECTIVE_SEQ_ID, F_P2P_SEQ_ID, F_OP_ID, F_PROFILING_NAME, F_TIME_CREATED_NS,
-    F_DURATION_MS, F_INPUT_SIZES, F_INPUT_DTYPES, F_OUTPUT_SIZES, F_OUTPUT_DTYPES, F_STATE,
-    F_TIME_DISCOVERED_STARTED_NS, F_TIME_DISCOVERED_COMPLETED_NS, F_RETIRED, F_TIMEOUT_MS,
-    F_IS_P2P, F_COUNT, F_UNKNOWN = -1,
+    F_FRAMES,
+    F_RECORD_ID,
+    F_PG_ID,
+    F_PROCESS_GROUP,
+    F_THREAD_NAME,
+    F_THREAD_ID,
+    F_COLLECTIVE_SEQ_ID,
+    F_P2P_SEQ_ID,
+    F_OP_ID,
+    F_PROFILING_NAME,
+    F_TIME_CREATED_NS,
+    F_DURATION_MS,
+    F_INPUT_SIZES,
+    F_INPUT_DTYPES,
+    F_OUTPUT_SIZES,
+    F_OUTPUT_DTYPES,
+    F_STATE,
+    F_TIME_DISCOVERED_STARTED_NS,
+    F_TIME_DISCOVERED_COMPLETED_NS,
+    F_RETIRED,
+    F_TIMEOUT_MS,
+    F_IS_P2P,
+    F_COUNT,
+    F_UNKNOWN = -1,
 } entry_field;
 
 /* The field named by bytes[0..len), or F_UNKNOWN. */
@@ -74,7 +93,7 @@ const char *dump_entry_field_name(int f);
 /* An entry before its keys are read: the defaults of dump.h (inline: once per entry). Copied
  * from a constant rather than built in place, which gcc does with `rep stos`, slow to start. */
 static inline void dump_entry_init(fr_entry *e) {
-    static const fr_entry blank = {.timeout_ms = -1, .profiling_name = ""};
+    static const fr_entry blank = { .timeout_ms = -1, .profiling_name = "" };
     memcpy(e, &blank, sizeof blank);
 }
 /* Whether `seen` (bits of entry_field) holds every key an entry must have. */
@@ -92,7 +111,8 @@ const char *dump_dtype(dump_builder *b, const char *interned);
 const char *dump_thread_id_text(dump_builder *b, int64_t id);
 
 /* Lists stored once per dump: `out` points to the dump's copy of the given items. */
-int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, const int64_t *dims, fr_shapes *out);
+int dump_store_shapes(dump_builder *b, uint32_t count, const uint32_t *ndims, const int64_t *dims,
+                      fr_shapes *out);
 int dump_store_dtypes(dump_builder *b, uint32_t count, const char *const *items, fr_strings *out);
 int dump_store_frames(dump_builder *b, const fr_frame *frames, uint32_t n, fr_entry *e);
 /* The builder's scratch for one entry's frames, room for n (NULL when out of memory). */

@@ -28,7 +28,8 @@ typedef struct fr_decoder fr_decoder;
 fr_decoder *fr_decoder_new(void);
 void fr_decoder_free(fr_decoder *dec);
 /* As fr_dump_decode(). */
-int fr_decoder_decode(fr_decoder *dec, const uint8_t *bytes, size_t len, fr_dump **out, fr_error *err);
+int fr_decoder_decode(fr_decoder *dec, const uint8_t *bytes, size_t len, fr_dump **out,
+                      fr_error *err);
 /* Pickles and JSON dumps are first tried on a direct path that skips the value tree
  * (dump_fast.c, dump_json_fast.c) and decoded the generic way whenever it declines; the result
  * is the same either way. Turning the direct paths off (on by default) is for tests and

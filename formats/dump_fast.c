@@ -103,10 +103,10 @@ struct dump_fast {
     memo_slot *memo;
     uint32_t memo_cap, memo_hi; /* slots allocated; slots possibly set (cleared per file) */
     memo_slot loose;            /* a string that is not memoized */
-    fr_entry *entries; /* in the dump's arena */
+    fr_entry *entries;          /* in the dump's arena */
     uint32_t nentries, entries_cap;
     uint32_t last_count; /* entries of the previous file */
-    uint32_t *ndims; /* one shape list, flattened */
+    uint32_t *ndims;     /* one shape list, flattened */
     size_t ndims_cap;
     int64_t *dims;
     size_t dims_cap;
@@ -250,7 +250,7 @@ HOT bool put_all(dump_fast *f, memo_slot value) {
 
 /* The PUTs after a value this path never reads back. */
 HOT bool put_other(dump_fast *f) {
-    return !is_put(peek(f)) || put_all(f, (memo_slot){.kind = SLOT_OTHER});
+    return !is_put(peek(f)) || put_all(f, (memo_slot){ .kind = SLOT_OTHER });
 }
 
 /* The slot a GET at the cursor names, consumed; NULL when there is no GET or no such slot. */
@@ -278,15 +278,21 @@ HOT memo_slot *read_str(dump_fast *f) {
         return is_put(peek(f)) ? NULL : s; /* torch never re-memoizes */
     }
     size_t n, head;
-    if (op == OP_BINUNICODE && left(f) >= 5) n = le32(f->p + 1), head = 5;
-    else if (op == OP_SHORT_BINUNICODE && left(f) >= 2) n = f->p[1], head = 2;
-    else return NULL;
+    if (op == OP_BINUNICODE && left(f) >= 5)
+        n = le32(f->p + 1), head = 5;
+    else if (op == OP_SHORT_BINUNICODE && left(f) >= 2)
+        n = f->p[1], head = 2;
+    else
+        return NULL;
     if (left(f) - head < n) return NULL;
     const uint8_t *bytes = f->p + head;
     if (!ascii(bytes, n)) return NULL;
     f->p += head + n;
-    memo_slot value = {.kind = SLOT_STR, .field = NOT_ASKED, .state = NOT_ASKED, .len = (uint32_t)n,
-                       .bytes = (const char *)bytes};
+    memo_slot value = { .kind = SLOT_STR,
+                        .field = NOT_ASKED,
+                        .state = NOT_ASKED,
+                        .len = (uint32_t)n,
+                        .bytes = (const char *)bytes };
     uint32_t id;
     int r = take_put(f, &id);
     if (r < 0) return NULL;
@@ -298,7 +304,6 @@ HOT const char *slot_interned(dump_fast *f, memo_slot *s) {
     if (!s->interned) s->interned = dump_intern(f->b, s->bytes, s->len);
     return s->interned;
 }
-
 
 static int slot_state(dump_fast *f, memo_slot *s) {
     if (s->state == NOT_ASKED) {
@@ -345,7 +350,8 @@ HOT bool read_int_raw(dump_fast *f, int64_t *out) {
         size_t n = p[1];
         if (n > 8 || left(f) - 2 < n) return false;
         uint64_t v = 0;
-        if (n == 8) v = (uint64_t)le32(p + 2) | (uint64_t)le32(p + 6) << 32; /* the time stamps */
+        if (n == 8)
+            v = (uint64_t)le32(p + 2) | (uint64_t)le32(p + 6) << 32; /* the time stamps */
         else
             for (size_t i = 0; i < n; i++) v |= (uint64_t)p[2 + i] << (8 * i);
         if (n > 0 && n < 8 && (p[1 + n] & 0x80)) v |= ~(uint64_t)0 << (8 * n);
@@ -376,10 +382,14 @@ static bool read_int_or_none(dump_fast *f, int64_t *out) {
 /* A bool, or the ints 0 and 1. */
 static bool read_bool(dump_fast *f, bool *out) {
     int64_t i;
-    if (next_is(f, OP_NEWTRUE)) *out = true;
-    else if (next_is(f, OP_NEWFALSE)) *out = false;
-    else if (read_int_raw(f, &i) && (i == 0 || i == 1)) *out = i == 1;
-    else return false;
+    if (next_is(f, OP_NEWTRUE))
+        *out = true;
+    else if (next_is(f, OP_NEWFALSE))
+        *out = false;
+    else if (read_int_raw(f, &i) && (i == 0 || i == 1))
+        *out = i == 1;
+    else
+        return false;
     return put_other(f);
 }
 
@@ -392,7 +402,8 @@ static bool read_float_raw(dump_fast *f, double *out) {
     return true;
 }
 
-/* --- the header's values, and values this path skips -------------------------------------------- */
+/* --- the header's values, and values this path skips --------------------------------------------
+ */
 
 static fv *str_node(dump_fast *f, memo_slot *s) {
     if (!s->node) s->node = fv_str(f->values, s->bytes, s->len);
@@ -418,7 +429,8 @@ static bool read_dict_items(dump_fast *f, fv *dict, int depth) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_SETITEMS) {
             fv *key = read_value(f, depth + 1);
-            if (!key || key->kind == FV_LIST || key->kind == FV_DICT || key->kind == FV_TUPLE) return false;
+            if (!key || key->kind == FV_LIST || key->kind == FV_DICT || key->kind == FV_TUPLE)
+                return false;
             fv *value = read_value(f, depth + 1);
             if (!value || !fv_dict_set(f->values, dict, key, value)) return false;
         }
@@ -430,7 +442,7 @@ static bool read_dict_items(dump_fast *f, fv *dict, int depth) {
 
 /* A scalar of the header with the PUTs after it. */
 static fv *scalar(dump_fast *f, fv *node) {
-    return node && put_all(f, (memo_slot){.kind = SLOT_VALUE, .node = node}) ? node : NULL;
+    return node && put_all(f, (memo_slot){ .kind = SLOT_VALUE, .node = node }) ? node : NULL;
 }
 
 /* Any value of the regular shape, as a node of the header's tree (NULL: decline). */
@@ -488,11 +500,13 @@ static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
             if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
-            if (!ensure(f, (void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims)) return false;
+            if (!ensure(f, (void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims))
+                return false;
             size_t first = ndims;
             while (next_is(f, OP_MARK)) {
                 while (peek(f) != OP_APPENDS) {
-                    if (!ensure(f, (void **)&f->dims, &f->dims_cap, ndims + 1, sizeof *f->dims)) return false;
+                    if (!ensure(f, (void **)&f->dims, &f->dims_cap, ndims + 1, sizeof *f->dims))
+                        return false;
                     if (!read_int(f, &f->dims[ndims])) return false;
                     ndims++;
                 }
@@ -526,8 +540,8 @@ HOT bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
 HOT const span *span_find(const dump_fast *f, const span_cache *c) {
     for (unsigned k = 0; k < SPANS; k++) {
         const span *sp = &c->v[k];
-        if (sp->bytes && sp->len < left(f) && same_bytes(sp->bytes, f->p, sp->len) && !is_put(f->p[sp->len]) &&
-            sp->overwrites == f->overwrites)
+        if (sp->bytes && sp->len < left(f) && same_bytes(sp->bytes, f->p, sp->len) &&
+            !is_put(f->p[sp->len]) && sp->overwrites == f->overwrites)
             return sp;
     }
     return NULL;
@@ -535,10 +549,11 @@ HOT const span *span_find(const dump_fast *f, const span_cache *c) {
 
 /* Keeps the list just read from `start` when reading it put nothing in the memo (`puts`: the
  * count before). */
-static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_t puts, uint32_t count,
-                      const void *items) {
+static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_t puts,
+                      uint32_t count, const void *items) {
     size_t len = (size_t)(f->p - start);
-    if (f->puts == puts && len <= SPAN_MAX) c->v[c->next++ % SPANS] = (span){start, len, f->overwrites, count, items};
+    if (f->puts == puts && len <= SPAN_MAX)
+        c->v[c->next++ % SPANS] = (span){ start, len, f->overwrites, count, items };
 }
 
 /* The slot of the shape table for the list at p (SHAPE_KEY bytes are there). */
@@ -549,22 +564,23 @@ static inline span *shape_slot(const dump_fast *f, const uint8_t *p) {
 
 /* Whether the slot holds the list at p, with `room` bytes there. */
 static inline bool shape_hit(const dump_fast *f, const span *sp, const uint8_t *p, size_t room) {
-    return sp->bytes && sp->len < room && sp->overwrites == f->overwrites && same_bytes(sp->bytes, p, sp->len) &&
-           !is_put(p[sp->len]);
+    return sp->bytes && sp->len < room && sp->overwrites == f->overwrites &&
+           same_bytes(sp->bytes, p, sp->len) && !is_put(p[sp->len]);
 }
 
 static bool read_shapes(dump_fast *f, fr_shapes *out) {
     span *sp = left(f) >= SHAPE_KEY ? shape_slot(f, f->p) : NULL;
     if (sp && shape_hit(f, sp, f->p, left(f))) {
         f->p += sp->len;
-        *out = (fr_shapes){sp->count, sp->items};
+        *out = (fr_shapes){ sp->count, sp->items };
         return true;
     }
     const uint8_t *start = f->p;
     uint64_t puts = f->puts;
     if (!read_shapes_fresh(f, out)) return false;
     size_t len = (size_t)(f->p - start);
-    if (sp && f->puts == puts && len <= SPAN_MAX) *sp = (span){start, len, f->overwrites, out->count, out->shapes};
+    if (sp && f->puts == puts && len <= SPAN_MAX)
+        *sp = (span){ start, len, f->overwrites, out->count, out->shapes };
     return true;
 }
 
@@ -572,7 +588,8 @@ static bool read_shapes(dump_fast *f, fr_shapes *out) {
  * torch writes most lists) whose string was read as a dtype list before; NULL otherwise. The
  * caller knows that 5 bytes are there. */
 static inline const fr_strings *one_dtype_at(const dump_fast *f, const uint8_t *p) {
-    if (p[0] != OP_EMPTY_LIST || p[1] != OP_MARK || p[2] != OP_BINGET || p[4] != OP_APPENDS || p[3] >= f->memo_hi)
+    if (p[0] != OP_EMPTY_LIST || p[1] != OP_MARK || p[2] != OP_BINGET || p[4] != OP_APPENDS ||
+        p[3] >= f->memo_hi)
         return NULL;
     const memo_slot *s = &f->memo[p[3]];
     return s->kind == SLOT_STR && s->dtypes.items ? &s->dtypes : NULL;
@@ -591,7 +608,8 @@ static bool read_dtypes(dump_fast *f, fr_strings *out) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
             memo_slot *s = read_str(f);
-            if (!s || !ensure(f, (void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs)) return false;
+            if (!s || !ensure(f, (void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs))
+                return false;
             if (!(f->strs[n++] = slot_dtype(f, s))) return false;
             only = s == &f->loose ? -1 : s - f->memo;
         }
@@ -609,7 +627,8 @@ static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
     int r;
     while ((r = take_put(f, &id)) == 1) {
         if (*npending == FRAME_PENDING_MAX) return false;
-        memo_set(f, id, (memo_slot){.kind = SLOT_OTHER}); /* a dict read back inside itself: decline */
+        memo_set(f, id,
+                 (memo_slot){ .kind = SLOT_OTHER }); /* a dict read back inside itself: decline */
         pending[(*npending)++] = id;
     }
     return r == 0;
@@ -626,16 +645,19 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
     uint32_t pending[FRAME_PENDING_MAX];
     int npending = 0;
     if (!next_is(f, OP_EMPTY_DICT) || !note_pending(f, pending, &npending)) return false;
-    *out = (fr_frame){.name = "", .filename = "", .line = 0};
+    *out = (fr_frame){ .name = "", .filename = "", .line = 0 };
     unsigned seen = 0;
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_SETITEMS) {
             memo_slot *key = read_str(f);
             if (!key) return false;
-            unsigned bit = slot_is(key, "name") ? 1 : slot_is(key, "filename") ? 2 : slot_is(key, "line") ? 4 : 0;
+            unsigned bit = slot_is(key, "name")       ? 1
+                           : slot_is(key, "filename") ? 2
+                           : slot_is(key, "line")     ? 4
+                                                      : 0;
             if (bit & seen) return false; /* a repeated key: the generic path decides */
             seen |= bit;
-            bool ok = bit == 1 ? read_str_field(f, &out->name)
+            bool ok = bit == 1   ? read_str_field(f, &out->name)
                       : bit == 2 ? read_str_field(f, &out->filename)
                       : bit == 4 ? read_int(f, &out->line)
                                  : read_value(f, 1) != NULL;
@@ -644,7 +666,8 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
         f->p++;
         if (!note_pending(f, pending, &npending)) return false;
     }
-    for (int i = 0; i < npending; i++) memo_set(f, pending[i], (memo_slot){.kind = SLOT_FRAME, .frame = *out});
+    for (int i = 0; i < npending; i++)
+        memo_set(f, pending[i], (memo_slot){ .kind = SLOT_FRAME, .frame = *out });
     return true;
 }
 
@@ -653,7 +676,8 @@ static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
     size_t n = 0;
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
-            if (!ensure(f, (void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames)) return false;
+            if (!ensure(f, (void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames))
+                return false;
             if (!read_frame(f, &f->frames[n++])) return false;
         }
         f->p++;
@@ -706,9 +730,12 @@ static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
     case F_TIME_CREATED_NS: return read_int(f, &e->time_created_ns);
     case F_DURATION_MS:
         if (next_is(f, OP_NONE)) return put_other(f);
-        if (read_float_raw(f, &e->duration_ms)) e->has_duration = true;
-        else if (read_int_raw(f, &i)) e->duration_ms = (double)i, e->has_duration = true;
-        else return false;
+        if (read_float_raw(f, &e->duration_ms))
+            e->has_duration = true;
+        else if (read_int_raw(f, &i))
+            e->duration_ms = (double)i, e->has_duration = true;
+        else
+            return false;
         return put_other(f);
     case F_INPUT_SIZES: return read_shapes(f, &e->input_sizes);
     case F_INPUT_DTYPES: return read_dtypes(f, &e->input_dtypes);
@@ -716,7 +743,8 @@ static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
     case F_OUTPUT_DTYPES: return read_dtypes(f, &e->output_dtypes);
     case F_STATE: return read_state(f, &e->state);
     case F_TIME_DISCOVERED_STARTED_NS: return read_int_or_none(f, &e->time_discovered_started_ns);
-    case F_TIME_DISCOVERED_COMPLETED_NS: return read_int_or_none(f, &e->time_discovered_completed_ns);
+    case F_TIME_DISCOVERED_COMPLETED_NS:
+        return read_int_or_none(f, &e->time_discovered_completed_ns);
     case F_RETIRED: return read_bool(f, &e->retired);
     case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
     case F_IS_P2P: return read_bool(f, &e->is_p2p);
@@ -733,8 +761,11 @@ static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
  * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
 static fr_entry *new_entry(dump_fast *f) {
     if (f->nentries == f->entries_cap) {
-        size_t cap = f->entries_cap ? (size_t)f->entries_cap * 2 : f->last_count > 64 ? f->last_count : 64;
-        if (cap > UINT32_MAX / 2 || cap * sizeof(fr_entry) + fv_arena_used(f->values) > f->budget) return NULL;
+        size_t cap = f->entries_cap       ? (size_t)f->entries_cap * 2
+                     : f->last_count > 64 ? f->last_count
+                                          : 64;
+        if (cap > UINT32_MAX / 2 || cap * sizeof(fr_entry) + fv_arena_used(f->values) > f->budget)
+            return NULL;
         fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
         if (!v) return NULL;
         if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
@@ -758,34 +789,46 @@ HOT int read_key(dump_fast *f) {
 
 /* How the layout loop reads a field's value in the common case: an int, None or an int, a bool,
  * a memoized str (its interned copy), a memoized state, a process group of two memoized strs,
- * a dtype list of one memoized dtype, a shape list met before; anything else, and any other encoding of these, goes
- * through read_field. */
-typedef enum value_kind { V_FIELD, V_INT, V_INT_OR_NONE, V_BOOL, V_STR, V_STATE, V_PG, V_DTYPES, V_SHAPES } value_kind;
+ * a dtype list of one memoized dtype, a shape list met before; anything else, and any other
+ * encoding of these, goes through read_field. */
+typedef enum value_kind {
+    V_FIELD,
+    V_INT,
+    V_INT_OR_NONE,
+    V_BOOL,
+    V_STR,
+    V_STATE,
+    V_PG,
+    V_DTYPES,
+    V_SHAPES
+} value_kind;
 
 static const struct {
     uint8_t kind;
     uint16_t offset; /* of the value in fr_entry */
 } field_reading[F_COUNT] = {
-    [F_RECORD_ID] = {V_INT, offsetof(fr_entry, record_id)},
-    [F_PG_ID] = {V_INT, offsetof(fr_entry, pg_id)},
-    [F_PROCESS_GROUP] = {V_PG, offsetof(fr_entry, pg_name)},
-    [F_THREAD_NAME] = {V_STR, offsetof(fr_entry, thread_name)},
-    [F_THREAD_ID] = {V_STR, offsetof(fr_entry, thread_id)},
-    [F_COLLECTIVE_SEQ_ID] = {V_INT, offsetof(fr_entry, collective_seq_id)},
-    [F_P2P_SEQ_ID] = {V_INT, offsetof(fr_entry, p2p_seq_id)},
-    [F_OP_ID] = {V_INT, offsetof(fr_entry, op_id)},
-    [F_PROFILING_NAME] = {V_STR, offsetof(fr_entry, profiling_name)},
-    [F_TIME_CREATED_NS] = {V_INT, offsetof(fr_entry, time_created_ns)},
-    [F_INPUT_SIZES] = {V_SHAPES, offsetof(fr_entry, input_sizes)},
-    [F_OUTPUT_SIZES] = {V_SHAPES, offsetof(fr_entry, output_sizes)},
-    [F_INPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, input_dtypes)},
-    [F_OUTPUT_DTYPES] = {V_DTYPES, offsetof(fr_entry, output_dtypes)},
-    [F_STATE] = {V_STATE, offsetof(fr_entry, state)},
-    [F_TIME_DISCOVERED_STARTED_NS] = {V_INT_OR_NONE, offsetof(fr_entry, time_discovered_started_ns)},
-    [F_TIME_DISCOVERED_COMPLETED_NS] = {V_INT_OR_NONE, offsetof(fr_entry, time_discovered_completed_ns)},
-    [F_RETIRED] = {V_BOOL, offsetof(fr_entry, retired)},
-    [F_TIMEOUT_MS] = {V_INT, offsetof(fr_entry, timeout_ms)},
-    [F_IS_P2P] = {V_BOOL, offsetof(fr_entry, is_p2p)},
+    [F_RECORD_ID] = { V_INT, offsetof(fr_entry, record_id) },
+    [F_PG_ID] = { V_INT, offsetof(fr_entry, pg_id) },
+    [F_PROCESS_GROUP] = { V_PG, offsetof(fr_entry, pg_name) },
+    [F_THREAD_NAME] = { V_STR, offsetof(fr_entry, thread_name) },
+    [F_THREAD_ID] = { V_STR, offsetof(fr_entry, thread_id) },
+    [F_COLLECTIVE_SEQ_ID] = { V_INT, offsetof(fr_entry, collective_seq_id) },
+    [F_P2P_SEQ_ID] = { V_INT, offsetof(fr_entry, p2p_seq_id) },
+    [F_OP_ID] = { V_INT, offsetof(fr_entry, op_id) },
+    [F_PROFILING_NAME] = { V_STR, offsetof(fr_entry, profiling_name) },
+    [F_TIME_CREATED_NS] = { V_INT, offsetof(fr_entry, time_created_ns) },
+    [F_INPUT_SIZES] = { V_SHAPES, offsetof(fr_entry, input_sizes) },
+    [F_OUTPUT_SIZES] = { V_SHAPES, offsetof(fr_entry, output_sizes) },
+    [F_INPUT_DTYPES] = { V_DTYPES, offsetof(fr_entry, input_dtypes) },
+    [F_OUTPUT_DTYPES] = { V_DTYPES, offsetof(fr_entry, output_dtypes) },
+    [F_STATE] = { V_STATE, offsetof(fr_entry, state) },
+    [F_TIME_DISCOVERED_STARTED_NS] = { V_INT_OR_NONE,
+                                       offsetof(fr_entry, time_discovered_started_ns) },
+    [F_TIME_DISCOVERED_COMPLETED_NS] = { V_INT_OR_NONE,
+                                         offsetof(fr_entry, time_discovered_completed_ns) },
+    [F_RETIRED] = { V_BOOL, offsetof(fr_entry, retired) },
+    [F_TIMEOUT_MS] = { V_INT, offsetof(fr_entry, timeout_ms) },
+    [F_IS_P2P] = { V_BOOL, offsetof(fr_entry, is_p2p) },
 };
 
 /* The layout loop reads a key and the common encodings of its value without bounds checks while
@@ -810,9 +853,12 @@ HOT size_t int_at(const uint8_t *p, int64_t *out) {
  * string already interned; its length in *n. NULL otherwise. */
 HOT const memo_slot *interned_at(const dump_fast *f, const uint8_t *p, size_t *n) {
     uint32_t id;
-    if (p[0] == OP_BINGET) id = p[1], *n = 2;
-    else if (p[0] == OP_LONG_BINGET) id = le32(p + 1), *n = 5;
-    else return NULL;
+    if (p[0] == OP_BINGET)
+        id = p[1], *n = 2;
+    else if (p[0] == OP_LONG_BINGET)
+        id = le32(p + 1), *n = 5;
+    else
+        return NULL;
     if (id >= f->memo_hi) return NULL;
     const memo_slot *s = &f->memo[id];
     return s->kind == SLOT_STR && s->interned ? s : NULL;
@@ -830,24 +876,30 @@ HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field,
         if ((n = int_at(p, &i))) memcpy(at, &i, sizeof i);
         break;
     case V_INT_OR_NONE:
-        if (p[0] == OP_NONE) i = 0, n = 1;
-        else n = int_at(p, &i);
+        if (p[0] == OP_NONE)
+            i = 0, n = 1;
+        else
+            n = int_at(p, &i);
         if (n) memcpy(at, &i, sizeof i);
         break;
     case V_BOOL:
         if (p[0] == OP_NEWTRUE || p[0] == OP_NEWFALSE) *(bool *)at = p[0] == OP_NEWTRUE, n = 1;
         break;
     case V_STR:
-        if ((s = interned_at(f, p, &n))) memcpy(at, &s->interned, sizeof s->interned);
-        else n = 0;
+        if ((s = interned_at(f, p, &n)))
+            memcpy(at, &s->interned, sizeof s->interned);
+        else
+            n = 0;
         break;
     case V_STATE:
-        if ((s = interned_at(f, p, &n)) && s->state >= 0) *(fr_state *)at = (fr_state)s->state;
-        else n = 0;
+        if ((s = interned_at(f, p, &n)) && s->state >= 0)
+            *(fr_state *)at = (fr_state)s->state;
+        else
+            n = 0;
         break;
     case V_PG: /* TUPLE2 of two strs: both must be 1-byte GETs to stay within the margin */
-        if (p[0] == OP_BINGET && p[2] == OP_BINGET && p[4] == OP_TUPLE2 && (s = interned_at(f, p, &n)) &&
-            (s2 = interned_at(f, p + 2, &n2))) {
+        if (p[0] == OP_BINGET && p[2] == OP_BINGET && p[4] == OP_TUPLE2 &&
+            (s = interned_at(f, p, &n)) && (s2 = interned_at(f, p + 2, &n2))) {
             e->pg_name = s->interned;
             e->pg_desc = s2->interned;
             n = 5;
@@ -864,7 +916,7 @@ HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field,
         size_t room = (size_t)(f->end - p);
         const span *sp = room >= SHAPE_KEY ? shape_slot(f, p) : NULL;
         if (sp && shape_hit(f, sp, p, room)) {
-            fr_shapes shapes = {sp->count, sp->items};
+            fr_shapes shapes = { sp->count, sp->items };
             memcpy(at, &shapes, sizeof shapes);
             return sp->len; /* shape_hit saw no PUT after it */
         }
@@ -914,7 +966,8 @@ static bool read_pairs(dump_fast *f, fr_entry *e, uint32_t *seen, int *nlearned)
         int field = read_key(f);
         if (field == NOT_A_KEY) return false;
         if (*nlearned >= 0) {
-            if (field >= 0 && f->p == key_at + 2 && key_at[0] == OP_BINGET && *nlearned < LAYOUT_MAX) {
+            if (field >= 0 && f->p == key_at + 2 && key_at[0] == OP_BINGET &&
+                *nlearned < LAYOUT_MAX) {
                 f->layout_id[*nlearned] = key_at[1];
                 f->layout_field[*nlearned] = (int8_t)field;
                 ++*nlearned;
@@ -956,7 +1009,8 @@ static bool read_entry(dump_fast *f, fr_entry *e) {
         if (nlearned >= 0 && one_batch) {
             f->layout_n = (uint32_t)nlearned;
             f->layout_overwrites = f->overwrites;
-            for (int k = 0; k < nlearned; k++) f->layout_seen[k + 1] = f->layout_seen[k] | 1u << f->layout_field[k];
+            for (int k = 0; k < nlearned; k++)
+                f->layout_seen[k + 1] = f->layout_seen[k] | 1u << f->layout_field[k];
         }
     }
     if (!e->profiling_name) e->profiling_name = "";
@@ -1007,8 +1061,8 @@ static bool read_root(dump_fast *f, fv **root) {
     return true;
 }
 
-int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len, fv_arena *values, fv **root,
-                   fr_entry **entries, uint32_t *n) {
+int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
+                   fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
     if (f->memo_hi) memset(f->memo, 0, (size_t)f->memo_hi * sizeof *f->memo);
     f->memo_hi = 0;
     f->nentries = 0;

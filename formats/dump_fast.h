@@ -22,7 +22,7 @@ void dump_fast_free(dump_fast *f);
  * `values`) without its entries ("entries" maps to an empty list when the dump has the key),
  * and entries[0..*n) are its entries, built through `b` in the dump's arena.
  * -1: declined; the caller decodes the file the generic way. */
-int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len, fv_arena *values, fv **root,
-                   fr_entry **entries, uint32_t *n);
+int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
+                   fv_arena *values, fv **root, fr_entry **entries, uint32_t *n);
 
 #endif

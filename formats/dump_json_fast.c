@@ -63,14 +63,14 @@ typedef struct vslot {
         const char *str; /* thread_name, thread_id, profiling_name */
         struct {
             const char *name, *desc;
-        } pg; /* process_group */
-        int state; /* state */
-        fr_shapes shapes; /* input_sizes, output_sizes */
+        } pg;              /* process_group */
+        int state;         /* state */
+        fr_shapes shapes;  /* input_sizes, output_sizes */
         fr_strings dtypes; /* input_dtypes, output_dtypes */
         struct {
             const fr_frame *items;
             uint32_t n;
-        } stack; /* frames */
+        } stack;        /* frames */
         fr_frame frame; /* FIELD_FRAME */
     } v;
 } vslot;
@@ -79,11 +79,11 @@ struct dump_json_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;
     dump_builder *b;
-    fv_arena *values; /* the header's value tree */
+    fv_arena *values;  /* the header's value tree */
     fr_entry *entries; /* in the dump's arena */
     uint32_t nentries, entries_cap;
     uint32_t last_count; /* entries of the previous file */
-    char *text; /* one string with escapes, decoded */
+    char *text;          /* one string with escapes, decoded */
     size_t text_cap;
     char number[64]; /* a float literal for strtod */
     uint32_t *ndims; /* one shape list, flattened */
@@ -246,8 +246,8 @@ static size_t unicode_escape(const uint8_t *q, const uint8_t *end, char *out, si
     if (unit >= 0xD800 && unit <= 0xDBFF && end - q >= 12 && q[6] == '\\' && q[7] == 'u') {
         int low = hex4(q + 8);
         if (low >= 0xDC00 && low <= 0xDFFF) {
-            *wrote = put_utf8(
-                out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00));
+            *wrote = put_utf8(out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) +
+                                       ((uint32_t)low - 0xDC00));
             return 12;
         }
     }
@@ -395,9 +395,9 @@ HOT bool read_int(dump_json_fast *f, int64_t *out) {
     return true;
 }
 
-static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const double POW10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
 /* A decimal literal of at most 19 digits with a mantissa below 2^53 and a power of ten within
  * 10^22 is one exact integer times or over one exact power of ten: a single rounding, the
@@ -525,7 +525,7 @@ static fv *read_value(dump_json_fast *f, int depth) {
 
 HOT size_t cache_set(const uint8_t *p, int field) {
     uint64_t h = (load64(p) ^ (load64(p + 8) >> 7 | load64(p + 8) << 57) ^ (uint64_t)field) *
-        0x9e3779b97f4a7c15ull;
+                 0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 56) & (CACHE_SETS - 1);
 }
 
@@ -574,7 +574,7 @@ static bool read_str_field(dump_json_fast *f, int field, const char **out) {
         return true;
     }
     const uint8_t *raw = f->p;
-    vslot v = {.v.str = read_interned(f)};
+    vslot v = { .v.str = read_interned(f) };
     if (!v.v.str) return false;
     cache_keep(f, set, field, raw, &v);
     *out = v.v.str;
@@ -590,7 +590,7 @@ static bool read_state(dump_json_fast *f, fr_state *out) {
     }
     const uint8_t *raw = f->p;
     const char *s = read_interned(f);
-    vslot v = {.v.state = s ? dump_state_of(s) : -1};
+    vslot v = { .v.state = s ? dump_state_of(s) : -1 };
     if (v.v.state < 0) return false; /* the generic path names the unknown state */
     cache_keep(f, set, F_STATE, raw, &v);
     *out = (fr_state)v.v.state;
@@ -619,7 +619,7 @@ static bool read_pg(dump_json_fast *f, fr_entry *e) {
         return true;
     }
     const uint8_t *raw = f->p;
-    vslot v = {0};
+    vslot v = { 0 };
     bool more;
     if (!next_is(f, '[')) return false;
     blanks(f);
@@ -651,7 +651,7 @@ static bool read_dtypes(dump_json_fast *f, int field, fr_strings *out) {
         if (!(f->strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) || n >= UINT32_MAX)
             return false;
     }
-    vslot v = {0};
+    vslot v = { 0 };
     if (dump_store_dtypes(f->b, (uint32_t)n, f->strs, &v.v.dtypes)) return false;
     cache_keep(f, set, field, raw, &v);
     *out = v.v.dtypes;
@@ -694,7 +694,7 @@ static bool read_shapes(dump_json_fast *f, int field, fr_shapes *out) {
     while (more)
         if (!read_shape(f, n++, &total) || !next_item(f, ']', &more) || n >= UINT32_MAX)
             return false;
-    vslot v = {0};
+    vslot v = { 0 };
     if (dump_store_shapes(f->b, (uint32_t)n, f->ndims, f->dims, &v.v.shapes)) return false;
     cache_keep(f, set, field, raw, &v);
     *out = v.v.shapes;
@@ -718,7 +718,7 @@ static int frame_key(dump_json_fast *f) {
 /* One frame dict {"name": str, "filename": str, "line": int}, any key missing ("" or 0), other
  * keys ignored, none repeated. */
 static bool read_frame_dict(dump_json_fast *f, fr_frame *out) {
-    *out = (fr_frame){"", "", 0};
+    *out = (fr_frame){ "", "", 0 };
     if (!next_is(f, '{')) return false;
     blanks(f);
     bool more = peek(f) != '}';
@@ -728,10 +728,10 @@ static bool read_frame_dict(dump_json_fast *f, fr_frame *out) {
         int k = frame_key(f);
         if (k < 0 || (k < 3 && (seen & 1u << k))) return false;
         seen |= 1u << k;
-        bool ok = k == 0 ? (out->name = read_interned(f)) != NULL
-            : k == 1     ? (out->filename = read_interned(f)) != NULL
-            : k == 2     ? read_int(f, &out->line)
-                         : read_value(f, 2) != NULL;
+        bool ok = k == 0   ? (out->name = read_interned(f)) != NULL
+                  : k == 1 ? (out->filename = read_interned(f)) != NULL
+                  : k == 2 ? read_int(f, &out->line)
+                           : read_value(f, 2) != NULL;
         if (!ok || !next_item(f, '}', &more)) return false;
     }
     return true;
@@ -745,7 +745,7 @@ static bool read_frame(dump_json_fast *f, fr_frame *out) {
         return true;
     }
     const uint8_t *raw = f->p;
-    vslot v = {0};
+    vslot v = { 0 };
     if (!read_frame_dict(f, &v.v.frame)) return false;
     cache_keep(f, set, FIELD_FRAME, raw, &v);
     *out = v.v.frame;
@@ -773,7 +773,7 @@ static bool read_frames(dump_json_fast *f, fr_entry *e) {
             return false;
     }
     if (dump_store_frames(f->b, f->frames, (uint32_t)n, e)) return false;
-    vslot v = {.v.stack = {e->frames, e->nframes}};
+    vslot v = { .v.stack = { e->frames, e->nframes } };
     cache_keep(f, set, F_FRAMES, raw, &v);
     return true;
 }
@@ -872,7 +872,7 @@ static void layout_learn(dump_json_fast *f, uint32_t *k, const uint8_t *raw, siz
         }
     if (f->layout_n == LAYOUT_MAX || len > KEY_MAX) return;
     memmove(&f->layout[*k + 1], &f->layout[*k], (f->layout_n - *k) * sizeof *f->layout);
-    f->layout[*k] = (layout_key){raw, (uint32_t)len, field};
+    f->layout[*k] = (layout_key){ raw, (uint32_t)len, field };
     f->layout_n++;
     ++*k;
 }
@@ -898,9 +898,9 @@ static int read_key(dump_json_fast *f, uint32_t *k) {
  * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
 static fr_entry *new_entry(dump_json_fast *f) {
     if (f->nentries == f->entries_cap) {
-        size_t cap = f->entries_cap ? (size_t)f->entries_cap * 2
-            : f->last_count > 64    ? f->last_count
-                                    : 64;
+        size_t cap = f->entries_cap       ? (size_t)f->entries_cap * 2
+                     : f->last_count > 64 ? f->last_count
+                                          : 64;
         size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
         if (cap > most) cap = most;
         if (cap <= f->nentries || cap > UINT32_MAX / 2) return NULL;

@@ -20,7 +20,8 @@
  * POSIX.1-2008 TC2) and the caller's sink (the recorder's calls write(2)). Numbers are formatted
  * by fmt_i64() below (json_text.h's fr_json_int), error text is copied by fr_fail_text()
  * (error.h): no snprintf, no malloc/free, no stdio on that path. The JSON writer and the heap
- * pickle writer do allocate; they are never used from a handler. tests/fakes/asig_trap.c checks this at run time (t0400).
+ * pickle writer do allocate; they are never used from a handler. tests/fakes/asig_trap.c checks
+ * this at run time (t0400).
  */
 #include "dump_write.h"
 
@@ -45,11 +46,11 @@ static const char *or_empty(const char *s) { return s ? s : ""; }
 
 typedef struct layout {
     int major, minor;
-    bool v2_0;            /* entries first, frames last, 2.0 memo rules, 2.0 dtype spellings */
-    bool has_timeout;     /* 2.1+ (2.1 is taken to be as 2.2) */
-    bool has_pg_status;   /* 2.3+ */
-    bool has_threads;     /* 2.8+ */
-    const char *lib_key;  /* "nccl_version" 2.6–2.9, "comm_lib_version" 2.10+, else NULL */
+    bool v2_0;           /* entries first, frames last, 2.0 memo rules, 2.0 dtype spellings */
+    bool has_timeout;    /* 2.1+ (2.1 is taken to be as 2.2) */
+    bool has_pg_status;  /* 2.3+ */
+    bool has_threads;    /* 2.8+ */
+    const char *lib_key; /* "nccl_version" 2.6–2.9, "comm_lib_version" 2.10+, else NULL */
     bool root_memo;
     char version[24];
 } layout;
@@ -65,7 +66,8 @@ static int choose_layout(const fr_dump *d, const fr_write_options *o, layout *l,
         l->major = d->version_major;
         l->minor = d->version_minor;
     }
-    if (l->major != 2 || l->minor < 0) return fr_fail_text(err, "can only write Flight Recorder versions 2.x");
+    if (l->major != 2 || l->minor < 0)
+        return fr_fail_text(err, "can only write Flight Recorder versions 2.x");
     l->v2_0 = l->minor == 0;
     l->has_timeout = l->minor >= 1;
     l->has_pg_status = l->minor >= 3;
@@ -85,16 +87,31 @@ static bool has_extras(const fr_dump *d) { return d->global_rank >= 0 || d->ncom
 
 const char *fr_dtype_legacy_name(const char *c10_name) {
     static const char *const names[][2] = {
-        {"Float", "float"},       {"Double", "double"},          {"Half", "c10::Half"},
-        {"BFloat16", "c10::BFloat16"}, {"Long", "long int"},     {"Int", "int"},
-        {"Short", "short int"},   {"Char", "signed char"},       {"Byte", "unsigned char"},
-        {"Bool", "bool"},         {"ComplexHalf", "c10::complex<c10::Half>"},
-        {"ComplexFloat", "c10::complex<float>"}, {"ComplexDouble", "c10::complex<double>"},
-        {"QInt8", "c10::qint8"},  {"QUInt8", "c10::quint8"},     {"QInt32", "c10::qint32"},
-        {"QUInt4x2", "c10::quint4x2"}, {"QUInt2x4", "c10::quint2x4"}, {"UInt16", "unsigned short"},
-        {"UInt32", "unsigned int"}, {"UInt64", "unsigned long"},
-        {"Float8_e5m2", "c10::Float8_e5m2"}, {"Float8_e4m3fn", "c10::Float8_e4m3fn"},
-        {"Float8_e5m2fnuz", "c10::Float8_e5m2fnuz"}, {"Float8_e4m3fnuz", "c10::Float8_e4m3fnuz"},
+        { "Float", "float" },
+        { "Double", "double" },
+        { "Half", "c10::Half" },
+        { "BFloat16", "c10::BFloat16" },
+        { "Long", "long int" },
+        { "Int", "int" },
+        { "Short", "short int" },
+        { "Char", "signed char" },
+        { "Byte", "unsigned char" },
+        { "Bool", "bool" },
+        { "ComplexHalf", "c10::complex<c10::Half>" },
+        { "ComplexFloat", "c10::complex<float>" },
+        { "ComplexDouble", "c10::complex<double>" },
+        { "QInt8", "c10::qint8" },
+        { "QUInt8", "c10::quint8" },
+        { "QInt32", "c10::qint32" },
+        { "QUInt4x2", "c10::quint4x2" },
+        { "QUInt2x4", "c10::quint2x4" },
+        { "UInt16", "unsigned short" },
+        { "UInt32", "unsigned int" },
+        { "UInt64", "unsigned long" },
+        { "Float8_e5m2", "c10::Float8_e5m2" },
+        { "Float8_e4m3fn", "c10::Float8_e4m3fn" },
+        { "Float8_e5m2fnuz", "c10::Float8_e5m2fnuz" },
+        { "Float8_e4m3fnuz", "c10::Float8_e4m3fnuz" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(c10_name, names[i][0]) == 0) return names[i][1];
@@ -140,7 +157,8 @@ size_t fr_dump_write_scratch_size(const fr_dump *d) {
     return frame_table_slots(d) * sizeof(frame_slot) + pool_bytes(d) + 16;
 }
 
-/* Carves the table and the pool out of `mem` (size bytes); a table that does not fit is left out. */
+/* Carves the table and the pool out of `mem` (size bytes); a table that does not fit is left out.
+ */
 static void scratch_carve(scratch *s, const fr_dump *d, void *mem, size_t size) {
     memset(s, 0, sizeof *s);
     if (!mem) return;
@@ -167,8 +185,10 @@ static uint32_t frame_hash(const fr_frame *f) {
 }
 
 static bool same_frame(const fr_frame *a, const fr_frame *b) {
-    return a->line == b->line && (a->name == b->name || strcmp(or_empty(a->name), or_empty(b->name)) == 0) &&
-           (a->filename == b->filename || strcmp(or_empty(a->filename), or_empty(b->filename)) == 0);
+    return a->line == b->line &&
+           (a->name == b->name || strcmp(or_empty(a->name), or_empty(b->name)) == 0) &&
+           (a->filename == b->filename ||
+            strcmp(or_empty(a->filename), or_empty(b->filename)) == 0);
 }
 
 /* The slot of an equal frame, or the empty slot where it goes. */
@@ -223,7 +243,9 @@ static size_t ranks_text(const fr_group_config *g, char *buf, size_t cap) {
     return n;
 }
 
-static size_t ranks_text_cap(const fr_group_config *g) { return 3 + (size_t)g->nranks * digits_bound(); }
+static size_t ranks_text_cap(const fr_group_config *g) {
+    return 3 + (size_t)g->nranks * digits_bound();
+}
 
 /* --- pickle -------------------------------------------------------------------------------- */
 
@@ -240,15 +262,18 @@ static void key(pickler *p, const char *k) { pw_cstr(p->w, k); }
  * can be memo hits, as in torch. */
 static void formatted_str(pickler *p, const char *text, size_t len) {
     const char *stable = pool_keep(&p->s, text, len);
-    if (stable) pw_str(p->w, stable, len);
-    else pw_str_transient(p->w, text, len);
+    if (stable)
+        pw_str(p->w, stable, len);
+    else
+        pw_str_transient(p->w, text, len);
 }
 
 static void write_shapes(pickler *p, const fr_shapes *shapes) {
     pw_list_begin(p->w);
     for (uint32_t i = 0; i < shapes->count; i++) {
         pw_list_begin(p->w);
-        for (uint32_t k = 0; k < shapes->shapes[i].ndim; k++) pw_int(p->w, shapes->shapes[i].dims[k]);
+        for (uint32_t k = 0; k < shapes->shapes[i].ndim; k++)
+            pw_int(p->w, shapes->shapes[i].dims[k]);
         pw_list_end(p->w);
     }
     pw_list_end(p->w);
@@ -293,8 +318,10 @@ static void write_frames(pickler *p, const fr_entry *e) {
 
 static void write_optional_time(pickler *p, const char *k, int64_t ns) {
     key(p, k);
-    if (ns) pw_int(p->w, ns);
-    else pw_none(p->w);
+    if (ns)
+        pw_int(p->w, ns);
+    else
+        pw_none(p->w);
 }
 
 static void write_entry(pickler *p, const fr_entry *e) {
@@ -370,7 +397,8 @@ static int compare_groups(const fr_dump *d, uint32_t a, uint32_t b) {
 }
 
 static int compare_status(const fr_dump *d, uint32_t a, uint32_t b) {
-    uint64_t x = (uint64_t)d->status[a].pg_id, y = (uint64_t)d->status[b].pg_id; /* size_t in torch */
+    uint64_t x = (uint64_t)d->status[a].pg_id,
+             y = (uint64_t)d->status[b].pg_id; /* size_t in torch */
     if (x != y) return x < y ? -1 : 1;
     return (a > b) - (a < b);
 }
@@ -384,11 +412,15 @@ static bool in_order(const fr_dump *d, uint32_t n, compare_fn cmp) {
 }
 
 /* The item after `prev` in the order (prev == UINT32_MAX: the first), or UINT32_MAX. */
-static uint32_t next_in_order(const fr_dump *d, uint32_t n, compare_fn cmp, bool sorted, uint32_t prev) {
-    if (sorted) return prev == UINT32_MAX ? (n ? 0 : UINT32_MAX) : (prev + 1 < n ? prev + 1 : UINT32_MAX);
+static uint32_t next_in_order(const fr_dump *d, uint32_t n, compare_fn cmp, bool sorted,
+                              uint32_t prev) {
+    if (sorted)
+        return prev == UINT32_MAX ? (n ? 0 : UINT32_MAX) : (prev + 1 < n ? prev + 1 : UINT32_MAX);
     uint32_t best = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++)
-        if ((prev == UINT32_MAX || cmp(d, i, prev) > 0) && (best == UINT32_MAX || cmp(d, i, best) < 0)) best = i;
+        if ((prev == UINT32_MAX || cmp(d, i, prev) > 0) &&
+            (best == UINT32_MAX || cmp(d, i, best) < 0))
+            best = i;
     return best;
 }
 
@@ -397,8 +429,8 @@ static void write_pg_config(pickler *p) {
     pw_dict_begin(p->w);
     const fr_dump *d = p->d;
     bool sorted = in_order(d, d->ngroups, compare_groups);
-    for (uint32_t i = next_in_order(d, d->ngroups, compare_groups, sorted, UINT32_MAX); i != UINT32_MAX;
-         i = next_in_order(d, d->ngroups, compare_groups, sorted, i)) {
+    for (uint32_t i = next_in_order(d, d->ngroups, compare_groups, sorted, UINT32_MAX);
+         i != UINT32_MAX; i = next_in_order(d, d->ngroups, compare_groups, sorted, i)) {
         const fr_group_config *g = &d->groups[i];
         pw_cstr(p->w, or_empty(g->name));
         pw_dict_begin(p->w);
@@ -416,8 +448,8 @@ static void write_pg_status(pickler *p) {
     pw_dict_begin(p->w);
     const fr_dump *d = p->d;
     bool sorted = in_order(d, d->nstatus, compare_status);
-    for (uint32_t i = next_in_order(d, d->nstatus, compare_status, sorted, UINT32_MAX); i != UINT32_MAX;
-         i = next_in_order(d, d->nstatus, compare_status, sorted, i)) {
+    for (uint32_t i = next_in_order(d, d->nstatus, compare_status, sorted, UINT32_MAX);
+         i != UINT32_MAX; i = next_in_order(d, d->nstatus, compare_status, sorted, i)) {
         const fr_pg_status *s = &d->status[i];
         char id[24];
         formatted_str(p, id, fmt_i64(id, s->pg_id));
@@ -431,8 +463,10 @@ static void write_pg_status(pickler *p) {
 }
 
 static void str_or_none(pw_writer *w, const char *s) {
-    if (s) pw_cstr(w, s);
-    else pw_none(w);
+    if (s)
+        pw_cstr(w, s);
+    else
+        pw_none(w);
 }
 
 /* "frtrace": {"version": "1", "global_rank": int, ["trigger": str,] "comms": {...}} */
@@ -464,8 +498,10 @@ static void write_extras(pickler *p) {
 
 static void write_root(pickler *p) {
     const fr_dump *d = p->d;
-    const char *version = d->version && d->version_major == p->l.major && d->version_minor == p->l.minor
-                              ? d->version : p->l.version;
+    const char *version =
+        d->version && d->version_major == p->l.major && d->version_minor == p->l.minor
+            ? d->version
+            : p->l.version;
     pw_proto(p->w);
     pw_dict_begin(p->w);
     if (p->l.v2_0) {
@@ -485,8 +521,9 @@ static void write_root(pickler *p) {
     pw_stop(p->w);
 }
 
-int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_writer *w, fr_error *err) {
-    pickler p = {.w = w, .d = d};
+int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_writer *w,
+                         fr_error *err) {
+    pickler p = { .w = w, .d = d };
     if (choose_layout(d, options, &p.l, err)) return -1;
     void *heap = NULL;
     if (w->owns_memory) {
@@ -500,7 +537,8 @@ int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_w
     count_frames(&p.s, d);
     write_root(&p);
     if (heap) free(heap); /* never reached by fixed-memory writers (signal handlers) */
-    if (w->failed) return fr_fail_text(err, "could not write the pickle (output error or out of memory)");
+    if (w->failed)
+        return fr_fail_text(err, "could not write the pickle (output error or out of memory)");
     return 0;
 }
 
@@ -517,7 +555,8 @@ typedef struct jwriter {
 } jwriter;
 
 static void j_flush(jwriter *j) {
-    if (!j->failed && j->len && j->sink(j->ctx, (const uint8_t *)j->buf, j->len) != 0) j->failed = 1;
+    if (!j->failed && j->len && j->sink(j->ctx, (const uint8_t *)j->buf, j->len) != 0)
+        j->failed = 1;
     j->len = 0;
 }
 
@@ -611,7 +650,8 @@ static void j_entry(jwriter *j, const fr_entry *e) {
     j_key(j, "p2p_seq_id", &first), j_int(j, e->p2p_seq_id);
     j_key(j, "pg_id", &first), j_int(j, e->pg_id);
     j_key(j, "process_group", &first);
-    j_raw(j, "[", 1), j_str(j, or_empty(e->pg_name)), j_raw(j, ",", 1), j_str(j, or_empty(e->pg_desc));
+    j_raw(j, "[", 1), j_str(j, or_empty(e->pg_name)), j_raw(j, ",", 1),
+        j_str(j, or_empty(e->pg_desc));
     j_raw(j, "]", 1);
     j_key(j, "profiling_name", &first), j_str(j, or_empty(e->profiling_name));
     j_key(j, "record_id", &first), j_int(j, e->record_id);
@@ -647,7 +687,8 @@ static int compare_numbers(const void *a, const void *b) {
 static sort_item *sorted_groups(const fr_dump *d) {
     sort_item *items = calloc(d->ngroups ? d->ngroups : 1, sizeof *items);
     if (!items) return NULL;
-    for (uint32_t i = 0; i < d->ngroups; i++) items[i] = (sort_item){.key = or_empty(d->groups[i].name), .index = i};
+    for (uint32_t i = 0; i < d->ngroups; i++)
+        items[i] = (sort_item){ .key = or_empty(d->groups[i].name), .index = i };
     qsort(items, d->ngroups, sizeof *items, compare_items);
     return items;
 }
@@ -666,7 +707,8 @@ static sort_item *sorted_status(const fr_dump *d) {
 static sort_item *sorted_comms(const fr_dump *d) {
     sort_item *items = calloc(d->ncomms ? d->ncomms : 1, sizeof *items);
     if (!items) return NULL;
-    for (uint32_t i = 0; i < d->ncomms; i++) items[i] = (sort_item){.key = or_empty(d->comms[i].pg_name), .index = i};
+    for (uint32_t i = 0; i < d->ncomms; i++)
+        items[i] = (sort_item){ .key = or_empty(d->comms[i].pg_name), .index = i };
     qsort(items, d->ncomms, sizeof *items, compare_items);
     return items;
 }
@@ -719,8 +761,10 @@ static int j_pg_status(jwriter *j) {
 }
 
 static void j_str_or_null(jwriter *j, const char *s) {
-    if (s) j_str(j, s);
-    else j_lit(j, "null");
+    if (s)
+        j_str(j, s);
+    else
+        j_lit(j, "null");
 }
 
 static int j_extras(jwriter *j) {
@@ -750,8 +794,10 @@ static int j_extras(jwriter *j) {
 static int j_root(jwriter *j) {
     const fr_dump *d = j->d;
     bool first = true;
-    const char *version = d->version && d->version_major == j->l.major && d->version_minor == j->l.minor
-                              ? d->version : j->l.version;
+    const char *version =
+        d->version && d->version_major == j->l.major && d->version_minor == j->l.minor
+            ? d->version
+            : j->l.version;
     j_raw(j, "{", 1);
     if (j->l.lib_key && strcmp(j->l.lib_key, "comm_lib_version") == 0)
         j_key(j, "comm_lib_version", &first), j_str(j, or_empty(d->comm_lib_version));
@@ -782,8 +828,8 @@ static int j_root(jwriter *j) {
     return 0;
 }
 
-int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink, void *sink_ctx,
-                       fr_error *err) {
+int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink,
+                       void *sink_ctx, fr_error *err) {
     jwriter *j = calloc(1, sizeof *j);
     if (!j) return fr_fail_text(err, "out of memory while writing the dump");
     j->sink = sink;
@@ -795,8 +841,10 @@ int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sin
     }
     int rc = j_root(j);
     j_flush(j);
-    if (rc == 0 && j->failed) rc = fr_fail_text(err, "could not write the JSON dump (output error)");
-    else if (rc != 0) fr_fail_text(err, "out of memory while writing the dump");
+    if (rc == 0 && j->failed)
+        rc = fr_fail_text(err, "could not write the JSON dump (output error)");
+    else if (rc != 0)
+        fr_fail_text(err, "out of memory while writing the dump");
     free(j);
     return rc;
 }
@@ -805,6 +853,7 @@ static int file_sink(void *ctx, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, (FILE *)ctx) == len ? 0 : -1;
 }
 
-int fr_dump_write_json_file(const fr_dump *d, const fr_write_options *options, FILE *out, fr_error *err) {
+int fr_dump_write_json_file(const fr_dump *d, const fr_write_options *options, FILE *out,
+                            fr_error *err) {
     return fr_dump_write_json(d, options, file_sink, out, err);
 }

@@ -53,17 +53,19 @@ typedef struct fr_write_options {
 /* Writes the whole pickle (PROTO ... STOP) into `w`; the caller then calls pw_finish().
  * `options` may be NULL (the dump's own version). Returns 0, or -1 with `err` filled (a version
  * this writer does not know, or the writer failed). */
-int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_writer *w, fr_error *err);
+int fr_dump_write_pickle(const fr_dump *d, const fr_write_options *options, pw_writer *w,
+                         fr_error *err);
 
 /* Scratch bytes fr_dump_write_pickle wants for `d` with a fixed-memory writer. */
 size_t fr_dump_write_scratch_size(const fr_dump *d);
 
 /* Writes the JSON document through `sink` (pw_sink_fn: 0 ok, -1 error), without a trailing
  * newline. Allocates a little heap memory (key sorting): not for signal handlers. */
-int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink, void *sink_ctx,
-                       fr_error *err);
+int fr_dump_write_json(const fr_dump *d, const fr_write_options *options, pw_sink_fn sink,
+                       void *sink_ctx, fr_error *err);
 /* The same into a stdio stream. */
-int fr_dump_write_json_file(const fr_dump *d, const fr_write_options *options, FILE *out, fr_error *err);
+int fr_dump_write_json_file(const fr_dump *d, const fr_write_options *options, FILE *out,
+                            fr_error *err);
 
 /* The spelling of a c10 dtype name ("Float") in 2.0 dumps ("float"); unknown names unchanged. */
 const char *fr_dtype_legacy_name(const char *c10_name);

@@ -43,10 +43,14 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n) {
         }
         size_t len;
         unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-        else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-        else return i;
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c >= 0xE0 && c <= 0xEF)
+            len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        else if (c >= 0xF0 && c <= 0xF4)
+            len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        else
+            return i;
         if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return i;
         for (size_t k = 2; k < len; k++)
             if ((s[i + k] & 0xC0) != 0x80) return i;
@@ -89,15 +93,17 @@ static void note_shift(rewriter *r, size_t old_end) {
         r->failed = true;
         return;
     }
-    r->shifts[r->nshifts++] = (shift){r->out_len, old_end};
+    r->shifts[r->nshifts++] = (shift){ r->out_len, old_end };
 }
 
 static size_t original_offset(const rewriter *r, size_t new_offset) {
     size_t lo = 0, hi = r->nshifts; /* last shift with new_end <= new_offset */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (r->shifts[mid].new_end <= new_offset) lo = mid + 1;
-        else hi = mid;
+        if (r->shifts[mid].new_end <= new_offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo == 0) return new_offset;
     const shift *s = &r->shifts[lo - 1];
@@ -110,9 +116,12 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static size_t number_length(const char *s, size_t n, bool *integral) {
     size_t i = 0;
     if (i < n && s[i] == '-') i++;
-    if (i < n && s[i] == '0') i++;
-    else if (i < n && is_digit(s[i])) while (i < n && is_digit(s[i])) i++;
-    else return 0;
+    if (i < n && s[i] == '0')
+        i++;
+    else if (i < n && is_digit(s[i]))
+        while (i < n && is_digit(s[i])) i++;
+    else
+        return 0;
     *integral = true;
     if (i + 1 < n && s[i] == '.' && is_digit(s[i + 1])) {
         *integral = false;
@@ -137,7 +146,7 @@ static bool starts_with(const char *s, size_t n, const char *word) {
 }
 
 static void emit_marker(rewriter *r, char kind, const char *literal, size_t n) {
-    char head[3] = {'"', MARK_BYTE, kind};
+    char head[3] = { '"', MARK_BYTE, kind };
     emit(r, head, 3);
     emit(r, literal, n);
     emit(r, "\"", 1);
@@ -149,7 +158,10 @@ static int hex4(const char *s) {
     int v = 0;
     for (int i = 0; i < 4; i++) {
         char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0) return -1;
         v = v * 16 + d;
     }
@@ -170,12 +182,14 @@ static void copy_string(rewriter *r) {
         /* a backslash escape */
         int unit = i + 6 <= n && s[i + 1] == 'u' ? hex4(s + i + 2) : -1;
         bool high = unit >= 0xD800 && unit <= 0xDBFF;
-        int next = high && i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u' ? hex4(s + i + 8) : -1;
+        int next =
+            high && i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u' ? hex4(s + i + 8) : -1;
         if (high && next >= 0xDC00 && next <= 0xDFFF) {
             emit(r, s + i, 12); /* a proper pair: cJSON decodes it */
             i += 12;
         } else if (unit == 0 || (unit >= 0xD800 && unit <= 0xDFFF)) {
-            char mark[6] = {MARK_BYTE, unit == 0 ? '0' : 'u', s[i + 2], s[i + 3], s[i + 4], s[i + 5]};
+            char mark[6] = { MARK_BYTE, unit == 0 ? '0' : 'u', s[i + 2], s[i + 3], s[i + 4],
+                             s[i + 5] };
             emit(r, mark, unit == 0 ? 2 : 6);
             i += 6;
             note_shift(r, i);
@@ -213,7 +227,8 @@ static int rewrite(rewriter *r, fr_error *err) {
         } else {
             if (c == '[' || c == '{') {
                 if (++depth > JSON_READ_MAX_DEPTH)
-                    return fr_fail(err, "JSON nests deeper than %d at byte %zu", JSON_READ_MAX_DEPTH, r->pos);
+                    return fr_fail(err, "JSON nests deeper than %d at byte %zu",
+                                   JSON_READ_MAX_DEPTH, r->pos);
             } else if ((c == ']' || c == '}') && depth) {
                 depth--;
             }
@@ -279,7 +294,8 @@ static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err) {
         if (is_marker(item->valuestring)) return number_value(arena, item->valuestring, err);
         return string_value(arena, item->valuestring);
     }
-    if (cJSON_IsNumber(item)) return fv_float(arena, item->valuedouble); /* not reached: rewritten */
+    if (cJSON_IsNumber(item))
+        return fv_float(arena, item->valuedouble); /* not reached: rewritten */
     bool object = cJSON_IsObject(item);
     fv *c = object ? fv_dict(arena) : fv_list(arena);
     if (!c) return NULL;
@@ -305,7 +321,7 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
     err->msg[0] = '\0';
     size_t bad = utf8_invalid_at((const unsigned char *)text, len);
     if (bad != len) return fr_fail(err, "invalid UTF-8 in JSON at byte %zu", bad);
-    rewriter r = {.src = text, .len = len};
+    rewriter r = { .src = text, .len = len };
     int rc = rewrite(&r, err);
     if (rc == 0) {
         const char *end = NULL;
@@ -317,7 +333,8 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
             size_t rest = (size_t)(end - r.out);
             while (rest < r.out_len && strchr(" \t\r\n", r.out[rest])) rest++;
             if (rest < r.out_len) {
-                rc = fr_fail(err, "extra data after the JSON value at byte %zu", original_offset(&r, rest));
+                rc = fr_fail(err, "extra data after the JSON value at byte %zu",
+                             original_offset(&r, rest));
             } else {
                 *out = convert(tree, arena, err);
                 if (!*out) rc = err->msg[0] ? -1 : fr_fail(err, "out of memory reading JSON");

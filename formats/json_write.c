@@ -18,7 +18,8 @@
 #include "json_text.h"
 #include "grow.h"
 
-/* --- output buffer ----------------------------------------------------------------------------- */
+/* --- output buffer -----------------------------------------------------------------------------
+ */
 
 typedef struct sbuf {
     char *data;
@@ -57,7 +58,8 @@ static void sb_indent(sbuf *b, size_t depth) {
     b->len += 2 * depth;
 }
 
-/* --- scalars ----------------------------------------------------------------------------------- */
+/* --- scalars -----------------------------------------------------------------------------------
+ */
 
 size_t fv_format_float(double d, char *out) {
     if (isnan(d)) return (size_t)sprintf(out, "NaN");
@@ -99,7 +101,10 @@ static void put_scalar(sbuf *b, const fv *v) {
 static bool put_key(sbuf *b, const fv *k) {
     switch (k->kind) {
     case FV_STR: put_string(b, k->u.s, k->len); return true;
-    case FV_NONE: case FV_BOOL: case FV_INT: case FV_FLOAT:
+    case FV_NONE:
+    case FV_BOOL:
+    case FV_INT:
+    case FV_FLOAT:
         sb_char(b, '"');
         put_scalar(b, k);
         sb_char(b, '"');
@@ -108,14 +113,17 @@ static bool put_key(sbuf *b, const fv *k) {
     }
 }
 
-/* --- the walk ---------------------------------------------------------------------------------- */
+/* --- the walk ----------------------------------------------------------------------------------
+ */
 
 typedef struct frame {
     const fv *v;
     uint32_t next; /* next item (list, tuple) or pair (dict) */
 } frame;
 
-static bool is_container(const fv *v) { return v->kind == FV_LIST || v->kind == FV_TUPLE || v->kind == FV_DICT; }
+static bool is_container(const fv *v) {
+    return v->kind == FV_LIST || v->kind == FV_TUPLE || v->kind == FV_DICT;
+}
 
 static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
     frame *stack = malloc(FV_JSON_MAX_DEPTH * sizeof *stack);
@@ -134,12 +142,13 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
             } else if (v->len == 0) {
                 sb_puts(b, v->kind == FV_DICT ? "{}" : "[]");
             } else if (depth == FV_JSON_MAX_DEPTH) {
-                snprintf(err->msg, sizeof err->msg, "value nests deeper than %d containers", FV_JSON_MAX_DEPTH);
+                snprintf(err->msg, sizeof err->msg, "value nests deeper than %d containers",
+                         FV_JSON_MAX_DEPTH);
                 rc = -1;
                 break;
             } else {
                 sb_char(b, v->kind == FV_DICT ? '{' : '[');
-                stack[depth++] = (frame){v, 0};
+                stack[depth++] = (frame){ v, 0 };
             }
             v = NULL;
         }
@@ -157,7 +166,8 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
         if (f->v->kind == FV_DICT) {
             const fv *key = fv_dict_key(f->v, i);
             if (!put_key(b, key)) {
-                snprintf(err->msg, sizeof err->msg, "keys must be str, int, float, bool or None, not %s",
+                snprintf(err->msg, sizeof err->msg,
+                         "keys must be str, int, float, bool or None, not %s",
                          fv_kind_name(key->kind));
                 rc = -1;
                 break;
@@ -170,7 +180,8 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
     }
     free(stack);
     if (rc == 0 && b->failed) {
-        snprintf(err->msg, sizeof err->msg, "JSON text would exceed %zu bytes (or out of memory)", b->limit);
+        snprintf(err->msg, sizeof err->msg, "JSON text would exceed %zu bytes (or out of memory)",
+                 b->limit);
         rc = -1;
     }
     return rc;
@@ -184,13 +195,14 @@ int fv_write_json(FILE *out, fv *v, bool pretty, uint64_t max_weight, fr_error *
     uint64_t weight = fv_tree_weight(v, max_weight);
     if (weight == UINT64_MAX || weight > max_weight) {
         snprintf(err->msg, sizeof err->msg,
-                 "value is cyclic or would print more than %" PRIu64 " bytes (memo aliasing?)", max_weight);
+                 "value is cyclic or would print more than %" PRIu64 " bytes (memo aliasing?)",
+                 max_weight);
         return -1;
     }
     /* Escapes make a string up to 6 times its bytes and numbers up to 24 characters, so the text
      * stays within a small multiple of the weight; indentation adds at most 2 per level a line. */
     uint64_t limit = 16 * weight + (1u << 20);
-    sbuf b = {.limit = limit > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit};
+    sbuf b = { .limit = limit > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit };
     int rc = render(&b, v, pretty, err);
     if (rc == 0 && b.len && fwrite(b.data, 1, b.len, out) != b.len) {
         snprintf(err->msg, sizeof err->msg, "write error");

@@ -8,6 +8,8 @@
 #ifndef FRTRACE_PICKLE_OPCODES_H
 #define FRTRACE_PICKLE_OPCODES_H
 
+/* The table as written, in pickletools order of bytes. */
+/* clang-format off */
 #define FR_PICKLE_OPCODES(X)                                                                     \
     X(MARK, 0x28) X(STOP, 0x2e) X(POP, 0x30) X(POP_MARK, 0x31) X(DUP, 0x32) X(FLOAT, 0x46)       \
     X(INT, 0x49) X(BININT, 0x4a) X(BININT1, 0x4b) X(LONG, 0x4c) X(BININT2, 0x4d) X(NONE, 0x4e)  \
@@ -23,6 +25,7 @@
     X(BINUNICODE8, 0x8d) X(BINBYTES8, 0x8e) X(EMPTY_SET, 0x8f) X(ADDITEMS, 0x90)                \
     X(FROZENSET, 0x91) X(NEWOBJ_EX, 0x92) X(STACK_GLOBAL, 0x93) X(MEMOIZE, 0x94) X(FRAME, 0x95) \
     X(BYTEARRAY8, 0x96) X(NEXT_BUFFER, 0x97) X(READONLY_BUFFER, 0x98)
+/* clang-format on */
 
 enum pickle_opcode {
 #define FR_PICKLE_OPCODE_ENUM(name, byte) OP_##name = byte,

@@ -49,8 +49,18 @@ const char *pickle_opcode_name(uint8_t op) { return opcode_names[op]; }
 /* Opcodes that import, call or look up code: the reason pickles are dangerous. */
 static bool opcode_runs_code(uint8_t op) {
     switch (op) {
-    case OP_GLOBAL: case OP_STACK_GLOBAL: case OP_REDUCE: case OP_BUILD: case OP_INST: case OP_OBJ:
-    case OP_NEWOBJ: case OP_NEWOBJ_EX: case OP_PERSID: case OP_BINPERSID: case OP_EXT1: case OP_EXT2:
+    case OP_GLOBAL:
+    case OP_STACK_GLOBAL:
+    case OP_REDUCE:
+    case OP_BUILD:
+    case OP_INST:
+    case OP_OBJ:
+    case OP_NEWOBJ:
+    case OP_NEWOBJ_EX:
+    case OP_PERSID:
+    case OP_BINPERSID:
+    case OP_EXT1:
+    case OP_EXT2:
     case OP_EXT4: return true;
     default: return false;
     }
@@ -65,13 +75,13 @@ static bool opcode_runs_code(uint8_t op) {
  * tracked as `map_cap` even while unused), so the memory bound sees no more than it would if
  * there were only the map. */
 typedef struct memo_map {
-    fv **dense;       /* array mode: dense[id] for id < dense_cap (NULL = not stored) */
+    fv **dense; /* array mode: dense[id] for id < dense_cap (NULL = not stored) */
     size_t dense_cap;
-    uint64_t *ids;    /* map mode */
-    fv **nodes;       /* NULL = empty slot */
-    size_t cap;       /* slots of the map (0 in array mode) */
-    size_t map_cap;   /* what the map's size is or would be for `count` entries */
-    size_t count;     /* entries stored */
+    uint64_t *ids;  /* map mode */
+    fv **nodes;     /* NULL = empty slot */
+    size_t cap;     /* slots of the map (0 in array mode) */
+    size_t map_cap; /* what the map's size is or would be for `count` entries */
+    size_t count;   /* entries stored */
 } memo_map;
 
 static size_t memo_slot(const memo_map *m, uint64_t id) {
@@ -119,11 +129,13 @@ static bool memo_rehash(memo_map *m, size_t cap) {
 
 static bool memo_put(memo_map *m, uint64_t id, fv *node) {
     bool fresh = !memo_get(m, id);
-    if ((m->count + 1) * 2 > m->map_cap) m->map_cap = m->map_cap ? m->map_cap * 2 : 64; /* as the map grows */
+    if ((m->count + 1) * 2 > m->map_cap)
+        m->map_cap = m->map_cap ? m->map_cap * 2 : 64; /* as the map grows */
     if (!m->cap && id >= m->dense_cap) { /* array mode: grow the array if that stays small enough */
         size_t want = m->dense_cap ? m->dense_cap : 64;
         while (want <= id && want <= m->map_cap) want *= 2;
-        if (id < want && want * sizeof *m->dense <= m->map_cap * (sizeof *m->ids + sizeof *m->nodes)) {
+        if (id < want &&
+            want * sizeof *m->dense <= m->map_cap * (sizeof *m->ids + sizeof *m->nodes)) {
             fv **dense = realloc(m->dense, want * sizeof *dense);
             if (!dense) return false;
             memset(dense + m->dense_cap, 0, (want - m->dense_cap) * sizeof *dense);
@@ -135,8 +147,10 @@ static bool memo_put(memo_map *m, uint64_t id, fv *node) {
     }
     if (m->cap && m->cap < m->map_cap && !memo_rehash(m, m->map_cap)) return false;
     if (fresh) m->count++;
-    if (!m->cap) m->dense[id] = node;
-    else map_insert(m, id, node);
+    if (!m->cap)
+        m->dense[id] = node;
+    else
+        map_insert(m, id, node);
     return true;
 }
 
@@ -187,15 +201,16 @@ static int truncated(vm *m, uint64_t wanted) {
 }
 
 static int out_of_memory(vm *m) {
-    return fr_fail(m->err, "pickle needs more than %zu bytes of memory (at %s, byte %zu)", m->max_memory,
-                op_name(m), m->op_pos);
+    return fr_fail(m->err, "pickle needs more than %zu bytes of memory (at %s, byte %zu)",
+                   m->max_memory, op_name(m), m->op_pos);
 }
 
 /* Bytes the reader holds: arena growth plus its own stacks and memo. Checked after every
  * opcode, so the part that rarely changes is kept up to date by account() instead of being
  * summed each time. */
 static void account(vm *m) {
-    m->own_bytes = m->stack_cap * sizeof *m->stack + m->marks_cap * sizeof *m->marks + memo_bytes(&m->memo);
+    m->own_bytes =
+        m->stack_cap * sizeof *m->stack + m->marks_cap * sizeof *m->marks + memo_bytes(&m->memo);
 }
 
 static size_t memory_used(const vm *m) { return (*m->arena_used - m->arena_start) + m->own_bytes; }
@@ -212,7 +227,8 @@ static inline __attribute__((always_inline)) uint64_t load_le(const uint8_t *p, 
     switch (n) { /* the argument sizes opcodes have, spelled out: this runs for most opcodes */
     case 1: return p[0];
     case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
-    case 4: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    case 4:
+        return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
     default: {
         uint64_t v = 0;
         for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
@@ -255,8 +271,8 @@ static inline int push(vm *m, fv *v) {
 }
 
 static int underflow(vm *m) {
-    return fr_fail(m->err, "stack underflow: %s at byte %zu needs more items than there are", op_name(m),
-                m->op_pos);
+    return fr_fail(m->err, "stack underflow: %s at byte %zu needs more items than there are",
+                   op_name(m), m->op_pos);
 }
 
 static int pop(vm *m, fv **v) {
@@ -273,7 +289,8 @@ static int top(vm *m, fv **v) {
 
 static int push_mark(vm *m) {
     if (m->nmarks >= m->max_marks)
-        return fr_fail(m->err, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks, m->op_pos);
+        return fr_fail(m->err, "MARK nesting deeper than %" PRIu32 " at byte %zu", m->max_marks,
+                       m->op_pos);
     if (m->nmarks == m->marks_cap) {
         if (fr_grow((void **)&m->marks, &m->marks_cap, m->nmarks + 1, sizeof *m->marks, 64))
             return out_of_memory(m);
@@ -310,8 +327,8 @@ static fv *make_seq(vm *m, fv_kind kind, fv *const *items, size_t n) {
 static bool unhashable(const fv *key) { return key->kind == FV_LIST || key->kind == FV_DICT; }
 
 static int not_a(vm *m, const char *wanted, const fv *got) {
-    return fr_fail(m->err, "%s at byte %zu expects a %s below its items, found a %s", op_name(m), m->op_pos,
-                wanted, fv_kind_name(got->kind));
+    return fr_fail(m->err, "%s at byte %zu expects a %s below its items, found a %s", op_name(m),
+                   m->op_pos, wanted, fv_kind_name(got->kind));
 }
 
 /* Adds items[0..n) to `target` (a list, or a dict taking them as key/value pairs). */
@@ -325,14 +342,15 @@ static int extend_list(vm *m, fv *list, fv *const *items, size_t n) {
  * stop Python, unless memory ran out before. */
 static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
     if (!fv_is(dict, FV_DICT)) return not_a(m, "dict", dict);
-    if (n % 2) return fr_fail(m->err, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
+    if (n % 2)
+        return fr_fail(m->err, "odd number of items for %s at byte %zu", op_name(m), m->op_pos);
     bool failed;
     size_t done = fv_dict_update(m->arena, dict, items, n / 2, &failed);
     if (failed) return out_of_memory(m);
     if (done < n / 2) {
         const fv *key = items[2 * done];
-        return fr_fail(m->err, "unhashable %s used as a dict key (%s at byte %zu)", fv_kind_name(key->kind), op_name(m),
-                    m->op_pos);
+        return fr_fail(m->err, "unhashable %s used as a dict key (%s at byte %zu)",
+                       fv_kind_name(key->kind), op_name(m), m->op_pos);
     }
     return R_OK;
 }
@@ -345,10 +363,14 @@ static size_t utf8_sequence(const uint8_t *s, size_t n) {
     if (c < 0x80) return 1;
     size_t len;
     uint8_t lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    else return 0;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, lo = c == 0xE0 ? 0xA0 : 0x80;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
     if (n < len || s[1] < lo || s[1] > hi) return 0;
     for (size_t i = 2; i < len; i++)
         if ((s[i] & 0xC0) != 0x80) return 0;
@@ -387,12 +409,13 @@ static fv *str_node(vm *m, const char *bytes, size_t n) {
 /* BINUNICODE & co.: `n` bytes of UTF-8 follow. */
 static int load_utf8(vm *m, uint64_t n) {
     if (!need(m, n)) return truncated(m, n - (m->len - m->pos));
-    if (n >= UINT32_MAX) return fr_fail(m->err, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
+    if (n >= UINT32_MAX)
+        return fr_fail(m->err, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
     const uint8_t *p = take(m, (size_t)n);
     size_t bad = utf8_invalid_at(p, (size_t)n);
     if (bad != n)
         return fr_fail(m->err, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
-                    (size_t)(p - m->buf) + bad, m->op_pos);
+                       (size_t)(p - m->buf) + bad, m->op_pos);
     return push(m, fv_str(m->arena, (const char *)p, (size_t)n));
 }
 
@@ -400,7 +423,8 @@ static int load_utf8(vm *m, uint64_t n) {
 static int push_ascii(vm *m, const char *bytes, size_t n) {
     for (size_t i = 0; i < n; i++)
         if ((uint8_t)bytes[i] >= 0x80)
-            return fr_fail(m->err, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m), m->op_pos);
+            return fr_fail(m->err, "non-ASCII byte in py2 string (%s at byte %zu)", op_name(m),
+                           m->op_pos);
     return push(m, fv_str(m->arena, bytes, n));
 }
 
@@ -437,7 +461,8 @@ static size_t put_utf8(char *out, uint32_t cp) {
 /* UNICODE (protocol 0): raw-unicode-escape. Bytes are Latin-1 code points, except that
  * \uXXXX and \UXXXXXXXX are escapes when preceded by an odd number of backslashes. */
 static int load_raw_unicode(vm *m, const char *s, size_t n) {
-    if (n > (UINT32_MAX - 1) / 2) return fr_fail(m->err, "string at byte %zu is too long", m->op_pos);
+    if (n > (UINT32_MAX - 1) / 2)
+        return fr_fail(m->err, "string at byte %zu is too long", m->op_pos);
     char *out = fv_arena_alloc(m->arena, 2 * n + 1);
     if (!out) return out_of_memory(m);
     size_t o = 0, i = 0;
@@ -460,14 +485,18 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
         }
         size_t digits = s[i + 1] == 'u' ? 4 : 8;
         if (n - (i + 2) < digits)
-            return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1],
+                           m->op_pos);
         uint32_t cp = 0;
         for (size_t k = 0; k < digits; k++) {
             int d = hex_digit(s[i + 2 + k]);
-            if (d < 0) return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", s[i + 1], m->op_pos);
+            if (d < 0)
+                return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", s[i + 1],
+                               m->op_pos);
             cp = cp << 4 | (uint32_t)d;
         }
-        if (cp > 0x10FFFF) return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
+        if (cp > 0x10FFFF)
+            return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
         o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
         i += 2 + digits;
     }
@@ -507,9 +536,12 @@ static int load_quoted_string(vm *m, const char *s, size_t n) {
                 v = v * 8 + (unsigned)(s[++i] - '0');
             out[o++] = (char)(v & 0xFF);
         } else if (c == 'x') {
-            int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
-            if (hi < 0 || lo < 0) rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos);
-            else out[o++] = (char)(hi * 16 + lo), i += 2;
+            int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1,
+                lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+            if (hi < 0 || lo < 0)
+                rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos);
+            else
+                out[o++] = (char)(hi * 16 + lo), i += 2;
         } else {
             out[o++] = '\\';
             out[o++] = c;
@@ -536,15 +568,18 @@ static int parse_decimal(const char *s, size_t n, bool trailing_l, int64_t *out)
         if (v > (limit - d) / 10) return -2;
         v = v * 10 + d;
     }
-    if (!neg) *out = (int64_t)v;
-    else *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    if (!neg)
+        *out = (int64_t)v;
+    else
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
     return 0;
 }
 
 static int push_text_int(vm *m, const char *s, size_t n, bool trailing_l) {
     int64_t v;
     int rc = parse_decimal(s, n, trailing_l, &v);
-    if (rc == -2) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+    if (rc == -2)
+        return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
     if (rc) return fr_fail(m->err, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
     return push(m, fv_int(m->arena, v));
 }
@@ -558,7 +593,9 @@ static int load_long_bytes(vm *m, uint64_t n) {
     if (n > 8) { /* fits only when the extra bytes merely extend byte 7's sign */
         uint8_t extension = (p[7] & 0x80) ? 0xFF : 0x00;
         for (uint64_t i = 8; i < n; i++)
-            if (p[i] != extension) return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
+            if (p[i] != extension)
+                return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m),
+                               m->op_pos);
     }
     unsigned used = n < 8 ? (unsigned)n : 8;
     uint64_t v = load_le(p, used);
@@ -593,10 +630,10 @@ static int load_text_float(vm *m, const char *s, size_t n) {
 static int memo_store(vm *m, uint64_t id) {
     if (id > m->max_memory / 16)
         return fr_fail(m->err,
-                    "memo id %" PRIu64
-                    " out of range (%s at byte %zu): a memo that large would take more "
-                    "than the %zu bytes this %zu-byte pickle may use",
-                    id, op_name(m), m->op_pos, m->max_memory, m->len);
+                       "memo id %" PRIu64
+                       " out of range (%s at byte %zu): a memo that large would take more "
+                       "than the %zu bytes this %zu-byte pickle may use",
+                       id, op_name(m), m->op_pos, m->max_memory, m->len);
     fv *v = NULL;
     int rc = top(m, &v);
     if (rc) return rc;
@@ -606,7 +643,8 @@ static int memo_store(vm *m, uint64_t id) {
 }
 
 static int memo_missing(vm *m, uint64_t id) {
-    return fr_fail(m->err, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m), m->op_pos);
+    return fr_fail(m->err, "memo id %" PRIu64 " not found (%s at byte %zu)", id, op_name(m),
+                   m->op_pos);
 }
 
 static inline int memo_fetch(vm *m, uint64_t id) {
@@ -643,12 +681,19 @@ static int op_frame(vm *m) {
 
 static int refuse(vm *m) {
     const char *name = opcode_names[m->op];
-    if (!name) return fr_fail(m->err, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one", m->op, m->op_pos);
+    if (!name)
+        return fr_fail(m->err, "unknown opcode 0x%02x at byte %zu: not a pickle, or a corrupt one",
+                       m->op, m->op_pos);
     if (opcode_runs_code(m->op))
-        return fr_fail(m->err, "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
-                    name, m->op, m->op_pos);
-    return fr_fail(m->err, "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
-                   "int, float, bool, None) is read", name, m->op, m->op_pos);
+        return fr_fail(
+            m->err,
+            "refusing opcode %s (0x%02x) at byte %zu: pickles that import code are never loaded",
+            name, m->op, m->op_pos);
+    return fr_fail(
+        m->err,
+        "unsupported opcode %s (0x%02x) at byte %zu: only plain data (dict, list, tuple, str, "
+        "int, float, bool, None) is read",
+        name, m->op, m->op_pos);
 }
 
 static int op_tuple_n(vm *m, size_t n) {
@@ -680,7 +725,8 @@ static int op_fill_from_mark(vm *m, bool into_dict) {
     fv *target = m->stack[start - 1];
     size_t n = m->sp - start;
     m->sp = start;
-    return into_dict ? update_dict(m, target, m->stack + start, n) : extend_list(m, target, m->stack + start, n);
+    return into_dict ? update_dict(m, target, m->stack + start, n)
+                     : extend_list(m, target, m->stack + start, n);
 }
 
 static int op_append(vm *m) {
@@ -691,7 +737,7 @@ static int op_append(vm *m) {
 }
 
 static int op_setitem(vm *m) {
-    fv *kv[2] = {NULL, NULL}, *dict = NULL;
+    fv *kv[2] = { NULL, NULL }, *dict = NULL;
     int rc = pop(m, &kv[1]);
     if (!rc) rc = pop(m, &kv[0]);
     if (!rc) rc = top(m, &dict);
@@ -699,7 +745,8 @@ static int op_setitem(vm *m) {
 }
 
 static int op_pop(vm *m) {
-    if (m->nmarks && m->marks[m->nmarks - 1] == m->sp) { /* as CPython: POP on an empty frame drops the MARK */
+    if (m->nmarks &&
+        m->marks[m->nmarks - 1] == m->sp) { /* as CPython: POP on an empty frame drops the MARK */
         m->nmarks--;
         return R_OK;
     }
@@ -714,11 +761,14 @@ static int op_empty(vm *m, fv *v) {
 }
 
 static int op_stop(vm *m) {
-    if (m->nmarks) return fr_fail(m->err, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
+    if (m->nmarks)
+        return fr_fail(m->err, "STOP at byte %zu with %zu MARKs still open", m->op_pos, m->nmarks);
     if (m->sp != 1)
-        return fr_fail(m->err, "STOP at byte %zu with %zu items on the stack instead of 1", m->op_pos, m->sp);
+        return fr_fail(m->err, "STOP at byte %zu with %zu items on the stack instead of 1",
+                       m->op_pos, m->sp);
     if (m->pos != m->len)
-        return fr_fail(m->err, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos, m->pos);
+        return fr_fail(m->err, "trailing data after STOP: %zu bytes at byte %zu", m->len - m->pos,
+                       m->pos);
     return R_OK;
 }
 
@@ -731,7 +781,8 @@ static int op_text(vm *m) {
     uint64_t id = 0;
     switch (m->op) {
     case OP_INT:
-        if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1')) return push(m, fv_bool(m->arena, s[1] == '1'));
+        if (n == 2 && s[0] == '0' && (s[1] == '0' || s[1] == '1'))
+            return push(m, fv_bool(m->arena, s[1] == '1'));
         return push_text_int(m, s, n, false);
     case OP_LONG: return push_text_int(m, s, n, true);
     case OP_FLOAT: return load_text_float(m, s, n);
@@ -750,10 +801,11 @@ static int step(vm *m) {
     switch (m->op) {
     case OP_PROTO:
         if ((rc = arg_le(m, 1, &a))) return rc;
-        if (a > 5) return fr_fail(m->err, "unsupported pickle protocol %" PRIu64 " at byte %zu", a, m->op_pos);
+        if (a > 5)
+            return fr_fail(m->err, "unsupported pickle protocol %" PRIu64 " at byte %zu", a,
+                           m->op_pos);
         return R_OK;
-    case OP_FRAME:
-        return op_frame(m);
+    case OP_FRAME: return op_frame(m);
     case OP_STOP: return op_stop(m);
     case OP_MARK: return push_mark(m);
     case OP_POP: return op_pop(m);
@@ -782,7 +834,8 @@ static int step(vm *m) {
     case OP_BINUNICODE8: return (rc = arg_le(m, 8, &a)) ? rc : load_utf8(m, a);
     case OP_BINSTRING: /* BINSTRING: signed 32-bit length */
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fr_fail(m->err, "BINSTRING at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u)
+            return fr_fail(m->err, "BINSTRING at byte %zu has a negative length", m->op_pos);
         /* fall through */
     case OP_SHORT_BINSTRING:
         if (m->op == OP_SHORT_BINSTRING && (rc = arg_le(m, 1, &a))) return rc;
@@ -800,7 +853,8 @@ static int step(vm *m) {
     case OP_LONG1: return (rc = arg_le(m, 1, &a)) ? rc : load_long_bytes(m, a);
     case OP_LONG4:
         if ((rc = arg_le(m, 4, &a))) return rc;
-        if (a & 0x80000000u) return fr_fail(m->err, "LONG4 at byte %zu has a negative length", m->op_pos);
+        if (a & 0x80000000u)
+            return fr_fail(m->err, "LONG4 at byte %zu has a negative length", m->op_pos);
         return load_long_bytes(m, a);
     case OP_BINFLOAT: {
         if (!need(m, 8)) return truncated(m, 8 - (m->len - m->pos));
@@ -819,8 +873,13 @@ static int step(vm *m) {
     case OP_MEMOIZE: return memo_store(m, m->memo.count);
     case OP_BINGET: return (rc = arg_le(m, 1, &a)) ? rc : memo_fetch(m, a);
     case OP_LONG_BINGET: return (rc = arg_le(m, 4, &a)) ? rc : memo_fetch(m, a);
-    case OP_INT: case OP_LONG: case OP_FLOAT: case OP_UNICODE: case OP_STRING: case OP_PUT: case OP_GET:
-        return op_text(m);
+    case OP_INT:
+    case OP_LONG:
+    case OP_FLOAT:
+    case OP_UNICODE:
+    case OP_STRING:
+    case OP_PUT:
+    case OP_GET: return op_text(m);
     default: return refuse(m);
     }
 }
@@ -832,7 +891,8 @@ static int step(vm *m) {
  * no list or dict below become a flagged tuple. A list or dict made after the newest MARK is
  * flagged too: its own MARK had not been read yet, so it may well miss items. */
 static int salvage(vm *m) {
-    if (m->last_empty && m->last_empty_marks == m->marks_pushed) m->last_empty->flags |= FV_FLAG_TRUNCATED;
+    if (m->last_empty && m->last_empty_marks == m->marks_pushed)
+        m->last_empty->flags |= FV_FLAG_TRUNCATED;
     while (m->nmarks) {
         size_t start = m->marks[--m->nmarks];
         size_t n = m->sp - start;
@@ -890,7 +950,8 @@ static int run(vm *m) {
         fv *v;
         switch (op) {
         case OP_BINGET:
-            if (pos < len && sp < stack_cap && buf[pos] < m->memo.dense_cap && (v = m->memo.dense[buf[pos]])) {
+            if (pos < len && sp < stack_cap && buf[pos] < m->memo.dense_cap &&
+                (v = m->memo.dense[buf[pos]])) {
                 stack[sp++] = v;
                 pos++;
                 continue;
@@ -928,7 +989,8 @@ static int run(vm *m) {
             }
             break;
         case OP_LONG1: /* LONG1 of 1 to 8 bytes (the common time stamps) */
-            if (len - pos >= 1 && buf[pos] >= 1 && buf[pos] <= 8 && len - pos - 1 >= buf[pos] && sp < stack_cap) {
+            if (len - pos >= 1 && buf[pos] >= 1 && buf[pos] <= 8 && len - pos - 1 >= buf[pos] &&
+                sp < stack_cap) {
                 unsigned n = buf[pos];
                 uint64_t u = load_le(buf + pos + 1, n);
                 if (n < 8 && (buf[pos + n] & 0x80)) u |= ~(uint64_t)0 << (8 * n);
@@ -1006,7 +1068,7 @@ static int run(vm *m) {
 
 int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_options *opts, fv **out,
                 fr_error *err) {
-    pr_options defaults = {0};
+    pr_options defaults = { 0 };
     if (!opts) opts = &defaults;
     *out = NULL;
     err->msg[0] = '\0';
@@ -1042,7 +1104,8 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
                 *err = why;
                 result = 1;
             } else {
-                if (m.sp == 0) snprintf(err->msg, sizeof err->msg, "%.400s, nothing to salvage", why.msg);
+                if (m.sp == 0)
+                    snprintf(err->msg, sizeof err->msg, "%.400s, nothing to salvage", why.msg);
                 result = -1;
             }
         } else {

@@ -10,7 +10,8 @@
  * recorder runs them inside a fatal-signal handler with write(2) as the sink. Only async-signal-
  * safe work happens here (memcpy, arithmetic, the sink). When their memo table reaches its load
  * limit, further new strings are written in full each time (each with a fresh memo id, which is
- * never looked up) — the pickle stays valid and only grows — rather than failing the dump. Heap writers (pw_init_alloc) grow the table.
+ * never looked up) — the pickle stays valid and only grows — rather than failing the dump. Heap
+ * writers (pw_init_alloc) grow the table.
  *
  * Integers follow torch's pushInt ladder: BININT1 (0..255), BININT2 (..65535), BININT (int32),
  * else LONG1 with a length byte of 8 (never the minimal length Python would use). Floats are
@@ -50,9 +51,12 @@ static void emit(pw_writer *w, const void *bytes, size_t n) {
     const uint8_t *p = bytes;
     while (n > 0 && !w->failed) {
         if (w->len == w->cap) {
-            if (w->sink) flush_to_sink(w);
-            else if (w->owns_memory) grow_buffer(w, n);
-            else fail(w); /* fixed buffer, nowhere to flush */
+            if (w->sink)
+                flush_to_sink(w);
+            else if (w->owns_memory)
+                grow_buffer(w, n);
+            else
+                fail(w); /* fixed buffer, nowhere to flush */
             continue;
         }
         size_t room = w->cap - w->len;
@@ -67,7 +71,7 @@ static void emit(pw_writer *w, const void *bytes, size_t n) {
 static void emit_op(pw_writer *w, uint8_t op) { emit(w, &op, 1); }
 
 static void emit_u32le(pw_writer *w, uint8_t op, uint32_t v) {
-    uint8_t b[5] = {op, (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    uint8_t b[5] = { op, (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
     emit(w, b, sizeof b);
 }
 
@@ -86,7 +90,7 @@ static uint64_t hash_bytes(const char *s, size_t len) {
 static uint32_t emit_put(pw_writer *w) {
     uint32_t id = w->next_memo_id++;
     if (id <= 0xff) {
-        uint8_t b[2] = {OP_BINPUT, (uint8_t)id};
+        uint8_t b[2] = { OP_BINPUT, (uint8_t)id };
         emit(w, b, 2);
     } else {
         emit_u32le(w, OP_LONG_BINPUT, id);
@@ -96,7 +100,7 @@ static uint32_t emit_put(pw_writer *w) {
 
 static void emit_get(pw_writer *w, uint32_t id) {
     if (id <= 0xff) {
-        uint8_t b[2] = {OP_BINGET, (uint8_t)id};
+        uint8_t b[2] = { OP_BINGET, (uint8_t)id };
         emit(w, b, 2);
     } else {
         emit_u32le(w, OP_LONG_BINGET, id);
@@ -205,21 +209,21 @@ int pw_finish(pw_writer *w, uint8_t **out, size_t *out_len) {
 /* --- opcodes ------------------------------------------------------------------------------ */
 
 void pw_proto(pw_writer *w) {
-    uint8_t b[2] = {OP_PROTO, 2};
+    uint8_t b[2] = { OP_PROTO, 2 };
     emit(w, b, 2);
 }
 
 void pw_stop(pw_writer *w) { emit_op(w, OP_STOP); }
 
 void pw_dict_begin(pw_writer *w) {
-    uint8_t b[2] = {OP_EMPTY_DICT, OP_MARK};
+    uint8_t b[2] = { OP_EMPTY_DICT, OP_MARK };
     emit(w, b, 2);
 }
 
 void pw_dict_end(pw_writer *w) { emit_op(w, OP_SETITEMS); }
 
 void pw_list_begin(pw_writer *w) {
-    uint8_t b[2] = {OP_EMPTY_LIST, OP_MARK};
+    uint8_t b[2] = { OP_EMPTY_LIST, OP_MARK };
     emit(w, b, 2);
 }
 
@@ -281,16 +285,16 @@ void pw_str_transient(pw_writer *w, const char *s, size_t len) {
 
 void pw_int(pw_writer *w, int64_t v) {
     if (v >= 0 && v <= 0xff) {
-        uint8_t b[2] = {OP_BININT1, (uint8_t)v};
+        uint8_t b[2] = { OP_BININT1, (uint8_t)v };
         emit(w, b, 2);
     } else if (v >= 0 && v <= 0xffff) {
-        uint8_t b[3] = {OP_BININT2, (uint8_t)v, (uint8_t)(v >> 8)};
+        uint8_t b[3] = { OP_BININT2, (uint8_t)v, (uint8_t)(v >> 8) };
         emit(w, b, 3);
     } else if (v >= INT32_MIN && v <= INT32_MAX) {
         emit_u32le(w, OP_BININT, (uint32_t)(int32_t)v);
     } else {
         uint64_t u = (uint64_t)v;
-        uint8_t b[10] = {OP_LONG1, 8};
+        uint8_t b[10] = { OP_LONG1, 8 };
         for (int i = 0; i < 8; i++) b[2 + i] = (uint8_t)(u >> (8 * i));
         emit(w, b, sizeof b);
     }
@@ -299,7 +303,7 @@ void pw_int(pw_writer *w, int64_t v) {
 void pw_float(pw_writer *w, double v) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    uint8_t b[9] = {OP_BINFLOAT};
+    uint8_t b[9] = { OP_BINFLOAT };
     for (int i = 0; i < 8; i++) b[1 + i] = (uint8_t)(bits >> (56 - 8 * i));
     emit(w, b, sizeof b);
 }

@@ -28,7 +28,8 @@ typedef int (*pw_sink_fn)(void *ctx, const uint8_t *bytes, size_t len);
 
 /* One slot of the caller-provided string memo (open addressing). */
 typedef struct pw_memo_slot {
-    const char *str; /* NULL = empty; points at the caller's string, which must outlive the writer */
+    const char
+        *str; /* NULL = empty; points at the caller's string, which must outlive the writer */
     uint32_t len;
     uint32_t id;
     uint64_t hash;
@@ -58,15 +59,15 @@ int pw_init_alloc(pw_writer *w, pw_sink_fn sink, void *sink_ctx);
  * hands back its own `buf` (not to be freed). Returns 0 or -1; the writer is spent after. */
 int pw_finish(pw_writer *w, uint8_t **out, size_t *out_len);
 
-void pw_proto(pw_writer *w);   /* 80 02 */
-void pw_stop(pw_writer *w);    /* 2e */
-void pw_dict_begin(pw_writer *w);  /* 7d 28 */
-void pw_dict_end(pw_writer *w);    /* 75 */
-void pw_list_begin(pw_writer *w);  /* 5d 28 */
-void pw_list_end(pw_writer *w);    /* 65 */
-void pw_mark(pw_writer *w);        /* 28 */
-void pw_tuple_from_mark(pw_writer *w); /* 74 */
-void pw_tuple2(pw_writer *w);      /* 86: the last two values become a tuple */
+void pw_proto(pw_writer *w);                          /* 80 02 */
+void pw_stop(pw_writer *w);                           /* 2e */
+void pw_dict_begin(pw_writer *w);                     /* 7d 28 */
+void pw_dict_end(pw_writer *w);                       /* 75 */
+void pw_list_begin(pw_writer *w);                     /* 5d 28 */
+void pw_list_end(pw_writer *w);                       /* 65 */
+void pw_mark(pw_writer *w);                           /* 28 */
+void pw_tuple_from_mark(pw_writer *w);                /* 74 */
+void pw_tuple2(pw_writer *w);                         /* 86: the last two values become a tuple */
 void pw_str(pw_writer *w, const char *s, size_t len); /* memoized by value */
 void pw_cstr(pw_writer *w, const char *s);
 /* Like pw_str for a string in memory that will not outlive the call (a formatted number): a

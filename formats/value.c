@@ -433,7 +433,8 @@ static size_t model_slot(const fv *first_key) {
  * by first key, so that frame dicts and entry dicts do not evict each other). */
 /* fv_dict_set for a dict that has DICT_LINEAR_MAX pairs or more: it has, or is about to get,
  * an index. */
-static __attribute__((noinline)) bool dict_set_indexed(fv_arena *arena, fv *dict, fv *key, fv *value, uint32_t h) {
+static __attribute__((noinline)) bool dict_set_indexed(fv_arena *arena, fv *dict, fv *key,
+                                                       fv *value, uint32_t h) {
     int64_t at = dict_find(dict, key, h);
     if (at >= 0) {
         dict->u.seq.items[2 * at + 1] = value;
@@ -460,7 +461,8 @@ static __attribute__((noinline)) bool dict_set_indexed(fv_arena *arena, fv *dict
 }
 
 /* fv_dict_set on a dict, with a key and a value: inlined into fv_dict_set and fv_dict_update. */
-static inline __attribute__((always_inline)) bool dict_set(fv_arena *arena, fv *dict, fv *key, fv *value) {
+static inline __attribute__((always_inline)) bool dict_set(fv_arena *arena, fv *dict, fv *key,
+                                                           fv *value) {
     uint32_t h = key_hash(key), len = dict->len;
     if (len >= DICT_LINEAR_MAX) return dict_set_indexed(arena, dict, key, value, h);
     fv *model;
@@ -503,7 +505,9 @@ static void dict_trim(fv_arena *arena, fv *dict) {
     uint32_t cap = dict->u.seq.cap, want = dict->len * 2 + 1;
     if (dict->len > DICT_LINEAR_MAX || want >= cap) return;
     fv *model = *spare_slot(dict);
-    if (!arena_trim(arena, dict->u.seq.items, (size_t)cap * sizeof(fv *), (size_t)want * sizeof(fv *))) return;
+    if (!arena_trim(arena, dict->u.seq.items, (size_t)cap * sizeof(fv *),
+                    (size_t)want * sizeof(fv *)))
+        return;
     dict->u.seq.cap = want;
     *spare_slot(dict) = model;
 }
@@ -521,8 +525,10 @@ static bool dict_update_as_model(fv_arena *arena, fv *dict, fv *const *items, si
         if (items[2 * i] != keys[2 * i] || !items[2 * i + 1]) return false;
     uint32_t sig = 0; /* a dict's signature is exactly the bits of its keys: a model with the
                          same keys has the same one */
-    if (model->len == npairs) sig = model->u.seq.sig;
-    else for (size_t i = 0; i < npairs; i++) sig |= sig_bit(key_hash(items[2 * i]));
+    if (model->len == npairs)
+        sig = model->u.seq.sig;
+    else
+        for (size_t i = 0; i < npairs; i++) sig |= sig_bit(key_hash(items[2 * i]));
     memcpy(dict->u.seq.items, items, npairs * 2 * sizeof *items);
     dict->len = (uint32_t)npairs;
     dict->u.seq.sig |= sig;
@@ -573,7 +579,7 @@ bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n) {
         return false;
     }
     fv **to = seq->u.seq.items + seq->len;
-    for (size_t i = 0; i < n; i++) /* mostly a handful: a loop beats a call to memcpy */
+    for (size_t i = 0; i < n; i++)             /* mostly a handful: a loop beats a call to memcpy */
         if (!(to[i] = items[i])) return false; /* written past len: not added */
     seq->len += (uint32_t)n;
     return true;
@@ -581,7 +587,8 @@ bool fv_seq_extend(fv_arena *arena, fv *seq, fv *const *items, size_t n) {
 
 bool fv_reserve(fv_arena *arena, fv *v, uint64_t items) {
     if (fv_is_seq(v)) return reserve(arena, v, items);
-    if (!fv_is(v, FV_DICT) || v->len > DICT_LINEAR_MAX) return true; /* an index has its own sizing */
+    if (!fv_is(v, FV_DICT) || v->len > DICT_LINEAR_MAX)
+        return true;                     /* an index has its own sizing */
     return reserve(arena, v, items + 1); /* the spare slot fv_dict_set keeps */
 }
 
@@ -590,13 +597,15 @@ fv *fv_dict_get(const fv *dict, const char *key) {
     size_t len = strlen(key);
     for (uint32_t p = 0; p < dict->len; p++) {
         const fv *k = fv_dict_key(dict, p);
-        if (k->kind == FV_STR && k->len == len && memcmp(k->u.s, key, len) == 0) return fv_dict_value(dict, p);
+        if (k->kind == FV_STR && k->len == len && memcmp(k->u.s, key, len) == 0)
+            return fv_dict_value(dict, p);
     }
     return NULL;
 }
 
 const char *fv_kind_name(fv_kind kind) {
-    static const char *const names[] = {"none", "bool", "int", "float", "str", "list", "tuple", "dict"};
+    static const char *const names[] = { "none", "bool", "int",   "float",
+                                         "str",  "list", "tuple", "dict" };
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
@@ -636,7 +645,7 @@ uint64_t fv_tree_weight(fv *root, uint64_t limit) {
     size_t cap = 64, depth = 0;
     frame *stack = malloc(cap * sizeof *stack);
     if (!stack) return UINT64_MAX;
-    stack[depth++] = (frame){root, 0, own_weight(root)};
+    stack[depth++] = (frame){ root, 0, own_weight(root) };
     root->flags |= FV_FLAG_VISITING;
     uint64_t result = UINT64_MAX;
     while (depth) {
@@ -653,7 +662,7 @@ uint64_t fv_tree_weight(fv *root, uint64_t limit) {
             } else {
                 if (fr_grow((void **)&stack, &cap, depth + 1, sizeof *stack, 64)) goto out;
                 child->flags |= FV_FLAG_VISITING;
-                stack[depth++] = (frame){child, 0, own_weight(child)};
+                stack[depth++] = (frame){ child, 0, own_weight(child) };
                 continue;
             }
             if (top->sum > limit) goto out;

@@ -111,7 +111,7 @@ fv *fv_bool(fv_arena *arena, bool b);
 fv *fv_int(fv_arena *arena, int64_t i);
 fv *fv_float(fv_arena *arena, double f);
 fv *fv_str(fv_arena *arena, const char *bytes, size_t len); /* copies */
-fv *fv_cstr(fv_arena *arena, const char *s);                 /* copies */
+fv *fv_cstr(fv_arena *arena, const char *s);                /* copies */
 fv *fv_list(fv_arena *arena);
 fv *fv_tuple(fv_arena *arena);
 fv *fv_dict(fv_arena *arena);
@@ -141,7 +141,9 @@ static inline fv *fv_item(const fv *seq, uint32_t i) { return seq->u.seq.items[i
 static inline fv *fv_dict_key(const fv *dict, uint32_t i) { return dict->u.seq.items[2 * i]; }
 static inline fv *fv_dict_value(const fv *dict, uint32_t i) { return dict->u.seq.items[2 * i + 1]; }
 static inline bool fv_is(const fv *v, fv_kind kind) { return v != NULL && v->kind == kind; }
-static inline bool fv_is_seq(const fv *v) { return v != NULL && (v->kind == FV_LIST || v->kind == FV_TUPLE); }
+static inline bool fv_is_seq(const fv *v) {
+    return v != NULL && (v->kind == FV_LIST || v->kind == FV_TUPLE);
+}
 
 /* The value under a string key, or NULL (also when `dict` is not a dict). */
 fv *fv_dict_get(const fv *dict, const char *key);

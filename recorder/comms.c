@@ -24,8 +24,7 @@ static pthread_mutex_t g_comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- NCCL's hash, written from its description: two 64-bit accumulators, 8-byte chunks --- */
 
-static void hash_eat(uint64_t acc[2], const void *bytes, size_t size)
-{
+static void hash_eat(uint64_t acc[2], const void *bytes, size_t size) {
     const unsigned char *p = bytes;
     acc[0] ^= size;
     while (size != 0) {
@@ -44,8 +43,7 @@ static void hash_eat(uint64_t acc[2], const void *bytes, size_t size)
     }
 }
 
-static uint64_t hash_digest(const uint64_t acc[2])
-{
+static uint64_t hash_digest(const uint64_t acc[2]) {
     uint64_t h = acc[0];
     h ^= h >> 31;
     h *= 0xbac3bd562846de6bull;
@@ -55,35 +53,30 @@ static uint64_t hash_digest(const uint64_t acc[2])
     return h;
 }
 
-uint64_t rec_hash_bytes(const void *bytes, size_t len)
-{
-    uint64_t acc[2] = {1, 1};
+uint64_t rec_hash_bytes(const void *bytes, size_t len) {
+    uint64_t acc[2] = { 1, 1 };
     hash_eat(acc, bytes, len);
     return hash_digest(acc);
 }
 
-uint64_t rec_hash_split(uint64_t parent_hash, int split_count, int color)
-{
-    uint64_t acc[2] = {1, 1};
+uint64_t rec_hash_split(uint64_t parent_hash, int split_count, int color) {
+    uint64_t acc[2] = { 1, 1 };
     hash_eat(acc, &parent_hash, sizeof parent_hash);
     hash_eat(acc, &split_count, sizeof split_count);
     hash_eat(acc, &color, sizeof color);
     return hash_digest(acc);
 }
 
-static int compare_ints(const void *a, const void *b)
-{
+static int compare_ints(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
 }
 
-uint64_t rec_hash_shrink(uint64_t parent_id, int shrink_count, const int *excluded, int n)
-{
-    uint64_t acc[2] = {1, 1};
+uint64_t rec_hash_shrink(uint64_t parent_id, int shrink_count, const int *excluded, int n) {
+    uint64_t acc[2] = { 1, 1 };
     int sorted[256];
     int m = n < 256 ? (n > 0 ? n : 0) : 256;
-    if (m > 0)
-        memcpy(sorted, excluded, (size_t)m * sizeof(int));
+    if (m > 0) memcpy(sorted, excluded, (size_t)m * sizeof(int));
     qsort(sorted, (size_t)m, sizeof(int), compare_ints);
     hash_eat(acc, &parent_id, sizeof parent_id);
     hash_eat(acc, &shrink_count, sizeof shrink_count);
@@ -93,27 +86,23 @@ uint64_t rec_hash_shrink(uint64_t parent_id, int shrink_count, const int *exclud
 
 /* --- the registry ------------------------------------------------------------------------ */
 
-static uint32_t map_home(uintptr_t handle)
-{
+static uint32_t map_home(uintptr_t handle) {
     uint64_t h = (uint64_t)handle * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 52) & (MAP_SLOTS - 1);
 }
 
-static void hex64(char *out, uint64_t v, bool prefix)
-{
+static void hex64(char *out, uint64_t v, bool prefix) {
     static const char digits[] = "0123456789abcdef";
     int n = 0;
     if (prefix) {
         out[n++] = '0';
         out[n++] = 'x';
     }
-    for (int shift = 60; shift >= 0; shift -= 4)
-        out[n++] = digits[(v >> shift) & 0xf];
+    for (int shift = 60; shift >= 0; shift -= 4) out[n++] = digits[(v >> shift) & 0xf];
     out[n] = '\0';
 }
 
-static void fill_record(rec_comm *c, const rec_comm_init *init)
-{
+static void fill_record(rec_comm *c, const rec_comm_init *init) {
     memset(c, 0, sizeof *c);
     c->handle = init->handle;
     c->id = init->id;
@@ -134,8 +123,7 @@ static void fill_record(rec_comm *c, const rec_comm_init *init)
         for (int v = init->device_index - 1; k == 0 || v != 0; v /= 10)
             digits[k++] = (char)('0' + v % 10);
         c->pg_name[n++] = '.';
-        while (k > 0)
-            c->pg_name[n++] = digits[--k];
+        while (k > 0) c->pg_name[n++] = digits[--k];
         c->pg_name[n] = '\0';
     }
     hex64(c->hash_text, c->nccl_hash, true);
@@ -143,8 +131,7 @@ static void fill_record(rec_comm *c, const rec_comm_init *init)
     atomic_init(&c->last_completed, -1);
 }
 
-static void map_put(uintptr_t handle, uint32_t index)
-{
+static void map_put(uintptr_t handle, uint32_t index) {
     uint32_t i = map_home(handle);
     for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&g_map_keys[i], memory_order_relaxed);
@@ -156,13 +143,11 @@ static void map_put(uintptr_t handle, uint32_t index)
     }
 }
 
-static void map_remove(uintptr_t handle)
-{
+static void map_remove(uintptr_t handle) {
     uint32_t i = map_home(handle);
     for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&g_map_keys[i], memory_order_relaxed);
-        if (k == 0)
-            return;
+        if (k == 0) return;
         if (k == handle) {
             atomic_store_explicit(&g_map_keys[i], TOMBSTONE, memory_order_release);
             return;
@@ -170,8 +155,7 @@ static void map_remove(uintptr_t handle)
     }
 }
 
-int rec_comms_add(const rec_comm_init *init)
-{
+int rec_comms_add(const rec_comm_init *init) {
     static bool warned;
     int index = -1;
     pthread_mutex_lock(&g_comms_lock);
@@ -186,37 +170,28 @@ int rec_comms_add(const rec_comm_init *init)
         index = (int)n;
     } else if (!warned) {
         warned = true;
-        rec_log(REC_LOG_WARN, "more than %d communicators: new ones are not recorded", REC_MAX_COMMS);
+        rec_log(REC_LOG_WARN, "more than %d communicators: new ones are not recorded",
+                REC_MAX_COMMS);
     }
     pthread_mutex_unlock(&g_comms_lock);
     return index;
 }
 
-int rec_comms_find(uintptr_t handle)
-{
+int rec_comms_find(uintptr_t handle) {
     uint32_t i = map_home(handle);
     for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&g_map_keys[i], memory_order_acquire);
-        if (k == handle)
-            return (int)atomic_load_explicit(&g_map_vals[i], memory_order_relaxed) - 1;
-        if (k == 0)
-            return -1;
+        if (k == handle) return (int)atomic_load_explicit(&g_map_vals[i], memory_order_relaxed) - 1;
+        if (k == 0) return -1;
     }
     return -1;
 }
 
-rec_comm *rec_comms_at(int index)
-{
-    return &g_comms[index];
-}
+rec_comm *rec_comms_at(int index) { return &g_comms[index]; }
 
-uint32_t rec_comms_count(void)
-{
-    return atomic_load_explicit(&g_ncomms, memory_order_acquire);
-}
+uint32_t rec_comms_count(void) { return atomic_load_explicit(&g_ncomms, memory_order_acquire); }
 
-void rec_comms_retire(int index, int state)
-{
+void rec_comms_retire(int index, int state) {
     pthread_mutex_lock(&g_comms_lock);
     rec_comm *c = &g_comms[index];
     atomic_store(&c->state, state);
@@ -227,8 +202,7 @@ void rec_comms_retire(int index, int state)
     pthread_mutex_unlock(&g_comms_lock);
 }
 
-void rec_comms_reset(void)
-{
+void rec_comms_reset(void) {
     /* The child of a fork runs this alone (other threads did not survive): no lock needed, and
      * the mutex may even be held by a thread that no longer exists, so re-initialize it. */
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
@@ -238,23 +212,21 @@ void rec_comms_reset(void)
     atomic_store(&g_ncomms, 0);
 }
 
-const char *rec_comm_state_name(int state)
-{
-    static const char *const names[] = {"live",    "finalized", "destroyed",
-                                        "aborted", "revoked",   "async_error"};
+const char *rec_comm_state_name(int state) {
+    static const char *const names[] = { "live",    "finalized", "destroyed",
+                                         "aborted", "revoked",   "async_error" };
     return (state >= 0 && state <= REC_COMM_ERROR) ? names[state] : "unknown";
 }
 
-const char *rec_comm_state_text(const rec_comm *c)
-{
+const char *rec_comm_state_text(const rec_comm *c) {
     static const char *const errors[] = {
         "async_error:ncclSuccess",         "async_error:ncclUnhandledCudaError",
         "async_error:ncclSystemError",     "async_error:ncclInternalError",
         "async_error:ncclInvalidArgument", "async_error:ncclInvalidUsage",
-        "async_error:ncclRemoteError"};
+        "async_error:ncclRemoteError"
+    };
     int state = atomic_load_explicit(&c->state, memory_order_relaxed);
     int err = atomic_load_explicit(&c->async_error, memory_order_relaxed);
-    if (state != REC_COMM_ERROR)
-        return rec_comm_state_name(state);
+    if (state != REC_COMM_ERROR) return rec_comm_state_name(state);
     return (err > 0 && err < (int)(sizeof errors / sizeof errors[0])) ? errors[err] : "async_error";
 }

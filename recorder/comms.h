@@ -26,7 +26,11 @@
 #define REC_MAX_COMMS 1024
 
 enum rec_comm_state {
-    REC_COMM_LIVE, REC_COMM_FINALIZED, REC_COMM_DESTROYED, REC_COMM_ABORTED, REC_COMM_REVOKED,
+    REC_COMM_LIVE,
+    REC_COMM_FINALIZED,
+    REC_COMM_DESTROYED,
+    REC_COMM_ABORTED,
+    REC_COMM_REVOKED,
     REC_COMM_ERROR /* ncclCommGetAsyncError reported an error (async_error says which) */
 };
 
@@ -34,13 +38,13 @@ enum rec_comm_state {
 enum { REC_NCCL_SUCCESS = 0, REC_NCCL_IN_PROGRESS = 7 };
 
 typedef struct rec_comm {
-    uintptr_t handle;        /* the ncclComm_t (a per-process key only) */
-    uint64_t id;             /* identity, equal on every member */
-    uint64_t nccl_hash;      /* NCCL's commHash (differs from id only for shrinks) */
-    int32_t parent;          /* registry index of the parent, -1 */
-    int32_t color;           /* split color, -1 */
-    _Atomic int32_t rank;    /* rank in the communicator, -1 until known */
-    _Atomic int32_t nranks;  /* size, 0 until known (non-blocking init) */
+    uintptr_t handle;       /* the ncclComm_t (a per-process key only) */
+    uint64_t id;            /* identity, equal on every member */
+    uint64_t nccl_hash;     /* NCCL's commHash (differs from id only for shrinks) */
+    int32_t parent;         /* registry index of the parent, -1 */
+    int32_t color;          /* split color, -1 */
+    _Atomic int32_t rank;   /* rank in the communicator, -1 until known */
+    _Atomic int32_t nranks; /* size, 0 until known (non-blocking init) */
     bool blocking;
     _Atomic int state;       /* rec_comm_state */
     _Atomic int async_error; /* last ncclCommGetAsyncError result seen */

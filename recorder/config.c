@@ -21,77 +21,65 @@ static pthread_once_t g_config_once = PTHREAD_ONCE_INIT;
  * handler may do (pthread_once is not on the async-signal-safe list). */
 static _Atomic bool g_config_loaded;
 
-static const char *env_or_null(const char *name)
-{
+static const char *env_or_null(const char *name) {
     const char *v = getenv(name);
     return (v != NULL && v[0] != '\0') ? v : NULL;
 }
 
-static bool parse_int64(const char *text, int64_t *out)
-{
+static bool parse_int64(const char *text, int64_t *out) {
     char *end = NULL;
     long long v = strtoll(text, &end, 10);
-    if (end == text || *end != '\0')
-        return false;
+    if (end == text || *end != '\0') return false;
     *out = v;
     return true;
 }
 
-int rec_parse_signal(const char *text)
-{
-    static const struct { const char *name; int sig; } names[] = {
-        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"QUIT", SIGQUIT},
-        {"TERM", SIGTERM}, {"INT", SIGINT}, {"PWR", SIGPWR}, {"URG", SIGURG},
+int rec_parse_signal(const char *text) {
+    static const struct {
+        const char *name;
+        int sig;
+    } names[] = {
+        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "QUIT", SIGQUIT },
+        { "TERM", SIGTERM }, { "INT", SIGINT },   { "PWR", SIGPWR }, { "URG", SIGURG },
     };
     int64_t num;
-    if (strcasecmp(text, "none") == 0 || strcmp(text, "0") == 0)
-        return 0;
-    if (parse_int64(text, &num))
-        return (num > 0 && num < NSIG) ? (int)num : -1;
-    if (strncasecmp(text, "SIG", 3) == 0)
-        text += 3;
+    if (strcasecmp(text, "none") == 0 || strcmp(text, "0") == 0) return 0;
+    if (parse_int64(text, &num)) return (num > 0 && num < NSIG) ? (int)num : -1;
+    if (strncasecmp(text, "SIG", 3) == 0) text += 3;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(text, names[i].name) == 0)
-            return names[i].sig;
+        if (strcasecmp(text, names[i].name) == 0) return names[i].sig;
     return -1;
 }
 
-static void copy_setting(char *dst, size_t cap, const char *value)
-{
+static void copy_setting(char *dst, size_t cap, const char *value) {
     size_t n = strlen(value);
-    if (n >= cap)
-        n = cap - 1;
+    if (n >= cap) n = cap - 1;
     memcpy(dst, value, n);
     dst[n] = '\0';
 }
 
-static int64_t global_rank_from_env(void)
-{
-    static const char *const vars[] = {"FRTRACE_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                       "SLURM_PROCID"};
+static int64_t global_rank_from_env(void) {
+    static const char *const vars[] = { "FRTRACE_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                        "SLURM_PROCID" };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = env_or_null(vars[i]);
         int64_t r;
-        if (v != NULL && parse_int64(v, &r) && r >= 0)
-            return r;
+        if (v != NULL && parse_int64(v, &r) && r >= 0) return r;
     }
     return -1;
 }
 
-static void load_log_level(rec_config *c)
-{
+static void load_log_level(rec_config *c) {
     const char *v = env_or_null("FRTRACE_LOG");
     c->log_level = REC_LOG_WARN;
-    if (v == NULL)
-        return;
+    if (v == NULL) return;
     if (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "none") == 0)
         c->log_level = REC_LOG_OFF;
     else if (strcasecmp(v, "info") == 0 || strcmp(v, "2") == 0)
         c->log_level = REC_LOG_INFO;
 }
 
-static void load_numbers(rec_config *c)
-{
+static void load_numbers(rec_config *c) {
     const char *v;
     int64_t n;
     c->buffer_size = 2000;
@@ -119,8 +107,7 @@ static void load_numbers(rec_config *c)
     }
 }
 
-static void load_config(void)
-{
+static void load_config(void) {
     rec_config *c = &g_config;
     const char *v;
     load_log_level(c);
@@ -144,20 +131,16 @@ static void load_config(void)
     c->dump_on_exit = (v = env_or_null("FRTRACE_DUMP_ON_EXIT")) != NULL && strcmp(v, "0") != 0;
 }
 
-const rec_config *rec_config_get(void)
-{
-    if (atomic_load_explicit(&g_config_loaded, memory_order_acquire))
-        return &g_config;
+const rec_config *rec_config_get(void) {
+    if (atomic_load_explicit(&g_config_loaded, memory_order_acquire)) return &g_config;
     pthread_once(&g_config_once, load_config);
     atomic_store_explicit(&g_config_loaded, true, memory_order_release);
     return &g_config;
 }
 
-void rec_log(int level, const char *fmt, ...)
-{
+void rec_log(int level, const char *fmt, ...) {
     /* load_config sets the level first, so its own warnings are filtered too. */
-    if (level == REC_LOG_OFF || level > g_config.log_level)
-        return;
+    if (level == REC_LOG_OFF || level > g_config.log_level) return;
     char line[512];
     va_list ap;
     va_start(ap, fmt);

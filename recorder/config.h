@@ -14,17 +14,17 @@
 enum { REC_LOG_OFF = 0, REC_LOG_WARN = 1, REC_LOG_INFO = 2 };
 
 typedef struct rec_config {
-    uint32_t buffer_size;    /* FRTRACE_BUFFER_SIZE: ring capacity; 0 = recording off */
-    char dump_dir[512];      /* FRTRACE_DUMP_DIR */
-    char dump_prefix[128];   /* FRTRACE_DUMP_PREFIX */
-    int64_t timeout_ms;      /* FRTRACE_TIMEOUT_SEC, in ms (accepts fractions: "1.5") */
-    int dump_signal;         /* FRTRACE_SIGNAL: signal number, 0 = none */
-    char trigger_file[512];  /* FRTRACE_TRIGGER_FILE, "" when unset */
-    int gpu_events;          /* FRTRACE_GPU_EVENTS: 0, 1 (end) or 2 (start and end) */
-    int64_t global_rank;     /* FRTRACE_RANK, RANK, ...; -1 when none is set */
-    bool json;               /* FRTRACE_FORMAT=json */
-    int log_level;           /* FRTRACE_LOG */
-    bool dump_on_exit;       /* FRTRACE_DUMP_ON_EXIT=1 (extension, default off) */
+    uint32_t buffer_size;   /* FRTRACE_BUFFER_SIZE: ring capacity; 0 = recording off */
+    char dump_dir[512];     /* FRTRACE_DUMP_DIR */
+    char dump_prefix[128];  /* FRTRACE_DUMP_PREFIX */
+    int64_t timeout_ms;     /* FRTRACE_TIMEOUT_SEC, in ms (accepts fractions: "1.5") */
+    int dump_signal;        /* FRTRACE_SIGNAL: signal number, 0 = none */
+    char trigger_file[512]; /* FRTRACE_TRIGGER_FILE, "" when unset */
+    int gpu_events;         /* FRTRACE_GPU_EVENTS: 0, 1 (end) or 2 (start and end) */
+    int64_t global_rank;    /* FRTRACE_RANK, RANK, ...; -1 when none is set */
+    bool json;              /* FRTRACE_FORMAT=json */
+    int log_level;          /* FRTRACE_LOG */
+    bool dump_on_exit;      /* FRTRACE_DUMP_ON_EXIT=1 (extension, default off) */
 } rec_config;
 
 /* The configuration, loaded on first use (thread-safe). */

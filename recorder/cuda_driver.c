@@ -50,8 +50,7 @@ static pthread_mutex_t g_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Timing events cost a little more to record: only when start events are recorded too
  * (FRTRACE_GPU_EVENTS=2) and the driver can measure them, as PyTorch with timing on. */
-static bool load_elapsed(void *lib)
-{
+static bool load_elapsed(void *lib) {
     if (rec_config_get()->gpu_events >= 2) {
         g_cuda.elapsed = (fn_cuEventElapsedTime)dlsym(lib, "cuEventElapsedTime_v2");
         if (g_cuda.elapsed == NULL)
@@ -60,8 +59,7 @@ static bool load_elapsed(void *lib)
     return true;
 }
 
-static bool load_symbols(void *lib)
-{
+static bool load_symbols(void *lib) {
 #define LOAD(field, name) (g_cuda.field = (__typeof__(g_cuda.field))dlsym(lib, name)) != NULL
     return LOAD(init, "cuInit") && LOAD(ctx_get, "cuCtxGetCurrent") &&
            LOAD(ctx_set, "cuCtxSetCurrent") && LOAD(device_get, "cuDeviceGet") &&
@@ -73,8 +71,7 @@ static bool load_symbols(void *lib)
 }
 
 /* The context the events will live in: the caller's, else the device's primary context. */
-static bool choose_context(int device)
-{
+static bool choose_context(int device) {
     CUcontext current = NULL;
     if (g_cuda.ctx_get(&current) == CUDA_SUCCESS && current != NULL) {
         g_cuda.ctx = current;
@@ -87,36 +84,32 @@ static bool choose_context(int device)
     return true;
 }
 
-static bool create_pool(uint32_t pairs)
-{
+static bool create_pool(uint32_t pairs) {
     CUcontext previous = NULL;
     g_cuda.ctx_get(&previous);
-    if (previous != g_cuda.ctx)
-        g_cuda.ctx_set(g_cuda.ctx);
+    if (previous != g_cuda.ctx) g_cuda.ctx_set(g_cuda.ctx);
     g_cuda.events = calloc((size_t)pairs * 2, sizeof(CUevent));
     g_cuda.owner = calloc(pairs, sizeof(*g_cuda.owner));
     bool ok = g_cuda.events != NULL && g_cuda.owner != NULL;
     for (uint32_t i = 0; ok && i < pairs * 2; i++)
-        ok = g_cuda.event_create(&g_cuda.events[i], g_cuda.elapsed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) ==
+        ok = g_cuda.event_create(&g_cuda.events[i],
+                                 g_cuda.elapsed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) ==
              CUDA_SUCCESS;
-    if (previous != g_cuda.ctx)
-        g_cuda.ctx_set(previous);
-    for (uint32_t i = 0; ok && i < pairs; i++)
-        atomic_init(&g_cuda.owner[i], UINT64_MAX);
+    if (previous != g_cuda.ctx) g_cuda.ctx_set(previous);
+    for (uint32_t i = 0; ok && i < pairs; i++) atomic_init(&g_cuda.owner[i], UINT64_MAX);
     g_cuda.pairs = pairs;
     return ok;
 }
 
-bool rec_cuda_init(uint32_t pairs, int device)
-{
+bool rec_cuda_init(uint32_t pairs, int device) {
     pthread_mutex_lock(&g_cuda_lock);
     if (!g_cuda.tried && pairs > 0) {
         g_cuda.tried = true;
         void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         if (lib == NULL) {
             rec_log(REC_LOG_INFO, "no libcuda.so.1: recording calls only");
-        } else if (!load_symbols(lib) || g_cuda.init(0) != CUDA_SUCCESS || !choose_context(device) ||
-                   !create_pool(pairs)) {
+        } else if (!load_symbols(lib) || g_cuda.init(0) != CUDA_SUCCESS ||
+                   !choose_context(device) || !create_pool(pairs)) {
             rec_log(REC_LOG_WARN, "CUDA driver unusable: recording calls only");
         } else {
             atomic_store_explicit(&g_cuda.ready, true, memory_order_release);
@@ -127,66 +120,49 @@ bool rec_cuda_init(uint32_t pairs, int device)
     return rec_cuda_ready();
 }
 
-bool rec_cuda_ready(void)
-{
-    return atomic_load_explicit(&g_cuda.ready, memory_order_acquire);
-}
+bool rec_cuda_ready(void) { return atomic_load_explicit(&g_cuda.ready, memory_order_acquire); }
 
-uint32_t rec_cuda_pairs(void)
-{
-    return g_cuda.pairs;
-}
+uint32_t rec_cuda_pairs(void) { return g_cuda.pairs; }
 
-bool rec_cuda_stream_capturing(uintptr_t stream)
-{
+bool rec_cuda_stream_capturing(uintptr_t stream) {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     /* An error (e.g. the legacy stream during another thread's global capture) means: don't. */
-    if (g_cuda.is_capturing((CUstream)stream, &status) != CUDA_SUCCESS)
-        return true;
+    if (g_cuda.is_capturing((CUstream)stream, &status) != CUDA_SUCCESS) return true;
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-bool rec_cuda_record(uint32_t pair, int which, uintptr_t stream)
-{
+bool rec_cuda_record(uint32_t pair, int which, uintptr_t stream) {
     return g_cuda.event_record(g_cuda.events[pair * 2 + (uint32_t)which], (CUstream)stream) ==
            CUDA_SUCCESS;
 }
 
-enum rec_query rec_cuda_query(uint32_t pair, int which)
-{
+enum rec_query rec_cuda_query(uint32_t pair, int which) {
     CUresult r = g_cuda.event_query(g_cuda.events[pair * 2 + (uint32_t)which]);
-    if (r == CUDA_SUCCESS)
-        return REC_Q_DONE;
+    if (r == CUDA_SUCCESS) return REC_Q_DONE;
     return r == CUDA_ERROR_NOT_READY ? REC_Q_PENDING : REC_Q_ERROR;
 }
 
-bool rec_cuda_elapsed_ms(uint32_t pair, float *ms)
-{
+bool rec_cuda_elapsed_ms(uint32_t pair, float *ms) {
     return g_cuda.elapsed != NULL &&
            g_cuda.elapsed(ms, g_cuda.events[pair * 2], g_cuda.events[pair * 2 + 1]) == CUDA_SUCCESS;
 }
 
-void rec_cuda_prepare_watchdog_thread(void)
-{
-    if (!rec_cuda_ready())
-        return;
+void rec_cuda_prepare_watchdog_thread(void) {
+    if (!rec_cuda_ready()) return;
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
     g_cuda.ctx_set(g_cuda.ctx); /* first, or the exchange would create a context of its own */
     g_cuda.exchange_capture_mode(&mode);
 }
 
-void rec_cuda_set_owner(uint32_t pair, uint64_t record_id)
-{
+void rec_cuda_set_owner(uint32_t pair, uint64_t record_id) {
     atomic_store_explicit(&g_cuda.owner[pair], record_id, memory_order_relaxed);
 }
 
-bool rec_cuda_owned_by(uint32_t pair, uint64_t record_id)
-{
+bool rec_cuda_owned_by(uint32_t pair, uint64_t record_id) {
     return atomic_load_explicit(&g_cuda.owner[pair], memory_order_relaxed) == record_id;
 }
 
-void rec_cuda_forget(void)
-{
+void rec_cuda_forget(void) {
     atomic_store(&g_cuda.ready, false);
     g_cuda.tried = false;
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;

@@ -29,9 +29,9 @@
 #include "ring.h"
 
 #define STAGING_BYTES (64 * 1024)
-#define MEMO_SLOTS 8192
+#define MEMO_SLOTS    8192
 #define SCRATCH_BYTES (256 * 1024)
-#define MEMBER_SLOTS (64 * 1024) /* global ranks of all communicators' member lists */
+#define MEMBER_SLOTS  (64 * 1024) /* global ranks of all communicators' member lists */
 
 typedef struct entry_text {
     char profiling_name[48];
@@ -44,8 +44,8 @@ typedef struct workspace {
     rec_snapshot *snaps;
     fr_entry *entries;
     entry_text *texts;
-    int64_t *dims;      /* 2 per entry: input, output */
-    fr_shape *shapes;   /* 2 per entry */
+    int64_t *dims;       /* 2 per entry: input, output */
+    fr_shape *shapes;    /* 2 per entry */
     const char **dtypes; /* 1 per entry: input and output share it */
     fr_group_config groups[REC_MAX_COMMS];
     fr_pg_status status[REC_MAX_COMMS];
@@ -65,49 +65,40 @@ static char g_path[1024];
 
 /* --- async-signal-safe formatting ---------------------------------------------------------- */
 
-size_t rec_fmt_u64(char *out, uint64_t v)
-{
+size_t rec_fmt_u64(char *out, uint64_t v) {
     char tmp[24];
     size_t n = 0, len = 0;
     do {
         tmp[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    while (n > 0)
-        out[len++] = tmp[--n];
+    while (n > 0) out[len++] = tmp[--n];
     out[len] = '\0';
     return len;
 }
 
-size_t rec_fmt_i64(char *out, int64_t v)
-{
-    if (v >= 0)
-        return rec_fmt_u64(out, (uint64_t)v);
+size_t rec_fmt_i64(char *out, int64_t v) {
+    if (v >= 0) return rec_fmt_u64(out, (uint64_t)v);
     out[0] = '-';
     return 1 + rec_fmt_u64(out + 1, (uint64_t)0 - (uint64_t)v);
 }
 
 /* Appends `s` to the NUL-terminated `out` of capacity `cap`, truncating. */
-static void append(char *out, size_t cap, const char *s)
-{
+static void append(char *out, size_t cap, const char *s) {
     size_t n = strlen(out), m = strlen(s);
-    if (n + 1 >= cap)
-        return;
-    if (m > cap - n - 1)
-        m = cap - n - 1;
+    if (n + 1 >= cap) return;
+    if (m > cap - n - 1) m = cap - n - 1;
     memcpy(out + n, s, m);
     out[n + m] = '\0';
 }
 
-static void append_i64(char *out, size_t cap, int64_t v)
-{
+static void append_i64(char *out, size_t cap, int64_t v) {
     char num[24];
     rec_fmt_i64(num, v);
     append(out, cap, num);
 }
 
-void rec_format_version(char *out, size_t cap, int major, int minor, int patch)
-{
+void rec_format_version(char *out, size_t cap, int major, int minor, int patch) {
     out[0] = '\0';
     append_i64(out, cap, major);
     append(out, cap, ".");
@@ -118,17 +109,14 @@ void rec_format_version(char *out, size_t cap, int major, int minor, int patch)
 
 /* --- workspaces ---------------------------------------------------------------------------- */
 
-static void *map_zeroed(size_t bytes)
-{
+static void *map_zeroed(size_t bytes) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-static workspace *workspace_new(uint32_t capacity)
-{
+static workspace *workspace_new(uint32_t capacity) {
     workspace *ws = map_zeroed(sizeof *ws);
-    if (ws == NULL)
-        return NULL;
+    if (ws == NULL) return NULL;
     size_t n = capacity ? capacity : 1;
     ws->capacity = capacity;
     ws->snaps = map_zeroed(n * sizeof *ws->snaps);
@@ -142,12 +130,10 @@ static workspace *workspace_new(uint32_t capacity)
     return ws;
 }
 
-static void make_dirs(const char *dir)
-{
+static void make_dirs(const char *dir) {
     char path[512];
     size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path)
-        return;
+    if (n == 0 || n >= sizeof path) return;
     memcpy(path, dir, n + 1);
     for (size_t i = 1; i <= n; i++) {
         if (path[i] == '/' || path[i] == '\0') {
@@ -159,45 +145,43 @@ static void make_dirs(const char *dir)
     }
 }
 
-int rec_dump_prepare(uint32_t capacity)
-{
+int rec_dump_prepare(uint32_t capacity) {
     if (g_normal == NULL && (g_normal = workspace_new(capacity)) != NULL)
         g_normal->tmp_tag = ".normal";
-    if (g_fatal == NULL && (g_fatal = workspace_new(capacity)) != NULL)
-        g_fatal->tmp_tag = ".fatal";
+    if (g_fatal == NULL && (g_fatal = workspace_new(capacity)) != NULL) g_fatal->tmp_tag = ".fatal";
     return (g_normal != NULL && g_fatal != NULL) ? 0 : -1;
 }
 
-const char *rec_dump_path(void)
-{
-    return g_path;
-}
+const char *rec_dump_path(void) { return g_path; }
 
 /* --- from the ring to an fr_dump ----------------------------------------------------------- */
 
 static const char *const g_op_names[REC_OP_COUNT_] = {
-    [REC_OP_ALL_REDUCE] = "nccl:all_reduce", [REC_OP_BROADCAST] = "nccl:broadcast",
-    [REC_OP_REDUCE] = "nccl:reduce",         [REC_OP_ALL_GATHER] = "nccl:all_gather",
-    [REC_OP_REDUCE_SCATTER] = "nccl:reduce_scatter", [REC_OP_ALL_TO_ALL] = "nccl:all_to_all",
-    [REC_OP_GATHER] = "nccl:gather",         [REC_OP_SCATTER] = "nccl:scatter",
-    [REC_OP_SEND] = "nccl:send",             [REC_OP_RECV] = "nccl:recv",
+    [REC_OP_ALL_REDUCE] = "nccl:all_reduce",
+    [REC_OP_BROADCAST] = "nccl:broadcast",
+    [REC_OP_REDUCE] = "nccl:reduce",
+    [REC_OP_ALL_GATHER] = "nccl:all_gather",
+    [REC_OP_REDUCE_SCATTER] = "nccl:reduce_scatter",
+    [REC_OP_ALL_TO_ALL] = "nccl:all_to_all",
+    [REC_OP_GATHER] = "nccl:gather",
+    [REC_OP_SCATTER] = "nccl:scatter",
+    [REC_OP_SEND] = "nccl:send",
+    [REC_OP_RECV] = "nccl:recv",
     [REC_OP_COALESCED] = "nccl:coalesced",
 };
 
 /* c10 names of ncclDataType_t 0..11 */
 static const char *const g_dtype_names[] = {
-    "Char", "Byte", "Int", "UInt32", "Long", "UInt64", "Half", "Float", "Double", "BFloat16",
-    "Float8_e4m3fn", "Float8_e5m2",
+    "Char", "Byte",  "Int",    "UInt32",   "Long",          "UInt64",
+    "Half", "Float", "Double", "BFloat16", "Float8_e4m3fn", "Float8_e5m2",
 };
 
-static const char *dtype_name(unsigned dtype)
-{
+static const char *dtype_name(unsigned dtype) {
     return dtype < sizeof g_dtype_names / sizeof g_dtype_names[0] ? g_dtype_names[dtype] : "Byte";
 }
 
 /* "nccl:send 0->1" / "nccl:recv 1<-0" with group-local ranks, as PyTorch names them. */
-static void p2p_name(char *out, size_t cap, const rec_call *call, int64_t my_rank)
-{
+static void p2p_name(char *out, size_t cap, const rec_call *call, int64_t my_rank) {
     out[0] = '\0';
     append(out, cap, g_op_names[call->op]);
     append(out, cap, " ");
@@ -207,55 +191,44 @@ static void p2p_name(char *out, size_t cap, const rec_call *call, int64_t my_ran
 }
 
 /* Element counts of the input and output tensors PyTorch would have passed. */
-static void op_sizes(const rec_call *call, int64_t nranks, int64_t *in, int64_t *out)
-{
+static void op_sizes(const rec_call *call, int64_t nranks, int64_t *in, int64_t *out) {
     int64_t n = (int64_t)call->count, all = n * (nranks > 0 ? nranks : 1);
     *in = *out = n;
     switch (call->op) {
     case REC_OP_ALL_GATHER:
-    case REC_OP_GATHER:
-        *out = all;
-        break;
+    case REC_OP_GATHER: *out = all; break;
     case REC_OP_REDUCE_SCATTER:
-    case REC_OP_SCATTER:
-        *in = all;
-        break;
-    case REC_OP_ALL_TO_ALL:
-        *in = *out = all;
-        break;
-    default:
-        break;
+    case REC_OP_SCATTER: *in = all; break;
+    case REC_OP_ALL_TO_ALL: *in = *out = all; break;
+    default: break;
     }
 }
 
-static void fill_sizes(workspace *ws, uint32_t i, const rec_call *call, const rec_comm *c)
-{
+static void fill_sizes(workspace *ws, uint32_t i, const rec_call *call, const rec_comm *c) {
     fr_entry *e = &ws->entries[i];
     if (call->op == REC_OP_COALESCED) {
-        e->input_sizes = e->output_sizes = (fr_shapes){0, NULL};
-        e->input_dtypes = e->output_dtypes = (fr_strings){0, NULL};
+        e->input_sizes = e->output_sizes = (fr_shapes){ 0, NULL };
+        e->input_dtypes = e->output_dtypes = (fr_strings){ 0, NULL };
         return;
     }
     int64_t *dims = &ws->dims[2 * i];
     fr_shape *shapes = &ws->shapes[2 * i];
     op_sizes(call, atomic_load_explicit(&c->nranks, memory_order_relaxed), &dims[0], &dims[1]);
-    shapes[0] = (fr_shape){1, &dims[0]};
-    shapes[1] = (fr_shape){1, &dims[1]};
-    e->input_sizes = (fr_shapes){1, &shapes[0]};
-    e->output_sizes = (fr_shapes){1, &shapes[1]};
+    shapes[0] = (fr_shape){ 1, &dims[0] };
+    shapes[1] = (fr_shape){ 1, &dims[1] };
+    e->input_sizes = (fr_shapes){ 1, &shapes[0] };
+    e->output_sizes = (fr_shapes){ 1, &shapes[1] };
     ws->dtypes[i] = dtype_name(call->dtype);
-    e->input_dtypes = e->output_dtypes = (fr_strings){1, &ws->dtypes[i]};
+    e->input_dtypes = e->output_dtypes = (fr_strings){ 1, &ws->dtypes[i] };
 }
 
-static fr_state entry_state(uint64_t status)
-{
+static fr_state entry_state(uint64_t status) {
     unsigned s = REC_STATUS_STATE(status);
     return s == REC_COMPLETED ? FR_STATE_COMPLETED
                               : (s == REC_STARTED ? FR_STATE_STARTED : FR_STATE_SCHEDULED);
 }
 
-static void fill_entry(workspace *ws, uint32_t i, const rec_snapshot *snap, int64_t timeout_ms)
-{
+static void fill_entry(workspace *ws, uint32_t i, const rec_snapshot *snap, int64_t timeout_ms) {
     const rec_call *call = &snap->call;
     const rec_comm *c = rec_comms_at(call->comm);
     fr_entry *e = &ws->entries[i];
@@ -292,8 +265,7 @@ static void fill_entry(workspace *ws, uint32_t i, const rec_snapshot *snap, int6
     e->timeout_ms = timeout_ms;
 }
 
-static uint32_t collect_entries(workspace *ws)
-{
+static uint32_t collect_entries(workspace *ws) {
     const rec_ring *ring = rec_recorder_ring();
     int64_t timeout_ms = rec_config_get()->timeout_ms;
     uint64_t first, end;
@@ -304,8 +276,7 @@ static uint32_t collect_entries(workspace *ws)
         /* A slot being written right now is skipped: it is the newest call, not yet launched. */
         if (!rec_ring_read(ring, id, snap) || REC_STATUS_STATE(snap->status) == REC_DROPPED)
             continue;
-        if (snap->call.comm >= rec_comms_count())
-            continue;
+        if (snap->call.comm >= rec_comms_count()) continue;
         fill_entry(ws, n, snap, timeout_ms);
         n++;
     }
@@ -313,9 +284,8 @@ static uint32_t collect_entries(workspace *ws)
 }
 
 /* The communicator's member list (members.h) from the workspace's pool, or none ("[]"). */
-static fr_group_config group_config(workspace *ws, rec_comm *c, uint32_t *used)
-{
-    fr_group_config g = {.name = c->pg_name, .desc = c->desc, .nranks = 0, .ranks = NULL};
+static fr_group_config group_config(workspace *ws, rec_comm *c, uint32_t *used) {
+    fr_group_config g = { .name = c->pg_name, .desc = c->desc, .nranks = 0, .ranks = NULL };
     rec_members_note(c, rec_recorder_known_rank()); /* a rank learned after the comm's init */
     uint32_t n = rec_members_read(c, &ws->members[*used], MEMBER_SLOTS - *used);
     if (n > 0) {
@@ -326,23 +296,26 @@ static fr_group_config group_config(workspace *ws, rec_comm *c, uint32_t *used)
     return g;
 }
 
-static void collect_comms(workspace *ws, fr_dump *d)
-{
+static void collect_comms(workspace *ws, fr_dump *d) {
     uint32_t n = rec_comms_count(), used = 0;
     for (uint32_t i = 0; i < n; i++) {
         rec_comm *c = rec_comms_at((int)i);
         int64_t enqueued = atomic_load_explicit(&c->coll_seq, memory_order_relaxed);
         ws->groups[i] = group_config(ws, c, &used);
         ws->status[i] = (fr_pg_status){
-            .pg_id = i, .last_enqueued = enqueued > 0 ? enqueued : -1,
+            .pg_id = i,
+            .last_enqueued = enqueued > 0 ? enqueued : -1,
             .last_started = atomic_load_explicit(&c->last_started, memory_order_relaxed),
-            .last_completed = atomic_load_explicit(&c->last_completed, memory_order_relaxed)};
-        ws->comms[i] = (fr_comm_info){
-            .pg_name = c->pg_name, .comm_rank = atomic_load_explicit(&c->rank, memory_order_relaxed),
-            .comm_size = atomic_load_explicit(&c->nranks, memory_order_relaxed),
-            .parent = c->parent >= 0 ? rec_comms_at(c->parent)->pg_name : NULL,
-            .color = c->color, .nccl_hash = c->hash_text,
-            .state = rec_comm_state_text(c)};
+            .last_completed = atomic_load_explicit(&c->last_completed, memory_order_relaxed)
+        };
+        ws->comms[i] =
+            (fr_comm_info){ .pg_name = c->pg_name,
+                            .comm_rank = atomic_load_explicit(&c->rank, memory_order_relaxed),
+                            .comm_size = atomic_load_explicit(&c->nranks, memory_order_relaxed),
+                            .parent = c->parent >= 0 ? rec_comms_at(c->parent)->pg_name : NULL,
+                            .color = c->color,
+                            .nccl_hash = c->hash_text,
+                            .state = rec_comm_state_text(c) };
     }
     d->ngroups = d->nstatus = d->ncomms = n;
     d->groups = ws->groups;
@@ -350,8 +323,7 @@ static void collect_comms(workspace *ws, fr_dump *d)
     d->comms = ws->comms;
 }
 
-static void build_dump(workspace *ws, fr_dump *d, const char *trigger)
-{
+static void build_dump(workspace *ws, fr_dump *d, const char *trigger) {
     memset(d, 0, sizeof *d);
     d->encoding = FR_ENCODING_PICKLE;
     d->version = "2.10";
@@ -368,8 +340,7 @@ static void build_dump(workspace *ws, fr_dump *d, const char *trigger)
 
 /* --- files --------------------------------------------------------------------------------- */
 
-static void build_paths(workspace *ws)
-{
+static void build_paths(workspace *ws) {
     const rec_config *cfg = rec_config_get();
     char pid[24];
     ws->path[0] = '\0';
@@ -385,94 +356,82 @@ static void build_paths(workspace *ws)
     append(ws->tmp, sizeof ws->tmp, ws->tmp_tag);
 }
 
-static int fd_sink(void *ctx, const uint8_t *bytes, size_t len)
-{
+static int fd_sink(void *ctx, const uint8_t *bytes, size_t len) {
     int fd = *(int *)ctx;
     while (len > 0) {
         ssize_t n = write(fd, bytes, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
         bytes += n;
         len -= (size_t)n;
     }
     return 0;
 }
 
-static int write_pickle(workspace *ws, const fr_dump *d, int fd)
-{
+static int write_pickle(workspace *ws, const fr_dump *d, int fd) {
     pw_writer w;
     fr_error err;
-    fr_write_options opts = {.version_major = 2, .version_minor = 10, .scratch = ws->scratch,
-                             .scratch_size = sizeof ws->scratch};
+    fr_write_options opts = { .version_major = 2,
+                              .version_minor = 10,
+                              .scratch = ws->scratch,
+                              .scratch_size = sizeof ws->scratch };
     pw_init(&w, ws->staging, sizeof ws->staging, ws->memo, MEMO_SLOTS, fd_sink, &fd);
     int rc = fr_dump_write_pickle(d, &opts, &w, &err);
     return (pw_finish(&w, NULL, NULL) == 0 && rc == 0) ? 0 : -1;
 }
 
-static int write_json(const fr_dump *d, int fd)
-{
+static int write_json(const fr_dump *d, int fd) {
     fr_error err;
-    fr_write_options opts = {.version_major = 2, .version_minor = 10};
-    return fr_dump_write_json(d, &opts, fd_sink, &fd, &err) == 0 && fd_sink(&fd, (const uint8_t *)"\n", 1) == 0 ? 0 : -1;
+    fr_write_options opts = { .version_major = 2, .version_minor = 10 };
+    return fr_dump_write_json(d, &opts, fd_sink, &fd, &err) == 0 &&
+                   fd_sink(&fd, (const uint8_t *)"\n", 1) == 0
+               ? 0
+               : -1;
 }
 
 /* Temporary file, then rename: a reader never sees half a dump. The normal and the fatal
  * writer each have their own temporary name (a crash during a normal dump must not write into
  * the file being written), and the data reaches the disk before the rename makes it visible. */
-static int write_file(workspace *ws, const fr_dump *d, bool json)
-{
+static int write_file(workspace *ws, const fr_dump *d, bool json) {
     make_dirs(rec_config_get()->dump_dir);
     build_paths(ws);
     int fd = open(ws->tmp, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     int rc = json ? write_json(d, fd) : write_pickle(ws, d, fd);
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -1;
-    if (close(fd) != 0)
-        rc = -1;
-    if (rc == 0 && rename(ws->tmp, ws->path) != 0)
-        rc = -1;
-    if (rc != 0)
-        unlink(ws->tmp);
+    if (rc == 0 && fsync(fd) != 0) rc = -1;
+    if (close(fd) != 0) rc = -1;
+    if (rc == 0 && rename(ws->tmp, ws->path) != 0) rc = -1;
+    if (rc != 0) unlink(ws->tmp);
     return rc;
 }
 
-int rec_dump_write(const char *trigger)
-{
-    if (g_normal == NULL)
-        return -1;
+int rec_dump_write(const char *trigger) {
+    if (g_normal == NULL) return -1;
     fr_dump d;
     pthread_mutex_lock(&g_dump_lock);
     build_dump(g_normal, &d, trigger);
     int rc = write_file(g_normal, &d, rec_config_get()->json);
-    if (rc == 0)
-        memcpy(g_path, g_normal->path, sizeof g_path);
+    if (rc == 0) memcpy(g_path, g_normal->path, sizeof g_path);
     pthread_mutex_unlock(&g_dump_lock);
     /* A dump is what the user will look for: said at the default level, with rank and file. */
     if (rc == 0)
-        rec_log(REC_LOG_WARN, "rank %lld dumped %u entries to %s (%s)", (long long)rec_recorder_global_rank(),
-                d.nentries, g_path, trigger);
+        rec_log(REC_LOG_WARN, "rank %lld dumped %u entries to %s (%s)",
+                (long long)rec_recorder_global_rank(), d.nentries, g_path, trigger);
     else
-        rec_log(REC_LOG_WARN, "rank %lld: dump (%s) to %s failed: %s", (long long)rec_recorder_global_rank(), trigger,
-                g_normal->path, strerror(errno));
+        rec_log(REC_LOG_WARN, "rank %lld: dump (%s) to %s failed: %s",
+                (long long)rec_recorder_global_rank(), trigger, g_normal->path, strerror(errno));
     return rc;
 }
 
-const char *rec_dump_op_name(unsigned op)
-{
+const char *rec_dump_op_name(unsigned op) {
     return op < REC_OP_COUNT_ && g_op_names[op] ? g_op_names[op] : "nccl:unknown";
 }
 
-void rec_dump_fatal(int sig)
-{
-    static const char *const names[] = {"fatal:0", "fatal:1", "fatal:2", "fatal:3", "fatal:4",
-                                        "fatal:5", "fatal:6", "fatal:7", "fatal:8", "fatal:9",
-                                        "fatal:10", "fatal:11", "fatal:12", "fatal:13"};
-    if (g_fatal == NULL || atomic_exchange(&g_fatal_taken, 1) != 0)
-        return;
+void rec_dump_fatal(int sig) {
+    static const char *const names[] = { "fatal:0",  "fatal:1",  "fatal:2",  "fatal:3", "fatal:4",
+                                         "fatal:5",  "fatal:6",  "fatal:7",  "fatal:8", "fatal:9",
+                                         "fatal:10", "fatal:11", "fatal:12", "fatal:13" };
+    if (g_fatal == NULL || atomic_exchange(&g_fatal_taken, 1) != 0) return;
     fr_dump d;
     build_dump(g_fatal, &d, sig >= 0 && sig < 14 ? names[sig] : "fatal");
     write_file(g_fatal, &d, false); /* JSON needs the heap: the fatal dump is always a pickle */

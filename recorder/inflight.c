@@ -14,8 +14,7 @@
 static rec_inflight g_slots[REC_INFLIGHT_SLOTS];
 static _Atomic uint32_t g_claiming[REC_INFLIGHT_SLOTS]; /* 1 while a thread fills the slot */
 
-int rec_inflight_claim(uint32_t tid, const char *name)
-{
+int rec_inflight_claim(uint32_t tid, const char *name) {
     for (int i = 0; i < REC_INFLIGHT_SLOTS; i++) {
         uint32_t free_slot = 0;
         if (atomic_load_explicit(&g_slots[i].tid, memory_order_relaxed) != 0 ||
@@ -29,13 +28,9 @@ int rec_inflight_claim(uint32_t tid, const char *name)
     return -1;
 }
 
-rec_inflight *rec_inflight_at(int index)
-{
-    return &g_slots[index];
-}
+rec_inflight *rec_inflight_at(int index) { return &g_slots[index]; }
 
-void rec_inflight_reset(void)
-{
+void rec_inflight_reset(void) {
     for (int i = 0; i < REC_INFLIGHT_SLOTS; i++) {
         atomic_store(&g_slots[i].api, REC_API_NONE);
         atomic_store(&g_slots[i].tid, 0);
@@ -43,22 +38,31 @@ void rec_inflight_reset(void)
     }
 }
 
-const char *rec_api_name(unsigned api)
-{
-    static const char *const lifecycle[] = {
-        "none", "ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitRankScalable",
-        "ncclCommInitAll", "ncclCommSplit", "ncclCommShrink", "ncclCommFinalize",
-        "ncclCommDestroy", "ncclCommAbort", "ncclCommRevoke", "ncclGroupEnd"};
-    static const char *const ops[REC_OP_COUNT_] = {
-        [REC_OP_ALL_REDUCE] = "ncclAllReduce", [REC_OP_BROADCAST] = "ncclBroadcast",
-        [REC_OP_REDUCE] = "ncclReduce", [REC_OP_ALL_GATHER] = "ncclAllGather",
-        [REC_OP_REDUCE_SCATTER] = "ncclReduceScatter", [REC_OP_ALL_TO_ALL] = "ncclAlltoAll",
-        [REC_OP_GATHER] = "ncclGather", [REC_OP_SCATTER] = "ncclScatter",
-        [REC_OP_SEND] = "ncclSend", [REC_OP_RECV] = "ncclRecv",
-        [REC_OP_COALESCED] = "ncclGroupEnd"};
-    if (api < sizeof lifecycle / sizeof lifecycle[0])
-        return lifecycle[api];
-    if (api >= REC_API_OP && api < REC_API_OP + REC_OP_COUNT_)
-        return ops[api - REC_API_OP];
+const char *rec_api_name(unsigned api) {
+    static const char *const lifecycle[] = { "none",
+                                             "ncclCommInitRank",
+                                             "ncclCommInitRankConfig",
+                                             "ncclCommInitRankScalable",
+                                             "ncclCommInitAll",
+                                             "ncclCommSplit",
+                                             "ncclCommShrink",
+                                             "ncclCommFinalize",
+                                             "ncclCommDestroy",
+                                             "ncclCommAbort",
+                                             "ncclCommRevoke",
+                                             "ncclGroupEnd" };
+    static const char *const ops[REC_OP_COUNT_] = { [REC_OP_ALL_REDUCE] = "ncclAllReduce",
+                                                    [REC_OP_BROADCAST] = "ncclBroadcast",
+                                                    [REC_OP_REDUCE] = "ncclReduce",
+                                                    [REC_OP_ALL_GATHER] = "ncclAllGather",
+                                                    [REC_OP_REDUCE_SCATTER] = "ncclReduceScatter",
+                                                    [REC_OP_ALL_TO_ALL] = "ncclAlltoAll",
+                                                    [REC_OP_GATHER] = "ncclGather",
+                                                    [REC_OP_SCATTER] = "ncclScatter",
+                                                    [REC_OP_SEND] = "ncclSend",
+                                                    [REC_OP_RECV] = "ncclRecv",
+                                                    [REC_OP_COALESCED] = "ncclGroupEnd" };
+    if (api < sizeof lifecycle / sizeof lifecycle[0]) return lifecycle[api];
+    if (api >= REC_API_OP && api < REC_API_OP + REC_OP_COUNT_) return ops[api - REC_API_OP];
     return "nccl?";
 }

@@ -24,9 +24,17 @@
 /* What a thread is inside. Operations use REC_API_OP + rec_op (ring.h). */
 enum rec_api {
     REC_API_NONE = 0,
-    REC_API_INIT_RANK, REC_API_INIT_RANK_CONFIG, REC_API_INIT_RANK_SCALABLE, REC_API_INIT_ALL,
-    REC_API_SPLIT, REC_API_SHRINK, REC_API_FINALIZE, REC_API_DESTROY, REC_API_ABORT,
-    REC_API_REVOKE, REC_API_GROUP_END,
+    REC_API_INIT_RANK,
+    REC_API_INIT_RANK_CONFIG,
+    REC_API_INIT_RANK_SCALABLE,
+    REC_API_INIT_ALL,
+    REC_API_SPLIT,
+    REC_API_SHRINK,
+    REC_API_FINALIZE,
+    REC_API_DESTROY,
+    REC_API_ABORT,
+    REC_API_REVOKE,
+    REC_API_GROUP_END,
     REC_API_OP = 32
 };
 
@@ -45,15 +53,13 @@ void rec_inflight_reset(void);
 /* "ncclCommInitRank", "ncclAllReduce", ... */
 const char *rec_api_name(unsigned api);
 
-static inline void rec_inflight_enter(int index, unsigned api, int64_t now_ns)
-{
+static inline void rec_inflight_enter(int index, unsigned api, int64_t now_ns) {
     rec_inflight *s = rec_inflight_at(index);
     atomic_store_explicit(&s->since_ns, now_ns, memory_order_relaxed);
     atomic_store_explicit(&s->api, api, memory_order_release);
 }
 
-static inline void rec_inflight_leave(int index)
-{
+static inline void rec_inflight_leave(int index) {
     atomic_store_explicit(&rec_inflight_at(index)->api, REC_API_NONE, memory_order_release);
 }
 

@@ -28,10 +28,7 @@ extern int64_t rec_g_real_minus_mono_ns REC_HIDDEN;
 
 /* --- the ring ------------------------------------------------------------------------------ */
 
-static inline rec_ring *rec_recorder_ring(void)
-{
-    return &rec_g_ring;
-}
+static inline rec_ring *rec_recorder_ring(void) { return &rec_g_ring; }
 
 /* At the first activation: memory for `capacity` entries; 0, or -1 when out of memory. */
 int rec_recorder_init(uint32_t capacity);
@@ -54,15 +51,13 @@ void rec_recorder_set_nccl_version(const char *version);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in ns (both async-signal-safe). Inline, like the coarse
  * clock below, so that the wrappers' failure path reads the clock as cheaply as before. */
-static inline int64_t rec_now_mono_ns(void)
-{
+static inline int64_t rec_now_mono_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline int64_t rec_now_real_ns(void)
-{
+static inline int64_t rec_now_real_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -70,8 +65,7 @@ static inline int64_t rec_now_real_ns(void)
 
 /* The hot path's clock: the kernel tick's resolution (1-4 ms) is plenty for ordering calls
  * across ranks and for timeouts, at a quarter of the precise clock's cost. */
-static inline int64_t rec_now_coarse_mono_ns(void)
-{
+static inline int64_t rec_now_coarse_mono_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -80,8 +74,7 @@ static inline int64_t rec_now_coarse_mono_ns(void)
 /* Takes the offset of CLOCK_REALTIME over the coarse monotonic clock (at each activation). */
 void rec_recorder_sync_clocks(void);
 /* The realtime of a coarse monotonic reading, without a second clock read. */
-static inline int64_t rec_recorder_real_of(int64_t coarse_mono_ns)
-{
+static inline int64_t rec_recorder_real_of(int64_t coarse_mono_ns) {
     return coarse_mono_ns + rec_g_real_minus_mono_ns;
 }
 

@@ -2,8 +2,8 @@
  *
  * Writer: fetch_add the head to get an id; mark the slot odd; store the words (release);
  * publish the status; make `ver` even with release order. Reader: acquire `ver`, copy with
- * acquire loads, re-read `ver`; odd or changed means torn. Slot words are relaxed atomics so that ThreadSanitizer sees
- * no data race.
+ * acquire loads, re-read `ver`; odd or changed means torn. Slot words are relaxed atomics so that
+ * ThreadSanitizer sees no data race.
  *
  * The hot path takes a single locked instruction (the fetch_add). Two producers could only
  * write one slot at the same time if the ring wrapped around while the first was still
@@ -17,13 +17,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-int rec_ring_init(rec_ring *ring, uint32_t capacity)
-{
+int rec_ring_init(rec_ring *ring, uint32_t capacity) {
     uint32_t nslots = capacity < REC_RING_MIN_SLOTS ? REC_RING_MIN_SLOTS : capacity;
     size_t bytes = (size_t)nslots * sizeof(rec_slot);
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED)
-        return -1;
+    if (mem == MAP_FAILED) return -1;
     ring->slots = mem;
     ring->capacity = capacity;
     ring->nslots = nslots;
@@ -32,8 +30,7 @@ int rec_ring_init(rec_ring *ring, uint32_t capacity)
     return 0;
 }
 
-void rec_ring_reset(rec_ring *ring)
-{
+void rec_ring_reset(rec_ring *ring) {
     for (uint32_t i = 0; i < ring->nslots; i++) {
         rec_slot *s = &ring->slots[i];
         atomic_store_explicit(&s->ver, 0, memory_order_relaxed);
@@ -46,20 +43,17 @@ void rec_ring_reset(rec_ring *ring)
 /* Returns the odd version now held; the caller releases with ver = that + 1. The word stores
  * that follow are release stores, so none becomes visible before the odd version (on x86 and
  * ARMv8 they cost what plain stores cost; no fence, which ThreadSanitizer does not model). */
-static uint64_t claim_slot(rec_slot *s)
-{
+static uint64_t claim_slot(rec_slot *s) {
     uint64_t odd = (atomic_load_explicit(&s->ver, memory_order_relaxed) | 1) + 2;
     atomic_store_explicit(&s->ver, odd, memory_order_relaxed);
     return odd;
 }
 
-uint64_t rec_ring_reserve(rec_ring *ring)
-{
+uint64_t rec_ring_reserve(rec_ring *ring) {
     return atomic_fetch_add_explicit(&ring->head, 1, memory_order_relaxed);
 }
 
-void rec_ring_publish(rec_ring *ring, const rec_call_words *cw, uint64_t status_bits)
-{
+void rec_ring_publish(rec_ring *ring, const rec_call_words *cw, uint64_t status_bits) {
     uint64_t id = cw->call.record_id;
     rec_slot *s = rec_ring_slot(ring, id);
     const uint64_t *words = cw->words;
@@ -74,8 +68,7 @@ void rec_ring_publish(rec_ring *ring, const rec_call_words *cw, uint64_t status_
     atomic_store_explicit(&s->ver, held + 1, memory_order_release); /* we own it: no RMW */
 }
 
-bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)
-{
+bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out) {
     uint64_t first, end;
     rec_ring_window(ring, &first, &end);
     if (id < first || id >= end)
@@ -83,8 +76,7 @@ bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)
     rec_slot *s = rec_ring_slot(ring, id);
     uint64_t words[REC_CALL_WORDS];
     uint64_t v1 = atomic_load_explicit(&s->ver, memory_order_acquire);
-    if (v1 & 1)
-        return false;
+    if (v1 & 1) return false;
     /* Acquire loads: the second look at `ver` cannot move above any of them. */
     for (size_t i = 0; i < REC_CALL_WORDS; i++)
         words[i] = atomic_load_explicit(&s->words[i], memory_order_acquire);
@@ -94,29 +86,24 @@ bool rec_ring_read(const rec_ring *ring, uint64_t id, rec_snapshot *out)
     uint32_t bits = atomic_load_explicit(&s->duration_bits, memory_order_acquire);
     out->has_duration = bits != REC_NO_DURATION;
     memcpy(&out->duration_ms, &bits, sizeof bits);
-    if (atomic_load_explicit(&s->ver, memory_order_relaxed) != v1)
-        return false;
+    if (atomic_load_explicit(&s->ver, memory_order_relaxed) != v1) return false;
     memcpy(&out->call, words, sizeof out->call);
     return out->call.record_id == id && REC_STATUS_ID(out->status) == id;
 }
 
-void rec_ring_set_bits(rec_ring *ring, uint64_t id, uint64_t bits)
-{
+void rec_ring_set_bits(rec_ring *ring, uint64_t id, uint64_t bits) {
     rec_slot *s = rec_ring_slot(ring, id);
     uint64_t st = atomic_load_explicit(&s->status, memory_order_relaxed);
     while (REC_STATUS_ID(st) == id &&
            !atomic_compare_exchange_weak_explicit(&s->status, &st, st | bits, memory_order_release,
-                                                  memory_order_relaxed)) {
-    }
+                                                  memory_order_relaxed)) {}
 }
 
-bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t now_ns)
-{
+bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t now_ns) {
     rec_slot *s = rec_ring_slot(ring, id);
     uint64_t st = atomic_load_explicit(&s->status, memory_order_relaxed);
     for (;;) {
-        if (REC_STATUS_ID(st) != id || REC_STATUS_STATE(st) >= new_state)
-            return false;
+        if (REC_STATUS_ID(st) != id || REC_STATUS_STATE(st) >= new_state) return false;
         uint64_t next = (st & ~(uint64_t)0xf) | new_state;
         if (atomic_compare_exchange_weak_explicit(&s->status, &st, next, memory_order_release,
                                                   memory_order_relaxed))
@@ -130,17 +117,16 @@ bool rec_ring_advance(rec_ring *ring, uint64_t id, unsigned new_state, int64_t n
     return true;
 }
 
-void rec_ring_set_duration(rec_ring *ring, uint64_t id, float ms)
-{
+void rec_ring_set_duration(rec_ring *ring, uint64_t id, float ms) {
     rec_slot *s = rec_ring_slot(ring, id);
     uint32_t bits;
     memcpy(&bits, &ms, sizeof bits);
-    if (REC_STATUS_ID(atomic_load_explicit(&s->status, memory_order_relaxed)) == id && bits != REC_NO_DURATION)
+    if (REC_STATUS_ID(atomic_load_explicit(&s->status, memory_order_relaxed)) == id &&
+        bits != REC_NO_DURATION)
         atomic_store_explicit(&s->duration_bits, bits, memory_order_release);
 }
 
-void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end)
-{
+void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end) {
     uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
     *end = head;
     *first = head > ring->capacity ? head - ring->capacity : 0;

@@ -20,9 +20,18 @@
 
 /* What a call was. The order is the ring's; names live in dumper.c. */
 typedef enum rec_op {
-    REC_OP_ALL_REDUCE, REC_OP_BROADCAST, REC_OP_REDUCE, REC_OP_ALL_GATHER,
-    REC_OP_REDUCE_SCATTER, REC_OP_ALL_TO_ALL, REC_OP_GATHER, REC_OP_SCATTER,
-    REC_OP_SEND, REC_OP_RECV, REC_OP_COALESCED, REC_OP_COUNT_
+    REC_OP_ALL_REDUCE,
+    REC_OP_BROADCAST,
+    REC_OP_REDUCE,
+    REC_OP_ALL_GATHER,
+    REC_OP_REDUCE_SCATTER,
+    REC_OP_ALL_TO_ALL,
+    REC_OP_GATHER,
+    REC_OP_SCATTER,
+    REC_OP_SEND,
+    REC_OP_RECV,
+    REC_OP_COALESCED,
+    REC_OP_COUNT_
 } rec_op;
 
 enum rec_state { REC_SCHEDULED = 0, REC_STARTED = 1, REC_COMPLETED = 2, REC_DROPPED = 3 };
@@ -41,8 +50,8 @@ enum {
     REC_S_FAILED = 1u << 6,      /* the real call failed: nothing was launched */
 };
 #define REC_STATUS(id, bits) (((uint64_t)(id) << 8) | (bits))
-#define REC_STATUS_ID(s) ((s) >> 8)
-#define REC_STATUS_STATE(s) ((unsigned)((s) & 0xfu))
+#define REC_STATUS_ID(s)     ((s) >> 8)
+#define REC_STATUS_STATE(s)  ((unsigned)((s)&0xfu))
 
 /* The immutable part of an entry: written once by the producer. 88 bytes = 11 words. */
 typedef struct rec_call {
@@ -52,13 +61,13 @@ typedef struct rec_call {
     uint64_t count;          /* elements, as passed to NCCL */
     uint64_t stream;
     int64_t coll_seq, p2p_seq, op_id;
-    uint16_t comm;           /* index in the communicator registry */
+    uint16_t comm; /* index in the communicator registry */
     uint8_t op, dtype, redop, flags;
-    uint16_t event_owner;    /* record_id - id of the entry that owns the event pair */
-    int32_t peer;            /* send/recv peer, root, or -1 */
-    int32_t event;           /* event-pair index, -1 when untracked */
+    uint16_t event_owner; /* record_id - id of the entry that owns the event pair */
+    int32_t peer;         /* send/recv peer, root, or -1 */
+    int32_t event;        /* event-pair index, -1 when untracked */
     uint32_t tid;
-    char thread_name[12];    /* first bytes of the caller's thread name */
+    char thread_name[12]; /* first bytes of the caller's thread name */
 } rec_call;
 
 #define REC_CALL_WORDS ((sizeof(rec_call) + 7) / 8)
@@ -91,8 +100,8 @@ typedef struct rec_snapshot {
 
 typedef struct rec_ring {
     rec_slot *slots;
-    uint32_t capacity; /* entries kept (FRTRACE_BUFFER_SIZE): the window readers see */
-    uint32_t nslots;   /* slots in memory: at least REC_RING_MIN_SLOTS, see ring.c */
+    uint32_t capacity;     /* entries kept (FRTRACE_BUFFER_SIZE): the window readers see */
+    uint32_t nslots;       /* slots in memory: at least REC_RING_MIN_SLOTS, see ring.c */
     _Atomic uint64_t head; /* next record id */
 } rec_ring;
 
@@ -119,8 +128,7 @@ void rec_ring_set_duration(rec_ring *ring, uint64_t id, float ms);
 /* The oldest record id still in the ring and the next one to be written. */
 void rec_ring_window(const rec_ring *ring, uint64_t *first, uint64_t *end);
 
-static inline rec_slot *rec_ring_slot(const rec_ring *ring, uint64_t id)
-{
+static inline rec_slot *rec_ring_slot(const rec_ring *ring, uint64_t id) {
     return &ring->slots[id % ring->nslots];
 }
 

@@ -63,13 +63,13 @@ static _Atomic int g_phase = PHASE_FRESH;
 static _Atomic uint64_t g_comms_epoch = 1; /* bumped when a handle may change meaning */
 static pthread_mutex_t g_activate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline bool recorder_active(void)
-{
+static inline bool recorder_active(void) {
     return atomic_load_explicit(&g_phase, memory_order_acquire) == PHASE_ACTIVE;
 }
 
 /* --- real functions ------------------------------------------------------------------------ */
 
+/* clang-format off */
 #define REAL_FUNCTIONS(X)                                                                          \
     X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRank) X(ncclCommInitRankConfig)             \
     X(ncclCommInitRankScalable) X(ncclCommInitAll) X(ncclCommSplit) X(ncclCommShrink)              \
@@ -78,6 +78,7 @@ static inline bool recorder_active(void)
     X(ncclAllReduce) X(ncclBroadcast) X(ncclBcast) X(ncclReduce) X(ncclAllGather)                  \
     X(ncclReduceScatter) X(ncclAlltoAll) X(ncclGather) X(ncclScatter) X(ncclSend) X(ncclRecv)      \
     X(ncclGroupStart) X(ncclGroupEnd) X(ncclGroupSimulateEnd)
+/* clang-format on */
 
 #define AS_ENUM(name) REAL_##name,
 enum { REAL_FUNCTIONS(AS_ENUM) REAL_COUNT_ };
@@ -85,35 +86,30 @@ enum { REAL_FUNCTIONS(AS_ENUM) REAL_COUNT_ };
 
 static _Atomic(void *) g_real[REAL_COUNT_];
 
-static void *find_real(const char *name)
-{
+static void *find_real(const char *name) {
     char pname[64] = "p";
     void *f = dlsym(RTLD_NEXT, name);
     strncat(pname, name, sizeof pname - 2);
-    if (f == NULL)
-        f = dlsym(RTLD_NEXT, pname);
+    if (f == NULL) f = dlsym(RTLD_NEXT, pname);
     if (f == NULL) {
         /* libnccl dlopen'ed RTLD_LOCAL after us: look inside it without loading anything. */
         void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
         if (lib != NULL) {
             f = dlsym(lib, name);
-            if (f == NULL)
-                f = dlsym(lib, pname);
+            if (f == NULL) f = dlsym(lib, pname);
             dlclose(lib);
         }
     }
     return f;
 }
 
-static __attribute__((noinline)) void *resolve_real(int which, const char *name)
-{
+static __attribute__((noinline)) void *resolve_real(int which, const char *name) {
     void *f = find_real(name);
     atomic_store_explicit(&g_real[which], f, memory_order_release);
     return f;
 }
 
-static inline void *real_symbol(int which, const char *name)
-{
+static inline void *real_symbol(int which, const char *name) {
     void *f = atomic_load_explicit(&g_real[which], memory_order_acquire);
     return f != NULL ? f : resolve_real(which, name);
 }
@@ -122,19 +118,18 @@ static inline void *real_symbol(int which, const char *name)
 /* Declares `real` for the wrapper `name`, or returns ncclInvalidUsage when NCCL lacks it. */
 #define NEED_REAL(name)                                                                            \
     __typeof__(&name) real = REAL(name);                                                           \
-    if (real == NULL)                                                                              \
-        return ncclInvalidUsage
+    if (real == NULL) return ncclInvalidUsage
 
 /* --- per-thread state ---------------------------------------------------------------------- */
 
 #define GROUP_MAX_STREAMS 16
-#define GROUP_MAX_COMMS 16
+#define GROUP_MAX_COMMS   16
 #define GROUP_MAX_MEMBERS 512
 
 typedef struct group_stream {
     uintptr_t stream;
-    int32_t pair;      /* -1: no events for this stream */
-    uint64_t owner;    /* record id that owns the pair */
+    int32_t pair;   /* -1: no events for this stream */
+    uint64_t owner; /* record id that owns the pair */
 } group_stream;
 
 typedef struct group_comm {
@@ -163,7 +158,7 @@ typedef struct rec_thread {
     bool in_init_all; /* ncclGetUniqueId must hand its id to ncclCommInitAll */
     bool have_init_all_id;
     bool named;
-    int inflight;     /* this thread's stuck-in-API slot + 1; 0 = none (yet), -1 = none left */
+    int inflight; /* this thread's stuck-in-API slot + 1; 0 = none (yet), -1 = none left */
     uint32_t tid;
     char name[12];
     uintptr_t cached_handle;
@@ -177,9 +172,8 @@ static __thread rec_thread t_self __attribute__((tls_model("initial-exec")));
 static __thread rec_group t_group;
 static __thread ncclUniqueId t_init_all_id;
 
-static void name_thread(rec_thread *t)
-{
-    char name[17] = {0};
+static void name_thread(rec_thread *t) {
+    char name[17] = { 0 };
     prctl(PR_GET_NAME, name, 0, 0, 0);
     memcpy(t->name, name, sizeof t->name);
     t->tid = (uint32_t)syscall(SYS_gettid);
@@ -192,31 +186,23 @@ static void name_thread(rec_thread *t)
 
 /* Stuck-in-API bookkeeping of the lifecycle calls (init, split, destroy, group end): the
  * thread's slot says "inside `api` since now" until api_leave. Returns the slot or -1. */
-static int api_enter(unsigned api)
-{
+static int api_enter(unsigned api) {
     rec_thread *t = &t_self;
-    if (!recorder_active())
-        return -1;
-    if (!t->named)
-        name_thread(t);
-    if (t->inflight <= 0)
-        return -1;
+    if (!recorder_active()) return -1;
+    if (!t->named) name_thread(t);
+    if (t->inflight <= 0) return -1;
     rec_inflight_enter(t->inflight - 1, api, rec_now_coarse_mono_ns());
     return t->inflight - 1;
 }
 
-static void api_leave(int slot)
-{
-    if (slot >= 0)
-        rec_inflight_leave(slot);
+static void api_leave(int slot) {
+    if (slot >= 0) rec_inflight_leave(slot);
 }
 
-static int comm_index(ncclComm_t comm)
-{
+static int comm_index(ncclComm_t comm) {
     rec_thread *t = &t_self;
     uint64_t epoch = atomic_load_explicit(&g_comms_epoch, memory_order_acquire);
-    if (t->cached_handle == (uintptr_t)comm && t->cached_epoch == epoch)
-        return t->cached_index;
+    if (t->cached_handle == (uintptr_t)comm && t->cached_epoch == epoch) return t->cached_index;
     int index = rec_comms_find((uintptr_t)comm);
     t->cached_handle = (uintptr_t)comm;
     t->cached_index = index;
@@ -236,13 +222,11 @@ typedef struct rec_pending {
 
 static int g_gpu_events; /* FRTRACE_GPU_EVENTS, copied at activation for the hot path */
 
-static bool events_wanted(const rec_comm *c)
-{
+static bool events_wanted(const rec_comm *c) {
     return g_gpu_events > 0 && c->blocking && rec_cuda_ready();
 }
 
-static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm)
-{
+static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm) {
     int n = 0, r = -1;
     if (REAL(ncclCommCount) != NULL && REAL(ncclCommCount)(comm, &n) == ncclSuccess && n > 0 &&
         REAL(ncclCommUserRank) != NULL && REAL(ncclCommUserRank)(comm, &r) == ncclSuccess) {
@@ -252,13 +236,10 @@ static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm)
     }
 }
 
-static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c)
-{
+static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c) {
     for (int i = 0; i < g->ncomms; i++)
-        if (g->comms[i].comm == index)
-            return &g->comms[i];
-    if (g->ncomms == GROUP_MAX_COMMS)
-        return NULL;
+        if (g->comms[i].comm == index) return &g->comms[i];
+    if (g->ncomms == GROUP_MAX_COMMS) return NULL;
     group_comm *gc = &g->comms[g->ncomms++];
     memset(gc, 0, sizeof *gc);
     gc->comm = index;
@@ -273,8 +254,7 @@ static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c)
 /* The next launch number of the communicator. NCCL forbids concurrent calls on one
  * communicator, so a plain (relaxed, unlocked) increment suffices; the atomics only keep
  * readers on other threads well-defined. */
-static int64_t next_launch(rec_comm *c)
-{
+static int64_t next_launch(rec_comm *c) {
     int64_t n = atomic_load_explicit(&c->launch_seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&c->launch_seq, n, memory_order_relaxed);
     return n;
@@ -283,16 +263,14 @@ static int64_t next_launch(rec_comm *c)
 /* Sequence ids (see the file comment): outside a group each call is a launch of its own; in a
  * group, the communicator's first op takes the group's launch number and every other op of
  * the group on that communicator shares it. */
-static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
-{
+static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call) {
     rec_thread *t = &t_self;
     group_comm *gc = t->group_depth > 0 ? group_comm_for(&t_group, index, c) : NULL;
     int64_t launch;
     if (gc == NULL) {
         launch = next_launch(c);
     } else {
-        if (gc->launch == 0)
-            gc->launch = next_launch(c);
+        if (gc->launch == 0) gc->launch = next_launch(c);
         launch = gc->launch;
         gc->nops++;
     }
@@ -305,13 +283,10 @@ static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call)
 
 /* The stream slot of the current group for `stream`; its pair is owned by record `id` when
  * this is the stream's first member. -1 when the group touches too many streams. */
-static int group_stream_for(rec_group *g, uintptr_t stream, uint64_t id, bool events)
-{
+static int group_stream_for(rec_group *g, uintptr_t stream, uint64_t id, bool events) {
     for (int i = 0; i < g->nstreams; i++)
-        if (g->streams[i].stream == stream)
-            return i;
-    if (g->nstreams == GROUP_MAX_STREAMS)
-        return -1;
+        if (g->streams[i].stream == stream) return i;
+    if (g->nstreams == GROUP_MAX_STREAMS) return -1;
     group_stream *gs = &g->streams[g->nstreams];
     gs->stream = stream;
     gs->owner = id;
@@ -323,15 +298,13 @@ static int group_stream_for(rec_group *g, uintptr_t stream, uint64_t id, bool ev
     return g->nstreams++;
 }
 
-static void group_add_member(rec_group *g, uint64_t id, int stream)
-{
+static void group_add_member(rec_group *g, uint64_t id, int stream) {
     if (g->nmembers < GROUP_MAX_MEMBERS)
-        g->members[g->nmembers++] = (grp_member){.id = id, .stream = stream};
+        g->members[g->nmembers++] = (grp_member){ .id = id, .stream = stream };
 }
 
 /* Chooses the event pair of a new entry and records the start event when it can already. */
-static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uint64_t *bits)
-{
+static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uint64_t *bits) {
     rec_thread *t = &t_self;
     bool events = events_wanted(c);
     call->event = -1;
@@ -346,8 +319,7 @@ static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uin
         }
         return;
     }
-    if (!events)
-        return;
+    if (!events) return;
     if (rec_cuda_stream_capturing(p->stream)) {
         call->flags |= REC_F_CAPTURED;
         return;
@@ -355,31 +327,25 @@ static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uin
     uint32_t pair = (uint32_t)(call->record_id % rec_cuda_pairs());
     rec_cuda_set_owner(pair, call->record_id);
     call->event = (int32_t)pair;
-    if (g_gpu_events == 2 && rec_cuda_record(pair, 0, p->stream))
-        *bits |= REC_S_START_ARMED;
+    if (g_gpu_events == 2 && rec_cuda_record(pair, 0, p->stream)) *bits |= REC_S_START_ARMED;
 }
 
 static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int redop, int peer,
-                     ncclComm_t comm, cudaStream_t stream)
-{
+                     ncclComm_t comm, cudaStream_t stream) {
     rec_thread *t = &t_self;
     p->recorded = false;
-    if (t->depth++ > 0 || !recorder_active())
-        return false;
+    if (t->depth++ > 0 || !recorder_active()) return false;
     int index = comm_index(comm);
-    if (index < 0)
-        return false;
+    if (index < 0) return false;
     rec_comm *c = rec_comms_at(index);
-    if (!t->named)
-        name_thread(t);
+    if (!t->named) name_thread(t);
     if (atomic_load_explicit(&c->nranks, memory_order_relaxed) == 0)
         fill_size_if_unknown(c, comm); /* non-blocking init, or a split that was in progress */
     rec_call_words cw;
     rec_call *call = &cw.call;
     memset(&cw, 0, sizeof cw);
     int64_t mono = rec_now_coarse_mono_ns();
-    if (t->inflight > 0)
-        rec_inflight_enter(t->inflight - 1, REC_API_OP + (unsigned)op, mono);
+    if (t->inflight > 0) rec_inflight_enter(t->inflight - 1, REC_API_OP + (unsigned)op, mono);
     call->record_id = rec_ring_reserve(rec_recorder_ring());
     call->mono_created_ns = mono;
     call->time_created_ns = rec_recorder_real_of(mono);
@@ -412,24 +378,17 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     return true;
 }
 
-static bool launched(ncclResult_t r)
-{
-    return r == ncclSuccess || r == ncclInProgress;
-}
+static bool launched(ncclResult_t r) { return r == ncclSuccess || r == ncclInProgress; }
 
-static void mark_failed(uint64_t id)
-{
+static void mark_failed(uint64_t id) {
     rec_ring_set_bits(rec_recorder_ring(), id, REC_S_FAILED);
     rec_ring_advance(rec_recorder_ring(), id, REC_COMPLETED, rec_now_real_ns());
 }
 
-static void op_end(const rec_pending *p, ncclResult_t r)
-{
+static void op_end(const rec_pending *p, ncclResult_t r) {
     t_self.depth--;
-    if (p->recorded && t_self.inflight > 0)
-        rec_inflight_leave(t_self.inflight - 1);
-    if (!p->recorded || p->in_group)
-        return;
+    if (p->recorded && t_self.inflight > 0) rec_inflight_leave(t_self.inflight - 1);
+    if (!p->recorded || p->in_group) return;
     if (!launched(r))
         mark_failed(p->id);
     else if (p->pair >= 0 && rec_cuda_record((uint32_t)p->pair, 1, p->stream))
@@ -450,83 +409,72 @@ static void op_end(const rec_pending *p, ncclResult_t r)
 
 EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                                   ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                  cudaStream_t stream)
-{
-    RECORDED_CALL(ncclAllReduce, REC_OP_ALL_REDUCE, count, datatype, op, -1, comm, stream,
-                  sendbuff, recvbuff, count, datatype, op, comm, stream);
+                                  cudaStream_t stream) {
+    RECORDED_CALL(ncclAllReduce, REC_OP_ALL_REDUCE, count, datatype, op, -1, comm, stream, sendbuff,
+                  recvbuff, count, datatype, op, comm, stream);
 }
 
 EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                                   ncclDataType_t datatype, int root, ncclComm_t comm,
-                                  cudaStream_t stream)
-{
-    RECORDED_CALL(ncclBroadcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream,
-                  sendbuff, recvbuff, count, datatype, root, comm, stream);
+                                  cudaStream_t stream) {
+    RECORDED_CALL(ncclBroadcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream, sendbuff,
+                  recvbuff, count, datatype, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
-                              ncclComm_t comm, cudaStream_t stream)
-{
+                              ncclComm_t comm, cudaStream_t stream) {
     RECORDED_CALL(ncclBcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream, buff, count,
                   datatype, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                                ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
-                               cudaStream_t stream)
-{
+                               cudaStream_t stream) {
     RECORDED_CALL(ncclReduce, REC_OP_REDUCE, count, datatype, op, root, comm, stream, sendbuff,
                   recvbuff, count, datatype, op, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
-                                  ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
+                                  ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
     RECORDED_CALL(ncclAllGather, REC_OP_ALL_GATHER, sendcount, datatype, 0, -1, comm, stream,
                   sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 
 EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
                                       ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                      cudaStream_t stream)
-{
+                                      cudaStream_t stream) {
     RECORDED_CALL(ncclReduceScatter, REC_OP_REDUCE_SCATTER, recvcount, datatype, op, -1, comm,
                   stream, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 
 EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
-                                 ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
+                                 ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
     RECORDED_CALL(ncclAlltoAll, REC_OP_ALL_TO_ALL, count, datatype, 0, -1, comm, stream, sendbuff,
                   recvbuff, count, datatype, comm, stream);
 }
 
 EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
                                ncclDataType_t datatype, int root, ncclComm_t comm,
-                               cudaStream_t stream)
-{
+                               cudaStream_t stream) {
     RECORDED_CALL(ncclGather, REC_OP_GATHER, count, datatype, 0, root, comm, stream, sendbuff,
                   recvbuff, count, datatype, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                                 ncclDataType_t datatype, int root, ncclComm_t comm,
-                                cudaStream_t stream)
-{
+                                cudaStream_t stream) {
     RECORDED_CALL(ncclScatter, REC_OP_SCATTER, count, datatype, 0, root, comm, stream, sendbuff,
                   recvbuff, count, datatype, root, comm, stream);
 }
 
 EXPORT ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
-                             ncclComm_t comm, cudaStream_t stream)
-{
+                             ncclComm_t comm, cudaStream_t stream) {
     RECORDED_CALL(ncclSend, REC_OP_SEND, count, datatype, 0, peer, comm, stream, sendbuff, count,
                   datatype, peer, comm, stream);
 }
 
 EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
-                             ncclComm_t comm, cudaStream_t stream)
-{
+                             ncclComm_t comm, cudaStream_t stream) {
     RECORDED_CALL(ncclRecv, REC_OP_RECV, count, datatype, 0, peer, comm, stream, recvbuff, count,
                   datatype, peer, comm, stream);
 }
@@ -537,8 +485,7 @@ EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t dataty
 ncclResult_t ncclGroupStart(void);
 ncclResult_t ncclGroupEnd(void);
 
-EXPORT ncclResult_t ncclGroupStart(void)
-{
+EXPORT ncclResult_t ncclGroupStart(void) {
     NEED_REAL(ncclGroupStart);
     rec_thread *t = &t_self;
     if (t->depth == 0) {
@@ -554,12 +501,10 @@ EXPORT ncclResult_t ncclGroupStart(void)
 }
 
 /* One "nccl:coalesced" entry per communicator that issued two or more operations. */
-static void publish_end_markers(rec_group *g)
-{
+static void publish_end_markers(rec_group *g) {
     for (int i = 0; i < g->ncomms; i++) {
         group_comm *gc = &g->comms[i];
-        if (gc->nops < 2)
-            continue;
+        if (gc->nops < 2) continue;
         rec_comm *c = rec_comms_at(gc->comm);
         rec_call_words cw;
         rec_call *call = &cw.call;
@@ -591,15 +536,13 @@ static void publish_end_markers(rec_group *g)
     }
 }
 
-static void arm_members(rec_group *g, int stream, uint64_t bits)
-{
+static void arm_members(rec_group *g, int stream, uint64_t bits) {
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].stream == stream)
             rec_ring_set_bits(rec_recorder_ring(), g->members[i].id, bits);
 }
 
-static void record_group_events(rec_group *g, int which)
-{
+static void record_group_events(rec_group *g, int which) {
     uint64_t bit = which == 0 ? REC_S_START_ARMED : REC_S_END_ARMED;
     for (int s = 0; s < g->nstreams; s++)
         if (g->streams[s].pair >= 0 &&
@@ -607,18 +550,15 @@ static void record_group_events(rec_group *g, int which)
             arm_members(g, s, bit);
 }
 
-EXPORT ncclResult_t ncclGroupEnd(void)
-{
+EXPORT ncclResult_t ncclGroupEnd(void) {
     NEED_REAL(ncclGroupEnd);
     rec_thread *t = &t_self;
     bool outermost = t->depth == 0 && t->group_depth == 1;
-    if (t->depth == 0 && t->group_depth > 0)
-        t->group_depth--;
+    if (t->depth == 0 && t->group_depth > 0) t->group_depth--;
     bool record = outermost && recorder_active() && t_group.nmembers > 0;
     if (record) {
         publish_end_markers(&t_group);
-        if (g_gpu_events == 2)
-            record_group_events(&t_group, 0);
+        if (g_gpu_events == 2) record_group_events(&t_group, 0);
     }
     int slot = t->depth == 0 ? api_enter(REC_API_GROUP_END) : -1;
     t->depth++;
@@ -629,20 +569,17 @@ EXPORT ncclResult_t ncclGroupEnd(void)
         if (launched(r))
             record_group_events(&t_group, 1);
         else
-            for (int i = 0; i < t_group.nmembers; i++)
-                mark_failed(t_group.members[i].id);
+            for (int i = 0; i < t_group.nmembers; i++) mark_failed(t_group.members[i].id);
     }
     return r;
 }
 
 /* Simulation launches nothing: the group's entries are dropped and its counters restored. */
-EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
-{
+EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo) {
     NEED_REAL(ncclGroupSimulateEnd);
     rec_thread *t = &t_self;
     bool outermost = t->depth == 0 && t->group_depth == 1;
-    if (t->depth == 0 && t->group_depth > 0)
-        t->group_depth--;
+    if (t->depth == 0 && t->group_depth > 0) t->group_depth--;
     if (outermost && recorder_active()) {
         for (int i = 0; i < t_group.nmembers; i++)
             rec_ring_advance(rec_recorder_ring(), t_group.members[i].id, REC_DROPPED, 0);
@@ -663,11 +600,9 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 
 /* --- activation, fork ---------------------------------------------------------------------- */
 
-static void format_nccl_version(void)
-{
+static void format_nccl_version(void) {
     int v = 0;
-    if (REAL(ncclGetVersion) == NULL || REAL(ncclGetVersion)(&v) != ncclSuccess || v <= 0)
-        return;
+    if (REAL(ncclGetVersion) == NULL || REAL(ncclGetVersion)(&v) != ncclSuccess || v <= 0) return;
     int major, minor, patch;
     char version[24];
     if (v >= 10000) {
@@ -682,27 +617,22 @@ static void format_nccl_version(void)
 /* The watchdog's ncclCommGetAsyncError (its poller holds the comm's busy lock), installed in
  * recorder.c at activation: the real function, not recorded as an application call (the depth
  * keeps whatever NCCL calls inside it from being recorded either). */
-static int poller_async_error(uintptr_t handle, int *error)
-{
+static int poller_async_error(uintptr_t handle, int *error) {
     __typeof__(&ncclCommGetAsyncError) real = REAL(ncclCommGetAsyncError);
     ncclResult_t e = ncclSuccess;
-    if (real == NULL)
-        return -1;
+    if (real == NULL) return -1;
     t_self.depth++;
     ncclResult_t r = real((ncclComm_t)handle, &e);
     t_self.depth--;
-    if (r != ncclSuccess)
-        return -1;
+    if (r != ncclSuccess) return -1;
     *error = (int)e;
     return 0;
 }
 
-static void after_fork_in_child(void)
-{
+static void after_fork_in_child(void) {
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     g_activate_lock = fresh;
-    if (atomic_load(&g_phase) == PHASE_ACTIVE)
-        atomic_store(&g_phase, PHASE_INERT);
+    if (atomic_load(&g_phase) == PHASE_ACTIVE) atomic_store(&g_phase, PHASE_INERT);
     rec_cuda_forget();
     rec_watchdog_forget();
     rec_inflight_reset();
@@ -711,8 +641,7 @@ static void after_fork_in_child(void)
     t_self.inflight = 0;
 }
 
-static void start_recording(bool after_fork)
-{
+static void start_recording(bool after_fork) {
     const rec_config *cfg = rec_config_get();
     if (after_fork) {
         rec_recorder_reset();
@@ -736,12 +665,10 @@ static void start_recording(bool after_fork)
 
 /* Called before the first communicator is created: threads start here, never earlier, so that
  * processes that never create a communicator (helpers inheriting LD_PRELOAD) stay untouched. */
-static void activate(void)
-{
+static void activate(void) {
     static bool atfork_registered;
     int phase = atomic_load_explicit(&g_phase, memory_order_acquire);
-    if (phase == PHASE_ACTIVE || phase == PHASE_OFF)
-        return;
+    if (phase == PHASE_ACTIVE || phase == PHASE_OFF) return;
     pthread_mutex_lock(&g_activate_lock);
     phase = atomic_load(&g_phase);
     if (!atfork_registered) {
@@ -759,22 +686,19 @@ static void activate(void)
 
 /* --- communicators ------------------------------------------------------------------------- */
 
-static const char *config_name(const ncclConfig_t *config)
-{
+static const char *config_name(const ncclConfig_t *config) {
     if (config == NULL || config->size < offsetof(ncclConfig_t, commName) + sizeof(const char *))
         return NULL;
     return config->commName;
 }
 
-static bool config_blocking(const ncclConfig_t *config)
-{
+static bool config_blocking(const ncclConfig_t *config) {
     if (config == NULL || config->size < offsetof(ncclConfig_t, blocking) + sizeof(int))
         return true;
     return config->blocking != 0; /* NCCL_CONFIG_UNDEF_INT means the default: blocking */
 }
 
-static int comm_device(ncclComm_t comm)
-{
+static int comm_device(ncclComm_t comm) {
     int dev = -1;
     if (REAL(ncclCommCuDevice) == NULL || REAL(ncclCommCuDevice)(comm, &dev) != ncclSuccess)
         return -1;
@@ -782,35 +706,34 @@ static int comm_device(ncclComm_t comm)
 }
 
 /* Registers a created communicator and, at the first one, the event pool. */
-static void register_comm(ncclComm_t comm, const rec_comm_init *init_in)
-{
-    if (comm == NULL || !recorder_active())
-        return;
+static void register_comm(ncclComm_t comm, const rec_comm_init *init_in) {
+    if (comm == NULL || !recorder_active()) return;
     rec_comm_init init = *init_in;
     init.handle = (uintptr_t)comm;
-    if (rec_comms_add(&init) < 0)
-        return;
+    if (rec_comms_add(&init) < 0) return;
     atomic_fetch_add(&g_comms_epoch, 1);
     rec_recorder_note_comm_rank(init.rank);
     int index = comm_index(comm);
-    if (index >= 0)
-        rec_members_note(rec_comms_at(index), rec_recorder_known_rank());
+    if (index >= 0) rec_members_note(rec_comms_at(index), rec_recorder_known_rank());
     const rec_config *cfg = rec_config_get();
     if (cfg->gpu_events > 0 && init.blocking)
         rec_cuda_init(cfg->buffer_size < 65536 ? cfg->buffer_size : 65536, comm_device(comm));
 }
 
 static rec_comm_init root_init(const ncclUniqueId *id, int nranks, int rank,
-                               const ncclConfig_t *config)
-{
+                               const ncclConfig_t *config) {
     uint64_t h = rec_hash_bytes(id->internal, sizeof id->internal);
-    return (rec_comm_init){.id = h, .nccl_hash = h, .parent = -1, .color = -1, .rank = rank,
-                           .nranks = nranks, .blocking = config_blocking(config),
-                           .name = config_name(config)};
+    return (rec_comm_init){ .id = h,
+                            .nccl_hash = h,
+                            .parent = -1,
+                            .color = -1,
+                            .rank = rank,
+                            .nranks = nranks,
+                            .blocking = config_blocking(config),
+                            .name = config_name(config) };
 }
 
-EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
-{
+EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) {
     NEED_REAL(ncclGetUniqueId);
     rec_thread *t = &t_self;
     t->depth++;
@@ -823,12 +746,10 @@ EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
     return r;
 }
 
-EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
-{
+EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank) {
     NEED_REAL(ncclCommInitRank);
     bool outer = t_self.depth++ == 0;
-    if (outer)
-        activate();
+    if (outer) activate();
     int slot = outer ? api_enter(REC_API_INIT_RANK) : -1;
     ncclResult_t r = real(comm, nranks, commId, rank);
     api_leave(slot);
@@ -841,12 +762,10 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId 
 }
 
 EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId,
-                                           int rank, ncclConfig_t *config)
-{
+                                           int rank, ncclConfig_t *config) {
     NEED_REAL(ncclCommInitRankConfig);
     bool outer = t_self.depth++ == 0;
-    if (outer)
-        activate();
+    if (outer) activate();
     int slot = outer ? api_enter(REC_API_INIT_RANK_CONFIG) : -1;
     ncclResult_t r = real(comm, nranks, commId, rank, config);
     api_leave(slot);
@@ -859,12 +778,10 @@ EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUni
 }
 
 EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId,
-                                             ncclUniqueId *commIds, ncclConfig_t *config)
-{
+                                             ncclUniqueId *commIds, ncclConfig_t *config) {
     NEED_REAL(ncclCommInitRankScalable);
     bool outer = t_self.depth++ == 0;
-    if (outer)
-        activate();
+    if (outer) activate();
     int slot = outer ? api_enter(REC_API_INIT_RANK_SCALABLE) : -1;
     ncclResult_t r = real(newcomm, nranks, myrank, nId, commIds, config);
     api_leave(slot);
@@ -876,8 +793,7 @@ EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, in
     return r;
 }
 
-EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
-{
+EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist) {
     NEED_REAL(ncclCommInitAll);
     rec_thread *t = &t_self;
     bool outer = t->depth++ == 0;
@@ -911,12 +827,12 @@ static void register_child_comm(ncclComm_t child, const rec_comm_init *init, ncc
     register_comm(child, init);
     if (r != ncclSuccess) return;
     int i = comm_index(child);
-    if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0) fill_size_if_unknown(rec_comms_at(i), child);
+    if (i >= 0 && atomic_load(&rec_comms_at(i)->nranks) == 0)
+        fill_size_if_unknown(rec_comms_at(i), child);
 }
 
 EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
-                                  ncclConfig_t *config)
-{
+                                  ncclConfig_t *config) {
     NEED_REAL(ncclCommSplit);
     bool outer = t_self.depth++ == 0;
     int parent = outer && recorder_active() ? comm_index(comm) : -1;
@@ -928,17 +844,21 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
     t_self.depth--;
     if (parent >= 0 && launched(r) && newcomm != NULL && *newcomm != NULL) {
         uint64_t h = rec_hash_split(rec_comms_at(parent)->nccl_hash, count, color);
-        rec_comm_init init = {.id = h, .nccl_hash = h, .parent = parent, .color = color,
-                              .rank = -1, .nranks = 0, .blocking = config_blocking(config),
-                              .name = config_name(config)};
+        rec_comm_init init = { .id = h,
+                               .nccl_hash = h,
+                               .parent = parent,
+                               .color = color,
+                               .rank = -1,
+                               .nranks = 0,
+                               .blocking = config_blocking(config),
+                               .name = config_name(config) };
         register_child_comm(*newcomm, &init, r);
     }
     return r;
 }
 
 EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
-                                   ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
-{
+                                   ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags) {
     NEED_REAL(ncclCommShrink);
     bool outer = t_self.depth++ == 0;
     int parent = outer && recorder_active() ? comm_index(comm) : -1;
@@ -952,61 +872,59 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int e
         rec_comm_init init = {
             .id = rec_hash_shrink(p->id, count, excludeRanksList, excludeRanksCount),
             .nccl_hash = rec_hash_split(p->nccl_hash, 0, 0), /* NCCL's (colliding) hash */
-            .parent = parent, .color = -1, .rank = -1, .nranks = 0,
-            .blocking = config_blocking(config), .name = config_name(config)};
+            .parent = parent,
+            .color = -1,
+            .rank = -1,
+            .nranks = 0,
+            .blocking = config_blocking(config),
+            .name = config_name(config)
+        };
         register_child_comm(*newcomm, &init, r);
     }
     return r;
 }
 
-static unsigned end_of_life_api(int state)
-{
+static unsigned end_of_life_api(int state) {
     return state == REC_COMM_FINALIZED ? REC_API_FINALIZE
-           : state == REC_COMM_ABORTED ? REC_API_ABORT : REC_API_DESTROY;
+           : state == REC_COMM_ABORTED ? REC_API_ABORT
+                                       : REC_API_DESTROY;
 }
 
 /* Destroy, Abort, Finalize: call through, then note the communicator's new state. The comm's
  * busy lock is held across the real call, so the watchdog's ncclCommGetAsyncError (which only
  * tries the lock) never runs on a communicator being freed. */
-static ncclResult_t end_of_life(ncclResult_t (*real)(ncclComm_t), ncclComm_t comm, int state)
-{
+static ncclResult_t end_of_life(ncclResult_t (*real)(ncclComm_t), ncclComm_t comm, int state) {
     bool outer = t_self.depth++ == 0;
     int index = outer && recorder_active() ? comm_index(comm) : -1;
     int slot = outer ? api_enter(end_of_life_api(state)) : -1;
-    if (index >= 0)
-        pthread_mutex_lock(&rec_comms_at(index)->busy);
+    if (index >= 0) pthread_mutex_lock(&rec_comms_at(index)->busy);
     ncclResult_t r = real(comm);
     if (index >= 0 && (launched(r) || state == REC_COMM_ABORTED)) {
         rec_comms_retire(index, state);
         atomic_fetch_add(&g_comms_epoch, 1);
     }
-    if (index >= 0)
-        pthread_mutex_unlock(&rec_comms_at(index)->busy);
+    if (index >= 0) pthread_mutex_unlock(&rec_comms_at(index)->busy);
     api_leave(slot);
     t_self.depth--;
     return r;
 }
 
-EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
-{
+EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm) {
     NEED_REAL(ncclCommFinalize);
     return end_of_life(real, comm, REC_COMM_FINALIZED);
 }
 
-EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
-{
+EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
     NEED_REAL(ncclCommDestroy);
     return end_of_life(real, comm, REC_COMM_DESTROYED);
 }
 
-EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
-{
+EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
     NEED_REAL(ncclCommAbort);
     return end_of_life(real, comm, REC_COMM_ABORTED);
 }
 
-EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
-{
+EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
     NEED_REAL(ncclCommRevoke);
     bool outer = t_self.depth++ == 0;
     int index = outer && recorder_active() ? comm_index(comm) : -1;
@@ -1014,21 +932,18 @@ EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
     ncclResult_t r = real(comm, revokeFlags);
     api_leave(slot);
     t_self.depth--;
-    if (index >= 0 && launched(r))
-        rec_comms_retire(index, REC_COMM_REVOKED);
+    if (index >= 0 && launched(r)) rec_comms_retire(index, REC_COMM_REVOKED);
     return r;
 }
 
-EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
-{
+EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError) {
     NEED_REAL(ncclCommGetAsyncError);
     bool outer = t_self.depth++ == 0;
     ncclResult_t r = real(comm, asyncError);
     t_self.depth--;
     if (outer && r == ncclSuccess && asyncError != NULL && recorder_active()) {
         int index = comm_index(comm);
-        if (index >= 0)
-            rec_watchdog_note_async_error(index, (int)*asyncError);
+        if (index >= 0) rec_watchdog_note_async_error(index, (int)*asyncError);
     }
     return r;
 }

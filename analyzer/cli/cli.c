@@ -41,7 +41,7 @@ typedef struct request {
     int64_t *ranks;
     size_t ranks_cap;
     const char **filters;
-    char **expanded; /* argv with combined short flags split ("-vj" -> "-v" "-j") */
+    char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
     fa_command command; /* frtrace, frtrace stats, frtrace timeline (perf_cli.h) */
     fa_perf_cli perf;   /* their own options */
 } request;
@@ -53,9 +53,9 @@ static const struct {
     const char *name;
     report_writer write;
 } formats[] = {
-    {"text", fa_report_text},
-    {"markdown", fa_report_markdown},
-    {"json", fa_report_db},
+    { "text", fa_report_text },
+    { "markdown", fa_report_markdown },
+    { "json", fa_report_db },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -115,7 +115,8 @@ static int usage_error(const char *fmt, const char *arg) {
 }
 
 static int conflict(const char *a, const char *b, const char *why) {
-    fprintf(stderr, "frtrace: %s and %s cannot go together: %s\nTry 'frtrace --help'.\n", a, b, why);
+    fprintf(stderr, "frtrace: %s and %s cannot go together: %s\nTry 'frtrace --help'.\n", a, b,
+            why);
     return 2;
 }
 
@@ -169,7 +170,7 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
             continue;
         }
         for (const char *c = a + 1; *c; c++) {
-            char flag[3] = {'-', *c, '\0'};
+            char flag[3] = { '-', *c, '\0' };
             if (strchr(value_letters, *c)) {
                 v[n++] = strdup(flag);
                 if (c[1]) v[n++] = strdup(c + 1);
@@ -218,7 +219,8 @@ static bool parse_rank_list(request *rq, const char *word) {
             if (*p < '0' || *p > '9') goto not_ranks;
             hi = strtoll(p, &end, 10);
         }
-        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || (*end && *end != ',')) goto not_ranks;
+        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || (*end && *end != ','))
+            goto not_ranks;
         for (long long r = lo; r <= hi; r++)
             if (add_rank(rq, r) != 0) goto not_ranks;
         p = *end ? end + 1 : end;
@@ -243,24 +245,31 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, "-V", "version")) {
             printf("frtrace %s\n", FRTRACE_VERSION);
             return -1;
-        } else if (is_option(arg, "-d", "dir") || is_option(arg, "-p", "prefix") || is_option(arg, "-o", "output") ||
-                   is_option(arg, "-f", "format")) {
-            if (!(value = option_value(argc, argv, &i))) return usage_error("option %s needs a value", arg);
-            if (is_option(arg, "-d", "dir")) rq->analysis.dir = value;
-            else if (is_option(arg, "-p", "prefix")) rq->analysis.prefix = value;
-            else if (is_option(arg, "-o", "output")) rq->output = value;
+        } else if (is_option(arg, "-d", "dir") || is_option(arg, "-p", "prefix") ||
+                   is_option(arg, "-o", "output") || is_option(arg, "-f", "format")) {
+            if (!(value = option_value(argc, argv, &i)))
+                return usage_error("option %s needs a value", arg);
+            if (is_option(arg, "-d", "dir"))
+                rq->analysis.dir = value;
+            else if (is_option(arg, "-p", "prefix"))
+                rq->analysis.prefix = value;
+            else if (is_option(arg, "-o", "output"))
+                rq->output = value;
             else {
                 rq->format = value;
-                snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg, strchr(arg, '=') ? "" : " ",
-                         strchr(arg, '=') ? "" : value);
+                snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg,
+                         strchr(arg, '=') ? "" : " ", strchr(arg, '=') ? "" : value);
             }
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
                 return usage_error("option %s needs a number", arg);
-            if (is_option(arg, "-J", "jobs")) rq->analysis.jobs = rq->report.jobs = (int)n;
-            else rq->analysis.mismatch_cap = (int)n;
+            if (is_option(arg, "-J", "jobs"))
+                rq->analysis.jobs = rq->report.jobs = (int)n;
+            else
+                rq->analysis.mismatch_cap = (int)n;
         } else if (is_option(arg, NULL, "width")) {
-            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0 || n > 100000)
+            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0 ||
+                n > 100000)
                 return usage_error("option %s needs a number of columns (0: no limit)", arg);
             rq->report.width = (size_t)n;
             rq->width_given = true;
@@ -283,10 +292,12 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, NULL, "selected-ranks")) {
             size_t before = rq->report.nselected_ranks;
             const char *eq = strchr(arg, '=');
-            if (eq && !parse_rank_list(rq, eq + 1)) return usage_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
+            if (eq && !parse_rank_list(rq, eq + 1))
+                return usage_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
             /* rank lists are numbers: the first word that is not one ends them (it may be DIR) */
             while (!eq && i + 1 < argc && parse_rank_list(rq, argv[i + 1])) i++;
-            if (rq->report.nselected_ranks == before) return usage_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
+            if (rq->report.nselected_ranks == before)
+                return usage_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
             rq->report.selected_ranks = rq->ranks;
         } else if (is_option(arg, NULL, "pg-filters")) {
             rq->filters = rq->filters ? rq->filters : calloc((size_t)argc, sizeof *rq->filters);
@@ -294,15 +305,18 @@ static int parse_args(int argc, char **argv, request *rq) {
             rq->report.pg_filters = rq->filters;
             /* group names are any words: stop at an option, at "--", and at an existing
              * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
-            while (i + 1 < argc && argv[i + 1][0] != '-' && !(!rq->analysis.dir && is_directory(argv[i + 1])))
+            while (i + 1 < argc && argv[i + 1][0] != '-' &&
+                   !(!rq->analysis.dir && is_directory(argv[i + 1])))
                 rq->filters[rq->report.npg_filters++] = argv[++i];
             if (!rq->report.npg_filters) return usage_error("%s needs at least one group", arg);
         } else if (strcmp(arg, "--") == 0) {
             for (i++; i < argc; i++) {
-                if (rq->analysis.dir) return usage_error("more than one directory given ('%s')", argv[i]);
+                if (rq->analysis.dir)
+                    return usage_error("more than one directory given ('%s')", argv[i]);
                 rq->analysis.dir = argv[i];
             }
-        } else if (arg[0] == '-' && arg[1] && (n = fa_perf_cli_option(argc, argv, &i, &rq->perf)) != 0) {
+        } else if (arg[0] == '-' && arg[1] &&
+                   (n = fa_perf_cli_option(argc, argv, &i, &rq->perf)) != 0) {
             if (n < 0) return 2; /* stragglers' floor, timeline window and cap (perf_cli.c) */
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option '%s'", arg);
@@ -318,23 +332,32 @@ static int parse_args(int argc, char **argv, request *rq) {
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
 static int check_conflicts(request *rq) {
     if (rq->transform_ft && !rq->group_world_size)
-        return usage_error("%s", "--transform-ft needs --group-world-size N (the ranks of one torchft replica group)");
+        return usage_error(
+            "%s",
+            "--transform-ft needs --group-world-size N (the ranks of one torchft replica group)");
     if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
     rq->analysis.straggler_floor_ms = rq->perf.floor_ms;
     if (rq->command == FA_CMD_TIMELINE && !rq->format_flag[0]) rq->format = "json";
     if (rq->command != FA_CMD_ANALYZE && !fa_perf_cli_format_ok(rq->command, rq->format))
-        return usage_error(rq->command == FA_CMD_STATS ? "unknown format '%s' (text, markdown or json)" : "unknown format '%s' (json or svg)",
+        return usage_error(rq->command == FA_CMD_STATS
+                               ? "unknown format '%s' (text, markdown or json)"
+                               : "unknown format '%s' (json or svg)",
                            rq->format);
     if (rq->command != FA_CMD_ANALYZE && rq->just_print_entries)
-        return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline", "-j prints the entries without analyzing them");
-    if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format)) return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+        return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline",
+                        "-j prints the entries without analyzing them");
+    if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format))
+        return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
     if (rq->just_print_entries && rq->output)
-        return conflict("-j", "-o", "-j prints the entries without analyzing them, so there is no database to write");
+        return conflict(
+            "-j", "-o",
+            "-j prints the entries without analyzing them, so there is no database to write");
     if (rq->just_print_entries && rq->format_flag[0] && strcmp(rq->format, "text") != 0)
         return conflict("-j", rq->format_flag, "-j prints one plain table of entries");
-    if (rq->command == FA_CMD_ANALYZE && rq->output && strcmp(rq->output, "-") == 0 && rq->format_flag[0] &&
-        strcmp(rq->format, "json") != 0)
-        return conflict("-o -", rq->format_flag, "both would print on stdout (-o - prints only the database)");
+    if (rq->command == FA_CMD_ANALYZE && rq->output && strcmp(rq->output, "-") == 0 &&
+        rq->format_flag[0] && strcmp(rq->format, "json") != 0)
+        return conflict("-o -", rq->format_flag,
+                        "both would print on stdout (-o - prints only the database)");
     return 0;
 }
 
@@ -344,7 +367,8 @@ static void choose_layout(request *rq) {
     bool tty = isatty(STDOUT_FILENO);
     struct winsize ws;
     if (!rq->width_given)
-        rq->report.width = tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
+        rq->report.width =
+            tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
     const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
     rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
 }
@@ -373,14 +397,19 @@ static bool holds_dumps(const char *dir, const char *prefix) {
 static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, size_t plen) {
     const char *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
     char cache[4096] = "";
-    if (xdg && *xdg) snprintf(cache, sizeof cache, "%s/torch", xdg);
-    else if (home && *home) snprintf(cache, sizeof cache, "%s/.cache/torch", home);
-    struct { const char *from, *path; bool is_prefix; } places[] = {
-        {"FRTRACE_DUMP_DIR", getenv("FRTRACE_DUMP_DIR"), false},
-        {"TORCH_FR_DUMP_TEMP_FILE", getenv("TORCH_FR_DUMP_TEMP_FILE"), true},
-        {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", getenv("TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), true},
-        {"PyTorch's default", cache, false},
-        {"PyTorch's old default", "/tmp", false},
+    if (xdg && *xdg)
+        snprintf(cache, sizeof cache, "%s/torch", xdg);
+    else if (home && *home)
+        snprintf(cache, sizeof cache, "%s/.cache/torch", home);
+    struct {
+        const char *from, *path;
+        bool is_prefix;
+    } places[] = {
+        { "FRTRACE_DUMP_DIR", getenv("FRTRACE_DUMP_DIR"), false },
+        { "TORCH_FR_DUMP_TEMP_FILE", getenv("TORCH_FR_DUMP_TEMP_FILE"), true },
+        { "TORCH_NCCL_DEBUG_INFO_TEMP_FILE", getenv("TORCH_NCCL_DEBUG_INFO_TEMP_FILE"), true },
+        { "PyTorch's default", cache, false },
+        { "PyTorch's old default", "/tmp", false },
     };
     char looked[2048] = "";
     size_t at = 0;
@@ -389,48 +418,62 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
         if (!p || !*p) continue;
         if (places[i].is_prefix && !is_directory(p)) {
             const char *slash = strrchr(p, '/');
-            snprintf(dir, dlen, "%.*s", slash ? (int)(slash - p) : 1, slash ? (slash == p ? "/" : p) : ".");
+            snprintf(dir, dlen, "%.*s", slash ? (int)(slash - p) : 1,
+                     slash ? (slash == p ? "/" : p) : ".");
             snprintf(prefix, plen, "%s", slash ? slash + 1 : p);
         } else {
             snprintf(dir, dlen, "%s", p);
             prefix[0] = '\0';
         }
         bool found = i < 3 ? holds_dumps(dir, prefix[0] ? prefix : NULL)
-                           : holds_dumps(dir, "comm_lib_trace_rank_") || holds_dumps(dir, "nccl_trace_rank_");
+                           : holds_dumps(dir, "comm_lib_trace_rank_") ||
+                                 holds_dumps(dir, "nccl_trace_rank_");
         if (found) {
             if (i >= 3 && !prefix[0])
-                snprintf(prefix, plen, "%s", holds_dumps(dir, "comm_lib_trace_rank_") ? "comm_lib_trace_rank_" : "nccl_trace_rank_");
-            fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from, prefix[0] ? ", prefix " : "",
-                    prefix);
+                snprintf(prefix, plen, "%s",
+                         holds_dumps(dir, "comm_lib_trace_rank_") ? "comm_lib_trace_rank_"
+                                                                  : "nccl_trace_rank_");
+            fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from,
+                    prefix[0] ? ", prefix " : "", prefix);
             rq->analysis.dir = dir;
             if (prefix[0] && !rq->analysis.prefix) rq->analysis.prefix = prefix;
             return 0;
         }
-        if (at < sizeof looked) at += (size_t)snprintf(looked + at, sizeof looked - at, "%s%s (%s)", at ? ", " : "", p, places[i].from);
+        if (at < sizeof looked)
+            at += (size_t)snprintf(looked + at, sizeof looked - at, "%s%s (%s)", at ? ", " : "", p,
+                                   places[i].from);
     }
-    return usage_error("no dump directory given, and none found where PyTorch writes dumps: %s", looked[0] ? looked : "(none set)");
+    return usage_error("no dump directory given, and none found where PyTorch writes dumps: %s",
+                       looked[0] ? looked : "(none set)");
 }
 
 /* ------------------------------------------------------------ output --------------- */
 
 static void print_input_messages(const fa_analysis *a) {
-    for (size_t i = 0; i < a->in.nrejected; i++) fprintf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path, a->in.rejected[i].error);
+    for (size_t i = 0; i < a->in.nrejected; i++)
+        fprintf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path, a->in.rejected[i].error);
     for (size_t i = 0; i < a->in.nnotes; i++) fprintf(stderr, "frtrace: %s\n", a->in.notes[i]);
 }
 
 /* A filter that matches nothing leaves an empty report: say so, on stderr. */
-static void warn_unmatched_filters(const fa_input *in, const fa_groups *g, const fa_report_options *opt) {
+static void warn_unmatched_filters(const fa_input *in, const fa_groups *g,
+                                   const fa_report_options *opt) {
     for (size_t i = 0; i < opt->nselected_ranks; i++) {
         int64_t r = opt->selected_ranks[i];
         bool known = fa_input_find(in, r) >= 0 || fa_ranks_contains(&g->without_dump, r);
-        if (!known) fprintf(stderr, "frtrace: warning: --selected-ranks: rank %lld is not in these dumps\n", (long long)r);
+        if (!known)
+            fprintf(stderr, "frtrace: warning: --selected-ranks: rank %lld is not in these dumps\n",
+                    (long long)r);
     }
     for (size_t i = 0; i < opt->npg_filters; i++) {
         const char *f = opt->pg_filters[i];
         bool known = false;
         for (size_t k = 0; k < g->n && !known; k++)
-            known = strcmp(g->v[k].name, f) == 0 || strcmp(g->v[k].desc, f) == 0 || (g->v[k].id && strcmp(g->v[k].id, f) == 0);
-        if (!known) fprintf(stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n", f);
+            known = strcmp(g->v[k].name, f) == 0 || strcmp(g->v[k].desc, f) == 0 ||
+                    (g->v[k].id && strcmp(g->v[k].id, f) == 0);
+        if (!known)
+            fprintf(stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n",
+                    f);
     }
 }
 
@@ -467,8 +510,9 @@ static int write_database(const fa_analysis *a, const request *rq) {
     }
     if (rc) {
         unlink(tmp);
-        fprintf(stderr, "frtrace: %s: write failed (%s); the previous file, if any, is left as it was\n", rq->output,
-                saved ? strerror(saved) : "error");
+        fprintf(stderr,
+                "frtrace: %s: write failed (%s); the previous file, if any, is left as it was\n",
+                rq->output, saved ? strerror(saved) : "error");
     }
     free(tmp);
     return rc;
@@ -476,7 +520,7 @@ static int write_database(const fa_analysis *a, const request *rq) {
 
 static int run(request *rq) {
     fa_analysis a;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
         if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
@@ -500,7 +544,8 @@ static int run(request *rq) {
     print_input_messages(&a);
     warn_unmatched_filters(&a.in, &a.groups, &rq->report);
     if (rq->command != FA_CMD_ANALYZE) {
-        int perf_status = fa_perf_cli_run(&a, &rq->report, rq->command, rq->format, rq->output, &rq->perf);
+        int perf_status =
+            fa_perf_cli_run(&a, &rq->report, rq->command, rq->format, rq->output, &rq->perf);
         fa_analysis_free(&a);
         return perf_status;
     }
@@ -534,9 +579,12 @@ static int cli_main(int argc, char **argv, fa_command command) {
     if (status == 0) status = parse_args(nargs, args, &rq);
     if (status == 0) status = check_conflicts(&rq);
     if (status == 0) choose_layout(&rq);
-    if (status == 0 && !rq.analysis.dir) status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
-    if (status == 0) status = run(&rq);
-    else if (status < 0) status = 0; /* --help, --version */
+    if (status == 0 && !rq.analysis.dir)
+        status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
+    if (status == 0)
+        status = run(&rq);
+    else if (status < 0)
+        status = 0; /* --help, --version */
     for (int i = 0; i < nargs; i++) free(args[i]);
     free(args);
     free(rq.ranks);

@@ -9,8 +9,9 @@
 
 int show_main(int argc, char **argv);    /* argv[0] is "show" */
 int analyze_main(int argc, char **argv); /* argv[0] is the program name */
-int stats_main(int argc, char **argv);    /* argv[0] is "stats" (cli.c, perf_cli.c) */
-int timeline_main(int argc, char **argv); /* argv[0] is "timeline" (cli.c, perf_cli.c, timeline.c) */
+int stats_main(int argc, char **argv);   /* argv[0] is "stats" (cli.c, perf_cli.c) */
+int timeline_main(int argc,
+                  char **argv); /* argv[0] is "timeline" (cli.c, perf_cli.c, timeline.c) */
 
 #define FRTRACE_VERSION "0.1.0"
 

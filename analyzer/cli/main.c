@@ -1,7 +1,8 @@
 /* main.c — the frtrace command line: picks the subcommand, nothing else.
  *
  * `frtrace show [--pretty] FILE...` decodes dumps (show.c); `frtrace stats` and `frtrace timeline`
- * (cli.c with perf_cli.c) and every other form analyze a dump directory (cli.c). No analysis logic lives here.
+ * (cli.c with perf_cli.c) and every other form analyze a dump directory (cli.c). No analysis logic
+ * lives here.
  */
 #include <string.h>
 

@@ -1,4 +1,5 @@
-/* perf_cli.c — the options and the output of `frtrace stats` and `frtrace timeline` (perf_cli.h). */
+/* perf_cli.c — the options and the output of `frtrace stats` and `frtrace timeline` (perf_cli.h).
+ */
 #include "perf_cli.h"
 
 #include <errno.h>
@@ -31,7 +32,7 @@ static bool number(const char *s, double *out) {
 }
 
 int fa_perf_cli_option(int argc, char **argv, int *i, fa_perf_cli *pc) {
-    static const char *const names[] = {"straggler-floor-ms", "from-ms", "to-ms", "max-ranks"};
+    static const char *const names[] = { "straggler-floor-ms", "from-ms", "to-ms", "max-ranks" };
     for (int k = 0; k < 4; k++) {
         bool matched;
         const char *value = long_option(argv[*i], names[k], &matched);
@@ -39,34 +40,45 @@ int fa_perf_cli_option(int argc, char **argv, int *i, fa_perf_cli *pc) {
         if (!value && *i + 1 < argc) value = argv[++*i];
         double x;
         if (!number(value, &x) || (k != 1 && k != 2 && x < 0)) {
-            fprintf(stderr, "frtrace: option --%s needs a%s number\nTry 'frtrace --help'.\n", names[k], k == 1 || k == 2 ? "" : " non-negative");
+            fprintf(stderr, "frtrace: option --%s needs a%s number\nTry 'frtrace --help'.\n",
+                    names[k], k == 1 || k == 2 ? "" : " non-negative");
             return -1;
         }
-        if (k == 0) pc->floor_ms = x;
-        else if (k == 1) pc->from_ms = x, pc->has_from = true;
-        else if (k == 2) pc->to_ms = x, pc->has_to = true;
-        else pc->max_ranks = (long)x;
+        if (k == 0)
+            pc->floor_ms = x;
+        else if (k == 1)
+            pc->from_ms = x, pc->has_from = true;
+        else if (k == 2)
+            pc->to_ms = x, pc->has_to = true;
+        else
+            pc->max_ranks = (long)x;
         return 1;
     }
     return 0;
 }
 
 bool fa_perf_cli_format_ok(fa_command cmd, const char *f) {
-    if (cmd == FA_CMD_STATS) return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "json");
+    if (cmd == FA_CMD_STATS)
+        return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "json");
     return !strcmp(f, "json") || !strcmp(f, "svg");
 }
 
-static int timeline(const fa_analysis *a, const fa_report_options *opt, const char *format, FILE *out, const fa_perf_cli *pc) {
-    fa_timeline_sel sel = {0};
-    if (fa_timeline_pick(a, opt, pc->max_ranks < 0 ? FA_TIMELINE_MAX_RANKS : pc->max_ranks, &sel) != 0) return -1;
+static int timeline(const fa_analysis *a, const fa_report_options *opt, const char *format,
+                    FILE *out, const fa_perf_cli *pc) {
+    fa_timeline_sel sel = { 0 };
+    if (fa_timeline_pick(a, opt, pc->max_ranks < 0 ? FA_TIMELINE_MAX_RANKS : pc->max_ranks, &sel) !=
+        0)
+        return -1;
     sel.has_from = pc->has_from, sel.from_ms = pc->from_ms;
     sel.has_to = pc->has_to, sel.to_ms = pc->to_ms;
     if (sel.dropped)
         fprintf(stderr,
-                "frtrace: timeline: %zu ranks; drawing %zu of them (the culprits, the slow ranks, then the lowest ranks); "
+                "frtrace: timeline: %zu ranks; drawing %zu of them (the culprits, the slow ranks, "
+                "then the lowest ranks); "
                 "choose with --selected-ranks R..., or --max-ranks N (0: all)\n",
                 a->in.nranks, sel.n);
-    int rc = strcmp(format, "svg") == 0 ? fa_timeline_write_svg(a, opt, &sel, out) : fa_timeline_write_trace(a, opt, &sel, out);
+    int rc = strcmp(format, "svg") == 0 ? fa_timeline_write_svg(a, opt, &sel, out)
+                                        : fa_timeline_write_trace(a, opt, &sel, out);
     fa_timeline_sel_free(&sel);
     return rc;
 }
@@ -76,8 +88,8 @@ bool fa_output_in_place(const char *path) {
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd, const char *format,
-                    const char *output, const fa_perf_cli *pc) {
+int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd,
+                    const char *format, const char *output, const fa_perf_cli *pc) {
     bool to_stdout = !output || strcmp(output, "-") == 0;
     char *tmp = NULL;
     FILE *out = stdout;
@@ -86,7 +98,8 @@ int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_comma
             fprintf(stderr, "frtrace: %s: cannot write: %s\n", output, strerror(errno));
             return 2;
         }
-        int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out) : timeline(a, opt, format, out, pc);
+        int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out)
+                                     : timeline(a, opt, format, out, pc);
         if (fclose(out) != 0) rc = -1;
         return rc == 0 ? 0 : 2;
     }
@@ -98,13 +111,15 @@ int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_comma
             return 2;
         }
     }
-    int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out) : timeline(a, opt, format, out, pc);
+    int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out)
+                                 : timeline(a, opt, format, out, pc);
     if (fflush(out) != 0 || ferror(out)) rc = -1;
     if (!to_stdout) {
         if (fclose(out) != 0) rc = -1;
         if (rc == 0 && rename(tmp, output) != 0) rc = -1;
         if (rc != 0) {
-            fprintf(stderr, "frtrace: %s: write failed (%s)\n", output, errno ? strerror(errno) : "error");
+            fprintf(stderr, "frtrace: %s: write failed (%s)\n", output,
+                    errno ? strerror(errno) : "error");
             unlink(tmp);
         }
         free(tmp);

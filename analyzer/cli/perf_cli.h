@@ -17,10 +17,10 @@ typedef enum fa_command { FA_CMD_ANALYZE, FA_CMD_STATS, FA_CMD_TIMELINE } fa_com
 #define FA_TIMELINE_MAX_RANKS 64 /* ranks drawn by default; --max-ranks N, 0 for all */
 
 typedef struct fa_perf_cli {
-    double floor_ms;           /* --straggler-floor-ms */
+    double floor_ms; /* --straggler-floor-ms */
     bool has_from, has_to;
-    double from_ms, to_ms;     /* --from-ms / --to-ms: the window, from the first arrival */
-    long max_ranks;            /* --max-ranks; -1 the default */
+    double from_ms, to_ms; /* --from-ms / --to-ms: the window, from the first arrival */
+    long max_ranks;        /* --max-ranks; -1 the default */
 } fa_perf_cli;
 
 /* argv[*i] when it is one of the perf options (--straggler-floor-ms X, --from-ms X, --to-ms X,
@@ -34,7 +34,7 @@ bool fa_perf_cli_format_ok(fa_command cmd, const char *format);
  * replace the device itself (as root, /dev/null became a regular file). */
 bool fa_output_in_place(const char *path);
 /* stats or timeline on a finished analysis; the exit status (0 written, 2 failed). */
-int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd, const char *format,
-                    const char *output, const fa_perf_cli *pc);
+int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd,
+                    const char *format, const char *output, const fa_perf_cli *pc);
 
 #endif

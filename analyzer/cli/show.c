@@ -58,7 +58,7 @@ static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_err
     } else if (looks_like_json(buf, len)) {
         rc = json_read((const char *)buf, len, arena, &root, err);
     } else {
-        pr_options opts = {0};
+        pr_options opts = { 0 };
         rc = pickle_read(buf, len, arena, &opts, &root, err);
     }
     if (rc == 0) {
@@ -97,9 +97,9 @@ int show_main(int argc, char **argv) {
         return 2;
     }
     int status = 0;
-    fa_file_buffer file = {0};
+    fa_file_buffer file = { 0 };
     for (int i = first; i < argc; i++) {
-        fr_error err = {{0}};
+        fr_error err = { { 0 } };
         if (show_file(argv[i], pretty, &file, &err)) {
             fflush(stdout);
             fprintf(stderr, "frtrace show: %s: %s\n", argv[i], err.msg);

@@ -4,7 +4,8 @@
 #include <string.h>
 
 fa_backend fa_backend_of(const char *profiling_name) {
-    return profiling_name && strncmp(profiling_name, "gloo:", 5) == 0 ? FA_BACKEND_GLOO : FA_BACKEND_OTHER;
+    return profiling_name && strncmp(profiling_name, "gloo:", 5) == 0 ? FA_BACKEND_GLOO
+                                                                      : FA_BACKEND_OTHER;
 }
 
 bool fa_backend_records_p2p(fa_backend backend) { return backend != FA_BACKEND_GLOO; }

@@ -3,17 +3,16 @@
  * Every Flight Recorder entry carries `state` ("scheduled", "started", "completed") and
  * `retired`, but backends fill them differently, and the analyzer must read them alike:
  *
- * | dumps of                         | pending, not started   | started          | completed        |
- * |----------------------------------|------------------------|------------------|------------------|
- * | PyTorch NCCL, timing on          | scheduled              | started          | completed        |
- * | PyTorch NCCL, timing off         | scheduled (started is  | -                | completed        |
- * |                                  | never recorded)        |                  |                  |
- * | PyTorch gloo (2.15)              | scheduled, retired     | -                | scheduled,       |
- * |                                  | false (gloo runs on    |                  | retired true     |
- * |                                  | the CPU: pending is    |                  |                  |
- * |                                  | "in progress")         |                  |                  |
- * | frtrace's recorder               | scheduled              | started (start   | completed (end   |
- * |                                  |                        | event; level 2)  | event)           |
+ * backend                    pending, not started     started           completed
+ * -------------------------  -----------------------  ----------------  --------------------
+ * PyTorch NCCL, timing on    scheduled                started           completed
+ * PyTorch NCCL, timing off   scheduled (started is    -                 completed
+ *                            never recorded)
+ * PyTorch gloo (2.15)        scheduled, retired       -                 scheduled, retired
+ *                            false (in progress on                      true
+ *                            the CPU)
+ * frtrace's recorder         scheduled                started (start    completed (end
+ *                                                     event, level 2)   event)
  *
  * So a gloo entry that is `retired` is completed, whatever its `state` says (gloo never moves
  * it past "scheduled"); for every other backend `state` is the truth and `retired` adds
@@ -44,7 +43,8 @@ bool fa_backend_records_p2p(fa_backend backend);
 
 /* The state the analyzer uses for e: its recorded state, read with its backend's meaning. */
 static inline fr_state fa_backend_state(const fr_entry *e) {
-    if (e->retired && e->state != FR_STATE_COMPLETED && fa_backend_of(e->profiling_name) == FA_BACKEND_GLOO)
+    if (e->retired && e->state != FR_STATE_COMPLETED &&
+        fa_backend_of(e->profiling_name) == FA_BACKEND_GLOO)
         return FR_STATE_COMPLETED;
     return e->state;
 }

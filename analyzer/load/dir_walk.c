@@ -18,7 +18,7 @@
 #include "load.h"
 #include "dir_walk.h"
 
-static const char *const dump_suffixes[] = {".json", ".pkl", ".pickle", ""};
+static const char *const dump_suffixes[] = { ".json", ".pkl", ".pickle", "" };
 
 int64_t fa_dump_name_rank(const char *name, size_t *prefix_len) {
     size_t len = strlen(name);
@@ -53,7 +53,8 @@ static size_t slot_of(const visited *s, dev_t dev, ino_t ino) {
 }
 
 static bool visited_grow(visited *s) {
-    visited bigger = {calloc(s->cap ? s->cap * 2 : 64, sizeof *s->v), s->cap ? s->cap * 2 : 64, 0};
+    visited bigger = { calloc(s->cap ? s->cap * 2 : 64, sizeof *s->v), s->cap ? s->cap * 2 : 64,
+                       0 };
     if (!bigger.v) return false;
     for (size_t i = 0; i < s->cap; i++) {
         if (!s->v[i].used) continue;
@@ -73,7 +74,7 @@ static int visited_add(visited *s, dev_t dev, ino_t ino) {
     size_t at = slot_of(s, dev, ino);
     for (; s->v[at].used; at = (at + 1) & (s->cap - 1))
         if (s->v[at].dev == dev && s->v[at].ino == ino) return 0;
-    s->v[at] = (dir_id){dev, ino, true};
+    s->v[at] = (dir_id){ dev, ino, true };
     s->n++;
     return 1;
 }
@@ -103,7 +104,7 @@ static int add_entry(fa_dir_list *w, const char *path, size_t base_at, const cha
     }
     char *copy = strdup(path);
     if (!copy) return -1;
-    w->v[w->n++] = (fa_dir_entry){copy, copy + base_at, rank, prefix_len, odd, is_dir};
+    w->v[w->n++] = (fa_dir_entry){ copy, copy + base_at, rank, prefix_len, odd, is_dir };
     return 0;
 }
 
@@ -164,7 +165,7 @@ static int walk_dir(fa_dir_list *w, visited *seen, const char *dir, int depth) {
 
 int fa_dir_walk(const char *dir, fa_dir_list *w) {
     memset(w, 0, sizeof *w);
-    visited seen = {0};
+    visited seen = { 0 };
     struct stat st;
     if (stat(dir, &st) != 0) return -1;
     int rc = visited_add(&seen, st.st_dev, st.st_ino) < 0 ? -1 : walk_dir(w, &seen, dir, 0);

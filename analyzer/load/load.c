@@ -21,12 +21,14 @@
 
 typedef fa_dir_entry candidate;
 
-static int compare_strings(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+static int compare_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 /* The prefix most candidates share; NULL when two prefixes tie for most (then the user must say,
  * and the message names every candidate). */
 static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
-    fa_smap counts = {0};
+    fa_smap counts = { 0 };
     char *best = NULL;
     uint64_t best_count = 0;
     int tie = 0;
@@ -48,15 +50,18 @@ static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
         }
     }
     if (tie) { /* name every candidate, in order, so that the user can pick one */
-        size_t at = (size_t)snprintf(err->msg, sizeof err->msg, "cannot infer the file-name prefix: %llu files each "
-                                     "have", (unsigned long long)best_count);
+        size_t at = (size_t)snprintf(err->msg, sizeof err->msg,
+                                     "cannot infer the file-name prefix: %llu files each "
+                                     "have",
+                                     (unsigned long long)best_count);
         const char **tied = calloc(counts.cap + 1, sizeof *tied);
         size_t ntied = 0;
         for (size_t k = 0; tied && k < counts.cap; k++)
             if (counts.keys[k] && counts.values[k] == best_count) tied[ntied++] = counts.keys[k];
         if (tied) qsort(tied, ntied, sizeof *tied, compare_strings);
         for (size_t k = 0; k < ntied && at < sizeof err->msg; k++)
-            at += (size_t)snprintf(err->msg + at, sizeof err->msg - at, "%s \"%s\"", k ? "," : "", tied[k]);
+            at += (size_t)snprintf(err->msg + at, sizeof err->msg - at, "%s \"%s\"", k ? "," : "",
+                                   tied[k]);
         if (at < sizeof err->msg) snprintf(err->msg + at, sizeof err->msg - at, "; give --prefix");
         free(tied);
         free(best);
@@ -92,15 +97,16 @@ static char *hostile_memberships(const fr_dump *dump, size_t len) {
     for (uint32_t k = 0; k < dump->ngroups; k++) members += dump->groups[k].nranks;
     if (members <= (uint64_t)len + 65536) return NULL;
     char *msg = NULL;
-    if (asprintf(&msg, "pg_config lists %llu group memberships in %zu bytes (memo-shared member "
-                       "lists): more than a dump can hold, refused as hostile",
+    if (asprintf(&msg,
+                 "pg_config lists %llu group memberships in %zu bytes (memo-shared member "
+                 "lists): more than a dump can hold, refused as hostile",
                  (unsigned long long)members, len) < 0)
         msg = NULL;
     return msg;
 }
 
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     if (job->files[i].odd) { /* never opened: it could block, or never end */
         if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable",
                      job->files[i].odd, (long long)job->files[i].rank) < 0)
@@ -130,19 +136,22 @@ static void decode_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
     if (!w->dec) w->dec = fr_decoder_new();
     if (!w->comp) w->comp = fa_compactor_new(job->store);
     for (size_t i = lo; i < hi; i++) {
-        if (w->dec && w->comp) decode_one(job, i, w);
-        else job->errors[i] = strdup("out of memory");
+        if (w->dec && w->comp)
+            decode_one(job, i, w);
+        else
+            job->errors[i] = strdup("out of memory");
     }
 }
 
 /* One file at a time to whichever worker is free: files differ in size. */
-static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps, char **errors) {
+static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps,
+                       char **errors) {
     decode_job *job = calloc(1, sizeof *job);
     if (!job) {
         for (size_t i = 0; i < n; i++) errors[i] = strdup("out of memory");
         return;
     }
-    *job = (decode_job){.files = files, .store = store, .dumps = dumps, .errors = errors};
+    *job = (decode_job){ .files = files, .store = store, .dumps = dumps, .errors = errors };
     fa_parallel_for(n, 1, fa_worker_count(jobs), decode_range, job);
     for (unsigned t = 0; t < sizeof job->workers / sizeof *job->workers; t++) {
         fa_compactor_free(job->workers[t].comp);
@@ -187,30 +196,32 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
     in->ranks = calloc(n ? n : 1, sizeof *in->ranks);
     in->rejected = calloc(n ? n : 1, sizeof *in->rejected);
     for (size_t i = 0; i < n; i++) {
-        int duplicate = in->nranks > 0 && in->ranks[in->nranks - 1].rank == files[i].rank && dumps[i];
+        int duplicate =
+            in->nranks > 0 && in->ranks[in->nranks - 1].rank == files[i].rank && dumps[i];
         if (!dumps[i] || duplicate) {
             char msg[600];
             if (duplicate) {
-                snprintf(msg, sizeof msg, "a second dump for rank %lld (already read %s)", (long long)files[i].rank,
-                         in->ranks[in->nranks - 1].path);
+                snprintf(msg, sizeof msg, "a second dump for rank %lld (already read %s)",
+                         (long long)files[i].rank, in->ranks[in->nranks - 1].path);
                 fa_dump_free(dumps[i]);
             }
             in->rejected[in->nrejected++] =
-                (fa_rejected){files[i].path,
-                              strdup(duplicate   ? msg
-                                     : errors[i] ? errors[i]
-                                                 : "out of memory"),
-                              files[i].rank, duplicate ? NULL : files[i].odd};
+                (fa_rejected){ files[i].path,
+                               strdup(duplicate   ? msg
+                                      : errors[i] ? errors[i]
+                                                  : "out of memory"),
+                               files[i].rank, duplicate ? NULL : files[i].odd };
             free(errors[i]);
             continue;
         }
         fa_dump *d = dumps[i];
-        in->ranks[in->nranks++] = (fa_rank_dump){files[i].rank, files[i].path, d};
+        in->ranks[in->nranks++] = (fa_rank_dump){ files[i].rank, files[i].path, d };
         add_version(in, d->version ? d->version : "?");
         if (d->warning) add_note(in, files[i].path, d->warning);
         if (d->global_rank >= 0 && d->global_rank != files[i].rank) {
             char msg[200];
-            snprintf(msg, sizeof msg, "the dump says it is rank %lld, the file name says %lld; using the file name",
+            snprintf(msg, sizeof msg,
+                     "the dump says it is rank %lld, the file name says %lld; using the file name",
                      (long long)d->global_rank, (long long)files[i].rank);
             add_note(in, files[i].path, msg);
         }
@@ -250,7 +261,7 @@ static char *size_key(const fr_group_config *c) {
 /* A dump whose pg_config gives a group another member count than most dumps do (a group of
  * 200 000 ranks in a job of 16) is named: its claim is the odd one, whatever it does later. */
 static void note_odd_group_sizes(fa_input *in) {
-    fa_smap count = {0}, best = {0}; /* size key -> dumps; name -> most common count */
+    fa_smap count = { 0 }, best = { 0 }; /* size key -> dumps; name -> most common count */
     for (int pass = 0; pass < 3; pass++)
         for (size_t r = 0; r < in->nranks; r++) {
             const fa_dump *d = in->ranks[r].dump;
@@ -308,7 +319,8 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         fa_dir_walk_free(&all, true);
     if (!chosen || kept == 0) {
         if (chosen || nall == 0) /* else infer_prefix said why */
-            snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)", dir, prefix ? prefix : "PREFIX");
+            snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)",
+                     dir, prefix ? prefix : "PREFIX");
         free(chosen);
         fa_dir_walk_free(&all, false);
         return -1;
@@ -357,8 +369,10 @@ long fa_input_find(const fa_input *in, int64_t rank) {
     size_t lo = 0, hi = in->nranks;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (in->ranks[mid].rank < rank) lo = mid + 1;
-        else hi = mid;
+        if (in->ranks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < in->nranks && in->ranks[lo].rank == rank ? (long)lo : -1;
 }

@@ -6,8 +6,8 @@
  * such as notes1 or README does not spoil the inference, unlike torchfrtrace). Ranks are
  * sorted, so nothing downstream depends on directory order. Files are decoded by `jobs`
  * threads, each compacting its dump (store.h) and freeing the decoded one at once, so that only
- * `jobs` full dumps exist at any time; a file that fails to decode is kept as a rejected file with its message, and the rest
- * are analyzed. A second file for the same rank is rejected too.
+ * `jobs` full dumps exist at any time; a file that fails to decode is kept as a rejected file with
+ * its message, and the rest are analyzed. A second file for the same rank is rejected too.
  *
  * Library code: nothing is printed. The caller reports `rejected` and `notes`.
  */
@@ -30,7 +30,7 @@ typedef struct fa_rank_dump {
 typedef struct fa_rejected {
     char *path;
     char *error;
-    int64_t rank; /* from the file name, -1 if none */
+    int64_t rank;     /* from the file name, -1 if none */
     const char *what; /* what the entry is when not a regular file ("a FIFO"), else NULL; static */
 } fa_rejected;
 

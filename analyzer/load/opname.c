@@ -5,11 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const all_to_all_types[] = {"all_to_all", "all_to_all_single", "all_to_all_v_single", "alltoall_base", "alltoall", NULL};
-static const char *const all_gather_types[] = {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced", "all_gather_into_tensor", NULL};
-static const char *const reduce_scatter_types[] = {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "reduce_scatter_tensor", NULL};
-static const char *const all_reduce_types[] = {"all_reduce", "allreduce_coalesced", NULL};
-static const char *const end_marker_types[] = {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced", NULL};
+static const char *const all_to_all_types[] = {
+    "all_to_all", "all_to_all_single", "all_to_all_v_single", "alltoall_base", "alltoall", NULL
+};
+static const char *const all_gather_types[] = { "all_gather", "_all_gather_base",
+                                                "all_gather_into_tensor_coalesced",
+                                                "all_gather_into_tensor", NULL };
+static const char *const reduce_scatter_types[] = { "reduce_scatter", "_reduce_scatter_base",
+                                                    "reduce_scatter_tensor_coalesced",
+                                                    "reduce_scatter_tensor", NULL };
+static const char *const all_reduce_types[] = { "all_reduce", "allreduce_coalesced", NULL };
+static const char *const end_marker_types[] = { "coalesced", "ALLGATHER_coalesced",
+                                                "REDUCE_SCATTER_coalesced", NULL };
 
 static bool type_in(const char *type, const char *const *list) {
     for (; *list; list++)

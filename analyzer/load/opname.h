@@ -11,8 +11,8 @@
 
 /* Op families a profiling name's type falls into (see match.c for what each implies). */
 enum {
-    FA_OP_END_MARKER = 1 << 0,     /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
-    FA_OP_COALESCED = 1 << 1,      /* exactly "coalesced" (closes a batch_isend_irecv) */
+    FA_OP_END_MARKER = 1 << 0, /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
+    FA_OP_COALESCED = 1 << 1,  /* exactly "coalesced" (closes a batch_isend_irecv) */
     FA_OP_ALL_TO_ALL = 1 << 2,
     FA_OP_ALL_GATHER = 1 << 3,
     FA_OP_REDUCE_SCATTER = 1 << 4,
@@ -35,6 +35,7 @@ typedef struct fa_opname {
 
 /* 0 on success; -1 when the name has no "backend:" part. */
 int fa_parse_profiling_name(const char *name, fa_opname *out);
-bool fa_is_end_marker(const char *type); /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
+bool fa_is_end_marker(
+    const char *type); /* coalesced, ALLGATHER_coalesced, REDUCE_SCATTER_coalesced */
 
 #endif

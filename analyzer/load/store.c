@@ -56,8 +56,10 @@ struct fa_store {
     vec set_key;        /* per dtype list */
 };
 
-static const size_t view_size[K_COUNT] = {sizeof(const char *), sizeof(fa_opinfo), sizeof(fr_shapes), sizeof(fr_strings),
-                                          sizeof(fa_frames), sizeof(const int64_t *), sizeof(fa_traits)};
+static const size_t view_size[K_COUNT] = { sizeof(const char *), sizeof(fa_opinfo),
+                                           sizeof(fr_shapes),    sizeof(fr_strings),
+                                           sizeof(fa_frames),    sizeof(const int64_t *),
+                                           sizeof(fa_traits) };
 
 /* ---------------------------------------------------------------- memory ----------- */
 
@@ -82,14 +84,14 @@ static void *vec_push(vec *v, size_t size) {
     return (uint8_t *)v->v + size * v->n++;
 }
 
-
 /* Eight bytes at a time: the default group's rank list is 128 KiB per file at 16 384 ranks. */
 static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
     uint64_t h = (kind + 1) * 0x9e3779b97f4a7c15ULL ^ len;
     for (; len >= 8; p += 8, len -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = ((h ^ (w * 0x87c37b91114253d5ULL)) << 31 | (h ^ (w * 0x87c37b91114253d5ULL)) >> 33) * 0x4cf5ad432745937fULL;
+        h = ((h ^ (w * 0x87c37b91114253d5ULL)) << 31 | (h ^ (w * 0x87c37b91114253d5ULL)) >> 33) *
+            0x4cf5ad432745937fULL;
     }
     uint64_t tail = 0;
     memcpy(&tail, p, len);
@@ -98,12 +100,14 @@ static uint64_t hash_blob(uint32_t kind, const uint8_t *p, size_t len) {
 
 /* ---------------------------------------------------------------- hash tables ------ */
 
-static const slot *table_find(const table *t, uint32_t kind, uint64_t hash, const uint8_t *blob, size_t len) {
+static const slot *table_find(const table *t, uint32_t kind, uint64_t hash, const uint8_t *blob,
+                              size_t len) {
     if (!t->cap) return NULL;
     for (size_t i = hash & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
         const slot *s = &t->v[i];
         if (!s->blob) return NULL;
-        if (s->hash == hash && s->kind == kind && s->len == len && memcmp(s->blob, blob, len) == 0) return s;
+        if (s->hash == hash && s->kind == kind && s->len == len && memcmp(s->blob, blob, len) == 0)
+            return s;
     }
 }
 
@@ -131,7 +135,8 @@ static int table_put(table *t, slot value) {
 
 /* ---------------------------------------------------------------- typed views ------ */
 
-static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len, uint64_t hash, const uint8_t **stored);
+static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len,
+                          uint64_t hash, const uint8_t **stored);
 
 static const char *str_of(const fa_store *s, uint64_t id) {
     return id == FA_NONE ? NULL : ((const char *const *)s->kinds[K_STR].v)[id];
@@ -159,7 +164,9 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
         memcpy(buf, type, tl);
         buf[tl] = '\0';
         const uint8_t *stored;
-        if (intern_locked(s, K_STR, (const uint8_t *)buf, tl + 1, hash_blob(K_STR, (const uint8_t *)buf, tl + 1), &stored) < 0) return -1;
+        if (intern_locked(s, K_STR, (const uint8_t *)buf, tl + 1,
+                          hash_blob(K_STR, (const uint8_t *)buf, tl + 1), &stored) < 0)
+            return -1;
         o->type = (const char *)stored;
         o->is_send = o->parsed && n.is_send;
         o->is_recv = o->parsed && n.is_recv;
@@ -181,7 +188,7 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
             *numel += n;
             at += 1 + v[i].ndim;
         }
-        *sh = (fr_shapes){(uint32_t)w[0], v};
+        *sh = (fr_shapes){ (uint32_t)w[0], v };
     } else if (kind == K_STRINGS) {
         fr_strings *st = view;
         uint64_t *key = vec_push(&s->set_key, sizeof *key);
@@ -194,21 +201,23 @@ static int make_view(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len
             for (int64_t j = 0; j < i; j++) seen |= w[1 + j] == w[1 + i];
             if (!seen) *key += fr_mix64((uint64_t)w[1 + i] + 1); /* order-free */
         }
-        *st = (fr_strings){(uint32_t)w[0], items};
+        *st = (fr_strings){ (uint32_t)w[0], items };
     } else {
         fa_frames *fr = view;
         fr_frame *v = arena_alloc(s, (size_t)(w[0] + 1) * sizeof *v);
         if (!v) return -1;
         for (int64_t i = 0; i < w[0]; i++)
-            v[i] = (fr_frame){str_of(s, (uint64_t)w[1 + 3 * i]), str_of(s, (uint64_t)w[2 + 3 * i]), w[3 + 3 * i]};
-        *fr = (fa_frames){(uint32_t)w[0], v};
+            v[i] = (fr_frame){ str_of(s, (uint64_t)w[1 + 3 * i]), str_of(s, (uint64_t)w[2 + 3 * i]),
+                               w[3 + 3 * i] };
+        *fr = (fa_frames){ (uint32_t)w[0], v };
     }
     (void)len;
     return 0;
 }
 
 /* The id of (kind, blob), storing it when new. Caller holds the lock. */
-static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len, uint64_t hash, const uint8_t **stored) {
+static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_t len,
+                          uint64_t hash, const uint8_t **stored) {
     const slot *hit = table_find(&s->index, kind, hash, blob, len);
     if (hit) {
         *stored = hit->blob;
@@ -219,7 +228,7 @@ static long intern_locked(fa_store *s, uint32_t kind, const uint8_t *blob, size_
     memcpy(copy, blob, len);
     uint32_t id = (uint32_t)s->kinds[kind].n;
     if (make_view(s, kind, copy, len) != 0) return -1;
-    if (table_put(&s->index, (slot){hash, copy, (uint32_t)len, kind, id}) != 0) return -1;
+    if (table_put(&s->index, (slot){ hash, copy, (uint32_t)len, kind, id }) != 0) return -1;
     *stored = copy;
     return id;
 }
@@ -250,16 +259,24 @@ void fa_store_free(fa_store *s) {
     free(s);
 }
 
-const fa_opinfo *fa_store_op(const fa_store *s, uint32_t name) { return &((const fa_opinfo *)s->kinds[K_NAME].v)[name]; }
-const fr_shapes *fa_store_shapes(const fa_store *s, uint32_t id) { return &((const fr_shapes *)s->kinds[K_SHAPES].v)[id]; }
+const fa_opinfo *fa_store_op(const fa_store *s, uint32_t name) {
+    return &((const fa_opinfo *)s->kinds[K_NAME].v)[name];
+}
+const fr_shapes *fa_store_shapes(const fa_store *s, uint32_t id) {
+    return &((const fr_shapes *)s->kinds[K_SHAPES].v)[id];
+}
 int64_t fa_store_numel(const fa_store *s, uint32_t id) { return ((const int64_t *)s->numel.v)[id]; }
-const fr_strings *fa_store_strings(const fa_store *s, uint32_t id) { return &((const fr_strings *)s->kinds[K_STRINGS].v)[id]; }
-uint64_t fa_store_strings_set(const fa_store *s, uint32_t id) { return ((const uint64_t *)s->set_key.v)[id]; }
+const fr_strings *fa_store_strings(const fa_store *s, uint32_t id) {
+    return &((const fr_strings *)s->kinds[K_STRINGS].v)[id];
+}
+uint64_t fa_store_strings_set(const fa_store *s, uint32_t id) {
+    return ((const uint64_t *)s->set_key.v)[id];
+}
 
 const fa_traits *fa_store_traits_all(const fa_store *s) { return s->kinds[K_TRAITS].v; }
 
 fa_frames fa_store_frames(const fa_store *s, uint32_t id) {
-    if (id == FA_NONE) return (fa_frames){0, NULL};
+    if (id == FA_NONE) return (fa_frames){ 0, NULL };
     return ((const fa_frames *)s->kinds[K_FRAMES].v)[id];
 }
 
@@ -307,13 +324,13 @@ struct fa_compactor {
     traits_slot traits[TRAITS_FRONT];
     recent_ranks recent[RECENT_RANKS];
     unsigned next_recent;
-    table cache;       /* (kind, blob) -> id, blobs in the store's arena */
-    ptr_slot *ptrs;    /* per dump: (kind, pointer into the dump) -> id */
+    table cache;    /* (kind, blob) -> id, blobs in the store's arena */
+    ptr_slot *ptrs; /* per dump: (kind, pointer into the dump) -> id */
     size_t ptrs_cap, ptrs_count;
     uint32_t generation;
-    int64_t *scratch;  /* the blob being built */
+    int64_t *scratch; /* the blob being built */
     size_t scratch_cap;
-    bool failed;       /* out of memory somewhere in this dump */
+    bool failed; /* out of memory somewhere in this dump */
 };
 
 fa_compactor *fa_compactor_new(fa_store *store) {
@@ -331,7 +348,8 @@ void fa_compactor_free(fa_compactor *c) {
     free(c);
 }
 
-static uint32_t intern(fa_compactor *c, uint32_t kind, const void *blob, size_t len, const uint8_t **stored_out) {
+static uint32_t intern(fa_compactor *c, uint32_t kind, const void *blob, size_t len,
+                       const uint8_t **stored_out) {
     uint64_t hash = hash_blob(kind, blob, len);
     const slot *hit = table_find(&c->cache, kind, hash, blob, len);
     if (hit) {
@@ -342,7 +360,8 @@ static uint32_t intern(fa_compactor *c, uint32_t kind, const void *blob, size_t 
     pthread_mutex_lock(&c->store->lock);
     long id = intern_locked(c->store, kind, blob, len, hash, &stored);
     pthread_mutex_unlock(&c->store->lock);
-    if (id < 0 || table_put(&c->cache, (slot){hash, stored, (uint32_t)len, kind, (uint32_t)id}) != 0) {
+    if (id < 0 ||
+        table_put(&c->cache, (slot){ hash, stored, (uint32_t)len, kind, (uint32_t)id }) != 0) {
         c->failed = true;
         return FA_NONE;
     }
@@ -353,7 +372,8 @@ static uint32_t intern(fa_compactor *c, uint32_t kind, const void *blob, size_t 
 const int64_t *fa_store_ranks(fa_store *s, const int64_t *ranks, uint32_t n) {
     const uint8_t *stored = NULL;
     pthread_mutex_lock(&s->lock);
-    long id = intern_locked(s, K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks, hash_blob(K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks), &stored);
+    long id = intern_locked(s, K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks,
+                            hash_blob(K_RANKS, (const uint8_t *)ranks, n * sizeof *ranks), &stored);
     pthread_mutex_unlock(&s->lock);
     return id < 0 ? NULL : (const int64_t *)stored;
 }
@@ -363,7 +383,8 @@ const int64_t *fa_store_ranks(fa_store *s, const int64_t *ranks, uint32_t n) {
  * (kind, p): a hit, or the empty slot where it belongs; NULL when out of memory. Growing the
  * table moves the slots, so a slot is good only until the next call. */
 static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
-    if ((c->ptrs_count + 1) * 2 > c->ptrs_cap) { /* rehash this dump's pointers into a bigger table */
+    if ((c->ptrs_count + 1) * 2 >
+        c->ptrs_cap) { /* rehash this dump's pointers into a bigger table */
         size_t cap = c->ptrs_cap ? c->ptrs_cap * 2 : 256;
         ptr_slot *v = calloc(cap, sizeof *v), *old = c->ptrs;
         if (!v) {
@@ -384,12 +405,15 @@ static ptr_slot *ptr_find(fa_compactor *c, uint32_t kind, const void *p) {
         free(old);
     }
     size_t i = fr_mix64((uintptr_t)p ^ kind) & (c->ptrs_cap - 1);
-    for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr; i = (i + 1) & (c->ptrs_cap - 1))
+    for (; c->ptrs[i].generation == c->generation && c->ptrs[i].ptr;
+         i = (i + 1) & (c->ptrs_cap - 1))
         if (c->ptrs[i].ptr == p && c->ptrs[i].kind == kind) break;
     return &c->ptrs[i];
 }
 
-static bool ptr_hit(const fa_compactor *c, const ptr_slot *s) { return s->generation == c->generation && s->ptr; }
+static bool ptr_hit(const fa_compactor *c, const ptr_slot *s) {
+    return s->generation == c->generation && s->ptr;
+}
 
 /* Interned strings lie a few bytes apart, so the slot comes from a multiplicative hash of the
  * whole pointer rather than from its low bits. */
@@ -415,16 +439,18 @@ static const ptr_slot *ptr_lookup_slow(fa_compactor *c, uint32_t kind, const voi
     return f;
 }
 
-static void ptr_remember(fa_compactor *c, uint32_t kind, const void *p, uint32_t id, const uint8_t *stored) {
+static void ptr_remember(fa_compactor *c, uint32_t kind, const void *p, uint32_t id,
+                         const uint8_t *stored) {
     ptr_slot *s = ptr_find(c, kind, p);
     if (!s || ptr_hit(c, s)) return;
-    *s = (ptr_slot){p, stored, kind, id, c->generation};
+    *s = (ptr_slot){ p, stored, kind, id, c->generation };
     c->ptrs_count++;
 }
 
 /* A string of the dump (K_STR or K_NAME), through the per-dump pointer cache; *stored_out (when
  * asked for) gets the store's copy, which other workers cannot move, unlike the id vectors. */
-static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str, const char **stored_out) {
+static uint32_t intern_str_at(fa_compactor *c, uint32_t kind, const char *str,
+                              const char **stored_out) {
     if (stored_out) *stored_out = NULL;
     if (!str) return FA_NONE;
     const ptr_slot *s = ptr_lookup(c, kind, str);
@@ -449,7 +475,9 @@ static bool ptr_known(fa_compactor *c, uint32_t kind, const void *p, uint32_t *i
     return true;
 }
 
-static uint32_t intern_str(fa_compactor *c, uint32_t kind, const char *str) { return intern_str_at(c, kind, str, NULL); }
+static uint32_t intern_str(fa_compactor *c, uint32_t kind, const char *str) {
+    return intern_str_at(c, kind, str, NULL);
+}
 
 static const char *stored_str(fa_compactor *c, const char *str) {
     const char *stored;
@@ -523,7 +551,8 @@ static uint32_t intern_frames(fa_compactor *c, const fr_frame *f, uint32_t n) {
 static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry *e) {
     for (uint32_t i = 0; i < d->npgs; i++) {
         uint32_t k = d->npgs - 1 - i;
-        if (d->pgs[k].pg_id == e->pg_id && d->pgs[k].name == stored_str(c, e->pg_name) && d->pgs[k].desc == stored_str(c, e->pg_desc))
+        if (d->pgs[k].pg_id == e->pg_id && d->pgs[k].name == stored_str(c, e->pg_name) &&
+            d->pgs[k].desc == stored_str(c, e->pg_desc))
             return k;
     }
     if (d->npgs == *cap) {
@@ -536,7 +565,8 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
         d->pgs = v;
         *cap = bigger;
     }
-    d->pgs[d->npgs] = (fa_pg){stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false};
+    d->pgs[d->npgs] =
+        (fa_pg){ stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false };
     return d->npgs++;
 }
 
@@ -585,13 +615,14 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
 
 /* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
 static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
-    uint64_t h = fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
-                          (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
-                          (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
+    uint64_t h =
+        fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
+                 (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
+                 (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
     if (front->generation == c->generation && key_is(&front->key, e)) return front->id;
     uint32_t id = intern_traits(c, e);
-    if (id != FA_NONE) *front = (traits_slot){key_of(e), id, c->generation};
+    if (id != FA_NONE) *front = (traits_slot){ key_of(e), id, c->generation };
     return id;
 }
 
@@ -612,10 +643,13 @@ static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
 
 /* An entry's times, compact (perf.h). */
 static fa_times fa_times_of(const fr_entry *e) {
-    fa_times t = {e->time_created_ns > 0 ? e->time_created_ns : 0, e->has_duration ? (float)e->duration_ms : NAN, FA_NO_TIME};
+    fa_times t = { e->time_created_ns > 0 ? e->time_created_ns : 0,
+                   e->has_duration ? (float)e->duration_ms : NAN, FA_NO_TIME };
     int64_t done = e->time_discovered_completed_ns;
     if (t.created_ns && done >= t.created_ns)
-        t.completed_us = (done - t.created_ns) / 1000 >= FA_NO_TIME ? FA_NO_TIME - 1 : (uint32_t)((done - t.created_ns) / 1000);
+        t.completed_us = (done - t.created_ns) / 1000 >= FA_NO_TIME
+                             ? FA_NO_TIME - 1
+                             : (uint32_t)((done - t.created_ns) / 1000);
     return t;
 }
 
@@ -631,18 +665,22 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             read_as.state = fa_backend_state(e);
             as_meant = &read_as;
         }
-        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc || e->pg_id != last->pg_id)
+        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc ||
+            e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        d->entries[i] = (fa_entry){e->record_id, e->collective_seq_id, e->p2p_seq_id, traits_of(c, as_meant), last_pg};
+        d->entries[i] = (fa_entry){ e->record_id, e->collective_seq_id, e->p2p_seq_id,
+                                    traits_of(c, as_meant), last_pg };
         if (c->failed) break;
         note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
-        if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns)) d->oldest_ns = e->time_created_ns;
+        if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns))
+            d->oldest_ns = e->time_created_ns;
         d->times[i] = fa_times_of(e);
     }
     if (!c->failed && in->nentries)
-        d->records_no_p2p = !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));
+        d->records_no_p2p =
+            !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));
     if (!c->failed) note_enqueued_after(in, d);
 }
 
@@ -653,10 +691,12 @@ static const int64_t *stored_ranks(fa_compactor *c, const int64_t *ranks, uint32
     if (n >= RECENT_RANKS_MIN)
         for (unsigned i = 0; i < RECENT_RANKS; i++) {
             const recent_ranks *r = &c->recent[i];
-            if (r->stored && r->n == n && memcmp(r->stored, ranks, (size_t)n * sizeof *ranks) == 0) return r->stored;
+            if (r->stored && r->n == n && memcmp(r->stored, ranks, (size_t)n * sizeof *ranks) == 0)
+                return r->stored;
         }
     const int64_t *stored = fa_store_ranks(c->store, ranks, n);
-    if (stored && n >= RECENT_RANKS_MIN) c->recent[c->next_recent++ % RECENT_RANKS] = (recent_ranks){stored, n};
+    if (stored && n >= RECENT_RANKS_MIN)
+        c->recent[c->next_recent++ % RECENT_RANKS] = (recent_ranks){ stored, n };
     return stored;
 }
 
@@ -665,13 +705,16 @@ static void compact_config(fa_compactor *c, const fr_dump *in, fa_dump *d) {
         const fr_group_config *g = &in->groups[k];
         const int64_t *ranks = g->nranks ? stored_ranks(c, g->ranks, g->nranks) : NULL;
         if (g->nranks && !ranks) c->failed = true;
-        d->groups[k] = (fr_group_config){stored_str(c, g->name), stored_str(c, g->desc), g->nranks, ranks};
+        d->groups[k] =
+            (fr_group_config){ stored_str(c, g->name), stored_str(c, g->desc), g->nranks, ranks };
     }
     if (in->nstatus) memcpy(d->status, in->status, in->nstatus * sizeof *d->status);
     for (uint32_t k = 0; k < in->ncomms; k++) {
         const fr_comm_info *ci = &in->comms[k];
-        d->comms[k] = (fr_comm_info){stored_str(c, ci->pg_name), ci->comm_rank, ci->comm_size, stored_str(c, ci->parent),
-                                     ci->color, stored_str(c, ci->nccl_hash), stored_str(c, ci->state)};
+        d->comms[k] =
+            (fr_comm_info){ stored_str(c, ci->pg_name), ci->comm_rank, ci->comm_size,
+                            stored_str(c, ci->parent),  ci->color,     stored_str(c, ci->nccl_hash),
+                            stored_str(c, ci->state) };
     }
 }
 

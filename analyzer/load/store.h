@@ -35,12 +35,12 @@ typedef struct fa_compactor fa_compactor;
 
 /* A profiling name, parsed once. */
 typedef struct fa_opinfo {
-    const char *text;  /* the profiling name itself */
-    const char *type;  /* op type ("all_reduce"); the whole name when it does not parse; interned */
-    bool parsed;       /* fa_parse_profiling_name accepted it */
+    const char *text; /* the profiling name itself */
+    const char *type; /* op type ("all_reduce"); the whole name when it does not parse; interned */
+    bool parsed;      /* fa_parse_profiling_name accepted it */
     bool is_send, is_recv;
-    int64_t src, dst;  /* group ranks of send/recv, -1 unknown */
-    uint32_t flags;    /* FA_OP_* */
+    int64_t src, dst; /* group ranks of send/recv, -1 unknown */
+    uint32_t flags;   /* FA_OP_* */
 } fa_opinfo;
 
 /* What an entry has in common with many others: which profiling name, shapes, dtypes and
@@ -69,16 +69,17 @@ typedef struct fa_entry {
 typedef struct fa_pg {
     const char *name, *desc; /* desc may be NULL */
     int64_t pg_id;
-    int64_t last_op_id;    /* of its newest entry; 0 when none carried one */
-    bool skips_op_ids;     /* op ids missing between its entries, or enqueued after them
-                            * (pg_status): operations the backend did not record */
+    int64_t last_op_id; /* of its newest entry; 0 when none carried one */
+    bool skips_op_ids;  /* op ids missing between its entries, or enqueued after them
+                         * (pg_status): operations the backend did not record */
 } fa_pg;
 
 /* When an entry happened (perf.h reads them): parallel to fa_dump.entries, 16 bytes an entry. */
 typedef struct fa_times {
-    int64_t created_ns;    /* time_created_ns (the call's arrival), 0 unknown */
-    float duration_ms;     /* duration_ms (GPU start to end), NaN when absent */
-    uint32_t completed_us; /* time_discovered_completed_ns - created_ns in us, FA_NO_TIME when unknown */
+    int64_t created_ns; /* time_created_ns (the call's arrival), 0 unknown */
+    float duration_ms;  /* duration_ms (GPU start to end), NaN when absent */
+    uint32_t
+        completed_us; /* time_discovered_completed_ns - created_ns in us, FA_NO_TIME when unknown */
 } fa_times;
 #define FA_NO_TIME UINT32_MAX
 
@@ -103,17 +104,16 @@ typedef struct fa_dump {
     fr_comm_info *comms;
     bool truncated;
     const char *warning;
-    bool records_no_p2p;  /* its entries come from a backend that records no send/recv (gloo) */
-    int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
-    int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
-    fa_times *times;      /* per entry, parallel to entries (perf.h) */
+    bool records_no_p2p; /* its entries come from a backend that records no send/recv (gloo) */
+    int64_t newest_ns;   /* the latest time_created_ns of its entries, 0 when none */
+    int64_t oldest_ns;   /* the earliest one (> 0), 0 when none */
+    fa_times *times;     /* per entry, parallel to entries (perf.h) */
 } fa_dump;
 
 typedef struct fa_frames {
     uint32_t n;
     const fr_frame *v;
 } fa_frames;
-
 
 fa_store *fa_store_new(void);
 void fa_store_free(fa_store *store);
@@ -135,7 +135,7 @@ const fr_shapes *fa_store_shapes(const fa_store *store, uint32_t id);
 int64_t fa_store_numel(const fa_store *store, uint32_t shapes); /* total elements of a shape list */
 const fr_strings *fa_store_strings(const fa_store *store, uint32_t id);
 uint64_t fa_store_strings_set(const fa_store *store, uint32_t id); /* equal for equal sets */
-fa_frames fa_store_frames(const fa_store *store, uint32_t id); /* {0, NULL} for FA_NONE */
+fa_frames fa_store_frames(const fa_store *store, uint32_t id);     /* {0, NULL} for FA_NONE */
 /* Every interned fa_traits, indexed by id: fetched once by loops over many entries. */
 const fa_traits *fa_store_traits_all(const fa_store *store);
 static inline const fa_traits *fa_entry_traits(const fa_store *store, const fa_entry *e) {

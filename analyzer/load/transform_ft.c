@@ -20,11 +20,12 @@
 
 #include "index.h"
 
-static int transform_group(fa_input *in, const fa_rank_dump *rd, fr_group_config *g, int64_t first_rank,
-                           int64_t *scratch, fr_error *err) {
+static int transform_group(fa_input *in, const fa_rank_dump *rd, fr_group_config *g,
+                           int64_t first_rank, int64_t *scratch, fr_error *err) {
     for (uint32_t k = 0; k < g->nranks; k++) {
         if (__builtin_add_overflow(g->ranks[k], first_rank, &scratch[k])) {
-            snprintf(err->msg, sizeof err->msg, "%s: --transform-ft: default_pg rank %lld + %lld overflows", rd->path,
+            snprintf(err->msg, sizeof err->msg,
+                     "%s: --transform-ft: default_pg rank %lld + %lld overflows", rd->path,
                      (long long)g->ranks[k], (long long)first_rank);
             return -1;
         }
@@ -47,9 +48,11 @@ int fa_transform_ft(fa_input *in, int64_t group_world_size, fr_error *err) {
         int64_t first_rank = rd->rank / group_world_size * group_world_size;
         for (uint32_t k = 0; rc == 0 && k < rd->dump->ngroups; k++) {
             fr_group_config *g = &rd->dump->groups[k];
-            if (!g->desc || strcmp(g->desc, "default_pg") != 0 || g->nranks == 0 || first_rank == 0) continue;
+            if (!g->desc || strcmp(g->desc, "default_pg") != 0 || g->nranks == 0 || first_rank == 0)
+                continue;
             if (fa_grow((void **)&scratch, &cap, g->nranks, sizeof *scratch) != 0) {
-                snprintf(err->msg, sizeof err->msg, "out of memory while transforming the default groups");
+                snprintf(err->msg, sizeof err->msg,
+                         "out of memory while transforming the default groups");
                 rc = -1;
                 break;
             }

@@ -14,7 +14,7 @@ typedef struct proto_group {
     const char *name, *desc;
     uint32_t n;
     int64_t *members;
-    size_t added; /* position before sorting */
+    size_t added;  /* position before sorting */
     bool inferred; /* members rebuilt from the dumps that record it: ranks without one unknown */
 } proto_group;
 
@@ -32,7 +32,8 @@ static char *member_key(const char *name, const int64_t *members, uint32_t n) {
     return key;
 }
 
-static long builder_add(builder *b, const char *name, const char *desc, const int64_t *members, uint32_t n) {
+static long builder_add(builder *b, const char *name, const char *desc, const int64_t *members,
+                        uint32_t n) {
     char *key = member_key(name, members, n);
     uint64_t at;
     if (!key) return -1;
@@ -43,14 +44,20 @@ static long builder_add(builder *b, const char *name, const char *desc, const in
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 16;
         proto_group *v = realloc(b->v, cap * sizeof *v);
-        if (!v) { free(key); return -1; }
+        if (!v) {
+            free(key);
+            return -1;
+        }
         b->v = v;
         b->cap = cap;
     }
     int64_t *copy = malloc((n ? n : 1) * sizeof *copy);
-    if (!copy) { free(key); return -1; }
+    if (!copy) {
+        free(key);
+        return -1;
+    }
     memcpy(copy, members, n * sizeof *copy);
-    b->v[b->n] = (proto_group){name, desc ? desc : "", n, copy, b->n, false};
+    b->v[b->n] = (proto_group){ name, desc ? desc : "", n, copy, b->n, false };
     fa_smap_put(&b->index, key, b->n);
     free(key);
     return (long)b->n++;
@@ -65,7 +72,7 @@ static void add_note(fa_groups *g, const char *text) {
 
 /* Recorder dumps: members rebuilt from (global rank, comm_rank, comm_size) of every dump. */
 static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *recorder_key) {
-    fa_smap slots = {0}; /* "name#size" -> proto index */
+    fa_smap slots = { 0 }; /* "name#size" -> proto index */
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
         for (uint32_t c = 0; c < d->ncomms; c++) {
@@ -73,7 +80,8 @@ static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *rec
             if (ci->comm_size <= 0 || ci->comm_rank < 0 || ci->comm_rank >= ci->comm_size) continue;
             int configured = 0;
             for (uint32_t k = 0; k < d->ngroups; k++)
-                if (strcmp(d->groups[k].name, ci->pg_name) == 0 && d->groups[k].nranks > 0) configured = 1;
+                if (strcmp(d->groups[k].name, ci->pg_name) == 0 && d->groups[k].nranks > 0)
+                    configured = 1;
             if (configured) continue;
             char key[600];
             snprintf(key, sizeof key, "%s#%lld", ci->pg_name, (long long)ci->comm_size);
@@ -121,7 +129,8 @@ static int64_t lowest_member(const proto_group *p) {
 static int compare_protos(const void *a, const void *b) {
     const proto_group *x = a, *y = b;
     int nx = name_is_number(x->name), ny = name_is_number(y->name);
-    if (nx && ny && strlen(x->name) != strlen(y->name)) return strlen(x->name) < strlen(y->name) ? -1 : 1;
+    if (nx && ny && strlen(x->name) != strlen(y->name))
+        return strlen(x->name) < strlen(y->name) ? -1 : 1;
     int c = strcmp(x->name, y->name);
     if (c) return c;
     int64_t lx = lowest_member(x), ly = lowest_member(y);
@@ -136,8 +145,10 @@ static void assign_ids(fa_groups *g) {
             fa_group *grp = &g->v[k];
             grp->id = malloc(strlen(grp->name) + 24);
             if (!grp->id) continue;
-            if (j - i == 1) strcpy(grp->id, grp->name);
-            else sprintf(grp->id, "%s@%zu", grp->name, k - i);
+            if (j - i == 1)
+                strcpy(grp->id, grp->name);
+            else
+                sprintf(grp->id, "%s@%zu", grp->name, k - i);
         }
         i = j;
     }
@@ -152,7 +163,7 @@ static bool is_contiguous(const fa_group *grp) {
 }
 
 static void index_members(const fa_input *in, fa_groups *g) {
-    fa_ranks missing = {0};
+    fa_ranks missing = { 0 };
     int64_t counted_first = -1, counted_n = 0; /* the last run of members counted in missing */
     for (size_t i = 0; i < g->n; i++) {
         fa_group *grp = &g->v[i];
@@ -185,7 +196,8 @@ static void check_descs(const fa_input *in, fa_groups *g) {
             const char *desc = d->groups[k].desc ? d->groups[k].desc : "";
             if (gi < 0 || strcmp(g->v[gi].desc, desc) == 0) continue;
             char note[700];
-            snprintf(note, sizeof note, "group %s: rank %lld calls it \"%.200s\", others \"%.200s\"", g->v[gi].id,
+            snprintf(note, sizeof note,
+                     "group %s: rank %lld calls it \"%.200s\", others \"%.200s\"", g->v[gi].id,
                      (long long)in->ranks[r].rank, desc, g->v[gi].desc);
             add_note(g, note);
         }
@@ -213,7 +225,8 @@ static void check_outsiders(const fa_input *in, fa_groups *g) {
         char *who = fa_ranks_format(outside[gi].v, outside[gi].n);
         char note[700];
         snprintf(note, sizeof note,
-                 "group %s (%.200s): rank%s %s recorded collectives in it, but its member list leaves %s out, so "
+                 "group %s (%.200s): rank%s %s recorded collectives in it, but its member list "
+                 "leaves %s out, so "
                  "they were not matched (a torchft job? try --transform-ft --group-world-size N)",
                  g->v[gi].id, g->v[gi].desc, outside[gi].n > 1 ? "s" : "", who ? who : "?",
                  outside[gi].n > 1 ? "them" : "it");
@@ -275,7 +288,7 @@ static void gather_evidence(const fa_input *in, const fa_smap *recorder_key, evi
                 evidence *v = realloc(ev->v, (ev->n + 1) * sizeof *v);
                 if (!v) return;
                 ev->v = v;
-                v[ev->n] = (evidence){name, d->pgs[k].desc ? d->pgs[k].desc : "", {0}};
+                v[ev->n] = (evidence){ name, d->pgs[k].desc ? d->pgs[k].desc : "", { 0 } };
                 at = ev->n++;
                 fa_smap_put(&ev->at, name, at);
             }
@@ -291,7 +304,9 @@ static bool ignored_config(const fa_input *in, char *buf, size_t len) {
             const fr_group_config *c = &d->groups[k];
             if (c->nranks == 0 || c->name[0]) continue;
             char *list = fa_ranks_format(c->ranks, c->nranks);
-            snprintf(buf, len, "; pg_config holds only a group named \"\" (ranks %s, group-local), as gloo writes it",
+            snprintf(buf, len,
+                     "; pg_config holds only a group named \"\" (ranks %s, group-local), as gloo "
+                     "writes it",
                      list ? list : "?");
             free(list);
             return true;
@@ -304,7 +319,8 @@ static bool ignored_config(const fa_input *in, char *buf, size_t len) {
 static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list *ev) {
     char text[1200], why[300] = "";
     ignored_config(in, why, sizeof why);
-    size_t at = (size_t)snprintf(text, sizeof text, "%zu group%s that entries name %s no pg_config entry%s; "
+    size_t at = (size_t)snprintf(text, sizeof text,
+                                 "%zu group%s that entries name %s no pg_config entry%s; "
                                  "members rebuilt from the dumps that record entries in them:",
                                  ev->n, ev->n > 1 ? "s" : "", ev->n > 1 ? "have" : "has", why);
     for (size_t i = 0; i < ev->n && at < sizeof text; i++) {
@@ -314,9 +330,10 @@ static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list 
         }
         char *who = fa_ranks_format(ev->v[i].ranks.v, ev->v[i].ranks.n);
         bool whole_job = strcmp(ev->v[i].desc, "default_pg") == 0;
-        at += (size_t)snprintf(text + at, sizeof text - at, "%s %.60s%s%.60s (%s%s)", i ? ";" : "", ev->v[i].name,
-                               ev->v[i].desc[0] ? " " : "", ev->v[i].desc,
-                               whole_job ? "every rank of the job; recorded by " : "", who ? who : "?");
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s %.60s%s%.60s (%s%s)", i ? ";" : "",
+                               ev->v[i].name, ev->v[i].desc[0] ? " " : "", ev->v[i].desc,
+                               whole_job ? "every rank of the job; recorded by " : "",
+                               who ? who : "?");
         free(who);
     }
     char **notes = realloc(g->inferred, (g->ninferred + 1) * sizeof *notes);
@@ -330,20 +347,22 @@ static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list 
  * default group holds every rank of the job. Each (rank, name) is mapped in `key` as the
  * recorder's groups are. */
 static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups *g) {
-    evidence_list ev = {0};
+    evidence_list ev = { 0 };
     gather_evidence(in, key, &ev);
     int rc = 0;
     for (size_t i = 0; i < ev.n && rc == 0; i++) {
         evidence *e = &ev.v[i];
-        fa_ranks members = {0};
+        fa_ranks members = { 0 };
         if (strcmp(e->desc, "default_pg") == 0) job_ranks(in, &members);
         for (size_t k = 0; k < e->ranks.n; k++) fa_ranks_add(&members, e->ranks.v[k]);
         fa_ranks_normalize(&members);
         fa_ranks_normalize(&e->ranks);
         long idx = builder_add(b, e->name, e->desc, members.v, (uint32_t)members.n);
         fa_ranks_free(&members);
-        if (idx < 0) rc = -1;
-        else b->v[idx].inferred = strcmp(e->desc, "default_pg") != 0;
+        if (idx < 0)
+            rc = -1;
+        else
+            b->v[idx].inferred = strcmp(e->desc, "default_pg") != 0;
         for (size_t r = 0; r < in->nranks && rc == 0; r++) {
             if (!fa_ranks_contains(&e->ranks, in->ranks[r].rank)) continue;
             char rk[640];
@@ -360,8 +379,8 @@ static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups 
 
 int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     memset(g, 0, sizeof *g);
-    builder b = {0};
-    fa_smap recorder_key = {0}; /* (rank index, name) -> proto, for groups not from pg_config */
+    builder b = { 0 };
+    fa_smap recorder_key = { 0 }; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
@@ -389,8 +408,9 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     g->n = b.n;
     g->v = calloc(b.n ? b.n : 1, sizeof *g->v);
     for (size_t i = 0; i < b.n; i++)
-        g->v[i] = (fa_group){NULL, sorted[i].name, sorted[i].desc, sorted[i].n, sorted[i].members, NULL, {0},
-                             sorted[i].inferred, false};
+        g->v[i] =
+            (fa_group){ NULL, sorted[i].name, sorted[i].desc,     sorted[i].n, sorted[i].members,
+                        NULL, { 0 },          sorted[i].inferred, false };
     assign_ids(g);
     g->by_rank = calloc(in->nranks ? in->nranks : 1, sizeof *g->by_rank);
     g->nby_rank = in->nranks;
@@ -401,14 +421,16 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
             if (!config_usable(c)) continue;
             char *key = member_key(c->name, c->ranks, c->nranks);
             uint64_t at;
-            if (key && fa_smap_get(&b.index, key, &at)) fa_smap_put(&g->by_rank[r], c->name, order[at]);
+            if (key && fa_smap_get(&b.index, key, &at))
+                fa_smap_put(&g->by_rank[r], c->name, order[at]);
             free(key);
         }
         for (uint32_t c = 0; c < d->ncomms; c++) {
             char rk[640];
             uint64_t at;
             snprintf(rk, sizeof rk, "%zu\x1f%s", r, d->comms[c].pg_name);
-            if (fa_smap_get(&recorder_key, rk, &at)) fa_smap_put(&g->by_rank[r], d->comms[c].pg_name, order[at]);
+            if (fa_smap_get(&recorder_key, rk, &at))
+                fa_smap_put(&g->by_rank[r], d->comms[c].pg_name, order[at]);
         }
         for (uint32_t k = 0; k < d->npgs; k++) { /* inferred groups */
             char rk[640];
@@ -466,6 +488,8 @@ void fa_groups_free(fa_groups *g) {
 }
 
 void fa_group_label(const fa_group *group, char *buf, size_t len) {
-    if (!group->desc[0] || strcmp(group->desc, "undefined") == 0) snprintf(buf, len, "group %s", group->id);
-    else snprintf(buf, len, "%s (%s)", group->desc, group->id);
+    if (!group->desc[0] || strcmp(group->desc, "undefined") == 0)
+        snprintf(buf, len, "group %s", group->id);
+    else
+        snprintf(buf, len, "%s (%s)", group->desc, group->id);
 }

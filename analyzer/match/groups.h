@@ -33,7 +33,7 @@ typedef struct fa_group {
     const char *name;
     const char *desc;
     uint32_t nmembers;
-    int64_t *members;  /* global ranks in group-rank order; -1 where unknown (recorder dumps) */
+    int64_t *members;   /* global ranks in group-rank order; -1 where unknown (recorder dumps) */
     long *member_input; /* index into fa_input.ranks per member, -1 = no dump */
     fa_imap member_pos; /* global rank -> position in members */
     bool inferred;      /* members rebuilt from the entries: a rank without a dump may belong too */
@@ -46,7 +46,7 @@ typedef struct fa_groups {
     fa_smap *by_rank; /* per input rank: pg_name -> group index */
     size_t nby_rank;
     fa_ranks without_dump; /* members of some group with no dump, ascending */
-    fa_ranks outsiders;    /* ranks with entries in a group whose members leave them out, ascending */
+    fa_ranks outsiders; /* ranks with entries in a group whose members leave them out, ascending */
     char **notes;
     size_t nnotes;
     char **inferred; /* membership_inferred: groups rebuilt from the entries, and from what */

@@ -73,7 +73,8 @@ void fa_shapes_text(const fr_shapes *s, char *buf, size_t len) {
     for (uint32_t i = 0; i < s->count && at < len; i++) {
         at += (size_t)snprintf(buf + at, len - at, "%s[", i ? ", " : "");
         for (uint32_t d = 0; d < s->shapes[i].ndim && at < len; d++)
-            at += (size_t)snprintf(buf + at, len - at, "%s%lld", d ? ", " : "", (long long)s->shapes[i].dims[d]);
+            at += (size_t)snprintf(buf + at, len - at, "%s%lld", d ? ", " : "",
+                                   (long long)s->shapes[i].dims[d]);
         if (at < len) at += (size_t)snprintf(buf + at, len - at, "]");
     }
     if (at < len) snprintf(buf + at, len - at, "]");
@@ -82,8 +83,8 @@ void fa_shapes_text(const fr_shapes *s, char *buf, size_t len) {
 /* A call's own consistency, independent of other ranks: all_reduce keeps its size,
  * all_gather multiplies by the group size, reduce_scatter divides by it, in and out dtypes
  * agree. Returns the kind of problem or FA_FULLY_MATCHED. */
-static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *other, uint32_t flags, int64_t group_size,
-                                      char *why, size_t whylen) {
+static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *other, uint32_t flags,
+                                      int64_t group_size, char *why, size_t whylen) {
     char a[256], b[256];
     if ((flags & FA_OP_ALL_REDUCE) && !shapes_equal(&self->input_sizes, &other->output_sizes)) {
         fa_shapes_text(&self->input_sizes, a, sizeof a);
@@ -91,50 +92,64 @@ static fa_match_state check_intrinsic(const fr_entry *self, const fr_entry *othe
         if (why) snprintf(why, whylen, "input sizes %s but output sizes %s", a, b);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
-    if ((flags & FA_OP_ALL_GATHER) && total_numel(&other->output_sizes) != total_numel(&self->input_sizes) * group_size) {
+    if ((flags & FA_OP_ALL_GATHER) &&
+        total_numel(&other->output_sizes) != total_numel(&self->input_sizes) * group_size) {
         if (why)
             snprintf(why, whylen, "output numel %lld is not input numel %lld x group size %lld",
-                     (long long)total_numel(&other->output_sizes), (long long)total_numel(&self->input_sizes), (long long)group_size);
+                     (long long)total_numel(&other->output_sizes),
+                     (long long)total_numel(&self->input_sizes), (long long)group_size);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
-    if ((flags & FA_OP_REDUCE_SCATTER) && total_numel(&other->input_sizes) != total_numel(&self->output_sizes) * group_size) {
+    if ((flags & FA_OP_REDUCE_SCATTER) &&
+        total_numel(&other->input_sizes) != total_numel(&self->output_sizes) * group_size) {
         if (why)
             snprintf(why, whylen, "input numel %lld is not output numel %lld x group size %lld",
-                     (long long)total_numel(&other->input_sizes), (long long)total_numel(&self->output_sizes), (long long)group_size);
+                     (long long)total_numel(&other->input_sizes),
+                     (long long)total_numel(&self->output_sizes), (long long)group_size);
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
     return FA_FULLY_MATCHED;
 }
 
 static bool own_dtypes_disagree(const fr_entry *e, uint32_t flags) {
-    return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) && has_tensor(&e->input_sizes) && has_tensor(&e->output_sizes) &&
-           e->input_dtypes.count && e->output_dtypes.count && !dtype_sets_equal(&e->input_dtypes, &e->output_dtypes);
+    return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) &&
+           has_tensor(&e->input_sizes) && has_tensor(&e->output_sizes) && e->input_dtypes.count &&
+           e->output_dtypes.count && !dtype_sets_equal(&e->input_dtypes, &e->output_dtypes);
 }
 
-static bool compares_inputs(const char *type) { return !is_all_to_all(type) && strcmp(type, "scatter") != 0; }
-static bool compares_outputs(const char *type) { return !is_all_to_all(type) && strcmp(type, "gather") != 0; }
+static bool compares_inputs(const char *type) {
+    return !is_all_to_all(type) && strcmp(type, "scatter") != 0;
+}
+static bool compares_outputs(const char *type) {
+    return !is_all_to_all(type) && strcmp(type, "gather") != 0;
+}
 
-static fa_match_state match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b, const fr_entry *eb) {
+static fa_match_state match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b,
+                                const fr_entry *eb) {
     if (a->is_send == b->is_send || !(b->is_send || b->is_recv)) return FA_SIZE_OR_SYNTAX_MISMATCH;
     bool src_ok = a->src < 0 || b->src < 0 || a->src == b->src;
     bool dst_ok = a->dst < 0 || b->dst < 0 || a->dst == b->dst;
     const fr_entry *send = a->is_send ? ea : eb, *recv = a->is_send ? eb : ea;
     const fr_shapes *got = recv->output_sizes.count ? &recv->output_sizes : &recv->input_sizes;
-    if (!src_ok || !dst_ok || !shapes_equal(&send->input_sizes, got)) return FA_SIZE_OR_SYNTAX_MISMATCH;
+    if (!src_ok || !dst_ok || !shapes_equal(&send->input_sizes, got))
+        return FA_SIZE_OR_SYNTAX_MISMATCH;
     return FA_FULLY_MATCHED;
 }
 
-fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why, size_t whylen) {
+fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why,
+                                size_t whylen) {
     fa_opname na, nb;
     char x[256], y[256];
     if (why && whylen) why[0] = '\0';
-    if (fa_parse_profiling_name(a->profiling_name, &na) != 0 || fa_parse_profiling_name(b->profiling_name, &nb) != 0) {
+    if (fa_parse_profiling_name(a->profiling_name, &na) != 0 ||
+        fa_parse_profiling_name(b->profiling_name, &nb) != 0) {
         if (why) snprintf(why, whylen, "profiling name without a backend prefix");
         return FA_SIZE_OR_SYNTAX_MISMATCH;
     }
     if (na.is_send || na.is_recv) return match_p2p(&na, a, &nb, b);
     if (strcmp(na.type, nb.type) != 0) {
-        if (why) snprintf(why, whylen, "expected collective type '%s', found '%s'", na.type, nb.type);
+        if (why)
+            snprintf(why, whylen, "expected collective type '%s', found '%s'", na.type, nb.type);
         return FA_COLLECTIVE_TYPE_MISMATCH;
     }
     if (fa_is_end_marker(na.type)) return FA_FULLY_MATCHED;
@@ -153,17 +168,20 @@ fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t gr
     uint32_t flags = fa_op_flags(na.type);
     fa_match_state s = check_intrinsic(a, b, flags, group_size, why, whylen);
     if (s != FA_FULLY_MATCHED) return s;
-    bool dtype_bad = own_dtypes_disagree(a, flags) ||
-                     (!(flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) && has_tensor(&a->input_sizes) && has_tensor(&b->input_sizes) &&
-                      !dtype_sets_equal(&a->input_dtypes, &b->input_dtypes)) ||
-                     (strcmp(na.type, "gather") != 0 && has_tensor(&a->output_sizes) && has_tensor(&b->output_sizes) &&
-                      !dtype_sets_equal(&a->output_dtypes, &b->output_dtypes));
+    bool dtype_bad =
+        own_dtypes_disagree(a, flags) ||
+        (!(flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) && has_tensor(&a->input_sizes) &&
+         has_tensor(&b->input_sizes) && !dtype_sets_equal(&a->input_dtypes, &b->input_dtypes)) ||
+        (strcmp(na.type, "gather") != 0 && has_tensor(&a->output_sizes) &&
+         has_tensor(&b->output_sizes) && !dtype_sets_equal(&a->output_dtypes, &b->output_dtypes));
     if (dtype_bad) {
         if (why) snprintf(why, whylen, "dtypes differ");
         return FA_COLLECTIVE_DTYPE_MISMATCH;
     }
     if (a->state != b->state) {
-        if (why) snprintf(why, whylen, "expected state '%s', found '%s'", fr_state_name(a->state), fr_state_name(b->state));
+        if (why)
+            snprintf(why, whylen, "expected state '%s', found '%s'", fr_state_name(a->state),
+                     fr_state_name(b->state));
         return FA_COLLECTIVE_STATE_MISMATCH;
     }
     if (is_all_to_all(na.type)) return FA_UNDECIDED;
@@ -224,11 +242,13 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
 static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state) {
     fa_match *m = b->m;
     if (fa_grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
-    m->calls[m->ncalls] = (fa_call){member, rank_index, 0, 0, state, false};
+    m->calls[m->ncalls] = (fa_call){ member, rank_index, 0, 0, state, false };
     return (long)m->ncalls++;
 }
 
-static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) { return &m->views[m->view_at[group] + member]; }
+static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {
+    return &m->views[m->view_at[group] + member];
+}
 
 /* ---- ordering the send/recv records ----
  * Pairing wants the records by (group, sender, receiver, sends first) and, within that, by
@@ -252,10 +272,12 @@ typedef struct run_index {
 } run_index;
 
 static bool same_run(const p2p_run *r, const p2p_rec *x) {
-    return r->group == x->group && r->src_pos == x->src_pos && r->dst_pos == x->dst_pos && r->is_send == x->is_send;
+    return r->group == x->group && r->src_pos == x->src_pos && r->dst_pos == x->dst_pos &&
+           r->is_send == x->is_send;
 }
 
-static size_t run_slot(const run_index *ix, uint32_t group, uint32_t src, uint32_t dst, uint32_t is_send) {
+static size_t run_slot(const run_index *ix, uint32_t group, uint32_t src, uint32_t dst,
+                       uint32_t is_send) {
     return fa_key2(fa_key2(group, src), ((uint64_t)dst << 1) | is_send) & (ix->nslots - 1);
 }
 
@@ -282,7 +304,7 @@ static long run_of(run_index *ix, const p2p_rec *x) {
     for (; ix->slots[i]; i = (i + 1) & (ix->nslots - 1))
         if (same_run(&ix->runs[ix->slots[i] - 1], x)) return (long)ix->slots[i] - 1;
     if (fa_grow((void **)&ix->runs, &ix->cap, ix->n + 1, sizeof *ix->runs)) return -1;
-    ix->runs[ix->n] = (p2p_run){x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0};
+    ix->runs[ix->n] = (p2p_run){ x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0 };
     ix->slots[i] = (uint32_t)ix->n + 1;
     return (long)ix->n++;
 }
@@ -297,14 +319,15 @@ static int compare_runs(const void *x, const void *y) {
 
 /* The indices of b->p2p in the order described above, or NULL when out of memory. */
 static uint32_t *sort_p2p(const builder *b) {
-    run_index ix = {0};
+    run_index ix = { 0 };
     uint32_t *run = malloc((b->np2p + 1) * sizeof *run);
     uint32_t *sorted = malloc((b->np2p + 1) * sizeof *sorted);
     p2p_run **order = NULL;
     int rc = run && sorted ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < b->np2p; i++) {
         long r = run_of(&ix, &b->p2p[i]);
-        if (r < 0) rc = -1;
+        if (r < 0)
+            rc = -1;
         else {
             run[i] = (uint32_t)r;
             ix.runs[r].count++;
@@ -336,7 +359,8 @@ static int p2p_call(builder *b, long op, const p2p_rec *r) {
     long call = new_call(b, r->member, r->rank_index, r->state);
     if (call < 0) return -1;
     fa_match *m = b->m;
-    if (fa_grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs)) return -1;
+    if (fa_grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs))
+        return -1;
     m->calls[call].entries_at = (uint32_t)m->nentry_refs;
     m->calls[call].nentries = 1;
     m->ops[op].ncalls++;
@@ -350,7 +374,8 @@ static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     long op = new_op(b, any->group, true, any->p2p_seq);
     if (op < 0) return -1;
     fa_op *o = &b->m->ops[op];
-    o->first_call = (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
+    o->first_call =
+        (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
     o->src = any->src_pos < g->nmembers ? g->members[any->src_pos] : -1;
     o->dst = any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1;
     o->unmatched = !(send && recv) && o->src >= 0 && o->dst >= 0;
@@ -370,10 +395,13 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     size_t nr = n - ns, cs = 0, cr = 0;
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
-    if (v[run[0]].src_pos == UINT32_MAX || v[run[0]].dst_pos == UINT32_MAX) { /* recv from any source */
+    if (v[run[0]].src_pos == UINT32_MAX ||
+        v[run[0]].dst_pos == UINT32_MAX) { /* recv from any source */
         for (size_t i = 0; i < n; i++) {
             const p2p_rec *x = &v[run[i]];
-            if (x->state != FR_STATE_COMPLETED && p2p_op(b, x->is_send ? x : NULL, x->is_send ? NULL : x)) return -1;
+            if (x->state != FR_STATE_COMPLETED &&
+                p2p_op(b, x->is_send ? x : NULL, x->is_send ? NULL : x))
+                return -1;
         }
         return 0;
     }
@@ -385,7 +413,9 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     return 0;
 }
 
-static bool same_pair(const p2p_rec *a, const p2p_rec *b) { return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos; }
+static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
+    return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
+}
 
 static int pair_p2p(builder *b) {
     uint32_t *order = sort_p2p(b);
@@ -438,8 +468,10 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
             const fa_dump *d = in->ranks[g->member_input[p]].dump;
             for (uint32_t s = 0; s < d->nstatus; s++) {
                 if (d->status[s].pg_id != pg_id) continue;
-                if (d->status[s].last_enqueued > v->issued_max) v->issued_max = d->status[s].last_enqueued;
-                if (d->status[s].last_completed > v->completed_max) v->completed_max = d->status[s].last_completed;
+                if (d->status[s].last_enqueued > v->issued_max)
+                    v->issued_max = d->status[s].last_enqueued;
+                if (d->status[s].last_completed > v->completed_max)
+                    v->completed_max = d->status[s].last_completed;
             }
         }
     }
@@ -456,12 +488,15 @@ typedef struct checker {
     size_t *listed_per_group;
     uint64_t *sig; /* per call of the op being checked */
     bool *odd;     /* per call: named by this check */
-    uint8_t *kind; /* per call: its own problem, 0 none, 1 sizes, 2 dtypes (check_intrinsic_calls) */
+    uint8_t
+        *kind; /* per call: its own problem, 0 none, 1 sizes, 2 dtypes (check_intrinsic_calls) */
 } checker;
 
 enum { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
 
-static bool shapes_have_tensor(const fa_store *store, uint32_t id) { return has_tensor(fa_store_shapes(store, id)); }
+static bool shapes_have_tensor(const fa_store *store, uint32_t id) {
+    return has_tensor(fa_store_shapes(store, id));
+}
 
 /* What a call's members must agree on, as a hash. Shapes, dtype sets and types are interned in
  * the store, so their ids (dtype lists: their set key) stand for their contents. */
@@ -476,10 +511,13 @@ static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
         } else if (n->flags & FA_OP_END_MARKER) {
             continue;
         } else if (what == SIG_SIZE) {
-            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_SCATTER))) h = fa_key2(fa_key2(h, 1), e->in_sizes);
-            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_GATHER))) h = fa_key2(fa_key2(h, 2), e->out_sizes);
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_SCATTER)))
+                h = fa_key2(fa_key2(h, 1), e->in_sizes);
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_GATHER)))
+                h = fa_key2(fa_key2(h, 2), e->out_sizes);
         } else {
-            if (!(n->flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) && shapes_have_tensor(store, e->in_sizes))
+            if (!(n->flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) &&
+                shapes_have_tensor(store, e->in_sizes))
                 h = fa_key2(fa_key2(h, 3), fa_store_strings_set(store, e->in_dtypes));
             if (!(n->flags & FA_OP_GATHER) && shapes_have_tensor(store, e->out_sizes))
                 h = fa_key2(fa_key2(h, 4), fa_store_strings_set(store, e->out_dtypes));
@@ -495,7 +533,7 @@ static long mark_minority(checker *k, uint32_t ncalls) {
     uint32_t same = 1;
     while (same < ncalls && k->sig[same] == k->sig[0]) same++;
     if (same >= ncalls) return -1; /* the common case: everyone agrees, no counting needed */
-    fa_imap counts = {0};
+    fa_imap counts = { 0 };
     uint64_t best = 0, best_n = 0, second_n = 0;
     for (uint32_t i = 0; i < ncalls; i++) {
         uint64_t n = 0;
@@ -549,15 +587,21 @@ static const char *call_types(const checker *k, const fa_call *c, char *buf, siz
     size_t at = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", fa_store_op(k->in->store, fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i))->name)->type);
+        at += (size_t)snprintf(
+            buf + at, len - at, "%s%s", i ? "+" : "",
+            fa_store_op(k->in->store,
+                        fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i))->name)
+                ->type);
     return buf;
 }
 
-static void describe_pair(const checker *k, const fa_op *op, long odd_call, long rep_call, fa_finding *f, int what) {
+static void describe_pair(const checker *k, const fa_op *op, long odd_call, long rep_call,
+                          fa_finding *f, int what) {
     char a[300], b[300], ra[200], rb[200];
     const fa_call *x = &k->m->calls[op->first_call + odd_call];
     const fa_call *y = rep_call >= 0 ? &k->m->calls[op->first_call + rep_call] : NULL;
-    char *odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n), *other_ranks = fa_ranks_format(f->others.v, f->others.n);
+    char *odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n),
+         *other_ranks = fa_ranks_format(f->others.v, f->others.n);
     fr_entry ex_full, ey_full;
     fa_call_expand(k->m, k->in, x, 0, &ex_full);
     if (y) fa_call_expand(k->m, k->in, y, 0, &ey_full);
@@ -565,27 +609,33 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     if (what == SIG_TYPE) {
         call_types(k, x, a, sizeof a);
         if (y) call_types(k, y, b, sizeof b);
-        if (y) fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s", f->ranks.n > 1 ? "s" : "", odd_ranks, a,
-                                     f->others.n > 1 ? "s" : "", other_ranks, b);
-        else fa_finding_set_detail(f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
-                                   (long long)k->groups->v[op->group].members[x->member], a);
+        if (y)
+            fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s",
+                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a,
+                                  f->others.n > 1 ? "s" : "", other_ranks, b);
+        else
+            fa_finding_set_detail(
+                f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
+                (long long)k->groups->v[op->group].members[x->member], a);
     } else if (what == SIG_SIZE) {
         fa_shapes_text(&ex->input_sizes, a, sizeof a);
         fa_shapes_text(&ex->output_sizes, ra, sizeof ra);
         if (ey) {
             fa_shapes_text(&ey->input_sizes, b, sizeof b);
             fa_shapes_text(&ey->output_sizes, rb, sizeof rb);
-            fa_finding_set_detail(f, "rank%s %s: sizes %s -> %s; rank%s %s: %s -> %s", f->ranks.n > 1 ? "s" : "", odd_ranks, a, ra,
+            fa_finding_set_detail(f, "rank%s %s: sizes %s -> %s; rank%s %s: %s -> %s",
+                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a, ra,
                                   f->others.n > 1 ? "s" : "", other_ranks, b, rb);
         } else {
             fa_finding_set_detail(f, "ranks %s disagree on sizes (rank %lld: %s -> %s)", odd_ranks,
                                   (long long)k->groups->v[op->group].members[x->member], a, ra);
         }
     } else {
-        fa_finding_set_detail(f, "rank%s %s use dtypes %s -> %s%s%s%s%s", f->ranks.n > 1 ? "s" : "", odd_ranks,
-                              ex->input_dtypes.count ? ex->input_dtypes.items[0] : "-",
-                              ex->output_dtypes.count ? ex->output_dtypes.items[0] : "-", ey ? "; ranks " : "", ey ? other_ranks : "",
-                              ey ? " use " : "", ey ? (ey->input_dtypes.count ? ey->input_dtypes.items[0] : "-") : "");
+        fa_finding_set_detail(f, "rank%s %s use dtypes %s -> %s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
+                              odd_ranks, ex->input_dtypes.count ? ex->input_dtypes.items[0] : "-",
+                              ex->output_dtypes.count ? ex->output_dtypes.items[0] : "-",
+                              ey ? "; ranks " : "", ey ? other_ranks : "", ey ? " use " : "",
+                              ey ? (ey->input_dtypes.count ? ey->input_dtypes.items[0] : "-") : "");
     }
     free(odd_ranks);
     free(other_ranks);
@@ -594,25 +644,34 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
 /* Whether an entry may be inconsistent in itself, from interned ids alone (equal ids are equal
  * contents, dtype lists compare as sets through their set keys): the common, consistent case
  * costs no string or shape comparison. */
-static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint32_t flags, int64_t group_size) {
+static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint32_t flags,
+                                int64_t group_size) {
     if ((flags & FA_OP_ALL_REDUCE) && e->in_sizes != e->out_sizes) return true;
-    if ((flags & FA_OP_ALL_GATHER) && fa_store_numel(store, e->out_sizes) != fa_store_numel(store, e->in_sizes) * group_size) return true;
-    if ((flags & FA_OP_REDUCE_SCATTER) && fa_store_numel(store, e->in_sizes) != fa_store_numel(store, e->out_sizes) * group_size) return true;
+    if ((flags & FA_OP_ALL_GATHER) &&
+        fa_store_numel(store, e->out_sizes) != fa_store_numel(store, e->in_sizes) * group_size)
+        return true;
+    if ((flags & FA_OP_REDUCE_SCATTER) &&
+        fa_store_numel(store, e->in_sizes) != fa_store_numel(store, e->out_sizes) * group_size)
+        return true;
     return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) &&
            fa_store_strings_set(store, e->in_dtypes) != fa_store_strings_set(store, e->out_dtypes);
 }
 
-/* One call's own consistency (all_reduce in==out, all_gather/reduce_scatter numel, in/out dtype). */
-static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size, char *why, size_t len) {
+/* One call's own consistency (all_reduce in==out, all_gather/reduce_scatter numel, in/out dtype).
+ */
+static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size,
+                                         char *why, size_t len) {
     for (uint32_t i = 0; i < c->nentries; i++) {
         const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(k->in->store, x->name);
         if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
         fr_entry full, *e = &full;
         fa_call_expand(k->m, k->in, c, i, &full);
-        if (check_intrinsic(e, e, n->flags, group_size, why, len) != FA_FULLY_MATCHED) return FA_SIZE_MISMATCH;
+        if (check_intrinsic(e, e, n->flags, group_size, why, len) != FA_FULLY_MATCHED)
+            return FA_SIZE_MISMATCH;
         if (own_dtypes_disagree(e, n->flags)) {
-            snprintf(why, len, "input dtype %s but output dtype %s", e->input_dtypes.items[0], e->output_dtypes.items[0]);
+            snprintf(why, len, "input dtype %s but output dtype %s", e->input_dtypes.items[0],
+                     e->output_dtypes.items[0]);
             return FA_DTYPE_MISMATCH;
         }
     }
@@ -624,12 +683,14 @@ static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int
 static void check_intrinsic_calls(checker *k, size_t op_index) {
     fa_op *op = &k->m->ops[op_index];
     const fa_group *g = &k->groups->v[op->group];
-    char why[300] = "", first_why[2][300] = {"", ""};
-    size_t bad[2] = {0, 0};
+    char why[300] = "", first_why[2][300] = { "", "" };
+    size_t bad[2] = { 0, 0 };
     for (uint32_t i = 0; i < op->ncalls; i++) {
-        fa_finding_kind kind = intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
+        fa_finding_kind kind =
+            intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
         k->kind[i] = (uint8_t)(kind == FA_SIZE_MISMATCH ? 1 : kind == FA_DTYPE_MISMATCH ? 2 : 0);
-        if (k->kind[i] && bad[k->kind[i] - 1]++ == 0) memcpy(first_why[k->kind[i] - 1], why, sizeof why);
+        if (k->kind[i] && bad[k->kind[i] - 1]++ == 0)
+            memcpy(first_why[k->kind[i] - 1], why, sizeof why);
     }
     for (int pass = 0; pass < 2; pass++) {
         if (!bad[pass]) continue;
@@ -643,10 +704,12 @@ static void check_intrinsic_calls(checker *k, size_t op_index) {
 }
 
 /* An all_to_all whose members send more or fewer elements in total than they receive. */
-static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t *in_total, int64_t *out_total) {
+static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t *in_total,
+                                     int64_t *out_total) {
     const fa_group *g = &k->groups->v[op->group];
     *in_total = *out_total = 0;
-    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers) return false; /* totals need every member */
+    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers)
+        return false; /* totals need every member */
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
         for (uint32_t j = 0; j < c->nentries; j++) {
@@ -665,7 +728,9 @@ static void check_all_to_all_totals(checker *k, size_t op_index) {
     for (uint32_t i = 0; i < op->ncalls; i++) k->odd[i] = true;
     fa_finding *f = add_mismatch(k, op_index, FA_ALLTOALL_SIZE_MISMATCH);
     if (f)
-        fa_finding_set_detail(f, "the members send %lld elements in total but receive %lld; the dumps do not say whose split is wrong",
+        fa_finding_set_detail(f,
+                              "the members send %lld elements in total but receive %lld; the dumps "
+                              "do not say whose split is wrong",
                               (long long)in_total, (long long)out_total);
 }
 
@@ -673,15 +738,23 @@ static void set_representative(checker *k, fa_op *op, long rep_call) {
     const fa_call *c = &k->m->calls[op->first_call + (rep_call >= 0 ? rep_call : 0)];
     op->rep = fa_call_entry(k->m, k->in, c, c->nentries - 1); /* a bundle shows its end marker */
     op->rep_rank_index = c->rank_index;
-    op->type = fa_store_op(k->in->store, fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, 0))->name)->type;
+    op->type = fa_store_op(k->in->store,
+                           fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, 0))->name)
+                   ->type;
 }
 
 /* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
-static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea, const fa_entry *b, const fr_entry *eb) {
-    const fa_opinfo *ia = fa_store_op(store, fa_entry_traits(store, a)->name), *ib = fa_store_op(store, fa_entry_traits(store, b)->name);
+static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea,
+                             const fa_entry *b, const fr_entry *eb) {
+    const fa_opinfo *ia = fa_store_op(store, fa_entry_traits(store, a)->name),
+                    *ib = fa_store_op(store, fa_entry_traits(store, b)->name);
     if (!ia->parsed || !ib->parsed) return false;
-    fa_opname na = {.is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst};
-    fa_opname nb = {.is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst};
+    fa_opname na = {
+        .is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst
+    };
+    fa_opname nb = {
+        .is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst
+    };
     if (!na.is_send && !na.is_recv) return fa_match_entries(ea, eb, 2, NULL, 0) == FA_FULLY_MATCHED;
     return match_p2p(&na, ea, &nb, eb) == FA_FULLY_MATCHED;
 }
@@ -692,10 +765,15 @@ static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_
 static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, const fa_entry *eb) {
     const fa_traits *a = fa_entry_traits(store, ea), *b = fa_entry_traits(store, eb);
     const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
-    if (!ia->parsed || !ib->parsed || !(ia->is_send || ia->is_recv) || !(ib->is_send || ib->is_recv) || ia->is_send == ib->is_send) return false;
-    if (!(ia->src < 0 || ib->src < 0 || ia->src == ib->src) || !(ia->dst < 0 || ib->dst < 0 || ia->dst == ib->dst)) return false;
+    if (!ia->parsed || !ib->parsed || !(ia->is_send || ia->is_recv) ||
+        !(ib->is_send || ib->is_recv) || ia->is_send == ib->is_send)
+        return false;
+    if (!(ia->src < 0 || ib->src < 0 || ia->src == ib->src) ||
+        !(ia->dst < 0 || ib->dst < 0 || ia->dst == ib->dst))
+        return false;
     const fa_traits *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
-    uint32_t got = fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
+    uint32_t got =
+        fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
     return send->in_sizes == got;
 }
 
@@ -709,21 +787,26 @@ static void check_op(checker *k, size_t op_index) {
             fr_entry ea, eb;
             fa_call_expand(k->m, k->in, a, 0, &ea);
             fa_call_expand(k->m, k->in, b, 0, &eb);
-            if (!p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea, fa_call_entry(k->m, k->in, b, 0), &eb)) {
+            if (!p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
+                                  fa_call_entry(k->m, k->in, b, 0), &eb)) {
                 k->odd[0] = k->odd[1] = true;
                 fa_finding *f = add_mismatch(k, op_index, FA_SIZE_MISMATCH);
                 char x[200], y[200];
                 fa_shapes_text(&ea.input_sizes, x, sizeof x);
                 fa_shapes_text(&eb.output_sizes, y, sizeof y);
-                if (f) fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s", (long long)op->src, (long long)op->dst, x, y);
+                if (f)
+                    fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s",
+                                          (long long)op->src, (long long)op->dst, x, y);
             }
         }
         return;
     }
-    static const int dims[] = {SIG_TYPE, SIG_SIZE, SIG_DTYPE};
-    static const fa_finding_kind kinds[] = {FA_TYPE_MISMATCH, FA_SIZE_MISMATCH, FA_DTYPE_MISMATCH};
+    static const int dims[] = { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
+    static const fa_finding_kind kinds[] = { FA_TYPE_MISMATCH, FA_SIZE_MISMATCH,
+                                             FA_DTYPE_MISMATCH };
     for (int d = 0; d < 3; d++) {
-        for (uint32_t i = 0; i < op->ncalls; i++) k->sig[i] = call_signature(k, &k->m->calls[op->first_call + i], dims[d]);
+        for (uint32_t i = 0; i < op->ncalls; i++)
+            k->sig[i] = call_signature(k, &k->m->calls[op->first_call + i], dims[d]);
         long rep = mark_minority(k, op->ncalls);
         bool disagree = false;
         for (uint32_t i = 0; i < op->ncalls && rep < 0; i++) disagree |= k->sig[i] != k->sig[0];
@@ -731,9 +814,11 @@ static void check_op(checker *k, size_t op_index) {
         if (rep >= 0) set_representative(k, op, rep);
         long odd_call = -1;
         for (uint32_t i = 0; i < op->ncalls; i++)
-            if (k->odd[i] && (odd_call < 0 || (rep < 0 && (long)i != 0))) odd_call = odd_call < 0 ? (long)i : odd_call;
+            if (k->odd[i] && (odd_call < 0 || (rep < 0 && (long)i != 0)))
+                odd_call = odd_call < 0 ? (long)i : odd_call;
         fa_finding *f = add_mismatch(k, op_index, kinds[d]);
-        if (f) describe_pair(k, op, odd_call, rep >= 0 ? rep : (op->ncalls > 1 ? 1 : -1), f, dims[d]);
+        if (f)
+            describe_pair(k, op, odd_call, rep >= 0 ? rep : (op->ncalls > 1 ? 1 : -1), f, dims[d]);
         if (dims[d] == SIG_TYPE) return; /* sizes of different collectives do not compare */
     }
     if (!op->mismatch) check_intrinsic_calls(k, op_index);
@@ -752,13 +837,16 @@ static bool op_is_clean(checker *k, size_t op_index, bool uniform) {
     if (op->is_p2p) {
         if (op->ncalls != 2) return true;
         const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
-        if (p2p_pair_surely_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), fa_call_entry(k->m, k->in, b, 0))) return true;
+        if (p2p_pair_surely_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0),
+                                    fa_call_entry(k->m, k->in, b, 0)))
+            return true;
         fr_entry ea, eb;
         fa_call_expand(k->m, k->in, a, 0, &ea);
         fa_call_expand(k->m, k->in, b, 0, &eb);
-        return p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea, fa_call_entry(k->m, k->in, b, 0), &eb);
+        return p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
+                                fa_call_entry(k->m, k->in, b, 0), &eb);
     }
-    static const int dims[] = {SIG_TYPE, SIG_SIZE, SIG_DTYPE};
+    static const int dims[] = { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
     for (int d = 0; d < 3 && !uniform; d++) {
         uint64_t first = call_signature(k, &k->m->calls[op->first_call], dims[d]);
         for (uint32_t i = 1; i < op->ncalls; i++)
@@ -767,9 +855,12 @@ static bool op_is_clean(checker *k, size_t op_index, bool uniform) {
     char why[300];
     uint32_t nmembers = k->groups->v[op->group].nmembers;
     for (uint32_t i = 0; i < (uniform ? 1 : op->ncalls); i++)
-        if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) != FA_MISSING_RANKS) return false;
+        if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) !=
+            FA_MISSING_RANKS)
+            return false;
     /* op->type is the first entry's type, whose flags the store parsed once */
-    const fa_traits *first = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0));
+    const fa_traits *first =
+        fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0));
     if (!(fa_store_op(k->in->store, first->name)->flags & FA_OP_ALL_TO_ALL)) return true;
     int64_t in_total, out_total;
     return !all_to_all_totals_differ(k, op, &in_total, &out_total);
@@ -786,7 +877,7 @@ typedef struct screen_job {
     fa_match *m;
     const uint8_t *uniform; /* per collective op (fa_walk.uniform) */
     size_t nuniform;
-    uint8_t *flags;     /* per op: SCREEN_* */
+    uint8_t *flags;      /* per op: SCREEN_* */
     uint32_t widest[64]; /* per worker: the most calls it saw in one op */
 } screen_job;
 
@@ -795,13 +886,15 @@ enum { SCREEN_CLEAN = 1, SCREEN_UNMATCHED = 2 /* a p2p_unmatched finding to reco
 
 static void screen_range(void *arg, unsigned worker, size_t lo, size_t hi) {
     screen_job *job = arg;
-    checker k = {job->in, job->groups, job->m, NULL, 0, NULL, NULL, NULL, NULL};
+    checker k = { job->in, job->groups, job->m, NULL, 0, NULL, NULL, NULL, NULL };
     uint32_t widest = job->widest[worker];
     for (size_t i = lo; i < hi; i++) {
         const fa_op *op = &job->m->ops[i];
         sort_op_calls(job->m, i); /* before anything reads the op's calls in member order */
         uint8_t f = op_is_clean(&k, i, i < job->nuniform && job->uniform[i]) ? SCREEN_CLEAN : 0;
-        if (op->unmatched && op->ncalls && job->m->calls[op->first_call].state != FR_STATE_COMPLETED) f |= SCREEN_UNMATCHED;
+        if (op->unmatched && op->ncalls &&
+            job->m->calls[op->first_call].state != FR_STATE_COMPLETED)
+            f |= SCREEN_UNMATCHED;
         job->flags[i] = f;
         if (op->ncalls > widest) widest = op->ncalls;
     }
@@ -809,8 +902,9 @@ static void screen_range(void *arg, unsigned worker, size_t lo, size_t hi) {
 }
 
 /* Screens every op (flags[op]: SCREEN_*); returns the most calls of one op (at least 1). */
-static uint32_t screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk, int jobs, uint8_t *flags) {
-    screen_job job = {in, groups, m, walk->uniform, walk->nuniform, flags, {0}};
+static uint32_t screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m,
+                           const fa_walk *walk, int jobs, uint8_t *flags) {
+    screen_job job = { in, groups, m, walk->uniform, walk->nuniform, flags, { 0 } };
     unsigned nw = fa_worker_count(jobs);
     fa_parallel_for(m->nops, SCREEN_CHUNK, nw, screen_range, &job);
     uint32_t widest = 1;
@@ -819,12 +913,20 @@ static uint32_t screen_ops(const fa_input *in, const fa_groups *groups, fa_match
     return widest;
 }
 
-static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk, int cap, int jobs, fa_findings *findings) {
+static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk,
+                     int cap, int jobs, fa_findings *findings) {
     uint8_t *flags = calloc(m->nops + 1, 1);
     if (!flags) return -1;
     uint32_t widest = screen_ops(in, groups, m, walk, jobs, flags);
-    checker k = {in, groups, m, findings, cap, calloc(groups->n + 1, sizeof(size_t)), calloc(widest, sizeof(uint64_t)),
-                 calloc(widest, sizeof(bool)), calloc(widest, sizeof(uint8_t))};
+    checker k = { in,
+                  groups,
+                  m,
+                  findings,
+                  cap,
+                  calloc(groups->n + 1, sizeof(size_t)),
+                  calloc(widest, sizeof(uint64_t)),
+                  calloc(widest, sizeof(bool)),
+                  calloc(widest, sizeof(uint8_t)) };
     if (!k.listed_per_group || !k.sig || !k.odd || !k.kind) {
         free(k.listed_per_group);
         free(k.sig);
@@ -846,10 +948,14 @@ static int check_all(const fa_input *in, const fa_groups *groups, fa_match *m, c
         bool sender_posted = c->member == fa_group_position(&groups->v[op->group], op->src);
         fa_ranks_add(&f->ranks, sender_posted ? op->dst : op->src);
         fa_ranks_add(&f->others, sender_posted ? op->src : op->dst);
-        fa_finding_set_detail(f, sender_posted ? "rank %lld sends to rank %lld (p2p #%lld); rank %lld has no matching recv"
-                                               : "rank %lld receives from rank %lld (p2p #%lld); rank %lld has no matching send",
-                              (long long)(sender_posted ? op->src : op->dst), (long long)(sender_posted ? op->dst : op->src),
-                              (long long)op->seq, (long long)(sender_posted ? op->dst : op->src));
+        fa_finding_set_detail(
+            f,
+            sender_posted
+                ? "rank %lld sends to rank %lld (p2p #%lld); rank %lld has no matching recv"
+                : "rank %lld receives from rank %lld (p2p #%lld); rank %lld has no matching send",
+            (long long)(sender_posted ? op->src : op->dst),
+            (long long)(sender_posted ? op->dst : op->src), (long long)op->seq,
+            (long long)(sender_posted ? op->dst : op->src));
     }
     free(flags);
     free(k.listed_per_group);
@@ -872,19 +978,19 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     m->views = calloc(nviews + 1, sizeof *m->views);
     m->rank_newest_pending = calloc(in->nranks + 1, sizeof *m->rank_newest_pending);
     if (!m->views || !m->rank_newest_pending) return -1;
-    for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){-1, -1, -1, false, false};
+    for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){ -1, -1, -1, false, false };
     return 0;
 }
 
-int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
-                   fa_findings *findings, fr_error *err) {
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
+                   fa_match *m, fa_findings *findings, fr_error *err) {
     memset(m, 0, sizeof *m);
-    fa_walk walk = {0};
+    fa_walk walk = { 0 };
     int rc = alloc_views(in, groups, m);
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = {in, groups, m, walk.calls_cap, walk.ops_cap, walk.refs_cap, walk.p2p, walk.np2p};
+    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.refs_cap, walk.p2p, walk.np2p };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while
@@ -916,13 +1022,17 @@ const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member) {
     size_t lo = o->first_call, hi = (size_t)o->first_call + o->ncalls;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (m->calls[mid].member < member) lo = mid + 1;
-        else hi = mid;
+        if (m->calls[mid].member < member)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return lo < (size_t)o->first_call + o->ncalls && m->calls[lo].member == member ? &m->calls[lo] : NULL;
+    return lo < (size_t)o->first_call + o->ncalls && m->calls[lo].member == member ? &m->calls[lo]
+                                                                                   : NULL;
 }
 
-fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member) {
+fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op,
+                                   uint32_t member) {
     return fa_op_member_state_of(m, groups, op, member, fa_op_call(m, op, member));
 }
 

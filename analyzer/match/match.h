@@ -47,7 +47,8 @@ typedef enum fa_match_state {
 
 /* torchfrtrace's Op(a).match(Op(b)) without its bugs. group_size: members of the group.
  * For send/recv, a_src/a_dst and b_src/b_dst are the global ranks (or -1). `why` may be NULL. */
-fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why, size_t whylen);
+fa_match_state fa_match_entries(const fr_entry *a, const fr_entry *b, int64_t group_size, char *why,
+                                size_t whylen);
 const char *fa_match_state_name(fa_match_state state);
 /* "[[4, 4], [8]]", as torchfrtrace prints sizes; truncated to fit `len`. */
 void fa_shapes_text(const fr_shapes *s, char *buf, size_t len);
@@ -69,11 +70,11 @@ static inline bool fa_member_state_pending(fa_member_state s) {
 
 /* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it. */
 typedef struct fa_call {
-    uint32_t member;     /* position in the group */
-    uint32_t rank_index; /* index into fa_input.ranks */
+    uint32_t member;               /* position in the group */
+    uint32_t rank_index;           /* index into fa_input.ranks */
     uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
-    uint8_t state;       /* the call's effective fr_state (a byte: 20-byte calls, one per rank per op) */
-    bool in_minority;    /* named by a mismatch check */
+    uint8_t state; /* the call's effective fr_state (a byte: 20-byte calls, one per rank per op) */
+    bool in_minority; /* named by a mismatch check */
 } fa_call;
 
 /* Fields ordered so that an op is 64 bytes, one cache line: there are millions. */
@@ -81,13 +82,13 @@ typedef struct fa_op {
     uint32_t group;
     uint32_t first_call, ncalls; /* calls of this op, ascending member */
     uint32_t rep_rank_index;
-    int64_t seq;        /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
-    int64_t src, dst;   /* p2p: global ranks of sender and receiver */
+    int64_t seq;         /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
+    int64_t src, dst;    /* p2p: global ranks of sender and receiver */
     const fa_entry *rep; /* a representative entry (from the majority) */
     const char *type;    /* op type of the representative ("all_reduce", "send"); in the store */
     bool is_p2p;
-    bool mismatch;       /* a type/size/dtype/all_to_all finding names this op */
-    bool unmatched;      /* p2p with one side absent */
+    bool mismatch;  /* a type/size/dtype/all_to_all finding names this op */
+    bool unmatched; /* p2p with one side absent */
 } fa_op;
 
 typedef struct fa_view {
@@ -105,8 +106,8 @@ typedef struct fa_match {
     size_t ncalls;
     uint32_t *entry_refs;
     size_t nentry_refs;
-    size_t *view_at; /* per group: first index into views */
-    fa_view *views;  /* per (group, member) */
+    size_t *view_at;              /* per group: first index into views */
+    fa_view *views;               /* per (group, member) */
     int64_t *rank_newest_pending; /* per input rank: record_id of its newest pending entry, -1 */
     bool any_entries;
 } fa_match;
@@ -114,18 +115,22 @@ typedef struct fa_match {
 /* Builds ops and calls for every group, runs the agreement checks, adds mismatch and p2p
  * findings (capped per group at `mismatch_cap` listed). The checks use `jobs` threads (<= 0: one
  * per core); the result does not depend on it. Returns 0 or -1 (out of memory). */
-int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs, fa_match *m,
-                   fa_findings *findings, fr_error *err);
+int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
+                   fa_match *m, fa_findings *findings, fr_error *err);
 void fa_match_free(fa_match *m);
 
 /* The state of `member` (position in the op's group) for op `op`. */
-fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
+fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op,
+                                   uint32_t member);
 /* The same, given the member's call in op (fa_op_call's answer), for callers that walk an op's
  * calls in member order anyway (inline: they ask for every member of every op). */
-static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member,
-                                                    const fa_call *c) {
+static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups,
+                                                    size_t op, uint32_t member, const fa_call *c) {
     const fa_op *o = &m->ops[op];
-    if (c) return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED : c->state == FR_STATE_STARTED ? FA_MS_STARTED : FA_MS_SCHEDULED;
+    if (c)
+        return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED
+               : c->state == FR_STATE_STARTED ? FA_MS_STARTED
+                                              : FA_MS_SCHEDULED;
     const fa_group *g = &groups->v[o->group];
     if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
     if (o->is_p2p) return FA_MS_NEVER;
@@ -136,15 +141,18 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
 }
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
-static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k) {
+static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c,
+                                            uint32_t k) {
     return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
 }
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
-static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c, uint32_t k, fr_entry *out) {
+static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c,
+                                  uint32_t k, fr_entry *out) {
     fa_entry_expand(in->store, in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k), out);
 }
 /* The op's representative entry in full; false (out untouched) when the op has none. */
-static inline bool fa_op_rep(const fa_match *m, const fa_input *in, const fa_op *op, fr_entry *out) {
+static inline bool fa_op_rep(const fa_match *m, const fa_input *in, const fa_op *op,
+                             fr_entry *out) {
     (void)m;
     if (!op->rep) return false;
     fa_entry_expand(in->store, in->ranks[op->rep_rank_index].dump, op->rep, out);

@@ -51,7 +51,7 @@ typedef struct rank_call {
 /* Per (rank, group) scratch while walking one rank's entries. */
 typedef struct open_group {
     bool touched;
-    long call;        /* open collective call, -1 none */
+    long call; /* open collective call, -1 none */
     int64_t seq;
     const char *type; /* last non-marker type in the open call (interned), NULL none */
     bool closed;      /* the open call ended with an end marker */
@@ -63,7 +63,8 @@ typedef struct open_group {
 } open_group;
 
 typedef struct walker {
-    _Alignas(64) const fa_input *in; /* walkers sit in one array: no cache line shared between two */
+    _Alignas(
+        64) const fa_input *in; /* walkers sit in one array: no cache line shared between two */
     const fa_groups *groups;
     const fa_traits *traits; /* the store's, by id */
     fa_match *m;
@@ -79,8 +80,8 @@ typedef struct walker {
     size_t entry_call_cap;
     long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
     size_t pg_cap;
-    long *group_pos;         /* per group: the position of the rank being placed, -1 */
-    rank_call *rank_calls;   /* the collective calls of the rank being walked, in entry order */
+    long *group_pos;       /* per group: the position of the rank being placed, -1 */
+    rank_call *rank_calls; /* the collective calls of the rank being walked, in entry order */
     size_t nrank_calls, rank_calls_cap;
     /* the walker's collective calls in walk order until they are placed: op, entries, state */
     uint32_t *pend_op, *pend_n;
@@ -91,11 +92,11 @@ typedef struct walker {
     fa_p2p_rec *p2p;
     size_t np2p, p2p_cap;
     bool any_entries;
-    size_t nown;      /* after merging: the walker's own ops (walker 0's list grows beyond) */
-    uint32_t *global; /* after merging: local op -> op */
-    uint32_t *start;  /* after merging: local op -> the slot of the walker's next call of it */
-    size_t refs_base; /* where the walker's refs start in m->entry_refs */
-    size_t p2p_base;  /* where its send/recv records start in fa_walk.p2p */
+    size_t nown;           /* after merging: the walker's own ops (walker 0's list grows beyond) */
+    uint32_t *global;      /* after merging: local op -> op */
+    uint32_t *start;       /* after merging: local op -> the slot of the walker's next call of it */
+    size_t refs_base;      /* where the walker's refs start in m->entry_refs */
+    size_t p2p_base;       /* where its send/recv records start in fa_walk.p2p */
     fa_p2p_rec *joint_p2p; /* fa_walk.p2p, for copy_own */
     int rc;
 } walker;
@@ -104,7 +105,7 @@ typedef struct walker {
 
 static long new_local_op(walker *w, uint32_t group, int64_t seq, uint32_t occurrence) {
     if (fa_grow((void **)&w->ops, &w->ops_cap, w->nops + 1, sizeof *w->ops)) return -1;
-    w->ops[w->nops] = (local_op){.seq = seq, .group = group, .occurrence = occurrence};
+    w->ops[w->nops] = (local_op){ .seq = seq, .group = group, .occurrence = occurrence };
     return (long)w->nops++;
 }
 
@@ -118,12 +119,16 @@ static long collective_op(walker *w, uint32_t group, int64_t seq, uint32_t occur
 
 /* A collective call of the rank being walked (placed once every rank is walked). */
 static long new_rank_call(walker *w, uint32_t op) {
-    if (fa_grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1, sizeof *w->rank_calls)) return -1;
-    w->rank_calls[w->nrank_calls] = (rank_call){op, 0, 0, FR_STATE_COMPLETED};
+    if (fa_grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1,
+                sizeof *w->rank_calls))
+        return -1;
+    w->rank_calls[w->nrank_calls] = (rank_call){ op, 0, 0, FR_STATE_COMPLETED };
     return (long)w->nrank_calls++;
 }
 
-static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) { return &m->views[m->view_at[group] + member]; }
+static fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {
+    return &m->views[m->view_at[group] + member];
+}
 
 /* A collective entry joins the open call when it has the same seq and continues the bundle.
  * Types are interned, so equal types are the same pointer. */
@@ -132,8 +137,8 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
     return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
-static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e, fr_state state,
-                                const fa_opinfo *op_info, uint32_t entry_index) {
+static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e,
+                                fr_state state, const fa_opinfo *op_info, uint32_t entry_index) {
     if (!continues_call(o, e->collective_seq_id, op_info)) {
         o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
         long op = collective_op(w, group, e->collective_seq_id, o->occurrence);
@@ -157,12 +162,15 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, const 
     return 0;
 }
 
-static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member, uint32_t rank_index, const fa_entry *e,
-                         fr_state state, const fa_opinfo *name, uint32_t entry_index) {
+static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member,
+                         uint32_t rank_index, const fa_entry *e, fr_state state,
+                         const fa_opinfo *name, uint32_t entry_index) {
     const fa_group *g = &w->groups->v[group];
     int64_t peer = name->is_send ? name->dst : name->src;
-    uint32_t src = name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
-    uint32_t dst = name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
+    uint32_t src =
+        name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
+    uint32_t dst =
+        name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
     if (fa_grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
     if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
         o->batch_n++;
@@ -172,13 +180,15 @@ static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t memb
         o->p2p_seq = e->p2p_seq_id;
     }
     o->last_p2p = true;
-    w->p2p[w->np2p++] = (fa_p2p_rec){group, src, dst, name->is_send, rank_index, member, entry_index, state, e->p2p_seq_id};
+    w->p2p[w->np2p++] = (fa_p2p_rec){ group,  src,         dst,   name->is_send, rank_index,
+                                      member, entry_index, state, e->p2p_seq_id };
     return 0;
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
  * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_state state, const fa_opinfo *op) {
+static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_state state,
+                             const fa_opinfo *op) {
     if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
     for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
         if (w->p2p[i].state < state) w->p2p[i].state = state;
@@ -203,7 +213,8 @@ static int resolve_pgs(walker *w, uint32_t rank_index) {
     for (uint32_t k = 0; k < d->npgs; k++) {
         long gi = fa_groups_find(w->groups, rank_index, d->pgs[k].name);
         w->pg_group[k] = gi;
-        w->pg_pos[k] = gi < 0 ? -1 : fa_group_position(&w->groups->v[gi], w->in->ranks[rank_index].rank);
+        w->pg_pos[k] =
+            gi < 0 ? -1 : fa_group_position(&w->groups->v[gi], w->in->ranks[rank_index].rank);
     }
     return 0;
 }
@@ -213,7 +224,7 @@ static void note_values(walker *w, const rank_call *c, const fa_entry *e) {
     local_op *op = &w->ops[c->op];
     if (op->shape == VALS_MIXED) return;
     const fa_traits *t = &w->traits[e->traits];
-    uint32_t vals[5] = {t->name, t->in_sizes, t->out_sizes, t->in_dtypes, t->out_dtypes};
+    uint32_t vals[5] = { t->name, t->in_sizes, t->out_sizes, t->in_dtypes, t->out_dtypes };
     if (c->nentries != 1) {
         op->shape = VALS_MIXED;
     } else if (!op->shape) {
@@ -290,7 +301,8 @@ static void close_groups(walker *w, int64_t rank) {
         open_group *o = &w->open[w->touched[t]];
         long pos = fa_group_position(&w->groups->v[w->touched[t]], rank);
         fa_view *v = view_of(w->m, w->touched[t], (uint32_t)pos);
-        if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max) v->completed_max = o->min_pending - 1;
+        if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max)
+            v->completed_max = o->min_pending - 1;
         o->touched = false;
     }
     w->ntouched = 0;
@@ -308,9 +320,11 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
     note_progress(v, e, d->pgs[e->pg].pg_id);
-    if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index]) m->rank_newest_pending[rank_index] = e->record_id;
+    if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
+        m->rank_newest_pending[rank_index] = e->record_id;
     w->any_entries = true;
-    if (t->is_p2p || name->is_send || name->is_recv) return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, state, name, i);
+    if (t->is_p2p || name->is_send || name->is_recv)
+        return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, state, name, i);
     if (closes_p2p_batch(w, o, e, state, name)) {
         o->last_p2p = false;
         return 0;
@@ -327,7 +341,9 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
 
 static int walk_rank(walker *w, uint32_t rank_index) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
-    if (fa_grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1, sizeof *w->entry_call)) return -1;
+    if (fa_grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1,
+                sizeof *w->entry_call))
+        return -1;
     if (resolve_pgs(w, rank_index)) return -1;
     w->m->rank_newest_pending[rank_index] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
@@ -368,7 +384,8 @@ static void init_ops(void *arg, unsigned worker, size_t lo, size_t hi) {
     init_ctx *c = arg;
     (void)worker;
     for (size_t g = lo; g < hi; g++) {
-        c->ops[g] = (fa_op){.group = c->from[g].group, .seq = c->from[g].seq, .src = -1, .dst = -1};
+        c->ops[g] =
+            (fa_op){ .group = c->from[g].group, .seq = c->from[g].seq, .src = -1, .dst = -1 };
         c->uniform[g] = c->from[g].shape == VALS_SAME;
     }
 }
@@ -391,10 +408,13 @@ static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
             long g = fa_op_index_find(&w0->index, x->group, x->seq, x->occurrence);
             if (g < 0) {
                 g = new_local_op(w0, x->group, x->seq, x->occurrence);
-                if (g < 0 || fa_op_index_add(&w0->index, x->group, x->seq, x->occurrence, (uint32_t)g)) return -1;
+                if (g < 0 ||
+                    fa_op_index_add(&w0->index, x->group, x->seq, x->occurrence, (uint32_t)g))
+                    return -1;
                 w0->ops[g].shape = x->shape;
                 memcpy(w0->ops[g].vals, x->vals, sizeof x->vals);
-            } else if (x->shape != VALS_SAME || memcmp(w0->ops[g].vals, x->vals, sizeof x->vals) != 0) {
+            } else if (x->shape != VALS_SAME ||
+                       memcmp(w0->ops[g].vals, x->vals, sizeof x->vals) != 0) {
                 w0->ops[g].shape = VALS_MIXED;
             }
             w[t].global[l] = (uint32_t)g;
@@ -402,13 +422,14 @@ static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
     }
     size_t nops = w0->nops, np2p = 0;
     for (unsigned t = 0; t < nw; t++) np2p += w[t].np2p;
-    out->ops_cap = nops + np2p + 1; /* room for the send/recv ops pairing appends (one per record at most) */
+    out->ops_cap =
+        nops + np2p + 1; /* room for the send/recv ops pairing appends (one per record at most) */
     m->ops = aligned_alloc(64, out->ops_cap * sizeof *m->ops); /* 64-byte ops, one line each */
     out->uniform = malloc(nops + 1);
     if (!m->ops || !out->uniform) return -1;
     m->nops = out->nuniform = nops;
     /* fresh memory costs a page fault per 4 KiB: fill it on every core */
-    init_ctx init = {w0->ops, m->ops, out->uniform};
+    init_ctx init = { w0->ops, m->ops, out->uniform };
     fa_parallel_for(nops, 1 << 16, nw, init_ops, &init);
     for (unsigned t = 0; t < nw; t++)
         for (size_t l = 0; l < w[t].nown; l++) m->ops[w[t].global[l]].ncalls += w[t].ops[l].ncalls;
@@ -448,7 +469,8 @@ static int concatenate(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
         np2p += w[t].np2p;
     }
     out->refs_cap = w[0].refs_cap;
-    if (fa_grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs)) return -1;
+    if (fa_grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs))
+        return -1;
     m->entry_refs = w[0].refs;
     w[0].refs = NULL;
     m->nentry_refs = nrefs;
@@ -462,7 +484,8 @@ static int concatenate(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
 
 /* A walker's own refs and send/recv records into the joint arrays (walker 0's are there). */
 static void copy_own(walker *w, fa_p2p_rec *p2p) {
-    if (w->refs && w->nrefs) memcpy(w->m->entry_refs + w->refs_base, w->refs, w->nrefs * sizeof *w->refs);
+    if (w->refs && w->nrefs)
+        memcpy(w->m->entry_refs + w->refs_base, w->refs, w->nrefs * sizeof *w->refs);
     if (w->p2p && w->np2p) memcpy(p2p + w->p2p_base, w->p2p, w->np2p * sizeof *w->p2p);
     free(w->refs); /* copied: not part of the peak any longer */
     free(w->p2p);
@@ -487,10 +510,16 @@ static void *place_main(void *arg) {
         /* the rank's position per group from its few pg slots; two slots of one group agree */
         for (uint32_t k = 0; k < d->npgs; k++)
             if (w->pg_group[k] >= 0) w->group_pos[w->pg_group[k]] = w->pg_pos[k];
-        size_t refs = w->refs_base + w->rank_refs_at[r], end = r + 1 < w->end ? w->rank_pend_at[r + 1] : w->npend;
+        size_t refs = w->refs_base + w->rank_refs_at[r],
+               end = r + 1 < w->end ? w->rank_pend_at[r + 1] : w->npend;
         for (size_t p = w->rank_pend_at[r]; p < end; p++) {
             uint32_t l = w->pend_op[p], g = w->global[l];
-            m->calls[w->start[l]++] = (fa_call){(uint32_t)w->group_pos[m->ops[g].group], r, (uint32_t)refs, w->pend_n[p], w->pend_state[p], false};
+            m->calls[w->start[l]++] = (fa_call){ (uint32_t)w->group_pos[m->ops[g].group],
+                                                 r,
+                                                 (uint32_t)refs,
+                                                 w->pend_n[p],
+                                                 w->pend_state[p],
+                                                 false };
             refs += w->pend_n[p];
         }
         for (uint32_t k = 0; k < d->npgs; k++)
@@ -515,7 +544,7 @@ static void run_walker_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
 
 /* Runs fn over every walker, each on a core of its own (fa_parallel_for). */
 static int run_walkers(walker *w, unsigned nw, void *(*fn)(void *)) {
-    walker_run r = {w, fn};
+    walker_run r = { w, fn };
     fa_parallel_for(nw, 1, nw, run_walker_range, &r);
     int rc = 0;
     for (unsigned t = 0; t < nw; t++) rc |= w[t].rc;
@@ -532,7 +561,8 @@ static unsigned split_ranks(walker *w, unsigned nw, const fa_input *in) {
         w[t].first = r;
         size_t goal = t + 1 == nw ? total : total / nw * (t + 1);
         /* at least one rank each, and one left for every later walker */
-        while (r < in->nranks && (t + 1 == nw || r == w[t].first || (seen < goal && in->nranks - r > nw - 1 - t)))
+        while (r < in->nranks &&
+               (t + 1 == nw || r == w[t].first || (seen < goal && in->nranks - r > nw - 1 - t)))
             seen += in->ranks[r++].dump->nentries;
         w[t].end = r;
     }
@@ -583,7 +613,8 @@ static int walk_and_place(walker *w, unsigned nw, fa_match *m, fa_walk *out, boo
     return rc;
 }
 
-int fa_walk_ranks(const fa_input *in, const fa_groups *groups, int jobs, fa_match *m, fa_walk *out) {
+int fa_walk_ranks(const fa_input *in, const fa_groups *groups, int jobs, fa_match *m,
+                  fa_walk *out) {
     memset(out, 0, sizeof *out);
     unsigned nw = fa_worker_count(jobs);
     walker *w = aligned_alloc(_Alignof(walker), nw * sizeof *w);

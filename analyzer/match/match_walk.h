@@ -31,7 +31,8 @@ typedef struct fa_walk {
     /* Per collective op: 1 when every call is a single entry and all have the same interned
      * profiling name, shapes and dtype lists (so every agreement check answers as for one). */
     uint8_t *uniform;
-    size_t nuniform; /* ops uniform has a byte for: the collective ops (the send/recv ones follow) */
+    size_t
+        nuniform; /* ops uniform has a byte for: the collective ops (the send/recv ones follow) */
     size_t ops_cap, calls_cap, refs_cap; /* what m->ops, m->calls, m->entry_refs can hold */
 } fa_walk;
 

@@ -16,12 +16,14 @@
 
 #include "index.h"
 
-#define NO_OP UINT32_MAX
+#define NO_OP     UINT32_MAX
 #define SEQ_LIMIT ((int64_t)1 << 62)
 
 enum { FIRST_WINDOW = 256, SLACK_SLOTS = 4096, SLOTS_PER_OP = 16 };
 
-static uint64_t op_key(uint32_t group, int64_t seq, uint32_t occurrence) { return fa_key2(fa_key2(group, (uint64_t)seq), occurrence); }
+static uint64_t op_key(uint32_t group, int64_t seq, uint32_t occurrence) {
+    return fa_key2(fa_key2(group, (uint64_t)seq), occurrence);
+}
 
 /* ---------------------------------------------------------------- hash table ------- */
 
@@ -36,7 +38,7 @@ static long table_find(const fa_op_index *ix, uint64_t key) {
 static void table_insert(fa_op_slot *slots, size_t cap, uint64_t key, uint32_t op) {
     size_t i = fr_mix64(key) & (cap - 1);
     while (slots[i].op != NO_OP) i = (i + 1) & (cap - 1);
-    slots[i] = (fa_op_slot){key, op};
+    slots[i] = (fa_op_slot){ key, op };
 }
 
 /* Adds a key known to be absent; the table stays at most half full. */
@@ -47,7 +49,8 @@ static int table_put(fa_op_index *ix, uint64_t key, uint32_t op) {
         if (!slots) return -1;
         memset(slots, 0xff, cap * sizeof *slots);
         for (size_t i = 0; i < ix->cap; i++)
-            if (ix->slots[i].op != NO_OP) table_insert(slots, cap, ix->slots[i].key, ix->slots[i].op);
+            if (ix->slots[i].op != NO_OP)
+                table_insert(slots, cap, ix->slots[i].key, ix->slots[i].op);
         free(ix->slots);
         ix->slots = slots;
         ix->cap = cap;
@@ -59,15 +62,18 @@ static int table_put(fa_op_index *ix, uint64_t key, uint32_t op) {
 
 /* ---------------------------------------------------------------- seq windows ------ */
 
-static bool covers(const fa_seq_window *w, int64_t seq) { return w->n && seq >= w->base && seq - w->base < (int64_t)w->n; }
+static bool covers(const fa_seq_window *w, int64_t seq) {
+    return w->n && seq >= w->base && seq - w->base < (int64_t)w->n;
+}
 
 /* Moves the group's array into the table, for good. */
 static int to_table(fa_op_index *ix, uint32_t group) {
     fa_seq_window *w = &ix->windows[group];
     for (uint32_t i = 0; i < w->n; i++)
-        if (w->slot[i] != NO_OP && table_put(ix, op_key(group, w->base + i, 0), w->slot[i])) return -1;
+        if (w->slot[i] != NO_OP && table_put(ix, op_key(group, w->base + i, 0), w->slot[i]))
+            return -1;
     free(w->slot);
-    *w = (fa_seq_window){.hashed = true};
+    *w = (fa_seq_window){ .hashed = true };
     return 0;
 }
 
@@ -76,7 +82,8 @@ static int widen(fa_op_index *ix, uint32_t group, int64_t seq) {
     fa_seq_window *w = &ix->windows[group];
     if (seq <= -SEQ_LIMIT || seq >= SEQ_LIMIT) return to_table(ix, group);
     int64_t lo = w->n ? (seq < w->base ? seq : w->base) : seq - FIRST_WINDOW / 2;
-    int64_t hi = w->n ? (seq >= w->base + (int64_t)w->n ? seq + 1 : w->base + (int64_t)w->n) : seq + FIRST_WINDOW / 2;
+    int64_t hi = w->n ? (seq >= w->base + (int64_t)w->n ? seq + 1 : w->base + (int64_t)w->n)
+                      : seq + FIRST_WINDOW / 2;
     int64_t limit = (int64_t)w->count * SLOTS_PER_OP + SLACK_SLOTS;
     if (hi - lo > limit || hi - lo > (int64_t)(UINT32_MAX / 8)) return to_table(ix, group);
     int64_t n = hi - lo < 2 * (int64_t)w->n ? 2 * (int64_t)w->n : hi - lo;
@@ -105,12 +112,14 @@ int fa_op_index_init(fa_op_index *ix, size_t ngroups) {
 long fa_op_index_find(const fa_op_index *ix, uint32_t group, int64_t seq, uint32_t occurrence) {
     if (occurrence == 0 && group < ix->ngroups && !ix->windows[group].hashed) {
         const fa_seq_window *w = &ix->windows[group];
-        return covers(w, seq) && w->slot[seq - w->base] != NO_OP ? (long)w->slot[seq - w->base] : -1;
+        return covers(w, seq) && w->slot[seq - w->base] != NO_OP ? (long)w->slot[seq - w->base]
+                                                                 : -1;
     }
     return table_find(ix, op_key(group, seq, occurrence));
 }
 
-int fa_op_index_add(fa_op_index *ix, uint32_t group, int64_t seq, uint32_t occurrence, uint32_t op) {
+int fa_op_index_add(fa_op_index *ix, uint32_t group, int64_t seq, uint32_t occurrence,
+                    uint32_t op) {
     if (occurrence == 0 && group < ix->ngroups && !ix->windows[group].hashed) {
         fa_seq_window *w = &ix->windows[group];
         if (!covers(w, seq) && widen(ix, group, seq)) return -1;

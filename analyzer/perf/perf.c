@@ -62,11 +62,12 @@ static double median_duration(op_times *t) {
 
 /* Is op judged for stragglers? Every member present with an arrival, no mismatch, and in a job
  * that is not ok, completed everywhere (the completed history). */
-static bool judged(const fa_groups *groups, const fa_match *m, size_t op, const op_times *t, fa_status status) {
+static bool judged(const fa_groups *groups, const fa_match *m, size_t op, const op_times *t,
+                   fa_status status) {
     const fa_op *o = &m->ops[op];
     const fa_group *g = &groups->v[o->group];
-    return !o->is_p2p && !o->mismatch && g->nmembers >= 2 && t->n == g->nmembers && t->narrived == t->n &&
-           (status == FA_STATUS_OK || t->completed);
+    return !o->is_p2p && !o->mismatch && g->nmembers >= 2 && t->n == g->nmembers &&
+           t->narrived == t->n && (status == FA_STATUS_OK || t->completed);
 }
 
 /* ------------------------------------------------------------ stats rows ------------- */
@@ -130,7 +131,8 @@ static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, siz
     uint32_t ins = tr->in_sizes, outs = tr->out_sizes, dt = tr->in_dtypes;
     for (size_t i = G->nrows; i-- > 0;) {
         const fa_stat_row *r = &G->rows[i].row;
-        if (r->type == o->type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt) return &G->rows[i];
+        if (r->type == o->type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt)
+            return &G->rows[i];
     }
     if (G->nrows == G->rows_cap) {
         size_t cap = G->rows_cap ? G->rows_cap * 2 : 8;
@@ -141,12 +143,20 @@ static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, siz
     }
     row_acc *r = &G->rows[G->nrows++];
     memset(r, 0, sizeof *r);
-    r->row = (fa_stat_row){.group = o->group, .type = o->type, .in_sizes = ins, .out_sizes = outs, .dtypes = dt,
-                           .is_p2p = o->is_p2p, .bytes = -1};
+    r->row = (fa_stat_row){ .group = o->group,
+                            .type = o->type,
+                            .in_sizes = ins,
+                            .out_sizes = outs,
+                            .dtypes = dt,
+                            .is_p2p = o->is_p2p,
+                            .bytes = -1 };
     r->first_op = op;
-    /* bytes as nccl-tests count them: the larger buffer (all_gather's output, reduce_scatter's input) */
-    const fr_strings *idt = fa_store_strings(store, tr->in_dtypes), *odt = fa_store_strings(store, tr->out_dtypes);
-    int isz = idt->count ? fa_dtype_size(idt->items[0]) : 0, osz = odt->count ? fa_dtype_size(odt->items[0]) : 0;
+    /* bytes as nccl-tests count them: the larger buffer (all_gather's output, reduce_scatter's
+     * input) */
+    const fr_strings *idt = fa_store_strings(store, tr->in_dtypes),
+                     *odt = fa_store_strings(store, tr->out_dtypes);
+    int isz = idt->count ? fa_dtype_size(idt->items[0]) : 0,
+        osz = odt->count ? fa_dtype_size(odt->items[0]) : 0;
     int64_t ib = fa_store_numel(store, ins) * isz, ob = fa_store_numel(store, outs) * osz;
     if (isz || osz) r->row.bytes = ib > ob ? ib : ob;
     return r;
@@ -196,8 +206,10 @@ static void lateness(op_times *t, double *late, double *excess, long *last) {
     long who = -1;
     for (uint32_t i = 0; i < t->n; i++) {
         late[i] = ((double)t->arrival[i] - med) / 1e6;
-        if (t->arrival[i] > hi) hi = t->arrival[i], who = (long)i;
-        else if (t->arrival[i] == hi) who = -1;
+        if (t->arrival[i] > hi)
+            hi = t->arrival[i], who = (long)i;
+        else if (t->arrival[i] == hi)
+            who = -1;
     }
     *last = who;
     double medd = t->ntimed == t->n ? median_duration(t) : NAN;
@@ -216,7 +228,8 @@ static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
     if (judging) {
         late = malloc(nops * n * sizeof *late), exc = malloc(nops * n * sizeof *exc);
         nl = calloc(n, sizeof *nl), ne = calloc(n, sizeof *ne), last = calloc(n, sizeof *last);
-        tl = malloc(n * sizeof *tl), te = malloc(n * sizeof *te), sel = malloc((nops + 1) * sizeof *sel);
+        tl = malloc(n * sizeof *tl), te = malloc(n * sizeof *te),
+        sel = malloc((nops + 1) * sizeof *sel);
     }
     int rc = !judging || (late && exc && nl && ne && last && tl && te && sel) ? 0 : -1;
     for (size_t k = lo; k < hi && rc == 0; k++) {
@@ -242,7 +255,7 @@ static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
     for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) {
         if (!nl[mb] || g->member_input[mb] < 0 || g->members[mb] < 0) continue;
         pair *p = &G->pairs[G->npairs++];
-        *p = (pair){gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], NAN, NAN, false, false};
+        *p = (pair){ gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], NAN, NAN, false, false };
         if (nl[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < nl[mb]; i++) sel[i] = late[mb * nops + i];
             p->late_median = fa_median(sel, nl[mb]);
@@ -280,9 +293,12 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
         double sigma = fa_mad_sigma(v, k, center, scratch);
         for (size_t i = 0; i < n; i++) {
             double x = slow ? pairs[i].slow_median : pairs[i].late_median;
-            if (isnan(x) || x - center < floor_ms || fa_robust_z(x, center, sigma) < FA_OUTLIER_Z) continue;
-            if (slow) pairs[i].slow = true;
-            else pairs[i].late = true;
+            if (isnan(x) || x - center < floor_ms || fa_robust_z(x, center, sigma) < FA_OUTLIER_Z)
+                continue;
+            if (slow)
+                pairs[i].slow = true;
+            else
+                pairs[i].late = true;
         }
     }
     free(v), free(scratch);
@@ -292,11 +308,13 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
 /* A straggler's numbers, pooled over the groups that named it. */
 static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_straggler *s) {
     size_t cap = 0;
-    for (size_t i = from; i < to; i++) cap += J->group_at[pairs[i].group + 1] - J->group_at[pairs[i].group];
+    for (size_t i = from; i < to; i++)
+        cap += J->group_at[pairs[i].group + 1] - J->group_at[pairs[i].group];
     double *late = malloc((cap + 1) * sizeof *late), *exc = malloc((cap + 1) * sizeof *exc);
     size_t maxn = 1;
     for (size_t i = from; i < to; i++)
-        if (J->groups->v[pairs[i].group].nmembers > maxn) maxn = J->groups->v[pairs[i].group].nmembers;
+        if (J->groups->v[pairs[i].group].nmembers > maxn)
+            maxn = J->groups->v[pairs[i].group].nmembers;
     double *tl = malloc(maxn * sizeof *tl), *te = malloc(maxn * sizeof *te);
     s->groups = malloc((to - from) * sizeof *s->groups);
     if (!late || !exc || !tl || !te || !s->groups) {
@@ -330,7 +348,8 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
     s->late_ms_p90 = fa_quantile(late, nl, 0.9);
     s->late_ms_median = fa_median(late, nl);
     s->slow_ms_median = fa_median(exc, ne);
-    double a = s->late ? s->late_ms_median : 0, b = s->slow_ops && !isnan(s->slow_ms_median) ? s->slow_ms_median : 0;
+    double a = s->late ? s->late_ms_median : 0,
+           b = s->slow_ops && !isnan(s->slow_ms_median) ? s->slow_ms_median : 0;
     s->excess_ms = a > b ? a : b;
     free(late), free(exc), free(tl), free(te);
     return 0;
@@ -339,7 +358,8 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
 static int compare_pairs_by_rank(const void *a, const void *b, void *ctx) {
     const fa_groups *groups = ctx;
     const pair *x = a, *y = b;
-    int64_t rx = groups->v[x->group].members[x->member], ry = groups->v[y->group].members[y->member];
+    int64_t rx = groups->v[x->group].members[x->member],
+            ry = groups->v[y->group].members[y->member];
     if (rx != ry) return rx < ry ? -1 : 1;
     return x->group < y->group ? -1 : x->group > y->group;
 }
@@ -353,7 +373,8 @@ static int compare_stragglers(const void *a, const void *b) {
 static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
     int rc = mark_outliers(pairs, npairs, false, p->floor_ms);
     if (rc == 0) rc = mark_outliers(pairs, npairs, true, p->floor_ms);
-    if (rc == 0 && npairs) qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)J->groups);
+    if (rc == 0 && npairs)
+        qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)J->groups);
     for (size_t i = 0; i < npairs && rc == 0;) {
         int64_t rank = J->groups->v[pairs[i].group].members[pairs[i].member];
         size_t j = i;
@@ -378,7 +399,8 @@ static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
         }
         i = j;
     }
-    if (rc == 0 && p->nstragglers) qsort(p->stragglers, p->nstragglers, sizeof *p->stragglers, compare_stragglers);
+    if (rc == 0 && p->nstragglers)
+        qsort(p->stragglers, p->nstragglers, sizeof *p->stragglers, compare_stragglers);
     return rc;
 }
 
@@ -422,15 +444,22 @@ static int gather(judge *J, fa_perf *p, pair **pairs, size_t *npairs) {
     return 0;
 }
 
-int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
-                  int jobs, fa_perf *p) {
+int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status,
+                  double floor_ms, int jobs, fa_perf *p) {
     memset(p, 0, sizeof *p);
     p->floor_ms = floor_ms > 0 ? floor_ms : FA_STRAGGLER_FLOOR_MS;
     size_t maxcalls = 1;
     for (size_t i = 0; i < m->nops; i++)
         if (m->ops[i].ncalls > maxcalls) maxcalls = m->ops[i].ncalls;
     unsigned nw = fa_worker_count(jobs);
-    judge J = {in, groups, m, status, calloc(nw, sizeof(op_times)), NULL, NULL, calloc(groups->n + 1, sizeof(group_out))};
+    judge J = { in,
+                groups,
+                m,
+                status,
+                calloc(nw, sizeof(op_times)),
+                NULL,
+                NULL,
+                calloc(groups->n + 1, sizeof(group_out)) };
     J.group_at = calloc(groups->n + 2, sizeof *J.group_at);
     J.group_ops = malloc((m->nops + 1) * sizeof *J.group_ops);
     int rc = J.t && J.out && J.group_at && J.group_ops ? 0 : -1;
@@ -441,7 +470,8 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     if (rc == 0) {
         size_t *fill = calloc(groups->n + 1, sizeof *fill);
         if (!fill) rc = -1;
-        for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_ops[J.group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
+        for (size_t i = 0; i < m->nops && rc == 0; i++)
+            J.group_ops[J.group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
         free(fill);
     }
     if (rc == 0) fa_parallel_for(groups->n, 1, nw, pass_groups, &J);
@@ -451,7 +481,8 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     if (rc == 0 && p->any_arrival) rc = find_stragglers(&J, pairs, npairs, p);
     free(pairs);
     for (size_t g = 0; J.out && g < groups->n; g++) {
-        for (size_t i = 0; i < J.out[g].nrows; i++) free(J.out[g].rows[i].skew.v), free(J.out[g].rows[i].dur.v);
+        for (size_t i = 0; i < J.out[g].nrows; i++)
+            free(J.out[g].rows[i].skew.v), free(J.out[g].rows[i].dur.v);
         free(J.out[g].rows), free(J.out[g].pairs);
     }
     for (unsigned w = 0; J.t && w < nw; w++) op_times_free(&J.t[w]);
@@ -472,8 +503,10 @@ void fa_perf_free(fa_perf *p) {
 /* ------------------------------------------------------------ summary ---------------- */
 
 static void ms_text(double ms, char *buf, size_t len) {
-    if (fabs(ms) >= 10) snprintf(buf, len, "%.0f ms", ms);
-    else snprintf(buf, len, "%.1f ms", ms);
+    if (fabs(ms) >= 10)
+        snprintf(buf, len, "%.0f ms", ms);
+    else
+        snprintf(buf, len, "%.1f ms", ms);
 }
 
 char *fa_perf_summary(const fa_perf *p) {
@@ -483,10 +516,16 @@ char *fa_perf_summary(const fa_perf *p) {
     ms_text(s->late_ms_median, late, sizeof late);
     ms_text(s->slow_ms_median, slow, sizeof slow);
     if (p->nstragglers == 1) {
-        int rc = s->late ? asprintf(&text, "rank %lld is slow: last to arrive in %u of %u collectives, %s late (median)",
-                                    (long long)s->rank, s->last_in, s->collectives, late)
-                         : asprintf(&text, "rank %lld is slow: its collectives take %s longer than its peers' (median of %u)",
-                                    (long long)s->rank, slow, s->timed);
+        int rc =
+            s->late
+                ? asprintf(
+                      &text,
+                      "rank %lld is slow: last to arrive in %u of %u collectives, %s late (median)",
+                      (long long)s->rank, s->last_in, s->collectives, late)
+                : asprintf(&text,
+                           "rank %lld is slow: its collectives take %s longer than its peers' "
+                           "(median of %u)",
+                           (long long)s->rank, slow, s->timed);
         return rc < 0 ? NULL : text;
     }
     int64_t *r = malloc(p->nstragglers * sizeof *r);

@@ -33,7 +33,7 @@
 #include "match.h"
 #include "verdict.h"
 
-#define FA_STRAGGLER_FLOOR_MS 5.0
+#define FA_STRAGGLER_FLOOR_MS   5.0
 #define FA_STRAGGLER_MIN_JUDGED 5
 
 typedef struct fa_straggler {
@@ -41,17 +41,17 @@ typedef struct fa_straggler {
     double late_ms_median, late_ms_p90; /* arrival after its collectives' median arrival */
     uint32_t last_in;                   /* collectives it arrived last in (alone) */
     uint32_t collectives;               /* collectives judged */
-    double slow_ms_median;              /* duration beyond its peers' median; NaN without durations */
-    uint32_t timed;                     /* collectives judged on durations */
-    bool late, slow_ops;                /* which test named it: arrivals, durations (or both) */
-    double excess_ms;                   /* how far beyond the ranks' median: the order */
-    uint32_t *groups;                   /* indices into fa_groups.v, ascending */
+    double slow_ms_median; /* duration beyond its peers' median; NaN without durations */
+    uint32_t timed;        /* collectives judged on durations */
+    bool late, slow_ops;   /* which test named it: arrivals, durations (or both) */
+    double excess_ms;      /* how far beyond the ranks' median: the order */
+    uint32_t *groups;      /* indices into fa_groups.v, ascending */
     size_t ngroups;
 } fa_straggler;
 
 typedef struct fa_stat_row {
     uint32_t group;
-    const char *type;          /* op type, in the store */
+    const char *type;                     /* op type, in the store */
     uint32_t in_sizes, out_sizes, dtypes; /* store ids of the representative entry */
     bool is_p2p;
     uint64_t count;
@@ -68,15 +68,15 @@ typedef struct fa_perf {
     size_t nstragglers;
     fa_stat_row *stats;
     size_t nstats;
-    size_t judged;        /* collectives judged for stragglers */
-    size_t ranks_judged;  /* ranks with at least FA_STRAGGLER_MIN_JUDGED of them */
+    size_t judged;       /* collectives judged for stragglers */
+    size_t ranks_judged; /* ranks with at least FA_STRAGGLER_MIN_JUDGED of them */
     bool any_arrival, any_duration;
 } fa_perf;
 
 /* Fills p; floor_ms <= 0 takes the default. Groups are read by `jobs` threads (<= 0: one per
  * core); the result does not depend on it. 0, or -1 when out of memory (p is then empty). */
-int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status, double floor_ms,
-                  int jobs, fa_perf *p);
+int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status,
+                  double floor_ms, int jobs, fa_perf *p);
 void fa_perf_free(fa_perf *p);
 
 /* "rank 3 is slow: last to arrive in 64 of 64 collectives, 40 ms late (median)" for one, a

@@ -15,7 +15,8 @@ bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, 
         bool hit = false;
         for (size_t i = 0; i < opt->npg_filters && !hit; i++) {
             const char *f = opt->pg_filters[i];
-            hit = strcmp(g->name, f) == 0 || (g->desc && strcmp(g->desc, f) == 0) || (g->id && strcmp(g->id, f) == 0);
+            hit = strcmp(g->name, f) == 0 || (g->desc && strcmp(g->desc, f) == 0) ||
+                  (g->id && strcmp(g->id, f) == 0);
         }
         if (!hit) return false;
     }
@@ -30,14 +31,18 @@ bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, 
 /* ------------------------------------------------------------ text pieces ------------ */
 
 static void ms_cell(fa_table *t, double ms) {
-    if (isnan(ms)) fa_table_cell(t, "-");
-    else if (fabs(ms) >= 100) fa_table_cell(t, "%.0f", ms);
-    else if (fabs(ms) >= 1) fa_table_cell(t, "%.1f", ms);
-    else fa_table_cell(t, "%.3f", ms);
+    if (isnan(ms))
+        fa_table_cell(t, "-");
+    else if (fabs(ms) >= 100)
+        fa_table_cell(t, "%.0f", ms);
+    else if (fabs(ms) >= 1)
+        fa_table_cell(t, "%.1f", ms);
+    else
+        fa_table_cell(t, "%.3f", ms);
 }
 
 static void bytes_cell(fa_table *t, int64_t b) {
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
     if (b < 0) {
         fa_table_cell(t, "?");
         return;
@@ -45,8 +50,10 @@ static void bytes_cell(fa_table *t, int64_t b) {
     double v = (double)b;
     int u = 0;
     while (v >= 1024 && u < 4) v /= 1024, u++;
-    if (u == 0) fa_table_cell(t, "%lld B", (long long)b);
-    else fa_table_cell(t, "%.1f %s", v, unit[u]);
+    if (u == 0)
+        fa_table_cell(t, "%lld B", (long long)b);
+    else
+        fa_table_cell(t, "%.1f %s", v, unit[u]);
 }
 
 static void groups_text(const fa_analysis *a, const fa_straggler *s, char *buf, size_t len) {
@@ -65,7 +72,8 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
     fa_table t;
     fa_table_init(&t, 6);
     fa_table_row(&t);
-    const char *head[] = {"rank", "late ms p50", "late ms p90", "last to arrive", "slower ms p50", "groups"};
+    const char *head[] = { "rank",           "late ms p50",   "late ms p90",
+                           "last to arrive", "slower ms p50", "groups" };
     for (int i = 0; i < 6; i++) fa_table_cell(&t, "%s", head[i]);
     for (size_t i = 0; i < p->nstragglers; i++) {
         const fa_straggler *s = &p->stragglers[i];
@@ -82,14 +90,19 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
     if (markdown) {
         fputs("## Slow ranks\n\n", out);
         fa_table_print_markdown(&t, out);
-        fprintf(out, "\n_Lateness: arrival after the collective's median arrival, over %zu collectives judged "
-                     "(floor %.1f ms). A slow rank does not change the verdict._\n\n", p->judged, p->floor_ms);
+        fprintf(out,
+                "\n_Lateness: arrival after the collective's median arrival, over %zu collectives "
+                "judged "
+                "(floor %.1f ms). A slow rank does not change the verdict._\n\n",
+                p->judged, p->floor_ms);
     } else {
         fputs("slow ranks (late or slower than their peers, consistently):\n\n", out);
         fa_table_print_fit(&t, out, "  ", width);
         char note[200];
-        snprintf(note, sizeof note, "(%zu collectives judged, floor %.1f ms; frtrace stats and frtrace timeline show more)",
-                 p->judged, p->floor_ms);
+        snprintf(
+            note, sizeof note,
+            "(%zu collectives judged, floor %.1f ms; frtrace stats and frtrace timeline show more)",
+            p->judged, p->floor_ms);
         fa_wrap_print(out, "  ", "   ", note, width);
         fputc('\n', out);
     }
@@ -101,23 +114,29 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
 static void json_str(FILE *out, const char *s) {
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
-        else if (*c < 0x20) fprintf(out, "\\u%04x", *c);
-        else fputc(*c, out);
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
     }
     fputc('"', out);
 }
 
 static void json_num(FILE *out, double v) {
-    if (isnan(v) || isinf(v)) fputs("null", out);
-    else fprintf(out, "%.3f", v);
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.3f", v);
 }
 
 static void json_shapes(FILE *out, const fr_shapes *s) {
     fputc('[', out);
     for (uint32_t i = 0; i < s->count; i++) {
         fputs(i ? ",[" : "[", out);
-        for (uint32_t d = 0; d < s->shapes[i].ndim; d++) fprintf(out, "%s%lld", d ? "," : "", (long long)s->shapes[i].dims[d]);
+        for (uint32_t d = 0; d < s->shapes[i].ndim; d++)
+            fprintf(out, "%s%lld", d ? "," : "", (long long)s->shapes[i].dims[d]);
         fputc(']', out);
     }
     fputc(']', out);
@@ -139,7 +158,8 @@ static void write_stragglers(const fa_analysis *a, FILE *out) {
         }
         fputs("],\"slow_ms_median\":", out);
         json_num(out, s->slow_ms_median);
-        fprintf(out, ",\"timed\":%u,\"late\":%s,\"slow_ops\":%s}", s->timed, s->late ? "true" : "false", s->slow_ops ? "true" : "false");
+        fprintf(out, ",\"timed\":%u,\"late\":%s,\"slow_ops\":%s}", s->timed,
+                s->late ? "true" : "false", s->slow_ops ? "true" : "false");
     }
     fputc(']', out);
 }
@@ -166,13 +186,19 @@ static void write_stats(const fa_analysis *a, const fa_report_options *opt, FILE
         fputs(",\"output_sizes\":", out);
         json_shapes(out, fa_store_shapes(st, r->out_sizes));
         fputs(",\"dtype\":", out);
-        if (dt->count) json_str(out, dt->items[0]);
-        else fputs("null", out);
-        fprintf(out, ",\"ranks\":%u,\"count\":%llu,\"bytes\":", r->is_p2p ? 2 : g->nmembers, (unsigned long long)r->count);
-        if (r->bytes >= 0) fprintf(out, "%lld", (long long)r->bytes);
-        else fputs("null", out);
-        const char *keys[] = {"skew_ms_p50", "skew_ms_p99", "duration_ms_p50", "duration_ms_p99", "algbw_gbps", "busbw_gbps"};
-        double vals[] = {r->skew_p50, r->skew_p99, r->dur_p50, r->dur_p99, r->algbw, r->busbw};
+        if (dt->count)
+            json_str(out, dt->items[0]);
+        else
+            fputs("null", out);
+        fprintf(out, ",\"ranks\":%u,\"count\":%llu,\"bytes\":", r->is_p2p ? 2 : g->nmembers,
+                (unsigned long long)r->count);
+        if (r->bytes >= 0)
+            fprintf(out, "%lld", (long long)r->bytes);
+        else
+            fputs("null", out);
+        const char *keys[] = { "skew_ms_p50",     "skew_ms_p99", "duration_ms_p50",
+                               "duration_ms_p99", "algbw_gbps",  "busbw_gbps" };
+        double vals[] = { r->skew_p50, r->skew_p99, r->dur_p50, r->dur_p99, r->algbw, r->busbw };
         for (int k = 0; k < 6; k++) {
             fprintf(out, ",\"%s\":", keys[k]);
             json_num(out, vals[k]);
@@ -197,7 +223,8 @@ static void dtype_text(const fa_store *st, uint32_t id, char *buf, size_t len) {
     snprintf(buf, len, "%s", dt->count ? dt->items[0] : "-");
 }
 
-int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format, FILE *out) {
+int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format,
+                        FILE *out) {
     const fa_perf *p = &a->perf;
     if (strcmp(format, "json") == 0) {
         fputs("{\"stats\":", out);
@@ -211,8 +238,9 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
     fa_table t;
     fa_table_init(&t, 13);
     fa_table_row(&t);
-    const char *head[] = {"group", "op", "sizes", "dtype", "ranks", "count", "bytes", "skew p50 ms", "skew p99 ms",
-                          "dur p50 ms", "dur p99 ms", "algbw GB/s", "busbw GB/s"};
+    const char *head[] = { "group",      "op",         "sizes",       "dtype",       "ranks",
+                           "count",      "bytes",      "skew p50 ms", "skew p99 ms", "dur p50 ms",
+                           "dur p99 ms", "algbw GB/s", "busbw GB/s" };
     for (int i = 0; i < 13; i++) fa_table_cell(&t, "%s", head[i]);
     size_t shown = 0;
     for (size_t i = 0; i < p->nstats; i++) {
@@ -241,25 +269,30 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         ms_cell(&t, r->skew_p99);
         ms_cell(&t, r->dur_p50);
         ms_cell(&t, r->dur_p99);
-        if (isnan(r->algbw)) fa_table_cell(&t, "-"), fa_table_cell(&t, "-");
-        else fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
+        if (isnan(r->algbw))
+            fa_table_cell(&t, "-"), fa_table_cell(&t, "-");
+        else
+            fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
     }
     if (md) {
         fprintf(out, "# frtrace stats: %zu ranks from `%s`\n\n", a->in.nranks, a->in.dir);
         fa_table_print_markdown(&t, out);
         fputc('\n', out);
     } else {
-        fprintf(out, "%zu operation kinds, %zu ranks read from %s\n\n", shown, a->in.nranks, a->in.dir);
+        fprintf(out, "%zu operation kinds, %zu ranks read from %s\n\n", shown, a->in.nranks,
+                a->in.dir);
         fa_table_print_text(&t, out, "");
         fputc('\n', out);
     }
     if (!p->any_duration)
-        fprintf(out, "%sno durations in these dumps (PyTorch writes duration_ms only with timing on: "
-                     "TORCH_NCCL_ENABLE_TIMING=1), so no bandwidth%s\n\n", md ? "_" : "(", md ? "._" : ")");
+        fprintf(out,
+                "%sno durations in these dumps (PyTorch writes duration_ms only with timing on: "
+                "TORCH_NCCL_ENABLE_TIMING=1), so no bandwidth%s\n\n",
+                md ? "_" : "(", md ? "._" : ")");
     fa_table_free(&t);
     fa_perf_print_slow_ranks(a, md, opt->width, out);
     if (!p->nstragglers)
-        fprintf(out, "%sno slow ranks (%zu collectives judged, floor %.1f ms)%s\n", md ? "_" : "", p->judged, p->floor_ms,
-                md ? "_" : "");
+        fprintf(out, "%sno slow ranks (%zu collectives judged, floor %.1f ms)%s\n", md ? "_" : "",
+                p->judged, p->floor_ms, md ? "_" : "");
     return ferror(out) ? -1 : 0;
 }

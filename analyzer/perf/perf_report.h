@@ -18,7 +18,8 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
 /* `,"stragglers":[...],"stats":[...]`: two more keys of the database object being written. */
 int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 /* `frtrace stats`: "text", "markdown" or "json" ({"stats": [...], "stragglers": [...]}). */
-int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format, FILE *out);
+int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format,
+                        FILE *out);
 /* Does the report's --pg-filters / --selected-ranks keep group g? */
 bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, uint32_t g);
 

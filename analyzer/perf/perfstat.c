@@ -14,15 +14,20 @@
             T pivot = v[lo + (hi - lo) / 2], t;                                                    \
             size_t lt = lo, i = lo, gt = hi;                                                       \
             while (i <= gt) {                                                                      \
-                if (v[i] < pivot) t = v[lt], v[lt++] = v[i], v[i++] = t;                           \
+                if (v[i] < pivot)                                                                  \
+                    t = v[lt], v[lt++] = v[i], v[i++] = t;                                         \
                 else if (v[i] > pivot) {                                                           \
                     t = v[gt], v[gt] = v[i], v[i] = t;                                             \
                     if (gt-- == lo) break;                                                         \
-                } else i++;                                                                        \
+                } else                                                                             \
+                    i++;                                                                           \
             }                                                                                      \
-            if (k < lt) hi = lt - 1;                                                               \
-            else if (k > gt) lo = gt + 1;                                                          \
-            else return pivot;                                                                     \
+            if (k < lt)                                                                            \
+                hi = lt - 1;                                                                       \
+            else if (k > gt)                                                                       \
+                lo = gt + 1;                                                                       \
+            else                                                                                   \
+                return pivot;                                                                      \
         }                                                                                          \
         return v[k];                                                                               \
     }
@@ -81,11 +86,27 @@ int fa_dtype_size(const char *d) {
         const char *name;
         int size;
     } sizes[] = {
-        {"Float", 4},   {"Half", 2},     {"BFloat16", 2},      {"Double", 8},       {"Long", 8},
-        {"Int", 4},     {"Short", 2},    {"Char", 1},          {"Byte", 1},         {"Bool", 1},
-        {"UInt16", 2},  {"UInt32", 4},   {"UInt64", 8},        {"ComplexHalf", 4},  {"ComplexFloat", 8},
-        {"ComplexDouble", 16},           {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},  {"Float8_e4m3fnuz", 1},
-        {"Float8_e5m2fnuz", 1},          {"Float8_e8m0fnu", 1},
+        { "Float", 4 },
+        { "Half", 2 },
+        { "BFloat16", 2 },
+        { "Double", 8 },
+        { "Long", 8 },
+        { "Int", 4 },
+        { "Short", 2 },
+        { "Char", 1 },
+        { "Byte", 1 },
+        { "Bool", 1 },
+        { "UInt16", 2 },
+        { "UInt32", 4 },
+        { "UInt64", 8 },
+        { "ComplexHalf", 4 },
+        { "ComplexFloat", 8 },
+        { "ComplexDouble", 16 },
+        { "Float8_e4m3fn", 1 },
+        { "Float8_e5m2", 1 },
+        { "Float8_e4m3fnuz", 1 },
+        { "Float8_e5m2fnuz", 1 },
+        { "Float8_e8m0fnu", 1 },
     };
     if (!d) return 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -97,8 +118,8 @@ double fa_busbw_factor(const char *t, int64_t n) {
     if (!t || n < 1) return 1;
     double part = (double)(n - 1) / (double)n;
     if (strstr(t, "all_reduce") || strstr(t, "allreduce")) return 2 * part;
-    if (strstr(t, "all_gather") || strstr(t, "allgather") || strstr(t, "reduce_scatter") || strstr(t, "all_to_all") ||
-        strstr(t, "alltoall"))
+    if (strstr(t, "all_gather") || strstr(t, "allgather") || strstr(t, "reduce_scatter") ||
+        strstr(t, "all_to_all") || strstr(t, "alltoall"))
         return part;
     if (strstr(t, "gather") || strstr(t, "scatter")) return part;
     return 1;

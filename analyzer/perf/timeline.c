@@ -20,7 +20,8 @@ static bool rank_wanted(const fa_report_options *opt, int64_t rank) {
     return false;
 }
 
-int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks, fa_timeline_sel *sel) {
+int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks,
+                     fa_timeline_sel *sel) {
     memset(sel, 0, sizeof *sel);
     size_t n = a->in.nranks;
     sel->ranks = malloc((n + 1) * sizeof *sel->ranks);
@@ -70,11 +71,11 @@ typedef struct view {
     const fa_analysis *a;
     const fa_report_options *opt;
     const fa_timeline_sel *sel;
-    int64_t t0, t_end;    /* first arrival, the dump's time (the latest instant seen) */
-    int64_t lo, hi;       /* the window drawn */
-    long hang_op;         /* the verdict's operation, or -1 */
-    int64_t hang_ns;      /* where its first rank arrived */
-    bool *input_shown;    /* per input rank */
+    int64_t t0, t_end; /* first arrival, the dump's time (the latest instant seen) */
+    int64_t lo, hi;    /* the window drawn */
+    long hang_op;      /* the verdict's operation, or -1 */
+    int64_t hang_ns;   /* where its first rank arrived */
+    bool *input_shown; /* per input rank */
 } view;
 
 static bool is_pending(const fa_traits *t) { return t->state != FR_STATE_COMPLETED; }
@@ -82,7 +83,7 @@ static bool is_pending(const fa_traits *t) { return t->state != FR_STATE_COMPLET
 static span entry_span(const view *v, const fa_dump *d, uint32_t i) {
     const fa_times *tm = &d->times[i];
     const fa_traits *tr = fa_entry_traits(v->a->in.store, &d->entries[i]);
-    span s = {tm->created_ns, tm->created_ns, is_pending(tr), false};
+    span s = { tm->created_ns, tm->created_ns, is_pending(tr), false };
     if (s.pending) {
         s.end = v->t_end > s.start ? v->t_end : s.start;
     } else if (tm->completed_us != FA_NO_TIME) {
@@ -105,14 +106,17 @@ static long entry_group(const view *v, size_t r, const fa_dump *d, uint32_t i, l
 static long hang_op(const fa_analysis *a) {
     const fa_verdict *vd = &a->verdict;
     if (vd->status == FA_STATUS_OK) return -1;
-    if (vd->nculprit_findings && a->findings.v[vd->first_culprit_finding].op >= 0) return a->findings.v[vd->first_culprit_finding].op;
+    if (vd->nculprit_findings && a->findings.v[vd->first_culprit_finding].op >= 0)
+        return a->findings.v[vd->first_culprit_finding].op;
     if (vd->nevidence) return vd->evidence[0].op;
     for (size_t i = 0; i < a->findings.n; i++)
-        if (a->findings.v[i].op >= 0 && !fa_finding_is_warning(a->findings.v[i].kind)) return a->findings.v[i].op;
+        if (a->findings.v[i].op >= 0 && !fa_finding_is_warning(a->findings.v[i].kind))
+            return a->findings.v[i].op;
     return -1;
 }
 
-static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel) {
+static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt,
+                     const fa_timeline_sel *sel) {
     memset(v, 0, sizeof *v);
     v->a = a, v->opt = opt, v->sel = sel;
     v->input_shown = calloc(a->in.nranks + 1, sizeof *v->input_shown);
@@ -141,7 +145,9 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &a->match.calls[o->first_call + k];
             if (!c->nentries) continue;
-            int64_t t = a->in.ranks[c->rank_index].dump->times[a->match.entry_refs[c->entries_at]].created_ns;
+            int64_t t = a->in.ranks[c->rank_index]
+                            .dump->times[a->match.entry_refs[c->entries_at]]
+                            .created_ns;
             if (t && (!v->hang_ns || t < v->hang_ns)) v->hang_ns = t;
         }
     }
@@ -162,13 +168,18 @@ static const fa_straggler *straggler_of(const fa_analysis *a, int64_t rank) {
     return NULL;
 }
 
-static bool is_culprit(const fa_analysis *a, int64_t rank) { return fa_ranks_contains(&a->verdict.culprits, rank); }
+static bool is_culprit(const fa_analysis *a, int64_t rank) {
+    return fa_ranks_contains(&a->verdict.culprits, rank);
+}
 
 static void json_text(FILE *out, const char *s) {
     for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
-        else if (*c < 0x20) fprintf(out, "\\u%04x", *c);
-        else fputc(*c, out);
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
     }
 }
 
@@ -176,7 +187,8 @@ static double us(const view *v, int64_t ns) { return (double)(ns - v->t0) / 1000
 
 /* ------------------------------------------------------------ trace JSON ------------ */
 
-static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const fa_dump *d, uint32_t i, span s) {
+static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const fa_dump *d,
+                        uint32_t i, span s) {
     const fa_store *st = v->a->in.store;
     const fa_entry *e = &d->entries[i];
     const fa_traits *tr = fa_entry_traits(st, e);
@@ -186,39 +198,54 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
     fa_shapes_text(fa_store_shapes(st, tr->out_sizes), outs, sizeof outs);
     const fr_strings *dt = fa_store_strings(st, tr->in_dtypes);
     double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
-    fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"", (long long)rank, gi + 1,
-            us(v, s.start), dur);
+    fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"",
+            (long long)rank, gi + 1, us(v, s.start), dur);
     json_text(out, op->type);
     if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
-    fprintf(out, "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_seq_id\":%lld,"
-                 "\"profiling_name\":\"",
-            s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective", s.pending ? ",\"cname\":\"terrible\"" : "",
-            (long long)e->record_id, (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
+    fprintf(out,
+            "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_"
+            "seq_id\":%lld,"
+            "\"profiling_name\":\"",
+            s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
+            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)e->record_id,
+            (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
     json_text(out, op->text);
     fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
     json_text(out, dt->count ? dt->items[0] : "");
     fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
-    if (!isnan(d->times[i].duration_ms)) fprintf(out, ",\"duration_ms\":%.3f", d->times[i].duration_ms);
-    if (s.pending) fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
-    else if (!s.end_known) fputs(",\"end\":\"unknown\"", out);
+    if (!isnan(d->times[i].duration_ms))
+        fprintf(out, ",\"duration_ms\":%.3f", d->times[i].duration_ms);
+    if (s.pending)
+        fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
+    else if (!s.end_known)
+        fputs(",\"end\":\"unknown\"", out);
     fputs("}}", out);
 }
 
-static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used, size_t ngroups) {
+static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used,
+                        size_t ngroups) {
     const fa_analysis *a = v->a;
     int64_t rank = a->in.ranks[r].rank;
     const fa_straggler *s = straggler_of(a, rank);
-    fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s", (long long)rank,
-            (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
-    if (s && s->late) fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
-    else if (s) fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
-    fprintf(out, "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%lld}}", (long long)rank,
-            (long long)rank);
+    fprintf(
+        out,
+        ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s",
+        (long long)rank, (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
+    if (s && s->late)
+        fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
+    else if (s)
+        fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
+    fprintf(out,
+            "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_"
+            "index\":%lld}}",
+            (long long)rank, (long long)rank);
     for (size_t k = 0; k < ngroups; k++) {
         char label[256];
         fa_group_label(&a->groups.v[groups_used[k]], label, sizeof label);
-        fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{\"name\":\"", (long long)rank,
-                groups_used[k] + 1);
+        fprintf(out,
+                ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
+                "\"name\":\"",
+                (long long)rank, groups_used[k] + 1);
         json_text(out, label);
         fputs("\"}}", out);
     }
@@ -233,7 +260,8 @@ static void trace_flows(const view *v, FILE *out) {
         const fa_op *o = &m->ops[op];
         if (o->ncalls < 2 || !fa_perf_group_selected(a, v->opt, o->group)) continue;
         uint32_t shown = 0;
-        for (uint32_t k = 0; k < o->ncalls; k++) shown += v->input_shown[m->calls[o->first_call + k].rank_index];
+        for (uint32_t k = 0; k < o->ncalls; k++)
+            shown += v->input_shown[m->calls[o->first_call + k].rank_index];
         if (shown < 2) continue;
         uint32_t done = 0;
         for (uint32_t k = 0; k < o->ncalls; k++) {
@@ -245,13 +273,17 @@ static void trace_flows(const view *v, FILE *out) {
             if (!s.start || !in_window(v, s)) continue;
             done++;
             const char *ph = done == 1 ? "s" : done == shown ? "f" : "t";
-            fprintf(out, ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%u,\"ts\":%.3f,\"name\":\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
-                    ph, op, (long long)a->in.ranks[c->rank_index].rank, o->group + 1, us(v, s.start));
+            fprintf(out,
+                    ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%u,\"ts\":%.3f,\"name\":"
+                    "\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
+                    ph, op, (long long)a->in.ranks[c->rank_index].rank, o->group + 1,
+                    us(v, s.start));
         }
     }
 }
 
-int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out) {
+int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
+                            const fa_timeline_sel *sel, FILE *out) {
     view v;
     if (view_init(&v, a, opt, sel) != 0) return -1;
     long *used = malloc((a->groups.n + 1) * sizeof *used);
@@ -261,9 +293,12 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, 
     json_text(out, a->in.dir);
     fputs("\",\"verdict\":\"", out);
     json_text(out, a->verdict.summary);
-    fprintf(out, "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[", (long long)v.t0,
-            sel->n, sel->dropped);
-    fprintf(out, "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
+    fprintf(
+        out,
+        "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[",
+        (long long)v.t0, sel->n, sel->dropped);
+    fprintf(out,
+            "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
     json_text(out, a->verdict.summary);
     fputs("\"}}", out);
     for (size_t k = 0; k < sel->n && rc == 0; k++) {
@@ -288,7 +323,9 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, 
         }
         trace_names(&v, out, r, used, nused);
         if (is_culprit(a, rank) && v.hang_ns)
-            fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":\"culprit\",\"cname\":\"terrible\"}",
+            fprintf(out,
+                    ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":"
+                    "\"culprit\",\"cname\":\"terrible\"}",
                     (long long)rank, us(&v, v.hang_ns));
         free(pg_group);
     }
@@ -296,7 +333,10 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, 
     if (rc == 0 && v.hang_ns) {
         char label[400] = "";
         hang_label(a, v.hang_op, label, sizeof label);
-        fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ", us(&v, v.hang_ns));
+        fprintf(
+            out,
+            ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ",
+            us(&v, v.hang_ns));
         json_text(out, label);
         fputs("\",\"cname\":\"terrible\"}", out);
     }
@@ -314,8 +354,9 @@ typedef struct family {
 } family;
 
 static const family FAMILIES[] = {
-    {"all_reduce", "#4e79a7"}, {"all_gather", "#59a14f"}, {"reduce_scatter", "#76b7b2"}, {"all_to_all", "#b07aa1"},
-    {"broadcast", "#f28e2b"},  {"send/recv", "#9c755f"},  {"other", "#bab0ac"},
+    { "all_reduce", "#4e79a7" }, { "all_gather", "#59a14f" }, { "reduce_scatter", "#76b7b2" },
+    { "all_to_all", "#b07aa1" }, { "broadcast", "#f28e2b" },  { "send/recv", "#9c755f" },
+    { "other", "#bab0ac" },
 };
 enum { NFAMILIES = sizeof FAMILIES / sizeof FAMILIES[0] };
 #define PENDING_COLOR "#e15759"
@@ -333,11 +374,16 @@ static int family_of(const fa_opinfo *op) {
 
 static void xml_text(FILE *out, const char *s) {
     for (; s && *s; s++) {
-        if (*s == '&') fputs("&amp;", out);
-        else if (*s == '<') fputs("&lt;", out);
-        else if (*s == '>') fputs("&gt;", out);
-        else if (*s == '"') fputs("&quot;", out);
-        else if ((unsigned char)*s >= 0x20) fputc(*s, out);
+        if (*s == '&')
+            fputs("&amp;", out);
+        else if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '"')
+            fputs("&quot;", out);
+        else if ((unsigned char)*s >= 0x20)
+            fputc(*s, out);
     }
 }
 
@@ -351,14 +397,15 @@ static double nice_step(double width) {
  * operation that covers most of it, so a row is at most one rect per pixel whatever the entry
  * count, and neighbouring columns of one family become one rect. */
 typedef struct pixrow {
-    float *cover;       /* [px * NFAMILIES]: how much of each pixel each family covers */
+    float *cover; /* [px * NFAMILIES]: how much of each pixel each family covers */
     size_t width;
 } pixrow;
 
 static void pix_add(pixrow *p, double x0, double x1, int fam) {
     if (x1 < x0 + 0.6) x1 = x0 + 0.6; /* a bar narrower than a pixel still shows */
     for (size_t px = x0 < 0 ? 0 : (size_t)x0; px < p->width && (double)px < x1; px++) {
-        double lo = (double)px > x0 ? (double)px : x0, hi = (double)(px + 1) < x1 ? (double)(px + 1) : x1;
+        double lo = (double)px > x0 ? (double)px : x0,
+               hi = (double)(px + 1) < x1 ? (double)(px + 1) : x1;
         if (hi > lo) p->cover[px * NFAMILIES + (size_t)fam] += (float)(hi - lo);
     }
 }
@@ -370,33 +417,42 @@ static void pix_flush(pixrow *p, FILE *out, double left, double y, double h) {
         int best = -1;
         float most = 0.25f; /* a pixel less than a quarter covered stays blank */
         for (int f = 0; px < p->width && f < NFAMILIES; f++)
-            if (p->cover[px * NFAMILIES + (size_t)f] > most) most = p->cover[px * NFAMILIES + (size_t)f], best = f;
+            if (p->cover[px * NFAMILIES + (size_t)f] > most)
+                most = p->cover[px * NFAMILIES + (size_t)f], best = f;
         if (best == cur) continue;
         if (cur >= 0)
-            fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\"/>\n", left + (double)start, y,
-                    px - start, h, FAMILIES[cur].color);
+            fprintf(out,
+                    "<rect x=\"%.0f\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\"/>\n",
+                    left + (double)start, y, px - start, h, FAMILIES[cur].color);
         cur = best, start = px;
     }
     memset(p->cover, 0, p->width * NFAMILIES * sizeof *p->cover);
 }
 
-int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out) {
+int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
+                          const fa_timeline_sel *sel, FILE *out) {
     view v;
     if (view_init(&v, a, opt, sel) != 0) return -1;
     size_t rows = sel->n;
     double rh = rows <= 16 ? 18 : rows <= 40 ? 12 : rows <= 100 ? 8 : 4;
     double plot_w = SVG_W - SVG_LABEL - SVG_RIGHT, height = SVG_TOP + (double)rows * rh + 46;
     double span_ns = (double)(v.hi - v.lo) > 0 ? (double)(v.hi - v.lo) : 1;
-#define XOF(ns) (SVG_LABEL + ((double)((ns) - v.lo) / span_ns) * plot_w)
-    bool used[NFAMILIES] = {false};
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
-                 "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
+#define XOF(ns) (SVG_LABEL + ((double)((ns)-v.lo) / span_ns) * plot_w)
+    bool used[NFAMILIES] = { false };
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 "
+            "%d %.0f\" "
+            "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
             SVG_W, height, SVG_W, height);
-    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">");
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" "
+                 "font-size=\"14\" font-weight=\"bold\">");
     xml_text(out, a->verdict.summary ? a->verdict.summary : fa_status_name(a->verdict.status));
-    fprintf(out, "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks, %.1f ms from the first arrival%s; bars: "
-                 "arrival to completion; red: pending at the dump</text>\n",
-            rows, a->in.nranks, span_ns / 1e6, sel->dropped ? " (--max-ranks, --selected-ranks for others)" : "");
+    fprintf(out,
+            "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks, %.1f ms from the "
+            "first arrival%s; bars: "
+            "arrival to completion; red: pending at the dump</text>\n",
+            rows, a->in.nranks, span_ns / 1e6,
+            sel->dropped ? " (--max-ranks, --selected-ranks for others)" : "");
     /* rows: background and label */
     for (size_t k = 0; k < rows; k++) {
         int64_t rank = a->in.ranks[sel->ranks[k]].rank;
@@ -404,14 +460,20 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
         bool culprit = is_culprit(a, rank);
         double y = SVG_TOP + (double)k * rh;
         const char *bg = culprit ? "#fbd5d5" : s ? "#ffe2b8" : k % 2 ? "#f4f4f4" : "#ffffff";
-        fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", y, SVG_W, rh, bg);
+        fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", y,
+                SVG_W, rh, bg);
         if (rh >= 8) {
-            fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"%.0f\"%s>rank %lld", y + rh * 0.75, rh >= 12 ? 11.0 : rh,
-                    culprit ? " fill=\"#b00000\" font-weight=\"bold\"" : s ? " fill=\"#a35200\" font-weight=\"bold\"" : "",
+            fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"%.0f\"%s>rank %lld", y + rh * 0.75,
+                    rh >= 12 ? 11.0 : rh,
+                    culprit ? " fill=\"#b00000\" font-weight=\"bold\""
+                    : s     ? " fill=\"#a35200\" font-weight=\"bold\""
+                            : "",
                     (long long)rank);
             if (culprit) fputs(" culprit", out);
-            if (s && s->late) fprintf(out, " slow +%.0f ms", s->late_ms_median);
-            else if (s) fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
+            if (s && s->late)
+                fprintf(out, " slow +%.0f ms", s->late_ms_median);
+            else if (s)
+                fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
             fputs("</text>\n", out);
         }
     }
@@ -420,13 +482,21 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
     double first = ceil((double)(v.lo - v.t0) / 1e6 / step) * step;
     for (double t = first; t <= (double)(v.hi - v.t0) / 1e6 + 1e-9; t += step) {
         double x = XOF(v.t0 + (int64_t)(t * 1e6));
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x, SVG_TOP - 4, x,
-                SVG_TOP + (double)rows * rh);
-        if (step >= 1000) fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g s</text>\n", x, SVG_TOP - 8, t / 1000);
-        else fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g ms</text>\n", x, SVG_TOP - 8, t);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x,
+                SVG_TOP - 4, x, SVG_TOP + (double)rows * rh);
+        if (step >= 1000)
+            fprintf(
+                out,
+                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g s</text>\n", x,
+                SVG_TOP - 8, t / 1000);
+        else
+            fprintf(
+                out,
+                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g ms</text>\n",
+                x, SVG_TOP - 8, t);
     }
     /* bars */
-    pixrow pix = {calloc((size_t)plot_w * NFAMILIES + NFAMILIES, sizeof(float)), (size_t)plot_w};
+    pixrow pix = { calloc((size_t)plot_w * NFAMILIES + NFAMILIES, sizeof(float)), (size_t)plot_w };
     int rc = pix.cover ? 0 : -1;
     for (size_t k = 0; k < rows && rc == 0; k++) {
         size_t r = sel->ranks[k];
@@ -444,15 +514,20 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
                 if (gi >= 0 && !fa_perf_group_selected(a, opt, (uint32_t)gi)) continue;
                 span s = entry_span(&v, d, i);
                 if (!s.start || !in_window(&v, s) || s.pending != (pass == 1)) continue;
-                const fa_opinfo *op = fa_store_op(a->in.store, fa_entry_traits(a->in.store, &d->entries[i])->name);
+                const fa_opinfo *op =
+                    fa_store_op(a->in.store, fa_entry_traits(a->in.store, &d->entries[i])->name);
                 int fam = family_of(op);
-                double x0 = XOF(s.start < v.lo ? v.lo : s.start), x1 = XOF(s.end > v.hi ? v.hi : s.end);
+                double x0 = XOF(s.start < v.lo ? v.lo : s.start),
+                       x1 = XOF(s.end > v.hi ? v.hi : s.end);
                 if (s.pending) {
-                    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"" PENDING_COLOR
-                                 "\" stroke=\"#7a0000\" stroke-width=\"0.8\"><title>",
+                    fprintf(out,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                            "fill=\"" PENDING_COLOR
+                            "\" stroke=\"#7a0000\" stroke-width=\"0.8\"><title>",
                             x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
                     xml_text(out, op->text);
-                    fprintf(out, " pending (record %lld)</title></rect>\n", (long long)d->entries[i].record_id);
+                    fprintf(out, " pending (record %lld)</title></rect>\n",
+                            (long long)d->entries[i].record_id);
                     continue;
                 }
                 used[fam] = true;
@@ -467,9 +542,14 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
         char label[400] = "";
         hang_label(a, v.hang_op, label, sizeof label);
         double x = XOF(v.hang_ns);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
                 x, SVG_TOP - 40, x, SVG_TOP + (double)rows * rh);
-        fprintf(out, "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" font-weight=\"bold\">hang point: ", x - 4, SVG_TOP - 30);
+        fprintf(out,
+                "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" "
+                "font-weight=\"bold\">hang point: ",
+                x - 4, SVG_TOP - 30);
         xml_text(out, label);
         fputs("</text>\n", out);
     }
@@ -477,17 +557,25 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, co
     double lx = 10, ly = SVG_TOP + (double)rows * rh + 24;
     for (int f = 0; f < NFAMILIES; f++) {
         if (!used[f]) continue;
-        fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n", lx,
-                ly - 9, FAMILIES[f].color, lx + 16, ly, FAMILIES[f].name);
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"%s\"/><text "
+                "x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+                lx, ly - 9, FAMILIES[f].color, lx + 16, ly, FAMILIES[f].name);
         lx += 22 + 7.0 * (double)strlen(FAMILIES[f].name);
     }
-    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"" PENDING_COLOR "\"/><text x=\"%.0f\" y=\"%.0f\">pending</text>\n",
+    fprintf(out,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"" PENDING_COLOR
+            "\"/><text x=\"%.0f\" y=\"%.0f\">pending</text>\n",
             lx, ly - 9, lx + 16, ly);
     lx += 80;
-    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#fbd5d5\"/><text x=\"%.0f\" y=\"%.0f\">culprit rank</text>\n",
+    fprintf(out,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#fbd5d5\"/><text "
+            "x=\"%.0f\" y=\"%.0f\">culprit rank</text>\n",
             lx, ly - 9, lx + 16, ly);
     lx += 100;
-    fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#ffe2b8\"/><text x=\"%.0f\" y=\"%.0f\">slow rank</text>\n",
+    fprintf(out,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#ffe2b8\"/><text "
+            "x=\"%.0f\" y=\"%.0f\">slow rank</text>\n",
             lx, ly - 9, lx + 16, ly);
     fputs("</svg>\n", out);
 #undef XOF

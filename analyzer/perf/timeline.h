@@ -34,10 +34,13 @@ typedef struct fa_timeline_sel {
 
 /* Which ranks to draw: --selected-ranks, else all when at most max_ranks (<= 0: all), else the
  * culprits, the slow ranks, then the lowest ranks up to max_ranks. 0 or -1 (out of memory). */
-int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks, fa_timeline_sel *sel);
+int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks,
+                     fa_timeline_sel *sel);
 void fa_timeline_sel_free(fa_timeline_sel *sel);
 
-int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out);
-int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt, const fa_timeline_sel *sel, FILE *out);
+int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
+                            const fa_timeline_sel *sel, FILE *out);
+int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
+                          const fa_timeline_sel *sel, FILE *out);
 
 #endif

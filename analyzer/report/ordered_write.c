@@ -39,7 +39,9 @@ typedef struct ordered {
     unsigned next_worker; /* worker index handed to the next thread started */
 } ordered;
 
-static bool may_claim(const ordered *o) { return o->next_claim < o->nchunks && o->next_claim < o->next_write + o->window; }
+static bool may_claim(const ordered *o) {
+    return o->next_claim < o->nchunks && o->next_claim < o->next_write + o->window;
+}
 
 /* Formats chunk c (the lock is held on entry and on return). */
 static void format_chunk(ordered *o, unsigned worker, size_t c) {
@@ -58,7 +60,8 @@ static void *worker_main(void *arg) {
     pthread_mutex_lock(&o->lock);
     unsigned worker = o->next_worker++;
     for (;;) {
-        while (!o->failed && o->next_claim < o->nchunks && !may_claim(o)) pthread_cond_wait(&o->changed, &o->lock);
+        while (!o->failed && o->next_claim < o->nchunks && !may_claim(o))
+            pthread_cond_wait(&o->changed, &o->lock);
         if (o->failed || o->next_claim >= o->nchunks) break;
         format_chunk(o, worker, o->next_claim++);
     }
@@ -91,8 +94,9 @@ static void writer_main(ordered *o, fa_chunk_sink sink, void *sink_ctx) {
     pthread_mutex_unlock(&o->lock);
 }
 
-static int run_inline(size_t nchunks, fa_chunk_format format, void *format_ctx, fa_chunk_sink sink, void *sink_ctx) {
-    fa_textbuf buf = {0};
+static int run_inline(size_t nchunks, fa_chunk_format format, void *format_ctx, fa_chunk_sink sink,
+                      void *sink_ctx) {
+    fa_textbuf buf = { 0 };
     int rc = 0;
     for (size_t c = 0; c < nchunks && rc == 0; c++) {
         buf.n = 0;
@@ -103,11 +107,16 @@ static int run_inline(size_t nchunks, fa_chunk_format format, void *format_ctx, 
     return rc;
 }
 
-int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, void *format_ctx, fa_chunk_sink sink, void *sink_ctx) {
+int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, void *format_ctx,
+                     fa_chunk_sink sink, void *sink_ctx) {
     if (nworkers > 64) nworkers = 64;
     if (nworkers > nchunks) nworkers = (unsigned)nchunks;
     if (nworkers <= 1) return run_inline(nchunks, format, format_ctx, sink, sink_ctx);
-    ordered o = {.nchunks = nchunks, .window = 2 * (size_t)nworkers + 2, .format = format, .format_ctx = format_ctx, .next_worker = 1};
+    ordered o = { .nchunks = nchunks,
+                  .window = 2 * (size_t)nworkers + 2,
+                  .format = format,
+                  .format_ctx = format_ctx,
+                  .next_worker = 1 };
     o.slots = calloc(o.window, sizeof *o.slots);
     if (!o.slots) return run_inline(nchunks, format, format_ctx, sink, sink_ctx);
     pthread_mutex_init(&o.lock, NULL);

@@ -33,7 +33,7 @@ typedef int (*fa_chunk_sink)(void *ctx, const char *bytes, size_t n);
 
 /* Workers: `nworkers` formatters in all (<= 1: everything on the calling thread, no threads).
  * Returns 0, or -1 when a formatter or the sink failed (the sink then got a prefix only). */
-int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, void *format_ctx, fa_chunk_sink sink, void *sink_ctx);
-
+int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, void *format_ctx,
+                     fa_chunk_sink sink, void *sink_ctx);
 
 #endif

@@ -30,10 +30,10 @@
 /* ---------------------------------------------------------------- JSON writer ------ */
 
 typedef struct jw {
-    FILE *out;    /* where a full buffer goes; NULL: the buffer grows instead (a chunk in memory) */
+    FILE *out; /* where a full buffer goes; NULL: the buffer grows instead (a chunk in memory) */
     fa_textbuf t;
-    bool comma;   /* the next value in the current object/array needs a comma before it */
-    bool failed;  /* out of memory in memory mode: the text is incomplete */
+    bool comma;  /* the next value in the current object/array needs a comma before it */
+    bool failed; /* out of memory in memory mode: the text is incomplete */
 } jw;
 
 enum { JW_FILE_BUFFER = 1 << 16 };
@@ -57,7 +57,9 @@ static bool jw_room_slow(jw *w, size_t len) {
 /* Room for `len` more bytes in the buffer. False when they do not fit: in FILE mode a run
  * longer than the whole buffer (the caller writes it to the file itself), in memory mode when
  * memory ran out. */
-static inline __attribute__((always_inline)) bool jw_room(jw *w, size_t len) { return w->t.n + len <= w->t.cap || jw_room_slow(w, len); }
+static inline __attribute__((always_inline)) bool jw_room(jw *w, size_t len) {
+    return w->t.n + len <= w->t.cap || jw_room_slow(w, len);
+}
 
 static inline __attribute__((always_inline)) void jw_raw(jw *w, const char *s, size_t len) {
     if (!len) return; /* s may be NULL then (an empty chunk) */
@@ -149,7 +151,8 @@ static size_t int_text(int64_t v, char *tmp) {
     } else {
         double back = 0;
         len = snprintf(tmp, 32, "%1.15g", d);
-        if (sscanf(tmp, "%lg", &back) != 1 || fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
+        if (sscanf(tmp, "%lg", &back) != 1 ||
+            fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
             len = snprintf(tmp, 32, "%1.17g", d);
     }
     return (size_t)len;
@@ -210,9 +213,9 @@ static void jw_strings_value(jw *w, const fr_strings *s) {
 /* Text already formatted for an id (an interned shape list, dtype list or profiling name, or a
  * group), one cache per worker: formatted once, copied from then on. */
 typedef struct frag_cache {
-    size_t *at;  /* per id: 1 + offset into text; 0 = not formatted yet */
+    size_t *at; /* per id: 1 + offset into text; 0 = not formatted yet */
     size_t *len;
-    size_t n;    /* ids the arrays cover */
+    size_t n; /* ids the arrays cover */
     fa_textbuf text;
 } frag_cache;
 
@@ -366,10 +369,11 @@ static int rank_list_format(rank_list_text *t, const fa_ranks *r) {
 
 /* The expected ranks of group g's collectives (fa_op_expected: every known member), formatted
  * once per group; NULL when out of memory. */
-static const rank_list_text *group_expected(const fa_analysis *a, rank_list_text *cache, uint32_t g) {
+static const rank_list_text *group_expected(const fa_analysis *a, rank_list_text *cache,
+                                            uint32_t g) {
     if (cache[g].v) return &cache[g];
     const fa_group *grp = &a->groups.v[g];
-    fa_ranks all = {0};
+    fa_ranks all = { 0 };
     for (uint32_t p = 0; p < grp->nmembers; p++)
         if (grp->members[p] >= 0) fa_ranks_add(&all, grp->members[p]);
     fa_ranks_normalize(&all);
@@ -387,7 +391,8 @@ static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing
     for (uint32_t p = 0; p < g->nmembers; p++) {
         if (g->members[p] < 0) continue;
         while (c < end && c->member < p) c++;
-        fa_member_state s = fa_op_member_state_of(&a->match, &a->groups, op, p, c < end && c->member == p ? c : NULL);
+        fa_member_state s = fa_op_member_state_of(&a->match, &a->groups, op, p,
+                                                  c < end && c->member == p ? c : NULL);
         if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) fa_ranks_add(missing, g->members[p]);
     }
     fa_ranks_normalize(missing);
@@ -404,7 +409,8 @@ static bool has_every_member(const fa_analysis *a, const fa_op *o) {
     return true;
 }
 
-static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing, fa_ranks *expected) {
+static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing,
+                      fa_ranks *expected) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
     uint32_t n = fa_op_expected(&a->match, &a->groups, op, members);
@@ -422,7 +428,8 @@ static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ran
 static fr_state op_state(const fa_analysis *a, const fa_op *o) {
     fr_state least = FR_STATE_COMPLETED;
     for (uint32_t k = 0; k < o->ncalls; k++)
-        if (a->match.calls[o->first_call + k].state < least) least = a->match.calls[o->first_call + k].state;
+        if (a->match.calls[o->first_call + k].state < least)
+            least = a->match.calls[o->first_call + k].state;
     return least;
 }
 
@@ -431,7 +438,8 @@ static const char **first_mismatch(const fa_analysis *a) {
     const char **kind = calloc(a->match.nops + 1, sizeof *kind);
     for (size_t f = a->findings.n; kind && f-- > 0;) {
         const fa_finding *x = &a->findings.v[f];
-        if (x->op >= 0 && (size_t)x->op < a->match.nops && fa_finding_is_mismatch(x->kind)) kind[x->op] = fa_finding_kind_name(x->kind);
+        if (x->op >= 0 && (size_t)x->op < a->match.nops && fa_finding_is_mismatch(x->kind))
+            kind[x->op] = fa_finding_kind_name(x->kind);
     }
     return kind;
 }
@@ -458,20 +466,26 @@ typedef struct chunk_plan {
 typedef struct db {
     const fa_analysis *a;
     const fa_report_options *opt;
-    jw *w;                     /* the file */
-    bool *list_calls;          /* per op: its calls go to nccl_calls */
-    const char **mismatch;     /* per op: first_mismatch */
-    rank_list_text *expected;  /* per group: group_expected */
+    jw *w;                    /* the file */
+    bool *list_calls;         /* per op: its calls go to nccl_calls */
+    const char **mismatch;    /* per op: first_mismatch */
+    rank_list_text *expected; /* per group: group_expected */
     db_worker *workers;
     unsigned nworkers;
-    chunk_plan rows;           /* the array being written: its chunks (plan_collectives, plan_calls) */
-    bool any;                  /* the array being written has a row already (sink_rows) */
+    chunk_plan rows; /* the array being written: its chunks (plan_collectives, plan_calls) */
+    bool any;        /* the array being written has a row already (sink_rows) */
 } db;
 
 /* A chunk holds about CHUNK_BYTES of rows, by estimate: a collectives row is ROW_BYTES plus
  * RANK_BYTES per expected rank, an nccl_calls row ROW_BYTES. (By count of rows alone, a job
  * whose ops all span 16 384 ranks would make chunks of hundreds of megabytes.) */
-enum { CHUNK_BYTES = 1 << 20, ROW_BYTES = 300, RANK_BYTES = 6, OPS_PER_CHUNK = 8192, PREFETCH_AHEAD = 32 };
+enum {
+    CHUNK_BYTES = 1 << 20,
+    ROW_BYTES = 300,
+    RANK_BYTES = 6,
+    OPS_PER_CHUNK = 8192,
+    PREFETCH_AHEAD = 32
+};
 
 static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_analysis *a = x->a;
@@ -481,7 +495,7 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
     const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
-    bool pass = !expected_text                ? op_passes(a, i, k->members, &k->missing, &k->expected)
+    bool pass = !expected_text           ? op_passes(a, i, k->members, &k->missing, &k->expected)
                 : has_every_member(a, o) ? !o->mismatch && !o->unmatched
                                          : collective_passes(a, i, &k->missing);
     x->list_calls[i] = x->opt->all_calls || !pass || o->unmatched;
@@ -527,27 +541,31 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
         return;
     }
     jw_bool(w, "pass_check", pass);
-    if (x->mismatch[i]) jw_str(w, "mismatch", x->mismatch[i]);
-    else jw_null(w, "mismatch");
+    if (x->mismatch[i])
+        jw_str(w, "mismatch", x->mismatch[i]);
+    else
+        jw_null(w, "mismatch");
     jw_close(w, '}');
 }
 
 /* A chunk of collectives rows, each with its leading comma (fa_chunk_format). */
 static int format_collectives(void *ctx, unsigned worker, size_t chunk, fa_textbuf *out) {
     db *x = ctx;
-    jw w = {NULL, *out, true, false};
+    jw w = { NULL, *out, true, false };
     size_t lo = x->rows.op[chunk], hi = x->rows.op[chunk + 1];
     const fa_op *ops = x->a->match.ops;
     for (size_t i = lo; i < hi; i++) {
         /* the representative entries lie all over the ranks' dumps: ask for them early */
-        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep) __builtin_prefetch(ops[i + PREFETCH_AHEAD].rep);
+        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep)
+            __builtin_prefetch(ops[i + PREFETCH_AHEAD].rep);
         collective_row(&w, x, &x->workers[worker], i);
     }
     *out = w.t;
     return w.failed ? -1 : 0;
 }
 
-static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const fa_call *c, size_t call_id) {
+static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const fa_call *c,
+                     size_t call_id) {
     const fa_group *g = &a->groups.v[a->match.ops[op].group];
     const fa_entry *e = fa_call_entry(&a->match, &a->in, c, 0);
     const fa_store *store = a->in.store;
@@ -575,12 +593,13 @@ static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const
 static int format_calls(void *ctx, unsigned worker, size_t chunk, fa_textbuf *out) {
     db *x = ctx;
     const fa_analysis *a = x->a;
-    jw w = {NULL, *out, true, false};
+    jw w = { NULL, *out, true, false };
     size_t call_id = x->rows.call[chunk];
     for (size_t i = x->rows.op[chunk]; i < x->rows.op[chunk + 1]; i++) {
         if (!x->list_calls[i]) continue;
         const fa_op *o = &a->match.ops[i];
-        for (uint32_t k = 0; k < o->ncalls; k++) call_row(&w, &x->workers[worker], a, i, &a->match.calls[o->first_call + k], call_id++);
+        for (uint32_t k = 0; k < o->ncalls; k++)
+            call_row(&w, &x->workers[worker], a, i, &a->match.calls[o->first_call + k], call_id++);
     }
     *out = w.t;
     return w.failed ? -1 : 0;
@@ -603,7 +622,9 @@ static int plan_add(chunk_plan *p, size_t op, size_t call) {
 
 /* The calls of ops [0, op): the calls of op i + 1 follow those of op i (collectives placed in op
  * order, then each send/recv op's as it was made). */
-static size_t calls_before(const fa_match *m, size_t op) { return op < m->nops ? m->ops[op].first_call : m->ncalls; }
+static size_t calls_before(const fa_match *m, size_t op) {
+    return op < m->nops ? m->ops[op].first_call : m->ncalls;
+}
 
 /* The estimated bytes of the collectives rows of ops [lo, hi): each lists its expected ranks,
  * about one per call. */
@@ -623,8 +644,10 @@ static int plan_collectives(db *x) {
         size_t a = lo + 1, b = lo + OPS_PER_CHUNK < m->nops ? lo + OPS_PER_CHUNK : m->nops;
         while (a < b) { /* the first end whose rows reach CHUNK_BYTES, else b */
             size_t mid = a + (b - a) / 2;
-            if (collectives_bytes(m, lo, mid) >= CHUNK_BYTES) b = mid;
-            else a = mid + 1;
+            if (collectives_bytes(m, lo, mid) >= CHUNK_BYTES)
+                b = mid;
+            else
+                a = mid + 1;
         }
         lo = a;
     }
@@ -763,7 +786,8 @@ static void write_findings(jw *w, const fa_analysis *a) {
     jw_open(w, '[');
     for (int order = 0; order < 3; order++)
         for (size_t i = 0; i < a->findings.n; i++)
-            if (fa_finding_order(&a->findings.v[i], i, a->verdict.first_culprit_finding, a->verdict.nculprit_findings) == order)
+            if (fa_finding_order(&a->findings.v[i], i, a->verdict.first_culprit_finding,
+                                 a->verdict.nculprit_findings) == order)
                 write_finding(w, a, &a->findings.v[i]);
     jw_close(w, ']');
 }
@@ -772,8 +796,7 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
     switch (k) {
     case FA_EV_NEVER_ISSUED: return "never_issued";
     case FA_EV_NO_DUMP: return "no_dump";
-    case FA_EV_UNREADABLE:
-        return "unreadable";
+    case FA_EV_UNREADABLE: return "unreadable";
     case FA_EV_STALLED: return "stalled";
     case FA_EV_NEVER_STARTED: return "never_started";
     case FA_EV_MISMATCHED: return "mismatched";
@@ -805,7 +828,10 @@ static void write_explanation(jw *w, const fa_analysis *a) {
             jw_str(w, "signal", signal);
         }
         if (e->kind == FA_EV_ASYNC_ERROR) jw_str(w, "nccl_error", e->error);
-        jw_ints(w, e->kind == FA_EV_NEVER_STARTED ? "started_ranks" : e->kind == FA_EV_MISMATCHED ? "majority_ranks" : "completed_ranks",
+        jw_ints(w,
+                e->kind == FA_EV_NEVER_STARTED ? "started_ranks"
+                : e->kind == FA_EV_MISMATCHED  ? "majority_ranks"
+                                               : "completed_ranks",
                 e->done.v, e->done.n);
         jw_close(w, '}');
     }
@@ -819,8 +845,10 @@ static void write_explanation(jw *w, const fa_analysis *a) {
         jw_int(w, "level", l);
         jw_ints(w, "ranks", lv->ranks.v, lv->ranks.n);
         jw_ints(w, "wait_for", lv->waits_for.v, lv->waits_for.n);
-        if (lv->via) jw_str(w, "via", lv->via);
-        else jw_null(w, "via");
+        if (lv->via)
+            jw_str(w, "via", lv->via);
+        else
+            jw_null(w, "via");
         jw_close(w, '}');
     }
     jw_close(w, ']');
@@ -828,7 +856,7 @@ static void write_explanation(jw *w, const fa_analysis *a) {
 }
 
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    jw w = {out, {malloc(JW_FILE_BUFFER), 0, JW_FILE_BUFFER}, false, false};
+    jw w = { out, { malloc(JW_FILE_BUFFER), 0, JW_FILE_BUFFER }, false, false };
     db x;
     int rc = db_init(&x, a, opt, &w) == 0 && w.t.v ? 0 : -1;
     if (rc == 0) {

@@ -18,12 +18,14 @@ static bool rank_selected(const fa_report_options *opt, int64_t rank) {
 static bool group_selected(const fa_report_options *opt, const fr_entry *e) {
     if (!opt->pg_filters) return true;
     for (size_t i = 0; i < opt->npg_filters; i++)
-        if ((e->pg_name && strcmp(e->pg_name, opt->pg_filters[i]) == 0) || (e->pg_desc && strcmp(e->pg_desc, opt->pg_filters[i]) == 0))
+        if ((e->pg_name && strcmp(e->pg_name, opt->pg_filters[i]) == 0) ||
+            (e->pg_desc && strcmp(e->pg_desc, opt->pg_filters[i]) == 0))
             return true;
     return false;
 }
 
-int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_report_options *opt, FILE *out) {
+int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_report_options *opt,
+                      FILE *out) {
     (void)groups;
     size_t ncols = 0, longest = 0;
     for (size_t r = 0; r < in->nranks; r++)
@@ -35,7 +37,8 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
     fa_table_init(&t, ncols);
     fa_table_row(&t);
     for (size_t r = 0; r < in->nranks; r++)
-        if (rank_selected(opt, in->ranks[r].rank)) fa_table_cell(&t, "Rank %lld", (long long)in->ranks[r].rank);
+        if (rank_selected(opt, in->ranks[r].rank))
+            fa_table_cell(&t, "Rank %lld", (long long)in->ranks[r].rank);
     for (size_t i = 0; i < longest; i++) {
         fa_table_row(&t);
         for (size_t r = 0; r < in->nranks; r++) {
@@ -51,11 +54,15 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
             fa_shapes_text(&e->input_sizes, sizes, sizeof sizes);
             const char *name = strrchr(e->profiling_name, ':');
             if (opt->verbose)
-                fa_table_cell(&t, "%s(pg=%s seq=%lld p2p=%lld in=%s, %s)", name ? name + 1 : e->profiling_name, e->pg_name,
-                              (long long)e->collective_seq_id, (long long)e->p2p_seq_id, sizes, fr_state_name(e->state));
+                fa_table_cell(&t, "%s(pg=%s seq=%lld p2p=%lld in=%s, %s)",
+                              name ? name + 1 : e->profiling_name, e->pg_name,
+                              (long long)e->collective_seq_id, (long long)e->p2p_seq_id, sizes,
+                              fr_state_name(e->state));
             else
-                fa_table_cell(&t, "%s(%s #%lld, in=%s, %s)", name ? name + 1 : e->profiling_name, e->pg_desc ? e->pg_desc : e->pg_name,
-                              (long long)(e->is_p2p ? e->p2p_seq_id : e->collective_seq_id), sizes, fr_state_name(e->state));
+                fa_table_cell(&t, "%s(%s #%lld, in=%s, %s)", name ? name + 1 : e->profiling_name,
+                              e->pg_desc ? e->pg_desc : e->pg_name,
+                              (long long)(e->is_p2p ? e->p2p_seq_id : e->collective_seq_id), sizes,
+                              fr_state_name(e->state));
         }
     }
     fa_table_print_text(&t, out, "");
@@ -69,7 +76,8 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
             fa_entry_expand(in->store, d, &d->entries[d->nentries - 1], &full);
             fprintf(out, "rank %lld, %s:\n", (long long)in->ranks[r].rank, e->profiling_name);
             for (uint32_t k = 0; k < e->nframes; k++)
-                fprintf(out, "    %s at %s:%lld\n", e->frames[k].name, e->frames[k].filename, (long long)e->frames[k].line);
+                fprintf(out, "    %s at %s:%lld\n", e->frames[k].name, e->frames[k].filename,
+                        (long long)e->frames[k].line);
         }
     }
     return ferror(out) ? -1 : 0;

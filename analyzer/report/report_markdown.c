@@ -13,7 +13,8 @@ static void heading(const fa_analysis *a, const fa_finding *f, FILE *out) {
     char group[300] = "", label[200] = "";
     if (f->group >= 0) fa_group_label(&a->groups.v[f->group], group, sizeof group);
     if (f->op >= 0) fa_op_label(&a->match, (size_t)f->op, label, sizeof label);
-    fprintf(out, "### `%s`%s%s%s%s\n\n", fa_finding_kind_name(f->kind), group[0] ? " in " : "", group, label[0] ? ", " : "", label);
+    fprintf(out, "### `%s`%s%s%s%s\n\n", fa_finding_kind_name(f->kind), group[0] ? " in " : "",
+            group, label[0] ? ", " : "", label);
 }
 
 static void print_culprits(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
@@ -30,7 +31,8 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
 
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    if (!v->levels[1].ranks.n && !v->nexplained_p2p) return; /* one hop: the culprit table says it all */
+    if (!v->levels[1].ranks.n && !v->nexplained_p2p)
+        return; /* one hop: the culprit table says it all */
     fputs("## Wait chain\n\n", out);
     for (int level = FA_WAIT_LEVELS - 1; level >= 0; level--) {
         char *line = fa_report_wait_line(a, level);
@@ -38,8 +40,9 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
         free(line);
     }
     if (v->nexplained_p2p)
-        fprintf(out, "\n_%zu %s on blocked peers (`p2p_unmatched` explained by the hang%s)._\n", v->nexplained_p2p,
-                v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? ", listed under Warnings" : "; `-v` lists them");
+        fprintf(out, "\n_%zu %s on blocked peers (`p2p_unmatched` explained by the hang%s)._\n",
+                v->nexplained_p2p, v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits",
+                opt->verbose ? ", listed under Warnings" : "; `-v` lists them");
     fputc('\n', out);
 }
 
@@ -47,12 +50,15 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
     const fa_verdict *v = &a->verdict;
     char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n);
     fprintf(out, "# %s\n\n", v->summary ? v->summary : fa_status_name(v->status));
-    fprintf(out, "| status | culprit ranks | ranks read | directory | prefix |\n| --- | --- | --- | --- | --- |\n");
-    fprintf(out, "| **%s** | %s | %zu | `%s` | `%s` |\n\n", fa_status_name(v->status), culprits && *culprits ? culprits : "none",
-            a->in.nranks, a->in.dir, a->in.prefix);
+    fprintf(out, "| status | culprit ranks | ranks read | directory | prefix |\n| --- | --- | --- "
+                 "| --- | --- |\n");
+    fprintf(out, "| **%s** | %s | %zu | `%s` | `%s` |\n\n", fa_status_name(v->status),
+            culprits && *culprits ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix);
     free(culprits);
     if (opt->selected_ranks || opt->pg_filters)
-        fputs("_Showing only findings about the selected ranks/groups; the verdict covers every rank._\n\n", out);
+        fputs("_Showing only findings about the selected ranks/groups; the verdict covers every "
+              "rank._\n\n",
+              out);
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
     size_t hidden = 0;
@@ -83,7 +89,9 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
             }
         }
     }
-    if (hidden) fprintf(out, "_%zu more findings not listed (over `--mismatch-cap` per group)._\n\n", hidden);
+    if (hidden)
+        fprintf(out, "_%zu more findings not listed (over `--mismatch-cap` per group)._\n\n",
+                hidden);
     fa_perf_print_slow_ranks(a, true, 0, out);
     return ferror(out) ? -1 : 0;
 }

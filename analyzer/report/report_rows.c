@@ -13,7 +13,8 @@
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < s->count && at < len; i++) at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", s->items[i]);
+    for (uint32_t i = 0; i < s->count && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", s->items[i]);
     if (!s->count) snprintf(buf, len, "-");
 }
 
@@ -32,7 +33,7 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
     uint32_t *members = malloc((g->nmembers + 2) * sizeof *members);
     if (!members) return;
     uint32_t n = fa_op_expected(&a->match, &a->groups, (size_t)op, members);
-    fa_smap rows = {0};
+    fa_smap rows = { 0 };
     char **keys = calloc(n + 1, sizeof *keys);
     fa_ranks *ranks = calloc(n + 1, sizeof *ranks);
     size_t nrows = 0;
@@ -55,10 +56,14 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             dtypes_text(&e->input_dtypes, di, sizeof di);
             dtypes_text(&e->output_dtypes, dout, sizeof dout);
             snprintf(dt, sizeof dt, "%s -> %s", di, dout);
-            snprintf(name, sizeof name, "%s%s", e->profiling_name, c->nentries > 1 ? " +bundle" : "");
-            if (c->nentries > 1) snprintf(name, sizeof name, "%s (+%u coalesced)", e->profiling_name, c->nentries - 1);
+            snprintf(name, sizeof name, "%s%s", e->profiling_name,
+                     c->nentries > 1 ? " +bundle" : "");
+            if (c->nentries > 1)
+                snprintf(name, sizeof name, "%s (+%u coalesced)", e->profiling_name,
+                         c->nentries - 1);
         }
-        snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", fa_member_state_name(s), name, in, outs, dt);
+        snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", fa_member_state_name(s), name, in,
+                 outs, dt);
         uint64_t at;
         if (!fa_smap_get(&rows, key, &at)) {
             at = nrows;
@@ -108,19 +113,25 @@ static const char *evidence_what(const fa_evidence *e, char *buf, size_t len) {
     switch (e->kind) {
     case FA_EV_NEVER_ISSUED: snprintf(buf, len, "never issued"); break;
     case FA_EV_NO_DUMP: snprintf(buf, len, "wrote no dump"); break;
-    case FA_EV_UNREADABLE:
-        snprintf(buf, len, "dump unreadable");
+    case FA_EV_UNREADABLE: snprintf(buf, len, "dump unreadable"); break;
+    case FA_EV_STALLED:
+        snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?");
         break;
-    case FA_EV_STALLED: snprintf(buf, len, "stalled: pending, %s completed it", done ? done : "?"); break;
-    case FA_EV_NEVER_STARTED: snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?"); break;
-    case FA_EV_MISMATCHED: snprintf(buf, len, "mismatched %s", done && *done ? done : "the others"); break;
+    case FA_EV_NEVER_STARTED:
+        snprintf(buf, len, "never started it on the GPU, %s did", done ? done : "?");
+        break;
+    case FA_EV_MISMATCHED:
+        snprintf(buf, len, "mismatched %s", done && *done ? done : "the others");
+        break;
     case FA_EV_CRASHED: {
         char signal[32];
         fa_signal_label(e->signal, signal, sizeof signal);
         snprintf(buf, len, "crashed (%s)", signal);
         break;
     }
-    case FA_EV_ASYNC_ERROR: snprintf(buf, len, "NCCL async error %s", e->error ? e->error : "?"); break;
+    case FA_EV_ASYNC_ERROR:
+        snprintf(buf, len, "NCCL async error %s", e->error ? e->error : "?");
+        break;
     }
     free(done);
     return buf;
@@ -134,7 +145,8 @@ static size_t same_kind_run(const fa_analysis *a, size_t i) {
     size_t n = 1;
     while (i + n < v->nevidence) {
         const fa_evidence *x = &v->evidence[i + n];
-        if (x->rank != e->rank || x->group != e->group || x->kind != e->kind || a->match.ops[x->op].src != a->match.ops[e->op].src ||
+        if (x->rank != e->rank || x->group != e->group || x->kind != e->kind ||
+            a->match.ops[x->op].src != a->match.ops[e->op].src ||
             a->match.ops[x->op].dst != a->match.ops[e->op].dst)
             break;
         n++;
@@ -142,7 +154,8 @@ static size_t same_kind_run(const fa_analysis *a, size_t i) {
     return n;
 }
 
-void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt, fa_table *t, size_t *hidden) {
+void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt, fa_table *t,
+                             size_t *hidden) {
     bool all = opt->verbose;
     const fa_verdict *v = &a->verdict;
     fa_table_init(t, 5);
@@ -159,7 +172,7 @@ void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt,
         const fa_evidence *e = &v->evidence[i];
         size_t later = same_kind_run(a, i) - 1;
         i += later + 1;
-        fa_ranks self = {(int64_t *)&e->rank, 1, 1};
+        fa_ranks self = { (int64_t *)&e->rank, 1, 1 };
         if (!fa_report_selects(a, opt, (long)e->group, &self, &e->waiters)) continue;
         bool first = e->rank != shown_rank; /* the culprit's first row names it */
         shown_rank = e->rank;
@@ -177,11 +190,15 @@ void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt,
         fa_op_label(&a->match, (size_t)e->op, label, sizeof label);
         char *waiting = fa_ranks_format(e->waiters.v, e->waiters.n);
         fa_table_row(t);
-        if (first) fa_table_cell(t, "%lld", (long long)e->rank);
-        else fa_table_cell(t, "%s", "");
+        if (first)
+            fa_table_cell(t, "%lld", (long long)e->rank);
+        else
+            fa_table_cell(t, "%s", "");
         fa_table_cell(t, "%s", group);
-        if (later) fa_table_cell(t, "%s +%zu later to #%lld", label, later, (long long)e[later].seq);
-        else fa_table_cell(t, "%s", label);
+        if (later)
+            fa_table_cell(t, "%s +%zu later to #%lld", label, later, (long long)e[later].seq);
+        else
+            fa_table_cell(t, "%s", label);
         fa_table_cell(t, "%s", evidence_what(e, what, sizeof what));
         fa_table_cell(t, "%s", waiting && *waiting ? waiting : "-");
         free(waiting);
@@ -191,12 +208,15 @@ void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt,
 char *fa_report_wait_line(const fa_analysis *a, int level) {
     const fa_wait_level *l = &a->verdict.levels[level];
     if (!l->ranks.n) return NULL;
-    char *who = fa_ranks_format(l->ranks.v, l->ranks.n), *whom = fa_ranks_format(l->waits_for.v, l->waits_for.n);
+    char *who = fa_ranks_format(l->ranks.v, l->ranks.n),
+         *whom = fa_ranks_format(l->waits_for.v, l->waits_for.n);
     char *line = NULL;
     const char *s = l->ranks.n > 1 ? "s" : "";
     if (who && whom) {
-        int rc = level == 0 ? asprintf(&line, "rank%s %s: the root cause%s (see culprits)", s, who, s)
-                            : asprintf(&line, "rank%s %s wait%s for %s in %s", s, who, l->ranks.n > 1 ? "" : "s", whom, l->via ? l->via : "?");
+        int rc = level == 0
+                     ? asprintf(&line, "rank%s %s: the root cause%s (see culprits)", s, who, s)
+                     : asprintf(&line, "rank%s %s wait%s for %s in %s", s, who,
+                                l->ranks.n > 1 ? "" : "s", whom, l->via ? l->via : "?");
         if (rc < 0) line = NULL;
     }
     free(who);
@@ -213,19 +233,24 @@ static bool any_selected(const fa_report_options *opt, const fa_ranks *r) {
 static bool group_matches(const fa_report_options *opt, const fa_group *g) {
     if (!opt->pg_filters) return true;
     for (size_t i = 0; i < opt->npg_filters; i++)
-        if ((g->name && strcmp(g->name, opt->pg_filters[i]) == 0) || (g->desc && strcmp(g->desc, opt->pg_filters[i]) == 0) ||
+        if ((g->name && strcmp(g->name, opt->pg_filters[i]) == 0) ||
+            (g->desc && strcmp(g->desc, opt->pg_filters[i]) == 0) ||
             strcmp(g->id, opt->pg_filters[i]) == 0)
             return true;
     return false;
 }
 
-bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long group, const fa_ranks *ranks, const fa_ranks *others) {
+bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long group,
+                       const fa_ranks *ranks, const fa_ranks *others) {
     if (opt->pg_filters && group >= 0 && !group_matches(opt, &a->groups.v[group])) return false;
-    if (opt->selected_ranks && (ranks->n || (others && others->n)) && !any_selected(opt, ranks) && !(others && any_selected(opt, others)))
+    if (opt->selected_ranks && (ranks->n || (others && others->n)) && !any_selected(opt, ranks) &&
+        !(others && any_selected(opt, others)))
         return false;
     return true;
 }
 
-bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f, const fa_report_options *opt) {
-    return f->listed && (!f->explained || opt->verbose) && fa_report_selects(a, opt, f->group, &f->ranks, &f->others);
+bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f,
+                             const fa_report_options *opt) {
+    return f->listed && (!f->explained || opt->verbose) &&
+           fa_report_selects(a, opt, f->group, &f->ranks, &f->others);
 }

@@ -16,10 +16,12 @@ static void finding_heading(const fa_analysis *a, const fa_finding *f, char *buf
     char group[300] = "", label[200] = "";
     if (f->group >= 0) fa_group_label(&a->groups.v[f->group], group, sizeof group);
     if (f->op >= 0) fa_op_label(&a->match, (size_t)f->op, label, sizeof label);
-    snprintf(buf, len, "%s%s%s%s%s", fa_finding_kind_name(f->kind), group[0] ? " in " : "", group, label[0] ? ", " : "", label);
+    snprintf(buf, len, "%s%s%s%s%s", fa_finding_kind_name(f->kind), group[0] ? " in " : "", group,
+             label[0] ? ", " : "", label);
 }
 
-static void print_finding(const fa_analysis *a, const fa_report_options *opt, const fa_finding *f, size_t number, FILE *out) {
+static void print_finding(const fa_analysis *a, const fa_report_options *opt, const fa_finding *f,
+                          size_t number, FILE *out) {
     char heading[600];
     finding_heading(a, f, heading, sizeof heading);
     char lead[32];
@@ -77,7 +79,7 @@ static void print_collectives(const fa_analysis *a, const fa_report_options *opt
         const fa_op *o = &a->match.ops[i];
         if (o->ncalls == 0) continue;
         const fa_group *g = &a->groups.v[o->group];
-        fa_ranks issued = {0}, done = {0};
+        fa_ranks issued = { 0 }, done = { 0 };
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &a->match.calls[o->first_call + k];
             fa_ranks_add(&issued, g->members[c->member]);
@@ -108,7 +110,10 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     fa_table t;
     size_t hidden;
     fa_report_culprit_table(a, opt, &t, &hidden);
-    fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE ? "suspects (what each did, in every group):\n\n" : "culprits (what each did, in every group):\n\n", out);
+    fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE
+              ? "suspects (what each did, in every group):\n\n"
+              : "culprits (what each did, in every group):\n\n",
+          out);
     fa_table_print_fit(&t, out, "  ", opt->width);
     fa_table_free(&t);
     if (hidden) fprintf(out, "  (%zu more rows; -v lists them)\n", hidden);
@@ -117,7 +122,8 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
 
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    if (!v->levels[1].ranks.n && !v->nexplained_p2p) return; /* one hop: the culprit table says it all */
+    if (!v->levels[1].ranks.n && !v->nexplained_p2p)
+        return; /* one hop: the culprit table says it all */
     fputs("wait chain (who waits for whom):\n\n", out);
     const char *arrow = "  ";
     for (int level = FA_WAIT_LEVELS - 1; level >= 0; level--) {
@@ -129,8 +135,10 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
     }
     char note[200];
     if (v->nexplained_p2p) {
-        snprintf(note, sizeof note, "(%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)", v->nexplained_p2p,
-                 v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits", opt->verbose ? " listed under warnings" : " -v lists them");
+        snprintf(note, sizeof note,
+                 "(%zu %s on blocked peers: p2p_unmatched explained by the hang;%s)",
+                 v->nexplained_p2p, v->nexplained_p2p > 1 ? "sends/recvs wait" : "send/recv waits",
+                 opt->verbose ? " listed under warnings" : " -v lists them");
         fa_wrap_print(out, "  ", "   ", note, opt->width);
     }
     fputc('\n', out);
@@ -138,18 +146,26 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
 
 /* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. */
 static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
-    const char *colour = v->status == FA_STATUS_OK ? "\033[1;32m" : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m" : "\033[1;31m";
-    fprintf(out, "%s%s%s\n", opt->color ? colour : "", v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
+    const char *colour = v->status == FA_STATUS_OK             ? "\033[1;32m"
+                         : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m"
+                                                               : "\033[1;31m";
+    fprintf(out, "%s%s%s\n", opt->color ? colour : "",
+            v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
 }
 
 static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n), versions[200] = "", *line = NULL;
+    char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n), versions[200] = "",
+         *line = NULL;
     for (size_t i = 0, at = 0; i < a->in.nversions && at < sizeof versions; i++)
-        at += (size_t)snprintf(versions + at, sizeof versions - at, "%s%s", i ? "," : "", a->in.versions[i]);
-    if (asprintf(&line, "status: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", version%s %s)",
-                 fa_status_name(v->status), culprits && culprits[0] ? culprits : "none", a->in.nranks, a->in.dir, a->in.prefix,
-                 a->in.nversions > 1 ? "s" : "", versions) >= 0) {
+        at += (size_t)snprintf(versions + at, sizeof versions - at, "%s%s", i ? "," : "",
+                               a->in.versions[i]);
+    if (asprintf(&line,
+                 "status: %s   culprit ranks: %s   (%zu ranks read from %s, prefix \"%s\", "
+                 "version%s %s)",
+                 fa_status_name(v->status), culprits && culprits[0] ? culprits : "none",
+                 a->in.nranks, a->in.dir, a->in.prefix, a->in.nversions > 1 ? "s" : "",
+                 versions) >= 0) {
         fputc('\n', out);
         fa_wrap_print(out, "", "        ", line, opt->width);
         fputc('\n', out);
@@ -163,16 +179,20 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     print_title(v, opt, out);
     print_status(a, opt, out);
     if (opt->selected_ranks || opt->pg_filters)
-        fputs("(showing only findings about the selected ranks/groups; the verdict covers every rank)\n\n", out);
+        fputs("(showing only findings about the selected ranks/groups; the verdict covers every "
+              "rank)\n\n",
+              out);
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
-    bool header[2] = {false, false};
-    for (int order = 0; order < 3; order++) { /* root causes, evidence, then warnings, as in db.json */
+    bool header[2] = { false, false };
+    for (int order = 0; order < 3;
+         order++) { /* root causes, evidence, then warnings, as in db.json */
         int warnings = order == 2;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
-            if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order) continue;
+            if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)
+                continue;
             if (!f->listed) hidden++;
             if (!fa_report_lists_finding(a, f, opt)) continue;
             if (!header[warnings]) {
@@ -182,7 +202,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
             print_finding(a, opt, f, ++number, out);
         }
     }
-    if (hidden) fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
+    if (hidden)
+        fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
     fa_perf_print_slow_ranks(a, false, opt->width, out);
     if (opt->verbose) {
         print_groups(a, opt, out);

@@ -18,11 +18,14 @@ static char *frames_text(const fr_entry *e) {
         if (len + need >= cap) {
             while (len + need >= cap) cap *= 2;
             char *t = realloc(s, cap);
-            if (!t) { free(s); return NULL; }
+            if (!t) {
+                free(s);
+                return NULL;
+            }
             s = t;
         }
-        len += (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", f->name ? f->name : "?", f->filename ? f->filename : "?",
-                                (long long)f->line);
+        len += (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", f->name ? f->name : "?",
+                                f->filename ? f->filename : "?", (long long)f->line);
     }
     return s;
 }
@@ -31,7 +34,7 @@ void fa_stacks_print(const fa_analysis *a, long op, FILE *out, const char *inden
     if (op < 0) return;
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
-    fa_smap seen = {0};
+    fa_smap seen = { 0 };
     char **texts = calloc(o->ncalls + 1, sizeof *texts);
     fa_ranks *ranks = calloc(o->ncalls + 1, sizeof *ranks);
     size_t nblocks = 0;
@@ -52,7 +55,8 @@ void fa_stacks_print(const fa_analysis *a, long op, FILE *out, const char *inden
     }
     for (size_t b = 0; b < nblocks; b++) {
         char *who = fa_ranks_format(ranks[b].v, ranks[b].n);
-        fprintf(out, "%srank%s %s:%s\n", indent, ranks[b].n > 1 ? "s" : "", who, texts[b][0] ? "" : " (no frames in the dump)");
+        fprintf(out, "%srank%s %s:%s\n", indent, ranks[b].n > 1 ? "s" : "", who,
+                texts[b][0] ? "" : " (no frames in the dump)");
         for (char *line = texts[b]; *line;) {
             char *nl = strchr(line, '\n');
             fprintf(out, "%s    %.*s\n", indent, (int)(nl - line), line);

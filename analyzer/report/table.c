@@ -42,7 +42,9 @@ static const char *cell(const fa_table *t, size_t r, size_t c) {
     return s ? s : "";
 }
 
-void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) { fa_table_print_fit(t, out, indent, 0); }
+void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) {
+    fa_table_print_fit(t, out, indent, 0);
+}
 
 /* The narrowest a column gets: the longest word of its header (which wraps too), at least 5. */
 static size_t least_width(const fa_table *t, size_t c) {
@@ -70,7 +72,8 @@ static void fit_widths(const fa_table *t, size_t *width, size_t room) {
     while (room && total > room) {
         size_t widest = t->ncols;
         for (size_t c = 0; c < t->ncols; c++)
-            if (width[c] > least_width(t, c) && (widest == t->ncols || width[c] > width[widest])) widest = c;
+            if (width[c] > least_width(t, c) && (widest == t->ncols || width[c] > width[widest]))
+                widest = c;
         if (widest == t->ncols) break; /* every column at its least: let the row run long */
         width[widest]--;
         total--;
@@ -78,7 +81,8 @@ static void fit_widths(const fa_table *t, size_t *width, size_t room) {
 }
 
 /* One table row, its cells wrapped to their columns' widths, as many lines as the tallest. */
-static void print_row(const fa_table *t, size_t r, const size_t *width, FILE *out, const char *indent) {
+static void print_row(const fa_table *t, size_t r, const size_t *width, FILE *out,
+                      const char *indent) {
     const char *rest[64];
     size_t left[64], ncols = t->ncols < 64 ? t->ncols : 64, last = ncols;
     while (last > 1 && !*cell(t, r, last - 1)) last--;
@@ -128,9 +132,12 @@ void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t
 static void markdown_cell(FILE *out, const char *s) {
     fputc(' ', out);
     for (; *s; s++) {
-        if (*s == '|') fputs("\\|", out);
-        else if (*s == '\n') fputc(' ', out);
-        else fputc(*s, out);
+        if (*s == '|')
+            fputs("\\|", out);
+        else if (*s == '\n')
+            fputc(' ', out);
+        else
+            fputc(*s, out);
     }
     fputs(" |", out);
 }

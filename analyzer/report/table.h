@@ -12,9 +12,9 @@
 #include <stdio.h>
 
 typedef struct fa_table {
-    char **cells;  /* row-major, ncols per row */
+    char **cells; /* row-major, ncols per row */
     size_t ncols, nrows, cap;
-    size_t col;    /* next column of the current row */
+    size_t col; /* next column of the current row */
 } fa_table;
 
 void fa_table_init(fa_table *t, size_t ncols);

@@ -22,7 +22,8 @@ size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip) {
     return width;
 }
 
-void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text, size_t width) {
+void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text,
+                   size_t width) {
     const char *lead = first;
     size_t len = strlen(text);
     do {

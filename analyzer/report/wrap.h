@@ -17,6 +17,7 @@
 size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip);
 
 /* Writes text wrapped at width columns (0: unwrapped), each line ended by '\n'. */
-void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text, size_t width);
+void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text,
+                   size_t width);
 
 #endif

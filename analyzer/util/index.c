@@ -15,7 +15,8 @@ uint64_t fa_hash_bytes(const void *bytes, size_t len) {
 
 static int imap_grow(fa_imap *map) {
     size_t cap = map->cap ? map->cap * 2 : 16;
-    fa_imap bigger = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint64_t)), calloc(cap, 1), cap, 0};
+    fa_imap bigger = { calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint64_t)), calloc(cap, 1),
+                       cap, 0 };
     if (!bigger.keys || !bigger.values || !bigger.used) {
         fa_imap_free(&bigger);
         return -1;

@@ -47,7 +47,9 @@ bool fa_smap_get(const fa_smap *map, const char *key, uint64_t *value);
 void fa_smap_free(fa_smap *map);
 
 /* Mixes two 64-bit values into one key (for composite keys such as (group, seq)). */
-static inline uint64_t fa_key2(uint64_t a, uint64_t b) { return fr_mix64(a * 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL + (a << 7)); }
+static inline uint64_t fa_key2(uint64_t a, uint64_t b) {
+    return fr_mix64(a * 0x9e3779b97f4a7c15ULL) ^ (b + 0x632be59bd9b4e019ULL + (a << 7));
+}
 uint64_t fa_hash_bytes(const void *bytes, size_t len);
 
 #endif

@@ -35,15 +35,15 @@ static void *thread_main(void *arg) {
 }
 
 void fa_parallel_for(size_t n, size_t chunk, unsigned nworkers, fa_range_fn fn, void *ctx) {
-    loop l = {n, chunk ? chunk : 1, fn, ctx, 0};
+    loop l = { n, chunk ? chunk : 1, fn, ctx, 0 };
     size_t chunks = (n + l.chunk - 1) / l.chunk;
     if (nworkers > 64) nworkers = 64;
     if (nworkers > chunks) nworkers = chunks ? (unsigned)chunks : 1;
     pthread_t threads[64];
     worker_arg args[64];
-    bool started[64] = {false};
+    bool started[64] = { false };
     for (unsigned t = 1; t < nworkers; t++) {
-        args[t] = (worker_arg){&l, t};
+        args[t] = (worker_arg){ &l, t };
         started[t] = pthread_create(&threads[t], NULL, thread_main, &args[t]) == 0;
     }
     run(&l, 0);

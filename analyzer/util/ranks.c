@@ -54,7 +54,8 @@ char *fa_ranks_format(const int64_t *ranks, size_t n) {
         while (j + 1 < n && (sorted[j + 1] == sorted[j] || sorted[j + 1] == sorted[j] + 1)) j++;
         len += (size_t)sprintf(text + len, "%s%lld", len ? "," : "", (long long)sorted[i]);
         if (sorted[j] != sorted[i])
-            len += (size_t)sprintf(text + len, "%s%lld", sorted[j] == sorted[i] + 1 ? "," : "-", (long long)sorted[j]);
+            len += (size_t)sprintf(text + len, "%s%lld", sorted[j] == sorted[i] + 1 ? "," : "-",
+                                   (long long)sorted[j]);
         i = j + 1;
     }
     free(sorted);

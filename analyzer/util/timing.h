@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 bool fa_timing_wanted(void);
-double fa_clock(void); /* monotonic seconds */
+double fa_clock(void);                                 /* monotonic seconds */
 void fa_timing_note(const char *phase, double *since); /* prints now - *since, sets *since = now */
 
 #endif

@@ -28,7 +28,7 @@ typedef enum fa_finding_kind {
     FA_REJECTED_FILE,
     FA_VERSION_MISMATCH,
     FA_LAGGING_RANKS,
-    FA_GROUP_MISMATCH, /* ranks disagree about a group's description */
+    FA_GROUP_MISMATCH,      /* ranks disagree about a group's description */
     FA_MEMBERSHIP_INFERRED, /* members rebuilt from the entries: pg_config lacks the group */
     FA_MIXED_JOBS,          /* dumps that cannot belong to one job (mixed.c) */
 } fa_finding_kind;
@@ -36,21 +36,21 @@ typedef enum fa_finding_kind {
 /* What a culprit-bearing finding rests on when the culprit's own dump says what happened (the
  * recorder's "frtrace" key), rather than what its entries imply: the summary tells that story. */
 typedef enum fa_cause {
-    FA_CAUSE_ENTRIES,     /* inferred from the entries (every PyTorch dump) */
-    FA_CAUSE_CRASH,       /* the process died by a fatal signal (trigger "fatal:N") */
-    FA_CAUSE_ASYNC_ERROR, /* its communicator reported an asynchronous NCCL error */
-    FA_CAUSE_UNREADABLE,  /* missing_dump: the rank's file exists but was rejected (unreadable) */
+    FA_CAUSE_ENTRIES,       /* inferred from the entries (every PyTorch dump) */
+    FA_CAUSE_CRASH,         /* the process died by a fatal signal (trigger "fatal:N") */
+    FA_CAUSE_ASYNC_ERROR,   /* its communicator reported an asynchronous NCCL error */
+    FA_CAUSE_UNREADABLE,    /* missing_dump: the rank's file exists but was rejected (unreadable) */
     FA_CAUSE_NEVER_STARTED, /* state_mismatch: others started it on the GPU, these never did */
 } fa_cause;
 
 typedef struct fa_finding {
     fa_finding_kind kind;
-    long group; /* index into fa_groups, or -1 */
-    long op;    /* index into fa_match.ops, or -1 */
-    fa_ranks ranks;   /* the ranks this finding is about (culprits, rejected rank, ...) */
-    fa_ranks others;  /* waiting ranks, or the majority */
+    long group;      /* index into fa_groups, or -1 */
+    long op;         /* index into fa_match.ops, or -1 */
+    fa_ranks ranks;  /* the ranks this finding is about (culprits, rejected rank, ...) */
+    fa_ranks others; /* waiting ranks, or the majority */
     char *detail;
-    bool listed; /* false when over --mismatch-cap for its group (counted, not shown) */
+    bool listed;    /* false when over --mismatch-cap for its group (counted, not shown) */
     bool explained; /* p2p_unmatched whose absent side is a culprit or blocked: part of the hang */
     fa_cause cause;
     int signal;        /* FA_CAUSE_CRASH: the signal's number, 0 unknown */
@@ -64,7 +64,8 @@ typedef struct fa_findings {
 
 /* Appends a finding and returns it (ranks empty, detail NULL), or NULL when out of memory. */
 fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op);
-void fa_finding_set_detail(fa_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fa_finding_set_detail(fa_finding *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void fa_findings_free(fa_findings *list);
 
 const char *fa_finding_kind_name(fa_finding_kind kind);

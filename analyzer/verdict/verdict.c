@@ -39,9 +39,8 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
     return 0;
 }
 
-
 static int collect_ranks(decider *d) {
-    fa_ranks all = {0};
+    fa_ranks all = { 0 };
     for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
     for (size_t i = 0; i < d->groups->without_dump.n; i++)
         fa_ranks_add(&all, d->groups->without_dump.v[i]);
@@ -50,12 +49,12 @@ static int collect_ranks(decider *d) {
     if (!d->facts) return -1;
     d->nfacts = all.n;
     for (size_t i = 0; i < all.n; i++)
-        d->facts[i] = (rank_facts){.rank = all.v[i],
-                                   .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
-                                   .missing_op = -1,
-                                   .lag_op = -1,
-                                   .lag_record = INT64_MAX,
-                                   .broken_op = -1};
+        d->facts[i] = (rank_facts){ .rank = all.v[i],
+                                    .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
+                                    .missing_op = -1,
+                                    .lag_op = -1,
+                                    .lag_record = INT64_MAX,
+                                    .broken_op = -1 };
     fa_ranks_free(&all);
     d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
     if (!d->unseen) return -1;
@@ -118,7 +117,6 @@ static void note_waited(const decider *d, long *at, size_t *most, size_t op, siz
     }
 }
 
-
 static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
     for (uint32_t k = 0; k < o->ncalls; k++)
         if (m->calls[o->first_call + k].state != FR_STATE_COMPLETED) return true;
@@ -132,8 +130,8 @@ enum { OP_PENDING = 1, OP_INCOMPLETE = 2 };
 typedef struct op_scan {
     const decider *d;
     uint8_t *flags;
-    uint32_t *members;        /* per worker: widest entries */
-    fa_member_state *states;  /* likewise */
+    uint32_t *members;       /* per worker: widest entries */
+    fa_member_state *states; /* likewise */
     size_t widest;
 } op_scan;
 
@@ -170,8 +168,8 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
 /* flags per op (see op_scan), or NULL when out of memory. */
 static uint8_t *scan_all_ops(const decider *d) {
     unsigned nw = fa_worker_count(0);
-    op_scan s = {d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members),
-                 malloc(nw * d->widest * sizeof *s.states), d->widest};
+    op_scan s = { d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members),
+                  malloc(nw * d->widest * sizeof *s.states), d->widest };
     if (s.flags && s.members && s.states) fa_parallel_for(d->m->nops, 4096, nw, scan_ops, &s);
     free(s.members);
     free(s.states);
@@ -198,7 +196,6 @@ static int index_edges(graph *g) {
     free(fill);
     return 0;
 }
-
 
 /* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
  * that left no dump. When every member seen waits in one of its ops and none completed it, what
@@ -355,7 +352,7 @@ static size_t idle_without_p2p_records(decider *d, idle_rank *out, size_t cap) {
         if (ri < 0 || fa_vg_node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
         f->idle = true;
         if (f->waited || newest_failed(d, (size_t)ri) || newest_in_inferred(d, (size_t)ri))
-            out[n++] = (idle_rank){(uint32_t)r, d->in->ranks[ri].dump->newest_ns};
+            out[n++] = (idle_rank){ (uint32_t)r, d->in->ranks[ri].dump->newest_ns };
     }
     return n;
 }
@@ -536,7 +533,7 @@ static void blame_broken(decider *d, rank_facts *f) {
     x->signal = f->signal;
     x->error = error;
     fa_ranks_add(&x->ranks, f->rank);
-    fa_ranks pending = {0};
+    fa_ranks pending = { 0 };
     members_in_state(d, op, fa_member_state_pending, &pending);
     for (size_t i = 0; i < pending.n; i++)
         if (pending.v[i] != f->rank) fa_ranks_add(&x->others, pending.v[i]);
@@ -637,7 +634,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         size_t n = nodes[k];
         if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
-        fa_ranks started = {0}, scheduled = {0};
+        fa_ranks started = { 0 }, scheduled = { 0 };
         members_in_state(d, op, fa_vg_is_started, &started);
         members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
         if (started.n && scheduled.n) {
@@ -679,7 +676,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
                 fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
             if (x) {
                 x->others = started;
-                started = (fa_ranks){0};
+                started = (fa_ranks){ 0 };
                 char group[300], label[200];
                 fa_vg_context(d, op, group, sizeof group, label, sizeof label);
                 fa_finding_set_detail(x,
@@ -767,11 +764,13 @@ static void judge_sinks(decider *d) {
     if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
     for (size_t n = 0; n < d->g.nnodes; n++)
         for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
-            if (d->comp[d->g.edges[e]] != d->comp[n]) leaves[d->comp[n]] = true;
-            else busy[d->comp[n]] = true;
+            if (d->comp[d->g.edges[e]] != d->comp[n])
+                leaves[d->comp[n]] = true;
+            else
+                busy[d->comp[n]] = true;
         }
     size_t first = d->findings->n;
-    fa_imap missing = {0};
+    fa_imap missing = { 0 };
     for (uint32_t c = 0; c < d->ncomps; c++) {
         if (leaves[c]) continue;
         const uint32_t *mine = nodes + at[c];
@@ -836,7 +835,6 @@ static void note_idle_missing_dumps(decider *d) {
 
 /* ---------------------------------------------------------------- summary ----------- */
 
-
 /* A rank list short enough for the summary: "0-7,9", or "1,5,9,13 and 996 more". */
 static char *short_ranks(const fa_ranks *r) {
     size_t n = r->n > 4 ? 4 : r->n;
@@ -857,7 +855,7 @@ static char *short_ranks(const fa_ranks *r) {
 /* The verdict line from the findings that name culprits (verdict_title.c). */
 static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from,
                       const char *suffix) {
-    fa_title_input t = {lead, d->findings, from, pick, d->groups, d->m, suffix};
+    fa_title_input t = { lead, d->findings, from, pick, d->groups, d->m, suffix };
     d->v->summary = fa_verdict_title(&t);
 }
 
@@ -880,7 +878,7 @@ static bool only_lost_dumps(const decider *d) {
 }
 
 static void say_lost_dumps(decider *d) {
-    fa_ranks waiting = {0}, idle = {0};
+    fa_ranks waiting = { 0 }, idle = { 0 };
     for (size_t i = 0; i < d->nfacts; i++) {
         if (!d->facts[i].has_dump) continue;
         int64_t r = d->facts[i].rank;
@@ -954,7 +952,7 @@ static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUM
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {.in = in, .groups = groups, .m = m, .findings = findings, .v = v};
+    decider d = { .in = in, .groups = groups, .m = m, .findings = findings, .v = v };
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -974,7 +972,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         v->nculprit_findings = after_sinks - before;
 
         bool mismatch = false, stuck = false;
-        fa_ranks stuck_in_api = {0};
+        fa_ranks stuck_in_api = { 0 };
         stuck_ranks(&d, &stuck_in_api);
         for (size_t i = 0; i < before; i++)
             if (fa_finding_is_mismatch(findings->v[i].kind)) {
@@ -1070,4 +1068,3 @@ const char *fa_status_name(fa_status s) {
     }
     return "?";
 }
-

@@ -63,14 +63,14 @@ typedef enum fa_evidence_kind {
 } fa_evidence_kind;
 
 typedef struct fa_evidence {
-    int64_t rank; /* the culprit */
-    long op;      /* index into fa_match.ops */
+    int64_t rank;   /* the culprit */
+    long op;        /* index into fa_match.ops */
     uint32_t group; /* the op's group and seq: the evidence is sorted by rank, group, kind, seq */
     int64_t seq;
     bool p2p; /* sends/recvs sort after the collectives */
     fa_evidence_kind kind;
-    fa_ranks waiters; /* members with the op pending, the culprit excluded */
-    fa_ranks done;    /* members that completed it (stalled), or started it (never started) */
+    fa_ranks waiters;  /* members with the op pending, the culprit excluded */
+    fa_ranks done;     /* members that completed it (stalled), or started it (never started) */
     int signal;        /* FA_EV_CRASHED: the fatal signal's number (0 unknown) */
     const char *error; /* FA_EV_ASYNC_ERROR: ncclResult name ("ncclRemoteError"); in the store */
 } fa_evidence;
@@ -98,8 +98,8 @@ typedef struct fa_verdict {
     size_t nexplained_p2p; /* p2p_unmatched findings explained by the hang (finding.explained) */
 } fa_verdict;
 
-int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_findings *findings, fa_verdict *v,
-                      fr_error *err);
+int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                      fa_findings *findings, fa_verdict *v, fr_error *err);
 void fa_verdict_free(fa_verdict *v);
 /* Inconclusive after all, with `summary` (taken over): no culprits, evidence or wait chain. */
 void fa_verdict_withdraw(fa_verdict *v, char *summary);

@@ -28,7 +28,6 @@ static bool is_root(const decider *d, size_t node) {
     return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
 }
 
-
 /* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
  * root causes that have not completed it. d->members and d->states hold op's n expected members
  * (fa_vg_expected_states). */
@@ -112,8 +111,16 @@ static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind ki
         v->evidence = grown;
     }
     fa_evidence *e = &v->evidence[v->nevidence++];
-    *e = (fa_evidence){rank, (long)op, d->m->ops[op].group, d->m->ops[op].seq,
-                       d->m->ops[op].is_p2p, kind, {0}, {0}, 0, NULL};
+    *e = (fa_evidence){ rank,
+                        (long)op,
+                        d->m->ops[op].group,
+                        d->m->ops[op].seq,
+                        d->m->ops[op].is_p2p,
+                        kind,
+                        { 0 },
+                        { 0 },
+                        0,
+                        NULL };
     for (size_t i = 0; waiters && i < waiters->n; i++)
         if (waiters->v[i] != rank) fa_ranks_add(&e->waiters, waiters->v[i]);
     for (size_t i = 0; done && i < done->n; i++) fa_ranks_add(&e->done, done->v[i]);
@@ -147,7 +154,7 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
     /* only ops with a pending member say anything: those are the graph's op nodes, ascending */
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && !rc; x++) {
         size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
-        fa_ranks pending = {0}, completed = {0}, started = {0};
+        fa_ranks pending = { 0 }, completed = { 0 }, started = { 0 };
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
         for (uint32_t k = 0; k < n; k++) {
@@ -189,7 +196,6 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
     return rc;
 }
 
-
 /* What a culprit did itself (stalled, never started, mismatched) reads before what it left
  * undone (never issued, no dump). */
 static int kind_order(fa_evidence_kind k) {
@@ -218,9 +224,9 @@ static int compare_evidence(const void *pa, const void *pb) {
 
 typedef struct chain {
     via_set via[FA_WAIT_LEVELS];
-    long *block_op;      /* per rank node: the oldest pending op it waits in, -1 */
-    int64_t *block_rec;  /* its record_id */
-    uint8_t *listed;     /* per rank node: bit l once it is in levels[l].waits_for */
+    long *block_op;     /* per rank node: the oldest pending op it waits in, -1 */
+    int64_t *block_rec; /* its record_id */
+    uint8_t *listed;    /* per rank node: bit l once it is in levels[l].waits_for */
 } chain;
 
 static int level_of(const decider *d, size_t node) {
@@ -231,7 +237,7 @@ static int level_of(const decider *d, size_t node) {
  * d->members and d->states hold op's n expected members (fa_vg_expected_states). */
 static void chain_op(decider *d, chain *c, size_t op, const fa_ranks *targets, uint32_t n) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    bool added[FA_WAIT_LEVELS] = {false};
+    bool added[FA_WAIT_LEVELS] = { false };
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = d->states[k];
         int64_t r = grp->members[d->members[k]];
@@ -278,7 +284,7 @@ static void note_victims(decider *d, const chain *c) {
     size_t cap = 2048, used = 0, shown = 0, total = 0, n = 0;
     char *where = calloc(cap, 1);
     /* (op, rank) pairs sorted by op: the ranks blocked in one op are adjacent (linear at scale) */
-    int64_t (*pairs)[2] = malloc((l->ranks.n + 1) * sizeof *pairs);
+    int64_t(*pairs)[2] = malloc((l->ranks.n + 1) * sizeof *pairs);
     for (size_t i = 0; pairs && i < l->ranks.n; i++) {
         long node = fa_vg_rank_node(d, l->ranks.v[i]);
         if (node >= 0 && c->block_op[node] >= 0) {
@@ -287,7 +293,7 @@ static void note_victims(decider *d, const chain *c) {
         }
     }
     if (pairs) qsort(pairs, n, sizeof *pairs, compare_pairs);
-    fa_ranks same = {0}, targets = {0};
+    fa_ranks same = { 0 }, targets = { 0 };
     for (size_t i = 0; where && pairs && i < n;) {
         long op = (long)pairs[i][0];
         same.n = 0;
@@ -337,7 +343,7 @@ int fa_verdict_explain(decider *d, size_t nmatch_findings) {
     if (collect_evidence(d, nmatch_findings) != 0) return -1;
     if (d->v->nevidence)
         qsort(d->v->evidence, d->v->nevidence, sizeof *d->v->evidence, compare_evidence);
-    chain c = {0};
+    chain c = { 0 };
     c.block_op = malloc((d->nfacts + 1) * sizeof *c.block_op);
     c.block_rec = malloc((d->nfacts + 1) * sizeof *c.block_rec);
     c.listed = calloc(d->nfacts + 1, 1);
@@ -348,7 +354,7 @@ int fa_verdict_explain(decider *d, size_t nmatch_findings) {
         return -1;
     }
     for (size_t i = 0; i < d->nfacts; i++) c.block_op[i] = -1;
-    fa_ranks targets = {0};
+    fa_ranks targets = { 0 };
     for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         uint32_t count = fa_vg_expected_states(d, op);

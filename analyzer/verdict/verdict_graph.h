@@ -31,21 +31,21 @@ typedef struct rank_facts {
     int64_t rank;
     bool has_dump;
     const char *unreadable; /* its file was rejected: what it is ("a FIFO"), or "" */
-    bool waited;      /* some pending op waits for it to issue something */
-    long missing_op;  /* the op most ranks wait for it in */
+    bool waited;            /* some pending op waits for it to issue something */
+    long missing_op;        /* the op most ranks wait for it in */
     size_t missing_waiters;
-    bool lag;         /* has an op pending that a peer completed */
+    bool lag; /* has an op pending that a peer completed */
     long lag_op;
     int64_t lag_record;
     bool culprit;
-    bool crashed;        /* its dump was written from a fatal signal's handler */
-    int signal;          /* that signal's number, 0 unknown */
-    bool stuck_in_api;   /* it dumped because a thread was stuck inside an NCCL call */
-    long broken_op;      /* the op most ranks wait on it in, in a group where it is broken; -1 */
+    bool crashed;      /* its dump was written from a fatal signal's handler */
+    int signal;        /* that signal's number, 0 unknown */
+    bool stuck_in_api; /* it dumped because a thread was stuck inside an NCCL call */
+    long broken_op;    /* the op most ranks wait on it in, in a group where it is broken; -1 */
     size_t broken_waiters;
-    bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
-    bool idle;           /* nothing pending, from a backend that records no send/recv */
-    bool excused;        /* waited on, but its own history shows it blocked before that op */
+    bool maybe_in_p2p; /* idle, but may be blocked in a send/recv its backend did not record */
+    bool idle;         /* nothing pending, from a backend that records no send/recv */
+    bool excused;      /* waited on, but its own history shows it blocked before that op */
 } rank_facts;
 
 /* The wait graph: an edge a -> b says a waits on b. */
@@ -73,12 +73,12 @@ typedef struct decider {
     uint32_t *members; /* scratch: expected members of an op (widest entries) */
     size_t widest;
     fa_member_state *states; /* scratch: their states (fa_vg_expected_states) */
-    uint32_t *comp;    /* node -> component */
+    uint32_t *comp;          /* node -> component */
     size_t ncomps;
-    size_t inflight;   /* ops with a call not completed (build_graph counts them for the summary) */
-    uint32_t *dense;   /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
+    size_t inflight; /* ops with a call not completed (build_graph counts them for the summary) */
+    uint32_t *dense; /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
     size_t ndense;
-    uint32_t *unseen;  /* the nodes of ranks without a (readable) dump */
+    uint32_t *unseen; /* the nodes of ranks without a (readable) dump */
     size_t nunseen;
 } decider;
 

@@ -25,16 +25,21 @@
 enum { LEVELS = 4, CLAUSE = 600 };
 
 void fa_signal_label(int signal, char *buf, size_t len) {
-    static const struct { int number; const char *name; } known[] = {
-        {4, "SIGILL"}, {6, "SIGABRT"}, {7, "SIGBUS"}, {8, "SIGFPE"}, {11, "SIGSEGV"},
+    static const struct {
+        int number;
+        const char *name;
+    } known[] = {
+        { 4, "SIGILL" }, { 6, "SIGABRT" }, { 7, "SIGBUS" }, { 8, "SIGFPE" }, { 11, "SIGSEGV" },
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].number == signal) {
             snprintf(buf, len, "%s", known[i].name);
             return;
         }
-    if (signal > 0) snprintf(buf, len, "signal %d", signal);
-    else snprintf(buf, len, "a fatal signal");
+    if (signal > 0)
+        snprintf(buf, len, "signal %d", signal);
+    else
+        snprintf(buf, len, "a fatal signal");
 }
 
 void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
@@ -45,8 +50,8 @@ void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
         if (o->src >= 0) snprintf(src, sizeof src, "%lld", (long long)o->src);
         if (o->dst >= 0) snprintf(dst, sizeof dst, "%lld", (long long)o->dst);
         bool recv = strcmp(o->type, "recv") == 0;
-        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->", recv ? src : dst,
-                 (long long)o->seq);
+        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->",
+                 recv ? src : dst, (long long)o->seq);
     } else {
         snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
     }
@@ -54,19 +59,22 @@ void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
 
 /* "TENSOR_MODEL_PARALLEL_GROUP (37)" at level 0, "TENSOR_MODEL_PARALLEL_GROUP" after; a group
  * without a description keeps its id ("group 5"). */
-static void group_words(const fa_title_input *in, const fa_finding *f, int level, char *buf, size_t len) {
+static void group_words(const fa_title_input *in, const fa_finding *f, int level, char *buf,
+                        size_t len) {
     buf[0] = '\0';
     if (f->group < 0) return;
     const fa_group *g = &in->groups->v[f->group];
     bool described = g->desc[0] && strcmp(g->desc, "undefined") != 0;
-    if (level == 0 || !described) fa_group_label(g, buf, len);
-    else snprintf(buf, len, "%s", g->desc);
+    if (level == 0 || !described)
+        fa_group_label(g, buf, len);
+    else
+        snprintf(buf, len, "%s", g->desc);
 }
 
 /* What the culprits of a finding did, with a "%s" where their ranks go, and (after a '\t') who
  * else is concerned ("ranks 8,10 wait"), both without the ranks that merging unites. */
 typedef struct clause_shape {
-    char verb[CLAUSE]; /* "never joined EXPERT_MODEL_PARALLEL_GROUP all_to_all #45265" */
+    char verb[CLAUSE];       /* "never joined EXPERT_MODEL_PARALLEL_GROUP all_to_all #45265" */
     const char *others_verb; /* "wait", "completed it", "did", NULL when not said */
     char where_after[520];   /* said after who else ("wait in X"), for a dump that is missing */
     bool unreadable;         /* "rank 3's dump is unreadable": the on-call issue's words */
@@ -75,7 +83,8 @@ typedef struct clause_shape {
 static void shape(const fa_title_input *in, const fa_finding *f, int level, clause_shape *c) {
     char group[300], label[200] = "", where[520];
     group_words(in, f, level, group, sizeof group);
-    if (f->op >= 0 && (level < 3 || f->kind == FA_MISSING_DUMP)) fa_op_label(in->match, (size_t)f->op, label, sizeof label);
+    if (f->op >= 0 && (level < 3 || f->kind == FA_MISSING_DUMP))
+        fa_op_label(in->match, (size_t)f->op, label, sizeof label);
     snprintf(where, sizeof where, "%s%s%s", group, label[0] ? " " : "", label);
     char cause[64] = "";
     if (f->cause == FA_CAUSE_CRASH) fa_signal_label(f->signal, cause, sizeof cause);
@@ -84,19 +93,23 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
     c->unreadable = false;
     switch (f->kind) {
     case FA_MISSING_RANKS:
-        if (f->cause == FA_CAUSE_CRASH) snprintf(c->verb, sizeof c->verb, "crashed (%s) in %s", cause, where);
-        else snprintf(c->verb, sizeof c->verb, "never joined %s", where);
+        if (f->cause == FA_CAUSE_CRASH)
+            snprintf(c->verb, sizeof c->verb, "crashed (%s) in %s", cause, where);
+        else
+            snprintf(c->verb, sizeof c->verb, "never joined %s", where);
         c->others_verb = "wait";
         break;
     case FA_MISSING_DUMP:
         c->unreadable = f->cause == FA_CAUSE_UNREADABLE;
-        snprintf(c->verb, sizeof c->verb, "%s", c->unreadable ? "left an unreadable dump" : "wrote no dump");
+        snprintf(c->verb, sizeof c->verb, "%s",
+                 c->unreadable ? "left an unreadable dump" : "wrote no dump");
         if (level < 2) snprintf(c->where_after, sizeof c->where_after, "%s", where);
         c->others_verb = "wait";
         break;
     case FA_STATE_MISMATCH:
         if (f->cause == FA_CAUSE_ASYNC_ERROR) {
-            snprintf(c->verb, sizeof c->verb, "hit NCCL async error %s in %s", f->error ? f->error : "?", where);
+            snprintf(c->verb, sizeof c->verb, "hit NCCL async error %s in %s",
+                     f->error ? f->error : "?", where);
             c->others_verb = "wait";
         } else if (f->cause == FA_CAUSE_NEVER_STARTED) {
             snprintf(c->verb, sizeof c->verb, "never started %s on the GPU", where);
@@ -107,15 +120,16 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
         }
         break;
     case FA_STUCK_COLLECTIVE:
-        snprintf(c->verb, sizeof c->verb, "%s started on every member and never completed (suspect GPU or network)", where);
+        snprintf(c->verb, sizeof c->verb,
+                 "%s started on every member and never completed (suspect GPU or network)", where);
         break;
     case FA_TYPE_MISMATCH:
     case FA_SIZE_MISMATCH:
     case FA_DTYPE_MISMATCH:
     case FA_ALLTOALL_SIZE_MISMATCH: /* the majority is the other side */
         snprintf(c->verb, sizeof c->verb, "%s in %s",
-                 f->kind == FA_TYPE_MISMATCH   ? "issued another operation"
-                 : f->kind == FA_SIZE_MISMATCH ? "used other sizes"
+                 f->kind == FA_TYPE_MISMATCH    ? "issued another operation"
+                 : f->kind == FA_SIZE_MISMATCH  ? "used other sizes"
                  : f->kind == FA_DTYPE_MISMATCH ? "used other dtypes"
                                                 : "sent all_to_all sizes that do not add up",
                  where);
@@ -138,17 +152,19 @@ static size_t gather(const fa_title_input *in, int level, clause *out, size_t ca
     size_t n = 0;
     for (size_t i = in->from; i < in->findings->n; i++) {
         const fa_finding *f = &in->findings->v[i];
-        if (!in->pick(f->kind) || (f->kind == FA_MISSING_DUMP && f->op < 0)) continue; /* idle: a warning */
+        if (!in->pick(f->kind) || (f->kind == FA_MISSING_DUMP && f->op < 0))
+            continue; /* idle: a warning */
         clause_shape s;
         shape(in, f, level, &s);
         int order = f->cause == FA_CAUSE_UNREADABLE;
         size_t k = 0;
         if (level > 0)
             while (k < n && !(out[k].order == order && strcmp(out[k].shape.verb, s.verb) == 0)) k++;
-        else k = n;
+        else
+            k = n;
         if (k == n) {
             if (n == cap) continue;
-            out[n++] = (clause){s, {0}, {0}, order};
+            out[n++] = (clause){ s, { 0 }, { 0 }, order };
         }
         for (size_t r = 0; r < f->ranks.n; r++) fa_ranks_add(&out[k].ranks, f->ranks.v[r]);
         for (size_t r = 0; r < f->others.n; r++) fa_ranks_add(&out[k].others, f->others.v[r]);
@@ -159,7 +175,8 @@ static size_t gather(const fa_title_input *in, int level, clause *out, size_t ca
         /* a rank that is a culprit of a merged clause is nobody's witness in it */
         size_t kept = 0;
         for (size_t r = 0; r < out[k].others.n; r++)
-            if (!fa_ranks_contains(&out[k].ranks, out[k].others.v[r])) out[k].others.v[kept++] = out[k].others.v[r];
+            if (!fa_ranks_contains(&out[k].ranks, out[k].others.v[r]))
+                out[k].others.v[kept++] = out[k].others.v[r];
         out[k].others.n = kept;
     }
     return n;
@@ -174,7 +191,8 @@ static void clauses_free(clause *c, size_t n) {
 
 /* "rank 9 never joined X (ranks 8,10 wait)"; others only at levels 0 and 1. */
 static void render(const clause *c, int level, char *buf, size_t len) {
-    char *who = fa_ranks_format(c->ranks.v, c->ranks.n), *others = fa_ranks_format(c->others.v, c->others.n);
+    char *who = fa_ranks_format(c->ranks.v, c->ranks.n),
+         *others = fa_ranks_format(c->others.v, c->others.n);
     bool with_others = level < 2 && c->shape.others_verb && c->others.n;
     bool many = c->others.n > 1;
     const char *verb = c->shape.others_verb ? c->shape.others_verb : "";
@@ -182,15 +200,18 @@ static void render(const clause *c, int level, char *buf, size_t len) {
     const char *in = c->shape.where_after[0] ? " in " : "";
     char tail[800] = "";
     if (with_others)
-        snprintf(tail, sizeof tail, " (rank%s %s %s%s%s%s)", many ? "s" : "", others ? others : "?", verb,
-                 !many && plural_verb ? "s" : "", in, c->shape.where_after);
+        snprintf(tail, sizeof tail, " (rank%s %s %s%s%s%s)", many ? "s" : "", others ? others : "?",
+                 verb, !many && plural_verb ? "s" : "", in, c->shape.where_after);
     else if (c->shape.where_after[0])
         snprintf(tail, sizeof tail, " (waited for in %s)", c->shape.where_after);
     if (c->shape.unreadable && level >= 2)
         snprintf(buf, len, "rank%s %s%s", c->ranks.n > 1 ? "s" : "", who ? who : "?",
                  c->ranks.n > 1 ? " left unreadable dumps" : "'s dump is unreadable");
-    else if (c->ranks.n) snprintf(buf, len, "rank%s %s %s%s", c->ranks.n > 1 ? "s" : "", who ? who : "?", c->shape.verb, tail);
-    else snprintf(buf, len, "%s%s", c->shape.verb, tail);
+    else if (c->ranks.n)
+        snprintf(buf, len, "rank%s %s %s%s", c->ranks.n > 1 ? "s" : "", who ? who : "?",
+                 c->shape.verb, tail);
+    else
+        snprintf(buf, len, "%s%s", c->shape.verb, tail);
     free(who);
     free(others);
 }
@@ -205,15 +226,17 @@ static char *compose(const char *lead, const clause *c, size_t n, int level, con
         for (size_t k = 0; k < n; k++) {
             if ((int)c[k].order != order) continue;
             render(&c[k], level, part, sizeof part);
-            used += (size_t)snprintf(text + used, cap - used, "%s%s", used > strlen(lead) + 2 ? "; " : "", part);
+            used += (size_t)snprintf(text + used, cap - used, "%s%s",
+                                     used > strlen(lead) + 2 ? "; " : "", part);
         }
     snprintf(text + used, cap - used, "%s", suffix);
     return text;
 }
 
 /* The last resort: every culprit rank first, then the first clause and how many more. */
-static char *all_ranks_first(const fa_title_input *in, const char *lead, const clause *c, size_t n, const char *suffix) {
-    fa_ranks all = {0};
+static char *all_ranks_first(const fa_title_input *in, const char *lead, const clause *c, size_t n,
+                             const char *suffix) {
+    fa_ranks all = { 0 };
     for (size_t k = 0; k < n; k++)
         for (size_t r = 0; r < c[k].ranks.n; r++) fa_ranks_add(&all, c[k].ranks.v[r]);
     fa_ranks_normalize(&all);
@@ -224,7 +247,9 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     if (n) render(&c[first], 3, part, sizeof part);
     char more[40] = "";
     if (n > 1) snprintf(more, sizeof more, "; and %zu more", n - 1);
-    if (asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?", part, more, suffix) < 0) text = NULL;
+    if (asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?", part,
+                 more, suffix) < 0)
+        text = NULL;
     (void)in;
     free(who);
     fa_ranks_free(&all);
@@ -240,11 +265,13 @@ char *fa_verdict_title(const fa_title_input *in) {
     for (int level = 0; level < LEVELS && !best; level++) {
         size_t n = gather(in, level, c, MAX_CLAUSES);
         char *text = compose(in->lead, c, n, level, suffix);
-        if (text && strlen(text) <= FA_TITLE_WIDTH) best = text;
+        if (text && strlen(text) <= FA_TITLE_WIDTH)
+            best = text;
         else if (level == LEVELS - 1) {
             free(text);
             best = all_ranks_first(in, in->lead, c, n, suffix);
-        } else free(text);
+        } else
+            free(text);
         clauses_free(c, n);
         memset(c, 0, MAX_CLAUSES * sizeof *c);
     }

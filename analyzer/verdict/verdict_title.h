@@ -18,13 +18,13 @@
 enum { FA_TITLE_WIDTH = 100 };
 
 typedef struct fa_title_input {
-    const char *lead;            /* "hang", "mismatch" */
+    const char *lead; /* "hang", "mismatch" */
     const fa_findings *findings;
-    size_t from;                 /* the first finding that may name a culprit */
+    size_t from; /* the first finding that may name a culprit */
     bool (*pick)(fa_finding_kind kind);
     const fa_groups *groups;
     const fa_match *match;
-    const char *suffix;          /* appended as is ("; gloo records no send/recv"), or NULL */
+    const char *suffix; /* appended as is ("; gloo records no send/recv"), or NULL */
 } fa_title_input;
 
 /* The summary line (malloc'd), or NULL when out of memory. */

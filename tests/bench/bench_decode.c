@@ -85,7 +85,7 @@ static void pickle_pass(const input *in, size_t n, double *cpu, uint64_t *value_
         fv_arena *a = fv_arena_new();
         fv *root;
         fr_error err;
-        pr_options opts = {.salvage = true};
+        pr_options opts = { .salvage = true };
         int rc = !a ? -1
                  : in[i].len && in[i].bytes[0] == '{'
                      ? json_read((const char *)in[i].bytes, in[i].len, a, &root, &err)
@@ -100,11 +100,16 @@ int main(int argc, char **argv) {
     int reps = 5, quiet = 0, first = 1;
     bool fresh = false, generic = false;
     for (; first < argc && argv[first][0] == '-'; first++) {
-        if (strcmp(argv[first], "-n") == 0 && first + 1 < argc) reps = atoi(argv[++first]);
-        else if (strcmp(argv[first], "-q") == 0) quiet = 1;
-        else if (strcmp(argv[first], "--fresh") == 0) fresh = true;
-        else if (strcmp(argv[first], "--generic") == 0) generic = true;
-        else break;
+        if (strcmp(argv[first], "-n") == 0 && first + 1 < argc)
+            reps = atoi(argv[++first]);
+        else if (strcmp(argv[first], "-q") == 0)
+            quiet = 1;
+        else if (strcmp(argv[first], "--fresh") == 0)
+            fresh = true;
+        else if (strcmp(argv[first], "--generic") == 0)
+            generic = true;
+        else
+            break;
     }
     if (first >= argc || reps < 1) {
         fprintf(stderr, "usage: bench_decode [-n REPS] [-q] [--fresh] [--generic] FILE...\n");
@@ -115,7 +120,7 @@ int main(int argc, char **argv) {
     uint64_t bytes = 0;
     for (size_t i = 0; in && i < n; i++) {
         in[i].path = argv[first + (int)i];
-        fa_file_buffer file = {0}; /* one buffer per input: all of them stay in memory */
+        fa_file_buffer file = { 0 }; /* one buffer per input: all of them stay in memory */
         fr_error err;
         long len = fa_read_whole_file(in[i].path, &file, &err);
         if (len < 0) {
@@ -129,7 +134,7 @@ int main(int argc, char **argv) {
     }
     if (!in) return 2;
 
-    totals best = {0}, t;
+    totals best = { 0 }, t;
     for (int r = 0; r < reps; r++) {
         if (!decode_pass(in, n, fresh, generic, &t)) return 1;
         if (r == 0 || t.cpu < best.cpu) best = t;
@@ -142,20 +147,24 @@ int main(int argc, char **argv) {
     }
     double e = best.entries ? (double)best.entries : 1;
     if (!quiet) {
-        printf("files %zu, %.1f MB, %llu entries (%.1f B/entry), %d repetitions, sizeof(fr_entry) %zu\n", n,
-               (double)bytes / 1e6, (unsigned long long)best.entries, (double)bytes / e, reps, sizeof(fr_entry));
-        printf("decode:      cpu %.4f s  wall %.4f s  %7.1f MB/s  %9.0f entries/s  %6.0f ns/entry\n", best.cpu,
-               best.wall, (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e);
-        printf("reader:      cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of decode)\n",
-               pr_best,
-               (double)bytes / 1e6 / pr_best, e / pr_best, 100 * pr_best / best.cpu);
-        printf("memory: value %.0f B/entry, dump %.1f B/entry used, %.1f B/entry held\n", (double)value_bytes / e,
-               (double)best.dump_used / e, (double)best.dump_held / e);
+        printf("files %zu, %.1f MB, %llu entries (%.1f B/entry), %d repetitions, sizeof(fr_entry) "
+               "%zu\n",
+               n, (double)bytes / 1e6, (unsigned long long)best.entries, (double)bytes / e, reps,
+               sizeof(fr_entry));
+        printf(
+            "decode:      cpu %.4f s  wall %.4f s  %7.1f MB/s  %9.0f entries/s  %6.0f ns/entry\n",
+            best.cpu, best.wall, (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e);
+        printf("reader:      cpu %.4f s                 %7.1f MB/s  %9.0f entries/s  (%.0f%% of "
+               "decode)\n",
+               pr_best, (double)bytes / 1e6 / pr_best, e / pr_best, 100 * pr_best / best.cpu);
+        printf("memory: value %.0f B/entry, dump %.1f B/entry used, %.1f B/entry held\n",
+               (double)value_bytes / e, (double)best.dump_used / e, (double)best.dump_held / e);
     } else {
-        printf("bench_decode: MB_s=%.1f entries_s=%.0f ns_entry=%.0f wall_s=%.4f value_B_entry=%.0f dump_B_entry=%.1f "
+        printf("bench_decode: MB_s=%.1f entries_s=%.0f ns_entry=%.0f wall_s=%.4f "
+               "value_B_entry=%.0f dump_B_entry=%.1f "
                "held_B_entry=%.1f\n",
-               (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e, best.wall, (double)value_bytes / e,
-               (double)best.dump_used / e, (double)best.dump_held / e);
+               (double)bytes / 1e6 / best.cpu, e / best.cpu, best.cpu * 1e9 / e, best.wall,
+               (double)value_bytes / e, (double)best.dump_used / e, (double)best.dump_held / e);
     }
     for (size_t i = 0; i < n; i++) free(in[i].bytes);
     free(in);

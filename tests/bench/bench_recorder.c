@@ -18,15 +18,13 @@
 static long g_iterations;
 static ncclUniqueId g_ids[16];
 
-static double now_ns(void)
-{
+static double now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void *worker(void *arg)
-{
+static void *worker(void *arg) {
     long index = (long)arg;
     ncclComm_t comm;
     CUstream stream;
@@ -44,24 +42,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     long threads = argc > 2 ? atol(argv[2]) : 1;
     pthread_t th[16];
     char tag[32];
     g_iterations = argc > 1 ? atol(argv[1]) : 1000000;
-    if (threads < 1 || threads > 16)
-        threads = 1;
+    if (threads < 1 || threads > 16) threads = 1;
     snprintf(tag, sizeof tag, "bench%d", (int)getpid());
     setenv("FAKE_SHM_TAG", tag, 1);
     cuInit(0);
-    for (long t = 0; t < threads; t++)
-        ncclGetUniqueId(&g_ids[t]);
+    for (long t = 0; t < threads; t++) ncclGetUniqueId(&g_ids[t]);
     double start = now_ns();
-    for (long t = 0; t < threads; t++)
-        pthread_create(&th[t], NULL, worker, (void *)t);
-    for (long t = 0; t < threads; t++)
-        pthread_join(th[t], NULL);
+    for (long t = 0; t < threads; t++) pthread_create(&th[t], NULL, worker, (void *)t);
+    for (long t = 0; t < threads; t++) pthread_join(th[t], NULL);
     double elapsed = now_ns() - start;
     printf("ns_per_call %.1f\n", elapsed / (double)g_iterations);
     return 0;

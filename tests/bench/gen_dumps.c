@@ -42,23 +42,23 @@
  * makes those ranks arrive --slow-ms D (default 40) later at every operation: stragglers, or with a
  * block of ranks a slow node. A completed operation is discovered complete when its last member can
  * have arrived, plus STEP_NS/1024. --durations writes duration_ms (about 1 ms, as PyTorch does with
- * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default 8):
- * a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
+ * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default
+ * 8): a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
  * "slow_gpus: ...", after the culprits' line.
  *
  * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
- * are lost or were never collected; the job and its groups are the same): each rank's last E entries are written through the project's streaming pickle writer
- * (formats/pickle_write.h) in torch's byte layout for version 2.9 (nccl_version, trailing
- * top-level BINPUT) or 2.10 (comm_lib_version, none). With --frames every entry carries a Python
- * stack from a shared pool; a frame dict referenced at least twice in a file is memoized
- * (BINPUT after its first emission, BINGET later), as torch does. Strings are handed to the
- * writer once per file; repeats reuse the writer's memo id by address (put_str), which emits the
- * very BINGET the writer would. With --json each rank's dump is the same content in PyTorch's
- * JSON layout (`_dump_nccl_trace_json`: keys sorted, compact, no frames, time_discovered_* 0
- * for None, pg_status values as strings, "nccl_comm_state": {}): the pickle is written into
- * memory, decoded and written again by formats/dump_write's JSON writer, and the file is named
- * with a ".json" suffix. Ranks are spread over J threads (default: the number of CPUs),
- * each with its own writer and buffers.
+ * are lost or were never collected; the job and its groups are the same): each rank's last E
+ * entries are written through the project's streaming pickle writer (formats/pickle_write.h) in
+ * torch's byte layout for version 2.9 (nccl_version, trailing top-level BINPUT) or 2.10
+ * (comm_lib_version, none). With --frames every entry carries a Python stack from a shared pool; a
+ * frame dict referenced at least twice in a file is memoized (BINPUT after its first emission,
+ * BINGET later), as torch does. Strings are handed to the writer once per file; repeats reuse the
+ * writer's memo id by address (put_str), which emits the very BINGET the writer would. With --json
+ * each rank's dump is the same content in PyTorch's JSON layout (`_dump_nccl_trace_json`: keys
+ * sorted, compact, no frames, time_discovered_* 0 for None, pg_status values as strings,
+ * "nccl_comm_state": {}): the pickle is written into memory, decoded and written again by
+ * formats/dump_write's JSON writer, and the file is named with a ".json" suffix. Ranks are spread
+ * over J threads (default: the number of CPUs), each with its own writer and buffers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,8 +84,8 @@ enum { TH_MAIN, TH_AUTOGRAD };
 enum { ST_DONE, ST_SCHED };
 
 enum {
-    PERIOD = 10,         /* the default-group all_reduce comes every PERIOD steps */
-    LOOKAHEAD = 3,       /* operations a rank may have in flight */
+    PERIOD = 10,   /* the default-group all_reduce comes every PERIOD steps */
+    LOOKAHEAD = 3, /* operations a rank may have in flight */
     MAX_SHAPES = 64,
     MEMO_SLOTS = 1 << 13,
     OUT_BUF = 1 << 20,
@@ -93,16 +93,20 @@ enum {
 
 #define STEP_NS 1500000000LL /* one training step */
 
-static const char *const DESC[G_N] = {"default_pg", "DATA_PARALLEL_GROUP",
-                                      "TENSOR_MODEL_PARALLEL_GROUP",
-                                      "PIPELINE_MODEL_PARALLEL_GROUP",
-                                      "EXPERT_MODEL_PARALLEL_GROUP"};
-static const char *const OPNAME[] = {"nccl:all_reduce", "nccl:_all_gather_base",
-                                     "nccl:_reduce_scatter_base", "nccl:broadcast",
-                                     "nccl:all_to_all", NULL, NULL};
-static const char *const DTYPE[] = {"BFloat16", "Float", "Long"};
-static const char *const THREAD_NAME[] = {"pt_main_thread", "pt_autograd_0"};
-static const char *const STATE[] = {"completed", "scheduled"};
+static const char *const DESC[G_N] = { "default_pg", "DATA_PARALLEL_GROUP",
+                                       "TENSOR_MODEL_PARALLEL_GROUP",
+                                       "PIPELINE_MODEL_PARALLEL_GROUP",
+                                       "EXPERT_MODEL_PARALLEL_GROUP" };
+static const char *const OPNAME[] = { "nccl:all_reduce",
+                                      "nccl:_all_gather_base",
+                                      "nccl:_reduce_scatter_base",
+                                      "nccl:broadcast",
+                                      "nccl:all_to_all",
+                                      NULL,
+                                      NULL };
+static const char *const DTYPE[] = { "BFloat16", "Float", "Long" };
+static const char *const THREAD_NAME[] = { "pt_main_thread", "pt_autograd_0" };
+static const char *const STATE[] = { "completed", "scheduled" };
 
 /* --- stack frame pool ------------------------------------------------------------------- */
 
@@ -111,96 +115,110 @@ typedef struct frame {
     int line;
 } frame;
 
-#define DC10D "/usr/local/lib/python3.12/dist-packages/torch/distributed/distributed_c10d.py"
-#define LOGGER "/usr/local/lib/python3.12/dist-packages/torch/distributed/c10d_logger.py"
-#define MODULE "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py"
+#define DC10D    "/usr/local/lib/python3.12/dist-packages/torch/distributed/distributed_c10d.py"
+#define LOGGER   "/usr/local/lib/python3.12/dist-packages/torch/distributed/c10d_logger.py"
+#define MODULE   "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py"
 #define FUNCTION "/usr/local/lib/python3.12/dist-packages/torch/autograd/function.py"
-#define MEG "/workspace/megatron-lm/megatron/core/"
-#define TRAIN "/workspace/megatron-lm/megatron/training/training.py"
+#define MEG      "/workspace/megatron-lm/megatron/core/"
+#define TRAIN    "/workspace/megatron-lm/megatron/training/training.py"
 
 static const frame FRAMES[] = {
-    /* 0 */ {"all_reduce", DC10D, 2950},
-    {"wrapper", LOGGER, 81},
-    {"_all_gather_base", DC10D, 3932},
-    {"_reduce_scatter_base", DC10D, 4401},
-    {"broadcast", DC10D, 2806},
-    /* 5 */ {"all_to_all_single", DC10D, 4676},
-    {"isend", DC10D, 2544},
-    {"irecv", DC10D, 2590},
-    {"_wrapped_call_impl", MODULE, 1773},
-    {"_call_impl", MODULE, 1784},
-    /* 10 */ {"apply", FUNCTION, 576},
-    {"_gather_along_first_dim", MEG "tensor_parallel/mappings.py", 248},
-    {"forward", MEG "tensor_parallel/mappings.py", 371},
-    {"_reduce_scatter_along_first_dim", MEG "tensor_parallel/mappings.py", 291},
-    {"forward", MEG "tensor_parallel/mappings.py", 396},
-    /* 15 */ {"forward", MEG "tensor_parallel/layers.py", 911},
-    {"forward", MEG "tensor_parallel/layers.py", 1131},
-    {"forward", MEG "transformer/attention.py", 684},
-    {"forward", MEG "transformer/mlp.py", 148},
-    {"forward", MEG "transformer/transformer_layer.py", 398},
-    /* 20 */ {"forward", MEG "transformer/transformer_block.py", 549},
-    {"forward", MEG "models/gpt/gpt_model.py", 339},
-    {"forward", MEG "distributed/data_parallel_base.py", 22},
-    {"forward_step", "/workspace/megatron-lm/pretrain_gpt.py", 288},
-    {"forward_step", MEG "pipeline_parallel/schedules.py", 289},
-    /* 25 */ {"forward_backward_pipelining_without_interleaving",
-              MEG "pipeline_parallel/schedules.py", 1918},
-    {"train_step", TRAIN, 1217},
-    {"train", TRAIN, 1986},
-    {"pretrain", TRAIN, 751},
-    {"<module>", "/workspace/megatron-lm/pretrain_gpt.py", 345},
-    /* 30 */ {"backward", MEG "tensor_parallel/mappings.py", 376},
-    {"backward", MEG "tensor_parallel/mappings.py", 401},
-    {"_p2p_ops", MEG "pipeline_parallel/p2p_communication.py", 231},
-    {"_communicate", MEG "pipeline_parallel/p2p_communication.py", 345},
-    {"send_forward", MEG "pipeline_parallel/p2p_communication.py", 465},
-    /* 35 */ {"recv_forward", MEG "pipeline_parallel/p2p_communication.py", 420},
-    {"send_backward", MEG "pipeline_parallel/p2p_communication.py", 484},
-    {"recv_backward", MEG "pipeline_parallel/p2p_communication.py", 440},
-    {"start_grad_sync", MEG "distributed/param_and_grad_buffer.py", 391},
-    {"finish_grad_sync", MEG "distributed/distributed_data_parallel.py", 433},
-    /* 40 */ {"finalize_model_grads", MEG "distributed/finalize_model_grads.py", 267},
-    {"_broadcast", MEG "utils.py", 655},
-    {"get_batch_on_this_tp_rank", MEG "utils.py", 688},
-    {"get_batch", "/workspace/megatron-lm/pretrain_gpt.py", 150},
-    {"check_for_nan_in_loss", TRAIN, 1190},
-    /* 45 */ {"forward", MEG "transformer/moe/token_dispatcher.py", 512},
-    {"token_permutation", MEG "transformer/moe/token_dispatcher.py", 611},
-    {"forward", MEG "transformer/moe/moe_layer.py", 148},
-    {"backward", MEG "tensor_parallel/mappings.py", 415},
+    /* 0 */ { "all_reduce", DC10D, 2950 },
+    { "wrapper", LOGGER, 81 },
+    { "_all_gather_base", DC10D, 3932 },
+    { "_reduce_scatter_base", DC10D, 4401 },
+    { "broadcast", DC10D, 2806 },
+    /* 5 */ { "all_to_all_single", DC10D, 4676 },
+    { "isend", DC10D, 2544 },
+    { "irecv", DC10D, 2590 },
+    { "_wrapped_call_impl", MODULE, 1773 },
+    { "_call_impl", MODULE, 1784 },
+    /* 10 */ { "apply", FUNCTION, 576 },
+    { "_gather_along_first_dim", MEG "tensor_parallel/mappings.py", 248 },
+    { "forward", MEG "tensor_parallel/mappings.py", 371 },
+    { "_reduce_scatter_along_first_dim", MEG "tensor_parallel/mappings.py", 291 },
+    { "forward", MEG "tensor_parallel/mappings.py", 396 },
+    /* 15 */ { "forward", MEG "tensor_parallel/layers.py", 911 },
+    { "forward", MEG "tensor_parallel/layers.py", 1131 },
+    { "forward", MEG "transformer/attention.py", 684 },
+    { "forward", MEG "transformer/mlp.py", 148 },
+    { "forward", MEG "transformer/transformer_layer.py", 398 },
+    /* 20 */ { "forward", MEG "transformer/transformer_block.py", 549 },
+    { "forward", MEG "models/gpt/gpt_model.py", 339 },
+    { "forward", MEG "distributed/data_parallel_base.py", 22 },
+    { "forward_step", "/workspace/megatron-lm/pretrain_gpt.py", 288 },
+    { "forward_step", MEG "pipeline_parallel/schedules.py", 289 },
+    /* 25 */
+    { "forward_backward_pipelining_without_interleaving", MEG "pipeline_parallel/schedules.py",
+      1918 },
+    { "train_step", TRAIN, 1217 },
+    { "train", TRAIN, 1986 },
+    { "pretrain", TRAIN, 751 },
+    { "<module>", "/workspace/megatron-lm/pretrain_gpt.py", 345 },
+    /* 30 */ { "backward", MEG "tensor_parallel/mappings.py", 376 },
+    { "backward", MEG "tensor_parallel/mappings.py", 401 },
+    { "_p2p_ops", MEG "pipeline_parallel/p2p_communication.py", 231 },
+    { "_communicate", MEG "pipeline_parallel/p2p_communication.py", 345 },
+    { "send_forward", MEG "pipeline_parallel/p2p_communication.py", 465 },
+    /* 35 */ { "recv_forward", MEG "pipeline_parallel/p2p_communication.py", 420 },
+    { "send_backward", MEG "pipeline_parallel/p2p_communication.py", 484 },
+    { "recv_backward", MEG "pipeline_parallel/p2p_communication.py", 440 },
+    { "start_grad_sync", MEG "distributed/param_and_grad_buffer.py", 391 },
+    { "finish_grad_sync", MEG "distributed/distributed_data_parallel.py", 433 },
+    /* 40 */ { "finalize_model_grads", MEG "distributed/finalize_model_grads.py", 267 },
+    { "_broadcast", MEG "utils.py", 655 },
+    { "get_batch_on_this_tp_rank", MEG "utils.py", 688 },
+    { "get_batch", "/workspace/megatron-lm/pretrain_gpt.py", 150 },
+    { "check_for_nan_in_loss", TRAIN, 1190 },
+    /* 45 */ { "forward", MEG "transformer/moe/token_dispatcher.py", 512 },
+    { "token_permutation", MEG "transformer/moe/token_dispatcher.py", 611 },
+    { "forward", MEG "transformer/moe/moe_layer.py", 148 },
+    { "backward", MEG "tensor_parallel/mappings.py", 415 },
 };
 enum { NFRAMES = sizeof FRAMES / sizeof FRAMES[0] };
 
 /* Stacks, innermost first, -1 terminated. The nn.Module call frames repeat inside one stack. */
 #define OUTER 23, 24, 25, 26, 27, 28, 29
-#define NEST 9, 8
+#define NEST  9, 8
 static const int STACKS[][40] = {
     /* 0 TP all_gather fwd */
-    {2, 1, 11, 12, 10, 15, NEST, 17, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1},
+    { 2, 1, 11, 12, 10, 15, NEST, 17, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1 },
     /* 1 TP reduce_scatter fwd */
-    {3, 1, 13, 14, 10, 16, NEST, 18, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1},
+    { 3, 1, 13, 14, 10, 16, NEST, 18, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1 },
     /* 2 TP bwd (autograd thread: only the custom Function's backward) */
-    {3, 1, 13, 30, 10, -1},
-    {2, 1, 11, 31, 10, -1},
+    { 3, 1, 13, 30, 10, -1 },
+    { 2, 1, 11, 31, 10, -1 },
     /* 4 broadcast of the batch */
-    {4, 1, 41, 42, 43, OUTER, -1},
+    { 4, 1, 41, 42, 43, OUTER, -1 },
     /* 5 p2p */
-    {6, 32, 33, 34, 25, 26, 27, 28, 29, -1},
-    {7, 32, 33, 35, 25, 26, 27, 28, 29, -1},
-    {6, 32, 33, 36, 25, 26, 27, 28, 29, -1},
-    {7, 32, 33, 37, 25, 26, 27, 28, 29, -1},
+    { 6, 32, 33, 34, 25, 26, 27, 28, 29, -1 },
+    { 7, 32, 33, 35, 25, 26, 27, 28, 29, -1 },
+    { 6, 32, 33, 36, 25, 26, 27, 28, 29, -1 },
+    { 7, 32, 33, 37, 25, 26, 27, 28, 29, -1 },
     /* 9 DP grad all_reduce */
-    {0, 1, 38, 39, 40, 25, 26, 27, 28, 29, -1},
+    { 0, 1, 38, 39, 40, 25, 26, 27, 28, 29, -1 },
     /* 10 default all_reduce */
-    {0, 1, 44, 26, 27, 28, 29, -1},
+    { 0, 1, 44, 26, 27, 28, 29, -1 },
     /* 11 expert all_to_all fwd / bwd */
-    {5, 1, 45, 10, 46, 47, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1},
-    {5, 1, 48, 10, -1},
+    { 5, 1, 45, 10, 46, 47, NEST, 19, NEST, 20, NEST, 21, NEST, 22, NEST, OUTER, -1 },
+    { 5, 1, 48, 10, -1 },
 };
 enum { NSTACKS = sizeof STACKS / sizeof STACKS[0] };
-enum { SK_AG, SK_RS, SK_RS_BWD, SK_AG_BWD, SK_BC, SK_SEND_F, SK_RECV_F, SK_SEND_B, SK_RECV_B,
-       SK_DP, SK_DEF, SK_A2A, SK_A2A_BWD };
+enum {
+    SK_AG,
+    SK_RS,
+    SK_RS_BWD,
+    SK_AG_BWD,
+    SK_BC,
+    SK_SEND_F,
+    SK_RECV_F,
+    SK_SEND_B,
+    SK_RECV_B,
+    SK_DP,
+    SK_DEF,
+    SK_A2A,
+    SK_A2A_BWD
+};
 
 /* --- job description -------------------------------------------------------------------- */
 
@@ -211,8 +229,8 @@ typedef struct shape {
 
 typedef struct op {
     uint8_t g, kind, thread, stack, dt_in, dt_out, state, final;
-    uint8_t phase;      /* p2p: 0 forward, 1 backward */
-    int16_t peer;       /* p2p: peer's group rank (stage) */
+    uint8_t phase; /* p2p: 0 forward, 1 backward */
+    int16_t peer;  /* p2p: peer's group rank (stage) */
     uint16_t sh_in, sh_out, mb, index;
     int64_t coll_seq, p2p_seq, op_id, record_id, time_ns, done_ns;
 } op;
@@ -228,8 +246,8 @@ typedef struct job {
     int64_t jitter_ns, slow_ns; /* --jitter-ms, --slow-ms */
     double gpu_factor;          /* --slow-gpu-factor */
     const char *slow_list, *gpu_list;
-    bool *slow, *slow_gpu;      /* per rank */
-    bool *slow_in[G_N];         /* per group of each kind: a slow rank is a member */
+    bool *slow, *slow_gpu; /* per rank */
+    bool *slow_in[G_N];    /* per group of each kind: a slow rank is a member */
     const char *prefix, *outdir;
     int64_t hist_steps, window_steps, t0, slot_ns;
     int max_step_ops;
@@ -255,7 +273,7 @@ typedef struct rankpos {
 } rankpos;
 
 static rankpos pos_of(const job *j, int r) {
-    rankpos p = {r, r % j->tp, (r / j->tp) % j->dp, r / (j->tp * j->dp)};
+    rankpos p = { r, r % j->tp, (r / j->tp) % j->dp, r / (j->tp * j->dp) };
     return p;
 }
 
@@ -271,7 +289,7 @@ static int group_index(const job *j, rankpos p, int g) {
 }
 
 static int group_size(const job *j, int g) {
-    const int size[G_N] = {j->n, j->dp, j->tp, j->pp, j->ep};
+    const int size[G_N] = { j->n, j->dp, j->tp, j->pp, j->ep };
     return size[g];
 }
 
@@ -322,7 +340,7 @@ static char *xstrdup(const char *s) {
 }
 
 static int add_shape(job *j, int ndim, int64_t a, int64_t b, int64_t c) {
-    shape s = {ndim, {a, b, c}};
+    shape s = { ndim, { a, b, c } };
     j->shapes[j->nshapes] = s;
     return j->nshapes++;
 }
@@ -363,8 +381,10 @@ static op *next_op(stepgen *s, int g, int kind, int stack, int thread) {
     const job *j = s->j;
     int64_t base = j->t0 + s->step * STEP_NS + (int64_t)s->n * j->slot_ns;
     int64_t jitter = j->jitter_ns < j->slot_ns / 2 ? j->jitter_ns : j->slot_ns / 2;
-    uint64_t draw = mix(j->seed ^ (uint64_t)s->p.r * 0x9e3779b97f4a7c15ull ^ (uint64_t)(s->step * 65536 + s->n));
-    o->time_ns = base + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0) + (j->slow[s->p.r] ? j->slow_ns : 0);
+    uint64_t draw = mix(j->seed ^ (uint64_t)s->p.r * 0x9e3779b97f4a7c15ull ^
+                        (uint64_t)(s->step * 65536 + s->n));
+    o->time_ns = base + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0) +
+                 (j->slow[s->p.r] ? j->slow_ns : 0);
     /* a collective ends once its last member arrived: later where a slow rank is a member */
     bool waits = j->slow_in[g] && j->slow_in[g][group_index(j, s->p, g)];
     o->done_ns = base + jitter + (waits ? j->slow_ns : 0) + STEP_NS / 1024;
@@ -437,7 +457,7 @@ static void backward(stepgen *s, int mb) {
 
 /* Appends one training step of rank p to out[]; returns the number of operations. */
 static int gen_step(const job *j, rankpos p, counters *c, int64_t step, op *out) {
-    stepgen s = {j, p, c, out, 0, step};
+    stepgen s = { j, p, c, out, 0, step };
     if (step % PERIOD == 0)
         coll(&s, G_DEF, OP_AR, j->sh_scalar, j->sh_scalar, DT_FLOAT, SK_DEF, TH_MAIN);
     for (int mb = 0; mb < j->nmb; mb++) forward(&s, mb);
@@ -468,7 +488,7 @@ static void setup_shapes(job *j) {
 static void setup_groups(job *j) {
     int total = 0;
     for (int g = 0; g < G_N; g++) {
-        const int count[G_N] = {1, j->tp * j->pp, j->n / j->tp, j->tp * j->dp, j->n / j->ep};
+        const int count[G_N] = { 1, j->tp * j->pp, j->n / j->tp, j->tp * j->dp, j->n / j->ep };
         j->ngroups[g] = count[g];
         j->name_base[g] = total;
         total += count[g];
@@ -517,7 +537,7 @@ static void setup_history(job *j) {
     op *scratch = xmalloc(sizeof(op) * 65536);
     j->max_step_ops = 0;
     for (int st = 0; st < j->pp; st++) {
-        counters c = {{0}, {0}, 0};
+        counters c = { { 0 }, { 0 }, 0 };
         rankpos p = pos_of(j, st * j->tp * j->dp);
         for (int64_t step = 0; step < PERIOD; step++) {
             int n = gen_step(j, p, &c, step, scratch);
@@ -579,7 +599,7 @@ static void sim_collect(const job *j, sim *m, int64_t step) {
     op *buf = xmalloc(sizeof(op) * (size_t)j->max_step_ops);
     size_t total = 0;
     for (int r = 0; r < j->n; r++) {
-        counters c = {{0}, {0}, 0};
+        counters c = { { 0 }, { 0 }, 0 };
         int n = gen_step(j, pos_of(j, r), &c, step, buf);
         m->off[r] = total;
         m->nops[r] = (uint16_t)n;
@@ -590,10 +610,10 @@ static void sim_collect(const job *j, sim *m, int64_t step) {
     while (m->t.cap < total * 2) m->t.cap <<= 1;
     m->t.s = xmalloc(sizeof(slot) * m->t.cap);
     for (int r = 0; r < j->n; r++) {
-        counters c = {{0}, {0}, 0};
+        counters c = { { 0 }, { 0 }, 0 };
         rankpos p = pos_of(j, r);
         int n = gen_step(j, p, &c, step, buf);
-        int64_t local[G_N] = {0};
+        int64_t local[G_N] = { 0 };
         for (int i = 0; i < n; i++) {
             if (buf[i].kind != OP_SEND && buf[i].kind != OP_RECV) local[buf[i].g]++;
             uint64_t key = op_key(j, p, &buf[i], local);
@@ -647,7 +667,7 @@ static bool sim_round(const job *j, sim *m, uint8_t *advance) {
 static int pick_stop(const job *j, int r, uint64_t rnd, int64_t step) {
     op *buf = xmalloc(sizeof(op) * (size_t)j->max_step_ops);
     int *cand = xmalloc(sizeof(int) * (size_t)j->max_step_ops);
-    counters c = {{0}, {0}, 0};
+    counters c = { { 0 }, { 0 }, 0 };
     int n = gen_step(j, pos_of(j, r), &c, step, buf), ncand = 0;
     for (int i = 1; i < n - 1; i++) {
         bool is_p2p = buf[i].kind == OP_SEND || buf[i].kind == OP_RECV;
@@ -700,8 +720,7 @@ static void simulate_hang(job *j) {
     sim_collect(j, &m, step);
     memcpy(m.stop, m.nops, sizeof(uint16_t) * (size_t)j->n);
     choose_culprits(j, &m, step);
-    while (sim_round(j, &m, advance)) {
-    }
+    while (sim_round(j, &m, advance)) {}
     for (int k = 0; k < j->faults; k++) {
         int r = j->culprits[k];
         if (j->done[r] != j->issued[r])
@@ -734,8 +753,10 @@ static void put_str(pw_writer *pw, strcache *c, const char *s) {
     size_t i = (size_t)(((uintptr_t)s >> 3) * 0x9e3779b1u) & (CACHE_SLOTS - 1);
     for (size_t probes = 0; probes < CACHE_SLOTS; probes++, i = (i + 1) & (CACHE_SLOTS - 1)) {
         if (c->ptr[i] == s) {
-            if (c->id[i] >= 0) pw_get(pw, (uint32_t)c->id[i]);
-            else pw_cstr(pw, s);
+            if (c->id[i] >= 0)
+                pw_get(pw, (uint32_t)c->id[i]);
+            else
+                pw_cstr(pw, s);
             return;
         }
         if (!c->ptr[i]) {
@@ -836,7 +857,7 @@ static size_t rank_ops(worker *w, rankpos p) {
 }
 
 static void count_frames(worker *w, size_t n) {
-    int64_t per_stack[NSTACKS] = {0};
+    int64_t per_stack[NSTACKS] = { 0 };
     for (size_t i = 0; i < n; i++) per_stack[w->ops[i].stack]++;
     memset(w->frame_refs, 0, sizeof w->frame_refs);
     for (int s = 0; s < NSTACKS; s++)
@@ -913,9 +934,12 @@ static void write_entry(pw_writer *pw, worker *w, rankpos p, const op *o) {
     put_str(pw, &w->cache, profiling_name(j, p, o));
     put_str(pw, &w->cache, "time_created_ns");
     pw_int(pw, o->time_ns);
-    if (j->durations && o->state == ST_DONE) { /* torch writes it only once the end event was read */
+    if (j->durations &&
+        o->state == ST_DONE) { /* torch writes it only once the end event was read */
         put_str(pw, &w->cache, "duration_ms");
-        double ms = 1.0 + (double)(mix(j->seed ^ (uint64_t)o->record_id ^ (uint64_t)p.r << 40) % 200) / 1000.0;
+        double ms =
+            1.0 +
+            (double)(mix(j->seed ^ (uint64_t)o->record_id ^ (uint64_t)p.r << 40) % 200) / 1000.0;
         pw_float(pw, j->slow_gpu[p.r] ? ms * j->gpu_factor : ms);
     }
     put_str(pw, &w->cache, "input_sizes");
@@ -931,8 +955,10 @@ static void write_entry(pw_writer *pw, worker *w, rankpos p, const op *o) {
     put_str(pw, &w->cache, "time_discovered_started_ns");
     pw_none(pw);
     put_str(pw, &w->cache, "time_discovered_completed_ns");
-    if (o->state == ST_DONE) pw_int(pw, o->done_ns);
-    else pw_none(pw);
+    if (o->state == ST_DONE)
+        pw_int(pw, o->done_ns);
+    else
+        pw_none(pw);
     put_str(pw, &w->cache, "retired");
     pw_bool(pw, o->state == ST_DONE);
     put_str(pw, &w->cache, "timeout_ms");
@@ -1019,7 +1045,7 @@ static int write_rank(worker *w, int r) {
                             mix(j->seed ^ ((uint64_t)r << 1 | (uint64_t)t)) % 999999999999ull));
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%d%s", j->outdir, j->prefix, r, j->json ? ".json" : "");
-    fdsink sink = {open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0, NULL, 0, 0};
+    fdsink sink = { open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0, NULL, 0, 0 };
     if (j->json && (sink.mem = malloc(OUT_BUF))) sink.mem_cap = OUT_BUF;
     if (sink.fd < 0) {
         fprintf(stderr, "gen_dumps: %s: %s\n", path, strerror(errno));
@@ -1080,11 +1106,13 @@ static void *worker_main(void *arg) {
 /* --- command line ------------------------------------------------------------------------ */
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
-            "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
-            "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
-            "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR\n");
+    fprintf(
+        stderr,
+        "usage: gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10]\n"
+        "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
+        "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
+        "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R "
+        "--slow-gpu-factor F] OUTDIR\n");
     exit(2);
 }
 
@@ -1125,34 +1153,58 @@ static void parse_args(job *j, int argc, char **argv) {
     int tp = -1, pp = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--ranks")) j->n = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--entries")) j->entries = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--frames")) j->frames = true;
-        else if (!strcmp(a, "--json")) j->json = true;
-        else if (!strcmp(a, "--faults")) j->faults = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--seed")) j->seed = (uint64_t)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--tp")) tp = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--pp")) pp = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--ep")) j->ep = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--microbatches")) j->nmb = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--layers")) j->nlayers = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--jobs")) j->jobs = (int)num_arg(argc, argv, &i);
+        if (!strcmp(a, "--ranks"))
+            j->n = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--entries"))
+            j->entries = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--frames"))
+            j->frames = true;
+        else if (!strcmp(a, "--json"))
+            j->json = true;
+        else if (!strcmp(a, "--faults"))
+            j->faults = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--seed"))
+            j->seed = (uint64_t)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--tp"))
+            tp = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--pp"))
+            pp = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--ep"))
+            j->ep = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--microbatches"))
+            j->nmb = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--layers"))
+            j->nlayers = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--jobs"))
+            j->jobs = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--every"))
             j->every = (int)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--prefix") && i + 1 < argc) j->prefix = argv[++i];
-        else if (!strcmp(a, "--jitter-ms")) j->jitter_ns = num_arg(argc, argv, &i) * 1000000;
-        else if (!strcmp(a, "--slow-ms")) j->slow_ns = num_arg(argc, argv, &i) * 1000000;
-        else if (!strcmp(a, "--slow-gpu-factor")) j->gpu_factor = (double)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--durations")) j->durations = true;
-        else if (!strcmp(a, "--slow-ranks") && i + 1 < argc) j->slow_list = argv[++i];
-        else if (!strcmp(a, "--slow-gpu") && i + 1 < argc) j->gpu_list = argv[++i], j->durations = true;
+        else if (!strcmp(a, "--prefix") && i + 1 < argc)
+            j->prefix = argv[++i];
+        else if (!strcmp(a, "--jitter-ms"))
+            j->jitter_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--slow-ms"))
+            j->slow_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--slow-gpu-factor"))
+            j->gpu_factor = (double)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--durations"))
+            j->durations = true;
+        else if (!strcmp(a, "--slow-ranks") && i + 1 < argc)
+            j->slow_list = argv[++i];
+        else if (!strcmp(a, "--slow-gpu") && i + 1 < argc)
+            j->gpu_list = argv[++i], j->durations = true;
         else if (!strcmp(a, "--version") && i + 1 < argc) {
             a = argv[++i];
-            if (!strcmp(a, "2.9")) j->version = 9;
-            else if (!strcmp(a, "2.10")) j->version = 10;
-            else usage();
-        } else if (a[0] == '-' || j->outdir) usage();
-        else j->outdir = a;
+            if (!strcmp(a, "2.9"))
+                j->version = 9;
+            else if (!strcmp(a, "2.10"))
+                j->version = 10;
+            else
+                usage();
+        } else if (a[0] == '-' || j->outdir)
+            usage();
+        else
+            j->outdir = a;
     }
     if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
         usage();
@@ -1172,7 +1224,8 @@ static void parse_args(job *j, int argc, char **argv) {
         exit(2);
     }
     if (j->faults > j->dp / j->ep) {
-        fprintf(stderr, "gen_dumps: at most %d independent faults fit (data-parallel size %d / ep %d)\n",
+        fprintf(stderr,
+                "gen_dumps: at most %d independent faults fit (data-parallel size %d / ep %d)\n",
                 j->dp / j->ep, j->dp, j->ep);
         exit(2);
     }

@@ -64,13 +64,17 @@ int main(int argc, char **argv) {
     const char *out = NULL, *label = NULL;
     int i = 1;
     for (; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "-l") && i + 1 < argc) label = argv[++i];
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "-l") && i + 1 < argc)
+            label = argv[++i];
         else if (!strcmp(argv[i], "--")) {
             i++;
             break;
-        } else if (argv[i][0] == '-') usage();
-        else break;
+        } else if (argv[i][0] == '-')
+            usage();
+        else
+            break;
     }
     if (i >= argc) usage();
     struct rusage ru;
@@ -84,9 +88,10 @@ int main(int argc, char **argv) {
         perror(out);
         return 2;
     }
-    fprintf(f, "measure: %s%s%swall_s=%.3f cpu_s=%.3f user_s=%.3f sys_s=%.3f maxrss_kb=%ld exit=%d\n",
-            label ? "label=" : "", label ? label : "", label ? " " : "", wall, user + sys, user, sys,
-            ru.ru_maxrss, status);
+    fprintf(f,
+            "measure: %s%s%swall_s=%.3f cpu_s=%.3f user_s=%.3f sys_s=%.3f maxrss_kb=%ld exit=%d\n",
+            label ? "label=" : "", label ? label : "", label ? " " : "", wall, user + sys, user,
+            sys, ru.ru_maxrss, status);
     if (out) fclose(f);
     return status;
 }

@@ -26,15 +26,10 @@
 static __thread int t_armed __attribute__((tls_model("initial-exec")));
 
 EXPORT void asigTrapArm(void);
-void asigTrapArm(void)
-{
-    t_armed = 1;
-}
+void asigTrapArm(void) { t_armed = 1; }
 
-static void trap(const char *name)
-{
-    if (!t_armed)
-        return;
+static void trap(const char *name) {
+    if (!t_armed) return;
     static const char prefix[] = "asig-trap: ";
     (void)!write(2, prefix, sizeof prefix - 1);
     (void)!write(2, name, strlen(name));
@@ -50,48 +45,40 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t align, size_t n);
 
-EXPORT void *malloc(size_t n)
-{
+EXPORT void *malloc(size_t n) {
     trap("malloc");
     return __libc_malloc(n);
 }
 
-EXPORT void *calloc(size_t n, size_t size)
-{
+EXPORT void *calloc(size_t n, size_t size) {
     trap("calloc");
     return __libc_calloc(n, size);
 }
 
-EXPORT void *realloc(void *p, size_t n)
-{
+EXPORT void *realloc(void *p, size_t n) {
     trap("realloc");
     return __libc_realloc(p, n);
 }
 
-EXPORT void free(void *p)
-{
+EXPORT void free(void *p) {
     trap("free");
     __libc_free(p);
 }
 
-EXPORT void *memalign(size_t align, size_t n)
-{
+EXPORT void *memalign(size_t align, size_t n) {
     trap("memalign");
     return __libc_memalign(align, n);
 }
 
-EXPORT void *aligned_alloc(size_t align, size_t n)
-{
+EXPORT void *aligned_alloc(size_t align, size_t n) {
     trap("aligned_alloc");
     return __libc_memalign(align, n);
 }
 
-EXPORT int posix_memalign(void **out, size_t align, size_t n)
-{
+EXPORT int posix_memalign(void **out, size_t align, size_t n) {
     trap("posix_memalign");
     void *p = __libc_memalign(align, n);
-    if (p == NULL)
-        return 12; /* ENOMEM */
+    if (p == NULL) return 12; /* ENOMEM */
     *out = p;
     return 0;
 }
@@ -106,14 +93,12 @@ typedef int (*vsprintf_fn)(char *, const char *, va_list);
 typedef int (*vfprintf_fn)(FILE *, const char *, va_list);
 typedef int (*vfprintf_chk_fn)(FILE *, int, const char *, va_list);
 
-EXPORT int vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
-{
+EXPORT int vsnprintf(char *s, size_t n, const char *fmt, va_list ap) {
     trap("vsnprintf");
     return REAL("vsnprintf", vsnprintf_fn)(s, n, fmt, ap);
 }
 
-EXPORT int snprintf(char *s, size_t n, const char *fmt, ...)
-{
+EXPORT int snprintf(char *s, size_t n, const char *fmt, ...) {
     va_list ap;
     trap("snprintf");
     va_start(ap, fmt);
@@ -122,8 +107,7 @@ EXPORT int snprintf(char *s, size_t n, const char *fmt, ...)
     return r;
 }
 
-EXPORT int sprintf(char *s, const char *fmt, ...)
-{
+EXPORT int sprintf(char *s, const char *fmt, ...) {
     va_list ap;
     trap("sprintf");
     va_start(ap, fmt);
@@ -133,15 +117,13 @@ EXPORT int sprintf(char *s, const char *fmt, ...)
 }
 
 EXPORT int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap);
-int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap)
-{
+int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap) {
     trap("__vsnprintf_chk");
     return REAL("__vsnprintf_chk", vsnprintf_chk_fn)(s, n, flag, slen, fmt, ap);
 }
 
 EXPORT int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ...);
-int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ...)
-{
+int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ...) {
     va_list ap;
     trap("__snprintf_chk");
     va_start(ap, fmt);
@@ -150,14 +132,12 @@ int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ..
     return r;
 }
 
-EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap)
-{
+EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap) {
     trap("vfprintf");
     return REAL("vfprintf", vfprintf_fn)(f, fmt, ap);
 }
 
-EXPORT int fprintf(FILE *f, const char *fmt, ...)
-{
+EXPORT int fprintf(FILE *f, const char *fmt, ...) {
     va_list ap;
     trap("fprintf");
     va_start(ap, fmt);
@@ -166,8 +146,7 @@ EXPORT int fprintf(FILE *f, const char *fmt, ...)
     return r;
 }
 
-EXPORT int printf(const char *fmt, ...)
-{
+EXPORT int printf(const char *fmt, ...) {
     va_list ap;
     trap("printf");
     va_start(ap, fmt);
@@ -177,8 +156,7 @@ EXPORT int printf(const char *fmt, ...)
 }
 
 EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
-{
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
     va_list ap;
     trap("__fprintf_chk");
     va_start(ap, fmt);
@@ -187,32 +165,27 @@ int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
     return r;
 }
 
-EXPORT int fputs(const char *s, FILE *f)
-{
+EXPORT int fputs(const char *s, FILE *f) {
     trap("fputs");
     return REAL("fputs", int (*)(const char *, FILE *))(s, f);
 }
 
-EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
-{
+EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f) {
     trap("fwrite");
-    return REAL("fwrite", size_t (*)(const void *, size_t, size_t, FILE *))(p, size, n, f);
+    return REAL("fwrite", size_t(*)(const void *, size_t, size_t, FILE *))(p, size, n, f);
 }
 
-EXPORT FILE *fopen(const char *path, const char *mode)
-{
+EXPORT FILE *fopen(const char *path, const char *mode) {
     trap("fopen");
     return REAL("fopen", FILE * (*)(const char *, const char *))(path, mode);
 }
 
-EXPORT int fflush(FILE *f)
-{
+EXPORT int fflush(FILE *f) {
     trap("fflush");
     return REAL("fflush", int (*)(FILE *))(f);
 }
 
-EXPORT char *strerror(int errnum)
-{
+EXPORT char *strerror(int errnum) {
     trap("strerror");
     return REAL("strerror", char *(*)(int))(errnum);
 }

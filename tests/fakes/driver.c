@@ -53,24 +53,20 @@ typedef struct fault {
     int rank, step, arg;
 } fault;
 
-static fault parse_fault(const char *name)
-{
-    fault f = {-1, -1, 0};
+static fault parse_fault(const char *name) {
+    fault f = { -1, -1, 0 };
     const char *v = getenv(name);
-    if (v != NULL)
-        sscanf(v, "%d@%d:%d", &f.rank, &f.step, &f.arg);
+    if (v != NULL) sscanf(v, "%d@%d:%d", &f.rank, &f.step, &f.arg);
     return f;
 }
 
-static int env_int(const char *name, int def)
-{
+static int env_int(const char *name, int def) {
     const char *v = getenv(name);
     return v ? atoi(v) : def;
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+static void sleep_ms(int ms) {
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
 }
 
@@ -83,8 +79,7 @@ static void sleep_ms(int ms)
         }                                                                                          \
     } while (0)
 
-static CUstream setup_device(void)
-{
+static CUstream setup_device(void) {
     CUcontext ctx;
     CUstream stream;
     cuInit(0);
@@ -95,8 +90,7 @@ static CUstream setup_device(void)
 }
 
 /* What PyTorch's coalescing manager issues for coalesced collectives: one NCCL group. */
-static void coalesced_step(ncclComm_t world, ncclComm_t half, cudaStream_t s)
-{
+static void coalesced_step(ncclComm_t world, ncclComm_t half, cudaStream_t s) {
     CHECK(ncclGroupStart());
     CHECK(ncclAllReduce(NULL, NULL, 512, ncclFloat, ncclSum, world, s));
     CHECK(ncclAllReduce(NULL, NULL, 128, ncclFloat, ncclSum, world, s));
@@ -105,29 +99,23 @@ static void coalesced_step(ncclComm_t world, ncclComm_t half, cudaStream_t s)
 }
 
 static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_t half,
-                     cudaStream_t s)
-{
+                     cudaStream_t s) {
     fault skip = parse_fault("SKIP"), stall = parse_fault("STALL"), crash = parse_fault("CRASH");
     fault mismatch = parse_fault("MISMATCH");
     int slow_rank = -1, slow_ms = 0;
     const char *slow = getenv("SLOW");
-    if (slow)
-        sscanf(slow, "%d:%d", &slow_rank, &slow_ms);
-    if (rank == slow_rank)
-        sleep_ms(slow_ms);
+    if (slow) sscanf(slow, "%d:%d", &slow_rank, &slow_ms);
+    if (rank == slow_rank) sleep_ms(slow_ms);
     if (rank == crash.rank && step == crash.step) {
         /* Under libasig-trap.so, allocating or printf-formatting on this thread from now on
          * (i.e. inside the recorder's fatal handler) ends the process with exit 97. */
         void (*arm)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "asigTrapArm");
-        if (arm != NULL)
-            arm();
+        if (arm != NULL) arm();
         raise(SIGSEGV);
     }
     if (rank == skip.rank && step == skip.step)
-        for (;;)
-            pause(); /* stuck in CPU code: never issues the all_reduce */
-    if (rank == stall.rank && step == stall.step)
-        fakecuStreamStall((CUstream)s);
+        for (;;) pause(); /* stuck in CPU code: never issues the all_reduce */
+    if (rank == stall.rank && step == stall.step) fakecuStreamStall((CUstream)s);
     size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
     CHECK(ncclAllReduce(NULL, NULL, count, ncclFloat, ncclSum, world, s));
     CHECK(ncclGroupStart());
@@ -136,13 +124,11 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
     CHECK(ncclGroupEnd());
     CHECK(ncclAlltoAll(NULL, NULL, 64, ncclFloat, half, s));
     CHECK(ncclAllGather(NULL, NULL, 32, ncclHalf, half, s));
-    if (env_int("GROUPED", 0))
-        coalesced_step(world, half, s);
+    if (env_int("GROUPED", 0)) coalesced_step(world, half, s);
     cuStreamSynchronize((CUstream)s);
 }
 
-static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids)
-{
+static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids) {
     cudaStream_t s = (cudaStream_t)setup_device();
     ncclComm_t world, scal, shrunk = NULL;
     ncclConfig_t named = NCCL_CONFIG_INITIALIZER, scal_cfg = NCCL_CONFIG_INITIALIZER;
@@ -158,24 +144,21 @@ static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids)
     CHECK(ncclAllReduce(NULL, NULL, 999, ncclFloat, ncclSum, world, s));
     CHECK(ncclBroadcast(NULL, NULL, 999, ncclFloat, 0, scal, s));
     CHECK(ncclGroupSimulateEnd(&sim));
-    int exclude[1] = {nranks - 1};
+    int exclude[1] = { nranks - 1 };
     CHECK(ncclCommShrink(world, exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
     for (int step = 0; shrunk != NULL && step < 3; step++) {
         if (rank == skip.rank && step == skip.step)
-            for (;;)
-                pause();
+            for (;;) pause();
         CHECK(ncclAllReduce(NULL, NULL, 48, ncclFloat, ncclSum, shrunk, s));
     }
     cuStreamSynchronize((CUstream)s);
     CHECK(ncclCommAbort(scal));
-    if (shrunk != NULL)
-        CHECK(ncclCommRevoke(shrunk, 0));
+    if (shrunk != NULL) CHECK(ncclCommRevoke(shrunk, 0));
     CHECK(ncclCommDestroy(world));
     return 0;
 }
 
-static int run_rank(int rank, int nranks, ncclUniqueId id)
-{
+static int run_rank(int rank, int nranks, ncclUniqueId id) {
     CUstream stream = setup_device();
     ncclComm_t world, half;
     int steps = env_int("STEPS", 6);
@@ -188,20 +171,17 @@ static int run_rank(int rank, int nranks, ncclUniqueId id)
     return 0;
 }
 
-static void remove_segments(void)
-{
+static void remove_segments(void) {
     char pattern[128];
     glob_t g;
     snprintf(pattern, sizeof pattern, "/dev/shm/frtrace-fake-%s-*", getenv("FAKE_SHM_TAG"));
     if (glob(pattern, 0, NULL, &g) == 0) {
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            unlink(g.gl_pathv[i]);
+        for (size_t i = 0; i < g.gl_pathc; i++) unlink(g.gl_pathv[i]);
         globfree(&g);
     }
 }
 
-static void report(int rank, int status)
-{
+static void report(int rank, int status) {
     if (WIFEXITED(status))
         printf("rank %d exit %d\n", rank, WEXITSTATUS(status));
     else if (WIFSIGNALED(status))
@@ -209,36 +189,30 @@ static void report(int rank, int status)
 }
 
 /* Finished dump files (not the temporary ones) in FRTRACE_DUMP_DIR. */
-static int count_dumps(void)
-{
+static int count_dumps(void) {
     const char *dir = getenv("FRTRACE_DUMP_DIR");
     DIR *d = dir ? opendir(dir) : NULL;
     struct dirent *e;
     int n = 0;
-    if (d == NULL)
-        return 0;
+    if (d == NULL) return 0;
     while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && strstr(e->d_name, ".tmp.") == NULL)
-            n++;
+        if (e->d_name[0] != '.' && strstr(e->d_name, ".tmp.") == NULL) n++;
     closedir(d);
     return n;
 }
 
 /* Waits for the ranks until the deadline, signalling them once if asked, then kills the rest. */
-static void supervise(pid_t *pids, int nranks)
-{
+static void supervise(pid_t *pids, int nranks) {
     int deadline_ms = env_int("DEADLINE", 10) * 1000, signal_ms = env_int("SIGNAL_AFTER_MS", -1);
     int signal_num = env_int("SIGNAL_NUM", SIGUSR2);
     int status[64], left = nranks, expected = env_int("DUMPS_EXPECTED", 0);
-    for (int i = 0; i < nranks; i++)
-        status[i] = -1;
+    for (int i = 0; i < nranks; i++) status[i] = -1;
     for (int t = 0; left > 0 && t < deadline_ms; t += 10) {
         if (expected > 0 && t % 100 == 0 && count_dumps() >= expected && deadline_ms > t + 300)
             deadline_ms = t + 300;
         if (t == signal_ms)
             for (int i = 0; i < nranks; i++)
-                if (status[i] == -1)
-                    kill(pids[i], signal_num);
+                if (status[i] == -1) kill(pids[i], signal_num);
         for (int i = 0; i < nranks; i++)
             if (status[i] == -1) {
                 int st;
@@ -254,21 +228,18 @@ static void supervise(pid_t *pids, int nranks)
             kill(pids[i], SIGKILL);
             waitpid(pids[i], &status[i], 0);
         }
-    for (int i = 0; i < nranks; i++)
-        report(i, status[i]);
+    for (int i = 0; i < nranks; i++) report(i, status[i]);
 }
 
 /* Forks NRANKS ranks running `train` (lifecycle = false) or the lifecycle tour. */
-static int job(bool lifecycle)
-{
+static int job(bool lifecycle) {
     int nranks = env_int("NRANKS", 4);
     pid_t pids[64];
     ncclUniqueId ids[3];
     char tag[32];
     snprintf(tag, sizeof tag, "%d", (int)getpid());
     setenv("FAKE_SHM_TAG", tag, 0); /* a tag from the test wins */
-    for (int i = 0; i < 3; i++)
-        CHECK(ncclGetUniqueId(&ids[i]));
+    for (int i = 0; i < 3; i++) CHECK(ncclGetUniqueId(&ids[i]));
     fflush(stdout);
     for (int r = 0; r < nranks && r < 64; r++) {
         char rank_text[16];
@@ -284,8 +255,7 @@ static int job(bool lifecycle)
     return 0;
 }
 
-static ncclComm_t single_rank_comm(void)
-{
+static ncclComm_t single_rank_comm(void) {
     ncclUniqueId id;
     ncclComm_t comm;
     char tag[32];
@@ -296,8 +266,7 @@ static ncclComm_t single_rank_comm(void)
     return comm;
 }
 
-static int capture(void)
-{
+static int capture(void) {
     CUstream s = setup_device(), side;
     cuStreamCreate(&side, 0);
     ncclComm_t comm = single_rank_comm();
@@ -319,8 +288,7 @@ static int capture(void)
     return 0;
 }
 
-static int forked(void)
-{
+static int forked(void) {
     CUstream s = setup_device();
     ncclComm_t comm = single_rank_comm();
     CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)s));
@@ -343,8 +311,7 @@ static int forked(void)
     return 0;
 }
 
-static int initall(void)
-{
+static int initall(void) {
     CUstream s[2];
     ncclComm_t comms[2];
     char tag[32];
@@ -365,15 +332,11 @@ static int initall(void)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "train";
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (strcmp(mode, "capture") == 0)
-        return capture();
-    if (strcmp(mode, "fork") == 0)
-        return forked();
-    if (strcmp(mode, "initall") == 0)
-        return initall();
+    if (strcmp(mode, "capture") == 0) return capture();
+    if (strcmp(mode, "fork") == 0) return forked();
+    if (strcmp(mode, "initall") == 0) return initall();
     return job(strcmp(mode, "lifecycle") == 0);
 }

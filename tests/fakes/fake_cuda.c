@@ -56,13 +56,9 @@ EXPORT void fakecuStreamEnqueue(CUstream s, void (*fn)(void *), void *arg);
 EXPORT void fakecuStreamStall(CUstream s);
 EXPORT void fakecuStreamSleep(CUstream s, int ms);
 
-int fakecuViolations(void)
-{
-    return atomic_load(&g_violations);
-}
+int fakecuViolations(void) { return atomic_load(&g_violations); }
 
-static void *stream_worker(void *arg)
-{
+static void *stream_worker(void *arg) {
     struct CUstream_st *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
@@ -73,8 +69,7 @@ static void *stream_worker(void *arg)
         }
         work *w = s->head;
         s->head = w->next;
-        if (s->head == NULL)
-            s->tail = NULL;
+        if (s->head == NULL) s->tail = NULL;
         s->busy = true;
         pthread_mutex_unlock(&s->lock);
         w->fn(w->arg);
@@ -84,8 +79,7 @@ static void *stream_worker(void *arg)
     return NULL;
 }
 
-static struct CUstream_st *stream_new(void)
-{
+static struct CUstream_st *stream_new(void) {
     struct CUstream_st *s = calloc(1, sizeof *s);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);
@@ -99,14 +93,10 @@ static struct CUstream_st *stream_new(void)
     return s;
 }
 
-static void make_default_stream(void)
-{
-    g_default_stream = stream_new();
-}
+static void make_default_stream(void) { g_default_stream = stream_new(); }
 
 /* NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD all mean the default stream here. */
-static struct CUstream_st *resolve(CUstream s)
-{
+static struct CUstream_st *resolve(CUstream s) {
     if ((uintptr_t)s <= 2) {
         pthread_once(&g_default_once, make_default_stream);
         return g_default_stream;
@@ -114,11 +104,9 @@ static struct CUstream_st *resolve(CUstream s)
     return s;
 }
 
-void fakecuStreamEnqueue(CUstream stream, void (*fn)(void *), void *arg)
-{
+void fakecuStreamEnqueue(CUstream stream, void (*fn)(void *), void *arg) {
     struct CUstream_st *s = resolve(stream);
-    if (atomic_load(&s->capturing))
-        return; /* captured into a graph: not executed now */
+    if (atomic_load(&s->capturing)) return; /* captured into a graph: not executed now */
     work *w = calloc(1, sizeof *w);
     w->fn = fn;
     w->arg = arg;
@@ -133,32 +121,24 @@ void fakecuStreamEnqueue(CUstream stream, void (*fn)(void *), void *arg)
     pthread_mutex_unlock(&s->lock);
 }
 
-static void stall_forever(void *arg)
-{
+static void stall_forever(void *arg) {
     (void)arg;
-    for (;;)
-        pause();
+    for (;;) pause();
 }
 
-void fakecuStreamStall(CUstream s)
-{
-    fakecuStreamEnqueue(s, stall_forever, NULL);
-}
+void fakecuStreamStall(CUstream s) { fakecuStreamEnqueue(s, stall_forever, NULL); }
 
-static void sleep_a_while(void *arg)
-{
+static void sleep_a_while(void *arg) {
     int ms = (int)(intptr_t)arg;
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
 }
 
-void fakecuStreamSleep(CUstream s, int ms)
-{
+void fakecuStreamSleep(CUstream s, int ms) {
     fakecuStreamEnqueue(s, sleep_a_while, (void *)(intptr_t)ms);
 }
 
-static void report_at_exit(void)
-{
+static void report_at_exit(void) {
     const char *path = getenv("FAKE_CUDA_REPORT");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (f) {
@@ -167,66 +147,55 @@ static void report_at_exit(void)
     }
 }
 
-EXPORT CUresult cuInit(unsigned int flags)
-{
+EXPORT CUresult cuInit(unsigned int flags) {
     static _Atomic int registered;
     (void)flags;
-    if (atomic_exchange(&registered, 1) == 0)
-        atexit(report_at_exit);
+    if (atomic_exchange(&registered, 1) == 0) atexit(report_at_exit);
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
-{
+EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
     *dev = ordinal;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
-{
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
     (void)dev;
     *ctx = (CUcontext)&g_primary_token;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
-{
+EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx) {
     *ctx = t_ctx;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
-{
+EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
     t_ctx = ctx;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
-{
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
     (void)flags;
     *s = stream_new();
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamSynchronize(CUstream stream)
-{
+EXPORT CUresult cuStreamSynchronize(CUstream stream) {
     struct CUstream_st *s = resolve(stream);
     pthread_mutex_lock(&s->lock);
-    while (s->busy || s->head != NULL)
-        pthread_cond_wait(&s->idle, &s->lock);
+    while (s->busy || s->head != NULL) pthread_cond_wait(&s->idle, &s->lock);
     pthread_mutex_unlock(&s->lock);
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
-{
+EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags) {
     (void)flags;
     *ev = calloc(1, sizeof **ev);
     return *ev ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-EXPORT CUresult cuEventDestroy(CUevent ev)
-{
+EXPORT CUresult cuEventDestroy(CUevent ev) {
     free(ev);
     return CUDA_SUCCESS;
 }
@@ -236,8 +205,7 @@ typedef struct marker {
     uint64_t gen;
 } marker;
 
-static void reach_marker(void *arg)
-{
+static void reach_marker(void *arg) {
     marker *m = arg;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -246,8 +214,7 @@ static void reach_marker(void *arg)
     free(m);
 }
 
-EXPORT CUresult cuEventRecord(CUevent ev, CUstream stream)
-{
+EXPORT CUresult cuEventRecord(CUevent ev, CUstream stream) {
     struct CUstream_st *s = resolve(stream);
     if (atomic_load(&s->capturing)) {
         atomic_fetch_add(&g_violations, 1);
@@ -260,19 +227,17 @@ EXPORT CUresult cuEventRecord(CUevent ev, CUstream stream)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuEventQuery(CUevent ev)
-{
+EXPORT CUresult cuEventQuery(CUevent ev) {
     if (atomic_load(&g_global_captures) > 0 && t_capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL) {
         atomic_fetch_add(&g_violations, 1);
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     }
     return atomic_load(&ev->reached) >= atomic_load(&ev->recorded) ? CUDA_SUCCESS
-                                                                    : CUDA_ERROR_NOT_READY;
+                                                                   : CUDA_ERROR_NOT_READY;
 }
 
 /* cuda.h of CUDA 12.8+ names it cuEventElapsedTime_v2; the recorder looks up both names. */
-EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
-{
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
     if (atomic_load(&start->reached) < atomic_load(&start->recorded) ||
         atomic_load(&end->reached) < atomic_load(&end->recorded))
         return CUDA_ERROR_NOT_READY;
@@ -280,43 +245,34 @@ EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuEventSynchronize(CUevent ev)
-{
-    while (atomic_load(&ev->reached) < atomic_load(&ev->recorded))
-        usleep(100);
+EXPORT CUresult cuEventSynchronize(CUevent ev) {
+    while (atomic_load(&ev->reached) < atomic_load(&ev->recorded)) usleep(100);
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
-{
+EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
     struct CUstream_st *s = resolve(stream);
     *status = atomic_load(&s->capturing) ? CU_STREAM_CAPTURE_STATUS_ACTIVE
                                          : CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode)
-{
+EXPORT CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {
     struct CUstream_st *s = resolve(stream);
     atomic_store(&s->capturing, (int)mode + 1);
-    if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL)
-        atomic_fetch_add(&g_global_captures, 1);
+    if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL) atomic_fetch_add(&g_global_captures, 1);
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph)
-{
+EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) {
     struct CUstream_st *s = resolve(stream);
     int was = atomic_exchange(&s->capturing, 0);
-    if (was == (int)CU_STREAM_CAPTURE_MODE_GLOBAL + 1)
-        atomic_fetch_sub(&g_global_captures, 1);
-    if (graph)
-        *graph = NULL;
+    if (was == (int)CU_STREAM_CAPTURE_MODE_GLOBAL + 1) atomic_fetch_sub(&g_global_captures, 1);
+    if (graph) *graph = NULL;
     return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
-{
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
     CUstreamCaptureMode old = t_capture_mode;
     t_capture_mode = *mode;
     *mode = old;

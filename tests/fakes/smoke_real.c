@@ -16,8 +16,7 @@ typedef ncclResult_t (*get_unique_id_fn)(ncclUniqueId *);
 typedef ncclResult_t (*init_rank_fn)(ncclComm_t *, int, ncclUniqueId, int);
 typedef const char *(*error_string_fn)(ncclResult_t);
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "libnccl.so.2";
     if (dlopen(path, RTLD_NOW | RTLD_GLOBAL) == NULL) {
         printf("cannot load %s: %s\n", path, dlerror());
@@ -33,11 +32,9 @@ int main(int argc, char **argv)
     int version = 0;
     ncclUniqueId id;
     ncclComm_t comm = NULL;
-    if (get_version(&version) != ncclSuccess)
-        return 1;
+    if (get_version(&version) != ncclSuccess) return 1;
     printf("version %d\n", version);
-    if (get_id(&id) != ncclSuccess)
-        return 1;
+    if (get_id(&id) != ncclSuccess) return 1;
     printf("unique id ok\n");
     ncclResult_t r = init_rank(&comm, 1, id, 0);
     printf("init rank: %s\n", error_string(r));

@@ -70,12 +70,12 @@ static void make_entry(int k, const uint8_t *p, size_t n) {
 }
 
 static void analyze_dir(void) {
-    fa_options opt = {.dir = root, .prefix = NULL, .jobs = 1, .mismatch_cap = 10};
+    fa_options opt = { .dir = root, .prefix = NULL, .jobs = 1, .mismatch_cap = 10 };
     fa_analysis a;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     if (fa_analyze(&opt, &a, &err) == 0) {
         FILE *null = fopen("/dev/null", "w");
-        fa_report_options ro = {.verbose = true, .stack_traces = true, .jobs = 1};
+        fa_report_options ro = { .verbose = true, .stack_traces = true, .jobs = 1 };
         if (null) {
             fa_report_text(&a, &ro, null);
             fa_report_markdown(&a, &ro, null);

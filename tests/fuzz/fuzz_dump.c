@@ -28,12 +28,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                                 \
-    do {                                                                                            \
-        if (!(cond)) {                                                                              \
-            fprintf(stderr, "fuzz_dump: invariant failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                                \
-        }                                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_dump: invariant failed at %s:%d: %s\n", __FILE__, __LINE__,      \
+                    #cond);                                                                        \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* Folded into by every read so that the compiler keeps the reads. */
@@ -139,11 +140,18 @@ static void walk(const fr_dump *d, const uint8_t *data, size_t size) {
         touch_str_required(e->profiling_name);
         touch_str(e->thread_name);
         touch_str(e->thread_id);
-        CHECK(e->state == FR_STATE_SCHEDULED || e->state == FR_STATE_STARTED || e->state == FR_STATE_COMPLETED);
+        CHECK(e->state == FR_STATE_SCHEDULED || e->state == FR_STATE_STARTED ||
+              e->state == FR_STATE_COMPLETED);
         CHECK(strcmp(fr_state_name(e->state), "unknown") != 0);
-        const int64_t ints[] = {e->record_id, e->pg_id, e->collective_seq_id, e->p2p_seq_id, e->op_id,
-                                e->time_created_ns, e->time_discovered_started_ns,
-                                e->time_discovered_completed_ns, e->timeout_ms};
+        const int64_t ints[] = { e->record_id,
+                                 e->pg_id,
+                                 e->collective_seq_id,
+                                 e->p2p_seq_id,
+                                 e->op_id,
+                                 e->time_created_ns,
+                                 e->time_discovered_started_ns,
+                                 e->time_discovered_completed_ns,
+                                 e->timeout_ms };
         for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) fold(ints[k]);
         sink += (uint64_t)e->has_duration + (uint64_t)e->retired + (uint64_t)e->is_p2p;
         if (e->has_duration) sink += (uint64_t)(e->duration_ms != 0.0);
@@ -161,7 +169,8 @@ static void walk(const fr_dump *d, const uint8_t *data, size_t size) {
          * (bounded so that a dump of many groups and many entries stays fast) */
         for (uint32_t k = 0; k < d->ngroups && k < 64; k++) {
             const char *name = d->groups[k].name;
-            if (name[0] && e->pg_name[0] && strcmp(name, e->pg_name) == 0) CHECK(name == e->pg_name);
+            if (name[0] && e->pg_name[0] && strcmp(name, e->pg_name) == 0)
+                CHECK(name == e->pg_name);
         }
     }
 }
@@ -190,8 +199,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(&err2, 0, sizeof err2);
         int rc2 = fr_decoder_decode(reused, data, size, &d2, &err2);
         CHECK(rc2 == rc);
-        if (rc == 0) CHECK(dump_eq(d, d2));
-        else CHECK(strcmp(err.msg, err2.msg) == 0);
+        if (rc == 0)
+            CHECK(dump_eq(d, d2));
+        else
+            CHECK(strcmp(err.msg, err2.msg) == 0);
         fr_dump_free(d2);
     }
     if (generic) { /* the direct paths must decode exactly as the generic one */
@@ -200,8 +211,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(&err3, 0, sizeof err3);
         int rc3 = fr_decoder_decode(generic, data, size, &d3, &err3);
         CHECK(rc3 == rc);
-        if (rc == 0) CHECK(dump_eq(d, d3));
-        else CHECK(strcmp(err.msg, err3.msg) == 0);
+        if (rc == 0)
+            CHECK(dump_eq(d, d3));
+        else
+            CHECK(strcmp(err.msg, err3.msg) == 0);
         fr_dump_free(d3);
     }
     fr_dump_free(d);

@@ -20,13 +20,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "fuzz_json: invariant failed at %s:%d: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                                   \
-            abort();                                                                          \
-        }                                                                                     \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_json: invariant failed at %s:%d: %s\n", __FILE__, __LINE__,      \
+                    #cond);                                                                        \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* The dump both ways: the same outcome. Decoders kept for the run, as the analyzer keeps them. */

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fv_arena *arena = fv_arena_new();
         fv *root;
         fr_error err;
-        pr_options opts = {.salvage = salvage, .max_memory = 64u << 20};
+        pr_options opts = { .salvage = salvage, .max_memory = 64u << 20 };
         if (pickle_read(data, size, arena, &opts, &root, &err) >= 0 && sink)
             fv_write_json(sink, root, salvage, 64 * (uint64_t)size + (1u << 20), &err);
         fv_arena_free(arena);

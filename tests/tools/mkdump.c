@@ -51,7 +51,8 @@ static int file_sink(void *ctx, const uint8_t *bytes, size_t len) {
     return fwrite(bytes, 1, len, (FILE *)ctx) == len ? 0 : -1;
 }
 
-static int write_out(const fr_dump *d, const fr_write_options *o, bool json, FILE *out, fr_error *err) {
+static int write_out(const fr_dump *d, const fr_write_options *o, bool json, FILE *out,
+                     fr_error *err) {
     if (json) return fr_dump_write_json_file(d, o, out, err);
     pw_writer w;
     if (pw_init_alloc(&w, file_sink, out) != 0) {
@@ -67,7 +68,7 @@ static int write_out(const fr_dump *d, const fr_write_options *o, bool json, FIL
 }
 
 int main(int argc, char **argv) {
-    fr_write_options o = {0};
+    fr_write_options o = { 0 };
     bool json = false;
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
@@ -75,7 +76,8 @@ int main(int argc, char **argv) {
             json = true;
         } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
             char dot;
-            if (sscanf(argv[++i], "%d%c%d", &o.version_major, &dot, &o.version_minor) != 3 || dot != '.')
+            if (sscanf(argv[++i], "%d%c%d", &o.version_major, &dot, &o.version_minor) != 3 ||
+                dot != '.')
                 return usage();
         } else if (strcmp(argv[i], "--root-memo") == 0 && i + 1 < argc) {
             i++;
@@ -92,7 +94,7 @@ int main(int argc, char **argv) {
         perror(in_path);
         return 2;
     }
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d;
     int rc = fr_dump_decode(bytes, len, &d, &err);
     free(bytes);

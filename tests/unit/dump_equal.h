@@ -10,7 +10,9 @@
 
 #include "dump.h"
 
-static inline bool str_eq(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+static inline bool str_eq(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 static inline bool shapes_eq(const fr_shapes *a, const fr_shapes *b) {
     if (a->count != b->count) return false;
@@ -31,33 +33,41 @@ static inline bool strings_eq(const fr_strings *a, const fr_strings *b) {
 }
 
 static inline bool entry_eq(const fr_entry *a, const fr_entry *b) {
-    if (a->record_id != b->record_id || a->pg_id != b->pg_id || a->collective_seq_id != b->collective_seq_id ||
-        a->p2p_seq_id != b->p2p_seq_id || a->op_id != b->op_id || a->time_created_ns != b->time_created_ns ||
-        a->has_duration != b->has_duration || memcmp(&a->duration_ms, &b->duration_ms, sizeof a->duration_ms) ||
-        a->state != b->state || a->time_discovered_started_ns != b->time_discovered_started_ns ||
-        a->time_discovered_completed_ns != b->time_discovered_completed_ns || a->retired != b->retired ||
-        a->is_p2p != b->is_p2p || a->timeout_ms != b->timeout_ms || a->nframes != b->nframes ||
-        (a->frames == NULL) != (b->frames == NULL))
+    if (a->record_id != b->record_id || a->pg_id != b->pg_id ||
+        a->collective_seq_id != b->collective_seq_id || a->p2p_seq_id != b->p2p_seq_id ||
+        a->op_id != b->op_id || a->time_created_ns != b->time_created_ns ||
+        a->has_duration != b->has_duration ||
+        memcmp(&a->duration_ms, &b->duration_ms, sizeof a->duration_ms) || a->state != b->state ||
+        a->time_discovered_started_ns != b->time_discovered_started_ns ||
+        a->time_discovered_completed_ns != b->time_discovered_completed_ns ||
+        a->retired != b->retired || a->is_p2p != b->is_p2p || a->timeout_ms != b->timeout_ms ||
+        a->nframes != b->nframes || (a->frames == NULL) != (b->frames == NULL))
         return false;
-    if (!str_eq(a->pg_name, b->pg_name) || !str_eq(a->pg_desc, b->pg_desc) || !str_eq(a->thread_name, b->thread_name) ||
-        !str_eq(a->thread_id, b->thread_id) || !str_eq(a->profiling_name, b->profiling_name))
+    if (!str_eq(a->pg_name, b->pg_name) || !str_eq(a->pg_desc, b->pg_desc) ||
+        !str_eq(a->thread_name, b->thread_name) || !str_eq(a->thread_id, b->thread_id) ||
+        !str_eq(a->profiling_name, b->profiling_name))
         return false;
-    if (!shapes_eq(&a->input_sizes, &b->input_sizes) || !shapes_eq(&a->output_sizes, &b->output_sizes) ||
-        !strings_eq(&a->input_dtypes, &b->input_dtypes) || !strings_eq(&a->output_dtypes, &b->output_dtypes))
+    if (!shapes_eq(&a->input_sizes, &b->input_sizes) ||
+        !shapes_eq(&a->output_sizes, &b->output_sizes) ||
+        !strings_eq(&a->input_dtypes, &b->input_dtypes) ||
+        !strings_eq(&a->output_dtypes, &b->output_dtypes))
         return false;
     for (uint32_t k = 0; k < a->nframes; k++)
-        if (!str_eq(a->frames[k].name, b->frames[k].name) || !str_eq(a->frames[k].filename, b->frames[k].filename) ||
+        if (!str_eq(a->frames[k].name, b->frames[k].name) ||
+            !str_eq(a->frames[k].filename, b->frames[k].filename) ||
             a->frames[k].line != b->frames[k].line)
             return false;
     return true;
 }
 
 static inline bool dump_eq(const fr_dump *a, const fr_dump *b) {
-    if (a->encoding != b->encoding || !str_eq(a->version, b->version) || a->version_major != b->version_major ||
-        a->version_minor != b->version_minor || !str_eq(a->comm_lib_version, b->comm_lib_version) ||
-        a->ngroups != b->ngroups || a->nstatus != b->nstatus || a->has_entries != b->has_entries ||
-        a->nentries != b->nentries || a->global_rank != b->global_rank || !str_eq(a->trigger, b->trigger) ||
-        a->ncomms != b->ncomms || a->truncated != b->truncated || !str_eq(a->warning, b->warning))
+    if (a->encoding != b->encoding || !str_eq(a->version, b->version) ||
+        a->version_major != b->version_major || a->version_minor != b->version_minor ||
+        !str_eq(a->comm_lib_version, b->comm_lib_version) || a->ngroups != b->ngroups ||
+        a->nstatus != b->nstatus || a->has_entries != b->has_entries ||
+        a->nentries != b->nentries || a->global_rank != b->global_rank ||
+        !str_eq(a->trigger, b->trigger) || a->ncomms != b->ncomms || a->truncated != b->truncated ||
+        !str_eq(a->warning, b->warning))
         return false;
     for (uint32_t i = 0; i < a->ngroups; i++) {
         const fr_group_config *x = &a->groups[i], *y = &b->groups[i];
@@ -68,9 +78,9 @@ static inline bool dump_eq(const fr_dump *a, const fr_dump *b) {
     if (a->nstatus && memcmp(a->status, b->status, a->nstatus * sizeof *a->status)) return false;
     for (uint32_t i = 0; i < a->ncomms; i++) {
         const fr_comm_info *x = &a->comms[i], *y = &b->comms[i];
-        if (!str_eq(x->pg_name, y->pg_name) || x->comm_rank != y->comm_rank || x->comm_size != y->comm_size ||
-            !str_eq(x->parent, y->parent) || x->color != y->color || !str_eq(x->nccl_hash, y->nccl_hash) ||
-            !str_eq(x->state, y->state))
+        if (!str_eq(x->pg_name, y->pg_name) || x->comm_rank != y->comm_rank ||
+            x->comm_size != y->comm_size || !str_eq(x->parent, y->parent) || x->color != y->color ||
+            !str_eq(x->nccl_hash, y->nccl_hash) || !str_eq(x->state, y->state))
             return false;
     }
     for (uint32_t i = 0; i < a->nentries; i++)

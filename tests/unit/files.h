@@ -9,7 +9,7 @@
 #include "file_read.h"
 
 static inline uint8_t *slurp(const char *path, size_t *len) {
-    fa_file_buffer file = {0};
+    fa_file_buffer file = { 0 };
     fr_error err;
     *len = 0;
     long n = fa_read_whole_file(path, &file, &err);

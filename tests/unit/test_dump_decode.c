@@ -21,7 +21,9 @@ typedef struct build {
 
 static fv *s(build *b, const char *str) { return fv_cstr(b->a, str); }
 static fv *i(build *b, int64_t v) { return fv_int(b->a, v); }
-static void put(build *b, fv *d, const char *k, fv *v) { assert_true(fv_dict_set(b->a, d, s(b, k), v)); }
+static void put(build *b, fv *d, const char *k, fv *v) {
+    assert_true(fv_dict_set(b->a, d, s(b, k), v));
+}
 
 static fv *shape_list(build *b, int64_t d0, int64_t d1) {
     fv *outer = fv_list(b->a), *inner = fv_list(b->a);
@@ -106,8 +108,10 @@ static fv *root(build *b, int nentries, const char *dtype) {
     if (b->minor == 0) put(b, r, "entries", list);
     put(b, r, "version", s(b, version));
     put(b, r, "pg_config", pg_config(b, "[0, 1]"));
-    if (b->minor >= 10) put(b, r, "comm_lib_version", s(b, "2.27.5"));
-    else if (b->minor >= 6) put(b, r, "nccl_version", s(b, "2.21.5"));
+    if (b->minor >= 10)
+        put(b, r, "comm_lib_version", s(b, "2.27.5"));
+    else if (b->minor >= 6)
+        put(b, r, "nccl_version", s(b, "2.21.5"));
     if (b->minor >= 3) put(b, r, "pg_status", pg_status(b, false));
     if (b->minor >= 1) put(b, r, "entries", list);
     return r;
@@ -125,14 +129,14 @@ static fr_dump *decode(fv *r, fr_error *err) {
 }
 
 static fr_dump *decode_ok(fv *r) {
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d = decode(r, &err);
     if (!d) fail_msg("decode failed: %s", err.msg);
     return d;
 }
 
 static void expect_error(fv *r, const char *message) {
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d = decode(r, &err);
     assert_null(d);
     assert_string_equal(err.msg, message);
@@ -141,7 +145,7 @@ static void expect_error(fv *r, const char *message) {
 /* --- versions ------------------------------------------------------------------------------ */
 
 static void version_2_0_has_frames_last_legacy_dtypes_and_no_timeout(void **state) {
-    build b = {fv_arena_new(), 0};
+    build b = { fv_arena_new(), 0 };
     fr_dump *d = decode_ok(root(&b, 2, "float"));
     assert_string_equal(d->version, "2.0");
     assert_int_equal(d->version_major, 2);
@@ -162,12 +166,14 @@ static void version_2_0_has_frames_last_legacy_dtypes_and_no_timeout(void **stat
 }
 
 static void legacy_dtype_spellings_become_c10_names(void **state) {
-    static const char *const pairs[][2] = {{"c10::BFloat16", "BFloat16"}, {"double", "Double"},
-                                           {"long int", "Long"}, {"c10::Half", "Half"},
-                                           {"unsigned char", "Byte"}, {"c10::Float8_e4m3fn", "Float8_e4m3fn"},
-                                           {"BFloat16", "BFloat16"}};
+    static const char *const pairs[][2] = {
+        { "c10::BFloat16", "BFloat16" }, { "double", "Double" },
+        { "long int", "Long" },          { "c10::Half", "Half" },
+        { "unsigned char", "Byte" },     { "c10::Float8_e4m3fn", "Float8_e4m3fn" },
+        { "BFloat16", "BFloat16" }
+    };
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
-        build b = {fv_arena_new(), 0};
+        build b = { fv_arena_new(), 0 };
         fr_dump *d = decode_ok(root(&b, 1, pairs[k][0]));
         assert_string_equal(d->entries[0].output_dtypes.items[0], pairs[k][1]);
         fr_dump_free(d);
@@ -176,7 +182,7 @@ static void legacy_dtype_spellings_become_c10_names(void **state) {
 }
 
 static void version_2_2_has_no_pg_status_and_frames_first(void **state) {
-    build b = {fv_arena_new(), 2};
+    build b = { fv_arena_new(), 2 };
     fr_dump *d = decode_ok(root(&b, 1, "Float"));
     assert_int_equal(d->nstatus, 0);
     assert_int_equal(d->entries[0].timeout_ms, 600000);
@@ -186,7 +192,7 @@ static void version_2_2_has_no_pg_status_and_frames_first(void **state) {
 }
 
 static void version_2_4_has_pg_status(void **state) {
-    build b = {fv_arena_new(), 4};
+    build b = { fv_arena_new(), 4 };
     fr_dump *d = decode_ok(root(&b, 1, "Float"));
     assert_int_equal(d->nstatus, 1);
     assert_int_equal(d->status[0].pg_id, 0);
@@ -199,7 +205,7 @@ static void version_2_4_has_pg_status(void **state) {
 }
 
 static void version_2_8_has_thread_fields_and_nccl_version(void **state) {
-    build b = {fv_arena_new(), 8};
+    build b = { fv_arena_new(), 8 };
     fr_dump *d = decode_ok(root(&b, 1, "Float"));
     assert_string_equal(d->entries[0].thread_name, "pt_main_thread");
     assert_string_equal(d->entries[0].thread_id, "140245215201088");
@@ -209,7 +215,7 @@ static void version_2_8_has_thread_fields_and_nccl_version(void **state) {
 }
 
 static void version_2_10_has_comm_lib_version(void **state) {
-    build b = {fv_arena_new(), 10};
+    build b = { fv_arena_new(), 10 };
     fr_dump *d = decode_ok(root(&b, 1, "Float"));
     assert_string_equal(d->version, "2.10");
     assert_int_equal(d->version_minor, 10);
@@ -219,7 +225,7 @@ static void version_2_10_has_comm_lib_version(void **state) {
 }
 
 static void any_other_version_key_is_the_comm_lib_version(void **state) {
-    build b = {fv_arena_new(), 4};
+    build b = { fv_arena_new(), 4 };
     fv *r = root(&b, 1, "Float");
     put(&b, r, "xccl_version", s(&b, "2021.13"));
     fr_dump *d = decode_ok(r);
@@ -229,7 +235,7 @@ static void any_other_version_key_is_the_comm_lib_version(void **state) {
 }
 
 static void a_later_minor_version_with_extra_keys_is_read(void **state) {
-    build b = {fv_arena_new(), 11};
+    build b = { fv_arena_new(), 11 };
     fv *r = root(&b, 2, "Float");
     put(&b, fv_item(fv_dict_get(r, "entries"), 1), "stream_id", i(&b, 7));
     put(&b, r, "future_top_level_key", fv_list(b.a));
@@ -242,7 +248,7 @@ static void a_later_minor_version_with_extra_keys_is_read(void **state) {
 }
 
 static void duration_and_time_discovered_may_be_absent_none_or_zero(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fr_dump *d = decode_ok(root(&b, 2, "Float"));
     assert_true(d->entries[0].has_duration);
     assert_true(d->entries[0].duration_ms == 0.5);
@@ -255,7 +261,7 @@ static void duration_and_time_discovered_may_be_absent_none_or_zero(void **state
 }
 
 static void process_group_may_be_a_tuple_or_a_list(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fv *r = root(&b, 0, "Float");
     fv *list = fv_dict_get(r, "entries");
     fv_seq_push(b.a, list, entry(&b, 0, "Float", false, true));
@@ -268,7 +274,7 @@ static void process_group_may_be_a_tuple_or_a_list(void **state) {
 }
 
 static void equal_strings_share_one_pointer(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fr_dump *d = decode_ok(root(&b, 3, "BFloat16")); /* every string a distinct node, as in JSON */
     assert_ptr_equal(d->entries[0].pg_name, d->entries[2].pg_name);
     assert_ptr_equal(d->entries[0].pg_name, d->groups[0].name);
@@ -281,7 +287,7 @@ static void equal_strings_share_one_pointer(void **state) {
 }
 
 static void includecollectives_false_means_no_entries(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fv *r = fv_dict(b.a);
     put(&b, r, "version", s(&b, "2.9"));
     put(&b, r, "pg_config", pg_config(&b, "[]"));
@@ -296,13 +302,16 @@ static void includecollectives_false_means_no_entries(void **state) {
 /* --- pg_config ranks and pg_status --------------------------------------------------------- */
 
 static void ranks_strings_and_lists_are_parsed(void **state) {
-    static const struct { const char *text; uint32_t n; int64_t last;
+    static const struct {
+        const char *text;
+        uint32_t n;
+        int64_t last;
     } ok[] = {
-        {"[0, 1, 2, 3]", 4, 3},         {"[0,1]", 2, 1}, {"[]", 0, 0}, {"[ 7 ]", 1, 7},
-        {"[2147483647]", 1, INT32_MAX},
+        { "[0, 1, 2, 3]", 4, 3 },         { "[0,1]", 2, 1 }, { "[]", 0, 0 }, { "[ 7 ]", 1, 7 },
+        { "[2147483647]", 1, INT32_MAX },
     };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
-        build b = {fv_arena_new(), 9};
+        build b = { fv_arena_new(), 9 };
         fv *r = root(&b, 0, "Float");
         put(&b, r, "pg_config", pg_config(&b, ok[k].text));
         fr_dump *d = decode_ok(r);
@@ -311,7 +320,7 @@ static void ranks_strings_and_lists_are_parsed(void **state) {
         fr_dump_free(d);
         fv_arena_free(b.a);
     }
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fv *r = root(&b, 0, "Float");
     fv *ranks = fv_list(b.a);
     fv_seq_push(b.a, ranks, i(&b, 4));
@@ -325,25 +334,28 @@ static void ranks_strings_and_lists_are_parsed(void **state) {
 }
 
 static void malformed_ranks_strings_are_refused(void **state) {
-    static const char *const bad[] = {"[0,,1]", "[0, 1", "0, 1]", "abc", "[1 2]", "[99999999999999999999]",
-                                      "[0, 1]x", "", "[-]", "[1,]"};
+    static const char *const bad[] = { "[0,,1]",  "[0, 1", "0, 1]",
+                                       "abc",     "[1 2]", "[99999999999999999999]",
+                                       "[0, 1]x", "",      "[-]",
+                                       "[1,]" };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        build b = {fv_arena_new(), 9};
+        build b = { fv_arena_new(), 9 };
         fv *r = root(&b, 0, "Float");
         put(&b, r, "pg_config", pg_config(&b, bad[k]));
-        fr_error err = {{0}};
+        fr_error err = { { 0 } };
         assert_null(decode(r, &err));
         assert_non_null(strstr(err.msg, "pg_config[\"0\"]: \"ranks\" is"));
         fv_arena_free(b.a);
     }
 }
 
-/* Numbers that parse but cannot be ranks (>= 2^31, negative), in a text or a list, name the group. */
+/* Numbers that parse but cannot be ranks (>= 2^31, negative), in a text or a list, name the group.
+ */
 static void numbers_that_cannot_be_ranks_are_refused(void **state) {
-    static const char *const bad[] = {"[0, 4294967295]", "[2147483648]", "[-5, 1]",
-                                      "[9223372036854775807]"};
+    static const char *const bad[] = { "[0, 4294967295]", "[2147483648]", "[-5, 1]",
+                                       "[9223372036854775807]" };
     for (size_t k = 0; k <= sizeof bad / sizeof bad[0]; k++) {
-        build b = {fv_arena_new(), 9};
+        build b = { fv_arena_new(), 9 };
         fv *r = root(&b, 0, "Float");
         if (k < sizeof bad / sizeof bad[0]) {
             put(&b, r, "pg_config", pg_config(&b, bad[k]));
@@ -352,7 +364,7 @@ static void numbers_that_cannot_be_ranks_are_refused(void **state) {
             fv_seq_push(b.a, ranks, i(&b, -1));
             put(&b, fv_dict_get(fv_dict_get(r, "pg_config"), "0"), "ranks", ranks);
         }
-        fr_error err = {{0}};
+        fr_error err = { { 0 } };
         assert_null(decode(r, &err));
         if (!strstr(err.msg, "pg_config[\"0\"]: \"ranks\" lists ") ||
             !strstr(err.msg, "cannot be a rank"))
@@ -362,7 +374,7 @@ static void numbers_that_cannot_be_ranks_are_refused(void **state) {
 }
 
 static void pg_status_values_may_be_strings(void **state) {
-    build b = {fv_arena_new(), 10};
+    build b = { fv_arena_new(), 10 };
     fv *r = root(&b, 0, "Float");
     put(&b, r, "pg_status", pg_status(&b, true));
     fr_dump *d = decode_ok(r);
@@ -375,7 +387,7 @@ static void pg_status_values_may_be_strings(void **state) {
 /* --- errors -------------------------------------------------------------------------------- */
 
 static void missing_or_malformed_top_level_keys_are_named(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fv *r = root(&b, 1, "Float");
     fv *no_version = fv_dict(b.a);
     put(&b, no_version, "pg_config", pg_config(&b, "[0]"));
@@ -394,7 +406,7 @@ static void missing_or_malformed_top_level_keys_are_named(void **state) {
 }
 
 static void a_malformed_entry_names_its_index_and_key(void **state) {
-    build b = {fv_arena_new(), 9};
+    build b = { fv_arena_new(), 9 };
     fv *r = root(&b, 18, "Float");
     fv *entries = fv_dict_get(r, "entries");
     put(&b, fv_item(entries, 17), "collective_seq_id", s(&b, "3"));
@@ -422,7 +434,7 @@ static void a_malformed_entry_names_its_index_and_key(void **state) {
 /* --- the recorder's extra key ------------------------------------------------------------- */
 
 static void the_frtrace_key_carries_rank_trigger_and_comms(void **state) {
-    build b = {fv_arena_new(), 10};
+    build b = { fv_arena_new(), 10 };
     fv *r = root(&b, 1, "Float");
     fv *x = fv_dict(b.a), *comms = fv_dict(b.a), *c = fv_dict(b.a);
     put(&b, x, "version", s(&b, "1"));
@@ -450,7 +462,7 @@ static void the_frtrace_key_carries_rank_trigger_and_comms(void **state) {
     assert_null(d->comms[0].state);
     fr_dump_free(d);
 
-    build plain = {fv_arena_new(), 10};
+    build plain = { fv_arena_new(), 10 };
     d = decode_ok(root(&plain, 1, "Float"));
     assert_int_equal(d->global_rank, -1);
     assert_int_equal(d->ncomms, 0);
@@ -462,13 +474,13 @@ static void the_frtrace_key_carries_rank_trigger_and_comms(void **state) {
 /* --- whole files ------------------------------------------------------------------------- */
 
 #define SYNTH "../shared/testdata/torch-fr-synthetic/"
-#define REAL "../shared/testdata/torch-fr-2.9-nvrx/"
+#define REAL  "../shared/testdata/torch-fr-2.9-nvrx/"
 
 static void the_encoding_is_detected_by_content(void **state) {
     size_t len;
     uint8_t *json = slurp(SYNTH "v2.10_json_rank_0.json", &len);
     if (!json) skip();
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d;
     assert_int_equal(fr_dump_decode(json, len, &d, &err), 0);
     assert_int_equal(d->encoding, FR_ENCODING_JSON);
@@ -501,8 +513,9 @@ static bool same_entry(const fr_entry *a, const fr_entry *b) {
     return a->record_id == b->record_id && a->collective_seq_id == b->collective_seq_id &&
            a->p2p_seq_id == b->p2p_seq_id && strcmp(a->profiling_name, b->profiling_name) == 0 &&
            strcmp(a->pg_name, b->pg_name) == 0 && a->state == b->state &&
-           a->input_sizes.count == b->input_sizes.count && a->time_created_ns == b->time_created_ns &&
-           strcmp(a->thread_id, b->thread_id) == 0 && a->timeout_ms == b->timeout_ms && a->is_p2p == b->is_p2p;
+           a->input_sizes.count == b->input_sizes.count &&
+           a->time_created_ns == b->time_created_ns && strcmp(a->thread_id, b->thread_id) == 0 &&
+           a->timeout_ms == b->timeout_ms && a->is_p2p == b->is_p2p;
 }
 
 /* Cut a real dump at every byte: never a crash; either an error or a salvaged dump whose
@@ -511,7 +524,7 @@ static void a_truncated_dump_gives_an_error_or_a_prefix_of_its_entries(void **st
     size_t len;
     uint8_t *bytes = slurp(REAL "gpu_error_1st/_dump_5", &len);
     if (!bytes) skip();
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *full;
     assert_int_equal(fr_dump_decode(bytes, len, &full, &err), 0);
     assert_false(full->truncated);
@@ -527,7 +540,8 @@ static void a_truncated_dump_gives_an_error_or_a_prefix_of_its_entries(void **st
             assert_true(d->truncated);
             assert_non_null(d->warning);
             assert_true(d->nentries <= full->nentries);
-            for (uint32_t k = 0; k < d->nentries; k++) assert_true(same_entry(&d->entries[k], &full->entries[k]));
+            for (uint32_t k = 0; k < d->nentries; k++)
+                assert_true(same_entry(&d->entries[k], &full->entries[k]));
             if (d->nentries > most) most = d->nentries;
             fr_dump_free(d);
         } else {
@@ -547,7 +561,7 @@ static void a_cut_before_the_entries_is_an_error(void **state) {
     size_t len;
     uint8_t *bytes = slurp(REAL "gpu_error_1st/_dump_5", &len);
     if (!bytes) skip();
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d;
     assert_int_equal(fr_dump_decode(bytes, 200, &d, &err), -1); /* inside pg_config */
     assert_non_null(strstr(err.msg, "truncated pickle at byte"));

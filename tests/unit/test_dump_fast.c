@@ -26,14 +26,14 @@
 #include "files.h"
 
 #define TESTDATA "../shared/testdata"
-#define REAL TESTDATA "/torch-fr-2.9-nvrx/"
+#define REAL     TESTDATA "/torch-fr-2.9-nvrx/"
 
 typedef struct two_ways {
     fr_decoder *fast, *generic;
 } two_ways;
 
 static two_ways two_ways_new(void) {
-    two_ways t = {fr_decoder_new(), fr_decoder_new()};
+    two_ways t = { fr_decoder_new(), fr_decoder_new() };
     assert_non_null(t.fast);
     assert_non_null(t.generic);
     fr_decoder_use_fast_path(t.generic, false);
@@ -49,12 +49,14 @@ static void two_ways_free(two_ways *t) {
 static bool same_both_ways(two_ways *t, const uint8_t *bytes, size_t len, const char *what) {
     uint64_t before = fr_decoder_fast_count(t->fast);
     fr_dump *a = NULL, *b = NULL;
-    fr_error ea = {{0}}, eb = {{0}};
+    fr_error ea = { { 0 } }, eb = { { 0 } };
     int ra = fr_decoder_decode(t->fast, bytes, len, &a, &ea);
     int rb = fr_decoder_decode(t->generic, bytes, len, &b, &eb);
-    if (ra != rb) fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
+    if (ra != rb)
+        fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
     if (ra == 0 && !dump_eq(a, b)) fail_msg("%s: the two paths give different dumps", what);
-    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0) fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
+    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0)
+        fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
     assert_int_equal(fr_decoder_fast_count(t->generic), 0);
     fr_dump_free(a);
     fr_dump_free(b);
@@ -85,7 +87,8 @@ static void each_file(two_ways *t, const char *dir, tally *n) {
             each_file(t, path, n);
             continue;
         }
-        if (strstr(ent->d_name, ".py") || strstr(ent->d_name, ".md") || strstr(ent->d_name, ".txt")) continue;
+        if (strstr(ent->d_name, ".py") || strstr(ent->d_name, ".md") || strstr(ent->d_name, ".txt"))
+            continue;
         size_t len;
         uint8_t *bytes = slurp(path, &len);
         if (!bytes) continue;
@@ -108,7 +111,7 @@ static void every_shared_pickle_takes_the_direct_path_to_the_same_dump(void **st
     if (!probe) skip();
     closedir(probe);
     two_ways t = two_ways_new();
-    tally n = {0};
+    tally n = { 0 };
     each_file(&t, TESTDATA, &n);
     assert_true(n.pickles >= 64); /* the real job's 64 dumps and the synthetic versions */
     assert_int_equal(n.direct, n.pickles);
@@ -150,7 +153,8 @@ static void flipped_bytes_decode_the_same_both_ways(void **state) {
     for (int round = 0; round < 3000; round++) {
         memcpy(copy, bytes, len);
         int flips = 1 + (int)(next_random(&seed) % 3);
-        for (int k = 0; k < flips; k++) copy[next_random(&seed) % len] ^= (uint8_t)(1u << (next_random(&seed) % 8));
+        for (int k = 0; k < flips; k++)
+            copy[next_random(&seed) % len] ^= (uint8_t)(1u << (next_random(&seed) % 8));
         snprintf(what, sizeof what, "round %d", round);
         direct += same_both_ways(&t, copy, len, what);
     }
@@ -163,37 +167,80 @@ static void flipped_bytes_decode_the_same_both_ways(void **state) {
 /* A small dump in PyTorch's layout, with room to vary one entry. */
 static size_t torch_like(uint8_t *out, const char *name_op, const char *state) {
     size_t n = 0;
-#define BYTES(...)                                                                                  \
-    do {                                                                                            \
-        const uint8_t b_[] = {__VA_ARGS__};                                                         \
-        memcpy(out + n, b_, sizeof b_);                                                             \
-        n += sizeof b_;                                                                             \
+#define BYTES(...)                                                                                 \
+    do {                                                                                           \
+        const uint8_t b_[] = { __VA_ARGS__ };                                                      \
+        memcpy(out + n, b_, sizeof b_);                                                            \
+        n += sizeof b_;                                                                            \
     } while (0)
-#define STR(s)                                                                                      \
-    do {                                                                                            \
-        size_t l_ = strlen(s);                                                                      \
-        BYTES('X', (uint8_t)l_, 0, 0, 0);                                                           \
-        memcpy(out + n, s, l_);                                                                     \
-        n += l_;                                                                                    \
+#define STR(s)                                                                                     \
+    do {                                                                                           \
+        size_t l_ = strlen(s);                                                                     \
+        BYTES('X', (uint8_t)l_, 0, 0, 0);                                                          \
+        memcpy(out + n, s, l_);                                                                    \
+        n += l_;                                                                                   \
     } while (0)
     BYTES(0x80, 2, '}', '(');
-    STR("version"); STR("2.9");
-    STR("pg_config"); BYTES('}', '('); STR("0"); BYTES('q', 0); BYTES('}', '(');
-    STR("name"); BYTES('h', 0); STR("desc"); STR("default_pg"); STR("ranks"); STR("[0]"); BYTES('u', 'u');
-    STR("entries"); BYTES(']', '(', '}', '(');
-    STR("record_id"); BYTES('K', 7); STR("pg_id"); BYTES('K', 0);
-    STR("process_group"); BYTES('h', 0); STR("default_pg"); BYTES(0x86);
-    STR("collective_seq_id"); BYTES('K', 1); STR("p2p_seq_id"); BYTES('K', 0); STR("op_id"); BYTES('K', 1);
-    STR("profiling_name"); STR(name_op);
-    STR("time_created_ns"); BYTES(0x8a, 8, 1, 2, 3, 4, 5, 6, 7, 0x17);
-    STR("input_sizes"); BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
-    STR("input_dtypes"); BYTES(']', '('); STR("Float"); BYTES('e');
-    STR("output_sizes"); BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
-    STR("output_dtypes"); BYTES(']', '('); STR("float"); BYTES('e');
-    STR("state"); STR(state);
-    STR("time_discovered_started_ns"); BYTES('N'); STR("time_discovered_completed_ns"); BYTES('J', 0xff, 0xff, 0xff, 0xff);
-    STR("retired"); BYTES(0x88); STR("timeout_ms"); BYTES('J', 0xc0, 0x27, 9, 0); STR("is_p2p"); BYTES(0x89);
-    STR("duration_ms"); BYTES('G', 0x3f, 0xf8, 0, 0, 0, 0, 0, 0);
+    STR("version");
+    STR("2.9");
+    STR("pg_config");
+    BYTES('}', '(');
+    STR("0");
+    BYTES('q', 0);
+    BYTES('}', '(');
+    STR("name");
+    BYTES('h', 0);
+    STR("desc");
+    STR("default_pg");
+    STR("ranks");
+    STR("[0]");
+    BYTES('u', 'u');
+    STR("entries");
+    BYTES(']', '(', '}', '(');
+    STR("record_id");
+    BYTES('K', 7);
+    STR("pg_id");
+    BYTES('K', 0);
+    STR("process_group");
+    BYTES('h', 0);
+    STR("default_pg");
+    BYTES(0x86);
+    STR("collective_seq_id");
+    BYTES('K', 1);
+    STR("p2p_seq_id");
+    BYTES('K', 0);
+    STR("op_id");
+    BYTES('K', 1);
+    STR("profiling_name");
+    STR(name_op);
+    STR("time_created_ns");
+    BYTES(0x8a, 8, 1, 2, 3, 4, 5, 6, 7, 0x17);
+    STR("input_sizes");
+    BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
+    STR("input_dtypes");
+    BYTES(']', '(');
+    STR("Float");
+    BYTES('e');
+    STR("output_sizes");
+    BYTES(']', '(', ']', '(', 'M', 0, 16, 'e', 'e');
+    STR("output_dtypes");
+    BYTES(']', '(');
+    STR("float");
+    BYTES('e');
+    STR("state");
+    STR(state);
+    STR("time_discovered_started_ns");
+    BYTES('N');
+    STR("time_discovered_completed_ns");
+    BYTES('J', 0xff, 0xff, 0xff, 0xff);
+    STR("retired");
+    BYTES(0x88);
+    STR("timeout_ms");
+    BYTES('J', 0xc0, 0x27, 9, 0);
+    STR("is_p2p");
+    BYTES(0x89);
+    STR("duration_ms");
+    BYTES('G', 0x3f, 0xf8, 0, 0, 0, 0, 0, 0);
     BYTES('u', 'e', 'u', '.');
 #undef STR
 #undef BYTES
@@ -233,7 +280,10 @@ static void shapes_the_direct_path_declines_still_decode_the_generic_way(void **
     uint8_t buf[2048];
     two_ways t = two_ways_new();
     /* not ASCII: the generic reader checks the UTF-8 */
-    size_t len = torch_like(buf, "nccl:all_r\xc3\xa9" "duce", "completed");
+    size_t len = torch_like(buf,
+                            "nccl:all_r\xc3\xa9"
+                            "duce",
+                            "completed");
     assert_false(same_both_ways(&t, buf, len, "UTF-8 name"));
     /* an unknown state: the generic path names it */
     len = torch_like(buf, "nccl:all_reduce", "stuck");
@@ -247,8 +297,9 @@ static void shapes_the_direct_path_declines_still_decode_the_generic_way(void **
     buf[len++] = 'N';
     assert_false(same_both_ways(&t, buf, len, "trailing byte"));
     /* a Python-style one-item SETITEM in place of the SETITEMS batch of the top level */
-    static const uint8_t python_style[] = {0x80, 2, '}', 'q', 0, 'X', 7, 0, 0, 0, 'v', 'e', 'r', 's', 'i', 'o', 'n',
-                                           'X', 3, 0, 0, 0, '2', '.', '9', 's', '.'};
+    static const uint8_t python_style[] = { 0x80, 2,   '}', 'q', 0,   'X', 7,   0,   0,
+                                            0,    'v', 'e', 'r', 's', 'i', 'o', 'n', 'X',
+                                            3,    0,   0,   0,   '2', '.', '9', 's', '.' };
     assert_false(same_both_ways(&t, python_style, sizeof python_style, "SETITEM"));
     two_ways_free(&t);
 }
@@ -301,19 +352,19 @@ static void int1(pickler *w, uint8_t v) { op(w, 'K'), op(w, v); }
 
 typedef enum twist {
     PLAIN,
-    SWAPPED_KEYS,   /* state before output_dtypes */
-    EXTRA_KEY,      /* an unknown key in the middle */
-    MISSING_KEY,    /* no op_id (not a required key) */
-    REPEATED_KEY,   /* record_id twice: the direct path declines */
-    PUT_AFTER_INT,  /* record_id's value memoized */
-    LONG_GET_KEY,   /* a key read back by LONG_BINGET */
+    SWAPPED_KEYS,    /* state before output_dtypes */
+    EXTRA_KEY,       /* an unknown key in the middle */
+    MISSING_KEY,     /* no op_id (not a required key) */
+    REPEATED_KEY,    /* record_id twice: the direct path declines */
+    PUT_AFTER_INT,   /* record_id's value memoized */
+    LONG_GET_KEY,    /* a key read back by LONG_BINGET */
     OTHER_ENCODINGS, /* a 5-byte LONG1 time, a bool as an int, None as the name */
-    TWO_BATCHES,    /* the dict's pairs in two MARK ... SETITEMS batches */
-    REBOUND_KEY,    /* the name is memoized over the id of the key "state", and the next
-                       entry has that id where its state key was: an unknown key there, not
-                       the state, so that entry's state comes fresh at its end */
-    TWO_DTYPES,     /* input_dtypes ["Half", "Float"]: that list is not "Float"'s own one-dtype
-                       list, which later entries read back (mutation d05) */
+    TWO_BATCHES,     /* the dict's pairs in two MARK ... SETITEMS batches */
+    REBOUND_KEY,     /* the name is memoized over the id of the key "state", and the next
+                        entry has that id where its state key was: an unknown key there, not
+                        the state, so that entry's state comes fresh at its end */
+    TWO_DTYPES,      /* input_dtypes ["Half", "Float"]: that list is not "Float"'s own one-dtype
+                        list, which later entries read back (mutation d05) */
     NTWISTS,
     OLD_ID_AS_KEY = NTWISTS, /* that next entry */
 } twist;
@@ -321,7 +372,8 @@ typedef enum twist {
 static int four_dim_shapes; /* entry i's input_sizes [[1, 100 + i, 3, 4]]: 18 bytes of pickle */
 
 static void entry(pickler *w, int i, twist t) {
-    static const char *const names[] = {"nccl:all_reduce", "nccl:all_gather", "nccl:_reduce_scatter_base"};
+    static const char *const names[] = { "nccl:all_reduce", "nccl:all_gather",
+                                         "nccl:_reduce_scatter_base" };
     op(w, '}'), op(w, '(');
     str(w, "record_id"), int1(w, (uint8_t)i);
     if (t == PUT_AFTER_INT) op(w, 'q'), op(w, 250);
@@ -332,22 +384,31 @@ static void entry(pickler *w, int i, twist t) {
     str(w, "p2p_seq_id"), int1(w, 0);
     if (t == EXTRA_KEY) str(w, "extra"), int1(w, 3);
     if (t != MISSING_KEY) {
-        if (t == LONG_GET_KEY) op(w, 'j'), op(w, (uint8_t)memo_id_of(w, "op_id")), op(w, 0), op(w, 0), op(w, 0);
-        else str(w, "op_id");
+        if (t == LONG_GET_KEY)
+            op(w, 'j'), op(w, (uint8_t)memo_id_of(w, "op_id")), op(w, 0), op(w, 0), op(w, 0);
+        else
+            str(w, "op_id");
         int1(w, (uint8_t)(i + 1));
     }
     if (t == TWO_BATCHES) op(w, 'u'), op(w, '(');
     str(w, "profiling_name");
-    if (t == OTHER_ENCODINGS) op(w, 'N');
-    else if (t == REBOUND_KEY) str_at(w, "nccl:broadcast", w->old_state_id = memo_id_of(w, "state"));
-    else str(w, names[i % 3]);
+    if (t == OTHER_ENCODINGS)
+        op(w, 'N');
+    else if (t == REBOUND_KEY)
+        str_at(w, "nccl:broadcast", w->old_state_id = memo_id_of(w, "state"));
+    else
+        str(w, names[i % 3]);
     str(w, "time_created_ns");
-    if (t == OTHER_ENCODINGS) op(w, 0x8a), op(w, 5), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 0x85);
-    else op(w, 0x8a), op(w, 8), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 5), op(w, 6), op(w, 7), op(w, (uint8_t)i);
+    if (t == OTHER_ENCODINGS)
+        op(w, 0x8a), op(w, 5), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 0x85);
+    else
+        op(w, 0x8a), op(w, 8), op(w, 1), op(w, 2), op(w, 3), op(w, 4), op(w, 5), op(w, 6), op(w, 7),
+            op(w, (uint8_t)i);
     str(w, "input_sizes"), op(w, ']'), op(w, '('), op(w, ']'), op(w, '(');
     if (four_dim_shapes) {
-        int dims[4] = {1, 100 + i, 3, 4};
-        for (int k = 0; k < 4; k++) op(w, 'M'), op(w, (uint8_t)dims[k]), op(w, (uint8_t)(dims[k] >> 8));
+        int dims[4] = { 1, 100 + i, 3, 4 };
+        for (int k = 0; k < 4; k++)
+            op(w, 'M'), op(w, (uint8_t)dims[k]), op(w, (uint8_t)(dims[k] >> 8));
     } else {
         op(w, 'M'), op(w, 0), op(w, (uint8_t)(16 + i % 2));
     }
@@ -356,16 +417,22 @@ static void entry(pickler *w, int i, twist t) {
     if (t == TWO_DTYPES) str(w, "Half");
     str(w, "Float"), op(w, 'e');
     if (t == SWAPPED_KEYS) str(w, "state"), str(w, "completed");
-    str(w, "output_sizes"), op(w, ']'), op(w, '('), op(w, ']'), op(w, '('), op(w, 'M'), op(w, 0), op(w, 16), op(w, 'e');
+    str(w, "output_sizes"), op(w, ']'), op(w, '('), op(w, ']'), op(w, '('), op(w, 'M'), op(w, 0),
+        op(w, 16), op(w, 'e');
     op(w, 'e');
     str(w, "output_dtypes"), op(w, ']'), op(w, '('), str(w, "Float"), op(w, 'e');
-    if (t == OLD_ID_AS_KEY) op(w, 'h'), op(w, (uint8_t)w->old_state_id), str(w, "completed");
-    else if (t != SWAPPED_KEYS) str(w, "state"), str(w, i % 4 ? "completed" : "started");
+    if (t == OLD_ID_AS_KEY)
+        op(w, 'h'), op(w, (uint8_t)w->old_state_id), str(w, "completed");
+    else if (t != SWAPPED_KEYS)
+        str(w, "state"), str(w, i % 4 ? "completed" : "started");
     str(w, "time_discovered_started_ns"), op(w, 'N');
-    str(w, "time_discovered_completed_ns"), op(w, 'J'), op(w, 0xff), op(w, 0xff), op(w, 0xff), op(w, 0x7f);
+    str(w, "time_discovered_completed_ns"), op(w, 'J'), op(w, 0xff), op(w, 0xff), op(w, 0xff),
+        op(w, 0x7f);
     str(w, "retired");
-    if (t == OTHER_ENCODINGS) int1(w, 1);
-    else op(w, i % 2 ? 0x88 : 0x89);
+    if (t == OTHER_ENCODINGS)
+        int1(w, 1);
+    else
+        op(w, i % 2 ? 0x88 : 0x89);
     str(w, "timeout_ms"), op(w, 'J'), op(w, 0xc0), op(w, 0x27), op(w, 9), op(w, 0);
     str(w, "is_p2p"), op(w, 0x89);
     if (t == OLD_ID_AS_KEY) str(w, "state"), str(w, "scheduled");
@@ -373,11 +440,12 @@ static void entry(pickler *w, int i, twist t) {
 }
 
 static size_t twisted_dump(uint8_t *out, twist t) {
-    pickler w = {.out = out};
+    pickler w = { .out = out };
     op(&w, 0x80), op(&w, 2), op(&w, '}'), op(&w, '(');
     str(&w, "version"), str(&w, "2.9");
     str(&w, "pg_config"), op(&w, '}'), op(&w, '('), str(&w, "0"), op(&w, '}'), op(&w, '(');
-    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"), str(&w, "[0]");
+    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"),
+        str(&w, "[0]");
     op(&w, 'u'), op(&w, 'u');
     str(&w, "entries"), op(&w, ']'), op(&w, '(');
     for (int i = 0; i < 12; i++) {
@@ -394,11 +462,12 @@ static size_t twisted_dump(uint8_t *out, twist t) {
  * its bytes are the same (mutation d06: comparing the first and last 8 bytes is not enough). */
 static void shape_lists_that_share_a_slot_are_told_apart(void **state) {
     static uint8_t buf[1 << 16];
-    pickler w = {.out = buf};
+    pickler w = { .out = buf };
     op(&w, 0x80), op(&w, 2), op(&w, '}'), op(&w, '(');
     str(&w, "version"), str(&w, "2.9");
     str(&w, "pg_config"), op(&w, '}'), op(&w, '('), str(&w, "0"), op(&w, '}'), op(&w, '(');
-    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"), str(&w, "[0]");
+    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"),
+        str(&w, "[0]");
     op(&w, 'u'), op(&w, 'u');
     str(&w, "entries"), op(&w, ']'), op(&w, '(');
     four_dim_shapes = 1;
@@ -422,16 +491,19 @@ static void shape_lists_that_share_a_slot_are_told_apart(void **state) {
 }
 
 static void entries_off_the_layout_decode_the_same_both_ways(void **state) {
-    static const char *const what[] = {"plain", "swapped keys", "an extra key", "a missing key", "a repeated key",
-                                       "a PUT after an int", "a LONG_BINGET key", "other encodings",
-                                       "two batches", "a rebound key", "two dtypes"};
+    static const char *const what[] = {
+        "plain",          "swapped keys",       "an extra key",      "a missing key",
+        "a repeated key", "a PUT after an int", "a LONG_BINGET key", "other encodings",
+        "two batches",    "a rebound key",      "two dtypes"
+    };
     uint8_t buf[16384];
     two_ways t = two_ways_new();
     for (int k = 0; k < NTWISTS; k++) {
         size_t len = twisted_dump(buf, (twist)k);
         assert_true(len < sizeof buf);
         bool direct = same_both_ways(&t, buf, len, what[k]);
-        if (direct != (k != REPEATED_KEY)) fail_msg("%s: the direct path %s it", what[k], direct ? "took" : "declined");
+        if (direct != (k != REPEATED_KEY))
+            fail_msg("%s: the direct path %s it", what[k], direct ? "took" : "declined");
         fr_dump *d;
         fr_error err;
         assert_int_equal(fr_decoder_decode(t.fast, buf, len, &d, &err), 0);

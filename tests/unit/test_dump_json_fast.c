@@ -30,8 +30,8 @@
 #include "json_write.h"
 #include "pickle_read.h"
 
-#define TESTDATA "../shared/testdata"
-#define REAL TESTDATA "/torch-fr-2.9-nvrx/"
+#define TESTDATA       "../shared/testdata"
+#define REAL           TESTDATA "/torch-fr-2.9-nvrx/"
 #define SYNTHETIC_JSON TESTDATA "/torch-fr-synthetic/v2.10_json_rank_0.json"
 
 typedef struct two_ways {
@@ -39,7 +39,7 @@ typedef struct two_ways {
 } two_ways;
 
 static two_ways two_ways_new(void) {
-    two_ways t = {fr_decoder_new(), fr_decoder_new()};
+    two_ways t = { fr_decoder_new(), fr_decoder_new() };
     assert_non_null(t.fast);
     assert_non_null(t.generic);
     fr_decoder_use_fast_path(t.generic, false);
@@ -56,7 +56,7 @@ static void two_ways_free(two_ways *t) {
 static bool same_both_ways(two_ways *t, const char *text, size_t len, const char *what) {
     uint64_t before = fr_decoder_fast_count(t->fast);
     fr_dump *a = NULL, *b = NULL;
-    fr_error ea = {{0}}, eb = {{0}};
+    fr_error ea = { { 0 } }, eb = { { 0 } };
     int ra = fr_decoder_decode(t->fast, (const uint8_t *)text, len, &a, &ea);
     int rb = fr_decoder_decode(t->generic, (const uint8_t *)text, len, &b, &eb);
     if (ra != rb)
@@ -116,7 +116,7 @@ static int text_sink(void *ctx, const uint8_t *bytes, size_t len) {
 
 /* The dump at `path` as PyTorch's JSON (our writer's layout); empty text when unreadable. */
 static text torch_json_of(const uint8_t *bytes, size_t len) {
-    text out = {0};
+    text out = { 0 };
     fr_dump *d;
     fr_error err;
     if (fr_dump_decode(bytes, len, &d, &err) != 0) return out;
@@ -130,11 +130,11 @@ static text torch_json_of(const uint8_t *bytes, size_t len) {
 
 /* The pickle as `frtrace show` prints it: Python's json.dumps of pickle.load. */
 static text show_json_of(const uint8_t *bytes, size_t len, bool pretty) {
-    text out = {0};
+    text out = { 0 };
     fv_arena *arena = fv_arena_new();
     fv *root;
     fr_error err;
-    pr_options opts = {.salvage = false};
+    pr_options opts = { .salvage = false };
     if (pickle_read(bytes, len, arena, &opts, &root, &err) == 0) {
         FILE *f = open_memstream(&out.bytes, &out.len);
         assert_non_null(f);
@@ -191,7 +191,7 @@ static void json_of_every_real_dump_takes_the_direct_path_to_the_same_dump(void 
     if (!probe) skip();
     closedir(probe);
     two_ways t = two_ways_new();
-    tally n = {0};
+    tally n = { 0 };
     each_real_dump(&t, REAL, &n);
     assert_true(n.files >= 3 * 64);
     assert_int_equal(n.direct, n.files);
@@ -208,8 +208,8 @@ static const char *const HEADER_END =
     "\"last_enqueued_collective\":\"2\",\"last_started_collective\":\"-1\"}},\"version\":\"2.10\"}";
 
 static void plain_entry(char *out, size_t cap, int i) {
-    static const char *const names[] = {"nccl:all_reduce", "nccl:all_gather",
-                                        "nccl:_reduce_scatter_base"};
+    static const char *const names[] = { "nccl:all_reduce", "nccl:all_gather",
+                                         "nccl:_reduce_scatter_base" };
     snprintf(
         out, cap,
         "{\"collective_seq_id\":%d,%s\"input_dtypes\":[\"Float\"],\"input_sizes\":[[%d,4]],"
@@ -253,55 +253,56 @@ typedef struct twist {
 } twist;
 
 static const twist TWISTS[] = {
-    {"nccl:_reduce_scatter_base", "nccl:all\\u005freduce", true}, /* an escape in a str */
-    {"nccl:_reduce_scatter_base", "caf\\u00e9 \\u4e2d", true}, /* two- and three-byte */
-    {"nccl:_reduce_scatter_base", "\\ud83d\\ude00 pair", true}, /* a surrogate pair */
-    {"nccl:_reduce_scatter_base", "lone \\ud800 \\udc00 \\ud800\\ud800", true}, /* lone ones */
-    {"nccl:_reduce_scatter_base", "nul \\u0000 inside", true}, /* \u0000: a NUL byte */
-    {"nccl:_reduce_scatter_base", "\\\"\\\\\\/\\b\\f\\n\\r\\t", true}, /* every short escape */
-    {"nccl:_reduce_scatter_base", "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80",
-     true}, /* raw UTF-8 */
-    {"\"pt_main_thread\"", "\"pt_\\u006dain_thread\"", true},
-    {"\"state\":\"completed\"", "\"state\":\"comp\\u006ceted\"", true},
-    {"[\"Float\"]", "[\"float\",\"c10::Half\",\"long int\"]", true}, /* legacy dtypes */
-    {"[\"Float\"]", "[]", true},
-    {"[[4,4]]", "[[],[1],[-2,0,9223372036854775807,-9223372036854775808]]", true},
-    {"[[4,4]]", "[]", true},
-    {"0.0368579737842083", "1", true}, /* an int as the duration */
-    {"0.0368579737842083", "-0.0", true},
-    {"0.0368579737842083", "1e-3", true},
-    {"0.0368579737842083", "1E+2", true},
-    {"0.0368579737842083", "2.5e-300", true}, /* strtod's own */
-    {"0.0368579737842083", "123456789012345678901234567890.5", true},
-    {"0.0368579737842083", "9007199254740993.0", true}, /* past 2^53 */
-    {"0.0368579737842083", "1e400", true}, /* inf, as float() */
-    {"0.0368579737842083", "null", true},
-    {"\"time_discovered_completed_ns\":0", "\"time_discovered_completed_ns\":null", true},
-    {"\"profiling_name\":\"nccl:_reduce_scatter_base\"", "\"profiling_name\":null", true},
-    {"\"thread_id\":\"140245215201088\"", "\"thread_id\":140245215201088", true},
-    {"\"retired\":true", "\"retired\":1", true}, /* an int for a bool */
-    {"\"is_p2p\":false", "\"is_p2p\":0", true},
-    {"\"op_id\":6,", "", true}, /* an optional key missing */
-    {"\"thread_id\":\"140245215201088\",\"thread_name\":\"pt_main_thread\",", "", true},
-    {"\"is_p2p\":false,", "\"extra\":{\"a\":[1,2.5,null,true,\"x\"]},\"is_p2p\":false,", true},
-    {"\"is_p2p\":false,", "\"is_p2p\":false,\"record_id\\u0000\":7,", true}, /* an unknown key */
-    {"\"collective_seq_id\":6,", "", false}, /* a required key missing: an error */
-    {"{\"collective_seq_id\":6,", "{\"timeout_ms\":5,\"collective_seq_id\":6,", false}, /* twice */
-    {"\"op_id\":6", "\"op_id\":6.0", false}, /* a float for an int: an error */
-    {"\"op_id\":6", "\"op_id\":99999999999999999999", false}, /* past 64 bits: an error */
-    {"\"op_id\":6", "\"op_id\":-9223372036854775808", true},
-    {"\"op_id\":6", "\"op_id\" :  6 ", true}, /* blanks */
-    {"\"state\":\"completed\"", "\"state\":\"stuck\"", false},
-    {"[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\",3]", false}, /* longer: declined */
-    {"[\"0\",\"default_pg\"]", "[\"0\"]", false},
-    {"\"op_id\":6", "\"op_id\":NaN", false},
-    {"\"op_id\":6", "\"op_id\":06", false},
-    {"\"op_id\":6", "\"op_id\":6.", false},
-    {"nccl:_reduce_scatter_base", "bad \\x escape", false},
-    {"nccl:_reduce_scatter_base", "bad \\u12g4 escape", false},
-    {"nccl:_reduce_scatter_base", "raw \x01 control", false},
-    {"nccl:_reduce_scatter_base", "invalid \xed\xa0\x80 utf-8", false},
-    {"nccl:_reduce_scatter_base", "invalid \xc3 utf-8", false},
+    { "nccl:_reduce_scatter_base", "nccl:all\\u005freduce", true }, /* an escape in a str */
+    { "nccl:_reduce_scatter_base", "caf\\u00e9 \\u4e2d", true },    /* two- and three-byte */
+    { "nccl:_reduce_scatter_base", "\\ud83d\\ude00 pair", true },   /* a surrogate pair */
+    { "nccl:_reduce_scatter_base", "lone \\ud800 \\udc00 \\ud800\\ud800", true }, /* lone ones */
+    { "nccl:_reduce_scatter_base", "nul \\u0000 inside", true },         /* \u0000: a NUL byte */
+    { "nccl:_reduce_scatter_base", "\\\"\\\\\\/\\b\\f\\n\\r\\t", true }, /* every short escape */
+    { "nccl:_reduce_scatter_base", "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80",
+      true }, /* raw UTF-8 */
+    { "\"pt_main_thread\"", "\"pt_\\u006dain_thread\"", true },
+    { "\"state\":\"completed\"", "\"state\":\"comp\\u006ceted\"", true },
+    { "[\"Float\"]", "[\"float\",\"c10::Half\",\"long int\"]", true }, /* legacy dtypes */
+    { "[\"Float\"]", "[]", true },
+    { "[[4,4]]", "[[],[1],[-2,0,9223372036854775807,-9223372036854775808]]", true },
+    { "[[4,4]]", "[]", true },
+    { "0.0368579737842083", "1", true }, /* an int as the duration */
+    { "0.0368579737842083", "-0.0", true },
+    { "0.0368579737842083", "1e-3", true },
+    { "0.0368579737842083", "1E+2", true },
+    { "0.0368579737842083", "2.5e-300", true }, /* strtod's own */
+    { "0.0368579737842083", "123456789012345678901234567890.5", true },
+    { "0.0368579737842083", "9007199254740993.0", true }, /* past 2^53 */
+    { "0.0368579737842083", "1e400", true },              /* inf, as float() */
+    { "0.0368579737842083", "null", true },
+    { "\"time_discovered_completed_ns\":0", "\"time_discovered_completed_ns\":null", true },
+    { "\"profiling_name\":\"nccl:_reduce_scatter_base\"", "\"profiling_name\":null", true },
+    { "\"thread_id\":\"140245215201088\"", "\"thread_id\":140245215201088", true },
+    { "\"retired\":true", "\"retired\":1", true }, /* an int for a bool */
+    { "\"is_p2p\":false", "\"is_p2p\":0", true },
+    { "\"op_id\":6,", "", true }, /* an optional key missing */
+    { "\"thread_id\":\"140245215201088\",\"thread_name\":\"pt_main_thread\",", "", true },
+    { "\"is_p2p\":false,", "\"extra\":{\"a\":[1,2.5,null,true,\"x\"]},\"is_p2p\":false,", true },
+    { "\"is_p2p\":false,", "\"is_p2p\":false,\"record_id\\u0000\":7,", true }, /* an unknown key */
+    { "\"collective_seq_id\":6,", "", false }, /* a required key missing: an error */
+    { "{\"collective_seq_id\":6,", "{\"timeout_ms\":5,\"collective_seq_id\":6,",
+      false },                                                  /* twice */
+    { "\"op_id\":6", "\"op_id\":6.0", false },                  /* a float for an int: an error */
+    { "\"op_id\":6", "\"op_id\":99999999999999999999", false }, /* past 64 bits: an error */
+    { "\"op_id\":6", "\"op_id\":-9223372036854775808", true },
+    { "\"op_id\":6", "\"op_id\" :  6 ", true }, /* blanks */
+    { "\"state\":\"completed\"", "\"state\":\"stuck\"", false },
+    { "[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\",3]", false }, /* longer: declined */
+    { "[\"0\",\"default_pg\"]", "[\"0\"]", false },
+    { "\"op_id\":6", "\"op_id\":NaN", false },
+    { "\"op_id\":6", "\"op_id\":06", false },
+    { "\"op_id\":6", "\"op_id\":6.", false },
+    { "nccl:_reduce_scatter_base", "bad \\x escape", false },
+    { "nccl:_reduce_scatter_base", "bad \\u12g4 escape", false },
+    { "nccl:_reduce_scatter_base", "raw \x01 control", false },
+    { "nccl:_reduce_scatter_base", "invalid \xed\xa0\x80 utf-8", false },
+    { "nccl:_reduce_scatter_base", "invalid \xc3 utf-8", false },
 };
 
 static void twisted_entries_decode_the_same_both_ways(void **state) {
@@ -343,36 +344,38 @@ static void header_shapes_decode_the_same_both_ways(void **state) {
         const char *text;
         bool direct;
     } cases[] = {
-        {"{\"pg_config\":{},\"version\":\"2.10\"}", true},
-        {" \n{\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}\r\n\t", true},
-        {"{\"entries\" : [ ] , \"pg_config\" : { } , \"version\" : \"2.\\u0031\" }", true},
-        {"{\"frtrace\":{\"comms\":{\"0\":{\"color\":-1,\"comm_rank\":0,\"comm_size\":2,"
-         "\"nccl_hash\":null,\"parent\":null,\"state\":\"live\"}},\"global_rank\":3,\"trigger\":"
-         "\"signal\",\"version\":\"1\"},\"pg_config\":{\"0\":{\"desc\":\"d\",\"name\":\"0\","
-         "\"ranks\":[0,1]}},\"pg_status\":{\"0\":{\"last_completed_collective\":1}},"
-         "\"version\":\"2.9\",\"xccl_version\":\"1.0\"}",
-         true},
-        {"{\"version\":\"2.10\",\"version\":\"2.9\",\"pg_config\":{}}", true}, /* last wins */
-        {"{\"entries\":[],\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}", false},
-        {"{\"entries\":null,\"pg_config\":{},\"version\":\"2.10\"}", false},
-        {"{\"entries\":[1],\"pg_config\":{},\"version\":\"2.10\"}", false},
-        {"{\"entries\":[{}],\"pg_config\":{},\"version\":\"2.10\"}", false},
-        {"{\"pg_config\":{},\"version\":\"3.0\"}", false},
-        {"{\"pg_config\":{},\"version\":2.10}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\"} x", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\"}{}", false},
-        {"\xef\xbb\xbf{\"pg_config\":{},\"version\":\"2.10\"}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":Infinity}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":-Infinity}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-         "[[[[[["
-         "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
-         "]]]}",
-         false},
-        {"{\"pg_config\":{},\"version\":\"2.10\",\"x\":\v1}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\",}", false},
-        {"{\"pg_config\":{},\"version\":\"2.10\"", false},
-        {"{", false},
+        { "{\"pg_config\":{},\"version\":\"2.10\"}", true },
+        { " \n{\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}\r\n\t", true },
+        { "{\"entries\" : [ ] , \"pg_config\" : { } , \"version\" : \"2.\\u0031\" }", true },
+        { "{\"frtrace\":{\"comms\":{\"0\":{\"color\":-1,\"comm_rank\":0,\"comm_size\":2,"
+          "\"nccl_hash\":null,\"parent\":null,\"state\":\"live\"}},\"global_rank\":3,\"trigger\":"
+          "\"signal\",\"version\":\"1\"},\"pg_config\":{\"0\":{\"desc\":\"d\",\"name\":\"0\","
+          "\"ranks\":[0,1]}},\"pg_status\":{\"0\":{\"last_completed_collective\":1}},"
+          "\"version\":\"2.9\",\"xccl_version\":\"1.0\"}",
+          true },
+        { "{\"version\":\"2.10\",\"version\":\"2.9\",\"pg_config\":{}}", true }, /* last wins */
+        { "{\"entries\":[],\"entries\":[],\"pg_config\":{},\"version\":\"2.10\"}", false },
+        { "{\"entries\":null,\"pg_config\":{},\"version\":\"2.10\"}", false },
+        { "{\"entries\":[1],\"pg_config\":{},\"version\":\"2.10\"}", false },
+        { "{\"entries\":[{}],\"pg_config\":{},\"version\":\"2.10\"}", false },
+        { "{\"pg_config\":{},\"version\":\"3.0\"}", false },
+        { "{\"pg_config\":{},\"version\":2.10}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\"} x", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\"}{}", false },
+        { "\xef\xbb\xbf{\"pg_config\":{},\"version\":\"2.10\"}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\",\"x\":Infinity}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\",\"x\":-Infinity}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+          "["
+          "[[[[[["
+          "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+          "]"
+          "]]]}",
+          false },
+        { "{\"pg_config\":{},\"version\":\"2.10\",\"x\":\v1}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\",}", false },
+        { "{\"pg_config\":{},\"version\":\"2.10\"", false },
+        { "{", false },
     };
     two_ways t = two_ways_new();
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

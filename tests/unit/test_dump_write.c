@@ -36,7 +36,7 @@ static fr_dump *decode_file(const char *path) {
     size_t len;
     uint8_t *content = slurp(path, &len);
     if (!content) return NULL;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *d = NULL;
     if (fr_dump_decode(content, len, &d, &err) != 0) fail_msg("%s: %s", path, err.msg);
     free(content);
@@ -45,18 +45,19 @@ static fr_dump *decode_file(const char *path) {
 
 static void heap_pickle(const fr_dump *d, const fr_write_options *o, bytes *out) {
     pw_writer w;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     assert_int_equal(pw_init_alloc(&w, collect, out), 0);
     assert_int_equal(fr_dump_write_pickle(d, o, &w, &err), 0);
     assert_int_equal(pw_finish(&w, NULL, NULL), 0);
 }
 
 /* The recorder's path: a 13-byte staging buffer, a fixed memo, caller's scratch, no malloc. */
-static void fixed_pickle(const fr_dump *d, fr_write_options o, void *scratch, size_t scratch_size, bytes *out) {
+static void fixed_pickle(const fr_dump *d, fr_write_options o, void *scratch, size_t scratch_size,
+                         bytes *out) {
     uint8_t buf[13];
     static pw_memo_slot memo[4096];
     pw_writer w;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     pw_init(&w, buf, sizeof buf, memo, 4096, collect, out);
     o.scratch = scratch;
     o.scratch_size = scratch_size;
@@ -69,10 +70,10 @@ static void fixed_pickle(const fr_dump *d, fr_write_options o, void *scratch, si
 static void the_fixed_memory_path_writes_the_heap_bytes_in_every_version(void **state) {
     fr_dump *d = decode_file(SYNTH "v2.0_pickle_rank_0"); /* frames, shared frame dicts */
     if (!d) skip();
-    static const int minors[] = {0, 2, 4, 9, 10};
+    static const int minors[] = { 0, 2, 4, 9, 10 };
     for (size_t k = 0; k < sizeof minors / sizeof minors[0]; k++) {
-        fr_write_options o = {.version_major = 2, .version_minor = minors[k]};
-        bytes heap = {0}, fixed = {0};
+        fr_write_options o = { .version_major = 2, .version_minor = minors[k] };
+        bytes heap = { 0 }, fixed = { 0 };
         heap_pickle(d, &o, &heap);
         size_t size = fr_dump_write_scratch_size(d);
         void *scratch = malloc(size);
@@ -89,10 +90,10 @@ static void the_fixed_memory_path_writes_the_heap_bytes_in_every_version(void **
 static void without_scratch_the_pickle_is_still_valid_and_complete(void **state) {
     fr_dump *d = decode_file(SYNTH "v2.4_pickle_rank_0");
     if (!d) skip();
-    fr_write_options o = {0};
-    bytes fixed = {0};
+    fr_write_options o = { 0 };
+    bytes fixed = { 0 };
     fixed_pickle(d, o, NULL, 0, &fixed);
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *back;
     assert_int_equal(fr_dump_decode(fixed.data, fixed.len, &back, &err), 0);
     assert_int_equal(back->nentries, d->nentries);
@@ -107,20 +108,21 @@ static void without_scratch_the_pickle_is_still_valid_and_complete(void **state)
 }
 
 /* A dump as the recorder would fill it: no interning, extras set. */
-static void recorder_dump(fr_dump *d, fr_group_config *g, fr_comm_info *c, fr_entry *e, fr_pg_status *st) {
-    static const int64_t ranks[] = {0, 1, 2, 3};
-    static const int64_t dims[] = {1024};
-    static const fr_shape shape = {1, dims};
-    static const char *const dtype[] = {"Float"};
+static void recorder_dump(fr_dump *d, fr_group_config *g, fr_comm_info *c, fr_entry *e,
+                          fr_pg_status *st) {
+    static const int64_t ranks[] = { 0, 1, 2, 3 };
+    static const int64_t dims[] = { 1024 };
+    static const fr_shape shape = { 1, dims };
+    static const char *const dtype[] = { "Float" };
     memset(d, 0, sizeof *d);
     d->version = "2.10";
     d->version_major = 2;
     d->version_minor = 10;
     d->comm_lib_version = "2.27.3";
-    *g = (fr_group_config){"7", "undefined", 4, ranks};
+    *g = (fr_group_config){ "7", "undefined", 4, ranks };
     d->ngroups = 1;
     d->groups = g;
-    *st = (fr_pg_status){3, 5, 5, 4};
+    *st = (fr_pg_status){ 3, 5, 5, 4 };
     d->nstatus = 1;
     d->status = st;
     memset(e, 0, sizeof *e);
@@ -134,8 +136,8 @@ static void recorder_dump(fr_dump *d, fr_group_config *g, fr_comm_info *c, fr_en
     e->op_id = 5;
     e->profiling_name = "nccl:all_reduce";
     e->time_created_ns = 1758610505592891074LL;
-    e->input_sizes = e->output_sizes = (fr_shapes){1, &shape};
-    e->input_dtypes = e->output_dtypes = (fr_strings){1, dtype};
+    e->input_sizes = e->output_sizes = (fr_shapes){ 1, &shape };
+    e->input_dtypes = e->output_dtypes = (fr_strings){ 1, dtype };
     e->state = FR_STATE_STARTED;
     e->time_discovered_started_ns = 1758610505592899999LL;
     e->timeout_ms = 300000;
@@ -144,7 +146,7 @@ static void recorder_dump(fr_dump *d, fr_group_config *g, fr_comm_info *c, fr_en
     d->entries = e;
     d->global_rank = 2;
     d->trigger = "timeout";
-    *c = (fr_comm_info){"7", 2, 4, "0", 1, "0xabc", "live"};
+    *c = (fr_comm_info){ "7", 2, 4, "0", 1, "0xabc", "live" };
     d->ncomms = 1;
     d->comms = c;
 }
@@ -174,19 +176,20 @@ static void the_frtrace_extras_survive_pickle_and_json(void **state) {
     fr_entry e;
     fr_pg_status st;
     recorder_dump(&d, &g, &c, &e, &st);
-    bytes pickle = {0}, json = {0};
+    bytes pickle = { 0 }, json = { 0 };
     heap_pickle(&d, NULL, &pickle);
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     fr_dump *back;
     assert_int_equal(fr_dump_decode(pickle.data, pickle.len, &back, &err), 0);
     check_recorder_dump(back);
     fr_dump_free(back);
 
     assert_int_equal(fr_dump_write_json(&d, NULL, collect, &json, &err), 0);
-    assert_non_null(strstr((char *)json.data,
-                           "\"frtrace\":{\"comms\":{\"7\":{\"color\":1,\"comm_rank\":2,\"comm_size\":4,"
-                           "\"nccl_hash\":\"0xabc\",\"parent\":\"0\",\"state\":\"live\"}},"
-                           "\"global_rank\":2,\"trigger\":\"timeout\",\"version\":\"1\"}"));
+    assert_non_null(
+        strstr((char *)json.data,
+               "\"frtrace\":{\"comms\":{\"7\":{\"color\":1,\"comm_rank\":2,\"comm_size\":4,"
+               "\"nccl_hash\":\"0xabc\",\"parent\":\"0\",\"state\":\"live\"}},"
+               "\"global_rank\":2,\"trigger\":\"timeout\",\"version\":\"1\"}"));
     assert_int_equal(fr_dump_decode(json.data, json.len, &back, &err), 0);
     check_recorder_dump(back);
     fr_dump_free(back);
@@ -203,17 +206,28 @@ static void a_dump_without_extras_has_no_frtrace_key(void **state) {
     recorder_dump(&d, &g, &c, &e, &st);
     d.global_rank = -1;
     d.ncomms = 0;
-    bytes pickle = {0};
+    bytes pickle = { 0 };
     heap_pickle(&d, NULL, &pickle);
     assert_null(memmem(pickle.data, pickle.len, "frtrace", 7));
     free(pickle.data);
 }
 
 static void json_numbers_look_like_nlohmanns(void **state) {
-    static const struct { double v; const char *text; } cases[] = {
-        {0.0368579737842083, "0.0368579737842083"}, {1.0, "1.0"}, {0.5, "0.5"}, {1e-05, "1e-05"},
-        {0.0001, "0.0001"}, {1.5e20, "1.5e+20"}, {123456.75, "123456.75"}, {0.0, "0.0"},
-        {(double)0.1f, "0.10000000149011612"}, {1e16, "1e+16"}, {100.0, "100.0"},
+    static const struct {
+        double v;
+        const char *text;
+    } cases[] = {
+        { 0.0368579737842083, "0.0368579737842083" },
+        { 1.0, "1.0" },
+        { 0.5, "0.5" },
+        { 1e-05, "1e-05" },
+        { 0.0001, "0.0001" },
+        { 1.5e20, "1.5e+20" },
+        { 123456.75, "123456.75" },
+        { 0.0, "0.0" },
+        { (double)0.1f, "0.10000000149011612" },
+        { 1e16, "1e+16" },
+        { 100.0, "100.0" },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         fr_dump d;
@@ -224,8 +238,8 @@ static void json_numbers_look_like_nlohmanns(void **state) {
         recorder_dump(&d, &g, &c, &e, &st);
         e.has_duration = true;
         e.duration_ms = cases[k].v;
-        bytes json = {0};
-        fr_error err = {{0}};
+        bytes json = { 0 };
+        fr_error err = { { 0 } };
         assert_int_equal(fr_dump_write_json(&d, NULL, collect, &json, &err), 0);
         char want[80];
         snprintf(want, sizeof want, "\"duration_ms\":%s,", cases[k].text);
@@ -241,9 +255,9 @@ static void an_unknown_major_version_is_refused(void **state) {
     fr_entry e;
     fr_pg_status st;
     recorder_dump(&d, &g, &c, &e, &st);
-    fr_write_options o = {.version_major = 3, .version_minor = 0};
+    fr_write_options o = { .version_major = 3, .version_minor = 0 };
     pw_writer w;
-    fr_error err = {{0}};
+    fr_error err = { { 0 } };
     assert_int_equal(pw_init_alloc(&w, NULL, NULL), 0);
     assert_int_equal(fr_dump_write_pickle(&d, &o, &w, &err), -1);
     assert_non_null(strstr(err.msg, "2.x"));

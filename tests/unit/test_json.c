@@ -48,11 +48,11 @@ static char *reshow(const char *in) {
     return out;
 }
 
-#define assert_reshows(in, want)               \
-    do {                                       \
-        char *got_ = reshow(in);               \
-        assert_string_equal(got_, want);       \
-        free(got_);                            \
+#define assert_reshows(in, want)                                                                   \
+    do {                                                                                           \
+        char *got_ = reshow(in);                                                                   \
+        assert_string_equal(got_, want);                                                           \
+        free(got_);                                                                                \
     } while (0)
 
 static void floats_print_as_python_repr(void **state) {
@@ -60,12 +60,29 @@ static void floats_print_as_python_repr(void **state) {
         double d;
         const char *repr;
     } cases[] = {
-        {0.0, "0.0"}, {-0.0, "-0.0"}, {1.0, "1.0"}, {1.5, "1.5"}, {0.1, "0.1"}, {1e16, "1e+16"},
-        {1e15, "1000000000000000.0"}, {9999999999999998.0, "9999999999999998.0"}, {1e-4, "0.0001"},
-        {1e-5, "1e-05"}, {1.5e300, "1.5e+300"}, {5e-324, "5e-324"}, {1.7976931348623157e308, "1.7976931348623157e+308"},
-        {2.2250738585072014e-308, "2.2250738585072014e-308"}, {123456789.125, "123456789.125"},
-        {0.0368579737842083, "0.0368579737842083"}, {1.0 / 3, "0.3333333333333333"}, {-2.5e-7, "-2.5e-07"},
-        {1e22, "1e+22"}, {1e23, "1e+23"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"}, {NAN, "NaN"},
+        { 0.0, "0.0" },
+        { -0.0, "-0.0" },
+        { 1.0, "1.0" },
+        { 1.5, "1.5" },
+        { 0.1, "0.1" },
+        { 1e16, "1e+16" },
+        { 1e15, "1000000000000000.0" },
+        { 9999999999999998.0, "9999999999999998.0" },
+        { 1e-4, "0.0001" },
+        { 1e-5, "1e-05" },
+        { 1.5e300, "1.5e+300" },
+        { 5e-324, "5e-324" },
+        { 1.7976931348623157e308, "1.7976931348623157e+308" },
+        { 2.2250738585072014e-308, "2.2250738585072014e-308" },
+        { 123456789.125, "123456789.125" },
+        { 0.0368579737842083, "0.0368579737842083" },
+        { 1.0 / 3, "0.3333333333333333" },
+        { -2.5e-7, "-2.5e-07" },
+        { 1e22, "1e+22" },
+        { 1e23, "1e+23" },
+        { INFINITY, "Infinity" },
+        { -INFINITY, "-Infinity" },
+        { NAN, "NaN" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[40];
@@ -76,10 +93,12 @@ static void floats_print_as_python_repr(void **state) {
 
 static void strings_escape_as_ensure_ascii(void **state) {
     fv_arena *a = fv_arena_new();
-    static const char s[] = "a\"\\/\n\r\t\b\f\x01\x1f\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80";
+    static const char s[] =
+        "a\"\\/\n\r\t\b\f\x01\x1f\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80";
     fv *v = fv_str(a, s, sizeof s - 1);
     char *t = write_json(v, false);
-    assert_string_equal(t, "\"a\\\"\\\\/\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\\u00e9\\u20ac\\ud83d\\ude00\\ud800\"");
+    assert_string_equal(
+        t, "\"a\\\"\\\\/\\n\\r\\t\\b\\f\\u0001\\u001f\\u007f\\u00e9\\u20ac\\ud83d\\ude00\\ud800\"");
     free(t);
     fv_arena_free(a);
 }
@@ -93,7 +112,8 @@ static void keys_convert_as_json_dumps_does(void **state) {
     fv_dict_set(a, d, fv_none(a), fv_none(a));
     fv_dict_set(a, d, fv_float(a, INFINITY), fv_none(a));
     char *t = write_json(d, false);
-    assert_string_equal(t, "{\"-7\": null, \"1.5\": null, \"false\": null, \"null\": null, \"Infinity\": null}");
+    assert_string_equal(
+        t, "{\"-7\": null, \"1.5\": null, \"false\": null, \"null\": null, \"Infinity\": null}");
     free(t);
     fv *bad = fv_dict(a);
     fv_dict_set(a, bad, fv_tuple(a), fv_none(a));
@@ -153,16 +173,22 @@ static void depth_is_bounded_both_ways(void **state) {
 }
 
 static void ints_stay_exact_and_apart_from_floats(void **state) {
-    assert_reshows("[9223372036854775807, -9223372036854775808, 1724779239936775119, 1, 1.0, -0, -0.0, 1e2, 1E-2]",
-                   "[9223372036854775807, -9223372036854775808, 1724779239936775119, 1, 1.0, 0, -0.0, 100.0, 0.01]");
+    assert_reshows("[9223372036854775807, -9223372036854775808, 1724779239936775119, 1, 1.0, -0, "
+                   "-0.0, 1e2, 1E-2]",
+                   "[9223372036854775807, -9223372036854775808, 1724779239936775119, 1, 1.0, 0, "
+                   "-0.0, 100.0, 0.01]");
     assert_reshows("[NaN, Infinity, -Infinity, 1e400]", "[NaN, Infinity, -Infinity, Infinity]");
-    assert_reshows("[9223372036854775808]", "ERR: integer 9223372036854775808 does not fit in 64 bits");
-    assert_reshows("{\"NaN\": \"1.5\", \"x\": \"-Infinity 12\"}", "{\"NaN\": \"1.5\", \"x\": \"-Infinity 12\"}");
+    assert_reshows("[9223372036854775808]",
+                   "ERR: integer 9223372036854775808 does not fit in 64 bits");
+    assert_reshows("{\"NaN\": \"1.5\", \"x\": \"-Infinity 12\"}",
+                   "{\"NaN\": \"1.5\", \"x\": \"-Infinity 12\"}");
 }
 
 static void strings_keep_nul_and_lone_surrogates(void **state) {
-    assert_reshows("[\"a\\u0000b\", \"\\ud800x\", \"\\udc00\", \"\\ud83d\\ude00\", \"\\\\u0000\", \"\\u00e9\"]",
-                   "[\"a\\u0000b\", \"\\ud800x\", \"\\udc00\", \"\\ud83d\\ude00\", \"\\\\u0000\", \"\\u00e9\"]");
+    assert_reshows("[\"a\\u0000b\", \"\\ud800x\", \"\\udc00\", \"\\ud83d\\ude00\", \"\\\\u0000\", "
+                   "\"\\u00e9\"]",
+                   "[\"a\\u0000b\", \"\\ud800x\", \"\\udc00\", \"\\ud83d\\ude00\", \"\\\\u0000\", "
+                   "\"\\u00e9\"]");
     assert_reshows("{\"k\\u0000\": 1, \"k\": 2, \"k\\u0000\": 3}", "{\"k\\u0000\": 3, \"k\": 2}");
 }
 

@@ -21,33 +21,37 @@ typedef struct ev {
 } ev;
 
 /* one_event("all_reduce", {{4,4}}, {{4,4}}) — shapes given as up to 2 tensors of up to 2 dims */
-static void make(ev *x, const char *name, int nin, const int64_t in[][2], int nout, const int64_t out[][2], fr_state st,
-                 const char *in_dt, const char *out_dt) {
+static void make(ev *x, const char *name, int nin, const int64_t in[][2], int nout,
+                 const int64_t out[][2], fr_state st, const char *in_dt, const char *out_dt) {
     memset(x, 0, sizeof *x);
     x->e.profiling_name = name;
     for (int i = 0; i < nin; i++) {
         x->dims[i][0] = in[i][0];
         x->dims[i][1] = in[i][1];
-        x->in[i] = (fr_shape){in[i][1] ? 2u : (in[i][0] ? 1u : 0u), x->dims[i]};
+        x->in[i] = (fr_shape){ in[i][1] ? 2u : (in[i][0] ? 1u : 0u), x->dims[i] };
         x->in_dt[i] = in_dt;
     }
     for (int i = 0; i < nout; i++) {
         x->dims[4 + i][0] = out[i][0];
         x->dims[4 + i][1] = out[i][1];
-        x->out[i] = (fr_shape){out[i][1] ? 2u : (out[i][0] ? 1u : 0u), x->dims[4 + i]};
+        x->out[i] = (fr_shape){ out[i][1] ? 2u : (out[i][0] ? 1u : 0u), x->dims[4 + i] };
         x->out_dt[i] = out_dt;
     }
-    x->e.input_sizes = (fr_shapes){(uint32_t)nin, x->in};
-    x->e.output_sizes = (fr_shapes){(uint32_t)nout, x->out};
-    x->e.input_dtypes = (fr_strings){(uint32_t)(in_dt[0] ? nin : 0), x->in_dt};
-    x->e.output_dtypes = (fr_strings){(uint32_t)(out_dt[0] ? nout : 0), x->out_dt};
+    x->e.input_sizes = (fr_shapes){ (uint32_t)nin, x->in };
+    x->e.output_sizes = (fr_shapes){ (uint32_t)nout, x->out };
+    x->e.input_dtypes = (fr_strings){ (uint32_t)(in_dt[0] ? nin : 0), x->in_dt };
+    x->e.output_dtypes = (fr_strings){ (uint32_t)(out_dt[0] ? nout : 0), x->out_dt };
     x->e.state = st;
 }
 
-static const int64_t S44[][2] = {{4, 4}}, S54[][2] = {{5, 4}}, S8[][2] = {{8, 0}}, S12[][2] = {{12, 0}}, S16[][2] = {{16, 0}},
-                     S24[][2] = {{24, 0}}, S32[][2] = {{32, 0}}, S4[][2] = {{4, 0}}, S44x2[][2] = {{4, 4}, {4, 4}}, SEMPTY[][2] = {{0, 0}};
+static const int64_t S44[][2] = { { 4, 4 } }, S54[][2] = { { 5, 4 } }, S8[][2] = { { 8, 0 } },
+                     S12[][2] = { { 12, 0 } }, S16[][2] = { { 16, 0 } }, S24[][2] = { { 24, 0 } },
+                     S32[][2] = { { 32, 0 } }, S4[][2] = { { 4, 0 } },
+                     S44x2[][2] = { { 4, 4 }, { 4, 4 } }, SEMPTY[][2] = { { 0, 0 } };
 
-static fa_match_state m(const ev *a, const ev *b) { return fa_match_entries(&a->e, &b->e, 2, NULL, 0); }
+static fa_match_state m(const ev *a, const ev *b) {
+    return fa_match_entries(&a->e, &b->e, 2, NULL, 0);
+}
 
 static void match_one_event_table(void **state) {
     ev e1, x;
@@ -76,8 +80,17 @@ static void match_one_event_table(void **state) {
 }
 
 static void every_collective_matches_itself(void **state) {
-    static const char *const names[] = {"broadcast", "_broadcast_oop", "reduce", "_reduce_oop", "all_reduce", "gather", "scatter",
-                                        "all_reduce_barrier", "allreduce_coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced"};
+    static const char *const names[] = { "broadcast",
+                                         "_broadcast_oop",
+                                         "reduce",
+                                         "_reduce_oop",
+                                         "all_reduce",
+                                         "gather",
+                                         "scatter",
+                                         "all_reduce_barrier",
+                                         "allreduce_coalesced",
+                                         "ALLGATHER_coalesced",
+                                         "REDUCE_SCATTER_coalesced" };
     ev x;
     char name[80];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -85,12 +98,14 @@ static void every_collective_matches_itself(void **state) {
         make(&x, name, 1, S44, 1, S44, FR_STATE_SCHEDULED, "Float", "Float");
         assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
     }
-    static const char *const rs[] = {"nccl:reduce_scatter", "nccl:_reduce_scatter_base", "nccl:reduce_scatter_tensor_coalesced"};
+    static const char *const rs[] = { "nccl:reduce_scatter", "nccl:_reduce_scatter_base",
+                                      "nccl:reduce_scatter_tensor_coalesced" };
     for (size_t i = 0; i < 3; i++) {
         make(&x, rs[i], 1, S44, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
         assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
     }
-    static const char *const ag[] = {"nccl:all_gather", "nccl:_all_gather_base", "nccl:all_gather_into_tensor_coalesced"};
+    static const char *const ag[] = { "nccl:all_gather", "nccl:_all_gather_base",
+                                      "nccl:all_gather_into_tensor_coalesced" };
     for (size_t i = 0; i < 3; i++) {
         make(&x, ag[i], 1, S44, 1, S32, FR_STATE_SCHEDULED, "Float", "Float");
         assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
@@ -100,8 +115,10 @@ static void every_collective_matches_itself(void **state) {
 }
 
 static void variants_are_distinct_types(void **state) {
-    static const char *const pairs[][2] = {{"nccl:all_gather", "nccl:_all_gather_base"}, {"nccl:all_reduce", "nccl:allreduce_coalesced"},
-                                           {"nccl:reduce_scatter", "nccl:_reduce_scatter_base"}, {"nccl:all_to_all", "nccl:all_to_all_single"}};
+    static const char *const pairs[][2] = { { "nccl:all_gather", "nccl:_all_gather_base" },
+                                            { "nccl:all_reduce", "nccl:allreduce_coalesced" },
+                                            { "nccl:reduce_scatter", "nccl:_reduce_scatter_base" },
+                                            { "nccl:all_to_all", "nccl:all_to_all_single" } };
     ev a, b;
     for (size_t i = 0; i < 4; i++) {
         make(&a, pairs[i][0], 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
@@ -152,7 +169,9 @@ static void two_sends_or_two_recvs_never_match(void **state) {
 }
 
 static void any_backend_prefix_names_the_op(void **state) {
-    static const char *const backends[] = {"nccl", "ncclx", "gloo", "xccl", "nccl2", "c10d", "unknown_backend", "weird:backend"};
+    static const char *const backends[] = {
+        "nccl", "ncclx", "gloo", "xccl", "nccl2", "c10d", "unknown_backend", "weird:backend"
+    };
     fa_opname n;
     char name[80];
     for (size_t i = 0; i < sizeof backends / sizeof *backends; i++) {
@@ -160,7 +179,8 @@ static void any_backend_prefix_names_the_op(void **state) {
         assert_int_equal(fa_parse_profiling_name(name, &n), 0);
         assert_string_equal(n.type, "all_reduce");
     }
-    assert_int_equal(fa_parse_profiling_name("all_reduce", &n), -1); /* no backend: refused, not a crash */
+    assert_int_equal(fa_parse_profiling_name("all_reduce", &n),
+                     -1); /* no backend: refused, not a crash */
     assert_int_equal(fa_parse_profiling_name("nccl2:send 0->1", &n), 0);
     assert_true(n.is_send && n.src == 0 && n.dst == 1);
     assert_int_equal(fa_parse_profiling_name("nccl2:recv 1<-0", &n), 0);
@@ -168,7 +188,9 @@ static void any_backend_prefix_names_the_op(void **state) {
 }
 
 static void hook_shapes_match_themselves(void **state) {
-    static const int64_t S8x2[][2] = {{8, 0}, {8, 0}}, S8x3[][2] = {{8, 0}, {8, 0}, {8, 0}}, S17[][2] = {{17, 0}}, S84[][2] = {{8, 0}, {4, 0}};
+    static const int64_t S8x2[][2] = { { 8, 0 }, { 8, 0 } },
+                         S8x3[][2] = { { 8, 0 }, { 8, 0 }, { 8, 0 } }, S17[][2] = { { 17, 0 } },
+                         S84[][2] = { { 8, 0 }, { 4, 0 } };
     ev x;
     make(&x, "nccl2:allreduce_coalesced", 2, S84, 2, S84, FR_STATE_SCHEDULED, "Float", "Float");
     assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
@@ -187,11 +209,11 @@ static void hook_shapes_match_themselves(void **state) {
 }
 
 static void rank_lists_read_as_ranges(void **state) {
-    int64_t r[] = {9, 0, 1, 2, 3, 4, 5, 6, 7, 12, 14, 13};
+    int64_t r[] = { 9, 0, 1, 2, 3, 4, 5, 6, 7, 12, 14, 13 };
     char *s = fa_ranks_format(r, 12);
     assert_string_equal(s, "0-7,9,12-14");
     free(s);
-    int64_t two[] = {3, 4};
+    int64_t two[] = { 3, 4 };
     s = fa_ranks_format(two, 2);
     assert_string_equal(s, "3,4");
     free(s);
@@ -199,11 +221,15 @@ static void rank_lists_read_as_ranges(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(match_one_event_table),   cmocka_unit_test(every_collective_matches_itself),
-        cmocka_unit_test(variants_are_distinct_types), cmocka_unit_test(all_gather_base_numel_is_checked),
-        cmocka_unit_test(uneven_all_to_all_is_not_a_mismatch), cmocka_unit_test(recv_from_any_source_has_no_peer),
+        cmocka_unit_test(match_one_event_table),
+        cmocka_unit_test(every_collective_matches_itself),
+        cmocka_unit_test(variants_are_distinct_types),
+        cmocka_unit_test(all_gather_base_numel_is_checked),
+        cmocka_unit_test(uneven_all_to_all_is_not_a_mismatch),
+        cmocka_unit_test(recv_from_any_source_has_no_peer),
         cmocka_unit_test(two_sends_or_two_recvs_never_match),
-        cmocka_unit_test(any_backend_prefix_names_the_op), cmocka_unit_test(hook_shapes_match_themselves),
+        cmocka_unit_test(any_backend_prefix_names_the_op),
+        cmocka_unit_test(hook_shapes_match_themselves),
         cmocka_unit_test(rank_lists_read_as_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

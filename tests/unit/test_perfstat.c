@@ -15,9 +15,9 @@
 
 static void quantiles_match_numpy_linear(void **state) {
     (void)state;
-    double v[] = {7, 1, 3, 5, 9};
+    double v[] = { 7, 1, 3, 5, 9 };
     assert_float_equal(fa_median(v, 5), 5, 1e-12);
-    double w[] = {4, 1, 3, 2};
+    double w[] = { 4, 1, 3, 2 };
     assert_float_equal(fa_median(w, 4), 2.5, 1e-12);
     /* numpy.quantile([1..10], 0.9) == 9.1, 0.99 == 9.91 */
     double x[10];
@@ -26,7 +26,7 @@ static void quantiles_match_numpy_linear(void **state) {
     assert_float_equal(fa_quantile(x, 10, 0.99), 9.91, 1e-9);
     assert_float_equal(fa_quantile(x, 10, 0), 1, 1e-12);
     assert_float_equal(fa_quantile(x, 10, 1), 10, 1e-12);
-    double one[] = {42};
+    double one[] = { 42 };
     assert_float_equal(fa_quantile(one, 1, 0.99), 42, 1e-12);
     assert_true(isnan(fa_quantile(one, 0, 0.5)));
 }
@@ -38,9 +38,9 @@ static void selection_survives_duplicates_and_sorted_input(void **state) {
     assert_non_null(v);
     for (int i = 0; i < N; i++) v[i] = 3; /* all equal */
     assert_float_equal(fa_median(v, N), 3, 0);
-    for (int i = 0; i < N; i++) v[i] = i % 2; /* two values */
+    for (int i = 0; i < N; i++) v[i] = i % 2;  /* two values */
     assert_float_equal(fa_median(v, N), 0, 0); /* 501 zeros, 500 ones */
-    for (int i = 0; i < N; i++) v[i] = i;     /* sorted */
+    for (int i = 0; i < N; i++) v[i] = i;      /* sorted */
     assert_float_equal(fa_median(v, N), 500, 0);
     for (int i = 0; i < N; i++) v[i] = N - i; /* reversed */
     assert_float_equal(fa_quantile(v, N, 0.9), 901, 1e-9);
@@ -50,22 +50,22 @@ static void selection_survives_duplicates_and_sorted_input(void **state) {
 static void int64_median_keeps_nanoseconds(void **state) {
     (void)state;
     int64_t base = 1758600000123456789LL;
-    int64_t t[] = {base + 3, base + 1, base + 2};
+    int64_t t[] = { base + 3, base + 1, base + 2 };
     assert_true(fa_median_i64(t, 3) == (double)(base + 2));
-    int64_t u[] = {base + 10, base, base + 4, base + 6};
+    int64_t u[] = { base + 10, base, base + 4, base + 6 };
     /* (base+4 + base+6) / 2 without overflow; the offset, in doubles (cmocka's float asserts would
      * round a timestamp) */
     assert_true(fabs(fa_median_i64(u, 4) - (double)base - 5) <= 256);
-    int64_t big[] = {INT64_MAX - 2, INT64_MAX};
+    int64_t big[] = { INT64_MAX - 2, INT64_MAX };
     assert_true(fa_median_i64(big, 2) > 9.2e18);
 }
 
 static void mad_sigma_estimates_normal_spread(void **state) {
     (void)state;
-    double v[] = {-1, 1, -1, 1, 0}, scratch[5];
+    double v[] = { -1, 1, -1, 1, 0 }, scratch[5];
     /* deviations 1,1,1,1,0: MAD 1, sigma 1.4826 */
     assert_float_equal(fa_mad_sigma(v, 5, 0, scratch), 1.4826, 1e-9);
-    double flat[] = {2, 2, 2};
+    double flat[] = { 2, 2, 2 };
     assert_float_equal(fa_mad_sigma(flat, 3, 2, scratch), 0, 0);
 }
 

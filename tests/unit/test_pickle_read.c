@@ -48,34 +48,41 @@ static char *show(const char *bytes, size_t len) {
     return out;
 }
 
-#define assert_shows(lit, want)                               \
-    do {                                                      \
-        char *got_ = show(lit, sizeof(lit) - 1);              \
-        assert_string_equal(got_, want);                      \
-        free(got_);                                           \
+#define assert_shows(lit, want)                                                                    \
+    do {                                                                                           \
+        char *got_ = show(lit, sizeof(lit) - 1);                                                   \
+        assert_string_equal(got_, want);                                                           \
+        free(got_);                                                                                \
     } while (0)
 
-#define assert_refused(lit, fragment)                                                    \
-    do {                                                                                 \
-        char *got_ = show(lit, sizeof(lit) - 1);                                         \
-        if (strncmp(got_, "ERR: ", 5) || !strstr(got_, fragment)) fail_msg("%s", got_); \
-        free(got_);                                                                      \
+#define assert_refused(lit, fragment)                                                              \
+    do {                                                                                           \
+        char *got_ = show(lit, sizeof(lit) - 1);                                                   \
+        if (strncmp(got_, "ERR: ", 5) || !strstr(got_, fragment)) fail_msg("%s", got_);            \
+        free(got_);                                                                                \
     } while (0)
 
 static void protocol2_opcodes_as_torch_writes_them(void **state) {
-    assert_shows("\x80\x02}(X\x01\x00\x00\x00" "aq\x00K\x01X\x01\x00\x00\x00" "bq\x01]("
-                 "M\x00\x01J\xff\xff\xff\xff\x8a\x08\xcf\x53\x66\x98\x94\xa5\xef\x17"
-                 "G\x3f\xa2\xdf\x0c\x60\x00\x00\x00\x88\x89N"
-                 "h\x00h\x01\x86" "e" "uq\x02.",
-                 "{\"a\": 1, \"b\": [256, -1, 1724779239936775119, 0.0368579737842083, true, false, null, "
-                 "[\"a\", \"b\"]]}");
+    assert_shows(
+        "\x80\x02}(X\x01\x00\x00\x00"
+        "aq\x00K\x01X\x01\x00\x00\x00"
+        "bq\x01]("
+        "M\x00\x01J\xff\xff\xff\xff\x8a\x08\xcf\x53\x66\x98\x94\xa5\xef\x17"
+        "G\x3f\xa2\xdf\x0c\x60\x00\x00\x00\x88\x89N"
+        "h\x00h\x01\x86"
+        "e"
+        "uq\x02.",
+        "{\"a\": 1, \"b\": [256, -1, 1724779239936775119, 0.0368579737842083, true, false, null, "
+        "[\"a\", \"b\"]]}");
 }
 
 static void protocol0_text_opcodes(void **state) {
-    assert_shows("(lp0\nI01\naI00\naI-42\naL-1234567890123456789L\naF1.5\naF-inf\naVab\\u00e9\\U0001f600\np1\na"
-                 "S'x\\'y\\n'\nag1\na.",
-                 "[true, false, -42, -1234567890123456789, 1.5, -Infinity, \"ab\\u00e9\\ud83d\\ude00\", "
-                 "\"x'y\\n\", \"ab\\u00e9\\ud83d\\ude00\"]");
+    assert_shows(
+        "(lp0\nI01\naI00\naI-42\naL-1234567890123456789L\naF1.5\naF-"
+        "inf\naVab\\u00e9\\U0001f600\np1\na"
+        "S'x\\'y\\n'\nag1\na.",
+        "[true, false, -42, -1234567890123456789, 1.5, -Infinity, \"ab\\u00e9\\ud83d\\ude00\", "
+        "\"x'y\\n\", \"ab\\u00e9\\ud83d\\ude00\"]");
 }
 
 /* Escapes at their edges, as Python's pickle.loads reads them: an octal escape takes at most
@@ -111,7 +118,8 @@ static void long1_and_long4_any_width(void **state) {
     assert_shows("\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80.", "-9223372036854775808");
     assert_shows("\x8a\x09\xff\xff\xff\xff\xff\xff\xff\x7f\x00.", "9223372036854775807");
     assert_shows("\x8b\x02\x00\x00\x00\xff\x7f.", "32767");
-    assert_refused("\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x80\x00.", "integer beyond 64 bits in LONG1 at byte 0");
+    assert_refused("\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x80\x00.",
+                   "integer beyond 64 bits in LONG1 at byte 0");
     assert_refused("\x8b\xff\xff\xff\xff.", "negative length");
 }
 
@@ -134,8 +142,11 @@ static void memo_aliases_and_huge_ids(void **state) {
     assert_refused("\x80\x04\x95\x00\xca\x9a\x3b\x00\x00\x00\x00]q\x00.",
                    "truncated pickle at byte 15");
     assert_shows("\x80\x04\x95\x04\x00\x00\x00\x00\x00\x00\x00]q\x00.", "[]");
-    assert_shows("]\x94(h\x00" "0e.", "[]");
-    assert_refused("\x80\x02j\x00\x00\x00\x01.", "memo id 16777216 not found (LONG_BINGET at byte 2)");
+    assert_shows("]\x94(h\x00"
+                 "0e.",
+                 "[]");
+    assert_refused("\x80\x02j\x00\x00\x00\x01.",
+                   "memo id 16777216 not found (LONG_BINGET at byte 2)");
     assert_refused("g99999999999999999999\n.", "bad memo id");
     /* aliasing: both items are one node */
     fv_arena *a = fv_arena_new();
@@ -148,14 +159,17 @@ static void memo_aliases_and_huge_ids(void **state) {
 }
 
 static void errors_name_the_opcode_and_byte(void **state) {
-    assert_refused("cos\nsystem\n(S'touch PWNED'\ntR.",
-                   "refusing opcode GLOBAL (0x63) at byte 0: pickles that import code are never loaded");
+    assert_refused(
+        "cos\nsystem\n(S'touch PWNED'\ntR.",
+        "refusing opcode GLOBAL (0x63) at byte 0: pickles that import code are never loaded");
     assert_refused("\x80\x02K\x01K\x02R.", "refusing opcode REDUCE (0x52) at byte 6");
-    assert_refused("\x80\x05\x96\x00\x00\x00\x00\x00\x00\x00\x00.", "unsupported opcode BYTEARRAY8 (0x96) at byte 2");
+    assert_refused("\x80\x05\x96\x00\x00\x00\x00\x00\x00\x00\x00.",
+                   "unsupported opcode BYTEARRAY8 (0x96) at byte 2");
     assert_refused("\x80\x02\x86.", "stack underflow: TUPLE2 at byte 2");
     assert_refused("\x80\x02K\x01(\x85.", "stack underflow: TUPLE1 at byte 5");
     assert_refused("}(K\x01u.", "odd number of items for SETITEMS at byte 4");
-    assert_refused("K\x01(K\x02K\x03u.", "SETITEMS at byte 7 expects a dict below its items, found a int");
+    assert_refused("K\x01(K\x02K\x03u.",
+                   "SETITEMS at byte 7 expects a dict below its items, found a int");
     assert_refused("K\x01K\x02.", "STOP at byte 4 with 2 items");
     assert_refused("(.", "STOP at byte 1 with 1 MARKs still open");
     assert_refused("N.x", "trailing data after STOP: 1 bytes at byte 2");
@@ -176,7 +190,9 @@ static void errors_name_the_opcode_and_byte(void **state) {
 
 static void pop_on_an_empty_frame_drops_the_mark(void **state) {
     assert_shows("K\x01(0.", "1");
-    assert_shows("K\x01(K\x02" "1.", "1");
+    assert_shows("K\x01(K\x02"
+                 "1.",
+                 "1");
     assert_shows("(K\x01K\x02t2\x86.", "[[1, 2], [1, 2]]");
 }
 
@@ -190,13 +206,13 @@ static void mark_depth_and_memory_are_bounded(void **state) {
     fr_error err;
     assert_int_equal(pickle_read(p, n + 1, a, NULL, &root, &err), -1);
     assert_non_null(strstr(err.msg, "MARK nesting deeper than 10000 at byte 10000"));
-    pr_options small = {.max_mark_depth = 5};
+    pr_options small = { .max_mark_depth = 5 };
     assert_int_equal(pickle_read(p, n + 1, a, &small, &root, &err), -1);
     assert_non_null(strstr(err.msg, "deeper than 5"));
     /* DUP bomb under a tight memory limit */
     p[0] = 'N';
     memset(p + 1, '2', n - 1);
-    pr_options tight = {.max_memory = 4096};
+    pr_options tight = { .max_memory = 4096 };
     assert_int_equal(pickle_read(p, n + 1, a, &tight, &root, &err), -1);
     assert_non_null(strstr(err.msg, "more than 4096 bytes of memory"));
     fv_arena_free(a);
@@ -240,7 +256,7 @@ static void truncated_at_every_byte_is_an_error_or_a_flagged_salvage(void **stat
         fv_arena *b = fv_arena_new();
         fv *root;
         assert_int_equal(pickle_read(copy, cut, b, NULL, &root, &err), -1);
-        pr_options salvage = {.salvage = true};
+        pr_options salvage = { .salvage = true };
         int rc = pickle_read(copy, cut, b, &salvage, &root, &err);
         if (cut < 2) assert_int_equal(rc, -1);
         if (rc == 1) {
@@ -249,7 +265,8 @@ static void truncated_at_every_byte_is_an_error_or_a_flagged_salvage(void **stat
             if (fv_is(entries, FV_LIST) && entries->len) {
                 salvaged_with_entries++;
                 /* unflagged means whole: APPENDS ran */
-                if (!(entries->flags & FV_FLAG_TRUNCATED)) assert_int_equal(entries->len, whole_entries->len);
+                if (!(entries->flags & FV_FLAG_TRUNCATED))
+                    assert_int_equal(entries->len, whole_entries->len);
                 assert_true(entries->len <= whole_entries->len);
                 /* an entry without the flag is whole: it equals the full file's entry */
                 for (uint32_t i = 0; i < entries->len; i++) {
@@ -294,7 +311,7 @@ static void bit_flips_never_crash(void **state) {
         fv_arena *b = fv_arena_new();
         fv *root;
         fr_error err;
-        pr_options salvage = {.salvage = round % 2 == 1};
+        pr_options salvage = { .salvage = round % 2 == 1 };
         int rc = pickle_read(copy, len, b, &salvage, &root, &err);
         if (rc >= 0) {
             char *text = to_json(root); /* may refuse (cycle), must not crash */
@@ -318,7 +335,7 @@ static void salvage_keeps_whole_entries_unflagged(void **state) {
     fv_arena *a = fv_arena_new();
     fv *root;
     fr_error err;
-    pr_options salvage = {.salvage = true};
+    pr_options salvage = { .salvage = true };
     /* cut in the middle of the file: inside the entries list */
     assert_int_equal(pickle_read(full, len / 2, a, &salvage, &root, &err), 1);
     assert_non_null(strstr(err.msg, "truncated pickle at byte"));
@@ -327,7 +344,8 @@ static void salvage_keeps_whole_entries_unflagged(void **state) {
     assert_true(fv_is(entries, FV_LIST));
     assert_true(entries->flags & FV_FLAG_TRUNCATED);
     assert_true(entries->len >= 2);
-    for (uint32_t i = 0; i + 1 < entries->len; i++) assert_false(fv_item(entries, i)->flags & FV_FLAG_TRUNCATED);
+    for (uint32_t i = 0; i + 1 < entries->len; i++)
+        assert_false(fv_item(entries, i)->flags & FV_FLAG_TRUNCATED);
     assert_true(fv_item(entries, entries->len - 1)->flags & FV_FLAG_TRUNCATED);
     assert_false(fv_dict_get(root, "pg_config")->flags & FV_FLAG_TRUNCATED);
     fv_arena_free(a);
@@ -337,7 +355,9 @@ static void salvage_keeps_whole_entries_unflagged(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(protocol2_opcodes_as_torch_writes_them),
-        cmocka_unit_test(protocol0_text_opcodes), cmocka_unit_test(protocol0_escapes_at_their_edges), cmocka_unit_test(limits_are_exact),
+        cmocka_unit_test(protocol0_text_opcodes),
+        cmocka_unit_test(protocol0_escapes_at_their_edges),
+        cmocka_unit_test(limits_are_exact),
         cmocka_unit_test(long1_and_long4_any_width),
         cmocka_unit_test(strings_must_be_utf8_surrogates_pass),
         cmocka_unit_test(memo_aliases_and_huge_ids),

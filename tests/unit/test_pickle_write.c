@@ -58,11 +58,10 @@ static void integers_follow_torchs_ladder_and_long1_is_always_8_bytes(void **sta
     size_t len;
     heap_bytes(ints, &out, &len);
     static const uint8_t want[] = {
-        0x4b, 0x00, 0x4b, 0xff, 0x4d, 0x00, 0x01, 0x4d, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x01, 0x00,
-        0x4a, 0xff, 0xff, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x00, 0x80,
-        0x8a, 0x08, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
-        0x8a, 0x08, 0xcf, 0x53, 0x66, 0x98, 0x94, 0xa5, 0xef, 0x17,
-        0x8a, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
+        0x4b, 0x00, 0x4b, 0xff, 0x4d, 0x00, 0x01, 0x4d, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x01,
+        0x00, 0x4a, 0xff, 0xff, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x00, 0x80, 0x8a, 0x08, 0x00,
+        0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x8a, 0x08, 0xcf, 0x53, 0x66, 0x98, 0x94,
+        0xa5, 0xef, 0x17, 0x8a, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
     };
     assert_int_equal(len, sizeof want);
     assert_memory_equal(out, want, sizeof want);
@@ -82,8 +81,8 @@ static void floats_are_big_endian_binfloat(void **state) {
     uint8_t *out;
     size_t len;
     heap_bytes(scalars, &out, &len);
-    static const uint8_t want[] = {0x80, 0x02, 0x47, 0x3f, 0xa2, 0xdf, 0x0c, 0x60, 0x00, 0x00, 0x00,
-                                   0x88, 0x89, 0x4e, 0x2e};
+    static const uint8_t want[] = { 0x80, 0x02, 0x47, 0x3f, 0xa2, 0xdf, 0x0c, 0x60,
+                                    0x00, 0x00, 0x00, 0x88, 0x89, 0x4e, 0x2e };
     assert_int_equal(len, sizeof want);
     assert_memory_equal(out, want, sizeof want);
     free(out);
@@ -109,8 +108,9 @@ static void strings_are_memoized_by_value_sharing_ids_with_containers(void **sta
     size_t len;
     heap_bytes(strings_and_containers, &out, &len);
     static const uint8_t want[] = {
-        0x80, 0x02, '}', '(', 'X', 1, 0, 0, 0, 'a', 'q', 0, ']', '(', 'X', 1, 0, 0, 0, 'b', 'q', 1,
-        'h', 0, 'e', 'q', 2, 'X', 1, 0, 0, 0, 'c', 'q', 3, 'h', 2, 'u', '.',
+        0x80, 0x02, '}', '(', 'X', 1, 0,   0,   0, 'a', 'q', 0,   ']',
+        '(',  'X',  1,   0,   0,   0, 'b', 'q', 1, 'h', 0,   'e', 'q',
+        2,    'X',  1,   0,   0,   0, 'c', 'q', 3, 'h', 2,   'u', '.',
     };
     assert_int_equal(len, sizeof want);
     assert_memory_equal(out, want, sizeof want);
@@ -136,9 +136,9 @@ static void memo_ids_past_255_use_long_binput_and_long_binget(void **state) {
     size_t len;
     heap_bytes(many_strings, &out, &len);
     /* "s255" is id 255: BINPUT 255; "s256" is id 256: LONG_BINPUT 256 */
-    static const uint8_t put255[] = {'X', 4, 0, 0, 0, 's', '2', '5', '5', 'q', 0xff};
-    static const uint8_t put256[] = {'X', 4, 0, 0, 0, 's', '2', '5', '6', 'r', 0x00, 0x01, 0, 0};
-    static const uint8_t tail[] = {'h', 0, 'j', 0x2b, 0x01, 0, 0, 'e', '.'};
+    static const uint8_t put255[] = { 'X', 4, 0, 0, 0, 's', '2', '5', '5', 'q', 0xff };
+    static const uint8_t put256[] = { 'X', 4, 0, 0, 0, 's', '2', '5', '6', 'r', 0x00, 0x01, 0, 0 };
+    static const uint8_t tail[] = { 'h', 0, 'j', 0x2b, 0x01, 0, 0, 'e', '.' };
     assert_non_null(memmem(out, len, put255, sizeof put255));
     assert_non_null(memmem(out, len, put256, sizeof put256));
     assert_memory_equal(out + len - sizeof tail, tail, sizeof tail);
@@ -153,7 +153,7 @@ static void fixed_memory_with_a_tiny_buffer_gives_the_heap_bytes(void **state) {
 
     uint8_t buf[7];
     pw_memo_slot memo[1024];
-    bytes sink = {0};
+    bytes sink = { 0 };
     pw_writer w;
     pw_init(&w, buf, sizeof buf, memo, 1024, collect, &sink);
     many_strings(&w);
@@ -169,7 +169,7 @@ static void a_full_fixed_memo_still_writes_a_readable_pickle(void **state) {
     for (int i = 0; i < 300; i++) snprintf(many_names[i], sizeof many_names[i], "s%d", i);
     uint8_t buf[64];
     pw_memo_slot memo[8];
-    bytes sink = {0};
+    bytes sink = { 0 };
     pw_writer w;
     pw_init(&w, buf, sizeof buf, memo, 8, collect, &sink);
     many_strings(&w);
@@ -177,8 +177,8 @@ static void a_full_fixed_memo_still_writes_a_readable_pickle(void **state) {
 
     fv_arena *a = fv_arena_new();
     fv *root = NULL;
-    fr_error err = {{0}};
-    pr_options opts = {0};
+    fr_error err = { { 0 } };
+    pr_options opts = { 0 };
     assert_int_equal(pickle_read(sink.data, sink.len, a, &opts, &root, &err), 0);
     assert_int_equal(root->len, 302);
     assert_string_equal(fv_item(root, 250)->u.s, "s250");
@@ -223,16 +223,16 @@ static void transient_strings_keep_the_id_count(void **state) {
     pw_writer w;
     assert_int_equal(pw_init_alloc(&w, NULL, NULL), 0);
     char tmp[4] = "x";
-    pw_cstr(&w, "x");              /* id 0 */
-    pw_str_transient(&w, tmp, 1);  /* already memoized: BINGET 0 */
+    pw_cstr(&w, "x");             /* id 0 */
+    pw_str_transient(&w, tmp, 1); /* already memoized: BINGET 0 */
     strcpy(tmp, "y");
-    pw_str_transient(&w, tmp, 1);  /* new: id 1, not remembered */
-    pw_cstr(&w, "y");              /* written again: id 2 */
+    pw_str_transient(&w, tmp, 1); /* new: id 1, not remembered */
+    pw_cstr(&w, "y");             /* written again: id 2 */
     uint8_t *out;
     size_t len;
     assert_int_equal(pw_finish(&w, &out, &len), 0);
-    static const uint8_t want[] = {'X', 1, 0, 0, 0, 'x', 'q', 0, 'h', 0, 'X', 1, 0, 0, 0, 'y', 'q', 1,
-                                   'X', 1, 0, 0, 0, 'y', 'q', 2};
+    static const uint8_t want[] = { 'X', 1, 0,   0,   0, 'x', 'q', 0, 'h', 0, 'X', 1,   0,
+                                    0,   0, 'y', 'q', 1, 'X', 1,   0, 0,   0, 'y', 'q', 2 };
     assert_int_equal(len, sizeof want);
     assert_memory_equal(out, want, sizeof want);
     free(out);

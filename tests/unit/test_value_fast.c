@@ -61,9 +61,9 @@ static void dicts_match_a_naive_dict(void **state) {
         int n = rand() % POOL + 1;
         for (int i = 0; i < n; i++) {
             int r = rand() % 100, at = i;
-            if (r < 5) at = rand() % POOL;        /* a different key than usual */
+            if (r < 5) at = rand() % POOL; /* a different key than usual */
             fv *k = pool[at];
-            if (r >= 5 && r < 8) k = copy[at];     /* an equal key, another node */
+            if (r >= 5 && r < 8) k = copy[at];                   /* an equal key, another node */
             if (r >= 8 && r < 10 && i > 0) k = pool[rand() % i]; /* a repeat */
             fv *v = fv_int(a, round * 100 + i);
             assert_true(fv_dict_set(a, d, k, v));
@@ -71,7 +71,8 @@ static void dicts_match_a_naive_dict(void **state) {
         }
         assert_same(d, ref);
         for (uint32_t i = 0; i < ref->n; i++)
-            if (fv_is(ref->k[i], FV_STR)) assert_ptr_equal(fv_dict_get(d, ref->k[i]->u.s), ref->v[i]);
+            if (fv_is(ref->k[i], FV_STR))
+                assert_ptr_equal(fv_dict_get(d, ref->k[i]->u.s), ref->v[i]);
     }
     free(ref);
     fv_arena_free(a);
@@ -191,7 +192,8 @@ static void equal_strings_are_one_key_whatever_their_history(void **state) {
         assert_true(fv_dict_set(a, d2, fv_cstr(a, name), fv_int(a, i)));
     }
     assert_true(fv_dict_set(a, d2, k, fv_int(a, 2)));
-    assert_true(fv_dict_set(a, d2, fv_cstr(a, "a_rather_long_key_name_of_40_bytes_or_so"), fv_int(a, 3)));
+    assert_true(
+        fv_dict_set(a, d2, fv_cstr(a, "a_rather_long_key_name_of_40_bytes_or_so"), fv_int(a, 3)));
     assert_int_equal(d2->len, 41);
     assert_int_equal(fv_dict_get(d2, "a_rather_long_key_name_of_40_bytes_or_so")->u.i, 3);
     fv_arena_free(a);
@@ -201,8 +203,10 @@ static void equal_strings_are_one_key_whatever_their_history(void **state) {
  * item array ends no larger than one-at-a-time insertion would leave it. */
 static void dict_update_is_dict_set_in_a_row(void **state) {
     fv_arena *a = fv_arena_new();
-    fv *k[4] = {fv_cstr(a, "a"), fv_cstr(a, "b"), fv_cstr(a, "a"), fv_int(a, 7)};
-    fv *items[8] = {k[0], fv_int(a, 1), k[1], fv_int(a, 2), k[2], fv_int(a, 3), k[3], fv_int(a, 4)};
+    fv *k[4] = { fv_cstr(a, "a"), fv_cstr(a, "b"), fv_cstr(a, "a"), fv_int(a, 7) };
+    fv *items[8] = {
+        k[0], fv_int(a, 1), k[1], fv_int(a, 2), k[2], fv_int(a, 3), k[3], fv_int(a, 4)
+    };
     fv *d = fv_dict(a);
     bool failed;
     assert_int_equal(fv_dict_update(a, d, items, 4, &failed), 4);
@@ -210,7 +214,8 @@ static void dict_update_is_dict_set_in_a_row(void **state) {
     assert_int_equal(d->len, 3);
     assert_int_equal(fv_dict_get(d, "a")->u.i, 3);
     assert_true(d->u.seq.cap <= 8); /* what three fv_dict_set calls leave: 4 -> 8 slots */
-    fv *bad[6] = {fv_cstr(a, "c"), fv_int(a, 5), fv_list(a), fv_int(a, 6), fv_cstr(a, "d"), fv_int(a, 7)};
+    fv *bad[6] = { fv_cstr(a, "c"), fv_int(a, 5),    fv_list(a),
+                   fv_int(a, 6),    fv_cstr(a, "d"), fv_int(a, 7) };
     assert_int_equal(fv_dict_update(a, d, bad, 3, &failed), 1); /* stops before the list key */
     assert_false(failed);
     assert_int_equal(d->len, 4);
@@ -225,7 +230,8 @@ static void dict_update_is_dict_set_in_a_row(void **state) {
         keys[i] = fv_cstr(a, name);
     }
     for (int e = 0; e < 100; e++) {
-        for (int i = 0; i < 22; i++) pairs[2 * i] = keys[i], pairs[2 * i + 1] = fv_int(a, 1000 + e * 22 + i);
+        for (int i = 0; i < 22; i++)
+            pairs[2 * i] = keys[i], pairs[2 * i + 1] = fv_int(a, 1000 + e * 22 + i);
         if (e % 10 == 3) pairs[2 * 5] = keys[4]; /* a duplicate now and then */
         fv *x = fv_dict(a);
         assert_int_equal(fv_dict_update(a, x, pairs, 22, &failed), 22);
@@ -238,13 +244,13 @@ static void dict_update_is_dict_set_in_a_row(void **state) {
 
 static void seq_extend_appends_all_or_nothing(void **state) {
     fv_arena *a = fv_arena_new();
-    fv *l = fv_list(a), *items[3] = {fv_int(a, 1), fv_int(a, 2), fv_int(a, 3)};
+    fv *l = fv_list(a), *items[3] = { fv_int(a, 1), fv_int(a, 2), fv_int(a, 3) };
     assert_true(fv_seq_extend(a, l, items, 3));
     assert_true(fv_seq_extend(a, l, items, 0));
     assert_true(fv_seq_extend(a, l, items, 2));
     assert_int_equal(l->len, 5);
     assert_int_equal(fv_item(l, 4)->u.i, 2);
-    fv *with_null[2] = {items[0], NULL};
+    fv *with_null[2] = { items[0], NULL };
     assert_false(fv_seq_extend(a, l, with_null, 2));
     assert_int_equal(l->len, 5);
     assert_false(fv_seq_extend(a, fv_dict(a), items, 1));

@@ -22,7 +22,8 @@ enum { MAX_RANKS = 8, MAX_GROUPS = 4 };
 
 typedef struct job {
     int world;
-    const char *group_name[MAX_GROUPS], *group_desc[MAX_GROUPS], *group_ranks[MAX_GROUPS]; /* "[0, 1]" */
+    const char *group_name[MAX_GROUPS], *group_desc[MAX_GROUPS],
+        *group_ranks[MAX_GROUPS]; /* "[0, 1]" */
     int ngroups;
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
@@ -57,15 +58,21 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
     char *at = j->entries[rank] + strlen(j->entries[rank]);
     int id = j->nentries[rank]++;
     sprintf(at,
-            "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], \"collective_seq_id\": %d, "
-            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"nccl:%s\", \"time_created_ns\": %d, "
-            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], "
-            "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, \"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1, op, id, state, strcmp(state, "completed") ? "false" : "true");
+            "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
+            "\"collective_seq_id\": %d, "
+            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"nccl:%s\", "
+            "\"time_created_ns\": %d, "
+            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
+            "\"output_dtypes\": [\"Float\"], "
+            "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
+            "\"frames\": []}",
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1, op, id, state,
+            strcmp(state, "completed") ? "false" : "true");
 }
 
 /* Every member of group `name` (ranks given) records op seq; states[r] NULL: rank r skips it. */
-static void coll(job *j, const char *name, const char *op, int seq, const char *const states[MAX_RANKS]) {
+static void coll(job *j, const char *name, const char *op, int seq,
+                 const char *const states[MAX_RANKS]) {
     for (int r = 0; r < j->world; r++)
         if (states[r]) rec(j, r, name, op, seq, states[r]);
 }
@@ -83,15 +90,17 @@ static void run(job *j) {
         for (int g = 0, n = 0; g < j->ngroups; g++) {
             char me[16];
             snprintf(me, sizeof me, "%d", r);
-            if (!strstr(j->group_ranks[g], me)) continue; /* single-digit ranks: a member iff its digit appears */
-            fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}", n++ ? ", " : "", j->group_name[g],
-                    j->group_name[g], j->group_desc[g], j->group_ranks[g]);
+            if (!strstr(j->group_ranks[g], me))
+                continue; /* single-digit ranks: a member iff its digit appears */
+            fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}",
+                    n++ ? ", " : "", j->group_name[g], j->group_name[g], j->group_desc[g],
+                    j->group_ranks[g]);
         }
         fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
         fclose(f);
     }
-    fa_options opt = {.dir = j->dir, .jobs = 1, .mismatch_cap = 10};
-    fr_error err = {{0}};
+    fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
+    fr_error err = { { 0 } };
     assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
 }
 
@@ -105,12 +114,15 @@ static void done(job *j) {
     fa_analysis_free(&j->a);
 }
 
-static char *culprits(const job *j) { return fa_ranks_format(j->a.verdict.culprits.v, j->a.verdict.culprits.n); }
+static char *culprits(const job *j) {
+    return fa_ranks_format(j->a.verdict.culprits.v, j->a.verdict.culprits.n);
+}
 
 static void assert_culprits(const job *j, fa_status status, const char *want) {
     char *got = culprits(j);
     if (j->a.verdict.status != status || strcmp(got, want) != 0)
-        fail_msg("status %s culprits '%s', expected %s '%s' (%s)", fa_status_name(j->a.verdict.status), got, fa_status_name(status), want,
+        fail_msg("status %s culprits '%s', expected %s '%s' (%s)",
+                 fa_status_name(j->a.verdict.status), got, fa_status_name(status), want,
                  j->a.verdict.summary);
     free(got);
 }
@@ -127,7 +139,7 @@ static void assert_ranks(const fa_ranks *r, const char *want) {
     free(got);
 }
 
-#define S(...) ((const char *const[MAX_RANKS]){__VA_ARGS__})
+#define S(...) ((const char *const[MAX_RANKS]){ __VA_ARGS__ })
 
 /* Ranks 0,1 wait in A for 2; 2 waits in B for 3, which never issued it: 3 is the culprit, 2 a
  * victim (lagging, located in B), and the chain reads 0,1 -> 2 -> 3. */

@@ -18,8 +18,7 @@
 #include "comms.h"
 #include "ring.h"
 
-static rec_call_words make_call(rec_ring *ring, uint64_t count)
-{
+static rec_call_words make_call(rec_ring *ring, uint64_t count) {
     rec_call_words c;
     memset(&c, 0, sizeof c);
     c.call.record_id = rec_ring_reserve(ring);
@@ -29,8 +28,7 @@ static rec_call_words make_call(rec_ring *ring, uint64_t count)
     return c;
 }
 
-static void test_roundtrip_and_window(void **state)
-{
+static void test_roundtrip_and_window(void **state) {
     (void)state;
     rec_ring ring;
     assert_int_equal(rec_ring_init(&ring, 8), 0);
@@ -53,8 +51,7 @@ static void test_roundtrip_and_window(void **state)
     assert_false(rec_ring_read(&ring, 3, &old)); /* overwritten */
 }
 
-static void test_state_updates_are_tagged(void **state)
-{
+static void test_state_updates_are_tagged(void **state) {
     (void)state;
     rec_ring ring;
     assert_int_equal(rec_ring_init(&ring, 4), 0);
@@ -81,8 +78,7 @@ static void test_state_updates_are_tagged(void **state)
 
 /* duration_ms: unknown until the watchdog sets it, kept per entry, reset when a slot is reused,
  * and a late setter for an entry whose slot moved on changes nothing. */
-static void test_durations(void **state)
-{
+static void test_durations(void **state) {
     (void)state;
     rec_ring ring;
     assert_int_equal(rec_ring_init(&ring, 4), 0);
@@ -111,8 +107,7 @@ typedef struct race {
     _Atomic uint64_t torn_seen, good_seen;
 } race;
 
-static void *producer(void *arg)
-{
+static void *producer(void *arg) {
     race *r = arg;
     for (int i = 0; i < 20000; i++) {
         rec_call_words c = make_call(&r->ring, 0);
@@ -124,8 +119,7 @@ static void *producer(void *arg)
     return NULL;
 }
 
-static void *reader(void *arg)
-{
+static void *reader(void *arg) {
     race *r = arg;
     bool last_pass;
     do { /* one more pass after the producers are done: then every entry reads whole */
@@ -147,18 +141,15 @@ static void *reader(void *arg)
     return NULL;
 }
 
-static void test_concurrent_producers_and_reader(void **state)
-{
+static void test_concurrent_producers_and_reader(void **state) {
     (void)state;
     static race r;
     pthread_t p[3], rd;
     assert_int_equal(rec_ring_init(&r.ring, 64), 0);
     atomic_store(&r.producers_left, 3);
     pthread_create(&rd, NULL, reader, &r);
-    for (int i = 0; i < 3; i++)
-        pthread_create(&p[i], NULL, producer, &r);
-    for (int i = 0; i < 3; i++)
-        pthread_join(p[i], NULL);
+    for (int i = 0; i < 3; i++) pthread_create(&p[i], NULL, producer, &r);
+    for (int i = 0; i < 3; i++) pthread_join(p[i], NULL);
     pthread_join(rd, NULL);
     uint64_t first, end;
     rec_ring_window(&r.ring, &first, &end);
@@ -166,12 +157,10 @@ static void test_concurrent_producers_and_reader(void **state)
     assert_true(atomic_load(&r.good_seen) > 0);
 }
 
-static void test_hashes(void **state)
-{
+static void test_hashes(void **state) {
     (void)state;
     unsigned char id[128];
-    for (int i = 0; i < 128; i++)
-        id[i] = (unsigned char)i;
+    for (int i = 0; i < 128; i++) id[i] = (unsigned char)i;
     uint64_t h = rec_hash_bytes(id, sizeof id);
     assert_int_equal(h, rec_hash_bytes(id, sizeof id));
     id[127] ^= 1;
@@ -186,18 +175,24 @@ static void test_hashes(void **state)
     assert_int_equal(rec_hash_bytes(id, 0), acc0);
     assert_int_not_equal(rec_hash_split(h, 1, 0), rec_hash_split(h, 2, 0));
     assert_int_not_equal(rec_hash_split(h, 1, 0), rec_hash_split(h, 1, 1));
-    int a[] = {3, 1, 2}, b[] = {2, 3, 1}, c[] = {1, 2};
+    int a[] = { 3, 1, 2 }, b[] = { 2, 3, 1 }, c[] = { 1, 2 };
     assert_int_equal(rec_hash_shrink(h, 1, a, 3), rec_hash_shrink(h, 1, b, 3));
     assert_int_not_equal(rec_hash_shrink(h, 1, a, 3), rec_hash_shrink(h, 1, c, 2));
     assert_int_not_equal(rec_hash_shrink(h, 1, a, 3), rec_hash_shrink(h, 2, a, 3));
 }
 
-static void test_registry(void **state)
-{
+static void test_registry(void **state) {
     (void)state;
     rec_comms_reset();
-    rec_comm_init init = {.handle = 0x1000, .id = 0xabc, .nccl_hash = 0xabc, .parent = -1,
-                          .color = -1, .rank = 1, .nranks = 4, .blocking = true, .name = NULL};
+    rec_comm_init init = { .handle = 0x1000,
+                           .id = 0xabc,
+                           .nccl_hash = 0xabc,
+                           .parent = -1,
+                           .color = -1,
+                           .rank = 1,
+                           .nranks = 4,
+                           .blocking = true,
+                           .name = NULL };
     int i = rec_comms_add(&init);
     assert_int_equal(i, 0);
     assert_int_equal(rec_comms_find(0x1000), 0);
@@ -215,8 +210,7 @@ static void test_registry(void **state)
     assert_string_equal(rec_comm_state_name(atomic_load(&rec_comms_at(0)->state)), "destroyed");
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_and_window),
         cmocka_unit_test(test_state_updates_are_tagged),
