@@ -149,3 +149,9 @@ size_t fr_json_float(double d, int fixed_max, char *out) {
     *o = '\0';
     return (size_t)(o - out);
 }
+
+static void put_file(void *ctx, const char *bytes, size_t len) { fwrite(bytes, 1, len, ctx); }
+
+void fr_json_fputs(FILE *out, const char *s) {
+    if (s) fr_json_escape(s, strlen(s), false, put_file, out);
+}

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* A byte that a JSON string holds as it is (outside ascii mode). */
 static inline bool fr_json_plain(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
@@ -29,6 +30,9 @@ typedef void (*fr_json_put)(void *ctx, const char *bytes, size_t len);
 
 /* The body of a JSON string (no quotes) for s[0..n). */
 void fr_json_escape(const char *s, size_t n, bool ascii, fr_json_put put, void *ctx);
+
+/* The body of a JSON string for the C string s (NULL: empty) written to out, raw bytes kept. */
+void fr_json_fputs(FILE *out, const char *s);
 
 /* Decimal exponents up to which each writer's floats are in fixed notation. */
 enum { FR_JSON_FIXED_PYTHON = 15, FR_JSON_FIXED_NLOHMANN = 14 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "perfstat.h"
 #include "table.h"
 #include "wrap.h"
@@ -113,14 +114,7 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
 
 static void json_str(FILE *out, const char *s) {
     fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
+    fr_json_fputs(out, s);
     fputc('"', out);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "perf_report.h"
 
 /* ------------------------------------------------------------ which ranks ----------- */
@@ -172,17 +173,6 @@ static bool is_culprit(const fa_analysis *a, int64_t rank) {
     return fa_ranks_contains(&a->verdict.culprits, rank);
 }
 
-static void json_text(FILE *out, const char *s) {
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-}
-
 static double us(const view *v, int64_t ns) { return (double)(ns - v->t0) / 1000.0; }
 
 /* ------------------------------------------------------------ trace JSON ------------ */
@@ -200,7 +190,7 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
     double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
     fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"",
             (long long)rank, gi + 1, us(v, s.start), dur);
-    json_text(out, op->type);
+    fr_json_fputs(out, op->type);
     if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
     fprintf(out,
             "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_"
@@ -209,9 +199,9 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
             s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
             s.pending ? ",\"cname\":\"terrible\"" : "", (long long)e->record_id,
             (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
-    json_text(out, op->text);
+    fr_json_fputs(out, op->text);
     fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
-    json_text(out, dt->count ? dt->items[0] : "");
+    fr_json_fputs(out, dt->count ? dt->items[0] : "");
     fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
     if (!isnan(d->times[i].duration_ms))
         fprintf(out, ",\"duration_ms\":%.3f", d->times[i].duration_ms);
@@ -246,7 +236,7 @@ static void trace_names(const view *v, FILE *out, size_t r, const long *groups_u
                 ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
                 "\"name\":\"",
                 (long long)rank, groups_used[k] + 1);
-        json_text(out, label);
+        fr_json_fputs(out, label);
         fputs("\"}}", out);
     }
 }
@@ -290,16 +280,16 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
     bool *seen = calloc(a->groups.n + 1, sizeof *seen);
     int rc = used && seen ? 0 : -1;
     fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"frtrace\",\"dir\":\"");
-    json_text(out, a->in.dir);
+    fr_json_fputs(out, a->in.dir);
     fputs("\",\"verdict\":\"", out);
-    json_text(out, a->verdict.summary);
+    fr_json_fputs(out, a->verdict.summary);
     fprintf(
         out,
         "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[",
         (long long)v.t0, sel->n, sel->dropped);
     fprintf(out,
             "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
-    json_text(out, a->verdict.summary);
+    fr_json_fputs(out, a->verdict.summary);
     fputs("\"}}", out);
     for (size_t k = 0; k < sel->n && rc == 0; k++) {
         size_t r = sel->ranks[k];
@@ -337,7 +327,7 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
             out,
             ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ",
             us(&v, v.hang_ns));
-        json_text(out, label);
+        fr_json_fputs(out, label);
         fputs("\",\"cname\":\"terrible\"}", out);
     }
     fputs("\n]}\n", out);
