@@ -7,13 +7,19 @@
 . "$(dirname "$0")/lib.sh"
 GLOO="$TOP/testdata/torch-2.15.0-gloo"
 
-# expected_verdict CASE: the database of one committed job, checked against its EXPECTED file.
+# expected_verdict CASE: the database of one committed job, checked against its EXPECTED file
+# ("STATUS CULPRITS SLOW", "-" for none): the verdict, the culprits and the slow ranks, exactly.
 expected_verdict() {
     set -- "$1" $(head -n 1 "$GLOO/$1/EXPECTED")
     code=1
     [ "$2" = ok ] && code=0
     test_expect_code $code "$FRTRACE" -f json "$GLOO/$1" >db.json &&
-    python3 "$TOP/tests/scenarios/check.py" db.json "$2" "${3:--}" membership_inferred
+    python3 "$TOP/tests/scenarios/check.py" db.json "$2" "$3" membership_inferred &&
+    python3 -c "
+import json, sys
+slow = [s[\"rank\"] for s in json.load(open(\"db.json\"))[\"stragglers\"]]
+want = [] if sys.argv[1] == \"-\" else [int(r) for r in sys.argv[1].split(\",\")]
+assert slow == want, (slow, want)" "$4"
 }
 
 for dir in "$GLOO"/*/; do

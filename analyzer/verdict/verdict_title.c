@@ -103,7 +103,8 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
         c->unreadable = f->cause == FA_CAUSE_UNREADABLE;
         snprintf(c->verb, sizeof c->verb, "%s",
                  c->unreadable ? "left an unreadable dump" : "wrote no dump");
-        if (level < 2) snprintf(c->where_after, sizeof c->where_after, "%s", where);
+        if (level < 2 || (level == 2 && !c->unreadable))
+            snprintf(c->where_after, sizeof c->where_after, "%s", where);
         c->others_verb = "wait";
         break;
     case FA_STATE_MISMATCH:

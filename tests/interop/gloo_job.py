@@ -22,6 +22,7 @@ import time
 
 STEPS, STEP = 6, 3
 # fault -> (what happens at STEP, expected verdict, expected culprit ranks)
+# and the slow ranks (stragglers) each fault's dumps must show; none for every other fault
 FAULTS = {
     "healthy": ("nothing", "ok", []),
     "stuck_cpu": ("rank 5 sleeps in Python before its TP all_reduce", "hang", [5]),
@@ -35,6 +36,7 @@ FAULTS = {
     "type": ("rank 1 all_gathers on the default group where the others all_reduce", "mismatch", [1]),
     "exit": ("rank 4 exits", "hang", [4]),
     "two_stuck": ("ranks 1 and 6 sleep before their DP all_reduce", "hang", [1, 6]),
+    "slow": ("rank 3 arrives 60 ms late at every collective; nothing hangs", "ok", []),
     "stuck_cpu_p2p_world": ("rank 5 sleeps before its TP all_reduce; pipeline send/recv on the "
                             "default group", "hang", [5]),
 }
@@ -82,6 +84,10 @@ def dumper(args, rank, trigger):
     os._exit(0)
 
 
+SLOW = {"slow": [3]}
+SLOW_S = 0.06
+
+
 def progress(outdir, rank, what):
     """Tells the parent how far this rank got; it triggers the dump once nobody moves."""
     with open(os.path.join(outdir, f".progress_{rank}"), "a") as f:
@@ -90,6 +96,8 @@ def progress(outdir, rank, what):
 
 def step(dist, torch, fault, rank, world, groups, i):
     mine = groups[rank]
+    if fault == "slow" and rank == 3:
+        time.sleep(SLOW_S)  # late to its TP all_reduce, and so to everything after it
     x = torch.ones(8)
     at_fault = i == STEP
     if at_fault and fault.startswith("stuck_cpu") and rank == 5:

@@ -11,7 +11,7 @@ of `make check`.
    `_dump_fr_trace_json`; frtrace's verdict and culprits must be exactly the expected ones.
 2. Every tests/interop/i*.sh runs with INTEROP_PY set (the recorder's dumps read by the real
    torchfrtrace).
-With --save, each case's dumps and an EXPECTED file ("STATUS CULPRITS") are written under the
+With --save, each case's dumps and an EXPECTED file ("STATUS CULPRITS SLOW", "-" for none) go under the
 given directory, for `make check` to test on machines without torch (tests/t0205).
 Prints one line per case, then "N passed, N failed"; exits 1 when anything failed.
 """
@@ -25,7 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import FAULTS  # noqa: E402
+from gloo_job import FAULTS, SLOW  # noqa: E402
 
 # (case name, fault, dump options)
 VARIANTS = [("", ["--format", "pickle"]), ("-json", ["--format", "json"])]
@@ -45,9 +45,9 @@ def verdict(frtrace, path):
     try:
         db = json.loads(run.stdout)
     except ValueError:
-        return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}"
+        return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}", None
     v = db["verdict"]
-    return v["status"], v["culprit_ranks"], v["summary"]
+    return v["status"], v["culprit_ranks"], v["summary"], [s["rank"] for s in db.get("stragglers", [])]
 
 
 def run_case(args, name, fault, opts, workdir):
@@ -55,11 +55,13 @@ def run_case(args, name, fault, opts, workdir):
     shutil.rmtree(out, ignore_errors=True)
     job = subprocess.run([args.python, os.path.join(HERE, "gloo_job.py"), fault, out] + opts,
                          capture_output=True, text=True, timeout=600)
-    status, culprits, summary = verdict(args.frtrace, out)
+    status, culprits, summary, slow = verdict(args.frtrace, out)
     _, want_status, want_culprits = FAULTS[fault]
-    good = status == want_status and culprits == want_culprits
+    want_slow = SLOW.get(fault, [])
+    good = status == want_status and culprits == want_culprits and slow == want_slow
     print(f"{'ok  ' if good else 'FAIL'} {name:24} {job.stdout.strip().split(' (')[0]:38} "
-          f"-> {status} {culprits}{'' if good else f' (expected {want_status} {want_culprits})'}")
+          f"-> {status} {culprits}, slow {slow}"
+          f"{'' if good else f' (expected {want_status} {want_culprits}, slow {want_slow})'}")
     print(f"       {summary}")
     if good and args.save:
         keep = os.path.join(args.save, name)
@@ -68,7 +70,8 @@ def run_case(args, name, fault, opts, workdir):
         for f in glob.glob(os.path.join(out, "rank_*")):
             shutil.copy(f, keep)
         with open(os.path.join(keep, "EXPECTED"), "w") as f:
-            f.write(f"{want_status} {','.join(map(str, want_culprits))}\n"
+            f.write(f"{want_status} {','.join(map(str, want_culprits)) or '-'} "
+                    f"{','.join(map(str, want_slow)) or '-'}\n"
                     f"# {FAULTS[fault][0]}; torch {args.torch_version}, dumped with {' '.join(opts)}\n")
     return good
 
