@@ -784,7 +784,7 @@ static void write_finding(jw *w, const fa_analysis *a, const fa_finding *f) {
 static void write_findings(jw *w, const fa_analysis *a) {
     jw_key(w, "findings");
     jw_open(w, '[');
-    for (int order = 0; order < 3; order++)
+    for (int order = 0; order < FA_ORDER_COUNT; order++)
         for (size_t i = 0; i < a->findings.n; i++)
             if (fa_finding_order(&a->findings.v[i], i, a->verdict.first_culprit_finding,
                                  a->verdict.nculprit_findings) == order)

@@ -186,9 +186,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
     bool header[2] = { false, false };
-    for (int order = 0; order < 3;
-         order++) { /* root causes, evidence, then warnings, as in db.json */
-        int warnings = order == 2;
+    for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */
+        int warnings = order == FA_ORDER_WARNINGS;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
             if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)

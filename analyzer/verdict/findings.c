@@ -65,11 +65,11 @@ bool fa_finding_is_warning(fa_finding_kind kind) {
 }
 
 int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit) {
-    if (fa_finding_is_warning(f->kind)) return 2;
+    if (fa_finding_is_warning(f->kind)) return FA_ORDER_WARNINGS;
     if ((index >= first_culprit && index < first_culprit + nculprit) ||
         fa_finding_is_mismatch(f->kind) || f->kind == FA_MIXED_JOBS)
-        return 0;
-    return 1;
+        return f->cause == FA_CAUSE_UNREADABLE ? FA_ORDER_UNREADABLE : FA_ORDER_ROOT_CAUSES;
+    return FA_ORDER_EVIDENCE;
 }
 
 bool fa_finding_is_mismatch(fa_finding_kind kind) {

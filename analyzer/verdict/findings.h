@@ -70,9 +70,17 @@ void fa_findings_free(fa_findings *list);
 
 const char *fa_finding_kind_name(fa_finding_kind kind);
 bool fa_finding_is_warning(fa_finding_kind kind);
-/* Where a finding goes when listed for scripts: 0 a root cause (it explains a culprit: findings
- * [first_culprit, +nculprit) of the verdict, or a mismatch), 1 the victims' evidence, 2 a
- * warning. Within a class the findings keep their order. */
+/* Where a finding goes when listed, for scripts and readers alike: the root causes found from
+ * evidence (a culprit's: findings [first_culprit, +nculprit) of the verdict, a mismatch, mixed
+ * jobs), then unreadable dumps that others wait for (never ahead of evidence), then the
+ * victims' evidence, then warnings. Within a class the findings keep their order. */
+enum {
+    FA_ORDER_ROOT_CAUSES,
+    FA_ORDER_UNREADABLE,
+    FA_ORDER_EVIDENCE,
+    FA_ORDER_WARNINGS,
+    FA_ORDER_COUNT
+};
 int fa_finding_order(const fa_finding *f, size_t index, size_t first_culprit, size_t nculprit);
 bool fa_finding_is_mismatch(fa_finding_kind kind); /* type/size/dtype/all_to_all size */
 
