@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 enum { MAX_DEPTH = 64, LAYOUT_MAX = 32, LOOKAHEAD = 3, KEY_MAX = 255 };
 enum { CACHE_SETS = 256, CACHE_WAYS = 4, HASH_BYTES = 16 };
 enum { NOT_A_KEY = -2, FIELD_FRAME = F_COUNT }; /* the cache's key for one frame dict */
@@ -162,25 +164,6 @@ static bool ensure(void **buf, size_t *cap, size_t n, size_t size) {
 
 /* --- strings ------------------------------------------------------------------------------- */
 
-/* The length of the UTF-8 sequence at s[0..n), or 0 when it is not one json_read accepts
- * (its check is strict, as Python opens a text file: no overlong forms, no surrogates). */
-static size_t utf8_length(const uint8_t *s, size_t n) {
-    uint8_t c = s[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi) return 0;
-    for (size_t k = 2; k < len; k++)
-        if ((s[k] & 0xC0) != 0x80) return 0;
-    return len;
-}
-
 /* Whether the 8 bytes of w hold a quote, a backslash, a control byte or a non-ASCII byte. */
 HOT bool word_is_special(uint64_t w) {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
@@ -197,7 +180,7 @@ static const uint8_t *plain_run(const uint8_t *q, const uint8_t *end) {
         while (end - q >= 8 && !word_is_special(load64(q))) q += 8;
         while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\') q++;
         if (q == end || *q < 0x80) return q;
-        size_t n = utf8_length(q, (size_t)(end - q));
+        size_t n = fr_utf8_sequence(q, (size_t)(end - q));
         if (!n) return q;
         q += n;
     }

@@ -19,6 +19,7 @@
  */
 #include "json_read.h"
 #include "grow.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -41,19 +42,8 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n) {
             i++;
             continue;
         }
-        size_t len;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF)
-            len = 2;
-        else if (c >= 0xE0 && c <= 0xEF)
-            len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-        else if (c >= 0xF0 && c <= 0xF4)
-            len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-        else
-            return i;
-        if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return i;
-        for (size_t k = 2; k < len; k++)
-            if ((s[i + k] & 0xC0) != 0x80) return i;
+        size_t len = fr_utf8_sequence(s + i, n - i);
+        if (!len) return i;
         i += len;
     }
     return n;
