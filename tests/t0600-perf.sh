@@ -85,6 +85,38 @@ test_expect_success '--straggler-floor-ms above the lateness hides it; a bad val
     test_expect_code 2 "$FRTRACE" --straggler-floor-ms abc jobdir 2>/dev/null
 '
 
+test_expect_success 'gloo: a slow rank'"'"'s victims, late at their next groups, are not named (their calls waited)' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_slow_start jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 3 &&
+    head -n 1 out | grep -Eq "^ok: no hang; rank 3 is slow: last to arrive in 8 of 8 collectives, (59|60|61) ms late \(median\)$" &&
+    python3 -c "import json; s=json.load(open(\"db.json\"))[\"stragglers\"][0]; assert s[\"late_in\"] == 8 and 58 < s[\"late_ms_when_late\"] < 62, s"
+'
+
+test_expect_success 'gloo: a rank late at one of three collectives a step is named; its median lateness is 0' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_slow_world jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 5 &&
+    head -n 1 out | grep -Eq "^ok: no hang; rank 5 is slow: (59|60|61) ms late in 8 of 24 collectives \(median\)$" &&
+    python3 -c "import json; s=json.load(open(\"db.json\"))[\"stragglers\"][0]; assert s[\"late_ms_median\"] < 5 and s[\"late_in\"] == 8 and s[\"collectives\"] == 24, s" &&
+    grep -q "^  rank  late ms p50  late ms p90  late in  *last in  *groups" out
+'
+
+test_expect_success 'gloo: a healthy job timed the same way names nobody' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_healthy jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = "" &&
+    head -n 1 out | grep -q "^ok: 8 ranks"
+'
+
+# real_slow DIR: the slow ranks a committed real job must show ("" none): its EXPECTED file's
+# third field, for the gloo jobs; none for the rest.
+real_slow() {
+    test -f "$1/EXPECTED" || return 0
+    set -- $(head -n 1 "$1/EXPECTED")
+    [ "$3" = - ] || echo "$3" | tr , " "
+}
+
 test_expect_success 'real dumps, healthy and faulty (gloo 2.15, recorder, demo), show no false slow rank' '
     n=0 &&
     for d in "$TOP"/testdata/torch-2.15.0-gloo/*/ "$TOP"/testdata/recorder-fake-nccl/*/ "$TOP"/testdata/demo-hang/; do
@@ -92,7 +124,7 @@ test_expect_success 'real dumps, healthy and faulty (gloo 2.15, recorder, demo),
         { "$FRTRACE" -o db.json "$d" >/dev/null 2>&1 || rc=$?; } &&
         test "$rc" -le 1 &&
         python3 "$TOP/tests/tools/validate_db.py" db.json &&
-        test "$(stragglers db.json)" = "" &&
+        test "$(sorted_stragglers db.json)" = "$(real_slow "$d")" &&
         n=$((n + 1)) || exit 1
     done &&
     test "$n" -ge 20

@@ -9,3 +9,5 @@ fa_backend fa_backend_of(const char *profiling_name) {
 }
 
 bool fa_backend_records_p2p(fa_backend backend) { return backend != FA_BACKEND_GLOO; }
+
+bool fa_backend_blocks_caller(fa_backend backend) { return backend == FA_BACKEND_GLOO; }

@@ -22,6 +22,12 @@
  * advance the group's op id and pg_status), so a rank blocked in one looks like a rank that
  * never issued its next collective; the verdict takes that into account (verdict.c) and the
  * summary says so.
+ *
+ * And what an arrival means: gloo runs a collective on the calling CPU thread, which returns
+ * once it completed, so a rank's next arrival comes after its previous operation ended
+ * (readiness.h builds on that); NCCL and the recorder enqueue on a stream and return at once, so
+ * a rank's CPU may run many operations ahead of its device and its arrivals say nothing of when
+ * the previous one ended.
  */
 #ifndef FRTRACE_BACKEND_H
 #define FRTRACE_BACKEND_H
@@ -40,6 +46,10 @@ fa_backend fa_backend_of(const char *profiling_name);
 
 /* Whether the backend records send/recv (every one but gloo does). */
 bool fa_backend_records_p2p(fa_backend backend);
+
+/* Whether a call returns only once its operation completed (gloo), so that the rank's next
+ * arrival follows its previous operation's end. */
+bool fa_backend_blocks_caller(fa_backend backend);
 
 /* The state the analyzer uses for e: its recorded state, read with its backend's meaning. */
 static inline fr_state fa_backend_state(const fr_entry *e) {

@@ -6,22 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "parallel.h"
 #include "perfstat.h"
+#include "readiness.h"
 
 /* ------------------------------------------------------------ one op's members ------- */
 
 /* One op's calls with what their entries say of time. */
 typedef struct op_times {
-    uint32_t n;         /* calls */
-    uint32_t narrived;  /* calls with a known arrival */
-    uint32_t ntimed;    /* calls with a known duration */
-    bool completed;     /* every call completed */
-    int64_t *arrival;   /* per call, 0 unknown */
-    double *duration;   /* per call, NaN unknown */
-    uint32_t *member;   /* per call: position in the group */
-    int64_t *scratch_i; /* selection scratch */
-    double *scratch_d;
+    uint32_t n;        /* calls */
+    uint32_t narrived; /* calls with a known arrival */
+    uint32_t ntimed;   /* calls with a known duration */
+    bool completed;    /* every call completed */
+    int64_t *arrival;  /* per call, 0 unknown */
+    int64_t *ready;    /* per call: when its rank was free to arrive (readiness.h), 0 unknown */
+    double *duration;  /* per call, NaN unknown */
+    uint32_t *member;  /* per call: position in the group */
+    double *scratch_d; /* selection scratch */
+    double *scratch_d2;
 } op_times;
 
 static const fa_times *call_times(const fa_input *in, const fa_match *m, const fa_call *c) {
@@ -30,15 +33,21 @@ static const fa_times *call_times(const fa_input *in, const fa_match *m, const f
     return d->times ? &d->times[m->entry_refs[c->entries_at]] : NULL;
 }
 
-static void read_op(const fa_input *in, const fa_match *m, size_t op, op_times *t) {
+static void read_op(const fa_input *in, const fa_match *m, const fa_readiness *rd, size_t op,
+                    op_times *t) {
     const fa_op *o = &m->ops[op];
     t->n = t->narrived = t->ntimed = 0;
     t->completed = true;
+    /* readiness holds only where a call waits for its operation's end (backend.h) */
+    bool blocking =
+        o->rep && fa_backend_blocks_caller(fa_backend_of(
+                      fa_store_op(in->store, fa_entry_traits(in->store, o->rep)->name)->text));
     for (uint32_t k = 0; k < o->ncalls; k++) {
         const fa_call *c = &m->calls[o->first_call + k];
         const fa_times *tm = call_times(in, m, c);
         t->member[t->n] = c->member;
         t->arrival[t->n] = tm ? tm->created_ns : 0;
+        t->ready[t->n] = blocking ? fa_ready_ns(rd, m, c) : 0;
         t->duration[t->n] = tm && !isnan(tm->duration_ms) ? tm->duration_ms : NAN;
         t->narrived += t->arrival[t->n] != 0;
         t->ntimed += !isnan(t->duration[t->n]);
@@ -47,12 +56,7 @@ static void read_op(const fa_input *in, const fa_match *m, size_t op, op_times *
     }
 }
 
-/* The median arrival of the op's calls (all known). */
-static double median_arrival(op_times *t) {
-    memcpy(t->scratch_i, t->arrival, t->n * sizeof *t->arrival);
-    return fa_median_i64(t->scratch_i, t->n);
-}
-
+/* The median of the op's known durations. */
 static double median_duration(op_times *t) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < t->n; i++)
@@ -99,7 +103,7 @@ typedef struct row_acc {
 typedef struct pair {
     uint32_t group, member;
     uint32_t n, ntimed, last_in;
-    double late_median, slow_median; /* NaN: too few */
+    double late_score, slow_median; /* NaN: too few (late_score: see lateness_score) */
     bool late, slow;
 } pair;
 
@@ -119,6 +123,8 @@ typedef struct judge {
     const fa_groups *groups;
     const fa_match *m;
     fa_status status;
+    double floor_ms;
+    fa_readiness ready;
     op_times *t;       /* per worker */
     size_t *group_ops; /* op indices sorted by group */
     size_t *group_at;  /* per group: first index into group_ops; [ngroups] = end */
@@ -199,21 +205,48 @@ static void finish_row(row_acc *r, const fa_groups *groups) {
 
 /* ------------------------------------------------------------ stragglers ------------- */
 
-/* For each member of a judged op: its lateness and duration excess (ms), and who came last. */
+/* For each member of a judged op: its lateness and duration excess (ms) against its peers'
+ * median (perfstat.h), the lateness no more than the delay it made itself (readiness.h); and
+ * who came last (-1 a tie). */
 static void lateness(op_times *t, double *late, double *excess, long *last) {
-    double med = median_arrival(t);
-    int64_t hi = INT64_MIN;
+    int64_t hi = INT64_MIN, base = t->arrival[0];
     long who = -1;
     for (uint32_t i = 0; i < t->n; i++) {
-        late[i] = ((double)t->arrival[i] - med) / 1e6;
+        t->scratch_d[i] = (double)(t->arrival[i] - base) / 1e6;
         if (t->arrival[i] > hi)
             hi = t->arrival[i], who = (long)i;
         else if (t->arrival[i] == hi)
             who = -1;
     }
     *last = who;
-    double medd = t->ntimed == t->n ? median_duration(t) : NAN;
-    for (uint32_t i = 0; i < t->n; i++) excess[i] = isnan(medd) ? NAN : t->duration[i] - medd;
+    fa_median_of_others(t->scratch_d, t->n, t->scratch_d2, late);
+    for (uint32_t i = 0; i < t->n; i++) {
+        late[i] = t->scratch_d[i] - late[i];
+        double own = t->ready[i] ? (double)(t->arrival[i] - t->ready[i]) / 1e6 : INFINITY;
+        if (own < late[i]) late[i] = own;
+    }
+    if (t->ntimed == t->n) {
+        fa_median_of_others(t->duration, t->n, t->scratch_d2, excess);
+        for (uint32_t i = 0; i < t->n; i++) excess[i] = t->duration[i] - excess[i];
+    } else {
+        for (uint32_t i = 0; i < t->n; i++) excess[i] = NAN;
+    }
+}
+
+/* How late a member is over its n judged collectives of a group, as one number: the mean of its
+ * lateness where it was late by the floor or more, counting the rest as 0, provided that it was
+ * late so in FA_STRAGGLER_MIN_LATE of them at least (else 0). Not the median: where a call waits
+ * for its operation's end (gloo) a slow rank's peers wait for it once a step, at the first
+ * collective after its delay, and are in step again for the next ones, so a rank 60 ms late at
+ * one of a group's three collectives a step has a median lateness of 0 but a score of 20 ms.
+ * Below the floor nothing counts, so that a healthy job's jitter adds nothing; a few late calls
+ * (a pause for garbage collection) count nothing either. */
+static double lateness_score(const double *late, size_t n, double floor_ms) {
+    size_t nlate = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (late[i] >= floor_ms) nlate++, sum += late[i];
+    return nlate >= FA_STRAGGLER_MIN_LATE ? sum / (double)n : 0;
 }
 
 /* One group's ops, once: their stats rows, and per member its lateness over the judged ones. */
@@ -234,7 +267,7 @@ static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
     int rc = !judging || (late && exc && nl && ne && last && tl && te && sel) ? 0 : -1;
     for (size_t k = lo; k < hi && rc == 0; k++) {
         size_t op = J->group_ops[k];
-        read_op(J->in, J->m, op, t);
+        read_op(J->in, J->m, &J->ready, op, t);
         G->any_arrival |= t->narrived > 0;
         G->any_duration |= t->ntimed > 0;
         rc = add_stats(G, J->in, J->m, op, t);
@@ -258,7 +291,7 @@ static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
         *p = (pair){ gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], NAN, NAN, false, false };
         if (nl[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < nl[mb]; i++) sel[i] = late[mb * nops + i];
-            p->late_median = fa_median(sel, nl[mb]);
+            p->late_score = lateness_score(sel, nl[mb], J->floor_ms);
         }
         if (ne[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < ne[mb]; i++) sel[i] = exc[mb * nops + i];
@@ -275,7 +308,7 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
         if (pass_group(J, &J->t[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
-/* The robust test over every pair's median (late or slow): outliers above the floor. */
+/* The robust test over every pair's score (late_score or slow_median): outliers above the floor. */
 static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     double *v = malloc((n + 1) * sizeof *v), *scratch = malloc((n + 1) * sizeof *scratch);
     if (!v || !scratch) {
@@ -284,7 +317,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        double x = slow ? pairs[i].slow_median : pairs[i].late_median;
+        double x = slow ? pairs[i].slow_median : pairs[i].late_score;
         if (!isnan(x)) v[k++] = x;
     }
     if (k >= 3) {
@@ -292,7 +325,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
         double center = fa_median(scratch, k);
         double sigma = fa_mad_sigma(v, k, center, scratch);
         for (size_t i = 0; i < n; i++) {
-            double x = slow ? pairs[i].slow_median : pairs[i].late_median;
+            double x = slow ? pairs[i].slow_median : pairs[i].late_score;
             if (isnan(x) || x - center < floor_ms || fa_robust_z(x, center, sigma) < FA_OUTLIER_Z)
                 continue;
             if (slow)
@@ -332,7 +365,7 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
         s->last_in += p->last_in;
         for (size_t k = J->group_at[p->group]; k < J->group_at[p->group + 1]; k++) {
             size_t op = J->group_ops[k];
-            read_op(J->in, J->m, op, t);
+            read_op(J->in, J->m, &J->ready, op, t);
             if (!judged(J->groups, J->m, op, t, J->status)) continue;
             long who;
             lateness(t, tl, te, &who);
@@ -347,8 +380,13 @@ static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_stra
     s->timed = (uint32_t)ne;
     s->late_ms_p90 = fa_quantile(late, nl, 0.9);
     s->late_ms_median = fa_median(late, nl);
+    for (size_t i = 0; i < nl; i++)
+        if (late[i] >= J->floor_ms) late[s->late_in++] = late[i];
+    s->late_ms_when_late = fa_median(late, s->late_in);
+    s->late_ms_typical =
+        s->late_ms_median >= J->floor_ms || !s->late_in ? s->late_ms_median : s->late_ms_when_late;
     s->slow_ms_median = fa_median(exc, ne);
-    double a = s->late ? s->late_ms_median : 0,
+    double a = s->late ? s->late_ms_typical : 0,
            b = s->slow_ops && !isnan(s->slow_ms_median) ? s->slow_ms_median : 0;
     s->excess_ms = a > b ? a : b;
     free(late), free(exc), free(tl), free(te);
@@ -410,13 +448,16 @@ static int op_times_init(op_times *t, size_t maxcalls) {
     t->arrival = malloc(maxcalls * sizeof *t->arrival);
     t->duration = malloc(maxcalls * sizeof *t->duration);
     t->member = malloc(maxcalls * sizeof *t->member);
-    t->scratch_i = malloc(maxcalls * sizeof *t->scratch_i);
+    t->ready = malloc(maxcalls * sizeof *t->ready);
     t->scratch_d = malloc(maxcalls * sizeof *t->scratch_d);
-    return t->arrival && t->duration && t->member && t->scratch_i && t->scratch_d ? 0 : -1;
+    t->scratch_d2 = malloc(maxcalls * sizeof *t->scratch_d2);
+    return t->arrival && t->ready && t->duration && t->member && t->scratch_d && t->scratch_d2 ? 0
+                                                                                               : -1;
 }
 
 static void op_times_free(op_times *t) {
-    free(t->arrival), free(t->duration), free(t->member), free(t->scratch_i), free(t->scratch_d);
+    free(t->arrival), free(t->ready), free(t->duration), free(t->member), free(t->scratch_d),
+        free(t->scratch_d2);
 }
 
 /* Rows and pairs of every group, in group order: the result does not depend on the workers. */
@@ -452,18 +493,18 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     for (size_t i = 0; i < m->nops; i++)
         if (m->ops[i].ncalls > maxcalls) maxcalls = m->ops[i].ncalls;
     unsigned nw = fa_worker_count(jobs);
-    judge J = { in,
-                groups,
-                m,
-                status,
-                calloc(nw, sizeof(op_times)),
-                NULL,
-                NULL,
-                calloc(groups->n + 1, sizeof(group_out)) };
+    judge J = { .in = in,
+                .groups = groups,
+                .m = m,
+                .status = status,
+                .floor_ms = p->floor_ms,
+                .t = calloc(nw, sizeof(op_times)),
+                .out = calloc(groups->n + 1, sizeof(group_out)) };
     J.group_at = calloc(groups->n + 2, sizeof *J.group_at);
     J.group_ops = malloc((m->nops + 1) * sizeof *J.group_ops);
     int rc = J.t && J.out && J.group_at && J.group_ops ? 0 : -1;
     for (unsigned w = 0; w < nw && rc == 0; w++) rc = op_times_init(&J.t[w], maxcalls);
+    if (rc == 0) rc = fa_readiness_build(in, m, &J.ready);
     /* ops bucketed by group (in op order within each), so that each group is one worker's */
     for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_at[m->ops[i].group + 1]++;
     for (size_t g = 0; g < groups->n && rc == 0; g++) J.group_at[g + 1] += J.group_at[g];
@@ -487,6 +528,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     }
     for (unsigned w = 0; J.t && w < nw; w++) op_times_free(&J.t[w]);
     free(J.t), free(J.out), free(J.group_at), free(J.group_ops);
+    fa_readiness_free(&J.ready);
     if (rc != 0) fa_perf_free(p);
     return rc;
 }
@@ -513,19 +555,23 @@ char *fa_perf_summary(const fa_perf *p) {
     if (!p->nstragglers) return NULL;
     const fa_straggler *s = &p->stragglers[0];
     char *text = NULL, late[32], slow[32];
-    ms_text(s->late_ms_median, late, sizeof late);
+    ms_text(s->late_ms_typical, late, sizeof late);
     ms_text(s->slow_ms_median, slow, sizeof slow);
     if (p->nstragglers == 1) {
-        int rc =
-            s->late
-                ? asprintf(
-                      &text,
-                      "rank %lld is slow: last to arrive in %u of %u collectives, %s late (median)",
-                      (long long)s->rank, s->last_in, s->collectives, late)
-                : asprintf(&text,
-                           "rank %lld is slow: its collectives take %s longer than its peers' "
-                           "(median of %u)",
-                           (long long)s->rank, slow, s->timed);
+        int rc;
+        if (!s->late)
+            rc = asprintf(&text,
+                          "rank %lld is slow: its collectives take %s longer than its peers' "
+                          "(median of %u)",
+                          (long long)s->rank, slow, s->timed);
+        else if (s->late_ms_typical == s->late_ms_median)
+            rc = asprintf(
+                &text,
+                "rank %lld is slow: last to arrive in %u of %u collectives, %s late (median)",
+                (long long)s->rank, s->last_in, s->collectives, late);
+        else /* late once in a while, at the same place of every step */
+            rc = asprintf(&text, "rank %lld is slow: %s late in %u of %u collectives (median)",
+                          (long long)s->rank, late, s->late_in, s->collectives);
         return rc < 0 ? NULL : text;
     }
     int64_t *r = malloc(p->nstragglers * sizeof *r);

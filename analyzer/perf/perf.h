@@ -6,14 +6,18 @@
  * Stragglers. A collective is judged when every member of its group has a call with a known
  * arrival, it names no mismatch, and (unless the verdict is ok) every call completed: in a hang
  * only the completed history counts, never the collective everybody waits in. Each member's
- * lateness is its arrival minus the median arrival of the collective's members; with durations
- * known on every member, its excess is its duration minus their median. Per rank, over at least
- * FA_STRAGGLER_MIN_JUDGED collectives, the median lateness (and the median excess) is compared
- * with every other rank's, robustly: a rank is a straggler when its median stands above the
- * ranks' median by at least the floor (--straggler-floor-ms, default 5 ms) and by at least
- * FA_OUTLIER_Z times the ranks' spread (1.4826 MAD; perfstat.h). Per-operation jitter averages
- * out in a median; a floor of milliseconds keeps a healthy job's small systematic offsets (one
- * host's clock, one rank's Python) from being called slow. Ordered most significant first.
+ * lateness is its arrival minus the median arrival of the others, capped where calls block
+ * (gloo) by the delay it made itself since its previous operation ended (readiness.h); with
+ * durations known on every member, its excess is its duration minus the others' median. Per
+ * rank and group, over at least FA_STRAGGLER_MIN_JUDGED collectives, the lateness scores as the
+ * mean of its values at or above the floor, the rest counted 0, once FA_STRAGGLER_MIN_LATE of
+ * them reached it (lateness_score in perf.c says why not the median); the excess scores as its
+ * median. Every (rank, group) score is compared with every other's, robustly: it is a straggler
+ * when its score stands above their median by at least the floor (--straggler-floor-ms, default
+ * 5 ms) and by at least FA_OUTLIER_Z times their spread (1.4826 MAD; perfstat.h). Jitter below
+ * the floor counts nothing, and a floor of milliseconds keeps a healthy job's small systematic
+ * offsets (one host's clock, one rank's Python) from being called slow. Ordered most
+ * significant first.
  *
  * Stats. One row per group x op type x input/output sizes x dtype: count, bytes per call (the
  * larger of input and output numel x dtype size, as nccl-tests counts them), arrival skew per op
@@ -35,17 +39,21 @@
 
 #define FA_STRAGGLER_FLOOR_MS   5.0
 #define FA_STRAGGLER_MIN_JUDGED 5
+#define FA_STRAGGLER_MIN_LATE   3
 
 typedef struct fa_straggler {
     int64_t rank;
     double late_ms_median, late_ms_p90; /* arrival after its collectives' median arrival */
-    uint32_t last_in;                   /* collectives it arrived last in (alone) */
-    uint32_t collectives;               /* collectives judged */
-    double slow_ms_median; /* duration beyond its peers' median; NaN without durations */
-    uint32_t timed;        /* collectives judged on durations */
-    bool late, slow_ops;   /* which test named it: arrivals, durations (or both) */
-    double excess_ms;      /* how far beyond the ranks' median: the order */
-    uint32_t *groups;      /* indices into fa_groups.v, ascending */
+    uint32_t late_in;                   /* collectives it arrived late in by the floor or more */
+    double late_ms_when_late;           /* its median lateness over those; NaN none */
+    double late_ms_typical; /* late_ms_median, or below the floor late_ms_when_late: the words */
+    uint32_t last_in;       /* collectives it arrived last in (alone) */
+    uint32_t collectives;   /* collectives judged */
+    double slow_ms_median;  /* duration beyond its peers' median; NaN without durations */
+    uint32_t timed;         /* collectives judged on durations */
+    bool late, slow_ops;    /* which test named it: arrivals, durations (or both) */
+    double excess_ms;       /* how far beyond the ranks' median: the order */
+    uint32_t *groups;       /* indices into fa_groups.v, ascending */
     size_t ngroups;
 } fa_straggler;
 

@@ -70,12 +70,16 @@ static void groups_text(const fa_analysis *a, const fa_straggler *s, char *buf, 
 void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
     const fa_perf *p = &a->perf;
     if (!p->nstragglers) return;
+    bool timed = false; /* the excess column only where some straggler has durations */
+    for (size_t i = 0; i < p->nstragglers; i++) timed |= !isnan(p->stragglers[i].slow_ms_median);
     fa_table t;
-    fa_table_init(&t, 6);
+    fa_table_init(&t, timed ? 7 : 6);
     fa_table_row(&t);
-    const char *head[] = { "rank",           "late ms p50",   "late ms p90",
-                           "last to arrive", "slower ms p50", "groups" };
-    for (int i = 0; i < 6; i++) fa_table_cell(&t, "%s", head[i]);
+    const char *head[] = { "rank",    "late ms p50", "late ms p90",  "late in",
+                           "last in", "groups",      "slower ms p50" };
+    for (int i = 0; i < 5; i++) fa_table_cell(&t, "%s", head[i]);
+    if (timed) fa_table_cell(&t, "%s", head[6]);
+    fa_table_cell(&t, "%s", head[5]);
     for (size_t i = 0; i < p->nstragglers; i++) {
         const fa_straggler *s = &p->stragglers[i];
         char groups[1024];
@@ -84,26 +88,28 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
         fa_table_cell(&t, "%lld", (long long)s->rank);
         ms_cell(&t, s->late_ms_median);
         ms_cell(&t, s->late_ms_p90);
+        fa_table_cell(&t, "%u of %u", s->late_in, s->collectives);
         fa_table_cell(&t, "%u of %u", s->last_in, s->collectives);
-        ms_cell(&t, s->slow_ms_median);
+        if (timed) ms_cell(&t, s->slow_ms_median);
         fa_table_cell(&t, "%s", groups);
     }
     if (markdown) {
         fputs("## Slow ranks\n\n", out);
         fa_table_print_markdown(&t, out);
         fprintf(out,
-                "\n_Lateness: arrival after the collective's median arrival, over %zu collectives "
-                "judged "
-                "(floor %.1f ms). A slow rank does not change the verdict._\n\n",
-                p->judged, p->floor_ms);
+                "\n_Lateness: arrival after its peers' median arrival (with gloo, at most the "
+                "delay the rank made itself); late in: collectives it was late in by the floor "
+                "(%.1f ms) or more; last in: collectives it arrived last in; over %zu collectives "
+                "judged. A slow rank does not change the verdict._\n\n",
+                p->floor_ms, p->judged);
     } else {
         fputs("slow ranks (late or slower than their peers, consistently):\n\n", out);
         fa_table_print_fit(&t, out, "  ", width);
         char note[200];
-        snprintf(
-            note, sizeof note,
-            "(%zu collectives judged, floor %.1f ms; frtrace stats and frtrace timeline show more)",
-            p->judged, p->floor_ms);
+        snprintf(note, sizeof note,
+                 "(%zu collectives judged; late in: late by the floor, %.1f ms, or more; last in: "
+                 "arrived last; frtrace stats and frtrace timeline show more)",
+                 p->judged, p->floor_ms);
         fa_wrap_print(out, "  ", "   ", note, width);
         fputc('\n', out);
     }
@@ -145,7 +151,10 @@ static void write_stragglers(const fa_analysis *a, FILE *out) {
         json_num(out, s->late_ms_median);
         fputs(",\"late_ms_p90\":", out);
         json_num(out, s->late_ms_p90);
-        fprintf(out, ",\"last_in\":%u,\"collectives\":%u,\"groups\":[", s->last_in, s->collectives);
+        fputs(",\"late_ms_when_late\":", out);
+        json_num(out, s->late_ms_when_late);
+        fprintf(out, ",\"late_in\":%u,\"last_in\":%u,\"collectives\":%u,\"groups\":[", s->late_in,
+                s->last_in, s->collectives);
         for (size_t k = 0; k < s->ngroups; k++) {
             if (k) fputc(',', out);
             json_str(out, a->groups.v[s->groups[k]].id);

@@ -56,6 +56,38 @@ double fa_quantile(double *v, size_t n, double q) {
     return lo + (hi - lo) * frac;
 }
 
+/* The largest of v[0..n). */
+static double max_to(const double *v, size_t n) {
+    double m = v[0];
+    for (size_t i = 1; i < n; i++)
+        if (v[i] > m) m = v[i];
+    return m;
+}
+
+void fa_median_of_others(const double *v, size_t n, double *scratch, double *out) {
+    if (n < 2) {
+        if (n) out[0] = NAN;
+        return;
+    }
+    /* Removing one value moves the median to a neighbouring order statistic, which one depends
+     * only on which side of the middle the removed value lies: the middle three s[k-1], s[k],
+     * s[k+1] of the sorted values decide every answer. */
+    memcpy(scratch, v, n * sizeof *v);
+    size_t k = n / 2;
+    double mid = select_kth(scratch, n, k);
+    double below = max_to(scratch, k), above = k + 1 < n ? min_from(scratch, n, k + 1) : mid;
+    for (size_t i = 0; i < n; i++) {
+        if (n % 2 == 0) /* n - 1 odd: the middle of what is left is one value */
+            out[i] = v[i] < mid ? mid : below;
+        else if (v[i] < mid)
+            out[i] = (mid + above) / 2;
+        else if (v[i] > mid)
+            out[i] = (below + mid) / 2;
+        else
+            out[i] = (below + above) / 2;
+    }
+}
+
 double fa_median_i64(int64_t *v, size_t n) {
     if (n == 0) return 0;
     /* selection on int64 keeps nanosecond timestamps exact (a double holds 53 bits) */

@@ -222,7 +222,7 @@ static void trace_names(const view *v, FILE *out, size_t r, const long *groups_u
         ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s",
         (long long)rank, (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
     if (s && s->late)
-        fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_median);
+        fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_typical);
     else if (s)
         fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
     fprintf(out,
@@ -461,7 +461,7 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
                     (long long)rank);
             if (culprit) fputs(" culprit", out);
             if (s && s->late)
-                fprintf(out, " slow +%.0f ms", s->late_ms_median);
+                fprintf(out, " slow +%.0f ms", s->late_ms_typical);
             else if (s)
                 fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
             fputs("</text>\n", out);

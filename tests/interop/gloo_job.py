@@ -37,6 +37,10 @@ FAULTS = {
     "exit": ("rank 4 exits", "hang", [4]),
     "two_stuck": ("ranks 1 and 6 sleep before their DP all_reduce", "hang", [1, 6]),
     "slow": ("rank 3 arrives 60 ms late at every collective; nothing hangs", "ok", []),
+    "slow_two": ("ranks 1 and 4 start every step 60 ms late; nothing hangs", "ok", []),
+    "slow_dp": ("rank 6 sleeps 60 ms before its DP all_reduce, mid-step; nothing hangs", "ok", []),
+    "slow_world": ("rank 5 sleeps 60 ms before the first of three default-group collectives a "
+                   "step (late at one of three); nothing hangs", "ok", []),
     "stuck_cpu_p2p_world": ("rank 5 sleeps before its TP all_reduce; pipeline send/recv on the "
                             "default group", "hang", [5]),
 }
@@ -84,7 +88,7 @@ def dumper(args, rank, trigger):
     os._exit(0)
 
 
-SLOW = {"slow": [3]}
+SLOW = {"slow": [3], "slow_two": [1, 4], "slow_dp": [6], "slow_world": [5]}
 SLOW_S = 0.06
 
 
@@ -96,7 +100,7 @@ def progress(outdir, rank, what):
 
 def step(dist, torch, fault, rank, world, groups, i):
     mine = groups[rank]
-    if fault == "slow" and rank == 3:
+    if (fault == "slow" and rank == 3) or (fault == "slow_two" and rank in (1, 4)):
         time.sleep(SLOW_S)  # late to its TP all_reduce, and so to everything after it
     x = torch.ones(8)
     at_fault = i == STEP
@@ -117,6 +121,8 @@ def step(dist, torch, fault, rank, world, groups, i):
     if at_fault and fault == "exit" and rank == 4:
         os._exit(3)
     y = torch.ones(16)
+    if fault == "slow_dp" and rank == 6:
+        time.sleep(SLOW_S)
     if not (at_fault and fault == "skip" and rank == 2):
         dist.all_reduce(y, group=mine["dp"])
     z = torch.ones(5 if (at_fault and fault == "size" and rank == 3) else 4,
@@ -125,7 +131,12 @@ def step(dist, torch, fault, rank, world, groups, i):
     if at_fault and fault == "type" and rank == 1:
         dist.all_gather([torch.empty(4) for _ in range(world)], z)
     else:
+        if fault == "slow_world" and rank == 5:
+            time.sleep(SLOW_S)
         dist.all_reduce(z)
+    if fault == "slow_world":  # two more default-group collectives, where nobody is late
+        dist.broadcast(torch.ones(3), src=0)
+        dist.all_reduce(torch.ones(3))
 
 
 def worker(args, rank, world, trigger):

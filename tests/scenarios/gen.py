@@ -32,18 +32,20 @@ class Job:
         self.groups[name] = (desc, ranks)
 
     def add(self, rank, name, op, seq, state="completed", ins=((4, 4),), outs=None, dtype="Float",
-            p2p=False, p2p_seq=0, out_dtype=None):
+            p2p=False, p2p_seq=0, out_dtype=None, backend="nccl", at_ns=None, retired=None):
         outs = ins if outs is None else outs
+        at_ns = 1700000000000000000 + self.record[rank] if at_ns is None else at_ns
         self.entries[rank].append({
             "record_id": self.record[rank], "pg_id": int(name) if name.isdigit() else 0,
             "process_group": [name, self.groups[name][0]],
             "thread_name": "pt_main_thread", "thread_id": "1",
             "collective_seq_id": seq, "p2p_seq_id": p2p_seq, "op_id": self.record[rank] + 1,
-            "profiling_name": "nccl:" + op, "time_created_ns": 1700000000000000000 + self.record[rank],
+            "profiling_name": backend + ":" + op, "time_created_ns": at_ns,
             "input_sizes": [list(s) for s in ins], "input_dtypes": [dtype] * len(ins),
             "output_sizes": [list(s) for s in outs], "output_dtypes": [out_dtype or dtype] * len(outs),
             "state": state, "time_discovered_started_ns": None, "time_discovered_completed_ns": None,
-            "retired": state == "completed", "timeout_ms": 600000, "is_p2p": p2p,
+            "retired": state == "completed" if retired is None else retired, "timeout_ms": 600000,
+            "is_p2p": p2p,
             "frames": [{"name": "train_step", "filename": "train.py", "line": 42}]})
         self.record[rank] += 1
 
@@ -370,6 +372,61 @@ def builddb_6():
                      ("REDUCE_SCATTER_coalesced", (4, 4), "0")])
 
 
+def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1):
+    """A gloo job of 8 ranks as gloo_job.py runs it (TP pairs, DP pairs, PP pairs joined by
+    send/recv that gloo leaves unrecorded, then the default group), timed the way gloo runs: a
+    call returns once every member arrived, so each rank's next arrival follows its previous
+    operation's end. A step: tp, p2p, pp, dp, then world_ops collectives on the default group.
+    slow_at = (rank, before which of them, by index, ms): that rank sleeps there every step;
+    everybody else only jitters. Entries are gloo's: "scheduled" and retired."""
+    import random
+    rnd = random.Random(seed)
+    j = Job(8)
+    tp = {r: str(1 + r // 2) for r in range(8)}                      # 1..4: (0,1) (2,3) ...
+    dp = {r: str(5 + (r // 4) * 2 + r % 2) for r in range(8)}        # 5..8: (0,2) (1,3) ...
+    pp = {r: str(9 + r % 4) for r in range(8)}                       # 9..12: (0,4) (1,5) ...
+    for r in range(8):
+        j.groups.setdefault(tp[r], ("TENSOR_MODEL_PARALLEL_GROUP", []))[1].append(r)
+        j.groups.setdefault(dp[r], ("undefined", []))[1].append(r)
+        j.groups.setdefault(pp[r], ("PIPELINE_MODEL_PARALLEL_GROUP", []))[1].append(r)
+    free = {r: 0.0 for r in range(8)}  # ms: when each rank is free to go on
+    seq = {}
+    for _ in range(steps):
+        for k, kind in enumerate(["tp", "p2p", "pp", "dp"] + ["world"] * world_ops):
+            arrive = {}
+            for r in range(8):
+                arrive[r] = free[r] + 1.0 + rnd.random() * jitter_ms
+                if slow_at and slow_at[0] == r and slow_at[1] == k:
+                    arrive[r] += slow_at[2]
+            if kind == "p2p":  # stage 0 sends to stage 1: the receiver waits for the sender
+                for r in range(4):
+                    free[r] = arrive[r]
+                    free[r + 4] = max(arrive[r + 4], arrive[r]) + 0.1
+                continue
+            group = {"tp": tp, "pp": pp, "dp": dp, "world": {r: "0" for r in range(8)}}[kind]
+            for name in sorted(set(group.values())):
+                members = [r for r in range(8) if group[r] == name]
+                done = max(arrive[r] for r in members) + 0.2
+                seq[name] = seq.get(name, 0) + 1
+                for r in members:
+                    j.add(r, name, "all_reduce", seq[name], "scheduled", backend="gloo",
+                          retired=True, at_ns=1700000000000000000 + int(arrive[r] * 1e6))
+                    free[r] = done
+    return j
+
+
+def gloo_healthy():  # no slow rank: nobody is named
+    return gloo_steps()
+
+
+def gloo_slow_start():  # rank 3 starts every step 60 ms late: only rank 3, not its victims
+    return gloo_steps(slow_at=(3, 0, 60.0))
+
+
+def gloo_slow_world():  # rank 5 is 60 ms late at the first of 3 default-group collectives a step
+    return gloo_steps(slow_at=(5, 4, 60.0), world_ops=3)
+
+
 def demo_hang():  # the bundled example: 4 ranks, rank 2 never joins all_reduce #4
     return missing_rank()
 
@@ -379,7 +436,7 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
-                                     builddb_6, torchft]}
+                                     builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()

@@ -90,6 +90,40 @@ static void robust_z_finds_outliers_not_jitter(void **state) {
     assert_true(isinf(fa_robust_z(1, 0, 0)) && fa_robust_z(0, 0, 0) == 0);
 }
 
+/* Each member against its peers alone: checked against removing the value and taking the median
+ * of the rest, for every size from 1 to 9 and many draws with ties (values from a small range). */
+static void median_of_others_matches_removing_each_value(void **state) {
+    (void)state;
+    enum { MAXN = 9 };
+    double v[MAXN], scratch[MAXN], out[MAXN], rest[MAXN];
+    unsigned seed = 12345;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = 1 + (size_t)round % MAXN;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            v[i] = (double)((seed >> 16) % 7); /* small range: many ties */
+        }
+        double before[MAXN];
+        for (size_t i = 0; i < n; i++) before[i] = v[i];
+        fa_median_of_others(v, n, scratch, out);
+        for (size_t i = 0; i < n; i++) assert_true(v[i] == before[i]); /* v left as it is */
+        if (n == 1) {
+            assert_true(isnan(out[0]));
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            for (size_t j = 0; j < n; j++)
+                if (j != i) rest[k++] = v[j];
+            assert_float_equal(out[i], fa_median(rest, k), 0);
+        }
+    }
+    /* in a group of two the late one is late by the whole gap */
+    double two[] = { 100, 160 };
+    fa_median_of_others(two, 2, scratch, out);
+    assert_true(out[0] == 160 && out[1] == 100);
+}
+
 static void dtype_sizes_and_bus_factors(void **state) {
     (void)state;
     assert_int_equal(fa_dtype_size("Float"), 4);
@@ -115,6 +149,7 @@ int main(void) {
         cmocka_unit_test(int64_median_keeps_nanoseconds),
         cmocka_unit_test(mad_sigma_estimates_normal_spread),
         cmocka_unit_test(robust_z_finds_outliers_not_jitter),
+        cmocka_unit_test(median_of_others_matches_removing_each_value),
         cmocka_unit_test(dtype_sizes_and_bus_factors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
