@@ -223,27 +223,41 @@ static void plain_entry(char *out, size_t cap, int i) {
         names[i % 3], i, i % 2 ? "true" : "false", i % 4 ? "completed" : "started", i);
 }
 
-static char *dump_with(const char *twisted) {
-    size_t cap = 16384 + (twisted ? strlen(twisted) : 0);
+/* A dump of twelve entries, entry i's text given by entries[i] where that is not NULL (else
+ * plain_entry's). */
+static char *dump_of(const char *const entries[12]) {
+    size_t cap = 16384;
+    for (int i = 0; i < 12; i++) cap += entries[i] ? strlen(entries[i]) : 0;
     char *out = malloc(cap), entry[1024];
     assert_non_null(out);
     size_t n = (size_t)snprintf(out, cap, "{\"comm_lib_version\":\"2.27.5\",\"entries\":[");
     for (int i = 0; i < 12; i++) {
         plain_entry(entry, sizeof entry, i);
         n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "",
-                              i == 5 && twisted ? twisted : entry);
+                              entries[i] ? entries[i] : entry);
     }
     snprintf(out + n, cap - n, "%s", HEADER_END);
     return out;
 }
 
-/* The sixth entry with `from` replaced by `to` (the first occurrence; it must be there). */
-static char *dump_replacing(const char *from, const char *to) {
-    char entry[1024], twisted[4096];
-    plain_entry(entry, sizeof entry, 5);
+static char *dump_with(const char *twisted) {
+    const char *entries[12] = { [5] = twisted };
+    return dump_of(entries);
+}
+
+/* Entry i with `from` replaced by `to` (the first occurrence; it must be there), into out. */
+static void entry_replacing(char *out, size_t cap, int i, const char *from, const char *to) {
+    char entry[1024];
+    plain_entry(entry, sizeof entry, i);
     const char *at = strstr(entry, from);
     if (!at) fail_msg("'%s' is not in the entry", from);
-    snprintf(twisted, sizeof twisted, "%.*s%s%s", (int)(at - entry), entry, to, at + strlen(from));
+    snprintf(out, cap, "%.*s%s%s", (int)(at - entry), entry, to, at + strlen(from));
+}
+
+/* The sixth entry with `from` replaced by `to` (the first occurrence; it must be there). */
+static char *dump_replacing(const char *from, const char *to) {
+    char twisted[4096];
+    entry_replacing(twisted, sizeof twisted, 5, from, to);
     return dump_with(twisted);
 }
 
@@ -291,6 +305,35 @@ static const twist TWISTS[] = {
     { "\"op_id\":6", "\"op_id\":6.0", false },                  /* a float for an int: an error */
     { "\"op_id\":6", "\"op_id\":99999999999999999999", false }, /* past 64 bits: an error */
     { "\"op_id\":6", "\"op_id\":-9223372036854775808", true },
+    { "\"op_id\":6", "\"op_id\":12345678", true }, /* ints of every length of word */
+    { "\"op_id\":6", "\"op_id\":123456789", true },
+    { "\"op_id\":6", "\"op_id\":1234567890123456", true },
+    { "\"op_id\":6", "\"op_id\":12345678901234567", true },
+    { "\"op_id\":6", "\"op_id\":9223372036854775807", true },
+    { "\"op_id\":6", "\"op_id\":9223372036854775808", false }, /* past 64 bits */
+    { "\"op_id\":6", "\"op_id\":18446744073709551616", false },
+    { "\"op_id\":6", "\"op_id\":0", true },
+    { "\"op_id\":6", "\"op_id\":-6", true },
+    { "\"op_id\":6", "\"op_id\":00", false },
+    { "\"op_id\":6", "\"op_id\":012345678", false },
+    { "\"op_id\":6", "\"op_id\":6.5", false }, /* read as 6, then no separator */
+    { "\"op_id\":6", "\"op_id\":6e1", false },
+    { "\"op_id\":6", "\"op_id\":12345678E1", false },
+    { "\"op_id\":6", "\"op_id\":1234567890123456.5", false },
+    { "\"op_id\":6", "\"op_id\":6x", false },
+    { "\"retired\":true", "\"retired\":1.0", false },
+    { "[[4,4]]", "[[12345678,123456789,1234567890123456789],[0,00]]", false },
+    { "[[4,4]]", "[[12345678,123456789,1234567890123456789],[0]]", true },
+    { "{\"collective_seq_id\"", "{ \"collective_seq_id\"", true }, /* blanks between pairs */
+    { ",\"op_id\"", " ,\n\t\"op_id\"", true },
+    { "\"op_id\":6,", "\"op_id\" : 6 ,", true },
+    { "\"timeout_ms\":600000}", "\"timeout_ms\":600000 }", true },
+    { "\"timeout_ms\":600000}", "\"timeout_ms\":600000,}", false },
+    { "\"is_p2p\":false,", "\"is_p2p\":false", false },     /* a separator missing */
+    { "\"is_p2p\":false,", "\"is_p2p\":false,,", false },   /* one too many */
+    { "\"pt_main_thread\"", "\"pt_main_thread_2\"", true }, /* like the last value */
+    { "\"pt_main_thread\"", "\"pt_main_threa\"", true },
+    { "[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\" ]", true },
     { "\"op_id\":6", "\"op_id\" :  6 ", true }, /* blanks */
     { "\"state\":\"completed\"", "\"state\":\"stuck\"", false },
     { "[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\",3]", false }, /* longer: declined */
@@ -333,6 +376,88 @@ static void reordered_keys_decode_the_same_both_ways(void **state) {
         "10}";
     char *dump = dump_with(reversed);
     assert_true(same_both_ways_str(&t, dump, "reversed keys"));
+    free(dump);
+    two_ways_free(&t);
+}
+
+/* The layout's keys hold the separator before them: the entry's '{' for the first key, the ','
+ * after the previous value for the others. A key learnt at an entry's start must not match after
+ * a value ("6{\"is_p2p\":" is no separator), nor a key learnt after a value at an entry's start
+ * (",\"duration_ms\":" is no '{'): the direct path declines both, as the generic path fails. */
+static void keys_match_only_after_their_own_separator(void **state) {
+    char first[1024], bad[1024];
+    /* entry 0 starts with "is_p2p", so the layout holds "{\"is_p2p\":" near its front */
+    entry_replacing(first, sizeof first, 0, "\"is_p2p\":false,", "");
+    memmove(first + 1 + 15, first + 1, strlen(first + 1) + 1);
+    memcpy(first + 1, "\"is_p2p\":false,", 15);
+    char moved[1024];
+    entry_replacing(moved, sizeof moved, 5, "\"is_p2p\":false,", "");
+    entry_replacing(bad, sizeof bad, 5, "\"is_p2p\":false,", "");
+    const char *at = strstr(moved, "\"collective_seq_id\":6,");
+    assert_non_null(at);
+    snprintf(bad, sizeof bad, "%.*s\"collective_seq_id\":6{\"is_p2p\":false,%s", (int)(at - moved),
+             moved, at + strlen("\"collective_seq_id\":6,"));
+    two_ways t = two_ways_new();
+    const char *ok_entries[12] = { [0] = first, [5] = moved };
+    char *dump = dump_of(ok_entries);
+    assert_true(same_both_ways_str(&t, dump, "an entry that starts with is_p2p"));
+    free(dump);
+    const char *bad_entries[12] = { [0] = first, [5] = bad };
+    dump = dump_of(bad_entries);
+    assert_false(same_both_ways_str(&t, dump, "a '{' after a value"));
+    free(dump);
+    /* entry 1 has "duration_ms" second: its key with the ',' before it is in the layout */
+    entry_replacing(moved, sizeof moved, 5, "{\"collective_seq_id\":6,", "");
+    snprintf(bad, sizeof bad, ",%.*s,\"collective_seq_id\":6}", (int)strlen(moved) - 1, moved);
+    dump = dump_with(bad);
+    assert_false(same_both_ways_str(&t, dump, "an entry without its '{'"));
+    free(dump);
+    snprintf(bad, sizeof bad, "{%.*s,\"collective_seq_id\":6}", (int)strlen(moved) - 1, moved);
+    dump = dump_with(bad);
+    assert_true(same_both_ways_str(&t, dump, "an entry that starts with duration_ms"));
+    free(dump);
+    two_ways_free(&t);
+}
+
+/* Each key's last two values are tried before the cache: values that alternate, that begin
+ * like the last one or that the last one begins like, and three that take turns. */
+static void values_like_the_last_ones_decode_the_same_both_ways(void **state) {
+    static const char *const names[] = { "\"pt\"", "\"pt_main_thread\"", "\"pt_main\"",
+                                         "\"p\\u0074\"" };
+    static const char *const sizes[] = { "[[3,4]]", "[[3,4],[5]]", "[[3]]", "[[3,4] ]", "[]" };
+    static const char *const groups[] = { "[\"0\",\"default_pg\"]", "[\"0\",\"default\"]",
+                                          "[\"00\",\"default_pg\"]" };
+    static const char *const thread_names[] = { "pt", "pt_main_thread", "pt_main", "pt" };
+    static const uint32_t counts[] = { 1, 2, 1, 1, 0 };
+    char texts[12][1024], step[1024];
+    const char *entries[12];
+    for (int i = 0; i < 12; i++) {
+        entry_replacing(step, sizeof step, i, "\"pt_main_thread\"", names[i % 4]);
+        char *at = strstr(step, "[[");
+        assert_non_null(at);
+        char *close = strstr(at, "]]");
+        snprintf(texts[i], sizeof texts[i], "%.*s%s%s", (int)(at - step), step, sizes[(i / 2) % 5],
+                 close + 2);
+        memcpy(step, texts[i], sizeof step);
+        at = strstr(step, "[\"0\",\"default_pg\"]");
+        assert_non_null(at);
+        snprintf(texts[i], sizeof texts[i], "%.*s%s%s", (int)(at - step), step, groups[i % 3],
+                 at + strlen("[\"0\",\"default_pg\"]"));
+        entries[i] = texts[i];
+    }
+    two_ways t = two_ways_new();
+    char *dump = dump_of(entries);
+    assert_true(same_both_ways_str(&t, dump, "values that take turns"));
+    fr_dump *d;
+    fr_error err;
+    assert_int_equal(fr_decoder_decode(t.fast, (const uint8_t *)dump, strlen(dump), &d, &err), 0);
+    for (int i = 0; i < 12; i++) {
+        const fr_entry *e = &d->entries[i];
+        assert_string_equal(e->thread_name, thread_names[i % 4]);
+        assert_int_equal(e->input_sizes.count, counts[(i / 2) % 5]);
+        assert_string_equal(e->pg_desc, i % 3 == 1 ? "default" : "default_pg");
+    }
+    fr_dump_free(d);
     free(dump);
     two_ways_free(&t);
 }
@@ -443,6 +568,8 @@ int main(void) {
         cmocka_unit_test(the_synthetic_torch_json_takes_the_direct_path),
         cmocka_unit_test(twisted_entries_decode_the_same_both_ways),
         cmocka_unit_test(reordered_keys_decode_the_same_both_ways),
+        cmocka_unit_test(keys_match_only_after_their_own_separator),
+        cmocka_unit_test(values_like_the_last_ones_decode_the_same_both_ways),
         cmocka_unit_test(header_shapes_decode_the_same_both_ways),
         cmocka_unit_test(json_of_every_real_dump_takes_the_direct_path_to_the_same_dump),
         cmocka_unit_test(a_dump_cut_at_every_byte_decodes_the_same_both_ways),
