@@ -47,7 +47,7 @@
  * ends); at most six slots are tried for a value and LOOKAHEAD layout keys for a key. So the
  * work is linear in the input.
  */
-#include "dump_json_fast.h"
+#include "dump_direct.h"
 
 #include <float.h>
 #include <stdbool.h>
@@ -97,21 +97,12 @@ struct dump_json_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;
     dump_builder *b;
-    fv_arena *values;  /* the header's value tree */
-    fr_entry *entries; /* in the dump's arena */
-    uint32_t nentries, entries_cap;
-    uint32_t last_count; /* entries of the previous file */
-    char *text;          /* one string with escapes, decoded */
+    fv_arena *values; /* the header's value tree */
+    direct_entries entries;
+    char *text; /* one string with escapes, decoded */
     size_t text_cap;
     char number[64]; /* a float literal for strtod */
-    uint32_t *ndims; /* one shape list, flattened */
-    size_t ndims_cap;
-    int64_t *dims;
-    size_t dims_cap;
-    const char **strs; /* one dtype list */
-    size_t strs_cap;
-    fr_frame *frames; /* one stack */
-    size_t frames_cap;
+    direct_lists lists;
     layout_key layout[LAYOUT_MAX];
     uint32_t layout_n;
     uint32_t gen; /* the file's number, for the cache */
@@ -120,18 +111,6 @@ struct dump_json_fast {
 };
 
 #define HOT static inline __attribute__((always_inline))
-
-dump_json_fast *dump_json_fast_new(void) { return calloc(1, sizeof(dump_json_fast)); }
-
-void dump_json_fast_free(dump_json_fast *f) {
-    if (!f) return;
-    free(f->text);
-    free(f->ndims);
-    free(f->dims);
-    free(f->strs);
-    free(f->frames);
-    free(f);
-}
 
 /* --- bytes --------------------------------------------------------------------------------- */
 
@@ -706,11 +685,14 @@ static bool dtypes_value(dump_json_fast *f, int field, vslot *v) {
     if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
         const char *s = read_interned(f);
-        if (!s || !ensure((void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs)) return false;
-        if (!(f->strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+        if (!s ||
+            !ensure((void **)&f->lists.strs, &f->lists.strs_cap, n + 1, sizeof *f->lists.strs))
+            return false;
+        if (!(f->lists.strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) ||
+            n >= UINT32_MAX)
             return false;
     }
-    return dump_store_dtypes(f->b, (uint32_t)n, f->strs, &v->v.dtypes) == 0;
+    return dump_store_dtypes(f->b, (uint32_t)n, f->lists.strs, &v->v.dtypes) == 0;
 }
 
 /* One shape, [d0, d1, ...], appended to the flattened scratch. */
@@ -719,14 +701,16 @@ static bool read_shape(dump_json_fast *f, size_t nshapes, size_t *ndims_total) {
     bool more;
     if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
-        if (!ensure((void **)&f->dims, &f->dims_cap, *ndims_total + 1, sizeof *f->dims))
+        if (!ensure((void **)&f->lists.dims, &f->lists.dims_cap, *ndims_total + 1,
+                    sizeof *f->lists.dims))
             return false;
-        if (!read_int(f, &f->dims[(*ndims_total)++]) || !next_item(f, ']', &more) ||
+        if (!read_int(f, &f->lists.dims[(*ndims_total)++]) || !next_item(f, ']', &more) ||
             ++ndim == UINT32_MAX)
             return false;
     }
-    if (!ensure((void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims)) return false;
-    f->ndims[nshapes] = ndim;
+    if (!ensure((void **)&f->lists.ndims, &f->lists.ndims_cap, nshapes + 1, sizeof *f->lists.ndims))
+        return false;
+    f->lists.ndims[nshapes] = ndim;
     return true;
 }
 
@@ -738,7 +722,7 @@ static bool shapes_value(dump_json_fast *f, int field, vslot *v) {
     while (more)
         if (!read_shape(f, n++, &total) || !next_item(f, ']', &more) || n >= UINT32_MAX)
             return false;
-    return dump_store_shapes(f->b, (uint32_t)n, f->ndims, f->dims, &v->v.shapes) == 0;
+    return dump_store_shapes(f->b, (uint32_t)n, f->lists.ndims, f->lists.dims, &v->v.shapes) == 0;
 }
 
 /* A frame dict's key: 0 name, 1 filename, 2 line, 3 another key; -1 decline. */
@@ -782,13 +766,15 @@ static bool frames_value(dump_json_fast *f, int field, vslot *v) {
     bool more;
     if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
-        if (!ensure((void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames)) return false;
+        if (!ensure((void **)&f->lists.frames, &f->lists.frames_cap, n + 1,
+                    sizeof *f->lists.frames))
+            return false;
         const vslot *frame = cached(f, FIELD_FRAME, NULL, frame_value);
         if (!frame || !next_item(f, ']', &more) || n + 1 >= UINT32_MAX) return false;
-        f->frames[n++] = frame->v.frame;
+        f->lists.frames[n++] = frame->v.frame;
     }
     fr_entry held;
-    if (dump_store_frames(f->b, f->frames, (uint32_t)n, &held)) return false;
+    if (dump_store_frames(f->b, f->lists.frames, (uint32_t)n, &held)) return false;
     v->v.stack.items = held.frames;
     v->v.stack.n = held.nframes;
     return true;
@@ -865,30 +851,30 @@ static bool read_thread_id(dump_json_fast *f, layout_key *lk, fr_entry *e) {
 
 /* The value of `field` at the cursor into e; lk: the key's layout entry, NULL when off it. */
 HOT bool read_field(dump_json_fast *f, entry_field field, layout_key *lk, fr_entry *e) {
-    switch (field) {
+    switch (field) { /* by the kind of value */
     case F_RECORD_ID: return read_int(f, &e->record_id);
     case F_PG_ID: return read_int(f, &e->pg_id);
-    case F_PROCESS_GROUP: return read_pg(f, lk, e);
-    case F_THREAD_NAME: return read_str_field(f, field, lk, &e->thread_name);
-    case F_THREAD_ID: return read_thread_id(f, lk, e);
     case F_COLLECTIVE_SEQ_ID: return read_int(f, &e->collective_seq_id);
     case F_P2P_SEQ_ID: return read_int(f, &e->p2p_seq_id);
     case F_OP_ID: return read_int(f, &e->op_id);
-    case F_PROFILING_NAME:
-        return literal(f, "null", 4) || read_str_field(f, field, lk, &e->profiling_name);
     case F_TIME_CREATED_NS: return read_int(f, &e->time_created_ns);
-    case F_DURATION_MS: return read_duration(f, e);
-    case F_INPUT_SIZES: return read_shapes(f, field, lk, &e->input_sizes);
-    case F_INPUT_DTYPES: return read_dtypes(f, field, lk, &e->input_dtypes);
-    case F_OUTPUT_SIZES: return read_shapes(f, field, lk, &e->output_sizes);
-    case F_OUTPUT_DTYPES: return read_dtypes(f, field, lk, &e->output_dtypes);
-    case F_STATE: return read_state(f, lk, &e->state);
+    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
     case F_TIME_DISCOVERED_STARTED_NS: return read_int_or_null(f, &e->time_discovered_started_ns);
     case F_TIME_DISCOVERED_COMPLETED_NS:
         return read_int_or_null(f, &e->time_discovered_completed_ns);
     case F_RETIRED: return read_bool(f, &e->retired);
-    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
     case F_IS_P2P: return read_bool(f, &e->is_p2p);
+    case F_DURATION_MS: return read_duration(f, e);
+    case F_THREAD_NAME: return read_str_field(f, field, lk, &e->thread_name);
+    case F_THREAD_ID: return read_thread_id(f, lk, e);
+    case F_PROFILING_NAME:
+        return literal(f, "null", 4) || read_str_field(f, field, lk, &e->profiling_name);
+    case F_STATE: return read_state(f, lk, &e->state);
+    case F_PROCESS_GROUP: return read_pg(f, lk, e);
+    case F_INPUT_SIZES: return read_shapes(f, field, lk, &e->input_sizes);
+    case F_OUTPUT_SIZES: return read_shapes(f, field, lk, &e->output_sizes);
+    case F_INPUT_DTYPES: return read_dtypes(f, field, lk, &e->input_dtypes);
+    case F_OUTPUT_DTYPES: return read_dtypes(f, field, lk, &e->output_dtypes);
     case F_FRAMES: return read_frames(f, lk, e);
     case F_COUNT:
     case F_UNKNOWN: break;
@@ -985,23 +971,13 @@ static int read_key(dump_json_fast *f, uint32_t *k, bool first) {
 
 /* --- entries and the root ------------------------------------------------------------------ */
 
-/* Entries are built in place in the dump's arena, in an array sized for as many entries as the
- * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
+/* Room for one more entry (dump_direct.h), the array no longer than the input can hold. */
 static fr_entry *new_entry(dump_json_fast *f) {
-    if (f->nentries == f->entries_cap) {
-        size_t cap = f->entries_cap       ? (size_t)f->entries_cap * 2
-                     : f->last_count > 64 ? f->last_count
-                                          : 64;
-        size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
-        if (cap > most) cap = most;
-        if (cap <= f->nentries || cap > UINT32_MAX / 2) return NULL;
-        fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
-        if (!v) return NULL;
-        if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
-        f->entries = v;
-        f->entries_cap = (uint32_t)cap;
-    }
-    return &f->entries[f->nentries++];
+    fr_entry *e = direct_entry_next(&f->entries);
+    if (e) return e;
+    size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
+    return direct_entries_grow(&f->entries, dump_arena(f->b), most) ? direct_entry_next(&f->entries)
+                                                                    : NULL;
 }
 
 /* One entry, pair by pair: each key with the separator before it is the next of the layout or
@@ -1086,24 +1062,28 @@ static bool read_root(dump_json_fast *f, fv **root) {
     return true;
 }
 
+/* --- the entry points (dump_direct.h) ---------------------------------------------------- */
+
+dump_json_fast *dump_json_fast_new(void) { return calloc(1, sizeof(dump_json_fast)); }
+
+void dump_json_fast_free(dump_json_fast *f) {
+    if (f) direct_free(f, &f->lists, f->text);
+}
+
 int dump_json_fast_read(dump_json_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
                         fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
     if (++f->gen == 0) { /* after 2^32 files: the cache's old slots must not look current */
         memset(f->cache, 0, sizeof f->cache);
         f->gen = 1;
     }
-    f->nentries = 0;
-    f->entries = NULL;
-    f->entries_cap = 0;
-    f->layout_n = 0;
     f->p = bytes;
     f->end = bytes + len;
     f->len = len;
     f->b = b;
     f->values = values;
+    direct_entries_begin(&f->entries);
+    f->layout_n = 0;
     if (!read_root(f, root)) return -1;
-    *entries = f->entries;
-    *n = f->nentries;
-    f->last_count = f->nentries;
+    direct_entries_end(&f->entries, entries, n);
     return 0;
 }
