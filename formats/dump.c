@@ -48,8 +48,7 @@
 
 #include "dump_builder.h"
 #include "dump_decoder.h"
-#include "dump_fast.h"
-#include "dump_json_fast.h"
+#include "dump_direct.h"
 #include "grow.h"
 #include "intern.h"
 #include "json_read.h"

@@ -33,7 +33,7 @@
  * generic reader's budget (64 MiB + 32 bytes per input byte), and no memoized container is
  * ever read back, so the work is linear in the input.
  */
-#include "dump_fast.h"
+#include "dump_direct.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -103,17 +103,8 @@ struct dump_fast {
     memo_slot *memo;
     uint32_t memo_cap, memo_hi; /* slots allocated; slots possibly set (cleared per file) */
     memo_slot loose;            /* a string that is not memoized */
-    fr_entry *entries;          /* in the dump's arena */
-    uint32_t nentries, entries_cap;
-    uint32_t last_count; /* entries of the previous file */
-    uint32_t *ndims;     /* one shape list, flattened */
-    size_t ndims_cap;
-    int64_t *dims;
-    size_t dims_cap;
-    const char **strs; /* one dtype list */
-    size_t strs_cap;
-    fr_frame *frames; /* one stack */
-    size_t frames_cap;
+    direct_entries entries;
+    direct_lists lists;
     uint64_t puts;       /* PUTs read so far: a span read without one does not change the memo */
     uint64_t overwrites; /* PUTs that replaced a memo entry: spans of GETs read the same without */
     span shapes[SHAPE_SLOTS];
@@ -138,13 +129,7 @@ enum { NOT_A_KEY = -3 };
 dump_fast *dump_fast_new(void) { return calloc(1, sizeof(dump_fast)); }
 
 void dump_fast_free(dump_fast *f) {
-    if (!f) return;
-    free(f->memo);
-    free(f->ndims);
-    free(f->dims);
-    free(f->strs);
-    free(f->frames);
-    free(f);
+    if (f) direct_free(f, &f->lists, f->memo);
 }
 
 /* --- bytes --------------------------------------------------------------------------------- */
@@ -500,25 +485,27 @@ static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
             if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
-            if (!ensure(f, (void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims))
+            if (!ensure(f, (void **)&f->lists.ndims, &f->lists.ndims_cap, nshapes + 1,
+                        sizeof *f->lists.ndims))
                 return false;
             size_t first = ndims;
             while (next_is(f, OP_MARK)) {
                 while (peek(f) != OP_APPENDS) {
-                    if (!ensure(f, (void **)&f->dims, &f->dims_cap, ndims + 1, sizeof *f->dims))
+                    if (!ensure(f, (void **)&f->lists.dims, &f->lists.dims_cap, ndims + 1,
+                                sizeof *f->lists.dims))
                         return false;
-                    if (!read_int(f, &f->dims[ndims])) return false;
+                    if (!read_int(f, &f->lists.dims[ndims])) return false;
                     ndims++;
                 }
                 f->p++;
                 if (!put_other(f)) return false;
             }
-            f->ndims[nshapes++] = (uint32_t)(ndims - first);
+            f->lists.ndims[nshapes++] = (uint32_t)(ndims - first);
         }
         f->p++;
         if (!put_other(f)) return false;
     }
-    return dump_store_shapes(f->b, (uint32_t)nshapes, f->ndims, f->dims, out) == 0;
+    return dump_store_shapes(f->b, (uint32_t)nshapes, f->lists.ndims, f->lists.dims, out) == 0;
 }
 
 static inline uint64_t word_at(const uint8_t *p) {
@@ -608,15 +595,16 @@ static bool read_dtypes(dump_fast *f, fr_strings *out) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
             memo_slot *s = read_str(f);
-            if (!s || !ensure(f, (void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs))
+            if (!s || !ensure(f, (void **)&f->lists.strs, &f->lists.strs_cap, n + 1,
+                              sizeof *f->lists.strs))
                 return false;
-            if (!(f->strs[n++] = slot_dtype(f, s))) return false;
+            if (!(f->lists.strs[n++] = slot_dtype(f, s))) return false;
             only = s == &f->loose ? -1 : s - f->memo;
         }
         f->p++;
         if (!put_other(f)) return false;
     }
-    if (dump_store_dtypes(f->b, (uint32_t)n, f->strs, out) != 0) return false;
+    if (dump_store_dtypes(f->b, (uint32_t)n, f->lists.strs, out) != 0) return false;
     if (n == 1 && only >= 0) f->memo[only].dtypes = *out;
     return true;
 }
@@ -676,14 +664,15 @@ static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
     size_t n = 0;
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
-            if (!ensure(f, (void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames))
+            if (!ensure(f, (void **)&f->lists.frames, &f->lists.frames_cap, n + 1,
+                        sizeof *f->lists.frames))
                 return false;
-            if (!read_frame(f, &f->frames[n++])) return false;
+            if (!read_frame(f, &f->lists.frames[n++])) return false;
         }
         f->p++;
         if (!put_other(f)) return false;
     }
-    return dump_store_frames(f->b, f->frames, (uint32_t)n, e) == 0;
+    return dump_store_frames(f->b, f->lists.frames, (uint32_t)n, e) == 0;
 }
 
 static bool read_frames(dump_fast *f, fr_entry *e) {
@@ -757,22 +746,14 @@ static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
 
 /* --- entries and the root ------------------------------------------------------------------ */
 
-/* Entries are built in place in the dump's arena, in an array sized for as many entries as the
- * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
+/* Room for one more entry (dump_direct.h), the array within the budget. */
 static fr_entry *new_entry(dump_fast *f) {
-    if (f->nentries == f->entries_cap) {
-        size_t cap = f->entries_cap       ? (size_t)f->entries_cap * 2
-                     : f->last_count > 64 ? f->last_count
-                                          : 64;
-        if (cap > UINT32_MAX / 2 || cap * sizeof(fr_entry) + fv_arena_used(f->values) > f->budget)
-            return NULL;
-        fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
-        if (!v) return NULL;
-        if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
-        f->entries = v;
-        f->entries_cap = (uint32_t)cap;
-    }
-    return &f->entries[f->nentries++];
+    fr_entry *e = direct_entry_next(&f->entries);
+    if (e) return e;
+    size_t used = fv_arena_used(f->values);
+    size_t most = used < f->budget ? (f->budget - used) / sizeof(fr_entry) : 0;
+    return direct_entries_grow(&f->entries, dump_arena(f->b), most) ? direct_entry_next(&f->entries)
+                                                                    : NULL;
 }
 
 /* An entry's key: its field, F_UNKNOWN, or NOT_A_KEY (decline). */
@@ -1065,9 +1046,7 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
                    fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
     if (f->memo_hi) memset(f->memo, 0, (size_t)f->memo_hi * sizeof *f->memo);
     f->memo_hi = 0;
-    f->nentries = 0;
-    f->entries = NULL;
-    f->entries_cap = 0;
+    direct_entries_begin(&f->entries);
     memset(f->shapes, 0, sizeof f->shapes);
     memset(f->key_field, NOT_A_KEY, sizeof f->key_field);
     memset(&f->stack_spans, 0, sizeof f->stack_spans);
@@ -1079,8 +1058,6 @@ int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t l
     f->values = values;
     f->budget = ((size_t)64 << 20) + (len > SIZE_MAX / 64 ? SIZE_MAX / 2 : 32 * len);
     if (!read_root(f, root)) return -1;
-    *entries = f->entries;
-    *n = f->nentries;
-    f->last_count = f->nentries;
+    direct_entries_end(&f->entries, entries, n);
     return 0;
 }

@@ -7,16 +7,24 @@
  * same order, and most values repeat from entry to entry. This path reads the text once, by
  * recursive descent, and writes each entry's fields straight into its fr_entry, through the
  * same builder as the generic path (dump_builder.h): same interning, same shared lists, same
- * rules. Two things make an entry cheap:
- *   - the layout: the raw text of the keys seen so far ("\"op_id\":" with the blanks after the
- *     colon), in order. Each key of an entry is compared with the next key of the layout,
- *     eight bytes at a time, instead of being scanned, decoded and looked up; a key off the
- *     layout (an optional key missing, an extra one) is read the slow way and learnt;
+ * rules. Three things make an entry cheap:
+ *   - the layout: the raw text of the keys seen so far, each with the separator before it (the
+ *     entry's '{' for its first key, the ',' after the previous value for the others, blanks
+ *     and all: ",\"op_id\":"), in order. Each key of an entry and the separator before it are
+ *     compared with the next key of the layout in one run, the first 32 bytes as four masked
+ *     words without a branch (key_at), instead of being scanned, decoded and looked up; a key
+ *     off the layout (an optional key missing, an extra one) is read the slow way and learnt.
+ *     A key learnt at an entry's start begins with '{' and the others never do, so each can
+ *     only match where it belongs: the cursor is at a '{' at an entry's start, and a '{' after
+ *     a value declines;
  *   - the value cache: the raw text of a string, a process group, a dtype list, a shape list,
- *     a stack of frames, found by a hash of the 16 bytes at the cursor and compared byte for
- *     byte, gives what it decoded to the last time (the interned string, the shared list). The
- *     same bytes are the same JSON value wherever they stand, since a string or an array token
- *     ends itself. Numbers are parsed in place (exactly: see read_float).
+ *     a stack of frames gives what it decoded to the last time (the interned string, the
+ *     shared list): first the key's own last two values (the entries of a dump repeat a few
+ *     values key by key, or alternate two), then a table found by a hash of the 16 bytes at
+ *     the cursor, each compared byte for byte. The same bytes are the same JSON value wherever
+ *     they stand, since a string or an array token ends itself;
+ *   - numbers parsed in place: an int eight digits at a time from a word of the input
+ *     (read_int), a float exactly (see exact_float).
  * The header (version, pg_config, pg_status, ...) is small: it is read into a value tree, as
  * json_read would build it, and mapped by dump.c, so both paths share every rule about it.
  *
@@ -31,11 +39,15 @@
  * \u0000 a NUL byte, a lone surrogate its three-byte form, a pair one code point), which the
  * tests check shape by shape (tests/unit/test_dump_json_fast.c) and the fuzzer input by input.
  *
- * Hostile input: every read is bounds-checked, recursion is bounded (MAX_DEPTH), the layout
- * and the cache have fixed sizes, and every byte is read a bounded number of times (a cache
- * hit compares the bytes it skips once), so the work is linear in the input.
+ * Hostile input: every read is bounds-checked (a word read needs its 8, 24 or 32 bytes left;
+ * else the byte by byte way), recursion is bounded (MAX_DEPTH), the layout and the cache have
+ * fixed sizes, and every byte is read a bounded number of times: a hit compares the bytes it
+ * skips once; a miss stops a word past the first byte that differs, which lies within the
+ * value at the cursor (a value whose text began with a slot's whole value would end where it
+ * ends); at most six slots are tried for a value and LOOKAHEAD layout keys for a key. So the
+ * work is linear in the input.
  */
-#include "dump_json_fast.h"
+#include "dump_direct.h"
 
 #include <float.h>
 #include <stdbool.h>
@@ -46,15 +58,9 @@
 #include "utf8.h"
 
 enum { MAX_DEPTH = 64, LAYOUT_MAX = 32, LOOKAHEAD = 3, KEY_MAX = 255 };
-enum { CACHE_SETS = 256, CACHE_WAYS = 4, HASH_BYTES = 16 };
-enum { NOT_A_KEY = -2, FIELD_FRAME = F_COUNT }; /* the cache's key for one frame dict */
-
-/* One key of the layout: its raw text from the opening quote to the value. */
-typedef struct layout_key {
-    const uint8_t *raw; /* in the input */
-    uint32_t len;
-    int32_t field; /* entry_field, F_UNKNOWN included */
-} layout_key;
+enum { CACHE_SETS = 256, CACHE_WAYS = 4, HASH_BYTES = 16, HEAD_BYTES = 32 };
+enum { NOT_A_KEY = -2, END_OF_ENTRY = -3 }; /* read_key's answers besides fields */
+enum { FIELD_FRAME = F_COUNT };             /* the cache's key for one frame dict */
 
 /* A value met before, by its raw text, and what it decoded to (which member: by `field`). */
 typedef struct vslot {
@@ -77,44 +83,34 @@ typedef struct vslot {
     } v;
 } vslot;
 
+/* One key of the layout: its raw text from the separator before it (the entry's '{' or the ','
+ * after the previous value) to the value, and the last two values it had. */
+typedef struct layout_key {
+    const uint8_t *raw; /* in the input */
+    uint32_t len;
+    int32_t field;                                       /* entry_field, F_UNKNOWN included */
+    uint64_t word[HEAD_BYTES / 8], mask[HEAD_BYTES / 8]; /* its first bytes, for key_at */
+    vslot near[2];                                       /* [0] the most recent; len 0: none yet */
+} layout_key;
+
 struct dump_json_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;
     dump_builder *b;
-    fv_arena *values;  /* the header's value tree */
-    fr_entry *entries; /* in the dump's arena */
-    uint32_t nentries, entries_cap;
-    uint32_t last_count; /* entries of the previous file */
-    char *text;          /* one string with escapes, decoded */
+    fv_arena *values; /* the header's value tree */
+    direct_entries entries;
+    char *text; /* one string with escapes, decoded */
     size_t text_cap;
     char number[64]; /* a float literal for strtod */
-    uint32_t *ndims; /* one shape list, flattened */
-    size_t ndims_cap;
-    int64_t *dims;
-    size_t dims_cap;
-    const char **strs; /* one dtype list */
-    size_t strs_cap;
-    fr_frame *frames; /* one stack */
-    size_t frames_cap;
+    direct_lists lists;
     layout_key layout[LAYOUT_MAX];
     uint32_t layout_n;
     uint32_t gen; /* the file's number, for the cache */
     vslot cache[CACHE_SETS][CACHE_WAYS];
+    vslot scratch; /* a value read but kept nowhere else */
 };
 
 #define HOT static inline __attribute__((always_inline))
-
-dump_json_fast *dump_json_fast_new(void) { return calloc(1, sizeof(dump_json_fast)); }
-
-void dump_json_fast_free(dump_json_fast *f) {
-    if (!f) return;
-    free(f->text);
-    free(f->ndims);
-    free(f->dims);
-    free(f->strs);
-    free(f->frames);
-    free(f);
-}
 
 /* --- bytes --------------------------------------------------------------------------------- */
 
@@ -357,24 +353,71 @@ static bool integer_value(const uint8_t *s, size_t len, int64_t *out) {
     return true;
 }
 
-/* An int at the cursor: an integer literal within 64 bits. The common case (no sign, at most
- * 19 digits, followed by a separator, 20 bytes from the end at least) is parsed in one pass. */
-HOT bool read_int(dump_json_fast *f, int64_t *out) {
-    const uint8_t *p = f->p, *end = f->end;
-    if (end - p > 20 && is_digit(*p)) {
-        uint64_t v = (uint64_t)(*p - '0');
-        if (*p++ != '0')
-            while (is_digit(*p) && p - f->p < 19) v = v * 10 + (uint64_t)(*p++ - '0');
-        if (!is_digit(*p) && *p != '.' && *p != 'e' && *p != 'E' && v <= (uint64_t)INT64_MAX) {
-            *out = (int64_t)v;
-            f->p = p;
-            return true;
-        }
-    }
+/* The number of leading ASCII digits of the 8 bytes of w (first byte lowest), 0 to 8. A byte
+ * is a digit when its high nibble is 3 and its low nibble with 6 added does not carry; adding
+ * carries only out of a byte that is no digit, so the first one flagged is the first non-digit. */
+HOT unsigned digits_in(uint64_t w) {
+    const uint64_t highs = 0xF0F0F0F0F0F0F0F0ull;
+    uint64_t x = w ^ 0x3030303030303030ull;
+    uint64_t not_digit = (x & highs) | ((x + 0x0606060606060606ull) & highs);
+    return not_digit ? (unsigned)__builtin_ctzll(not_digit) / 8 : 8;
+}
+
+/* The value of the first n (1 to 8) bytes of w, all digits: they are moved to the top of the
+ * word, below them zero bytes (leading zeros), and pairs, quads and halves of it are added up
+ * with one multiplication each. */
+HOT uint64_t digits_value(uint64_t w, unsigned n) {
+    w = (w << (8 * (8 - n)) & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+    w = (w & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+    return (w & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
+}
+
+static const uint64_t POW10_INT[] = {
+    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000
+};
+
+/* An int at the cursor, the slow way: number_token's literal, if it is an integer within 64
+ * bits. */
+static bool read_int_slow(dump_json_fast *f, int64_t *out) {
     bool integral;
     size_t len = number_token(f, &integral);
     if (!len || !integral || !integer_value(f->p, len, out)) return false;
     f->p += len;
+    return true;
+}
+
+/* An int at the cursor: an integer literal within 64 bits, the cursor after it. As with
+ * number_token, what follows is the caller's to check: each takes only a separator there, so
+ * "6.5" or "6e1" declines after "6" is read. The common case (no sign, no leading zero but 0
+ * itself, at most 19 digits, 24 bytes from the end at least) is read eight digits at a time
+ * from at most three words. */
+HOT bool read_int(dump_json_fast *f, int64_t *out) {
+    const uint8_t *p = f->p;
+    if (f->end - p < 24 || (p[0] == '0' && is_digit(p[1]))) return read_int_slow(f, out);
+    uint64_t w = load64(p), v;
+    unsigned n = digits_in(w);
+    if (n == 1) {
+        v = (uint64_t)(p[0] - '0');
+    } else if (n < 8) {
+        if (!n) return read_int_slow(f, out);
+        v = digits_value(w, n);
+    } else {
+        v = digits_value(w, 8);
+        w = load64(p + 8);
+        unsigned more = digits_in(w);
+        if (more) v = v * POW10_INT[more] + digits_value(w, more);
+        n += more;
+        if (more == 8) {
+            w = load64(p + 16);
+            more = digits_in(w);
+            if (more > 3 ||
+                (more && (v = v * POW10_INT[more] + digits_value(w, more)) > (uint64_t)INT64_MAX))
+                return read_int_slow(f, out); /* too long, or past 64 bits */
+            n += more;
+        }
+    }
+    *out = (int64_t)v;
+    f->p = p + n;
     return true;
 }
 
@@ -442,7 +485,7 @@ static bool read_number(dump_json_fast *f, bool *is_int, int64_t *i, double *d) 
 
 static fv *read_value(dump_json_fast *f, int depth);
 
-static bool literal(dump_json_fast *f, const char *word, size_t n) {
+HOT bool literal(dump_json_fast *f, const char *word, size_t n) {
     if (left(f) < n || memcmp(f->p, word, n) != 0) return false;
     f->p += n;
     return true;
@@ -512,10 +555,17 @@ HOT size_t cache_set(const uint8_t *p, int field) {
     return (size_t)(h >> 56) & (CACHE_SETS - 1);
 }
 
-/* The slot of the value at the cursor for `field` when its raw text was met before (the
- * cursor then after it); else NULL, with *set where read_value's result may be kept (or
- * CACHE_SETS when the input ends too soon to hash). */
-HOT const vslot *cache_take(dump_json_fast *f, int field, size_t *set) {
+/* Makes `v` the layout key's most recent value (its previous one the other). */
+static void near_keep(layout_key *lk, const vslot *v) {
+    lk->near[1] = lk->near[0];
+    lk->near[0] = *v;
+}
+
+/* The slot of the value at the cursor for `field` in the cache when its raw text was met before
+ * (the cursor then after it, and the slot also the most recent value of the entry's key `lk`,
+ * unless lk is NULL: a key off the layout, or a frame's); else NULL, with *set where the value
+ * read now may be kept (or CACHE_SETS when the input ends too soon to hash). */
+static const vslot *cache_take(dump_json_fast *f, int field, layout_key *lk, size_t *set) {
     size_t room = left(f);
     if (room < HASH_BYTES) {
         *set = CACHE_SETS;
@@ -527,58 +577,65 @@ HOT const vslot *cache_take(dump_json_fast *f, int field, size_t *set) {
         if (w[k].gen == f->gen && w[k].field == field && w[k].len <= room &&
             same_bytes(f->p, w[k].raw, w[k].len)) {
             f->p += w[k].len;
+            if (lk) near_keep(lk, &w[k]);
             return &w[k];
         }
     return NULL;
 }
 
-/* Keeps the value just read from `raw` to the cursor in `set`, as its most recent way (not one
- * whose length does not fit the slot: a shorter one would match other text). */
-static void cache_keep(dump_json_fast *f, size_t set, int field, const uint8_t *raw,
-                       const vslot *value) {
-    if (set >= CACHE_SETS || (uint64_t)(f->p - raw) > UINT32_MAX) return;
-    vslot *w = f->cache[set];
-    memmove(&w[1], &w[0], (CACHE_WAYS - 1) * sizeof *w);
-    w[0] = *value;
-    w[0].raw = raw;
-    w[0].len = (uint32_t)(f->p - raw);
-    w[0].gen = f->gen;
-    w[0].field = field;
-}
-
-/* --- entry fields -------------------------------------------------------------------------- */
-
-/* A str field (interned), through the cache. */
-static bool read_str_field(dump_json_fast *f, int field, const char **out) {
-    size_t set;
-    const vslot *hit = cache_take(f, field, &set);
-    if (hit) {
-        *out = hit->v.str;
-        return true;
+/* Keeps the value just read from `raw` to the cursor in `set`, as its most recent way, and as
+ * the key's most recent value (not one whose length does not fit the slot: a shorter one would
+ * match other text). Returns where it is kept (f->scratch when nowhere else). */
+static const vslot *cache_keep(dump_json_fast *f, size_t set, int field, layout_key *lk,
+                               const uint8_t *raw, const vslot *value) {
+    vslot *v = &f->scratch;
+    *v = *value;
+    if ((uint64_t)(f->p - raw) > UINT32_MAX) return v;
+    v->raw = raw;
+    v->len = (uint32_t)(f->p - raw);
+    v->gen = f->gen;
+    v->field = field;
+    if (set < CACHE_SETS) {
+        vslot *w = f->cache[set];
+        memmove(&w[1], &w[0], (CACHE_WAYS - 1) * sizeof *w);
+        w[0] = *v;
     }
-    const uint8_t *raw = f->p;
-    vslot v = { .v.str = read_interned(f) };
-    if (!v.v.str) return false;
-    cache_keep(f, set, field, raw, &v);
-    *out = v.v.str;
-    return true;
+    if (!lk) return v;
+    near_keep(lk, v);
+    return &lk->near[0];
 }
 
-static bool read_state(dump_json_fast *f, fr_state *out) {
+/* What reads one kind of value into v->v (false: decline), for `cached`. */
+typedef bool (*value_reader)(dump_json_fast *f, int field, vslot *v);
+
+/* `cached` when the value is not one of the key's last two: the cache, else `read`. */
+static const vslot *cached_slow(dump_json_fast *f, int field, layout_key *lk, value_reader read) {
     size_t set;
-    const vslot *hit = cache_take(f, F_STATE, &set);
-    if (hit) {
-        *out = (fr_state)hit->v.state;
-        return true;
-    }
+    const vslot *hit = cache_take(f, field, lk, &set);
+    if (hit) return hit;
     const uint8_t *raw = f->p;
-    const char *s = read_interned(f);
-    vslot v = { .v.state = s ? dump_state_of(s) : -1 };
-    if (v.v.state < 0) return false; /* the generic path names the unknown state */
-    cache_keep(f, set, F_STATE, raw, &v);
-    *out = (fr_state)v.v.state;
-    return true;
+    vslot v = { 0 };
+    return read(f, field, &v) ? cache_keep(f, set, field, lk, raw, &v) : NULL;
 }
+
+/* The value at the cursor for `field`: what the same text decoded to before — the last two
+ * values of the entry's key `lk` are tried first (the entries of a dump repeat a few values
+ * key by key), then the cache — else what `read` makes of it now (then kept). NULL: declined.
+ * The slot is good until the next value is read. A slot's length is 0 until it is set. */
+HOT const vslot *cached(dump_json_fast *f, int field, layout_key *lk, value_reader read) {
+    if (lk) {
+        size_t room = left(f);
+        for (int k = 0; k < 2; k++)
+            if ((size_t)lk->near[k].len - 1 < room &&
+                same_bytes(f->p, lk->near[k].raw, lk->near[k].len)) {
+                f->p += lk->near[k].len;
+                return &lk->near[k];
+            }
+    }
+    return cached_slow(f, field, lk, read);
+}
+
+/* --- containers ---------------------------------------------------------------------------- */
 
 /* Separators inside a container: after an item, ',' (true, *more) or the closing `close`. */
 HOT bool next_item(dump_json_fast *f, int close, bool *more) {
@@ -592,96 +649,80 @@ HOT bool next_item(dump_json_fast *f, int close, bool *more) {
     return next_is(f, close);
 }
 
-/* [name, desc]: a list of two strs (the generic path takes longer lists too: declined). */
-static bool read_pg(dump_json_fast *f, fr_entry *e) {
-    size_t set;
-    const vslot *hit = cache_take(f, F_PROCESS_GROUP, &set);
-    if (hit) {
-        e->pg_name = hit->v.pg.name;
-        e->pg_desc = hit->v.pg.desc;
-        return true;
-    }
-    const uint8_t *raw = f->p;
-    vslot v = { 0 };
-    bool more;
-    if (!next_is(f, '[')) return false;
+/* The opening `open` of a container at the cursor and the blanks after it: *more whether an
+ * item follows (else the cursor after the closing `close`). false: no `open` there. */
+HOT bool open_container(dump_json_fast *f, int open, int close, bool *more) {
+    if (!next_is(f, open)) return false;
     blanks(f);
-    if (!(v.v.pg.name = read_interned(f)) || !next_item(f, ']', &more) || !more) return false;
-    if (!(v.v.pg.desc = read_interned(f)) || !next_item(f, ']', &more) || more) return false;
-    cache_keep(f, set, F_PROCESS_GROUP, raw, &v);
-    e->pg_name = v.v.pg.name;
-    e->pg_desc = v.v.pg.desc;
+    *more = !next_is(f, close);
     return true;
 }
 
+/* --- entry values -------------------------------------------------------------------------- */
+
+static bool str_value(dump_json_fast *f, int field, vslot *v) {
+    return (v->v.str = read_interned(f)) != NULL;
+}
+
+static bool state_value(dump_json_fast *f, int field, vslot *v) {
+    const char *s = read_interned(f);
+    v->v.state = s ? dump_state_of(s) : -1;
+    return v->v.state >= 0; /* the generic path names the unknown state */
+}
+
+/* [name, desc]: a list of two strs (the generic path takes longer lists too: declined). */
+static bool pg_value(dump_json_fast *f, int field, vslot *v) {
+    bool more;
+    return open_container(f, '[', ']', &more) && more &&
+           (v->v.pg.name = read_interned(f)) != NULL && next_item(f, ']', &more) && more &&
+           (v->v.pg.desc = read_interned(f)) != NULL && next_item(f, ']', &more) && !more;
+}
+
 /* A list of dtype strs, normalized and stored once per dump. */
-static bool read_dtypes(dump_json_fast *f, int field, fr_strings *out) {
-    size_t set;
-    const vslot *hit = cache_take(f, field, &set);
-    if (hit) {
-        *out = hit->v.dtypes;
-        return true;
-    }
-    const uint8_t *raw = f->p;
-    if (!next_is(f, '[')) return false;
-    blanks(f);
+static bool dtypes_value(dump_json_fast *f, int field, vslot *v) {
     size_t n = 0;
-    bool more = peek(f) != ']';
-    if (!more) f->p++;
+    bool more;
+    if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
         const char *s = read_interned(f);
-        if (!s || !ensure((void **)&f->strs, &f->strs_cap, n + 1, sizeof *f->strs)) return false;
-        if (!(f->strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+        if (!s ||
+            !ensure((void **)&f->lists.strs, &f->lists.strs_cap, n + 1, sizeof *f->lists.strs))
+            return false;
+        if (!(f->lists.strs[n++] = dump_dtype(f->b, s)) || !next_item(f, ']', &more) ||
+            n >= UINT32_MAX)
             return false;
     }
-    vslot v = { 0 };
-    if (dump_store_dtypes(f->b, (uint32_t)n, f->strs, &v.v.dtypes)) return false;
-    cache_keep(f, set, field, raw, &v);
-    *out = v.v.dtypes;
-    return true;
+    return dump_store_dtypes(f->b, (uint32_t)n, f->lists.strs, &v->v.dtypes) == 0;
 }
 
 /* One shape, [d0, d1, ...], appended to the flattened scratch. */
 static bool read_shape(dump_json_fast *f, size_t nshapes, size_t *ndims_total) {
-    if (!next_is(f, '[')) return false;
-    blanks(f);
     uint32_t ndim = 0;
-    bool more = peek(f) != ']';
-    if (!more) f->p++;
+    bool more;
+    if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
-        if (!ensure((void **)&f->dims, &f->dims_cap, *ndims_total + 1, sizeof *f->dims))
+        if (!ensure((void **)&f->lists.dims, &f->lists.dims_cap, *ndims_total + 1,
+                    sizeof *f->lists.dims))
             return false;
-        if (!read_int(f, &f->dims[(*ndims_total)++]) || !next_item(f, ']', &more) ||
+        if (!read_int(f, &f->lists.dims[(*ndims_total)++]) || !next_item(f, ']', &more) ||
             ++ndim == UINT32_MAX)
             return false;
     }
-    if (!ensure((void **)&f->ndims, &f->ndims_cap, nshapes + 1, sizeof *f->ndims)) return false;
-    f->ndims[nshapes] = ndim;
+    if (!ensure((void **)&f->lists.ndims, &f->lists.ndims_cap, nshapes + 1, sizeof *f->lists.ndims))
+        return false;
+    f->lists.ndims[nshapes] = ndim;
     return true;
 }
 
 /* A list of shapes, stored once per dump. */
-static bool read_shapes(dump_json_fast *f, int field, fr_shapes *out) {
-    size_t set;
-    const vslot *hit = cache_take(f, field, &set);
-    if (hit) {
-        *out = hit->v.shapes;
-        return true;
-    }
-    const uint8_t *raw = f->p;
-    if (!next_is(f, '[')) return false;
-    blanks(f);
+static bool shapes_value(dump_json_fast *f, int field, vslot *v) {
     size_t n = 0, total = 0;
-    bool more = peek(f) != ']';
-    if (!more) f->p++;
+    bool more;
+    if (!open_container(f, '[', ']', &more)) return false;
     while (more)
         if (!read_shape(f, n++, &total) || !next_item(f, ']', &more) || n >= UINT32_MAX)
             return false;
-    vslot v = { 0 };
-    if (dump_store_shapes(f->b, (uint32_t)n, f->ndims, f->dims, &v.v.shapes)) return false;
-    cache_keep(f, set, field, raw, &v);
-    *out = v.v.shapes;
-    return true;
+    return dump_store_shapes(f->b, (uint32_t)n, f->lists.ndims, f->lists.dims, &v->v.shapes) == 0;
 }
 
 /* A frame dict's key: 0 name, 1 filename, 2 line, 3 another key; -1 decline. */
@@ -700,13 +741,12 @@ static int frame_key(dump_json_fast *f) {
 
 /* One frame dict {"name": str, "filename": str, "line": int}, any key missing ("" or 0), other
  * keys ignored, none repeated. */
-static bool read_frame_dict(dump_json_fast *f, fr_frame *out) {
+static bool frame_value(dump_json_fast *f, int field, vslot *v) {
+    fr_frame *out = &v->v.frame;
     *out = (fr_frame){ "", "", 0 };
-    if (!next_is(f, '{')) return false;
-    blanks(f);
-    bool more = peek(f) != '}';
     unsigned seen = 0;
-    if (!more) f->p++;
+    bool more;
+    if (!open_container(f, '{', '}', &more)) return false;
     while (more) {
         int k = frame_key(f);
         if (k < 0 || (k < 3 && (seen & 1u << k))) return false;
@@ -720,48 +760,29 @@ static bool read_frame_dict(dump_json_fast *f, fr_frame *out) {
     return true;
 }
 
-static bool read_frame(dump_json_fast *f, fr_frame *out) {
-    size_t set;
-    const vslot *hit = cache_take(f, FIELD_FRAME, &set);
-    if (hit) {
-        *out = hit->v.frame;
-        return true;
-    }
-    const uint8_t *raw = f->p;
-    vslot v = { 0 };
-    if (!read_frame_dict(f, &v.v.frame)) return false;
-    cache_keep(f, set, FIELD_FRAME, raw, &v);
-    *out = v.v.frame;
-    return true;
-}
-
 /* A list of frame dicts, stored once per dump. */
-static bool read_frames(dump_json_fast *f, fr_entry *e) {
-    size_t set;
-    const vslot *hit = cache_take(f, F_FRAMES, &set);
-    if (hit) {
-        e->frames = hit->v.stack.items;
-        e->nframes = hit->v.stack.n;
-        return true;
-    }
-    const uint8_t *raw = f->p;
-    if (!next_is(f, '[')) return false;
-    blanks(f);
+static bool frames_value(dump_json_fast *f, int field, vslot *v) {
     size_t n = 0;
-    bool more = peek(f) != ']';
-    if (!more) f->p++;
+    bool more;
+    if (!open_container(f, '[', ']', &more)) return false;
     while (more) {
-        if (!ensure((void **)&f->frames, &f->frames_cap, n + 1, sizeof *f->frames)) return false;
-        if (!read_frame(f, &f->frames[n++]) || !next_item(f, ']', &more) || n >= UINT32_MAX)
+        if (!ensure((void **)&f->lists.frames, &f->lists.frames_cap, n + 1,
+                    sizeof *f->lists.frames))
             return false;
+        const vslot *frame = cached(f, FIELD_FRAME, NULL, frame_value);
+        if (!frame || !next_item(f, ']', &more) || n + 1 >= UINT32_MAX) return false;
+        f->lists.frames[n++] = frame->v.frame;
     }
-    if (dump_store_frames(f->b, f->frames, (uint32_t)n, e)) return false;
-    vslot v = { .v.stack = { e->frames, e->nframes } };
-    cache_keep(f, set, F_FRAMES, raw, &v);
+    fr_entry held;
+    if (dump_store_frames(f->b, f->lists.frames, (uint32_t)n, &held)) return false;
+    v->v.stack.items = held.frames;
+    v->v.stack.n = held.nframes;
     return true;
 }
 
-static bool read_bool(dump_json_fast *f, bool *out) {
+/* --- entry fields -------------------------------------------------------------------------- */
+
+HOT bool read_bool(dump_json_fast *f, bool *out) {
     int64_t i;
     if (literal(f, "true", 4))
         *out = true;
@@ -774,8 +795,8 @@ static bool read_bool(dump_json_fast *f, bool *out) {
     return true;
 }
 
-static bool read_int_or_null(dump_json_fast *f, int64_t *out) {
-    if (literal(f, "null", 4)) return *out = 0, true;
+HOT bool read_int_or_null(dump_json_fast *f, int64_t *out) {
+    if (peek(f) == 'n' && literal(f, "null", 4)) return *out = 0, true;
     return read_int(f, out);
 }
 
@@ -790,38 +811,71 @@ static bool read_duration(dump_json_fast *f, fr_entry *e) {
     return true;
 }
 
-static bool read_thread_id(dump_json_fast *f, fr_entry *e) {
+/* Each field whose values go through the cache: lk is the key's layout entry, NULL when the key
+ * is off the layout. */
+HOT bool read_str_field(dump_json_fast *f, int field, layout_key *lk, const char **out) {
+    const vslot *v = cached(f, field, lk, str_value);
+    return v && (*out = v->v.str, true);
+}
+
+HOT bool read_state(dump_json_fast *f, layout_key *lk, fr_state *out) {
+    const vslot *v = cached(f, F_STATE, lk, state_value);
+    return v && (*out = (fr_state)v->v.state, true);
+}
+
+HOT bool read_shapes(dump_json_fast *f, int field, layout_key *lk, fr_shapes *out) {
+    const vslot *v = cached(f, field, lk, shapes_value);
+    return v && (*out = v->v.shapes, true);
+}
+
+HOT bool read_dtypes(dump_json_fast *f, int field, layout_key *lk, fr_strings *out) {
+    const vslot *v = cached(f, field, lk, dtypes_value);
+    return v && (*out = v->v.dtypes, true);
+}
+
+HOT bool read_pg(dump_json_fast *f, layout_key *lk, fr_entry *e) {
+    const vslot *v = cached(f, F_PROCESS_GROUP, lk, pg_value);
+    return v && (e->pg_name = v->v.pg.name, e->pg_desc = v->v.pg.desc, true);
+}
+
+static bool read_frames(dump_json_fast *f, layout_key *lk, fr_entry *e) {
+    const vslot *v = cached(f, F_FRAMES, lk, frames_value);
+    return v && (e->frames = v->v.stack.items, e->nframes = v->v.stack.n, true);
+}
+
+static bool read_thread_id(dump_json_fast *f, layout_key *lk, fr_entry *e) {
     int64_t i;
-    if (peek(f) == '"') return read_str_field(f, F_THREAD_ID, &e->thread_id);
+    if (peek(f) == '"') return read_str_field(f, F_THREAD_ID, lk, &e->thread_id);
     return read_int(f, &i) && (e->thread_id = dump_thread_id_text(f->b, i)) != NULL;
 }
 
-static bool read_field(dump_json_fast *f, entry_field field, fr_entry *e) {
-    switch (field) {
+/* The value of `field` at the cursor into e; lk: the key's layout entry, NULL when off it. */
+HOT bool read_field(dump_json_fast *f, entry_field field, layout_key *lk, fr_entry *e) {
+    switch (field) { /* by the kind of value */
     case F_RECORD_ID: return read_int(f, &e->record_id);
     case F_PG_ID: return read_int(f, &e->pg_id);
-    case F_PROCESS_GROUP: return read_pg(f, e);
-    case F_THREAD_NAME: return read_str_field(f, field, &e->thread_name);
-    case F_THREAD_ID: return read_thread_id(f, e);
     case F_COLLECTIVE_SEQ_ID: return read_int(f, &e->collective_seq_id);
     case F_P2P_SEQ_ID: return read_int(f, &e->p2p_seq_id);
     case F_OP_ID: return read_int(f, &e->op_id);
-    case F_PROFILING_NAME:
-        return literal(f, "null", 4) || read_str_field(f, field, &e->profiling_name);
     case F_TIME_CREATED_NS: return read_int(f, &e->time_created_ns);
-    case F_DURATION_MS: return read_duration(f, e);
-    case F_INPUT_SIZES: return read_shapes(f, field, &e->input_sizes);
-    case F_INPUT_DTYPES: return read_dtypes(f, field, &e->input_dtypes);
-    case F_OUTPUT_SIZES: return read_shapes(f, field, &e->output_sizes);
-    case F_OUTPUT_DTYPES: return read_dtypes(f, field, &e->output_dtypes);
-    case F_STATE: return read_state(f, &e->state);
+    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
     case F_TIME_DISCOVERED_STARTED_NS: return read_int_or_null(f, &e->time_discovered_started_ns);
     case F_TIME_DISCOVERED_COMPLETED_NS:
         return read_int_or_null(f, &e->time_discovered_completed_ns);
     case F_RETIRED: return read_bool(f, &e->retired);
-    case F_TIMEOUT_MS: return read_int(f, &e->timeout_ms);
     case F_IS_P2P: return read_bool(f, &e->is_p2p);
-    case F_FRAMES: return read_frames(f, e);
+    case F_DURATION_MS: return read_duration(f, e);
+    case F_THREAD_NAME: return read_str_field(f, field, lk, &e->thread_name);
+    case F_THREAD_ID: return read_thread_id(f, lk, e);
+    case F_PROFILING_NAME:
+        return literal(f, "null", 4) || read_str_field(f, field, lk, &e->profiling_name);
+    case F_STATE: return read_state(f, lk, &e->state);
+    case F_PROCESS_GROUP: return read_pg(f, lk, e);
+    case F_INPUT_SIZES: return read_shapes(f, field, lk, &e->input_sizes);
+    case F_OUTPUT_SIZES: return read_shapes(f, field, lk, &e->output_sizes);
+    case F_INPUT_DTYPES: return read_dtypes(f, field, lk, &e->input_dtypes);
+    case F_OUTPUT_DTYPES: return read_dtypes(f, field, lk, &e->output_dtypes);
+    case F_FRAMES: return read_frames(f, lk, e);
     case F_COUNT:
     case F_UNKNOWN: break;
     }
@@ -830,18 +884,41 @@ static bool read_field(dump_json_fast *f, entry_field field, fr_entry *e) {
 
 /* --- the layout ---------------------------------------------------------------------------- */
 
-/* The layout key at the cursor among layout[k .. k + LOOKAHEAD): its index (the cursor then at
- * the value), or -1. A missing optional key costs a look ahead, not a slow read. */
-HOT int layout_take(dump_json_fast *f, uint32_t k) {
+/* Whether the layout key is at p (room bytes from the end). A key of at most HEAD_BYTES is
+ * compared in one run without a branch: the words of the input at p, masked to its length,
+ * against the key's (there must be HEAD_BYTES of input left). */
+HOT bool key_at(const layout_key *lk, const uint8_t *p, size_t room) {
+    if (lk->len > HEAD_BYTES || room < HEAD_BYTES)
+        return lk->len <= room && same_bytes(p, lk->raw, lk->len);
+    uint64_t diff = 0;
+    for (int i = 0; i < HEAD_BYTES / 8; i++)
+        diff |= (load64(p + 8 * i) & lk->mask[i]) ^ lk->word[i];
+    return diff == 0;
+}
+
+/* layout_take's look past layout[k]. */
+static int layout_ahead(dump_json_fast *f, uint32_t k) {
     size_t room = left(f);
-    for (uint32_t j = k; j < f->layout_n && j < k + LOOKAHEAD; j++) {
+    for (uint32_t j = k + 1; j < f->layout_n && j < k + LOOKAHEAD; j++) {
         const layout_key *lk = &f->layout[j];
-        if (lk->len <= room && same_bytes(f->p, lk->raw, lk->len)) {
+        if (key_at(lk, f->p, room)) {
             f->p += lk->len;
             return (int)j;
         }
     }
     return -1;
+}
+
+/* The layout key at the cursor among layout[k .. k + LOOKAHEAD): its index (the cursor then at
+ * the value), or -1. A missing optional key costs a look ahead, not a slow read; layout[k] is
+ * tried inline, the others out of line. */
+HOT int layout_take(dump_json_fast *f, uint32_t k) {
+    const layout_key *lk = &f->layout[k];
+    if (k < f->layout_n && key_at(lk, f->p, left(f))) {
+        f->p += lk->len;
+        return (int)k;
+    }
+    return layout_ahead(f, k);
 }
 
 /* A key read the slow way from raw[0..len) becomes the layout's key at *k, unless the layout
@@ -855,15 +932,32 @@ static void layout_learn(dump_json_fast *f, uint32_t *k, const uint8_t *raw, siz
         }
     if (f->layout_n == LAYOUT_MAX || len > KEY_MAX) return;
     memmove(&f->layout[*k + 1], &f->layout[*k], (f->layout_n - *k) * sizeof *f->layout);
-    f->layout[*k] = (layout_key){ raw, (uint32_t)len, field };
+    layout_key *lk = &f->layout[*k];
+    *lk = (layout_key){ .raw = raw, .len = (uint32_t)len, .field = field };
+    uint8_t head[HEAD_BYTES] = { 0 }, mask[HEAD_BYTES] = { 0 };
+    memcpy(head, raw, len < HEAD_BYTES ? len : HEAD_BYTES);
+    memset(mask, 0xFF, len < HEAD_BYTES ? len : HEAD_BYTES);
+    for (int i = 0; i < HEAD_BYTES / 8; i++) {
+        lk->word[i] = load64(head + 8 * i);
+        lk->mask[i] = load64(mask + 8 * i);
+    }
     f->layout_n++;
     ++*k;
 }
 
-/* An entry's key off the layout, read the slow way and learnt: its field, F_UNKNOWN, or
- * NOT_A_KEY (decline). The cursor then at the value. */
-static int read_key(dump_json_fast *f, uint32_t *k) {
+/* An entry's key off the layout, read the slow way with the separator before it (the entry's
+ * '{' for the first key, else the ',' after the previous value, blanks around) and learnt, the
+ * separator included: its field, F_UNKNOWN, NOT_A_KEY (decline) or END_OF_ENTRY (the entry's
+ * '}' instead, the cursor after it). Else the cursor at the value. */
+static int read_key(dump_json_fast *f, uint32_t *k, bool first) {
     const uint8_t *raw = f->p;
+    if (first && !next_is(f, '{')) return NOT_A_KEY;
+    blanks(f);
+    if (next_is(f, '}')) return END_OF_ENTRY;
+    if (!first) {
+        if (!next_is(f, ',')) return NOT_A_KEY;
+        blanks(f);
+    }
     const char *s;
     size_t n;
     if (!read_string(f, &s, &n)) return NOT_A_KEY;
@@ -877,50 +971,47 @@ static int read_key(dump_json_fast *f, uint32_t *k) {
 
 /* --- entries and the root ------------------------------------------------------------------ */
 
-/* Entries are built in place in the dump's arena, in an array sized for as many entries as the
- * previous file had (a job's ranks keep rings of one size), doubled when that is too few. */
+/* Room for one more entry (dump_direct.h), the array no longer than the input can hold. */
 static fr_entry *new_entry(dump_json_fast *f) {
-    if (f->nentries == f->entries_cap) {
-        size_t cap = f->entries_cap       ? (size_t)f->entries_cap * 2
-                     : f->last_count > 64 ? f->last_count
-                                          : 64;
-        size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
-        if (cap > most) cap = most;
-        if (cap <= f->nentries || cap > UINT32_MAX / 2) return NULL;
-        fr_entry *v = fv_arena_alloc(dump_arena(f->b), cap * sizeof *v);
-        if (!v) return NULL;
-        if (f->nentries) memcpy(v, f->entries, (size_t)f->nentries * sizeof *v);
-        f->entries = v;
-        f->entries_cap = (uint32_t)cap;
-    }
-    return &f->entries[f->nentries++];
+    fr_entry *e = direct_entry_next(&f->entries);
+    if (e) return e;
+    size_t most = f->len / 64 + 1; /* an entry's required keys alone take more bytes */
+    return direct_entries_grow(&f->entries, dump_arena(f->b), most) ? direct_entry_next(&f->entries)
+                                                                    : NULL;
 }
 
-/* One key and its value into e (seen: the fields read so far). */
-HOT bool read_pair(dump_json_fast *f, fr_entry *e, uint32_t *seen, uint32_t *k) {
-    int j = layout_take(f, *k), field;
-    if (j >= 0) {
-        field = f->layout[j].field;
-        *k = (uint32_t)j + 1;
-    } else if ((field = read_key(f, k)) == NOT_A_KEY) {
-        return false;
-    }
-    if (field == F_UNKNOWN) return read_value(f, 2) != NULL;
-    if (*seen & 1u << field) return false; /* a repeated key: the generic path decides */
-    *seen |= 1u << field;
-    return read_field(f, (entry_field)field, e);
-}
-
+/* One entry, pair by pair: each key with the separator before it is the next of the layout or
+ * one of the few after it (an optional key missing), else it is read the slow way. A key
+ * learnt at an entry's start begins with '{', the others never do; so one must match only at
+ * the start (where the cursor is at a '{') and none after a value (where a '{' declines). */
 static bool read_entry(dump_json_fast *f, fr_entry *e) {
-    if (!next_is(f, '{')) return false;
+    if (peek(f) != '{') return false;
     dump_entry_init(e);
-    blanks(f);
     uint32_t seen = 0, k = 0;
-    bool more = peek(f) != '}';
-    if (!more) f->p++;
-    while (more)
-        if (!read_pair(f, e, &seen, &k) || !next_item(f, '}', &more)) return false;
-    return dump_entry_complete(seen);
+    for (bool first = true;; first = false) {
+        int j = layout_take(f, k), field;
+        layout_key *lk = NULL;
+        if (j >= 0) {
+            lk = &f->layout[j];
+            field = lk->field;
+            k = (uint32_t)j + 1;
+        } else if ((field = read_key(f, &k, first)) < F_UNKNOWN) {
+            return field == END_OF_ENTRY && dump_entry_complete(seen);
+        }
+        if (field == F_UNKNOWN) {
+            if (!read_value(f, 2)) return false;
+        } else {
+            if (seen & 1u << field) return false; /* a repeated key: the generic path decides */
+            seen |= 1u << field;
+            if (!read_field(f, (entry_field)field, lk, e)) return false;
+        }
+        int c = peek(f);
+        if (c == '}') {
+            f->p++;
+            return dump_entry_complete(seen);
+        }
+        if (c == '{') return false;
+    }
 }
 
 static bool read_entries(dump_json_fast *f) {
@@ -971,24 +1062,28 @@ static bool read_root(dump_json_fast *f, fv **root) {
     return true;
 }
 
+/* --- the entry points (dump_direct.h) ---------------------------------------------------- */
+
+dump_json_fast *dump_json_fast_new(void) { return calloc(1, sizeof(dump_json_fast)); }
+
+void dump_json_fast_free(dump_json_fast *f) {
+    if (f) direct_free(f, &f->lists, f->text);
+}
+
 int dump_json_fast_read(dump_json_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
                         fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
     if (++f->gen == 0) { /* after 2^32 files: the cache's old slots must not look current */
         memset(f->cache, 0, sizeof f->cache);
         f->gen = 1;
     }
-    f->nentries = 0;
-    f->entries = NULL;
-    f->entries_cap = 0;
-    f->layout_n = 0;
     f->p = bytes;
     f->end = bytes + len;
     f->len = len;
     f->b = b;
     f->values = values;
+    direct_entries_begin(&f->entries);
+    f->layout_n = 0;
     if (!read_root(f, root)) return -1;
-    *entries = f->entries;
-    *n = f->nentries;
-    f->last_count = f->nentries;
+    direct_entries_end(&f->entries, entries, n);
     return 0;
 }

@@ -24,44 +24,10 @@
 #include "dump_decoder.h"
 #include "dump_equal.h"
 #include "files.h"
+#include "two_ways.h"
 
 #define TESTDATA "../shared/testdata"
 #define REAL     TESTDATA "/torch-fr-2.9-nvrx/"
-
-typedef struct two_ways {
-    fr_decoder *fast, *generic;
-} two_ways;
-
-static two_ways two_ways_new(void) {
-    two_ways t = { fr_decoder_new(), fr_decoder_new() };
-    assert_non_null(t.fast);
-    assert_non_null(t.generic);
-    fr_decoder_use_fast_path(t.generic, false);
-    return t;
-}
-
-static void two_ways_free(two_ways *t) {
-    fr_decoder_free(t->fast);
-    fr_decoder_free(t->generic);
-}
-
-/* Decodes bytes both ways and requires one outcome; returns whether the direct path took it. */
-static bool same_both_ways(two_ways *t, const uint8_t *bytes, size_t len, const char *what) {
-    uint64_t before = fr_decoder_fast_count(t->fast);
-    fr_dump *a = NULL, *b = NULL;
-    fr_error ea = { { 0 } }, eb = { { 0 } };
-    int ra = fr_decoder_decode(t->fast, bytes, len, &a, &ea);
-    int rb = fr_decoder_decode(t->generic, bytes, len, &b, &eb);
-    if (ra != rb)
-        fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
-    if (ra == 0 && !dump_eq(a, b)) fail_msg("%s: the two paths give different dumps", what);
-    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0)
-        fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
-    assert_int_equal(fr_decoder_fast_count(t->generic), 0);
-    fr_dump_free(a);
-    fr_dump_free(b);
-    return fr_decoder_fast_count(t->fast) > before;
-}
 
 static bool is_json(const uint8_t *bytes, size_t len) {
     size_t i = 0;
@@ -123,22 +89,10 @@ static void a_dump_cut_at_every_byte_decodes_the_same_both_ways(void **state) {
     uint8_t *bytes = slurp(REAL "gpu_error_1st/_dump_5", &len);
     if (!bytes) skip();
     two_ways t = two_ways_new();
-    char what[64];
-    int direct = 0;
-    for (size_t cut = 0; cut <= len; cut++) {
-        snprintf(what, sizeof what, "cut at %zu", cut);
-        direct += same_both_ways(&t, bytes, cut, what);
-    }
-    assert_int_equal(direct, 1); /* only the whole file: a cut one is the generic path's */
+    /* only the whole file: a cut one is the generic path's */
+    assert_int_equal(cut_at_every_byte(&t, bytes, len), 1);
     two_ways_free(&t);
     free(bytes);
-}
-
-static uint64_t next_random(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
 }
 
 static void flipped_bytes_decode_the_same_both_ways(void **state) {
@@ -146,20 +100,8 @@ static void flipped_bytes_decode_the_same_both_ways(void **state) {
     uint8_t *bytes = slurp(REAL "lock_gil_2nd/_dump_3", &len);
     if (!bytes) skip();
     two_ways t = two_ways_new();
-    uint8_t *copy = malloc(len);
-    uint64_t seed = 0x9e3779b97f4a7c15ull;
-    char what[64];
-    int direct = 0;
-    for (int round = 0; round < 3000; round++) {
-        memcpy(copy, bytes, len);
-        int flips = 1 + (int)(next_random(&seed) % 3);
-        for (int k = 0; k < flips; k++)
-            copy[next_random(&seed) % len] ^= (uint8_t)(1u << (next_random(&seed) % 8));
-        snprintf(what, sizeof what, "round %d", round);
-        direct += same_both_ways(&t, copy, len, what);
-    }
-    assert_true(direct > 0); /* a flip inside a number or a name keeps the shape */
-    free(copy);
+    /* a flip inside a number or a name keeps the shape */
+    assert_true(flipped_bits(&t, bytes, len, 3000) > 0);
     two_ways_free(&t);
     free(bytes);
 }
@@ -439,15 +381,20 @@ static void entry(pickler *w, int i, twist t) {
     op(w, 'u');
 }
 
+/* A dump's top-level dict up to its entries' first batch: version, pg_config, "entries". */
+static void dump_opening(pickler *w) {
+    op(w, 0x80), op(w, 2), op(w, '}'), op(w, '(');
+    str(w, "version"), str(w, "2.9");
+    str(w, "pg_config"), op(w, '}'), op(w, '('), str(w, "0"), op(w, '}'), op(w, '(');
+    str(w, "name"), str(w, "0"), str(w, "desc"), str(w, "default_pg"), str(w, "ranks"),
+        str(w, "[0]");
+    op(w, 'u'), op(w, 'u');
+    str(w, "entries"), op(w, ']'), op(w, '(');
+}
+
 static size_t twisted_dump(uint8_t *out, twist t) {
     pickler w = { .out = out };
-    op(&w, 0x80), op(&w, 2), op(&w, '}'), op(&w, '(');
-    str(&w, "version"), str(&w, "2.9");
-    str(&w, "pg_config"), op(&w, '}'), op(&w, '('), str(&w, "0"), op(&w, '}'), op(&w, '(');
-    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"),
-        str(&w, "[0]");
-    op(&w, 'u'), op(&w, 'u');
-    str(&w, "entries"), op(&w, ']'), op(&w, '(');
+    dump_opening(&w);
     for (int i = 0; i < 12; i++) {
         twist ti = i == 5 ? t : PLAIN;
         if (i == 6 && t == REBOUND_KEY) ti = OLD_ID_AS_KEY;
@@ -463,13 +410,7 @@ static size_t twisted_dump(uint8_t *out, twist t) {
 static void shape_lists_that_share_a_slot_are_told_apart(void **state) {
     static uint8_t buf[1 << 16];
     pickler w = { .out = buf };
-    op(&w, 0x80), op(&w, 2), op(&w, '}'), op(&w, '(');
-    str(&w, "version"), str(&w, "2.9");
-    str(&w, "pg_config"), op(&w, '}'), op(&w, '('), str(&w, "0"), op(&w, '}'), op(&w, '(');
-    str(&w, "name"), str(&w, "0"), str(&w, "desc"), str(&w, "default_pg"), str(&w, "ranks"),
-        str(&w, "[0]");
-    op(&w, 'u'), op(&w, 'u');
-    str(&w, "entries"), op(&w, ']'), op(&w, '(');
+    dump_opening(&w);
     four_dim_shapes = 1;
     for (int i = 0; i < 100; i++) entry(&w, i, PLAIN);
     four_dim_shapes = 0;

@@ -7,10 +7,12 @@
  * synthetic 2.10 dump) and JSON written from every real dump — in PyTorch's layout by our
  * writer, and as `frtrace show` prints it (Python's json.dumps of the pickle: blanks, frames,
  * nulls, pickle key order) — take the direct path; entries twisted one way each (escapes,
- * numbers of every form, nulls, missing, extra and reordered keys) decode the same, and the
- * direct path takes the ones it should; text it must decline (a repeated key, NaN, an int past
- * 64 bits, invalid UTF-8, ...) and text cut at every byte or with bytes flipped at random come
- * out the same both ways.
+ * numbers of every form and length, nulls, missing, extra and reordered keys, blanks between
+ * pairs) decode the same, and the direct path takes the ones it should; its layout's keys,
+ * which hold the separator before them, match only where that separator belongs; values that
+ * alternate or begin like the last ones are told apart; text it must decline (a repeated key,
+ * NaN, an int past 64 bits, invalid UTF-8, ...) and text cut at every byte or with bytes
+ * flipped at random come out the same both ways (two_ways.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,50 +31,11 @@
 #include "files.h"
 #include "json_write.h"
 #include "pickle_read.h"
+#include "two_ways.h"
 
 #define TESTDATA       "../shared/testdata"
 #define REAL           TESTDATA "/torch-fr-2.9-nvrx/"
 #define SYNTHETIC_JSON TESTDATA "/torch-fr-synthetic/v2.10_json_rank_0.json"
-
-typedef struct two_ways {
-    fr_decoder *fast, *generic;
-} two_ways;
-
-static two_ways two_ways_new(void) {
-    two_ways t = { fr_decoder_new(), fr_decoder_new() };
-    assert_non_null(t.fast);
-    assert_non_null(t.generic);
-    fr_decoder_use_fast_path(t.generic, false);
-    return t;
-}
-
-static void two_ways_free(two_ways *t) {
-    fr_decoder_free(t->fast);
-    fr_decoder_free(t->generic);
-}
-
-/* Decodes the text both ways and requires one outcome; returns whether the direct path took it.
- * A failure names the first entry that differs. */
-static bool same_both_ways(two_ways *t, const char *text, size_t len, const char *what) {
-    uint64_t before = fr_decoder_fast_count(t->fast);
-    fr_dump *a = NULL, *b = NULL;
-    fr_error ea = { { 0 } }, eb = { { 0 } };
-    int ra = fr_decoder_decode(t->fast, (const uint8_t *)text, len, &a, &ea);
-    int rb = fr_decoder_decode(t->generic, (const uint8_t *)text, len, &b, &eb);
-    if (ra != rb)
-        fail_msg("%s: direct path gives %d (%s), generic %d (%s)", what, ra, ea.msg, rb, eb.msg);
-    if (ra == 0 && !dump_eq(a, b)) {
-        uint32_t i = 0;
-        while (i < a->nentries && i < b->nentries && entry_eq(&a->entries[i], &b->entries[i])) i++;
-        fail_msg("%s: the two paths give different dumps (entry %u of %u)", what, i, a->nentries);
-    }
-    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0)
-        fail_msg("%s: messages differ: '%s' vs '%s'", what, ea.msg, eb.msg);
-    assert_int_equal(fr_decoder_fast_count(t->generic), 0);
-    fr_dump_free(a);
-    fr_dump_free(b);
-    return fr_decoder_fast_count(t->fast) > before;
-}
 
 static bool same_both_ways_str(two_ways *t, const char *text, const char *what) {
     return same_both_ways(t, text, strlen(text), what);
@@ -223,27 +186,41 @@ static void plain_entry(char *out, size_t cap, int i) {
         names[i % 3], i, i % 2 ? "true" : "false", i % 4 ? "completed" : "started", i);
 }
 
-static char *dump_with(const char *twisted) {
-    size_t cap = 16384 + (twisted ? strlen(twisted) : 0);
+/* A dump of twelve entries, entry i's text given by entries[i] where that is not NULL (else
+ * plain_entry's). */
+static char *dump_of(const char *const entries[12]) {
+    size_t cap = 16384;
+    for (int i = 0; i < 12; i++) cap += entries[i] ? strlen(entries[i]) : 0;
     char *out = malloc(cap), entry[1024];
     assert_non_null(out);
     size_t n = (size_t)snprintf(out, cap, "{\"comm_lib_version\":\"2.27.5\",\"entries\":[");
     for (int i = 0; i < 12; i++) {
         plain_entry(entry, sizeof entry, i);
         n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "",
-                              i == 5 && twisted ? twisted : entry);
+                              entries[i] ? entries[i] : entry);
     }
     snprintf(out + n, cap - n, "%s", HEADER_END);
     return out;
 }
 
-/* The sixth entry with `from` replaced by `to` (the first occurrence; it must be there). */
-static char *dump_replacing(const char *from, const char *to) {
-    char entry[1024], twisted[4096];
-    plain_entry(entry, sizeof entry, 5);
+static char *dump_with(const char *twisted) {
+    const char *entries[12] = { [5] = twisted };
+    return dump_of(entries);
+}
+
+/* Entry i with `from` replaced by `to` (the first occurrence; it must be there), into out. */
+static void entry_replacing(char *out, size_t cap, int i, const char *from, const char *to) {
+    char entry[1024];
+    plain_entry(entry, sizeof entry, i);
     const char *at = strstr(entry, from);
     if (!at) fail_msg("'%s' is not in the entry", from);
-    snprintf(twisted, sizeof twisted, "%.*s%s%s", (int)(at - entry), entry, to, at + strlen(from));
+    snprintf(out, cap, "%.*s%s%s", (int)(at - entry), entry, to, at + strlen(from));
+}
+
+/* The sixth entry with `from` replaced by `to` (the first occurrence; it must be there). */
+static char *dump_replacing(const char *from, const char *to) {
+    char twisted[4096];
+    entry_replacing(twisted, sizeof twisted, 5, from, to);
     return dump_with(twisted);
 }
 
@@ -291,6 +268,35 @@ static const twist TWISTS[] = {
     { "\"op_id\":6", "\"op_id\":6.0", false },                  /* a float for an int: an error */
     { "\"op_id\":6", "\"op_id\":99999999999999999999", false }, /* past 64 bits: an error */
     { "\"op_id\":6", "\"op_id\":-9223372036854775808", true },
+    { "\"op_id\":6", "\"op_id\":12345678", true }, /* ints of every length of word */
+    { "\"op_id\":6", "\"op_id\":123456789", true },
+    { "\"op_id\":6", "\"op_id\":1234567890123456", true },
+    { "\"op_id\":6", "\"op_id\":12345678901234567", true },
+    { "\"op_id\":6", "\"op_id\":9223372036854775807", true },
+    { "\"op_id\":6", "\"op_id\":9223372036854775808", false }, /* past 64 bits */
+    { "\"op_id\":6", "\"op_id\":18446744073709551616", false },
+    { "\"op_id\":6", "\"op_id\":0", true },
+    { "\"op_id\":6", "\"op_id\":-6", true },
+    { "\"op_id\":6", "\"op_id\":00", false },
+    { "\"op_id\":6", "\"op_id\":012345678", false },
+    { "\"op_id\":6", "\"op_id\":6.5", false }, /* read as 6, then no separator */
+    { "\"op_id\":6", "\"op_id\":6e1", false },
+    { "\"op_id\":6", "\"op_id\":12345678E1", false },
+    { "\"op_id\":6", "\"op_id\":1234567890123456.5", false },
+    { "\"op_id\":6", "\"op_id\":6x", false },
+    { "\"retired\":true", "\"retired\":1.0", false },
+    { "[[4,4]]", "[[12345678,123456789,1234567890123456789],[0,00]]", false },
+    { "[[4,4]]", "[[12345678,123456789,1234567890123456789],[0]]", true },
+    { "{\"collective_seq_id\"", "{ \"collective_seq_id\"", true }, /* blanks between pairs */
+    { ",\"op_id\"", " ,\n\t\"op_id\"", true },
+    { "\"op_id\":6,", "\"op_id\" : 6 ,", true },
+    { "\"timeout_ms\":600000}", "\"timeout_ms\":600000 }", true },
+    { "\"timeout_ms\":600000}", "\"timeout_ms\":600000,}", false },
+    { "\"is_p2p\":false,", "\"is_p2p\":false", false },     /* a separator missing */
+    { "\"is_p2p\":false,", "\"is_p2p\":false,,", false },   /* one too many */
+    { "\"pt_main_thread\"", "\"pt_main_thread_2\"", true }, /* like the last value */
+    { "\"pt_main_thread\"", "\"pt_main_threa\"", true },
+    { "[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\" ]", true },
     { "\"op_id\":6", "\"op_id\" :  6 ", true }, /* blanks */
     { "\"state\":\"completed\"", "\"state\":\"stuck\"", false },
     { "[\"0\",\"default_pg\"]", "[\"0\",\"default_pg\",3]", false }, /* longer: declined */
@@ -333,6 +339,88 @@ static void reordered_keys_decode_the_same_both_ways(void **state) {
         "10}";
     char *dump = dump_with(reversed);
     assert_true(same_both_ways_str(&t, dump, "reversed keys"));
+    free(dump);
+    two_ways_free(&t);
+}
+
+/* The layout's keys hold the separator before them: the entry's '{' for the first key, the ','
+ * after the previous value for the others. A key learnt at an entry's start must not match after
+ * a value ("6{\"is_p2p\":" is no separator), nor a key learnt after a value at an entry's start
+ * (",\"duration_ms\":" is no '{'): the direct path declines both, as the generic path fails. */
+static void keys_match_only_after_their_own_separator(void **state) {
+    char first[1024], bad[1024];
+    /* entry 0 starts with "is_p2p", so the layout holds "{\"is_p2p\":" near its front */
+    entry_replacing(first, sizeof first, 0, "\"is_p2p\":false,", "");
+    memmove(first + 1 + 15, first + 1, strlen(first + 1) + 1);
+    memcpy(first + 1, "\"is_p2p\":false,", 15);
+    char moved[1024];
+    entry_replacing(moved, sizeof moved, 5, "\"is_p2p\":false,", "");
+    entry_replacing(bad, sizeof bad, 5, "\"is_p2p\":false,", "");
+    const char *at = strstr(moved, "\"collective_seq_id\":6,");
+    assert_non_null(at);
+    snprintf(bad, sizeof bad, "%.*s\"collective_seq_id\":6{\"is_p2p\":false,%s", (int)(at - moved),
+             moved, at + strlen("\"collective_seq_id\":6,"));
+    two_ways t = two_ways_new();
+    const char *ok_entries[12] = { [0] = first, [5] = moved };
+    char *dump = dump_of(ok_entries);
+    assert_true(same_both_ways_str(&t, dump, "an entry that starts with is_p2p"));
+    free(dump);
+    const char *bad_entries[12] = { [0] = first, [5] = bad };
+    dump = dump_of(bad_entries);
+    assert_false(same_both_ways_str(&t, dump, "a '{' after a value"));
+    free(dump);
+    /* entry 1 has "duration_ms" second: its key with the ',' before it is in the layout */
+    entry_replacing(moved, sizeof moved, 5, "{\"collective_seq_id\":6,", "");
+    snprintf(bad, sizeof bad, ",%.*s,\"collective_seq_id\":6}", (int)strlen(moved) - 1, moved);
+    dump = dump_with(bad);
+    assert_false(same_both_ways_str(&t, dump, "an entry without its '{'"));
+    free(dump);
+    snprintf(bad, sizeof bad, "{%.*s,\"collective_seq_id\":6}", (int)strlen(moved) - 1, moved);
+    dump = dump_with(bad);
+    assert_true(same_both_ways_str(&t, dump, "an entry that starts with duration_ms"));
+    free(dump);
+    two_ways_free(&t);
+}
+
+/* Each key's last two values are tried before the cache: values that alternate, that begin
+ * like the last one or that the last one begins like, and three that take turns. */
+static void values_like_the_last_ones_decode_the_same_both_ways(void **state) {
+    static const char *const names[] = { "\"pt\"", "\"pt_main_thread\"", "\"pt_main\"",
+                                         "\"p\\u0074\"" };
+    static const char *const sizes[] = { "[[3,4]]", "[[3,4],[5]]", "[[3]]", "[[3,4] ]", "[]" };
+    static const char *const groups[] = { "[\"0\",\"default_pg\"]", "[\"0\",\"default\"]",
+                                          "[\"00\",\"default_pg\"]" };
+    static const char *const thread_names[] = { "pt", "pt_main_thread", "pt_main", "pt" };
+    static const uint32_t counts[] = { 1, 2, 1, 1, 0 };
+    char texts[12][1024], step[1024];
+    const char *entries[12];
+    for (int i = 0; i < 12; i++) {
+        entry_replacing(step, sizeof step, i, "\"pt_main_thread\"", names[i % 4]);
+        char *at = strstr(step, "[[");
+        assert_non_null(at);
+        char *close = strstr(at, "]]");
+        snprintf(texts[i], sizeof texts[i], "%.*s%s%s", (int)(at - step), step, sizes[(i / 2) % 5],
+                 close + 2);
+        memcpy(step, texts[i], sizeof step);
+        at = strstr(step, "[\"0\",\"default_pg\"]");
+        assert_non_null(at);
+        snprintf(texts[i], sizeof texts[i], "%.*s%s%s", (int)(at - step), step, groups[i % 3],
+                 at + strlen("[\"0\",\"default_pg\"]"));
+        entries[i] = texts[i];
+    }
+    two_ways t = two_ways_new();
+    char *dump = dump_of(entries);
+    assert_true(same_both_ways_str(&t, dump, "values that take turns"));
+    fr_dump *d;
+    fr_error err;
+    assert_int_equal(fr_decoder_decode(t.fast, (const uint8_t *)dump, strlen(dump), &d, &err), 0);
+    for (int i = 0; i < 12; i++) {
+        const fr_entry *e = &d->entries[i];
+        assert_string_equal(e->thread_name, thread_names[i % 4]);
+        assert_int_equal(e->input_sizes.count, counts[(i / 2) % 5]);
+        assert_string_equal(e->pg_desc, i % 3 == 1 ? "default" : "default_pg");
+    }
+    fr_dump_free(d);
     free(dump);
     two_ways_free(&t);
 }
@@ -392,24 +480,10 @@ static void header_shapes_decode_the_same_both_ways(void **state) {
 
 static void a_dump_cut_at_every_byte_decodes_the_same_both_ways(void **state) {
     char *dump = dump_with(NULL);
-    size_t len = strlen(dump);
     two_ways t = two_ways_new();
-    char what[64];
-    int direct = 0;
-    for (size_t cut = 0; cut <= len; cut++) {
-        snprintf(what, sizeof what, "cut at %zu", cut);
-        direct += same_both_ways(&t, dump, cut, what);
-    }
-    assert_int_equal(direct, 1); /* only the whole text */
+    assert_int_equal(cut_at_every_byte(&t, dump, strlen(dump)), 1); /* only the whole text */
     two_ways_free(&t);
     free(dump);
-}
-
-static uint64_t next_random(uint64_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
 }
 
 static void flipped_bytes_decode_the_same_both_ways(void **state) {
@@ -420,20 +494,8 @@ static void flipped_bytes_decode_the_same_both_ways(void **state) {
     free(bytes);
     assert_non_null(x.bytes);
     two_ways t = two_ways_new();
-    char *copy = malloc(x.len);
-    uint64_t seed = 0x9e3779b97f4a7c15ull;
-    char what[64];
-    int direct = 0;
-    for (int round = 0; round < 2000; round++) {
-        memcpy(copy, x.bytes, x.len);
-        int flips = 1 + (int)(next_random(&seed) % 3);
-        for (int k = 0; k < flips; k++)
-            copy[next_random(&seed) % x.len] ^= (char)(1u << (next_random(&seed) % 8));
-        snprintf(what, sizeof what, "round %d", round);
-        direct += same_both_ways(&t, copy, x.len, what);
-    }
-    assert_true(direct > 0); /* a flip inside a number or a name keeps the shape */
-    free(copy);
+    /* a flip inside a number or a name keeps the shape */
+    assert_true(flipped_bits(&t, x.bytes, x.len, 2000) > 0);
     free(x.bytes);
     two_ways_free(&t);
 }
@@ -443,6 +505,8 @@ int main(void) {
         cmocka_unit_test(the_synthetic_torch_json_takes_the_direct_path),
         cmocka_unit_test(twisted_entries_decode_the_same_both_ways),
         cmocka_unit_test(reordered_keys_decode_the_same_both_ways),
+        cmocka_unit_test(keys_match_only_after_their_own_separator),
+        cmocka_unit_test(values_like_the_last_ones_decode_the_same_both_ways),
         cmocka_unit_test(header_shapes_decode_the_same_both_ways),
         cmocka_unit_test(json_of_every_real_dump_takes_the_direct_path_to_the_same_dump),
         cmocka_unit_test(a_dump_cut_at_every_byte_decodes_the_same_both_ways),
