@@ -4,7 +4,8 @@
  * Each case writes a few ranks' dumps as JSON (PyTorch's keys, as torchcomms writes them) into a
  * temporary directory and runs the whole analysis through fa_analyze(), so that the cases do
  * not depend on how fr_entry is laid out inside. A job is a list of groups and, per rank, the
- * entries it recorded ("group op seq state"); a rank can be left without a dump.
+ * entries it recorded ("group op seq state"); a rank can be left without a dump, and the job's
+ * backend (the profiling names' prefix, "nccl") can be gloo's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,7 @@ typedef struct job {
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
     int skip[MAX_RANKS]; /* 1: this rank wrote no dump */
+    const char *backend; /* the profiling names' prefix: "nccl" unless set */
     char dir[64];
     fa_analysis a;
 } job;
@@ -60,13 +62,14 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
             "\"collective_seq_id\": %d, "
-            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"nccl:%s\", "
+            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"%s:%s\", "
             "\"time_created_ns\": %d, "
             "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1, op, id, state,
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1,
+            j->backend ? j->backend : "nccl", op, id, state,
             strcmp(state, "completed") ? "false" : "true");
 }
 
@@ -411,6 +414,23 @@ static void missing_dump_everyone_waits_for_is_culprit(void **state) {
     done(&j);
 }
 
+/* gloo retires a collective that failed because a peer is gone as it retires one that completed.
+ * Rank 0 retired #1, which rank 1 still has pending; rank 2 wrote no dump. Rank 1's oldest
+ * pending entry is #1: what came before it is completed there, #1 itself is not (mutation w05).
+ * So rank 0's newest collective failed, rank 0 may be blocked on rank 2 as well, and the verdict
+ * is a hang on rank 2, not "rank 0 waits for nobody: a stopped rank or a lost dump?". */
+static void a_gloo_collective_retired_while_a_peer_waits_failed(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "scheduled", NULL));
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.match.views[j.a.match.view_at[0] + 1].completed_max, 0);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -428,6 +448,7 @@ int main(void) {
         cmocka_unit_test(scheduled_ones_are_culprits_when_others_started),
         cmocka_unit_test(gpu_lag_names_the_stalled_rank),
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
+        cmocka_unit_test(a_gloo_collective_retired_while_a_peer_waits_failed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
