@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "grow.h"
 #include "timing.h"
 #include "commands.h"
 #include "report.h"
@@ -194,13 +195,9 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
 /* ------------------------------------------------------------ rank lists ----------- */
 
 static int add_rank(request *rq, long long r) {
-    if (rq->report.nselected_ranks == rq->ranks_cap) {
-        size_t cap = rq->ranks_cap ? rq->ranks_cap * 2 : 16;
-        int64_t *v = realloc(rq->ranks, cap * sizeof *v);
-        if (!v) return -1;
-        rq->ranks = v;
-        rq->ranks_cap = cap;
-    }
+    if (fr_grow((void **)&rq->ranks, &rq->ranks_cap, rq->report.nselected_ranks + 1,
+                sizeof *rq->ranks, 16))
+        return -1;
     rq->ranks[rq->report.nselected_ranks++] = r;
     return 0;
 }

@@ -486,15 +486,9 @@ static const char *stored_str(fa_compactor *c, const char *str) {
 }
 
 static int64_t *scratch(fa_compactor *c, size_t words) {
-    if (words > c->scratch_cap) {
-        size_t cap = words * 2;
-        int64_t *v = realloc(c->scratch, cap * sizeof *v);
-        if (!v) {
-            c->failed = true;
-            return NULL;
-        }
-        c->scratch = v;
-        c->scratch_cap = cap;
+    if (fr_grow((void **)&c->scratch, &c->scratch_cap, words, sizeof *c->scratch, 64)) {
+        c->failed = true;
+        return NULL;
     }
     return c->scratch;
 }
@@ -555,15 +549,9 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
             d->pgs[k].desc == stored_str(c, e->pg_desc))
             return k;
     }
-    if (d->npgs == *cap) {
-        size_t bigger = *cap ? *cap * 2 : 8;
-        fa_pg *v = realloc(d->pgs, bigger * sizeof *v);
-        if (!v) {
-            c->failed = true;
-            return 0;
-        }
-        d->pgs = v;
-        *cap = bigger;
+    if (fr_grow((void **)&d->pgs, cap, d->npgs + 1, sizeof *d->pgs, 8)) {
+        c->failed = true;
+        return 0;
     }
     d->pgs[d->npgs] =
         (fa_pg){ stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false };

@@ -15,6 +15,7 @@
  */
 #include "verdict.h"
 
+#include "grow.h"
 #include "parallel.h"
 #include "verdict_explain.h"
 #include "verdict_graph.h"
@@ -24,16 +25,9 @@
 #include <string.h>
 
 static int add_edge(graph *g, uint32_t a, uint32_t b) {
-    if (g->nedges == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 256;
-        uint32_t *f = realloc(g->from, cap * sizeof *f);
-        if (!f) return -1;
-        g->from = f;
-        uint32_t *t = realloc(g->to, cap * sizeof *t);
-        if (!t) return -1;
-        g->to = t;
-        g->cap = cap;
-    }
+    void **const ends[] = { (void **)&g->from, (void **)&g->to };
+    const size_t sizes[] = { sizeof *g->from, sizeof *g->to };
+    if (fr_grow_parallel(ends, sizes, 2, &g->cap, g->nedges + 1, 256)) return -1;
     g->from[g->nedges] = a;
     g->to[g->nedges++] = b;
     return 0;
