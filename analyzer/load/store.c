@@ -755,22 +755,21 @@ void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_
     const fa_pg *pg = &d->pgs[e->pg];
     const fa_traits *t = fa_entry_traits(s, e);
     fa_frames frames = fa_store_frames(s, t->frames);
-    memset(out, 0, sizeof *out);
-    out->record_id = e->record_id;
-    out->pg_id = pg->pg_id;
-    out->pg_name = pg->name;
-    out->pg_desc = pg->desc;
-    out->collective_seq_id = e->collective_seq_id;
-    out->p2p_seq_id = e->p2p_seq_id;
-    out->op_id = -1;
-    out->profiling_name = fa_store_op(s, t->name)->text;
-    out->input_sizes = *fa_store_shapes(s, t->in_sizes);
-    out->output_sizes = *fa_store_shapes(s, t->out_sizes);
-    out->input_dtypes = *fa_store_strings(s, t->in_dtypes);
-    out->output_dtypes = *fa_store_strings(s, t->out_dtypes);
-    out->state = (fr_state)t->state;
-    out->is_p2p = t->is_p2p;
-    out->timeout_ms = -1;
-    out->nframes = frames.n;
-    out->frames = frames.v;
+    *out = (fr_entry){ .record_id = e->record_id,
+                       .pg_id = pg->pg_id,
+                       .pg_name = pg->name,
+                       .pg_desc = pg->desc,
+                       .collective_seq_id = e->collective_seq_id,
+                       .p2p_seq_id = e->p2p_seq_id,
+                       .op_id = -1,
+                       .profiling_name = fa_store_op(s, t->name)->text,
+                       .input_sizes = *fa_store_shapes(s, t->in_sizes),
+                       .output_sizes = *fa_store_shapes(s, t->out_sizes),
+                       .input_dtypes = *fa_store_strings(s, t->in_dtypes),
+                       .output_dtypes = *fa_store_strings(s, t->out_dtypes),
+                       .state = (fr_state)t->state,
+                       .is_p2p = t->is_p2p,
+                       .timeout_ms = -1,
+                       .nframes = frames.n,
+                       .frames = frames.v };
 }
