@@ -407,76 +407,52 @@ static void op_end(const rec_pending *p, ncclResult_t r) {
         return r_;                                                                                 \
     } while (0)
 
-EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-                                  ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                  cudaStream_t stream) {
-    RECORDED_CALL(ncclAllReduce, REC_OP_ALL_REDUCE, count, datatype, op, -1, comm, stream, sendbuff,
-                  recvbuff, count, datatype, op, comm, stream);
-}
+/* The wrappers, one macro per shape of NCCL's prototypes: the buffers, count and datatype, then
+ * what the shape adds (a reduction op, a root, a peer), then the communicator and the stream. */
+#define TWO_BUFFERS_OP(name, rec_op)                                                               \
+    EXPORT ncclResult_t name(const void *sendbuff, void *recvbuff, size_t count,                   \
+                             ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,             \
+                             cudaStream_t stream) {                                                \
+        RECORDED_CALL(name, rec_op, count, datatype, op, -1, comm, stream, sendbuff, recvbuff,     \
+                      count, datatype, op, comm, stream);                                          \
+    }
+#define TWO_BUFFERS_ROOT(name, rec_op)                                                             \
+    EXPORT ncclResult_t name(const void *sendbuff, void *recvbuff, size_t count,                   \
+                             ncclDataType_t datatype, int root, ncclComm_t comm,                   \
+                             cudaStream_t stream) {                                                \
+        RECORDED_CALL(name, rec_op, count, datatype, 0, root, comm, stream, sendbuff, recvbuff,    \
+                      count, datatype, root, comm, stream);                                        \
+    }
+#define TWO_BUFFERS(name, rec_op)                                                                  \
+    EXPORT ncclResult_t name(const void *sendbuff, void *recvbuff, size_t count,                   \
+                             ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {      \
+        RECORDED_CALL(name, rec_op, count, datatype, 0, -1, comm, stream, sendbuff, recvbuff,      \
+                      count, datatype, comm, stream);                                              \
+    }
+/* One buffer and a peer (the root of ncclBcast); buffer_type is const void for a send. */
+#define ONE_BUFFER_PEER(name, rec_op, buffer_type)                                                 \
+    EXPORT ncclResult_t name(buffer_type *buff, size_t count, ncclDataType_t datatype, int peer,   \
+                             ncclComm_t comm, cudaStream_t stream) {                               \
+        RECORDED_CALL(name, rec_op, count, datatype, 0, peer, comm, stream, buff, count, datatype, \
+                      peer, comm, stream);                                                         \
+    }
 
-EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
-                                  ncclDataType_t datatype, int root, ncclComm_t comm,
-                                  cudaStream_t stream) {
-    RECORDED_CALL(ncclBroadcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream, sendbuff,
-                  recvbuff, count, datatype, root, comm, stream);
-}
-
-EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root,
-                              ncclComm_t comm, cudaStream_t stream) {
-    RECORDED_CALL(ncclBcast, REC_OP_BROADCAST, count, datatype, 0, root, comm, stream, buff, count,
-                  datatype, root, comm, stream);
-}
+TWO_BUFFERS_OP(ncclAllReduce, REC_OP_ALL_REDUCE)
+TWO_BUFFERS_OP(ncclReduceScatter, REC_OP_REDUCE_SCATTER)
+TWO_BUFFERS_ROOT(ncclBroadcast, REC_OP_BROADCAST)
+TWO_BUFFERS_ROOT(ncclGather, REC_OP_GATHER)
+TWO_BUFFERS_ROOT(ncclScatter, REC_OP_SCATTER)
+TWO_BUFFERS(ncclAllGather, REC_OP_ALL_GATHER)
+TWO_BUFFERS(ncclAlltoAll, REC_OP_ALL_TO_ALL)
+ONE_BUFFER_PEER(ncclBcast, REC_OP_BROADCAST, void)
+ONE_BUFFER_PEER(ncclSend, REC_OP_SEND, const void)
+ONE_BUFFER_PEER(ncclRecv, REC_OP_RECV, void)
 
 EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                                ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
                                cudaStream_t stream) {
     RECORDED_CALL(ncclReduce, REC_OP_REDUCE, count, datatype, op, root, comm, stream, sendbuff,
                   recvbuff, count, datatype, op, root, comm, stream);
-}
-
-EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
-                                  ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-    RECORDED_CALL(ncclAllGather, REC_OP_ALL_GATHER, sendcount, datatype, 0, -1, comm, stream,
-                  sendbuff, recvbuff, sendcount, datatype, comm, stream);
-}
-
-EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
-                                      ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                      cudaStream_t stream) {
-    RECORDED_CALL(ncclReduceScatter, REC_OP_REDUCE_SCATTER, recvcount, datatype, op, -1, comm,
-                  stream, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-}
-
-EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
-                                 ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-    RECORDED_CALL(ncclAlltoAll, REC_OP_ALL_TO_ALL, count, datatype, 0, -1, comm, stream, sendbuff,
-                  recvbuff, count, datatype, comm, stream);
-}
-
-EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
-                               ncclDataType_t datatype, int root, ncclComm_t comm,
-                               cudaStream_t stream) {
-    RECORDED_CALL(ncclGather, REC_OP_GATHER, count, datatype, 0, root, comm, stream, sendbuff,
-                  recvbuff, count, datatype, root, comm, stream);
-}
-
-EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
-                                ncclDataType_t datatype, int root, ncclComm_t comm,
-                                cudaStream_t stream) {
-    RECORDED_CALL(ncclScatter, REC_OP_SCATTER, count, datatype, 0, root, comm, stream, sendbuff,
-                  recvbuff, count, datatype, root, comm, stream);
-}
-
-EXPORT ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
-                             ncclComm_t comm, cudaStream_t stream) {
-    RECORDED_CALL(ncclSend, REC_OP_SEND, count, datatype, 0, peer, comm, stream, sendbuff, count,
-                  datatype, peer, comm, stream);
-}
-
-EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
-                             ncclComm_t comm, cudaStream_t stream) {
-    RECORDED_CALL(ncclRecv, REC_OP_RECV, count, datatype, 0, peer, comm, stream, recvbuff, count,
-                  datatype, peer, comm, stream);
 }
 
 /* --- groups -------------------------------------------------------------------------------- */

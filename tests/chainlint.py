@@ -108,21 +108,28 @@ class Lexer:
             c = s[self.i]
             if c in " \t\n&|;<>()":
                 break
-            if c == "'":
-                self.single()
-            elif c == '"':
-                self.double()
-            elif c == "\\":
-                self.i += 2
-            elif c == "`":
-                self.backquote()
-            elif c == "$" and s[self.i + 1:self.i + 2] in ("(", "{"):
-                self.dollar()
-            else:
+            if not self.quoted(c):
                 self.i += 1
         if self.i == start:
             self.error("unexpected %r" % s[self.i:self.i + 10])
         return s[start:self.i]
+
+    def quoted(self, c):
+        """Skips the quoted or substituted part that c starts ('...', "...", \\x, `...`, $(...),
+        ${...}); False, moving nothing, when c starts none."""
+        if c == "'":
+            self.single()
+        elif c == '"':
+            self.double()
+        elif c == "\\":
+            self.i += 2
+        elif c == "`":
+            self.backquote()
+        elif c == "$" and self.s[self.i + 1:self.i + 2] in ("(", "{"):
+            self.dollar()
+        else:
+            return False
+        return True
 
     def single(self):
         j = self.s.find("'", self.i + 1)
@@ -175,16 +182,10 @@ class Lexer:
         depth = 1
         while self.i < len(s):
             c = s[self.i]
-            if c == "'" and close == ")":
-                self.single()
-            elif c == '"':
-                self.double()
-            elif c == "\\":
-                self.i += 2
-            elif c == "`":
-                self.backquote()
-            elif c == "$" and s[self.i + 1:self.i + 2] in ("(", "{"):
-                self.dollar()
+            if c == "'" and close == "}":
+                self.i += 1  # inside ${...} a single quote is a character
+            elif self.quoted(c):
+                pass
             elif c == opener:
                 depth += 1
                 self.i += 1

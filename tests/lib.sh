@@ -27,11 +27,7 @@
 
 set -u
 TOP=${FRTRACE_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD=${BUILD:-build}
-FRTRACE="$TOP/$BUILD/frtrace"
-SHARED="$TOP/../shared"
-REAL_DUMPS="$SHARED/testdata/torch-fr-2.9-nvrx"
-SYNTH_DUMPS="$SHARED/testdata/torch-fr-synthetic"
+. "$TOP/tests/paths.sh"
 export TOP BUILD FRTRACE SHARED REAL_DUMPS SYNTH_DUMPS
 
 test_count=0

@@ -12,6 +12,13 @@ GEN="$TOP/$BUILD/bench/gen_dumps"
 stragglers() { python3 -c 'import json,sys; print(*[s["rank"] for s in json.load(open(sys.argv[1]))["stragglers"]])' "$1"; }
 sorted_stragglers() { python3 -c 'import json,sys; print(*sorted(s["rank"] for s in json.load(open(sys.argv[1]))["stragglers"]))' "$1"; }
 gen() { "$GEN" --ranks 64 --entries 400 --jobs 2 "$@" 2>/dev/null; }
+# analysed GEN-ARGS...: a generated job (what the generator says in printed) that frtrace reads
+# with exit 0, its database in db.json checked against the schema, its text report in out.
+analysed() {
+    gen "$@" jobdir >printed &&
+        test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+        python3 "$TOP/tests/tools/validate_db.py" db.json
+}
 
 if [ ! -x "$GEN" ]; then
     test_skip 'the generator is not built (make build-tests)' 'slow ranks found exactly'
@@ -34,9 +41,7 @@ test_expect_success 'a healthy job with durations has no slow rank either' '
 '
 
 test_expect_success 'one rank 40 ms late is found exactly; the ok summary names it, the report shows slow ranks' '
-    gen --slow-ranks 5 jobdir >printed && grep -qx "slow_ranks: 5" printed &&
-    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
-    python3 "$TOP/tests/tools/validate_db.py" db.json &&
+    analysed --slow-ranks 5 && grep -qx "slow_ranks: 5" printed &&
     test "$(stragglers db.json)" = 5 &&
     head -n 1 out | grep -Eq "^ok: no hang; rank 5 is slow: last to arrive in ([0-9]+) of \1 collectives, 40 ms late \(median\)$" &&
     grep -q "^slow ranks" out &&
@@ -60,9 +65,7 @@ test_expect_success 'a slow node (ranks 8-15, one tensor-parallel group) is foun
 '
 
 test_expect_success 'a slow GPU (rank 17, durations 8x) is found by its durations, not its arrivals' '
-    gen --slow-gpu 17 jobdir >printed && grep -qx "slow_gpus: 17" printed &&
-    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
-    python3 "$TOP/tests/tools/validate_db.py" db.json &&
+    analysed --slow-gpu 17 && grep -qx "slow_gpus: 17" printed &&
     test "$(stragglers db.json)" = 17 &&
     python3 -c "import json; s=json.load(open(\"db.json\"))[\"stragglers\"][0]; assert s[\"slow_ops\"] and not s[\"late\"] and s[\"slow_ms_median\"] > 5, s" &&
     head -n 1 out | grep -q "^ok: no hang; rank 17 is slow: its collectives take"

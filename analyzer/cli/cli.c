@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "grow.h"
 #include "timing.h"
 #include "commands.h"
 #include "report.h"
@@ -194,13 +195,9 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
 /* ------------------------------------------------------------ rank lists ----------- */
 
 static int add_rank(request *rq, long long r) {
-    if (rq->report.nselected_ranks == rq->ranks_cap) {
-        size_t cap = rq->ranks_cap ? rq->ranks_cap * 2 : 16;
-        int64_t *v = realloc(rq->ranks, cap * sizeof *v);
-        if (!v) return -1;
-        rq->ranks = v;
-        rq->ranks_cap = cap;
-    }
+    if (fr_grow((void **)&rq->ranks, &rq->ranks_cap, rq->report.nselected_ranks + 1,
+                sizeof *rq->ranks, 16))
+        return -1;
     rq->ranks[rq->report.nselected_ranks++] = r;
     return 0;
 }
@@ -391,6 +388,14 @@ static bool holds_dumps(const char *dir, const char *prefix) {
     return found;
 }
 
+/* The first of PyTorch's default file prefixes under which dir holds dumps, or NULL. */
+static const char *default_prefix_in(const char *dir) {
+    static const char *const prefixes[] = { "comm_lib_trace_rank_", "nccl_trace_rank_" };
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
+        if (holds_dumps(dir, prefixes[k])) return prefixes[k];
+    return NULL;
+}
+
 /* Without DIR: FRTRACE_DUMP_DIR, then where PyTorch writes by default. A path prefix such as
  * TORCH_FR_DUMP_TEMP_FILE=/tmp/trace_ gives the directory and the file prefix. Says on stderr
  * which it used; NULL (and a message listing where it looked) when none holds a dump. */
@@ -425,14 +430,15 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
             snprintf(dir, dlen, "%s", p);
             prefix[0] = '\0';
         }
-        bool found = i < 3 ? holds_dumps(dir, prefix[0] ? prefix : NULL)
-                           : holds_dumps(dir, "comm_lib_trace_rank_") ||
-                                 holds_dumps(dir, "nccl_trace_rank_");
+        bool found;
+        if (i < 3) {
+            found = holds_dumps(dir, prefix[0] ? prefix : NULL);
+        } else { /* PyTorch's default places: under its default prefixes only */
+            const char *known = default_prefix_in(dir);
+            if (known) snprintf(prefix, plen, "%s", known);
+            found = known != NULL;
+        }
         if (found) {
-            if (i >= 3 && !prefix[0])
-                snprintf(prefix, plen, "%s",
-                         holds_dumps(dir, "comm_lib_trace_rank_") ? "comm_lib_trace_rank_"
-                                                                  : "nccl_trace_rank_");
             fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from,
                     prefix[0] ? ", prefix " : "", prefix);
             rq->analysis.dir = dir;

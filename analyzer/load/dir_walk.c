@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "load.h"
+#include "grow.h"
 #include "dir_walk.h"
 
 static const char *const dump_suffixes[] = { ".json", ".pkl", ".pickle", "" };
@@ -95,13 +96,7 @@ static int add_entry(fa_dir_list *w, const char *path, size_t base_at, const cha
     size_t prefix_len;
     int64_t rank = fa_dump_name_rank(path + base_at, &prefix_len);
     if (rank < 0) return 0;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        fa_dir_entry *v = realloc(w->v, cap * sizeof *v);
-        if (!v) return -1;
-        w->v = v;
-        w->cap = cap;
-    }
+    if (fr_grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v, 64)) return -1;
     char *copy = strdup(path);
     if (!copy) return -1;
     w->v[w->n++] = (fa_dir_entry){ copy, copy + base_at, rank, prefix_len, odd, is_dir };

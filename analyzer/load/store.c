@@ -486,15 +486,9 @@ static const char *stored_str(fa_compactor *c, const char *str) {
 }
 
 static int64_t *scratch(fa_compactor *c, size_t words) {
-    if (words > c->scratch_cap) {
-        size_t cap = words * 2;
-        int64_t *v = realloc(c->scratch, cap * sizeof *v);
-        if (!v) {
-            c->failed = true;
-            return NULL;
-        }
-        c->scratch = v;
-        c->scratch_cap = cap;
+    if (fr_grow((void **)&c->scratch, &c->scratch_cap, words, sizeof *c->scratch, 64)) {
+        c->failed = true;
+        return NULL;
     }
     return c->scratch;
 }
@@ -555,15 +549,9 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
             d->pgs[k].desc == stored_str(c, e->pg_desc))
             return k;
     }
-    if (d->npgs == *cap) {
-        size_t bigger = *cap ? *cap * 2 : 8;
-        fa_pg *v = realloc(d->pgs, bigger * sizeof *v);
-        if (!v) {
-            c->failed = true;
-            return 0;
-        }
-        d->pgs = v;
-        *cap = bigger;
+    if (fr_grow((void **)&d->pgs, cap, d->npgs + 1, sizeof *d->pgs, 8)) {
+        c->failed = true;
+        return 0;
     }
     d->pgs[d->npgs] =
         (fa_pg){ stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false };
@@ -767,22 +755,21 @@ void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_
     const fa_pg *pg = &d->pgs[e->pg];
     const fa_traits *t = fa_entry_traits(s, e);
     fa_frames frames = fa_store_frames(s, t->frames);
-    memset(out, 0, sizeof *out);
-    out->record_id = e->record_id;
-    out->pg_id = pg->pg_id;
-    out->pg_name = pg->name;
-    out->pg_desc = pg->desc;
-    out->collective_seq_id = e->collective_seq_id;
-    out->p2p_seq_id = e->p2p_seq_id;
-    out->op_id = -1;
-    out->profiling_name = fa_store_op(s, t->name)->text;
-    out->input_sizes = *fa_store_shapes(s, t->in_sizes);
-    out->output_sizes = *fa_store_shapes(s, t->out_sizes);
-    out->input_dtypes = *fa_store_strings(s, t->in_dtypes);
-    out->output_dtypes = *fa_store_strings(s, t->out_dtypes);
-    out->state = (fr_state)t->state;
-    out->is_p2p = t->is_p2p;
-    out->timeout_ms = -1;
-    out->nframes = frames.n;
-    out->frames = frames.v;
+    *out = (fr_entry){ .record_id = e->record_id,
+                       .pg_id = pg->pg_id,
+                       .pg_name = pg->name,
+                       .pg_desc = pg->desc,
+                       .collective_seq_id = e->collective_seq_id,
+                       .p2p_seq_id = e->p2p_seq_id,
+                       .op_id = -1,
+                       .profiling_name = fa_store_op(s, t->name)->text,
+                       .input_sizes = *fa_store_shapes(s, t->in_sizes),
+                       .output_sizes = *fa_store_shapes(s, t->out_sizes),
+                       .input_dtypes = *fa_store_strings(s, t->in_dtypes),
+                       .output_dtypes = *fa_store_strings(s, t->out_dtypes),
+                       .state = (fr_state)t->state,
+                       .is_p2p = t->is_p2p,
+                       .timeout_ms = -1,
+                       .nframes = frames.n,
+                       .frames = frames.v };
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 typedef struct proto_group {
     const char *name, *desc;
     uint32_t n;
@@ -41,15 +43,9 @@ static long builder_add(builder *b, const char *name, const char *desc, const in
         free(key);
         return (long)at;
     }
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        proto_group *v = realloc(b->v, cap * sizeof *v);
-        if (!v) {
-            free(key);
-            return -1;
-        }
-        b->v = v;
-        b->cap = cap;
+    if (fr_grow((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v, 16)) {
+        free(key);
+        return -1;
     }
     int64_t *copy = malloc((n ? n : 1) * sizeof *copy);
     if (!copy) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "timing.h"
 #include "op_index.h"
 #include "parallel.h"
@@ -206,10 +207,9 @@ static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
 /* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
 static int resolve_pgs(walker *w, uint32_t rank_index) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
-    if (fa_grow((void **)&w->pg_group, &w->pg_cap, d->npgs + 1, sizeof *w->pg_group)) return -1;
-    long *pos = realloc(w->pg_pos, w->pg_cap * sizeof *pos);
-    if (!pos) return -1;
-    w->pg_pos = pos;
+    void **const columns[] = { (void **)&w->pg_group, (void **)&w->pg_pos };
+    const size_t sizes[] = { sizeof *w->pg_group, sizeof *w->pg_pos };
+    if (fr_grow_parallel(columns, sizes, 2, &w->pg_cap, d->npgs + 1, 64)) return -1;
     for (uint32_t k = 0; k < d->npgs; k++) {
         long gi = fa_groups_find(w->groups, rank_index, d->pgs[k].name);
         w->pg_group[k] = gi;
@@ -236,18 +236,9 @@ static void note_values(walker *w, const rank_call *c, const fa_entry *e) {
 }
 
 static int reserve_pending(walker *w, size_t need) {
-    if (need <= w->pend_cap) return 0;
-    size_t cap = w->pend_cap ? w->pend_cap : 1024;
-    while (cap < need) cap *= 2;
-    uint32_t *op = realloc(w->pend_op, cap * sizeof *op);
-    if (op) w->pend_op = op;
-    uint32_t *n = realloc(w->pend_n, cap * sizeof *n);
-    if (n) w->pend_n = n;
-    uint8_t *st = realloc(w->pend_state, cap * sizeof *st);
-    if (st) w->pend_state = st;
-    if (!op || !n || !st) return -1;
-    w->pend_cap = cap;
-    return 0;
+    void **const columns[] = { (void **)&w->pend_op, (void **)&w->pend_n, (void **)&w->pend_state };
+    const size_t sizes[] = { sizeof *w->pend_op, sizeof *w->pend_n, sizeof *w->pend_state };
+    return fr_grow_parallel(columns, sizes, 3, &w->pend_cap, need, 1024);
 }
 
 /* Appends the walked rank's calls to the pending list, counting them into their ops; lays its

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "grow.h"
 #include "json_text.h"
 #include "ordered_write.h"
 #include "report.h"
@@ -235,17 +236,11 @@ static bool frag_write(jw *w, const frag_cache *c, uint32_t id) {
 }
 
 static bool frag_cover(frag_cache *c, uint32_t id) {
-    if (id < c->n) return true;
-    size_t n = c->n ? c->n : 64;
-    while (n <= id) n *= 2;
-    size_t *at = realloc(c->at, n * sizeof *at);
-    if (!at) return false;
-    c->at = at;
-    size_t *len = realloc(c->len, n * sizeof *len);
-    if (!len) return false;
-    c->len = len;
-    memset(c->at + c->n, 0, (n - c->n) * sizeof *at);
-    c->n = n;
+    size_t n = c->n;
+    void **const columns[] = { (void **)&c->at, (void **)&c->len };
+    const size_t sizes[] = { sizeof *c->at, sizeof *c->len };
+    if (fr_grow_parallel(columns, sizes, 2, &c->n, (size_t)id + 1, 64)) return false;
+    memset(c->at + n, 0, (c->n - n) * sizeof *c->at);
     return true;
 }
 
@@ -606,15 +601,9 @@ static int format_calls(void *ctx, unsigned worker, size_t chunk, fa_textbuf *ou
 }
 
 static int plan_add(chunk_plan *p, size_t op, size_t call) {
-    if (p->n + 1 >= p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        size_t *o = realloc(p->op, cap * sizeof *o);
-        if (o) p->op = o;
-        size_t *c = realloc(p->call, cap * sizeof *c);
-        if (c) p->call = c;
-        if (!o || !c) return -1;
-        p->cap = cap;
-    }
+    void **const columns[] = { (void **)&p->op, (void **)&p->call };
+    const size_t sizes[] = { sizeof *p->op, sizeof *p->call };
+    if (fr_grow_parallel(columns, sizes, 2, &p->cap, p->n + 2, 64)) return -1;
     p->op[p->n] = op;
     p->call[p->n++] = call;
     return 0;

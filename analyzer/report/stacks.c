@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "index.h"
 
 static char *frames_text(const fr_entry *e) {
@@ -15,14 +16,9 @@ static char *frames_text(const fr_entry *e) {
     for (uint32_t i = 0; i < e->nframes; i++) {
         const fr_frame *f = &e->frames[i];
         size_t need = strlen(f->name ? f->name : "") + strlen(f->filename ? f->filename : "") + 48;
-        if (len + need >= cap) {
-            while (len + need >= cap) cap *= 2;
-            char *t = realloc(s, cap);
-            if (!t) {
-                free(s);
-                return NULL;
-            }
-            s = t;
+        if (fr_grow((void **)&s, &cap, len + need + 1, 1, 64)) {
+            free(s);
+            return NULL;
         }
         len += (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", f->name ? f->name : "?",
                                 f->filename ? f->filename : "?", (long long)f->line);

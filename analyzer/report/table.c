@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "wrap.h"
+#include "grow.h"
 
 void fa_table_init(fa_table *t, size_t ncols) {
     memset(t, 0, sizeof *t);
@@ -14,14 +15,9 @@ void fa_table_init(fa_table *t, size_t ncols) {
 }
 
 void fa_table_row(fa_table *t) {
-    if ((t->nrows + 1) * t->ncols > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : t->ncols * 16;
-        while (cap < (t->nrows + 1) * t->ncols) cap *= 2;
-        char **cells = realloc(t->cells, cap * sizeof *cells);
-        if (!cells) return;
-        t->cells = cells;
-        t->cap = cap;
-    }
+    if (fr_grow((void **)&t->cells, &t->cap, (t->nrows + 1) * t->ncols, sizeof *t->cells,
+                t->ncols * 16))
+        return;
     for (size_t c = 0; c < t->ncols; c++) t->cells[t->nrows * t->ncols + c] = NULL;
     t->nrows++;
     t->col = 0;

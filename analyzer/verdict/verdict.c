@@ -15,6 +15,7 @@
  */
 #include "verdict.h"
 
+#include "grow.h"
 #include "parallel.h"
 #include "verdict_explain.h"
 #include "verdict_graph.h"
@@ -24,16 +25,9 @@
 #include <string.h>
 
 static int add_edge(graph *g, uint32_t a, uint32_t b) {
-    if (g->nedges == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 256;
-        uint32_t *f = realloc(g->from, cap * sizeof *f);
-        if (!f) return -1;
-        g->from = f;
-        uint32_t *t = realloc(g->to, cap * sizeof *t);
-        if (!t) return -1;
-        g->to = t;
-        g->cap = cap;
-    }
+    void **const ends[] = { (void **)&g->from, (void **)&g->to };
+    const size_t sizes[] = { sizeof *g->from, sizeof *g->to };
+    if (fr_grow_parallel(ends, sizes, 2, &g->cap, g->nedges + 1, 256)) return -1;
     g->from[g->nedges] = a;
     g->to[g->nedges++] = b;
     return 0;
@@ -281,20 +275,46 @@ static int build_graph(decider *d) {
 
 /* ------------------------------------------------ what the backend did not record ---- */
 
-/* Breadth-first: whether `goal` can be reached from `start` along the graph's edges. */
-static bool reaches(const graph *g, uint32_t start, uint32_t goal, uint8_t *seen, uint32_t *queue) {
-    memset(seen, 0, g->nnodes);
+#define NO_EDGE SIZE_MAX
+
+/* The possible waits added while looking at idle ranks: edges [indexed, nedges) of the graph,
+ * not in its CSR index yet but chained per node, so that the index is rebuilt once, after them
+ * all, while each search still sees every edge added so far. Also the searches' scratch. */
+typedef struct added_edges {
+    size_t indexed;
+    size_t *head; /* per node: its newest added edge, NO_EDGE none */
+    size_t *next; /* per added edge e, at e - indexed: its node's added edge before it */
+    size_t cap;
+    uint8_t *seen;
+    uint32_t *queue;
+} added_edges;
+
+static int chain_added_edge(added_edges *a, const graph *g) {
+    size_t e = g->nedges - 1;
+    if (fr_grow((void **)&a->next, &a->cap, e - a->indexed + 1, sizeof *a->next, 64)) return -1;
+    a->next[e - a->indexed] = a->head[g->from[e]];
+    a->head[g->from[e]] = e;
+    return 0;
+}
+
+static void enqueue(added_edges *a, size_t *tail, uint32_t node) {
+    if (a->seen[node]) return;
+    a->seen[node] = 1;
+    a->queue[(*tail)++] = node;
+}
+
+/* Breadth-first: whether `goal` can be reached from `start` along the graph's edges, the indexed
+ * ones and those added since. */
+static bool reaches(const graph *g, added_edges *a, uint32_t start, uint32_t goal) {
+    memset(a->seen, 0, g->nnodes);
     size_t head = 0, tail = 0;
-    queue[tail++] = start;
-    seen[start] = 1;
+    enqueue(a, &tail, start);
     while (head < tail) {
-        uint32_t n = queue[head++];
+        uint32_t n = a->queue[head++];
         if (n == goal) return true;
-        for (size_t e = g->edge_at[n]; e < g->edge_at[n + 1]; e++)
-            if (!seen[g->edges[e]]) {
-                seen[g->edges[e]] = 1;
-                queue[tail++] = g->edges[e];
-            }
+        for (size_t e = g->edge_at[n]; e < g->edge_at[n + 1]; e++) enqueue(a, &tail, g->edges[e]);
+        for (size_t e = a->head[n]; e != NO_EDGE; e = a->next[e - a->indexed])
+            enqueue(a, &tail, g->to[e]);
     }
     return false;
 }
@@ -372,11 +392,10 @@ static bool ahead_of(const decider *d, const rank_facts *a, const rank_facts *b)
     return gx != gy || sx != sy;
 }
 
-static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint32_t *queue) {
-    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, (uint32_t)peer, node, seen, queue))
-        return 0;
+static int maybe_wait(decider *d, uint32_t node, long peer, added_edges *a) {
+    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, a, (uint32_t)peer, node)) return 0;
     if (d->facts[peer].idle && !ahead_of(d, &d->facts[node], &d->facts[peer])) return 0;
-    if (add_edge(&d->g, node, (uint32_t)peer) || index_edges(&d->g)) return -1;
+    if (add_edge(&d->g, node, (uint32_t)peer) || chain_added_edge(a, &d->g)) return -1;
     rank_facts *f = &d->facts[node], *p = &d->facts[peer];
     f->maybe_in_p2p = true;
     if (!p->has_dump && f->missing_op >= 0) { /* then the ranks waiting on it wait on the peer */
@@ -393,7 +412,7 @@ static int maybe_wait(decider *d, uint32_t node, long peer, uint8_t *seen, uint3
  * without a dump, which may belong to it (gloo marks an operation that failed because its peer
  * died retired, as it does one that completed). Ranks that went further (newer last entry) are
  * taken first, so of two idle peers the one behind stays the root. */
-static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint32_t *queue) {
+static int wait_in_unrecorded_p2p(decider *d, uint32_t node, added_edges *a) {
     long ri = fa_input_find(d->in, d->facts[node].rank);
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
@@ -404,7 +423,7 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
         const fa_group *grp = &d->groups->v[gi];
         for (uint32_t m = 0; m < grp->nmembers; m++)
             if (maybe_wait(d, node, grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1,
-                           seen, queue) < 0)
+                           a) < 0)
                 return -1;
     }
     int64_t seq;
@@ -415,7 +434,7 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
         uint32_t r = d->unseen[u];
         bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
         if (member && (grp->inferred || newest_failed(d, (size_t)ri)) &&
-            maybe_wait(d, node, (long)r, seen, queue) < 0)
+            maybe_wait(d, node, (long)r, a) < 0)
             return -1;
     }
     return 0;
@@ -425,17 +444,24 @@ static int wait_in_unrecorded_p2p(decider *d, uint32_t node, uint8_t *seen, uint
 #define MAX_IDLE_CHECKED 256
 
 static int add_unrecorded_p2p_waits(decider *d) {
+    size_t nodes = d->g.nnodes;
     idle_rank *idle = malloc(MAX_IDLE_CHECKED * sizeof *idle);
-    uint8_t *seen = malloc(d->g.nnodes + 1);
-    uint32_t *queue = malloc((d->g.nnodes + 1) * sizeof *queue);
-    int rc = idle && seen && queue ? 0 : -1;
+    added_edges a = { .indexed = d->g.nedges,
+                      .head = malloc((nodes + 1) * sizeof *a.head),
+                      .seen = malloc(nodes + 1),
+                      .queue = malloc((nodes + 1) * sizeof *a.queue) };
+    int rc = idle && a.head && a.seen && a.queue ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < nodes; i++) a.head[i] = NO_EDGE;
     size_t n = rc ? 0 : idle_without_p2p_records(d, idle, MAX_IDLE_CHECKED);
     qsort(idle, n, sizeof *idle, newest_first);
     for (size_t i = 0; i < n && rc == 0; i++)
-        if (wait_in_unrecorded_p2p(d, idle[i].node, seen, queue) < 0) rc = -1;
+        if (wait_in_unrecorded_p2p(d, idle[i].node, &a) < 0) rc = -1;
+    if (rc == 0 && d->g.nedges > a.indexed) rc = index_edges(&d->g);
     free(idle);
-    free(seen);
-    free(queue);
+    free(a.head);
+    free(a.next);
+    free(a.seen);
+    free(a.queue);
     return rc;
 }
 

@@ -93,7 +93,7 @@ typedef struct fa_verdict {
     size_t nculprit_findings; /* findings[first_culprit_finding..+n) explain the culprits */
     size_t first_culprit_finding;
     fa_evidence *evidence; /* per culprit, ascending rank, then by group and seq */
-    size_t nevidence;
+    size_t nevidence, evidence_cap;
     fa_wait_level levels[FA_WAIT_LEVELS];
     size_t nexplained_p2p; /* p2p_unmatched findings explained by the hang (finding.explained) */
 } fa_verdict;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* The level-0 ranks of the wait chain: the hang's root causes and the verdict's culprits. */
 static bool is_root(const decider *d, size_t node) {
     return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
@@ -73,13 +75,7 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
             return;
         }
     }
-    if (vs->n == vs->cap) {
-        size_t cap = vs->cap ? vs->cap * 2 : 8;
-        char **v = realloc(vs->descs, cap * sizeof *v);
-        if (!v) return;
-        vs->descs = v;
-        vs->cap = cap;
-    }
+    if (fr_grow((void **)&vs->descs, &vs->cap, vs->n + 1, sizeof *vs->descs, 8)) return;
     if (asprintf(&vs->descs[vs->n], "%s %s", desc, o->type) >= 0) vs->n++;
 }
 
@@ -104,12 +100,8 @@ static char *via_text(via_set *vs) {
 static int add_evidence(decider *d, int64_t rank, size_t op, fa_evidence_kind kind,
                         const fa_ranks *waiters, const fa_ranks *done) {
     fa_verdict *v = d->v;
-    if ((v->nevidence & (v->nevidence - 1)) == 0) { /* 0, 1, 2, 4, ...: doubling, not one by one */
-        fa_evidence *grown =
-            realloc(v->evidence, (v->nevidence ? 2 * v->nevidence : 1) * sizeof *grown);
-        if (!grown) return -1;
-        v->evidence = grown;
-    }
+    if (fr_grow((void **)&v->evidence, &v->evidence_cap, v->nevidence + 1, sizeof *v->evidence, 1))
+        return -1;
     fa_evidence *e = &v->evidence[v->nevidence++];
     *e = (fa_evidence){ rank,
                         (long)op,

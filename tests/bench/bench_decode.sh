@@ -10,10 +10,9 @@
 # per entry of one decode of one generated file (repeatable on a loaded machine).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
+. "$TOP/tests/paths.sh"
 BENCH="$TOP/$BUILD/bench/bench_decode"
 GEN="$TOP/$BUILD/bench/gen_dumps"
-REAL="$TOP/../shared/testdata/torch-fr-2.9-nvrx"
 for p in "$BENCH" "$GEN"; do
     [ -x "$p" ] || { echo "bench_decode: $p is missing (make bench builds it)"; exit 1; }
 done
@@ -34,7 +33,7 @@ row() { # row LABEL [--generic] FILE...
     last_ns=$(v ns_entry)
 }
 last_ns=
-[ -d "$REAL" ] && row "real 2.9 dumps (64 files)" "$REAL"/*/_dump_*
+[ -d "$REAL_DUMPS" ] && row "real 2.9 dumps (64 files)" "$REAL_DUMPS"/*/_dump_*
 row "generated, 8 x 2000 entries" "$DIR"/plain/*
 pickle_ns=$last_ns
 row "generated, with frames" "$DIR"/frames/*

@@ -4,11 +4,10 @@
 # Prints MB/s for decode+print (pickle -> JSON) and for the JSON it printed read back.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-FRTRACE="$TOP/$BUILD/frtrace"
+. "$TOP/tests/paths.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-REAL="$TOP/../shared/testdata/torch-fr-2.9-nvrx/gpu_error_1st/_dump_0"
+REAL="$REAL_DUMPS/gpu_error_1st/_dump_0"
 
 python3 - "$REAL" "$WORK/big.pkl" <<'PY' || exit 1
 import os, pickle, sys

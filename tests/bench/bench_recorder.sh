@@ -6,7 +6,7 @@
 # own communicators (contention on the ring's head).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
+. "$TOP/tests/paths.sh"
 BENCH="$TOP/$BUILD/bench/bench-recorder"
 SO="$TOP/$BUILD/libfrtrace-recorder.so"
 if [ ! -x "$BENCH" ] || [ ! -f "$SO" ]; then

@@ -32,10 +32,10 @@
 # The generated data is deleted at the end unless BENCH_KEEP=1.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
+. "$TOP/tests/paths.sh"
 GEN="$TOP/$BUILD/bench/gen_dumps"
 MEASURE="$TOP/$BUILD/bench/measure"
-FRTRACE=${BENCH_FRTRACE:-$TOP/$BUILD/frtrace}
+FRTRACE=${BENCH_FRTRACE:-$FRTRACE}
 RANKS=${BENCH_RANKS:-512 4096 16384}
 SPARSE=${BENCH_SPARSE:-131072:64}
 REPS=${BENCH_REPS:-3}

@@ -98,23 +98,31 @@ EXPORT int vsnprintf(char *s, size_t n, const char *fmt, va_list ap) {
     return REAL("vsnprintf", vsnprintf_fn)(s, n, fmt, ap);
 }
 
-EXPORT int snprintf(char *s, size_t n, const char *fmt, ...) {
-    va_list ap;
-    trap("snprintf");
-    va_start(ap, fmt);
-    int r = REAL("vsnprintf", vsnprintf_fn)(s, n, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* A variadic one traps under its own name, then calls the real va_list form `vname` (of type
+ * vtype) with `args`, which pass the va_list ap. */
+#define VARIADIC(name, params, last, vname, vtype, args)                                           \
+    EXPORT int name params;                                                                        \
+    int name params {                                                                              \
+        va_list ap;                                                                                \
+        trap(#name);                                                                               \
+        va_start(ap, last);                                                                        \
+        int r = REAL(vname, vtype) args;                                                           \
+        va_end(ap);                                                                                \
+        return r;                                                                                  \
+    }
 
-EXPORT int sprintf(char *s, const char *fmt, ...) {
-    va_list ap;
-    trap("sprintf");
-    va_start(ap, fmt);
-    int r = REAL("vsprintf", vsprintf_fn)(s, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* (unformatted: clang-format would read `FILE *f` here as a multiplication) */
+/* clang-format off */
+VARIADIC(snprintf, (char *s, size_t n, const char *fmt, ...), fmt, "vsnprintf", vsnprintf_fn,
+         (s, n, fmt, ap))
+VARIADIC(sprintf, (char *s, const char *fmt, ...), fmt, "vsprintf", vsprintf_fn, (s, fmt, ap))
+VARIADIC(__snprintf_chk, (char *s, size_t n, int flag, size_t slen, const char *fmt, ...), fmt,
+         "__vsnprintf_chk", vsnprintf_chk_fn, (s, n, flag, slen, fmt, ap))
+VARIADIC(fprintf, (FILE *f, const char *fmt, ...), fmt, "vfprintf", vfprintf_fn, (f, fmt, ap))
+VARIADIC(printf, (const char *fmt, ...), fmt, "vfprintf", vfprintf_fn, (stdout, fmt, ap))
+VARIADIC(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt, "__vfprintf_chk",
+         vfprintf_chk_fn, (f, flag, fmt, ap))
+/* clang-format on */
 
 EXPORT int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap);
 int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap) {
@@ -122,47 +130,9 @@ int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, v
     return REAL("__vsnprintf_chk", vsnprintf_chk_fn)(s, n, flag, slen, fmt, ap);
 }
 
-EXPORT int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ...);
-int __snprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, ...) {
-    va_list ap;
-    trap("__snprintf_chk");
-    va_start(ap, fmt);
-    int r = REAL("__vsnprintf_chk", vsnprintf_chk_fn)(s, n, flag, slen, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
 EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap) {
     trap("vfprintf");
     return REAL("vfprintf", vfprintf_fn)(f, fmt, ap);
-}
-
-EXPORT int fprintf(FILE *f, const char *fmt, ...) {
-    va_list ap;
-    trap("fprintf");
-    va_start(ap, fmt);
-    int r = REAL("vfprintf", vfprintf_fn)(f, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-EXPORT int printf(const char *fmt, ...) {
-    va_list ap;
-    trap("printf");
-    va_start(ap, fmt);
-    int r = REAL("vfprintf", vfprintf_fn)(stdout, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
-int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
-    va_list ap;
-    trap("__fprintf_chk");
-    va_start(ap, fmt);
-    int r = REAL("__vfprintf_chk", vfprintf_chk_fn)(f, flag, fmt, ap);
-    va_end(ap);
-    return r;
 }
 
 EXPORT int fputs(const char *s, FILE *f) {

@@ -1,6 +1,7 @@
 /* dump_equal.h — whether two fr_dumps hold the same content (their interned pointers differ),
  * for the tests that decode one file two ways: a reused fr_decoder against a fresh one, the
- * direct pickle path against the generic one. Used by tests/unit and tests/fuzz. */
+ * direct pickle path against the generic one. Used by tests/unit and tests/fuzz; comm_eq also
+ * by the tests that check the "frtrace" key's communicators against the ones they expect. */
 #ifndef FRTRACE_TEST_DUMP_EQUAL_H
 #define FRTRACE_TEST_DUMP_EQUAL_H
 
@@ -60,6 +61,12 @@ static inline bool entry_eq(const fr_entry *a, const fr_entry *b) {
     return true;
 }
 
+static inline bool comm_eq(const fr_comm_info *x, const fr_comm_info *y) {
+    return str_eq(x->pg_name, y->pg_name) && x->comm_rank == y->comm_rank &&
+           x->comm_size == y->comm_size && str_eq(x->parent, y->parent) && x->color == y->color &&
+           str_eq(x->nccl_hash, y->nccl_hash) && str_eq(x->state, y->state);
+}
+
 static inline bool dump_eq(const fr_dump *a, const fr_dump *b) {
     if (a->encoding != b->encoding || !str_eq(a->version, b->version) ||
         a->version_major != b->version_major || a->version_minor != b->version_minor ||
@@ -76,13 +83,8 @@ static inline bool dump_eq(const fr_dump *a, const fr_dump *b) {
             return false;
     }
     if (a->nstatus && memcmp(a->status, b->status, a->nstatus * sizeof *a->status)) return false;
-    for (uint32_t i = 0; i < a->ncomms; i++) {
-        const fr_comm_info *x = &a->comms[i], *y = &b->comms[i];
-        if (!str_eq(x->pg_name, y->pg_name) || x->comm_rank != y->comm_rank ||
-            x->comm_size != y->comm_size || !str_eq(x->parent, y->parent) || x->color != y->color ||
-            !str_eq(x->nccl_hash, y->nccl_hash) || !str_eq(x->state, y->state))
-            return false;
-    }
+    for (uint32_t i = 0; i < a->ncomms; i++)
+        if (!comm_eq(&a->comms[i], &b->comms[i])) return false;
     for (uint32_t i = 0; i < a->nentries; i++)
         if (!entry_eq(&a->entries[i], &b->entries[i])) return false;
     return true;

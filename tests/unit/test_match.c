@@ -53,6 +53,29 @@ static fa_match_state m(const ev *a, const ev *b) {
     return fa_match_entries(&a->e, &b->e, 2, NULL, 0);
 }
 
+/* A scheduled op of Float tensors, what most cases below compare. */
+static void op(ev *x, const char *name, int nin, const int64_t in[][2], int nout,
+               const int64_t out[][2]) {
+    make(x, name, nin, in, nout, out, FR_STATE_SCHEDULED, "Float", "Float");
+}
+
+/* How such an op matches itself. */
+static fa_match_state self(const char *name, int nin, const int64_t in[][2], int nout,
+                           const int64_t out[][2]) {
+    ev x;
+    op(&x, name, nin, in, nout, out);
+    return m(&x, &x);
+}
+
+/* How two such ops, of one input and one output tensor each, match. */
+static fa_match_state pair(const char *a, const int64_t a_in[][2], const int64_t a_out[][2],
+                           const char *b, const int64_t b_in[][2], const int64_t b_out[][2]) {
+    ev x, y;
+    op(&x, a, 1, a_in, 1, a_out);
+    op(&y, b, 1, b_in, 1, b_out);
+    return m(&x, &y);
+}
+
 static void match_one_event_table(void **state) {
     ev e1, x;
     make(&e1, "nccl:all_reduce", 1, S44, 1, S44, FR_STATE_SCHEDULED, "float32", "float32");
@@ -91,27 +114,18 @@ static void every_collective_matches_itself(void **state) {
                                          "allreduce_coalesced",
                                          "ALLGATHER_coalesced",
                                          "REDUCE_SCATTER_coalesced" };
-    ev x;
     char name[80];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(name, sizeof name, "nccl:%s", names[i]);
-        make(&x, name, 1, S44, 1, S44, FR_STATE_SCHEDULED, "Float", "Float");
-        assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
+        assert_int_equal(self(name, 1, S44, 1, S44), FA_FULLY_MATCHED);
     }
     static const char *const rs[] = { "nccl:reduce_scatter", "nccl:_reduce_scatter_base",
                                       "nccl:reduce_scatter_tensor_coalesced" };
-    for (size_t i = 0; i < 3; i++) {
-        make(&x, rs[i], 1, S44, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-        assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    }
+    for (size_t i = 0; i < 3; i++) assert_int_equal(self(rs[i], 1, S44, 1, S8), FA_FULLY_MATCHED);
     static const char *const ag[] = { "nccl:all_gather", "nccl:_all_gather_base",
                                       "nccl:all_gather_into_tensor_coalesced" };
-    for (size_t i = 0; i < 3; i++) {
-        make(&x, ag[i], 1, S44, 1, S32, FR_STATE_SCHEDULED, "Float", "Float");
-        assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    }
-    make(&x, "nccl:all_to_all_single", 1, S44, 1, S44, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_UNDECIDED);
+    for (size_t i = 0; i < 3; i++) assert_int_equal(self(ag[i], 1, S44, 1, S32), FA_FULLY_MATCHED);
+    assert_int_equal(self("nccl:all_to_all_single", 1, S44, 1, S44), FA_UNDECIDED);
 }
 
 static void variants_are_distinct_types(void **state) {
@@ -119,53 +133,38 @@ static void variants_are_distinct_types(void **state) {
                                             { "nccl:all_reduce", "nccl:allreduce_coalesced" },
                                             { "nccl:reduce_scatter", "nccl:_reduce_scatter_base" },
                                             { "nccl:all_to_all", "nccl:all_to_all_single" } };
-    ev a, b;
-    for (size_t i = 0; i < 4; i++) {
-        make(&a, pairs[i][0], 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-        make(&b, pairs[i][1], 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-        assert_int_equal(m(&a, &b), FA_COLLECTIVE_TYPE_MISMATCH);
-    }
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(pair(pairs[i][0], S8, S8, pairs[i][1], S8, S8),
+                         FA_COLLECTIVE_TYPE_MISMATCH);
 }
 
 static void all_gather_base_numel_is_checked(void **state) {
-    ev x;
-    make(&x, "nccl:_all_gather_base", 1, S8, 1, S16, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    make(&x, "nccl:_all_gather_base", 1, S8, 1, S24, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_SIZE_OR_SYNTAX_MISMATCH);
+    assert_int_equal(self("nccl:_all_gather_base", 1, S8, 1, S16), FA_FULLY_MATCHED);
+    assert_int_equal(self("nccl:_all_gather_base", 1, S8, 1, S24), FA_SIZE_OR_SYNTAX_MISMATCH);
 }
 
 static void uneven_all_to_all_is_not_a_mismatch(void **state) {
-    ev a, b;
-    make(&a, "nccl:all_to_all_single", 1, S8, 1, S12, FR_STATE_SCHEDULED, "Float", "Float");
-    make(&b, "nccl:all_to_all_single", 1, S12, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&a, &b), FA_UNDECIDED);
+    assert_int_equal(pair("nccl:all_to_all_single", S8, S12, "nccl:all_to_all_single", S12, S8),
+                     FA_UNDECIDED);
 }
 
 static void recv_from_any_source_has_no_peer(void **state) {
-    ev recv, send;
     fa_opname n;
     assert_int_equal(fa_parse_profiling_name("nccl:recv 1<-?", &n), 0);
     assert_int_equal(n.src, -1);
     assert_int_equal(n.dst, 1);
-    make(&recv, "nccl:recv 1<-?", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    make(&send, "nccl:send 0->1", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&recv, &send), FA_FULLY_MATCHED);
-    assert_int_equal(m(&send, &recv), FA_FULLY_MATCHED);
-    make(&send, "nccl:send 0->1", 1, S4, 1, S4, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&send, &recv), FA_SIZE_OR_SYNTAX_MISMATCH);
+    static const char recv[] = "nccl:recv 1<-?", send[] = "nccl:send 0->1";
+    assert_int_equal(pair(recv, S8, S8, send, S8, S8), FA_FULLY_MATCHED);
+    assert_int_equal(pair(send, S8, S8, recv, S8, S8), FA_FULLY_MATCHED);
+    assert_int_equal(pair(send, S4, S4, recv, S8, S8), FA_SIZE_OR_SYNTAX_MISMATCH);
 }
 
 /* A send pairs only with a recv: two sends (or two recvs) of the same peers and sizes never match
  * (mutation m08). */
 static void two_sends_or_two_recvs_never_match(void **state) {
-    ev a, b;
-    make(&a, "nccl:send 0->1", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    make(&b, "nccl:send 0->1", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&a, &b), FA_SIZE_OR_SYNTAX_MISMATCH);
-    make(&a, "nccl:recv 1<-0", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    make(&b, "nccl:recv 1<-0", 1, S8, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&a, &b), FA_SIZE_OR_SYNTAX_MISMATCH);
+    static const char send[] = "nccl:send 0->1", recv[] = "nccl:recv 1<-0";
+    assert_int_equal(pair(send, S8, S8, send, S8, S8), FA_SIZE_OR_SYNTAX_MISMATCH);
+    assert_int_equal(pair(recv, S8, S8, recv, S8, S8), FA_SIZE_OR_SYNTAX_MISMATCH);
 }
 
 static void any_backend_prefix_names_the_op(void **state) {
@@ -191,21 +190,26 @@ static void hook_shapes_match_themselves(void **state) {
     static const int64_t S8x2[][2] = { { 8, 0 }, { 8, 0 } },
                          S8x3[][2] = { { 8, 0 }, { 8, 0 }, { 8, 0 } }, S17[][2] = { { 17, 0 } },
                          S84[][2] = { { 8, 0 }, { 4, 0 } };
-    ev x;
-    make(&x, "nccl2:allreduce_coalesced", 2, S84, 2, S84, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    make(&x, "nccl2:all_gather", 1, S8, 2, S8x2, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    make(&x, "nccl2:reduce_scatter", 2, S8x2, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_FULLY_MATCHED);
-    make(&x, "nccl2:all_gather", 1, S8, 3, S8x3, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_SIZE_OR_SYNTAX_MISMATCH);
-    make(&x, "nccl2:reduce_scatter", 3, S8x3, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_SIZE_OR_SYNTAX_MISMATCH);
-    make(&x, "nccl2:all_gather", 1, S8, 1, S17, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_SIZE_OR_SYNTAX_MISMATCH);
-    make(&x, "nccl2:reduce_scatter", 1, S17, 1, S8, FR_STATE_SCHEDULED, "Float", "Float");
-    assert_int_equal(m(&x, &x), FA_SIZE_OR_SYNTAX_MISMATCH);
+    static const struct {
+        const char *name;
+        int nin;
+        const int64_t (*in)[2];
+        int nout;
+        const int64_t (*out)[2];
+        fa_match_state want;
+    } cases[] = {
+        { "nccl2:allreduce_coalesced", 2, S84, 2, S84, FA_FULLY_MATCHED },
+        { "nccl2:all_gather", 1, S8, 2, S8x2, FA_FULLY_MATCHED },
+        { "nccl2:reduce_scatter", 2, S8x2, 1, S8, FA_FULLY_MATCHED },
+        { "nccl2:all_gather", 1, S8, 3, S8x3, FA_SIZE_OR_SYNTAX_MISMATCH },
+        { "nccl2:reduce_scatter", 3, S8x3, 1, S8, FA_SIZE_OR_SYNTAX_MISMATCH },
+        { "nccl2:all_gather", 1, S8, 1, S17, FA_SIZE_OR_SYNTAX_MISMATCH },
+        { "nccl2:reduce_scatter", 1, S17, 1, S8, FA_SIZE_OR_SYNTAX_MISMATCH },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        assert_int_equal(
+            self(cases[k].name, cases[k].nin, cases[k].in, cases[k].nout, cases[k].out),
+            cases[k].want);
 }
 
 static void rank_lists_read_as_ranges(void **state) {

@@ -40,6 +40,16 @@ static void heap_bytes(void (*write)(pw_writer *), uint8_t **out, size_t *len) {
     assert_int_equal(pw_finish(&w, out, len), 0);
 }
 
+/* What `write` puts on the heap is exactly want[0..n). */
+static void expect_bytes(void (*write)(pw_writer *), const uint8_t *want, size_t n) {
+    uint8_t *out;
+    size_t len;
+    heap_bytes(write, &out, &len);
+    assert_int_equal(len, n);
+    assert_memory_equal(out, want, n);
+    free(out);
+}
+
 static void ints(pw_writer *w) {
     pw_int(w, 0);
     pw_int(w, 255);
@@ -54,18 +64,13 @@ static void ints(pw_writer *w) {
 }
 
 static void integers_follow_torchs_ladder_and_long1_is_always_8_bytes(void **state) {
-    uint8_t *out;
-    size_t len;
-    heap_bytes(ints, &out, &len);
     static const uint8_t want[] = {
         0x4b, 0x00, 0x4b, 0xff, 0x4d, 0x00, 0x01, 0x4d, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x01,
         0x00, 0x4a, 0xff, 0xff, 0xff, 0xff, 0x4a, 0x00, 0x00, 0x00, 0x80, 0x8a, 0x08, 0x00,
         0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x8a, 0x08, 0xcf, 0x53, 0x66, 0x98, 0x94,
         0xa5, 0xef, 0x17, 0x8a, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
     };
-    assert_int_equal(len, sizeof want);
-    assert_memory_equal(out, want, sizeof want);
-    free(out);
+    expect_bytes(ints, want, sizeof want);
 }
 
 static void scalars(pw_writer *w) {
@@ -78,14 +83,9 @@ static void scalars(pw_writer *w) {
 }
 
 static void floats_are_big_endian_binfloat(void **state) {
-    uint8_t *out;
-    size_t len;
-    heap_bytes(scalars, &out, &len);
     static const uint8_t want[] = { 0x80, 0x02, 0x47, 0x3f, 0xa2, 0xdf, 0x0c, 0x60,
                                     0x00, 0x00, 0x00, 0x88, 0x89, 0x4e, 0x2e };
-    assert_int_equal(len, sizeof want);
-    assert_memory_equal(out, want, sizeof want);
-    free(out);
+    expect_bytes(scalars, want, sizeof want);
 }
 
 static void strings_and_containers(pw_writer *w) {
@@ -104,23 +104,19 @@ static void strings_and_containers(pw_writer *w) {
 }
 
 static void strings_are_memoized_by_value_sharing_ids_with_containers(void **state) {
-    uint8_t *out;
-    size_t len;
-    heap_bytes(strings_and_containers, &out, &len);
     static const uint8_t want[] = {
         0x80, 0x02, '}', '(', 'X', 1, 0,   0,   0, 'a', 'q', 0,   ']',
         '(',  'X',  1,   0,   0,   0, 'b', 'q', 1, 'h', 0,   'e', 'q',
         2,    'X',  1,   0,   0,   0, 'c', 'q', 3, 'h', 2,   'u', '.',
     };
-    assert_int_equal(len, sizeof want);
-    assert_memory_equal(out, want, sizeof want);
-    free(out);
+    expect_bytes(strings_and_containers, want, sizeof want);
 }
 
 /* 300 distinct strings, then two repeats: ids past 255 use the LONG_ forms. */
 static char many_names[300][16];
 
 static void many_strings(pw_writer *w) {
+    for (int i = 0; i < 300; i++) snprintf(many_names[i], sizeof many_names[i], "s%d", i);
     pw_proto(w);
     pw_list_begin(w);
     for (int i = 0; i < 300; i++) pw_cstr(w, many_names[i]);
@@ -130,8 +126,19 @@ static void many_strings(pw_writer *w) {
     pw_stop(w);
 }
 
+/* many_strings through a fixed-memory writer of a `size`-byte buffer and `nmemo` memo slots,
+ * the bytes collected in sink. */
+static void fixed_many_strings(size_t size, size_t nmemo, bytes *sink) {
+    uint8_t buf[64];
+    pw_memo_slot memo[1024];
+    assert_true(size <= sizeof buf && nmemo <= 1024);
+    pw_writer w;
+    pw_init(&w, buf, size, memo, nmemo, collect, sink);
+    many_strings(&w);
+    assert_int_equal(pw_finish(&w, NULL, NULL), 0);
+}
+
 static void memo_ids_past_255_use_long_binput_and_long_binget(void **state) {
-    for (int i = 0; i < 300; i++) snprintf(many_names[i], sizeof many_names[i], "s%d", i);
     uint8_t *out;
     size_t len;
     heap_bytes(many_strings, &out, &len);
@@ -146,18 +153,12 @@ static void memo_ids_past_255_use_long_binput_and_long_binget(void **state) {
 }
 
 static void fixed_memory_with_a_tiny_buffer_gives_the_heap_bytes(void **state) {
-    for (int i = 0; i < 300; i++) snprintf(many_names[i], sizeof many_names[i], "s%d", i);
     uint8_t *heap;
     size_t heap_len;
     heap_bytes(many_strings, &heap, &heap_len);
 
-    uint8_t buf[7];
-    pw_memo_slot memo[1024];
     bytes sink = { 0 };
-    pw_writer w;
-    pw_init(&w, buf, sizeof buf, memo, 1024, collect, &sink);
-    many_strings(&w);
-    assert_int_equal(pw_finish(&w, NULL, NULL), 0);
+    fixed_many_strings(7, 1024, &sink);
     assert_int_equal(sink.len, heap_len);
     assert_memory_equal(sink.data, heap, heap_len);
     assert_true(sink.calls > 100); /* it really went through the sink in small pieces */
@@ -166,14 +167,8 @@ static void fixed_memory_with_a_tiny_buffer_gives_the_heap_bytes(void **state) {
 }
 
 static void a_full_fixed_memo_still_writes_a_readable_pickle(void **state) {
-    for (int i = 0; i < 300; i++) snprintf(many_names[i], sizeof many_names[i], "s%d", i);
-    uint8_t buf[64];
-    pw_memo_slot memo[8];
     bytes sink = { 0 };
-    pw_writer w;
-    pw_init(&w, buf, sizeof buf, memo, 8, collect, &sink);
-    many_strings(&w);
-    assert_int_equal(pw_finish(&w, NULL, NULL), 0);
+    fixed_many_strings(64, 8, &sink);
 
     fv_arena *a = fv_arena_new();
     fv *root = NULL;
@@ -219,23 +214,19 @@ static void a_fixed_writer_without_sink_hands_back_its_buffer(void **state) {
     assert_int_equal(len, 4);
 }
 
-static void transient_strings_keep_the_id_count(void **state) {
-    pw_writer w;
-    assert_int_equal(pw_init_alloc(&w, NULL, NULL), 0);
+static void transient_strings(pw_writer *w) {
     char tmp[4] = "x";
-    pw_cstr(&w, "x");             /* id 0 */
-    pw_str_transient(&w, tmp, 1); /* already memoized: BINGET 0 */
+    pw_cstr(w, "x");             /* id 0 */
+    pw_str_transient(w, tmp, 1); /* already memoized: BINGET 0 */
     strcpy(tmp, "y");
-    pw_str_transient(&w, tmp, 1); /* new: id 1, not remembered */
-    pw_cstr(&w, "y");             /* written again: id 2 */
-    uint8_t *out;
-    size_t len;
-    assert_int_equal(pw_finish(&w, &out, &len), 0);
+    pw_str_transient(w, tmp, 1); /* new: id 1, not remembered */
+    pw_cstr(w, "y");             /* written again: id 2 */
+}
+
+static void transient_strings_keep_the_id_count(void **state) {
     static const uint8_t want[] = { 'X', 1, 0,   0,   0, 'x', 'q', 0, 'h', 0, 'X', 1,   0,
                                     0,   0, 'y', 'q', 1, 'X', 1,   0, 0,   0, 'y', 'q', 2 };
-    assert_int_equal(len, sizeof want);
-    assert_memory_equal(out, want, sizeof want);
-    free(out);
+    expect_bytes(transient_strings, want, sizeof want);
 }
 
 int main(void) {

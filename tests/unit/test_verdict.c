@@ -4,7 +4,9 @@
  * Each case writes a few ranks' dumps as JSON (PyTorch's keys, as torchcomms writes them) into a
  * temporary directory and runs the whole analysis through fa_analyze(), so that the cases do
  * not depend on how fr_entry is laid out inside. A job is a list of groups and, per rank, the
- * entries it recorded ("group op seq state"); a rank can be left without a dump.
+ * entries it recorded ("group op seq state"); a rank can be left without a dump, and the job's
+ * backend (the profiling names' prefix, "nccl") can be gloo's, and a rank's dump can carry the
+ * recorder's "frtrace" key.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,11 +25,13 @@ enum { MAX_RANKS = 8, MAX_GROUPS = 4 };
 typedef struct job {
     int world;
     const char *group_name[MAX_GROUPS], *group_desc[MAX_GROUPS],
-        *group_ranks[MAX_GROUPS]; /* "[0, 1]" */
+        *group_ranks[MAX_GROUPS]; /* "[0, 1]"; "[]" (members unknown): in every rank's dump */
     int ngroups;
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
-    int skip[MAX_RANKS]; /* 1: this rank wrote no dump */
+    int skip[MAX_RANKS];          /* 1: this rank wrote no dump */
+    const char *backend;          /* the profiling names' prefix: "nccl" unless set */
+    char frtrace[MAX_RANKS][512]; /* the recorder's "frtrace" key of the rank's dump, or "" */
     char dir[64];
     fa_analysis a;
 } job;
@@ -60,13 +64,14 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
             "\"collective_seq_id\": %d, "
-            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"nccl:%s\", "
+            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"%s:%s\", "
             "\"time_created_ns\": %d, "
             "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1, op, id, state,
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1,
+            j->backend ? j->backend : "nccl", op, id, state,
             strcmp(state, "completed") ? "false" : "true");
 }
 
@@ -90,13 +95,14 @@ static void run(job *j) {
         for (int g = 0, n = 0; g < j->ngroups; g++) {
             char me[16];
             snprintf(me, sizeof me, "%d", r);
-            if (!strstr(j->group_ranks[g], me))
+            if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
                 continue; /* single-digit ranks: a member iff its digit appears */
             fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}",
                     n++ ? ", " : "", j->group_name[g], j->group_name[g], j->group_desc[g],
                     j->group_ranks[g]);
         }
-        fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
+        fprintf(f, "}, \"entries\": [%s]%s%s}\n", j->entries[r],
+                j->frtrace[r][0] ? ", \"frtrace\": " : "", j->frtrace[r]);
         fclose(f);
     }
     fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
@@ -411,6 +417,48 @@ static void missing_dump_everyone_waits_for_is_culprit(void **state) {
     done(&j);
 }
 
+/* gloo retires a collective that failed because a peer is gone as it retires one that completed.
+ * Rank 0 retired #1, which rank 1 still has pending; rank 2 wrote no dump. Rank 1's oldest
+ * pending entry is #1: what came before it is completed there, #1 itself is not (mutation w05).
+ * So rank 0's newest collective failed, rank 0 may be blocked on rank 2 as well, and the verdict
+ * is a hang on rank 2, not "rank 0 waits for nobody: a stopped rank or a lost dump?". */
+static void a_gloo_collective_retired_while_a_peer_waits_failed(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "scheduled", NULL));
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.match.views[j.a.match.view_at[0] + 1].completed_max, 0);
+    done(&j);
+}
+
+/* The recorder lists a communicator whose members it did not learn with ranks []: its members
+ * come from every dump's communicators (global rank, comm_rank, comm_size), rank 1's too,
+ * though it recorded nothing in it. Rank 1 never issued #1, which rank 0 waits in: rank 1 is
+ * the culprit (mutation g02: an empty member list is no configuration). */
+static void a_recorder_group_without_members_is_rebuilt_from_the_comms(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "5", "tp", "[]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"5\": {\"comm_rank\": %d, \"comm_size\": 2, \"parent\": \"0\", "
+                 "\"color\": 0, \"nccl_hash\": \"0x5\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_int_equal(j.a.groups.n, 2);
+    assert_string_equal(j.a.groups.v[1].id, "5");
+    assert_int_equal(j.a.groups.v[1].nmembers, 2);
+    assert_false(j.a.groups.v[1].inferred);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -428,6 +476,8 @@ int main(void) {
         cmocka_unit_test(scheduled_ones_are_culprits_when_others_started),
         cmocka_unit_test(gpu_lag_names_the_stalled_rank),
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
+        cmocka_unit_test(a_gloo_collective_retired_while_a_peer_waits_failed),
+        cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
