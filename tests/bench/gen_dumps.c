@@ -392,14 +392,24 @@ static op *next_op(stepgen *s, int g, int kind, int stack, int thread) {
     return o;
 }
 
+/* The next op of group g, counted as a collective or as a p2p op: its seq ids and op id. */
+static op *counted_op(stepgen *s, int g, int kind, int stack, int thread, bool is_p2p) {
+    op *o = next_op(s, g, kind, stack, thread);
+    counters *c = s->c;
+    if (is_p2p)
+        ++c->p2p[g];
+    else
+        ++c->coll[g];
+    o->coll_seq = c->coll[g];
+    o->p2p_seq = c->p2p[g];
+    o->op_id = c->coll[g] + c->p2p[g];
+    return o;
+}
+
 static void coll(stepgen *s, int g, int kind, int sh_in, int sh_out, int dt, int stack,
                  int thread) {
     if (!s->j->active[g]) return;
-    op *o = next_op(s, g, kind, stack, thread);
-    counters *c = s->c;
-    o->coll_seq = ++c->coll[g];
-    o->p2p_seq = c->p2p[g];
-    o->op_id = c->coll[g] + c->p2p[g];
+    op *o = counted_op(s, g, kind, stack, thread, false);
     o->sh_in = (uint16_t)sh_in;
     o->sh_out = (uint16_t)sh_out;
     o->dt_in = o->dt_out = (uint8_t)dt;
@@ -407,11 +417,7 @@ static void coll(stepgen *s, int g, int kind, int sh_in, int sh_out, int dt, int
 
 static void p2p(stepgen *s, int kind, int peer, int phase, int mb, int stack, int thread) {
     if (!s->j->active[G_PP]) return;
-    op *o = next_op(s, G_PP, kind, stack, thread);
-    counters *c = s->c;
-    o->p2p_seq = ++c->p2p[G_PP];
-    o->coll_seq = c->coll[G_PP];
-    o->op_id = c->coll[G_PP] + c->p2p[G_PP];
+    op *o = counted_op(s, G_PP, kind, stack, thread, true);
     o->peer = (int16_t)peer;
     o->phase = (uint8_t)phase;
     o->mb = (uint16_t)mb;
