@@ -52,6 +52,24 @@ test_expect_success 'gloo: the summary says that gloo records no send/recv, and 
     grep -q "gloo records no send" "$TOP/man/frtrace.1"
 '
 
+test_expect_success 'gloo DDP: async bucket all_reduces do not hide how late the slow rank is' '
+    "$FRTRACE" -f json "$GLOO/ddp_slow" >db.json &&
+    python3 -c "
+import json
+s = json.load(open(\"db.json\"))[\"stragglers\"]
+assert [x[\"rank\"] for x in s] == [2], s
+assert 40 <= s[0][\"late_ms_median\"] <= 60, s[0]  # it sleeps 50 ms before every forward
+assert s[0][\"last_in\"] >= 30, s[0]" &&
+    "$FRTRACE" "$GLOO/ddp_slow-json" >out &&
+    head -n 1 out | grep "^ok: no hang; rank 2 is slow: last to arrive in [0-9]* of 44 collectives, 5[0-9] ms late (median)$"
+'
+
+test_expect_success 'gloo: ranks aborted by a peer'"'"'s mismatch are named in an ok title' '
+    "$FRTRACE" "$GLOO/a2a_size" >out &&
+    head -n 1 out | grep "^ok: 1 rank, 1 group, nothing blocked (0 operations in flight); ranks 0,2,3 left no dump$" &&
+    grep -q "no readable dump from ranks 0,2,3" out
+'
+
 test_expect_success 'gloo JSON dumps (_dump_fr_trace_json) read like the pickles' '
     test_expect_code 1 "$FRTRACE" -f json "$GLOO/skip" >pickle.json &&
     test_expect_code 1 "$FRTRACE" -f json "$GLOO/skip-json" >json.json &&

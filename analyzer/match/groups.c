@@ -250,11 +250,18 @@ static bool described(const fa_dump *d, const char *name) {
 }
 
 /* Every rank the job is known to have: the loaded ones, the rejected files', and the gaps up to
- * the highest (ranks are dense from 0). The default group's members when pg_config lacks it. */
+ * the highest (ranks are dense from 0). The default group's members when pg_config lacks it.
+ * A group of n ranks needs a job of n ranks at least: gloo's pg_config key "" lists some group's
+ * group-local ranks, so where the dumps of ranks 0, 2 and 3 are missing (aborted by a peer's
+ * mismatch) rank 1's "[0, 1, 2, 3]" still says that they were there. */
 static void job_ranks(const fa_input *in, fa_ranks *out) {
     int64_t top = -1;
-    for (size_t r = 0; r < in->nranks; r++)
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
         if (in->ranks[r].rank > top) top = in->ranks[r].rank;
+        for (uint32_t k = 0; k < d->ngroups; k++)
+            if ((int64_t)d->groups[k].nranks - 1 > top) top = (int64_t)d->groups[k].nranks - 1;
+    }
     for (size_t r = 0; r < in->nrejected; r++)
         if (in->rejected[r].rank > top) top = in->rejected[r].rank;
     for (int64_t r = 0; r <= top; r++) fa_ranks_add(out, r);

@@ -103,6 +103,7 @@ typedef struct row_acc {
 typedef struct pair {
     uint32_t group, member;
     uint32_t n, ntimed, last_in;
+    uint32_t nlate;                 /* judged collectives where it was late by the floor or more */
     double late_score, slow_median; /* NaN: too few (late_score: see lateness_score) */
     bool late, slow;
 } pair;
@@ -241,12 +242,12 @@ static void lateness(op_times *t, double *late, double *excess, long *last) {
  * one of a group's three collectives a step has a median lateness of 0 but a score of 20 ms.
  * Below the floor nothing counts, so that a healthy job's jitter adds nothing; a few late calls
  * (a pause for garbage collection) count nothing either. */
-static double lateness_score(const double *late, size_t n, double floor_ms) {
-    size_t nlate = 0;
+static double lateness_score(const double *late, size_t n, double floor_ms, uint32_t *nlate) {
     double sum = 0;
+    *nlate = 0;
     for (size_t i = 0; i < n; i++)
-        if (late[i] >= floor_ms) nlate++, sum += late[i];
-    return nlate >= FA_STRAGGLER_MIN_LATE ? sum / (double)n : 0;
+        if (late[i] >= floor_ms) ++*nlate, sum += late[i];
+    return *nlate >= FA_STRAGGLER_MIN_LATE ? sum / (double)n : 0;
 }
 
 /* One group's ops, once: their stats rows, and per member its lateness over the judged ones. */
@@ -288,10 +289,10 @@ static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
     for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) {
         if (!nl[mb] || g->member_input[mb] < 0 || g->members[mb] < 0) continue;
         pair *p = &G->pairs[G->npairs++];
-        *p = (pair){ gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], NAN, NAN, false, false };
+        *p = (pair){ gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], 0, NAN, NAN, false, false };
         if (nl[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < nl[mb]; i++) sel[i] = late[mb * nops + i];
-            p->late_score = lateness_score(sel, nl[mb], J->floor_ms);
+            p->late_score = lateness_score(sel, nl[mb], J->floor_ms, &p->nlate);
         }
         if (ne[mb] >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < ne[mb]; i++) sel[i] = exc[mb * nops + i];
@@ -308,7 +309,20 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
         if (pass_group(J, &J->t[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
-/* The robust test over every pair's score (late_score or slow_median): outliers above the floor. */
+/* Whether pair i was late by the floor more often than the other pairs' rate of being so makes
+ * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
+ * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
+ * lateness stands out among a few by chance; a slow rank is late far more often than the rest. */
+static bool late_beyond_chance(const pair *pairs, size_t n, size_t i) {
+    uint64_t late = 0, judged = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k != i && !isnan(pairs[k].late_score)) late += pairs[k].nlate, judged += pairs[k].n;
+    double rate = judged ? (double)late / (double)judged : 0;
+    return fa_binomial_tail(pairs[i].nlate, pairs[i].n, rate) < FA_STRAGGLER_ALPHA;
+}
+
+/* The robust test over every pair's score (late_score or slow_median): outliers above the floor,
+ * and for lateness, late more often than chance. */
 static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     double *v = malloc((n + 1) * sizeof *v), *scratch = malloc((n + 1) * sizeof *scratch);
     if (!v || !scratch) {
@@ -331,7 +345,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
             if (slow)
                 pairs[i].slow = true;
             else
-                pairs[i].late = true;
+                pairs[i].late = late_beyond_chance(pairs, n, i);
         }
     }
     free(v), free(scratch);
@@ -504,7 +518,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     J.group_ops = malloc((m->nops + 1) * sizeof *J.group_ops);
     int rc = J.t && J.out && J.group_at && J.group_ops ? 0 : -1;
     for (unsigned w = 0; w < nw && rc == 0; w++) rc = op_times_init(&J.t[w], maxcalls);
-    if (rc == 0) rc = fa_readiness_build(in, m, &J.ready);
+    if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     /* ops bucketed by group (in op order within each), so that each group is one worker's */
     for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_at[m->ops[i].group + 1]++;
     for (size_t g = 0; g < groups->n && rc == 0; g++) J.group_at[g + 1] += J.group_at[g];

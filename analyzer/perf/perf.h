@@ -14,7 +14,10 @@
  * them reached it (lateness_score in perf.c says why not the median); the excess scores as its
  * median. Every (rank, group) score is compared with every other's, robustly: it is a straggler
  * when its score stands above their median by at least the floor (--straggler-floor-ms, default
- * 5 ms) and by at least FA_OUTLIER_Z times their spread (1.4826 MAD; perfstat.h). Jitter below
+ * 5 ms) and by at least FA_OUTLIER_Z times their spread (1.4826 MAD; perfstat.h), and, for
+ * lateness, it was late by the floor more often than the other pairs' rate makes likely by chance
+ * (a binomial tail below FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random,
+ * and one of them by chance more than the rest). Jitter below
  * the floor counts nothing, and a floor of milliseconds keeps a healthy job's small systematic
  * offsets (one host's clock, one rank's Python) from being called slow. Ordered most
  * significant first.
@@ -40,6 +43,9 @@
 #define FA_STRAGGLER_FLOOR_MS   5.0
 #define FA_STRAGGLER_MIN_JUDGED 5
 #define FA_STRAGGLER_MIN_LATE   3
+/* The chance below which a rank late by the floor in k of its n collectives, where the other
+ * ranks are so at rate p, is taken as more than noise: P(Binomial(n, p) >= k) < alpha. */
+#define FA_STRAGGLER_ALPHA 1e-3
 
 typedef struct fa_straggler {
     int64_t rank;

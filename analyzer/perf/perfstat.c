@@ -156,3 +156,13 @@ double fa_busbw_factor(const char *t, int64_t n) {
     if (strstr(t, "gather") || strstr(t, "scatter")) return part;
     return 1;
 }
+
+double fa_binomial_tail(uint32_t k, uint32_t n, double p) {
+    if (k == 0) return 1;
+    if (k > n || p <= 0) return 0;
+    if (p >= 1) return 1;
+    double sum = 0, lp = log(p), lq = log1p(-p);
+    for (uint32_t i = k; i <= n; i++)
+        sum += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * lp + (n - i) * lq);
+    return sum < 1 ? sum : 1;
+}

@@ -30,6 +30,10 @@ double fa_mad_sigma(const double *v, size_t n, double center, double *scratch);
  * above the center, 0 when equal. */
 double fa_robust_z(double x, double center, double sigma);
 
+/* P(X >= k) for X ~ Binomial(n, p): how likely k or more of n trials succeed by chance, each
+ * with probability p. 1 when k == 0, 0 when p == 0 < k. O(n - k). */
+double fa_binomial_tail(uint32_t k, uint32_t n, double p);
+
 /* Threshold of the modified z-score beyond which a value is an outlier (Iglewicz-Hoaglin). */
 #define FA_OUTLIER_Z 3.5
 

@@ -10,6 +10,8 @@
  * no earlier than its last member arrived, so that last arrival is a lower bound of when the rank
  * was free, and `arrival - ready` an upper bound of the delay it made itself (more so when the
  * backend leaves operations unrecorded in between, gloo's send/recv: it only lengthens the gap).
+ * Where a member went on to its next entry before an op's last arrival, that op did not block
+ * (gloo's async calls: DDP's bucket all_reduces), and its calls' successors get no ready time.
  * perf.c takes the smaller of this and the lateness against the peers, so that readiness only ever
  * clears blame, never adds it; it clears a shifted clock's too (a rank whose clock runs ahead is
  * late against its peers but never against itself).
@@ -30,13 +32,17 @@
 #define FA_NO_OP UINT32_MAX
 
 typedef struct fa_readiness {
-    size_t *rank_at;    /* per input rank: its first slot in entry_op; [nranks] the end */
-    uint32_t *entry_op; /* per entry of every rank: its op, FA_NO_OP none */
-    int64_t *op_done;   /* per op: its last known arrival (ns), 0 none */
+    size_t *rank_at;     /* per input rank: its first slot in entry_op; [nranks] the end */
+    uint32_t *entry_op;  /* per entry of every rank: its op, FA_NO_OP none */
+    int64_t *op_done;    /* per op: its last known arrival (ns), 0 none or not blocking */
+    uint8_t *unblocking; /* per op: 1 when a member went on before its last arrival */
+    size_t nops;
 } fa_readiness;
 
-/* 0, or -1 when out of memory (rd is then empty). */
-int fa_readiness_build(const fa_input *in, const fa_match *m, fa_readiness *rd);
+/* 0, or -1 when out of memory (rd is then empty). An op that a member left more than
+ * tolerance_ns before its last arrival is taken as not blocking (readiness.c). */
+int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
+                       fa_readiness *rd);
 void fa_readiness_free(fa_readiness *rd);
 
 /* When call c's rank was free to arrive at its op (ns), 0 when unknown. */

@@ -949,6 +949,34 @@ static void say_stuck(decider *d, const fa_ranks *stuck) {
     free(who);
 }
 
+/* Nothing blocked. Members that left no dump are named in the title too: the dumps say nothing
+ * waits for them, but a job most of whose ranks are missing (killed by a peer's mismatch) is not
+ * plainly healthy, and the reader should see it without opening the findings. */
+static void say_ok(decider *d) {
+    fa_ranks lost[2] = { { 0 } }; /* [0] wrote no dump, [1] left an unreadable one */
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (!d->facts[r].has_dump)
+            fa_ranks_add(&lost[d->facts[r].unreadable != NULL], d->facts[r].rank);
+    char tail[2][160] = { "", "" };
+    for (int k = 0; k < 2; k++) {
+        fa_ranks_normalize(&lost[k]);
+        char *who = lost[k].n ? short_ranks(&lost[k]) : NULL;
+        if (who)
+            snprintf(tail[k], sizeof tail[k], "; rank%s %s %s", lost[k].n > 1 ? "s" : "", who,
+                     k ? (lost[k].n > 1 ? "left unreadable dumps" : "left an unreadable dump")
+                       : "left no dump");
+        free(who);
+        fa_ranks_free(&lost[k]);
+    }
+    size_t nranks = d->in->nranks, ngroups = d->groups->n, inflight = d->inflight;
+    d->v->status = FA_STATUS_OK;
+    if (asprintf(&d->v->summary,
+                 "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)%s%s",
+                 nranks, nranks == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s", inflight,
+                 inflight == 1 ? "" : "s", tail[0], tail[1]) < 0)
+        d->v->summary = NULL;
+}
+
 #define GLOO_NOTE "; gloo records no send/recv"
 
 /* Whether some dump comes from a backend that records no send/recv (backend.h). */
@@ -1032,13 +1060,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                                 "without collectives, or the buffer was off)");
         } else {
-            v->status = FA_STATUS_OK;
-            size_t inflight = d.inflight;
-            if (asprintf(&v->summary,
-                         "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)",
-                         in->nranks, in->nranks == 1 ? "" : "s", groups->n,
-                         groups->n == 1 ? "" : "s", inflight, inflight == 1 ? "" : "s") < 0)
-                v->summary = NULL;
+            say_ok(&d);
         }
         (void)missing_dump_with_op;
         fa_ranks_free(&stuck_in_api);

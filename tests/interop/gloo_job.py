@@ -2,11 +2,13 @@
 """A real multi-process PyTorch gloo job with one injected fault, dumped by torch's own Flight
 Recorder: what `make interop` runs to see what today's PyTorch writes.
 
-    gloo_job.py FAULT OUTDIR [--ranks 8] [--format pickle|json] [--stack] [--only-active]
+    gloo_job.py FAULT OUTDIR [--ranks N] [--format pickle|json] [--stack] [--only-active]
 
 Eight ranks (by default) form Megatron-like groups besides the default one: tensor parallel
 pairs (TP), data parallel groups (DP) and pipeline stages (PP) joined by send/recv. Each rank
-runs a few training steps of tiny tensors; the fault (below) strikes at STEP. Every rank runs a
+runs a few training steps of tiny tensors; the fault (below) strikes at STEP. The ddp_* faults
+train a small model under DistributedDataParallel instead (async bucket all_reduces), and
+a2a_size runs all_to_alls on the default group alone, each on the ranks RANKS gives. Every rank runs a
 dumper thread that waits for the trigger file the parent creates once the job is done or stuck,
 then writes torch's own dump (`_dump_fr_trace` or `_dump_fr_trace_json`) as OUTDIR/rank_<r>
 (`.json` for JSON), and the parent ends the job. What each fault should make the analyzer say
@@ -43,7 +45,15 @@ FAULTS = {
                    "step (late at one of three); nothing hangs", "ok", []),
     "stuck_cpu_p2p_world": ("rank 5 sleeps before its TP all_reduce; pipeline send/recv on the "
                             "default group", "hang", [5]),
+    # DistributedDataParallel: bucketed all_reduces that return at once (async), a loaded machine
+    "ddp_healthy": ("DDP training of a small MLP, 8 ranks on however few cores: ranks late by "
+                    "tens of ms at random; nothing hangs", "ok", []),
+    "ddp_slow": ("DDP on 4 ranks, rank 2 sleeps 50 ms before every forward; nothing hangs", "ok",
+                 []),
+    "a2a_size": ("rank 1 all_to_alls 12 elements where its 3 peers have 8: the peers abort, only "
+                 "rank 1 dumps (ok, saying that ranks 0,2,3 left no dump)", "ok", []),
 }
+RANKS = {"ddp_slow": 4, "a2a_size": 4}  # faults run on other than 8 ranks
 
 
 def make_groups(dist, world):
@@ -88,7 +98,7 @@ def dumper(args, rank, trigger):
     os._exit(0)
 
 
-SLOW = {"slow": [3], "slow_two": [1, 4], "slow_dp": [6], "slow_world": [5]}
+SLOW = {"slow": [3], "slow_two": [1, 4], "slow_dp": [6], "slow_world": [5], "ddp_slow": [2]}
 SLOW_S = 0.06
 
 
@@ -139,9 +149,37 @@ def step(dist, torch, fault, rank, world, groups, i):
         dist.all_reduce(torch.ones(3))
 
 
+def ddp_steps(torch, dist, fault, rank, outdir):
+    """20 steps of a small MLP under DistributedDataParallel: its gradient buckets are all_reduced
+    asynchronously while backward runs (bucket_cap_mb small, so several buckets a step)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+    ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.1)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+    for i in range(20):
+        progress(outdir, rank, f"step {i}")
+        if fault == "ddp_slow" and rank == 2:
+            time.sleep(0.05)  # a slow data loader
+        loss = ddp(torch.randn(32, 64)).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def a2a_steps(torch, dist, rank, world, outdir):
+    for i in range(5):
+        progress(outdir, rank, f"step {i}")
+        n = world * (3 if (rank == 1 and i == 3) else 2)
+        dist.all_to_all_single(torch.empty(n), torch.ones(n))
+        dist.all_reduce(torch.ones(4))
+
+
 def worker(args, rank, world, trigger):
     os.environ.update(RANK=str(rank),
                       WORLD_SIZE=str(world), TORCH_FR_BUFFER_SIZE="2000")
+    if args.fault == "ddp_slow":  # one compute thread per rank, as torchrun sets it
+        os.environ["OMP_NUM_THREADS"] = "1"
     import torch
     import torch.distributed as dist
     threading.Thread(target=dumper, args=(args, rank, trigger), daemon=True).start()
@@ -149,9 +187,14 @@ def worker(args, rank, world, trigger):
     store = "file://" + os.path.abspath(os.path.join(args.outdir, ".store"))
     dist.init_process_group("gloo", init_method=store, rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=600))
-    groups = make_groups(dist, world)
+    own_loop = args.fault.startswith(("ddp", "a2a"))  # jobs of their own shape, no subgroups
+    groups = None if own_loop else make_groups(dist, world)
     try:
-        for i in range(STEPS):
+        if args.fault.startswith("ddp"):
+            ddp_steps(torch, dist, args.fault, rank, args.outdir)
+        elif args.fault == "a2a_size":
+            a2a_steps(torch, dist, rank, world, args.outdir)
+        for i in range(STEPS if groups else 0):
             progress(args.outdir, rank, f"step {i}")
             step(dist, torch, args.fault, rank, world, groups, i)
         progress(args.outdir, rank, "done")
@@ -221,7 +264,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("fault", choices=sorted(FAULTS))
     p.add_argument("outdir")
-    p.add_argument("--ranks", type=int, default=8)
+    p.add_argument("--ranks", type=int, default=None, help="8, or the fault's own (RANKS)")
     p.add_argument("--format", choices=["pickle", "json"], default="pickle")
     p.add_argument("--stack", action="store_true")
     p.add_argument("--only-active", action="store_true")
@@ -229,6 +272,8 @@ def main():
                    help="seconds without progress before the dump trigger")
     p.add_argument("--worker", type=int, default=None)
     args = p.parse_args()
+    if args.ranks is None:
+        args.ranks = RANKS.get(args.fault, 8)
     if args.worker is None:
         run_parent(args)
     else:

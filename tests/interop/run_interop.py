@@ -100,7 +100,7 @@ def main():
     args = p.parse_args()
     args.torch_version = subprocess.run([args.python, "-c", "import torch; print(torch.__version__)"],
                                         capture_output=True, text=True).stdout.strip()
-    print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks, one fault each")
+    print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks (4 for some), one fault each")
     results = [run_case(args, *c, args.workdir) for c in cases(args.only)]
     if not args.no_scripts:
         print("== PyTorch's torchfrtrace on the recorder's dumps")

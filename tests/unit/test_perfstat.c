@@ -124,6 +124,27 @@ static void median_of_others_matches_removing_each_value(void **state) {
     assert_true(out[0] == 160 && out[1] == 100);
 }
 
+/* Against exact sums: P(X >= k) for Binomial(n, p), computed with integers where it can be. */
+static void binomial_tail_matches_exact_sums(void **state) {
+    (void)state;
+    assert_true(fa_binomial_tail(0, 10, 0.3) == 1);
+    assert_true(fa_binomial_tail(1, 10, 0) == 0);
+    assert_true(fa_binomial_tail(11, 10, 0.5) == 0);
+    assert_true(fa_binomial_tail(3, 10, 1) == 1);
+    /* n = 4, p = 1/2: P(X >= 3) = (4 + 1) / 16, P(X >= 4) = 1 / 16 */
+    assert_true(fabs(fa_binomial_tail(3, 4, 0.5) - 5.0 / 16) < 1e-12);
+    assert_true(fabs(fa_binomial_tail(4, 4, 0.5) - 1.0 / 16) < 1e-12);
+    /* n = 10, p = 0.1: P(X >= 1) = 1 - 0.9^10 */
+    assert_true(fabs(fa_binomial_tail(1, 10, 0.1) - (1 - pow(0.9, 10))) < 1e-12);
+    /* what the straggler gate decides: a rank late at 38 of 44 collectives where the others are
+     * late at a rate of 0.3 is far beyond chance; at 17 of 44 against 0.4 it is not */
+    assert_true(fa_binomial_tail(38, 44, 0.3) < 1e-3);
+    assert_true(fa_binomial_tail(17, 44, 0.4) > 0.1);
+    /* large n stays finite and in [0, 1] */
+    double t = fa_binomial_tail(1000, 2000, 0.5);
+    assert_true(t > 0.49 && t < 0.52);
+}
+
 static void dtype_sizes_and_bus_factors(void **state) {
     (void)state;
     assert_int_equal(fa_dtype_size("Float"), 4);
@@ -150,6 +171,7 @@ int main(void) {
         cmocka_unit_test(mad_sigma_estimates_normal_spread),
         cmocka_unit_test(robust_z_finds_outliers_not_jitter),
         cmocka_unit_test(median_of_others_matches_removing_each_value),
+        cmocka_unit_test(binomial_tail_matches_exact_sums),
         cmocka_unit_test(dtype_sizes_and_bus_factors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
