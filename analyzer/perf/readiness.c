@@ -1,73 +1,92 @@
-/* readiness.c — per op its last arrival, per entry its op (readiness.h). */
+/* readiness.c — per call the ready time of its rank's next call (readiness.h). */
 #include "readiness.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t arrival_of(const fa_input *in, const fa_match *m, const fa_call *c) {
-    const fa_dump *d = in->ranks[c->rank_index].dump;
-    return c->nentries && d->times ? d->times[m->entry_refs[c->entries_at]].created_ns : 0;
+#include "perfstat.h"
+
+static int64_t created(const fa_dump *d, uint32_t e) {
+    return d->times && e < d->nentries ? d->times[e].created_ns : 0;
 }
 
-/* An op that some member left, arriving at its next entry, before the op's last arrival, did not
- * hold its caller until it ended: gloo's async calls (DDP's bucket all_reduces, any
- * `async_op=True`) return at once. Its last arrival says nothing of when its members were free,
- * so it is forgotten (0): the slow rank of a DDP job is late at every bucket, not only the first
- * of each step. The tolerance keeps a few hosts' clock skew from forgetting blocking ops. */
-static void forget_unblocking_ops(const fa_input *in, fa_readiness *rd, int64_t tolerance_ns) {
-    for (size_t r = 0; r < in->nranks; r++) {
-        const fa_dump *d = in->ranks[r].dump;
-        if (!d || !d->times) continue;
-        const uint32_t *ops = rd->entry_op + rd->rank_at[r];
-        for (size_t e = 0; e + 1 < d->nentries; e++) {
-            uint32_t op = ops[e];
-            int64_t next = d->times[e + 1].created_ns;
-            if (op == FA_NO_OP || ops[e + 1] == op || !next || !rd->op_done[op]) continue;
-            if (next + tolerance_ns < rd->op_done[op]) rd->unblocking[op] = 1;
-        }
+/* Scratch for one op's members, sized for the widest op. */
+typedef struct wake_scratch {
+    double *wake, *others, *tmp;
+    uint32_t *call; /* which call each known wake-up is */
+} wake_scratch;
+
+/* The op's calls' next_ready: its last arrival plus the other members' median wake-up; all 0
+ * when the op did not block (a member went on before its last arrival) or nothing is known. */
+static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, int64_t tolerance,
+                        wake_scratch *s, int64_t *next_ready) {
+    int64_t done = 0;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &m->calls[o->first_call + k];
+        if (!c->nentries) continue;
+        int64_t at = created(in->ranks[c->rank_index].dump, m->entry_refs[c->entries_at]);
+        if (at > done) done = at;
     }
-    for (size_t op = 0; op < rd->nops; op++)
-        if (rd->unblocking[op]) rd->op_done[op] = 0;
+    size_t known = 0;
+    bool blocking = done != 0;
+    for (uint32_t k = 0; k < o->ncalls && blocking; k++) {
+        uint32_t ci = o->first_call + k;
+        const fa_call *c = &m->calls[ci];
+        if (!c->nentries) continue;
+        uint32_t last = m->entry_refs[c->entries_at + c->nentries - 1];
+        int64_t next = created(in->ranks[c->rank_index].dump, last + 1);
+        if (!next) continue;
+        if (next + tolerance < done) blocking = false;
+        s->wake[known] = next > done ? (double)(next - done) : 0;
+        s->call[known++] = ci;
+    }
+    for (uint32_t k = 0; k < o->ncalls; k++) next_ready[o->first_call + k] = blocking ? done : 0;
+    if (!blocking || known < 2) return;
+    fa_median_of_others(s->wake, known, s->tmp, s->others);
+    for (size_t i = 0; i < known; i++) next_ready[s->call[i]] = done + (int64_t)s->others[i];
 }
 
 int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
                        fa_readiness *rd) {
     memset(rd, 0, sizeof *rd);
+    bool any_blocking = false;
+    for (size_t r = 0; r < in->nranks; r++) any_blocking |= in->ranks[r].dump->records_no_p2p;
+    if (!any_blocking) return 0;
+    size_t widest = 1;
+    for (size_t op = 0; op < m->nops; op++)
+        if (m->ops[op].ncalls > widest) widest = m->ops[op].ncalls;
+    wake_scratch s = { malloc(widest * sizeof(double)), malloc(widest * sizeof(double)),
+                       malloc(widest * sizeof(double)), malloc(widest * sizeof(uint32_t)) };
     rd->rank_at = malloc((in->nranks + 1) * sizeof *rd->rank_at);
-    rd->op_done = malloc((m->nops + 1) * sizeof *rd->op_done);
-    rd->unblocking = calloc(m->nops + 1, 1);
-    rd->nops = m->nops;
-    if (!rd->rank_at || !rd->op_done || !rd->unblocking) goto oom;
+    rd->next_ready = malloc((m->ncalls + 1) * sizeof *rd->next_ready);
     size_t total = 0;
-    for (size_t r = 0; r < in->nranks; r++) {
+    for (size_t r = 0; rd->rank_at && r < in->nranks; r++) {
         rd->rank_at[r] = total;
         total += in->ranks[r].dump ? in->ranks[r].dump->nentries : 0;
     }
-    rd->rank_at[in->nranks] = total;
-    rd->entry_op = malloc((total + 1) * sizeof *rd->entry_op);
-    if (!rd->entry_op) goto oom;
-    memset(rd->entry_op, 0xff, (total + 1) * sizeof *rd->entry_op); /* FA_NO_OP */
-    for (size_t op = 0; op < m->nops; op++) {
-        const fa_op *o = &m->ops[op];
-        int64_t done = 0;
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &m->calls[o->first_call + k];
-            int64_t at = arrival_of(in, m, c);
-            if (at > done) done = at;
-            size_t base = rd->rank_at[c->rank_index];
+    if (rd->rank_at) rd->rank_at[in->nranks] = total;
+    rd->entry_call = malloc((total + 1) * sizeof *rd->entry_call);
+    int rc =
+        rd->rank_at && rd->next_ready && rd->entry_call && s.wake && s.others && s.tmp && s.call
+            ? 0
+            : -1;
+    if (rc == 0) {
+        memset(rd->entry_call, 0xff, (total + 1) * sizeof *rd->entry_call); /* FA_NO_CALL */
+        for (size_t ci = 0; ci < m->ncalls; ci++) {
+            const fa_call *c = &m->calls[ci];
             for (uint32_t e = 0; e < c->nentries; e++)
-                rd->entry_op[base + m->entry_refs[c->entries_at + e]] = (uint32_t)op;
+                rd->entry_call[rd->rank_at[c->rank_index] + m->entry_refs[c->entries_at + e]] =
+                    (uint32_t)ci;
         }
-        rd->op_done[op] = done;
+        for (size_t op = 0; op < m->nops; op++)
+            ready_after(in, m, &m->ops[op], tolerance_ns, &s, rd->next_ready);
     }
-    forget_unblocking_ops(in, rd, tolerance_ns);
-    return 0;
-oom:
-    fa_readiness_free(rd);
-    return -1;
+    free(s.wake), free(s.others), free(s.tmp), free(s.call);
+    if (rc) fa_readiness_free(rd);
+    return rc;
 }
 
 void fa_readiness_free(fa_readiness *rd) {
-    free(rd->rank_at), free(rd->entry_op), free(rd->op_done), free(rd->unblocking);
+    free(rd->rank_at), free(rd->entry_call), free(rd->next_ready);
     memset(rd, 0, sizeof *rd);
 }

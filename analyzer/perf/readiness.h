@@ -6,20 +6,26 @@
  * A rank that arrives late at a collective is not necessarily slow: it may have been held in its
  * previous operation by someone else (the victims of one slow rank arrive late at their next
  * groups, in every pipeline). What a rank cannot blame on others is the time between being free
- * and arriving. It is free once its previous recorded operation completed; an operation completes
- * no earlier than its last member arrived, so that last arrival is a lower bound of when the rank
- * was free, and `arrival - ready` an upper bound of the delay it made itself (more so when the
- * backend leaves operations unrecorded in between, gloo's send/recv: it only lengthens the gap).
- * Where a member went on to its next entry before an op's last arrival, that op did not block
- * (gloo's async calls: DDP's bucket all_reduces), and its calls' successors get no ready time.
- * perf.c takes the smaller of this and the lateness against the peers, so that readiness only ever
- * clears blame, never adds it; it clears a shifted clock's too (a rank whose clock runs ahead is
- * late against its peers but never against itself).
+ * and arriving. It is free once its previous recorded operation completed on it. An operation
+ * completes no earlier than its last member arrived, and then reaches its members one after
+ * another (a ring passes the result on; on a loaded machine each hop waits for a core), so each
+ * member's way from that last arrival to its next call is its "wake-up": the completion reaching
+ * it plus its own work. The ready time of member i's next call is the op's last arrival plus the
+ * median wake-up of the *other* members: a member that takes as long as its peers made no delay
+ * of its own, one that takes 60 ms longer made 60 ms. `arrival - ready` is then the delay it made
+ * itself, and perf.c takes the smaller of this and the lateness against the peers, so that
+ * readiness only ever clears blame, never adds it; it clears a shifted clock's too (a rank whose
+ * clock runs ahead is late against its peers but never against itself).
  *
- * Built once over the matched ops: per op its last arrival, per entry of every rank the op it
- * belongs to (4 bytes an entry); a call's ready time is the last arrival of the op of the entry
- * before its first one, 0 when unknown (a dump's first entry, an entry matched to no op, no
- * arrivals).
+ * An op that some member left for its next call before the op's last arrival (by more than the
+ * tolerance) did not hold its callers: gloo's asynchronous calls (DistributedDataParallel's bucket
+ * all_reduces, `async_op=True`) return at once. Its calls' successors get no ready time.
+ *
+ * Built only for jobs with such a backend, once over the matched ops: per entry of every rank the
+ * call it belongs to (4 bytes an entry), per call the ready time of the rank's next call (8 bytes
+ * a call); a call's ready time is that of the call owning the entry before its first one, 0 when
+ * unknown (a dump's first entry, an entry matched to no op, no arrivals, an op that did not
+ * block).
  */
 #ifndef FRTRACE_READINESS_H
 #define FRTRACE_READINESS_H
@@ -29,29 +35,28 @@
 #include "load.h"
 #include "match.h"
 
-#define FA_NO_OP UINT32_MAX
+#define FA_NO_CALL UINT32_MAX
 
 typedef struct fa_readiness {
-    size_t *rank_at;     /* per input rank: its first slot in entry_op; [nranks] the end */
-    uint32_t *entry_op;  /* per entry of every rank: its op, FA_NO_OP none */
-    int64_t *op_done;    /* per op: its last known arrival (ns), 0 none or not blocking */
-    uint8_t *unblocking; /* per op: 1 when a member went on before its last arrival */
-    size_t nops;
+    size_t *rank_at;      /* per input rank: its first slot in entry_call; [nranks] the end */
+    uint32_t *entry_call; /* per entry of every rank: its call, FA_NO_CALL none */
+    int64_t *next_ready;  /* per call: when its rank was free for its next call (ns), 0 unknown */
 } fa_readiness;
 
-/* 0, or -1 when out of memory (rd is then empty). An op that a member left more than
- * tolerance_ns before its last arrival is taken as not blocking (readiness.c). */
+/* 0, or -1 when out of memory (rd is then empty). Builds nothing (rd empty, every ready time
+ * unknown) when no dump comes from a backend whose calls block. An op that a member left more
+ * than tolerance_ns before its last arrival is taken as not blocking. */
 int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
                        fa_readiness *rd);
 void fa_readiness_free(fa_readiness *rd);
 
 /* When call c's rank was free to arrive at its op (ns), 0 when unknown. */
 static inline int64_t fa_ready_ns(const fa_readiness *rd, const fa_match *m, const fa_call *c) {
-    if (!rd->entry_op || !c->nentries) return 0;
+    if (!rd->entry_call || !c->nentries) return 0;
     uint32_t e = m->entry_refs[c->entries_at];
     if (e == 0) return 0;
-    uint32_t prev = rd->entry_op[rd->rank_at[c->rank_index] + e - 1];
-    return prev == FA_NO_OP ? 0 : rd->op_done[prev];
+    uint32_t prev = rd->entry_call[rd->rank_at[c->rank_index] + e - 1];
+    return prev == FA_NO_CALL ? 0 : rd->next_ready[prev];
 }
 
 #endif

@@ -31,7 +31,10 @@ from gloo_job import FAULTS, SLOW  # noqa: E402
 VARIANTS = [("", ["--format", "pickle"]), ("-json", ["--format", "json"])]
 EXTRA = [("stuck_cpu-stack", "stuck_cpu", ["--format", "pickle", "--stack"]),
          ("skip-only-active", "skip", ["--format", "pickle", "--only-active"]),
-         ("healthy-only-active", "healthy", ["--format", "json", "--only-active"])]
+         ("healthy-only-active", "healthy", ["--format", "json", "--only-active"]),
+         # 16 processes on a few cores: completions reach the ranks milliseconds apart
+         ("healthy-16", "healthy", ["--format", "pickle", "--ranks", "16"]),
+         ("slow-16", "slow", ["--format", "pickle", "--ranks", "16"])]
 
 
 def cases(only):

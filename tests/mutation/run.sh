@@ -29,7 +29,7 @@ ids=$($MUTATE list "$LIST" "$@" | cut -f1) || exit 2
 [ -n "$ids" ] || { echo "no mutants in $LIST"; exit 2; }
 
 # --- the scratch tree ----------------------------------------------------------------------
-rm -rf "$TREE" "$LOGS"
+rm -rf "$TREE" "$LOGS" "$MUT/orig" # orig: a file as this run found it, restored after each mutant
 mkdir -p "$TREE" "$LOGS" "$MUT/orig"
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
     (cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
