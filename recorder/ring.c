@@ -5,15 +5,21 @@
  * acquire loads, re-read `ver`; odd or changed means torn. Slot words are relaxed atomics so that
  * ThreadSanitizer sees no data race.
  *
- * The hot path takes a single locked instruction (the fetch_add). Two producers could only
- * write one slot at the same time if the ring wrapped around while the first was still
- * writing, i.e. with as many producers mid-write as there are slots; the ring therefore keeps
- * at least REC_RING_MIN_SLOTS slots in memory even for a smaller FRTRACE_BUFFER_SIZE (readers
- * still see only the newest `capacity` entries), and claims a slot with a plain store instead
- * of a compare-and-swap.
+ * Writers of one slot exclude each other: a writer claims the slot with a compare-and-swap from
+ * an even `ver` to the next odd one. Two producers meet on a slot only when the ring wrapped
+ * around while the first was still writing: with as many producers mid-write as there are slots,
+ * or with one producer descheduled mid-write while the others issued a whole ring of calls (a
+ * thread preempted for a few milliseconds under ThreadSanitizer's slowness, or on a loaded
+ * machine). Then the second waits (yielding) until the first has released the slot, so that no
+ * entry ever mixes the words of two calls under an even version; a writer that never releases
+ * (its thread stopped for good) is overridden after REC_CLAIM_PATIENCE yields. The ring keeps at
+ * least REC_RING_MIN_SLOTS slots in memory even for a smaller FRTRACE_BUFFER_SIZE (readers still
+ * see only the newest `capacity` entries), so that the wait is rare. The hot path takes two
+ * locked instructions: the fetch_add of the head and the claim, on a line it writes anyway.
  */
 #include "ring.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -40,13 +46,28 @@ void rec_ring_reset(rec_ring *ring) {
     atomic_store_explicit(&ring->head, 0, memory_order_release);
 }
 
+/* Yields a writer waits for another to release its slot before taking it anyway. */
+#define REC_CLAIM_PATIENCE 100000
+
 /* Returns the odd version now held; the caller releases with ver = that + 1. The word stores
  * that follow are release stores, so none becomes visible before the odd version (on x86 and
  * ARMv8 they cost what plain stores cost; no fence, which ThreadSanitizer does not model). */
 static uint64_t claim_slot(rec_slot *s) {
-    uint64_t odd = (atomic_load_explicit(&s->ver, memory_order_relaxed) | 1) + 2;
-    atomic_store_explicit(&s->ver, odd, memory_order_relaxed);
-    return odd;
+    uint64_t v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    for (unsigned waited = 0;;) {
+        if (!(v & 1)) {
+            if (atomic_compare_exchange_weak_explicit(&s->ver, &v, v + 1, memory_order_relaxed,
+                                                      memory_order_relaxed))
+                return v + 1;
+            continue; /* v holds what is there now */
+        }
+        if (++waited > REC_CLAIM_PATIENCE) { /* the other writer is gone: as before the claim */
+            atomic_store_explicit(&s->ver, v + 2, memory_order_relaxed);
+            return v + 2;
+        }
+        sched_yield();
+        v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    }
 }
 
 uint64_t rec_ring_reserve(rec_ring *ring) {

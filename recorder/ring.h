@@ -4,7 +4,8 @@
  * write the call into slot id % N under a per-slot seqlock: `ver` is odd while the slot is
  * being written. The call's words are stored with relaxed atomics, so readers (watchdog,
  * dumper, fatal-signal handler) may copy a slot at any time and detect a torn copy by
- * comparing `ver` before and after; nothing allocates, locks or makes a syscall.
+ * comparing `ver` before and after; nothing allocates or locks, and no syscall is made but by a
+ * writer that finds its slot still being written by one a whole ring behind (ring.c).
  *
  * What changes after publication (the GPU state, discovered times, whether the events were
  * recorded) lives in `status` and two timestamps: the watchdog updates status with a

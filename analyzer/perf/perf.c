@@ -132,13 +132,18 @@ typedef struct judge {
     group_out *out;    /* per group */
 } judge;
 
+/* A p2p op is one transfer, whichever side's entry represents it (the receiver's where it is
+ * the lower member: the ring's last hop): one row, not a "send" row and a "recv" row. */
+static const char P2P_TYPE[] = "send/recv";
+
 /* The group's row for the op's type, sizes and dtype: few per group, found by a linear look. */
 static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, size_t op) {
     const fa_traits *tr = fa_entry_traits(store, o->rep);
     uint32_t ins = tr->in_sizes, outs = tr->out_sizes, dt = tr->in_dtypes;
+    const char *type = o->is_p2p ? P2P_TYPE : o->type;
     for (size_t i = G->nrows; i-- > 0;) {
         const fa_stat_row *r = &G->rows[i].row;
-        if (r->type == o->type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt)
+        if (r->type == type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt)
             return &G->rows[i];
     }
     if (G->nrows == G->rows_cap) {
@@ -151,7 +156,7 @@ static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, siz
     row_acc *r = &G->rows[G->nrows++];
     memset(r, 0, sizeof *r);
     r->row = (fa_stat_row){ .group = o->group,
-                            .type = o->type,
+                            .type = type,
                             .in_sizes = ins,
                             .out_sizes = outs,
                             .dtypes = dt,
