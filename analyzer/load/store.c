@@ -666,9 +666,11 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             d->oldest_ns = e->time_created_ns;
         d->times[i] = fa_times_of(e);
     }
-    if (!c->failed && in->nentries)
-        d->records_no_p2p =
-            !fa_backend_records_p2p(fa_backend_of(in->entries[in->nentries - 1].profiling_name));
+    if (!c->failed && in->nentries) {
+        fa_backend b = fa_backend_of(in->entries[in->nentries - 1].profiling_name);
+        d->records_no_p2p = !fa_backend_records_p2p(b);
+        d->blocks_caller = fa_backend_blocks_caller(b);
+    }
     if (!c->failed) note_enqueued_after(in, d);
 }
 

@@ -105,6 +105,7 @@ typedef struct fa_dump {
     bool truncated;
     const char *warning;
     bool records_no_p2p; /* its entries come from a backend that records no send/recv (gloo) */
+    bool blocks_caller;  /* ... and from one whose calls return once they completed (gloo) */
     int64_t newest_ns;   /* the latest time_created_ns of its entries, 0 when none */
     int64_t oldest_ns;   /* the earliest one (> 0), 0 when none */
     fa_times *times;     /* per entry, parallel to entries (perf.h) */

@@ -314,16 +314,14 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
         if (pass_group(J, &J->t[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
-/* Whether pair i was late by the floor more often than the other pairs' rate of being so makes
+/* Whether pair p was late by the floor more often than the other pairs' rate of being so makes
  * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
  * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
  * lateness stands out among a few by chance; a slow rank is late far more often than the rest. */
-static bool late_beyond_chance(const pair *pairs, size_t n, size_t i) {
-    uint64_t late = 0, judged = 0;
-    for (size_t k = 0; k < n; k++)
-        if (k != i && !isnan(pairs[k].late_score)) late += pairs[k].nlate, judged += pairs[k].n;
+static bool late_beyond_chance(const pair *p, uint64_t all_late, uint64_t all_judged) {
+    uint64_t late = all_late - p->nlate, judged = all_judged - p->n; /* the other pairs' */
     double rate = judged ? (double)late / (double)judged : 0;
-    return fa_binomial_tail(pairs[i].nlate, pairs[i].n, rate) < FA_STRAGGLER_ALPHA;
+    return fa_binomial_tail(p->nlate, p->n, rate) < FA_STRAGGLER_ALPHA;
 }
 
 /* The robust test over every pair's score (late_score or slow_median): outliers above the floor,
@@ -335,9 +333,12 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
         return -1;
     }
     size_t k = 0;
+    uint64_t all_late = 0, all_judged = 0; /* over the pairs with a lateness score */
     for (size_t i = 0; i < n; i++) {
         double x = slow ? pairs[i].slow_median : pairs[i].late_score;
-        if (!isnan(x)) v[k++] = x;
+        if (isnan(x)) continue;
+        v[k++] = x;
+        all_late += pairs[i].nlate, all_judged += pairs[i].n;
     }
     if (k >= 3) {
         memcpy(scratch, v, k * sizeof *v);
@@ -350,7 +351,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
             if (slow)
                 pairs[i].slow = true;
             else
-                pairs[i].late = late_beyond_chance(pairs, n, i);
+                pairs[i].late = late_beyond_chance(&pairs[i], all_late, all_judged);
         }
     }
     free(v), free(scratch);

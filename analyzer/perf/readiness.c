@@ -50,7 +50,7 @@ int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_
                        fa_readiness *rd) {
     memset(rd, 0, sizeof *rd);
     bool any_blocking = false;
-    for (size_t r = 0; r < in->nranks; r++) any_blocking |= in->ranks[r].dump->records_no_p2p;
+    for (size_t r = 0; r < in->nranks; r++) any_blocking |= in->ranks[r].dump->blocks_caller;
     if (!any_blocking) return 0;
     size_t widest = 1;
     for (size_t op = 0; op < m->nops; op++)
