@@ -94,12 +94,17 @@ bounded() {
     return $rc
 }
 
-# why_failed RC: a few words on how the last bounded step ended
+# why_failed RC: a few words on how the last bounded step ended: its first error, else its last
+# line
 why_failed() {
     case $1 in
     124 | 137) echo "timed out after $STEP_SECS s" ;;
     200) echo "not run: the time budget is spent" ;;
-    *) echo "exit $1: $(grep -v '^ *$' "$STEP_OUT" | tail -n 1 | cut -c1-200)" ;;
+    *)
+        line=$(grep -m 1 -E 'error|fatal|FAIL' "$STEP_OUT")
+        [ -n "$line" ] || line=$(grep -v '^ *$' "$STEP_OUT" | tail -n 1)
+        echo "exit $1: $(echo "$line" | cut -c1-200)"
+        ;;
     esac
 }
 
@@ -199,8 +204,10 @@ build_recorder() {
         BUILD="$B" CUDA_HOME="$1" "$B/libfrtrace-recorder.so"
 }
 
+# The recorder against the machine's nccl.h, else the carried one; HEADER_ROOT: the one used.
 build_recorder_real() {
     why=""
+    HEADER_ROOT=$NCCL_ROOT
     if [ -z "$NCCL_ROOT" ]; then
         why="no nccl.h found"
     elif build_recorder "$NCCL_ROOT"; then
@@ -210,6 +217,7 @@ build_recorder_real() {
         why=$(why_failed $?)
     fi
     if [ -f .gpu-carry/nccl/include/nccl.h ] && build_recorder "$TOP/.gpu-carry/nccl"; then
+        HEADER_ROOT=$TOP/.gpu-carry/nccl
         record FAIL build-recorder \
             "$why; built against the carried nccl.h $(nccl_version .gpu-carry/nccl) instead"
     else
@@ -230,7 +238,7 @@ build_frtrace_real() {
 }
 
 # The probe: its NCCL part by cc against the header the recorder used, the device part by nvcc,
-# linked to the libnccl.so.2 beside that header.
+# linked to the libnccl.so.2 that was found (beside the machine's nccl.h, else ldconfig's).
 build_probe_real() {
     mkdir -p "$B/gpu"
     arch=${NVCC_ARCH:--gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75}
@@ -240,7 +248,7 @@ build_probe_real() {
             -Itests/gpu -c tests/gpu/nccl_probe.c -o "$3/nccl_probe.o"
         "$4" -O2 $5 -Itests/gpu -c tests/gpu/probe_cuda.cu -o "$3/probe_cuda.o"
         "$4" "$3/nccl_probe.o" "$3/probe_cuda.o" -L"$6" -l:libnccl.so.2 -Xlinker -rpath="$6" \
-            -ldl -o "$3/nccl-probe"' sh "${NCCL_ROOT:-/none}" "$CUDA_HOME" "$B/gpu" \
+            -ldl -o "$3/nccl-probe"' sh "${HEADER_ROOT:-/none}" "$CUDA_HOME" "$B/gpu" \
         "$NVCC" "$arch" "${NCCL_LIB:-/none}"; then
         record ok build-probe "nvcc $arch ($STEP_SECS s)"
     else
@@ -261,13 +269,16 @@ build_real() {
     RUNTIME_ENV=""
 }
 
-# frtrace through a wrapper, so that the carried cJSON, when it was needed, is found at run time.
+# frtrace through a wrapper, so that the carried cJSON, when it was needed, is found at run time;
+# FRTRACE is empty when frtrace was not built (gpu_checks.py then decodes dumps with Python).
 frtrace_wrapper() {
+    FRTRACE=""
+    export FRTRACE
+    [ -x "$TOP/$B/frtrace" ] || return 0
     FRTRACE=$WORK/bin/frtrace
     printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' \
         "$TOP/.gpu-carry/lib" "$TOP/$B/frtrace" >"$FRTRACE"
     chmod +x "$FRTRACE"
-    export FRTRACE
 }
 
 # --- 3. the probe -------------------------------------------------------------------------------
@@ -452,7 +463,7 @@ analyze() {
     for dir in "$CASES"/*/; do
         [ -d "$dir" ] || continue
         c=$(basename "$dir")
-        bounded "frtrace-$c" 60 "$FRTRACE" --width 100 "$dir"
+        bounded "frtrace-$c" 60 "${FRTRACE:-frtrace-not-built}" --width 100 "$dir"
         rc=$?
         { echo "===== frtrace $c (exit $rc)"; cat "$STEP_OUT"; } >>"$ANALYSIS"
         verdicts="$verdicts $c:$(head -n 1 "$STEP_OUT" | cut -d: -f1)"
@@ -535,7 +546,7 @@ NAME=gpu-$DEVICE-nccl$(nccl_version "${NCCL_ROOT:-/none}")
 CASES=$WORK/data/$NAME
 mkdir -p "$CASES"
 : >"$CASES/COMPARE"
-COMMON="FRTRACE_RANK=0 FRTRACE_LOG=info FRTRACE_GPU_EVENTS=2"
+COMMON="FRTRACE_RANK=0 FRTRACE_LOG=info FRTRACE_GPU_EVENTS=2 NCCL_DEBUG=WARN"
 HANG_TIMEOUT=3
 [ "$MODE" = fake ] && HANG_TIMEOUT=2
 if [ -x "$PROBE" ] && [ -f "$SO" ]; then
