@@ -429,7 +429,8 @@ torch_on_gloo() {
 
 torch_part() {
     bounded torch-detect 120 "$PYTHON" -c 'import torch, torch.distributed as d
-nccl = ".".join(map(str, torch.cuda.nccl.version())) if d.is_nccl_available() else "none"
+v = torch.cuda.nccl.version() if d.is_nccl_available() else "none"
+nccl = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
 print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", nccl,
       "gpu", torch.cuda.is_available())'
     torch_line=$(grep '^torch ' "$STEP_OUT" | tail -n 1)

@@ -54,7 +54,8 @@ def parse_args(argv):
 def versions(backend):
     nccl = "none"
     if backend == "nccl":
-        nccl = ".".join(str(v) for v in torch.cuda.nccl.version())
+        v = torch.cuda.nccl.version()  # a tuple since torch 2.1, an int before
+        nccl = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
     device = torch.cuda.get_device_name(0) if backend == "nccl" else "cpu"
     print("versions torch=%s nccl=%s device=%s" % (torch.__version__, nccl, device), flush=True)
 
