@@ -22,8 +22,9 @@
  *
  * `hang` issues one all_reduce, then queues a kernel that spins on a host-mapped flag and an
  * all_reduce behind it: the all_reduce stays scheduled, the recorder's watchdog dumps after
- * FRTRACE_TIMEOUT_SEC, and the probe releases the flag once DUMP_DIR/rank_0 exists (or after
- * HANG_WAIT_SEC, 30), then waits for the stream to drain. The kernel also gives up by itself.
+ * FRTRACE_TIMEOUT_SEC, and the probe releases the flag once DUMP_DIR/rank_0 exists (a dump
+ * written before the kernel is removed first) or after HANG_WAIT_SEC (30), then waits for the
+ * stream to drain. The kernel also gives up by itself after 90 s.
  *
  * Output: one line per step, "step NAME ok DETAIL", "step NAME FAIL DETAIL" or "step NAME
  * skipped WHY", then "probe ok" or "probe FAIL N" (exit status 0 or 1); bench prints
@@ -93,12 +94,17 @@ static bool recorder_preloaded(void) {
     return p != NULL && strstr(p, "libfrtrace-recorder") != NULL;
 }
 
+/* DIR/rank_0: where the recorder writes this process's dump (FRTRACE_RANK=0). */
+static void dump_path(char *path, size_t cap, const char *dir) {
+    const char *prefix = getenv("FRTRACE_DUMP_PREFIX");
+    snprintf(path, cap, "%s/%s0", dir, prefix ? prefix : "rank_");
+}
+
 /* Waits until DIR/rank_0 exists (the recorder renames a finished dump into place). */
 static bool wait_for_dump(const char *dir, int timeout_ms) {
     char path[4096];
-    const char *prefix = getenv("FRTRACE_DUMP_PREFIX");
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s0", dir, prefix ? prefix : "rank_");
+    dump_path(path, sizeof path, dir);
     for (int64_t end = now_ms() + timeout_ms; now_ms() < end; nap_ms(20))
         if (stat(path, &st) == 0) return true;
     return false;
@@ -308,6 +314,11 @@ static int run_hang(const char *dir) {
     }
     if (!NCCL("hang", ncclAllReduce(p.a, p.b, 4096, ncclFloat, ncclSum, p.world, s))) return 1;
     drain(&p, "before the spinning kernel");
+    /* A slow NCCL init may have made the recorder dump already (stuck in the API): only a dump
+     * written from now on is the watchdog's answer to the kernel. */
+    char path[4096];
+    dump_path(path, sizeof path, dir);
+    if (unlink(path) == 0) step("early_dump", "note", "removed a dump written before the kernel");
     int64_t t0 = now_ms();
     if (probe_dev_spin(p.s, flag, SPIN_LIMIT_MS) != 0 ||
         !NCCL("hang", ncclAllReduce(p.a, p.b, 8192, ncclFloat, ncclSum, p.world, s))) {
