@@ -648,7 +648,8 @@ static int64_t seq_at_op_id(const fr_dump *in, int64_t pg_id, int64_t op_id) {
 static void status_in_seq_ids(const fr_dump *in, fa_dump *d) {
     for (uint32_t s = 0; s < d->nstatus; s++) {
         fr_pg_status *st = &d->status[s];
-        if (st->last_enqueued >= 0) st->last_enqueued = seq_at_op_id(in, st->pg_id, st->last_enqueued);
+        if (st->last_enqueued >= 0)
+            st->last_enqueued = seq_at_op_id(in, st->pg_id, st->last_enqueued);
         if (st->last_started >= 0) st->last_started = seq_at_op_id(in, st->pg_id, st->last_started);
         if (st->last_completed >= 0)
             st->last_completed = seq_at_op_id(in, st->pg_id, st->last_completed);
@@ -691,8 +692,9 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        d->entries[i] = (fa_entry){ e->record_id, e->collective_seq_id, e->p2p_seq_id,
-                                    traits_of(c, as_meant), last_pg, 0 };
+        d->entries[i] = (fa_entry){ e->record_id,  e->collective_seq_id,
+                                    e->p2p_seq_id, traits_of(c, as_meant),
+                                    last_pg,       0 };
         if (c->failed) break;
         d->entries[i].unrecorded_before = note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;

@@ -1,12 +1,12 @@
 /* group_fill.c — the members a rebuilt group lost with their dumps, put back (group_fill.h).
  *
  * Per group, the size its all_gathers state; per family (groups of one description other than
- * "" and "default_pg"), the size half of its groups or more have. A group below its size has slots; the
- * family's candidates are the job's ranks without a dump outside the family's groups, with ranks
- * above the highest added when there are fewer candidates than slots. Each group is then filled
- * by the one run of the family's stride that holds its members and candidates only, or, alone in
- * its family with slots, by all the candidates when their number matches. Linear in the entries
- * of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members.
+ * "" and "default_pg"), the size half of its groups or more have. A group below its size has slots;
+ * the family's candidates are the job's ranks without a dump outside the family's groups, with
+ * ranks above the highest added when there are fewer candidates than slots. Each group is then
+ * filled by the one run of the family's stride that holds its members and candidates only, or,
+ * alone in its family with slots, by all the candidates when their number matches. Linear in the
+ * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members.
  */
 #include "group_fill.h"
 
@@ -109,9 +109,8 @@ static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t st
 
 /* The job's ranks without a dump that none of the family's groups holds, up to *top; ranks
  * above are added while there are fewer than `slots`. */
-static void family_candidates(const fa_input *in, const fa_fill_group *groups,
-                              const size_t *family, size_t nf, size_t slots, int64_t *top,
-                              fa_ranks *out) {
+static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
+                              size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
     fa_ranks held = { 0 };
     for (size_t f = 0; f < nf; f++)
         for (size_t k = 0; k < groups[family[f]].members.n; k++)
@@ -158,7 +157,8 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
     for (size_t f = 0; f < nf && slots; f++) {
         fa_fill_group *g = &groups[family[f]];
         if (want[f] <= g->members.n || !g->members.n) continue;
-        bool filled = stride && fill_by_stride(&g->members, &g->added, want[f], stride, &candidates);
+        bool filled =
+            stride && fill_by_stride(&g->members, &g->added, want[f], stride, &candidates);
         if (!filled && nshort == 1 && candidates.n == want[f] - g->members.n) {
             for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->added, candidates.v[k]);
             for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->members, candidates.v[k]);

@@ -33,7 +33,6 @@ typedef struct fa_fill_group {
 /* Completes groups[0..n) (the default group excluded by the caller); *top, the highest rank of
  * the job, may grow. Appends one sentence per completed group to *notes (malloc'd, "; "
  * separated; NULL when nothing was added). 0, or -1 when out of memory. */
-int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t *top,
-                   char **notes);
+int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t *top, char **notes);
 
 #endif

@@ -159,7 +159,8 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     bool stale = m->rank_stale[g->member_input[member]].group >= 0;
     if (o->is_p2p) return stale ? FA_MS_STALE : FA_MS_NEVER;
     /* inside a launch-numbered window, the seq id went to something else: not this collective */
-    if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max) return FA_MS_NEVER;
+    if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)
+        return FA_MS_NEVER;
     if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
     if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
     return stale ? FA_MS_STALE : FA_MS_NEVER;

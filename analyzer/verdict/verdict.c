@@ -50,7 +50,8 @@ static int collect_ranks(decider *d) {
                                     .lag_op = -1,
                                     .lag_record = INT64_MAX,
                                     .broken_op = -1,
-                                    .failed_op = -1 };
+                                    .failed_op = -1,
+                                    .p2p_group = -1 };
     fa_ranks_free(&all);
     d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
     if (!d->unseen) return -1;
@@ -268,7 +269,8 @@ static int build_graph(decider *d) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
                 int64_t rec = fa_vg_call_record(d, i, p);
-                if (completed && lag_possible(d, (size_t)node) && (!f->lag || rec < f->lag_record)) {
+                if (completed && lag_possible(d, (size_t)node) &&
+                    (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
                     f->lag_op = (long)i;
                     f->lag_record = rec;
@@ -462,15 +464,13 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
                               x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
                               waiting, x->others.n > 1 ? "" : "s", group, label);
-    } else if (x->kind == FA_MISSING_DUMP && x->others.n && d->facts[fa_vg_rank_node(
-                                                                     d, x->others.v[0])]
-                                                                     .failed_op == x->op) {
+    } else if (x->kind == FA_MISSING_DUMP && x->others.n &&
+               d->facts[fa_vg_rank_node(d, x->others.v[0])].failed_op == x->op) {
         fa_finding_set_detail(x,
                               "rank%s %s wrote no dump; the %s %s of rank%s %s with it ended "
                               "(failed: gloo retires an op whose peer is gone), and %s stopped",
                               x->ranks.n > 1 ? "s" : "", who, group, label,
-                              x->others.n > 1 ? "s" : "", waiting,
-                              x->others.n > 1 ? "they" : "it");
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "they" : "it");
     } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
                               x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
@@ -882,15 +882,17 @@ static void say_most_lost(decider *d) {
 /* "rank 4 or 5 in PIPELINE_MODEL_PARALLEL_GROUP", "one of ranks 3,7,9" */
 static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, size_t len) {
     fa_ranks who = { 0 };
-    const char *where = NULL;
+    const fa_group *g = NULL, *p2p = NULL;
     for (size_t i = 0; i < a->n; i++) {
         const rank_facts *f = &d->facts[a->options[i].node];
         fa_ranks_add(&who, f->rank);
-        if (!where && f->missing_op >= 0) {
-            const fa_group *g = &d->groups->v[d->m->ops[f->missing_op].group];
-            where = g->desc[0] && strcmp(g->desc, "undefined") != 0 ? g->desc : g->id;
-        }
+        if (!p2p && f->p2p_group >= 0) p2p = &d->groups->v[f->p2p_group];
+        if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
     }
+    if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
+    const char *where = !g                                                ? NULL
+                        : g->desc[0] && strcmp(g->desc, "undefined") != 0 ? g->desc
+                                                                          : g->id;
     fa_ranks_normalize(&who);
     char *list = short_ranks(&who);
     if (who.n == 2)
@@ -921,8 +923,9 @@ static void say_ambiguous(decider *d) {
             lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
         }
     }
-    const char *why = p2p && lost ? "a send/recv gloo does not record, or a lost or older dump"
-                      : p2p       ? "one stopped, or a send/recv gloo does not record went amiss"
+    const char *why = p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
+                      : p2p       ? "one never sent, never received or stopped: gloo records no "
+                                    "send/recv"
                                   : "a lost or older dump hides which stopped";
     char *text = NULL;
     if (d->v->summary) {

@@ -51,9 +51,10 @@ typedef struct rank_facts {
                         * pending: it failed, its peer gone (it waits on the members without a
                         * dump, possibly) */
     long failed_op;
-    bool blamable;     /* has an op pending in a group where an idle peer may be blocked in a
-                        * send/recv that it skipped (verdict_possible.c) */
+    bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
+                         * send/recv that it skipped (verdict_possible.c) */
     uint32_t blamed_by; /* that peer's node */
+    long p2p_group;     /* a group where it may be blocked in (or have skipped) a send/recv, -1 */
     uint8_t doubt;      /* fa_doubt: what verdict_possible.c made of a rank that may be a root */
 } rank_facts;
 

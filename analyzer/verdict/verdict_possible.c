@@ -181,8 +181,8 @@ static int64_t issued_in(const decider *d, size_t ri, long gi) {
 }
 
 static bool same_family(const fa_group *a, const fa_group *b) {
-    return a == b || (a->desc[0] && strcmp(a->desc, "default_pg") != 0 &&
-                      strcmp(a->desc, b->desc) == 0);
+    return a == b ||
+           (a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, b->desc) == 0);
 }
 
 /* +1 when input rank a went further than b in its program, -1 when b did, 0 when neither can
@@ -234,9 +234,9 @@ static int unrecorded_p2p_edges(decider *d, size_t node) {
     long ri = fa_input_find(d->in, f->rank);
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
-        long gi = dump->pgs[k].skips_op_ids ? fa_groups_find(d->groups, (size_t)ri,
-                                                             dump->pgs[k].name)
-                                            : -1;
+        long gi = dump->pgs[k].skips_op_ids
+                      ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
+                      : -1;
         const fa_entry *last = gi >= 0 ? last_in_slot(dump, k) : NULL;
         if (!last || d->groups->v[gi].nmembers > MAX_P2P_GROUP) continue;
         const fa_group *grp = &d->groups->v[gi];
@@ -251,9 +251,11 @@ static int unrecorded_p2p_edges(decider *d, size_t node) {
             if (verdict == P2P_CLEARED) continue;
             if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
             f->maybe_in_p2p = true;
+            if (f->p2p_group < 0) f->p2p_group = gi;
             if (verdict == P2P_CLASH) {
                 p->blamable = true;
                 p->blamed_by = (uint32_t)node;
+                p->p2p_group = gi;
             }
         }
     }
@@ -401,7 +403,6 @@ static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
     return 0;
 }
 
-
 /* The ranks that must be root causes: a waited rank that can be one and reaches no other rank
  * that can be one (nothing it may wait on ends at a root cause but itself). Marks them in wf. */
 
@@ -444,9 +445,8 @@ int fa_vg_weigh_doubts(decider *d) {
     search s = { calloc(n + 1, sizeof *s.stamp), 0, malloc((n + 1) * sizeof *s.queue), 0 };
     uint8_t *wf = calloc(n + 1, 1), *is_root = calloc(n + 1, 1);
     fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
-    int rc = s.stamp && s.queue && wf && is_root && options
-                 ? reverse_edges(&d->g, &rev_at, &rev)
-                 : -1;
+    int rc =
+        s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
         if (is_candidate(d, node) && root_options(d, &s, node, options) == 1)
             make_root(d, options[0].node, node, wf, is_root);
@@ -467,7 +467,8 @@ int fa_vg_weigh_doubts(decider *d) {
     }
     for (size_t node = 0; rc == 0 && node < d->nfacts; node++) {
         rank_facts *f = &d->facts[node];
-        if (is_root[node]) f->doubt = FA_DOUBT_NONE;
+        if (is_root[node])
+            f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node])
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
     }
@@ -525,8 +526,7 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
         snprintf(buf, len, "rank %lld stopped%s%s (or never posted a send/recv its peer waits in)",
                  (long long)f->rank, op[0] ? " before" : "", op);
     else
-        snprintf(buf, len, "rank %lld stopped%s%s", (long long)f->rank, op[0] ? " before" : "",
-                 op);
+        snprintf(buf, len, "rank %lld stopped%s%s", (long long)f->rank, op[0] ? " before" : "", op);
 }
 
 static int add_alternative(decider *d, const size_t *pick) {
