@@ -575,17 +575,32 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
  * skipped a collective and went on to the next group's), the rank's own history tells the
  * skipper from its victim: the step before, which of the two groups came first. When the op it
  * is pending in (group H, #t) comes before the one it is missing (group G, #s) in its program,
- * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. */
+ * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. In one
+ * group (the recorder numbers send/recv batches and collectives alike, so a rank that left one
+ * out holds another op at its number) the numbers say it: pending at #t < #s, a victim. */
+/* The op nodes the rank waits in within its component, one at a time: *at walks its edges. */
+static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
+    while (*at < d->g.edge_at[node + 1]) {
+        uint32_t x = d->g.edges[(*at)++];
+        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
+        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+        if (!pending->is_p2p) return pending;
+    }
+    return NULL;
+}
+
 static bool blocked_before(const decider *d, size_t node) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
-    const fa_op *missing = &d->m->ops[f->missing_op];
-    if (ri < 0 || missing->is_p2p || missing->seq < 2) return false;
-    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++) {
-        uint32_t x = d->g.edges[e];
-        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
-        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
-        if (pending->is_p2p || pending->group == missing->group || pending->seq < 2) continue;
+    const fa_op *missing = &d->m->ops[f->missing_op], *pending;
+    if (ri < 0 || missing->is_p2p) return false;
+    /* one group first (launch-numbered dumps, where another op took the missing one's number):
+     * pending before it, the rank never got there; pending after it, it went past */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group) return pending->seq < missing->seq;
+    if (missing->seq < 2) return false;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        if (pending->seq < 2) continue;
         int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
         int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
         if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
