@@ -149,6 +149,8 @@ fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, s
 static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups,
                                                     size_t op, uint32_t member, const fa_call *c) {
     const fa_op *o = &m->ops[op];
+    if (c && c->state != FR_STATE_COMPLETED && m->rank_stale[c->rank_index].group >= 0)
+        return FA_MS_STALE; /* pending in an older dump: it may have completed since */
     if (c)
         return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED
                : c->state == FR_STATE_STARTED ? FA_MS_STARTED

@@ -478,21 +478,23 @@ static void a_recorder_group_without_members_is_rebuilt_from_the_comms(void **st
     done(&j);
 }
 
-/* Rank 2's dump is older than its peers': they completed #2 with it, but its dump stops at #1.
- * Rank 3 never issued #3, where 0 and 1 wait: 3 is the culprit. What rank 2 did after its dump
- * is unknown (FA_MS_STALE), never read as "never issued": it is not named. */
+/* Rank 2's dump is older than its peers': they completed #2 and #3 with it, but its dump stops
+ * with #2 pending. Rank 3 never issued #4, where 0 and 1 wait: 3 is the culprit. What rank 2
+ * did after its dump is unknown (FA_MS_STALE), never read as "never issued", and its pending #2
+ * is no stalled GPU (peers completed it): it is not named. */
 static void an_older_dump_is_unknown_not_guilty(void **state) {
     job j;
     job_init(&j, 4);
     coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
-    coll(&j, "0", "all_reduce", 2, S("completed", "completed", NULL, "completed"));
-    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", NULL, NULL));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "scheduled", "completed"));
+    coll(&j, "0", "all_reduce", 3, S("completed", "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 4, S("scheduled", "scheduled", NULL, NULL));
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "3");
-    assert_int_equal(j.a.match.rank_stale[2].seq, 2);
-    assert_int_equal(j.a.match.rank_stale[2].issued, 1);
+    assert_int_equal(j.a.match.rank_stale[2].seq, 3);
+    assert_int_equal(j.a.match.rank_stale[2].issued, 2);
     size_t op = 0;
-    while (j.a.match.ops[op].seq != 3) op++;
+    while (j.a.match.ops[op].seq != 4) op++;
     assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 2), FA_MS_STALE);
     assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 3), FA_MS_NEVER);
     assert_int_equal(j.a.verdict.nalternatives, 0);
