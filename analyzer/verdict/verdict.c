@@ -998,6 +998,8 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
             summarize(&d, "mismatch", fa_finding_is_mismatch, 0, NULL);
+        } else if (stuck_in_api.n && !v->culprits.n && !stuck && !d.nambiguities) {
+            say_stuck(&d, &stuck_in_api); /* its own dump says more than the missing ones */
         } else if (most_ranks_lost(&d)) {
             say_most_lost(&d);
         } else if (v->culprits.n && !d.nambiguities && only_lost_dumps(&d)) {
@@ -1010,8 +1012,6 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                 summarize(&d, "hang", culprit_kind, before,
                           any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
             say_ambiguous(&d);
-        } else if (stuck_in_api.n) {
-            say_stuck(&d, &stuck_in_api);
         } else if (!m->any_entries) {
             v->status = FA_STATUS_INCONCLUSIVE;
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
