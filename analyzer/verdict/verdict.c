@@ -641,6 +641,60 @@ static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **node
     return 0;
 }
 
+/* The same collective stuck in many groups of one kind (every tensor-parallel group's
+ * _all_gather_base #88 started and never completed): one finding naming them all, not one per
+ * group. Findings [first, n) are the sinks'; the folded ones are dropped from the list. */
+static bool same_stuck(const decider *d, const fa_finding *a, const fa_finding *b) {
+    const fa_op *x = &d->m->ops[a->op], *y = &d->m->ops[b->op];
+    return a->kind == FA_STUCK_COLLECTIVE && b->kind == FA_STUCK_COLLECTIVE && x->seq == y->seq &&
+           x->type == y->type &&
+           strcmp(d->groups->v[x->group].desc, d->groups->v[y->group].desc) == 0;
+}
+
+static void fold_alike_stuck(decider *d, size_t first) {
+    fa_findings *list = d->findings;
+    fa_smap seen = { 0 }; /* "desc\x1ftype\x1fseq" -> the finding that stands for them */
+    size_t *groups = calloc(list->n + 1, sizeof *groups), kept = first;
+    for (size_t i = first; groups && i < list->n; i++) {
+        fa_finding *f = &list->v[i];
+        char key[400];
+        uint64_t at;
+        const fa_op *o = f->op >= 0 ? &d->m->ops[f->op] : NULL;
+        if (f->kind == FA_STUCK_COLLECTIVE && o)
+            snprintf(key, sizeof key, "%s\x1f%s\x1f%lld", d->groups->v[o->group].desc, o->type,
+                     (long long)o->seq);
+        if (f->kind == FA_STUCK_COLLECTIVE && o && fa_smap_get(&seen, key, &at) &&
+            same_stuck(d, &list->v[at], f)) {
+            for (size_t r = 0; r < f->others.n; r++)
+                fa_ranks_add(&list->v[at].others, f->others.v[r]);
+            groups[at]++;
+            fa_ranks_free(&f->ranks);
+            fa_ranks_free(&f->others);
+            free(f->detail);
+            continue;
+        }
+        if (kept != i) list->v[kept] = *f;
+        if (f->kind == FA_STUCK_COLLECTIVE && o) fa_smap_put(&seen, key, kept);
+        groups[kept] = 1;
+        kept++;
+    }
+    for (size_t i = first; groups && i < kept; i++) {
+        fa_finding *f = &list->v[i];
+        if (groups[i] < 2) continue;
+        fa_ranks_normalize(&f->others);
+        char label[200];
+        fa_op_label(d->m, (size_t)f->op, label, sizeof label);
+        const fa_group *g = &d->groups->v[d->m->ops[f->op].group];
+        fa_finding_set_detail(f,
+                              "every member started %s%s%s in %zu groups and none completed it, "
+                              "with more work queued behind: suspect the GPU or the network",
+                              g->desc[0] ? g->desc : "", g->desc[0] ? " " : "", label, groups[i]);
+    }
+    if (groups) list->n = kept;
+    free(groups);
+    fa_smap_free(&seen);
+}
+
 static void judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
     size_t *at = NULL;
@@ -694,6 +748,7 @@ static void judge_sinks(decider *d) {
             x->cause != FA_CAUSE_CRASH && !x->detail)
             describe_missing(d, x);
     }
+    fold_alike_stuck(d, first);
     fa_imap_free(&missing);
 out:
     free(leaves);

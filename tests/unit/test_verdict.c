@@ -616,6 +616,32 @@ static void gloo_peer_that_ran_its_send_is_cleared(void **state) {
     done(&j);
 }
 
+/* The same collective stuck in both tensor-parallel groups (every member started #1, none
+ * completed it, #2 queued behind): one stuck_collective finding naming both groups, and a title
+ * that never lists an empty set of ranks (issue 21: "hang: rank : ..."). */
+static void the_same_stuck_collective_in_many_groups_is_one_finding(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("started", "started", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "started", "started"));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL, NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    size_t stuck = 0;
+    for (size_t i = 0; i < j.a.findings.n; i++)
+        stuck += j.a.findings.v[i].kind == FA_STUCK_COLLECTIVE;
+    assert_int_equal(stuck, 1);
+    const fa_finding *f = finding(&j, FA_STUCK_COLLECTIVE);
+    assert_ranks(&f->others, "0-3");
+    assert_non_null(strstr(f->detail, "in 2 groups"));
+    assert_null(strstr(j.a.verdict.summary, "rank :"));
+    assert_non_null(strstr(j.a.verdict.summary, "started on every member"));
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -640,6 +666,7 @@ int main(void) {
         cmocka_unit_test(gloo_pipeline_pair_both_idle_is_an_ambiguity),
         cmocka_unit_test(gloo_send_that_never_happened_is_one_of_two),
         cmocka_unit_test(gloo_peer_that_ran_its_send_is_cleared),
+        cmocka_unit_test(the_same_stuck_collective_in_many_groups_is_one_finding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
