@@ -921,6 +921,15 @@ static bool culprit_kind(fa_finding_kind k) {
 
 static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
 
+/* Whether some dump's pg_status shows collectives issued: an only-active dump of a job with
+ * nothing in flight holds no entries, but its counters say that the job ran. */
+static bool any_status(const fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++)
+        for (uint32_t s = 0; s < in->ranks[i].dump->nstatus; s++)
+            if (in->ranks[i].dump->status[s].last_enqueued > 0) return true;
+    return false;
+}
+
 /* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
  * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). */
 static bool most_ranks_lost(const decider *d) { return d->nunseen * 2 > d->nfacts; }
@@ -1067,7 +1076,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                 summarize(&d, "hang", culprit_kind, before,
                           any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
             say_ambiguous(&d);
-        } else if (!m->any_entries) {
+        } else if (!m->any_entries && !any_status(in)) {
             v->status = FA_STATUS_INCONCLUSIVE;
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                                 "without collectives, or the buffer was off)");
