@@ -7,8 +7,9 @@
  * --pg-filters the following words up to an option, "--" or an existing directory (when DIR is
  * not given yet); "--" ends the options. Flags that contradict each other are a usage error
  * naming both; a filter that matches nothing is a warning. Without DIR, FRTRACE_DUMP_DIR and
- * PyTorch's default dump places are searched, and stderr says which was used. -o writes a
- * temporary file and renames it, so that a failed write leaves the previous file intact.
+ * PyTorch's default dump places are searched, and stderr says which was used. -o writes through
+ * output_file.h (an exclusive temporary file renamed over FILE); a failed write, stdout's too,
+ * is said on stderr and exits 2.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
 #include <dirent.h>
@@ -28,6 +29,8 @@
 #include "commands.h"
 #include "report.h"
 #include "perf_cli.h"
+#include "output_file.h"
+#include "safe_text.h"
 
 typedef struct request {
     fa_options analysis;
@@ -484,45 +487,21 @@ static void warn_unmatched_filters(const fa_input *in, const fa_groups *g,
     }
 }
 
-/* -o FILE: written beside it under a temporary name, then renamed over it, so that a failed
- * write (a full disk) leaves the previous file as it was. */
+/* -o FILE: the database, written through output_file.h (atomically, never through a link). */
+typedef struct database_job {
+    const fa_analysis *a;
+    const request *rq;
+} database_job;
+
+static int database_to(void *ctx, FILE *out) {
+    const database_job *job = ctx;
+    return fa_report_db(job->a, &job->rq->report, out);
+}
+
 static int write_database(const fa_analysis *a, const request *rq) {
     if (!rq->output) return 0;
-    if (strcmp(rq->output, "-") == 0) return fa_report_db(a, &rq->report, stdout);
-    if (fa_output_in_place(rq->output)) { /* /dev/null, a FIFO: never renamed over */
-        FILE *f = fopen(rq->output, "w");
-        int rc = f ? fa_report_db(a, &rq->report, f) : -1;
-        if (!f || fclose(f) != 0) rc = -1;
-        if (rc) fprintf(stderr, "frtrace: %s: write failed\n", rq->output);
-        return rc;
-    }
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", rq->output, (long)getpid()) < 0) return -1;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "frtrace: %s: cannot write: %s\n", rq->output, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int rc = fa_report_db(a, &rq->report, f);
-    if (fflush(f) != 0 || ferror(f)) rc = -1;
-    int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc == 0 && rename(tmp, rq->output) != 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc) {
-        unlink(tmp);
-        fprintf(stderr,
-                "frtrace: %s: write failed (%s); the previous file, if any, is left as it was\n",
-                rq->output, saved ? strerror(saved) : "error");
-    }
-    free(tmp);
-    return rc;
+    database_job job = { a, rq };
+    return fa_output_write(rq->output, database_to, &job);
 }
 
 static int run(request *rq) {
@@ -538,9 +517,10 @@ static int run(request *rq) {
         }
         print_input_messages(&a);
         warn_unmatched_filters(&a.in, &a.groups, &rq->report);
-        fa_report_entries(&a.in, &a.groups, &rq->report, stdout);
+        int rc = fa_report_entries(&a.in, &a.groups, &rq->report, stdout);
+        if (fa_output_stdout_done() != 0) rc = -1;
         fa_analysis_free(&a);
-        return 0;
+        return rc ? 2 : 0;
     }
     if (fa_analyze(&rq->analysis, &a, &err) != 0) {
         print_input_messages(&a);
@@ -560,8 +540,10 @@ static int run(request *rq) {
     double t = fa_clock();
     int rc = 0;
     bool database_on_stdout = rq->output && strcmp(rq->output, "-") == 0;
-    if (!database_on_stdout) rc = format_writer(rq->format)(&a, &rq->report, stdout);
-    if (fflush(stdout) != 0) rc = -1;
+    if (!database_on_stdout) {
+        rc = format_writer(rq->format)(&a, &rq->report, stdout);
+        if (fa_output_stdout_done() != 0) rc = -1;
+    }
     if (timing) fa_timing_note("report", &t);
     if (write_database(&a, rq) != 0) rc = -1;
     if (timing) fa_timing_note("database", &t);
@@ -578,6 +560,7 @@ static int cli_main(int argc, char **argv, fa_command command) {
     rq.command = command;
     rq.perf.max_ranks = -1;
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
     rq.format = "text";
     rq.analysis.mismatch_cap = 10;
     char **args = NULL, dir[4096], prefix[1024];
