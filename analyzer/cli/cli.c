@@ -112,16 +112,20 @@ static const char usage_text[] =
     "Short options combine: -vj, -vo db.json.\n"
     "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
+/* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
 static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "frtrace: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'frtrace --help'.\n");
+    char *text = NULL;
+    if (asprintf(&text, fmt, arg) < 0) text = NULL;
+    fputs("frtrace: ", stderr);
+    fr_text_fputs(stderr, text ? text : fmt);
+    fputs("\nTry 'frtrace --help'.\n", stderr);
+    free(text);
     return 2;
 }
 
 static int conflict(const char *a, const char *b, const char *why) {
-    fprintf(stderr, "frtrace: %s and %s cannot go together: %s\nTry 'frtrace --help'.\n", a, b,
-            why);
+    fr_text_printf(stderr, "frtrace: %s and %s cannot go together: %s\n", a, b, why);
+    fputs("Try 'frtrace --help'.\n", stderr);
     return 2;
 }
 
@@ -443,8 +447,8 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
             found = known != NULL;
         }
         if (found) {
-            fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from,
-                    prefix[0] ? ", prefix " : "", prefix);
+            fr_text_printf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir,
+                           places[i].from, prefix[0] ? ", prefix " : "", prefix);
             rq->analysis.dir = dir;
             if (prefix[0] && !rq->analysis.prefix) rq->analysis.prefix = prefix;
             return 0;
@@ -459,10 +463,26 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
 
 /* ------------------------------------------------------------ output --------------- */
 
+/* Messages about single files: the first few of each kind, then how many more, so that a
+ * directory of 200 000 junk files says a dozen lines, not 200 000 (the database lists every
+ * rejected file). Paths and messages are shown, never obeyed (safe_text.h). */
+enum { MESSAGES_SHOWN = 10 };
+
 static void print_input_messages(const fa_analysis *a) {
-    for (size_t i = 0; i < a->in.nrejected; i++)
-        fprintf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path, a->in.rejected[i].error);
-    for (size_t i = 0; i < a->in.nnotes; i++) fprintf(stderr, "frtrace: %s\n", a->in.notes[i]);
+    size_t shown = a->in.nrejected < MESSAGES_SHOWN ? a->in.nrejected : MESSAGES_SHOWN;
+    for (size_t i = 0; i < shown; i++)
+        fr_text_printf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path,
+                       a->in.rejected[i].error);
+    if (a->in.nrejected > shown)
+        fprintf(stderr,
+                "frtrace: ... and %zu more files not read (-o FILE lists every one under "
+                "input.files_rejected)\n",
+                a->in.nrejected - shown);
+    shown = a->in.nnotes < MESSAGES_SHOWN ? a->in.nnotes : MESSAGES_SHOWN;
+    for (size_t i = 0; i < shown; i++) fr_text_printf(stderr, "frtrace: %s\n", a->in.notes[i]);
+    if (a->in.nnotes > shown)
+        fprintf(stderr, "frtrace: ... and %zu more warnings about files like these\n",
+                a->in.nnotes - shown);
 }
 
 /* A filter that matches nothing leaves an empty report: say so, on stderr. */
@@ -482,8 +502,8 @@ static void warn_unmatched_filters(const fa_input *in, const fa_groups *g,
             known = strcmp(g->v[k].name, f) == 0 || strcmp(g->v[k].desc, f) == 0 ||
                     (g->v[k].id && strcmp(g->v[k].id, f) == 0);
         if (!known)
-            fprintf(stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n",
-                    f);
+            fr_text_printf(
+                stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n", f);
     }
 }
 
@@ -511,7 +531,7 @@ static int run(request *rq) {
         memset(&a, 0, sizeof a);
         if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
             fa_groups_build(&a.in, &a.groups, &err) != 0) {
-            fprintf(stderr, "frtrace: %s\n", err.msg);
+            fr_text_printf(stderr, "frtrace: %s\n", err.msg);
             fa_analysis_free(&a);
             return 2;
         }
@@ -524,7 +544,7 @@ static int run(request *rq) {
     }
     if (fa_analyze(&rq->analysis, &a, &err) != 0) {
         print_input_messages(&a);
-        fprintf(stderr, "frtrace: %s\n", err.msg);
+        fr_text_printf(stderr, "frtrace: %s\n", err.msg);
         fa_analysis_free(&a);
         return 2;
     }

@@ -2,12 +2,15 @@
  * group; the wait chain (waiters -> victims -> root causes, with the count of sends/recvs the
  * hang explains); each finding with its evidence table, then warnings. Within --width columns
  * (wrap.c, table.c). What it shows with the markdown report is built once, in report_rows.c.
+ * Every line that may hold the input's text (names, descs, paths) goes out in its terminal form
+ * (safe_text.h, through wrap.c and table.c): shown, never obeyed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 #include "perf_report.h"
+#include "safe_text.h"
 #include "stacks.h"
 #include "table.h"
 #include "wrap.h"
@@ -144,13 +147,15 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
     fputc('\n', out);
 }
 
-/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. */
+/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. One line
+ * whatever the input's names hold: shown, never obeyed (safe_text.h). */
 static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
     const char *colour = v->status == FA_STATUS_OK             ? "\033[1;32m"
                          : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m"
                                                                : "\033[1;31m";
-    fprintf(out, "%s%s%s\n", opt->color ? colour : "",
-            v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
+    fputs(opt->color ? colour : "", out);
+    fr_text_fputs(out, v->summary ? v->summary : fa_status_name(v->status));
+    fprintf(out, "%s\n", opt->color ? "\033[0m" : "");
 }
 
 static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
