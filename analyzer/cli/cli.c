@@ -164,20 +164,55 @@ static bool is_directory(const char *path) {
 static const char flag_letters[] = "hVjv";   /* short options without a value */
 static const char value_letters[] = "dpofJ"; /* short options with one */
 
+/* Long options whose value may be the next word (cli.c's and perf_cli.c's). */
+static const char *const long_with_value[] = {
+    "dir",
+    "prefix",
+    "output",
+    "format",
+    "jobs",
+    "mismatch-cap",
+    "width",
+    "group-world-size",
+    "straggler-floor-ms",
+    "from-ms",
+    "to-ms",
+    "max-ranks",
+};
+
+/* Whether the word after `a` is an option's value, taken as it is even when it starts with '-'
+ * (-d "-dumps dir", -o -db.json, --from-ms -5). */
+static bool value_follows(const char *a) {
+    if (a[0] != '-' || a[1] == '\0') return false;
+    if (a[1] != '-') { /* a short option or a cluster: its last letter takes the next word */
+        for (const char *c = a + 1; *c; c++)
+            if (strchr(value_letters, *c)) return c[1] == '\0';
+        return false;
+    }
+    if (strchr(a, '=')) return false;
+    for (size_t k = 0; k < sizeof long_with_value / sizeof long_with_value[0]; k++)
+        if (is_option(a, NULL, long_with_value[k])) return true;
+    return false;
+}
+
 /* "-vj" -> "-v" "-j"; "-vo db.json" -> "-v" "-o" "db.json"; "-ofile" -> "-o" "file", as getopt
- * splits them. A word that is not such a cluster is kept whole. -1 on an unknown letter. */
+ * splits them. A word that is not such a cluster is kept whole, and so is an option's value and
+ * every word after "--". -1 on an unknown letter. */
 static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
     char **v = calloc((size_t)argc * 3 + 1, sizeof *v);
     if (!v) return usage_error("%s", "out of memory");
     int n = 0;
-    bool options_over = false;
+    bool options_over = false, is_value = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (i == 0 || options_over || a[0] != '-' || a[1] == '-' || a[1] == '\0' || a[2] == '\0') {
-            options_over |= strcmp(a, "--") == 0;
+        if (i == 0 || options_over || is_value || a[0] != '-' || a[1] == '-' || a[1] == '\0' ||
+            a[2] == '\0') {
+            options_over |= !is_value && strcmp(a, "--") == 0;
+            is_value = i > 0 && !options_over && !is_value && value_follows(a);
             v[n++] = strdup(a);
             continue;
         }
+        is_value = value_follows(a);
         for (const char *c = a + 1; *c; c++) {
             char flag[3] = { '-', *c, '\0' };
             if (strchr(value_letters, *c)) {

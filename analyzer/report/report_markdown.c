@@ -110,14 +110,15 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
               out);
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
-    size_t hidden = 0;
+    size_t hidden = 0, files = 0;
     for (int warnings = 0; warnings < 2; warnings++) {
         bool header = false;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
             if (fa_finding_is_warning(f->kind) != (warnings == 1)) continue;
             if (!f->listed) hidden++;
-            if (!fa_report_lists_finding(a, f, opt)) continue;
+            if (!fa_report_lists_finding(a, f, opt) || fa_report_file_over_cap(f, opt, &files))
+                continue;
             if (!header) {
                 fputs(warnings ? "## Warnings\n\n" : "## Findings\n\n", out);
                 header = true;
@@ -140,6 +141,9 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
     if (hidden)
         fprintf(out, "_%zu more findings not listed (over `--mismatch-cap` per group)._\n\n",
                 hidden);
+    if (files > FA_REPORT_FILES_SHOWN)
+        fprintf(out, "_%zu more rejected files not listed (`-v` or `-o FILE` lists them)._\n\n",
+                files - FA_REPORT_FILES_SHOWN);
     fa_perf_print_slow_ranks(a, true, 0, out);
     return ferror(out) ? -1 : 0;
 }

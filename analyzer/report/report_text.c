@@ -189,7 +189,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
               out);
     print_culprits(a, opt, out);
     print_wait_chain(a, opt, out);
-    size_t number = 0, hidden = 0;
+    size_t number = 0, hidden = 0, files = 0;
     bool header[2] = { false, false };
     for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */
         int warnings = order == FA_ORDER_WARNINGS;
@@ -198,7 +198,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
             if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)
                 continue;
             if (!f->listed) hidden++;
-            if (!fa_report_lists_finding(a, f, opt)) continue;
+            if (!fa_report_lists_finding(a, f, opt) || fa_report_file_over_cap(f, opt, &files))
+                continue;
             if (!header[warnings]) {
                 fputs(warnings ? "warnings:\n\n" : "findings:\n\n", out);
                 header[warnings] = true;
@@ -208,6 +209,9 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     }
     if (hidden)
         fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
+    if (files > FA_REPORT_FILES_SHOWN)
+        fprintf(out, "(%zu more rejected files not listed: -v or -o FILE lists them)\n\n",
+                files - FA_REPORT_FILES_SHOWN);
     fa_perf_print_slow_ranks(a, false, opt->width, out);
     if (opt->verbose) {
         print_groups(a, opt, out);
