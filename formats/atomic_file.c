@@ -79,24 +79,44 @@ int fr_atomic_open_at(fr_atomic_file *f, int dir_fd, const char *name, mode_t mo
                                              : "cannot create a file in its directory");
 }
 
+/* The directory `name` in dir_fd, read-only, or as a bare path handle where it may not be read
+ * (an *at() call works through either). */
+static int open_below(int dir_fd, const char *name) {
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES) fd = openat(dir_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd;
+}
+
+int fr_dir_open(const char *path, size_t len, bool create) {
+    int fd = open_below(AT_FDCWD, len > 0 && path[0] == '/' ? "/" : ".");
+    size_t i = 0;
+    while (fd >= 0 && i < len) {
+        while (i < len && path[i] == '/') i++;
+        size_t start = i;
+        while (i < len && path[i] != '/') i++;
+        if (i == start) break;
+        char name[NAME_MAX + 1];
+        if (i - start > NAME_MAX) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, path + start, i - start);
+        name[i - start] = '\0';
+        if (create) mkdirat(fd, name, 0777); /* EEXIST is fine; another error shows next */
+        int next = open_below(fd, name);
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = next;
+    }
+    return fd;
+}
+
 int fr_atomic_open(fr_atomic_file *f, const char *path, mode_t mode, fr_error *err) {
     const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    size_t dlen = slash ? (size_t)(slash - path) : 1;
-    if (dlen >= sizeof dir) {
-        errno = ENAMETOOLONG;
-        return fr_fail_text(err, "directory path too long");
-    }
-    if (!slash)
-        memcpy(dir, ".", 2);
-    else if (dlen == 0)
-        memcpy(dir, "/", 2);
-    else {
-        memcpy(dir, path, dlen);
-        dir[dlen] = '\0';
-    }
-    int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0 && errno == EACCES) dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    int dir_fd = fr_dir_open(path, dlen, false);
     if (dir_fd < 0) return fr_fail_text(err, "cannot open its directory");
     if (fr_atomic_open_at(f, dir_fd, slash ? slash + 1 : path, mode, err) != 0) {
         int saved = errno;

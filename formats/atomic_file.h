@@ -15,7 +15,9 @@
  * (no malloc, no stdio) and are async-signal-safe: the recorder writes its fatal-signal dump
  * with them. fr_atomic_write never writes past RLIMIT_FSIZE: a dump that would not fit fails with
  * EFBIG instead of raising SIGXFSZ, which would kill the host. fr_atomic_open (the analyzer's)
- * opens the directory of a path first.
+ * opens the directory of a path first. Directories are opened one component at a time
+ * (fr_dir_open, also async-signal-safe), so a path of any length works, not only those under
+ * PATH_MAX; only each component is bounded (255 bytes).
  */
 #ifndef FRTRACE_ATOMIC_FILE_H
 #define FRTRACE_ATOMIC_FILE_H
@@ -36,10 +38,15 @@ typedef struct fr_atomic_file {
     uint64_t size_cap; /* RLIMIT_FSIZE at open (UINT64_MAX: none) */
 } fr_atomic_file;
 
+/* The directory path[0..len) ("" is "."), opened one component at a time with openat (so that
+ * no PATH_MAX applies), each component created first when `create` (mode 0777 before the
+ * umask; one that exists is fine). A descriptor, or -1 with errno set. */
+int fr_dir_open(const char *path, size_t len, bool create);
+
 /* A fresh temporary file for `name` (one path component) in the directory dir_fd, created with
  * `mode` (before the umask). 0, or -1 with err (and errno) set. */
 int fr_atomic_open_at(fr_atomic_file *f, int dir_fd, const char *name, mode_t mode, fr_error *err);
-/* The same for a path: its directory ("." when it has no '/') is opened first. */
+/* The same for a path of any length: its directory ("." when it has no '/') is opened first. */
 int fr_atomic_open(fr_atomic_file *f, const char *path, mode_t mode, fr_error *err);
 /* Writes all of bytes[0..len) (EINTR retried); 0, or -1 with errno set (EFBIG past the
  * file-size limit). */
