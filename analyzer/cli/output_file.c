@@ -87,6 +87,10 @@ int fa_output_stdout_done(void) {
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
     int saved = errno;
+    if (!saved) { /* failed earlier, errno since lost: one more byte says why (EPIPE, ENOSPC) */
+        clearerr(stdout);
+        if (fputc('\n', stdout) == EOF || fflush(stdout) != 0) saved = errno;
+    }
     fprintf(stderr, "frtrace: error writing to standard output: %s\n",
             saved ? strerror(saved) : "write failed");
     return -1;
