@@ -44,8 +44,36 @@ int rec_parse_signal(const char *text) {
         const char *name;
         int sig;
     } names[] = {
-        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "QUIT", SIGQUIT },
-        { "TERM", SIGTERM }, { "INT", SIGINT },   { "PWR", SIGPWR }, { "URG", SIGURG },
+        { "USR1", SIGUSR1 },
+        { "USR2", SIGUSR2 },
+        { "HUP", SIGHUP },
+        { "QUIT", SIGQUIT },
+        { "TERM", SIGTERM },
+        { "INT", SIGINT },
+        { "PWR", SIGPWR },
+        { "URG", SIGURG },
+        { "ALRM", SIGALRM },
+        { "WINCH", SIGWINCH },
+        { "CONT", SIGCONT },
+        { "CHLD", SIGCHLD },
+        { "PIPE", SIGPIPE },
+        { "XCPU", SIGXCPU },
+        { "XFSZ", SIGXFSZ },
+        { "PROF", SIGPROF },
+        { "VTALRM", SIGVTALRM },
+        { "TSTP", SIGTSTP },
+        { "TTIN", SIGTTIN },
+        { "TTOU", SIGTTOU },
+        /* named so that they can be refused by name (rec_signal_is_fatal) */
+        { "SEGV", SIGSEGV },
+        { "BUS", SIGBUS },
+        { "ILL", SIGILL },
+        { "FPE", SIGFPE },
+        { "ABRT", SIGABRT },
+        { "TRAP", SIGTRAP },
+        { "SYS", SIGSYS },
+        { "KILL", SIGKILL },
+        { "STOP", SIGSTOP },
     };
     int64_t num;
     if (strcasecmp(text, "none") == 0 || strcmp(text, "0") == 0) return 0;
