@@ -109,7 +109,9 @@ static const char usage_text[] =
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
     "\n"
-    "Short options combine: -vj, -vo db.json.\n"
+    "Short options combine: -vj, -vo db.json. A value may start with '-' (-d -x, -o -db.json).\n"
+    "Text from the dumps is shown, never obeyed: controls, bidi and bad bytes as \\x1b, \\u202e,\n"
+    "\\xff; markdown puts it in code spans (frtrace(1): TEXT FROM THE INPUT).\n"
     "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
 /* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
