@@ -16,11 +16,13 @@ static bool in_place(const char *path) {
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-static void say_failed(const char *path, const char *what, int err) {
+/* "frtrace: PATH: what (why)", and for a file written through a temporary one, that the
+ * previous file was not touched. */
+static void say_failed(const char *path, const char *what, int err, bool atomic) {
     fputs("frtrace: ", stderr);
     fr_text_fputs(stderr, path);
-    fprintf(stderr, ": %s (%s); the previous file, if any, is left as it was\n", what,
-            err ? strerror(err) : "error");
+    fprintf(stderr, ": %s (%s)%s\n", what, err ? strerror(err) : "error",
+            atomic ? "; the previous file, if any, is left as it was" : "");
 }
 
 /* A FILE on a copy of fd: closing it leaves fd to the atomic file. */
@@ -43,7 +45,7 @@ static int write_through(int fd, fa_output_fn fn, void *ctx) {
 static int write_in_place(const char *path, fa_output_fn fn, void *ctx) {
     FILE *out = fopen(path, "w");
     if (!out) {
-        say_failed(path, "cannot write", errno);
+        say_failed(path, "cannot write", errno, false);
         return -1;
     }
     errno = 0;
@@ -51,7 +53,7 @@ static int write_in_place(const char *path, fa_output_fn fn, void *ctx) {
     int saved = errno;
     if (fflush(out) != 0 || ferror(out)) rc = -1, saved = errno;
     if (fclose(out) != 0 && rc == 0) rc = -1, saved = errno;
-    if (rc) say_failed(path, "write failed", saved);
+    if (rc) say_failed(path, "write failed", saved, false);
     return rc;
 }
 
@@ -73,11 +75,11 @@ int fa_output_write(const char *path, fa_output_fn fn, void *ctx) {
     if (write_through(f.fd, fn, ctx) != 0) {
         int saved = errno;
         fr_atomic_abort(&f);
-        say_failed(path, "write failed", saved);
+        say_failed(path, "write failed", saved, true);
         return -1;
     }
     if (fr_atomic_commit(&f, &err) != 0) {
-        say_failed(path, err.msg, errno);
+        say_failed(path, err.msg, errno, true);
         return -1;
     }
     return 0;
