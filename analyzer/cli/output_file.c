@@ -25,14 +25,8 @@ static void say_failed(const char *path, const char *what, int err, bool atomic)
             atomic ? "; the previous file, if any, is left as it was" : "");
 }
 
-/* A FILE on a copy of fd: closing it leaves fd to the atomic file. */
-static int write_through(int fd, fa_output_fn fn, void *ctx) {
-    int copy = dup(fd);
-    FILE *out = copy >= 0 ? fdopen(copy, "w") : NULL;
-    if (!out) {
-        if (copy >= 0) close(copy);
-        return -1;
-    }
+/* Runs fn into out and closes out; 0, or -1 with errno saying why. */
+static int run_and_close(FILE *out, fa_output_fn fn, void *ctx) {
     errno = 0;
     int rc = fn(ctx, out);
     int saved = errno;
@@ -42,18 +36,25 @@ static int write_through(int fd, fa_output_fn fn, void *ctx) {
     return rc;
 }
 
+/* Through a FILE on a copy of fd: closing it leaves fd to the atomic file. */
+static int write_through(int fd, fa_output_fn fn, void *ctx) {
+    int copy = dup(fd);
+    FILE *out = copy >= 0 ? fdopen(copy, "w") : NULL;
+    if (!out) {
+        if (copy >= 0) close(copy);
+        return -1;
+    }
+    return run_and_close(out, fn, ctx);
+}
+
 static int write_in_place(const char *path, fa_output_fn fn, void *ctx) {
     FILE *out = fopen(path, "w");
     if (!out) {
         say_failed(path, "cannot write", errno, false);
         return -1;
     }
-    errno = 0;
-    int rc = fn(ctx, out);
-    int saved = errno;
-    if (fflush(out) != 0 || ferror(out)) rc = -1, saved = errno;
-    if (fclose(out) != 0 && rc == 0) rc = -1, saved = errno;
-    if (rc) say_failed(path, "write failed", saved, false);
+    int rc = run_and_close(out, fn, ctx);
+    if (rc) say_failed(path, "write failed", errno, false);
     return rc;
 }
 
