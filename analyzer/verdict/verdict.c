@@ -958,6 +958,26 @@ static void say_most_lost(decider *d) {
     v->nalternatives = 0;
 }
 
+/* Ranks whose dumps exist but could not be read, and that the verdict does not name (others may
+ * wait for them, but the culprits explain it): the on-call engineer should know, so the summary
+ * says so after the culprits: "; ranks 3,5 left unreadable dumps", then `more` (the gloo note).
+ * Malloc'd; NULL when there is nothing to say. */
+static char *unreadable_note(const decider *d, const char *more) {
+    fa_ranks lost = { 0 };
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (d->facts[r].unreadable && !fa_ranks_contains(&d->v->culprits, d->facts[r].rank))
+            fa_ranks_add(&lost, d->facts[r].rank);
+    char *who = lost.n ? short_ranks(&lost) : NULL, *text = NULL;
+    if (who && asprintf(&text, "; rank%s %s %s%s", lost.n > 1 ? "s" : "", who,
+                        lost.n > 1 ? "left unreadable dumps" : "left an unreadable dump",
+                        more ? more : "") < 0)
+        text = NULL;
+    if (!who && more) text = strdup(more);
+    free(who);
+    fa_ranks_free(&lost);
+    return text;
+}
+
 /* "rank 4 or 5 in PIPELINE_MODEL_PARALLEL_GROUP", "one of ranks 3,7,9" */
 static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, size_t len) {
     fa_ranks who = { 0 };
@@ -1072,9 +1092,11 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             fa_ranks_free(&v->culprits);
         } else if (v->culprits.n || stuck || d.nambiguities) {
             v->status = FA_STATUS_HANG;
-            if (v->culprits.n || stuck)
-                summarize(&d, "hang", culprit_kind, before,
-                          any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+            if (v->culprits.n || stuck) {
+                char *note = unreadable_note(&d, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+                summarize(&d, "hang", culprit_kind, before, note);
+                free(note);
+            }
             say_ambiguous(&d);
         } else if (!m->any_entries && !any_status(in)) {
             v->status = FA_STATUS_INCONCLUSIVE;

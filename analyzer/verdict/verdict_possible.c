@@ -4,9 +4,8 @@
  * members that have not joined it. Some ranks' dumps cannot say whether, or on whom, they wait:
  *
  *   unknown  a rank whose dump is missing, unreadable or older than its peers' (fa_stale). It
- *            may have stopped, or it may be waiting like the others: where it is absent from an
- *            op together with ranks whose dumps show they never issued it, it possibly waits on
- *            those (it may have joined the op since, or be blocked where they are);
+ *            may have stopped, or it may have joined the ops the others wait for it in, since
+ *            or unseen: it possibly waits in each of them, on whatever else holds it up;
  *   failed   a gloo rank whose newest op ended ("retired") while a member never joined it or
  *            still has it pending: the op failed, a peer gone, and the rank stopped there
  *            (gloo_job's workers catch the error). It possibly waits on the op's members whose
@@ -27,9 +26,9 @@
  * rank is the culprit; several are an ambiguity, and the verdict names none of them but lists
  * the explanations (fa_vg_alternatives): the culprits are the ranks every explanation needs.
  *
- * Cost: the unknown ranks' edges go to the co-absent ranks of the ops that someone waits in
- * (bounded per op); idle gloo ranks are at most MAX_IDLE_CHECKED, each looking at its groups
- * with send/recv (gloo jobs are small); everything else is linear.
+ * Cost: one edge per unknown member of an op that someone waits in; idle gloo ranks are at most
+ * MAX_IDLE_CHECKED, each looking at its groups with send/recv (gloo jobs are small); everything
+ * else is linear.
  */
 #include "verdict_possible.h"
 
@@ -42,7 +41,7 @@
 const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
            FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv";
 
-enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024, MAX_COABSENT_EDGES = 1 << 16 };
+enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024 };
 
 static int add_possible(graph *g, uint32_t a, uint32_t b) {
     void **const ends[] = { (void **)&g->pfrom, (void **)&g->pto };
@@ -74,32 +73,20 @@ static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
 
 /* ------------------------------------------------ ranks whose state is unknown ------ */
 
-/* In each op someone waits in, the members whose state is unknown possibly wait on the members
- * that surely never issued it: had they joined, they would wait there too. */
-static int coabsent_edges(decider *d) {
-    uint32_t *unknown_nodes = malloc((d->widest + 1) * sizeof *unknown_nodes);
-    uint32_t *never_nodes = malloc((d->widest + 1) * sizeof *never_nodes);
-    int rc = unknown_nodes && never_nodes ? 0 : -1;
+/* In each op someone waits in, the members whose state is unknown may have joined it since (or
+ * be blocked where the others are): each possibly waits in the op, on whatever holds it up. */
+static int unknown_edges(decider *d) {
+    int rc = 0;
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && rc == 0; x++) {
         size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
-        size_t nu = 0, nn = 0;
-        for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t k = 0; k < n && rc == 0; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0) continue;
-            if (fa_member_state_unknown(d->states[k]))
-                unknown_nodes[nu++] = (uint32_t)node;
-            else if (d->states[k] == FA_MS_NEVER)
-                never_nodes[nn++] = (uint32_t)node;
+            if (node >= 0 && fa_member_state_unknown(d->states[k]))
+                rc = add_possible(&d->g, (uint32_t)node, (uint32_t)x);
         }
-        if (nu * nn > MAX_COABSENT_EDGES) continue; /* left open: each stays a root option */
-        for (size_t u = 0; u < nu && rc == 0; u++)
-            for (size_t v = 0; v < nn && rc == 0; v++)
-                rc = add_possible(&d->g, unknown_nodes[u], never_nodes[v]);
     }
-    free(unknown_nodes);
-    free(never_nodes);
     return rc;
 }
 
@@ -298,7 +285,7 @@ int fa_vg_add_possible_waits(decider *d) {
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
         if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
     }
-    int rc = coabsent_edges(d);
+    int rc = unknown_edges(d);
     if (rc == 0) rc = gloo_edges(d);
     if (rc == 0 && d->g.npedges) rc = index_possible(&d->g);
     return rc;
@@ -406,6 +393,31 @@ static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
 /* The ranks that must be root causes: a waited rank that can be one and reaches no other rank
  * that can be one (nothing it may wait on ends at a root cause but itself). Marks them in wf. */
 
+/* The proven graph's sink components where ranks wait among themselves (a cycle of ranks that
+ * each never issued what another waits in; a collective every member joined and none completed):
+ * verdict.c judges them from proof (the skipper, stuck_collective). What reaches them is
+ * explained. Marks their nodes in wf. 0, or -1 when out of memory. */
+static int seed_proven_sinks(const decider *d, uint8_t *wf) {
+    uint8_t *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
+    if (!leaves || !busy) {
+        free(leaves);
+        free(busy);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
+            if (d->comp[d->g.edges[e]] != d->comp[n])
+                leaves[d->comp[n]] = 1;
+            else
+                busy[d->comp[n]] = 1;
+        }
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        if (busy[d->comp[n]] && !leaves[d->comp[n]]) wf[n] = 1;
+    free(leaves);
+    free(busy);
+    return 0;
+}
+
 /* The waited ranks that nothing proves to wait (idle, unknown, failed: candidates) need a root
  * cause at the end of what they may wait on. A candidate that reaches one rank that can be a root
  * (itself included) makes that rank a root; the ranks those roots explain (everything that
@@ -447,8 +459,10 @@ int fa_vg_weigh_doubts(decider *d) {
     fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
     int rc =
         s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
+    if (rc == 0) rc = seed_proven_sinks(d, wf);
+    if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
-        if (is_candidate(d, node) && root_options(d, &s, node, options) == 1)
+        if (is_candidate(d, node) && !wf[node] && root_options(d, &s, node, options) == 1)
             make_root(d, options[0].node, node, wf, is_root);
     if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
