@@ -7,6 +7,7 @@
  * the world, a grouped send to the next rank and receive from the previous one, all_to_all and
  * all_gather on its half, then waits for its stream. Faults, from the environment:
  *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
+ *                   (in stuck_in_host_code, a static function: the stacks tests look for it)
  *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
  *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
  *   CRASH=r@s       rank r raises SIGSEGV before step s (arming libasig-trap.so if preloaded)
@@ -70,6 +71,12 @@ static void sleep_ms(int ms) {
     nanosleep(&ts, NULL);
 }
 
+/* Where a SKIP rank sits: a static function of the driver's own (kept out of line), so that the
+ * recorder's stacks must find it in the unstripped binary's .symtab, not in any export. */
+static __attribute__((noinline)) void stuck_in_host_code(void) {
+    for (;;) pause();
+}
+
 #define CHECK(call)                                                                                \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \
@@ -114,7 +121,7 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
         raise(SIGSEGV);
     }
     if (rank == skip.rank && step == skip.step)
-        for (;;) pause(); /* stuck in CPU code: never issues the all_reduce */
+        stuck_in_host_code(); /* stuck in CPU code: never issues the all_reduce */
     if (rank == stall.rank && step == stall.step) fakecuStreamStall((CUstream)s);
     size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
     CHECK(ncclAllReduce(NULL, NULL, count, ncclFloat, ncclSum, world, s));
@@ -147,8 +154,7 @@ static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids) {
     int exclude[1] = { nranks - 1 };
     CHECK(ncclCommShrink(world, exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
     for (int step = 0; shrunk != NULL && step < 3; step++) {
-        if (rank == skip.rank && step == skip.step)
-            for (;;) pause();
+        if (rank == skip.rank && step == skip.step) stuck_in_host_code();
         CHECK(ncclAllReduce(NULL, NULL, 48, ncclFloat, ncclSum, shrunk, s));
     }
     cuStreamSynchronize((CUstream)s);
