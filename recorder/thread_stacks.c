@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "dumper.h"
 #include "proc_maps.h"
 #include "pystacks.h"
 #include "thread_capture.h"
@@ -61,10 +60,20 @@ static int64_t now_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The decimal text of v at out (NUL-terminated, at least 21 bytes). */
+static void decimal(char *out, uint64_t v) {
+    char tmp[24];
+    size_t n = 0, len = 0;
+    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    while (n) out[len++] = tmp[--n];
+    out[len] = '\0';
+}
+
 /* /proc/self/task/<tid>/<file> into buf (NUL-terminated); its length, 0 when unreadable. */
 static size_t read_task_file(pid_t tid, const char *file, char *buf, size_t cap) {
     char path[64] = "/proc/self/task/", num[24];
-    rec_fmt_u64(num, (uint64_t)tid);
+    decimal(num, (uint64_t)tid);
     strcat(path, num);
     strcat(path, "/");
     strcat(path, file);
@@ -288,7 +297,7 @@ static void process_notes(collection *c, size_t more) {
                                     "callers may be missing");
     if (more) {
         strcpy(text, "threads past the first 256 not captured: ");
-        rec_fmt_u64(text + strlen(text), more);
+        decimal(text + strlen(text), more);
         strcat(text, " more");
         note_add(c->notes[c->n - 1], text);
     }

@@ -35,6 +35,7 @@
 #include <cuda.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <glob.h>
 #include <nccl.h>
 #include <stdbool.h>
@@ -66,9 +67,11 @@ static int env_int(const char *name, int def) {
     return v ? atoi(v) : def;
 }
 
+/* The whole time even when a signal interrupts it: the recorder's stack capture signals every
+ * thread at each dump, and nanosleep then returns early with EINTR, as POSIX says. */
 static void sleep_ms(int ms) {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
 }
 
 /* Where a SKIP rank sits: a static function of the driver's own (kept out of line), so that the

@@ -38,7 +38,7 @@ def unique_id():
         uid = UniqueId()
         nccl.ncclGetUniqueId(ctypes.byref(uid))
         with open(ID_FILE + ".tmp", "wb") as f:
-            f.write(bytes(uid.internal))
+            f.write(bytes(uid))  # the raw 128 bytes (.internal would stop at a NUL)
         os.rename(ID_FILE + ".tmp", ID_FILE)
         return uid
     while not os.path.exists(ID_FILE):
