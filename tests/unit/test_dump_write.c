@@ -229,7 +229,7 @@ static const fr_thread_stack sample_threads[] = {
 
 static void add_whereabouts(recorder_sample *x) {
     x->d.has_identity = true;
-    x->d.identity = (fr_identity){ "node-17", 4242, 3, 3, "0000:5A:00.0", "GPU-0a", "2.28.9" };
+    x->d.identity = (fr_identity){ "node-17", 4242, 0, 3, "0000:5A:00.0", "GPU-0a", "2.28.9" };
     x->d.has_stacks = true;
     x->d.nthreads = 2;
     x->d.threads = (fr_thread_stack *)sample_threads;
@@ -247,7 +247,7 @@ static void check_whereabouts(const fr_dump *back) {
     assert_true(back->has_identity);
     assert_string_equal(back->identity.hostname, "node-17");
     assert_int_equal(back->identity.pid, 4242);
-    assert_int_equal(back->identity.local_rank, 3);
+    assert_int_equal(back->identity.local_rank, 0); /* 0 is a rank, not "unknown" */
     assert_int_equal(back->identity.cuda_index, 3);
     assert_string_equal(back->identity.pci_bus_id, "0000:5A:00.0");
     assert_string_equal(back->identity.uuid, "GPU-0a");
@@ -300,7 +300,7 @@ static void identity_and_stacks_survive_pickle_and_json(void **state) {
     assert_non_null(strstr((char *)json.data,
                            ",\"frtrace_identity\":{\"cuda_device\":{\"index\":3,\"pci_bus_id\":"
                            "\"0000:5A:00.0\",\"uuid\":\"GPU-0a\"},\"hostname\":\"node-17\","
-                           "\"local_rank\":3,\"nccl_version\":\"2.28.9\",\"pid\":4242},"
+                           "\"local_rank\":0,\"nccl_version\":\"2.28.9\",\"pid\":4242},"
                            "\"frtrace_stacks\":[{\"native\":[{\"name\":\"clock_nanosleep\""));
     assert_non_null(strstr((char *)json.data, "{\"name\":null,\"object\":\"/lib/libffi.so.8\""));
     assert_non_null(strstr((char *)json.data, "\"pt_nccl_watchdg\"}],\"nccl_comm_state\":{}"));
