@@ -109,7 +109,7 @@ int fa_report_folded(const fa_input *in, const fa_report_options *opt, bool by_r
             (*nthreads)++;
         }
     }
-    if (!l.failed) qsort(keys, nkeys, sizeof *keys, by_text);
+    if (!l.failed && nkeys) qsort(keys, nkeys, sizeof *keys, by_text);
     for (size_t i = 0; i < nkeys; i++) {
         uint64_t n = 0;
         fa_smap_get(&counts, keys[i], &n);

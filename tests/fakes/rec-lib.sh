@@ -99,7 +99,7 @@ run_py_job() {
         pids="$pids $!"
     done
     waited=0
-    while [ "$(ls dumps 2>/dev/null | grep -c '^rank_')" -lt 4 ] && [ $waited -lt 200 ]; do
+    while [ "$(ls dumps 2>/dev/null | grep -cE '^rank_[0-9]+$')" -lt 4 ] && [ $waited -lt 200 ]; do
         sleep 0.1
         waited=$((waited + 1))
     done
@@ -107,7 +107,7 @@ run_py_job() {
     kill $pids 2>/dev/null
     wait
     rm -f /dev/shm/frtrace-fake-"$FAKE_SHM_TAG"-*
-    [ "$(ls dumps 2>/dev/null | grep -c '^rank_')" -eq 4 ]
+    [ "$(ls dumps 2>/dev/null | grep -cE '^rank_[0-9]+$')" -eq 4 ]
 }
 
 # Whether python3 is a CPython whose stacks the recorder reads (3.11 to 3.13).
