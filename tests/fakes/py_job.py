@@ -1,5 +1,5 @@
 # py_job.py — a "training job" in Python over the fake NCCL and CUDA (ctypes), for the stacks
-# tests (t0450). One process per rank: RANK, WORLD_SIZE, FAKES (the fakes' folder) and ID_FILE
+# tests (t0460). One process per rank: RANK, WORLD_SIZE, FAKES (the fakes' folder) and ID_FILE
 # (where rank 0 leaves the unique id) come from the environment, as a launcher would set them.
 # Each rank makes the world communicator and runs steps of an all_reduce on it, waiting for its
 # stream after each. Faults:
