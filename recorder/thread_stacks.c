@@ -26,9 +26,11 @@
 #include "unwind.h"
 
 #define SCRATCH_BYTES (128u << 20) /* virtual; only what is touched costs memory */
-#define BUDGET_MS     3000         /* for all the stacks of one dump */
-#define ANSWER_MS     300          /* for one batch of threads to run their handlers */
-#define NOTE_MAX      240
+#define BUDGET_MS                                                                                  \
+    10000             /* for all the stacks of one dump: naming frames first reads                 \
+                       * each object's symbol table, seconds for libtorch's */
+#define ANSWER_MS 300 /* for one batch of threads to run their handlers */
+#define NOTE_MAX  240
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 static demangle_fn g_demangle;
@@ -262,7 +264,10 @@ static bool capture_all(collection *c, int64_t deadline) {
         }
         settled = rec_capture_batch(tids, blocked, k, buffers, ANSWER_MS, cap);
         for (size_t i = 0; i < k; i++) {
-            const char *problem = settled ? capture_problem(cap[i].status) : "native stack lost";
+            const char *problem = !settled               ? "native stack lost"
+                                  : now_ms() >= deadline ? "native stack not unwound: the "
+                                                           "dump's time for stacks ran out"
+                                                         : capture_problem(cap[i].status);
             if (problem)
                 note_add(c->notes[first + i], problem);
             else
@@ -335,6 +340,9 @@ bool rec_stacks_collect(rec_stacks *st) {
     }
     st->threads = c.out;
     st->nthreads = (uint32_t)c.n;
+    rec_log(REC_LOG_INFO, "stacks of %zu threads in %lld ms (%s)", c.n,
+            (long long)(now_ms() - deadline + BUDGET_MS),
+            c.by_frame_pointers ? "frame pointers" : "libdw");
     return true;
 }
 

@@ -7,8 +7,8 @@
  * (thread_capture.h), unwinds and names the frames (unwind.h), and reads every Python thread's
  * frames (pystacks.h). It takes no lock the host may hold and never waits for the GIL; it is
  * bounded: at most MAX_THREADS threads (the lowest thread ids), MAX_NATIVE native and MAX_PYTHON
- * Python frames each (the innermost), a few seconds in all. A thread's note says what was cut or
- * could not be read. The recorder's own threads are left out. FRTRACE_STACKS=0 turns it off.
+ * Python frames each (the innermost), about ten seconds in all. A thread's note says what was cut
+ * or could not be read. The recorder's own threads are left out. FRTRACE_STACKS=0 turns it off.
  *
  * Memory: one scratch region per dump (scratch.h), released after the dump is written.
  */
