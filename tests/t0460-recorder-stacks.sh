@@ -142,7 +142,7 @@ test_expect_success 'frtrace stacks: input text is shown, never obeyed; a ";" ne
 	PY
     "$FRTRACE" stacks dumps >folded &&
     test "$(grep -c "^evil" folded)" = 1 &&
-    grep -F "evil\\x1b]0:owned\\x07\\x0aname;" folded &&
+    grep -F "evil\\x1b]0:owned\\x07\\nname;" folded &&
     grep -F "a:b\\u202e" folded &&
     ! grep -q "$(printf "\\033")" folded &&
     test_expect_code 1 "$FRTRACE" dumps >report.txt &&

@@ -10,7 +10,7 @@
 
 #include "grow.h"
 #include "index.h"
-#include "shown.h"
+#include "safe_text.h"
 #include "whereabouts.h"
 
 typedef struct line {
@@ -21,7 +21,7 @@ typedef struct line {
 
 /* Appends one frame: ';' before it unless it is the root, its text shown, ';' made ':'. */
 static void add_frame(line *l, const char *raw) {
-    char *text = fa_shown(raw);
+    char *text = fr_text_shown(raw);
     size_t len = text ? strlen(text) : 0;
     if (!text || fr_grow((void **)&l->v, &l->cap, l->n + len + 2, 1, 256)) {
         l->failed = true;

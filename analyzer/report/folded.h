@@ -6,7 +6,7 @@
  * interpreter, or for a thread without Python its native frames from the program's own code up
  * ("name", or "object+0xoffset" when unnamed). COUNT is how many threads, over all ranks, stand
  * in that stack; a thread whose stack was not captured counts under "[no stack]". Frame text from
- * the dumps is shown visibly (shown.h) and a ';' in it becomes ':', so that every line splits
+ * the dumps is shown visibly (safe_text.h) and a ';' in it becomes ':', so that every line splits
  * into the frames it holds. Lines come sorted, so the output does not depend on load order.
  */
 #ifndef FRTRACE_FOLDED_H

@@ -5,7 +5,7 @@
  * the thread that matters with its Python frames and the native frames above the interpreter,
  * and one line for each other thread; then every rank grouped by the frames its thread stands
  * in. Nothing is shown when no dump says where it was (PyTorch's dumps without --hosts), so
- * reports of such jobs are as before. Every piece of dump text goes through shown.h.
+ * reports of such jobs are as before. Every piece of dump text goes through safe_text.h.
  */
 #include "report_whereabouts.h"
 
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "json_text.h"
-#include "shown.h"
+#include "safe_text.h"
 #include "table.h"
 #include "whereabouts.h"
 #include "wrap.h"
@@ -28,7 +28,8 @@ static const fa_dump *dump_of(const fa_input *in, int64_t rank) {
 
 /* "rank 2 on node-17, GPU 3 (0000:5A:00.0), pid 4242", shown; NULL when nothing places it. */
 static char *culprit_line(const fa_input *in, int64_t rank) {
-    char *place = fa_where_place(in, rank), *shown = place ? fa_shown(place) : NULL, *line = NULL;
+    char *place = fa_where_place(in, rank), *shown = place ? fr_text_shown(place) : NULL,
+         *line = NULL;
     const fa_dump *d = dump_of(in, rank);
     bool stacks = d && fa_where_thread(d);
     char pid[40] = "";
@@ -51,7 +52,7 @@ static char *frame_text(const fr_frame *f, bool python) {
                        : asprintf(&text, "%s+0x%llx", fa_where_basename(f->filename),
                                   (unsigned long long)f->line);
     if (rc < 0) return NULL;
-    char *shown = fa_shown(text);
+    char *shown = fr_text_shown(text);
     free(text);
     return shown;
 }
@@ -60,7 +61,7 @@ static char *frame_text(const fr_frame *f, bool python) {
 
 static void text_line(FILE *out, const char *first, const char *indent, const char *raw,
                       size_t width) {
-    char *shown = fa_shown(raw);
+    char *shown = fr_text_shown(raw);
     if (shown) fa_wrap_print(out, first, indent, shown, width);
     free(shown);
 }
@@ -70,7 +71,7 @@ static void text_thread(const fa_input *in, const fa_dump *d, const fa_thread *t
     fa_frames python = fa_store_frames(in->store, t->python),
               native = fa_store_frames(in->store, t->native);
     size_t shown = fa_where_native_shown(in->store, t);
-    char *name = fa_shown(t->name), *head = NULL;
+    char *name = fr_text_shown(t->name), *head = NULL;
     if (asprintf(&head, "thread %s (%lld)%s:", name ? name : "?", (long long)t->tid,
                  t->tid == d->caller_tid ? ", which made the rank's last NCCL call" : "") >= 0)
         fa_wrap_print(out, "    ", "      ", head, width);
@@ -139,7 +140,7 @@ static void text_groups(const fa_where_groups *g, const fa_report_options *opt, 
     fputs("every rank at dump time (ranks in the same frames together):\n\n", out);
     for (size_t i = 0; i < g->n; i++) {
         char *who = fa_ranks_format(g->v[i].ranks.v, g->v[i].ranks.n), *line = NULL,
-             *summary = fa_shown(g->v[i].summary);
+             *summary = fr_text_shown(g->v[i].summary);
         if (who && summary &&
             asprintf(&line, "rank%s %s: %s", g->v[i].ranks.n > 1 ? "s" : "", who, summary) >= 0)
             fa_wrap_print(out, "  ", "      ", line, opt->width);
@@ -170,20 +171,20 @@ static void md_frames(const fa_input *in, const fa_thread *t, FILE *out) {
     for (size_t i = 0; i < python.n; i++) {
         char place[64];
         fputs("| ", out);
-        fa_shown_md_code(out, python.v[i].name, true);
+        fr_md_code(out, python.v[i].name, true);
         fputs(" | ", out);
-        fa_shown_md_code(out, fa_where_basename(python.v[i].filename), true);
+        fr_md_code(out, fa_where_basename(python.v[i].filename), true);
         snprintf(place, sizeof place, ":%lld |\n", (long long)python.v[i].line);
         fputs(place, out);
     }
     for (size_t i = 0; i < shown && i < NATIVE_SHOWN; i++) {
         fputs("| ", out);
         if (native.v[i].name)
-            fa_shown_md_code(out, native.v[i].name, true);
+            fr_md_code(out, native.v[i].name, true);
         else
             fprintf(out, "+0x%llx", (unsigned long long)native.v[i].line);
         fputs(" | ", out);
-        fa_shown_md_code(out, fa_where_basename(native.v[i].filename), true);
+        fr_md_code(out, fa_where_basename(native.v[i].filename), true);
         fputs(" (native) |\n", out);
     }
     fputc('\n', out);
@@ -194,7 +195,7 @@ static void md_culprit(const fa_input *in, int64_t rank, FILE *out) {
     const fa_thread *t = d ? fa_where_thread(d) : NULL;
     char *place = fa_where_place(in, rank);
     fprintf(out, "**Rank %lld**", (long long)rank);
-    if (place) fputs(" on ", out), fa_shown_md_code(out, place, false);
+    if (place) fputs(" on ", out), fr_md_code(out, place, false);
     if (d && d->has_identity && d->identity.pid >= 0)
         fprintf(out, ", pid %lld", (long long)d->identity.pid);
     free(place);
@@ -203,18 +204,18 @@ static void md_culprit(const fa_input *in, int64_t rank, FILE *out) {
         return;
     }
     fputs(". Thread ", out);
-    fa_shown_md_code(out, t->name, false);
+    fr_md_code(out, t->name, false);
     fprintf(out, " (%lld)%s:\n\n", (long long)t->tid,
             t->tid == d->caller_tid ? ", which made the rank's last NCCL call" : "");
     md_frames(in, t, out);
-    if (t->note) fputs("Note: ", out), fa_shown_md_code(out, t->note, false), fputs("\n\n", out);
+    if (t->note) fputs("Note: ", out), fr_md_code(out, t->note, false), fputs("\n\n", out);
     for (uint32_t i = 0, listed = 0; i < d->nthreads && listed < THREADS_SHOWN; i++) {
         if (&d->threads[i] == t) continue;
         char *summary = fa_where_summary(in->store, &d->threads[i]);
         fputs("- thread ", out);
-        fa_shown_md_code(out, d->threads[i].name, false);
+        fr_md_code(out, d->threads[i].name, false);
         fprintf(out, " (%lld): ", (long long)d->threads[i].tid);
-        fa_shown_md_code(out, summary, false);
+        fr_md_code(out, summary, false);
         fputc('\n', out);
         free(summary);
         listed++;
@@ -240,7 +241,7 @@ void fa_report_whereabouts_markdown(const fa_analysis *a, const fa_report_option
     for (size_t i = 0; i < g.n; i++) {
         char *who = fa_ranks_format(g.v[i].ranks.v, g.v[i].ranks.n);
         fprintf(out, "| %s | ", who ? who : "?");
-        fa_shown_md_code(out, g.v[i].summary, true);
+        fr_md_code(out, g.v[i].summary, true);
         fputs(" |\n", out);
         free(who);
     }

@@ -19,7 +19,7 @@
 #include "ranks.h"
 
 /* "node-17, GPU 3 (0000:5A:00.0)" from the dump, "node-17" from --hosts, or NULL when neither
- * says; raw input text (show it through shown.h). malloc'd. */
+ * says; raw input text (show it through safe_text.h). malloc'd. */
 char *fa_where_place(const fa_input *in, int64_t rank);
 /* Whether any loaded dump has an identity or stacks, or --hosts was given. */
 bool fa_where_known(const fa_input *in);
