@@ -930,9 +930,43 @@ static bool any_status(const fa_input *in) {
     return false;
 }
 
+/* Which groups vouch for their members: rebuilt from the entries (no pg_config lists them), or
+ * listed in the pg_config of
+ * every dump or of two dumps at least. A group one dump alone lists (200 000 members where 15
+ * other dumps agree on 16) says nothing of how many ranks the job has. */
+static void vouch_for_groups(const decider *d, uint8_t *vouched) {
+    uint32_t *listed = calloc(d->groups->n + 1, sizeof *listed);
+    if (!listed) return;
+    for (size_t r = 0; r < d->in->nranks; r++) {
+        const fa_dump *dump = d->in->ranks[r].dump;
+        for (uint32_t k = 0; k < dump->ngroups; k++) {
+            long g = fa_groups_find(d->groups, r, dump->groups[k].name);
+            if (g >= 0) listed[g]++;
+        }
+    }
+    for (size_t g = 0; g < d->groups->n; g++)
+        vouched[g] = !listed[g] || listed[g] >= 2 ||
+                     (listed[g] && listed[g] == d->in->nranks);
+    free(listed);
+}
+
 /* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
  * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). */
-static bool most_ranks_lost(const decider *d) { return d->nunseen * 2 > d->nfacts; }
+static bool most_ranks_lost(const decider *d) {
+    size_t lost = 0, known = d->nfacts - d->nunseen;
+    uint8_t *vouched = calloc(d->groups->n + 1, 1);
+    if (!vouched) return false;
+    vouch_for_groups(d, vouched);
+    for (size_t u = 0; u < d->nunseen; u++) {
+        int64_t rank = d->facts[d->unseen[u]].rank;
+        bool member = false;
+        for (size_t g = 0; g < d->groups->n && !member; g++)
+            member = vouched[g] && fa_group_position(&d->groups->v[g], rank) >= 0;
+        lost += member;
+    }
+    free(vouched);
+    return lost > known;
+}
 
 static void say_most_lost(decider *d) {
     fa_verdict *v = d->v;

@@ -118,6 +118,8 @@ typedef struct decider {
     size_t nunseen;
     ambiguity *ambiguities; /* verdict_possible.c */
     size_t nambiguities;
+    fa_ranks maybe_also; /* waited ranks of unknown state the culprits explain: they may have
+                          * stopped too, which the dumps cannot rule out (an alternative) */
 } decider;
 
 /* The node of a rank, or -1. */

@@ -483,8 +483,10 @@ int fa_vg_weigh_doubts(decider *d) {
         rank_facts *f = &d->facts[node];
         if (is_root[node])
             f->doubt = FA_DOUBT_NONE;
-        else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node])
+        else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
+            if (!f->has_dump) fa_ranks_add(&d->maybe_also, f->rank); /* not an older dump */
+        }
     }
     free(rev_at);
     free(rev);
@@ -510,6 +512,7 @@ int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
 }
 
 void fa_vg_free_ambiguities(decider *d) {
+    fa_ranks_free(&d->maybe_also);
     for (size_t i = 0; i < d->nambiguities; i++) free(d->ambiguities[i].options);
     free(d->ambiguities);
     d->ambiguities = NULL;
@@ -571,7 +574,59 @@ static int add_alternative(decider *d, const size_t *pick) {
     return 0;
 }
 
+/* The culprits, and with them ranks of unknown state that may have stopped too: "rank 3's dump
+ * is unreadable (a FIFO): it may have stopped too". One alternative per rank, or one for all of
+ * them when there are many. */
+static int maybe_alternatives(decider *d) {
+    const fa_ranks *m = &d->maybe_also;
+    size_t each = m->n <= 4 ? m->n : 1;
+    for (size_t i = 0; i < each; i++) {
+        fa_verdict *v = d->v;
+        fa_alternative *grown = realloc(v->alternatives, (v->nalternatives + 1) * sizeof *grown);
+        if (!grown) return -1;
+        v->alternatives = grown;
+        fa_alternative *a = &v->alternatives[v->nalternatives++];
+        memset(a, 0, sizeof *a);
+        for (size_t k = 0; k < v->culprits.n; k++) fa_ranks_add(&a->ranks, v->culprits.v[k]);
+        for (size_t k = 0; k < m->n; k++)
+            if (each > 1 ? k == i : true) fa_ranks_add(&a->ranks, m->v[k]);
+        fa_ranks_normalize(&a->ranks);
+        bool one = m->n == 1 || each > 1; /* the alternative adds one rank */
+        long node = fa_vg_rank_node(d, m->v[each > 1 ? i : 0]);
+        const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
+        char *who = fa_ranks_format(m->v + (each > 1 ? i : 0), one ? 1 : m->n);
+        int n = f && f->unreadable && one
+                    ? asprintf(&a->explanation,
+                               "rank %s's dump is unreadable (%s): it may have stopped too, beside "
+                               "the culprits",
+                               who ? who : "?", *f->unreadable ? f->unreadable : "rejected")
+                : f && f->stale && one
+                    ? asprintf(&a->explanation,
+                               "rank %s's dump is older than its peers': it may have stopped too, "
+                               "beside the culprits",
+                               who ? who : "?")
+                    : asprintf(&a->explanation,
+                               "rank%s %s, without a readable or recent dump, may have stopped "
+                               "too, beside the culprits",
+                               one ? "" : "s", who ? who : "?");
+        free(who);
+        if (n < 0) a->explanation = NULL;
+    }
+    return 0;
+}
+
 int fa_vg_alternatives(decider *d) {
+    fa_ranks_normalize(&d->maybe_also);
+    if (!d->nambiguities && d->maybe_also.n && d->v->culprits.n) {
+        fa_verdict *v = d->v; /* first the culprits alone: the explanation that needs fewest */
+        fa_alternative *a = calloc(1, sizeof *a);
+        if (!a) return -1;
+        for (size_t k = 0; k < v->culprits.n; k++) fa_ranks_add(&a->ranks, v->culprits.v[k]);
+        a->explanation = strdup("the culprits alone, the others blocked behind them");
+        v->alternatives = a;
+        v->nalternatives = 1;
+        return maybe_alternatives(d);
+    }
     if (!d->nambiguities) return 0;
     size_t combos = 1;
     for (size_t i = 0; i < d->nambiguities && combos <= FA_MAX_ALTERNATIVES; i++)
