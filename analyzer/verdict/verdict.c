@@ -297,6 +297,31 @@ static bool neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
     return true;
 }
 
+static int components(decider *d);
+
+/* Ranks of unknown state that the doubts excused may have joined the ops the others wait for
+ * them in: the ops no longer wait on them, and the components are found again, so that what
+ * holds those ops up is judged from proof (a member that never started it, a stuck collective). */
+static int join_excused_unknowns(decider *d) {
+    graph *g = &d->g;
+    size_t kept = 0;
+    for (size_t e = 0; e < g->nedges; e++) {
+        uint32_t to = g->to[e];
+        bool drop = to < d->nfacts && g->from[e] >= g->nrank_nodes &&
+                    d->facts[to].doubt == FA_DOUBT_EXCUSED &&
+                    (!d->facts[to].has_dump || d->facts[to].stale);
+        if (drop) continue;
+        g->from[kept] = g->from[e];
+        g->to[kept++] = to;
+    }
+    if (kept == g->nedges) return 0;
+    g->nedges = kept;
+    free(d->comp);
+    d->comp = NULL;
+    d->ncomps = 0;
+    return index_edges(g) || components(d) ? -1 : 0;
+}
+
 /* Iterative Tarjan over the proven edges: d->comp[node] = component id. */
 static int components(decider *d) {
     graph *g = &d->g;
@@ -945,8 +970,7 @@ static void vouch_for_groups(const decider *d, uint8_t *vouched) {
         }
     }
     for (size_t g = 0; g < d->groups->n; g++)
-        vouched[g] = !listed[g] || listed[g] >= 2 ||
-                     (listed[g] && listed[g] == d->in->nranks);
+        vouched[g] = !listed[g] || listed[g] >= 2 || (listed[g] && listed[g] == d->in->nranks);
     free(listed);
 }
 
@@ -1087,6 +1111,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     if (rc == 0) rc = fa_vg_add_possible_waits(&d);
     if (rc == 0) rc = components(&d);
     if (rc == 0) rc = fa_vg_weigh_doubts(&d);
+    if (rc == 0) rc = join_excused_unknowns(&d);
     if (rc == 0) {
         judge_sinks(&d);
         size_t after_sinks = findings->n;

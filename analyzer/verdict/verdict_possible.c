@@ -460,6 +460,9 @@ int fa_vg_weigh_doubts(decider *d) {
     int rc =
         s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
     if (rc == 0) rc = seed_proven_sinks(d, wf);
+    for (size_t node = 0; rc == 0 && node < d->nfacts; node++) /* their own dumps accuse them */
+        if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0)
+            wf[node] = is_root[node] = 1;
     if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
         if (is_candidate(d, node) && !wf[node] && root_options(d, &s, node, options) == 1)
@@ -484,7 +487,7 @@ int fa_vg_weigh_doubts(decider *d) {
         if (is_root[node])
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
-            f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
+            f->doubt = FA_DOUBT_EXCUSED;                             /* the roots explain it */
             if (!f->has_dump) fa_ranks_add(&d->maybe_also, f->rank); /* not an older dump */
         }
     }
