@@ -410,7 +410,7 @@ static void note_older(builder *b, const p2p_rec *x) {
     int64_t issued = ri >= 0 ? b->p2p_issued[b->m->view_at[x->group] + other] : INT64_MAX;
     fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
     if (st && issued < x->p2p_seq && st->group < 0)
-        *st = (fa_stale){ (long)x->group, x->p2p_seq, issued };
+        *st = (fa_stale){ (long)x->group, x->p2p_seq, issued, st->cut };
 }
 
 /* Pairs by equal p2p_seq_id (both sides in entry order, so ids ascend); a record without its
@@ -1053,7 +1053,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
         m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, false, false, false };
-    for (size_t r = 0; r <= in->nranks; r++) m->rank_stale[r] = (fa_stale){ -1, -1, -1 };
+    for (size_t r = 0; r <= in->nranks; r++)
+        m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
 }
 
@@ -1084,7 +1085,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
             if (ri < 0 || v->issued_max >= proven[g]) continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || proven[g] - v->issued_max > s->seq - s->issued)
-                *s = (fa_stale){ (long)g, proven[g], v->issued_max };
+                *s = (fa_stale){ (long)g, proven[g], v->issued_max, s->cut };
         }
     }
     free(proven);

@@ -307,7 +307,7 @@ static void write_input(jw *w, const fa_analysis *a) {
     jw_open(w, '[');
     for (size_t i = 0; i < a->in.nranks; i++) {
         const fa_stale *st = &a->match.rank_stale[i];
-        if (st->group < 0) continue;
+        if (st->group < 0) continue; /* (a truncated dump is in files_rejected) */
         jw_open(w, '{');
         jw_int(w, "rank", a->in.ranks[i].rank);
         jw_str(w, "group_id", a->groups.v[st->group].id);

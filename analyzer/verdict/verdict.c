@@ -69,7 +69,10 @@ static int collect_ranks(decider *d) {
     }
     for (size_t i = 0; i < d->in->nranks; i++) { /* older than its peers' (match.h, fa_stale) */
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
-        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
+        if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) {
+            d->facts[node].stale = true;
+            d->facts[node].cut = d->m->rank_stale[i].cut;
+        }
     }
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {

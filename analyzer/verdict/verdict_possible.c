@@ -283,7 +283,7 @@ static int gloo_edges(decider *d) {
 int fa_vg_add_possible_waits(decider *d) {
     for (size_t i = 0; i < d->in->nranks; i++) {
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
-        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
+        if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) d->facts[node].stale = true;
     }
     int rc = unknown_edges(d);
     if (rc == 0) rc = gloo_edges(d);
@@ -487,8 +487,9 @@ int fa_vg_weigh_doubts(decider *d) {
         if (is_root[node])
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
-            f->doubt = FA_DOUBT_EXCUSED;                             /* the roots explain it */
-            if (!f->has_dump) fa_ranks_add(&d->maybe_also, f->rank); /* not an older dump */
+            f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
+            if (!f->has_dump || f->cut)  /* not an older dump: it shows the rank went on */
+                fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
     free(rev_at);
