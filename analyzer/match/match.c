@@ -413,6 +413,30 @@ static void note_older(builder *b, const p2p_rec *x) {
         *st = (fa_stale){ (long)x->group, x->p2p_seq, issued, st->cut };
 }
 
+/* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
+ * gap (no ring that wrapped, no only-active dump that left the completed ones out). */
+static bool whole_history(const builder *b, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    return d->nentries && d->entries[0].record_id == 0 &&
+           d->entries[d->nentries - 1].record_id == (int64_t)d->nentries - 1;
+}
+
+/* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
+ * the k-th send pairs with the k-th recv, whatever each side recorded of its state (in a batch
+ * that never completed, an op done on the wire stays "scheduled"). */
+static int pair_in_order(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
+    const p2p_rec *v = b->p2p;
+    for (size_t i = 0; i < ns || i < nr; i++) {
+        const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = i < nr ? &v[R[i]] : NULL;
+        if (s && r) {
+            if (p2p_op(b, s, r)) return -1;
+        } else if ((s ? s : r)->state != FR_STATE_COMPLETED && p2p_op(b, s, r)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Pairs by equal p2p_seq_id (both sides in entry order, so ids ascend); a record without its
  * other side is unmatched when pending, and the window's edge (or an older dump's) when
  * completed. */
@@ -450,6 +474,8 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
         seq_ids_align(b, &v[run[0]]))
         return pair_by_seq(b, S, ns, R, nr);
+    if (ns && nr && whole_history(b, v[S[0]].rank_index) && whole_history(b, v[R[0]].rank_index))
+        return pair_in_order(b, S, ns, R, nr);
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
     if (v[run[0]].src_pos == UINT32_MAX ||
@@ -854,8 +880,11 @@ static void check_op(checker *k, size_t op_index) {
     if (op->ncalls == 0) return;
     set_representative(k, op, 0);
     if (op->is_p2p) {
-        if (op->ncalls == 2) {
-            const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
+        const fa_call *a = &k->m->calls[op->first_call], *b = a + 1;
+        /* a pair both sides completed did transfer: their records disagreeing says the pairing
+         * of a window's edge is off (an older dump, a ring that started later), not the job */
+        if (op->ncalls == 2 &&
+            !(a->state == FR_STATE_COMPLETED && b->state == FR_STATE_COMPLETED)) {
             fr_entry ea, eb;
             fa_call_expand(k->m, k->in, a, 0, &ea);
             fa_call_expand(k->m, k->in, b, 0, &eb);

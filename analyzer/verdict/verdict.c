@@ -272,7 +272,7 @@ static int build_graph(decider *d) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
                 int64_t rec = fa_vg_call_record(d, i, p);
-                if (completed && lag_possible(d, (size_t)node) &&
+                if (completed && !o->is_p2p && lag_possible(d, (size_t)node) &&
                     (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
                     f->lag_op = (long)i;
@@ -651,6 +651,61 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
 
+/* A send or recv that one side posted and the other never did, in a sink, filed under `who`: the
+ * rank the pass is about; `other` the rank to excuse when `who` is the fault; `kind` which of the
+ * pass's two patterns it is. */
+typedef struct lone_p2p {
+    int64_t who, other;
+    int kind;
+} lone_p2p;
+
+static int compare_lone(const void *pa, const void *pb) {
+    const lone_p2p *a = pa, *b = pb;
+    if (a->who != b->who) return a->who < b->who ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+/* Excuses, for each rank filed under both kinds with two different others, both others. */
+static void excuse_pairs(decider *d, lone_p2p *lone, size_t n) {
+    qsort(lone, n, sizeof *lone, compare_lone);
+    for (size_t k = 0; k + 1 < n; k++) {
+        const lone_p2p *x = &lone[k], *y = &lone[k + 1];
+        if (x->who != y->who || x->kind == y->kind || x->other == y->other) continue;
+        long a = fa_vg_rank_node(d, x->other), b = fa_vg_rank_node(d, y->other);
+        if (a >= 0) d->facts[a].excused = true;
+        if (b >= 0) d->facts[b].excused = true;
+    }
+}
+
+/* One rank that sent to the wrong peer leaves two send/recv unmatched: its own (s -> a, which a
+ * never received) and the one its right peer posted (b waits to receive from s, which never sent
+ * to b). One fault explains both: s is the root cause, a and b, each missing what the other side
+ * waits for, are excused. The same for a recv from the wrong source: d waits to receive from x,
+ * which never sent, and s sent to d, which never received from s: d is the root cause, x
+ * excused. ops[0..nops) are the sink's op nodes. */
+static void excuse_wrong_peers(decider *d, const uint32_t *ops, size_t nops) {
+    lone_p2p *dest = malloc((nops + 1) * sizeof *dest), *src = malloc((nops + 1) * sizeof *src);
+    size_t nd = 0, ns = 0;
+    for (size_t k = 0; dest && src && k < nops; k++) {
+        const fa_op *o = &d->m->ops[d->g.op_of_node[ops[k] - d->g.nrank_nodes]];
+        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
+        const fa_group *g = &d->groups->v[o->group];
+        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        /* wrong destination, about the sender s: its lone send (excuse the receiver that never
+         * posted) and a lone recv from it (excuse the receiver waiting) */
+        dest[nd++] = (lone_p2p){ o->src, o->dst, sent };
+        /* wrong source, about the receiver d: its lone recv (excuse the sender that never sent)
+         * and a lone send to it (nothing missing there to excuse: the sender itself) */
+        src[ns++] = (lone_p2p){ o->dst, sent ? -1 : o->src, !sent };
+    }
+    if (dest && src) {
+        excuse_pairs(d, dest, nd);
+        excuse_pairs(d, src, ns);
+    }
+    free(dest);
+    free(src);
+}
+
 /* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
  * so that judging a component costs its own size, not the graph's). */
 static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
@@ -752,7 +807,10 @@ static void judge_sinks(decider *d) {
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
-        if (!any_broken && !any_lag) excuse_blocked_victims(d, mine, nranks);
+        if (!any_broken && !any_lag) {
+            excuse_blocked_victims(d, mine, nranks);
+            excuse_wrong_peers(d, mine + nranks, nmine - nranks);
+        }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];
             if (any_broken) { /* the dump's own word beats what the entries imply */
