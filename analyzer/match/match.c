@@ -575,6 +575,26 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
     }
 }
 
+/* A collective whose entries still say pending while the rank's own counters (pg_status, or
+ * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
+ * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
+ * that marker with the completed entries. Not for gloo (its counters count op ids, and a
+ * retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv batches). */
+static void complete_by_counters(const fa_input *in, fa_match *m) {
+    for (size_t op = 0; op < m->nops; op++) {
+        const fa_op *o = &m->ops[op];
+        if (o->is_p2p) continue;
+        for (uint32_t i = 0; i < o->ncalls; i++) {
+            fa_call *c = &m->calls[o->first_call + i];
+            const fa_view *v = view_of(m, o->group, c->member);
+            const fa_dump *d = in->ranks[c->rank_index].dump;
+            if (c->state != FR_STATE_COMPLETED && o->seq <= v->completed_max && !d->blocks_caller &&
+                !d->launch_numbered)
+                c->state = FR_STATE_COMPLETED;
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- agreement checks -- */
 
 typedef struct checker {
@@ -1139,6 +1159,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
+    if (rc == 0) complete_by_counters(in, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
