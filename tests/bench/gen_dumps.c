@@ -4,7 +4,8 @@
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
  *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
  *             [--layers L] [--jobs J] [--every K] [--jitter-ms J] [--slow-ranks R --slow-ms D]
- *             [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR
+ *             [--durations] [--slow-gpu R --slow-gpu-factor F] [--cascade]
+ *             [--clock-drift-ms D] [--node-offset-ms O] OUTDIR
  *
  * How it works.
  * Topology: the world of N ranks is split Megatron-style into tensor-parallel groups (TP, 8
@@ -45,6 +46,21 @@
  * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default
  * 8): a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
  * "slow_gpus: ...", after the culprits' line.
+ *
+ * Waiting (--cascade): without it a rank never waits, whatever its operations wait for, as when
+ * NCCL calls return at once and the CPU runs ahead: a slow rank is late by the same 40 ms at every
+ * operation and delays nobody's next. With it every operation holds its callers until it
+ * completed: a rank arrives at its planned time or, if its previous operation completed later,
+ * shortly after that completion (simulate_cascade), so that a slow rank's peers, having waited
+ * for it, arrive late at their next operations, in other groups, and the delay spreads through
+ * the job as it does when ranks synchronize (blocking backends, .item(), stream syncs).
+ *
+ * Clocks: every rank's timestamps are read from its own clock. --node-offset-ms O sets each
+ * node's (tensor-parallel group's) clock O ms or less ahead or behind, drawn per node;
+ * --clock-drift-ms D lets the pipeline stages' clocks drift apart over the window, linearly from
+ * none at its start to D ms ahead at its end for the last stage (stage s gains s/(P-1) of it):
+ * the same collective then looks created up to D ms apart. Both move time_created_ns and
+ * time_discovered_completed_ns alike, as one clock would.
  *
  * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
  * are lost or were never collected; the job and its groups are the same): each rank's last E
@@ -243,8 +259,10 @@ typedef struct job {
     int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
     bool frames, json, durations;
     uint64_t seed;
-    int64_t jitter_ns, slow_ns; /* --jitter-ms, --slow-ms */
-    double gpu_factor;          /* --slow-gpu-factor */
+    int64_t jitter_ns, slow_ns;    /* --jitter-ms, --slow-ms */
+    bool cascade;                  /* --cascade */
+    int64_t drift_ns, node_off_ns; /* --clock-drift-ms, --node-offset-ms */
+    double gpu_factor;             /* --slow-gpu-factor */
     const char *slow_list, *gpu_list;
     bool *slow, *slow_gpu; /* per rank */
     bool *slow_in[G_N];    /* per group of each kind: a slow rank is a member */
@@ -261,6 +279,9 @@ typedef struct job {
     counters hist[64]; /* per stage: counters after hist_steps */
     /* the hang step, simulated */
     uint16_t *issued, *done;
+    /* --cascade: per rank its window operations' arrivals and completions, from c_at[r] */
+    size_t *c_at;
+    int64_t *c_arrive, *c_done, *c_free; /* c_free: when each rank was free after the window */
     int *culprits;
     /* results */
     uint64_t bytes, nentries;
@@ -741,6 +762,152 @@ static void simulate_hang(job *j) {
     free(advance);
 }
 
+/* --- time: operations that wait for the previous one (--cascade), and clocks ---------------- */
+
+/* A key that every participant of a window operation computes alike (op_key's, with the step). */
+static uint64_t window_key(const job *j, rankpos p, const op *o, int64_t step) {
+    uint64_t gid = (uint64_t)(j->name_base[o->g] + group_index(j, p, o->g));
+    if (o->kind == OP_SEND || o->kind == OP_RECV) {
+        uint64_t link = (uint64_t)(p.pp < o->peer ? p.pp : o->peer);
+        return 1ull << 63 | gid << 40 | (uint64_t)(step - j->hist_steps) << 24 |
+               (uint64_t)o->mb << 8 | (uint64_t)o->phase << 7 | link;
+    }
+    return gid << 40 | (uint64_t)o->coll_seq;
+}
+
+typedef struct tslot {
+    uint64_t key;
+    uint32_t need, arrived;
+    int64_t last, done; /* the latest arrival so far; the completion once all arrived */
+} tslot;
+
+static tslot *tslot_get(tslot *t, size_t cap, uint64_t key) {
+    size_t i = (size_t)mix(key) & (cap - 1);
+    while (t[i].need && t[i].key != key) i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* Every rank's window operations: their keys and planned arrivals (slot plus jitter, without
+ * --slow-ms), in j->c_at order. Returns the table of operations, its capacity in *cap. */
+static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, size_t *cap) {
+    op *buf = xmalloc(sizeof(op) * (size_t)j->max_step_ops);
+    j->c_at = xmalloc(sizeof(size_t) * ((size_t)j->n + 1));
+    size_t total = 0;
+    for (int r = 0; r < j->n; r++) {
+        counters c = j->hist[pos_of(j, r).pp];
+        j->c_at[r] = total;
+        for (int64_t s = 0; s < j->window_steps; s++)
+            total += (size_t)gen_step(j, pos_of(j, r), &c, j->hist_steps + s, buf);
+    }
+    j->c_at[j->n] = total;
+    *keys = xmalloc(sizeof(uint64_t) * (total + 1));
+    *plan = xmalloc(sizeof(int64_t) * (total + 1));
+    for (*cap = 1; *cap < total * 2; *cap <<= 1) {}
+    tslot *t = xmalloc(sizeof(tslot) * *cap);
+    for (int r = 0; r < j->n; r++) {
+        rankpos p = pos_of(j, r);
+        counters c = j->hist[p.pp];
+        size_t at = j->c_at[r];
+        for (int64_t s = 0; s < j->window_steps; s++) {
+            int k = gen_step(j, p, &c, j->hist_steps + s, buf);
+            for (int i = 0; i < k; i++, at++) {
+                const op *o = &buf[i];
+                (*keys)[at] = window_key(j, p, o, j->hist_steps + s);
+                (*plan)[at] = o->time_ns - (j->slow[r] ? j->slow_ns : 0);
+                tslot *sl = tslot_get(t, *cap, (*keys)[at]);
+                sl->key = (*keys)[at];
+                sl->need =
+                    o->kind == OP_SEND || o->kind == OP_RECV ? 2 : (uint32_t)group_size(j, o->g);
+            }
+        }
+    }
+    free(buf);
+    return t;
+}
+
+/* --cascade: a rank arrives at an operation at its planned time or, when its previous operation
+ * completed later, that completion plus a short gap (1 ms and its jitter): it waited, and what it
+ * waited for delays it. A slow rank then arrives --slow-ms later still. An operation completes
+ * STEP_NS/1024 after its last member arrived. Simulated over the window's completed steps, rank
+ * after rank, each as far as its operations have completed, until every rank is through; the
+ * hang step is shifted by the delay each rank carries out of the window. */
+static void simulate_cascade(job *j) {
+    uint64_t *keys;
+    int64_t *plan;
+    size_t cap;
+    tslot *t = cascade_collect(j, &keys, &plan, &cap);
+    size_t total = j->c_at[j->n];
+    j->c_arrive = xmalloc(sizeof(int64_t) * (total + 1));
+    j->c_done = xmalloc(sizeof(int64_t) * (total + 1));
+    size_t *next = xmalloc(sizeof(size_t) * (size_t)j->n);
+    int64_t *free_at = xmalloc(sizeof(int64_t) * (size_t)j->n); /* previous completion + gap */
+    for (int r = 0; r < j->n; r++) next[r] = j->c_at[r], free_at[r] = INT64_MIN;
+    for (size_t i = 0; i < total; i++) j->c_arrive[i] = INT64_MIN;
+    int64_t jitter = j->jitter_ns < j->slot_ns / 2 ? j->jitter_ns : j->slot_ns / 2;
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        for (int r = 0; r < j->n; r++) {
+            for (size_t i = next[r]; i < j->c_at[r + 1]; i = ++next[r]) {
+                tslot *sl = tslot_get(t, cap, keys[i]);
+                if (j->c_arrive[i] == INT64_MIN) {
+                    int64_t a = plan[i] > free_at[r] ? plan[i] : free_at[r];
+                    j->c_arrive[i] = a + (j->slow[r] ? j->slow_ns : 0);
+                    if (++sl->arrived == 1 || j->c_arrive[i] > sl->last) sl->last = j->c_arrive[i];
+                    if (sl->arrived == sl->need) sl->done = sl->last + STEP_NS / 1024;
+                    moved = true;
+                }
+                if (sl->arrived < sl->need) break; /* waits for the others */
+                j->c_done[i] = sl->done;
+                uint64_t draw = mix(j->seed ^ 0xca5cade ^ (uint64_t)i * 0x9e3779b97f4a7c15ull);
+                free_at[r] =
+                    sl->done + 1000000 + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0);
+                moved = true;
+            }
+        }
+    }
+    for (int r = 0; r < j->n; r++)
+        if (next[r] != j->c_at[r + 1]) {
+            fprintf(stderr, "gen_dumps: --cascade: rank %d cannot finish its window\n", r);
+            exit(2);
+        }
+    j->c_free = free_at;
+    free(keys), free(plan), free(t), free(next);
+}
+
+/* A rank's operations of the window's steps (ops[0..n), in gen_step order) take their simulated
+ * times; those of the hang step (ops[n..n+k)) are shifted by the delay the rank carried out of
+ * the window: how much later than planned it was free for the first of them. */
+static void cascade_times(const job *j, int r, op *ops, size_t n, size_t k) {
+    size_t at = j->c_at[r];
+    for (size_t i = 0; i < n && i < j->c_at[r + 1] - at; i++) {
+        ops[i].time_ns = j->c_arrive[at + i];
+        ops[i].done_ns = j->c_done[at + i];
+    }
+    if (!k) return;
+    int64_t planned = ops[n].time_ns - (j->slow[r] ? j->slow_ns : 0);
+    int64_t carried = j->c_free[r] > planned ? j->c_free[r] - planned : 0;
+    for (size_t i = n; i < n + k; i++) ops[i].time_ns += carried, ops[i].done_ns += carried;
+}
+
+/* How far rank r's clock reads ahead at true time t: its node's offset (--node-offset-ms: a node
+ * is a tensor-parallel group, drawn in [-O, O]) plus its pipeline stage's drift (--clock-drift-ms:
+ * the last stage gains D over the window, linearly from its start, the first stage nothing). */
+static int64_t clock_offset(const job *j, rankpos p, int64_t t) {
+    int64_t off = 0;
+    if (j->node_off_ns > 0) {
+        uint64_t draw = mix(j->seed ^ 0x0ff5e7ull ^ (uint64_t)(p.r / j->tp) << 20);
+        off += (int64_t)(draw % (uint64_t)(2 * j->node_off_ns + 1)) - j->node_off_ns;
+    }
+    if (j->drift_ns > 0 && j->pp > 1) {
+        int64_t start = j->t0 + j->hist_steps * STEP_NS, span = (j->window_steps + 1) * STEP_NS;
+        double f = (double)(t - start) / (double)span;
+        f = f < 0 ? 0 : f > 1 ? 1 : f;
+        off += (int64_t)((double)j->drift_ns * f * p.pp / (j->pp - 1));
+    }
+    return off;
+}
+
 /* --- writing one rank's dump ------------------------------------------------------------ */
 
 /* Every string the generator writes lives at a fixed address, so the memo id the writer gave
@@ -854,8 +1021,13 @@ static size_t rank_ops(worker *w, rankpos p) {
             for (int i = 0; i < k; i++)
                 w->ops[n + (size_t)i].state = i < j->done[p.r] ? ST_DONE : ST_SCHED;
             k = j->issued[p.r];
+            if (j->cascade) cascade_times(j, p.r, w->ops, n, (size_t)k);
         }
         n += (size_t)k;
+    }
+    for (size_t i = 0; i < n && (j->node_off_ns || j->drift_ns); i++) {
+        w->ops[i].done_ns += clock_offset(j, p, w->ops[i].done_ns);
+        w->ops[i].time_ns += clock_offset(j, p, w->ops[i].time_ns);
     }
     size_t keep = n < (size_t)j->entries ? n : (size_t)j->entries;
     memmove(w->ops, w->ops + (n - keep), keep * sizeof(op));
@@ -1118,7 +1290,8 @@ static void usage(void) {
         "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
         "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
         "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R "
-        "--slow-gpu-factor F] OUTDIR\n");
+        "--slow-gpu-factor F]\n"
+        "                 [--cascade] [--clock-drift-ms D] [--node-offset-ms O] OUTDIR\n");
     exit(2);
 }
 
@@ -1195,6 +1368,12 @@ static void parse_args(job *j, int argc, char **argv) {
             j->gpu_factor = (double)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--durations"))
             j->durations = true;
+        else if (!strcmp(a, "--cascade"))
+            j->cascade = true;
+        else if (!strcmp(a, "--clock-drift-ms"))
+            j->drift_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--node-offset-ms"))
+            j->node_off_ns = num_arg(argc, argv, &i) * 1000000;
         else if (!strcmp(a, "--slow-ranks") && i + 1 < argc)
             j->slow_list = argv[++i];
         else if (!strcmp(a, "--slow-gpu") && i + 1 < argc)
@@ -1288,6 +1467,12 @@ int main(int argc, char **argv) {
     setup_slow_groups(&j);
     setup_history(&j);
     simulate_hang(&j);
+    if (j.drift_ns >= (j.window_steps + 1) * STEP_NS) {
+        fprintf(stderr, "gen_dumps: --clock-drift-ms must stay below the window's %lld ms\n",
+                (long long)((j.window_steps + 1) * STEP_NS / 1000000));
+        return 2;
+    }
+    if (j.cascade) simulate_cascade(&j);
     double t_sim = now_s();
     run_workers(&j);
     double t_end = now_s();
