@@ -21,6 +21,7 @@
 #ifndef FRTRACE_STORE_H
 #define FRTRACE_STORE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,6 +142,20 @@ fa_frames fa_store_frames(const fa_store *store, uint32_t id);     /* {0, NULL} 
 const fa_traits *fa_store_traits_all(const fa_store *store);
 static inline const fa_traits *fa_entry_traits(const fa_store *store, const fa_entry *e) {
     return &fa_store_traits_all(store)[e->traits];
+}
+
+/* Entry i's times (perf.h reads them): its arrival (time_created_ns), 0 when unknown; when its
+ * completion was discovered (time_discovered_completed_ns, to the microsecond), 0 when unknown;
+ * its duration_ms, NaN when absent. Readers go through these, not the layout. */
+static inline int64_t fa_time_created(const fa_dump *d, uint32_t i) {
+    return i < d->nentries ? d->times[i].created_ns : 0;
+}
+static inline int64_t fa_time_completed(const fa_dump *d, uint32_t i) {
+    if (i >= d->nentries || d->times[i].completed_us == FA_NO_TIME) return 0;
+    return d->times[i].created_ns + (int64_t)d->times[i].completed_us * 1000;
+}
+static inline double fa_time_duration(const fa_dump *d, uint32_t i) {
+    return i < d->nentries ? d->times[i].duration_ms : NAN;
 }
 
 /* Rebuilds the full fr_entry of d->entries[i] (fields the store does not keep are zero/NULL);

@@ -6,9 +6,7 @@
 
 #include "perfstat.h"
 
-static int64_t created(const fa_dump *d, uint32_t e) {
-    return d->times && e < d->nentries ? d->times[e].created_ns : 0;
-}
+static int64_t created(const fa_dump *d, uint32_t e) { return fa_time_created(d, e); }
 
 /* Scratch for one op's members, sized for the widest op. */
 typedef struct wake_scratch {
