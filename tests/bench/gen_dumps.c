@@ -5,7 +5,7 @@
  *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
  *             [--layers L] [--jobs J] [--every K] [--jitter-ms J] [--slow-ranks R --slow-ms D]
  *             [--durations] [--slow-gpu R --slow-gpu-factor F] [--cascade]
- *             [--clock-drift-ms D] [--node-offset-ms O] OUTDIR
+ *             [--clock-drift-ms D] [--node-offset-ms O] [--period P] OUTDIR
  *
  * How it works.
  * Topology: the world of N ranks is split Megatron-style into tensor-parallel groups (TP, 8
@@ -20,10 +20,10 @@
  * previous stage, per layer TP _all_gather_base/_reduce_scatter_base pairs and expert
  * all_to_alls, send to the next stage), then the backwards in the mirror image, then the DP
  * gradient all_reduces (without data parallelism, an all_reduce on the default group instead);
- * every tenth step starts with an all_reduce on the default group. Group
- * counters (collective_seq_id per group, p2p_seq_id per rank and group as torch counts it, op_id,
- * record_id per rank) follow from running that program, so every member of a group issues the
- * same collectives with the same sequence ids, sizes and dtypes, and each send has its recv.
+ * every tenth step (every P-th with --period P) starts with an all_reduce on the default group.
+ * Group counters (collective_seq_id per group, p2p_seq_id per rank and group as torch counts it,
+ * op_id, record_id per rank) follow from running that program, so every member of a group issues
+ * the same collectives with the same sequence ids, sizes and dtypes, and each send has its recv.
  *
  * Time: the job is assumed to have run `hist` steps before the ring window (their counters are
  * added in closed form from one period of steps), then `window` completed steps, then one last
@@ -100,7 +100,6 @@ enum { TH_MAIN, TH_AUTOGRAD };
 enum { ST_DONE, ST_SCHED };
 
 enum {
-    PERIOD = 10,   /* the default-group all_reduce comes every PERIOD steps */
     LOOKAHEAD = 3, /* operations a rank may have in flight */
     MAX_SHAPES = 64,
     MEMO_SLOTS = 1 << 13,
@@ -257,6 +256,7 @@ typedef struct counters {
 
 typedef struct job {
     int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
+    int period; /* --period: the default-group all_reduce comes every `period` steps */
     bool frames, json, durations;
     uint64_t seed;
     int64_t jitter_ns, slow_ns;    /* --jitter-ms, --slow-ms */
@@ -281,7 +281,7 @@ typedef struct job {
     uint16_t *issued, *done;
     /* --cascade: per rank its window operations' arrivals and completions, from c_at[r] */
     size_t *c_at;
-    int64_t *c_arrive, *c_done, *c_free; /* c_free: when each rank was free after the window */
+    int64_t *c_arrive, *c_done;
     int *culprits;
     /* results */
     uint64_t bytes, nentries;
@@ -485,7 +485,7 @@ static void backward(stepgen *s, int mb) {
 /* Appends one training step of rank p to out[]; returns the number of operations. */
 static int gen_step(const job *j, rankpos p, counters *c, int64_t step, op *out) {
     stepgen s = { j, p, c, out, 0, step };
-    if (step % PERIOD == 0)
+    if (step % j->period == 0)
         coll(&s, G_DEF, OP_AR, j->sh_scalar, j->sh_scalar, DT_FLOAT, SK_DEF, TH_MAIN);
     for (int mb = 0; mb < j->nmb; mb++) forward(&s, mb);
     for (int mb = 0; mb < j->nmb; mb++) backward(&s, mb);
@@ -557,7 +557,7 @@ static void setup_slow_groups(job *j) {
     }
 }
 
-/* Per stage: the counters after hist_steps, from one period times hist_steps / PERIOD; and
+/* Per stage: the counters after hist_steps, from one period times hist_steps / period; and
  * the step sizes that fix the window. */
 static void setup_history(job *j) {
     int min_ops = 1 << 30;
@@ -566,12 +566,12 @@ static void setup_history(job *j) {
     for (int st = 0; st < j->pp; st++) {
         counters c = { { 0 }, { 0 }, 0 };
         rankpos p = pos_of(j, st * j->tp * j->dp);
-        for (int64_t step = 0; step < PERIOD; step++) {
+        for (int64_t step = 0; step < j->period; step++) {
             int n = gen_step(j, p, &c, step, scratch);
             if (n > j->max_step_ops) j->max_step_ops = n;
             if (n < min_ops) min_ops = n;
         }
-        int64_t times = j->hist_steps / PERIOD;
+        int64_t times = j->hist_steps / j->period;
         for (int g = 0; g < G_N; g++) {
             c.coll[g] *= times;
             c.p2p[g] *= times;
@@ -787,9 +787,11 @@ static tslot *tslot_get(tslot *t, size_t cap, uint64_t key) {
     return &t[i];
 }
 
-/* Every rank's window operations: their keys and planned arrivals (slot plus jitter, without
- * --slow-ms), in j->c_at order. Returns the table of operations, its capacity in *cap. */
-static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, size_t *cap) {
+/* Every rank's operations over the window and what it issued of the hang step: their keys,
+ * planned arrivals (slot plus jitter, without --slow-ms) and whether they stay pending, in
+ * j->c_at order. Returns the table of operations, its capacity in *cap. */
+static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, uint8_t **pend,
+                              size_t *cap) {
     op *buf = xmalloc(sizeof(op) * (size_t)j->max_step_ops);
     j->c_at = xmalloc(sizeof(size_t) * ((size_t)j->n + 1));
     size_t total = 0;
@@ -798,22 +800,26 @@ static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, size_t *c
         j->c_at[r] = total;
         for (int64_t s = 0; s < j->window_steps; s++)
             total += (size_t)gen_step(j, pos_of(j, r), &c, j->hist_steps + s, buf);
+        total += j->issued[r];
     }
     j->c_at[j->n] = total;
     *keys = xmalloc(sizeof(uint64_t) * (total + 1));
     *plan = xmalloc(sizeof(int64_t) * (total + 1));
+    *pend = xmalloc(total + 1);
     for (*cap = 1; *cap < total * 2; *cap <<= 1) {}
     tslot *t = xmalloc(sizeof(tslot) * *cap);
     for (int r = 0; r < j->n; r++) {
         rankpos p = pos_of(j, r);
         counters c = j->hist[p.pp];
         size_t at = j->c_at[r];
-        for (int64_t s = 0; s < j->window_steps; s++) {
+        for (int64_t s = 0; s <= j->window_steps; s++) {
             int k = gen_step(j, p, &c, j->hist_steps + s, buf);
+            if (s == j->window_steps) k = j->issued[r];
             for (int i = 0; i < k; i++, at++) {
                 const op *o = &buf[i];
                 (*keys)[at] = window_key(j, p, o, j->hist_steps + s);
                 (*plan)[at] = o->time_ns - (j->slow[r] ? j->slow_ns : 0);
+                (*pend)[at] = s == j->window_steps && i >= j->done[r];
                 tslot *sl = tslot_get(t, *cap, (*keys)[at]);
                 sl->key = (*keys)[at];
                 sl->need =
@@ -828,14 +834,15 @@ static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, size_t *c
 /* --cascade: a rank arrives at an operation at its planned time or, when its previous operation
  * completed later, that completion plus a short gap (1 ms and its jitter): it waited, and what it
  * waited for delays it. A slow rank then arrives --slow-ms later still. An operation completes
- * STEP_NS/1024 after its last member arrived. Simulated over the window's completed steps, rank
- * after rank, each as far as its operations have completed, until every rank is through; the
- * hang step is shifted by the delay each rank carries out of the window. */
+ * STEP_NS/1024 after its last member arrived; one that the hang leaves pending holds nobody (the
+ * rank goes on to what it issued after it). Simulated rank after rank, each as far as its
+ * operations have completed, until every rank is through. */
 static void simulate_cascade(job *j) {
     uint64_t *keys;
     int64_t *plan;
+    uint8_t *pend;
     size_t cap;
-    tslot *t = cascade_collect(j, &keys, &plan, &cap);
+    tslot *t = cascade_collect(j, &keys, &plan, &pend, &cap);
     size_t total = j->c_at[j->n];
     j->c_arrive = xmalloc(sizeof(int64_t) * (total + 1));
     j->c_done = xmalloc(sizeof(int64_t) * (total + 1));
@@ -857,6 +864,7 @@ static void simulate_cascade(job *j) {
                     if (sl->arrived == sl->need) sl->done = sl->last + STEP_NS / 1024;
                     moved = true;
                 }
+                if (pend[i]) continue;             /* never completes: holds nobody */
                 if (sl->arrived < sl->need) break; /* waits for the others */
                 j->c_done[i] = sl->done;
                 uint64_t draw = mix(j->seed ^ 0xca5cade ^ (uint64_t)i * 0x9e3779b97f4a7c15ull);
@@ -871,23 +879,17 @@ static void simulate_cascade(job *j) {
             fprintf(stderr, "gen_dumps: --cascade: rank %d cannot finish its window\n", r);
             exit(2);
         }
-    j->c_free = free_at;
-    free(keys), free(plan), free(t), free(next);
+    free(keys), free(plan), free(pend), free(t), free(next), free(free_at);
 }
 
-/* A rank's operations of the window's steps (ops[0..n), in gen_step order) take their simulated
- * times; those of the hang step (ops[n..n+k)) are shifted by the delay the rank carried out of
- * the window: how much later than planned it was free for the first of them. */
-static void cascade_times(const job *j, int r, op *ops, size_t n, size_t k) {
+/* A rank's operations (ops[0..n), in gen_step order from the window's first step to what it
+ * issued of the hang step) take their simulated times. */
+static void cascade_times(const job *j, int r, op *ops, size_t n) {
     size_t at = j->c_at[r];
     for (size_t i = 0; i < n && i < j->c_at[r + 1] - at; i++) {
         ops[i].time_ns = j->c_arrive[at + i];
         ops[i].done_ns = j->c_done[at + i];
     }
-    if (!k) return;
-    int64_t planned = ops[n].time_ns - (j->slow[r] ? j->slow_ns : 0);
-    int64_t carried = j->c_free[r] > planned ? j->c_free[r] - planned : 0;
-    for (size_t i = n; i < n + k; i++) ops[i].time_ns += carried, ops[i].done_ns += carried;
 }
 
 /* How far rank r's clock reads ahead at true time t: its node's offset (--node-offset-ms: a node
@@ -1021,7 +1023,7 @@ static size_t rank_ops(worker *w, rankpos p) {
             for (int i = 0; i < k; i++)
                 w->ops[n + (size_t)i].state = i < j->done[p.r] ? ST_DONE : ST_SCHED;
             k = j->issued[p.r];
-            if (j->cascade) cascade_times(j, p.r, w->ops, n, (size_t)k);
+            if (j->cascade) cascade_times(j, p.r, w->ops, n + (size_t)k);
         }
         n += (size_t)k;
     }
@@ -1291,7 +1293,8 @@ static void usage(void) {
         "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
         "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R "
         "--slow-gpu-factor F]\n"
-        "                 [--cascade] [--clock-drift-ms D] [--node-offset-ms O] OUTDIR\n");
+        "                 [--cascade] [--clock-drift-ms D] [--node-offset-ms O] [--period P] "
+        "OUTDIR\n");
     exit(2);
 }
 
@@ -1368,6 +1371,8 @@ static void parse_args(job *j, int argc, char **argv) {
             j->gpu_factor = (double)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--durations"))
             j->durations = true;
+        else if (!strcmp(a, "--period"))
+            j->period = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--cascade"))
             j->cascade = true;
         else if (!strcmp(a, "--clock-drift-ms"))
@@ -1391,7 +1396,8 @@ static void parse_args(job *j, int argc, char **argv) {
         else
             j->outdir = a;
     }
-    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
+    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1 ||
+        j->period < 1)
         usage();
     j->slow = rank_set(j, j->slow_list);
     j->slow_gpu = rank_set(j, j->gpu_list);
@@ -1446,6 +1452,7 @@ int main(int argc, char **argv) {
     j.nmb = 4;
     j.nlayers = 2;
     j.every = 1;
+    j.period = 10;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     j.jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
     j.jitter_ns = 2000000;
@@ -1458,7 +1465,7 @@ int main(int argc, char **argv) {
     }
     pthread_mutex_init(&j.lock, NULL);
     j.slot_ns = STEP_NS / 4096;
-    j.hist_steps = PERIOD * (60 + (int64_t)(j.seed % 20));
+    j.hist_steps = j.period * (60 + (int64_t)(j.seed % 20));
     j.t0 = 1758600000000000000LL + (int64_t)(mix(j.seed) % 1000000000000ull);
     j.culprits = xmalloc(sizeof(int) * (size_t)(j.faults + 1));
     double t_start = now_s();
