@@ -89,6 +89,7 @@ typedef struct fa_op {
     bool is_p2p;
     bool mismatch;  /* a type/size/dtype/all_to_all finding names this op */
     bool unmatched; /* p2p with one side absent */
+    bool passes;    /* every expected member issued it and no check names it (passes.h) */
 } fa_op;
 
 typedef struct fa_view {

@@ -377,9 +377,9 @@ static const rank_list_text *group_expected(const fa_analysis *a, rank_list_text
     return rc ? NULL : &cache[g];
 }
 
-/* op_passes for a collective: the members are walked in order beside the op's calls (sorted by
- * member), instead of a search for each member's call. */
-static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing) {
+/* The ranks a collective lacks (never issued it, or left no dump), as the matcher's member
+ * states say: the members are walked in order beside the op's calls (sorted by member). */
+static void collective_missing(const fa_analysis *a, size_t op, fa_ranks *missing) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
     const fa_call *c = &a->match.calls[o->first_call], *end = c + o->ncalls;
@@ -391,11 +391,10 @@ static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing
         if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) fa_ranks_add(missing, g->members[p]);
     }
     fa_ranks_normalize(missing);
-    return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
-/* collective_passes' common case, from the calls alone: one call per member, member k's call k
- * (calls are sorted by member), so nobody is missing. */
+/* collective_missing's common case, from the calls alone: one call per member, member k's call
+ * k (calls are sorted by member), so nobody is missing. */
 static bool has_every_member(const fa_analysis *a, const fa_op *o) {
     if (o->ncalls != a->groups.v[o->group].nmembers) return false;
     const fa_call *c = &a->match.calls[o->first_call];
@@ -404,10 +403,10 @@ static bool has_every_member(const fa_analysis *a, const fa_op *o) {
     return true;
 }
 
-static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing,
+/* A send/recv's expected ranks (sender and receiver) and those of them missing. */
+static void p2p_ranks(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing,
                       fa_ranks *expected) {
-    const fa_op *o = &a->match.ops[op];
-    const fa_group *g = &a->groups.v[o->group];
+    const fa_group *g = &a->groups.v[a->match.ops[op].group];
     uint32_t n = fa_op_expected(&a->match, &a->groups, op, members);
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = fa_op_member_state(&a->match, &a->groups, op, members[k]);
@@ -416,7 +415,6 @@ static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ran
     }
     fa_ranks_normalize(missing);
     fa_ranks_normalize(expected);
-    return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
 /* The least advanced state of the op's calls. */
@@ -490,9 +488,11 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
     const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
-    bool pass = !expected_text           ? op_passes(a, i, k->members, &k->missing, &k->expected)
-                : has_every_member(a, o) ? !o->mismatch && !o->unmatched
-                                         : collective_passes(a, i, &k->missing);
+    bool pass = o->passes; /* the matcher's decision (passes.h); the rows only show it */
+    if (!expected_text)
+        p2p_ranks(a, i, k->members, &k->missing, &k->expected);
+    else if (!has_every_member(a, o))
+        collective_missing(a, i, &k->missing);
     x->list_calls[i] = x->opt->all_calls || !pass || o->unmatched;
     jw_open(w, '{');
     JW_KEY(w, "id");
