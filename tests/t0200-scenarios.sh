@@ -4,10 +4,11 @@
 . "$(dirname "$0")/lib.sh"
 SC="$TOP/tests/scenarios"
 
-# analyze SCENARIO: writes the dumps and the database db.json in the current directory.
+# analyze SCENARIO [OPTION...]: writes the dumps and the database db.json (frtrace -f json
+# OPTION...) in the current directory.
 analyze() {
-    sh "$SC/run_scenario.sh" "$1" dumps &&
-    { "$FRTRACE" -f json dumps >db.json; status=$?; [ $status -le 1 ]; }
+    sh "$SC/run_scenario.sh" "$1" dumps && shift &&
+    { "$FRTRACE" -f json "$@" dumps >db.json; status=$?; [ $status -le 1 ]; }
 }
 check() { python3 "$SC/check.py" db.json "$@"; }
 
@@ -67,7 +68,7 @@ test_expect_success 'torchft replicas: --transform-ft makes each default_pg glob
     grep -e "--transform-ft --group-world-size N" plain.txt
 '
 test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches, completed by its marker; an unmatched send names the peer' '
-    analyze pipeline && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
+    analyze pipeline --all-collectives && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
     python3 -c "
 import json; d = json.load(open(\"db.json\"))
 pp = [c for c in d[\"collectives\"] if c[\"group_id\"] == \"5\"]
@@ -111,7 +112,7 @@ test_expect_success 'usage errors exit 2; torchfrtrace spellings are accepted' '
 # torchfrtrace's testBuildDB (reference §10), cases 1-6: two ranks, version 2.8, sub_pg "1" split
 # into [0] and [1]. rows GROUP:RECORD:NAME:PASS... lists the collectives expected in the database.
 builddb() {
-    analyze "builddb_$1" && python3 - "$@" <<-\EOF
+    analyze "builddb_$1" --all-collectives && python3 - "$@" <<-\EOF
 	import json, sys
 	d = json.load(open("db.json"))
 	got = ["%s:%d:%s:%s" % (c["group_id"], c["record_id"], c["profiling_name"], c["pass_check"]) for c in d["collectives"]]

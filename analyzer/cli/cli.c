@@ -90,7 +90,9 @@ static const char usage_text[] =
     "                             width on a terminal, else 100; 0: no limit)\n"
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
-    "      --all-calls            list every rank's call in the database\n"
+    "      --all-collectives      list every collective in the database, not only those that\n"
+    "                             did not pass (the rest are counted per group)\n"
+    "      --all-calls            list every rank's call (and every collective) in the database\n"
     "      --transform-ft --group-world-size N\n"
     "                             torchft: each dump's default_pg lists replica-local ranks;\n"
     "                             make them global (r + rank / N * N), as torchfrtrace does\n"
@@ -285,6 +287,8 @@ static int parse_args(int argc, char **argv, request *rq) {
             rq->report.stack_traces = true;
         } else if (is_option(arg, NULL, "all-calls")) {
             rq->report.all_calls = true;
+        } else if (is_option(arg, NULL, "all-collectives")) {
+            rq->report.all_collectives = true;
         } else if (is_option(arg, NULL, "allow-incomplete-ranks")) {
             /* always on: a missing dump is a finding, not a fatal error */
         } else if (is_option(arg, NULL, "selected-ranks")) {

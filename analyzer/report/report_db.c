@@ -1,8 +1,11 @@
 /* report_db.c — the analysis database (contract §4, schema "frtrace-db/1"), written as it goes.
  *
- * collectives: one row per op of each group, all ranks merged; nccl_calls: by default only the
- * calls of ops that did not pass and calls that matched nothing (--all-calls: every call), so
- * the database grows with the problems, not with the job.
+ * collectives: one row per op of each group, all ranks merged, by default only the ops that did
+ * not pass (fa_op.passes, the matcher's word), with collective_summary counting per group the ones
+ * that did and their sequence ids (--all-collectives or --all-calls: every op); nccl_calls: by
+ * default only the calls of ops that did not pass and calls that matched nothing (--all-calls:
+ * every call). So the database grows with the problems, not with the job: a healthy job's is its
+ * groups, memberships, summaries and stats.
  *
  * A healthy 512-rank job already lists 180 000 collectives (64 MB of JSON); building that as
  * one cJSON tree cost more than the analysis. So rows are written straight to the FILE through
@@ -465,6 +468,7 @@ typedef struct db {
     rank_list_text *expected; /* per group: group_expected */
     db_worker *workers;
     unsigned nworkers;
+    bool all_ops;    /* every op's row in collectives, not only those that did not pass */
     chunk_plan rows; /* the array being written: its chunks (plan_collectives, plan_calls) */
     bool any;        /* the array being written has a row already (sink_rows) */
 } db;
@@ -484,7 +488,7 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_analysis *a = x->a;
     const fa_op *o = &a->match.ops[i];
     const fa_entry *rep = o->rep;
-    if (!rep) return;
+    if (!rep || (o->passes && !x->all_ops)) return;
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
     const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
@@ -721,6 +725,7 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     x->a = a;
     x->opt = opt;
     x->w = w;
+    x->all_ops = opt->all_collectives || opt->all_calls;
     x->list_calls = calloc(a->match.nops + 1, sizeof *x->list_calls);
     x->mismatch = first_mismatch(a);
     x->expected = calloc(a->groups.n + 1, sizeof *x->expected);
@@ -735,6 +740,59 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     }
     for (unsigned t = 0; t < x->nworkers; t++)
         if (!(x->workers[t].members = malloc(widest * sizeof *x->workers[t].members))) return -1;
+    return 0;
+}
+
+/* Per group, what collectives leaves out by default: how many of its ops passed, and the
+ * first and last sequence ids among them (collective_seq_id for collectives, p2p_seq_id for
+ * send/recv), with how many did not (those have rows). One pass over the ops. */
+typedef struct group_summary {
+    uint64_t passed, p2p_passed, not_passed;
+    int64_t first, last, p2p_first, p2p_last;
+} group_summary;
+
+static void summary_add(group_summary *s, const fa_op *o) {
+    if (!o->passes) {
+        s->not_passed++;
+        return;
+    }
+    uint64_t *n = o->is_p2p ? &s->p2p_passed : &s->passed;
+    int64_t *first = o->is_p2p ? &s->p2p_first : &s->first,
+            *last = o->is_p2p ? &s->p2p_last : &s->last;
+    if (!(*n)++ || o->seq < *first) *first = o->seq;
+    if (*n == 1 || o->seq > *last) *last = o->seq;
+}
+
+static void jw_seq(jw *w, const char *key, uint64_t n, int64_t v) {
+    if (n)
+        jw_int(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static int write_summary(jw *w, const fa_analysis *a) {
+    group_summary *s = calloc(a->groups.n + 1, sizeof *s);
+    if (!s) return -1;
+    for (size_t i = 0; i < a->match.nops; i++)
+        if (a->match.ops[i].rep) summary_add(&s[a->match.ops[i].group], &a->match.ops[i]);
+    jw_key(w, "collective_summary");
+    jw_open(w, '[');
+    for (size_t g = 0; g < a->groups.n; g++) {
+        const group_summary *x = &s[g];
+        if (!x->passed && !x->p2p_passed && !x->not_passed) continue;
+        jw_open(w, '{');
+        jw_str(w, "group_id", a->groups.v[g].id);
+        jw_int(w, "passed", (int64_t)x->passed);
+        jw_seq(w, "collective_seq_id_first", x->passed, x->first);
+        jw_seq(w, "collective_seq_id_last", x->passed, x->last);
+        jw_int(w, "p2p_passed", (int64_t)x->p2p_passed);
+        jw_seq(w, "p2p_seq_id_first", x->p2p_passed, x->p2p_first);
+        jw_seq(w, "p2p_seq_id_last", x->p2p_passed, x->p2p_last);
+        jw_int(w, "not_passed", (int64_t)x->not_passed);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    free(s);
     return 0;
 }
 
@@ -857,6 +915,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         rc = plan_collectives(&x);
     }
     if (rc == 0) rc = write_rows(&x, "collectives", x.rows.n, format_collectives);
+    if (rc == 0) rc = write_summary(&w, a);
     if (rc == 0) rc = plan_calls(&x);
     if (rc == 0) rc = write_rows(&x, "nccl_calls", x.rows.n, format_calls);
     if (rc == 0) {
