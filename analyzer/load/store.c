@@ -305,6 +305,7 @@ enum { PTR_FRONT = 256 };
 typedef struct traits_key {
     const void *name, *in_sizes, *out_sizes, *in_dtypes, *out_dtypes, *frames;
     uint32_t counts[5]; /* of the lists (an empty one may have no pointer) */
+    uint32_t pg;        /* its pg slot */
     uint8_t state;
     bool is_p2p;
 } traits_key;
@@ -560,8 +561,8 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
 
 /* Whether e has the key k (read from e's fields in place: a key built on the stack and compared
  * word by word stalls on store forwarding). */
-static inline bool key_is(const traits_key *k, const fr_entry *e) {
-    return k->name == e->profiling_name && k->in_sizes == e->input_sizes.shapes &&
+static inline bool key_is(const traits_key *k, const fr_entry *e, uint32_t pg) {
+    return k->pg == pg && k->name == e->profiling_name && k->in_sizes == e->input_sizes.shapes &&
            k->out_sizes == e->output_sizes.shapes && k->in_dtypes == e->input_dtypes.items &&
            k->out_dtypes == e->output_dtypes.items && k->frames == e->frames &&
            k->counts[0] == e->input_sizes.count && k->counts[1] == e->output_sizes.count &&
@@ -569,8 +570,9 @@ static inline bool key_is(const traits_key *k, const fr_entry *e) {
            k->counts[4] == e->nframes && k->state == (uint8_t)e->state && k->is_p2p == e->is_p2p;
 }
 
-static traits_key key_of(const fr_entry *e) {
+static traits_key key_of(const fr_entry *e, uint32_t pg) {
     traits_key k;
+    k.pg = pg;
     k.name = e->profiling_name;
     k.in_sizes = e->input_sizes.shapes;
     k.out_sizes = e->output_sizes.shapes;
@@ -587,7 +589,7 @@ static traits_key key_of(const fr_entry *e) {
     return k;
 }
 
-static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
+static uint32_t intern_traits(fa_compactor *c, const fr_entry *e, uint32_t pg) {
     fa_traits t;
     memset(&t, 0, sizeof t); /* the padding too: the blob is hashed and compared bytewise */
     t.name = intern_str(c, K_NAME, e->profiling_name ? e->profiling_name : "");
@@ -596,21 +598,23 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
     t.in_dtypes = intern_strings(c, &e->input_dtypes);
     t.out_dtypes = intern_strings(c, &e->output_dtypes);
     t.frames = intern_frames(c, e->frames, e->nframes);
+    t.pg = pg;
     t.state = (uint8_t)e->state;
     t.is_p2p = e->is_p2p;
     return c->failed ? FA_NONE : intern(c, K_TRAITS, &t, sizeof t, NULL);
 }
 
-/* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
-static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
-    uint64_t h =
-        fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
-                 (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
-                 (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
+/* An entry's fa_traits id (in pg slot `pg`): from the front cache, else interned (and then put
+ * in front). */
+static uint32_t traits_of(fa_compactor *c, const fr_entry *e, uint32_t pg) {
+    uint64_t h = fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
+                          (uintptr_t)e->output_sizes.shapes * 5 ^
+                          (uintptr_t)e->input_dtypes.items * 7 ^ (uintptr_t)e->frames * 11 ^
+                          (uint64_t)pg << 40 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
-    if (front->generation == c->generation && key_is(&front->key, e)) return front->id;
-    uint32_t id = intern_traits(c, e);
-    if (id != FA_NONE) *front = (traits_slot){ key_of(e), id, c->generation };
+    if (front->generation == c->generation && key_is(&front->key, e, pg)) return front->id;
+    uint32_t id = intern_traits(c, e, pg);
+    if (id != FA_NONE) *front = (traits_slot){ key_of(e, pg), id, c->generation };
     return id;
 }
 
@@ -629,22 +633,77 @@ static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
                 d->pgs[k].skips_op_ids = true;
 }
 
-/* An entry's times, compact (perf.h). */
-static fa_times fa_times_of(const fr_entry *e) {
-    fa_times t = { e->time_created_ns > 0 ? e->time_created_ns : 0,
-                   e->has_duration ? (float)e->duration_ms : NAN, FA_NO_TIME };
-    int64_t done = e->time_discovered_completed_ns;
-    if (t.created_ns && done >= t.created_ns)
-        t.completed_us = (done - t.created_ns) / 1000 >= FA_NO_TIME
-                             ? FA_NO_TIME - 1
-                             : (uint32_t)((done - t.created_ns) / 1000);
-    return t;
+/* Entry i's times (perf.h): its arrival, and its discovered completion in us after it. */
+static void put_times(fa_dump *d, uint32_t i, const fr_entry *e) {
+    int64_t created = e->time_created_ns > 0 ? e->time_created_ns : 0,
+            done = e->time_discovered_completed_ns;
+    d->created[i] = created;
+    d->completed_us[i] = FA_NO_TIME;
+    if (created && done >= created)
+        d->completed_us[i] = (done - created) / 1000 >= FA_NO_TIME
+                                 ? FA_NO_TIME - 1
+                                 : (uint32_t)((done - created) / 1000);
+    if (d->duration) d->duration[i] = e->has_duration ? (float)e->duration_ms : NAN;
+}
+
+/* The bases the entries' values are offsets from, and where they must be kept otherwise: the
+ * record ids when they are not the first plus the index, all three values whole when an offset
+ * would not fit 32 bits (never in PyTorch's dumps, whose ring spans 2 000 entries; possible in a
+ * crafted one). Durations are kept only when some entry has one. */
+static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+    int64_t lo[3] = { INT64_MAX, INT64_MAX, INT64_MAX },
+            hi[3] = { INT64_MIN, INT64_MIN, INT64_MIN };
+    bool consecutive = true, durations = false;
+    for (uint32_t i = 0; i < in->nentries; i++) {
+        const fr_entry *e = &in->entries[i];
+        const int64_t v[3] = { e->record_id, e->collective_seq_id, e->p2p_seq_id };
+        for (int k = 0; k < 3; k++) {
+            if (v[k] < lo[k]) lo[k] = v[k];
+            if (v[k] > hi[k]) hi[k] = v[k];
+        }
+        consecutive &= (uint64_t)e->record_id == (uint64_t)in->entries[0].record_id + i;
+        durations |= e->has_duration;
+    }
+    bool narrow = true;
+    for (int k = 0; k < 3 && in->nentries; k++)
+        narrow &= hi[k] >= lo[k] && (uint64_t)hi[k] - (uint64_t)lo[k] < UINT32_MAX;
+    d->record_base = in->nentries ? lo[0] : 0;
+    d->coll_base = in->nentries ? lo[1] : 0;
+    d->p2p_base = in->nentries ? lo[2] : 0;
+    if (!narrow) {
+        d->wide = malloc((size_t)in->nentries * 3 * sizeof *d->wide);
+        c->failed |= !d->wide;
+    } else if (!consecutive) {
+        d->record = malloc((size_t)in->nentries * sizeof *d->record);
+        c->failed |= !d->record;
+    } else if (in->nentries) {
+        d->record_base = in->entries[0].record_id;
+    }
+    if (durations) {
+        d->duration = malloc(((size_t)in->nentries + 1) * sizeof *d->duration);
+        c->failed |= !d->duration;
+    }
+}
+
+static void put_values(fa_dump *d, uint32_t i, const fr_entry *e, uint32_t traits) {
+    if (d->wide) {
+        d->wide[3 * (size_t)i] = e->record_id;
+        d->wide[3 * (size_t)i + 1] = e->collective_seq_id;
+        d->wide[3 * (size_t)i + 2] = e->p2p_seq_id;
+        d->entries[i] = (fa_entry){ 0, 0, traits };
+        return;
+    }
+    if (d->record) d->record[i] = (uint32_t)((uint64_t)e->record_id - (uint64_t)d->record_base);
+    d->entries[i] =
+        (fa_entry){ (uint32_t)((uint64_t)e->collective_seq_id - (uint64_t)d->coll_base),
+                    (uint32_t)((uint64_t)e->p2p_seq_id - (uint64_t)d->p2p_base), traits };
 }
 
 static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     size_t pgs_cap = 0;
     uint32_t last_pg = FA_NONE;
     const fr_entry *last = NULL;
+    plan_values(c, in, d);
     for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
         const fr_entry *e = &in->entries[i], *as_meant = e;
         fr_entry read_as;
@@ -657,14 +716,14 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        d->entries[i] = (fa_entry){ e->record_id, e->collective_seq_id, e->p2p_seq_id,
-                                    traits_of(c, as_meant), last_pg };
+        if (c->failed) break;
+        put_values(d, i, e, traits_of(c, as_meant, last_pg));
         if (c->failed) break;
         note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
         if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns))
             d->oldest_ns = e->time_created_ns;
-        d->times[i] = fa_times_of(e);
+        put_times(d, i, e);
     }
     if (!c->failed && in->nentries) {
         fa_backend b = fa_backend_of(in->entries[in->nentries - 1].profiling_name);
@@ -718,8 +777,10 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->status = calloc(in->nstatus + 1, sizeof *d->status);
     d->comms = calloc(in->ncomms + 1, sizeof *d->comms);
     d->entries = malloc((in->nentries + 1) * sizeof *d->entries);
-    d->times = malloc((in->nentries + 1) * sizeof *d->times);
-    if (!d->groups || !d->status || !d->comms || !d->entries || !d->times) c->failed = true;
+    d->created = malloc((in->nentries + 1) * sizeof *d->created);
+    d->completed_us = malloc((in->nentries + 1) * sizeof *d->completed_us);
+    if (!d->groups || !d->status || !d->comms || !d->entries || !d->created || !d->completed_us)
+        c->failed = true;
     d->version = stored_str(c, in->version);
     d->version_major = in->version_major;
     d->version_minor = in->version_minor;
@@ -748,21 +809,25 @@ void fa_dump_free(fa_dump *d) {
     free(d->status);
     free(d->comms);
     free(d->entries);
-    free(d->times);
+    free(d->record);
+    free(d->wide);
+    free(d->created);
+    free(d->completed_us);
+    free(d->duration);
     free(d->pgs);
     free(d);
 }
 
 void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_entry *out) {
-    const fa_pg *pg = &d->pgs[e->pg];
     const fa_traits *t = fa_entry_traits(s, e);
+    const fa_pg *pg = &d->pgs[t->pg];
     fa_frames frames = fa_store_frames(s, t->frames);
-    *out = (fr_entry){ .record_id = e->record_id,
+    *out = (fr_entry){ .record_id = fa_entry_record_id(d, e),
                        .pg_id = pg->pg_id,
                        .pg_name = pg->name,
                        .pg_desc = pg->desc,
-                       .collective_seq_id = e->collective_seq_id,
-                       .p2p_seq_id = e->p2p_seq_id,
+                       .collective_seq_id = fa_entry_coll_seq(d, e),
+                       .p2p_seq_id = fa_entry_p2p_seq(d, e),
                        .op_id = -1,
                        .profiling_name = fa_store_op(s, t->name)->text,
                        .input_sizes = *fa_store_shapes(s, t->in_sizes),

@@ -146,6 +146,11 @@ static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *i
                                             uint32_t k) {
     return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
 }
+/* The record_id of the k-th entry of call c. */
+static inline int64_t fa_call_record_id(const fa_match *m, const fa_input *in, const fa_call *c,
+                                        uint32_t k) {
+    return fa_entry_record_id(in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k));
+}
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
 static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c,
                                   uint32_t k, fr_entry *out) {

@@ -138,15 +138,15 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
     return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
-static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e,
+static int add_collective_entry(walker *w, open_group *o, uint32_t group, int64_t seq,
                                 fr_state state, const fa_opinfo *op_info, uint32_t entry_index) {
-    if (!continues_call(o, e->collective_seq_id, op_info)) {
-        o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
-        long op = collective_op(w, group, e->collective_seq_id, o->occurrence);
+    if (!continues_call(o, seq, op_info)) {
+        o->occurrence = (o->call >= 0 && o->seq == seq) ? o->occurrence + 1 : 0;
+        long op = collective_op(w, group, seq, o->occurrence);
         long call = op < 0 ? -1 : new_rank_call(w, (uint32_t)op);
         if (call < 0) return -1;
         o->call = call;
-        o->seq = e->collective_seq_id;
+        o->seq = seq;
         o->type = NULL;
         o->closed = false;
     }
@@ -164,7 +164,7 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, const 
 }
 
 static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member,
-                         uint32_t rank_index, const fa_entry *e, fr_state state,
+                         uint32_t rank_index, int64_t p2p_seq, fr_state state,
                          const fa_opinfo *name, uint32_t entry_index) {
     const fa_group *g = &w->groups->v[group];
     int64_t peer = name->is_send ? name->dst : name->src;
@@ -173,24 +173,24 @@ static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t memb
     uint32_t dst =
         name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
     if (fa_grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
-    if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
+    if (o->last_p2p && o->p2p_seq == p2p_seq) {
         o->batch_n++;
     } else {
         o->batch_first = w->np2p;
         o->batch_n = 1;
-        o->p2p_seq = e->p2p_seq_id;
+        o->p2p_seq = p2p_seq;
     }
     o->last_p2p = true;
     w->p2p[w->np2p++] = (fa_p2p_rec){ group,  src,         dst,   name->is_send, rank_index,
-                                      member, entry_index, state, e->p2p_seq_id };
+                                      member, entry_index, state, p2p_seq };
     return 0;
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
  * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_state state,
+static bool closes_p2p_batch(walker *w, open_group *o, int64_t p2p_seq, fr_state state,
                              const fa_opinfo *op) {
-    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
+    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || p2p_seq != o->p2p_seq) return false;
     for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
         if (w->p2p[i].state < state) w->p2p[i].state = state;
     return true;
@@ -198,8 +198,8 @@ static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_sta
 
 /* Only stores that change something: a view shared by a cache line with another walker's
  * rank should not bounce between the cores. */
-static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
-    if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
+static void note_progress(fa_view *v, int64_t seq, int64_t pg_id) {
+    if (seq > v->issued_max) v->issued_max = seq;
     if (v->pg_id < 0) v->pg_id = pg_id;
     if (!v->has_entries) v->has_entries = true;
 }
@@ -303,29 +303,32 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
     w->entry_call[i] = NO_CALL;
-    long gi = w->pg_group[e->pg], pos = w->pg_pos[e->pg];
-    if (gi < 0 || pos < 0) return 0;
     const fa_traits *t = &w->traits[e->traits];
+    long gi = w->pg_group[t->pg], pos = w->pg_pos[t->pg];
+    if (gi < 0 || pos < 0) return 0;
     fr_state state = (fr_state)t->state;
     const fa_opinfo *name = fa_store_op(w->in->store, t->name);
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-    note_progress(v, e, d->pgs[e->pg].pg_id);
-    if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
-        m->rank_newest_pending[rank_index] = e->record_id;
+    int64_t seq = fa_entry_coll_seq(d, e), p2p_seq = fa_entry_p2p_seq(d, e);
+    note_progress(v, seq, d->pgs[t->pg].pg_id);
+    if (state != FR_STATE_COMPLETED &&
+        fa_entry_record_id(d, e) > m->rank_newest_pending[rank_index])
+        m->rank_newest_pending[rank_index] = fa_entry_record_id(d, e);
     w->any_entries = true;
     if (t->is_p2p || name->is_send || name->is_recv)
-        return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, state, name, i);
-    if (closes_p2p_batch(w, o, e, state, name)) {
+        return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, p2p_seq, state, name,
+                             i);
+    if (closes_p2p_batch(w, o, p2p_seq, state, name)) {
         o->last_p2p = false;
         return 0;
     }
     o->last_p2p = false;
-    if (add_collective_entry(w, o, (uint32_t)gi, e, state, name, i)) return -1;
+    if (add_collective_entry(w, o, (uint32_t)gi, seq, state, name, i)) return -1;
     if (state == FR_STATE_COMPLETED) {
-        if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
-    } else if (e->collective_seq_id < o->min_pending) {
-        o->min_pending = e->collective_seq_id;
+        if (seq > v->completed_max) v->completed_max = seq;
+    } else if (seq < o->min_pending) {
+        o->min_pending = seq;
     }
     return 0;
 }

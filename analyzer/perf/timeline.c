@@ -100,7 +100,7 @@ static span entry_span(const view *v, const fa_dump *d, uint32_t i) {
 
 /* The group index of entry i of input rank r (-1 none), cached per pg slot. */
 static long entry_group(const view *v, size_t r, const fa_dump *d, uint32_t i, long *pg_group) {
-    uint32_t pg = d->entries[i].pg;
+    uint32_t pg = fa_entry_pg(v->a->in.store, &d->entries[i]);
     if (pg_group[pg] == -2) pg_group[pg] = fa_groups_find(&v->a->groups, r, d->pgs[pg].name);
     return pg_group[pg];
 }
@@ -196,8 +196,8 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
             "seq_id\":%lld,"
             "\"profiling_name\":\"",
             s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
-            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)e->record_id,
-            (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
+            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)fa_entry_record_id(d, e),
+            (long long)fa_entry_coll_seq(d, e), (long long)fa_entry_p2p_seq(d, e));
     fr_json_fputs(out, op->text);
     fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
     fr_json_fputs(out, dt->count ? dt->items[0] : "");
@@ -516,7 +516,7 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
                             x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
                     xml_text(out, op->text);
                     fprintf(out, " pending (record %lld)</title></rect>\n",
-                            (long long)d->entries[i].record_id);
+                            (long long)fa_entry_record_id(d, &d->entries[i]));
                     continue;
                 }
                 used[fam] = true;

@@ -502,12 +502,13 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     JW_KEY(w, "id");
     jw_int(w, NULL, (int64_t)i);
     cached_str(w, &k->groups, o->group, "group_id", a->groups.v[o->group].id);
+    const fa_dump *rep_dump = a->in.ranks[o->rep_rank_index].dump;
     JW_KEY(w, "collective_seq_id");
-    jw_int(w, NULL, rep->collective_seq_id);
+    jw_int(w, NULL, fa_entry_coll_seq(rep_dump, rep));
     JW_KEY(w, "p2p_seq_id");
-    jw_int(w, NULL, rep->p2p_seq_id);
+    jw_int(w, NULL, fa_entry_p2p_seq(rep_dump, rep));
     JW_KEY(w, "record_id");
-    jw_int(w, NULL, rep->record_id);
+    jw_int(w, NULL, fa_entry_record_id(rep_dump, rep));
     const fa_traits *t = fa_entry_traits(store, rep);
     cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     JW_KEY(w, "input_sizes");
@@ -577,7 +578,7 @@ static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const
     JW_KEY(w, "global_rank");
     jw_int(w, NULL, g->members[c->member]);
     JW_KEY(w, "record_id");
-    jw_int(w, NULL, e->record_id);
+    jw_int(w, NULL, fa_call_record_id(&a->match, &a->in, c, 0));
     const fa_traits *t = fa_entry_traits(store, e);
     cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     cached_str(w, &k->states, c->state, "state", fr_state_name(c->state));

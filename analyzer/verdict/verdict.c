@@ -334,8 +334,8 @@ static long newest_group(const decider *d, size_t ri, int64_t *seq) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     if (!dump->nentries) return -1;
     const fa_entry *e = &dump->entries[dump->nentries - 1];
-    *seq = fa_entry_traits(d->in->store, e)->is_p2p ? -1 : e->collective_seq_id;
-    return fa_groups_find(d->groups, ri, dump->pgs[e->pg].name);
+    *seq = fa_entry_traits(d->in->store, e)->is_p2p ? -1 : fa_entry_coll_seq(dump, e);
+    return fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
 }
 
 /* Its newest collective ended (gloo retires an operation that failed, as one that completed)
@@ -693,7 +693,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
             const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
             if ((!o->is_p2p && v->issued_max > o->seq) ||
                 d->m->rank_newest_pending[call->rank_index] >
-                    fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
+                    fa_call_record_id(d->m, d->in, call, call->nentries - 1))
                 queued = true;
         }
         if (started.n && !scheduled.n && queued &&
@@ -721,9 +721,10 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t i = dump->nentries; i-- > 0;) {
         const fa_entry *e = &dump->entries[i];
-        if (e->collective_seq_id != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
-        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group)
-            return e->record_id;
+        if (fa_entry_coll_seq(dump, e) != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) ==
+            (long)group)
+            return fa_entry_record_id(dump, e);
     }
     return -1;
 }
