@@ -89,10 +89,13 @@ test_expect_success 'calls that wait (--cascade): one slow rank is named, not th
     head -n 1 out | grep -Eq "^ok: no hang; rank 5 is slow: last to arrive in ([0-9]+) of \1 collectives, (39|40|41) ms late \(median\)$"
 '
 
-test_expect_success 'calls that wait: two slow ranks in different stages are named, and only they (the delay also travels through sends)' '
+test_expect_success 'calls that wait: two slow ranks in different stages, or a slow node, are named, and only they (the delay also travels through sends)' '
     gen --cascade --slow-ranks 5,42 jobdir >/dev/null &&
     test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
     test "$(sorted_stragglers db.json)" = "5 42" &&
+    gen --cascade --slow-ranks 8-15 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(sorted_stragglers db.json)" = "8 9 10 11 12 13 14 15" &&
     gen --cascade --jitter-ms 4 jobdir >/dev/null &&
     test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
     test "$(stragglers db.json)" = ""
