@@ -637,7 +637,12 @@ static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
 static void put_times(fa_dump *d, uint32_t i, const fr_entry *e) {
     int64_t created = e->time_created_ns > 0 ? e->time_created_ns : 0,
             done = e->time_discovered_completed_ns;
-    d->created[i] = created;
+    if (d->created_wide) {
+        d->created_wide[i] = created;
+    } else {
+        d->created_us[i] = created ? (uint32_t)((created - d->time_base) / 1000) : FA_NO_TIME;
+        d->created_ns[i] = created ? (uint16_t)((created - d->time_base) % 1000) : 0;
+    }
     d->completed_us[i] = FA_NO_TIME;
     if (created && done >= created)
         d->completed_us[i] = (done - created) / 1000 >= FA_NO_TIME
@@ -649,13 +654,17 @@ static void put_times(fa_dump *d, uint32_t i, const fr_entry *e) {
 /* The bases the entries' values are offsets from, and where they must be kept otherwise: the
  * record ids when they are not the first plus the index, all three values whole when an offset
  * would not fit 32 bits (never in PyTorch's dumps, whose ring spans 2 000 entries; possible in a
- * crafted one). Durations are kept only when some entry has one. */
+ * crafted one); arrivals whole when they span more than 2^32 microseconds. Durations are kept
+ * only when some entry has one. */
 static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     int64_t lo[3] = { INT64_MAX, INT64_MAX, INT64_MAX },
             hi[3] = { INT64_MIN, INT64_MIN, INT64_MIN };
     bool consecutive = true, durations = false;
+    int64_t first = INT64_MAX, last = 0; /* arrivals */
     for (uint32_t i = 0; i < in->nentries; i++) {
         const fr_entry *e = &in->entries[i];
+        if (e->time_created_ns > 0 && e->time_created_ns < first) first = e->time_created_ns;
+        if (e->time_created_ns > last) last = e->time_created_ns;
         const int64_t v[3] = { e->record_id, e->collective_seq_id, e->p2p_seq_id };
         for (int k = 0; k < 3; k++) {
             if (v[k] < lo[k]) lo[k] = v[k];
@@ -682,6 +691,14 @@ static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     if (durations) {
         d->duration = malloc(((size_t)in->nentries + 1) * sizeof *d->duration);
         c->failed |= !d->duration;
+    }
+    d->time_base = first == INT64_MAX ? 0 : first;
+    size_t n = (size_t)in->nentries + 1;
+    if (last > d->time_base && (uint64_t)(last - d->time_base) / 1000 >= FA_NO_TIME) {
+        c->failed |= !(d->created_wide = malloc(n * sizeof *d->created_wide));
+    } else {
+        c->failed |= !(d->created_us = malloc(n * sizeof *d->created_us));
+        c->failed |= !(d->created_ns = malloc(n * sizeof *d->created_ns));
     }
 }
 
@@ -777,10 +794,8 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->status = calloc(in->nstatus + 1, sizeof *d->status);
     d->comms = calloc(in->ncomms + 1, sizeof *d->comms);
     d->entries = malloc((in->nentries + 1) * sizeof *d->entries);
-    d->created = malloc((in->nentries + 1) * sizeof *d->created);
     d->completed_us = malloc((in->nentries + 1) * sizeof *d->completed_us);
-    if (!d->groups || !d->status || !d->comms || !d->entries || !d->created || !d->completed_us)
-        c->failed = true;
+    if (!d->groups || !d->status || !d->comms || !d->entries || !d->completed_us) c->failed = true;
     d->version = stored_str(c, in->version);
     d->version_major = in->version_major;
     d->version_minor = in->version_minor;
@@ -811,7 +826,9 @@ void fa_dump_free(fa_dump *d) {
     free(d->entries);
     free(d->record);
     free(d->wide);
-    free(d->created);
+    free(d->created_us);
+    free(d->created_ns);
+    free(d->created_wide);
     free(d->completed_us);
     free(d->duration);
     free(d->pgs);

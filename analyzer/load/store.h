@@ -112,8 +112,12 @@ typedef struct fa_dump {
     bool blocks_caller;  /* ... and from one whose calls return once they completed (gloo) */
     int64_t newest_ns;   /* the latest time_created_ns of its entries, 0 when none */
     int64_t oldest_ns;   /* the earliest one (> 0), 0 when none */
-    /* when each entry happened, per entry (perf.h): read through fa_time_* */
-    int64_t *created;       /* time_created_ns, 0 unknown */
+    /* when each entry happened, per entry (perf.h), 10 bytes: read through fa_time_* */
+    int64_t time_base;      /* the earliest time_created_ns > 0 of its entries */
+    uint32_t *created_us;   /* time_created_ns - time_base: its microseconds (FA_NO_TIME unknown) */
+    uint16_t *created_ns;   /* ... and the nanoseconds beyond them */
+    int64_t *created_wide;  /* time_created_ns whole (0 unknown) instead, for a dump spanning more
+                             * than 71 minutes; NULL otherwise */
     uint32_t *completed_us; /* time_discovered_completed_ns - created in us, FA_NO_TIME unknown */
     float *duration;        /* duration_ms, NaN absent; NULL when no entry has one */
 } fa_dump;
@@ -170,11 +174,14 @@ static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
  * completion was discovered (time_discovered_completed_ns, to the microsecond), 0 when unknown;
  * its duration_ms, NaN when absent. Readers go through these, not the layout. */
 static inline int64_t fa_time_created(const fa_dump *d, uint32_t i) {
-    return i < d->nentries ? d->created[i] : 0;
+    if (i >= d->nentries) return 0;
+    if (d->created_wide) return d->created_wide[i];
+    if (d->created_us[i] == FA_NO_TIME) return 0;
+    return d->time_base + (int64_t)d->created_us[i] * 1000 + d->created_ns[i];
 }
 static inline int64_t fa_time_completed(const fa_dump *d, uint32_t i) {
     if (i >= d->nentries || d->completed_us[i] == FA_NO_TIME) return 0;
-    return d->created[i] + (int64_t)d->completed_us[i] * 1000;
+    return fa_time_created(d, i) + (int64_t)d->completed_us[i] * 1000;
 }
 static inline double fa_time_duration(const fa_dump *d, uint32_t i) {
     return i < d->nentries && d->duration ? d->duration[i] : NAN;
