@@ -233,10 +233,11 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
     if (fa_grow((void **)&m->ops, &b->ops_cap, m->nops + 1, sizeof *m->ops)) return -1;
     fa_op *op = &m->ops[m->nops];
     memset(op, 0, sizeof *op);
-    op->group = group;
+    op->group = group & FA_MAX_GROUPS;
     op->is_p2p = is_p2p;
     op->seq = seq;
     op->src = op->dst = -1;
+    op->rep_call = FA_NO_CALL_ID;
     return (long)m->nops++;
 }
 
@@ -377,8 +378,8 @@ static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     fa_op *o = &b->m->ops[op];
     o->first_call =
         (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
-    o->src = any->src_pos < g->nmembers ? g->members[any->src_pos] : -1;
-    o->dst = any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1;
+    o->src = fa_op_rank32(any->src_pos < g->nmembers ? g->members[any->src_pos] : -1);
+    o->dst = fa_op_rank32(any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1);
     o->unmatched = !(send && recv) && o->src >= 0 && o->dst >= 0;
     if (send && p2p_call(b, op, send)) return -1;
     if (recv && p2p_call(b, op, recv)) return -1;
@@ -709,7 +710,7 @@ static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t 
                                      int64_t *out_total) {
     const fa_group *g = &k->groups->v[op->group];
     *in_total = *out_total = 0;
-    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers)
+    if (!is_all_to_all(fa_op_type(k->m, op)) || op->ncalls != g->nmembers)
         return false; /* totals need every member */
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
@@ -736,12 +737,7 @@ static void check_all_to_all_totals(checker *k, size_t op_index) {
 }
 
 static void set_representative(checker *k, fa_op *op, long rep_call) {
-    const fa_call *c = &k->m->calls[op->first_call + (rep_call >= 0 ? rep_call : 0)];
-    op->rep = fa_call_entry(k->m, k->in, c, c->nentries - 1); /* a bundle shows its end marker */
-    op->rep_rank_index = c->rank_index;
-    op->type = fa_store_op(k->in->store,
-                           fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, 0))->name)
-                   ->type;
+    op->rep_call = op->first_call + (uint32_t)(rep_call >= 0 ? rep_call : 0);
 }
 
 /* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
@@ -986,7 +982,13 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
                    fa_match *m, fa_findings *findings, fr_error *err) {
     memset(m, 0, sizeof *m);
+    m->in = in;
     fa_walk walk = { 0 };
+    if (groups->n > FA_MAX_GROUPS) {
+        snprintf(err->msg, sizeof err->msg, "%zu process groups: more than %u cannot be matched",
+                 groups->n, FA_MAX_GROUPS);
+        return -1;
+    }
     int rc = alloc_views(in, groups, m);
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();

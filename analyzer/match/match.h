@@ -77,20 +77,29 @@ typedef struct fa_call {
     bool in_minority; /* named by a mismatch check */
 } fa_call;
 
-/* Fields ordered so that an op is 64 bytes, one cache line: there are millions. */
+/* 32 bytes, two to a cache line: a job of 131 072 ranks has some 45 million. What an op shows
+ * of its representative call (from the majority) is read through it: fa_op_rep_entry (the call's
+ * last entry: a bundle shows its end marker), fa_op_rep_rank (its input rank), fa_op_type (its
+ * first entry's op type). */
+#define FA_NO_CALL_ID UINT32_MAX /* fa_op.rep_call: none chosen */
+#define FA_MAX_GROUPS ((1u << 28) - 1)
 typedef struct fa_op {
-    uint32_t group;
+    uint32_t group : 28; /* fewer than FA_MAX_GROUPS groups (fa_match_build refuses more) */
+    uint32_t is_p2p : 1;
+    uint32_t mismatch : 1;  /* a type/size/dtype/all_to_all finding names this op */
+    uint32_t unmatched : 1; /* p2p with one side absent */
+    uint32_t passes : 1;    /* every expected member issued it and no check names it (passes.h) */
     uint32_t first_call, ncalls; /* calls of this op, ascending member */
-    uint32_t rep_rank_index;
-    int64_t seq;         /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
-    int64_t src, dst;    /* p2p: global ranks of sender and receiver */
-    const fa_entry *rep; /* a representative entry (from the majority) */
-    const char *type;    /* op type of the representative ("all_reduce", "send"); in the store */
-    bool is_p2p;
-    bool mismatch;  /* a type/size/dtype/all_to_all finding names this op */
-    bool unmatched; /* p2p with one side absent */
-    bool passes;    /* every expected member issued it and no check names it (passes.h) */
+    uint32_t rep_call;           /* index into fa_match.calls of its representative, or none */
+    int32_t src, dst; /* p2p: global ranks of sender and receiver, -1 unknown (or past 2^31) */
+    int64_t seq;      /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
 } fa_op;
+_Static_assert(sizeof(fa_op) == 32, "fa_op is 32 bytes: the memory budget counts on it");
+
+/* A global rank as fa_op keeps it: -1 when unknown or beyond int32 (no job has 2^31 ranks). */
+static inline int32_t fa_op_rank32(int64_t rank) {
+    return rank >= 0 && rank <= INT32_MAX ? (int32_t)rank : -1;
+}
 
 typedef struct fa_view {
     int64_t issued_max;    /* highest collective seq issued, -1 none known */
@@ -101,6 +110,7 @@ typedef struct fa_view {
 } fa_view;
 
 typedef struct fa_match {
+    const fa_input *in; /* what was matched (the ops' representatives are its entries) */
     fa_op *ops;
     size_t nops;
     fa_call *calls;
@@ -156,12 +166,32 @@ static inline void fa_call_expand(const fa_match *m, const fa_input *in, const f
                                   uint32_t k, fr_entry *out) {
     fa_entry_expand(in->store, in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k), out);
 }
+/* The op's representative call, entry (its call's last), input rank; NULL / 0 when none. */
+static inline const fa_call *fa_op_rep_call(const fa_match *m, const fa_op *op) {
+    return op->rep_call == FA_NO_CALL_ID ? NULL : &m->calls[op->rep_call];
+}
+static inline const fa_entry *fa_op_rep_entry(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    return c && c->nentries ? fa_call_entry(m, m->in, c, c->nentries - 1) : NULL;
+}
+static inline uint32_t fa_op_rep_rank(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    return c ? c->rank_index : 0;
+}
+/* The op type of its representative's first entry ("all_reduce", "send"; interned in the
+ * store), "" when it has none. */
+static inline const char *fa_op_type(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    if (!c || !c->nentries) return "";
+    const fa_store *store = m->in->store;
+    return fa_store_op(store, fa_entry_traits(store, fa_call_entry(m, m->in, c, 0))->name)->type;
+}
 /* The op's representative entry in full; false (out untouched) when the op has none. */
 static inline bool fa_op_rep(const fa_match *m, const fa_input *in, const fa_op *op,
                              fr_entry *out) {
-    (void)m;
-    if (!op->rep) return false;
-    fa_entry_expand(in->store, in->ranks[op->rep_rank_index].dump, op->rep, out);
+    const fa_entry *e = fa_op_rep_entry(m, op);
+    if (!e) return false;
+    fa_entry_expand(in->store, in->ranks[fa_op_rep_rank(m, op)].dump, e, out);
     return true;
 }
 /* Members expected in op: the whole group for collectives, sender and receiver for p2p.

@@ -378,8 +378,11 @@ static void init_ops(void *arg, unsigned worker, size_t lo, size_t hi) {
     init_ctx *c = arg;
     (void)worker;
     for (size_t g = lo; g < hi; g++) {
-        c->ops[g] =
-            (fa_op){ .group = c->from[g].group, .seq = c->from[g].seq, .src = -1, .dst = -1 };
+        c->ops[g] = (fa_op){ .group = c->from[g].group & FA_MAX_GROUPS,
+                             .seq = c->from[g].seq,
+                             .src = -1,
+                             .dst = -1,
+                             .rep_call = FA_NO_CALL_ID };
         c->uniform[g] = c->from[g].shape == VALS_SAME;
     }
 }

@@ -90,10 +90,10 @@ static void read_op(const fa_late_env *env, size_t op, fa_op_times *t) {
     t->judged = t->corrected = false;
     t->last = -1;
     /* readiness holds only where a call waits for its operation's end (backend.h) */
+    const fa_entry *rep = fa_op_rep_entry(env->m, o);
     bool blocking =
-        o->rep &&
-        fa_backend_blocks_caller(fa_backend_of(
-            fa_store_op(env->in->store, fa_entry_traits(env->in->store, o->rep)->name)->text));
+        rep && fa_backend_blocks_caller(fa_backend_of(
+                   fa_store_op(env->in->store, fa_entry_traits(env->in->store, rep)->name)->text));
     for (uint32_t k = 0; k < o->ncalls; k++)
         read_call(env, &env->m->calls[o->first_call + k], blocking, t);
 }

@@ -74,10 +74,11 @@ typedef struct judge {
 static const char P2P_TYPE[] = "send/recv";
 
 /* The group's row for the op's type, sizes and dtype: few per group, found by a linear look. */
-static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, size_t op) {
-    const fa_traits *tr = fa_entry_traits(store, o->rep);
+static row_acc *row_for(group_out *G, const fa_store *store, const fa_match *m, const fa_op *o,
+                        size_t op) {
+    const fa_traits *tr = fa_entry_traits(store, fa_op_rep_entry(m, o));
     uint32_t ins = tr->in_sizes, outs = tr->out_sizes, dt = tr->in_dtypes;
-    const char *type = o->is_p2p ? P2P_TYPE : o->type;
+    const char *type = o->is_p2p ? P2P_TYPE : fa_op_type(m, o);
     for (size_t i = G->nrows; i-- > 0;) {
         const fa_stat_row *r = &G->rows[i].row;
         if (r->type == type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt)
@@ -116,8 +117,8 @@ static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, siz
 static int add_stats(group_out *G, const fa_input *in, const fa_match *m, const fa_op_times *t,
                      double *scratch) {
     const fa_op *o = &m->ops[t->op];
-    if (!o->rep) return 0;
-    row_acc *r = row_for(G, in->store, o, t->op);
+    if (!fa_op_rep_entry(m, o)) return 0;
+    row_acc *r = row_for(G, in->store, m, o, t->op);
     if (!r) return -1;
     r->row.count++;
     if (t->narrived >= 2) {

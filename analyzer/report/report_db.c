@@ -487,7 +487,7 @@ enum {
 static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_analysis *a = x->a;
     const fa_op *o = &a->match.ops[i];
-    const fa_entry *rep = o->rep;
+    const fa_entry *rep = fa_op_rep_entry(&a->match, o);
     if (!rep || (o->passes && !x->all_ops)) return;
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
@@ -502,7 +502,7 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     JW_KEY(w, "id");
     jw_int(w, NULL, (int64_t)i);
     cached_str(w, &k->groups, o->group, "group_id", a->groups.v[o->group].id);
-    const fa_dump *rep_dump = a->in.ranks[o->rep_rank_index].dump;
+    const fa_dump *rep_dump = a->in.ranks[fa_op_rep_rank(&a->match, o)].dump;
     JW_KEY(w, "collective_seq_id");
     jw_int(w, NULL, fa_entry_coll_seq(rep_dump, rep));
     JW_KEY(w, "p2p_seq_id");
@@ -556,8 +556,8 @@ static int format_collectives(void *ctx, unsigned worker, size_t chunk, fa_textb
     const fa_op *ops = x->a->match.ops;
     for (size_t i = lo; i < hi; i++) {
         /* the representative entries lie all over the ranks' dumps: ask for them early */
-        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep)
-            __builtin_prefetch(ops[i + PREFETCH_AHEAD].rep);
+        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep_call != FA_NO_CALL_ID)
+            __builtin_prefetch(&x->a->match.calls[ops[i + PREFETCH_AHEAD].rep_call]);
         collective_row(&w, x, &x->workers[worker], i);
     }
     *out = w.t;
@@ -775,7 +775,8 @@ static int write_summary(jw *w, const fa_analysis *a) {
     group_summary *s = calloc(a->groups.n + 1, sizeof *s);
     if (!s) return -1;
     for (size_t i = 0; i < a->match.nops; i++)
-        if (a->match.ops[i].rep) summary_add(&s[a->match.ops[i].group], &a->match.ops[i]);
+        if (fa_op_rep_entry(&a->match, &a->match.ops[i]))
+            summary_add(&s[a->match.ops[i].group], &a->match.ops[i]);
     jw_key(w, "collective_summary");
     jw_open(w, '[');
     for (size_t g = 0; g < a->groups.n; g++) {
@@ -867,7 +868,7 @@ static void write_explanation(jw *w, const fa_analysis *a) {
         jw_str(w, "group_desc", a->groups.v[e->group].desc);
         jw_int(w, "collective_id", e->op);
         jw_int(w, o->is_p2p ? "p2p_seq_id" : "collective_seq_id", e->seq);
-        jw_str(w, "op_type", o->type);
+        jw_str(w, "op_type", fa_op_type(&a->match, o));
         jw_str(w, "what", evidence_kind_name(e->kind));
         jw_ints(w, "waiting_ranks", e->waiters.v, e->waiters.n);
         if (e->kind == FA_EV_CRASHED) {

@@ -633,10 +633,11 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
                               x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
-        fa_finding_set_detail(
-            x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
-            x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label,
-            x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+        fa_finding_set_detail(x,
+                              "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who,
+                              strcmp(fa_op_type(d->m, o), "send") == 0 ? "recv" : "send");
     } else {
         const fa_group *grp = &d->groups->v[o->group];
         long pos = fa_group_position(grp, f->rank);
