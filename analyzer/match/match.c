@@ -223,7 +223,7 @@ typedef struct builder {
     const fa_input *in;
     const fa_groups *groups;
     fa_match *m;
-    size_t calls_cap, ops_cap, refs_cap;
+    size_t calls_cap, ops_cap;
     p2p_rec *p2p;
     size_t np2p;
 } builder;
@@ -241,10 +241,15 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
     return (long)m->nops++;
 }
 
-static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state) {
+static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state,
+                     uint32_t entry) {
     fa_match *m = b->m;
     if (fa_grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
-    m->calls[m->ncalls] = (fa_call){ member, rank_index, 0, 0, state, false };
+    m->calls[m->ncalls] = (fa_call){ .member = member & FA_MAX_MEMBERS,
+                                     .state = state,
+                                     .in_minority = 0,
+                                     .rank_index = rank_index,
+                                     .at = entry };
     return (long)m->ncalls++;
 }
 
@@ -358,15 +363,9 @@ static uint32_t *sort_p2p(const builder *b) {
 }
 
 static int p2p_call(builder *b, long op, const p2p_rec *r) {
-    long call = new_call(b, r->member, r->rank_index, r->state);
+    long call = new_call(b, r->member, r->rank_index, r->state, r->entry);
     if (call < 0) return -1;
-    fa_match *m = b->m;
-    if (fa_grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs))
-        return -1;
-    m->calls[call].entries_at = (uint32_t)m->nentry_refs;
-    m->calls[call].nentries = 1;
-    m->ops[op].ncalls++;
-    m->entry_refs[m->nentry_refs++] = r->entry;
+    b->m->ops[op].ncalls++;
     return 0;
 }
 
@@ -505,7 +504,7 @@ static bool shapes_have_tensor(const fa_store *store, uint32_t id) {
 static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
     const fa_store *store = k->in->store;
     uint64_t h = 0x5151;
-    for (uint32_t i = 0; i < c->nentries; i++) {
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
         const fa_traits *e = fa_entry_traits(store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(store, e->name);
         if (what == SIG_TYPE) {
@@ -588,7 +587,7 @@ static fa_finding *add_mismatch(checker *k, size_t op_index, fa_finding_kind kin
 static const char *call_types(const checker *k, const fa_call *c, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++)
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c) && at + 2 < len; i++)
         at += (size_t)snprintf(
             buf + at, len - at, "%s%s", i ? "+" : "",
             fa_store_op(k->in->store,
@@ -663,7 +662,7 @@ static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint3
  */
 static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size,
                                          char *why, size_t len) {
-    for (uint32_t i = 0; i < c->nentries; i++) {
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
         const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(k->in->store, x->name);
         if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
@@ -714,7 +713,7 @@ static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t 
         return false; /* totals need every member */
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
-        for (uint32_t j = 0; j < c->nentries; j++) {
+        for (uint32_t j = 0; j < fa_call_nentries(k->m, c); j++) {
             const fa_traits *e = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, j));
             *in_total += fa_store_numel(k->in->store, e->in_sizes);
             *out_total += fa_store_numel(k->in->store, e->out_sizes);
@@ -989,11 +988,18 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
                  groups->n, FA_MAX_GROUPS);
         return -1;
     }
+    for (size_t g = 0; g < groups->n; g++)
+        if (groups->v[g].nmembers > FA_MAX_MEMBERS) {
+            snprintf(err->msg, sizeof err->msg,
+                     "group %s has %u members: more than %u cannot be matched", groups->v[g].id,
+                     groups->v[g].nmembers, FA_MAX_MEMBERS);
+            return -1;
+        }
     int rc = alloc_views(in, groups, m);
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.refs_cap, walk.p2p, walk.np2p };
+    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.p2p, walk.np2p };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while

@@ -68,14 +68,21 @@ static inline bool fa_member_state_pending(fa_member_state s) {
     return s == FA_MS_STARTED || s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
 }
 
-/* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it. */
+/* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it.
+ * 12 bytes, one per rank per op: nearly every call is one entry, whose index `at` holds; a
+ * bundle's (a coalesced group: FA_CALL_BUNDLE set) `at` is where fa_match.entry_refs holds its
+ * entry count, its entry indices following. Read them through fa_call_nentries and
+ * fa_call_entry_index (or fa_call_entry). */
+#define FA_CALL_BUNDLE 0x80000000u
+#define FA_MAX_MEMBERS ((1u << 28) - 1)
 typedef struct fa_call {
-    uint32_t member;               /* position in the group */
-    uint32_t rank_index;           /* index into fa_input.ranks */
-    uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
-    uint8_t state; /* the call's effective fr_state (a byte: 20-byte calls, one per rank per op) */
-    bool in_minority; /* named by a mismatch check */
+    uint32_t member : 28;     /* position in the group (fa_match_build refuses larger groups) */
+    uint32_t state : 3;       /* the call's effective fr_state */
+    uint32_t in_minority : 1; /* named by a mismatch check */
+    uint32_t rank_index;      /* index into fa_input.ranks */
+    uint32_t at;              /* its entry's index, or FA_CALL_BUNDLE | its place in entry_refs */
 } fa_call;
+_Static_assert(sizeof(fa_call) == 12, "fa_call is 12 bytes: the memory budget counts on it");
 
 /* 32 bytes, two to a cache line: a job of 131 072 ranks has some 45 million. What an op shows
  * of its representative call (from the majority) is read through it: fa_op_rep_entry (the call's
@@ -115,7 +122,7 @@ typedef struct fa_match {
     size_t nops;
     fa_call *calls;
     size_t ncalls;
-    uint32_t *entry_refs;
+    uint32_t *entry_refs; /* the bundles' entry counts and indices (fa_call.at) */
     size_t nentry_refs;
     size_t *view_at;              /* per group: first index into views */
     fa_view *views;               /* per (group, member) */
@@ -152,9 +159,16 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
 }
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
+/* How many entries call c has (1 but for a bundle), and the k-th one's index in its dump. */
+static inline uint32_t fa_call_nentries(const fa_match *m, const fa_call *c) {
+    return c->at & FA_CALL_BUNDLE ? m->entry_refs[c->at & ~FA_CALL_BUNDLE] : 1;
+}
+static inline uint32_t fa_call_entry_index(const fa_match *m, const fa_call *c, uint32_t k) {
+    return c->at & FA_CALL_BUNDLE ? m->entry_refs[(c->at & ~FA_CALL_BUNDLE) + 1 + k] : c->at;
+}
 static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c,
                                             uint32_t k) {
-    return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
+    return &in->ranks[c->rank_index].dump->entries[fa_call_entry_index(m, c, k)];
 }
 /* The record_id of the k-th entry of call c. */
 static inline int64_t fa_call_record_id(const fa_match *m, const fa_input *in, const fa_call *c,
@@ -172,7 +186,7 @@ static inline const fa_call *fa_op_rep_call(const fa_match *m, const fa_op *op) 
 }
 static inline const fa_entry *fa_op_rep_entry(const fa_match *m, const fa_op *op) {
     const fa_call *c = fa_op_rep_call(m, op);
-    return c && c->nentries ? fa_call_entry(m, m->in, c, c->nentries - 1) : NULL;
+    return c ? fa_call_entry(m, m->in, c, fa_call_nentries(m, c) - 1) : NULL;
 }
 static inline uint32_t fa_op_rep_rank(const fa_match *m, const fa_op *op) {
     const fa_call *c = fa_op_rep_call(m, op);
@@ -182,7 +196,7 @@ static inline uint32_t fa_op_rep_rank(const fa_match *m, const fa_op *op) {
  * store), "" when it has none. */
 static inline const char *fa_op_type(const fa_match *m, const fa_op *op) {
     const fa_call *c = fa_op_rep_call(m, op);
-    if (!c || !c->nentries) return "";
+    if (!c) return "";
     const fa_store *store = m->in->store;
     return fa_store_op(store, fa_entry_traits(store, fa_call_entry(m, m->in, c, 0))->name)->type;
 }

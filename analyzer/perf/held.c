@@ -40,10 +40,9 @@ typedef struct call_view {
 } call_view;
 
 static bool view_call(const held_ctx *x, const fa_call *c, call_view *v) {
-    if (!c->nentries) return false;
     const fa_dump *d = x->in->ranks[c->rank_index].dump;
-    uint32_t first = x->m->entry_refs[c->entries_at];
-    uint32_t last = x->m->entry_refs[c->entries_at + c->nentries - 1];
+    uint32_t first = fa_call_entry_index(x->m, c, 0);
+    uint32_t last = fa_call_entry_index(x->m, c, fa_call_nentries(x->m, c) - 1);
     v->arrival = fa_time_created(d, first);
     v->done = fa_time_completed(d, last);
     v->next = fa_time_created(d, last + 1);

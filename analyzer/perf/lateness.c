@@ -63,9 +63,9 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
     t->arrival[i] = t->done[i] = t->ready[i] = 0;
     t->gap[i] = t->duration[i] = NAN;
     t->held_before[i] = false;
-    if (c->nentries) {
-        uint32_t first = env->m->entry_refs[c->entries_at];
-        uint32_t last = env->m->entry_refs[c->entries_at + c->nentries - 1];
+    {
+        uint32_t first = fa_call_entry_index(env->m, c, 0);
+        uint32_t last = fa_call_entry_index(env->m, c, fa_call_nentries(env->m, c) - 1);
         t->arrival[i] = fa_time_created(d, first);
         t->done[i] = fa_time_completed(d, last);
         t->duration[i] = fa_time_duration(d, first);

@@ -145,9 +145,8 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
         const fa_op *o = &a->match.ops[v->hang_op];
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &a->match.calls[o->first_call + k];
-            if (!c->nentries) continue;
             int64_t t = fa_time_created(a->in.ranks[c->rank_index].dump,
-                                        a->match.entry_refs[c->entries_at]);
+                                        fa_call_entry_index(&a->match, c, 0));
             if (t && (!v->hang_ns || t < v->hang_ns)) v->hang_ns = t;
         }
     }
@@ -255,9 +254,9 @@ static void trace_flows(const view *v, FILE *out) {
         uint32_t done = 0;
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            if (!v->input_shown[c->rank_index] || !c->nentries) continue;
+            if (!v->input_shown[c->rank_index]) continue;
             const fa_dump *d = a->in.ranks[c->rank_index].dump;
-            uint32_t i = m->entry_refs[c->entries_at];
+            uint32_t i = fa_call_entry_index(m, c, 0);
             span s = entry_span(v, d, i);
             if (!s.start || !in_window(v, s)) continue;
             done++;

@@ -694,7 +694,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
             const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
             if ((!o->is_p2p && v->issued_max > o->seq) ||
                 d->m->rank_newest_pending[call->rank_index] >
-                    fa_call_record_id(d->m, d->in, call, call->nentries - 1))
+                    fa_call_record_id(d->m, d->in, call, fa_call_nentries(d->m, call) - 1))
                 queued = true;
         }
         if (started.n && !scheduled.n && queued &&
