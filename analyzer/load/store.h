@@ -81,7 +81,8 @@ typedef struct fa_pg {
                          * (pg_status): operations the backend did not record */
 } fa_pg;
 
-#define FA_NO_TIME UINT32_MAX
+#define FA_NO_TIME          UINT32_MAX
+#define FA_MAX_DUMP_ENTRIES ((1u << 28) - 1) /* the loader refuses a dump with more */
 
 /* What the analyzer keeps of one rank's dump: fr_dump's fields of the same names (strings and
  * rank lists point into the store) and compact entries. */

@@ -363,7 +363,7 @@ static uint32_t *sort_p2p(const builder *b) {
 }
 
 static int p2p_call(builder *b, long op, const p2p_rec *r) {
-    long call = new_call(b, r->member, r->rank_index, r->state, r->entry);
+    long call = new_call(b, fa_p2p_member(r), r->rank_index, r->state, r->entry);
     if (call < 0) return -1;
     b->m->ops[op].ncalls++;
     return 0;
@@ -372,7 +372,7 @@ static int p2p_call(builder *b, long op, const p2p_rec *r) {
 static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     const p2p_rec *any = send ? send : recv;
     const fa_group *g = &b->groups->v[any->group];
-    long op = new_op(b, any->group, true, any->p2p_seq);
+    long op = new_op(b, any->group, true, fa_p2p_seq(b->in, any));
     if (op < 0) return -1;
     fa_op *o = &b->m->ops[op];
     o->first_call =

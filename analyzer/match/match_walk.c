@@ -184,8 +184,13 @@ static void add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t mem
         w->np2p++;
         return;
     }
-    w->p2p[w->p2p_at++] = (fa_p2p_rec){ group,  src,         dst,   name->is_send, rank_index,
-                                        member, entry_index, state, p2p_seq };
+    w->p2p[w->p2p_at++] = (fa_p2p_rec){ .group = group,
+                                        .src_pos = src,
+                                        .dst_pos = dst,
+                                        .rank_index = rank_index,
+                                        .entry = entry_index & FA_MAX_DUMP_ENTRIES,
+                                        .is_send = name->is_send,
+                                        .state = state };
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
