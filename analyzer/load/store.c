@@ -554,8 +554,9 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
         c->failed = true;
         return 0;
     }
-    d->pgs[d->npgs] =
-        (fa_pg){ stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false };
+    d->pgs[d->npgs] = (fa_pg){ .name = stored_str(c, e->pg_name),
+                               .desc = stored_str(c, e->pg_desc),
+                               .pg_id = e->pg_id };
     return d->npgs++;
 }
 
@@ -651,34 +652,63 @@ static void put_times(fa_dump *d, uint32_t i, const fr_entry *e) {
     if (d->duration) d->duration[i] = e->has_duration ? (float)e->duration_ms : NAN;
 }
 
+/* Each entry's pg slot (slots[i]), the dump's pg table made on the way. */
+static void assign_slots(fa_compactor *c, const fr_dump *in, fa_dump *d, uint32_t *slots) {
+    size_t pgs_cap = 0;
+    uint32_t last_pg = FA_NONE;
+    const fr_entry *last = NULL;
+    for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
+        const fr_entry *e = &in->entries[i];
+        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc ||
+            e->pg_id != last->pg_id)
+            last_pg = pg_slot(c, d, &pgs_cap, e);
+        last = e;
+        slots[i] = last_pg;
+    }
+}
+
+/* Per pg slot: the smallest and largest collective and p2p sequence ids of its entries. */
+static void seq_ranges(const fr_dump *in, const fa_dump *d, const uint32_t *slots,
+                       int64_t (*range)[4]) {
+    for (uint32_t k = 0; k < d->npgs; k++)
+        range[k][0] = range[k][2] = INT64_MAX, range[k][1] = range[k][3] = INT64_MIN;
+    for (uint32_t i = 0; i < in->nentries; i++) {
+        int64_t *r = range[slots[i]];
+        const fr_entry *e = &in->entries[i];
+        if (e->collective_seq_id < r[0]) r[0] = e->collective_seq_id;
+        if (e->collective_seq_id > r[1]) r[1] = e->collective_seq_id;
+        if (e->p2p_seq_id < r[2]) r[2] = e->p2p_seq_id;
+        if (e->p2p_seq_id > r[3]) r[3] = e->p2p_seq_id;
+    }
+}
+
 /* The bases the entries' values are offsets from, and where they must be kept otherwise: the
- * record ids when they are not the first plus the index, all three values whole when an offset
- * would not fit 32 bits (never in PyTorch's dumps, whose ring spans 2 000 entries; possible in a
- * crafted one); arrivals whole when they span more than 2^32 microseconds. Durations are kept
- * only when some entry has one. */
-static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d) {
-    int64_t lo[3] = { INT64_MAX, INT64_MAX, INT64_MAX },
-            hi[3] = { INT64_MIN, INT64_MIN, INT64_MIN };
+ * record ids when they are not the first plus the index; all three values whole when a group's
+ * sequence ids in this dump span 2^16 or more (never in PyTorch's dumps, whose ring holds 2 000
+ * entries; possible in a big ring or a crafted dump); arrivals whole when they span more than
+ * 2^32 microseconds. Durations are kept only when some entry has one. */
+static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d, int64_t (*range)[4]) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     bool consecutive = true, durations = false;
     int64_t first = INT64_MAX, last = 0; /* arrivals */
     for (uint32_t i = 0; i < in->nentries; i++) {
         const fr_entry *e = &in->entries[i];
         if (e->time_created_ns > 0 && e->time_created_ns < first) first = e->time_created_ns;
         if (e->time_created_ns > last) last = e->time_created_ns;
-        const int64_t v[3] = { e->record_id, e->collective_seq_id, e->p2p_seq_id };
-        for (int k = 0; k < 3; k++) {
-            if (v[k] < lo[k]) lo[k] = v[k];
-            if (v[k] > hi[k]) hi[k] = v[k];
-        }
+        if (e->record_id < lo) lo = e->record_id;
+        if (e->record_id > hi) hi = e->record_id;
         consecutive &= (uint64_t)e->record_id == (uint64_t)in->entries[0].record_id + i;
         durations |= e->has_duration;
     }
-    bool narrow = true;
-    for (int k = 0; k < 3 && in->nentries; k++)
-        narrow &= hi[k] >= lo[k] && (uint64_t)hi[k] - (uint64_t)lo[k] < UINT32_MAX;
-    d->record_base = in->nentries ? lo[0] : 0;
-    d->coll_base = in->nentries ? lo[1] : 0;
-    d->p2p_base = in->nentries ? lo[2] : 0;
+    bool narrow = !in->nentries || (uint64_t)hi - (uint64_t)lo < UINT32_MAX;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        d->pgs[k].coll_base = range[k][0] == INT64_MAX ? 0 : range[k][0];
+        d->pgs[k].p2p_base = range[k][2] == INT64_MAX ? 0 : range[k][2];
+        narrow &= range[k][0] == INT64_MAX ||
+                  ((uint64_t)range[k][1] - (uint64_t)range[k][0] <= UINT16_MAX &&
+                   (uint64_t)range[k][3] - (uint64_t)range[k][2] <= UINT16_MAX);
+    }
+    d->record_base = in->nentries ? lo : 0;
     if (!narrow) {
         d->wide = malloc((size_t)in->nentries * 3 * sizeof *d->wide);
         c->failed |= !d->wide;
@@ -702,7 +732,7 @@ static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     }
 }
 
-static void put_values(fa_dump *d, uint32_t i, const fr_entry *e, uint32_t traits) {
+static void put_values(fa_dump *d, uint32_t i, const fr_entry *e, uint32_t traits, uint32_t pg) {
     if (d->wide) {
         d->wide[3 * (size_t)i] = e->record_id;
         d->wide[3 * (size_t)i + 1] = e->collective_seq_id;
@@ -712,15 +742,19 @@ static void put_values(fa_dump *d, uint32_t i, const fr_entry *e, uint32_t trait
     }
     if (d->record) d->record[i] = (uint32_t)((uint64_t)e->record_id - (uint64_t)d->record_base);
     d->entries[i] =
-        (fa_entry){ (uint32_t)((uint64_t)e->collective_seq_id - (uint64_t)d->coll_base),
-                    (uint32_t)((uint64_t)e->p2p_seq_id - (uint64_t)d->p2p_base), traits };
+        (fa_entry){ (uint16_t)((uint64_t)e->collective_seq_id - (uint64_t)d->pgs[pg].coll_base),
+                    (uint16_t)((uint64_t)e->p2p_seq_id - (uint64_t)d->pgs[pg].p2p_base), traits };
 }
 
 static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
-    size_t pgs_cap = 0;
-    uint32_t last_pg = FA_NONE;
-    const fr_entry *last = NULL;
-    plan_values(c, in, d);
+    uint32_t *slots = malloc(((size_t)in->nentries + 1) * sizeof *slots);
+    int64_t(*range)[4] = NULL;
+    c->failed |= !slots;
+    if (!c->failed) assign_slots(c, in, d, slots);
+    if (!c->failed) c->failed |= !(range = malloc(((size_t)d->npgs + 1) * sizeof *range));
+    if (!c->failed) seq_ranges(in, d, slots, range);
+    if (!c->failed) plan_values(c, in, d, range);
+    free(range);
     for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
         const fr_entry *e = &in->entries[i], *as_meant = e;
         fr_entry read_as;
@@ -729,19 +763,15 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             read_as.state = fa_backend_state(e);
             as_meant = &read_as;
         }
-        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc ||
-            e->pg_id != last->pg_id)
-            last_pg = pg_slot(c, d, &pgs_cap, e);
-        last = e;
+        put_values(d, i, e, traits_of(c, as_meant, slots[i]), slots[i]);
         if (c->failed) break;
-        put_values(d, i, e, traits_of(c, as_meant, last_pg));
-        if (c->failed) break;
-        note_op_id(&d->pgs[last_pg], e->op_id);
+        note_op_id(&d->pgs[slots[i]], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
         if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns))
             d->oldest_ns = e->time_created_ns;
         put_times(d, i, e);
     }
+    free(slots);
     if (!c->failed && in->nentries) {
         fa_backend b = fa_backend_of(in->entries[in->nentries - 1].profiling_name);
         d->records_no_p2p = !fa_backend_records_p2p(b);
@@ -804,6 +834,7 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->nstatus = in->nstatus;
     d->has_entries = in->has_entries;
     d->nentries = in->nentries;
+    d->store = c->store;
     d->global_rank = in->global_rank;
     d->trigger = stored_str(c, in->trigger);
     d->ncomms = in->ncomms;

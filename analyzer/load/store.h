@@ -58,27 +58,29 @@ typedef struct fa_traits {
     bool is_p2p;
 } fa_traits;
 
-/* One entry, compact: 12 bytes, because at 131 072 ranks x 2 000 entries every byte of an entry
- * is 262 MB. Everything shared lives in the store (its traits id); its sequence ids are kept
- * as offsets from its dump's smallest ones (a dump's ring spans far fewer than 2^32), and its
+/* One entry, compact: 8 bytes, because at 131 072 ranks x 2 000 entries every byte of an entry
+ * is 262 MB. Everything shared lives in the store (its traits id, which also says which of its
+ * rank's groups it is in); its sequence ids are kept as offsets from the smallest of its group
+ * in its dump (a group's ids within one ring span fewer than 2^16: one a collective), and its
  * record_id is its dump's first plus its index (PyTorch's dumps are consecutive). A dump where
  * that does not hold keeps the record ids, or all three values whole, beside (fa_dump.record,
  * fa_dump.wide). Read them through fa_entry_record_id, fa_entry_coll_seq, fa_entry_p2p_seq and
  * fa_entry_pg. */
 typedef struct fa_entry {
-    uint32_t coll;   /* collective_seq_id - fa_dump.coll_base */
-    uint32_t p2p;    /* p2p_seq_id - fa_dump.p2p_base */
+    uint16_t coll;   /* collective_seq_id - its fa_pg.coll_base */
+    uint16_t p2p;    /* p2p_seq_id - its fa_pg.p2p_base */
     uint32_t traits; /* fa_store_traits */
 } fa_entry;
-_Static_assert(sizeof(fa_entry) == 12, "fa_entry is 12 bytes: the memory budget counts on it");
+_Static_assert(sizeof(fa_entry) == 8, "fa_entry is 8 bytes: the memory budget counts on it");
 
 /* An entry's process_group tuple and pg_id, shared by a rank's entries of that group. */
 typedef struct fa_pg {
     const char *name, *desc; /* desc may be NULL */
     int64_t pg_id;
-    int64_t last_op_id; /* of its newest entry; 0 when none carried one */
-    bool skips_op_ids;  /* op ids missing between its entries, or enqueued after them
-                         * (pg_status): operations the backend did not record */
+    int64_t last_op_id;          /* of its newest entry; 0 when none carried one */
+    int64_t coll_base, p2p_base; /* its entries' sequence ids are these plus fa_entry's */
+    bool skips_op_ids;           /* op ids missing between its entries, or enqueued after them
+                                  * (pg_status): operations the backend did not record */
 } fa_pg;
 
 #define FA_NO_TIME          UINT32_MAX
@@ -97,7 +99,8 @@ typedef struct fa_dump {
     bool has_entries;
     uint32_t nentries;
     fa_entry *entries;
-    int64_t record_base, coll_base, p2p_base; /* entry values are these plus fa_entry's */
+    const fa_store *store; /* its entries' traits */
+    int64_t record_base;   /* record ids are this plus the index, or plus record[] */
     uint32_t *record; /* per entry: record_id - record_base; NULL when it is the entry's index */
     int64_t *wide;    /* per entry its record_id, collective_seq_id, p2p_seq_id whole, where an
                        * offset would not fit 32 bits; NULL otherwise */
@@ -161,11 +164,20 @@ static inline int64_t fa_entry_record_id(const fa_dump *d, const fa_entry *e) {
     if (d->wide) return d->wide[3 * i];
     return d->record_base + (d->record ? (int64_t)d->record[i] : (int64_t)i);
 }
+/* ..._in: the same, its pg slot already known (its traits' pg). */
+static inline int64_t fa_entry_coll_seq_in(const fa_dump *d, const fa_entry *e, uint32_t pg) {
+    if (d->wide) return d->wide[3 * (size_t)(e - d->entries) + 1];
+    return d->pgs[pg].coll_base + e->coll;
+}
+static inline int64_t fa_entry_p2p_seq_in(const fa_dump *d, const fa_entry *e, uint32_t pg) {
+    if (d->wide) return d->wide[3 * (size_t)(e - d->entries) + 2];
+    return d->pgs[pg].p2p_base + e->p2p;
+}
 static inline int64_t fa_entry_coll_seq(const fa_dump *d, const fa_entry *e) {
-    return d->wide ? d->wide[3 * (size_t)(e - d->entries) + 1] : d->coll_base + e->coll;
+    return fa_entry_coll_seq_in(d, e, d->wide ? 0 : fa_entry_traits(d->store, e)->pg);
 }
 static inline int64_t fa_entry_p2p_seq(const fa_dump *d, const fa_entry *e) {
-    return d->wide ? d->wide[3 * (size_t)(e - d->entries) + 2] : d->p2p_base + e->p2p;
+    return fa_entry_p2p_seq_in(d, e, d->wide ? 0 : fa_entry_traits(d->store, e)->pg);
 }
 static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
     return fa_entry_traits(store, e)->pg;

@@ -321,7 +321,7 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     const fa_opinfo *name = fa_store_op(w->in->store, t->name);
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-    int64_t seq = fa_entry_coll_seq(d, e), p2p_seq = fa_entry_p2p_seq(d, e);
+    int64_t seq = fa_entry_coll_seq_in(d, e, t->pg), p2p_seq = fa_entry_p2p_seq_in(d, e, t->pg);
     if (!w->placing) {
         note_progress(v, seq, d->pgs[t->pg].pg_id);
         if (state != FR_STATE_COMPLETED &&
