@@ -81,6 +81,23 @@ test_expect_success 'ring-buffer windows starting at different record_ids align 
     analyze ring_wrap && check hang 3 missing_ranks:3 &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert [f for f in d[\"findings\"] if f[\"kind\"]==\"missing_ranks\"][0][\"collective_seq_id\"]==8"
 '
+test_expect_success 'values kept beside the compact entries (record gaps, seq ids 2^16 and 2^40 apart, hours) read back exactly' '
+    analyze wide_values --all-collectives && check ok - &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+got = [(c[\"collective_seq_id\"], c[\"record_id\"]) for c in d[\"collectives\"]]
+want = [(5, 0), (6, 8), (70006, 23), (70007, 45), (1 << 40, 74), ((1 << 40) + 1, 110)]
+assert got == want, got" &&
+    "$FRTRACE" timeline -o trace.json dumps &&
+    python3 -c "
+import json; e = [x for x in json.load(open(\"trace.json\"))[\"traceEvents\"] if x[\"ph\"] == \"X\" and x[\"pid\"] == 3]
+assert [round(x[\"ts\"], 3) for x in e] == [k * 3e9 + 3.0 for k in range(6)], [x[\"ts\"] for x in e]" &&
+    analyze record_gaps --all-collectives && check ok - &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+got = [(c[\"collective_seq_id\"], c[\"record_id\"]) for c in d[\"collectives\"]]
+assert got == [(5, 0), (6, 8), (7, 23), (8, 45), (9, 74), (10, 110)], got"
+'
 test_expect_success 'mixed versions 2.4 + 2.9 + 2.10 in one directory: a warning, still ok' '
     analyze mixed_versions && check ok - version_mismatch &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert d[\"input\"][\"versions\"]==[\"2.10\",\"2.4\",\"2.9\"]"

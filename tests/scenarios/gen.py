@@ -447,6 +447,24 @@ def nccl_slow_node():  # ranks 2,3 (one node) 40 ms behind, the calls not waitin
     return nccl_lag({2: 40.0, 3: 40.0})
 
 
+def wide_values(seqs=(5, 6, 70006, 70007, 1 << 40, (1 << 40) + 1), apart_ns=3_000_000_000_000):
+    """Values the analyzer's compact entries keep beside them (store.h): record ids that are not
+    consecutive (an onlyActive dump, a gap), collective sequence ids of one group more than 2^16
+    apart within one dump, arrivals more than 71 minutes apart. Healthy: ok."""
+    j = Job(4)
+    base = 1700000000000000000
+    for k, seq in enumerate(seqs):
+        for r in range(4):
+            j.record[r] += 7 * k  # gaps in the record ids
+            j.add(r, "0", "all_reduce", seq, at_ns=base + k * apart_ns + r * 1000,
+                  done_ns=base + k * apart_ns + 5000)
+    return j
+
+
+def record_gaps():  # only the record ids are not consecutive; the rest fits the compact entries
+    return wide_values(seqs=range(5, 11), apart_ns=1_000_000)
+
+
 def gloo_healthy():  # no slow rank: nobody is named
     return gloo_steps()
 
@@ -468,7 +486,8 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
-                                     builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node]}
+                                     builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node,
+                                     wide_values, record_gaps]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()
