@@ -56,6 +56,8 @@ typedef struct fa_traits {
     uint32_t pg;                    /* index into its rank's fa_dump.pgs */
     uint8_t state;                  /* fr_state */
     bool is_p2p;
+    bool ended; /* read as completed, but only "retired" says so (gloo): the operation ended,
+                 * successfully or not (gloo retires an operation that failed, too) */
 } fa_traits;
 
 /* One entry, compact: 8 bytes, because at 131 072 ranks x 2 000 entries every byte of an entry
@@ -67,9 +69,11 @@ typedef struct fa_traits {
  * fa_dump.wide). Read them through fa_entry_record_id, fa_entry_coll_seq, fa_entry_p2p_seq and
  * fa_entry_pg. */
 typedef struct fa_entry {
-    uint16_t coll;   /* collective_seq_id - its fa_pg.coll_base */
-    uint16_t p2p;    /* p2p_seq_id - its fa_pg.p2p_base */
-    uint32_t traits; /* fa_store_traits */
+    uint16_t coll;                  /* collective_seq_id - its fa_pg.coll_base */
+    uint16_t p2p;                   /* p2p_seq_id - its fa_pg.p2p_base */
+    uint32_t traits : 31;           /* fa_store_traits */
+    uint32_t unrecorded_before : 1; /* op ids skipped right before it in its group: the backend
+                                     * ran operations there that it did not record (gloo p2p) */
 } fa_entry;
 _Static_assert(sizeof(fa_entry) == 8, "fa_entry is 8 bytes: the memory budget counts on it");
 
@@ -112,10 +116,14 @@ typedef struct fa_dump {
     fr_comm_info *comms;
     bool truncated;
     const char *warning;
-    bool records_no_p2p; /* its entries come from a backend that records no send/recv (gloo) */
-    bool blocks_caller;  /* ... and from one whose calls return once they completed (gloo) */
-    int64_t newest_ns;   /* the latest time_created_ns of its entries, 0 when none */
-    int64_t oldest_ns;   /* the earliest one (> 0), 0 when none */
+    bool records_no_p2p;  /* its entries come from a backend that records no send/recv (gloo) */
+    bool launch_numbered; /* the recorder's: collectives and send/recv batches draw their seq ids
+                           * from one launch counter per communicator, so a seq id inside the
+                           * rank's window that no collective of its carries went to a send/recv
+                           * batch: that collective was not issued there */
+    bool blocks_caller;   /* ... and from one whose calls return once they completed (gloo) */
+    int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
+    int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
     /* when each entry happened, per entry (perf.h), 10 bytes: read through fa_time_* */
     int64_t time_base;      /* the earliest time_created_ns > 0 of its entries */
     uint32_t *created_us;   /* time_created_ns - time_base: its microseconds (FA_NO_TIME unknown) */

@@ -205,10 +205,16 @@ static bool closes_p2p_batch(walker *w, open_group *o, int64_t p2p_seq, fr_state
 
 /* Only stores that change something: a view shared by a cache line with another walker's
  * rank should not bounce between the cores. */
-static void note_progress(fa_view *v, int64_t seq, int64_t pg_id) {
+static void note_progress(fa_view *v, int64_t seq, int64_t p2p_seq, int64_t pg_id, const fa_dump *d,
+                          bool p2p) {
     if (seq > v->issued_max) v->issued_max = seq;
     if (v->pg_id < 0) v->pg_id = pg_id;
     if (!v->has_entries) v->has_entries = true;
+    if (d->launch_numbered) {
+        int64_t launch = p2p ? p2p_seq : seq;
+        if (launch > 0 && launch < v->window_min) v->window_min = launch;
+        if (!v->launch_numbered) v->launch_numbered = true;
+    }
 }
 
 /* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
@@ -323,7 +329,8 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
     int64_t seq = fa_entry_coll_seq_in(d, e, t->pg), p2p_seq = fa_entry_p2p_seq_in(d, e, t->pg);
     if (!w->placing) {
-        note_progress(v, seq, d->pgs[t->pg].pg_id);
+        note_progress(v, seq, p2p_seq, d->pgs[t->pg].pg_id, d,
+                      t->is_p2p || name->is_send || name->is_recv);
         if (state != FR_STATE_COMPLETED &&
             fa_entry_record_id(d, e) > m->rank_newest_pending[rank_index])
             m->rank_newest_pending[rank_index] = fa_entry_record_id(d, e);
