@@ -27,7 +27,6 @@
 #include "index.h"
 #include "match_walk.h"
 #include "parallel.h"
-#include "passes.h"
 
 static bool is_all_to_all(const char *t) { return (fa_op_flags(t) & FA_OP_ALL_TO_ALL) != 0; }
 
@@ -1048,7 +1047,6 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) fold_status(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
-    if (rc == 0) fa_match_mark_passes(groups, m, jobs);
     if (timing) fa_timing_note("  check", &t);
     fa_walk_free(&walk);
     if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while matching");

@@ -6,9 +6,9 @@
  * or recv). An op in flight everywhere passes: nothing is wrong with it yet. The database lists
  * the ops that do not pass (report_db.c) and counts the rest.
  *
- * Set once the views and the checks are final (fa_match_build), for every op in parallel: linear
- * in the calls, a collective whose calls are exactly its members' (the common case) in O(calls)
- * without looking at any view.
+ * Set once the views and the checks are final (fa_analyze, right after fa_match_build), for every
+ * op in parallel: linear in the calls, a collective whose calls are exactly its members' (the
+ * common case) in O(calls) without looking at any view.
  */
 #ifndef FRTRACE_PASSES_H
 #define FRTRACE_PASSES_H
