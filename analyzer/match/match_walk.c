@@ -463,7 +463,8 @@ static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
     for (unsigned t = 0; t < nw; t++) np2p += w[t].np2p;
     out->ops_cap =
         nops + np2p + 1; /* room for the send/recv ops pairing appends (one per record at most) */
-    m->ops = aligned_alloc(64, out->ops_cap * sizeof *m->ops); /* two ops to a cache line */
+    /* two ops to a cache line (aligned_alloc wants a multiple of the alignment) */
+    m->ops = aligned_alloc(64, (out->ops_cap * sizeof *m->ops + 63) & ~(size_t)63);
     out->uniform = malloc(nops + 1);
     if (!m->ops || !out->uniform) return -1;
     m->nops = out->nuniform = nops;
