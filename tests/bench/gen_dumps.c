@@ -20,7 +20,9 @@
  * previous stage, per layer TP _all_gather_base/_reduce_scatter_base pairs and expert
  * all_to_alls, send to the next stage), then the backwards in the mirror image, then the DP
  * gradient all_reduces (without data parallelism, an all_reduce on the default group instead);
- * every tenth step (every P-th with --period P) starts with an all_reduce on the default group.
+ * every tenth step (every P-th with --period P; never with --period 0, and then, with data
+ * parallelism, the default group runs nothing and is in no pg_config) starts with an all_reduce
+ * on the default group.
  * Group counters (collective_seq_id per group, p2p_seq_id per rank and group as torch counts it,
  * op_id, record_id per rank) follow from running that program, so every member of a group issues
  * the same collectives with the same sequence ids, sizes and dtypes, and each send has its recv.
@@ -485,7 +487,7 @@ static void backward(stepgen *s, int mb) {
 /* Appends one training step of rank p to out[]; returns the number of operations. */
 static int gen_step(const job *j, rankpos p, counters *c, int64_t step, op *out) {
     stepgen s = { j, p, c, out, 0, step };
-    if (step % j->period == 0)
+    if (j->period > 0 && step % j->period == 0)
         coll(&s, G_DEF, OP_AR, j->sh_scalar, j->sh_scalar, DT_FLOAT, SK_DEF, TH_MAIN);
     for (int mb = 0; mb < j->nmb; mb++) forward(&s, mb);
     for (int mb = 0; mb < j->nmb; mb++) backward(&s, mb);
@@ -519,7 +521,7 @@ static void setup_groups(job *j) {
         j->ngroups[g] = count[g];
         j->name_base[g] = total;
         total += count[g];
-        j->active[g] = g == G_DEF || group_size(j, g) > 1;
+        j->active[g] = g == G_DEF ? j->period > 0 || j->dp < 2 : group_size(j, g) > 1;
     }
     j->names = xmalloc(sizeof(char *) * (size_t)total);
     j->ranks_str = xmalloc(sizeof(char *) * (size_t)total);
@@ -557,6 +559,9 @@ static void setup_slow_groups(job *j) {
     }
 }
 
+/* The steps after which the program repeats itself. */
+static int64_t period_of(const job *j) { return j->period > 0 ? j->period : 1; }
+
 /* Per stage: the counters after hist_steps, from one period times hist_steps / period; and
  * the step sizes that fix the window. */
 static void setup_history(job *j) {
@@ -566,12 +571,12 @@ static void setup_history(job *j) {
     for (int st = 0; st < j->pp; st++) {
         counters c = { { 0 }, { 0 }, 0 };
         rankpos p = pos_of(j, st * j->tp * j->dp);
-        for (int64_t step = 0; step < j->period; step++) {
+        for (int64_t step = 0; step < period_of(j); step++) {
             int n = gen_step(j, p, &c, step, scratch);
             if (n > j->max_step_ops) j->max_step_ops = n;
             if (n < min_ops) min_ops = n;
         }
-        int64_t times = j->hist_steps / j->period;
+        int64_t times = j->hist_steps / period_of(j);
         for (int g = 0; g < G_N; g++) {
             c.coll[g] *= times;
             c.p2p[g] *= times;
@@ -1396,8 +1401,7 @@ static void parse_args(job *j, int argc, char **argv) {
         else
             j->outdir = a;
     }
-    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1 ||
-        j->period < 1)
+    if (!j->outdir || j->n < 1 || j->entries < 1 || j->nmb < 1 || j->nlayers < 1 || j->every < 1)
         usage();
     j->slow = rank_set(j, j->slow_list);
     j->slow_gpu = rank_set(j, j->gpu_list);
@@ -1465,7 +1469,7 @@ int main(int argc, char **argv) {
     }
     pthread_mutex_init(&j.lock, NULL);
     j.slot_ns = STEP_NS / 4096;
-    j.hist_steps = j.period * (60 + (int64_t)(j.seed % 20));
+    j.hist_steps = period_of(&j) * (60 + (int64_t)(j.seed % 20));
     j.t0 = 1758600000000000000LL + (int64_t)(mix(j.seed) % 1000000000000ull);
     j.culprits = xmalloc(sizeof(int) * (size_t)(j.faults + 1));
     double t_start = now_s();
