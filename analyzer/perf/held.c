@@ -24,6 +24,7 @@ typedef struct held_ctx {
     uint64_t *plane[P_COUNT];
     uint32_t widest;
     double *scratch; /* per worker: 4 x widest doubles */
+    void *views;     /* per worker: widest call_views */
 } held_ctx;
 
 static void set_bit(uint64_t *plane, size_t bit) {
@@ -52,39 +53,42 @@ static bool view_call(const held_ctx *x, const fa_call *c, call_view *v) {
     return v->arrival && v->done && v->done >= v->arrival;
 }
 
-static void mark_op(const held_ctx *x, const fa_op *o, double *s) {
+static void mark_op(const held_ctx *x, const fa_op *o, double *s, call_view *views) {
     if (o->ncalls < 2 || o->ncalls > x->widest) return;
     double *gaps = s, *others = s + x->widest, *tmp = s + 2 * x->widest;
     uint32_t *who = (uint32_t *)(s + 3 * x->widest);
     int64_t least = INT64_MAX;
     uint32_t ngaps = 0;
+    bool any_went_on = false;
     for (uint32_t k = 0; k < o->ncalls; k++) {
-        call_view v;
-        if (!view_call(x, &x->m->calls[o->first_call + k], &v)) return; /* waits unknown */
-        if (v.done - v.arrival < least) least = v.done - v.arrival;
-        if (!isnan(v.gap)) who[ngaps] = k, gaps[ngaps++] = v.gap;
+        call_view *v = &views[k];
+        if (!view_call(x, &x->m->calls[o->first_call + k], v)) return; /* waits unknown */
+        if (v->done - v->arrival < least) least = v->done - v->arrival;
+        if (!isnan(v->gap)) who[ngaps] = k, gaps[ngaps++] = v->gap;
+        any_went_on |= v->next && v->next >= v->done - x->floor_ns;
     }
     for (uint32_t i = 0; i < ngaps; i++) others[i] = NAN;
-    if (ngaps >= 2) fa_median_of_others(gaps, ngaps, tmp, others);
+    /* "kept up" matters only for a member that went on after the end */
+    if (ngaps >= 2 && any_went_on) fa_median_of_others(gaps, ngaps, tmp, others);
     uint32_t g = 0;
     for (uint32_t k = 0; k < o->ncalls; k++) {
-        call_view v;
-        view_call(x, &x->m->calls[o->first_call + k], &v);
+        const call_view *v = &views[k];
         bool kept = false;
         while (g < ngaps && who[g] < k) g++;
         if (g < ngaps && who[g] == k && !isnan(others[g]))
             kept = gaps[g] - others[g] < (double)x->floor_ns / 1e6;
-        set_bit(x->plane[P_SEEN], v.bit);
-        if (!v.next || v.next < v.done - x->floor_ns) continue; /* did not wait for the end */
-        if (v.done - v.arrival - least >= x->floor_ns) set_bit(x->plane[P_WAITED], v.bit);
-        if (kept) set_bit(x->plane[P_KEPT], v.bit);
+        set_bit(x->plane[P_SEEN], v->bit);
+        if (!v->next || v->next < v->done - x->floor_ns) continue; /* did not wait for the end */
+        if (v->done - v->arrival - least >= x->floor_ns) set_bit(x->plane[P_WAITED], v->bit);
+        if (kept) set_bit(x->plane[P_KEPT], v->bit);
     }
 }
 
 static void mark_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
     const held_ctx *x = ctx;
     double *s = x->scratch + (size_t)worker * 4 * x->widest;
-    for (size_t op = lo; op < hi; op++) mark_op(x, &x->m->ops[op], s);
+    call_view *views = (call_view *)x->views + (size_t)worker * x->widest;
+    for (size_t op = lo; op < hi; op++) mark_op(x, &x->m->ops[op], s, views);
 }
 
 /* Per rank, in entry order: held = waited, or held before and kept up. Written over P_SEEN. */
@@ -129,11 +133,12 @@ int fa_held_build(const fa_input *in, const fa_match *m, double floor_ms, int jo
     h->rank_at[in->nranks] = total;
     if (!any_completion(in)) return 0; /* nothing to say: no call's completion is known */
     unsigned nw = fa_worker_count(jobs);
-    held_ctx x = { in, m, (int64_t)(floor_ms * 1e6), h->rank_at, { NULL }, 2, NULL };
+    held_ctx x = { in, m, (int64_t)(floor_ms * 1e6), h->rank_at, { NULL }, 2, NULL, NULL };
     for (size_t op = 0; op < m->nops; op++)
         if (m->ops[op].ncalls > x.widest) x.widest = m->ops[op].ncalls;
     x.scratch = malloc((size_t)nw * 4 * x.widest * sizeof *x.scratch);
-    int rc = x.scratch ? 0 : -1;
+    x.views = malloc((size_t)nw * x.widest * sizeof(call_view));
+    int rc = x.scratch && x.views ? 0 : -1;
     for (int p = 0; p < P_COUNT && rc == 0; p++)
         if (!(x.plane[p] = calloc(total / 64 + 1, sizeof(uint64_t)))) rc = -1;
     if (rc == 0) {
@@ -144,6 +149,7 @@ int fa_held_build(const fa_input *in, const fa_match *m, double floor_ms, int jo
     }
     for (int p = 0; p < P_COUNT; p++) free(x.plane[p]);
     free(x.scratch);
+    free(x.views);
     if (rc) fa_held_free(h);
     return rc;
 }

@@ -125,12 +125,14 @@ static void place_arrivals(fa_late_scratch *s, size_t k, size_t nops, fa_op_time
  * others, where its previous call held it. */
 static void own_delays(fa_late_scratch *s, const fa_op_times *t, double *own) {
     uint32_t known = 0;
+    bool any_held = false;
     for (uint32_t i = 0; i < t->n; i++) {
         own[i] = INFINITY;
+        any_held |= t->held_before[i];
         if (!isnan(t->gap[i])) s->idx[known] = i, s->tmp[known++] = t->gap[i];
     }
-    if (known < 2) return;
-    double *others = s->off; /* the clock offsets are applied by now */
+    if (known < 2 || !any_held) return; /* nobody to cap: no median to take */
+    double *others = s->off;            /* the clock offsets are applied by now */
     fa_median_of_others(s->tmp, known, s->tmp2, others);
     for (uint32_t k = 0; k < known; k++)
         if (t->held_before[s->idx[k]]) own[s->idx[k]] = s->tmp[k] - others[k];
