@@ -10,44 +10,50 @@
 
 int fa_clock_ring_init(fa_clock_ring *c, uint32_t n) {
     memset(c, 0, sizeof *c);
-    c->resid = malloc(((size_t)n * FA_CLOCK_WIDTH + 1) * sizeof *c->resid);
+    c->done = malloc(((size_t)n * FA_CLOCK_WIDTH + 1) * sizeof *c->done);
     c->sorted = malloc(((size_t)n + 1) * sizeof *c->sorted);
-    return c->resid && c->sorted ? 0 : -1;
+    return c->done && c->sorted ? 0 : -1;
 }
 
 void fa_clock_ring_free(fa_clock_ring *c) {
-    free(c->resid);
+    free(c->done);
     free(c->sorted);
     memset(c, 0, sizeof *c);
 }
 
 void fa_clock_reset(fa_clock_ring *c, uint32_t n) {
     c->n = n;
-    for (size_t i = 0; i < (size_t)n * FA_CLOCK_WIDTH; i++) c->resid[i] = NAN;
-    for (int i = 0; i < FA_CLOCK_WIDTH; i++) c->spread[i] = 0;
+    memset(c->done, 0, (size_t)n * FA_CLOCK_WIDTH * sizeof *c->done);
+    for (int i = 0; i < FA_CLOCK_WIDTH; i++) c->slot[i] = (fa_clock_slot){ 0, 0, 0, NAN };
 }
 
 void fa_clock_put(fa_clock_ring *c, size_t k, uint32_t ncalls, const uint32_t *member,
                   const int64_t *completed) {
-    size_t slot = k % FA_CLOCK_WIDTH;
-    float *row = &c->resid[slot * c->n];
-    for (uint32_t i = 0; i < c->n; i++) row[i] = NAN;
-    c->spread[slot] = 0;
-    size_t known = 0;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (uint32_t i = 0; i < ncalls; i++)
-        if (completed[i]) {
-            c->sorted[known++] = completed[i];
-            if (completed[i] < lo) lo = completed[i];
-            if (completed[i] > hi) hi = completed[i];
-        }
-    /* completions this close say nothing that could correct anything (see fa_clock_at) */
-    if (known < 2 || (double)(hi - lo) / 1e6 < FA_CLOCK_MIN_MS) return;
-    c->spread[slot] = (float)((double)(hi - lo) / 1e6);
-    double median = fa_median_i64(c->sorted, known) - (double)lo; /* small: subtract first */
-    for (uint32_t i = 0; i < ncalls; i++)
-        if (completed[i] && member[i] < c->n)
-            row[member[i]] = (float)(((double)(completed[i] - lo) - median) / 1e6);
+    fa_clock_slot *s = &c->slot[k % FA_CLOCK_WIDTH];
+    int64_t *row = &c->done[(k % FA_CLOCK_WIDTH) * c->n];
+    memset(row, 0, (size_t)c->n * sizeof *row);
+    *s = (fa_clock_slot){ 0, INT64_MAX, 0, NAN };
+    int64_t hi = INT64_MIN;
+    for (uint32_t i = 0; i < ncalls; i++) {
+        if (!completed[i] || member[i] >= c->n) continue;
+        row[member[i]] = completed[i];
+        s->known++;
+        if (completed[i] < s->lo) s->lo = completed[i];
+        if (completed[i] > hi) hi = completed[i];
+    }
+    if (s->known >= 2) s->spread_ms = (float)((double)(hi - s->lo) / 1e6);
+}
+
+/* The op's median completion, in ms after its earliest (selection over its known ones, once). */
+static double slot_median(fa_clock_ring *c, size_t k) {
+    fa_clock_slot *s = &c->slot[k % FA_CLOCK_WIDTH];
+    if (!isnan(s->median_ms)) return s->median_ms;
+    const int64_t *row = &c->done[(k % FA_CLOCK_WIDTH) * c->n];
+    size_t n = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (row[i]) c->sorted[n++] = row[i] - s->lo; /* small: exact as doubles */
+    s->median_ms = fa_median_i64(c->sorted, n) / 1e6;
+    return s->median_ms;
 }
 
 /* The median of v[0..n), n <= FA_CLOCK_WIDTH: sorted in place by insertion. */
@@ -60,20 +66,29 @@ static double small_median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-bool fa_clock_at(const fa_clock_ring *c, size_t k, size_t nops, uint32_t ncalls,
-                 const uint32_t *member, double *out) {
+bool fa_clock_at(fa_clock_ring *c, size_t k, size_t nops, uint32_t ncalls, const uint32_t *member,
+                 double *out) {
+    /* a window centred on k, as wide on both sides (narrower at the group's ends): its median
+     * follows a linear drift exactly; but an op that did not complete (in flight) has nothing
+     * to centre on, and takes whatever neighbours it has */
     size_t lo = k >= FA_CLOCK_HALF ? k - FA_CLOCK_HALF : 0, hi = k + FA_CLOCK_HALF;
-    if (hi >= nops) hi = nops - 1;
+    if (hi > nops - 1) hi = nops - 1;
+    if (c->slot[k % FA_CLOCK_WIDTH].known >= 2) {
+        size_t h = k - lo < hi - k ? k - lo : hi - k;
+        lo = k - h, hi = k + h;
+    }
     /* no member's offset reaches FA_CLOCK_MIN_MS unless some op of the window spreads so far */
     bool wide = false;
-    for (size_t j = lo; j <= hi; j++) wide |= c->spread[j % FA_CLOCK_WIDTH] >= FA_CLOCK_MIN_MS;
+    for (size_t j = lo; j <= hi; j++)
+        wide |= c->slot[j % FA_CLOCK_WIDTH].spread_ms >= FA_CLOCK_MIN_MS;
     bool any = false;
     for (uint32_t i = 0; i < ncalls && wide; i++) {
         double v[FA_CLOCK_WIDTH];
         size_t nv = 0;
         for (size_t j = lo; j <= hi && member[i] < c->n; j++) {
-            float r = c->resid[(j % FA_CLOCK_WIDTH) * c->n + member[i]];
-            if (!isnan(r)) v[nv++] = r;
+            const fa_clock_slot *s = &c->slot[j % FA_CLOCK_WIDTH];
+            int64_t done = c->done[(j % FA_CLOCK_WIDTH) * c->n + member[i]];
+            if (done && s->known >= 2) v[nv++] = (double)(done - s->lo) / 1e6 - slot_median(c, j);
         }
         out[i] = nv ? small_median(v, nv) : 0;
         any |= fabs(out[i]) >= FA_CLOCK_MIN_MS;
