@@ -51,10 +51,10 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 GEN="$TOP/$BUILD/bench/gen_dumps"
 MEASURE="$TOP/$BUILD/bench/measure"
 FRTRACE=${BENCH_FRTRACE:-$FRTRACE}
-RANKS=${BENCH_RANKS:-512 4096 16384}
-SPARSE=${BENCH_SPARSE:-131072:64}
+RANKS=${BENCH_RANKS-512 4096 16384} # each list may be set empty: no such rows
+SPARSE=${BENCH_SPARSE-131072:64}
 HUGE=${BENCH_HUGE-131072}
-CLOCK_RANKS=${BENCH_CLOCK_RANKS:-1024 2048}
+CLOCK_RANKS=${BENCH_CLOCK_RANKS-1024 2048}
 REPS=${BENCH_REPS:-3}
 ENTRIES=${BENCH_ENTRIES:-2000}
 DIR=${BENCH_DIR:-/tmp/frtrace-bench}
@@ -292,7 +292,7 @@ perf_row() {
 perf_header=0
 for j in $jobs; do
     name=${j%%:*} rest=${j#*:} n=${rest%%:*}
-    case " ${BENCH_PERF_RANKS:-4096} " in *" $n "*) ;; *) continue ;; esac
+    case " ${BENCH_PERF_RANKS-4096} " in *" $n "*) ;; *) continue ;; esac
     [ "${rest#*:}" = no ] || continue
     if [ "$perf_header" = 0 ]; then
         echo
