@@ -149,11 +149,14 @@ test_expect_success 'gloo: a rank late at one of three collectives a step is nam
     grep -q "^  rank  late ms p50  late ms p90  late in  *last in  *groups" out
 '
 
-test_expect_success 'NCCL, calls that do not wait: a node 40 ms behind is named, though it waited for nobody and its gaps are its peers'"'"'' '
+test_expect_success 'NCCL, calls that do not wait: a node 40 ms behind is named (it waited for nobody, its gaps are its peers'"'"'), and one that waited but went on at once' '
     sh "$TOP/tests/scenarios/run_scenario.sh" nccl_slow_node jobdir &&
     test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
     test "$(sorted_stragglers db.json)" = "2 3" &&
-    head -n 1 out | grep -q "^ok: no hang; ranks 2,3 are slow: up to 40 ms late (median)$"
+    head -n 1 out | grep -q "^ok: no hang; ranks 2,3 are slow: up to 40 ms late (median)$" &&
+    sh "$TOP/tests/scenarios/run_scenario.sh" nccl_two_lags jobdir2 &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir2 >out &&
+    test "$(sorted_stragglers db.json)" = "2 3"
 '
 
 test_expect_success 'gloo: a healthy job timed the same way names nobody' '

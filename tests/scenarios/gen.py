@@ -447,6 +447,10 @@ def nccl_slow_node():  # ranks 2,3 (one node) 40 ms behind, the calls not waitin
     return nccl_lag({2: 40.0, 3: 40.0})
 
 
+def nccl_two_lags():  # rank 2 40 ms behind waits for rank 3, 80 ms behind, but went on: both named
+    return nccl_lag({2: 40.0, 3: 80.0})
+
+
 def wide_values(seqs=(5, 6, 70006, 70007, 1 << 40, (1 << 40) + 1), apart_ns=3_000_000_000_000):
     """Values the analyzer's compact entries keep beside them (store.h): record ids that are not
     consecutive (an onlyActive dump, a gap), collective sequence ids of one group more than 2^16
@@ -487,7 +491,7 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
                                      builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node,
-                                     wide_values, record_gaps]}
+                                     wide_values, record_gaps, nccl_two_lags]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()
