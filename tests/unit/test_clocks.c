@@ -1,5 +1,6 @@
 /* test_clocks.c — clock offsets from completion times (clocks.h): a member whose clock reads
- * seconds ahead is found at every op, a linear drift is followed, discovery noise below
+ * seconds ahead is found at every op (against the op's median: the odd one out is the one
+ * corrected), a linear drift is followed, discovery noise below
  * FA_CLOCK_MIN_MS corrects nothing, a slow member (late arrival, the same completion) is no
  * clock, and an op without completions takes its neighbours' offsets. */
 #include <stdarg.h>
@@ -51,6 +52,22 @@ static void a_node_seconds_ahead_is_found(void **state) {
         assert_true(corrected[k]);
         assert_float_equal(off[k][2], 3000.0, 0.01); /* ms, against the op's median */
         assert_float_equal(off[k][0], 0.0, 0.01);
+    }
+}
+
+static int64_t most_ahead(int op, int member) { /* members 1-3 3 s ahead of member 0 */
+    return op * 100000000LL + (member ? 3000000000LL : 0);
+}
+
+static void offsets_are_against_the_median(void **state) {
+    (void)state;
+    double off[OPS][N];
+    bool corrected[OPS];
+    walk(most_ahead, off, corrected);
+    for (int k = 0; k < OPS; k++) {
+        assert_true(corrected[k]);
+        assert_float_equal(off[k][0], -3000.0, 0.01); /* the odd one out is member 0 */
+        assert_float_equal(off[k][1], 0.0, 0.01);
     }
 }
 
@@ -113,6 +130,7 @@ static void a_slow_member_is_no_clock(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_node_seconds_ahead_is_found),
+        cmocka_unit_test(offsets_are_against_the_median),
         cmocka_unit_test(a_linear_drift_is_followed),
         cmocka_unit_test(discovery_noise_corrects_nothing),
         cmocka_unit_test(an_op_in_flight_takes_its_neighbours_offsets),
