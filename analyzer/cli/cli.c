@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "report.h"
 #include "perf_cli.h"
+#include "folded.h"
 #include "output_file.h"
 #include "safe_text.h"
 
@@ -46,7 +47,8 @@ typedef struct request {
     size_t ranks_cap;
     const char **filters;
     char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
-    fa_command command; /* frtrace, frtrace stats, frtrace timeline (perf_cli.h) */
+    fa_command command; /* frtrace, frtrace stats, frtrace timeline, stacks (perf_cli.h) */
+    bool by_rank;       /* frtrace stacks --by-rank */
     fa_perf_cli perf;   /* their own options */
 } request;
 
@@ -74,6 +76,7 @@ static const char usage_text[] =
     "       frtrace stats [OPTIONS] [DIR]\n"
     "       frtrace timeline [OPTIONS] [DIR] [-f json|svg] [-o FILE]\n"
     "       frtrace show [--pretty] FILE...\n"
+    "       frtrace stacks [OPTIONS] [DIR] [--by-rank]\n"
     "\n"
     "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
     "Without DIR: $FRTRACE_DUMP_DIR, then where PyTorch writes ($TORCH_FR_DUMP_TEMP_FILE,\n"
@@ -96,6 +99,8 @@ static const char usage_text[] =
     "      --all-collectives      list every collective in the database, not only those that\n"
     "                             did not pass (the rest are counted per group)\n"
     "      --all-calls            list every rank's call (and every collective) in the database\n"
+    "      --hosts FILE           'RANK HOST' lines (a launcher's log, srun -l hostname): the\n"
+    "                             report names each culprit's host when its dump does not\n"
     "      --transform-ft --group-world-size N\n"
     "                             torchft: each dump's default_pg lists replica-local ranks;\n"
     "                             make them global (r + rank / N * N), as torchfrtrace does\n"
@@ -108,6 +113,9 @@ static const char usage_text[] =
     "  Perfetto (-f json, default) or an SVG picture (-f svg), to -o FILE or stdout;\n"
     "      --from-ms X, --to-ms Y only that window (ms after the first arrival)\n"
     "      --max-ranks N          draw at most N ranks (default 64; 0: all)\n"
+    "stacks: every rank's threads when it dumped (the recorder's dumps carry them), as folded\n"
+    "  stacks, 'frame;frame;frame COUNT' per line, for flame-graph tools;\n"
+    "      --by-rank              a 'rank N' frame at the root of each stack\n"
     "  -h, --help                 this text\n"
     "  -V, --version              print the version\n"
     "\n"
@@ -321,6 +329,12 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
                 return usage_error("option %s needs a positive number", arg);
             rq->group_world_size = n;
+        } else if (is_option(arg, NULL, "hosts")) {
+            if (!(value = option_value(argc, argv, &i)))
+                return usage_error("option %s needs a file of 'RANK HOST' lines", arg);
+            rq->analysis.hosts_file = value;
+        } else if (is_option(arg, NULL, "by-rank") && rq->command == FA_CMD_STACKS) {
+            rq->by_rank = true;
         } else if (is_option(arg, NULL, "transform-ft")) {
             rq->transform_ft = true;
         } else if (is_option(arg, "-j", "just-print-entries")) {
@@ -384,14 +398,22 @@ static int check_conflicts(request *rq) {
     if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
     rq->analysis.straggler_floor_ms = rq->perf.floor_ms;
     if (rq->command == FA_CMD_TIMELINE && !rq->format_flag[0]) rq->format = "json";
-    if (rq->command != FA_CMD_ANALYZE && !fa_perf_cli_format_ok(rq->command, rq->format))
+    if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) &&
+        !fa_perf_cli_format_ok(rq->command, rq->format))
         return usage_error(rq->command == FA_CMD_STATS
                                ? "unknown format '%s' (text, markdown or json)"
                                : "unknown format '%s' (json or svg)",
                            rq->format);
-    if (rq->command != FA_CMD_ANALYZE && rq->just_print_entries)
+    if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) && rq->just_print_entries)
         return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline",
                         "-j prints the entries without analyzing them");
+    if (rq->command == FA_CMD_STACKS &&
+        (rq->output || rq->format_flag[0] || rq->just_print_entries))
+        return conflict("stacks",
+                        rq->output           ? "-o"
+                        : rq->format_flag[0] ? rq->format_flag
+                                             : "-j",
+                        "stacks prints folded stacks on stdout");
     if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format))
         return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
     if (rq->just_print_entries && rq->output)
@@ -565,9 +587,36 @@ static int write_database(const fa_analysis *a, const request *rq) {
     return fa_output_write(rq->output, database_to, &job);
 }
 
+/* frtrace stacks: the dumps' threads as folded stacks; no analysis needed. 0 when some dump had
+ * stacks, 1 when none had, 2 when nothing could be read. */
+static int run_stacks(request *rq) {
+    fa_analysis a;
+    fr_error err = { { 0 } };
+    size_t threads = 0;
+    memset(&a, 0, sizeof a);
+    int rc = fa_load_input(&rq->analysis, &a.in, &err) == 0 ? 0 : 2;
+    print_input_messages(&a);
+    if (rc == 0 && a.in.nranks == 0) {
+        snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
+        rc = 2;
+    }
+    if (rc == 2) fprintf(stderr, "frtrace: %s\n", err.msg);
+    if (rc == 0 && fa_report_folded(&a.in, &rq->report, rq->by_rank, stdout, &threads) != 0) rc = 2;
+    if (rc == 0 && threads == 0) {
+        fprintf(stderr,
+                "frtrace: no dump in %s has stacks (the recorder's dumps carry them unless "
+                "FRTRACE_STACKS=0)\n",
+                rq->analysis.dir);
+        rc = 1;
+    }
+    fa_input_free(&a.in);
+    return rc;
+}
+
 static int run(request *rq) {
     fa_analysis a;
     fr_error err = { { 0 } };
+    if (rq->command == FA_CMD_STACKS) return run_stacks(rq);
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
         if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
@@ -646,3 +695,4 @@ static int cli_main(int argc, char **argv, fa_command command) {
 int analyze_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_ANALYZE); }
 int stats_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_STATS); }
 int timeline_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_TIMELINE); }
+int stacks_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_STACKS); }

@@ -12,7 +12,7 @@
 #include "analysis.h"
 #include "report.h"
 
-typedef enum fa_command { FA_CMD_ANALYZE, FA_CMD_STATS, FA_CMD_TIMELINE } fa_command;
+typedef enum fa_command { FA_CMD_ANALYZE, FA_CMD_STATS, FA_CMD_TIMELINE, FA_CMD_STACKS } fa_command;
 
 #define FA_TIMELINE_MAX_RANKS 64 /* ranks drawn by default; --max-ranks N, 0 for all */
 

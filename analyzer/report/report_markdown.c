@@ -11,6 +11,7 @@
 #include "report.h"
 #include "perf_report.h"
 #include "safe_text.h"
+#include "report_whereabouts.h"
 #include "stacks.h"
 #include "table.h"
 
@@ -125,6 +126,7 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
     print_culprits(a, opt, out);
     print_alternatives(a, out);
     print_wait_chain(a, opt, out);
+    fa_report_whereabouts_markdown(a, opt, out);
     size_t hidden = 0, files = 0;
     for (int warnings = 0; warnings < 2; warnings++) {
         bool header = false;
