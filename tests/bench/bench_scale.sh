@@ -191,7 +191,7 @@ row() {
 echo "bench_scale: data in $DIR, ${ENTRIES} entries per rank, ranks: $RANKS (512 also with frames)," \
     "sparse (ranks:1 in K with a dump): $SPARSE"
 echo "   $(nproc) cores; frtrace limits: ${TIMEOUT} s, ${MEM_LIMIT_MB} MB; $(free_mb) MB free on disk"
-jobs=""
+jobs="" clock_jobs=""
 for n in $RANKS; do
     if generate "r${n}_e${ENTRIES}" "$n" 0; then
         jobs="$jobs r${n}_e${ENTRIES}:$n:no"
@@ -246,7 +246,6 @@ if [ -n "$CLOCK_RANKS" ]; then
     echo
     echo "clocks and waits: the slow ranks named on less kind timestamps (fastest of $REPS):"
     printf '%6s  %-38s %8s %8s %8s  %-17s %s\n' ranks timestamps "frtr s" "cpu s" "peak MB" named injected
-    clock_jobs=""
     first=$(echo "$CLOCK_RANKS" | awk '{ print $1 }')
     for n in $CLOCK_RANKS; do
         clock_row "c${n}_drift" "$n" "stage clocks drifting 35 s apart" "--clock-drift-ms 35000 --period 1"
