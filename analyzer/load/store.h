@@ -141,7 +141,7 @@ typedef struct fa_dump {
                              * than 71 minutes; NULL otherwise */
     uint32_t *completed_us; /* time_discovered_completed_ns - created in us, FA_NO_TIME unknown */
     float *duration;        /* duration_ms, NaN absent; NULL when no entry has one */
-    bool has_identity;    /* frtrace_identity: host, pid, GPU (strings in the store) */
+    bool has_identity;      /* frtrace_identity: host, pid, GPU (strings in the store) */
     fr_identity identity;
     bool has_stacks; /* frtrace_stacks: every thread at dump time */
     uint32_t nthreads;
