@@ -1,0 +1,301 @@
+"""answer.py — the answer the evidence supports, derived from the simulated truth.
+
+The same reasoning runs twice: once with full knowledge (every rank known at the end: the
+truth), once with what the dumps can show (readable, fresh or older dumps: the expected answer).
+The rules (sim.py's table gives them with their numbers):
+
+ W1 Waiting. A rank waits in its frontier (its oldest launch not finished: NCCL's stream head,
+    gloo's current call) for the members of that launch's instances that have not arrived.
+    Arrived = started it (its earlier launches finished), or the instance completed somewhere.
+    A gloo rank whose newest operation failed waits for the dead members of it (E9).
+ W2 Roots. The culprits of a hang are the ranks in the sink components of the wait-for graph
+    reachable from waiting ranks that are not themselves seen waiting (a stopped CPU, a dead
+    rank, a rank without a readable dump), plus every rank whose GPU stalled (its frontier
+    launch completed on all its peers but not on it). A sink component of several waiting ranks
+    (a deadlock of ranks that issued the same operations in different orders, as after a skip)
+    is broken at its fault rank (E11).
+ E1 Unknown. A rank without a readable dump (none written, garbage, truncated) is unknown: it
+    is never seen waiting. When others wait for it and no rank that the dumps show stuck
+    (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
+    waiting for them as well as stuck itself: it is an alternative, not a culprit.
+ E2 Most missing. More than half of the ranks unknown: inconclusive, no culprits.
+ E3 Mismatch. An instance whose calls disagree (type, sizes, dtype, compared as the backend
+    compares them) and that two or more readable dumps recorded: status mismatch; culprits are
+    the members outside the unique largest side among the recorded calls, or, without one (two
+    members, a tie), every recorded member. It wins over the hang rules.
+ E8 Older dumps. A dump is older when a peer's dump shows an instance with the rank completed
+    that the rank's own dump shows unfinished or not issued. Such a rank is presumed to have
+    gone on: a waiter's missing member only when no other member is missing there, and its own
+    (old) frontier is not read as a wait.
+ E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is retired
+    and has a member without readable dump may have failed on it, so it waits for those members.
+ E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
+    more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
+    their pipeline groups to pairs, so that the peer is known).
+ H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
+    and nothing is queued behind it is ok too.
+"""
+
+
+class View:
+    """What the reasoning may read about each rank: known (a readable dump), at time T."""
+
+    def __init__(self, engine, known, T, stale, fatal):
+        self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self._frontier, self._completed, self._missing = {}, {}, {}
+
+    def launch_done(self, L, r):
+        """Finished by the time r's dump was taken (gloo: retired, finished or failed)."""
+        return L.done_t is not None and L.done_t <= self.T[r]
+
+    def frontier(self, r):
+        if r not in self._frontier:
+            self._frontier[r] = None
+            for L in self.eng.stream[r]:
+                if L.issue_t > self.T[r]:
+                    break
+                if not self.launch_done(L, r):
+                    self._frontier[r] = L
+                    break
+        return self._frontier[r]
+
+    def missing(self, inst):
+        """(members seen not to have arrived, members whose older dump leaves it open)."""
+        key = inst.key
+        if key not in self._missing:
+            missing, unsure = [], []
+            for m in inst.members:
+                a = arrived(self, m, inst)
+                if a is False or (a is None and m not in self.stale):
+                    missing.append(m)
+                elif a is None:
+                    unsure.append(m)
+            self._missing[key] = (missing, unsure)
+        return self._missing[key]
+
+
+def completed_somewhere(view, inst, members_known):
+    """An instance completed (every member arrived) as some readable dump shows it."""
+    key = inst.key
+    if key in view._completed:
+        return view._completed[key]
+    done = False
+    for m, L in inst.launches.items():
+        if m in members_known and not L.failed and L.done_t is not None \
+                and L.done_t <= view.T[m]:
+            done = True
+            break
+    view._completed[key] = done
+    return done
+
+
+def arrived(view, m, inst):
+    """Did member m start the instance, as far as the view shows? (True, False or None.)"""
+    if completed_somewhere(view, inst, view.known):
+        return True
+    if m in view.fatal:
+        return False  # its dump says it died; an unfinished instance never gets it
+    if m not in view.known:
+        return None
+    L = inst.launches.get(m)
+    T = view.T[m]
+    if L is None or L.issue_t > T:
+        return None if m in view.stale else False
+    fr = view.frontier(m)
+    if fr is None or fr.pos >= L.pos:
+        return True
+    return None if m in view.stale else False
+
+
+def waits(view, r, gloo):
+    """The ranks r is seen waiting for, and how: (kind, [ranks]) or None."""
+    if r not in view.known or r in view.stale or r in view.fatal:
+        return None
+    fr = view.frontier(r)
+    eng = view.eng
+    if fr is None:
+        if gloo:
+            last = [L for L in eng.stream[r] if L.issue_t <= view.T[r]]
+            if last and last[-1].failed:
+                inst = last[-1].insts[0]
+                gone = [m for m in inst.members
+                        if m != r and (m not in view.known or m in view.fatal)]
+                if gone:
+                    return ("failed", gone)
+        return None
+    if fr.stalled:
+        peers_done = [completed_somewhere(view, i, view.known) for i in fr.insts]
+        if all(peers_done):
+            return ("stalled", [])
+    missing, unsure = [], []
+    for inst in fr.insts:
+        if inst.stuck:
+            continue
+        mi, un = view.missing(inst)
+        missing += [m for m in mi if m != r]
+        unsure += [m for m in un if m != r]
+    if not missing and unsure:
+        missing = unsure  # E8: an older dump is the only explanation left
+    if any(i.stuck for i in fr.insts) and not missing:
+        return ("stuck", [])
+    if not missing:
+        return ("in_flight", [])
+    return ("waits", sorted(set(missing)))
+
+
+def sccs(nodes, edges):
+    """Tarjan's strongly connected components (iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for v0 in nodes:
+        if v0 in index:
+            continue
+        work = [(v0, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter[0]
+                counter[0] += 1
+                stack.append(v)
+                on.add(v)
+            succ = edges.get(v, [])
+            if i < len(succ):
+                work.append((v, i + 1))
+                w = succ[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in succ:
+                if w in on:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def reason(view, gloo, fault_ranks):
+    """The verdict a reader with this view reaches: status, culprits, alternatives, graph."""
+    eng = view.eng
+    W = len(eng.stream)
+    graph, stalled, stuck, in_flight = {}, [], [], []
+    for r in range(W):
+        w = waits(view, r, gloo)
+        if w is None:
+            continue
+        kind, ranks = w
+        if kind == "stalled":
+            stalled.append(r)
+        elif kind == "stuck":
+            stuck.append(r)
+        elif kind == "in_flight":
+            in_flight.append(r)
+        else:
+            graph[r] = ranks
+    reach, todo = set(), list(graph)
+    while todo:
+        v = todo.pop()
+        if v in reach:
+            continue
+        reach.add(v)
+        todo.extend(graph.get(v, []))
+    comps = sccs(sorted(reach), graph)
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    culprits, unknown, cycles = set(stalled), set(), []
+    for i, c in enumerate(comps):
+        if any(comp_of[w] != i for v in c for w in graph.get(v, [])):
+            continue  # not a sink
+        if len(c) == 1 and c[0] not in graph:
+            (culprits if c[0] in view.known else unknown).add(c[0])
+        else:
+            cycles.append(c)
+            culprits.update(v for v in c if v in fault_ranks)
+    # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
+    alternatives = []
+    if culprits:
+        alternatives = [[u] for u in sorted(unknown)]
+    else:
+        culprits = unknown
+    return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,
+            "stuck": stuck, "in_flight": in_flight, "culprits": sorted(culprits),
+            "alternatives": alternatives, "cycles": cycles,
+            "waiting": bool(graph) or bool(stalled)}
+
+
+def mismatch(view, eng):
+    """E3: provable mismatches and their minority sides."""
+    out = set()
+    found = []
+    for inst in eng.insts.values():
+        if len(set(inst.sigs.values())) < 2:
+            continue
+        seen = {}
+        for m, L in inst.launches.items():
+            if m in view.known and m not in view.fatal and L.issue_t <= view.T[m]:
+                seen[m] = inst.sigs[m]
+        if len(seen) < 2 or len(set(seen.values())) < 2:
+            continue
+        sides = {}
+        for m, s in seen.items():
+            sides.setdefault(s, []).append(m)
+        sizes = sorted((len(v) for v in sides.values()), reverse=True)
+        if sizes[0] > sizes[1]:
+            big = max(sides.values(), key=len)
+            losers = [m for m in seen if m not in big]
+        else:
+            losers = list(seen)
+        out.update(losers)
+        found.append({"instance": list(inst.key), "culprits": sorted(losers)})
+    return sorted(out), found
+
+
+def expected(job, eng, dumps):
+    """answer.json's `truth` and `expected` from the run and the dumps written."""
+    W = job.layout.world
+    gloo = job.backend == "gloo"
+    faults = [f for f in job.faults if f.fired is not None]
+    fault_ranks = {f.rank for f in faults}
+    everyone = set(range(W))
+    truth_view = View(eng, everyone, [float("inf")] * W, set(), set(eng.death_t))
+    truth = reason(truth_view, gloo, fault_ranks)
+    truth_mm, _ = mismatch(truth_view, eng)
+
+    known = {r for r, d in dumps.items() if d["readable"]}
+    T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
+    stale = {r for r in known if dumps[r].get("older")}
+    fatal = {r for r in known if dumps[r].get("fatal")}
+    view = View(eng, known, T, stale, fatal)
+    seen = reason(view, gloo, fault_ranks)
+    mm, mm_found = mismatch(view, eng)
+    unknown = sorted(everyone - known)
+    alternatives = []
+    if len(unknown) * 2 > W:
+        status, culprits = "inconclusive", []
+    elif mm:
+        status, culprits = "mismatch", mm
+    elif seen["waiting"]:
+        status, culprits = "hang", seen["culprits"]
+        alternatives = seen["alternatives"]
+    else:
+        status, culprits = "ok", []
+    stragglers = sorted(job.slow) if status == "ok" else []
+    return {
+        "truth": {"faults": [f.as_json() for f in job.faults],
+                  "root_causes": truth["culprits"], "mismatch": truth_mm,
+                  "wait_for": truth["graph"], "stalled": truth["stalled"],
+                  "cycles": truth["cycles"], "slow_ranks": sorted(job.slow),
+                  "dead": sorted(eng.death_t), "hung": truth["waiting"] or bool(truth_mm)},
+        "evidence": {"unknown_ranks": unknown, "older_dumps": sorted(stale),
+                     "wait_for": seen["graph"], "cycles": seen["cycles"],
+                     "mismatches": mm_found},
+        "expected": {"status": status, "culprit_ranks": culprits, "alternatives": alternatives,
+                     "stragglers": stragglers, "class": job.cls},
+    }
