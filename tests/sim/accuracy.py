@@ -34,6 +34,8 @@ import faults  # noqa: E402
 import sim  # noqa: E402
 
 STRAGGLER_CLASSES = ("healthy", "slow", "clock_offset")
+# scratch space: memory when there is some (thousands of small files), else the usual temp dir
+SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 FRTRACE = "build/frtrace"
 
 
@@ -76,7 +78,7 @@ def fmt_verdict(v):
 
 def one(args):
     seed, frtrace = args
-    tmp = tempfile.mkdtemp(prefix="frtrace-sim-")
+    tmp = tempfile.mkdtemp(prefix="frtrace-sim-", dir=SCRATCH)
     try:
         t0 = time.time()
         try:

@@ -13,7 +13,9 @@ The rules (sim.py's table gives them with their numbers):
     rank, a rank without a readable dump), plus every rank whose GPU stalled (its frontier
     launch completed on all its peers but not on it). A sink component of several waiting ranks
     (a deadlock of ranks that issued the same operations in different orders, as after a skip)
-    is broken at its fault rank (E11).
+    is broken at its fault rank: the ranks outside the cycle that issued the same operations
+    show the order it broke (E11); a cycle of every rank of the job has no such witness: all
+    its ranks are named, as the two sides of a two-member mismatch.
  E1 Unknown. A rank without a readable dump (none written, garbage, truncated) is unknown: it
     is never seen waiting. When others wait for it and no rank that the dumps show stuck
     (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
@@ -24,9 +26,10 @@ The rules (sim.py's table gives them with their numbers):
     the members outside the unique largest side among the recorded calls, or, without one (two
     members, a tie), every recorded member. It wins over the hang rules.
  E8 Older dumps. A dump is older when a peer's dump shows an instance with the rank completed
-    that the rank's own dump shows unfinished or not issued. Such a rank is presumed to have
-    gone on: a waiter's missing member only when no other member is missing there, and its own
-    (old) frontier is not read as a wait.
+    that lies beyond the rank's frontier in its own stream, or that its dump does not show (a
+    peer completing the frontier itself is what a stalled GPU looks like: no proof). Such a rank
+    is presumed to have gone on: a waiter's missing member only when no other member is missing
+    there, and its own (old) frontier is not read as a wait.
  E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is retired
     and has a member without readable dump may have failed on it, so it waits for those members.
  E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
@@ -129,8 +132,6 @@ def waits(view, r, gloo):
             return ("stalled", [])
     missing, unsure = [], []
     for inst in fr.insts:
-        if inst.stuck:
-            continue
         mi, un = view.missing(inst)
         missing += [m for m in mi if m != r]
         unsure += [m for m in un if m != r]
@@ -217,7 +218,10 @@ def reason(view, gloo, fault_ranks):
             (culprits if c[0] in view.known else unknown).add(c[0])
         else:
             cycles.append(c)
-            culprits.update(v for v in c if v in fault_ranks)
+            if len(c) == W:  # E11: nobody outside the cycle shows the order it broke
+                culprits.update(c)
+            else:
+                culprits.update(v for v in c if v in fault_ranks)
     # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
     alternatives = []
     if culprits:

@@ -52,6 +52,7 @@ class Recorder:
         self.backend = job.backend
         self.offset_ms = job.clock_offset.get(job.node_of(rank), 0.0)
         self.entries = []
+        self.next_id = 0
         self.seq = {}  # group uid -> [coll_seq, p2p_seq, op_id, launch]
         self.status = {}
 
@@ -142,7 +143,8 @@ class Recorder:
         e = {}
         if rc["frames"]:
             e["frames"] = self.job.frames_for(L.call)
-        e["record_id"] = len(self.entries)
+        e["record_id"] = self.next_id
+        self.next_id += 1
         e["pg_id"] = self.job.layout.pg_id(self.rank, g)
         e["process_group"] = self.group_name(g)
         e["thread_name"] = self.job.thread_name(self.rank)

@@ -25,16 +25,19 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
  W1  A rank waits in its oldest unfinished launch for the members that have not started it.
  W2  Culprits of a hang: the sink ranks reachable from waiting ranks (not seen waiting: a stopped
      CPU, a dead or unknown rank), plus ranks whose GPU stalled (a frontier every peer completed);
-     a sink cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank.
- E1  No readable dump (none, garbage, truncated): the rank is unknown, never seen waiting; when
-     others wait for it, it is a culprit (missing_dump).
+     a sink cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank, whose
+     order the ranks outside the cycle contradict (E11); a cycle of every rank: all named.
+ E1  No readable dump (none, garbage, truncated): the rank is unknown, never seen waiting. When
+     others wait for it, it is a culprit (missing_dump) unless the dumps show a stuck rank
+     (W2) that it may be waiting for too: then it is an alternative, not a culprit.
  E2  More than half of the ranks unknown: inconclusive, no culprits.
  E3  A disagreeing instance recorded by two or more readable dumps: mismatch; culprits are the
      recorded members outside the unique largest side, or all recorded members without one.
      Wins over the hang rules. Not provable from the culprit's dump alone (its peers aborted or
      never recorded it): the hang rules apply.
- E8  An older dump (a peer completed an instance with the rank that its own dump shows
-     unfinished) says nothing about the end: the rank is presumed to have gone on, and is named
+ E8  An older dump (a peer completed an instance with the rank beyond the rank's own frontier,
+     or one its dump does not show; a peer completing the frontier itself is what a stalled GPU
+     looks like) says nothing about the end: the rank is presumed to have gone on, and is named
      only when it is the only member its waiters lack.
  E9  gloo `retired` is finished or failed: a rank whose newest operation is retired and has a
      member without readable dump waits for that member.
@@ -46,7 +49,7 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      (every rank has used each of its groups, so dumps show memberships); a dump is drawn older
      only when the evidence shows it (E8) — otherwise its moment changes nothing and it is
      written as final; a ring keeps every unfinished entry (the frontier) and drops history; no
-     mismatch member loses its dump by damage; under gloo the highest rank keeps its dump (no
+     mismatch member loses its dump by damage or has it drawn older; under gloo the highest rank keeps its dump (no
      gloo dump states the world size); damage never hides the last visible wait of a hang.
 """
 import argparse
@@ -245,17 +248,20 @@ def fresh(eng, r, T):
 
 
 def older_provable(eng, r, T, known):
-    """E8: some readable peer completed an instance with r that r's dump shows unfinished."""
+    """E8: a readable peer completed an instance with r that lies beyond r's frontier in r's
+    own stream (or that r's dump does not show at all): r must have finished its frontier, so
+    its dump is older. (A peer completing r's frontier itself proves nothing: that is what a
+    stalled GPU looks like.)"""
+    frontier = None
     for L in eng.stream[r]:
-        if L.done_t is not None and L.done_t <= T[r]:
-            continue
+        if L.issue_t > T[r] or not (L.done_t is not None and L.done_t <= T[r]):
+            frontier = L.pos
+            break
+    if frontier is None:
+        return False  # everything it issued is in its dump, finished, and nothing came after
+    for L in eng.stream[r][frontier + 1:] if eng.stream[r][frontier].issue_t <= T[r] else \
+            eng.stream[r][frontier:]:
         for inst in L.insts:
-            for m, P in inst.launches.items():
-                if m != r and m in known and not P.failed and P.done_t is not None and \
-                        P.done_t <= T[m]:
-                    return True
-    for key, inst in eng.insts.items():  # instances r issued only after its dump
-        if r in inst.members and r in inst.launches and inst.launches[r].issue_t > T[r]:
             for m, P in inst.launches.items():
                 if m != r and m in known and not P.failed and P.done_t is not None and \
                         P.done_t <= T[m]:
@@ -279,7 +285,11 @@ def plan_dumps(job, eng):
         dumps[r] = {"time": T[r], "readable": True, "fatal": r in fatal, "older": False}
     known = set(dumps)
     if rc["older_wanted"] and job.snapshot == "end":
-        cands = sorted(r for r in dumps if not dumps[r]["fatal"])
+        keep = set()  # G1: the members of a mismatch keep their evidence
+        for inst in eng.insts.values():
+            if len(set(inst.sigs.values())) > 1:
+                keep.update(inst.members)
+        cands = sorted(r for r in dumps if not dumps[r]["fatal"] and r not in keep)
         for r in rng.sample(cands, min(len(cands), rng.choice([1, 1, 2, 3]))):
             first = eng.stream[r][0].issue_t if eng.stream[r] else 0.0
             t = first + rng.uniform(0.0, 1.0) * max(0.0, eng.t_stop - first)
@@ -316,7 +326,7 @@ def damage(job, eng, dumps):
         return
     protect = set()
     for inst in eng.insts.values():
-        if inst.stuck:
+        if len(set(inst.sigs.values())) > 1:
             protect.update(inst.members)
     if job.backend == "gloo":
         protect.add(job.layout.world - 1)
