@@ -19,6 +19,7 @@ import struct
 
 
 _SHAPES = {}
+_Q = struct.Struct("<q")
 
 
 class _TorchPickler:
@@ -100,27 +101,48 @@ class _TorchPickler:
 
     def _entry(self, e):
         """An entry dict, inline: the same bytes as value(), without one call per field."""
-        out, strings, put = self.out, self.strings, self._put
+        out, strings, pack_q = self.out, self.strings, _Q.pack
         out += b"}("
         for k, x in e.items():
             n = strings.get(k)
-            if n is None:
-                self._str(k)
-            elif n <= 0xFF:
+            if n is not None and n <= 0xFF:
                 out += b"h" + bytes((n,))
             else:
-                self._get(n)
+                self.value(k)
             t = type(x)
-            if t is int and 0 <= x <= 0xFF:
-                out += b"K" + bytes((x,))
+            if t is int:
+                if 0 <= x <= 0xFF:
+                    out += b"K" + bytes((x,))
+                elif x > 0x7FFFFFFF:
+                    out += b"\x8a\x08" + pack_q(x)
+                else:
+                    self._int(x)
             elif t is str:
                 n = strings.get(x)
                 if n is not None and n <= 0xFF:
                     out += b"h" + bytes((n,))
                 else:
                     self.value(x)
-            elif t is list and x and type(x[0]) is list:
-                self._shapes(x)
+            elif t is list:
+                if x and type(x[0]) is list:
+                    self._shapes(x)
+                elif x and type(x[0]) is str:
+                    out += b"]("
+                    for y in x:
+                        n = strings.get(y)
+                        if n is not None and n <= 0xFF:
+                            out += b"h" + bytes((n,))
+                        else:
+                            self.value(y)
+                    out += b"e"
+                else:
+                    self.value(x)
+            elif x is None:
+                out += b"N"
+            elif x is True:
+                out += b"\x88"
+            elif x is False:
+                out += b"\x89"
             else:
                 self.value(x)
         out += b"u"

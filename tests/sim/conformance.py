@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""conformance.py — the simulator's dumps are laid out as the real producers lay theirs out.
+
+    python3 tests/sim/conformance.py --seeds A:B --frtrace build/frtrace [REAL_DUMP...]
+
+For every job of the seeds: each dump that answer.json calls readable loads in `frtrace show`
+(exit 0) and in Python, and its layout matches the real producer's, key by key: the top-level
+keys in the producer's order, every entry's keys in torch's order (frames first when present,
+duration_ms only with timing), each value of the type real dumps hold, pg_config/pg_status as
+the backend writes them, profiling names of the real forms; each unreadable dump is rejected by
+`frtrace show`. REAL_DUMP files (real PyTorch 2.9 NCCL, 2.15 gloo, recorder dumps) are checked
+against the same tables first, so that the tables stay those of real dumps. Exit 1 on any
+difference, each printed with its file.
+"""
+import argparse
+import json
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sim  # noqa: E402
+
+TOP = {("nccl", "2.9"): ["version", "pg_config", "nccl_version", "pg_status", "entries"],
+       ("nccl", "2.10"): ["version", "pg_config", "comm_lib_version", "pg_status", "entries"],
+       ("gloo", "2.10"): ["version", "pg_config", "comm_lib_version", "pg_status", "entries"],
+       ("recorder", "2.10"): ["version", "pg_config", "comm_lib_version", "pg_status", "entries",
+                              "frtrace"]}
+ENTRY = ["frames", "record_id", "pg_id", "process_group", "thread_name", "thread_id",
+         "collective_seq_id", "p2p_seq_id", "op_id", "profiling_name", "time_created_ns",
+         "duration_ms", "input_sizes", "input_dtypes", "output_sizes", "output_dtypes", "state",
+         "time_discovered_started_ns", "time_discovered_completed_ns", "retired", "timeout_ms",
+         "is_p2p"]
+OPTIONAL = {"frames", "duration_ms"}
+TYPES = {"record_id": int, "pg_id": int, "process_group": tuple, "thread_name": str,
+         "thread_id": str, "collective_seq_id": int, "p2p_seq_id": int, "op_id": int,
+         "profiling_name": str, "time_created_ns": int, "duration_ms": float,
+         "input_sizes": list, "input_dtypes": list, "output_sizes": list, "output_dtypes": list,
+         "state": str, "time_discovered_started_ns": (int, type(None)),
+         "time_discovered_completed_ns": (int, type(None)), "retired": bool,
+         "timeout_ms": int, "is_p2p": bool, "frames": list}
+NAME = re.compile(r"^(nccl|gloo):([a-z_]+|send \d+->\d+|recv \d+<-\d+)$")
+
+
+def producer(d):
+    if "frtrace" in d:
+        return "recorder"
+    if list(d.get("pg_config", {})) == [""]:
+        return "gloo"
+    return "nccl"
+
+
+def check_dump(d, path, is_json):
+    """Differences between one decoded dump and its producer's layout."""
+    errs = []
+    who, version = producer(d), d.get("version")
+    want = TOP.get((who, version))
+    if want is None:
+        return ["%s: no layout for %s %s" % (path, who, version)]
+    keys = list(d)
+    if is_json:
+        want = sorted(set(want + ["nccl_comm_state"]) - ({"entries"} if not d.get("entries")
+                                                         else set()))
+        if keys != sorted(keys):
+            errs.append("%s: JSON keys not sorted: %s" % (path, keys))
+        keys = sorted(keys)
+    if keys != want:
+        errs.append("%s: top-level keys %s, %s writes %s" % (path, keys, who, want))
+    for name, cfg in d.get("pg_config", {}).items():
+        if list(cfg) != (sorted(["name", "desc", "ranks"]) if is_json else
+                         ["name", "desc", "ranks"]) or cfg["name"] != name or \
+                not re.match(r"^\[(\d+(, \d+)*)?\]$", cfg["ranks"]):
+            errs.append("%s: pg_config[%r] = %r" % (path, name, cfg))
+    for pg, st in d.get("pg_status", {}).items():
+        vals = list(st.values())
+        if not pg.isdigit() or len(vals) != 3 or not all(
+                isinstance(v, str if is_json else int) for v in vals):
+            errs.append("%s: pg_status[%r] = %r" % (path, pg, st))
+    for e in d.get("entries", []):
+        order = [k for k in ENTRY if k in e]
+        if list(e) != order and not is_json or is_json and sorted(e) != sorted(order):
+            errs.append("%s: entry keys %s" % (path, list(e)))
+        missing = [k for k in ENTRY if k not in e and k not in OPTIONAL]
+        if missing:
+            errs.append("%s: entry lacks %s" % (path, missing))
+        for k, t in TYPES.items():
+            if k in e:
+                v = e[k]
+                if is_json and k == "process_group":
+                    t = list
+                if is_json and k.startswith("time_discovered"):
+                    t = int
+                if not isinstance(v, t) or (t is int and isinstance(v, bool)):
+                    errs.append("%s: %s = %r" % (path, k, v))
+        if not NAME.match(e.get("profiling_name", "")):
+            errs.append("%s: profiling_name %r" % (path, e.get("profiling_name")))
+        if e.get("state") not in ("scheduled", "started", "completed"):
+            errs.append("%s: state %r" % (path, e.get("state")))
+        if errs:
+            break
+    return errs
+
+
+def load(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:1] == b"{":
+        return json.loads(raw), True
+    return pickle.loads(raw), False
+
+
+def check_seed(seed, frtrace):
+    errs = []
+    tmp = tempfile.mkdtemp(prefix="frtrace-conf-", dir=sim_scratch())
+    try:
+        doc = sim.make(seed, tmp)
+        files = doc["dumps"]
+        for r, info in sorted(files.items(), key=lambda kv: int(kv[0])):
+            path = os.path.join(tmp, info["file"])
+            p = subprocess.run([frtrace, "show", path], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+            if info["readable"] or info["damage"] == "truncated":
+                if info["readable"] and p.returncode != 0:
+                    errs.append("seed %d rank %s: frtrace show: %s" % (
+                        seed, r, p.stderr.decode(errors="replace").strip()))
+                if info["readable"]:
+                    d, is_json = load(path)
+                    errs += ["seed %d %s" % (seed, x) for x in check_dump(d, info["file"],
+                                                                           is_json)]
+            elif p.returncode == 0:
+                errs.append("seed %d rank %s: garbage read as a dump" % (seed, r))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return errs
+
+
+def sim_scratch():
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seeds", default="0:20")
+    p.add_argument("--frtrace", default="build/frtrace")
+    p.add_argument("real", nargs="*", help="real dumps to hold the tables against")
+    a = p.parse_args()
+    errs = []
+    for path in a.real:
+        d, is_json = load(path)
+        errs += check_dump(d, path, is_json)
+    lo, _, hi = a.seeds.partition(":")
+    for seed in range(int(lo), int(hi)):
+        errs += check_seed(seed, os.path.abspath(a.frtrace))
+    for e in errs[:50]:
+        print(e)
+    print("%d differences" % len(errs))
+    sys.exit(1 if errs else 0)
+
+
+if __name__ == "__main__":
+    main()
