@@ -13,9 +13,10 @@ The rules (sim.py's table gives them with their numbers):
     rank, a rank without a readable dump), plus every rank whose GPU stalled (its frontier
     launch completed on all its peers but not on it). A sink component of several waiting ranks
     (a deadlock of ranks that issued the same operations in different orders, as after a skip)
-    is broken at its fault rank: the ranks outside the cycle that issued the same operations
-    show the order it broke (E11); a cycle of every rank of the job has no such witness: all
-    its ranks are named, as the two sides of a two-member mismatch.
+    is broken at its fault rank, the one whose order the other ranks contradict (it issued an
+    operation that they issue only after the one they wait in) (E11); in a job of two ranks
+    nobody can tell which order is right: both are named, as the two sides of a two-member
+    mismatch.
  E1 Unknown. A rank without a readable dump (none written, garbage, truncated) is unknown: it
     is never seen waiting. When others wait for it and no rank that the dumps show stuck
     (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
@@ -29,7 +30,12 @@ The rules (sim.py's table gives them with their numbers):
     that lies beyond the rank's frontier in its own stream, or that its dump does not show (a
     peer completing the frontier itself is what a stalled GPU looks like: no proof). Such a rank
     is presumed to have gone on: a waiter's missing member only when no other member is missing
-    there, and its own (old) frontier is not read as a wait.
+    there, and its own (old) frontier is not read as a wait; when waited for, it is weighed as
+    an unknown rank (E1).
+ E12 Extra operation. A waiter whose operation more than half of its members never issued
+    while seen idle (nothing pending) issued an operation the group will never run: it is the
+    culprit, the idle majority is not (a rank that used the wrong group or peer late in the
+    job, when everyone else had finished).
  E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is retired
     and has a member without readable dump may have failed on it, so it waits for those members.
  E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
@@ -201,37 +207,84 @@ def reason(view, gloo, fault_ranks):
             in_flight.append(r)
         else:
             graph[r] = ranks
+    # E12: a waiter whose operation more than half the members never issued while idle
+    # (nothing pending) issued an operation the group will never run: it is the odd one.
+    idle = lambda m: m in view.known and m not in view.stale and m not in view.fatal and \
+        m not in graph and m not in stalled and m not in stuck and m not in in_flight
+    extra = set()
+    for r, ws in graph.items():
+        fr = view.frontier(r)
+        if fr is None or not ws:
+            continue
+        size = sum(len(i.members) for i in fr.insts)
+        seen_idle = [m for m in ws if idle(m)]
+        if len(seen_idle) * 2 > size:
+            extra.add(r)
+    for r in extra:
+        graph[r] = []
+    # Unknown ranks (no readable dump) are never seen waiting: the known graph leaves them out
+    # and a waiter they explain is not a sink; they are weighed last (E1).
+    seen = view.known - view.stale  # an older dump says nothing of the end either (E8)
+    hidden = sorted({w for ws in graph.values() for w in ws if w not in seen})
+    known_graph = {v: [w for w in ws if w in seen] for v, ws in graph.items()}
     reach, todo = set(), list(graph)
     while todo:
         v = todo.pop()
         if v in reach:
             continue
         reach.add(v)
-        todo.extend(graph.get(v, []))
-    comps = sccs(sorted(reach), graph)
+        todo.extend(known_graph.get(v, []))
+    comps = sccs(sorted(reach), known_graph)
     comp_of = {v: i for i, c in enumerate(comps) for v in c}
-    culprits, unknown, cycles = set(stalled), set(), []
+    culprits, cycles = set(stalled), []
     for i, c in enumerate(comps):
-        if any(comp_of[w] != i for v in c for w in graph.get(v, [])):
+        if any(comp_of[w] != i for v in c for w in known_graph.get(v, [])):
             continue  # not a sink
-        if len(c) == 1 and c[0] not in graph:
-            (culprits if c[0] in view.known else unknown).add(c[0])
+        if len(c) == 1 and (c[0] not in graph or c[0] in extra):
+            culprits.add(c[0])  # seen not waiting: stopped, dead (its fatal dump), or E12
+        elif len(c) == 1:
+            continue  # waits for unknown ranks only: they explain it
         else:
             cycles.append(c)
-            if len(c) == W:  # E11: nobody outside the cycle shows the order it broke
+            if W == 2:  # E11: two ranks, two orders: nobody shows which one broke it
                 culprits.update(c)
             else:
                 culprits.update(v for v in c if v in fault_ranks)
     # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
     alternatives = []
     if culprits:
-        alternatives = [[u] for u in sorted(unknown)]
+        alternatives = [[u] for u in hidden]
     else:
-        culprits = unknown
+        culprits = set(hidden)
     return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,
             "stuck": stuck, "in_flight": in_flight, "culprits": sorted(culprits),
             "alternatives": alternatives, "cycles": cycles,
             "waiting": bool(graph) or bool(stalled)}
+
+
+def fault_roots(result, fault_ranks):
+    """The fault ranks behind each truth culprit: itself when it is one, else the nearest fault
+    ranks upstream of it (a wrong peer behind the idle rank it named)."""
+    graph = {int(k): v for k, v in result["graph"].items()}
+    back = {}
+    for v, ws in graph.items():
+        for w in ws:
+            back.setdefault(w, []).append(v)
+    out = set()
+    for c in result["culprits"]:
+        if c in fault_ranks:
+            out.add(c)
+            continue
+        seen, todo = {c}, [c]
+        while todo:
+            nxt = []
+            for v in todo:
+                for u in back.get(v, []):
+                    if u not in seen:
+                        seen.add(u)
+                        (out.add(u) if u in fault_ranks else nxt.append(u))
+            todo = nxt
+    return sorted(out)
 
 
 def mismatch(view, eng):
@@ -293,11 +346,13 @@ def expected(job, eng, dumps):
     stragglers = sorted(job.slow) if status == "ok" else []
     return {
         "truth": {"faults": [f.as_json() for f in job.faults],
-                  "root_causes": truth["culprits"], "mismatch": truth_mm,
+                  "root_causes": fault_roots(truth, fault_ranks), "mismatch": truth_mm,
                   "wait_for": truth["graph"], "stalled": truth["stalled"],
                   "cycles": truth["cycles"], "slow_ranks": sorted(job.slow),
                   "dead": sorted(eng.death_t), "hung": truth["waiting"] or bool(truth_mm)},
         "evidence": {"unknown_ranks": unknown, "older_dumps": sorted(stale),
+                     "names_other_than_truth": status == "hang" and
+                     culprits != fault_roots(truth, fault_ranks),
                      "wait_for": seen["graph"], "cycles": seen["cycles"],
                      "mismatches": mm_found},
         "expected": {"status": status, "culprit_ranks": culprits, "alternatives": alternatives,

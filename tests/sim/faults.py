@@ -7,7 +7,7 @@ Each class draws its faults on a healthy program and changes the program or arms
   size_mismatch   ... the same collective with other sizes
   dtype_mismatch  ... with another dtype
   wrong_group     ... the same collective on another of its groups
-  wrong_peer      a send/recv at `pos` names another member of the group as its peer
+  wrong_peer      a send/recv at `pos` (alone or in a batch) names another member of the group
   stalled_gpu     the launch of call `pos` never completes on the rank (its peers complete it)
   exit_dump       the process dies at `pos` and the recorder's fatal-signal handler dumps
   sigkill         the process dies at `pos`, no dump
@@ -136,11 +136,11 @@ def wrong_group(rng, job, rank):
 
 def wrong_peer(rng, job, rank):
     calls = job.calls[rank]
-    pos = pick_pos(rng, calls, lambda c: c.kind == "p2p" and c.group.size >= 3)
+    pos = pick_pos(rng, calls, lambda c: c.is_p2p() and c.group.size >= 3)
     if pos is None:
         return None
     call = copy_call(calls[pos])
-    op = call.ops[0]
+    op = rng.choice(call.ops)
     peer = rng.choice([m for m in call.group.members if m not in (rank, op.peer)])
     f = Fault("wrong_peer", rank, pos, "%s with %d instead of %d" % (op.name, peer, op.peer))
     op.peer = peer

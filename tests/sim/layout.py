@@ -40,7 +40,7 @@ class Layout:
         self.of_rank = [[] for _ in range(world)]  # each rank's groups, creation order
         self.families = {}                      # kind -> list of groups
         self.dims = {}
-        self.next_name = 1
+        self.next_name = 0  # the default group is "0", new_group calls count from 1
 
     def add_family(self, kind, member_lists, desc, shared_name=False):
         """One new_group per member list (or one split family sharing a name)."""

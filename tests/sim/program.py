@@ -43,6 +43,7 @@ class Call:
         self.step, self.phase, self.delay = step, phase, delay
         self.sync = False
         self.fault = None  # set by faults.py on the call a fault changed
+        self.sig = None    # the backend's signature, once computed (sim.signature)
 
     def is_p2p(self):
         return self.kind in ("p2p", "batch")
@@ -106,9 +107,9 @@ class Builder:
         for g in self.layout.families[family]:
             if g.size < 2 and name != "all_reduce":
                 continue
-            for r in g.members:
-                op = coll_op(name, g.size, n, dtype)
-                self.calls[r].append(Call("coll", g, [op], self.step, self.phase, self.delay()))
+            ops = [coll_op(name, g.size, n, dtype)]  # shared by the members: never changed
+            for r in g.members:                       # in place (faults.py copies first)
+                self.calls[r].append(Call("coll", g, ops, self.step, self.phase, self.delay()))
         self.phase += 1
 
     def coalesced(self, family, names):
@@ -232,11 +233,16 @@ def world_step(b, L):
 STEPS = {"megatron": megatron_step, "mesh": mesh_step, "fsdp": fsdp_step, "world": world_step}
 
 
-def draw_program(rng, layout, backend, steps):
-    """Per-rank call lists for `steps` training steps; a checkpoint barrier now and then."""
+def draw_program(rng, layout, backend, steps, ring=False):
+    """Per-rank call lists for `steps` training steps; a checkpoint barrier now and then.
+    `ring`: every step also exchanges around the rings of a family of three or more (halo
+    exchange), so that a send/recv can name a wrong peer (the wrong_peer class)."""
     b = Builder(rng, layout, backend)
+    wide = [k for k, gs in layout.families.items() if gs[0].size >= 3]
     for _ in range(steps):
         STEPS[layout.kind](b, layout)
+        if ring and wide:
+            b.ring_exchange(rng.choice(sorted(wide)))
         if rng.random() < 0.2:
             b.coll("default", "barrier")
         b.end_step()

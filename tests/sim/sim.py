@@ -26,7 +26,7 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
  W2  Culprits of a hang: the sink ranks reachable from waiting ranks (not seen waiting: a stopped
      CPU, a dead or unknown rank), plus ranks whose GPU stalled (a frontier every peer completed);
      a sink cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank, whose
-     order the ranks outside the cycle contradict (E11); a cycle of every rank: all named.
+     order the other ranks contradict (E11); in a two-rank job both are named.
  E1  No readable dump (none, garbage, truncated): the rank is unknown, never seen waiting. When
      others wait for it, it is a culprit (missing_dump) unless the dumps show a stuck rank
      (W2) that it may be waiting for too: then it is an alternative, not a culprit.
@@ -37,8 +37,11 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      never recorded it): the hang rules apply.
  E8  An older dump (a peer completed an instance with the rank beyond the rank's own frontier,
      or one its dump does not show; a peer completing the frontier itself is what a stalled GPU
-     looks like) says nothing about the end: the rank is presumed to have gone on, and is named
-     only when it is the only member its waiters lack.
+     looks like) says nothing about the end: the rank is presumed to have gone on; a missing
+     member only when nobody else is missing there, and then weighed as an unknown rank (E1).
+ E12 A waiter whose operation more than half of its members never issued while seen idle
+     (nothing pending) issued an operation the group will never run: it is the culprit, not
+     the idle majority.
  E9  gloo `retired` is finished or failed: a rank whose newest operation is retired and has a
      member without readable dump waits for that member.
  E10 gloo send/recv are unrecorded; pg_status counts them: a rank blocked in one waits for its
@@ -50,7 +53,8 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      only when the evidence shows it (E8) — otherwise its moment changes nothing and it is
      written as final; a ring keeps every unfinished entry (the frontier) and drops history; no
      mismatch member loses its dump by damage or has it drawn older; under gloo the highest rank keeps its dump (no
-     gloo dump states the world size); damage never hides the last visible wait of a hang.
+     gloo dump states the world size); damage never hides the last visible wait of a hang, nor turns a healthy job's in-flight
+     collective into a wait for the damaged rank.
 """
 import argparse
 import json
@@ -160,7 +164,8 @@ def draw_job(seed):
         steps = rng.randint(6, 8)
     else:
         steps = 2 if world >= 128 else rng.randint(2, 4)  # big jobs: as much evidence, less time
-    job.calls = program.draw_program(rng, job.layout, job.backend, steps)
+    job.calls = program.draw_program(rng, job.layout, job.backend, steps,
+                                     ring=job.cls == "wrong_peer")
     job.snapshot = "end"
     if job.cls == "healthy" and rng.random() < 0.5:
         job.snapshot = "in_flight"
@@ -169,8 +174,14 @@ def draw_job(seed):
         b.coll("default", "all_reduce")
         b.end_step()
     job.faults = faults.draw_faults(rng, job, job.cls)
-    if not job.faults and job.cls not in ("healthy", "slow", "clock_offset"):
-        job.cls = "healthy"  # the class found no place to strike in this program
+    tried = {job.cls}
+    while not job.faults and job.cls not in ("healthy", "slow", "clock_offset"):
+        # the class found no place to strike in this program (a wrong peer needs a send/recv
+        # in a group of three or more): another class strikes instead
+        left = [c for c in faults.eligible_classes(job.backend) if c not in tried]
+        job.cls = rng.choice(left)
+        tried.add(job.cls)
+        job.faults = faults.draw_faults(rng, job, job.cls)
     if job.cls == "slow":
         for r in rng.sample(range(world), min(world - 1, rng.choice([1, 1, 2]))):
             job.slow[r] = rng.uniform(20.0, 80.0)
@@ -194,12 +205,15 @@ def signature(job):
         return program.Call.signature
 
     def nccl(call):
+        if call.sig is not None:
+            return call.sig
         out = []
         for op in call.ops:
             name, ins, outs = record.recorder_name(op, call.group.size)
             total = lambda shapes: sum(math.prod(s) for s in shapes)
             out.append((name, total(ins), total(outs), op.dtype, op.peer))
-        return tuple(out)
+        call.sig = tuple(out)
+        return call.sig
     return nccl
 
 
@@ -337,8 +351,8 @@ def damage(job, eng, dumps):
     before = answer.expected(job, eng, dumps)["expected"]
     dumps[r]["readable"] = False
     after = answer.expected(job, eng, dumps)["expected"]
-    if before["status"] == "hang" and after["status"] == "ok":
-        dumps[r]["readable"] = True
+    if before["status"] != after["status"] and "ok" in (before["status"], after["status"]):
+        dumps[r]["readable"] = True  # G1: damage neither hides a hang nor breaks a healthy job
         return
     dumps[r]["damage"] = kind
 
@@ -410,7 +424,7 @@ def make(seed, out):
            "slow_ms": {str(k): round(v, 3) for k, v in job.slow.items()}}
     doc.update(ans)
     with open(os.path.join(out, "answer.json"), "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
+        json.dump(doc, f, sort_keys=True, separators=(",", ":"))
         f.write("\n")
     return doc
 
