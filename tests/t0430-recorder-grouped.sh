@@ -40,6 +40,17 @@ test_expect_success 'coalesced collectives: one collective_seq_id per group, one
     verdict_is ok ""
 '
 
+test_expect_success 'a rank that leaves out one all_reduce and goes on (send/recv batches on the same communicator) is named, not its waiting peers' '
+    run_job GROUPED=1 OMIT=2@5 STEPS=6 &&
+    verdict_is hang "2" &&
+    summary_has "rank 2 never joined" &&
+    python3 -c "
+import json
+v = json.load(open(\"db.json\"))[\"verdict\"]
+assert \"stalled\" not in v[\"summary\"], v[\"summary\"]
+assert v[\"alternatives\"] == [], v"
+'
+
 test_expect_success 'a collective never shares its sequence id with the next send/recv batch' '
     run_job STEPS=3 FRTRACE_DUMP_ON_EXIT=1 DUMPS_EXPECTED=0 &&
     dump_field 3 "[(e[\"collective_seq_id\"], e[\"p2p_seq_id\"]) for e in d[\"entries\"] if e[\"profiling_name\"] in (\"nccl:all_reduce\", \"nccl:send 3->0\")]" >ids &&

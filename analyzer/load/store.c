@@ -598,6 +598,8 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
     t.frames = intern_frames(c, e->frames, e->nframes);
     t.state = (uint8_t)e->state;
     t.is_p2p = e->is_p2p;
+    t.ended = e->retired && e->state == FR_STATE_COMPLETED &&
+              fa_backend_of(e->profiling_name) == FA_BACKEND_GLOO;
     return c->failed ? FA_NONE : intern(c, K_TRAITS, &t, sizeof t, NULL);
 }
 
@@ -614,11 +616,44 @@ static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
     return id;
 }
 
-/* Op ids of one group that its entries skip: what the backend ran but did not record. */
-static void note_op_id(fa_pg *pg, int64_t op_id) {
-    if (op_id <= 0) return;
-    if (pg->last_op_id > 0 && op_id > pg->last_op_id + 1) pg->skips_op_ids = true;
+/* Op ids of one group that its entries skip: what the backend ran but did not record. True when
+ * some are skipped right before this entry. */
+static bool note_op_id(fa_pg *pg, int64_t op_id) {
+    if (op_id <= 0) return false;
+    bool skipped = pg->last_op_id > 0 && op_id > pg->last_op_id + 1;
+    if (skipped) pg->skips_op_ids = true;
     if (op_id > pg->last_op_id) pg->last_op_id = op_id;
+    return skipped;
+}
+
+/* gloo counts pg_status in op ids (its send/recv, unrecorded, take op ids too), where every
+ * other backend counts collective seq ids: the seq id that an op-id counter stands for is the
+ * newest collective of the group at or before that op id, or, when the first entry after it
+ * follows it at once, that entry's seq minus one (everything before it was done). -1 unknown. */
+static int64_t seq_at_op_id(const fr_dump *in, int64_t pg_id, int64_t op_id) {
+    int64_t seq = -1, next_op = INT64_MAX, next_seq = -1;
+    for (uint32_t i = 0; i < in->nentries; i++) {
+        const fr_entry *e = &in->entries[i];
+        if (e->pg_id != pg_id || e->is_p2p || e->op_id <= 0) continue;
+        if (e->op_id <= op_id && e->collective_seq_id > seq) seq = e->collective_seq_id;
+        if (e->op_id > op_id && e->op_id < next_op) {
+            next_op = e->op_id;
+            next_seq = e->collective_seq_id;
+        }
+    }
+    if (next_op == op_id + 1 && next_seq - 1 > seq) seq = next_seq - 1;
+    return seq;
+}
+
+static void status_in_seq_ids(const fr_dump *in, fa_dump *d) {
+    for (uint32_t s = 0; s < d->nstatus; s++) {
+        fr_pg_status *st = &d->status[s];
+        if (st->last_enqueued >= 0)
+            st->last_enqueued = seq_at_op_id(in, st->pg_id, st->last_enqueued);
+        if (st->last_started >= 0) st->last_started = seq_at_op_id(in, st->pg_id, st->last_started);
+        if (st->last_completed >= 0)
+            st->last_completed = seq_at_op_id(in, st->pg_id, st->last_completed);
+    }
 }
 
 static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
@@ -657,10 +692,11 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             e->pg_id != last->pg_id)
             last_pg = pg_slot(c, d, &pgs_cap, e);
         last = e;
-        d->entries[i] = (fa_entry){ e->record_id, e->collective_seq_id, e->p2p_seq_id,
-                                    traits_of(c, as_meant), last_pg };
+        d->entries[i] = (fa_entry){ e->record_id,  e->collective_seq_id,
+                                    e->p2p_seq_id, traits_of(c, as_meant),
+                                    last_pg,       0 };
         if (c->failed) break;
-        note_op_id(&d->pgs[last_pg], e->op_id);
+        d->entries[i].unrecorded_before = note_op_id(&d->pgs[last_pg], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
         if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns))
             d->oldest_ns = e->time_created_ns;
@@ -672,6 +708,7 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
         d->blocks_caller = fa_backend_blocks_caller(b);
     }
     if (!c->failed) note_enqueued_after(in, d);
+    if (!c->failed && d->records_no_p2p) status_in_seq_ids(in, d);
 }
 
 /* The store's copy of a group's ranks. The default group's list is in every rank's dump, 128 KiB
@@ -731,6 +768,7 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->global_rank = in->global_rank;
     d->trigger = stored_str(c, in->trigger);
     d->ncomms = in->ncomms;
+    d->launch_numbered = in->ncomms > 0 || in->global_rank >= 0;
     d->truncated = in->truncated;
     d->warning = stored_str(c, in->warning);
     if (!c->failed) compact_config(c, in, d);

@@ -54,6 +54,8 @@ typedef struct fa_traits {
     uint32_t frames;                /* fa_store_frames, FA_NONE when the dump has none */
     uint8_t state;                  /* fr_state */
     bool is_p2p;
+    bool ended; /* read as completed, but only "retired" says so (gloo): the operation ended,
+                 * successfully or not (gloo retires an operation that failed, too) */
 } fa_traits;
 
 /* One entry, compact. Everything shared lives in the store (ids) or in the rank's pg table. */
@@ -61,9 +63,12 @@ typedef struct fa_entry {
     int64_t record_id;
     int64_t collective_seq_id;
     int64_t p2p_seq_id;
-    uint32_t traits; /* fa_store_traits */
-    uint32_t pg;     /* index into the rank's fa_dump.pgs */
+    uint32_t traits;                /* fa_store_traits */
+    uint32_t pg : 31;               /* index into the rank's fa_dump.pgs */
+    uint32_t unrecorded_before : 1; /* op ids skipped right before it in its group: the backend
+                                     * ran operations there that it did not record (gloo p2p) */
 } fa_entry;
+_Static_assert(sizeof(fa_entry) == 32, "fa_entry is 32 bytes: millions of them");
 
 /* An entry's process_group tuple and pg_id, shared by a rank's entries of that group. */
 typedef struct fa_pg {
@@ -104,11 +109,15 @@ typedef struct fa_dump {
     fr_comm_info *comms;
     bool truncated;
     const char *warning;
-    bool records_no_p2p; /* its entries come from a backend that records no send/recv (gloo) */
-    bool blocks_caller;  /* ... and from one whose calls return once they completed (gloo) */
-    int64_t newest_ns;   /* the latest time_created_ns of its entries, 0 when none */
-    int64_t oldest_ns;   /* the earliest one (> 0), 0 when none */
-    fa_times *times;     /* per entry, parallel to entries (perf.h) */
+    bool records_no_p2p;  /* its entries come from a backend that records no send/recv (gloo) */
+    bool launch_numbered; /* the recorder's: collectives and send/recv batches draw their seq ids
+                           * from one launch counter per communicator, so a seq id inside the
+                           * rank's window that no collective of its carries went to a send/recv
+                           * batch: that collective was not issued there */
+    bool blocks_caller;   /* ... and from one whose calls return once they completed (gloo) */
+    int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
+    int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
+    fa_times *times;      /* per entry, parallel to entries (perf.h) */
 } fa_dump;
 
 typedef struct fa_frames {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group_fill.h"
 #include "grow.h"
 
 typedef struct proto_group {
@@ -254,7 +255,7 @@ static bool described(const fa_dump *d, const char *name) {
  * A group of n ranks needs a job of n ranks at least: gloo's pg_config key "" lists some group's
  * group-local ranks, so where the dumps of ranks 0, 2 and 3 are missing (aborted by a peer's
  * mismatch) rank 1's "[0, 1, 2, 3]" still says that they were there. */
-static void job_ranks(const fa_input *in, fa_ranks *out) {
+static int64_t job_top(const fa_input *in) {
     int64_t top = -1;
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
@@ -264,6 +265,10 @@ static void job_ranks(const fa_input *in, fa_ranks *out) {
     }
     for (size_t r = 0; r < in->nrejected; r++)
         if (in->rejected[r].rank > top) top = in->rejected[r].rank;
+    return top;
+}
+
+static void job_ranks(int64_t top, fa_ranks *out) {
     for (int64_t r = 0; r <= top; r++) fa_ranks_add(out, r);
 }
 
@@ -318,6 +323,13 @@ static bool ignored_config(const fa_input *in, char *buf, size_t len) {
     return false;
 }
 
+static void add_inferred_note(fa_groups *g, const char *text) {
+    char **notes = realloc(g->inferred, (g->ninferred + 1) * sizeof *notes);
+    if (!notes) return;
+    g->inferred = notes;
+    g->inferred[g->ninferred++] = strdup(text);
+}
+
 /* The membership_inferred warning: which groups, rebuilt from what. */
 static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list *ev) {
     char text[1200], why[300] = "";
@@ -339,33 +351,44 @@ static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list 
                                who ? who : "?");
         free(who);
     }
-    char **notes = realloc(g->inferred, (g->ninferred + 1) * sizeof *notes);
-    if (!notes) return;
-    g->inferred = notes;
-    g->inferred[g->ninferred++] = strdup(text);
+    add_inferred_note(g, text);
 }
 
 /* Groups that entries name but no pg_config describes, rebuilt from evidence: the members are
- * the ranks whose dumps record entries in them (in rank order, as new_group sorts them); the
- * default group holds every rank of the job. Each (rank, name) is mapped in `key` as the
- * recorder's groups are. */
+ * the ranks whose dumps record entries in them (in rank order, as new_group sorts them) and the
+ * members that left no dump, put back (group_fill.h); the default group holds every rank of the
+ * job. Each (rank, name) is mapped in `key` as the recorder's groups are. */
 static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups *g) {
     evidence_list ev = { 0 };
     gather_evidence(in, key, &ev);
-    int rc = 0;
+    fa_fill_group *fill = calloc(ev.n + 1, sizeof *fill);
+    size_t nfill = 0;
+    int64_t top = job_top(in);
+    char *filled = NULL;
+    int rc = fill ? 0 : -1;
     for (size_t i = 0; i < ev.n && rc == 0; i++) {
+        fa_ranks_normalize(&ev.v[i].ranks);
+        if (strcmp(ev.v[i].desc, "default_pg") == 0) continue;
+        fill[nfill] = (fa_fill_group){ ev.v[i].name, ev.v[i].desc, { 0 }, { 0 } };
+        for (size_t k = 0; k < ev.v[i].ranks.n; k++)
+            fa_ranks_add(&fill[nfill].members, ev.v[i].ranks.v[k]);
+        nfill++;
+    }
+    if (rc == 0) rc = fa_fill_groups(in, fill, nfill, &top, &filled);
+    for (size_t i = 0, f = 0; i < ev.n && rc == 0; i++) {
         evidence *e = &ev.v[i];
+        bool whole_job = strcmp(e->desc, "default_pg") == 0;
         fa_ranks members = { 0 };
-        if (strcmp(e->desc, "default_pg") == 0) job_ranks(in, &members);
-        for (size_t k = 0; k < e->ranks.n; k++) fa_ranks_add(&members, e->ranks.v[k]);
+        if (whole_job) job_ranks(top, &members);
+        const fa_ranks *own = whole_job ? &e->ranks : &fill[f++].members;
+        for (size_t k = 0; k < own->n; k++) fa_ranks_add(&members, own->v[k]);
         fa_ranks_normalize(&members);
-        fa_ranks_normalize(&e->ranks);
         long idx = builder_add(b, e->name, e->desc, members.v, (uint32_t)members.n);
         fa_ranks_free(&members);
         if (idx < 0)
             rc = -1;
         else
-            b->v[idx].inferred = strcmp(e->desc, "default_pg") != 0;
+            b->v[idx].inferred = !whole_job;
         for (size_t r = 0; r < in->nranks && rc == 0; r++) {
             if (!fa_ranks_contains(&e->ranks, in->ranks[r].rank)) continue;
             char rk[640];
@@ -374,6 +397,13 @@ static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups 
         }
     }
     if (ev.n && rc == 0) note_inferred(in, g, &ev);
+    if (filled && rc == 0) add_inferred_note(g, filled);
+    free(filled);
+    for (size_t i = 0; i < nfill; i++) {
+        fa_ranks_free(&fill[i].members);
+        fa_ranks_free(&fill[i].added);
+    }
+    free(fill);
     for (size_t i = 0; i < ev.n; i++) fa_ranks_free(&ev.v[i].ranks);
     free(ev.v);
     fa_smap_free(&ev.at);

@@ -208,6 +208,7 @@ const char *fa_member_state_name(fa_member_state s) {
     case FA_MS_IN_FLIGHT: return "in flight (no entry)";
     case FA_MS_NEVER: return "never issued";
     case FA_MS_NO_DUMP: return "no dump";
+    case FA_MS_STALE: return "unknown (older dump)";
     }
     return "?";
 }
@@ -977,9 +978,45 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     }
     m->views = calloc(nviews + 1, sizeof *m->views);
     m->rank_newest_pending = calloc(in->nranks + 1, sizeof *m->rank_newest_pending);
-    if (!m->views || !m->rank_newest_pending) return -1;
-    for (size_t i = 0; i < nviews; i++) m->views[i] = (fa_view){ -1, -1, -1, false, false };
+    m->rank_stale = malloc((in->nranks + 1) * sizeof *m->rank_stale);
+    if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
+    for (size_t i = 0; i < nviews; i++)
+        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, false, false, false };
+    for (size_t r = 0; r <= in->nranks; r++) m->rank_stale[r] = (fa_stale){ -1, -1, -1 };
     return 0;
+}
+
+/* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
+ * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
+ * newest entry), which every member must have issued; a member with a dump that shows less was
+ * dumped before. Collectives only: a send completes without every member. */
+static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m) {
+    int64_t *proven = malloc((groups->n + 1) * sizeof *proven);
+    if (!proven) return;
+    for (size_t g = 0; g < groups->n; g++) proven[g] = -1;
+    for (size_t i = 0; i < m->nops; i++) {
+        const fa_op *o = &m->ops[i];
+        if (o->is_p2p || o->seq <= proven[o->group]) continue;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            if (c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(m, in, c)) {
+                proven[o->group] = o->seq;
+                break;
+            }
+        }
+    }
+    for (size_t g = 0; g < groups->n; g++) {
+        const fa_group *grp = &groups->v[g];
+        for (uint32_t p = 0; p < grp->nmembers && proven[g] >= 0; p++) {
+            const fa_view *v = view_of(m, (uint32_t)g, p);
+            long ri = grp->member_input[p];
+            if (ri < 0 || v->issued_max >= proven[g]) continue;
+            fa_stale *s = &m->rank_stale[ri];
+            if (s->group < 0 || proven[g] - v->issued_max > s->seq - s->issued)
+                *s = (fa_stale){ (long)g, proven[g], v->issued_max };
+        }
+    }
+    free(proven);
 }
 
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
@@ -1000,6 +1037,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
+    if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
     fa_walk_free(&walk);
@@ -1014,6 +1052,7 @@ void fa_match_free(fa_match *m) {
     free(m->view_at);
     free(m->views);
     free(m->rank_newest_pending);
+    free(m->rank_stale);
     memset(m, 0, sizeof *m);
 }
 

@@ -61,11 +61,20 @@ typedef enum fa_member_state {
     FA_MS_IN_FLIGHT, /* no entry, but issued and not completed by its counters */
     FA_MS_NEVER,     /* the member's dump shows it never issued it */
     FA_MS_NO_DUMP,   /* unknown: the member wrote no (readable) dump */
+    FA_MS_STALE,     /* unknown: the member's dump is older than its peers' (fa_stale) and does
+                      * not reach this op */
 } fa_member_state;
 
 const char *fa_member_state_name(fa_member_state state);
 static inline bool fa_member_state_pending(fa_member_state s) {
     return s == FA_MS_STARTED || s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
+}
+/* Not there for the others: it never issued the op, or nothing says whether it did. */
+static inline bool fa_member_state_absent(fa_member_state s) {
+    return s == FA_MS_NEVER || s == FA_MS_NO_DUMP || s == FA_MS_STALE;
+}
+static inline bool fa_member_state_unknown(fa_member_state s) {
+    return s == FA_MS_NO_DUMP || s == FA_MS_STALE;
 }
 
 /* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it. */
@@ -95,9 +104,21 @@ typedef struct fa_view {
     int64_t issued_max;    /* highest collective seq issued, -1 none known */
     int64_t completed_max; /* highest collective seq known completed, -1 none */
     int64_t pg_id;         /* -1 unknown */
+    int64_t window_min;    /* launch-numbered dumps (store.h): the lowest seq id its entries in
+                            * the group carry (collectives' and send/recv batches'); INT64_MAX */
     bool has_dump;
     bool has_entries;
+    bool launch_numbered; /* its dump's (fa_dump.launch_numbered) */
 } fa_view;
+
+/* A dump older than its peers': some member of `group` completed #seq there, which needs every
+ * member, while this rank's dump shows it issued no further than #issued. What it says it never
+ * issued after its dump was taken is unknown, and what it has pending may have completed since.
+ * group -1: the dump is not known to be older. */
+typedef struct fa_stale {
+    long group;
+    int64_t seq, issued;
+} fa_stale;
 
 typedef struct fa_match {
     fa_op *ops;
@@ -109,6 +130,7 @@ typedef struct fa_match {
     size_t *view_at;              /* per group: first index into views */
     fa_view *views;               /* per (group, member) */
     int64_t *rank_newest_pending; /* per input rank: record_id of its newest pending entry, -1 */
+    fa_stale *rank_stale;         /* per input rank */
     bool any_entries;
 } fa_match;
 
@@ -127,23 +149,39 @@ fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, s
 static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups,
                                                     size_t op, uint32_t member, const fa_call *c) {
     const fa_op *o = &m->ops[op];
+    if (c && c->state != FR_STATE_COMPLETED && m->rank_stale[c->rank_index].group >= 0)
+        return FA_MS_STALE; /* pending in an older dump: it may have completed since */
     if (c)
         return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED
                : c->state == FR_STATE_STARTED ? FA_MS_STARTED
                                               : FA_MS_SCHEDULED;
     const fa_group *g = &groups->v[o->group];
     if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
-    if (o->is_p2p) return FA_MS_NEVER;
     const fa_view *v = &m->views[m->view_at[o->group] + member];
+    bool stale = m->rank_stale[g->member_input[member]].group >= 0;
+    if (o->is_p2p) return stale ? FA_MS_STALE : FA_MS_NEVER;
+    /* inside a launch-numbered window, the seq id went to something else: not this collective */
+    if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)
+        return FA_MS_NEVER;
     if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
     if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
-    return FA_MS_NEVER;
+    return stale ? FA_MS_STALE : FA_MS_NEVER;
 }
+
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
 static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c,
                                             uint32_t k) {
     return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
+}
+/* Whether call c's completion is only gloo's "retired" on its rank's newest entry: the op ended,
+ * but it may have failed (a peer died or aborted) as well as completed. Anything the rank
+ * recorded after it says it went on, so an earlier one did complete. */
+static inline bool fa_call_end_uncertain(const fa_match *m, const fa_input *in, const fa_call *c) {
+    if (c->state != FR_STATE_COMPLETED || !c->nentries) return false;
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    uint32_t last = m->entry_refs[c->entries_at + c->nentries - 1];
+    return last + 1 == d->nentries && fa_entry_traits(in->store, &d->entries[last])->ended;
 }
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
 static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c,

@@ -198,10 +198,16 @@ static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_sta
 
 /* Only stores that change something: a view shared by a cache line with another walker's
  * rank should not bounce between the cores. */
-static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id) {
+static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id, const fa_dump *d,
+                          bool p2p) {
     if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
     if (v->pg_id < 0) v->pg_id = pg_id;
     if (!v->has_entries) v->has_entries = true;
+    if (d->launch_numbered) {
+        int64_t launch = p2p ? e->p2p_seq_id : e->collective_seq_id;
+        if (launch > 0 && launch < v->window_min) v->window_min = launch;
+        if (!v->launch_numbered) v->launch_numbered = true;
+    }
 }
 
 /* Group and position of each of the rank's pg slots, looked up once per rank, not per entry. */
@@ -310,7 +316,7 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     const fa_opinfo *name = fa_store_op(w->in->store, t->name);
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-    note_progress(v, e, d->pgs[e->pg].pg_id);
+    note_progress(v, e, d->pgs[e->pg].pg_id, d, t->is_p2p || name->is_send || name->is_recv);
     if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
         m->rank_newest_pending[rank_index] = e->record_id;
     w->any_entries = true;

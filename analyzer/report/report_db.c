@@ -795,6 +795,21 @@ static const char *evidence_kind_name(fa_evidence_kind k) {
     return "?";
 }
 
+/* verdict.alternatives: the explanations the dumps allow when they cannot pin the root cause
+ * down, each with the ranks at fault if it is the truth; [] when the culprits are the answer. */
+static void write_alternatives(jw *w, const fa_analysis *a) {
+    jw_key(w, "alternatives");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->verdict.nalternatives; i++) {
+        const fa_alternative *alt = &a->verdict.alternatives[i];
+        jw_open(w, '{');
+        jw_ints(w, "ranks", alt->ranks.v, alt->ranks.n);
+        jw_str(w, "explanation", alt->explanation ? alt->explanation : "");
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+}
+
 /* verdict.culprit_evidence (every row, uncapped) and verdict.wait_chain (levels, root first). */
 static void write_explanation(jw *w, const fa_analysis *a) {
     jw_key(w, "culprit_evidence");
@@ -868,6 +883,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         jw_str(&w, "status", fa_status_name(a->verdict.status));
         jw_ints(&w, "culprit_ranks", a->verdict.culprits.v, a->verdict.culprits.n);
         jw_str(&w, "summary", a->verdict.summary ? a->verdict.summary : "");
+        write_alternatives(&w, a);
         write_explanation(&w, a);
         jw_close(&w, '}');
         jw_close(&w, '}');

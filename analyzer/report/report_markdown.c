@@ -29,6 +29,20 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     fputc('\n', out);
 }
 
+static void print_alternatives(const fa_analysis *a, FILE *out) {
+    const fa_verdict *v = &a->verdict;
+    if (!v->nalternatives) return;
+    fputs("## Explanations the dumps allow\n\n", out);
+    for (size_t i = 0; i < v->nalternatives; i++) {
+        char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n);
+        fprintf(out, "- ranks %s: %s\n", who ? who : "?", v->alternatives[i].explanation);
+        free(who);
+    }
+    fputs("\n_None of these ranks is proven at fault; each rank's stack at dump time, or a backend "
+          "that records send/recv, would tell them apart._\n\n",
+          out);
+}
+
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     if (!v->levels[1].ranks.n && !v->nexplained_p2p)
@@ -60,6 +74,7 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
               "rank._\n\n",
               out);
     print_culprits(a, opt, out);
+    print_alternatives(a, out);
     print_wait_chain(a, opt, out);
     size_t hidden = 0;
     for (int warnings = 0; warnings < 2; warnings++) {

@@ -120,6 +120,27 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     fputc('\n', out);
 }
 
+/* The explanations the dumps allow, when they cannot pin the root cause down. */
+static void print_alternatives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    const fa_verdict *v = &a->verdict;
+    if (!v->nalternatives) return;
+    fputs("the dumps allow more than one explanation (none of these ranks is proven at fault):\n\n",
+          out);
+    for (size_t i = 0; i < v->nalternatives; i++) {
+        char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n),
+             *line = NULL;
+        if (asprintf(&line, "%s: %s", who ? who : "?", v->alternatives[i].explanation) >= 0)
+            fa_wrap_print(out, "  - ", "    ", line, opt->width);
+        free(line);
+        free(who);
+    }
+    fa_wrap_print(out, "  ", "  ",
+                  "what would tell them apart: each rank's stack at dump time (py-spy dump, or the "
+                  "recorder's frtrace_stacks), or a backend that records send/recv",
+                  opt->width);
+    fputc('\n', out);
+}
+
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     if (!v->levels[1].ranks.n && !v->nexplained_p2p)
@@ -183,6 +204,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
               "rank)\n\n",
               out);
     print_culprits(a, opt, out);
+    print_alternatives(a, opt, out);
     print_wait_chain(a, opt, out);
     size_t number = 0, hidden = 0;
     bool header[2] = { false, false };

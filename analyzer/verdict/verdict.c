@@ -19,6 +19,7 @@
 #include "parallel.h"
 #include "verdict_explain.h"
 #include "verdict_graph.h"
+#include "verdict_possible.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,9 @@ static int collect_ranks(decider *d) {
                                     .missing_op = -1,
                                     .lag_op = -1,
                                     .lag_record = INT64_MAX,
-                                    .broken_op = -1 };
+                                    .broken_op = -1,
+                                    .failed_op = -1,
+                                    .p2p_group = -1 };
     fa_ranks_free(&all);
     d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
     if (!d->unseen) return -1;
@@ -63,6 +66,10 @@ static int collect_ranks(decider *d) {
     } else {
         for (size_t i = 0; i < d->nfacts; i++)
             fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+    }
+    for (size_t i = 0; i < d->in->nranks; i++) { /* older than its peers' (match.h, fa_stale) */
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
     }
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {
@@ -205,6 +212,15 @@ static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pen
     return 0;
 }
 
+/* GPU lag is a stream that stopped completing work: said only of a dump that is as new as its
+ * peers', from a backend whose calls are enqueued on a GPU (gloo runs them on the CPU, and its
+ * "retired" marks a failed op as one that completed). */
+static bool lag_possible(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+    return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
+}
+
 static int build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -253,12 +269,13 @@ static int build_graph(decider *d) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
                 int64_t rec = fa_vg_call_record(d, i, p);
-                if (completed && (!f->lag || rec < f->lag_record)) {
+                if (completed && lag_possible(d, (size_t)node) &&
+                    (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
                     f->lag_op = (long)i;
                     f->lag_record = rec;
                 }
-            } else if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) {
+            } else if (fa_member_state_absent(s)) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
@@ -273,199 +290,14 @@ static int build_graph(decider *d) {
     return index_edges(g);
 }
 
-/* ------------------------------------------------ what the backend did not record ---- */
-
-#define NO_EDGE SIZE_MAX
-
-/* The possible waits added while looking at idle ranks: edges [indexed, nedges) of the graph,
- * not in its CSR index yet but chained per node, so that the index is rebuilt once, after them
- * all, while each search still sees every edge added so far. Also the searches' scratch. */
-typedef struct added_edges {
-    size_t indexed;
-    size_t *head; /* per node: its newest added edge, NO_EDGE none */
-    size_t *next; /* per added edge e, at e - indexed: its node's added edge before it */
-    size_t cap;
-    uint8_t *seen;
-    uint32_t *queue;
-} added_edges;
-
-static int chain_added_edge(added_edges *a, const graph *g) {
-    size_t e = g->nedges - 1;
-    if (fr_grow((void **)&a->next, &a->cap, e - a->indexed + 1, sizeof *a->next, 64)) return -1;
-    a->next[e - a->indexed] = a->head[g->from[e]];
-    a->head[g->from[e]] = e;
-    return 0;
+/* The k-th neighbour of v over its proven edges; false past the last. */
+static bool neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
+    if (k >= g->edge_at[v + 1] - g->edge_at[v]) return false;
+    *w = g->edges[g->edge_at[v] + k];
+    return true;
 }
 
-static void enqueue(added_edges *a, size_t *tail, uint32_t node) {
-    if (a->seen[node]) return;
-    a->seen[node] = 1;
-    a->queue[(*tail)++] = node;
-}
-
-/* Breadth-first: whether `goal` can be reached from `start` along the graph's edges, the indexed
- * ones and those added since. */
-static bool reaches(const graph *g, added_edges *a, uint32_t start, uint32_t goal) {
-    memset(a->seen, 0, g->nnodes);
-    size_t head = 0, tail = 0;
-    enqueue(a, &tail, start);
-    while (head < tail) {
-        uint32_t n = a->queue[head++];
-        if (n == goal) return true;
-        for (size_t e = g->edge_at[n]; e < g->edge_at[n + 1]; e++) enqueue(a, &tail, g->edges[e]);
-        for (size_t e = a->head[n]; e != NO_EDGE; e = a->next[e - a->indexed])
-            enqueue(a, &tail, g->to[e]);
-    }
-    return false;
-}
-
-typedef struct idle_rank {
-    uint32_t node;
-    int64_t newest_ns;
-} idle_rank;
-
-static int newest_first(const void *a, const void *b) {
-    const idle_rank *x = a, *y = b;
-    return (x->newest_ns < y->newest_ns) - (x->newest_ns > y->newest_ns);
-}
-
-/* The group of the rank's newest entry, or -1; *seq its collective seq. */
-static long newest_group(const decider *d, size_t ri, int64_t *seq) {
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    if (!dump->nentries) return -1;
-    const fa_entry *e = &dump->entries[dump->nentries - 1];
-    *seq = fa_entry_traits(d->in->store, e)->is_p2p ? -1 : e->collective_seq_id;
-    return fa_groups_find(d->groups, ri, dump->pgs[e->pg].name);
-}
-
-/* Its newest collective ended (gloo retires an operation that failed, as one that completed)
- * while another member still has it pending: it failed, its peer gone. */
-static bool newest_failed(const decider *d, size_t ri) {
-    int64_t seq;
-    long gi = newest_group(d, ri, &seq);
-    if (gi < 0 || seq < 0) return false;
-    const fa_group *grp = &d->groups->v[gi];
-    for (uint32_t m = 0; m < grp->nmembers; m++) {
-        const fa_view *v = &d->m->views[d->m->view_at[gi] + m];
-        if (grp->member_input[m] != (long)ri && v->issued_max >= seq && v->completed_max < seq)
-            return true;
-    }
-    return false;
-}
-
-/* Its newest entry is in a group rebuilt from the dumps (a rank without a dump may belong). */
-static bool newest_in_inferred(const decider *d, size_t ri) {
-    int64_t seq;
-    long gi = newest_group(d, ri, &seq);
-    return gi >= 0 && d->groups->v[gi].inferred && d->groups->without_dump.n;
-}
-
-/* Marks every rank with nothing pending from a backend that records no send/recv (gloo) idle,
- * and returns those of them that others wait for, whose newest operation failed, or whose newest
- * group may hold a rank without a dump: each may be blocked in a send or recv the dump cannot show,
- * or have lost its peer. */
-static size_t idle_without_p2p_records(decider *d, idle_rank *out, size_t cap) {
-    size_t n = 0;
-    for (size_t r = 0; r < d->nfacts && n < cap; r++) {
-        rank_facts *f = &d->facts[r];
-        long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
-        if (ri < 0 || fa_vg_node_pending(d, r) || !d->in->ranks[ri].dump->records_no_p2p) continue;
-        f->idle = true;
-        if (f->waited || newest_failed(d, (size_t)ri) || newest_in_inferred(d, (size_t)ri))
-            out[n++] = (idle_rank){ (uint32_t)r, d->in->ranks[ri].dump->newest_ns };
-    }
-    return n;
-}
-
-/* A possible wait of an idle rank on a peer, kept unless the peer already waits on the rank (a
- * real wait outranks a possible one). 1 when added, 0 when not, -1 when out of memory. */
-/* Whether the idle rank `a` went further than the idle rank `b`: its newest entry is another
- * operation than b's, created later. Of two idle ranks at the same point neither is ahead, and
- * the evidence cannot say which waits for which: both stay named. */
-static bool ahead_of(const decider *d, const rank_facts *a, const rank_facts *b) {
-    long ia = fa_input_find(d->in, a->rank), ib = fa_input_find(d->in, b->rank);
-    if (ia < 0 || ib < 0) return false;
-    const fa_dump *x = d->in->ranks[ia].dump, *y = d->in->ranks[ib].dump;
-    if (!x->nentries || !y->nentries || x->newest_ns <= y->newest_ns) return false;
-    int64_t sx, sy;
-    long gx = newest_group(d, (size_t)ia, &sx), gy = newest_group(d, (size_t)ib, &sy);
-    return gx != gy || sx != sy;
-}
-
-static int maybe_wait(decider *d, uint32_t node, long peer, added_edges *a) {
-    if (peer < 0 || (uint32_t)peer == node || reaches(&d->g, a, (uint32_t)peer, node)) return 0;
-    if (d->facts[peer].idle && !ahead_of(d, &d->facts[node], &d->facts[peer])) return 0;
-    if (add_edge(&d->g, node, (uint32_t)peer) || chain_added_edge(a, &d->g)) return -1;
-    rank_facts *f = &d->facts[node], *p = &d->facts[peer];
-    f->maybe_in_p2p = true;
-    if (!p->has_dump && f->missing_op >= 0) { /* then the ranks waiting on it wait on the peer */
-        p->waited = true;
-        note_waited(d, &p->missing_op, &p->missing_waiters, (size_t)f->missing_op,
-                    f->missing_waiters);
-    }
-    return 1;
-}
-
-/* What an idle rank of a backend that records no send/recv may be blocked on: the other members
- * of its groups whose op ids show operations the backend ran but did not record (a send or recv
- * with one of them); and, when its newest entry is in a group rebuilt from the dumps, the ranks
- * without a dump, which may belong to it (gloo marks an operation that failed because its peer
- * died retired, as it does one that completed). Ranks that went further (newer last entry) are
- * taken first, so of two idle peers the one behind stays the root. */
-static int wait_in_unrecorded_p2p(decider *d, uint32_t node, added_edges *a) {
-    long ri = fa_input_find(d->in, d->facts[node].rank);
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t k = 0; k < dump->npgs; k++) {
-        long gi = dump->pgs[k].skips_op_ids
-                      ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
-                      : -1;
-        if (gi < 0) continue;
-        const fa_group *grp = &d->groups->v[gi];
-        for (uint32_t m = 0; m < grp->nmembers; m++)
-            if (maybe_wait(d, node, grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1,
-                           a) < 0)
-                return -1;
-    }
-    int64_t seq;
-    long newest = newest_group(d, (size_t)ri, &seq);
-    if (newest < 0) return 0;
-    const fa_group *grp = &d->groups->v[newest];
-    for (size_t u = 0; u < d->nunseen; u++) {
-        uint32_t r = d->unseen[u];
-        bool member = grp->inferred || fa_group_position(grp, d->facts[r].rank) >= 0;
-        if (member && (grp->inferred || newest_failed(d, (size_t)ri)) &&
-            maybe_wait(d, node, (long)r, a) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Bounded: a gloo job has a handful of such ranks; thousands would make this quadratic. */
-#define MAX_IDLE_CHECKED 256
-
-static int add_unrecorded_p2p_waits(decider *d) {
-    size_t nodes = d->g.nnodes;
-    idle_rank *idle = malloc(MAX_IDLE_CHECKED * sizeof *idle);
-    added_edges a = { .indexed = d->g.nedges,
-                      .head = malloc((nodes + 1) * sizeof *a.head),
-                      .seen = malloc(nodes + 1),
-                      .queue = malloc((nodes + 1) * sizeof *a.queue) };
-    int rc = idle && a.head && a.seen && a.queue ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < nodes; i++) a.head[i] = NO_EDGE;
-    size_t n = rc ? 0 : idle_without_p2p_records(d, idle, MAX_IDLE_CHECKED);
-    qsort(idle, n, sizeof *idle, newest_first);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (wait_in_unrecorded_p2p(d, idle[i].node, &a) < 0) rc = -1;
-    if (rc == 0 && d->g.nedges > a.indexed) rc = index_edges(&d->g);
-    free(idle);
-    free(a.head);
-    free(a.next);
-    free(a.seen);
-    free(a.queue);
-    return rc;
-}
-
-/* Iterative Tarjan: d->comp[node] = component id. */
+/* Iterative Tarjan over the proven edges: d->comp[node] = component id. */
 static int components(decider *d) {
     graph *g = &d->g;
     size_t n = g->nnodes;
@@ -482,16 +314,16 @@ static int components(decider *d) {
         if (index[root] >= 0) continue;
         call[cp++] = (uint32_t)root;
         index[root] = low[root] = counter++;
-        next_edge[root] = g->edge_at[root];
+        next_edge[root] = 0;
         stack[sp++] = (uint32_t)root;
         on[root] = true;
         while (cp) {
-            uint32_t v = call[cp - 1];
-            if (next_edge[v] < g->edge_at[v + 1]) {
-                uint32_t w = g->edges[next_edge[v]++];
+            uint32_t v = call[cp - 1], w;
+            if (neighbor(g, v, next_edge[v], &w)) {
+                next_edge[v]++;
                 if (index[w] < 0) {
                     index[w] = low[w] = counter++;
-                    next_edge[w] = g->edge_at[w];
+                    next_edge[w] = 0;
                     stack[sp++] = w;
                     on[w] = true;
                     call[cp++] = w;
@@ -501,12 +333,12 @@ static int components(decider *d) {
                 continue;
             }
             if (low[v] == index[v]) {
-                uint32_t w;
+                uint32_t top;
                 do {
-                    w = stack[--sp];
-                    on[w] = false;
-                    d->comp[w] = (uint32_t)d->ncomps;
-                } while (w != v);
+                    top = stack[--sp];
+                    on[top] = false;
+                    d->comp[top] = (uint32_t)d->ncomps;
+                } while (top != v);
                 d->ncomps++;
             }
             cp--;
@@ -599,6 +431,10 @@ static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind k
     if (!x) return NULL;
     x->cause = cause;
     members_in_state(d, (size_t)op, fa_member_state_pending, &x->others);
+    for (size_t i = 0; i < d->nfacts; i++) /* blocked by it too: their op with it failed */
+        if (d->facts[i].failed && d->facts[i].failed_op == op)
+            fa_ranks_add(&x->others, d->facts[i].rank);
+    fa_ranks_normalize(&x->others);
     fa_imap_put(index, key, (uint64_t)(x - d->findings->v));
     return x;
 }
@@ -628,6 +464,13 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
                               x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
                               waiting, x->others.n > 1 ? "" : "s", group, label);
+    } else if (x->kind == FA_MISSING_DUMP && x->others.n &&
+               d->facts[fa_vg_rank_node(d, x->others.v[0])].failed_op == x->op) {
+        fa_finding_set_detail(x,
+                              "rank%s %s wrote no dump; the %s %s of rank%s %s with it ended "
+                              "(failed: gloo retires an op whose peer is gone), and %s stopped",
+                              x->ranks.n > 1 ? "s" : "", who, group, label,
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "they" : "it");
     } else if (x->kind == FA_MISSING_DUMP) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
                               x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
@@ -732,17 +575,32 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
  * skipped a collective and went on to the next group's), the rank's own history tells the
  * skipper from its victim: the step before, which of the two groups came first. When the op it
  * is pending in (group H, #t) comes before the one it is missing (group G, #s) in its program,
- * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. */
+ * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. In one
+ * group (the recorder numbers send/recv batches and collectives alike, so a rank that left one
+ * out holds another op at its number) the numbers say it: pending at #t < #s, a victim. */
+/* The op nodes the rank waits in within its component, one at a time: *at walks its edges. */
+static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
+    while (*at < d->g.edge_at[node + 1]) {
+        uint32_t x = d->g.edges[(*at)++];
+        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
+        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+        if (!pending->is_p2p) return pending;
+    }
+    return NULL;
+}
+
 static bool blocked_before(const decider *d, size_t node) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
-    const fa_op *missing = &d->m->ops[f->missing_op];
-    if (ri < 0 || missing->is_p2p || missing->seq < 2) return false;
-    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++) {
-        uint32_t x = d->g.edges[e];
-        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
-        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
-        if (pending->is_p2p || pending->group == missing->group || pending->seq < 2) continue;
+    const fa_op *missing = &d->m->ops[f->missing_op], *pending;
+    if (ri < 0 || missing->is_p2p) return false;
+    /* one group first (launch-numbered dumps, where another op took the missing one's number):
+     * pending before it, the rank never got there; pending after it, it went past */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group) return pending->seq < missing->seq;
+    if (missing->seq < 2) return false;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        if (pending->seq < 2) continue;
         int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
         int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
         if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
@@ -788,13 +646,15 @@ static void judge_sinks(decider *d) {
     size_t *at = NULL;
     uint32_t *nodes = NULL;
     if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
-    for (size_t n = 0; n < d->g.nnodes; n++)
-        for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
-            if (d->comp[d->g.edges[e]] != d->comp[n])
+    for (size_t n = 0; n < d->g.nnodes; n++) {
+        uint32_t w;
+        for (size_t k = 0; neighbor(&d->g, n, k, &w); k++) {
+            if (d->comp[w] != d->comp[n])
                 leaves[d->comp[n]] = true;
             else
                 busy[d->comp[n]] = true;
         }
+    }
     size_t first = d->findings->n;
     fa_imap missing = { 0 };
     for (uint32_t c = 0; c < d->ncomps; c++) {
@@ -820,7 +680,8 @@ static void judge_sinks(decider *d) {
             } else if (any_lag && f->lag) {
                 f->culprit = true;
                 blame_lag(d, f);
-            } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused) {
+            } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused &&
+                       f->doubt == FA_DOUBT_NONE) { /* doubts: verdict_possible.c */
                 f->culprit = true;
                 blame_missing(d, f, &missing);
             }
@@ -896,7 +757,8 @@ static bool only_lost_dumps(const decider *d) {
     for (size_t i = 0; i < d->nfacts; i++) {
         if (!d->facts[i].has_dump) continue;
         int64_t r = d->facts[i].rank;
-        if (!d->facts[i].maybe_in_p2p && !fa_ranks_contains(&d->v->levels[1].ranks, r) &&
+        if (!d->facts[i].maybe_in_p2p && !d->facts[i].failed &&
+            !fa_ranks_contains(&d->v->levels[1].ranks, r) &&
             !fa_ranks_contains(&d->v->levels[2].ranks, r))
             return true;
     }
@@ -908,7 +770,8 @@ static void say_lost_dumps(decider *d) {
     for (size_t i = 0; i < d->nfacts; i++) {
         if (!d->facts[i].has_dump) continue;
         int64_t r = d->facts[i].rank;
-        bool waits = d->facts[i].maybe_in_p2p || fa_ranks_contains(&d->v->levels[1].ranks, r) ||
+        bool waits = d->facts[i].maybe_in_p2p || d->facts[i].failed ||
+                     fa_ranks_contains(&d->v->levels[1].ranks, r) ||
                      fa_ranks_contains(&d->v->levels[2].ranks, r);
         fa_ranks_add(waits ? &waiting : &idle, r);
     }
@@ -1003,6 +866,92 @@ static bool culprit_kind(fa_finding_kind k) {
 
 static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
 
+/* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
+ * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). */
+static bool most_ranks_lost(const decider *d) { return d->nunseen * 2 > d->nfacts; }
+
+static void say_most_lost(decider *d) {
+    fa_verdict *v = d->v;
+    fa_ranks lost = { 0 };
+    for (size_t i = 0; i < d->nunseen; i++) fa_ranks_add(&lost, d->facts[d->unseen[i]].rank);
+    char *who = short_ranks(&lost);
+    free(v->summary);
+    v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&v->summary,
+                 "inconclusive: %zu of %zu ranks left no readable dump (ranks %s); the %zu that "
+                 "did cannot speak for the job",
+                 d->nunseen, d->nfacts, who ? who : "?", d->nfacts - d->nunseen) < 0)
+        v->summary = NULL;
+    free(who);
+    fa_ranks_free(&lost);
+    fa_ranks_free(&v->culprits);
+    for (size_t i = 0; i < v->nalternatives; i++) {
+        fa_ranks_free(&v->alternatives[i].ranks);
+        free(v->alternatives[i].explanation);
+    }
+    free(v->alternatives);
+    v->alternatives = NULL;
+    v->nalternatives = 0;
+}
+
+/* "rank 4 or 5 in PIPELINE_MODEL_PARALLEL_GROUP", "one of ranks 3,7,9" */
+static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, size_t len) {
+    fa_ranks who = { 0 };
+    const fa_group *g = NULL, *p2p = NULL;
+    for (size_t i = 0; i < a->n; i++) {
+        const rank_facts *f = &d->facts[a->options[i].node];
+        fa_ranks_add(&who, f->rank);
+        if (!p2p && f->p2p_group >= 0) p2p = &d->groups->v[f->p2p_group];
+        if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
+    }
+    if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
+    const char *where = !g                                                ? NULL
+                        : g->desc[0] && strcmp(g->desc, "undefined") != 0 ? g->desc
+                                                                          : g->id;
+    fa_ranks_normalize(&who);
+    char *list = short_ranks(&who);
+    if (who.n == 2)
+        snprintf(buf, len, "rank %lld or %lld%s%.80s", (long long)who.v[0], (long long)who.v[1],
+                 where ? " in " : "", where ? where : "");
+    else
+        snprintf(buf, len, "one of ranks %s%s%.80s", list ? list : "?", where ? " in " : "",
+                 where ? where : "");
+    free(list);
+    fa_ranks_free(&who);
+}
+
+/* The dumps leave the root cause open between some ranks (verdict_possible.c): the summary
+ * says between which, after the culprits it could name, and why it cannot tell. */
+static void say_ambiguous(decider *d) {
+    if (!d->nambiguities) return;
+    bool p2p = false, lost = false;
+    char clauses[600] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
+        char one[300];
+        ambiguity_clause(d, &d->ambiguities[i], one, sizeof one);
+        at += (size_t)snprintf(clauses + at, sizeof clauses - at, "%s%s", i ? "; " : "", one);
+        for (size_t k = 0; k < d->ambiguities[i].n; k++) {
+            const char *why = d->ambiguities[i].options[k].why;
+            const rank_facts *f = &d->facts[d->ambiguities[i].options[k].node];
+            p2p |= why == FA_WHY_SKIPPED_P2P || f->maybe_in_p2p;
+            lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
+        }
+    }
+    const char *why = p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
+                      : p2p       ? "one never sent, never received or stopped: gloo records no "
+                                    "send/recv"
+                                  : "a lost or older dump hides which stopped";
+    char *text = NULL;
+    if (d->v->summary) {
+        if (asprintf(&text, "%s; and %s (%s)", d->v->summary, clauses, why) < 0) text = NULL;
+    } else if (asprintf(&text, "hang: %s (%s)", clauses, why) < 0) {
+        text = NULL;
+    }
+    free(d->v->summary);
+    d->v->summary = text;
+}
+
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
@@ -1017,8 +966,9 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     int rc = d.members && d.states ? collect_ranks(&d) : -1;
     if (rc == 0) rc = read_self_reports(&d);
     if (rc == 0) rc = build_graph(&d);
-    if (rc == 0) rc = add_unrecorded_p2p_waits(&d);
+    if (rc == 0) rc = fa_vg_add_possible_waits(&d);
     if (rc == 0) rc = components(&d);
+    if (rc == 0) rc = fa_vg_weigh_doubts(&d);
     if (rc == 0) {
         judge_sinks(&d);
         size_t after_sinks = findings->n;
@@ -1041,20 +991,27 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                     fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
         }
         fa_ranks_normalize(&v->culprits);
+        if (mismatch) fa_vg_free_ambiguities(&d); /* the mismatch is the cause */
         if (fa_verdict_explain(&d, before) != 0) rc = -1;
+        if (rc == 0 && fa_vg_alternatives(&d) != 0) rc = -1;
         note_idle_missing_dumps(&d);
         if (mismatch) {
             v->status = FA_STATUS_MISMATCH;
             summarize(&d, "mismatch", fa_finding_is_mismatch, 0, NULL);
-        } else if (v->culprits.n && only_lost_dumps(&d)) {
+        } else if (stuck_in_api.n && !v->culprits.n && !stuck && !d.nambiguities) {
+            say_stuck(&d, &stuck_in_api); /* its own dump says more than the missing ones */
+        } else if (most_ranks_lost(&d)) {
+            say_most_lost(&d);
+        } else if (v->culprits.n && !d.nambiguities && only_lost_dumps(&d)) {
             v->status = FA_STATUS_INCONCLUSIVE;
             say_lost_dumps(&d);
             fa_ranks_free(&v->culprits);
-        } else if (v->culprits.n || stuck) {
+        } else if (v->culprits.n || stuck || d.nambiguities) {
             v->status = FA_STATUS_HANG;
-            summarize(&d, "hang", culprit_kind, before, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
-        } else if (stuck_in_api.n) {
-            say_stuck(&d, &stuck_in_api);
+            if (v->culprits.n || stuck)
+                summarize(&d, "hang", culprit_kind, before,
+                          any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+            say_ambiguous(&d);
         } else if (!m->any_entries) {
             v->status = FA_STATUS_INCONCLUSIVE;
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
@@ -1066,6 +1023,11 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         fa_ranks_free(&stuck_in_api);
         if (v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(&d);
     }
+    fa_vg_free_ambiguities(&d);
+    free(d.g.pedge_at);
+    free(d.g.pedges);
+    free(d.g.pfrom);
+    free(d.g.pto);
     free(d.members);
     free(d.states);
     free(d.facts);
@@ -1095,6 +1057,11 @@ void fa_verdict_free(fa_verdict *v) {
         fa_ranks_free(&v->levels[l].waits_for);
         free(v->levels[l].via);
     }
+    for (size_t i = 0; i < v->nalternatives; i++) {
+        fa_ranks_free(&v->alternatives[i].ranks);
+        free(v->alternatives[i].explanation);
+    }
+    free(v->alternatives);
     free(v->summary);
     memset(v, 0, sizeof *v);
 }

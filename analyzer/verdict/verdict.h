@@ -86,6 +86,15 @@ typedef struct fa_wait_level {
 
 #define FA_WAIT_LEVELS 3
 
+/* One explanation the dumps allow when they cannot pin the root cause down (verdict_possible.c):
+ * the ranks at fault if it is the truth, and in words. */
+typedef struct fa_alternative {
+    fa_ranks ranks;
+    char *explanation;
+} fa_alternative;
+
+#define FA_MAX_ALTERNATIVES 16
+
 typedef struct fa_verdict {
     fa_status status;
     fa_ranks culprits;
@@ -96,6 +105,8 @@ typedef struct fa_verdict {
     size_t nevidence, evidence_cap;
     fa_wait_level levels[FA_WAIT_LEVELS];
     size_t nexplained_p2p; /* p2p_unmatched findings explained by the hang (finding.explained) */
+    fa_alternative *alternatives; /* empty when the culprits are the whole answer */
+    size_t nalternatives;
 } fa_verdict;
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,

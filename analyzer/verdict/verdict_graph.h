@@ -46,9 +46,29 @@ typedef struct rank_facts {
     bool maybe_in_p2p; /* idle, but may be blocked in a send/recv its backend did not record */
     bool idle;         /* nothing pending, from a backend that records no send/recv */
     bool excused;      /* waited on, but its own history shows it blocked before that op */
+    bool stale;        /* its dump is older than its peers' (fa_stale) */
+    bool failed;       /* gloo: its newest op ended while a member never joined it or still has it
+                        * pending: it failed, its peer gone (it waits on the members without a
+                        * dump, possibly) */
+    long failed_op;
+    bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
+                         * send/recv that it skipped (verdict_possible.c) */
+    uint32_t blamed_by; /* that peer's node */
+    long p2p_group;     /* a group where it may be blocked in (or have skipped) a send/recv, -1 */
+    uint8_t doubt;      /* fa_doubt: what verdict_possible.c made of a rank that may be a root */
 } rank_facts;
 
-/* The wait graph: an edge a -> b says a waits on b. */
+/* A rank that waits on nobody the dumps show, but might: what the possible waits make of it. */
+typedef enum fa_doubt {
+    FA_DOUBT_NONE,      /* proven, or nothing possible: judged from proof */
+    FA_DOUBT_EXCUSED,   /* it may be blocked on ranks that explain it: not a root cause */
+    FA_DOUBT_AMBIGUOUS, /* one of an ambiguity's options (decider.ambiguities) */
+} fa_doubt;
+
+/* The wait graph: an edge a -> b says a waits on b. The edges the dumps prove come first
+ * (edge_at, edges); the possible ones, which the dumps cannot rule out (verdict_possible.c), are
+ * kept apart (pedge_at, pedges), so that "has something pending" stays a proven fact while the
+ * components see both. */
 typedef struct graph {
     size_t nnodes, nrank_nodes;
     size_t *edge_at; /* CSR */
@@ -56,7 +76,23 @@ typedef struct graph {
     uint32_t *from, *to;
     size_t nedges, cap;
     long *op_of_node; /* node -> op for op nodes */
+    size_t *pedge_at; /* possible edges, CSR over every node (NULL: none) */
+    uint32_t *pedges;
+    uint32_t *pfrom, *pto;
+    size_t npedges, pcap;
 } graph;
+
+/* One way the dumps allow: the ranks that are root causes if it is the truth. */
+typedef struct fa_option {
+    uint32_t node;
+    const char *why; /* FA_WHY_* */
+} fa_option;
+
+/* A sink of the graph whose root cause the dumps cannot pin down: one of its options. */
+typedef struct ambiguity {
+    fa_option *options;
+    size_t n;
+} ambiguity;
 
 /* Everything the verdict works with while deciding; fa_verdict_decide owns and frees it. */
 typedef struct decider {
@@ -80,6 +116,8 @@ typedef struct decider {
     size_t ndense;
     uint32_t *unseen; /* the nodes of ranks without a (readable) dump */
     size_t nunseen;
+    ambiguity *ambiguities; /* verdict_possible.c */
+    size_t nambiguities;
 } decider;
 
 /* The node of a rank, or -1. */
@@ -99,6 +137,14 @@ static inline bool fa_vg_is_completed(fa_member_state s) { return s == FA_MS_COM
 static inline bool fa_vg_is_started(fa_member_state s) { return s == FA_MS_STARTED; }
 static inline bool fa_vg_is_scheduled(fa_member_state s) {
     return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
+}
+
+/* The node's possible edges (none when the graph has no possible edges). */
+static inline size_t fa_vg_possible_begin(const graph *g, size_t node) {
+    return g->pedge_at ? g->pedge_at[node] : 0;
+}
+static inline size_t fa_vg_possible_end(const graph *g, size_t node) {
+    return g->pedge_at ? g->pedge_at[node + 1] : 0;
 }
 
 /* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */

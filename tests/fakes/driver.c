@@ -7,6 +7,7 @@
  * the world, a grouped send to the next rank and receive from the previous one, all_to_all and
  * all_gather on its half, then waits for its stream. Faults, from the environment:
  *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
+ *   OMIT=r@s        rank r leaves out step s's all_reduce and goes on with the rest
  *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
  *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
  *   CRASH=r@s       rank r raises SIGSEGV before step s (arming libasig-trap.so if preloaded)
@@ -101,7 +102,7 @@ static void coalesced_step(ncclComm_t world, ncclComm_t half, cudaStream_t s) {
 static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_t half,
                      cudaStream_t s) {
     fault skip = parse_fault("SKIP"), stall = parse_fault("STALL"), crash = parse_fault("CRASH");
-    fault mismatch = parse_fault("MISMATCH");
+    fault mismatch = parse_fault("MISMATCH"), omit = parse_fault("OMIT");
     int slow_rank = -1, slow_ms = 0;
     const char *slow = getenv("SLOW");
     if (slow) sscanf(slow, "%d:%d", &slow_rank, &slow_ms);
@@ -117,7 +118,8 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
         for (;;) pause(); /* stuck in CPU code: never issues the all_reduce */
     if (rank == stall.rank && step == stall.step) fakecuStreamStall((CUstream)s);
     size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
-    CHECK(ncclAllReduce(NULL, NULL, count, ncclFloat, ncclSum, world, s));
+    if (rank != omit.rank || step != omit.step)
+        CHECK(ncclAllReduce(NULL, NULL, count, ncclFloat, ncclSum, world, s));
     CHECK(ncclGroupStart());
     CHECK(ncclSend(NULL, 256, ncclBfloat16, (rank + 1) % nranks, world, s));
     CHECK(ncclRecv(NULL, 256, ncclBfloat16, (rank + nranks - 1) % nranks, world, s));

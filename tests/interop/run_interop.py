@@ -26,6 +26,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gloo_job import FAULTS, SLOW  # noqa: E402
+import shapes_job  # noqa: E402
 
 # (case name, fault, dump options)
 VARIANTS = [("", ["--format", "pickle"]), ("-json", ["--format", "json"])]
@@ -37,10 +38,26 @@ EXTRA = [("stuck_cpu-stack", "stuck_cpu", ["--format", "pickle", "--stack"]),
          ("slow-16", "slow", ["--format", "pickle", "--ranks", "16"])]
 
 
+# shapes_job.py's jobs (DeviceMesh, ZeRO shard groups, pipeline pairs; SIGKILL, a kill inside a
+# collective, an early dump, send/recv that never happened), every other rank's dump as JSON
+SHAPES = [(case, case, ["--format", "mixed"]) for case in shapes_job.CASES]
+SHAPES += [("pipe_skip_dp-only-active", "pipe_skip_dp", ["--format", "pickle", "--only-active"]),
+           ("zero_sigkill-json", "zero_sigkill", ["--format", "json"])]
+
+
 def cases(only):
     out = [(fault + suffix, fault, opts) for fault in FAULTS for suffix, opts in VARIANTS]
-    out += EXTRA
+    out += EXTRA + SHAPES
     return [c for c in out if not only or c[0] in only]
+
+
+def expectation(fault):
+    """(status, culprits, slow, alternatives, what) of a gloo_job fault or a shapes_job case."""
+    if fault in shapes_job.CASES:
+        _, _, _, what, status, culprits = shapes_job.CASES[fault]
+        return status, culprits, [], shapes_job.ALTERNATIVES.get(fault, []), what
+    what, status, culprits = FAULTS[fault]
+    return status, culprits, SLOW.get(fault, []), [], what
 
 
 def verdict(frtrace, path):
@@ -50,24 +67,28 @@ def verdict(frtrace, path):
     except ValueError:
         return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}", None
     v = db["verdict"]
-    return v["status"], v["culprit_ranks"], v["summary"], [s["rank"] for s in db.get("stragglers", [])]
+    return (v["status"], v["culprit_ranks"], v["summary"],
+            [s["rank"] for s in db.get("stragglers", [])],
+            sorted(a["ranks"] for a in v.get("alternatives", [])))
 
 
 def run_case(args, name, fault, opts, workdir):
     out = os.path.join(workdir, name)
     shutil.rmtree(out, ignore_errors=True)
-    job = subprocess.run([args.python, os.path.join(HERE, "gloo_job.py"), fault, out] + opts,
+    script = "shapes_job.py" if fault in shapes_job.CASES else "gloo_job.py"
+    job = subprocess.run([args.python, os.path.join(HERE, script), fault, out] + opts,
                          capture_output=True, text=True, timeout=600)
-    status, culprits, summary, slow = verdict(args.frtrace, out)
-    _, want_status, want_culprits = FAULTS[fault]
-    want_slow = SLOW.get(fault, [])
+    status, culprits, summary, slow, alternatives = verdict(args.frtrace, out)
+    want_status, want_culprits, want_slow, want_alternatives, what = expectation(fault)
     # the slow ranks as a set: they are listed most significant first, and two ranks 60 ms late
     # each come in either order
     good = (status == want_status and culprits == want_culprits and slow is not None
-            and sorted(slow) == sorted(want_slow))
+            and sorted(slow) == sorted(want_slow)
+            and (alternatives or []) == sorted(want_alternatives))
+    alt_text = f", or {alternatives}" if alternatives else ""
     print(f"{'ok  ' if good else 'FAIL'} {name:24} {job.stdout.strip().split(' (')[0]:38} "
-          f"-> {status} {culprits}, slow {slow}"
-          f"{'' if good else f' (expected {want_status} {want_culprits}, slow {want_slow})'}")
+          f"-> {status} {culprits}{alt_text}, slow {slow}"
+          f"{'' if good else f' (expected {want_status} {want_culprits}, slow {want_slow}, alternatives {want_alternatives})'}")
     print(f"       {summary}")
     if good and args.save:
         keep = os.path.join(args.save, name)
@@ -75,10 +96,11 @@ def run_case(args, name, fault, opts, workdir):
         os.makedirs(keep)
         for f in glob.glob(os.path.join(out, "rank_*")):
             shutil.copy(f, keep)
+        alts = "|".join(",".join(map(str, a)) for a in sorted(want_alternatives))
         with open(os.path.join(keep, "EXPECTED"), "w") as f:
             f.write(f"{want_status} {','.join(map(str, want_culprits)) or '-'} "
-                    f"{','.join(map(str, want_slow)) or '-'}\n"
-                    f"# {FAULTS[fault][0]}; torch {args.torch_version}, dumped with {' '.join(opts)}\n")
+                    f"{','.join(map(str, want_slow)) or '-'}{' ' + alts if alts else ''}\n"
+                    f"# {what}; torch {args.torch_version}, dumped with {' '.join(opts)}\n")
     return good
 
 
@@ -106,7 +128,7 @@ def main():
     args = p.parse_args()
     args.torch_version = subprocess.run([args.python, "-c", "import torch; print(torch.__version__)"],
                                         capture_output=True, text=True).stdout.strip()
-    print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks (4 for some), one fault each")
+    print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks (4 or 12 for some), one fault each")
     results = [run_case(args, *c, args.workdir) for c in cases(args.only)]
     if not args.no_scripts:
         print("== PyTorch's torchfrtrace on the recorder's dumps")

@@ -29,9 +29,12 @@ typedef struct job {
     int ngroups;
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
-    int skip[MAX_RANKS];          /* 1: this rank wrote no dump */
-    const char *backend;          /* the profiling names' prefix: "nccl" unless set */
-    char frtrace[MAX_RANKS][512]; /* the recorder's "frtrace" key of the rank's dump, or "" */
+    int skip[MAX_RANKS];              /* 1: this rank wrote no dump */
+    const char *backend;              /* the profiling names' prefix: "nccl" unless set */
+    int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
+    int op_id[MAX_RANKS][MAX_GROUPS]; /* per rank and group: the last op id (PyTorch counts per
+                                       * group; gap() skips one, as gloo's unrecorded p2p do) */
+    char frtrace[MAX_RANKS][512];     /* the recorder's "frtrace" key of the rank's dump, or "" */
     char dir[64];
     fa_analysis a;
 } job;
@@ -57,10 +60,24 @@ static const char *desc_of(const job *j, const char *name) {
     return "?";
 }
 
+/* gloo never moves an entry past "scheduled"; `retired` says it finished (or failed). */
+static const char *gloo_state(const job *j, const char *state) {
+    return j->backend && strcmp(j->backend, "gloo") == 0 ? "scheduled" : state;
+}
+
+static int group_index(const job *j, const char *name) {
+    for (int g = 0; g < j->ngroups; g++)
+        if (strcmp(j->group_name[g], name) == 0) return g;
+    return 0;
+}
+
+/* rank runs an operation in group `name` that its backend does not record (gloo's send/recv). */
+static void gap(job *j, int rank, const char *name) { j->op_id[rank][group_index(j, name)]++; }
+
 /* rank records `op` (e.g. "all_reduce") as collective `seq` of group `name` in `state`. */
 static void rec(job *j, int rank, const char *name, const char *op, int seq, const char *state) {
     char *at = j->entries[rank] + strlen(j->entries[rank]);
-    int id = j->nentries[rank]++;
+    int id = j->nentries[rank]++, op_id = ++j->op_id[rank][group_index(j, name)];
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
             "\"collective_seq_id\": %d, "
@@ -70,8 +87,8 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, id + 1,
-            j->backend ? j->backend : "nccl", op, id, state,
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, op_id,
+            j->backend ? j->backend : "nccl", op, id, gloo_state(j, state),
             strcmp(state, "completed") ? "false" : "true");
 }
 
@@ -92,7 +109,9 @@ static void run(job *j) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
-        for (int g = 0, n = 0; g < j->ngroups; g++) {
+        if (j->gloo_config) /* gloo 2.15: one key "", the last group made, group-local ranks */
+            fprintf(f, "\"\": {\"name\": \"\", \"desc\": \"\", \"ranks\": \"[0, 1]\"}");
+        for (int g = 0, n = 0; g < j->ngroups && !j->gloo_config; g++) {
             char me[16];
             snprintf(me, sizeof me, "%d", r);
             if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
@@ -459,6 +478,144 @@ static void a_recorder_group_without_members_is_rebuilt_from_the_comms(void **st
     done(&j);
 }
 
+/* Rank 2's dump is older than its peers': they completed #2 and #3 with it, but its dump stops
+ * with #2 pending. Rank 3 never issued #4, where 0 and 1 wait: 3 is the culprit. What rank 2
+ * did after its dump is unknown (FA_MS_STALE), never read as "never issued", and its pending #2
+ * is no stalled GPU (peers completed it): it is not named. */
+static void an_older_dump_is_unknown_not_guilty(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "scheduled", "completed"));
+    coll(&j, "0", "all_reduce", 3, S("completed", "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 4, S("scheduled", "scheduled", NULL, NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    assert_int_equal(j.a.match.rank_stale[2].seq, 3);
+    assert_int_equal(j.a.match.rank_stale[2].issued, 2);
+    size_t op = 0;
+    while (j.a.match.ops[op].seq != 4) op++;
+    assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 2), FA_MS_STALE);
+    assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 3), FA_MS_NEVER);
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
+/* gloo: rank 3 died and left no dump. Its tensor-parallel group is rebuilt from the dumps as {2}
+ * alone, but its family (the other TENSOR_MODEL_PARALLEL_GROUP has two members) says it lost a
+ * member: rank 3 is put back. Rank 2's all_reduce with it ended (gloo retires a failed op) and
+ * rank 2 stopped: a victim. Ranks 0,1 wait for 2 and 3 in the default group: 3 is the culprit. */
+static void a_dumpless_member_is_missing_not_a_smaller_group(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    rec(&j, 2, "2", "all_reduce", 1, "completed");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL, NULL));
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    long tp = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "2") == 0) tp = (long)g;
+    assert_true(tp >= 0);
+    assert_int_equal(j.a.groups.v[tp].nmembers, 2);
+    assert_int_equal(j.a.groups.v[tp].members[1], 3);
+    done(&j);
+}
+
+/* A gloo pipeline pair 0 -> 1 (send/recv in group P, unrecorded: op ids skip) and data-parallel
+ * groups {0,2}, {1,3}. At step 3 rank 0 stopped before its send and rank 1 sits in its recv:
+ * both have nothing pending, 2 waits for 0 and 3 for 1. Whether 0 never sent or 1 never
+ * received (and 0 blocks in a send), the dumps cannot tell: no culprit, two explanations. */
+static void gloo_pipeline_pair_both_idle_is_an_ambiguity(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "3", "DATA_PARALLEL_GROUP", "[1, 3]");
+    for (int s = 1; s <= 2; s++) {
+        gap(&j, 0, "1");
+        gap(&j, 1, "1");
+        coll(&j, "1", "all_reduce", s, S("completed", "completed", NULL, NULL));
+        coll(&j, "2", "all_reduce", s, S("completed", NULL, "completed", NULL));
+        coll(&j, "3", "all_reduce", s, S(NULL, "completed", NULL, "completed"));
+    }
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
+    rec(&j, 3, "3", "all_reduce", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_int_equal(j.a.verdict.nalternatives, 2);
+    assert_ranks(&j.a.verdict.alternatives[0].ranks, "0");
+    assert_ranks(&j.a.verdict.alternatives[1].ranks, "1");
+    assert_non_null(strstr(j.a.verdict.summary, "rank 0 or 1 in PIPELINE_MODEL_PARALLEL_GROUP"));
+    done(&j);
+}
+
+/* As above, but rank 0 went on without its send: its pipeline all_reduce #3 follows #2 with no
+ * unrecorded op between (it ran one before every other), and waits for rank 1, in its recv.
+ * "0 never sent, or 1 never received": both are explanations, neither a culprit. */
+static void gloo_send_that_never_happened_is_one_of_two(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "3", "DATA_PARALLEL_GROUP", "[1, 3]");
+    for (int s = 1; s <= 2; s++) {
+        gap(&j, 0, "1");
+        gap(&j, 1, "1");
+        coll(&j, "1", "all_reduce", s, S("completed", "completed", NULL, NULL));
+        coll(&j, "2", "all_reduce", s, S("completed", NULL, "completed", NULL));
+        coll(&j, "3", "all_reduce", s, S(NULL, "completed", NULL, "completed"));
+    }
+    rec(&j, 0, "1", "all_reduce", 3, "scheduled"); /* no gap: the send never ran */
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
+    rec(&j, 3, "3", "all_reduce", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_int_equal(j.a.verdict.nalternatives, 2);
+    const fa_alternative *skipped = &j.a.verdict.alternatives[0];
+    if (skipped->ranks.v[0] != 0) skipped = &j.a.verdict.alternatives[1];
+    assert_non_null(strstr(skipped->explanation, "rank 0 went on without a send/recv"));
+    done(&j);
+}
+
+/* As above, but rank 0 did send (an unrecorded op right before its pipeline all_reduce #3, as at
+ * every step) and waits there for rank 1: rank 1 stopped; rank 0 is cleared of the send/recv
+ * rank 1 might be in (they met there), and rank 1 is the culprit. */
+static void gloo_peer_that_ran_its_send_is_cleared(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "3", "DATA_PARALLEL_GROUP", "[1, 3]");
+    for (int s = 1; s <= 2; s++) {
+        gap(&j, 0, "1");
+        gap(&j, 1, "1");
+        coll(&j, "1", "all_reduce", s, S("completed", "completed", NULL, NULL));
+        coll(&j, "2", "all_reduce", s, S("completed", NULL, "completed", NULL));
+        coll(&j, "3", "all_reduce", s, S(NULL, "completed", NULL, "completed"));
+    }
+    gap(&j, 0, "1"); /* step 3: rank 0 sent, and waits in the pipeline all_reduce */
+    rec(&j, 0, "1", "all_reduce", 3, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
+    rec(&j, 3, "3", "all_reduce", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -478,6 +635,11 @@ int main(void) {
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
         cmocka_unit_test(a_gloo_collective_retired_while_a_peer_waits_failed),
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
+        cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
+        cmocka_unit_test(a_dumpless_member_is_missing_not_a_smaller_group),
+        cmocka_unit_test(gloo_pipeline_pair_both_idle_is_an_ambiguity),
+        cmocka_unit_test(gloo_send_that_never_happened_is_one_of_two),
+        cmocka_unit_test(gloo_peer_that_ran_its_send_is_cleared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

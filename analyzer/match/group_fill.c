@@ -1,0 +1,204 @@
+/* group_fill.c — the members a rebuilt group lost with their dumps, put back (group_fill.h).
+ *
+ * Per group, the size its all_gathers state; per family (groups of one description other than
+ * "" and "default_pg"), the size half of its groups or more have. A group below its size has slots;
+ * the family's candidates are the job's ranks without a dump outside the family's groups, with
+ * ranks above the highest added when there are fewer candidates than slots. Each group is then
+ * filled by the one run of the family's stride that holds its members and candidates only, or,
+ * alone in its family with slots, by all the candidates when their number matches. Linear in the
+ * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members.
+ */
+#include "group_fill.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index.h"
+#include "store.h"
+
+/* The members each group's all_gathers imply (output / input elements), 0 when none says. */
+static int all_gather_sizes(const fa_input *in, const fa_fill_group *groups, size_t n,
+                            int64_t *size) {
+    fa_smap at = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        size[i] = 0;
+        if (fa_smap_put(&at, groups[i].name, i)) return -1;
+    }
+    const fa_traits *traits = fa_store_traits_all(in->store);
+    long *slot = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t r = 0; r < in->nranks && rc == 0; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        if (d->npgs + 1 > cap) {
+            long *grown = realloc(slot, (d->npgs + 1) * sizeof *slot);
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            slot = grown;
+            cap = d->npgs + 1;
+        }
+        bool any = false;
+        for (uint32_t k = 0; k < d->npgs; k++) {
+            uint64_t i;
+            slot[k] = d->pgs[k].name && fa_smap_get(&at, d->pgs[k].name, &i) ? (long)i : -1;
+            any |= slot[k] >= 0;
+        }
+        for (uint32_t e = 0; any && e < d->nentries; e++) {
+            long i = slot[d->entries[e].pg];
+            const fa_traits *t = &traits[d->entries[e].traits];
+            if (i < 0 || !(fa_store_op(in->store, t->name)->flags & FA_OP_ALL_GATHER)) continue;
+            int64_t from = fa_store_numel(in->store, t->in_sizes),
+                    to = fa_store_numel(in->store, t->out_sizes);
+            if (from > 0 && to % from == 0 && to / from > size[i] && to / from <= (1 << 24))
+                size[i] = to / from;
+        }
+    }
+    free(slot);
+    fa_smap_free(&at);
+    return rc;
+}
+
+/* The common stride of the family's complete groups (members a, a+s, a+2s, ...), 0 none. */
+static int64_t family_stride(const fa_fill_group *groups, const size_t *family, size_t nf,
+                             size_t full) {
+    int64_t stride = 0;
+    for (size_t f = 0; f < nf; f++) {
+        const fa_ranks *m = &groups[family[f]].members;
+        if (m->n != full || m->n < 2) continue;
+        int64_t s = m->v[1] - m->v[0];
+        for (size_t k = 2; k < m->n; k++)
+            if (m->v[k] - m->v[k - 1] != s) return 0;
+        if (stride && s != stride) return 0;
+        stride = s;
+    }
+    return stride;
+}
+
+/* Fills m up to `size` with the one run of `stride` through its members whose other ranks are
+ * all candidates; false (m untouched) when there is no such run or more than one. */
+static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t stride,
+                           const fa_ranks *candidates) {
+    int64_t first = m->v[0], last = m->v[m->n - 1], found = -1;
+    for (int64_t start = last - (int64_t)(size - 1) * stride; start <= first; start += stride) {
+        if (start < 0 || (first - start) % stride) continue;
+        size_t seen = 0;
+        bool ok = true;
+        for (size_t i = 0; i < size && ok; i++) {
+            int64_t r = start + (int64_t)i * stride;
+            if (fa_ranks_contains(m, r))
+                seen++;
+            else
+                ok = fa_ranks_contains(candidates, r);
+        }
+        if (!ok || seen != m->n) continue;
+        if (found >= 0) return false; /* two runs: which one cannot be told */
+        found = start;
+    }
+    if (found < 0) return false;
+    for (size_t i = 0; i < size; i++) {
+        int64_t r = found + (int64_t)i * stride;
+        if (!fa_ranks_contains(m, r)) fa_ranks_add(added, r);
+    }
+    for (size_t i = 0; i < added->n; i++) fa_ranks_add(m, added->v[i]);
+    fa_ranks_normalize(m);
+    return true;
+}
+
+/* The job's ranks without a dump that none of the family's groups holds, up to *top; ranks
+ * above are added while there are fewer than `slots`. */
+static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
+                              size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
+    fa_ranks held = { 0 };
+    for (size_t f = 0; f < nf; f++)
+        for (size_t k = 0; k < groups[family[f]].members.n; k++)
+            fa_ranks_add(&held, groups[family[f]].members.v[k]);
+    fa_ranks_normalize(&held);
+    for (int64_t r = 0; r <= *top; r++)
+        if (fa_input_find(in, r) < 0 && !fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
+    while (out->n < slots) fa_ranks_add(out, ++*top);
+    fa_ranks_normalize(out);
+    fa_ranks_free(&held);
+}
+
+static void note(char **notes, const fa_fill_group *g) {
+    char *who = fa_ranks_format(g->added.v, g->added.n), *text = NULL;
+    if (asprintf(&text, "%s%s%s %.60s%s%.60s takes back rank%s %s (no dump)", *notes ? *notes : "",
+                 *notes ? "; " : "", "group", g->name, g->desc[0] ? " " : "", g->desc,
+                 g->added.n > 1 ? "s" : "", who ? who : "?") >= 0) {
+        free(*notes);
+        *notes = text;
+    }
+    free(who);
+}
+
+/* One family (groups[family[0..nf)], one description): sizes, candidates, fills. */
+static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t *family, size_t nf,
+                        const int64_t *said, int64_t *top, char **notes) {
+    size_t full = 0, nfull = 0, slots = 0, nshort = 0;
+    for (size_t f = 0; f < nf; f++)
+        if (groups[family[f]].members.n > full) full = groups[family[f]].members.n;
+    for (size_t f = 0; f < nf; f++) nfull += groups[family[f]].members.n == full;
+    size_t *want = malloc((nf + 1) * sizeof *want);
+    if (!want) return;
+    for (size_t f = 0; f < nf; f++) {
+        size_t n = groups[family[f]].members.n, w = n;
+        if (said[family[f]] > (int64_t)w) w = (size_t)said[family[f]];
+        if (nf > 1 && 2 * nfull >= nf && full > w) w = full; /* half the family or more agree */
+        want[f] = w;
+        slots += w - n;
+        nshort += w > n;
+    }
+    fa_ranks candidates = { 0 };
+    if (slots) family_candidates(in, groups, family, nf, slots, top, &candidates);
+    int64_t stride = slots ? family_stride(groups, family, nf, full) : 0;
+    for (size_t f = 0; f < nf && slots; f++) {
+        fa_fill_group *g = &groups[family[f]];
+        if (want[f] <= g->members.n || !g->members.n) continue;
+        bool filled =
+            stride && fill_by_stride(&g->members, &g->added, want[f], stride, &candidates);
+        if (!filled && nshort == 1 && candidates.n == want[f] - g->members.n) {
+            for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->added, candidates.v[k]);
+            for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->members, candidates.v[k]);
+            fa_ranks_normalize(&g->members);
+            filled = true;
+        }
+        if (filled) note(notes, g);
+    }
+    fa_ranks_free(&candidates);
+    free(want);
+}
+
+static int by_desc(const void *a, const void *b, void *groups) {
+    const fa_fill_group *g = groups;
+    return strcmp(g[*(const size_t *)a].desc, g[*(const size_t *)b].desc);
+}
+
+int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t *top,
+                   char **notes) {
+    *notes = NULL;
+    int64_t *said = malloc((n + 1) * sizeof *said);
+    size_t *order = malloc((n + 1) * sizeof *order);
+    if (!said || !order || all_gather_sizes(in, groups, n, said)) {
+        free(said);
+        free(order);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    qsort_r(order, n, sizeof *order, by_desc, groups);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && strcmp(groups[order[j]].desc, groups[order[i]].desc) == 0) j++;
+        const char *desc = groups[order[i]].desc;
+        if (desc[0] && strcmp(desc, "default_pg") != 0)
+            fill_family(in, groups, order + i, j - i, said, top, notes);
+        else /* no family: each group by its own all_gathers */
+            for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, said, top, notes);
+        i = j;
+    }
+    free(said);
+    free(order);
+    return 0;
+}

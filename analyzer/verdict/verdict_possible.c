@@ -1,0 +1,586 @@
+/* verdict_possible.c — the waits the dumps cannot rule out, and the root causes they leave open.
+ *
+ * The wait graph of verdict.c holds what the dumps prove: a rank with an op pending waits on the
+ * members that have not joined it. Some ranks' dumps cannot say whether, or on whom, they wait:
+ *
+ *   unknown  a rank whose dump is missing, unreadable or older than its peers' (fa_stale). It
+ *            may have stopped, or it may be waiting like the others: where it is absent from an
+ *            op together with ranks whose dumps show they never issued it, it possibly waits on
+ *            those (it may have joined the op since, or be blocked where they are);
+ *   failed   a gloo rank whose newest op ended ("retired") while a member never joined it or
+ *            still has it pending: the op failed, a peer gone, and the rank stopped there
+ *            (gloo_job's workers catch the error). It possibly waits on the op's members whose
+ *            state is unknown: one of them died. It is a victim, never a root cause;
+ *   idle     a gloo rank with nothing pending: gloo records no send/recv, so it may be blocked
+ *            in one with a member of a group whose op ids skip (where send/recv run). That
+ *            member possibly blocks it: an idle one, one whose state is unknown, or one that has
+ *            an op pending there, unless the op ids show that this member did run an unrecorded
+ *            operation right after the point where the idle rank stopped recording (then the
+ *            two met there, and the member is cleared). The member that has an op pending is
+ *            then "blamable": it may have gone on to that op without the send/recv its peer
+ *            waits in ("4 never sent, or 6 never received").
+ *
+ * These possible edges join the proven ones when the components are found (verdict.c). A sink
+ * component without a possible edge or an unknown rank is judged as before, from proof alone.
+ * In one with them, any of its root-capable ranks (unknown, idle with a dump and not failed,
+ * blamable) can be its root cause: every rank of the component reaches each of them. One such
+ * rank is the culprit; several are an ambiguity, and the verdict names none of them but lists
+ * the explanations (fa_vg_alternatives): the culprits are the ranks every explanation needs.
+ *
+ * Cost: the unknown ranks' edges go to the co-absent ranks of the ops that someone waits in
+ * (bounded per op); idle gloo ranks are at most MAX_IDLE_CHECKED, each looking at its groups
+ * with send/recv (gloo jobs are small); everything else is linear.
+ */
+#include "verdict_possible.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
+           FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv";
+
+enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024, MAX_COABSENT_EDGES = 1 << 16 };
+
+static int add_possible(graph *g, uint32_t a, uint32_t b) {
+    void **const ends[] = { (void **)&g->pfrom, (void **)&g->pto };
+    const size_t sizes[] = { sizeof *g->pfrom, sizeof *g->pto };
+    if (a == b) return 0;
+    if (fr_grow_parallel(ends, sizes, 2, &g->pcap, g->npedges + 1, 64)) return -1;
+    g->pfrom[g->npedges] = a;
+    g->pto[g->npedges++] = b;
+    return 0;
+}
+
+static int index_possible(graph *g) {
+    g->pedge_at = calloc(g->nnodes + 1, sizeof *g->pedge_at);
+    g->pedges = malloc((g->npedges + 1) * sizeof *g->pedges);
+    size_t *fill = calloc(g->nnodes + 1, sizeof *fill);
+    if (!g->pedge_at || !g->pedges || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t e = 0; e < g->npedges; e++) g->pedge_at[g->pfrom[e] + 1]++;
+    for (size_t n = 0; n < g->nnodes; n++) g->pedge_at[n + 1] += g->pedge_at[n];
+    for (size_t e = 0; e < g->npedges; e++)
+        g->pedges[g->pedge_at[g->pfrom[e]] + fill[g->pfrom[e]]++] = g->pto[e];
+    free(fill);
+    return 0;
+}
+
+static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
+
+/* ------------------------------------------------ ranks whose state is unknown ------ */
+
+/* In each op someone waits in, the members whose state is unknown possibly wait on the members
+ * that surely never issued it: had they joined, they would wait there too. */
+static int coabsent_edges(decider *d) {
+    uint32_t *unknown_nodes = malloc((d->widest + 1) * sizeof *unknown_nodes);
+    uint32_t *never_nodes = malloc((d->widest + 1) * sizeof *never_nodes);
+    int rc = unknown_nodes && never_nodes ? 0 : -1;
+    for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && rc == 0; x++) {
+        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = fa_vg_expected_states(d, op);
+        size_t nu = 0, nn = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0) continue;
+            if (fa_member_state_unknown(d->states[k]))
+                unknown_nodes[nu++] = (uint32_t)node;
+            else if (d->states[k] == FA_MS_NEVER)
+                never_nodes[nn++] = (uint32_t)node;
+        }
+        if (nu * nn > MAX_COABSENT_EDGES) continue; /* left open: each stays a root option */
+        for (size_t u = 0; u < nu && rc == 0; u++)
+            for (size_t v = 0; v < nn && rc == 0; v++)
+                rc = add_possible(&d->g, unknown_nodes[u], never_nodes[v]);
+    }
+    free(unknown_nodes);
+    free(never_nodes);
+    return rc;
+}
+
+/* ------------------------------------------------ gloo: idle and failed ranks ------- */
+
+/* The op holding each input rank's newest entry, -1 none (one pass over the calls). */
+static long *newest_ops(const decider *d) {
+    long *at = malloc((d->in->nranks + 1) * sizeof *at);
+    if (!at) return NULL;
+    for (size_t r = 0; r < d->in->nranks; r++) at[r] = -1;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        if (o->is_p2p) continue;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+            if (c->nentries &&
+                d->m->entry_refs[c->entries_at + c->nentries - 1] + 1 == dump->nentries)
+                at[c->rank_index] = (long)op;
+        }
+    }
+    return at;
+}
+
+/* A failed op's possible culprits: its members without a dump (one of them died). The op failed
+ * when a member still has it pending, never issued it, or left no dump; a member whose dump is
+ * merely older than its peers' may have joined it since, and says nothing. */
+static int failed_edges(decider *d, size_t node, size_t op) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op);
+    bool failed = false;
+    for (uint32_t k = 0; k < n; k++)
+        failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
+                  d->states[k] == FA_MS_NO_DUMP;
+    if (!failed) return 0;
+    size_t added = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        long peer = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (peer < 0 || (size_t)peer == node || d->states[k] != FA_MS_NO_DUMP) continue;
+        if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
+        added++;
+    }
+    if (added) { /* its failure has a cause in view: a victim */
+        d->facts[node].failed = true;
+        d->facts[node].failed_op = (long)op;
+    }
+    return 0;
+}
+
+/* The rank's newest entry in pg slot k, or NULL. */
+static const fa_entry *last_in_slot(const fa_dump *dump, uint32_t k) {
+    for (uint32_t i = dump->nentries; i-- > 0;)
+        if (dump->entries[i].pg == k) return &dump->entries[i];
+    return NULL;
+}
+
+/* What input rank ri did in the group named `name` after its collective #seq: nothing recorded
+ * (AFTER_NOTHING), an unrecorded operation first (AFTER_UNRECORDED: its next entry there follows
+ * skipped op ids), or a recorded collective at once (AFTER_COLLECTIVE). */
+enum { AFTER_NOTHING, AFTER_UNRECORDED, AFTER_COLLECTIVE };
+
+static int did_after(const decider *d, size_t ri, const char *name, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        if (e->collective_seq_id <= seq || strcmp(dump->pgs[e->pg].name, name) != 0 ||
+            fa_entry_traits(d->in->store, e)->is_p2p)
+            continue;
+        return e->unrecorded_before ? AFTER_UNRECORDED : AFTER_COLLECTIVE;
+    }
+    return AFTER_NOTHING;
+}
+
+/* How far the rank got in the family (groups of one description; a group without one is its
+ * own family) of group gi: its highest seq issued in its own group of that family. */
+static int64_t issued_in(const decider *d, size_t ri, long gi) {
+    long pos = fa_group_position(&d->groups->v[gi], d->in->ranks[ri].rank);
+    return pos < 0 ? -1 : d->m->views[d->m->view_at[gi] + (size_t)pos].issued_max;
+}
+
+static bool same_family(const fa_group *a, const fa_group *b) {
+    return a == b ||
+           (a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, b->desc) == 0);
+}
+
+/* +1 when input rank a went further than b in its program, -1 when b did, 0 when neither can
+ * be said: the ranks of an SPMD program run the same groups' collectives in the same order, so
+ * of two idle ranks, one that issued a later collective in some family of groups and an earlier
+ * one in none is ahead, and may wait on the one behind; the one behind waits on nobody it is
+ * ahead of. */
+static int ahead(const decider *d, size_t a, size_t b) {
+    const fa_dump *x = d->in->ranks[a].dump, *y = d->in->ranks[b].dump;
+    bool further = false, behind = false;
+    for (uint32_t i = 0; i < x->npgs; i++) {
+        long ga = fa_groups_find(d->groups, a, x->pgs[i].name);
+        if (ga < 0) continue;
+        for (uint32_t k = 0; k < y->npgs; k++) {
+            long gb = fa_groups_find(d->groups, b, y->pgs[k].name);
+            if (gb < 0 || !same_family(&d->groups->v[ga], &d->groups->v[gb])) continue;
+            int64_t sa = issued_in(d, a, ga), sb = issued_in(d, b, gb);
+            further |= sa > sb;
+            behind |= sa < sb;
+        }
+    }
+    return further && !behind ? 1 : behind && !further ? -1 : 0;
+}
+
+/* Whether the idle input rank ri may be blocked in an unrecorded send/recv of the group `name`
+ * with input rank pi, its newest collective there being #seq:
+ *   cleared  pi went further in the group after an unrecorded operation (the two met there), or,
+ *            having nothing after #seq there, went further elsewhere (an SPMD peer ahead has
+ *            passed the point where ri stands; an idle peer ahead waits on ri, not the reverse);
+ *   clash    pi issued a recorded collective right after #seq there, where ri may be in a
+ *            send/recv: one of the two broke the program's order ("4 never sent, or 6 never
+ *            received"), and pi can be the root cause;
+ *   may block otherwise. */
+enum { P2P_CLEARED, P2P_MAY_BLOCK, P2P_CLASH };
+
+static int p2p_peer(const decider *d, size_t ri, size_t pi, bool pending, const char *name,
+                    int64_t seq) {
+    switch (did_after(d, pi, name, seq)) {
+    case AFTER_UNRECORDED: return P2P_CLEARED;
+    case AFTER_COLLECTIVE: return pending ? P2P_CLASH : P2P_CLEARED;
+    default: return ahead(d, pi, ri) > 0 ? P2P_CLEARED : P2P_MAY_BLOCK;
+    }
+}
+
+/* The idle rank at `node` may be blocked in an unrecorded send/recv of a group with skipped op
+ * ids: with each member that could have left it there. */
+static int unrecorded_p2p_edges(decider *d, size_t node) {
+    rank_facts *f = &d->facts[node];
+    long ri = fa_input_find(d->in, f->rank);
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++) {
+        long gi = dump->pgs[k].skips_op_ids
+                      ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
+                      : -1;
+        const fa_entry *last = gi >= 0 ? last_in_slot(dump, k) : NULL;
+        if (!last || d->groups->v[gi].nmembers > MAX_P2P_GROUP) continue;
+        const fa_group *grp = &d->groups->v[gi];
+        for (uint32_t m = 0; m < grp->nmembers; m++) {
+            long peer = grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1;
+            if (peer < 0 || (size_t)peer == node) continue;
+            rank_facts *p = &d->facts[peer];
+            int verdict = unknown(p) ? P2P_MAY_BLOCK
+                                     : p2p_peer(d, (size_t)ri, (size_t)grp->member_input[m],
+                                                fa_vg_node_pending(d, (size_t)peer),
+                                                dump->pgs[k].name, last->collective_seq_id);
+            if (verdict == P2P_CLEARED) continue;
+            if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
+            f->maybe_in_p2p = true;
+            if (f->p2p_group < 0) f->p2p_group = gi;
+            if (verdict == P2P_CLASH) {
+                p->blamable = true;
+                p->blamed_by = (uint32_t)node;
+                p->p2p_group = gi;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether input rank ri's call in op completed only as far as gloo's "retired" tells. */
+static bool end_uncertain(const decider *d, size_t op, size_t ri) {
+    const fa_op *o = &d->m->ops[op];
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &d->m->calls[o->first_call + k];
+        if (c->rank_index == ri) return fa_call_end_uncertain(d->m, d->in, c);
+    }
+    return false;
+}
+
+static int gloo_edges(decider *d) {
+    long *newest = newest_ops(d);
+    if (!newest) return -1;
+    int rc = 0;
+    size_t checked = 0;
+    for (size_t node = 0; node < d->nfacts && rc == 0 && checked < MAX_IDLE_CHECKED; node++) {
+        rank_facts *f = &d->facts[node];
+        long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+        if (ri < 0 || f->stale || fa_vg_node_pending(d, node) ||
+            !d->in->ranks[ri].dump->records_no_p2p)
+            continue;
+        f->idle = true;
+        checked++;
+        if (newest[ri] >= 0 && end_uncertain(d, (size_t)newest[ri], (size_t)ri))
+            rc = failed_edges(d, node, (size_t)newest[ri]);
+        if (rc == 0 && !f->failed) rc = unrecorded_p2p_edges(d, node);
+    }
+    free(newest);
+    return rc;
+}
+
+int fa_vg_add_possible_waits(decider *d) {
+    for (size_t i = 0; i < d->in->nranks; i++) {
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
+    }
+    int rc = coabsent_edges(d);
+    if (rc == 0) rc = gloo_edges(d);
+    if (rc == 0 && d->g.npedges) rc = index_possible(&d->g);
+    return rc;
+}
+
+/* ------------------------------------------------ weighing the doubts ------------- */
+
+/* A rank can be a root cause when nothing proves it waits: idle with a dump (and not failed:
+ * a failed rank is a victim), with an unknown state, or blamable in a clash. */
+static const char *root_why(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    if (!f->has_dump) return FA_WHY_NO_DUMP;
+    if (f->stale) return FA_WHY_STALE;
+    if (fa_vg_node_pending(d, node)) return f->blamable ? FA_WHY_SKIPPED_P2P : NULL;
+    return f->failed ? NULL : FA_WHY_STOPPED;
+}
+
+/* A search's marks: a node is seen when its stamp is the search's, so that a search costs the
+ * nodes it visits, not the graph's size. */
+typedef struct search {
+    uint32_t *stamp, now;
+    uint32_t *queue;
+    size_t nqueue;
+} search;
+
+/* Everything reachable from `start` over proven and possible edges: s->queue[0..nqueue). */
+static void reach(const decider *d, search *s, uint32_t start) {
+    const graph *g = &d->g;
+    size_t head = 0, tail = 0;
+    s->now++;
+    s->stamp[start] = s->now;
+    s->queue[tail++] = start;
+    while (head < tail) {
+        uint32_t n = s->queue[head++];
+        for (size_t e = g->edge_at[n]; e < g->edge_at[n + 1]; e++)
+            if (s->stamp[g->edges[e]] != s->now) {
+                s->stamp[g->edges[e]] = s->now;
+                s->queue[tail++] = g->edges[e];
+            }
+        for (size_t e = fa_vg_possible_begin(g, n); e < fa_vg_possible_end(g, n); e++)
+            if (s->stamp[g->pedges[e]] != s->now) {
+                s->stamp[g->pedges[e]] = s->now;
+                s->queue[tail++] = g->pedges[e];
+            }
+    }
+    s->nqueue = tail;
+}
+
+/* The ranks that can be root causes among those `start` reaches (itself included) and not yet
+ * explained by the roots chosen so far... into options; their count. */
+static size_t root_options(const decider *d, search *s, uint32_t start, fa_option *options) {
+    reach(d, s, start);
+    size_t n = 0;
+    for (size_t i = 0; i < s->nqueue; i++) {
+        uint32_t k = s->queue[i];
+        if (k < d->nfacts && root_why(d, k)) options[n++] = (fa_option){ k, root_why(d, k) };
+    }
+    return n;
+}
+
+/* Marks (in `wf`) every node that reaches a node marked root in `wf` over proven and possible
+ * edges: the ranks that the roots explain (a wait that ends at a root cause). Backwards, from the
+ * roots, over the reversed edges (rev_at, rev). */
+static void explained_by(const decider *d, const size_t *rev_at, const uint32_t *rev, uint8_t *wf,
+                         uint32_t *queue) {
+    size_t head = 0, tail = 0;
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        if (wf[n]) queue[tail++] = (uint32_t)n;
+    while (head < tail) {
+        uint32_t n = queue[head++];
+        for (size_t e = rev_at[n]; e < rev_at[n + 1]; e++)
+            if (!wf[rev[e]]) wf[queue[tail++] = rev[e]] = 1;
+    }
+}
+
+/* Reversed proven and possible edges, CSR. */
+static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
+    size_t n = g->nnodes, m = g->nedges + g->npedges;
+    size_t *at = calloc(n + 2, sizeof *at), *fill = calloc(n + 1, sizeof *fill);
+    uint32_t *rev = malloc((m + 1) * sizeof *rev);
+    if (!at || !fill || !rev) {
+        free(at);
+        free(fill);
+        free(rev);
+        return -1;
+    }
+    for (size_t v = 0; v < n; v++) {
+        for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++) at[g->edges[e] + 1]++;
+        for (size_t e = fa_vg_possible_begin(g, v); e < fa_vg_possible_end(g, v); e++)
+            at[g->pedges[e] + 1]++;
+    }
+    for (size_t v = 0; v < n; v++) at[v + 1] += at[v];
+    for (size_t v = 0; v < n; v++) {
+        for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++)
+            rev[at[g->edges[e]] + fill[g->edges[e]]++] = (uint32_t)v;
+        for (size_t e = fa_vg_possible_begin(g, v); e < fa_vg_possible_end(g, v); e++)
+            rev[at[g->pedges[e]] + fill[g->pedges[e]]++] = (uint32_t)v;
+    }
+    free(fill);
+    *at_out = at;
+    *rev_out = rev;
+    return 0;
+}
+
+/* The ranks that must be root causes: a waited rank that can be one and reaches no other rank
+ * that can be one (nothing it may wait on ends at a root cause but itself). Marks them in wf. */
+
+/* The waited ranks that nothing proves to wait (idle, unknown, failed: candidates) need a root
+ * cause at the end of what they may wait on. A candidate that reaches one rank that can be a root
+ * (itself included) makes that rank a root; the ranks those roots explain (everything that
+ * reaches them) are excused. Each candidate still unexplained then reaches several: an
+ * ambiguity, whose options explain what reaches them. */
+static bool is_candidate(const decider *d, size_t node) {
+    return d->facts[node].waited && !fa_vg_node_pending(d, node);
+}
+
+/* Whether `node` is an expected member of op. */
+static bool member_of(const decider *d, size_t op, uint32_t node) {
+    long pos = fa_group_position(&d->groups->v[d->m->ops[op].group], d->facts[node].rank);
+    return pos >= 0;
+}
+
+/* A root found through what `by` may wait on: where it is named is by's op with it that failed,
+ * or else where others wait for `by`. */
+static void make_root(decider *d, uint32_t root, uint32_t by, uint8_t *wf, uint8_t *is_root) {
+    rank_facts *f = &d->facts[root];
+    const rank_facts *b = &d->facts[by];
+    wf[root] = is_root[root] = 1;
+    if (f->waited && f->missing_op >= 0) return;
+    if (b->failed && member_of(d, (size_t)b->failed_op, root)) {
+        f->missing_op = b->failed_op;
+        f->missing_waiters = 1;
+    } else {
+        f->missing_op = b->missing_op;
+        f->missing_waiters = b->missing_waiters;
+    }
+    f->waited = true;
+}
+
+int fa_vg_weigh_doubts(decider *d) {
+    if (!d->g.npedges) return 0;
+    size_t n = d->g.nnodes, *rev_at = NULL;
+    uint32_t *rev = NULL;
+    search s = { calloc(n + 1, sizeof *s.stamp), 0, malloc((n + 1) * sizeof *s.queue), 0 };
+    uint8_t *wf = calloc(n + 1, 1), *is_root = calloc(n + 1, 1);
+    fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
+    int rc =
+        s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
+    for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
+        if (is_candidate(d, node) && root_options(d, &s, node, options) == 1)
+            make_root(d, options[0].node, node, wf, is_root);
+    if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
+    for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
+        if (!is_candidate(d, node) || wf[node]) continue;
+        size_t nopt = root_options(d, &s, node, options);
+        if (nopt == 0) continue; /* a proven cycle: judged as before (verdict.c) */
+        for (size_t k = 0; k < nopt; k++) {
+            wf[options[k].node] = 1; /* explained by the ambiguity, whichever it is */
+            d->facts[options[k].node].doubt = FA_DOUBT_AMBIGUOUS;
+        }
+        if (nopt == 1)
+            make_root(d, options[0].node, node, wf, is_root);
+        else
+            rc = fa_vg_note_ambiguity(d, options, nopt);
+        if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
+    }
+    for (size_t node = 0; rc == 0 && node < d->nfacts; node++) {
+        rank_facts *f = &d->facts[node];
+        if (is_root[node])
+            f->doubt = FA_DOUBT_NONE;
+        else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node])
+            f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
+    }
+    free(rev_at);
+    free(rev);
+    free(s.stamp);
+    free(s.queue);
+    free(wf);
+    free(is_root);
+    free(options);
+    return rc;
+}
+
+int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
+    ambiguity *grown = realloc(d->ambiguities, (d->nambiguities + 1) * sizeof *grown);
+    if (!grown) return -1;
+    d->ambiguities = grown;
+    ambiguity *a = &d->ambiguities[d->nambiguities];
+    a->options = malloc((n + 1) * sizeof *a->options);
+    if (!a->options) return -1;
+    memcpy(a->options, options, n * sizeof *options);
+    a->n = n;
+    d->nambiguities++;
+    return 0;
+}
+
+void fa_vg_free_ambiguities(decider *d) {
+    for (size_t i = 0; i < d->nambiguities; i++) free(d->ambiguities[i].options);
+    free(d->ambiguities);
+    d->ambiguities = NULL;
+    d->nambiguities = 0;
+}
+
+/* "rank 4 skipped a send/recv that rank 5 waits in (gloo records none)" */
+static void option_words(const decider *d, const fa_option *o, char *buf, size_t len) {
+    const rank_facts *f = &d->facts[o->node];
+    char op[320] = "";
+    if (f->missing_op >= 0) {
+        char group[200], label[100];
+        fa_vg_context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+        snprintf(op, sizeof op, " %s %s", group, label);
+    }
+    if (o->why == FA_WHY_SKIPPED_P2P)
+        snprintf(buf, len,
+                 "rank %lld went on without a send/recv that rank %lld waits in (gloo records "
+                 "none)",
+                 (long long)f->rank, (long long)d->facts[f->blamed_by].rank);
+    else if (o->why == FA_WHY_NO_DUMP)
+        snprintf(buf, len, "rank %lld, which left no %sdump, stopped%s%s", (long long)f->rank,
+                 f->unreadable ? "readable " : "", op[0] ? " before" : "", op);
+    else if (o->why == FA_WHY_STALE)
+        snprintf(buf, len, "rank %lld stopped after its dump, which is older than its peers'%s%s",
+                 (long long)f->rank, op[0] ? ", before" : "", op);
+    else if (f->maybe_in_p2p || f->idle)
+        snprintf(buf, len, "rank %lld stopped%s%s (or never posted a send/recv its peer waits in)",
+                 (long long)f->rank, op[0] ? " before" : "", op);
+    else
+        snprintf(buf, len, "rank %lld stopped%s%s", (long long)f->rank, op[0] ? " before" : "", op);
+}
+
+static int add_alternative(decider *d, const size_t *pick) {
+    fa_verdict *v = d->v;
+    fa_alternative *grown = realloc(v->alternatives, (v->nalternatives + 1) * sizeof *grown);
+    if (!grown) return -1;
+    v->alternatives = grown;
+    fa_alternative *a = &v->alternatives[v->nalternatives++];
+    memset(a, 0, sizeof *a);
+    for (size_t i = 0; i < v->culprits.n; i++) fa_ranks_add(&a->ranks, v->culprits.v[i]);
+    size_t cap = 256 + 320 * d->nambiguities, at = 0;
+    a->explanation = calloc(cap, 1);
+    if (!a->explanation) return -1;
+    if (v->culprits.n) {
+        char *who = fa_ranks_format(v->culprits.v, v->culprits.n);
+        at += (size_t)snprintf(a->explanation, cap, "rank%s %s as found; ",
+                               v->culprits.n > 1 ? "s" : "", who ? who : "?");
+        free(who);
+    }
+    for (size_t i = 0; i < d->nambiguities && at < cap; i++) {
+        const fa_option *o = &d->ambiguities[i].options[pick[i]];
+        fa_ranks_add(&a->ranks, d->facts[o->node].rank);
+        char words[300];
+        option_words(d, o, words, sizeof words);
+        at += (size_t)snprintf(a->explanation + at, cap - at, "%s%s", i ? "; and " : "", words);
+    }
+    fa_ranks_normalize(&a->ranks);
+    return 0;
+}
+
+int fa_vg_alternatives(decider *d) {
+    if (!d->nambiguities) return 0;
+    size_t combos = 1;
+    for (size_t i = 0; i < d->nambiguities && combos <= FA_MAX_ALTERNATIVES; i++)
+        combos *= d->ambiguities[i].n;
+    size_t *pick = calloc(d->nambiguities + 1, sizeof *pick);
+    if (!pick) return -1;
+    int rc = 0;
+    if (combos <= FA_MAX_ALTERNATIVES) {
+        for (size_t c = 0; c < combos && rc == 0; c++) { /* odometer over the options */
+            rc = add_alternative(d, pick);
+            for (size_t i = 0; i < d->nambiguities; i++) {
+                if (++pick[i] < d->ambiguities[i].n) break;
+                pick[i] = 0;
+            }
+        }
+    } else { /* too many to list: each ambiguity's options with the others' first */
+        for (size_t i = 0; i < d->nambiguities && rc == 0; i++)
+            for (size_t o = 0; o < d->ambiguities[i].n && rc == 0; o++) {
+                memset(pick, 0, d->nambiguities * sizeof *pick);
+                pick[i] = o;
+                rc = add_alternative(d, pick);
+            }
+    }
+    free(pick);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* verdict_possible.h — the waits the dumps cannot rule out, and the root causes they leave open
+ * (verdict_possible.c). Internal to verdict*.c.
+ */
+#ifndef FRTRACE_VERDICT_POSSIBLE_H
+#define FRTRACE_VERDICT_POSSIBLE_H
+
+#include "verdict_graph.h"
+
+/* Why an option of an ambiguity would be the root cause (its explanation's words). */
+extern const char FA_WHY_STOPPED[], FA_WHY_NO_DUMP[], FA_WHY_STALE[], FA_WHY_SKIPPED_P2P[];
+
+/* Marks what is unknown of each rank (a dump older than its peers', an op that may have failed)
+ * and adds the possible edges to d->g (pedge_at, pedges). 0, or -1 when out of memory. */
+int fa_vg_add_possible_waits(decider *d);
+
+/* Weighs every rank that waits on nobody the dumps show against its possible waits: excused
+ * (it may be blocked on ranks that explain it), a root as before, or an option of an ambiguity
+ * (decider.ambiguities). Runs after the components. 0, or -1 when out of memory. */
+int fa_vg_weigh_doubts(decider *d);
+
+/* Records an ambiguity (takes a copy of the options). 0, or -1 when out of memory. */
+int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n);
+
+/* The verdict's alternatives from the certain culprits and the ambiguities: every combination of
+ * one option per ambiguity (at most FA_MAX_ALTERNATIVES, then one entry per ambiguity), each
+ * with the culprits and its explanation. 0, or -1 when out of memory. */
+int fa_vg_alternatives(decider *d);
+
+void fa_vg_free_ambiguities(decider *d);
+
+#endif
