@@ -9,7 +9,8 @@ keys in the producer's order, every entry's keys in torch's order (frames first 
 duration_ms only with timing), each value of the type real dumps hold, pg_config/pg_status as
 the backend writes them, profiling names of the real forms; each unreadable dump is rejected by
 `frtrace show`. REAL_DUMP files (real PyTorch 2.9 NCCL, 2.15 gloo, recorder dumps) are checked
-against the same tables first, so that the tables stay those of real dumps. Exit 1 on any
+against the same tables first, so that the tables stay those of real dumps, and encode.py must
+write each of them back byte for byte from its decoded content. Exit 1 on any
 difference, each printed with its file.
 """
 import argparse
@@ -23,6 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encode  # noqa: E402
 import sim  # noqa: E402
 
 TOP = {("nccl", "2.9"): ["version", "pg_config", "nccl_version", "pg_status", "entries"],
@@ -105,6 +107,24 @@ def check_dump(d, path, is_json):
     return errs
 
 
+def same_bytes(path, d, is_json):
+    """encode.py writes a real dump's own content back byte for byte."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if is_json:
+        d = dict(d)
+        d.pop("nccl_comm_state", None)
+        d["pg_status"] = {k: {a: int(b) for a, b in v.items()} for k, v in d["pg_status"].items()}
+        for e in d.get("entries", []):
+            e["process_group"] = tuple(e["process_group"])
+            for k in ("time_discovered_started_ns", "time_discovered_completed_ns"):
+                e[k] = e[k] or None
+        ours = [encode.torch_json(d)]
+    else:  # with or without the root dict's memo entry, as its producer did
+        ours = [encode.torch_pickle(d, True), encode.torch_pickle(d, False)]
+    return [] if raw in ours else ["%s: encode.py writes it back differently" % path]
+
+
 def load(path):
     with open(path, "rb") as f:
         raw = f.read()
@@ -152,6 +172,7 @@ def main():
     for path in a.real:
         d, is_json = load(path)
         errs += check_dump(d, path, is_json)
+        errs += same_bytes(path, d, is_json)
     lo, _, hi = a.seeds.partition(":")
     for seed in range(int(lo), int(hi)):
         errs += check_seed(seed, os.path.abspath(a.frtrace))

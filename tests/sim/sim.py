@@ -52,9 +52,9 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      (every rank has used each of its groups, so dumps show memberships); a dump is drawn older
      only when the evidence shows it (E8) — otherwise its moment changes nothing and it is
      written as final; a ring keeps every unfinished entry (the frontier) and drops history; no
-     mismatch member loses its dump by damage or has it drawn older; under gloo the highest rank keeps its dump (no
-     gloo dump states the world size); damage never hides the last visible wait of a hang, nor turns a healthy job's in-flight
-     collective into a wait for the damaged rank.
+     mismatch member loses its dump by damage or has it drawn older; under gloo the highest
+     rank keeps its dump (no gloo dump states the world size); damage never hides the last
+     visible wait of a hang, nor turns a healthy job's in-flight collective into a wait.
 """
 import argparse
 import json
