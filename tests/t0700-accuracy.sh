@@ -36,7 +36,7 @@ if have_shared; then
     real="$REAL_DUMPS/gpu_error_1st/_dump_0 $SYNTH_DUMPS/v2.10_json_rank_0.json"
 fi
 test_expect_success 'simulated dumps load, laid out key by key as real producers lay theirs' "
-    python3 \"\$SIM/conformance.py\" --seeds 0:20 --frtrace \"\$FRTRACE\" $real \
+    python3 \"\$SIM/conformance.py\" --seeds 0:12 --frtrace \"\$FRTRACE\" $real \
         \"\$TOP/testdata/torch-2.15.0-gloo/stuck_cpu-stack/rank_0\" \
         \"\$TOP/testdata/torch-2.15.0-gloo/skip-json/rank_0.json\" \
         \"\$TOP/testdata/recorder-fake-nccl/skip/rank_0\"
