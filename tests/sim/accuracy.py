@@ -170,11 +170,18 @@ def main():
         seeds += [s for s in seed_file(f) if s not in seeds]
     frtrace = os.path.abspath(a.frtrace)
     t0 = time.time()
-    if a.jobs > 1:
-        with multiprocessing.Pool(a.jobs) as pool:
-            rows = list(pool.imap_unordered(one, [(s, frtrace) for s in seeds], chunksize=4))
-    else:
-        rows = [one((s, frtrace)) for s in seeds]
+    rows = []
+    work = [(s, frtrace) for s in seeds]
+    pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
+    results = pool.imap_unordered(one, work, chunksize=4) if pool else map(one, work)
+    for row in results:
+        rows.append(row)
+        if len(rows) % 1000 == 0 and sys.stderr.isatty():
+            print("%d of %d jobs (%.0f s)" % (len(rows), len(seeds), time.time() - t0),
+                  file=sys.stderr)
+    if pool:
+        pool.close()
+        pool.join()
     wrong = report(rows, time.time() - t0, a.jobs)
     if a.json:
         with open(a.json, "w") as f:
