@@ -3,7 +3,7 @@
 # runs it, writes the dumps its backend would write and the answer the evidence supports; a
 # user who runs frtrace on them gets that answer. Here: the simulator is deterministic, its
 # dumps are laid out as real PyTorch's and the recorder's are (its pickle writer writes real
-# dumps back byte for byte), its answers for the hand-checked seeds stand; then frtrace is
+# dumps back byte for byte, and agrees byte for byte with the project's C writer), its answers for the hand-checked seeds stand; then frtrace is
 # scored on 200 seeds and every seed of tests/sim/regressions.txt (`make accuracy`: 10 000).
 . "$(dirname "$0")/lib.sh"
 SIM="$TOP/tests/sim"
@@ -36,7 +36,8 @@ if have_shared; then
     real="$REAL_DUMPS/gpu_error_1st/_dump_0 $SYNTH_DUMPS/v2.10_json_rank_0.json"
 fi
 test_expect_success 'simulated dumps load, laid out key by key as real producers lay theirs' "
-    python3 \"\$SIM/conformance.py\" --seeds 0:12 --frtrace \"\$FRTRACE\" $real \
+    python3 \"\$SIM/conformance.py\" --seeds 0:12 --frtrace \"\$FRTRACE\" \
+        --mkdump \"\$TOP/\$BUILD/tests/mkdump\" $real \
         \"\$TOP/testdata/torch-2.15.0-gloo/stuck_cpu-stack/rank_0\" \
         \"\$TOP/testdata/torch-2.15.0-gloo/skip-json/rank_0.json\" \
         \"\$TOP/testdata/recorder-fake-nccl/skip/rank_0\"

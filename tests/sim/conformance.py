@@ -4,7 +4,8 @@
     python3 tests/sim/conformance.py --seeds A:B --frtrace build/frtrace [REAL_DUMP...]
 
 For every job of the seeds: each dump that answer.json calls readable loads in `frtrace show`
-(exit 0) and in Python, and its layout matches the real producer's, key by key: the top-level
+(exit 0) and in Python, and its layout matches the real producer's, key by key (and, with --mkdump, each pickle is the one the project's own C
+writer makes of the same content, byte for byte): the top-level
 keys in the producer's order, every entry's keys in torch's order (frames first when present,
 duration_ms only with timing), each value of the type real dumps hold, pg_config/pg_status as
 the backend writes them, profiling names of the real forms; each unreadable dump is rejected by
@@ -133,7 +134,38 @@ def load(path):
     return pickle.loads(raw), False
 
 
-def check_seed(seed, frtrace):
+def same_as_c_writer(d, mkdump, label):
+    """The project's C writer (build/tests/mkdump), given the same dump as JSON, writes the same
+    pickle bytes: two independent writers of torch's layout agree."""
+    d = dict(d)
+    memo = d.get("version") == "2.9"
+    with tempfile.TemporaryDirectory(dir=sim_scratch()) as tmp:
+        src, dst = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.pkl")
+        with open(src, "wb") as f:
+            f.write(encode.torch_json(d))
+        p = subprocess.run([mkdump, "--version", d["version"], "--root-memo",
+                            "yes" if memo else "no", src, dst], stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            return ["%s: mkdump: %s" % (label, p.stderr.decode(errors="replace").strip())]
+        with open(dst, "rb") as f:
+            theirs = f.read()
+    if "frtrace" in d:  # the JSON the C writer read lists communicators by name
+        fr = dict(d["frtrace"])
+        fr["comms"] = dict(sorted(fr["comms"].items()))
+        d["frtrace"] = fr
+    ours = encode.torch_pickle(d, memo)
+    return [] if ours == theirs else ["%s: encode.py and the C writer disagree" % label]
+
+
+def many_strings():
+    """A dump of 300 groups: memo ids past 255 (LONG_BINPUT/LONG_BINGET)."""
+    cfg = {str(i): {"name": str(i), "desc": "group_%d" % i, "ranks": "[0, %d]" % (i + 1)}
+           for i in range(300)}
+    return {"version": "2.9", "pg_config": dict(sorted(cfg.items())), "nccl_version": "2.27.3",
+            "pg_status": {}, "entries": []}
+
+
+def check_seed(seed, frtrace, mkdump=None):
     errs = []
     tmp = tempfile.mkdtemp(prefix="frtrace-conf-", dir=sim_scratch())
     try:
@@ -151,6 +183,9 @@ def check_seed(seed, frtrace):
                     d, is_json = load(path)
                     errs += ["seed %d %s" % (seed, x) for x in check_dump(d, info["file"],
                                                                            is_json)]
+                    if mkdump and not is_json and info["format"] == "pickle" and \
+                            "frames" not in (d.get("entries") or [{}])[0]:
+                        errs += same_as_c_writer(d, mkdump, "seed %d %s" % (seed, info["file"]))
             elif p.returncode == 0:
                 errs.append("seed %d rank %s: garbage read as a dump" % (seed, r))
     finally:
@@ -166,6 +201,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", default="0:20")
     p.add_argument("--frtrace", default="build/frtrace")
+    p.add_argument("--mkdump", help="the project's writer (build/tests/mkdump) to agree with")
     p.add_argument("real", nargs="*", help="real dumps to hold the tables against")
     a = p.parse_args()
     errs = []
@@ -173,9 +209,11 @@ def main():
         d, is_json = load(path)
         errs += check_dump(d, path, is_json)
         errs += same_bytes(path, d, is_json)
+    if a.mkdump:
+        errs += same_as_c_writer(many_strings(), a.mkdump, "300 groups")
     lo, _, hi = a.seeds.partition(":")
     for seed in range(int(lo), int(hi)):
-        errs += check_seed(seed, os.path.abspath(a.frtrace))
+        errs += check_seed(seed, os.path.abspath(a.frtrace), a.mkdump)
     for e in errs[:50]:
         print(e)
     print("%d differences" % len(errs))
