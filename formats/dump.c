@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "dump_builder.h"
+#include "dump_whereabouts.h"
 #include "dump_decoder.h"
 #include "dump_direct.h"
 #include "grow.h"
@@ -290,7 +291,8 @@ static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
 static const char *dtype_node(decoder *dec, const fv *v) {
     node_str *c = &dec->dtype_cache[pointer_slot(v, DTYPE_CACHE_SLOTS)];
     if (c->node == v) return c->str;
-    const char *s = dump_dtype(&dec->b, v->u.s);
+    const char *whole = intern_node(dec, v); /* a NUL inside kept, as the direct paths keep it */
+    const char *s = whole ? dump_dtype(&dec->b, whole) : NULL;
     if (s) {
         if (!c->node) remember(dec, &c->node);
         c->node = v;
@@ -864,7 +866,7 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
             warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
                          (long long)truncated_at, d->nentries);
     if (extra && whole(extra) && decode_extra(dec, extra, d)) return -1;
-    return 0;
+    return dump_decode_whereabouts(&dec->b, root, d);
 }
 
 static decoder *decoder_new(void) { return calloc(1, sizeof(decoder)); }

@@ -27,6 +27,7 @@
 #include "ordered_write.h"
 #include "report.h"
 #include "perf_report.h"
+#include "report_whereabouts.h"
 
 /* ---------------------------------------------------------------- JSON writer ------ */
 
@@ -94,11 +95,12 @@ static void jw_close(jw *w, char c) {
 
 static void jw_put(void *w, const char *s, size_t len) { jw_raw(w, s, len); }
 
-/* cJSON's print_string_ptr: ", \ and control characters escaped, other bytes as they are. */
+/* cJSON's print_string_ptr, and text from the input shown, never obeyed (json_text.h): always
+ * valid UTF-8, controls, format characters and surrogates escaped. */
 static void jw_string_body(jw *w, const char *s) {
-    /* fast path: most strings (ids, types, states, keys) need no escaping; copy them whole */
+    /* fast path: most strings (ids, types, states, keys) are plain ASCII; copy them whole */
     const unsigned char *q = (const unsigned char *)s;
-    while (fr_json_plain(*q)) q++;
+    while (fr_json_plain(*q) && *q < 0x7F) q++;
     if (!*q) {
         size_t len = (size_t)(q - (const unsigned char *)s);
         if (jw_room(w, len + 2)) {
@@ -878,6 +880,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         write_findings(&w, a);
         jw_flush(&w); /* stragglers and stats: perf_report.c writes them to the FILE */
         if (fa_perf_write_db_keys(a, opt, out) != 0) rc = -1;
+        if (fa_report_whereabouts_db(a, opt, out) != 0) rc = -1;
         jw_key(&w, "verdict");
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));

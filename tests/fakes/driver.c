@@ -1,12 +1,13 @@
 /* driver.c — a small "training job" on the fake NCCL/CUDA, forking N ranks, for e2e tests.
  *
- *   frtrace-driver [train|capture|fork|initall]
+ *   frtrace-driver [train|capture|fork|forkdump|initall|lifecycle]
  *
  * train (default): the parent gets a unique id and forks NRANKS (4) ranks. Each rank creates
  * the world communicator, splits it by rank parity, and runs STEPS (6) steps of: all_reduce on
  * the world, a grouped send to the next rank and receive from the previous one, all_to_all and
  * all_gather on its half, then waits for its stream. Faults, from the environment:
  *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
+ *                   (in stuck_in_host_code, a static function: the stacks tests look for it)
  *   OMIT=r@s        rank r leaves out step s's all_reduce and goes on with the rest
  *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
  *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
@@ -25,6 +26,10 @@
  * "violations N" as counted by the fake driver.
  * fork: one rank records, forks; the child issues a call and a dump signal (it must stay inert
  * and exit 0), then the parent dumps on SIGUSR2. Prints "child exit S".
+ * forkdump: one rank records CALLS (default 20000) calls, then 30 times asks for a dump
+ * (SIGUSR2) and forks 0 to 9 ms later, while the dumper thread may be writing; each child
+ * creates a communicator, issues a call and exits (with FRTRACE_DUMP_ON_EXIT=1 it dumps at
+ * exit). A child not gone after 5 s is killed and counted. Prints "children 30 hung N".
  * initall: ncclCommInitAll over 2 devices, an all_reduce on each, then a SIGUSR2 dump.
  * lifecycle: NRANKS ranks exercise the rest of the API: ncclCommInitRankConfig (commName
  * "world-dp"), ncclCommInitRankScalable over two ids ("scalable"), an all_reduce on each, a
@@ -35,6 +40,7 @@
 #include <cuda.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <glob.h>
 #include <nccl.h>
 #include <stdbool.h>
@@ -66,9 +72,17 @@ static int env_int(const char *name, int def) {
     return v ? atoi(v) : def;
 }
 
+/* The whole time even when a signal interrupts it: the recorder's stack capture signals every
+ * thread at each dump, and nanosleep then returns early with EINTR, as POSIX says. */
 static void sleep_ms(int ms) {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+}
+
+/* Where a SKIP rank sits: a static function of the driver's own (kept out of line), so that the
+ * recorder's stacks must find it in the unstripped binary's .symtab, not in any export. */
+static __attribute__((noinline)) void stuck_in_host_code(void) {
+    for (;;) pause();
 }
 
 #define CHECK(call)                                                                                \
@@ -115,7 +129,7 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
         raise(SIGSEGV);
     }
     if (rank == skip.rank && step == skip.step)
-        for (;;) pause(); /* stuck in CPU code: never issues the all_reduce */
+        stuck_in_host_code(); /* stuck in CPU code: never issues the all_reduce */
     if (rank == stall.rank && step == stall.step) fakecuStreamStall((CUstream)s);
     size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
     if (rank != omit.rank || step != omit.step)
@@ -149,8 +163,7 @@ static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids) {
     int exclude[1] = { nranks - 1 };
     CHECK(ncclCommShrink(world, exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
     for (int step = 0; shrunk != NULL && step < 3; step++) {
-        if (rank == skip.rank && step == skip.step)
-            for (;;) pause();
+        if (rank == skip.rank && step == skip.step) stuck_in_host_code();
         CHECK(ncclAllReduce(NULL, NULL, 48, ncclFloat, ncclSum, shrunk, s));
     }
     cuStreamSynchronize((CUstream)s);
@@ -313,6 +326,40 @@ static int forked(void) {
     return 0;
 }
 
+static int forkdump(void) {
+    CUstream s = setup_device();
+    ncclComm_t comm = single_rank_comm();
+    int calls = env_int("CALLS", 20000), hung = 0, children = 30;
+    for (int i = 0; i < calls; i++)
+        CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)s));
+    cuStreamSynchronize(s);
+    fflush(stdout);
+    for (int k = 0; k < children; k++) {
+        raise(SIGUSR2);
+        sleep_ms(k % 10);
+        pid_t child = fork();
+        if (child == 0) {
+            ncclComm_t own = single_rank_comm();
+            ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, own, NULL);
+            exit(0); /* atexit: the exit dump takes the dump lock */
+        }
+        int status = 0, waited = 0;
+        while (waitpid(child, &status, WNOHANG) == 0 && waited < 5000) {
+            sleep_ms(10);
+            waited += 10;
+        }
+        if (waited >= 5000) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            hung++;
+        }
+    }
+    printf("children %d hung %d\n", children, hung);
+    fflush(stdout);
+    remove_segments();
+    return 0;
+}
+
 static int initall(void) {
     CUstream s[2];
     ncclComm_t comms[2];
@@ -340,5 +387,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "capture") == 0) return capture();
     if (strcmp(mode, "fork") == 0) return forked();
     if (strcmp(mode, "initall") == 0) return initall();
+    if (strcmp(mode, "forkdump") == 0) return forkdump();
     return job(strcmp(mode, "lifecycle") == 0);
 }
