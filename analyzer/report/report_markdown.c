@@ -78,8 +78,9 @@ static void print_alternatives(const fa_analysis *a, FILE *out) {
         fprintf(out, "- ranks %s: %s\n", who ? who : "?", v->alternatives[i].explanation);
         free(who);
     }
-    fputs("\n_None of these ranks is proven at fault; each rank's stack at dump time, or a backend "
-          "that records send/recv, would tell them apart._\n\n",
+    fputs(v->culprits.n ? "\n_Each rank's stack at dump time would tell them apart._\n\n"
+                        : "\n_None of these ranks is proven at fault; each rank's stack at dump "
+                          "time, or a backend that records send/recv, would tell them apart._\n\n",
           out);
 }
 

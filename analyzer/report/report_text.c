@@ -129,7 +129,9 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
 static void print_alternatives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     if (!v->nalternatives) return;
-    fputs("the dumps allow more than one explanation (none of these ranks is proven at fault):\n\n",
+    fputs(v->culprits.n ? "the dumps allow more than one explanation (beside the culprits):\n\n"
+                        : "the dumps allow more than one explanation (none of these ranks is "
+                          "proven at fault):\n\n",
           out);
     for (size_t i = 0; i < v->nalternatives; i++) {
         char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n),

@@ -248,9 +248,12 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     if (n) render(&c[first], 3, part, sizeof part);
     char more[40] = "";
     if (n > 1) snprintf(more, sizeof more, "; and %zu more", n - 1);
-    if (asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?", part,
-                 more, suffix) < 0)
+    if (!all.n) { /* nobody to name first (a stuck collective): never an empty rank list */
+        if (asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0) text = NULL;
+    } else if (asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?",
+                        part, more, suffix) < 0) {
         text = NULL;
+    }
     (void)in;
     free(who);
     fa_ranks_free(&all);
