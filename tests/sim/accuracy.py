@@ -10,8 +10,9 @@ scored against answer.json's `expected`:
              alternatives touching each of them; where stragglers are scored (healthy, slow,
              clock_offset jobs) the slow ranks are exactly the expected ones; exit status 0 for
              ok, 1 otherwise;
-  ambiguous  frtrace named a strict subset of the expected culprits and nobody else, and said
-             it could not decide (alternatives, or inconclusive): honest, less precise;
+  ambiguous  frtrace named only expected culprits and said it could not decide: alternatives
+             among which (with its culprits) every expected culprit is offered, or
+             inconclusive naming nobody: honest, less precise;
   wrong      anything else (a rank outside the answer named, a culprit missed without saying
              so, ok for a broken job or the reverse, mismatch for hang, a crash).
 Prints one row per fault class, a total, and for every seed that is not exact one line with
@@ -58,9 +59,16 @@ def score(exp, got, code, cls):
         if not exp["alternatives"] or all(named & set(e) for e in exp["alternatives"]):
             return "exact", ""
         return "ambiguous", "alternatives do not cover the expected explanations"
+    # Undecided and honest: frtrace named no rank the answer clears as a culprit, and each
+    # expected culprit is among its culprits or its alternatives (gloo's idle pipeline pairs:
+    # "4 never sent, or 6 never received", where the simulator knows which); an inconclusive
+    # verdict that names nobody is honest too.
     undecided = bool(alts) or st == "inconclusive"
-    if (st == exp["status"] or st == "inconclusive") and set(cul) < set(exp["culprit_ranks"]) \
-            and undecided:
+    offered = set(cul).union(*alts) if alts else set(cul)
+    covered = all(c in offered for c in exp["culprit_ranks"]) or (st == "inconclusive"
+                                                                  and not offered)
+    if (st == exp["status"] or st == "inconclusive") and set(cul) <= set(exp["culprit_ranks"]) \
+            and undecided and covered:
         return "ambiguous", ""
     return "wrong", ""
 

@@ -17,8 +17,8 @@ The rules (sim.py's table gives them with their numbers):
     operation that they issue only after the one they wait in) (E11); in a job of two ranks
     nobody can tell which order is right: both are named, as the two sides of a two-member
     mismatch.
- E1 Unknown. A rank without a readable dump (none written, garbage, truncated) is unknown: it
-    is never seen waiting. When others wait for it and no rank that the dumps show stuck
+ E1 Unknown. A rank without a readable dump (none written, garbage, cut before its entries) is
+    unknown: it is never seen waiting. When others wait for it and no rank that the dumps show stuck
     (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
     waiting for them as well as stuck itself: it is an alternative, not a culprit.
  E2 Most missing. More than half of the ranks unknown: inconclusive, no culprits.
@@ -32,6 +32,17 @@ The rules (sim.py's table gives them with their numbers):
     is presumed to have gone on: a waiter's missing member only when no other member is missing
     there, and its own (old) frontier is not read as a wait; when waited for, it is weighed as
     an unknown rank (E1).
+ E14 Wrong peer. A rank waiting in a send/recv on peers seen idle that nobody else waits for,
+    while another rank waits on it in the other half (it sends to the rank that receives, or
+    the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
+    with the other unmatched half are not (both halves meet in it).
+ E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
+    entries before the cut (readers salvage exactly those): the launches they record are known
+    as of the dump's moment (started, completed, their calls' types and sizes), the rest is
+    unknown, as after an older dump (E8): the rank is presumed to have gone on. (pg_status's
+    counters would say more; the rules do not credit them, so they never expect more than the
+    entries prove.) A JSON or re-pickled dump cut anywhere, or a pickle cut before its entries,
+    is unreadable (E1).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) issued an operation the group will never run: it is the
     culprit, the idle majority is not (a rank that used the wrong group or peer late in the
@@ -49,9 +60,14 @@ The rules (sim.py's table gives them with their numbers):
 class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
-    def __init__(self, engine, known, T, stale, fatal):
+    def __init__(self, engine, known, T, stale, fatal, cut=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
         self._frontier, self._completed, self._missing = {}, {}, {}
+
+    def visible(self, L, r):
+        """r's dump shows the launch: issued by its dump time, and not cut off (E13)."""
+        return L.issue_t <= self.T[r] and (r not in self.cut or L.pos < self.cut[r])
 
     def launch_done(self, L, r):
         """Finished by the time r's dump was taken (gloo: retired, finished or failed)."""
@@ -61,7 +77,7 @@ class View:
         if r not in self._frontier:
             self._frontier[r] = None
             for L in self.eng.stream[r]:
-                if L.issue_t > self.T[r]:
+                if not self.visible(L, r):
                     break
                 if not self.launch_done(L, r):
                     self._frontier[r] = L
@@ -91,7 +107,7 @@ def completed_somewhere(view, inst, members_known):
     done = False
     for m, L in inst.launches.items():
         if m in members_known and not L.failed and L.done_t is not None \
-                and L.done_t <= view.T[m]:
+                and L.done_t <= view.T[m] and view.visible(L, m):
             done = True
             break
     view._completed[key] = done
@@ -108,7 +124,7 @@ def arrived(view, m, inst):
         return None
     L = inst.launches.get(m)
     T = view.T[m]
-    if L is None or L.issue_t > T:
+    if L is None or not view.visible(L, m):
         return None if m in view.stale else False
     fr = view.frontier(m)
     if fr is None or fr.pos >= L.pos:
@@ -220,6 +236,24 @@ def reason(view, gloo, fault_ranks):
         seen_idle = [m for m in ws if idle(m)]
         if len(seen_idle) * 2 > size:
             extra.add(r)
+    # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
+    # another rank waits on it in the other half of that send/recv (it sends to the rank that
+    # receives, or the reverse), posted to the wrong peer: it explains both unmatched halves.
+    waited_by = {}
+    for v, ws in graph.items():
+        for w in ws:
+            waited_by.setdefault(w, set()).add(v)
+    for r, ws in graph.items():
+        fr = view.frontier(r)
+        if not ws or fr is None or not fr.call.is_p2p() or \
+                any(not idle(m) or waited_by.get(m, set()) != {r} for m in ws):
+            continue
+        halves = {("recv" if op.name == "send" else "send") for op in fr.call.ops if op.peer in ws}
+        for z in waited_by.get(r, ()):
+            fz = view.frontier(z)
+            if z != r and fz is not None and fz.call.is_p2p() and \
+                    any(op.peer == r and op.name in halves for op in fz.call.ops):
+                extra.add(r)
     for r in extra:
         graph[r] = []
     # Unknown ranks (no readable dump) are never seen waiting: the known graph leaves them out
@@ -296,7 +330,7 @@ def mismatch(view, eng):
             continue
         seen = {}
         for m, L in inst.launches.items():
-            if m in view.known and m not in view.fatal and L.issue_t <= view.T[m]:
+            if m in view.known and m not in view.fatal and view.visible(L, m):
                 seen[m] = inst.sigs[m]
         if len(seen) < 2 or len(set(seen.values())) < 2:
             continue
@@ -327,9 +361,10 @@ def expected(job, eng, dumps):
 
     known = {r for r, d in dumps.items() if d["readable"]}
     T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
-    stale = {r for r in known if dumps[r].get("older")}
+    cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
+    stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal)
+    view = View(eng, known, T, stale, fatal, cut)
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)
@@ -350,7 +385,8 @@ def expected(job, eng, dumps):
                   "wait_for": truth["graph"], "stalled": truth["stalled"],
                   "cycles": truth["cycles"], "slow_ranks": sorted(job.slow),
                   "dead": sorted(eng.death_t), "hung": truth["waiting"] or bool(truth_mm)},
-        "evidence": {"unknown_ranks": unknown, "older_dumps": sorted(stale),
+        "evidence": {"unknown_ranks": unknown, "older_dumps": sorted(stale - set(cut)),
+                     "cut_dumps": {str(r): p for r, p in sorted(cut.items())},
                      "names_other_than_truth": status == "hang" and
                      culprits != fault_roots(truth, fault_ranks),
                      "wait_for": seen["graph"], "cycles": seen["cycles"],

@@ -175,7 +175,9 @@ def check_seed(seed, frtrace, mkdump=None):
             path = os.path.join(tmp, info["file"])
             p = subprocess.run([frtrace, "show", path], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
-            if info["readable"] or info["damage"] == "truncated":
+            if info["damage"] == "truncated":
+                errs += cut_read_as_planned(frtrace, tmp, seed, r, info)
+            elif info["readable"]:
                 if info["readable"] and p.returncode != 0:
                     errs.append("seed %d rank %s: frtrace show: %s" % (
                         seed, r, p.stderr.decode(errors="replace").strip()))
@@ -191,6 +193,28 @@ def check_seed(seed, frtrace, mkdump=None):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return errs
+
+
+def cut_read_as_planned(frtrace, tmp, seed, r, info):
+    """A dump cut inside its entries is salvaged with exactly the whole entries before the cut
+    (answer.py's E13); one cut anywhere else is rejected."""
+    db = os.path.join(tmp, "db.json")
+    p = subprocess.run([frtrace, os.path.join(tmp, "dumps"), "-o", db],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    rejected = []
+    if os.path.exists(db):
+        with open(db) as f:
+            rejected = [x["path"] for x in json.load(f)["input"].get("files_rejected", [])]
+    name = os.path.basename(info["file"])
+    was_rejected = any(os.path.basename(x) == name for x in rejected)
+    if not info["readable"]:
+        return [] if was_rejected else ["seed %d rank %s: a dump cut before its entries was "
+                                        "read" % (seed, r)]
+    kept = "kept %d whole entries" % info["cut"]["entry"]
+    if was_rejected or kept not in p.stderr.decode(errors="replace"):
+        return ["seed %d rank %s: a dump cut inside entry %d was not salvaged as planned (%s)" % (
+            seed, r, info["cut"]["entry"], p.stderr.decode(errors="replace").strip()[:200])]
+    return []
 
 
 def sim_scratch():

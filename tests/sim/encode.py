@@ -29,6 +29,7 @@ class _TorchPickler:
         self.strings = {}
         self.objects = {}
         self.shared_ids = shared_ids  # id() of containers torch held more than one reference to
+        self.entry_starts = []  # byte offset where each entry dict begins (to cut a dump there)
 
     def _put(self):
         n = self.next_memo
@@ -161,6 +162,7 @@ class _TorchPickler:
             self.out += b"]("
             for x in v:
                 if type(x) is dict and "record_id" in x and id(x) not in self.shared_ids:
+                    self.entry_starts.append(len(self.out))
                     self._entry(x)
                 else:
                     self.value(x)
@@ -192,13 +194,16 @@ def _shared_frames(dump):
     return shared
 
 
-def torch_pickle(dump, root_memo):
+def torch_pickle(dump, root_memo, entry_starts=None):
+    """torch's pickle of a dump; entry_starts, a list, gets the byte offset of each entry."""
     p = _TorchPickler(_shared_frames(dump))
     p.out += b"\x80\x02"
     p.value(dump)
     if root_memo:
         p._put()
     p.out += b"."
+    if entry_starts is not None:
+        entry_starts.extend(p.entry_starts)
     return bytes(p.out)
 
 

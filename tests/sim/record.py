@@ -52,6 +52,7 @@ class Recorder:
         self.backend = job.backend
         self.offset_ms = job.clock_offset.get(job.node_of(rank), 0.0)
         self.entries = []
+        self.entry_launch = []  # the stream position of the launch each entry records
         self.next_id = 0
         self.seq = {}  # group uid -> [coll_seq, p2p_seq, op_id, launch]
         self.status = {}
@@ -126,6 +127,7 @@ class Recorder:
                     self.freeze(e)
             members.append(end)
         self.entries.extend(members)
+        self.entry_launch.extend([L.pos] * len(members))
 
     def timing_started(self):
         return self.rc["timing"] or self.rc.get("gpu_events") == 2
@@ -225,17 +227,21 @@ def ranks_str(ranks, cache={}):
     return cache[key]
 
 
-def dump_dict(job, engine, rank, T, trigger=None):
+def dump_dict(job, engine, rank, T, trigger=None, entry_launch=None):
+    """The dump's dict; entry_launch, a list, gets the launch position of each entry kept."""
     rec = Recorder(job, engine, rank, T)
     for L in engine.stream[rank]:
         if L.issue_t <= T:
             rec.add_launch(L)
-    entries = rec.entries
+    entries, launch_of = rec.entries, rec.entry_launch
     ring = job.rec["ring"]
     if ring and len(entries) > ring:
-        entries = entries[-ring:]
+        entries, launch_of = entries[-ring:], launch_of[-ring:]
     if job.rec["only_active"]:
-        entries = [e for e in entries if e["time_discovered_completed_ns"] is None]
+        kept = [i for i, e in enumerate(entries) if e["time_discovered_completed_ns"] is None]
+        entries, launch_of = [entries[i] for i in kept], [launch_of[i] for i in kept]
+    if entry_launch is not None:
+        entry_launch.extend(launch_of)
     L = job.layout
     used = [g for g in L.of_rank[rank] if g.uid in rec.seq or g.kind == "default"]
     b = job.backend

@@ -27,7 +27,7 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      CPU, a dead or unknown rank), plus ranks whose GPU stalled (a frontier every peer completed);
      a sink cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank, whose
      order the other ranks contradict (E11); in a two-rank job both are named.
- E1  No readable dump (none, garbage, truncated): the rank is unknown, never seen waiting. When
+ E1  No readable dump (none, garbage, cut before its entries): the rank is unknown. When
      others wait for it, it is a culprit (missing_dump) unless the dumps show a stuck rank
      (W2) that it may be waiting for too: then it is an alternative, not a culprit.
  E2  More than half of the ranks unknown: inconclusive, no culprits.
@@ -39,6 +39,12 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      or one its dump does not show; a peer completing the frontier itself is what a stalled GPU
      looks like) says nothing about the end: the rank is presumed to have gone on; a missing
      member only when nobody else is missing there, and then weighed as an unknown rank (E1).
+ E14 A rank waiting in a send/recv on idle peers nobody else waits for, while another waits
+     on it in the other half (a send for its recv, or the reverse), posted to the wrong peer:
+     the culprit, not the idle peer nor the other unmatched half.
+ E13 A torch pickle cut inside its entries: the whole entries before the cut are known as of
+     its moment, the rest unknown, as after an older dump (E8). JSON and re-pickled dumps cut
+     anywhere, and pickles cut before their entries, are unreadable (E1).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending) issued an operation the group will never run: it is the culprit, not
      the idle majority.
@@ -349,12 +355,58 @@ def damage(job, eng, dumps):
         return
     r = job.rng.choice(cands)
     before = answer.expected(job, eng, dumps)["expected"]
-    dumps[r]["readable"] = False
+    cut = cut_plan(job, eng, dumps, r) if kind == "truncated" else None
+    if cut:
+        dumps[r]["cut"] = cut  # E13: the whole entries before the cut stay readable
+    else:
+        dumps[r]["readable"] = False
     after = answer.expected(job, eng, dumps)["expected"]
     if before["status"] != after["status"] and "ok" in (before["status"], after["status"]):
         dumps[r]["readable"] = True  # G1: damage neither hides a hang nor breaks a healthy job
+        dumps[r].pop("cut", None)
         return
     dumps[r]["damage"] = kind
+
+
+def rank_format(job, r):
+    """The encoding of r's dump: the job's, or in a mixed directory sometimes the other one
+    (drawn from the seed and the rank alone, so that damage() knows it before the files)."""
+    fmt = job.rec["format"]
+    if job.rec["mixed"] and random.Random(job.seed * 1000003 + r).random() < 0.3:
+        fmt = "json" if fmt != "json" else "pickle"
+    return fmt
+
+
+def cut_plan(job, eng, dumps, r):
+    """E13: where a truncated torch pickle is cut: inside the first entry of a launch, so that
+    the entries before it (whole launches) stay readable. None: nothing salvageable (another
+    encoding, or no entries): the dump is unreadable."""
+    if rank_format(job, r) != "pickle":
+        return None
+    launch_of = []
+    record.dump_dict(job, eng, r, dumps[r]["time"], None, launch_of)
+    starts = [i for i in range(len(launch_of)) if i == 0 or launch_of[i] != launch_of[i - 1]]
+    if not starts:
+        return None
+    s = random.Random(job.seed * 7919 + r).choice(starts)
+    return {"entry": s, "launch": launch_of[s]}
+
+
+def truncate(job, r, info, d, raw):
+    """The bytes a write cut short leaves: inside entry info["cut"]["entry"] (E13), or, where
+    nothing is to be salvaged, inside pg_config (pickles) or anywhere (JSON)."""
+    crng = random.Random(job.seed * 31337 + r)
+    if info.get("cut"):
+        starts = []
+        encode.torch_pickle(d, job.rec["root_memo"], starts)
+        s = info["cut"]["entry"]
+        span = (starts[s + 1] if s + 1 < len(starts) else len(raw)) - starts[s]
+        return raw[:starts[s] + crng.randint(3, max(3, min(span - 3, 400)))]
+    i = raw.find(b"pg_config")
+    j = raw.find(b"pg_status", i + 1) if i >= 0 else -1
+    if raw[:1] != b"{" and 0 <= i < j - 12:
+        return raw[:crng.randint(i + 10, j - 2)]
+    return raw[:max(1, int(len(raw) * crng.uniform(0.2, 0.95)))]
 
 
 def file_name(job, r, fmt):
@@ -379,9 +431,7 @@ def write_job(job, eng, dumps, out):
     files = {}
     for r in sorted(dumps):
         info = dumps[r]
-        fmt = job.rec["format"]
-        if job.rec["mixed"] and rng.random() < 0.3:
-            fmt = "json" if fmt != "json" else "pickle"
+        fmt = rank_format(job, r)
         trigger = None
         if job.backend == "recorder":
             trigger = "fatal:11" if info["fatal"] else rng.choice(["timeout", "trigger_file"])
@@ -393,13 +443,14 @@ def write_job(job, eng, dumps, out):
             if raw[:1] in (b"{", b"["):
                 raw = b"#" + raw[1:]
         elif info.get("damage") == "truncated":
-            raw = raw[:max(1, int(len(raw) * rng.uniform(0.2, 0.95)))]
+            raw = truncate(job, r, info, d, raw)
         name = file_name(job, r, fmt)
         with open(os.path.join(ddir, name), "wb") as f:
             f.write(raw)
         files[str(r)] = {"file": "dumps/" + name, "format": fmt, "readable": info["readable"],
                          "damage": info.get("damage"), "older": info["older"],
-                         "fatal": info["fatal"], "time_ms": round(info["time"], 3)}
+                         "cut": info.get("cut"), "fatal": info["fatal"],
+                         "time_ms": round(info["time"], 3)}
     return files
 
 
