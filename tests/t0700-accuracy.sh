@@ -47,6 +47,10 @@ test_expect_success 'the answers checked by hand stay as checked (tests/sim/hand
     python3 "$SIM/handchecked.py" "$SIM/handchecked.txt"
 '
 
+test_expect_success 'the scorer scores hand-made verdicts as its rules say' '
+    python3 "$SIM/accuracy.py" --self-test
+'
+
 test_expect_success "frtrace is scored on seeds $SEEDS and every regression seed" '
     score_seeds "$TABLE"
 '

@@ -73,6 +73,31 @@ def score(exp, got, code, cls):
     return "wrong", ""
 
 
+def self_test():
+    """The scoring rules on hand-made verdicts (t0700 runs this)."""
+    hang = lambda c, a=(): {"status": "hang", "culprit_ranks": c,
+                            "alternatives": [{"ranks": x} for x in a], "stragglers": []}
+    exp = {"status": "hang", "culprit_ranks": [4], "alternatives": [], "stragglers": []}
+    cases = [(hang([4]), "exact"), (hang([], [[4], [6]]), "ambiguous"),
+             (hang([], [[5], [6]]), "wrong"), (hang([4, 6]), "wrong"), (hang([6]), "wrong"),
+             ({"status": "inconclusive", "culprit_ranks": [], "alternatives": []}, "ambiguous"),
+             ({"status": "ok", "culprit_ranks": [], "alternatives": []}, "wrong")]
+    bad = 0
+    for got, want in cases:
+        code = 0 if got["status"] == "ok" else 1
+        res = score(exp, got, code, "stop_cpu")[0]
+        if res != want:
+            print("score(%s) = %s, expected %s" % (fmt_verdict(got), res, want))
+            bad += 1
+    exp2 = dict(exp, culprit_ranks=[4], alternatives=[[7]])
+    if score(exp2, hang([4], [[4], [4, 7]]), 1, "stop_cpu")[0] != "exact" or \
+            score(exp2, hang([4]), 1, "stop_cpu")[0] != "ambiguous":
+        print("alternatives beside a culprit are not scored as the rules say")
+        bad += 1
+    print("scoring self-test: %d of %d cases wrong" % (bad, len(cases) + 1))
+    return 1 if bad else 0
+
+
 def fmt_verdict(v):
     if v is None:
         return "nothing"
@@ -171,7 +196,10 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--frtrace", default=FRTRACE)
     p.add_argument("--json", help="write every seed's row to this file")
+    p.add_argument("--self-test", action="store_true", help="check the scoring rules, then exit")
     a = p.parse_args()
+    if a.self_test:
+        sys.exit(self_test())
     FRTRACE = a.frtrace
     seeds = parse_seeds(a.seeds)
     for f in a.seed_file:

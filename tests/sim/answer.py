@@ -47,8 +47,10 @@ The rules (sim.py's table gives them with their numbers):
     while seen idle (nothing pending) issued an operation the group will never run: it is the
     culprit, the idle majority is not (a rank that used the wrong group or peer late in the
     job, when everyone else had finished).
- E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is retired
-    and has a member without readable dump may have failed on it, so it waits for those members.
+ E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is a retired
+    collective with a member without readable dump may have failed on it, so it waits for those
+    members, whether it in truth finished or failed (the dumps read alike), unless a member's
+    dump shows it went on past that collective (then it finished, gloo's calls block).
  E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
     more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
     their pipeline groups to pairs, so that the peer is known).
@@ -132,6 +134,17 @@ def arrived(view, m, inst):
     return None if m in view.stale else False
 
 
+def went_on(view, r, inst):
+    """A member other than r that the dumps show past the instance (gloo blocks: it finished
+    it, so the instance did not fail)."""
+    for m, L in inst.launches.items():
+        if m != r and m in view.known and m not in view.fatal:
+            nxt = view.eng.stream[m][L.pos + 1:L.pos + 2]
+            if nxt and view.visible(nxt[0], m):
+                return True
+    return False
+
+
 def waits(view, r, gloo):
     """The ranks r is seen waiting for, and how: (kind, [ranks]) or None."""
     if r not in view.known or r in view.stale or r in view.fatal:
@@ -141,7 +154,10 @@ def waits(view, r, gloo):
     if fr is None:
         if gloo:
             last = [L for L in eng.stream[r] if L.issue_t <= view.T[r]]
-            if last and last[-1].failed:
+            # retired reads alike for finished and failed (E9): the truth's `failed` is not
+            # evidence, except for an unrecorded send/recv, whose failure pg_status shows
+            if last and (last[-1].failed or not last[-1].call.is_p2p()) and \
+                    not went_on(view, r, last[-1].insts[0]):
                 inst = last[-1].insts[0]
                 gone = [m for m in inst.members
                         if m != r and (m not in view.known or m in view.fatal)]
@@ -239,7 +255,7 @@ def reason(view, gloo, fault_ranks):
     # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
     # another rank waits on it in the other half of that send/recv (it sends to the rank that
     # receives, or the reverse), posted to the wrong peer: it explains both unmatched halves.
-    waited_by = {}
+    waited_by, posters = {}, set()
     for v, ws in graph.items():
         for w in ws:
             waited_by.setdefault(w, set()).add(v)
@@ -253,7 +269,8 @@ def reason(view, gloo, fault_ranks):
             fz = view.frontier(z)
             if z != r and fz is not None and fz.call.is_p2p() and \
                     any(op.peer == r and op.name in halves for op in fz.call.ops):
-                extra.add(r)
+                posters.add(r)
+    extra |= posters
     for r in extra:
         graph[r] = []
     # Unknown ranks (no readable dump) are never seen waiting: the known graph leaves them out
