@@ -75,7 +75,15 @@ static void print_alternatives(const fa_analysis *a, FILE *out) {
     fputs("## Explanations the dumps allow\n\n", out);
     for (size_t i = 0; i < v->nalternatives; i++) {
         char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n);
-        fprintf(out, "- ranks %s: %s\n", who ? who : "?", v->alternatives[i].explanation);
+        char *line = NULL;
+        /* In a code span like the wait chain: an explanation may carry an op's name. */
+        if (asprintf(&line, "ranks %s: %s", who ? who : "?",
+                     v->alternatives[i].explanation ? v->alternatives[i].explanation : "?") >= 0) {
+            fputs("1. ", out);
+            fr_md_code(out, line, false);
+            fputc('\n', out);
+            free(line);
+        }
         free(who);
     }
     fputs(v->culprits.n ? "\n_Each rank's stack at dump time would tell them apart._\n\n"
