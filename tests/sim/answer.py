@@ -23,9 +23,10 @@ The rules (sim.py's table gives them with their numbers):
     waiting for them as well as stuck itself: it is an alternative, not a culprit.
  E2 Most missing. More than half of the ranks unknown: inconclusive, no culprits.
  E3 Mismatch. An instance whose calls disagree (type, sizes, dtype, compared as the backend
-    compares them) and that two or more readable dumps recorded: status mismatch; culprits are
-    the members outside the unique largest side among the recorded calls, or, without one (two
-    members, a tie), every recorded member. It wins over the hang rules.
+    compares them; an all_to_all's sizes not at all: its splits are not recorded) and that two
+    or more readable dumps recorded: status mismatch; culprits are the members outside the
+    unique largest side among the recorded calls, or, without one (two members, a tie), every
+    recorded member. It wins over the hang rules.
  E8 Older dumps. A dump is older when a peer's dump shows an instance with the rank completed
     that lies beyond the rank's frontier in its own stream, or that its dump does not show (a
     peer completing the frontier itself is what a stalled GPU looks like: no proof). Such a rank
@@ -338,6 +339,13 @@ def fault_roots(result, fault_ranks):
     return sorted(out)
 
 
+def comparable(sig):
+    """What readers can compare of a call: an all_to_all's sizes may differ from rank to rank
+    (uneven splits, which dumps do not record), so only its type and dtype count."""
+    return tuple((op[0], None, None) + tuple(op[3:]) if "all_to_all" in op[0] else op
+                 for op in sig)
+
+
 def mismatch(view, eng):
     """E3: provable mismatches and their minority sides."""
     out = set()
@@ -348,7 +356,7 @@ def mismatch(view, eng):
         seen = {}
         for m, L in inst.launches.items():
             if m in view.known and m not in view.fatal and view.visible(L, m):
-                seen[m] = inst.sigs[m]
+                seen[m] = comparable(inst.sigs[m])
         if len(seen) < 2 or len(set(seen.values())) < 2:
             continue
         sides = {}

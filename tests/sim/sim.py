@@ -31,8 +31,9 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      others wait for it, it is a culprit (missing_dump) unless the dumps show a stuck rank
      (W2) that it may be waiting for too: then it is an alternative, not a culprit.
  E2  More than half of the ranks unknown: inconclusive, no culprits.
- E3  A disagreeing instance recorded by two or more readable dumps: mismatch; culprits are the
-     recorded members outside the unique largest side, or all recorded members without one.
+ E3  A disagreeing instance (all_to_all: type and dtype only, its splits are not recorded)
+     recorded by two or more readable dumps: mismatch; culprits are the recorded members
+     outside the unique largest side, or all recorded members without one.
      Wins over the hang rules. Not provable from the culprit's dump alone (its peers aborted or
      never recorded it): the hang rules apply.
  E8  An older dump (a peer completed an instance with the rank beyond the rank's own frontier,
