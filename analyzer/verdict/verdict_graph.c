@@ -31,7 +31,7 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
  * while a member left no dump cannot be told to have completed it: it may have failed, its
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
  * without a dump (the contract: a member without a dump that the others wait for is the
- * culprit). */
+ * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure. */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) {
@@ -39,6 +39,13 @@ static void ended_as_pending(const decider *d, size_t op, const uint32_t *member
         const fa_call *c = fa_op_call(d->m, op, members[k]);
         if (c && fa_call_end_uncertain(d->m, d->in, c)) states[k] = FA_MS_SCHEDULED;
     }
+}
+
+/* Whether the rank wrote a file, unreadable or not: it lived to dump, so no op failed because it
+ * died (gloo fails an op whose peer died, and retires it). */
+static bool left_a_file(const decider *d, int64_t rank) {
+    long node = fa_vg_rank_node(d, rank);
+    return node >= 0 && d->facts[node].unreadable != NULL;
 }
 
 /* Fills members with op's expected members (fa_op_expected) and states with the state of each:
@@ -59,7 +66,8 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         while (c < end && c->member < p) c++;
         const fa_call *mine = c < end && c->member == p ? c : NULL;
         states[k] = fa_op_member_state_of(d->m, d->groups, op, p, mine);
-        dumpless |= states[k] == FA_MS_NO_DUMP;
+        dumpless |=
+            states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
     }
     if (dumpless && uncertain) ended_as_pending(d, op, members, states, n);

@@ -29,7 +29,7 @@ typedef struct job {
     int ngroups;
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
-    int skip[MAX_RANKS];              /* 1: this rank wrote no dump */
+    int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short */
     const char *backend;              /* the profiling names' prefix: "nccl" unless set */
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
     int op_id[MAX_RANKS][MAX_GROUPS]; /* per rank and group: the last op id (PyTorch counts per
@@ -106,11 +106,16 @@ static void run(job *j) {
     strcpy(j->dir, "/tmp/test_verdict.XXXXXX");
     assert_non_null(mkdtemp(j->dir));
     for (int r = 0; r < j->world; r++) {
-        if (j->skip[r]) continue;
+        if (j->skip[r] == 1) continue;
         char path[128];
         snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
         FILE *f = fopen(path, "w");
         assert_non_null(f);
+        if (j->skip[r] == 2) { /* the process lived to dump, the file is cut short */
+            fputs("{\"version\": \"2.9\", \"pg_config\": {", f);
+            fclose(f);
+            continue;
+        }
         fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
         if (j->gloo_config) /* gloo 2.15: one key "", the last group made, group-local ranks */
             fprintf(f, "\"\": {\"name\": \"\", \"desc\": \"\", \"ranks\": \"[0, 1]\"}");
@@ -778,6 +783,27 @@ static void members_all_pending_where_all_gathers_say_all_are_there(void **state
     done(&j);
 }
 
+/* gloo retires a failed op as done; when a member left no dump, the others' newest op may have
+ * failed with it (they wait on it). A member whose file is there but unreadable lived to dump:
+ * no sign of a failure, and a snapshot where everyone's newest op ended is ok. */
+static void an_unreadable_member_did_not_die_in_an_ended_op(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    j.skip[2] = 2;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+    job_init(&j, 3);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -809,6 +835,7 @@ int main(void) {
         cmocka_unit_test(a_rank_alone_in_a_wrong_group_op_is_the_root),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
+        cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
