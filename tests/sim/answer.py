@@ -49,8 +49,8 @@ The rules (sim.py's table gives them with their numbers):
     culprit, the idle majority is not (a rank that used the wrong group or peer late in the
     job, when everyone else had finished).
  E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is a retired
-    collective with a member without readable dump may have failed on it, so it waits for those
-    members, whether it in truth finished or failed (the dumps read alike), unless a member's
+    collective with a member that left no dump file (an unreadable file proves it lived to dump)
+    may have failed on it, so it waits for those members, whether it in truth finished or failed (the dumps read alike), unless a member's
     dump shows it went on past that collective (then it finished, gloo's calls block).
  E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
     more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
@@ -63,8 +63,9 @@ The rules (sim.py's table gives them with their numbers):
 class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
-    def __init__(self, engine, known, T, stale, fatal, cut=None):
+    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
         self._frontier, self._completed, self._missing = {}, {}, {}
 
@@ -160,8 +161,8 @@ def waits(view, r, gloo):
             if last and (last[-1].failed or not last[-1].call.is_p2p()) and \
                     not went_on(view, r, last[-1].insts[0]):
                 inst = last[-1].insts[0]
-                gone = [m for m in inst.members
-                        if m != r and (m not in view.known or m in view.fatal)]
+                gone = [m for m in inst.members  # a file, even unreadable: it lived to dump
+                        if m != r and (m not in view.wrote or m in view.fatal)]
                 if gone:
                     return ("failed", gone)
         return None
@@ -389,7 +390,7 @@ def expected(job, eng, dumps):
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal, cut)
+    view = View(eng, known, T, stale, fatal, cut, set(dumps))
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)
