@@ -581,9 +581,18 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
 /* A collective whose entries still say pending while the rank's own counters (pg_status, or
  * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
  * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
- * that marker with the completed entries. Not for gloo (its counters count op ids, and a
- * retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv batches). */
-static void complete_by_counters(const fa_input *in, fa_match *m) {
+ * that marker with the completed entries. Not where the member also has send/recv in the group
+ * (PyTorch's counters then mix in send/recv numbers), nor for gloo (its counters count op ids,
+ * and a retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv
+ * batches). Returns -1 when out of memory. */
+static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
+    size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
+    bool *has_p2p = calloc(nviews + 1, 1);
+    if (!has_p2p) return -1;
+    for (size_t op = 0; op < m->nops; op++)
+        for (uint32_t i = 0; m->ops[op].is_p2p && i < m->ops[op].ncalls; i++)
+            has_p2p[m->view_at[m->ops[op].group] + m->calls[m->ops[op].first_call + i].member] =
+                true;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         if (o->is_p2p) continue;
@@ -592,10 +601,12 @@ static void complete_by_counters(const fa_input *in, fa_match *m) {
             const fa_view *v = view_of(m, o->group, c->member);
             const fa_dump *d = in->ranks[c->rank_index].dump;
             if (c->state != FR_STATE_COMPLETED && o->seq <= v->completed_max && !d->blocks_caller &&
-                !d->launch_numbered)
+                !d->launch_numbered && !has_p2p[m->view_at[o->group] + c->member])
                 c->state = FR_STATE_COMPLETED;
         }
     }
+    free(has_p2p);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- agreement checks -- */
@@ -1169,7 +1180,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
-    if (rc == 0) complete_by_counters(in, m);
+    if (rc == 0) rc = complete_by_counters(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
