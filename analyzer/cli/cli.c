@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "report.h"
 #include "perf_cli.h"
+#include "help.h"
 
 typedef struct request {
     fa_options analysis;
@@ -44,6 +45,11 @@ typedef struct request {
     const char **filters;
     char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
     fa_command command; /* frtrace, frtrace stats, frtrace timeline (perf_cli.h) */
+    bool command_named; /* a command word was given (before or after the options) */
+    bool help;          /* -h, --help or the word help: print the command's help */
+    bool help_word;     /* the word help: the next word names a command */
+    bool pretty;        /* --pretty, for show */
+    int show_at;        /* the word "show" after options: show.c reads what follows */
     fa_perf_cli perf;   /* their own options */
 } request;
 
@@ -65,49 +71,6 @@ static report_writer format_writer(const char *name) {
         if (strcmp(formats[i].name, name) == 0) return formats[i].write;
     return NULL;
 }
-
-static const char usage_text[] =
-    "usage: frtrace [OPTIONS] [DIR]\n"
-    "       frtrace stats [OPTIONS] [DIR]\n"
-    "       frtrace timeline [OPTIONS] [DIR] [-f json|svg] [-o FILE]\n"
-    "       frtrace show [--pretty] FILE...\n"
-    "\n"
-    "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
-    "Without DIR: $FRTRACE_DUMP_DIR, then where PyTorch writes ($TORCH_FR_DUMP_TEMP_FILE,\n"
-    "$TORCH_NCCL_DEBUG_INFO_TEMP_FILE, ~/.cache/torch, /tmp).\n"
-    "\n"
-    "  -d, --dir DIR              dump directory (same as the positional DIR)\n"
-    "  -p, --prefix P             file-name prefix before the rank (default: inferred)\n"
-    "  -o, --output FILE          write the analysis database as JSON ('-' = stdout, alone)\n"
-    "  -f, --format FMT           report format: text (default), markdown, json\n"
-    "  -j, --just-print-entries   side-by-side table of every rank's entries; no matching\n"
-    "  -v, --verbose              more detail, plus groups and collectives tables\n"
-    "      --selected-ranks R...  only these ranks in -j and the report (9 14, 9,14 or 8-15)\n"
-    "      --pg-filters S...      only these groups (name or desc) in -j and the report\n"
-    "      --                     ends the options: the next word is DIR\n"
-    "      --mismatch-cap N       list at most N findings per group (default 10)\n"
-    "      --width N              wrap the text report at N columns (default: the terminal's\n"
-    "                             width on a terminal, else 100; 0: no limit)\n"
-    "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
-    "      --print-stack-trace    show stack frames, merged across ranks\n"
-    "      --all-calls            list every rank's call in the database\n"
-    "      --transform-ft --group-world-size N\n"
-    "                             torchft: each dump's default_pg lists replica-local ranks;\n"
-    "                             make them global (r + rank / N * N), as torchfrtrace does\n"
-    "      --straggler-floor-ms X lateness under X ms counts as none; a slow rank is X ms or\n"
-    "                             more late on average over its collectives (default 5)\n"
-    "  -J, --jobs N               threads (default: number of cores); results do not depend on it\n"
-    "\n"
-    "stats: per group x operation x size x dtype: count, bytes, arrival skew, duration,\n"
-    "  algbw and busbw (-f text, markdown or json; -o FILE). timeline: Chrome trace JSON for\n"
-    "  Perfetto (-f json, default) or an SVG picture (-f svg), to -o FILE or stdout;\n"
-    "      --from-ms X, --to-ms Y only that window (ms after the first arrival)\n"
-    "      --max-ranks N          draw at most N ranks (default 64; 0: all)\n"
-    "  -h, --help                 this text\n"
-    "  -V, --version              print the version\n"
-    "\n"
-    "Short options combine: -vj, -vo db.json.\n"
-    "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "frtrace: ");
@@ -232,14 +195,24 @@ not_ranks:
 
 /* ------------------------------------------------------------ options -------------- */
 
+/* A command word (stats, timeline, show) where no command is chosen yet, or "help" once: before
+ * or after the options, and after DIR (frtrace DIR stats); a directory named like a command is
+ * then ./stats or -d stats. */
+static bool is_command_word(const request *rq, const char *word) {
+    fa_command named;
+    if (!fa_cli_command_named(word, &named)) return false;
+    return named == FA_CMD_HELP ? !rq->help_word || !rq->command_named : !rq->command_named;
+}
+
 static int parse_args(int argc, char **argv, request *rq) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value;
         long long n;
         if (is_option(arg, "-h", "help")) {
-            fputs(usage_text, stdout);
-            return -1;
+            rq->help = true; /* printed once every word is read: frtrace --help stats */
+        } else if (is_option(arg, NULL, "pretty")) {
+            rq->pretty = true;
         } else if (is_option(arg, "-V", "version")) {
             printf("frtrace %s\n", FRTRACE_VERSION);
             return -1;
@@ -304,7 +277,8 @@ static int parse_args(int argc, char **argv, request *rq) {
             /* group names are any words: stop at an option, at "--", and at an existing
              * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
             while (i + 1 < argc && argv[i + 1][0] != '-' &&
-                   !(!rq->analysis.dir && is_directory(argv[i + 1])))
+                   !(!rq->analysis.dir && is_directory(argv[i + 1])) &&
+                   !is_command_word(rq, argv[i + 1]))
                 rq->filters[rq->report.npg_filters++] = argv[++i];
             if (!rq->report.npg_filters) return usage_error("%s needs at least one group", arg);
         } else if (strcmp(arg, "--") == 0) {
@@ -318,6 +292,24 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (n < 0) return 2; /* stragglers' floor, timeline window and cap (perf_cli.c) */
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option '%s'", arg);
+        } else if (is_command_word(rq, arg)) {
+            fa_command named;
+            fa_cli_command_named(arg, &named);
+            if (named == FA_CMD_HELP && !rq->help_word) {
+                rq->help = rq->help_word = true;
+                continue;
+            }
+            rq->command = named;
+            rq->command_named = true;
+            if (named == FA_CMD_SHOW && !rq->help) {
+                rq->show_at = i; /* show's own words follow: FILE..., not a DIR */
+                return 0;
+            }
+        } else if (fa_cli_command_named(arg, &(fa_command){ 0 }) && !is_directory(arg)) {
+            return usage_error("'%s' is a second command: one at a time (frtrace help lists them)",
+                               arg);
+        } else if (rq->help_word && !rq->command_named) {
+            return usage_error("no help for '%s': the commands are stats, timeline and show", arg);
         } else if (!rq->analysis.dir) {
             rq->analysis.dir = arg;
         } else {
@@ -329,6 +321,8 @@ static int parse_args(int argc, char **argv, request *rq) {
 
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
 static int check_conflicts(request *rq) {
+    if (rq->pretty)
+        return usage_error("--pretty is an option of show (frtrace show --pretty FILE...)%s", "");
     if (rq->transform_ft && !rq->group_world_size)
         return usage_error(
             "%s",
@@ -572,10 +566,33 @@ static int run(request *rq) {
     return status;
 }
 
+/* The word "show" after options (frtrace --pretty show FILE): show.c reads the words after it.
+ * Only --pretty may come before it; the analysis's options mean nothing to show. Returns
+ * SHOW_STATUS + show's exit status, or a usage error. */
+enum { SHOW_STATUS = 1000 };
+static int run_show(const request *rq, int argc, char **argv) {
+    for (int i = 1; i < rq->show_at; i++)
+        if (!is_option(argv[i], NULL, "pretty"))
+            return usage_error("show reads only --pretty and files (frtrace show [--pretty] "
+                               "FILE...), not '%s'",
+                               argv[i]);
+    int n = argc - rq->show_at;
+    char **words = calloc((size_t)n + 2, sizeof *words);
+    if (!words) return usage_error("%s", "out of memory");
+    int k = 0;
+    words[k++] = argv[rq->show_at];
+    if (rq->pretty) words[k++] = "--pretty";
+    for (int i = rq->show_at + 1; i < argc; i++) words[k++] = argv[i];
+    int status = show_main(k, words);
+    free(words);
+    return SHOW_STATUS + status;
+}
+
 static int cli_main(int argc, char **argv, fa_command command) {
     request rq;
     memset(&rq, 0, sizeof rq);
     rq.command = command;
+    rq.command_named = command != FA_CMD_ANALYZE;
     rq.perf.max_ranks = -1;
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
     rq.format = "text";
@@ -584,6 +601,11 @@ static int cli_main(int argc, char **argv, fa_command command) {
     int nargs = 0;
     int status = expand_short_flags(argc, argv, &args, &nargs);
     if (status == 0) status = parse_args(nargs, args, &rq);
+    if (status == 0 && rq.help) {
+        fa_cli_help(stdout, rq.command);
+        status = -1;
+    }
+    if (status == 0 && rq.show_at) status = run_show(&rq, nargs, args);
     if (status == 0) status = check_conflicts(&rq);
     if (status == 0) choose_layout(&rq);
     if (status == 0 && !rq.analysis.dir)
@@ -592,6 +614,8 @@ static int cli_main(int argc, char **argv, fa_command command) {
         status = run(&rq);
     else if (status < 0)
         status = 0; /* --help, --version */
+    else if (status >= SHOW_STATUS)
+        status -= SHOW_STATUS;
     for (int i = 0; i < nargs; i++) free(args[i]);
     free(args);
     free(rq.ranks);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# On call at 3 a.m. (issue 22): the engineer types what comes to mind, pastes the report into a
+# ticket, opens the picture, and every step reads right: options before the command, help where
+# it is asked for, names never cut in two, no stray autolinks, messages that say what to do.
+. "$(dirname "$0")/lib.sh"
+
+DEMO="$TOP/testdata/demo-hang"
+GLOO="$TOP/testdata/torch-2.15.0-gloo"
+REC="$TOP/testdata/recorder-fake-nccl"
+
+test_expect_success 'options before the command: frtrace -v stats DIR is frtrace stats -v DIR' '
+    test_expect_code 0 "$FRTRACE" -v stats "$DEMO" >before &&
+    test_expect_code 0 "$FRTRACE" stats -v "$DEMO" >after &&
+    cmp before after &&
+    test_expect_code 0 "$FRTRACE" "$DEMO" stats >dir_first &&
+    cmp before dir_first &&
+    test_expect_code 0 "$FRTRACE" -J 2 timeline -f svg -o t.svg "$DEMO" 2>err &&
+    grep -q "^<svg" t.svg &&
+    test_expect_code 0 "$FRTRACE" --pretty show "$DEMO/nccl_trace_rank_0" >shown &&
+    grep -q "^  \"version\"" shown
+'
+
+test_expect_success 'frtrace help, help COMMAND and COMMAND --help answer what was asked' '
+    test_expect_code 0 "$FRTRACE" help >general &&
+    test_expect_code 0 "$FRTRACE" --help >general2 &&
+    cmp general general2 &&
+    grep -q "^usage: frtrace \[OPTIONS\] \[DIR\]" general &&
+    test_expect_code 0 "$FRTRACE" stats --help >stats1 &&
+    test_expect_code 0 "$FRTRACE" help stats >stats2 &&
+    test_expect_code 0 "$FRTRACE" --help stats >stats3 &&
+    cmp stats1 stats2 && cmp stats1 stats3 &&
+    grep -q "^usage: frtrace stats" stats1 && ! grep -q "just-print-entries" stats1 &&
+    test_expect_code 0 "$FRTRACE" timeline -h >tl &&
+    grep -q "^usage: frtrace timeline" tl && grep -q -- "--max-ranks" tl &&
+    test_expect_code 0 "$FRTRACE" help show >show &&
+    grep -q "^usage: frtrace show" show
+'
+
+test_expect_success 'a wrong word after help, a second command, --pretty without show: usage errors' '
+    test_expect_code 2 "$FRTRACE" help nonsense 2>err1 &&
+    grep -q "no help for .nonsense.: the commands are stats, timeline and show" err1 &&
+    test_expect_code 2 "$FRTRACE" stats timeline 2>err2 &&
+    grep -q "timeline. is a second command" err2 &&
+    test_expect_code 2 "$FRTRACE" --pretty "$DEMO" 2>err3 &&
+    grep -q "pretty is an option of show" err3 &&
+    test_expect_code 2 "$FRTRACE" -v show "$DEMO/nccl_trace_rank_0" 2>err4 &&
+    grep -q "show reads only --pretty and files" err4
+'
+
+test_expect_success '--pg-filters stops at the command word: frtrace --pg-filters G stats DIR' '
+    test_expect_code 0 "$FRTRACE" --pg-filters default_pg stats "$DEMO" >out 2>err &&
+    grep -q "^default_pg (0) *all_reduce" out && ! grep -q warning err
+'
+
+test_done
