@@ -52,4 +52,19 @@ test_expect_success '--pg-filters stops at the command word: frtrace --pg-filter
     grep -q "^default_pg (0) *all_reduce" out && ! grep -q warning err
 '
 
+test_expect_success '--color always|never|auto: asked for, it wins over NO_COLOR; auto colours a terminal only' '
+    test_expect_code 1 "$FRTRACE" --color always "$DEMO" >always &&
+    head -n 1 always | grep -q "$(printf "\033")\[1;31mhang: rank 2" &&
+    NO_COLOR=1 test_expect_code 1 "$FRTRACE" --color=always "$DEMO" >always2 &&
+    cmp always always2 &&
+    test_expect_code 1 "$FRTRACE" --color auto "$DEMO" >auto &&
+    ! grep -q "$(printf "\033")" auto &&
+    test_expect_code 1 script -qec "\"$FRTRACE\" --color never \"$DEMO\"" /dev/null >never </dev/null &&
+    ! grep -q "$(printf "\033")" never &&
+    test_expect_code 1 script -qec "\"$FRTRACE\" \"$DEMO\"" /dev/null >tty </dev/null &&
+    grep -q "$(printf "\033")" tty &&
+    test_expect_code 2 "$FRTRACE" --color sometimes "$DEMO" 2>err &&
+    grep -q "option --color needs auto, always or never" err
+'
+
 test_done

@@ -49,6 +49,7 @@ typedef struct request {
     bool help;          /* -h, --help or the word help: print the command's help */
     bool help_word;     /* the word help: the next word names a command */
     bool pretty;        /* --pretty, for show */
+    const char *color;  /* --color auto|always|never */
     int show_at;        /* the word "show" after options: show.c reads what follows */
     fa_perf_cli perf;   /* their own options */
 } request;
@@ -231,6 +232,12 @@ static int parse_args(int argc, char **argv, request *rq) {
                 snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg,
                          strchr(arg, '=') ? "" : " ", strchr(arg, '=') ? "" : value);
             }
+        } else if (is_option(arg, NULL, "color") || is_option(arg, NULL, "colour")) {
+            value = option_value(argc, argv, &i);
+            if (!value || !(strcmp(value, "auto") == 0 || strcmp(value, "always") == 0 ||
+                            strcmp(value, "never") == 0))
+                return usage_error("option %s needs auto, always or never", arg);
+            rq->color = value;
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
                 return usage_error("option %s needs a number", arg);
@@ -354,7 +361,8 @@ static int check_conflicts(request *rq) {
 }
 
 /* The text report's width and colour: --width, else the terminal's width on a terminal, else
- * 100; colour only on a terminal, and never with NO_COLOR set (no-color.org) or TERM=dumb. */
+ * 100; --color always or never as asked, auto (the default) only on a terminal, and never with
+ * NO_COLOR set (no-color.org: a flag given on the command line wins over it) or TERM=dumb. */
 static void choose_layout(request *rq) {
     bool tty = isatty(STDOUT_FILENO);
     struct winsize ws;
@@ -362,7 +370,10 @@ static void choose_layout(request *rq) {
         rq->report.width =
             tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
     const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
-    rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+    if (rq->color && strcmp(rq->color, "auto") != 0)
+        rq->report.color = strcmp(rq->color, "always") == 0;
+    else
+        rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
 }
 
 /* ------------------------------------------------------------ where the dumps are -- */
