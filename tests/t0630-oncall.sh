@@ -67,4 +67,25 @@ test_expect_success '--color always|never|auto: asked for, it wins over NO_COLOR
     grep -q "option --color needs auto, always or never" err
 '
 
+test_expect_success 'a parent folder of jobs: one line saying how many, and how to pick one' '
+    test_expect_code 2 "$FRTRACE" "$GLOO" >out 2>err &&
+    test "$(wc -l <err)" = 1 && test ! -s out &&
+    grep -q "^frtrace: $GLOO holds the dumps of [0-9][0-9] jobs (rank [01].s dump is in [0-9]* folders: .* and [0-9]* more): analyze one at a time, e.g. frtrace $GLOO/a2a_size" err &&
+    mkdir -p runs/job_a runs/job_b &&
+    cp "$DEMO"/* runs/job_a/ && cp "$DEMO"/* runs/job_b/ &&
+    test_expect_code 2 "$FRTRACE" stats runs 2>err2 &&
+    grep -q "runs holds the dumps of 2 jobs (rank 0.s dump is in 2 folders: job_a, job_b)" err2 &&
+    mkdir -p nodes/node0 nodes/node1 &&
+    cp "$DEMO"/nccl_trace_rank_[01] nodes/node0/ && cp "$DEMO"/nccl_trace_rank_[23] nodes/node1/ &&
+    test_expect_code 1 "$FRTRACE" nodes >one_job &&
+    head -n 1 one_job | grep -q "^hang: rank 2 never joined"
+'
+
+test_expect_success 'a dump file given as DIR: say frtrace show FILE, or the folder' '
+    test_expect_code 2 "$FRTRACE" "$DEMO/nccl_trace_rank_1" 2>err &&
+    grep -q "nccl_trace_rank_1 is a file, not a directory: frtrace show .*/nccl_trace_rank_1 decodes that one dump; frtrace $DEMO analyzes the job it belongs to" err &&
+    (cd "$DEMO" && test_expect_code 2 "$FRTRACE" nccl_trace_rank_1 2>"$OLDPWD/err2") &&
+    grep -q "frtrace \. analyzes the job" err2
+'
+
 test_done

@@ -18,6 +18,7 @@
 #include "index.h"
 #include "parallel.h"
 #include "dir_walk.h"
+#include "job_folders.h"
 
 typedef fa_dir_entry candidate;
 
@@ -303,11 +304,26 @@ static void take_walk_notes(fa_input *in, fa_dir_list *all) {
     }
 }
 
+/* DIR is a file: say what to type instead (show decodes one dump; the folder is the job). */
+static void not_a_directory(const char *dir, fr_error *err) {
+    const char *slash = strrchr(dir, '/');
+    int parent_len = slash ? (int)(slash - dir) : 1;
+    snprintf(err->msg, sizeof err->msg,
+             "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
+             "%.*s analyzes the job it belongs to",
+             dir, dir, slash && slash != dir ? parent_len : 1,
+             slash ? (slash == dir ? "/" : dir) : ".");
+}
+
 int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err) {
     memset(in, 0, sizeof *in);
     fa_dir_list all;
     if (fa_dir_walk(dir, &all) != 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir, strerror(errno));
+        if (errno == ENOTDIR)
+            not_a_directory(dir, err);
+        else
+            snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir,
+                     strerror(errno));
         fa_dir_walk_free(&all, true);
         return -1;
     }
@@ -323,6 +339,14 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
                      dir, prefix ? prefix : "PREFIX");
         free(chosen);
         fa_dir_walk_free(&all, false);
+        return -1;
+    }
+    char *jobs_msg = fa_job_folders_message(all.v, kept, dir);
+    if (jobs_msg) { /* a folder of runs: say so once, before decoding any of them */
+        snprintf(err->msg, sizeof err->msg, "%s", jobs_msg);
+        free(jobs_msg);
+        free(chosen);
+        fa_dir_walk_free(&all, true);
         return -1;
     }
     fa_dump **dumps = calloc(kept, sizeof *dumps);
