@@ -88,4 +88,17 @@ test_expect_success 'a dump file given as DIR: say frtrace show FILE, or the fol
     grep -q "frtrace \. analyzes the job" err2
 '
 
+test_expect_success '-o into a folder that does not exist fails at once, before reading anything' '
+    test_expect_code 2 "$FRTRACE" -o no/such/db.json "$DEMO" >out 2>err &&
+    test ! -s out &&
+    grep -q "^frtrace: -o no/such/db.json: no/such does not exist (nothing was read)" err &&
+    test_expect_code 2 "$FRTRACE" timeline -f svg -o no/t.svg "$DEMO" 2>err2 &&
+    grep -q "no does not exist" err2 &&
+    mkdir out.d &&
+    test_expect_code 2 "$FRTRACE" stats -o out.d "$DEMO" 2>err3 &&
+    grep -q "out.d: is a directory; name a file in it" err3 &&
+    : >plain && test_expect_code 2 "$FRTRACE" -o plain/db.json "$DEMO" 2>err4 &&
+    grep -q "plain is not a folder" err4
+'
+
 test_done

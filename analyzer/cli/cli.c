@@ -376,6 +376,31 @@ static void choose_layout(request *rq) {
         rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
 }
 
+/* -o FILE where FILE cannot be written (its folder missing, not a folder, not writable, or
+ * FILE a directory): said before the analysis, which can take minutes at scale, rather than
+ * after it and after the report. The write itself still reports what goes wrong later. */
+static int check_output_target(const request *rq) {
+    const char *path = rq->output;
+    if (!path || strcmp(path, "-") == 0) return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return usage_error("-o %s: is a directory; name a file in it", path);
+    const char *slash = strrchr(path, '/');
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? (slash == path ? "/" : path) : ".");
+    bool exists = stat(folder, &st) == 0;
+    if (!exists || !S_ISDIR(st.st_mode)) {
+        char what[4200];
+        snprintf(what, sizeof what, "-o %s: %s %s", path, folder,
+                 exists ? "is not a folder" : "does not exist");
+        return usage_error("%s (nothing was read)", what);
+    }
+    if (access(folder, W_OK | X_OK) != 0)
+        return usage_error("-o %s: cannot write in that folder (nothing was read)", path);
+    return 0;
+}
+
 /* ------------------------------------------------------------ where the dumps are -- */
 
 /* A directory holding at least one file named PREFIX<rank>, for the default locations. */
@@ -618,6 +643,7 @@ static int cli_main(int argc, char **argv, fa_command command) {
     }
     if (status == 0 && rq.show_at) status = run_show(&rq, nargs, args);
     if (status == 0) status = check_conflicts(&rq);
+    if (status == 0) status = check_output_target(&rq);
     if (status == 0) choose_layout(&rq);
     if (status == 0 && !rq.analysis.dir)
         status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
