@@ -101,4 +101,18 @@ test_expect_success '-o into a folder that does not exist fails at once, before 
     grep -q "plain is not a folder" err4
 '
 
+test_expect_success 'a JSON dump cut short says truncated, and its whole entries are still used' '
+    mkdir cut && cp "$GLOO"/healthy-json/rank_*.json cut/ &&
+    head -c 9000 "$GLOO/healthy-json/rank_3.json" >cut/rank_3.json &&
+    test_expect_code 0 "$FRTRACE" -o db.json cut >out 2>err &&
+    grep -q "^frtrace: cut/rank_3.json: truncated at byte 9000: kept 19 whole entries, dropped the partial one; its version and pg_config were after the cut" err &&
+    ! grep -q "parse error" err && ! grep -q version_mismatch out &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+assert d[\"input\"][\"ranks_loaded\"] == list(range(8)), d[\"input\"]
+assert d[\"input\"][\"versions\"] == [\"2.10\"], d[\"input\"]" &&
+    test_expect_code 2 "$FRTRACE" show cut/rank_3.json 2>err2 &&
+    grep -q "cut/rank_3.json: truncated JSON at byte 9000" err2
+'
+
 test_done

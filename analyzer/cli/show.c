@@ -21,6 +21,7 @@
 #include "file_read.h"
 #include "help.h"
 #include "json_read.h"
+#include "json_salvage.h"
 #include "json_write.h"
 #include "pickle_read.h"
 #include "value.h"
@@ -46,6 +47,11 @@ static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_err
         snprintf(err->msg, sizeof err->msg, "out of memory");
     } else if (looks_like_json(buf, len)) {
         rc = json_read((const char *)buf, len, arena, &root, err);
+        json_cut cut;
+        if (rc != 0 && json_truncation_cut((const char *)buf, len, JSON_READ_MAX_DEPTH, &cut)) {
+            free(cut.closers); /* show prints whole documents only: say why this is not one */
+            snprintf(err->msg, sizeof err->msg, "truncated JSON at byte %zu", len);
+        }
     } else {
         pr_options opts = { 0 };
         rc = pickle_read(buf, len, arena, &opts, &root, err);

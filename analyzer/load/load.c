@@ -217,7 +217,7 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
         }
         fa_dump *d = dumps[i];
         in->ranks[in->nranks++] = (fa_rank_dump){ files[i].rank, files[i].path, d };
-        add_version(in, d->version ? d->version : "?");
+        if (d->version) add_version(in, d->version); /* a cut JSON dump may have lost it */
         if (d->warning) add_note(in, files[i].path, d->warning);
         if (d->global_rank >= 0 && d->global_rank != files[i].rank) {
             char msg[200];
