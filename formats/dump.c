@@ -290,7 +290,8 @@ static int get_bool(decoder *dec, const fv *v, const char *key, bool *out) {
 static const char *dtype_node(decoder *dec, const fv *v) {
     node_str *c = &dec->dtype_cache[pointer_slot(v, DTYPE_CACHE_SLOTS)];
     if (c->node == v) return c->str;
-    const char *s = dump_dtype(&dec->b, v->u.s);
+    const char *whole = intern_node(dec, v); /* a NUL inside kept, as the direct paths keep it */
+    const char *s = whole ? dump_dtype(&dec->b, whole) : NULL;
     if (s) {
         if (!c->node) remember(dec, &c->node);
         c->node = v;

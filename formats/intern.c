@@ -4,6 +4,9 @@
  * that keep the string's hash and length beside the pointer, so that a probe compares bytes
  * only when hash and length already agree. The hash is 64-bit FNV-1a, which is quick on the
  * short strings dumps are made of.
+ *
+ * Copies are C strings, so a NUL inside a string is stored as C0 80 (Modified UTF-8, see
+ * safe_text.h): nothing reading a dump's strings cuts them short, and every writer shows the NUL.
  */
 #include "intern.h"
 
@@ -80,8 +83,30 @@ static int grow(fr_interner *in) {
     return 0;
 }
 
+/* The copy of a string that holds NULs, each as C0 80, interned as that text. */
+static const char *intern_with_nuls(fr_interner *in, const char *bytes, size_t len) {
+    size_t nuls = 0;
+    for (size_t i = 0; i < len; i++) nuls += bytes[i] == '\0';
+    if (len + nuls < len) return NULL;
+    char *kept = malloc(len + nuls);
+    if (!kept) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (bytes[i] != '\0') {
+            kept[n++] = bytes[i];
+            continue;
+        }
+        kept[n++] = (char)0xC0;
+        kept[n++] = (char)0x80;
+    }
+    const char *copy = fr_intern(in, kept, n);
+    free(kept);
+    return copy;
+}
+
 const char *fr_intern(fr_interner *in, const char *bytes, size_t len) {
     if (len >= UINT32_MAX) return NULL;
+    if (memchr(bytes, '\0', len)) return intern_with_nuls(in, bytes, len);
     uint32_t h = (uint32_t)hash_bytes(bytes, len);
     slot *sl = find_slot(in->slots, in->size, bytes, (uint32_t)len, h);
     if (sl->str) return sl->str;

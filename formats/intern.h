@@ -21,7 +21,8 @@ typedef struct fr_interner fr_interner;
 /* NULL when out of memory. Strings are copied into `arena`. */
 fr_interner *fr_intern_new(fv_arena *arena);
 void fr_intern_free(fr_interner *in);
-/* The shared NUL-terminated copy of bytes[0..len), or NULL when out of memory. */
+/* The shared NUL-terminated copy of bytes[0..len), or NULL when out of memory. A NUL inside
+ * bytes is kept as C0 80 (safe_text.h), so that the copy is never cut short. */
 const char *fr_intern(fr_interner *in, const char *bytes, size_t len);
 /* Distinct strings interned so far. */
 size_t fr_intern_count(const fr_interner *in);

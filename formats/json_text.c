@@ -1,10 +1,11 @@
 /* json_text.c — escaping strings and formatting numbers as JSON (see json_text.h).
  *
  * Escaping walks the string once: a run of bytes that need no escape goes out whole, an escape
- * is built in a small buffer. In ascii mode a non-ASCII character is first decoded from UTF-8
- * (surrogates allowed, as pickle's 'surrogatepass' keeps them) so that it can be written as its
- * code point. Floats: see json_text.h; the digits come from printf's %.*e, the layout is ours.
- * Ints are inline in json_text.h (the database writes millions).
+ * is built in a small buffer. Non-ASCII text is decoded by safe_text.h's fr_text_next (UTF-8 with
+ * surrogates allowed, as pickle's 'surrogatepass' keeps them), so that whatever bytes a string
+ * holds, the JSON is valid UTF-8 and Python's json reads back what Python would have meant. Floats:
+ * see json_text.h; the digits come from printf's %.*e, the layout is ours. Ints are inline in
+ * json_text.h (the database writes millions).
  */
 #include "json_text.h"
 
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "safe_text.h"
 
 /* --- strings --------------------------------------------------------------------------------- */
 
@@ -44,26 +47,22 @@ static size_t byte_escape(unsigned char c, char *out) {
     return 2;
 }
 
-/* Decodes one UTF-8 sequence (surrogates allowed); an invalid byte counts as U+FFFD, so that
- * output stays ASCII whatever the input. */
-static uint32_t next_code_point(const unsigned char *s, size_t n, size_t *used) {
-    unsigned char c = s[0];
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (c >= 0xF5) len = 0;
-    if (len == 0 || len > n) {
-        *used = 1;
-        return 0xFFFD;
-    }
-    uint32_t cp = c & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *used = 1;
-            return 0xFFFD;
+/* The escape of a character that JSON text must not hold as it is, or that could act on a
+ * terminal showing the JSON (see safe_text.h); in ascii mode every non-ASCII character too. */
+static size_t char_escape(const fr_char *c, bool ascii, char *out) {
+    switch (c->kind) {
+    case FR_CH_NUL: return u_escape(0, out);
+    case FR_CH_BAD_BYTE: return u_escape(0xDC00 | c->cp, out); /* Python's surrogateescape */
+    case FR_CH_PLAIN:
+        if (!ascii) return 0;
+        if (c->cp >= 0x10000) {
+            uint32_t v = c->cp - 0x10000;
+            size_t len = u_escape(0xD800 | (v >> 10), out);
+            return len + u_escape(0xDC00 | (v & 0x3FF), out + len);
         }
-        cp = cp << 6 | (s[i] & 0x3F);
+        return u_escape(c->cp, out);
+    default: return u_escape(c->cp, out); /* C1 controls, format characters, surrogates */
     }
-    *used = len;
-    return cp;
 }
 
 void fr_json_escape(const char *str, size_t n, bool ascii, fr_json_put put, void *ctx) {
@@ -71,29 +70,27 @@ void fr_json_escape(const char *str, size_t n, bool ascii, fr_json_put put, void
     size_t i = 0;
     while (i < n) {
         size_t run = i;
-        while (run < n && fr_json_plain(s[run]) && (!ascii || s[run] < 0x7F)) run++;
-        if (run > i) {
-            put(ctx, str + i, run - i);
-            i = run;
-            continue;
-        }
-        char e[12];
-        size_t len;
-        if (s[i] < 0x80 || !ascii) {
-            len = byte_escape(s[i++], e);
-        } else {
-            size_t used;
-            uint32_t cp = next_code_point(s + i, n - i, &used);
-            i += used;
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                len = u_escape(0xD800 | (cp >> 10), e);
-                len += u_escape(0xDC00 | (cp & 0x3FF), e + len);
-            } else {
-                len = u_escape(cp, e);
+        fr_char c = { FR_CH_PLAIN, 0 };
+        size_t used = 0, len = 0;
+        char e[16];
+        while (run < n) {
+            if (fr_json_plain(s[run]) && s[run] < 0x7F) {
+                run++;
+                continue;
             }
+            if (s[run] < 0x80) break;
+            used = fr_text_next(s + run, n - run, &c);
+            if ((len = char_escape(&c, ascii, e)) != 0) break;
+            run += used;
+        }
+        if (run > i) put(ctx, str + i, run - i);
+        if (run >= n) return;
+        if (s[run] < 0x80) {
+            len = byte_escape(s[run], e);
+            used = 1;
         }
         put(ctx, e, len);
+        i = run + used;
     }
 }
 

@@ -5,9 +5,12 @@
  * (report_db.c, cJSON's form). Each keeps its own buffer and layout; the text of a string, a
  * float or an int comes from here, so the three escape and format the same way:
  *   - strings: '"', '\\' and control characters are escaped (\n \r \t \b \f by name, others as
- *     \u00XX, lower-case hex); with `ascii` (json.dumps' ensure_ascii) also DEL and every
- *     non-ASCII character, as \uXXXX (a surrogate pair beyond the BMP; a byte that is not valid
- *     UTF-8 counts as U+FFFD); without it other bytes pass as they are (cJSON, nlohmann);
+ *     \u00XX, lower-case hex), and so are DEL, C1 controls, bidi and invisible format
+ *     characters and lone surrogates (\u202e, \ud800: text from a dump never acts on a terminal
+ *     that shows the JSON); a NUL kept inside a string (C0 80, see safe_text.h) is \u0000 and a
+ *     byte that is not UTF-8 is \udcXX (Python's surrogateescape), so the text is always valid
+ *     UTF-8; with `ascii` (json.dumps' ensure_ascii) also every non-ASCII character, as \uXXXX
+ *     (a surrogate pair beyond the BMP); without it other characters pass as they are;
  *   - floats: the shortest decimal that reads back to the same double (printf at 1, 2, ... 17
  *     significant digits, the first that strtod maps back to the same bits), laid out as
  *     CPython's repr: fixed notation for decimal exponents -4 up to `fixed_max`, scientific
@@ -22,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A byte that a JSON string holds as it is (outside ascii mode). */
+/* An ASCII byte that a JSON string holds as it is (bytes from 0x7F on: see fr_json_escape). */
 static inline bool fr_json_plain(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
 
 /* Where fr_json_escape sends its text: runs of plain bytes whole, each escape on its own. */

@@ -13,6 +13,12 @@
  * never looked up) — the pickle stays valid and only grows — rather than failing the dump. Heap
  * writers (pw_init_alloc) grow the table.
  *
+ * A string is written as Python's unpickler will read it back (UTF-8 with 'surrogatepass'): a
+ * NUL kept as C0 80 inside the analyzer's strings (safe_text.h) goes out as a NUL, and a byte
+ * that is not UTF-8 (a thread name set by the host, a native frame) as U+DC00 + byte, the
+ * lone surrogate Python's 'surrogateescape' would have made of it; a dump never holds a string
+ * that Python's pickle cannot load.
+ *
  * Integers follow torch's pushInt ladder: BININT1 (0..255), BININT2 (..65535), BININT (int32),
  * else LONG1 with a length byte of 8 (never the minimal length Python would use). Floats are
  * BINFLOAT with the IEEE double in big-endian order.
@@ -24,6 +30,7 @@
 
 #include "pickle_opcodes.h"
 #include "grow.h"
+#include "safe_text.h"
 
 enum { HEAP_CHUNK = 64 * 1024, HEAP_MEMO_SLOTS = 1024 };
 
@@ -232,6 +239,56 @@ void pw_mark(pw_writer *w) { emit_op(w, OP_MARK); }
 void pw_tuple_from_mark(pw_writer *w) { emit_op(w, OP_TUPLE); }
 void pw_tuple2(pw_writer *w) { emit_op(w, OP_TUPLE2); }
 
+/* The length s[0..len) takes as Python's unpickler reads it (see above); *clean when it is the
+ * same bytes. Plain ASCII, the common case, is decided without decoding. */
+static size_t pickled_len(const char *s, size_t len, bool *clean) {
+    const uint8_t *u = (const uint8_t *)s;
+    size_t i = 0, out = 0;
+    *clean = true;
+    while (i < len && u[i] < 0x80) i++;
+    out = i;
+    while (i < len) {
+        fr_char c;
+        size_t used = fr_text_next(u + i, len - i, &c);
+        if (c.kind == FR_CH_NUL || c.kind == FR_CH_BAD_BYTE) {
+            *clean = false;
+            out += c.kind == FR_CH_NUL ? 1 : 3;
+        } else {
+            out += used;
+        }
+        i += used;
+    }
+    return out;
+}
+
+/* BINUNICODE with s[0..len) as Python's unpickler will read it back. */
+static void emit_unicode(pw_writer *w, const char *s, size_t len) {
+    bool clean;
+    size_t out = pickled_len(s, len, &clean);
+    if (out > UINT32_MAX) {
+        fail(w);
+        return;
+    }
+    emit_u32le(w, OP_BINUNICODE, (uint32_t)out);
+    if (clean) {
+        emit(w, s, len);
+        return;
+    }
+    const uint8_t *u = (const uint8_t *)s;
+    for (size_t i = 0; i < len;) {
+        fr_char c;
+        size_t used = fr_text_next(u + i, len - i, &c);
+        uint8_t b[4];
+        if (c.kind == FR_CH_NUL)
+            emit(w, "", 1);
+        else if (c.kind == FR_CH_BAD_BYTE)
+            emit(w, b, fr_utf8_put(b, 0xDC00 | c.cp));
+        else
+            emit(w, u + i, used);
+        i += used;
+    }
+}
+
 void pw_str(pw_writer *w, const char *s, size_t len) {
     if (w->failed) return;
     if (len > UINT32_MAX) {
@@ -247,8 +304,7 @@ void pw_str(pw_writer *w, const char *s, size_t len) {
             return;
         }
     }
-    emit_u32le(w, OP_BINUNICODE, (uint32_t)len);
-    emit(w, s, len);
+    emit_unicode(w, s, len);
     if (!slot || !memo_has_room(w)) { /* full fixed table: a fresh id, not remembered */
         emit_put(w);
         return;
@@ -278,8 +334,7 @@ void pw_str_transient(pw_writer *w, const char *s, size_t len) {
             return;
         }
     }
-    emit_u32le(w, OP_BINUNICODE, (uint32_t)len);
-    emit(w, s, len);
+    emit_unicode(w, s, len);
     emit_put(w);
 }
 

@@ -1,11 +1,14 @@
 /* config.c — reads the FRTRACE_* environment once (pthread_once) into a static rec_config.
  *
  * Bad values fall back to the default with a warning: a typo in a debugging knob must never
- * stop the job it is meant to observe.
+ * stop the job it is meant to observe, and no setting may hurt it either: a fatal signal is
+ * refused as the dump signal, the ring is bounded (REC_MAX_BUFFER_SIZE), paths are kept whole
+ * whatever their length (never cut), and a prefix that cannot make a file name is refused.
  */
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -14,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 static rec_config g_config;
 static pthread_once_t g_config_once = PTHREAD_ONCE_INIT;
@@ -39,8 +44,36 @@ int rec_parse_signal(const char *text) {
         const char *name;
         int sig;
     } names[] = {
-        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "QUIT", SIGQUIT },
-        { "TERM", SIGTERM }, { "INT", SIGINT },   { "PWR", SIGPWR }, { "URG", SIGURG },
+        { "USR1", SIGUSR1 },
+        { "USR2", SIGUSR2 },
+        { "HUP", SIGHUP },
+        { "QUIT", SIGQUIT },
+        { "TERM", SIGTERM },
+        { "INT", SIGINT },
+        { "PWR", SIGPWR },
+        { "URG", SIGURG },
+        { "ALRM", SIGALRM },
+        { "WINCH", SIGWINCH },
+        { "CONT", SIGCONT },
+        { "CHLD", SIGCHLD },
+        { "PIPE", SIGPIPE },
+        { "XCPU", SIGXCPU },
+        { "XFSZ", SIGXFSZ },
+        { "PROF", SIGPROF },
+        { "VTALRM", SIGVTALRM },
+        { "TSTP", SIGTSTP },
+        { "TTIN", SIGTTIN },
+        { "TTOU", SIGTTOU },
+        /* named so that they can be refused by name (rec_signal_is_fatal) */
+        { "SEGV", SIGSEGV },
+        { "BUS", SIGBUS },
+        { "ILL", SIGILL },
+        { "FPE", SIGFPE },
+        { "ABRT", SIGABRT },
+        { "TRAP", SIGTRAP },
+        { "SYS", SIGSYS },
+        { "KILL", SIGKILL },
+        { "STOP", SIGSTOP },
     };
     int64_t num;
     if (strcasecmp(text, "none") == 0 || strcmp(text, "0") == 0) return 0;
@@ -51,11 +84,15 @@ int rec_parse_signal(const char *text) {
     return -1;
 }
 
-static void copy_setting(char *dst, size_t cap, const char *value) {
-    size_t n = strlen(value);
-    if (n >= cap) n = cap - 1;
-    memcpy(dst, value, n);
-    dst[n] = '\0';
+bool rec_signal_is_fatal(int sig) {
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
+           sig == SIGTRAP || sig == SIGSYS || sig == SIGKILL || sig == SIGSTOP;
+}
+
+/* The setting's own copy, whatever its length (the environment may change later). */
+static const char *keep_setting(const char *value) {
+    char *copy = strdup(value);
+    return copy ? copy : value;
 }
 
 static int64_t global_rank_from_env(void) {
@@ -84,9 +121,15 @@ static void load_numbers(rec_config *c) {
     int64_t n;
     c->buffer_size = 2000;
     if ((v = env_or_null("FRTRACE_BUFFER_SIZE")) != NULL) {
-        if (parse_int64(v, &n) && n >= 0 && n <= (1 << 24))
+        if (parse_int64(v, &n) && n >= 0 && n <= REC_MAX_BUFFER_SIZE)
             c->buffer_size = (uint32_t)n;
-        else
+        else if (parse_int64(v, &n) && n > REC_MAX_BUFFER_SIZE) {
+            c->buffer_size = REC_MAX_BUFFER_SIZE;
+            rec_log(REC_LOG_WARN,
+                    "FRTRACE_BUFFER_SIZE=%s is more than %d entries (all reserved at once: "
+                    "gigabytes); using %d",
+                    v, REC_MAX_BUFFER_SIZE, REC_MAX_BUFFER_SIZE);
+        } else
             rec_log(REC_LOG_WARN, "FRTRACE_BUFFER_SIZE=%s is not a count; using 2000", v);
     }
     c->timeout_ms = 300 * 1000;
@@ -107,25 +150,40 @@ static void load_numbers(rec_config *c) {
     }
 }
 
+static void load_signal(rec_config *c) {
+    const char *v = env_or_null("FRTRACE_SIGNAL");
+    c->dump_signal = SIGUSR2;
+    if (v == NULL) return;
+    int sig = rec_parse_signal(v);
+    if (sig < 0)
+        rec_log(REC_LOG_WARN, "FRTRACE_SIGNAL=%s is not a signal; using USR2", v);
+    else if (rec_signal_is_fatal(sig))
+        rec_log(REC_LOG_WARN,
+                "FRTRACE_SIGNAL=%s is a fatal signal (%s): a crash must still kill the process "
+                "(it dumps then); using USR2",
+                v, strsignal(sig));
+    else
+        c->dump_signal = sig;
+}
+
 static void load_config(void) {
     rec_config *c = &g_config;
     const char *v;
     load_log_level(c);
     load_numbers(c);
-    copy_setting(c->dump_dir, sizeof c->dump_dir,
-                 (v = env_or_null("FRTRACE_DUMP_DIR")) ? v : "./frtrace-dumps");
-    copy_setting(c->dump_prefix, sizeof c->dump_prefix,
-                 (v = env_or_null("FRTRACE_DUMP_PREFIX")) ? v : "rank_");
-    copy_setting(c->trigger_file, sizeof c->trigger_file,
-                 (v = env_or_null("FRTRACE_TRIGGER_FILE")) ? v : "");
-    c->dump_signal = SIGUSR2;
-    if ((v = env_or_null("FRTRACE_SIGNAL")) != NULL) {
-        int sig = rec_parse_signal(v);
-        if (sig >= 0)
-            c->dump_signal = sig;
+    c->dump_dir = keep_setting((v = env_or_null("FRTRACE_DUMP_DIR")) ? v : "./frtrace-dumps");
+    c->dump_prefix = "rank_";
+    if ((v = env_or_null("FRTRACE_DUMP_PREFIX")) != NULL) {
+        if (strlen(v) <= REC_MAX_PREFIX && !strchr(v, '/'))
+            c->dump_prefix = keep_setting(v);
         else
-            rec_log(REC_LOG_WARN, "FRTRACE_SIGNAL=%s is not a signal; using USR2", v);
+            rec_log(REC_LOG_WARN, "FRTRACE_DUMP_PREFIX (%zu bytes) is %s; using rank_", strlen(v),
+                    strchr(v, '/') ? "not a file name (it holds '/')"
+                                   : "too long: with the rank it must fit a file name of 255 "
+                                     "bytes");
     }
+    c->trigger_file = keep_setting((v = env_or_null("FRTRACE_TRIGGER_FILE")) ? v : "");
+    load_signal(c);
     c->json = (v = env_or_null("FRTRACE_FORMAT")) != NULL && strcasecmp(v, "json") == 0;
     c->global_rank = global_rank_from_env();
     c->dump_on_exit = (v = env_or_null("FRTRACE_DUMP_ON_EXIT")) != NULL && strcmp(v, "0") != 0;
@@ -138,13 +196,39 @@ const rec_config *rec_config_get(void) {
     return &g_config;
 }
 
+/* Writes all of text to stderr; a closed pipe there is the host's business: SIGPIPE is blocked
+ * in this thread for the write, and one that the write raised is taken back. */
+static void write_stderr(const char *text, size_t len) {
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    while (len > 0) {
+        ssize_t n = write(STDERR_FILENO, text, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text += n;
+        len -= (size_t)n;
+    }
+    sigpending(&pending);
+    if (!was_pending && sigismember(&pending, SIGPIPE) == 1) {
+        struct timespec now = { 0, 0 };
+        sigtimedwait(&pipe_only, NULL, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 void rec_log(int level, const char *fmt, ...) {
     /* load_config sets the level first, so its own warnings are filtered too. */
     if (level == REC_LOG_OFF || level > g_config.log_level) return;
-    char line[512];
+    char *body = NULL, *line = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = vasprintf(&body, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "frtrace: %s\n", line);
+    if (n >= 0 && asprintf(&line, "frtrace: %s\n", body) >= 0) write_stderr(line, strlen(line));
+    free(body);
+    free(line);
 }

@@ -14,17 +14,17 @@
 enum { REC_LOG_OFF = 0, REC_LOG_WARN = 1, REC_LOG_INFO = 2 };
 
 typedef struct rec_config {
-    uint32_t buffer_size;   /* FRTRACE_BUFFER_SIZE: ring capacity; 0 = recording off */
-    char dump_dir[512];     /* FRTRACE_DUMP_DIR */
-    char dump_prefix[128];  /* FRTRACE_DUMP_PREFIX */
-    int64_t timeout_ms;     /* FRTRACE_TIMEOUT_SEC, in ms (accepts fractions: "1.5") */
-    int dump_signal;        /* FRTRACE_SIGNAL: signal number, 0 = none */
-    char trigger_file[512]; /* FRTRACE_TRIGGER_FILE, "" when unset */
-    int gpu_events;         /* FRTRACE_GPU_EVENTS: 0, 1 (end) or 2 (start and end) */
-    int64_t global_rank;    /* FRTRACE_RANK, RANK, ...; -1 when none is set */
-    bool json;              /* FRTRACE_FORMAT=json */
-    int log_level;          /* FRTRACE_LOG */
-    bool dump_on_exit;      /* FRTRACE_DUMP_ON_EXIT=1 (extension, default off) */
+    uint32_t buffer_size;     /* FRTRACE_BUFFER_SIZE: ring capacity; 0 = recording off */
+    const char *dump_dir;     /* FRTRACE_DUMP_DIR, any length (opened component by component) */
+    const char *dump_prefix;  /* FRTRACE_DUMP_PREFIX: with the rank, one file name (255 bytes) */
+    int64_t timeout_ms;       /* FRTRACE_TIMEOUT_SEC, in ms (accepts fractions: "1.5") */
+    int dump_signal;          /* FRTRACE_SIGNAL: signal number, 0 = none */
+    const char *trigger_file; /* FRTRACE_TRIGGER_FILE, any length; "" when unset */
+    int gpu_events;           /* FRTRACE_GPU_EVENTS: 0, 1 (end) or 2 (start and end) */
+    int64_t global_rank;      /* FRTRACE_RANK, RANK, ...; -1 when none is set */
+    bool json;                /* FRTRACE_FORMAT=json */
+    int log_level;            /* FRTRACE_LOG */
+    bool dump_on_exit;        /* FRTRACE_DUMP_ON_EXIT=1 (extension, default off) */
 } rec_config;
 
 /* The configuration, loaded on first use (thread-safe). */
@@ -32,8 +32,21 @@ const rec_config *rec_config_get(void);
 
 /* Parses a signal spelling ("USR2", "SIGUSR1", "12", "none"); -1 when it is not one. */
 int rec_parse_signal(const char *text);
+/* Whether sig cannot be the dump signal: a fault the recorder must let kill the process (SEGV,
+ * BUS, ILL, FPE, ABRT, TRAP, SYS: a handler that returns would re-run the faulting instruction
+ * forever) or one that cannot be caught (KILL, STOP). */
+bool rec_signal_is_fatal(int sig);
 
-/* Logging to stderr with the "frtrace: " prefix, filtered by FRTRACE_LOG. Not signal-safe. */
+/* Bounds on the settings, each refused with a warning beyond it. FRTRACE_BUFFER_SIZE: the ring
+ * and the two dump workspaces are reserved at once for every entry (a few hundred bytes each),
+ * so a million entries is some hundreds of MB, and 16 million would be gigabytes.
+ * FRTRACE_DUMP_PREFIX: the prefix and the rank (up to 20 digits) are one file name of at most
+ * 255 bytes. */
+enum { REC_MAX_BUFFER_SIZE = 1000000, REC_MAX_PREFIX = 255 - 20 };
+
+/* Logging to stderr with the "frtrace: " prefix, filtered by FRTRACE_LOG. Not signal-safe. A
+ * closed pipe on stderr never kills the host: SIGPIPE is blocked around the write and a
+ * SIGPIPE it raised is taken back. */
 void rec_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

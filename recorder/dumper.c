@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../formats/atomic_file.h"
 #include "../formats/dump.h"
 #include "../formats/dump_write.h"
 #include "../formats/pickle_write.h"
@@ -54,14 +55,13 @@ typedef struct workspace {
     uint8_t staging[STAGING_BYTES];
     pw_memo_slot memo[MEMO_SLOTS];
     uint8_t scratch[SCRATCH_BYTES];
-    char path[1024], tmp[1100];
-    const char *tmp_tag; /* ".normal" or ".fatal": each writer has a temporary file of its own */
+    char name[256];      /* FRTRACE_DUMP_PREFIX + rank: the file's name in FRTRACE_DUMP_DIR */
+    fr_atomic_file file; /* its temporary file (atomic_file.h: random name, O_EXCL) */
 } workspace;
 
 static workspace *g_normal, *g_fatal;
 static pthread_mutex_t g_dump_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_fatal_taken;
-static char g_path[1024];
 
 /* --- async-signal-safe formatting ---------------------------------------------------------- */
 
@@ -130,29 +130,17 @@ static workspace *workspace_new(uint32_t capacity) {
     return ws;
 }
 
-static void make_dirs(const char *dir) {
-    char path[512];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path) return;
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] == '/' || path[i] == '\0') {
-            char saved = path[i];
-            path[i] = '\0';
-            mkdir(path, 0777); /* EEXIST is fine */
-            path[i] = saved;
-        }
-    }
-}
-
 int rec_dump_prepare(uint32_t capacity) {
-    if (g_normal == NULL && (g_normal = workspace_new(capacity)) != NULL)
-        g_normal->tmp_tag = ".normal";
-    if (g_fatal == NULL && (g_fatal = workspace_new(capacity)) != NULL) g_fatal->tmp_tag = ".fatal";
+    if (g_normal == NULL) g_normal = workspace_new(capacity);
+    if (g_fatal == NULL) g_fatal = workspace_new(capacity);
     return (g_normal != NULL && g_fatal != NULL) ? 0 : -1;
 }
 
-const char *rec_dump_path(void) { return g_path; }
+void rec_dump_forget(void) {
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    g_dump_lock = fresh; /* the parent's dumper thread may have held it at fork time */
+    atomic_store(&g_fatal_taken, 0);
+}
 
 /* --- from the ring to an fr_dump ----------------------------------------------------------- */
 
@@ -340,86 +328,79 @@ static void build_dump(workspace *ws, fr_dump *d, const char *trigger) {
 
 /* --- files --------------------------------------------------------------------------------- */
 
-static void build_paths(workspace *ws) {
-    const rec_config *cfg = rec_config_get();
-    char pid[24];
-    ws->path[0] = '\0';
-    append(ws->path, sizeof ws->path, cfg->dump_dir);
-    append(ws->path, sizeof ws->path, "/");
-    append(ws->path, sizeof ws->path, cfg->dump_prefix);
-    append_i64(ws->path, sizeof ws->path, rec_recorder_global_rank());
-    ws->tmp[0] = '\0';
-    append(ws->tmp, sizeof ws->tmp, ws->path);
-    append(ws->tmp, sizeof ws->tmp, ".tmp.");
-    rec_fmt_u64(pid, (uint64_t)getpid());
-    append(ws->tmp, sizeof ws->tmp, pid);
-    append(ws->tmp, sizeof ws->tmp, ws->tmp_tag);
+static void build_name(workspace *ws) {
+    ws->name[0] = '\0';
+    append(ws->name, sizeof ws->name, rec_config_get()->dump_prefix); /* bounded by config.c */
+    append_i64(ws->name, sizeof ws->name, rec_recorder_global_rank());
 }
 
 static int fd_sink(void *ctx, const uint8_t *bytes, size_t len) {
-    int fd = *(int *)ctx;
-    while (len > 0) {
-        ssize_t n = write(fd, bytes, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        bytes += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return fr_atomic_write(ctx, bytes, len); /* stops short of RLIMIT_FSIZE: EFBIG, no SIGXFSZ */
 }
 
-static int write_pickle(workspace *ws, const fr_dump *d, int fd) {
+static int write_pickle(workspace *ws, const fr_dump *d) {
     pw_writer w;
     fr_error err;
     fr_write_options opts = { .version_major = 2,
                               .version_minor = 10,
                               .scratch = ws->scratch,
                               .scratch_size = sizeof ws->scratch };
-    pw_init(&w, ws->staging, sizeof ws->staging, ws->memo, MEMO_SLOTS, fd_sink, &fd);
+    pw_init(&w, ws->staging, sizeof ws->staging, ws->memo, MEMO_SLOTS, fd_sink, &ws->file);
     int rc = fr_dump_write_pickle(d, &opts, &w, &err);
     return (pw_finish(&w, NULL, NULL) == 0 && rc == 0) ? 0 : -1;
 }
 
-static int write_json(const fr_dump *d, int fd) {
+static int write_json(workspace *ws, const fr_dump *d) {
     fr_error err;
     fr_write_options opts = { .version_major = 2, .version_minor = 10 };
-    return fr_dump_write_json(d, &opts, fd_sink, &fd, &err) == 0 &&
-                   fd_sink(&fd, (const uint8_t *)"\n", 1) == 0
+    return fr_dump_write_json(d, &opts, fd_sink, &ws->file, &err) == 0 &&
+                   fd_sink(&ws->file, (const uint8_t *)"\n", 1) == 0
                ? 0
                : -1;
 }
 
-/* Temporary file, then rename: a reader never sees half a dump. The normal and the fatal
- * writer each have their own temporary name (a crash during a normal dump must not write into
- * the file being written), and the data reaches the disk before the rename makes it visible. */
+/* Through atomic_file.h: a temporary file of a random name, created exclusively in the dump
+ * directory (so a link planted there is never followed, and the normal and the fatal writer
+ * never share one), written, fsync'ed and renamed over FRTRACE_DUMP_PREFIX<rank>: a reader
+ * never sees half a dump, and a failed one (a full disk, RLIMIT_FSIZE) leaves no file behind.
+ * The directory, of any length, is opened (and created) one component at a time. */
 static int write_file(workspace *ws, const fr_dump *d, bool json) {
-    make_dirs(rec_config_get()->dump_dir);
-    build_paths(ws);
-    int fd = open(ws->tmp, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return -1;
-    int rc = json ? write_json(d, fd) : write_pickle(ws, d, fd);
-    if (rc == 0 && fsync(fd) != 0) rc = -1;
-    if (close(fd) != 0) rc = -1;
-    if (rc == 0 && rename(ws->tmp, ws->path) != 0) rc = -1;
-    if (rc != 0) unlink(ws->tmp);
+    const char *dir = rec_config_get()->dump_dir;
+    build_name(ws);
+    int dir_fd = fr_dir_open(dir, strlen(dir), true);
+    if (dir_fd < 0) return -1;
+    int rc = fr_atomic_open_at(&ws->file, dir_fd, ws->name, 0644, NULL);
+    if (rc == 0) {
+        rc = json ? write_json(ws, d) : write_pickle(ws, d);
+        if (rc == 0)
+            rc = fr_atomic_commit(&ws->file, NULL);
+        else
+            fr_atomic_abort(&ws->file);
+    }
+    int saved = errno;
+    close(dir_fd);
+    errno = saved;
     return rc;
 }
 
 int rec_dump_write(const char *trigger) {
     if (g_normal == NULL) return -1;
     fr_dump d;
+    char name[sizeof g_normal->name];
     pthread_mutex_lock(&g_dump_lock);
     build_dump(g_normal, &d, trigger);
     int rc = write_file(g_normal, &d, rec_config_get()->json);
-    if (rc == 0) memcpy(g_path, g_normal->path, sizeof g_path);
+    int saved = errno;
+    memcpy(name, g_normal->name, sizeof name);
     pthread_mutex_unlock(&g_dump_lock);
     /* A dump is what the user will look for: said at the default level, with rank and file. */
+    const char *dir = rec_config_get()->dump_dir;
     if (rc == 0)
-        rec_log(REC_LOG_WARN, "rank %lld dumped %u entries to %s (%s)",
-                (long long)rec_recorder_global_rank(), d.nentries, g_path, trigger);
+        rec_log(REC_LOG_WARN, "rank %lld dumped %u entries to %s/%s (%s)",
+                (long long)rec_recorder_global_rank(), d.nentries, dir, name, trigger);
     else
-        rec_log(REC_LOG_WARN, "rank %lld: dump (%s) to %s failed: %s",
-                (long long)rec_recorder_global_rank(), trigger, g_normal->path, strerror(errno));
+        rec_log(REC_LOG_WARN, "rank %lld: dump (%s) to %s/%s failed: %s; no file left behind",
+                (long long)rec_recorder_global_rank(), trigger, dir, name, strerror(saved));
     return rc;
 }
 

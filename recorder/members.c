@@ -7,34 +7,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../formats/atomic_file.h"
 #include "config.h"
 
-/* "<dump dir>/.frtrace-comms" and, with `name`, the file of that communicator. The leading
- * dot keeps it out of both analyzers' view of the dump directory. */
-static int member_path(char *out, size_t cap, const char *name) {
+/* The member folder "<dump dir>/.frtrace-comms" (the leading dot keeps it out of both analyzers'
+ * view of the dump directory), opened one component at a time (a dump directory of any length)
+ * and created first when `create`; -1 when it cannot be. */
+static int member_dir(bool create) {
     const char *dir = rec_config_get()->dump_dir;
-    size_t n = strlen(dir), m = name ? strlen(name) : 0;
-    if (n + m + 32 > cap) return -1;
-    memcpy(out, dir, n);
-    memcpy(out + n, "/.frtrace-comms", 16);
-    if (name != NULL) {
-        out[n + 15] = '/';
-        memcpy(out + n + 16, name, m + 1);
-    }
-    return 0;
+    int d = fr_dir_open(dir, strlen(dir), create);
+    if (d < 0) return -1;
+    if (create) mkdirat(d, ".frtrace-comms", 0777); /* EEXIST is fine */
+    int m = openat(d, ".frtrace-comms", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(d);
+    return m;
 }
 
-/* Creates the dump directory (and its parents) and the member folder; EEXIST is fine. */
-static void make_member_dir(void) {
-    char path[640];
-    if (member_path(path, sizeof path, NULL) != 0) return;
-    for (size_t i = 1; path[i] != '\0'; i++) {
-        if (path[i] != '/') continue;
-        path[i] = '\0';
-        mkdir(path, 0777);
-        path[i] = '/';
-    }
-    mkdir(path, 0777);
+/* A communicator's name as a file name in the member folder: one component, never a way out. */
+static bool file_name(const char *name) {
+    return name[0] != '\0' && !strchr(name, '/') && strcmp(name, ".") != 0 &&
+           strcmp(name, "..") != 0;
+}
+
+/* The communicator's member file in the member folder (a link planted there is not followed). */
+static int member_file(const char *name, int flags, bool create) {
+    if (!file_name(name)) return -1;
+    int dir = member_dir(create);
+    if (dir < 0) return -1;
+    int fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    close(dir);
+    return fd;
 }
 
 static void encode(uint8_t out[8], uint64_t v) {
@@ -49,13 +51,10 @@ static uint64_t decode(const uint8_t in[8]) {
 
 void rec_members_note(rec_comm *c, int64_t global_rank) {
     int32_t rank = atomic_load(&c->rank), nranks = atomic_load(&c->nranks);
-    char path[640];
     uint8_t slot[8];
     if (global_rank < 0 || rank < 0 || rank >= nranks || atomic_exchange(&c->members_noted, 1))
         return;
-    make_member_dir();
-    if (member_path(path, sizeof path, c->pg_name) != 0) return;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = member_file(c->pg_name, O_WRONLY | O_CREAT, true);
     if (fd < 0) return;
     encode(slot, (uint64_t)global_rank + 1);
     /* Each member writes only its own 8 bytes: concurrent writers never overlap. */
@@ -66,10 +65,8 @@ void rec_members_note(rec_comm *c, int64_t global_rank) {
 
 uint32_t rec_members_read(const rec_comm *c, int64_t *ranks, uint32_t cap) {
     int32_t nranks = atomic_load(&c->nranks);
-    char path[640];
-    if (nranks <= 0 || (uint32_t)nranks > cap || member_path(path, sizeof path, c->pg_name) != 0)
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (nranks <= 0 || (uint32_t)nranks > cap) return 0;
+    int fd = member_file(c->pg_name, O_RDONLY, false);
     if (fd < 0) return 0;
     uint8_t buf[4096];
     uint32_t n = 0;

@@ -23,7 +23,7 @@ void rec_members_note(rec_comm *c, int64_t global_rank);
 
 /* Reads the member list of `c` into ranks[0..nranks) (global ranks in comm-rank order).
  * Returns the count, or 0 when some member is unknown or the list would not fit in `cap`.
- * Async-signal-safe (open, pread, close). */
+ * Async-signal-safe (openat, pread, close). */
 uint32_t rec_members_read(const rec_comm *c, int64_t *ranks, uint32_t cap);
 
 #endif

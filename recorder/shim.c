@@ -611,6 +611,7 @@ static void after_fork_in_child(void) {
     if (atomic_load(&g_phase) == PHASE_ACTIVE) atomic_store(&g_phase, PHASE_INERT);
     rec_cuda_forget();
     rec_watchdog_forget();
+    rec_dump_forget();
     rec_inflight_reset();
     t_self.group_depth = 0;
     t_self.named = false;

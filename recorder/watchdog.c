@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../formats/atomic_file.h"
 #include "comms.h"
 #include "config.h"
 #include "cuda_driver.h"
@@ -232,30 +233,48 @@ static bool same_time(struct timespec a, struct timespec b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
-static void touch_trigger_file(dumper_state *s) {
+/* The trigger file's directory, opened one component at a time (a path of any length), and the
+ * file's name in it; -1 when there is no trigger file or its directory cannot be opened. */
+static int trigger_dir(const char **name) {
     const char *path = rec_config_get()->trigger_file;
+    if (path[0] == '\0') return -1;
+    const char *slash = strrchr(path, '/');
+    *name = slash ? slash + 1 : path;
+    size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    return fr_dir_open(path, dlen, false);
+}
+
+/* Creates the trigger file with our rank in it. A link or a FIFO planted at its name is never
+ * followed nor waited on (O_NOFOLLOW, O_NONBLOCK): only a regular file is written. */
+static void touch_trigger_file(dumper_state *s) {
+    const char *name;
     struct stat st;
-    if (path[0] == '\0') return;
-    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+    int dir = trigger_dir(&name);
+    if (dir < 0) return;
+    int fd = openat(dir, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd >= 0) {
         char line[32];
         size_t n = rec_fmt_i64(line, rec_recorder_global_rank());
         line[n++] = '\n';
-        (void)!write(fd, line, n);
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) (void)!write(fd, line, n);
         close(fd);
     }
     /* Our own file needs no second dump. */
-    if (stat(path, &st) == 0) {
+    if (fstatat(dir, name, &st, 0) == 0) {
         s->trigger_seen = st.st_mtim;
         s->trigger_present = true;
     }
+    close(dir);
 }
 
 static bool trigger_file_appeared(dumper_state *s) {
-    const char *path = rec_config_get()->trigger_file;
+    const char *name;
     struct stat st;
-    if (path[0] == '\0') return false;
-    if (stat(path, &st) != 0) {
+    int dir = trigger_dir(&name);
+    if (dir < 0) return false;
+    int found = fstatat(dir, name, &st, 0);
+    close(dir);
+    if (found != 0) {
         s->trigger_present = false;
         return false;
     }
@@ -376,7 +395,7 @@ static void install_handlers(void) {
     sa.sa_sigaction = on_fatal_signal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     for (size_t i = 0; i < NFATAL; i++) sigaction(g_fatal_signals[i], &sa, &g_wd.old_fatal[i]);
-    if (cfg->dump_signal > 0) {
+    if (cfg->dump_signal > 0 && !rec_signal_is_fatal(cfg->dump_signal)) { /* config.c refused */
         memset(&sa, 0, sizeof sa);
         sigemptyset(&sa.sa_mask);
         sa.sa_handler = on_dump_signal;

@@ -62,29 +62,32 @@ fi
 
 # A crash during a normal dump must not write into the file the dumper is writing.
 if [ -f "$SO" ] && [ -x "$DRIVER" ] && command -v strace >/dev/null 2>&1; then
-test_expect_success 'dumps: a temporary file per writer (normal, fatal), fsync before rename' '
-    FAKE_SHM_TAG="t$$-strace" strace -f -o trace -e trace=openat,fsync,rename env \
+test_expect_success 'dumps: an exclusive temporary file of a random name per dump, fsync before rename' '
+    FAKE_SHM_TAG="t$$-strace" strace -f -o trace -e trace=openat,fsync,rename,renameat,renameat2 env \
         FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" FRTRACE_TIMEOUT_SEC=1 \
         DEADLINE=8 DUMPS_EXPECTED=4 FRTRACE_LOG=warn CRASH=1@1 LD_PRELOAD="$SO" \
         "$DRIVER" >job.out 2>job.err || true && # rank 1 crashes on purpose: the checks below judge
     rm -f /dev/shm/frtrace-fake-t$$-strace-* &&
     grep "rank 1 signal 11" job.out &&
-    grep -q "openat(.*rank_1\.tmp\.[0-9]*\.fatal\"" trace &&
-    grep -q "openat(.*rank_0\.tmp\.[0-9]*\.normal\"" trace &&
     python3 - <<-\PY
 	import re
 	lines = open("trace").read().splitlines()
-	opening, fd_of, synced = {}, {}, set()  # per pid: name being opened; (pid, fd) -> name
+	opening, fd_of, synced, names = {}, {}, set(), []  # per pid: name being opened; (pid, fd) -> name
 	for l in lines:
-	    m = re.match(r"(\d+) +openat\(.*\"([^\"]*\.tmp\.[^\"]*)\"", l)
-	    if m: opening[m.group(1)] = m.group(2)
+	    m = re.match(r"(\d+) +openat\(.*\"(\.frtrace-[0-9a-f]{16}\.tmp)\", ([A-Z_|]*)", l)
+	    if m:
+	        assert "O_EXCL" in m.group(3) and "O_NOFOLLOW" in m.group(3), "not exclusive: " + l
+	        opening[m.group(1)] = m.group(2)
+	        names.append(m.group(2))
 	    m = re.match(r"(\d+) +(?:openat\(.*|<\.\.\. openat resumed>.*) = (\d+)$", l)
 	    if m and m.group(1) in opening: fd_of[m.group(1), m.group(2)] = opening.pop(m.group(1))
 	    m = re.match(r"(\d+) +fsync\((\d+)", l)
 	    if m and (m.group(1), m.group(2)) in fd_of: synced.add(fd_of[m.group(1), m.group(2)])
-	    m = re.match(r"\d+ +rename\(\"([^\"]*)\"", l)
-	    if m: assert m.group(1) in synced, "renamed before fsync: " + m.group(1)
+	    m = re.match(r"\d+ +rename(?:at2?)?\((?:\d+, )?\"([^\"]*)\"", l)
+	    if m and m.group(1).startswith(".frtrace-"):
+	        assert m.group(1) in synced, "renamed before fsync: " + m.group(1)
 	assert synced, "no fsync of a temporary dump"
+	assert len(names) >= 4 and len(set(names)) == len(names), names  # one fresh name per dump
 	PY
 '
 else

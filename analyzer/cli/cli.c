@@ -7,8 +7,9 @@
  * --pg-filters the following words up to an option, "--" or an existing directory (when DIR is
  * not given yet); "--" ends the options. Flags that contradict each other are a usage error
  * naming both; a filter that matches nothing is a warning. Without DIR, FRTRACE_DUMP_DIR and
- * PyTorch's default dump places are searched, and stderr says which was used. -o writes a
- * temporary file and renames it, so that a failed write leaves the previous file intact.
+ * PyTorch's default dump places are searched, and stderr says which was used. -o writes through
+ * output_file.h (an exclusive temporary file renamed over FILE); a failed write, stdout's too,
+ * is said on stderr and exits 2.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
 #include <dirent.h>
@@ -29,6 +30,8 @@
 #include "report.h"
 #include "perf_cli.h"
 #include "help.h"
+#include "output_file.h"
+#include "safe_text.h"
 
 typedef struct request {
     fa_options analysis;
@@ -73,16 +76,20 @@ static report_writer format_writer(const char *name) {
     return NULL;
 }
 
+/* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
 static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "frtrace: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'frtrace --help'.\n");
+    char *text = NULL;
+    if (asprintf(&text, fmt, arg) < 0) text = NULL;
+    fputs("frtrace: ", stderr);
+    fr_text_fputs(stderr, text ? text : fmt);
+    fputs("\nTry 'frtrace --help'.\n", stderr);
+    free(text);
     return 2;
 }
 
 static int conflict(const char *a, const char *b, const char *why) {
-    fprintf(stderr, "frtrace: %s and %s cannot go together: %s\nTry 'frtrace --help'.\n", a, b,
-            why);
+    fr_text_printf(stderr, "frtrace: %s and %s cannot go together: %s\n", a, b, why);
+    fputs("Try 'frtrace --help'.\n", stderr);
     return 2;
 }
 
@@ -121,20 +128,57 @@ static bool is_directory(const char *path) {
 static const char flag_letters[] = "hVjv";   /* short options without a value */
 static const char value_letters[] = "dpofJ"; /* short options with one */
 
+/* Long options whose value may be the next word (cli.c's and perf_cli.c's). */
+static const char *const long_with_value[] = {
+    "dir",
+    "prefix",
+    "output",
+    "format",
+    "jobs",
+    "mismatch-cap",
+    "width",
+    "group-world-size",
+    "straggler-floor-ms",
+    "from-ms",
+    "to-ms",
+    "max-ranks",
+    "color",
+    "colour",
+};
+
+/* Whether the word after `a` is an option's value, taken as it is even when it starts with '-'
+ * (-d "-dumps dir", -o -db.json, --from-ms -5). */
+static bool value_follows(const char *a) {
+    if (a[0] != '-' || a[1] == '\0') return false;
+    if (a[1] != '-') { /* a short option or a cluster: its last letter takes the next word */
+        for (const char *c = a + 1; *c; c++)
+            if (strchr(value_letters, *c)) return c[1] == '\0';
+        return false;
+    }
+    if (strchr(a, '=')) return false;
+    for (size_t k = 0; k < sizeof long_with_value / sizeof long_with_value[0]; k++)
+        if (is_option(a, NULL, long_with_value[k])) return true;
+    return false;
+}
+
 /* "-vj" -> "-v" "-j"; "-vo db.json" -> "-v" "-o" "db.json"; "-ofile" -> "-o" "file", as getopt
- * splits them. A word that is not such a cluster is kept whole. -1 on an unknown letter. */
+ * splits them. A word that is not such a cluster is kept whole, and so is an option's value and
+ * every word after "--". -1 on an unknown letter. */
 static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
     char **v = calloc((size_t)argc * 3 + 1, sizeof *v);
     if (!v) return usage_error("%s", "out of memory");
     int n = 0;
-    bool options_over = false;
+    bool options_over = false, is_value = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (i == 0 || options_over || a[0] != '-' || a[1] == '-' || a[1] == '\0' || a[2] == '\0') {
-            options_over |= strcmp(a, "--") == 0;
+        if (i == 0 || options_over || is_value || a[0] != '-' || a[1] == '-' || a[1] == '\0' ||
+            a[2] == '\0') {
+            options_over |= !is_value && strcmp(a, "--") == 0;
+            is_value = i > 0 && !options_over && !is_value && value_follows(a);
             v[n++] = strdup(a);
             continue;
         }
+        is_value = value_follows(a);
         for (const char *c = a + 1; *c; c++) {
             char flag[3] = { '-', *c, '\0' };
             if (strchr(value_letters, *c)) {
@@ -470,8 +514,8 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
             found = known != NULL;
         }
         if (found) {
-            fprintf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir, places[i].from,
-                    prefix[0] ? ", prefix " : "", prefix);
+            fr_text_printf(stderr, "frtrace: no DIR given; reading %s (%s)%s%s\n", dir,
+                           places[i].from, prefix[0] ? ", prefix " : "", prefix);
             rq->analysis.dir = dir;
             if (prefix[0] && !rq->analysis.prefix) rq->analysis.prefix = prefix;
             return 0;
@@ -486,10 +530,26 @@ static int find_default_dir(request *rq, char *dir, size_t dlen, char *prefix, s
 
 /* ------------------------------------------------------------ output --------------- */
 
+/* Messages about single files: the first few of each kind, then how many more, so that a
+ * directory of 200 000 junk files says a dozen lines, not 200 000 (the database lists every
+ * rejected file). Paths and messages are shown, never obeyed (safe_text.h). */
+enum { MESSAGES_SHOWN = 10 };
+
 static void print_input_messages(const fa_analysis *a) {
-    for (size_t i = 0; i < a->in.nrejected; i++)
-        fprintf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path, a->in.rejected[i].error);
-    for (size_t i = 0; i < a->in.nnotes; i++) fprintf(stderr, "frtrace: %s\n", a->in.notes[i]);
+    size_t shown = a->in.nrejected < MESSAGES_SHOWN ? a->in.nrejected : MESSAGES_SHOWN;
+    for (size_t i = 0; i < shown; i++)
+        fr_text_printf(stderr, "frtrace: %s: %s\n", a->in.rejected[i].path,
+                       a->in.rejected[i].error);
+    if (a->in.nrejected > shown)
+        fprintf(stderr,
+                "frtrace: ... and %zu more files not read (-o FILE lists every one under "
+                "input.files_rejected)\n",
+                a->in.nrejected - shown);
+    shown = a->in.nnotes < MESSAGES_SHOWN ? a->in.nnotes : MESSAGES_SHOWN;
+    for (size_t i = 0; i < shown; i++) fr_text_printf(stderr, "frtrace: %s\n", a->in.notes[i]);
+    if (a->in.nnotes > shown)
+        fprintf(stderr, "frtrace: ... and %zu more warnings about files like these\n",
+                a->in.nnotes - shown);
 }
 
 /* A filter that matches nothing leaves an empty report: say so, on stderr. */
@@ -509,50 +569,26 @@ static void warn_unmatched_filters(const fa_input *in, const fa_groups *g,
             known = strcmp(g->v[k].name, f) == 0 || strcmp(g->v[k].desc, f) == 0 ||
                     (g->v[k].id && strcmp(g->v[k].id, f) == 0);
         if (!known)
-            fprintf(stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n",
-                    f);
+            fr_text_printf(
+                stderr, "frtrace: warning: --pg-filters: no group is named or described '%s'\n", f);
     }
 }
 
-/* -o FILE: written beside it under a temporary name, then renamed over it, so that a failed
- * write (a full disk) leaves the previous file as it was. */
+/* -o FILE: the database, written through output_file.h (atomically, never through a link). */
+typedef struct database_job {
+    const fa_analysis *a;
+    const request *rq;
+} database_job;
+
+static int database_to(void *ctx, FILE *out) {
+    const database_job *job = ctx;
+    return fa_report_db(job->a, &job->rq->report, out);
+}
+
 static int write_database(const fa_analysis *a, const request *rq) {
     if (!rq->output) return 0;
-    if (strcmp(rq->output, "-") == 0) return fa_report_db(a, &rq->report, stdout);
-    if (fa_output_in_place(rq->output)) { /* /dev/null, a FIFO: never renamed over */
-        FILE *f = fopen(rq->output, "w");
-        int rc = f ? fa_report_db(a, &rq->report, f) : -1;
-        if (!f || fclose(f) != 0) rc = -1;
-        if (rc) fprintf(stderr, "frtrace: %s: write failed\n", rq->output);
-        return rc;
-    }
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", rq->output, (long)getpid()) < 0) return -1;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "frtrace: %s: cannot write: %s\n", rq->output, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int rc = fa_report_db(a, &rq->report, f);
-    if (fflush(f) != 0 || ferror(f)) rc = -1;
-    int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc == 0 && rename(tmp, rq->output) != 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc) {
-        unlink(tmp);
-        fprintf(stderr,
-                "frtrace: %s: write failed (%s); the previous file, if any, is left as it was\n",
-                rq->output, saved ? strerror(saved) : "error");
-    }
-    free(tmp);
-    return rc;
+    database_job job = { a, rq };
+    return fa_output_write(rq->output, database_to, &job);
 }
 
 static int run(request *rq) {
@@ -562,19 +598,20 @@ static int run(request *rq) {
         memset(&a, 0, sizeof a);
         if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
             fa_groups_build(&a.in, &a.groups, &err) != 0) {
-            fprintf(stderr, "frtrace: %s\n", err.msg);
+            fr_text_printf(stderr, "frtrace: %s\n", err.msg);
             fa_analysis_free(&a);
             return 2;
         }
         print_input_messages(&a);
         warn_unmatched_filters(&a.in, &a.groups, &rq->report);
-        fa_report_entries(&a.in, &a.groups, &rq->report, stdout);
+        int rc = fa_report_entries(&a.in, &a.groups, &rq->report, stdout);
+        if (fa_output_stdout_done() != 0) rc = -1;
         fa_analysis_free(&a);
-        return 0;
+        return rc ? 2 : 0;
     }
     if (fa_analyze(&rq->analysis, &a, &err) != 0) {
         print_input_messages(&a);
-        fprintf(stderr, "frtrace: %s\n", err.msg);
+        fr_text_printf(stderr, "frtrace: %s\n", err.msg);
         fa_analysis_free(&a);
         return 2;
     }
@@ -590,8 +627,10 @@ static int run(request *rq) {
     double t = fa_clock();
     int rc = 0;
     bool database_on_stdout = rq->output && strcmp(rq->output, "-") == 0;
-    if (!database_on_stdout) rc = format_writer(rq->format)(&a, &rq->report, stdout);
-    if (fflush(stdout) != 0) rc = -1;
+    if (!database_on_stdout) {
+        rc = format_writer(rq->format)(&a, &rq->report, stdout);
+        if (fa_output_stdout_done() != 0) rc = -1;
+    }
     if (timing) fa_timing_note("report", &t);
     if (write_database(&a, rq) != 0) rc = -1;
     if (timing) fa_timing_note("database", &t);
@@ -631,6 +670,7 @@ static int cli_main(int argc, char **argv, fa_command command) {
     rq.command_named = command != FA_CMD_ANALYZE;
     rq.perf.max_ranks = -1;
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
     rq.format = "text";
     rq.analysis.mismatch_cap = 10;
     char **args = NULL, dir[4096], prefix[1024];

@@ -51,8 +51,11 @@ static const char general_text[] =
     "  -h, --help                 this text (frtrace COMMAND --help: the command's)\n"
     "  -V, --version              print the version\n"
     "\n"
-    "Short options combine: -vj, -vo db.json. On a terminal, reading dumps that take more\n"
-    "than two seconds shows a progress line on stderr.\n"
+    "Short options combine: -vj, -vo db.json. A value may start with '-' (-d -x, -o -db.json).\n"
+    "Text from the dumps is shown, never obeyed: controls, bidi and bad bytes as \\x1b, \\u202e,\n"
+    "\\xff; markdown and jira put it in code spans (frtrace(1): TEXT FROM THE INPUT).\n"
+    "On a terminal, reading dumps that take more than two seconds shows a progress line on\n"
+    "stderr.\n"
     "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
 /* The options every analysing command shares, for the commands' own texts. */

@@ -2,13 +2,11 @@
  */
 #include "perf_cli.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "output_file.h"
 #include "perf_report.h"
 #include "timeline.h"
 
@@ -83,46 +81,23 @@ static int timeline(const fa_analysis *a, const fa_report_options *opt, const ch
     return rc;
 }
 
-bool fa_output_in_place(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+/* What fa_output_write runs: the stats or the timeline, into out. */
+typedef struct perf_job {
+    const fa_analysis *a;
+    const fa_report_options *opt;
+    fa_command cmd;
+    const char *format;
+    const fa_perf_cli *pc;
+} perf_job;
+
+static int perf_to(void *ctx, FILE *out) {
+    const perf_job *job = ctx;
+    return job->cmd == FA_CMD_STATS ? fa_perf_print_stats(job->a, job->opt, job->format, out)
+                                    : timeline(job->a, job->opt, job->format, out, job->pc);
 }
 
 int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd,
                     const char *format, const char *output, const fa_perf_cli *pc) {
-    bool to_stdout = !output || strcmp(output, "-") == 0;
-    char *tmp = NULL;
-    FILE *out = stdout;
-    if (!to_stdout && fa_output_in_place(output)) {
-        if (!(out = fopen(output, "w"))) {
-            fprintf(stderr, "frtrace: %s: cannot write: %s\n", output, strerror(errno));
-            return 2;
-        }
-        int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out)
-                                     : timeline(a, opt, format, out, pc);
-        if (fclose(out) != 0) rc = -1;
-        return rc == 0 ? 0 : 2;
-    }
-    if (!to_stdout) {
-        if (asprintf(&tmp, "%s.tmp.%ld", output, (long)getpid()) < 0) return 2;
-        if (!(out = fopen(tmp, "w"))) {
-            fprintf(stderr, "frtrace: %s: cannot write: %s\n", output, strerror(errno));
-            free(tmp);
-            return 2;
-        }
-    }
-    int rc = cmd == FA_CMD_STATS ? fa_perf_print_stats(a, opt, format, out)
-                                 : timeline(a, opt, format, out, pc);
-    if (fflush(out) != 0 || ferror(out)) rc = -1;
-    if (!to_stdout) {
-        if (fclose(out) != 0) rc = -1;
-        if (rc == 0 && rename(tmp, output) != 0) rc = -1;
-        if (rc != 0) {
-            fprintf(stderr, "frtrace: %s: write failed (%s)\n", output,
-                    errno ? strerror(errno) : "error");
-            unlink(tmp);
-        }
-        free(tmp);
-    }
-    return rc == 0 ? 0 : 2;
+    perf_job job = { a, opt, cmd, format, pc };
+    return fa_output_write(output ? output : "-", perf_to, &job) == 0 ? 0 : 2;
 }

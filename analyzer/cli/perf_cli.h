@@ -36,10 +36,6 @@ typedef struct fa_perf_cli {
 int fa_perf_cli_option(int argc, char **argv, int *i, fa_perf_cli *pc);
 /* The -f formats a command takes ("text, markdown or json"), and whether `format` is one. */
 bool fa_perf_cli_format_ok(fa_command cmd, const char *format);
-/* Whether -o PATH is written in place rather than through a temporary file renamed over it:
- * when PATH exists and is not a regular file (/dev/null, a FIFO, /dev/stdout), a rename would
- * replace the device itself (as root, /dev/null became a regular file). */
-bool fa_output_in_place(const char *path);
 /* stats or timeline on a finished analysis; the exit status (0 written, 2 failed). */
 int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd,
                     const char *format, const char *output, const fa_perf_cli *pc);

@@ -5,11 +5,13 @@
  * value tree and print that tree as Python's json.dumps(pickle.load(f)) would (json_write.h).
  * It prints the raw value tree, not the typed dump: whatever keys a version has are shown.
  *
- * A file that cannot be read is reported on stderr as "frtrace show: PATH: message" and the
+ * A file that cannot be read is reported on stderr as "frtrace show: PATH: message" (shown, never
+ * obeyed: safe_text.h) and the
  * others are still shown; the exit status is then 2, else 0. The printed size is bounded
  * (64 x file size + 16 MiB of weight) so that memo tricks cannot make a small file print forever.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "json_salvage.h"
 #include "json_write.h"
 #include "pickle_read.h"
+#include "safe_text.h"
 #include "value.h"
 
 static void usage(FILE *to) { fa_cli_help(to, FA_CMD_SHOW); }
@@ -66,6 +69,7 @@ static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_err
 }
 
 int show_main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
     bool pretty = false;
     int first = 1;
     for (; first < argc; first++) {
@@ -81,7 +85,7 @@ int show_main(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else {
-            fprintf(stderr, "frtrace show: unknown option %s\n", a);
+            fr_text_printf(stderr, "frtrace show: unknown option %s\n", a);
             usage(stderr);
             return 2;
         }
@@ -97,7 +101,7 @@ int show_main(int argc, char **argv) {
         fr_error err = { { 0 } };
         if (show_file(argv[i], pretty, &file, &err)) {
             fflush(stdout);
-            fprintf(stderr, "frtrace show: %s: %s\n", argv[i], err.msg);
+            fr_text_printf(stderr, "frtrace show: %s: %s\n", argv[i], err.msg);
             status = 2;
         }
     }

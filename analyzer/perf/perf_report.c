@@ -7,6 +7,7 @@
 
 #include "json_text.h"
 #include "perfstat.h"
+#include "safe_text.h"
 #include "table.h"
 #include "wrap.h"
 
@@ -278,12 +279,15 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
             fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
     }
     if (md) {
-        fprintf(out, "# frtrace stats: %zu ranks from `%s`\n\n", a->in.nranks, a->in.dir);
+        fprintf(out, "# frtrace stats: %zu ranks from ", a->in.nranks);
+        fr_md_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
+        fputs("\n\n", out);
         fa_table_print_markdown(&t, out);
         fputc('\n', out);
     } else {
-        fprintf(out, "%zu operation kinds, %zu ranks read from %s\n\n", shown, a->in.nranks,
-                a->in.dir);
+        fprintf(out, "%zu operation kinds, %zu ranks read from ", shown, a->in.nranks);
+        fr_text_fputs(out, a->in.dir);
+        fputs("\n\n", out);
         fa_table_print_text(&t, out, "");
         fputc('\n', out);
     }

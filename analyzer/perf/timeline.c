@@ -7,6 +7,7 @@
 
 #include "json_text.h"
 #include "perf_report.h"
+#include "safe_text.h"
 
 /* ------------------------------------------------------------ which ranks ----------- */
 
@@ -362,20 +363,8 @@ static int family_of(const fa_opinfo *op) {
     return 6;
 }
 
-static void xml_text(FILE *out, const char *s) {
-    for (; s && *s; s++) {
-        if (*s == '&')
-            fputs("&amp;", out);
-        else if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '"')
-            fputs("&quot;", out);
-        else if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-}
+/* Text from the input as SVG character data: well-formed XML, shown, never obeyed. */
+static void xml_text(FILE *out, const char *s) { fr_xml_fputs(out, s); }
 
 static double nice_step(double width) {
     double raw = width / 8, p = pow(10, floor(log10(raw > 0 ? raw : 1)));

@@ -50,6 +50,11 @@ char *fa_report_wait_line(const fa_analysis *a, int level);
  * --selected-ranks / --pg-filters keep what is about those ranks and groups). */
 bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f,
                              const fa_report_options *opt);
+/* Without -v the text and markdown reports list the first FA_REPORT_FILES_SHOWN rejected files
+ * and count the rest, so that a directory of 200 000 junk files is a dozen lines (the database
+ * and -v list every one). True when f is one over that cap; *shown counts those listed. */
+enum { FA_REPORT_FILES_SHOWN = 10 };
+bool fa_report_file_over_cap(const fa_finding *f, const fa_report_options *opt, size_t *shown);
 /* --selected-ranks / --pg-filters: is something about `group` (or -1) and these ranks shown? */
 bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long group,
                        const fa_ranks *ranks, const fa_ranks *others);

@@ -94,11 +94,12 @@ static void jw_close(jw *w, char c) {
 
 static void jw_put(void *w, const char *s, size_t len) { jw_raw(w, s, len); }
 
-/* cJSON's print_string_ptr: ", \ and control characters escaped, other bytes as they are. */
+/* cJSON's print_string_ptr, and text from the input shown, never obeyed (json_text.h): always
+ * valid UTF-8, controls, format characters and surrogates escaped. */
 static void jw_string_body(jw *w, const char *s) {
-    /* fast path: most strings (ids, types, states, keys) need no escaping; copy them whole */
+    /* fast path: most strings (ids, types, states, keys) are plain ASCII; copy them whole */
     const unsigned char *q = (const unsigned char *)s;
-    while (fr_json_plain(*q)) q++;
+    while (fr_json_plain(*q) && *q < 0x7F) q++;
     if (!*q) {
         size_t len = (size_t)(q - (const unsigned char *)s);
         if (jw_room(w, len + 2)) {

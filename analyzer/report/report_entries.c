@@ -1,11 +1,13 @@
 /* report_entries.c — `frtrace -j`: every rank's entries side by side, one column per rank, one row
  * per entry, as torchfrtrace prints them; no matching. --selected-ranks and --pg-filters pick the
- * columns and the entries. May be wide: it is a table to scroll, not a ticket.
+ * columns and the entries. May be wide: it is a table to scroll, not a ticket. Its cells and
+ * frames are in their terminal form (table.c, safe_text.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "safe_text.h"
 #include "table.h"
 
 static bool rank_selected(const fa_report_options *opt, int64_t rank) {
@@ -74,10 +76,14 @@ int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_repo
             if (!rank_selected(opt, in->ranks[r].rank) || !d->nentries) continue;
             fr_entry full, *e = &full;
             fa_entry_expand(in->store, d, &d->entries[d->nentries - 1], &full);
-            fprintf(out, "rank %lld, %s:\n", (long long)in->ranks[r].rank, e->profiling_name);
+            /* names and frames are the input's: shown, never obeyed (safe_text.h) */
+            fr_text_printf(out, "rank %lld, %s:\n", (long long)in->ranks[r].rank,
+                           e->profiling_name);
             for (uint32_t k = 0; k < e->nframes; k++)
-                fprintf(out, "    %s at %s:%lld\n", e->frames[k].name, e->frames[k].filename,
-                        (long long)e->frames[k].line);
+                fr_text_printf(out, "    %s at %s:%lld\n",
+                               e->frames[k].name ? e->frames[k].name : "?",
+                               e->frames[k].filename ? e->frames[k].filename : "?",
+                               (long long)e->frames[k].line);
         }
     }
     return ferror(out) ? -1 : 0;

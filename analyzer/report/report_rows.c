@@ -249,6 +249,11 @@ bool fa_report_selects(const fa_analysis *a, const fa_report_options *opt, long 
     return true;
 }
 
+bool fa_report_file_over_cap(const fa_finding *f, const fa_report_options *opt, size_t *shown) {
+    if (f->kind != FA_REJECTED_FILE || opt->verbose) return false;
+    return ++*shown > FA_REPORT_FILES_SHOWN;
+}
+
 bool fa_report_lists_finding(const fa_analysis *a, const fa_finding *f,
                              const fa_report_options *opt) {
     return f->listed && (!f->explained || opt->verbose) &&

@@ -2,12 +2,15 @@
  * group; the wait chain (waiters -> victims -> root causes, with the count of sends/recvs the
  * hang explains); each finding with its evidence table, then warnings. Within --width columns
  * (wrap.c, table.c). What it shows with the markdown report is built once, in report_rows.c.
+ * Every line that may hold the input's text (names, descs, paths) goes out in its terminal form
+ * (safe_text.h, through wrap.c and table.c): shown, never obeyed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 #include "perf_report.h"
+#include "safe_text.h"
 #include "stacks.h"
 #include "table.h"
 #include "wrap.h"
@@ -165,13 +168,15 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
     fputc('\n', out);
 }
 
-/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. */
+/* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. One line
+ * whatever the input's names hold: shown, never obeyed (safe_text.h). */
 static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
     const char *colour = v->status == FA_STATUS_OK             ? "\033[1;32m"
                          : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m"
                                                                : "\033[1;31m";
-    fprintf(out, "%s%s%s\n", opt->color ? colour : "",
-            v->summary ? v->summary : fa_status_name(v->status), opt->color ? "\033[0m" : "");
+    fputs(opt->color ? colour : "", out);
+    fr_text_fputs(out, v->summary ? v->summary : fa_status_name(v->status));
+    fprintf(out, "%s\n", opt->color ? "\033[0m" : "");
 }
 
 static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
@@ -206,7 +211,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     print_culprits(a, opt, out);
     print_alternatives(a, opt, out);
     print_wait_chain(a, opt, out);
-    size_t number = 0, hidden = 0;
+    size_t number = 0, hidden = 0, files = 0;
     bool header[2] = { false, false };
     for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */
         int warnings = order == FA_ORDER_WARNINGS;
@@ -215,7 +220,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
             if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)
                 continue;
             if (!f->listed) hidden++;
-            if (!fa_report_lists_finding(a, f, opt)) continue;
+            if (!fa_report_lists_finding(a, f, opt) || fa_report_file_over_cap(f, opt, &files))
+                continue;
             if (!header[warnings]) {
                 fputs(warnings ? "warnings:\n\n" : "findings:\n\n", out);
                 header[warnings] = true;
@@ -225,6 +231,9 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     }
     if (hidden)
         fprintf(out, "(%zu more findings not listed: over --mismatch-cap per group)\n\n", hidden);
+    if (files > FA_REPORT_FILES_SHOWN)
+        fprintf(out, "(%zu more rejected files not listed: -v or -o FILE lists them)\n\n",
+                files - FA_REPORT_FILES_SHOWN);
     fa_perf_print_slow_ranks(a, false, opt->width, out);
     if (opt->verbose) {
         print_groups(a, opt, out);

@@ -7,7 +7,10 @@
 
 #include "grow.h"
 #include "index.h"
+#include "safe_text.h"
 
+/* One line per frame, name and file in their terminal form (safe_text.h): a frame's own newline
+ * or escape sequence is shown, never obeyed, and never splits the frame into two lines. */
 static char *frames_text(const fr_entry *e) {
     size_t cap = 64, len = 0;
     char *s = malloc(cap);
@@ -15,13 +18,19 @@ static char *frames_text(const fr_entry *e) {
     s[0] = '\0';
     for (uint32_t i = 0; i < e->nframes; i++) {
         const fr_frame *f = &e->frames[i];
-        size_t need = strlen(f->name ? f->name : "") + strlen(f->filename ? f->filename : "") + 48;
-        if (fr_grow((void **)&s, &cap, len + need + 1, 1, 64)) {
+        char *name = fr_text_shown(f->name ? f->name : "?");
+        char *file = fr_text_shown(f->filename ? f->filename : "?");
+        size_t need = (name ? strlen(name) : 0) + (file ? strlen(file) : 0) + 48;
+        if (!name || !file || fr_grow((void **)&s, &cap, len + need + 1, 1, 64)) {
+            free(name);
+            free(file);
             free(s);
             return NULL;
         }
-        len += (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", f->name ? f->name : "?",
-                                f->filename ? f->filename : "?", (long long)f->line);
+        len +=
+            (size_t)snprintf(s + len, cap - len, "%s at %s:%lld\n", name, file, (long long)f->line);
+        free(name);
+        free(file);
     }
     return s;
 }

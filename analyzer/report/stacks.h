@@ -1,7 +1,8 @@
 /* stacks.h — stack frames of one operation merged across ranks.
  *
  * Ranks whose frames for an op are identical share one block: "ranks 0-7,9:" then the frames
- * innermost first, "name at file:line". Keeps thousand-rank reports short.
+ * innermost first, "name at file:line", names and files in their terminal form (safe_text.h:
+ * shown, never obeyed; each frame one line). Keeps thousand-rank reports short.
  */
 #ifndef FRTRACE_STACKS_H
 #define FRTRACE_STACKS_H

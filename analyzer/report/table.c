@@ -8,6 +8,7 @@
 
 #include "wrap.h"
 #include "grow.h"
+#include "safe_text.h"
 
 void fa_table_init(fa_table *t, size_t ncols) {
     memset(t, 0, sizeof *t);
@@ -106,9 +107,29 @@ static void print_row(const fa_table *t, size_t r, const size_t *width, FILE *ou
     }
 }
 
-void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t width) {
-    size_t *widths = calloc(t->ncols, sizeof *widths);
-    if (!widths) return;
+/* The table as shown: every cell in its terminal form (safe_text.h), so that widths count what
+ * is printed and nothing a cell holds acts on the terminal. */
+static bool shown_copy(const fa_table *t, fa_table *shown) {
+    *shown = *t;
+    shown->cells = calloc(t->nrows * t->ncols + 1, sizeof *shown->cells);
+    if (!shown->cells) {
+        shown->nrows = 0;
+        return false;
+    }
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        if (t->cells[i] && !(shown->cells[i] = fr_text_shown(t->cells[i]))) return false;
+    return true;
+}
+
+void fa_table_print_fit(const fa_table *raw, FILE *out, const char *indent, size_t width) {
+    fa_table shown = { 0 };
+    size_t *widths = calloc(raw->ncols, sizeof *widths);
+    if (!widths || !shown_copy(raw, &shown)) {
+        free(widths);
+        fa_table_free(&shown);
+        return;
+    }
+    const fa_table *t = &shown;
     size_t room = width > strlen(indent) ? width - strlen(indent) : 0;
     fit_widths(t, widths, width ? (room ? room : 1) : 0);
     for (size_t r = 0; r < t->nrows; r++) {
@@ -123,25 +144,24 @@ void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t
         }
     }
     free(widths);
+    fa_table_free(&shown);
 }
 
-static void markdown_cell(FILE *out, const char *s) {
+/* A header cell is our own text; the others may hold the input's: a code span unless inert
+ * (safe_text.h's fr_md_text). */
+static void markdown_cell(FILE *out, const char *s, bool header) {
     fputc(' ', out);
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", out);
-        else if (*s == '\n')
-            fputc(' ', out);
-        else
-            fputc(*s, out);
-    }
+    if (header)
+        fputs(s, out);
+    else
+        fr_md_text(out, s, true);
     fputs(" |", out);
 }
 
 void fa_table_print_markdown(const fa_table *t, FILE *out) {
     for (size_t r = 0; r < t->nrows; r++) {
         fputc('|', out);
-        for (size_t c = 0; c < t->ncols; c++) markdown_cell(out, cell(t, r, c));
+        for (size_t c = 0; c < t->ncols; c++) markdown_cell(out, cell(t, r, c), r == 0);
         fputc('\n', out);
         if (r == 0) {
             fputc('|', out);

@@ -2,8 +2,10 @@
  *
  * Build a table cell by cell (fa_table_cell appends to the current row; fa_table_row starts a
  * new one), then print it: fa_table_print_text pads columns to their widest cell (UTF-8 aware
- * enough for ASCII data), fa_table_print_markdown writes `| a | b |` with a separator row and
- * escapes `|`. The first row is the header.
+ * enough for ASCII data), each cell in its terminal form (safe_text.h: text from the input is
+ * shown, never obeyed); fa_table_print_markdown writes `| a | b |` with a separator row, each
+ * cell but the header's as safe_text.h's fr_md_text (a code span unless plain words or ranks).
+ * The first row is the header, our own text.
  */
 #ifndef FRTRACE_TABLE_H
 #define FRTRACE_TABLE_H

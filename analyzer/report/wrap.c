@@ -1,7 +1,10 @@
 /* wrap.c — line breaking for the text report (see wrap.h). */
 #include "wrap.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "safe_text.h"
 
 static int breaks_after(char c) { return c == ',' || c == '/' || c == ';' || c == ')' || c == '_'; }
 
@@ -19,12 +22,16 @@ size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip) {
     }
     for (size_t i = width; i > 0; i--)
         if (breaks_after(text[i - 1])) return i;
-    return width;
+    size_t cut = width; /* never inside a UTF-8 sequence: each line stays valid text */
+    while (cut > 1 && ((unsigned char)text[cut] & 0xC0) == 0x80) cut--;
+    return cut;
 }
 
-void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text,
+void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *raw,
                    size_t width) {
-    const char *lead = first;
+    char *shown = fr_text_shown(raw); /* text from the input is shown, never obeyed */
+    if (!shown) return;
+    const char *lead = first, *text = shown;
     size_t len = strlen(text);
     do {
         size_t room = width > strlen(lead) + 20 ? width - strlen(lead) : (width ? 20 : 0);
@@ -34,4 +41,5 @@ void fa_wrap_print(FILE *out, const char *first, const char *indent, const char 
         len -= n + skip;
         lead = indent;
     } while (len > 0);
+    free(shown);
 }

@@ -4,7 +4,9 @@
  * ',' '/' ';' ')' '_' when there is none, within the width; a word longer than the width is cut
  * (it continues on the next line: a rank list "8,10-13,15" breaks after a comma, never loses a
  * rank). fa_wrap_print writes a paragraph that way, the first line after `first`, the others
- * after `indent`. A width of 0 means no limit. Used by the text report and its tables.
+ * after `indent`, the text in its terminal form (safe_text.h: text from the input is shown,
+ * never obeyed; `first` and `indent` are the caller's own). A line never ends inside a UTF-8
+ * sequence. A width of 0 means no limit. Used by the text report and its tables.
  */
 #ifndef FRTRACE_WRAP_H
 #define FRTRACE_WRAP_H
@@ -16,7 +18,8 @@
  * *skip how many following spaces the break swallows. */
 size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip);
 
-/* Writes text wrapped at width columns (0: unwrapped), each line ended by '\n'. */
+/* Writes text, in its terminal form, wrapped at width columns (0: unwrapped), each line ended
+ * by '\n'. */
 void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *text,
                    size_t width);
 

@@ -1,6 +1,6 @@
 /* driver.c — a small "training job" on the fake NCCL/CUDA, forking N ranks, for e2e tests.
  *
- *   frtrace-driver [train|capture|fork|initall]
+ *   frtrace-driver [train|capture|fork|forkdump|initall|lifecycle]
  *
  * train (default): the parent gets a unique id and forks NRANKS (4) ranks. Each rank creates
  * the world communicator, splits it by rank parity, and runs STEPS (6) steps of: all_reduce on
@@ -25,6 +25,10 @@
  * "violations N" as counted by the fake driver.
  * fork: one rank records, forks; the child issues a call and a dump signal (it must stay inert
  * and exit 0), then the parent dumps on SIGUSR2. Prints "child exit S".
+ * forkdump: one rank records CALLS (default 20000) calls, then 30 times asks for a dump
+ * (SIGUSR2) and forks 0 to 9 ms later, while the dumper thread may be writing; each child
+ * creates a communicator, issues a call and exits (with FRTRACE_DUMP_ON_EXIT=1 it dumps at
+ * exit). A child not gone after 5 s is killed and counted. Prints "children 30 hung N".
  * initall: ncclCommInitAll over 2 devices, an all_reduce on each, then a SIGUSR2 dump.
  * lifecycle: NRANKS ranks exercise the rest of the API: ncclCommInitRankConfig (commName
  * "world-dp"), ncclCommInitRankScalable over two ids ("scalable"), an all_reduce on each, a
@@ -313,6 +317,40 @@ static int forked(void) {
     return 0;
 }
 
+static int forkdump(void) {
+    CUstream s = setup_device();
+    ncclComm_t comm = single_rank_comm();
+    int calls = env_int("CALLS", 20000), hung = 0, children = 30;
+    for (int i = 0; i < calls; i++)
+        CHECK(ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, comm, (cudaStream_t)s));
+    cuStreamSynchronize(s);
+    fflush(stdout);
+    for (int k = 0; k < children; k++) {
+        raise(SIGUSR2);
+        sleep_ms(k % 10);
+        pid_t child = fork();
+        if (child == 0) {
+            ncclComm_t own = single_rank_comm();
+            ncclAllReduce(NULL, NULL, 8, ncclFloat, ncclSum, own, NULL);
+            exit(0); /* atexit: the exit dump takes the dump lock */
+        }
+        int status = 0, waited = 0;
+        while (waitpid(child, &status, WNOHANG) == 0 && waited < 5000) {
+            sleep_ms(10);
+            waited += 10;
+        }
+        if (waited >= 5000) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            hung++;
+        }
+    }
+    printf("children %d hung %d\n", children, hung);
+    fflush(stdout);
+    remove_segments();
+    return 0;
+}
+
 static int initall(void) {
     CUstream s[2];
     ncclComm_t comms[2];
@@ -340,5 +378,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "capture") == 0) return capture();
     if (strcmp(mode, "fork") == 0) return forked();
     if (strcmp(mode, "initall") == 0) return initall();
+    if (strcmp(mode, "forkdump") == 0) return forkdump();
     return job(strcmp(mode, "lifecycle") == 0);
 }

@@ -1,6 +1,9 @@
 #!/bin/sh
-# run.sh SECONDS [KIND...] — runs each fuzzer (KINDs among pickle, json, dump, dir; default all) for
-# SECONDS on a fresh seed corpus and prints "fuzz_NAME: N execs in S s" (or the crash). Exit 1
+# run.sh SECONDS [KIND...] — runs each fuzzer (KINDs among pickle, json, dump, dir, hostile;
+# default all) for SECONDS on a fresh seed corpus and prints "fuzz_NAME: N execs in S s" (or the
+# crash). hostile is tests/fuzz/hostile_fuzz.py (random hostile strings in every string field
+# of a real job from ../shared, every output checked; a failing job is kept in
+# $BUILD/fuzz/hostile-fuzz-failure-*). Exit 1
 # when a fuzzer found a problem. The corpus is built in a scratch directory from
 # tests/fuzz/corpus/<kind>/ plus, when ../shared exists, the real and synthetic dumps (copied
 # into the scratch directory only, never into the repo). fuzz_dump decodes both encodings, so
@@ -13,12 +16,20 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 SECONDS_EACH=${1:-60}
 [ $# -gt 0 ] && shift
-KINDS=${*:-pickle json dump dir}
+KINDS=${*:-pickle json dump dir hostile}
 SHARED="$TOP/../shared/testdata"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/frtrace-fuzz.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 status=0
 for kind in $KINDS; do
+    if [ "$kind" = hostile ]; then
+        job="$SHARED/torch-fr-2.9-nvrx/lock_gil_1st"
+        [ -d "$job" ] || { echo "hostile_fuzz: no ../shared, skipped"; continue; }
+        mkdir -p "$TOP/$BUILD/fuzz"
+        (cd "$TOP/$BUILD/fuzz" && python3 "$TOP/tests/fuzz/hostile_fuzz.py" "$TOP/$BUILD/frtrace" \
+            "$job" "$SECONDS_EACH") || status=1
+        continue
+    fi
     bin="$TOP/$BUILD/fuzz/fuzz_$kind"
     [ -x "$bin" ] || { echo "fuzz_$kind: not built (no clang?)"; status=1; continue; }
     corpus="$WORK/$kind"

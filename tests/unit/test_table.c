@@ -1,6 +1,7 @@
 /* test_table.c — the report tables: text columns padded to their widest cell, trailing empty
  * cells not padded (no trailing blanks), a dashed rule under the header, wide cells of 1000
- * bytes, and markdown with escaped '|' and newlines. Printed into memory with open_memstream. */
+ * bytes, markdown with escaped '|' and newlines, and text cells in their terminal form. Printed
+ * into memory with open_memstream. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -94,7 +95,8 @@ static void markdown_escapes_pipes_and_newlines(void **state) {
     open_sink(&s);
     fa_table_print_markdown(&t, s.f);
     close_sink(&s);
-    assert_string_equal(s.text, "| k | v |\n| --- | --- |\n| a\\|b | line break |\n");
+    /* cells of the input's text are code spans: the pipe escaped, the newline shown as \n */
+    assert_string_equal(s.text, "| k | v |\n| --- | --- |\n| `a\\|b` | `line\\nbreak` |\n");
     free(s.text);
     fa_table_free(&t);
 }
@@ -114,12 +116,31 @@ static void a_header_only_table_prints_header_and_rule(void **state) {
     fa_table_free(&t);
 }
 
+static void text_cells_are_shown_never_obeyed(void **state) {
+    fa_table t;
+    fa_table_init(&t, 2);
+    fa_table_row(&t);
+    fa_table_cell(&t, "k");
+    fa_table_cell(&t, "v");
+    fa_table_row(&t);
+    fa_table_cell(&t, "\x1b[2J");
+    fa_table_cell(&t, "a\nb");
+    sink s;
+    open_sink(&s);
+    fa_table_print_text(&t, s.f, "");
+    close_sink(&s);
+    assert_string_equal(s.text, "k        v\n-------  ----\n\\x1b[2J  a\\nb\n");
+    free(s.text);
+    fa_table_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_columns_align_to_the_widest_cell),
         cmocka_unit_test(wide_cells_widen_their_column_only),
         cmocka_unit_test(markdown_escapes_pipes_and_newlines),
         cmocka_unit_test(a_header_only_table_prints_header_and_rule),
+        cmocka_unit_test(text_cells_are_shown_never_obeyed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
