@@ -115,4 +115,35 @@ assert d[\"input\"][\"versions\"] == [\"2.10\"], d[\"input\"]" &&
     grep -q "cut/rank_3.json: truncated JSON at byte 9000" err2
 '
 
+test_expect_success 'a mismatch title names what each side did' '
+    test_expect_code 1 "$FRTRACE" "$GLOO/type" >type &&
+    head -n 1 type | grep -q "^mismatch: rank 1 issued all_gather where ranks 0,2-7 issued all_reduce #4 in default_pg (0)$" &&
+    test_expect_code 1 "$FRTRACE" "$GLOO/dtype" >dtype &&
+    head -n 1 dtype | grep -q "^mismatch: rank 6 used Double where ranks 0-4,7 used Float in default_pg (0) all_reduce #4$" &&
+    grep -q "rank 6 uses dtypes Double; ranks 0-4,7 use Float" dtype && ! grep -q "rank 6 use " dtype
+'
+
+test_expect_success 'a long group description: the title names the ranks once, within 100 columns' '
+    mkdir long && for f in "$DEMO"/nccl_trace_rank_*; do
+        "$FRTRACE" show "$f" | sed "s/default_pg/DEFAULT_PROCESS_GROUP_WITH_A_DESCRIPTION_LONGER_THAN_ANY_TITLE_COULD_HOLD_IN_ONE_LINE/g" >long/$(basename "$f").json || return 1
+    done &&
+    test_expect_code 1 "$FRTRACE" long >out &&
+    head -n 1 out >title &&
+    grep -q "^hang: rank 2 never joined DEFAULT_PROCESS_GROUP_WIT\\.\\.\\._IN_ONE_LINE all_reduce #4$" title &&
+    test "$(wc -c <title)" -le 101 &&
+    grep -q "DEFAULT_PROCESS_GROUP_WITH_A_DESCRIPTION_LONGER_THAN_ANY_TITLE_COULD_HOLD_IN_ONE_LINE" out
+'
+
+if have_shared; then
+    test_expect_success 'two culprits and a long description: never "ranks 9,14: ranks 9,14"' '
+        mkdir long && for f in "$REAL_DUMPS"/lock_gil_1st/_dump_*; do
+            "$FRTRACE" show "$f" | sed "s/EXPERT_MODEL_PARALLEL_GROUP/EXPERT_MODEL_PARALLEL_GROUP_WITH_A_VERY_LONG_DESCRIPTION_THAT_GOES_ON_AND_ON/g" >long/$(basename "$f").json || return 1
+        done &&
+        test_expect_code 1 "$FRTRACE" long >out &&
+        head -n 1 out >title &&
+        grep -q "^hang: ranks 9,14 never joined EXPERT_MODEL_PARALLEL_GRO\\.\\.\\.ES_ON_AND_ON all_to_all #45265$" title &&
+        ! grep -q "9,14: ranks 9,14" title
+    '
+fi
+
 test_done
