@@ -134,6 +134,38 @@ test_expect_success 'a long group description: the title names the ranks once, w
     grep -q "DEFAULT_PROCESS_GROUP_WITH_A_DESCRIPTION_LONGER_THAN_ANY_TITLE_COULD_HOLD_IN_ONE_LINE" out
 '
 
+test_expect_success 'a gloo ok report: the slow rank first, membership in one line, no GPU words' '
+    test_expect_code 0 "$FRTRACE" "$GLOO/slow_dp" >out &&
+    sed -n "/^slow ranks/=" out >slow_at && sed -n "/^warnings/=" out >warn_at &&
+    test "$(cat slow_at)" -lt "$(cat warn_at)" &&
+    grep -A3 "membership_inferred" out >inferred &&
+    test "$(grep -c . inferred)" -le 3 &&
+    grep -q "13 groups rebuilt from the dumps that record entries in them (pg_config names only a group \"\", ranks 0,1, group-local, as gloo writes it); frtrace -v lists their members" out &&
+    for d in "$GLOO"/*/; do
+        { "$FRTRACE" -v "$d" >report 2>/dev/null || test $? = 1; } &&
+        ! grep -n "GPU" report || return 1
+    done
+'
+
+test_expect_success 'a group without a description is "group N" everywhere, never "undefined"' '
+    for d in exit skip dtype healthy; do
+        { "$FRTRACE" "$GLOO/$d" >report 2>&1 || test $? = 1; } &&
+        ! grep -n "undefined" report || return 1
+    done &&
+    test_expect_code 1 "$FRTRACE" "$GLOO/skip" >skip &&
+    head -n 1 skip | grep -q "never joined group 5 all_reduce #4"
+'
+
+test_expect_success 'a large job: strided rank sets compressed, nobody waits for themselves' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
+    test_expect_code 1 "$FRTRACE" --width 0 job >out &&
+    head -n 1 out | grep -q "^hang: rank 191 never joined DATA_PARALLEL_GROUP all_reduce #1265 (ranks 135-183/8,199-255/8 wait)$" &&
+    grep -q "wait for 191 and for one another in" out &&
+    python3 "$TOP/tests/tools/check_waits.py" out &&
+    test_expect_code 0 "$FRTRACE" --selected-ranks 1-9/4 -j job >j 2>err &&
+    head -n 1 j | grep -q "Rank 1 .*Rank 5 .*Rank 9" && ! head -n 1 j | grep -q "Rank 2 "
+'
+
 if have_shared; then
     test_expect_success 'two culprits and a long description: never "ranks 9,14: ranks 9,14"' '
         mkdir long && for f in "$REAL_DUMPS"/lock_gil_1st/_dump_*; do

@@ -211,23 +211,30 @@ static int add_rank(request *rq, long long r) {
     return 0;
 }
 
-/* Ranks as a word: "9", "9,14", "8-15", "0,4-6". False (nothing added) when the word is not one.
- * A range is bounded so that "0-99999999999" cannot ask for memory it does not need. */
+/* Ranks as a word: "9", "9,14", "8-15", "0,4-6", "8-56/8" (every 8th). False (nothing added) when
+ * the word is not one. A range is bounded so that "0-99999999999" cannot ask for memory it does not
+ * need. */
 static bool parse_rank_list(request *rq, const char *word) {
     size_t before = rq->report.nselected_ranks;
     const char *p = word;
     while (*p) {
         char *end;
         if (*p < '0' || *p > '9') goto not_ranks;
-        long long lo = strtoll(p, &end, 10), hi = lo;
+        long long lo = strtoll(p, &end, 10), hi = lo, step = 1;
         if (*end == '-') {
             p = end + 1;
             if (*p < '0' || *p > '9') goto not_ranks;
             hi = strtoll(p, &end, 10);
+            if (*end == '/') { /* 1540-2044/8, as the reports write every 8th rank */
+                p = end + 1;
+                if (*p < '0' || *p > '9') goto not_ranks;
+                step = strtoll(p, &end, 10);
+            }
         }
-        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || (*end && *end != ','))
+        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || step < 1 ||
+            (*end && *end != ','))
             goto not_ranks;
-        for (long long r = lo; r <= hi; r++)
+        for (long long r = lo; r <= hi; r += step)
             if (add_rank(rq, r) != 0) goto not_ranks;
         p = *end ? end + 1 : end;
         if (*end == ',' && !*p) goto not_ranks;

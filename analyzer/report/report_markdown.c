@@ -127,6 +127,7 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
     print_wait_chain(a, opt, out);
     size_t hidden = 0, files = 0;
     for (int warnings = 0; warnings < 2; warnings++) {
+        if (warnings) fa_perf_print_slow_ranks(a, true, 0, out); /* before the warnings */
         bool header = false;
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
@@ -159,6 +160,5 @@ int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE 
     if (files > FA_REPORT_FILES_SHOWN)
         fprintf(out, "_%zu more rejected files not listed (`-v` or `-o FILE` lists them)._\n\n",
                 files - FA_REPORT_FILES_SHOWN);
-    fa_perf_print_slow_ranks(a, true, 0, out);
     return ferror(out) ? -1 : 0;
 }

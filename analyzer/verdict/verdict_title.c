@@ -70,7 +70,7 @@ static void group_words(const fa_title_input *in, const fa_finding *f, int level
     buf[0] = '\0';
     if (f->group < 0) return;
     const fa_group *g = &in->groups->v[f->group];
-    bool described = g->desc[0] && strcmp(g->desc, "undefined") != 0;
+    bool described = !fa_desc_says_nothing(g->desc);
     size_t dlen = strlen(g->desc);
     if (level == 0 || !described)
         fa_group_label(g, buf, len);
