@@ -135,7 +135,7 @@ test_expect_success 'a long group description: the title names the ranks once, w
 '
 
 test_expect_success 'a gloo ok report: the slow rank first, membership in one line, no GPU words' '
-    test_expect_code 0 "$FRTRACE" "$GLOO/slow_dp" >out &&
+    test_expect_code 0 "$FRTRACE" --width 0 "$GLOO/slow_dp" >out &&
     sed -n "/^slow ranks/=" out >slow_at && sed -n "/^warnings/=" out >warn_at &&
     test "$(cat slow_at)" -lt "$(cat warn_at)" &&
     grep -A3 "membership_inferred" out >inferred &&
