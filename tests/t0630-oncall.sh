@@ -166,6 +166,35 @@ test_expect_success 'a large job: strided rank sets compressed, nobody waits for
     head -n 1 j | grep -q "Rank 1 .*Rank 5 .*Rank 9" && ! head -n 1 j | grep -q "Rank 2 "
 '
 
+# wrapped_whole DIR...: each report at 80 and 100 columns keeps every name of the unwrapped one
+wrapped_whole() {
+    for d in "$@"; do
+        { "$FRTRACE" --width 0 "$d" >w0 2>/dev/null || test $? = 1; } &&
+        { "$FRTRACE" --width 80 "$d" >w80 2>/dev/null || test $? = 1; } &&
+        { "$FRTRACE" --width 100 "$d" >w100 2>/dev/null || test $? = 1; } &&
+        python3 "$TOP/tests/tools/names_whole.py" w0 w80 w100 || return 1
+    done
+}
+
+test_expect_success 'wrapped at 80 or 100 columns, no name is cut in two; equal dtypes print once' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
+    wrapped_whole "$GLOO/mesh_sigkill" "$GLOO/pipe_two_stuck" "$GLOO/size" "$REC/skip" job &&
+    test_expect_code 1 "$FRTRACE" "$DEMO" >out &&
+    grep -q "^   0,1,3  scheduled     nccl:all_reduce  \[\[4, 4\]\]     \[\[4, 4\]\]      Float$" out
+'
+
+if have_shared; then
+    test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
+        wrapped_whole "$REAL_DUMPS"/*/ &&
+        test_expect_code 1 "$FRTRACE" --width 100 "$REAL_DUMPS/gpu_error_1st" >out &&
+        grep -q "nccl:_all_gather_base  \[\[4096, 1, 5120\]\]  \[\[8192, 1, 5120\]\]  BFloat16$" out &&
+        test "$(awk "length(\$0) > 100" out | wc -l)" = 0 &&
+        test_expect_code 1 "$FRTRACE" --width 80 "$REAL_DUMPS/gpu_error_1st" >out80 &&
+        grep -q "^  culprit  where  " out80 &&
+        test "$(awk "length(\$0) > 80" out80 | wc -l)" = 0
+    '
+fi
+
 if have_shared; then
     test_expect_success 'two culprits and a long description: never "ranks 9,14: ranks 9,14"' '
         mkdir long && for f in "$REAL_DUMPS"/lock_gil_1st/_dump_*; do

@@ -27,6 +27,8 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
     fa_table_cell(t, "input sizes");
     fa_table_cell(t, "output sizes");
     fa_table_cell(t, "dtypes");
+    fa_table_keep_whole(t, 3); /* a shape split over two lines reads as two */
+    fa_table_keep_whole(t, 4);
     if (op < 0) return;
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
@@ -55,7 +57,10 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             char di[60], dout[60];
             dtypes_text(&e->input_dtypes, di, sizeof di);
             dtypes_text(&e->output_dtypes, dout, sizeof dout);
-            snprintf(dt, sizeof dt, "%s -> %s", di, dout);
+            if (strcmp(di, dout) == 0) /* the same both ways, as but for casts: once */
+                snprintf(dt, sizeof dt, "%s", di);
+            else
+                snprintf(dt, sizeof dt, "%s -> %s", di, dout);
             snprintf(name, sizeof name, "%s%s", e->profiling_name,
                      c->nentries > 1 ? " +bundle" : "");
             if (c->nentries > 1)

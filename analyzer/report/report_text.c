@@ -113,6 +113,11 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     fa_table t;
     size_t hidden;
     fa_report_culprit_table(a, opt, &t, &hidden);
+    if (!fa_table_fits(&t, "  ", opt->width)) { /* a narrow terminal: group and op share a column */
+        fa_table_join_columns(&t, 1);
+        free(t.cells[1]);
+        t.cells[1] = strdup("where");
+    }
     fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE
               ? "suspects (what each did, in every group):\n\n"
               : "culprits (what each did, in every group):\n\n",
@@ -127,8 +132,11 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
 static void print_alternatives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     if (!v->nalternatives) return;
-    fputs("the dumps allow more than one explanation (none of these ranks is proven at fault):\n\n",
-          out);
+    fa_wrap_print(out, "", "",
+                  "the dumps allow more than one explanation (none of these ranks is proven at "
+                  "fault):",
+                  opt->width);
+    fputc('\n', out);
     for (size_t i = 0; i < v->nalternatives; i++) {
         char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n),
              *line = NULL;

@@ -43,38 +43,75 @@ void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) {
     fa_table_print_fit(t, out, indent, 0);
 }
 
-/* The narrowest a column gets: the longest word of its header (which wraps too), at least 5. */
+/* The narrowest a column gets: its longest word (fa_wrap_token) in any cell, the header's too,
+ * and at least 5, so that no name is ever cut in two. */
 static size_t least_width(const fa_table *t, size_t c) {
-    size_t longest = 5, run = 0;
-    for (const char *s = cell(t, 0, c);; s++) {
-        if (*s && *s != ' ') {
-            run++;
-            continue;
+    size_t longest = 5;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *s = cell(t, r, c);
+        for (size_t left = strlen(s), n; left > 0; s += n, left -= n) {
+            n = fa_wrap_token(s, left);
+            if (n > longest) longest = n;
+            if (n == 0) n = 1; /* a space */
         }
-        if (run > longest) longest = run;
-        run = 0;
-        if (!*s) return longest;
     }
+    return longest;
 }
 
 /* Natural widths (widest cell), then the widest column that can still give one up, one column at
- * a time, until the row fits: the rest of a cell wraps onto continuation lines. */
+ * a time, until the row fits: the rest of a cell wraps onto continuation lines. A column never
+ * gets narrower than its longest word: when every column is at its least the row runs long. */
 static void fit_widths(const fa_table *t, size_t *width, size_t room) {
-    size_t total = 0;
+    size_t total = 0, *least = calloc(t->ncols, sizeof *least), sum = 0;
+    if (!least) return;
     for (size_t c = 0; c < t->ncols; c++) {
         for (size_t r = 0; r < t->nrows; r++)
             if (strlen(cell(t, r, c)) > width[c]) width[c] = strlen(cell(t, r, c));
         total += width[c] + (c + 1 < t->ncols ? 2 : 0);
+        least[c] = c < 64 && t->whole >> c & 1 ? width[c] : least_width(t, c);
+        sum += least[c] + (c + 1 < t->ncols ? 2 : 0);
     }
+    for (size_t c = 0; room && sum > room && c < t->ncols; c++)
+        least[c] = least_width(t, c); /* too narrow to keep cells whole: words, then */
     while (room && total > room) {
         size_t widest = t->ncols;
         for (size_t c = 0; c < t->ncols; c++)
-            if (width[c] > least_width(t, c) && (widest == t->ncols || width[c] > width[widest]))
-                widest = c;
+            if (width[c] > least[c] && (widest == t->ncols || width[c] > width[widest])) widest = c;
         if (widest == t->ncols) break; /* every column at its least: let the row run long */
         width[widest]--;
         total--;
     }
+    free(least);
+}
+
+void fa_table_keep_whole(fa_table *t, size_t c) {
+    if (c < 64) t->whole |= (uint64_t)1 << c;
+}
+
+bool fa_table_fits(const fa_table *t, const char *indent, size_t width) {
+    if (!width) return true;
+    size_t total = strlen(indent);
+    for (size_t c = 0; c < t->ncols; c++) total += least_width(t, c) + (c + 1 < t->ncols ? 2 : 0);
+    return total <= width;
+}
+
+void fa_table_join_columns(fa_table *t, size_t c) {
+    if (c + 1 >= t->ncols) return;
+    for (size_t r = 0; r < t->nrows; r++) {
+        char **a = &t->cells[r * t->ncols + c], *b = t->cells[r * t->ncols + c + 1], *both = NULL;
+        if (b && *b && asprintf(&both, "%s%s%s", *a ? *a : "", *a && **a ? " " : "", b) >= 0) {
+            free(*a);
+            *a = both;
+        }
+        free(b);
+    }
+    size_t n = t->ncols - 1; /* compact the rows: cell (r, k) moves to r * n + k' */
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t k = 0; k < t->ncols; k++) {
+            if (k == c + 1) continue;
+            t->cells[r * n + (k > c + 1 ? k - 1 : k)] = t->cells[r * t->ncols + k];
+        }
+    t->ncols = n;
 }
 
 /* One table row, its cells wrapped to their columns' widths, as many lines as the tallest. */

@@ -6,25 +6,32 @@
 
 #include "safe_text.h"
 
-static int breaks_after(char c) { return c == ',' || c == '/' || c == ';' || c == ')' || c == '_'; }
+/* A line may end after ',' or ';' (rank lists "8,10-13,15", clauses) and at a space, never
+ * inside a name: TENSOR_MODEL_PARALLEL_GROUP, _reduce_scatter_base and a path stay whole. */
+static bool breaks_after(char c) { return c == ',' || c == ';'; }
+
+size_t fa_wrap_token(const char *text, size_t len) {
+    size_t i = 0;
+    while (i < len && text[i] != ' ' && !breaks_after(text[i])) i++;
+    return i < len && text[i] != ' ' ? i + 1 : i;
+}
 
 size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip) {
     *skip = 0;
     if (width == 0 || len <= width) return len;
-    size_t at = 0;
-    for (size_t i = width; i > 0 && !at; i--)
-        if (text[i] == ' ') at = i; /* text[width] exists: len > width */
-    if (at) {
-        size_t end = at;
-        while (end > 0 && text[end - 1] == ' ') end--;
-        while (at + *skip < len && text[at + *skip] == ' ') (*skip)++;
-        if (end) return end;
+    size_t end = 0; /* the longest line within the width that ends where a line may end */
+    for (size_t i = width; i > 0 && !end; i--) {
+        if (text[i] == ' ' && text[i - 1] != ' ') /* text[width] exists: len > width */
+            end = i;
+        else if (breaks_after(text[i - 1]) && text[i] != ' ')
+            end = i;
     }
-    for (size_t i = width; i > 0; i--)
-        if (breaks_after(text[i - 1])) return i;
-    size_t cut = width; /* never inside a UTF-8 sequence: each line stays valid text */
-    while (cut > 1 && ((unsigned char)text[cut] & 0xC0) == 0x80) cut--;
-    return cut;
+    if (!end) { /* a word longer than the width: the line runs long rather than cut it */
+        end = fa_wrap_token(text, len);
+        while (end == 0 && end < len && text[end] == ' ') end++;
+    }
+    while (end + *skip < len && text[end + *skip] == ' ') (*skip)++;
+    return end;
 }
 
 void fa_wrap_print(FILE *out, const char *first, const char *indent, const char *raw,
