@@ -183,6 +183,34 @@ test_expect_success 'wrapped at 80 or 100 columns, no name is cut in two; equal 
     grep -q "^   0,1,3  scheduled     nccl:all_reduce  \[\[4, 4\]\]     \[\[4, 4\]\]      Float$" out
 '
 
+test_expect_success 'markdown: frtrace own "all_reduce #4" never becomes a link to an issue' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
+    for d in "$DEMO" "$GLOO/pipe_two_stuck" "$GLOO/type" job; do
+        { "$FRTRACE" -f markdown -v "$d" >o.md || test $? = 1; } &&
+        python3 "$TOP/tests/tools/check_output.py" markdown o.md || return 1
+    done &&
+    test_expect_code 1 "$FRTRACE" -f markdown "$DEMO" >demo.md &&
+    grep -q "^# \`hang: rank 2 never joined default_pg (0) all_reduce #4 (ranks 0,1,3 wait)\`$" demo.md
+'
+
+test_expect_success '-f jira: a ticket in Jira/Confluence wiki markup, the input shown, never obeyed' '
+    test_expect_code 1 "$FRTRACE" -f jira "$DEMO" >demo.jira &&
+    head -n 1 demo.jira | grep -qxF "h1. {{hang: rank 2 never joined default\\_pg \\(0\\) all\\_reduce \\#4 \\(ranks 0,1,3 wait\\)}}" &&
+    grep -q "^||status||culprit ranks||ranks read||directory||prefix||$" demo.jira &&
+    grep -q "^h2\. Culprits$" demo.jira && grep -qF "h3. {{missing\\_ranks}} in " demo.jira &&
+    mkdir evil && for f in "$DEMO"/nccl_trace_rank_*; do
+        "$FRTRACE" show "$f" | sed "s/default_pg/{noformat} [~admin] (x) *bold* !x.png! |cell| h1. ABC-123 {{a}} http:\/\/x/g" >evil/$(basename "$f").json || return 1
+    done &&
+    test_expect_code 1 "$FRTRACE" -f jira -v --print-stack-trace evil >evil.jira &&
+    python3 "$TOP/tests/tools/check_output.py" jira evil.jira &&
+    for d in "$GLOO/pipe_two_stuck" "$GLOO/slow_dp" "$REC/skip"; do
+        { "$FRTRACE" -f jira -v "$d" >o.jira || test $? = 1; } &&
+        python3 "$TOP/tests/tools/check_output.py" jira o.jira || return 1
+    done &&
+    test_expect_code 2 "$FRTRACE" -f confluence "$DEMO" 2>err &&
+    grep -q "unknown format .confluence. (text, markdown, jira or json)" err
+'
+
 if have_shared; then
     test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
         wrapped_whole "$REAL_DUMPS"/*/ &&

@@ -66,6 +66,7 @@ static const struct {
 } formats[] = {
     { "text", fa_report_text },
     { "markdown", fa_report_markdown },
+    { "jira", fa_report_jira },
     { "json", fa_report_db },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -397,7 +398,7 @@ static int check_conflicts(request *rq) {
         return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline",
                         "-j prints the entries without analyzing them");
     if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format))
-        return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+        return usage_error("unknown format '%s' (text, markdown, jira or json)", rq->format);
     if (rq->just_print_entries && rq->output)
         return conflict(
             "-j", "-o",

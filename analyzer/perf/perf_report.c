@@ -68,9 +68,9 @@ static void groups_text(const fa_analysis *a, const fa_straggler *s, char *buf, 
     }
 }
 
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
+bool fa_perf_slow_ranks_table(const fa_analysis *a, fa_table *out_table) {
     const fa_perf *p = &a->perf;
-    if (!p->nstragglers) return;
+    if (!p->nstragglers) return false;
     bool timed = false; /* the excess column only where some straggler has durations */
     for (size_t i = 0; i < p->nstragglers; i++) timed |= !isnan(p->stragglers[i].slow_ms_median);
     fa_table t;
@@ -94,6 +94,14 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
         if (timed) ms_cell(&t, s->slow_ms_median);
         fa_table_cell(&t, "%s", groups);
     }
+    *out_table = t;
+    return true;
+}
+
+void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
+    const fa_perf *p = &a->perf;
+    fa_table t;
+    if (!fa_perf_slow_ranks_table(a, &t)) return;
     if (markdown) {
         fputs("## Slow ranks\n\n", out);
         fa_table_print_markdown(&t, out);

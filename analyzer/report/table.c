@@ -213,3 +213,23 @@ void fa_table_free(fa_table *t) {
     free(t->cells);
     memset(t, 0, sizeof *t);
 }
+
+/* A Jira cell: our header words as they are, the others as fr_jira_text (an empty cell holds a
+ * space: "||" would be read as a header cell). */
+void fa_table_print_jira(const fa_table *t, FILE *out) {
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *bar = r == 0 ? "||" : "|";
+        fputs(bar, out);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *s = cell(t, r, c);
+            if (r == 0)
+                fputs(s, out);
+            else if (*s)
+                fr_jira_text(out, s, true);
+            else
+                fputc(' ', out);
+            fputs(bar, out);
+        }
+        fputc('\n', out);
+    }
+}

@@ -40,6 +40,9 @@ void fa_table_join_columns(fa_table *t, size_t c);
  * on a terminal too narrow for that they wrap between words like the others. */
 void fa_table_keep_whole(fa_table *t, size_t c);
 void fa_table_print_markdown(const fa_table *t, FILE *out);
+/* Jira/Confluence wiki markup: "||a||b||" then "|x|y|" rows, each cell but the header's as
+ * safe_text.h's fr_jira_text (monospace and escaped unless plain words or ranks). */
+void fa_table_print_jira(const fa_table *t, FILE *out);
 void fa_table_free(fa_table *t);
 
 #endif
