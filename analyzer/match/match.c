@@ -626,8 +626,7 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
                                   f->others.n > 1 ? "s" : "", other_ranks, b);
             f->odd_what = strdup(a);
             f->usual_what = strdup(b);
-        }
-        else
+        } else
             fa_finding_set_detail(
                 f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
                 (long long)k->groups->v[op->group].members[x->member], a);
@@ -649,7 +648,10 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
         if (ey) dtypes_pair(ey, b, sizeof b);
         fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
                               odd_ranks, f->ranks.n > 1 ? "" : "s", a, ey ? "; rank" : "",
-                              ey && f->others.n > 1 ? "s " : ey ? " " : "", ey ? other_ranks : "",
+                              ey && f->others.n > 1 ? "s "
+                              : ey                  ? " "
+                                                    : "",
+                              ey ? other_ranks : "",
                               ey ? (f->others.n > 1 ? " use " : " uses ") : "", ey ? b : "");
         if (ey) {
             f->odd_what = strdup(a);
