@@ -211,6 +211,20 @@ test_expect_success '-f jira: a ticket in Jira/Confluence wiki markup, the input
     grep -q "unknown format .confluence. (text, markdown, jira or json)" err
 '
 
+test_expect_success 'frtrace stats fits the width, without columns no dump has a value for' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
+    for d in "$GLOO/ddp_slow" "$REC/healthy" job; do
+        "$FRTRACE" stats "$d" >s.txt && "$FRTRACE" stats --width 0 "$d" >s0.txt &&
+        test "$(awk "length(\$0) > 100" s.txt | wc -l)" = 0 &&
+        python3 "$TOP/tests/tools/names_whole.py" s0.txt s.txt || return 1
+    done &&
+    "$FRTRACE" stats "$GLOO/ddp_slow" >gloo.txt &&
+    ! grep -q "dur p50" gloo.txt && ! grep -q "busbw" gloo.txt &&
+    grep -q "no duration or bandwidth columns" gloo.txt &&
+    "$FRTRACE" stats -f markdown "$GLOO/ddp_slow" >gloo.md &&
+    ! grep -q "dur p50" gloo.md && grep -q "^| group | op | sizes | dtype | ranks | count | bytes | skew p50 ms | skew p99 ms |$" gloo.md
+'
+
 if have_shared; then
     test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
         wrapped_whole "$REAL_DUMPS"/*/ &&

@@ -235,6 +235,21 @@ static void dtype_text(const fa_store *st, uint32_t id, char *buf, size_t len) {
     snprintf(buf, len, "%s", dt->count ? dt->items[0] : "-");
 }
 
+/* On a terminal too narrow for every column (names are never cut): group and op share one,
+ * then sizes and dtype. */
+static void fit_columns(fa_table *t, size_t width) {
+    static const struct {
+        size_t column;
+        const char *header;
+    } joins[] = { { 0, "group, op" }, { 1, "sizes, dtype" } };
+    fa_table_keep_whole(t, 6); /* "80.0 MiB" */
+    for (size_t k = 0; k < sizeof joins / sizeof joins[0] && !fa_table_fits(t, "", width); k++) {
+        fa_table_join_columns(t, joins[k].column);
+        free(t->cells[joins[k].column]);
+        t->cells[joins[k].column] = strdup(joins[k].header);
+    }
+}
+
 int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format,
                         FILE *out) {
     const fa_perf *p = &a->perf;
@@ -286,6 +301,7 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         else
             fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
     }
+    fa_table_drop_columns_of(&t, "-"); /* durations and bandwidth where no dump has them */
     if (md) {
         fprintf(out, "# frtrace stats: %zu ranks from ", a->in.nranks);
         fr_md_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
@@ -296,14 +312,21 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fprintf(out, "%zu operation kinds, %zu ranks read from ", shown, a->in.nranks);
         fr_text_fputs(out, a->in.dir);
         fputs("\n\n", out);
-        fa_table_print_text(&t, out, "");
+        fit_columns(&t, opt->width);
+        fa_table_print_fit(&t, out, "", opt->width);
         fputc('\n', out);
     }
-    if (!p->any_duration)
-        fprintf(out,
-                "%sno durations in these dumps (PyTorch writes duration_ms only with timing on: "
-                "TORCH_NCCL_ENABLE_TIMING=1), so no bandwidth%s\n\n",
-                md ? "_" : "(", md ? "._" : ")");
+    if (!p->any_duration && md)
+        fputs("_No durations in these dumps (PyTorch writes duration_ms only with timing on: "
+              "TORCH_NCCL_ENABLE_TIMING=1), so no duration or bandwidth columns._\n\n",
+              out);
+    else if (!p->any_duration) {
+        fa_wrap_print(out, "", " ",
+                      "(no durations in these dumps (PyTorch writes duration_ms only with timing "
+                      "on: TORCH_NCCL_ENABLE_TIMING=1), so no duration or bandwidth columns)",
+                      opt->width);
+        fputc('\n', out);
+    }
     fa_table_free(&t);
     fa_perf_print_slow_ranks(a, md, opt->width, out);
     if (!p->nstragglers)

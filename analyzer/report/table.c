@@ -45,12 +45,12 @@ void fa_table_print_text(const fa_table *t, FILE *out, const char *indent) {
 
 /* The narrowest a column gets: its longest word (fa_wrap_token) in any cell, the header's too,
  * and at least 5, so that no name is ever cut in two. */
-static size_t least_width(const fa_table *t, size_t c) {
+static size_t least_width(const fa_table *t, size_t c, bool keep_brackets) {
     size_t longest = 5;
     for (size_t r = 0; r < t->nrows; r++) {
         const char *s = cell(t, r, c);
         for (size_t left = strlen(s), n; left > 0; s += n, left -= n) {
-            n = fa_wrap_token(s, left);
+            n = fa_wrap_word(s, left, keep_brackets);
             if (n > longest) longest = n;
             if (n == 0) n = 1; /* a space */
         }
@@ -58,21 +58,36 @@ static size_t least_width(const fa_table *t, size_t c) {
     return longest;
 }
 
+/* The least widths of the columns, as wide as the room allows: whole cells in the columns that
+ * keep them whole (tier 0), else whole shapes (1), else words (2), up to tier `last`. Returns
+ * their sum with the gaps. */
+static size_t least_widths(const fa_table *t, const size_t *natural, size_t room, int last,
+                           size_t *least) {
+    size_t sum = 0;
+    for (int tier = 0; tier <= last; tier++) {
+        sum = 0;
+        for (size_t c = 0; c < t->ncols; c++) {
+            bool whole = tier == 0 && c < 64 && (t->whole >> c & 1);
+            least[c] = whole ? natural[c] : least_width(t, c, tier < 2);
+            sum += least[c] + (c + 1 < t->ncols ? 2 : 0);
+        }
+        if (!room || sum <= room) break;
+    }
+    return sum;
+}
+
 /* Natural widths (widest cell), then the widest column that can still give one up, one column at
  * a time, until the row fits: the rest of a cell wraps onto continuation lines. A column never
  * gets narrower than its longest word: when every column is at its least the row runs long. */
 static void fit_widths(const fa_table *t, size_t *width, size_t room) {
-    size_t total = 0, *least = calloc(t->ncols, sizeof *least), sum = 0;
+    size_t total = 0, *least = calloc(t->ncols, sizeof *least);
     if (!least) return;
     for (size_t c = 0; c < t->ncols; c++) {
         for (size_t r = 0; r < t->nrows; r++)
             if (strlen(cell(t, r, c)) > width[c]) width[c] = strlen(cell(t, r, c));
         total += width[c] + (c + 1 < t->ncols ? 2 : 0);
-        least[c] = c < 64 && t->whole >> c & 1 ? width[c] : least_width(t, c);
-        sum += least[c] + (c + 1 < t->ncols ? 2 : 0);
     }
-    for (size_t c = 0; room && sum > room && c < t->ncols; c++)
-        least[c] = least_width(t, c); /* too narrow to keep cells whole: words, then */
+    least_widths(t, width, room, 2, least);
     while (room && total > room) {
         size_t widest = t->ncols;
         for (size_t c = 0; c < t->ncols; c++)
@@ -90,9 +105,37 @@ void fa_table_keep_whole(fa_table *t, size_t c) {
 
 bool fa_table_fits(const fa_table *t, const char *indent, size_t width) {
     if (!width) return true;
-    size_t total = strlen(indent);
-    for (size_t c = 0; c < t->ncols; c++) total += least_width(t, c) + (c + 1 < t->ncols ? 2 : 0);
-    return total <= width;
+    size_t room = width > strlen(indent) ? width - strlen(indent) : 1;
+    size_t *natural = calloc(t->ncols, sizeof *natural), *least = calloc(t->ncols, sizeof *least);
+    bool fits = natural && least;
+    for (size_t c = 0; fits && c < t->ncols; c++)
+        for (size_t r = 0; r < t->nrows; r++)
+            if (strlen(cell(t, r, c)) > natural[c]) natural[c] = strlen(cell(t, r, c));
+    if (fits) fits = least_widths(t, natural, room, 1, least) <= room; /* shapes whole */
+    free(natural);
+    free(least);
+    return fits;
+}
+
+/* Removes column c: its cells freed, the rows compacted. */
+static void remove_column(fa_table *t, size_t c) {
+    size_t n = t->ncols - 1;
+    for (size_t r = 0; r < t->nrows; r++) free(t->cells[r * t->ncols + c]);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t k = 0; k < t->ncols; k++)
+            if (k != c) t->cells[r * n + (k > c ? k - 1 : k)] = t->cells[r * t->ncols + k];
+    uint64_t low = t->whole & (((uint64_t)1 << c) - 1), high = c + 1 < 64 ? t->whole >> (c + 1) : 0;
+    t->whole = low | high << c;
+    t->ncols = n;
+}
+
+void fa_table_drop_columns_of(fa_table *t, const char *blank) {
+    if (t->nrows < 2) return; /* a header alone says nothing about the values */
+    for (size_t c = t->ncols; c-- > 0 && t->ncols > 1;) {
+        bool all = true;
+        for (size_t r = 1; r < t->nrows && all; r++) all = strcmp(cell(t, r, c), blank) == 0;
+        if (all) remove_column(t, c);
+    }
 }
 
 void fa_table_join_columns(fa_table *t, size_t c) {
@@ -103,15 +146,8 @@ void fa_table_join_columns(fa_table *t, size_t c) {
             free(*a);
             *a = both;
         }
-        free(b);
     }
-    size_t n = t->ncols - 1; /* compact the rows: cell (r, k) moves to r * n + k' */
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t k = 0; k < t->ncols; k++) {
-            if (k == c + 1) continue;
-            t->cells[r * n + (k > c + 1 ? k - 1 : k)] = t->cells[r * t->ncols + k];
-        }
-    t->ncols = n;
+    remove_column(t, c + 1);
 }
 
 /* One table row, its cells wrapped to their columns' widths, as many lines as the tallest. */

@@ -30,12 +30,16 @@ void fa_table_print_text(const fa_table *t, FILE *out, const char *indent);
  * the longest word of any of their cells, and cells (headers too) wrap onto continuation lines
  * between words; no character is dropped and no name is cut (wrap.h). */
 void fa_table_print_fit(const fa_table *t, FILE *out, const char *indent, size_t width);
-/* Whether the table fits in `width` columns after `indent` with no name cut (0: always). */
+/* Whether the table fits in `width` columns after `indent` with no name or shape split (0:
+ * always). */
 bool fa_table_fits(const fa_table *t, const char *indent, size_t width);
 /* Column c+1's cells appended to column c's after a space (the header's too), and column c+1
  * removed: a narrow terminal reads "TENSOR_MODEL_PARALLEL_GROUP (37) all_reduce #4" in one
  * column where two would not fit. */
 void fa_table_join_columns(fa_table *t, size_t c);
+/* Every column whose cells below the header all read `blank` ("-": no dump had the value) is
+ * removed, so that a table shows only what the dumps say. */
+void fa_table_drop_columns_of(fa_table *t, const char *blank);
 /* Column c's cells (shapes "[[4096, 1, 5120]]") are kept on one line where the table fits so;
  * on a terminal too narrow for that they wrap between words like the others. */
 void fa_table_keep_whole(fa_table *t, size_t c);

@@ -20,8 +20,11 @@
  * than width when its first word is longer), and in *skip how many following spaces the break
  * swallows. */
 size_t fa_wrap_next(const char *text, size_t len, size_t width, size_t *skip);
-/* The length of the word text[0..len) starts with, up to a space or after a ',' or ';': what
- * a line can never split. */
+/* The length of the word text[0..len) starts with, up to a space or after a ',' or ';', a
+ * bracketed shape "[[4096, 1, 5120]]" counting as one word when keep_brackets: what a line
+ * does not split (a shape only where the width leaves no other way). */
+size_t fa_wrap_word(const char *text, size_t len, bool keep_brackets);
+/* fa_wrap_word(text, len, true). */
 size_t fa_wrap_token(const char *text, size_t len);
 
 /* Writes text, in its terminal form, wrapped at width columns (0: unwrapped), each line ended
