@@ -90,6 +90,7 @@ static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
 
 int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err) {
     if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, in, err) != 0) return -1;
+    if (opt->hosts_file && fa_hosts_load(opt->hosts_file, &in->hosts, err) != 0) return -1;
     return opt->ft_group_world_size > 0 ? fa_transform_ft(in, opt->ft_group_world_size, err) : 0;
 }
 

@@ -20,6 +20,7 @@ typedef struct fa_options {
     int mismatch_cap;
     int64_t ft_group_world_size; /* --transform-ft --group-world-size N; 0: off */
     double straggler_floor_ms;   /* --straggler-floor-ms; 0: the default (perf.h) */
+    const char *hosts_file;      /* --hosts FILE (hosts.h), or NULL */
 } fa_options;
 
 typedef struct fa_analysis {

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "dump_builder.h"
+#include "dump_whereabouts.h"
 #include "dump_decoder.h"
 #include "dump_direct.h"
 #include "grow.h"
@@ -875,7 +876,7 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
             warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
                          (long long)truncated_at, d->nentries);
     if (extra && whole(extra) && decode_extra(dec, extra, d)) return -1;
-    return 0;
+    return dump_decode_whereabouts(&dec->b, root, d);
 }
 
 static decoder *decoder_new(void) { return calloc(1, sizeof(decoder)); }

@@ -28,6 +28,18 @@
  *                                   "nccl_hash": str or None, "state": str or None}}}
  * In JSON the same object appears with its keys sorted.
  *
+ * Two more extra keys say where the process was and what its threads did when it dumped
+ * (decoded by dump_whereabouts.c, written by dump_write_whereabouts.c):
+ *   "frtrace_identity": {"hostname": str, "pid": int, "local_rank": int or None,
+ *                        "cuda_device": {"index": int, "pci_bus_id": str or None,
+ *                                        "uuid": str or None} or None,
+ *                        "nccl_version": str or None}
+ *   "frtrace_stacks": [{"thread_id": int, "thread_name": str,
+ *                       "python": [{"name": str, "filename": str, "line": int}, ...],
+ *                       "native": [{"name": str or None, "object": str, "offset": int}, ...],
+ *                       ["note": str]}, ...]          frames innermost first
+ * A malformed value of either key is dropped with a warning (the entries stay usable).
+ *
  * Decoding defaults for keys a version lacks: thread_name/thread_id NULL (before 2.8),
  * timeout_ms -1 (2.0), has_duration false (no "duration_ms"), time_discovered_* 0 (None),
  * frames NULL (no "frames" key; an empty but present list gives non-NULL with nframes 0),
@@ -130,7 +142,33 @@ typedef struct fr_comm_info {
     const char *state;     /* "live", "finalized", "destroyed", "aborted", "revoked", or NULL */
 } fr_comm_info;
 
-#define FR_EXTRA_KEY "frtrace"
+#define FR_EXTRA_KEY    "frtrace"
+#define FR_IDENTITY_KEY "frtrace_identity"
+#define FR_STACKS_KEY   "frtrace_stacks"
+
+/* frtrace_identity: which machine, process and GPU wrote the dump. */
+typedef struct fr_identity {
+    const char *hostname;     /* NULL when unknown */
+    int64_t pid;              /* -1 when unknown */
+    int64_t local_rank;       /* -1 when unknown */
+    int64_t cuda_index;       /* -1: no CUDA device known */
+    const char *pci_bus_id;   /* "0000:5a:00.0", or NULL */
+    const char *uuid;         /* "GPU-...", or NULL */
+    const char *nccl_version; /* "2.28.9", or NULL */
+} fr_identity;
+
+/* frtrace_stacks[i]: one thread of the process at dump time. Native frames reuse fr_frame:
+ * `filename` holds the object (library or executable path), `line` the offset of the address
+ * from the object's lowest mapped address, `name` the symbol or NULL. */
+typedef struct fr_thread_stack {
+    int64_t thread_id; /* the kernel's thread id (gettid) */
+    const char *thread_name;
+    uint32_t npython;
+    const fr_frame *python; /* innermost first */
+    uint32_t nnative;
+    const fr_frame *native; /* innermost first */
+    const char *note;       /* what was cut or could not be read, or NULL */
+} fr_thread_stack;
 
 typedef struct fr_dump {
     fr_encoding encoding;
@@ -152,6 +190,13 @@ typedef struct fr_dump {
     const char *trigger; /* "timeout", "signal", "trigger_file", "fatal:11", "exit", or NULL */
     uint32_t ncomms;
     fr_comm_info *comms;
+
+    /* Recorder extras "frtrace_identity" and "frtrace_stacks" (absent: false, 0). */
+    bool has_identity;
+    fr_identity identity;
+    bool has_stacks;
+    uint32_t nthreads;
+    fr_thread_stack *threads;
 
     bool truncated;      /* salvaged from a truncated file */
     const char *warning; /* a non-fatal problem worth reporting, or NULL */

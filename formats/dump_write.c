@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump_write_whereabouts.h"
 #include "json_text.h"
 
 /* Decimal text of v in out (at least 21 bytes), NUL-terminated; returns the length. A
@@ -516,6 +517,7 @@ static void write_root(pickler *p) {
         if (d->has_entries) write_entries(p);
     }
     if (has_extras(d)) write_extras(p);
+    fr_write_whereabouts_pickle(p->w, d);
     pw_dict_end(p->w);
     if (p->l.root_memo) pw_put(p->w);
     pw_stop(p->w);
@@ -814,6 +816,7 @@ static int j_root(jwriter *j) {
         j_key(j, FR_EXTRA_KEY, &first);
         if (j_extras(j)) return -1;
     }
+    fr_write_whereabouts_json(d, &first, j_text, j);
     j_key(j, "nccl_comm_state", &first), j_lit(j, "{}");
     if (j->l.lib_key && strcmp(j->l.lib_key, "nccl_version") == 0)
         j_key(j, "nccl_version", &first), j_str(j, or_empty(d->comm_lib_version));

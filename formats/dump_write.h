@@ -8,7 +8,8 @@
  * 2.2+: frame dicts referenced at least twice), the 2.0 dtype spellings ("float", "c10::BFloat16"),
  * and the trailing top-level BINPUT (2.0–2.9 yes, 2.10 and later no, unless overridden).
  * Recorder extras (global_rank >= 0 or ncomms > 0) go under the extra key "frtrace" after the
- * standard keys, in the layout documented in dump.h.
+ * standard keys, then "frtrace_identity" and "frtrace_stacks" when the dump has them
+ * (dump_write_whereabouts.h), in the layouts documented in dump.h.
  *
  * The JSON form is PyTorch's `_dump_nccl_trace_json` layout (§6): keys sorted, compact, no
  * frames, time_discovered_* 0 for None, pg_status values as strings, "entries" omitted when

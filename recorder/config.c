@@ -166,6 +166,18 @@ static void load_signal(rec_config *c) {
         c->dump_signal = sig;
 }
 
+static void load_stacks(rec_config *c) {
+    const char *v = env_or_null("FRTRACE_STACKS");
+    c->stacks = REC_STACKS_ON;
+    if (v == NULL || strcmp(v, "1") == 0) return;
+    if (strcmp(v, "0") == 0)
+        c->stacks = REC_STACKS_OFF;
+    else if (strcasecmp(v, "fp") == 0)
+        c->stacks = REC_STACKS_FRAME_POINTERS;
+    else
+        rec_log(REC_LOG_WARN, "FRTRACE_STACKS=%s is not 0, 1 or fp; using 1", v);
+}
+
 static void load_config(void) {
     rec_config *c = &g_config;
     const char *v;
@@ -187,6 +199,7 @@ static void load_config(void) {
     c->json = (v = env_or_null("FRTRACE_FORMAT")) != NULL && strcasecmp(v, "json") == 0;
     c->global_rank = global_rank_from_env();
     c->dump_on_exit = (v = env_or_null("FRTRACE_DUMP_ON_EXIT")) != NULL && strcmp(v, "0") != 0;
+    load_stacks(c);
 }
 
 const rec_config *rec_config_get(void) {

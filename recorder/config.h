@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 enum { REC_LOG_OFF = 0, REC_LOG_WARN = 1, REC_LOG_INFO = 2 };
+/* FRTRACE_STACKS: 0 none; 1 (default) libdw's unwinder when found, else frame pointers; fp */
+enum { REC_STACKS_OFF = 0, REC_STACKS_ON = 1, REC_STACKS_FRAME_POINTERS = 2 };
 
 typedef struct rec_config {
     uint32_t buffer_size;     /* FRTRACE_BUFFER_SIZE: ring capacity; 0 = recording off */
@@ -25,6 +27,7 @@ typedef struct rec_config {
     bool json;                /* FRTRACE_FORMAT=json */
     int log_level;            /* FRTRACE_LOG */
     bool dump_on_exit;        /* FRTRACE_DUMP_ON_EXIT=1 (extension, default off) */
+    int stacks;               /* FRTRACE_STACKS: REC_STACKS_* (every thread's stacks in dumps) */
 } rec_config;
 
 /* The configuration, loaded on first use (thread-safe). */

@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -160,6 +161,43 @@ void rec_cuda_set_owner(uint32_t pair, uint64_t record_id) {
 
 bool rec_cuda_owned_by(uint32_t pair, uint64_t record_id) {
     return atomic_load_explicit(&g_cuda.owner[pair], memory_order_relaxed) == record_id;
+}
+
+typedef CUresult (*fn_cuDeviceGetPCIBusId)(char *, int, CUdevice);
+typedef CUresult (*fn_cuDeviceGetUuid)(CUuuid *, CUdevice);
+
+/* "GPU-" and the 16 bytes as 8-4-4-4-12 hex digits, as nvidia-smi prints a UUID. */
+static void format_uuid(const CUuuid *u, char *out, size_t cap) {
+    static const char hex[] = "0123456789abcdef";
+    char text[48] = "GPU-";
+    size_t n = 4;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text[n++] = '-';
+        text[n++] = hex[(unsigned char)u->bytes[i] >> 4];
+        text[n++] = hex[(unsigned char)u->bytes[i] & 15];
+    }
+    text[n] = '\0';
+    snprintf(out, cap, "%s", text);
+}
+
+bool rec_cuda_device_identity(int index, char *bus, size_t bus_cap, char *uuid, size_t uuid_cap) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (lib == NULL) return false;
+    fn_cuDeviceGet device_get = (fn_cuDeviceGet)dlsym(lib, "cuDeviceGet");
+    fn_cuDeviceGetPCIBusId get_bus = (fn_cuDeviceGetPCIBusId)dlsym(lib, "cuDeviceGetPCIBusId");
+    fn_cuDeviceGetUuid get_uuid = (fn_cuDeviceGetUuid)dlsym(lib, "cuDeviceGetUuid_v2");
+    if (get_uuid == NULL) get_uuid = (fn_cuDeviceGetUuid)dlsym(lib, "cuDeviceGetUuid");
+    CUdevice dev;
+    CUuuid u;
+    bool ok = device_get && get_bus && get_uuid && device_get(&dev, index) == CUDA_SUCCESS &&
+              bus_cap <= 0x7fffffff && get_bus(bus, (int)bus_cap, dev) == CUDA_SUCCESS &&
+              get_uuid(&u, dev) == CUDA_SUCCESS;
+    if (ok) {
+        bus[bus_cap - 1] = '\0';
+        format_uuid(&u, uuid, uuid_cap);
+    }
+    dlclose(lib); /* RTLD_NOLOAD took a reference; the library stays loaded by its owner */
+    return ok;
 }
 
 void rec_cuda_forget(void) {

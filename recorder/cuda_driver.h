@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum rec_query { REC_Q_DONE, REC_Q_PENDING, REC_Q_ERROR };
@@ -40,6 +41,10 @@ void rec_cuda_prepare_watchdog_thread(void);
 /* Who owns each pair: the record id of the entry that recorded it last. */
 void rec_cuda_set_owner(uint32_t pair, uint64_t record_id);
 bool rec_cuda_owned_by(uint32_t pair, uint64_t record_id);
+/* The PCI bus id ("0000:5A:00.0") and UUID ("GPU-xxxxxxxx-xxxx-...") of device `index`, as the
+ * driver gives them, through a libcuda.so.1 the process has already loaded (never loading it).
+ * False when either is unknown. For the dump's identity (identity.h). */
+bool rec_cuda_device_identity(int index, char *bus, size_t bus_cap, char *uuid, size_t uuid_cap);
 /* Child of a fork: CUDA is unusable there; forget the pool. */
 void rec_cuda_forget(void);
 

@@ -5,7 +5,9 @@
  * arrays, the pickle writer's staging buffer, string memo and scratch. The dumper thread owns
  * one (under a mutex); the fatal-signal handler owns the other, so a crash while the dumper
  * is writing still gets its dump. Strings are formatted with the hand-written helpers below,
- * never with stdio, so that the fatal path stays async-signal-safe.
+ * never with stdio, so that the fatal path stays async-signal-safe. Every dump carries the
+ * process's identity (identity.h); ordinary dumps also every thread's stack (thread_stacks.h),
+ * which the fatal one leaves out (capturing them is not async-signal-safe).
  */
 #include "dumper.h"
 
@@ -25,9 +27,11 @@
 #include "../formats/pickle_write.h"
 #include "comms.h"
 #include "config.h"
+#include "identity.h"
 #include "members.h"
 #include "recorder.h"
 #include "ring.h"
+#include "thread_stacks.h"
 
 #define STAGING_BYTES (64 * 1024)
 #define MEMO_SLOTS    8192
@@ -324,6 +328,8 @@ static void build_dump(workspace *ws, fr_dump *d, const char *trigger) {
     d->entries = ws->entries;
     d->global_rank = rec_recorder_global_rank();
     d->trigger = trigger;
+    d->has_identity = true;
+    rec_identity_fill(&d->identity);
 }
 
 /* --- files --------------------------------------------------------------------------------- */
@@ -386,12 +392,18 @@ static int write_file(workspace *ws, const fr_dump *d, bool json) {
 int rec_dump_write(const char *trigger) {
     if (g_normal == NULL) return -1;
     fr_dump d;
+    rec_stacks stacks;
     char name[sizeof g_normal->name];
     pthread_mutex_lock(&g_dump_lock);
+    bool with_stacks = rec_stacks_collect(&stacks); /* first: the entries then are the newest */
     build_dump(g_normal, &d, trigger);
+    d.has_stacks = with_stacks;
+    d.threads = stacks.threads;
+    d.nthreads = stacks.nthreads;
     int rc = write_file(g_normal, &d, rec_config_get()->json);
     int saved = errno;
     memcpy(name, g_normal->name, sizeof name);
+    if (with_stacks) rec_stacks_release(&stacks);
     pthread_mutex_unlock(&g_dump_lock);
     /* A dump is what the user will look for: said at the default level, with rank and file. */
     const char *dir = rec_config_get()->dump_dir;

@@ -1,6 +1,7 @@
 # recorder.mk — the recorder shim, its fakes, drivers and benchmarks (included by the Makefile).
 #
-#   recorder/*.c + formats/{pickle_write,dump_write,dump_names,error,json_text,atomic_file}.c
+#   recorder/*.c + formats/{pickle_write,dump_write,dump_write_whereabouts,dump_names,error,
+#   json_text,atomic_file}.c
 #                             -> $(BUILD)/libfrtrace-recorder.so
 #   (dump_names.c, not dump.c, for fr_state_name: dump.c's readers would pull in cJSON)
 #   tests/fakes/fake_nccl.c   -> $(BUILD)/fakes/libnccl.so.2  (SONAME libnccl.so.2)
@@ -17,8 +18,8 @@ ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
 
 REC_PIC      := $(BUILD)/pic
 REC_SRC      := $(sort $(wildcard recorder/*.c))
-REC_FMT_SRC  := formats/pickle_write.c formats/dump_write.c formats/dump_names.c formats/error.c \
-                formats/json_text.c formats/atomic_file.c
+REC_FMT_SRC  := formats/pickle_write.c formats/dump_write.c formats/dump_write_whereabouts.c \
+                formats/dump_names.c formats/error.c formats/json_text.c formats/atomic_file.c
 REC_OBJ      := $(REC_SRC:%.c=$(REC_PIC)/%.o) $(REC_FMT_SRC:%.c=$(REC_PIC)/%.o)
 REC_SO       := $(BUILD)/libfrtrace-recorder.so
 REC_CFLAGS    = $(CFLAGS) -fPIC -fvisibility=hidden -isystem $(CUDA_HOME)/include

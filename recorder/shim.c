@@ -47,10 +47,12 @@
 #include "config.h"
 #include "cuda_driver.h"
 #include "dumper.h"
+#include "identity.h"
 #include "inflight.h"
 #include "members.h"
 #include "recorder.h"
 #include "ring.h"
+#include "thread_stacks.h"
 #include "watchdog.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -633,6 +635,8 @@ static void start_recording(bool after_fork) {
     rec_recorder_sync_clocks();
     g_gpu_events = cfg->gpu_events;
     format_nccl_version();
+    rec_identity_init();
+    if (!after_fork) rec_stacks_prepare();
     rec_recorder_set_async_error(poller_async_error);
     rec_watchdog_start();
     atomic_store_explicit(&g_phase, PHASE_ACTIVE, memory_order_release);
@@ -692,6 +696,7 @@ static void register_comm(ncclComm_t comm, const rec_comm_init *init_in) {
     rec_recorder_note_comm_rank(init.rank);
     int index = comm_index(comm);
     if (index >= 0) rec_members_note(rec_comms_at(index), rec_recorder_known_rank());
+    rec_identity_note_device(comm_device(comm));
     const rec_config *cfg = rec_config_get();
     if (cfg->gpu_events > 0 && init.blocking)
         rec_cuda_init(cfg->buffer_size < 65536 ? cfg->buffer_size : 65536, comm_device(comm));

@@ -38,7 +38,7 @@ test_expect_success 'frtrace help, help COMMAND and COMMAND --help answer what w
 
 test_expect_success 'a wrong word after help, a second command, --pretty without show: usage errors' '
     test_expect_code 2 "$FRTRACE" help nonsense 2>err1 &&
-    grep -q "no help for .nonsense.: the commands are stats, timeline and show" err1 &&
+    grep -q "no help for .nonsense.: the commands are stats, timeline, show and stacks" err1 &&
     test_expect_code 2 "$FRTRACE" stats timeline 2>err2 &&
     grep -q "timeline. is a second command" err2 &&
     test_expect_code 2 "$FRTRACE" --pretty "$DEMO" 2>err3 &&

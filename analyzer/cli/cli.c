@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "report.h"
 #include "perf_cli.h"
+#include "folded.h"
 #include "help.h"
 #include "output_file.h"
 #include "safe_text.h"
@@ -47,13 +48,14 @@ typedef struct request {
     size_t ranks_cap;
     const char **filters;
     char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
-    fa_command command; /* frtrace, frtrace stats, frtrace timeline (perf_cli.h) */
+    fa_command command; /* frtrace, frtrace stats, timeline, stacks (perf_cli.h) */
     bool command_named; /* a command word was given (before or after the options) */
     bool help;          /* -h, --help or the word help: print the command's help */
     bool help_word;     /* the word help: the next word names a command */
     bool pretty;        /* --pretty, for show */
     const char *color;  /* --color auto|always|never */
     int show_at;        /* the word "show" after options: show.c reads what follows */
+    bool by_rank;       /* frtrace stacks --by-rank */
     fa_perf_cli perf;   /* their own options */
 } request;
 
@@ -145,6 +147,7 @@ static const char *const long_with_value[] = {
     "max-ranks",
     "color",
     "colour",
+    "hosts",
 };
 
 /* Whether the word after `a` is an option's value, taken as it is even when it starts with '-'
@@ -307,6 +310,12 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
                 return usage_error("option %s needs a positive number", arg);
             rq->group_world_size = n;
+        } else if (is_option(arg, NULL, "hosts")) {
+            if (!(value = option_value(argc, argv, &i)))
+                return usage_error("option %s needs a file of 'RANK HOST' lines", arg);
+            rq->analysis.hosts_file = value;
+        } else if (is_option(arg, NULL, "by-rank")) { /* before or after the word stacks */
+            rq->by_rank = true;
         } else if (is_option(arg, NULL, "transform-ft")) {
             rq->transform_ft = true;
         } else if (is_option(arg, "-j", "just-print-entries")) {
@@ -368,7 +377,8 @@ static int parse_args(int argc, char **argv, request *rq) {
             return usage_error("'%s' is a second command: one at a time (frtrace help lists them)",
                                arg);
         } else if (rq->help_word && !rq->command_named) {
-            return usage_error("no help for '%s': the commands are stats, timeline and show", arg);
+            return usage_error(
+                "no help for '%s': the commands are stats, timeline, show and stacks", arg);
         } else if (!rq->analysis.dir) {
             rq->analysis.dir = arg;
         } else {
@@ -380,6 +390,8 @@ static int parse_args(int argc, char **argv, request *rq) {
 
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
 static int check_conflicts(request *rq) {
+    if (rq->by_rank && rq->command != FA_CMD_STACKS)
+        return usage_error("--by-rank is an option of stacks (frtrace stacks --by-rank DIR)%s", "");
     if (rq->pretty)
         return usage_error("--pretty is an option of show (frtrace show --pretty FILE...)%s", "");
     if (rq->transform_ft && !rq->group_world_size)
@@ -389,14 +401,22 @@ static int check_conflicts(request *rq) {
     if (rq->transform_ft) rq->analysis.ft_group_world_size = rq->group_world_size;
     rq->analysis.straggler_floor_ms = rq->perf.floor_ms;
     if (rq->command == FA_CMD_TIMELINE && !rq->format_flag[0]) rq->format = "json";
-    if (rq->command != FA_CMD_ANALYZE && !fa_perf_cli_format_ok(rq->command, rq->format))
+    if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) &&
+        !fa_perf_cli_format_ok(rq->command, rq->format))
         return usage_error(rq->command == FA_CMD_STATS
                                ? "unknown format '%s' (text, markdown or json)"
                                : "unknown format '%s' (json or svg)",
                            rq->format);
-    if (rq->command != FA_CMD_ANALYZE && rq->just_print_entries)
+    if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) && rq->just_print_entries)
         return conflict("-j", rq->command == FA_CMD_STATS ? "stats" : "timeline",
                         "-j prints the entries without analyzing them");
+    if (rq->command == FA_CMD_STACKS &&
+        (rq->output || rq->format_flag[0] || rq->just_print_entries))
+        return conflict("stacks",
+                        rq->output           ? "-o"
+                        : rq->format_flag[0] ? rq->format_flag
+                                             : "-j",
+                        "stacks prints folded stacks on stdout");
     if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format))
         return usage_error("unknown format '%s' (text, markdown, jira or json)", rq->format);
     if (rq->just_print_entries && rq->output)
@@ -599,9 +619,36 @@ static int write_database(const fa_analysis *a, const request *rq) {
     return fa_output_write(rq->output, database_to, &job);
 }
 
+/* frtrace stacks: the dumps' threads as folded stacks; no analysis needed. 0 when some dump had
+ * stacks, 1 when none had, 2 when nothing could be read. */
+static int run_stacks(request *rq) {
+    fa_analysis a;
+    fr_error err = { { 0 } };
+    size_t threads = 0;
+    memset(&a, 0, sizeof a);
+    int rc = fa_load_input(&rq->analysis, &a.in, &err) == 0 ? 0 : 2;
+    print_input_messages(&a);
+    if (rc == 0 && a.in.nranks == 0) {
+        snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
+        rc = 2;
+    }
+    if (rc == 2) fprintf(stderr, "frtrace: %s\n", err.msg);
+    if (rc == 0 && fa_report_folded(&a.in, &rq->report, rq->by_rank, stdout, &threads) != 0) rc = 2;
+    if (rc == 0 && threads == 0) {
+        fprintf(stderr,
+                "frtrace: no dump in %s has stacks (the recorder's dumps carry them unless "
+                "FRTRACE_STACKS=0)\n",
+                rq->analysis.dir);
+        rc = 1;
+    }
+    fa_input_free(&a.in);
+    return rc;
+}
+
 static int run(request *rq) {
     fa_analysis a;
     fr_error err = { { 0 } };
+    if (rq->command == FA_CMD_STACKS) return run_stacks(rq);
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
         if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
@@ -664,6 +711,8 @@ static int run_show(const request *rq, int argc, char **argv) {
     if (!words) return usage_error("%s", "out of memory");
     int k = 0;
     words[k++] = argv[rq->show_at];
+    if (rq->by_rank && rq->command != FA_CMD_STACKS)
+        return usage_error("--by-rank is an option of stacks (frtrace stacks --by-rank DIR)%s", "");
     if (rq->pretty) words[k++] = "--pretty";
     for (int i = rq->show_at + 1; i < argc; i++) words[k++] = argv[i];
     int status = show_main(k, words);
@@ -711,3 +760,4 @@ static int cli_main(int argc, char **argv, fa_command command) {
 int analyze_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_ANALYZE); }
 int stats_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_STATS); }
 int timeline_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_TIMELINE); }
+int stacks_main(int argc, char **argv) { return cli_main(argc, argv, FA_CMD_STACKS); }

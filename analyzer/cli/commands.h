@@ -10,6 +10,7 @@
 int show_main(int argc, char **argv);    /* argv[0] is "show" */
 int analyze_main(int argc, char **argv); /* argv[0] is the program name */
 int stats_main(int argc, char **argv);   /* argv[0] is "stats" (cli.c, perf_cli.c) */
+int stacks_main(int argc, char **argv);  /* argv[0] is "stacks" (cli.c, report/folded.c) */
 int timeline_main(int argc,
                   char **argv); /* argv[0] is "timeline" (cli.c, perf_cli.c, timeline.c) */
 

@@ -15,6 +15,7 @@ static const char general_text[] =
     "       frtrace stats [OPTIONS] [DIR]       per group x operation x size statistics\n"
     "       frtrace timeline [OPTIONS] [DIR]    the job as a Perfetto trace or an SVG picture\n"
     "       frtrace show [--pretty] FILE...     decode dumps to JSON\n"
+    "       frtrace stacks [OPTIONS] [DIR]      every rank's threads as folded stacks\n"
     "       frtrace help [COMMAND]              this text, or a command's own\n"
     "\n"
     "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
@@ -42,6 +43,8 @@ static const char general_text[] =
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
     "      --all-calls            list every rank's call in the database\n"
+    "      --hosts FILE           'RANK HOST' lines (a launcher's log, srun -l hostname): the\n"
+    "                             report names each culprit's host when its dump does not\n"
     "      --transform-ft --group-world-size N\n"
     "                             torchft: each dump's default_pg lists replica-local ranks;\n"
     "                             make them global (r + rank / N * N), as torchfrtrace does\n"
@@ -112,19 +115,29 @@ static const char show_text[] =
     "\n"
     "Exit status: 0 every file shown, 2 some file could not be read (see stderr).\n";
 
+static const char stacks_text[] =
+    "usage: frtrace stacks [OPTIONS] [DIR] [--by-rank]\n"
+    "\n"
+    "Every rank's threads when it dumped (the recorder's dumps carry them), as folded stacks,\n"
+    "'frame;frame;frame COUNT' per line, for flame-graph tools (flamegraph.pl, speedscope).\n"
+    "\n"
+    "      --by-rank              a 'rank N' frame at the root of each stack\n" SHARED_INPUT_OPTIONS
+    "\n"
+    "Exit status: 0 stacks printed, 1 no dump has stacks, 2 usage error or no readable dump.\n";
+
 static const char help_text[] =
     "usage: frtrace help [COMMAND]\n"
     "\n"
-    "Prints frtrace's help, or COMMAND's own (stats, timeline, show).\n";
+    "Prints frtrace's help, or COMMAND's own (stats, timeline, show, stacks).\n";
 
 static const struct {
     const char *name;
     fa_command command;
     const char *text;
 } commands[] = {
-    { "stats", FA_CMD_STATS, stats_text },  { "timeline", FA_CMD_TIMELINE, timeline_text },
-    { "show", FA_CMD_SHOW, show_text },     { "help", FA_CMD_HELP, help_text },
-    { NULL, FA_CMD_ANALYZE, general_text },
+    { "stats", FA_CMD_STATS, stats_text }, { "timeline", FA_CMD_TIMELINE, timeline_text },
+    { "show", FA_CMD_SHOW, show_text },    { "stacks", FA_CMD_STACKS, stacks_text },
+    { "help", FA_CMD_HELP, help_text },    { NULL, FA_CMD_ANALYZE, general_text },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

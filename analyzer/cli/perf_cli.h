@@ -17,6 +17,7 @@ typedef enum fa_command {
     FA_CMD_ANALYZE,
     FA_CMD_STATS,
     FA_CMD_TIMELINE,
+    FA_CMD_STACKS,
     FA_CMD_SHOW, /* handed to show.c with the words after it */
     FA_CMD_HELP, /* `frtrace help [COMMAND]` */
 } fa_command;

@@ -386,6 +386,7 @@ void fa_input_free(fa_input *in) {
     free(in->versions);
     free(in->dir);
     free(in->prefix);
+    fa_hosts_free(&in->hosts);
     memset(in, 0, sizeof *in);
 }
 

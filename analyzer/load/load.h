@@ -19,6 +19,7 @@
 
 #include "dump.h"
 #include "dir_walk.h"
+#include "hosts.h"
 #include "store.h"
 
 typedef struct fa_rank_dump {
@@ -46,6 +47,7 @@ typedef struct fa_input {
     size_t nnotes;
     char **versions; /* distinct format versions, ascending */
     size_t nversions;
+    fa_hosts hosts; /* --hosts FILE, empty without one */
 } fa_input;
 
 /* 0 on success (even if some files were rejected); -1 with `err` when the directory cannot be

@@ -745,6 +745,38 @@ static void compact_config(fa_compactor *c, const fr_dump *in, fa_dump *d) {
     }
 }
 
+static void compact_identity(fa_compactor *c, const fr_identity *in, fr_identity *out) {
+    *out = *in;
+    out->hostname = stored_str(c, in->hostname);
+    out->pci_bus_id = stored_str(c, in->pci_bus_id);
+    out->uuid = stored_str(c, in->uuid);
+    out->nccl_version = stored_str(c, in->nccl_version);
+}
+
+static void compact_threads(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+    d->threads = calloc(in->nthreads + 1, sizeof *d->threads);
+    if (!d->threads) {
+        c->failed = true;
+        return;
+    }
+    for (uint32_t i = 0; i < in->nthreads && !c->failed; i++) {
+        const fr_thread_stack *t = &in->threads[i];
+        d->threads[i] =
+            (fa_thread){ t->thread_id, stored_str(c, t->thread_name), stored_str(c, t->note),
+                         t->npython ? intern_frames(c, t->python, t->npython) : FA_NONE,
+                         t->nnative ? intern_frames(c, t->native, t->nnative) : FA_NONE };
+    }
+    d->nthreads = in->nthreads;
+}
+
+/* The thread that made the newest call: PyTorch and the recorder write its id as a string. */
+static int64_t caller_tid(const fr_dump *in) {
+    const char *id = in->nentries ? in->entries[in->nentries - 1].thread_id : NULL;
+    char *end;
+    long long v = id && *id ? strtoll(id, &end, 10) : -1;
+    return id && *id && *end == '\0' && v >= 0 ? v : -1;
+}
+
 fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     c->generation++;
     c->ptrs_count = 0;
@@ -771,6 +803,11 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->launch_numbered = in->ncomms > 0 || in->global_rank >= 0;
     d->truncated = in->truncated;
     d->warning = stored_str(c, in->warning);
+    d->has_identity = in->has_identity;
+    if (in->has_identity) compact_identity(c, &in->identity, &d->identity);
+    d->has_stacks = in->has_stacks;
+    if (in->has_stacks && !c->failed) compact_threads(c, in, d);
+    d->caller_tid = caller_tid(in);
     if (!c->failed) compact_config(c, in, d);
     if (!c->failed) compact_entries(c, in, d);
     if (c->failed) {
@@ -788,6 +825,7 @@ void fa_dump_free(fa_dump *d) {
     free(d->entries);
     free(d->times);
     free(d->pgs);
+    free(d->threads);
     free(d);
 }
 

@@ -88,6 +88,15 @@ typedef struct fa_times {
 } fa_times;
 #define FA_NO_TIME UINT32_MAX
 
+/* One thread of the process when it dumped (the recorder's frtrace_stacks, dump.h): its frame
+ * lists are interned like entries' stacks, so ranks with the same stack share one id. */
+typedef struct fa_thread {
+    int64_t tid;
+    const char *name, *note; /* note: what was cut or unreadable, or NULL */
+    uint32_t python;         /* fa_store_frames, innermost first; FA_NONE: none */
+    uint32_t native;         /* the same; filename = object, line = offset */
+} fa_thread;
+
 /* What the analyzer keeps of one rank's dump: fr_dump's fields of the same names (strings and
  * rank lists point into the store) and compact entries. */
 typedef struct fa_dump {
@@ -118,6 +127,12 @@ typedef struct fa_dump {
     int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
     int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
     fa_times *times;      /* per entry, parallel to entries (perf.h) */
+    bool has_identity;    /* frtrace_identity: host, pid, GPU (strings in the store) */
+    fr_identity identity;
+    bool has_stacks; /* frtrace_stacks: every thread at dump time */
+    uint32_t nthreads;
+    fa_thread *threads;
+    int64_t caller_tid; /* the thread that made its newest call (thread_id), -1 unknown */
 } fa_dump;
 
 typedef struct fa_frames {

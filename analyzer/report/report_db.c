@@ -27,6 +27,7 @@
 #include "ordered_write.h"
 #include "report.h"
 #include "perf_report.h"
+#include "report_whereabouts.h"
 
 /* ---------------------------------------------------------------- JSON writer ------ */
 
@@ -879,6 +880,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         write_findings(&w, a);
         jw_flush(&w); /* stragglers and stats: perf_report.c writes them to the FILE */
         if (fa_perf_write_db_keys(a, opt, out) != 0) rc = -1;
+        if (fa_report_whereabouts_db(a, opt, out) != 0) rc = -1;
         jw_key(&w, "verdict");
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));

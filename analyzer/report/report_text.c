@@ -1,6 +1,7 @@
 /* report_text.c — the default report: the verdict line; the culprits' evidence across every
  * group; the wait chain (waiters -> victims -> root causes, with the count of sends/recvs the
- * hang explains); each finding with its evidence table, then warnings. Within --width columns
+ * hang explains); where the culprits are now and every rank at dump time (report_whereabouts.c,
+ * for dumps that say); each finding with its evidence table, then warnings. Within --width columns
  * (wrap.c, table.c). What it shows with the markdown report is built once, in report_rows.c.
  * Every line that may hold the input's text (names, descs, paths) goes out in its terminal form
  * (safe_text.h, through wrap.c and table.c): shown, never obeyed.
@@ -11,6 +12,7 @@
 #include "report.h"
 #include "perf_report.h"
 #include "safe_text.h"
+#include "report_whereabouts.h"
 #include "stacks.h"
 #include "table.h"
 #include "wrap.h"
@@ -219,6 +221,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     print_culprits(a, opt, out);
     print_alternatives(a, opt, out);
     print_wait_chain(a, opt, out);
+    fa_report_whereabouts_text(a, opt, out);
     size_t number = 0, hidden = 0, files = 0;
     bool header[2] = { false, false };
     for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */

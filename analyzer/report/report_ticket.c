@@ -15,6 +15,7 @@
 #include "markup.h"
 #include "perf_report.h"
 #include "report.h"
+#include "report_whereabouts.h"
 #include "stacks.h"
 #include "table.h"
 
@@ -162,6 +163,7 @@ static int report_ticket(const fa_analysis *a, const fa_report_options *opt, fa_
     print_culprits(a, opt, m, out);
     print_alternatives(a, m, out);
     print_wait_chain(a, opt, m, out);
+    fa_report_whereabouts_ticket(a, opt, m, out);
     size_t hidden = 0, files = 0;
     for (int warnings = 0; warnings < 2; warnings++) {
         if (warnings) print_slow_ranks(a, m, out); /* what an ok verdict is about: first */

@@ -7,6 +7,7 @@
  * the world, a grouped send to the next rank and receive from the previous one, all_to_all and
  * all_gather on its half, then waits for its stream. Faults, from the environment:
  *   SKIP=r@s        rank r stops before step s's all_reduce and sits in CPU code forever
+ *                   (in stuck_in_host_code, a static function: the stacks tests look for it)
  *   OMIT=r@s        rank r leaves out step s's all_reduce and goes on with the rest
  *   STALL=r@s       rank r's stream stalls forever before step s's all_reduce (a GPU hang)
  *   MISMATCH=r@s:n  rank r passes count n to step s's all_reduce (the fake then hangs)
@@ -39,6 +40,7 @@
 #include <cuda.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <glob.h>
 #include <nccl.h>
 #include <stdbool.h>
@@ -70,9 +72,17 @@ static int env_int(const char *name, int def) {
     return v ? atoi(v) : def;
 }
 
+/* The whole time even when a signal interrupts it: the recorder's stack capture signals every
+ * thread at each dump, and nanosleep then returns early with EINTR, as POSIX says. */
 static void sleep_ms(int ms) {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
+}
+
+/* Where a SKIP rank sits: a static function of the driver's own (kept out of line), so that the
+ * recorder's stacks must find it in the unstripped binary's .symtab, not in any export. */
+static __attribute__((noinline)) void stuck_in_host_code(void) {
+    for (;;) pause();
 }
 
 #define CHECK(call)                                                                                \
@@ -119,7 +129,7 @@ static void one_step(int rank, int nranks, int step, ncclComm_t world, ncclComm_
         raise(SIGSEGV);
     }
     if (rank == skip.rank && step == skip.step)
-        for (;;) pause(); /* stuck in CPU code: never issues the all_reduce */
+        stuck_in_host_code(); /* stuck in CPU code: never issues the all_reduce */
     if (rank == stall.rank && step == stall.step) fakecuStreamStall((CUstream)s);
     size_t count = (rank == mismatch.rank && step == mismatch.step) ? (size_t)mismatch.arg : 1024;
     if (rank != omit.rank || step != omit.step)
@@ -153,8 +163,7 @@ static int run_lifecycle_rank(int rank, int nranks, const ncclUniqueId *ids) {
     int exclude[1] = { nranks - 1 };
     CHECK(ncclCommShrink(world, exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT));
     for (int step = 0; shrunk != NULL && step < 3; step++) {
-        if (rank == skip.rank && step == skip.step)
-            for (;;) pause();
+        if (rank == skip.rank && step == skip.step) stuck_in_host_code();
         CHECK(ncclAllReduce(NULL, NULL, 48, ncclFloat, ncclSum, shrunk, s));
     }
     cuStreamSynchronize((CUstream)s);

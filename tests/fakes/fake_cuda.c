@@ -159,6 +159,25 @@ EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
     return CUDA_SUCCESS;
 }
 
+/* A host thread stuck in C code (the stacks tests call it through ctypes.PyDLL, which keeps the
+ * GIL held for the call): it spins until the process ends. */
+EXPORT void fakeHostSpin(void);
+void fakeHostSpin(void) {
+    for (;;) __asm__ volatile("" ::: "memory");
+}
+
+/* A made-up PCI address and UUID per device ordinal, for the recorder's identity. */
+EXPORT CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev) {
+    if (len <= 0) return CUDA_ERROR_INVALID_VALUE;
+    snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x1a + 0x10 * (unsigned)dev);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) {
+    for (int i = 0; i < 16; i++) uuid->bytes[i] = (char)(0xf0 ^ (i * 17) ^ dev);
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
     (void)dev;
     *ctx = (CUcontext)&g_primary_token;

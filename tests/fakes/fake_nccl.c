@@ -366,9 +366,11 @@ API(ncclResult_t, ncclCommUserRank, (const ncclComm_t comm, int *rank)) {
     return ncclSuccess;
 }
 
+/* The device a rank drives: its LOCAL_RANK, as launchers set it (0 without one). */
 API(ncclResult_t, ncclCommCuDevice, (const ncclComm_t comm, int *device)) {
     (void)comm;
-    *device = 0;
+    const char *local = getenv("LOCAL_RANK");
+    *device = local ? atoi(local) : 0;
     return ncclSuccess;
 }
 

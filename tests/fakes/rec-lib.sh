@@ -9,6 +9,10 @@
 #   summary_has TEXT                           the summary of the last verdict_is contains TEXT
 #   dump_field RANK 'python expr on d'         evaluates an expression on rank RANK's dump;
 #                                              prints a string as is, anything else as JSON
+#   run_py_job [VAR=value ...]                 the same 4-rank job in Python (py_job.py, ctypes
+#                                              over the fakes), one process per rank launched as
+#                                              torchrun would (RANK, LOCAL_RANK, WORLD_SIZE); ends
+#                                              them 300 ms after the 4 dumps exist (or after 20 s)
 # Skips everything (and ends the script) when the shim was not built (no nccl.h).
 
 SO="$TOP/$BUILD/libfrtrace-recorder.so"
@@ -78,4 +82,35 @@ d = json.loads(raw) if raw[:1] == b"{" else pickle.loads(raw)
 r = eval(sys.argv[2], {"d": d})
 print(r if isinstance(r, str) else json.dumps(r))
 PY
+}
+
+# One python3 per rank; each is ended by its pid once the dumps exist (they hang by design).
+run_py_job() {
+    job_number=$((job_number + 1))
+    FAKE_SHM_TAG="t$$-py$job_number"
+    export FAKE_SHM_TAG
+    rm -rf uid dumps trigger
+    pids=""
+    for r in 0 1 2 3; do
+        env RANK=$r LOCAL_RANK=$r WORLD_SIZE=4 FAKES="$TOP/$BUILD/fakes" ID_FILE="$PWD/uid" \
+            FRTRACE_DUMP_DIR="$PWD/dumps" FRTRACE_TRIGGER_FILE="$PWD/trigger" \
+            FRTRACE_TIMEOUT_SEC=1 FRTRACE_LOG=warn "$@" LD_PRELOAD="$SO" \
+            timeout 40 python3 "$TOP/tests/fakes/py_job.py" >job$r.out 2>job$r.err &
+        pids="$pids $!"
+    done
+    waited=0
+    while [ "$(ls dumps 2>/dev/null | grep -cE '^rank_[0-9]+$')" -lt 4 ] && [ $waited -lt 200 ]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    sleep 0.3
+    kill $pids 2>/dev/null
+    wait
+    rm -f /dev/shm/frtrace-fake-"$FAKE_SHM_TAG"-*
+    [ "$(ls dumps 2>/dev/null | grep -cE '^rank_[0-9]+$')" -eq 4 ]
+}
+
+# Whether python3 is a CPython whose stacks the recorder reads (3.11 to 3.13).
+python_stacks_readable() {
+    python3 -c 'import sys, platform; sys.exit(not (platform.python_implementation() == "CPython" and (3, 11) <= sys.version_info[:2] <= (3, 13)))'
 }

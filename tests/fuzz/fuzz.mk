@@ -15,9 +15,9 @@ FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/json_read.c format
                 formats/json_write.c \
                 formats/error.c formats/json_text.c
 FUZZ_DUMP_SRC := formats/dump.c formats/dump_builder.c formats/dump_fast.c formats/dump_json_fast.c \
-                 formats/dump_names.c formats/intern.c
-FUZZ_DIR_SRC := $(FUZZ_DUMP_SRC) formats/dump_write.c formats/pickle_write.c formats/safe_text.c \
-                formats/atomic_file.c $(ANALYZER_SRC)
+                 formats/dump_names.c formats/intern.c formats/dump_whereabouts.c
+FUZZ_DIR_SRC := $(FUZZ_DUMP_SRC) formats/dump_write.c formats/dump_write_whereabouts.c \
+                formats/pickle_write.c formats/safe_text.c formats/atomic_file.c $(ANALYZER_SRC)
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_pickle $(FUZZ_DIR)/fuzz_json $(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_dir
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -Iformats \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

@@ -1,5 +1,6 @@
 /* test_dump_write.c — fr_dump → pickle/JSON: versions, the fixed-memory path the recorder uses,
- * the "frtrace" extra key both ways, and JSON number formatting. Byte-exact comparisons with the
+ * the "frtrace", "frtrace_identity" and "frtrace_stacks" extra keys both ways (and through both
+ * decoding paths), and JSON number formatting. Byte-exact comparisons with the
  * real and synthetic dumps are in tests/t0150-dump-roundtrip.sh. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "dump_decoder.h"
 #include "dump_equal.h"
 #include "dump_write.h"
 #include "pickle_write.h"
@@ -214,6 +216,153 @@ static void a_dump_without_extras_has_no_frtrace_key(void **state) {
     free(pickle.data);
 }
 
+/* --- frtrace_identity and frtrace_stacks --- */
+
+static const fr_frame sample_python[] = { { "load_batch", "/job/train.py", 63 },
+                                          { "<module>", "/job/train.py", 93 } };
+static const fr_frame sample_native[] = { { "clock_nanosleep", "/lib/libc.so.6", 0xcf545 },
+                                          { NULL, "/lib/libffi.so.8", 0x640e } };
+static const fr_thread_stack sample_threads[] = {
+    { 4242, "python3", 2, sample_python, 2, sample_native, NULL },
+    { 4250, "pt_nccl_watchdg", 0, NULL, 0, NULL, "native stack not captured: it exited" },
+};
+
+static void add_whereabouts(recorder_sample *x) {
+    x->d.has_identity = true;
+    x->d.identity = (fr_identity){ "node-17", 4242, 0, 3, "0000:5A:00.0", "GPU-0a", "2.28.9" };
+    x->d.has_stacks = true;
+    x->d.nthreads = 2;
+    x->d.threads = (fr_thread_stack *)sample_threads;
+}
+
+static bool frames_eq(const fr_frame *a, const fr_frame *b, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!str_eq(a[i].name, b[i].name) || !str_eq(a[i].filename, b[i].filename) ||
+            a[i].line != b[i].line)
+            return false;
+    return true;
+}
+
+static void check_whereabouts(const fr_dump *back) {
+    assert_true(back->has_identity);
+    assert_string_equal(back->identity.hostname, "node-17");
+    assert_int_equal(back->identity.pid, 4242);
+    assert_int_equal(back->identity.local_rank, 0); /* 0 is a rank, not "unknown" */
+    assert_int_equal(back->identity.cuda_index, 3);
+    assert_string_equal(back->identity.pci_bus_id, "0000:5A:00.0");
+    assert_string_equal(back->identity.uuid, "GPU-0a");
+    assert_string_equal(back->identity.nccl_version, "2.28.9");
+    assert_true(back->has_stacks);
+    assert_int_equal(back->nthreads, 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        const fr_thread_stack *t = &back->threads[i], *w = &sample_threads[i];
+        assert_int_equal(t->thread_id, w->thread_id);
+        assert_string_equal(t->thread_name, w->thread_name);
+        assert_int_equal(t->npython, w->npython);
+        assert_int_equal(t->nnative, w->nnative);
+        assert_true(frames_eq(t->python, w->python, w->npython));
+        assert_true(frames_eq(t->native, w->native, w->nnative));
+        assert_true(str_eq(t->note, w->note));
+    }
+    check_recorder_dump(back); /* the entries and the "frtrace" key are unharmed */
+}
+
+/* Decodes through the direct path and the generic one; both must give the same. */
+static void decode_both_ways(const bytes *b, void (*check)(const fr_dump *)) {
+    for (int fast = 0; fast < 2; fast++) {
+        fr_decoder *dec = fr_decoder_new();
+        fr_error err = { { 0 } };
+        fr_dump *back = NULL;
+        fr_decoder_use_fast_path(dec, fast);
+        if (fr_decoder_decode(dec, b->data, b->len, &back, &err) != 0) fail_msg("%s", err.msg);
+        check(back);
+        assert_int_equal(fr_decoder_fast_count(dec), (uint64_t)fast);
+        fr_dump_free(back);
+        fr_decoder_free(dec);
+    }
+}
+
+static void identity_and_stacks_survive_pickle_and_json(void **state) {
+    recorder_sample x;
+    recorder_dump(&x);
+    add_whereabouts(&x);
+    bytes heap = { 0 }, fixed = { 0 }, json = { 0 };
+    heap_pickle(&x.d, NULL, &heap);
+    size_t size = fr_dump_write_scratch_size(&x.d);
+    void *scratch = malloc(size);
+    fixed_pickle(&x.d, (fr_write_options){ 0 }, scratch, size, &fixed); /* the recorder's way */
+    assert_int_equal(fixed.len, heap.len);
+    assert_memory_equal(fixed.data, heap.data, heap.len);
+    decode_both_ways(&heap, check_whereabouts);
+    fr_error err = { { 0 } };
+    assert_int_equal(fr_dump_write_json(&x.d, NULL, collect, &json, &err), 0);
+    /* nlohmann's order: keys sorted, after "frtrace", before "nccl_comm_state" */
+    assert_non_null(strstr((char *)json.data,
+                           ",\"frtrace_identity\":{\"cuda_device\":{\"index\":3,\"pci_bus_id\":"
+                           "\"0000:5A:00.0\",\"uuid\":\"GPU-0a\"},\"hostname\":\"node-17\","
+                           "\"local_rank\":0,\"nccl_version\":\"2.28.9\",\"pid\":4242},"
+                           "\"frtrace_stacks\":[{\"native\":[{\"name\":\"clock_nanosleep\""));
+    assert_non_null(strstr((char *)json.data, "{\"name\":null,\"object\":\"/lib/libffi.so.8\""));
+    assert_non_null(strstr((char *)json.data, "\"pt_nccl_watchdg\"}],\"nccl_comm_state\":{}"));
+    decode_both_ways(&json, check_whereabouts);
+    free(scratch);
+    free(heap.data);
+    free(fixed.data);
+    free(json.data);
+}
+
+static void check_unknowns(const fr_dump *back) {
+    assert_true(back->has_identity);
+    assert_null(back->identity.hostname);
+    assert_int_equal(back->identity.local_rank, -1);
+    assert_int_equal(back->identity.cuda_index, -1);
+    assert_null(back->identity.pci_bus_id);
+    assert_null(back->identity.nccl_version);
+    assert_false(back->has_stacks);
+}
+
+static void unknown_identity_fields_stay_unknown(void **state) {
+    recorder_sample x;
+    recorder_dump(&x);
+    x.d.has_identity = true;
+    x.d.identity = (fr_identity){ NULL, 77, -1, -1, NULL, NULL, NULL };
+    bytes pickle = { 0 }, json = { 0 };
+    heap_pickle(&x.d, NULL, &pickle);
+    decode_both_ways(&pickle, check_unknowns);
+    fr_error err = { { 0 } };
+    assert_int_equal(fr_dump_write_json(&x.d, NULL, collect, &json, &err), 0);
+    assert_non_null(strstr((char *)json.data, "{\"cuda_device\":null,\"hostname\":null,"
+                                              "\"local_rank\":null,\"nccl_version\":null"));
+    assert_null(strstr((char *)json.data, "frtrace_stacks"));
+    decode_both_ways(&json, check_unknowns);
+    free(pickle.data);
+    free(json.data);
+}
+
+static void check_dropped(const fr_dump *back) {
+    assert_false(back->has_stacks);
+    assert_int_equal(back->nthreads, 0);
+    assert_true(back->has_identity); /* the other key stays */
+    assert_non_null(back->warning);
+    assert_non_null(strstr(back->warning, "\"frtrace_stacks\" dropped: thread_id"));
+    assert_int_equal(back->nentries, 1);
+}
+
+/* A damaged key is dropped, with a warning, and the entries are analyzed as usual. */
+static void a_malformed_stacks_key_is_dropped_with_a_warning(void **state) {
+    recorder_sample x;
+    recorder_dump(&x);
+    add_whereabouts(&x);
+    bytes json = { 0 };
+    fr_error err = { { 0 } };
+    assert_int_equal(fr_dump_write_json(&x.d, NULL, collect, &json, &err), 0);
+    char *at = strstr((char *)json.data, "\"thread_id\":4242");
+    assert_non_null(at);
+    memcpy(at, "\"thread_id\":true", 16);
+    decode_both_ways(&json, check_dropped);
+    free(json.data);
+}
+
 static void json_numbers_look_like_nlohmanns(void **state) {
     static const struct {
         double v;
@@ -271,6 +420,9 @@ int main(void) {
         cmocka_unit_test(without_scratch_the_pickle_is_still_valid_and_complete),
         cmocka_unit_test(the_frtrace_extras_survive_pickle_and_json),
         cmocka_unit_test(a_dump_without_extras_has_no_frtrace_key),
+        cmocka_unit_test(identity_and_stacks_survive_pickle_and_json),
+        cmocka_unit_test(unknown_identity_fields_stay_unknown),
+        cmocka_unit_test(a_malformed_stacks_key_is_dropped_with_a_warning),
         cmocka_unit_test(json_numbers_look_like_nlohmanns),
         cmocka_unit_test(an_unknown_major_version_is_refused),
         cmocka_unit_test(legacy_dtype_names_round_trip),
