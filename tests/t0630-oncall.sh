@@ -225,6 +225,33 @@ test_expect_success 'frtrace stats fits the width, without columns no dump has a
     ! grep -q "dur p50" gloo.md && grep -q "^| group | op | sizes | dtype | ranks | count | bytes | skew p50 ms | skew p99 ms |$" gloo.md
 '
 
+test_expect_success 'timeline JSON: arrows go forward in time, slices nest on every track; -o says how to open it' '
+    for d in "$REC/healthy" "$REC/skip" "$GLOO/slow" "$DEMO"; do
+        "$FRTRACE" timeline -o t.json "$d" 2>err &&
+        python3 "$TOP/tests/tools/check_trace.py" t.json &&
+        grep -q "^frtrace: wrote t.json: open it at https://ui.perfetto.dev" err || return 1
+    done &&
+    "$FRTRACE" timeline -o t.json "$REC/healthy" &&
+    grep -q "(overlapping 2)" t.json &&
+    "$FRTRACE" timeline -f svg -o t.svg "$DEMO" 2>err &&
+    grep -q "^frtrace: wrote t.svg: open it in a web browser" err &&
+    "$FRTRACE" timeline "$DEMO" >stdout.json 2>err2 && ! grep -q "wrote" err2
+'
+
+test_expect_success 'timeline SVG of a large job: the culprits, their groups peers, a window around the hang' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 200 --faults 1 --seed 3 job >gen.out &&
+    "$FRTRACE" timeline -f svg -o t.svg job 2>err &&
+    grep -q "512 ranks; drawing 26 of them (the culprits, the slow ranks, the ranks of the groups the culprits block)" err &&
+    grep -q "timeline: drawing [0-9.]* to [0-9.]* ms, around the hang" err &&
+    grep -q "around the hang (--from-ms, --to-ms for another window)" t.svg &&
+    grep -q ">rank 191 culprit<" t.svg &&
+    for peer in 184 185 186 187 188 189 190 63; do
+        grep -q ">rank $peer<" t.svg || return 1
+    done &&
+    ! grep -q ">rank 0<" t.svg &&
+    "$FRTRACE" timeline -f svg --from-ms 0 -o all.svg job 2>err2 && ! grep -q "around the hang" err2
+'
+
 if have_shared; then
     test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
         wrapped_whole "$REAL_DUMPS"/*/ &&
