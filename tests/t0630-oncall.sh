@@ -252,6 +252,17 @@ test_expect_success 'timeline SVG of a large job: the culprits, their groups pee
     "$FRTRACE" timeline -f svg --from-ms 0 -o all.svg job 2>err2 && ! grep -q "around the hang" err2
 '
 
+test_expect_success 'a progress line on a terminal while reading takes long, erased before the report' '
+    "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
+    FRTRACE_PROGRESS_DELAY_MS=0 test_expect_code 1 script -qec "\"$FRTRACE\" --color never job" /dev/null >tty.out </dev/null &&
+    grep -q "^$(printf "\r")frtrace: \(looking for\|reading\) dumps" tty.out &&
+    grep -q "$(printf "\r\033\\[K")hang: rank 191 never joined" tty.out &&
+    test_expect_code 1 script -qec "\"$FRTRACE\" job" /dev/null >quick.out </dev/null &&
+    ! grep -q "frtrace: \\(looking for\\|reading\\) dumps" quick.out &&
+    FRTRACE_PROGRESS_DELAY_MS=0 test_expect_code 1 "$FRTRACE" job >out 2>err &&
+    test ! -s err
+'
+
 if have_shared; then
     test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
         wrapped_whole "$REAL_DUMPS"/*/ &&

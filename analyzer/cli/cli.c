@@ -31,6 +31,7 @@
 #include "perf_cli.h"
 #include "folded.h"
 #include "help.h"
+#include "progress_line.h"
 #include "output_file.h"
 #include "safe_text.h"
 
@@ -47,16 +48,18 @@ typedef struct request {
     int64_t *ranks;
     size_t ranks_cap;
     const char **filters;
-    char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
-    fa_command command; /* frtrace, frtrace stats, timeline, stacks (perf_cli.h) */
-    bool command_named; /* a command word was given (before or after the options) */
-    bool help;          /* -h, --help or the word help: print the command's help */
-    bool help_word;     /* the word help: the next word names a command */
-    bool pretty;        /* --pretty, for show */
-    const char *color;  /* --color auto|always|never */
-    int show_at;        /* the word "show" after options: show.c reads what follows */
-    bool by_rank;       /* frtrace stacks --by-rank */
-    fa_perf_cli perf;   /* their own options */
+    char **expanded;        /* argv with combined short flags split ("-vj" -> "-v" "-j") */
+    fa_command command;     /* frtrace, frtrace stats, timeline, stacks (perf_cli.h) */
+    bool command_named;     /* a command word was given (before or after the options) */
+    bool help;              /* -h, --help or the word help: print the command's help */
+    bool help_word;         /* the word help: the next word names a command */
+    bool pretty;            /* --pretty, for show */
+    const char *color;      /* --color auto|always|never */
+    int show_at;            /* the word "show" after options: show.c reads what follows */
+    bool by_rank;           /* frtrace stacks --by-rank */
+    fa_progress progress;   /* how far the analysis has come */
+    fa_progress_line *line; /* its line on a terminal, while the analysis runs */
+    fa_perf_cli perf;       /* their own options */
 } request;
 
 typedef int (*report_writer)(const fa_analysis *a, const fa_report_options *opt, FILE *out);
@@ -619,6 +622,23 @@ static int write_database(const fa_analysis *a, const request *rq) {
     return fa_output_write(rq->output, database_to, &job);
 }
 
+/* The progress line is shown from PROGRESS_DELAY_MS on (FRTRACE_PROGRESS_DELAY_MS, for tests),
+ * and erased before anything else is written. */
+enum { PROGRESS_DELAY_MS = 2000 };
+
+static void progress_begin(request *rq) {
+    const char *env = getenv("FRTRACE_PROGRESS_DELAY_MS");
+    long long delay;
+    if (!env || !parse_int(env, &delay) || delay < 0) delay = PROGRESS_DELAY_MS;
+    rq->analysis.progress = &rq->progress;
+    rq->line = fa_progress_line_start(&rq->progress, (long)delay);
+}
+
+static void progress_end(request *rq) {
+    fa_progress_line_stop(rq->line);
+    rq->line = NULL;
+}
+
 /* frtrace stacks: the dumps' threads as folded stacks; no analysis needed. 0 when some dump had
  * stacks, 1 when none had, 2 when nothing could be read. */
 static int run_stacks(request *rq) {
@@ -627,6 +647,7 @@ static int run_stacks(request *rq) {
     size_t threads = 0;
     memset(&a, 0, sizeof a);
     int rc = fa_load_input(&rq->analysis, &a.in, &err) == 0 ? 0 : 2;
+    progress_end(rq);
     print_input_messages(&a);
     if (rc == 0 && a.in.nranks == 0) {
         snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
@@ -651,8 +672,10 @@ static int run(request *rq) {
     if (rq->command == FA_CMD_STACKS) return run_stacks(rq);
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
-        if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
-            fa_groups_build(&a.in, &a.groups, &err) != 0) {
+        int loaded = fa_load_input(&rq->analysis, &a.in, &err) == 0 &&
+                     fa_groups_build(&a.in, &a.groups, &err) == 0;
+        progress_end(rq);
+        if (!loaded) {
             fr_text_printf(stderr, "frtrace: %s\n", err.msg);
             fa_analysis_free(&a);
             return 2;
@@ -664,7 +687,9 @@ static int run(request *rq) {
         fa_analysis_free(&a);
         return rc ? 2 : 0;
     }
-    if (fa_analyze(&rq->analysis, &a, &err) != 0) {
+    int analyzed = fa_analyze(&rq->analysis, &a, &err);
+    progress_end(rq);
+    if (analyzed != 0) {
         print_input_messages(&a);
         fr_text_printf(stderr, "frtrace: %s\n", err.msg);
         fa_analysis_free(&a);
@@ -744,9 +769,11 @@ static int cli_main(int argc, char **argv, fa_command command) {
     if (status == 0) choose_layout(&rq);
     if (status == 0 && !rq.analysis.dir)
         status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
-    if (status == 0)
+    if (status == 0) {
+        progress_begin(&rq);
         status = run(&rq);
-    else if (status < 0)
+        progress_end(&rq);
+    } else if (status < 0)
         status = 0; /* --help, --version */
     else if (status >= SHOW_STATUS)
         status -= SHOW_STATUS;

@@ -84,6 +84,7 @@ typedef struct decode_job {
     fa_store *store;
     fa_dump **dumps;
     char **errors;
+    fa_progress *progress;     /* files and bytes decoded, for a progress line (or NULL) */
     decode_worker workers[64]; /* fa_worker_count's most */
 } decode_job;
 
@@ -109,12 +110,14 @@ static char *hostile_memberships(const fr_dump *dump, size_t len) {
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = { { 0 } };
     if (job->files[i].odd) { /* never opened: it could block, or never end */
+        fa_progress_file_done(job->progress, 0);
         if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable",
                      job->files[i].odd, (long long)job->files[i].rank) < 0)
             job->errors[i] = NULL;
         return;
     }
     long len = fa_read_whole_file(job->files[i].path, &w->buf, &err);
+    fa_progress_file_done(job->progress, len > 0 ? (uint64_t)len : 0);
     if (len < 0) {
         job->errors[i] = strdup(err.msg);
         return;
@@ -146,13 +149,15 @@ static void decode_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
 
 /* One file at a time to whichever worker is free: files differ in size. */
 static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps,
-                       char **errors) {
+                       char **errors, fa_progress *progress) {
     decode_job *job = calloc(1, sizeof *job);
     if (!job) {
         for (size_t i = 0; i < n; i++) errors[i] = strdup("out of memory");
         return;
     }
-    *job = (decode_job){ .files = files, .store = store, .dumps = dumps, .errors = errors };
+    *job = (decode_job){
+        .files = files, .store = store, .dumps = dumps, .errors = errors, .progress = progress
+    };
     fa_parallel_for(n, 1, fa_worker_count(jobs), decode_range, job);
     for (unsigned t = 0; t < sizeof job->workers / sizeof *job->workers; t++) {
         fa_compactor_free(job->workers[t].comp);
@@ -315,7 +320,8 @@ static void not_a_directory(const char *dir, fr_error *err) {
              slash ? (slash == dir ? "/" : dir) : ".");
 }
 
-int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err) {
+int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *progress, fa_input *in,
+                fr_error *err) {
     memset(in, 0, sizeof *in);
     fa_dir_list all;
     if (fa_dir_walk(dir, &all) != 0) {
@@ -356,7 +362,9 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return -1;
     }
-    decode_all(all.v, kept, jobs, in->store, dumps, errors);
+    fa_progress_files(progress, kept);
+    fa_progress_stage(progress, FA_STAGE_READING);
+    decode_all(all.v, kept, jobs, in->store, dumps, errors, progress);
     in->dir = strdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);
