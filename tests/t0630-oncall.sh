@@ -263,6 +263,37 @@ test_expect_success 'a progress line on a terminal while reading takes long, era
     test ! -s err
 '
 
+# help_options COMMAND: the long options `frtrace help COMMAND` lists, one per line, sorted.
+help_options() {
+    "$FRTRACE" help $1 | grep -o -- "--[a-z][a-z-]*" | sort -u
+}
+
+test_expect_success 'bash completion offers each command its own options, as its help lists them' '
+    C="$TOP/tests/tools/complete.sh" &&
+    for cmd in stats timeline stacks show; do
+        bash "$C" $cmd -- >offered && help_options $cmd >listed &&
+        diff -u listed offered || return 1
+    done &&
+    bash "$C" -- >offered && help_options "" | grep -v -e "^--pretty$" >listed &&
+    diff -u listed offered &&
+    bash "$C" "" >words && grep -qx stats words && grep -qx timeline words && grep -qx help words &&
+    bash "$C" -f "" >formats && test "$(tr "\n" " " <formats)" = "jira json markdown text " &&
+    bash "$C" timeline --format "" >tformats && test "$(tr "\n" " " <tformats)" = "json svg " &&
+    bash "$C" stats -f "" >sformats && test "$(tr "\n" " " <sformats)" = "json markdown text " &&
+    bash "$C" --color "" >colors && test "$(tr "\n" " " <colors)" = "always auto never " &&
+    bash "$C" help "" >cmds && test "$(tr "\n" " " <cmds)" = "show stacks stats timeline "
+'
+
+test_expect_success 'make install puts the bash and zsh completion where the shells look' '
+    make -n -C "$TOP" --no-print-directory install BUILD="$BUILD" PREFIX=/usr DESTDIR=/stage >plan &&
+    grep -q "completion/frtrace.bash /stage/usr/share/bash-completion/completions/frtrace" plan &&
+    grep -q "completion/_frtrace /stage/usr/share/zsh/site-functions/_frtrace" plan &&
+    for o in $(help_options "" | grep -v -e "^--pretty$" -e "^--help$"); do
+        grep -qE -- "$o[[}]" "$TOP/completion/_frtrace" || return 1
+    done &&
+    if command -v zsh >/dev/null; then zsh -n "$TOP/completion/_frtrace"; fi
+'
+
 if have_shared; then
     test_expect_success 'real runs wrapped at 80 or 100 columns: every name whole' '
         wrapped_whole "$REAL_DUMPS"/*/ &&
