@@ -307,6 +307,15 @@ if have_shared; then
 fi
 
 if have_shared; then
+    test_expect_success 'a group whose desc is "undefined" is "group 72" in the wait chain too' '
+        mkdir undef && for f in "$REAL_DUMPS"/lock_gil_1st/_dump_*; do
+            "$FRTRACE" show "$f" | sed "s/\"EXPERT_MODEL_PARALLEL_GROUP\"/\"undefined\"/g" >undef/$(basename "$f").json || return 1
+        done &&
+        test_expect_code 1 "$FRTRACE" --width 0 undef >out &&
+        grep -q "wait for 9,14 in group 72 all_to_all" out &&
+        ! grep -q "undefined" out
+    '
+
     test_expect_success 'two culprits and a long description: never "ranks 9,14: ranks 9,14"' '
         mkdir long && for f in "$REAL_DUMPS"/lock_gil_1st/_dump_*; do
             "$FRTRACE" show "$f" | sed "s/EXPERT_MODEL_PARALLEL_GROUP/EXPERT_MODEL_PARALLEL_GROUP_WITH_A_VERY_LONG_DESCRIPTION_THAT_GOES_ON_AND_ON/g" >long/$(basename "$f").json || return 1
