@@ -3,13 +3,17 @@
  * Accepts the contract's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
  * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...,
  * --transform-ft with --group-world-size N), and short options combined as getopt splits them
- * (-vj, -vo FILE). --selected-ranks takes the following rank lists ("9 14", "9,14", "8-15");
- * --pg-filters the following words up to an option, "--" or an existing directory (when DIR is
- * not given yet); "--" ends the options. Flags that contradict each other are a usage error
- * naming both; a filter that matches nothing is a warning. Without DIR, FRTRACE_DUMP_DIR and
- * PyTorch's default dump places are searched, and stderr says which was used. -o writes through
- * output_file.h (an exclusive temporary file renamed over FILE); a failed write, stdout's too,
- * is said on stderr and exits 2.
+ * (-vj, -vo FILE). A command word (stats, timeline, show, stacks, help) may come after options
+ * or DIR as well as first (frtrace -v stats DIR); -h and the word help print the help of the
+ * command named anywhere on the line (help.c). --selected-ranks takes the following rank lists
+ * ("9 14", "9,14", "8-15", "8-56/8"); --pg-filters the following words up to an option, "--",
+ * a command word or an existing directory (when DIR is not given yet); "--" ends the options.
+ * Flags that contradict each other are a usage error naming both; a filter that matches nothing
+ * is a warning. Without DIR, FRTRACE_DUMP_DIR and PyTorch's default dump places are searched,
+ * and stderr says which was used. -o FILE whose folder cannot take it is a usage error before
+ * anything is read; it writes through output_file.h (an exclusive temporary file renamed over
+ * FILE); a failed write, stdout's too, is said on stderr and exits 2. While the analysis runs,
+ * a terminal gets a progress line (progress_line.h), erased before anything else is printed.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
 #include <dirent.h>
