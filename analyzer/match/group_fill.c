@@ -1,6 +1,7 @@
 /* group_fill.c — the members a rebuilt group lost with their dumps, put back (group_fill.h).
  *
- * Per group, the size its all_gathers state; per family (groups of one description other than
+ * Per group, the size its own entries state (all_gathers; every member seen waiting in one
+ * collective, with nobody seen to hold it up); per family (groups of one description other than
  * "" and "default_pg"), the size half of its groups or more have. A group below its size has slots;
  * the family's candidates are the job's ranks without a dump outside the family's groups, with
  * ranks above the highest added when there are fewer candidates than slots. Each group is then
@@ -18,48 +19,89 @@
 #include "index.h"
 #include "store.h"
 
-/* The members each group's all_gathers imply (output / input elements), 0 when none says. */
-static int all_gather_sizes(const fa_input *in, const fa_fill_group *groups, size_t n,
-                            int64_t *size) {
+/* What each group's own entries say of its size: said[i], the members its all_gathers imply
+ * (output / input elements, 0 when none says); and waits[i], whether every member seen has the
+ * same collective pending (or ended, as gloo retires a failed one) as its newest there, one of
+ * them pending: nobody seen holds it up, so a member is missing. */
+typedef struct own_word {
+    int64_t said;
+    int64_t seq;   /* the members' common newest seq, -1 none yet, -2 they differ */
+    uint32_t seen; /* members whose newest entry agrees so far */
+    bool pending;  /* one of them has it pending */
+} own_word;
+
+static void note_newest(own_word *w, const fa_entry *e, const fa_traits *t) {
+    if (w->seq == -2) return;
+    bool open = t->state != FR_STATE_COMPLETED || t->ended;
+    if (!open || (w->seq >= 0 && w->seq != e->collective_seq_id)) {
+        w->seq = -2;
+        return;
+    }
+    w->seq = e->collective_seq_id;
+    w->seen++;
+    w->pending |= t->state != FR_STATE_COMPLETED;
+}
+
+static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, own_word *words) {
     fa_smap at = { 0 };
     for (size_t i = 0; i < n; i++) {
-        size[i] = 0;
+        words[i] = (own_word){ 0, -1, 0, false };
         if (fa_smap_put(&at, groups[i].name, i)) return -1;
     }
     const fa_traits *traits = fa_store_traits_all(in->store);
     long *slot = NULL;
+    uint32_t *newest = NULL;
     size_t cap = 0;
     int rc = 0;
     for (size_t r = 0; r < in->nranks && rc == 0; r++) {
         const fa_dump *d = in->ranks[r].dump;
         if (d->npgs + 1 > cap) {
             long *grown = realloc(slot, (d->npgs + 1) * sizeof *slot);
-            if (!grown) {
+            uint32_t *more = grown ? realloc(newest, (d->npgs + 1) * sizeof *newest) : NULL;
+            if (grown) slot = grown;
+            if (!grown || !more) {
                 rc = -1;
                 break;
             }
-            slot = grown;
+            newest = more;
             cap = d->npgs + 1;
         }
         bool any = false;
         for (uint32_t k = 0; k < d->npgs; k++) {
             uint64_t i;
             slot[k] = d->pgs[k].name && fa_smap_get(&at, d->pgs[k].name, &i) ? (long)i : -1;
+            newest[k] = UINT32_MAX;
             any |= slot[k] >= 0;
         }
         for (uint32_t e = 0; any && e < d->nentries; e++) {
             long i = slot[d->entries[e].pg];
             const fa_traits *t = &traits[d->entries[e].traits];
-            if (i < 0 || !(fa_store_op(in->store, t->name)->flags & FA_OP_ALL_GATHER)) continue;
+            if (i < 0 || t->is_p2p) continue;
+            newest[d->entries[e].pg] = e;
+            if (!(fa_store_op(in->store, t->name)->flags & FA_OP_ALL_GATHER)) continue;
             int64_t from = fa_store_numel(in->store, t->in_sizes),
                     to = fa_store_numel(in->store, t->out_sizes);
-            if (from > 0 && to % from == 0 && to / from > size[i] && to / from <= (1 << 24))
-                size[i] = to / from;
+            if (from > 0 && to % from == 0 && to / from > words[i].said && to / from <= (1 << 24))
+                words[i].said = to / from;
         }
+        for (uint32_t k = 0; any && k < d->npgs; k++)
+            if (slot[k] >= 0 && newest[k] != UINT32_MAX)
+                note_newest(&words[slot[k]], &d->entries[newest[k]],
+                            &traits[d->entries[newest[k]].traits]);
     }
     free(slot);
+    free(newest);
     fa_smap_free(&at);
     return rc;
+}
+
+/* The size a group's own entries say: its all_gathers', or one more than seen when every member
+ * seen waits in the same collective. */
+static int64_t own_size(const fa_fill_group *g, const own_word *w) {
+    int64_t size = w->said;
+    if (w->seq >= 0 && w->pending && w->seen == g->members.n && (int64_t)g->members.n + 1 > size)
+        size = (int64_t)g->members.n + 1;
+    return size;
 }
 
 /* The common stride of the family's complete groups (members a, a+s, a+2s, ...), 0 none. */
@@ -138,7 +180,7 @@ static void note(char **notes, const fa_fill_group *g) {
 
 /* One family (groups[family[0..nf)], one description): sizes, candidates, fills. */
 static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t *family, size_t nf,
-                        const int64_t *said, int64_t *top, char **notes) {
+                        const own_word *words, int64_t *top, char **notes) {
     size_t full = 0, nfull = 0, slots = 0, nshort = 0;
     for (size_t f = 0; f < nf; f++)
         if (groups[family[f]].members.n > full) full = groups[family[f]].members.n;
@@ -147,7 +189,8 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
     if (!want) return;
     for (size_t f = 0; f < nf; f++) {
         size_t n = groups[family[f]].members.n, w = n;
-        if (said[family[f]] > (int64_t)w) w = (size_t)said[family[f]];
+        int64_t said = own_size(&groups[family[f]], &words[family[f]]);
+        if (said > (int64_t)w) w = (size_t)said;
         if (nf > 1 && 2 * nfull >= nf && full > w) w = full; /* half the family or more agree */
         want[f] = w;
         slots += w - n;
@@ -181,10 +224,10 @@ static int by_desc(const void *a, const void *b, void *groups) {
 int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t *top,
                    char **notes) {
     *notes = NULL;
-    int64_t *said = malloc((n + 1) * sizeof *said);
+    own_word *words = malloc((n + 1) * sizeof *words);
     size_t *order = malloc((n + 1) * sizeof *order);
-    if (!said || !order || all_gather_sizes(in, groups, n, said)) {
-        free(said);
+    if (!words || !order || own_words(in, groups, n, words)) {
+        free(words);
         free(order);
         return -1;
     }
@@ -195,12 +238,12 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
         while (j < n && strcmp(groups[order[j]].desc, groups[order[i]].desc) == 0) j++;
         const char *desc = groups[order[i]].desc;
         if (desc[0] && strcmp(desc, "default_pg") != 0)
-            fill_family(in, groups, order + i, j - i, said, top, notes);
-        else /* no family: each group by its own all_gathers */
-            for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, said, top, notes);
+            fill_family(in, groups, order + i, j - i, words, top, notes);
+        else /* no family: each group by its own entries */
+            for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, words, top, notes);
         i = j;
     }
-    free(said);
+    free(words);
     free(order);
     return 0;
 }

@@ -6,7 +6,8 @@
  * on nobody. A member without a dump is a missing member, never a smaller group, so the group's
  * size is taken from every source that states it, and the missing members are found among the
  * ranks without a dump:
- *   size  the group's own all_gathers (output elements / input elements), and its family: the
+ *   size  the group's own all_gathers (output elements / input elements), its own waits (every
+ *         member seen pending in one collective: someone unseen holds it up), and its family: the
  *         groups of the same description (TENSOR_MODEL_PARALLEL_GROUP, a DeviceMesh dimension),
  *         which training frameworks make all alike, when half of them or more agree on one size;
  *   who   the ranks of the job without a dump that no other group of the family holds; where

@@ -109,6 +109,45 @@ static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *rec
     fa_smap_free(&slots);
 }
 
+static int64_t job_top(const fa_input *in);
+
+/* Whether input rank r's dump tells its place in the recorder communicator `name`. */
+static bool places_itself(const fa_dump *d, const char *name) {
+    for (uint32_t c = 0; c < d->ncomms; c++)
+        if (strcmp(d->comms[c].pg_name, name) == 0) return true;
+    return false;
+}
+
+/* A recorder communicator whose members are rebuilt from the dumps' comms has a slot for every
+ * comm_rank; a member whose dump is missing or cut before its comms leaves its slot unknown
+ * (-1). When the job's ranks that could fill them (not in the group, their dump silent about it)
+ * are exactly as many as the unknown slots, they fill them in order: one missing member is
+ * then known; several, in an order that only matters for send/recv names. */
+static void fill_unknown_slots(const fa_input *in, builder *b) {
+    int64_t top = job_top(in);
+    for (size_t i = 0; i < b->n; i++) {
+        proto_group *p = &b->v[i];
+        uint32_t slots = 0;
+        for (uint32_t k = 0; k < p->n; k++) slots += p->members[k] < 0;
+        if (!slots) continue;
+        fa_ranks have = { 0 }, could = { 0 };
+        for (uint32_t k = 0; k < p->n; k++)
+            if (p->members[k] >= 0) fa_ranks_add(&have, p->members[k]);
+        fa_ranks_normalize(&have);
+        for (int64_t r = 0; r <= top; r++) {
+            long ri = fa_input_find(in, r);
+            if (!fa_ranks_contains(&have, r) &&
+                (ri < 0 || !places_itself(in->ranks[ri].dump, p->name)))
+                fa_ranks_add(&could, r);
+        }
+        if (could.n == slots)
+            for (uint32_t k = 0, c = 0; k < p->n; k++)
+                if (p->members[k] < 0) p->members[k] = could.v[c++];
+        fa_ranks_free(&have);
+        fa_ranks_free(&could);
+    }
+}
+
 static int name_is_number(const char *s) {
     if (!*s) return 0;
     for (; *s; s++)
@@ -423,6 +462,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     builder b = { 0 };
     fa_smap recorder_key = { 0 }; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
+    fill_unknown_slots(in, &b);
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {

@@ -226,6 +226,7 @@ typedef struct builder {
     size_t calls_cap, ops_cap, refs_cap;
     p2p_rec *p2p;
     size_t np2p;
+    int64_t *p2p_issued; /* per view: the highest p2p_seq_id among the member's send/recv */
 } builder;
 
 static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
@@ -385,15 +386,96 @@ static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     return 0;
 }
 
-/* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): pending
- * sends with pending recvs in order; completed ones from the newest backwards; leftovers that
- * completed are the window's edge, not findings. */
+/* Whether the p2p_seq_ids of a run's two sides count the same operations, so that equal ids are
+ * one transfer: in a PyTorch group of two, each member's counter counts every send/recv between
+ * them (a batch once), so ids pair even where one side's window ends earlier (an older dump) or
+ * starts later (a ring). Not the recorder's launch numbers: a rank that left a collective out
+ * numbers every later launch differently, while NCCL pairs a peer's sends and recvs in order. */
+static bool seq_ids_align(const builder *b, const p2p_rec *any) {
+    const fa_group *g = &b->groups->v[any->group];
+    if (g->nmembers != 2) return false;
+    long src = any->src_pos < g->nmembers ? g->member_input[any->src_pos] : -1,
+         dst = any->dst_pos < g->nmembers ? g->member_input[any->dst_pos] : -1;
+    return src >= 0 && dst >= 0 && !b->in->ranks[src].dump->launch_numbered &&
+           !b->in->ranks[dst].dump->launch_numbered;
+}
+
+/* x completed without its other side, whose dump shows no send/recv in the group as far as x:
+ * that dump is older than x's (a send and its recv complete together), unless the other side's
+ * window had not reached it. */
+static void note_older(builder *b, const p2p_rec *x) {
+    const fa_group *g = &b->groups->v[x->group];
+    uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
+    long ri = other < g->nmembers ? g->member_input[other] : -1;
+    int64_t issued = ri >= 0 ? b->p2p_issued[b->m->view_at[x->group] + other] : INT64_MAX;
+    fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
+    if (st && issued < x->p2p_seq && st->group < 0)
+        *st = (fa_stale){ (long)x->group, x->p2p_seq, issued, st->cut };
+}
+
+/* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
+ * gap (no ring that wrapped, no only-active dump that left the completed ones out). */
+static bool whole_history(const builder *b, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    return d->nentries && d->entries[0].record_id == 0 &&
+           d->entries[d->nentries - 1].record_id == (int64_t)d->nentries - 1;
+}
+
+/* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
+ * the k-th send pairs with the k-th recv, whatever each side recorded of its state (in a batch
+ * that never completed, an op done on the wire stays "scheduled"). */
+static int pair_in_order(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
+    const p2p_rec *v = b->p2p;
+    for (size_t i = 0; i < ns || i < nr; i++) {
+        const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = i < nr ? &v[R[i]] : NULL;
+        if (s && r) {
+            if (p2p_op(b, s, r)) return -1;
+        } else if ((s ? s : r)->state != FR_STATE_COMPLETED && p2p_op(b, s, r)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Pairs by equal p2p_seq_id (both sides in entry order, so ids ascend); a record without its
+ * other side is unmatched when pending, and the window's edge (or an older dump's) when
+ * completed. */
+static int pair_by_seq(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
+    const p2p_rec *v = b->p2p;
+    size_t i = 0, j = 0;
+    while (i < ns || j < nr) {
+        const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = j < nr ? &v[R[j]] : NULL;
+        if (s && r && s->p2p_seq == r->p2p_seq) {
+            if (p2p_op(b, s, r)) return -1;
+            i++, j++;
+        } else if (s && (!r || s->p2p_seq < r->p2p_seq)) {
+            if (s->state != FR_STATE_COMPLETED ? p2p_op(b, s, NULL) : (note_older(b, s), 0))
+                return -1;
+            i++;
+        } else {
+            if (r->state != FR_STATE_COMPLETED ? p2p_op(b, NULL, r) : (note_older(b, r), 0))
+                return -1;
+            j++;
+        }
+    }
+    return 0;
+}
+
+/* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
+ * p2p_seq_id where the two sides' ids count alike (pair_by_seq); else pending sends with pending
+ * recvs in order, completed ones from the newest backwards; leftovers that completed are the
+ * window's edge, not findings. */
 static int pair_run(builder *b, const uint32_t *run, size_t n) {
     const p2p_rec *v = b->p2p;
     size_t ns = 0;
     while (ns < n && v[run[ns]].is_send) ns++;
     const uint32_t *S = run, *R = run + ns;
     size_t nr = n - ns, cs = 0, cr = 0;
+    if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
+        seq_ids_align(b, &v[run[0]]))
+        return pair_by_seq(b, S, ns, R, nr);
+    if (ns && nr && whole_history(b, v[S[0]].rank_index) && whole_history(b, v[R[0]].rank_index))
+        return pair_in_order(b, S, ns, R, nr);
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
     if (v[run[0]].src_pos == UINT32_MAX ||
@@ -419,8 +501,21 @@ static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
 }
 
 static int pair_p2p(builder *b) {
-    uint32_t *order = sort_p2p(b);
-    if (!order) return -1;
+    size_t nviews = b->groups->n
+                        ? b->m->view_at[b->groups->n - 1] + b->groups->v[b->groups->n - 1].nmembers
+                        : 0;
+    b->p2p_issued = malloc((nviews + 1) * sizeof *b->p2p_issued);
+    uint32_t *order = b->p2p_issued ? sort_p2p(b) : NULL;
+    if (!order) {
+        free(b->p2p_issued);
+        return -1;
+    }
+    for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = -1;
+    for (size_t i = 0; i < b->np2p; i++) {
+        const p2p_rec *x = &b->p2p[i];
+        size_t at = b->m->view_at[x->group] + x->member;
+        if (x->p2p_seq > b->p2p_issued[at]) b->p2p_issued[at] = x->p2p_seq;
+    }
     int rc = 0;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
         size_t j = i;
@@ -429,6 +524,8 @@ static int pair_p2p(builder *b) {
         i = j;
     }
     free(order);
+    free(b->p2p_issued);
+    b->p2p_issued = NULL;
     return rc;
 }
 
@@ -803,8 +900,11 @@ static void check_op(checker *k, size_t op_index) {
     if (op->ncalls == 0) return;
     set_representative(k, op, 0);
     if (op->is_p2p) {
-        if (op->ncalls == 2) {
-            const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
+        const fa_call *a = &k->m->calls[op->first_call], *b = a + 1;
+        /* a pair both sides completed did transfer: their records disagreeing says the pairing
+         * of a window's edge is off (an older dump, a ring that started later), not the job */
+        if (op->ncalls == 2 &&
+            !(a->state == FR_STATE_COMPLETED && b->state == FR_STATE_COMPLETED)) {
             fr_entry ea, eb;
             fa_call_expand(k->m, k->in, a, 0, &ea);
             fa_call_expand(k->m, k->in, b, 0, &eb);
@@ -1002,7 +1102,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
         m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, false, false, false };
-    for (size_t r = 0; r <= in->nranks; r++) m->rank_stale[r] = (fa_stale){ -1, -1, -1 };
+    for (size_t r = 0; r <= in->nranks; r++)
+        m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
 }
 
@@ -1033,7 +1134,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
             if (ri < 0 || v->issued_max >= proven[g]) continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || proven[g] - v->issued_max > s->seq - s->issued)
-                *s = (fa_stale){ (long)g, proven[g], v->issued_max };
+                *s = (fa_stale){ (long)g, proven[g], v->issued_max, s->cut };
         }
     }
     free(proven);
@@ -1047,7 +1148,8 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.refs_cap, walk.p2p, walk.np2p };
+    builder b = { in,       groups,    m,   walk.calls_cap, walk.ops_cap, walk.refs_cap,
+                  walk.p2p, walk.np2p, NULL };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while

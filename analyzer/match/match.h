@@ -118,7 +118,11 @@ typedef struct fa_view {
 typedef struct fa_stale {
     long group;
     int64_t seq, issued;
+    bool cut; /* a truncated dump kept for its whole entries: it says nothing after them */
 } fa_stale;
+
+/* Whether what the rank's dump says ends before the others' do (older, or cut short). */
+static inline bool fa_stale_known(const fa_stale *s) { return s->group >= 0 || s->cut; }
 
 typedef struct fa_match {
     fa_op *ops;
@@ -149,7 +153,7 @@ fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, s
 static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_groups *groups,
                                                     size_t op, uint32_t member, const fa_call *c) {
     const fa_op *o = &m->ops[op];
-    if (c && c->state != FR_STATE_COMPLETED && m->rank_stale[c->rank_index].group >= 0)
+    if (c && c->state != FR_STATE_COMPLETED && fa_stale_known(&m->rank_stale[c->rank_index]))
         return FA_MS_STALE; /* pending in an older dump: it may have completed since */
     if (c)
         return c->state == FR_STATE_COMPLETED ? FA_MS_COMPLETED
@@ -158,7 +162,7 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     const fa_group *g = &groups->v[o->group];
     if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
     const fa_view *v = &m->views[m->view_at[o->group] + member];
-    bool stale = m->rank_stale[g->member_input[member]].group >= 0;
+    bool stale = fa_stale_known(&m->rank_stale[g->member_input[member]]);
     if (o->is_p2p) return stale ? FA_MS_STALE : FA_MS_NEVER;
     /* inside a launch-numbered window, the seq id went to something else: not this collective */
     if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)

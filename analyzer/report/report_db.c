@@ -303,6 +303,19 @@ static void write_input(jw *w, const fa_analysis *a) {
     for (size_t i = 0; i < a->in.nranks; i++) jw_int(w, NULL, a->in.ranks[i].rank);
     jw_close(w, ']');
     jw_ints(w, "ranks_without_dump", a->groups.without_dump.v, a->groups.without_dump.n);
+    jw_key(w, "older_dumps"); /* dumps taken before their peers' (match.h, fa_stale) */
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->in.nranks; i++) {
+        const fa_stale *st = &a->match.rank_stale[i];
+        if (st->group < 0) continue; /* (a truncated dump is in files_rejected) */
+        jw_open(w, '{');
+        jw_int(w, "rank", a->in.ranks[i].rank);
+        jw_str(w, "group_id", a->groups.v[st->group].id);
+        jw_int(w, "peers_completed_seq", st->seq);
+        jw_int(w, "dump_reaches_seq", st->issued);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
     jw_key(w, "files_rejected");
     jw_open(w, '[');
     for (size_t i = 0; i < a->in.nrejected; i++) {

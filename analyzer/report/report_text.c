@@ -135,8 +135,9 @@ static void print_alternatives(const fa_analysis *a, const fa_report_options *op
     const fa_verdict *v = &a->verdict;
     if (!v->nalternatives) return;
     fa_wrap_print(out, "", "",
-                  "the dumps allow more than one explanation (none of these ranks is proven at "
-                  "fault):",
+                  v->culprits.n ? "the dumps allow more than one explanation (beside the culprits):"
+                                : "the dumps allow more than one explanation (none of these ranks "
+                                  "is proven at fault):",
                   opt->width);
     fputc('\n', out);
     for (size_t i = 0; i < v->nalternatives; i++) {

@@ -93,8 +93,9 @@ static void print_alternatives(const fa_analysis *a, fa_markup m, FILE *out) {
     }
     fputc('\n', out);
     fa_mu_note(out, m,
-               "None of these ranks is proven at fault; each rank's stack at dump time, or a "
-               "backend that records send/recv, would tell them apart.");
+               v->culprits.n ? "Each rank's stack at dump time would tell them apart."
+                             : "None of these ranks is proven at fault; each rank's stack at dump "
+                               "time, or a backend that records send/recv, would tell them apart.");
 }
 
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, fa_markup m,

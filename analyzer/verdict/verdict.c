@@ -69,7 +69,10 @@ static int collect_ranks(decider *d) {
     }
     for (size_t i = 0; i < d->in->nranks; i++) { /* older than its peers' (match.h, fa_stale) */
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
-        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
+        if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) {
+            d->facts[node].stale = true;
+            d->facts[node].cut = d->m->rank_stale[i].cut;
+        }
     }
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {
@@ -269,7 +272,7 @@ static int build_graph(decider *d) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
                 int64_t rec = fa_vg_call_record(d, i, p);
-                if (completed && lag_possible(d, (size_t)node) &&
+                if (completed && !o->is_p2p && lag_possible(d, (size_t)node) &&
                     (!f->lag || rec < f->lag_record)) {
                     f->lag = true;
                     f->lag_op = (long)i;
@@ -295,6 +298,31 @@ static bool neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
     if (k >= g->edge_at[v + 1] - g->edge_at[v]) return false;
     *w = g->edges[g->edge_at[v] + k];
     return true;
+}
+
+static int components(decider *d);
+
+/* Ranks of unknown state that the doubts excused may have joined the ops the others wait for
+ * them in: the ops no longer wait on them, and the components are found again, so that what
+ * holds those ops up is judged from proof (a member that never started it, a stuck collective). */
+static int join_excused_unknowns(decider *d) {
+    graph *g = &d->g;
+    size_t kept = 0;
+    for (size_t e = 0; e < g->nedges; e++) {
+        uint32_t to = g->to[e];
+        bool drop = to < d->nfacts && g->from[e] >= g->nrank_nodes &&
+                    d->facts[to].doubt == FA_DOUBT_EXCUSED &&
+                    (!d->facts[to].has_dump || d->facts[to].stale);
+        if (drop) continue;
+        g->from[kept] = g->from[e];
+        g->to[kept++] = to;
+    }
+    if (kept == g->nedges) return 0;
+    g->nedges = kept;
+    free(d->comp);
+    d->comp = NULL;
+    d->ncomps = 0;
+    return index_edges(g) || components(d) ? -1 : 0;
 }
 
 /* Iterative Tarjan over the proven edges: d->comp[node] = component id. */
@@ -623,6 +651,61 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
 
+/* A send or recv that one side posted and the other never did, in a sink, filed under `who`: the
+ * rank the pass is about; `other` the rank to excuse when `who` is the fault; `kind` which of the
+ * pass's two patterns it is. */
+typedef struct lone_p2p {
+    int64_t who, other;
+    int kind;
+} lone_p2p;
+
+static int compare_lone(const void *pa, const void *pb) {
+    const lone_p2p *a = pa, *b = pb;
+    if (a->who != b->who) return a->who < b->who ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+/* Excuses, for each rank filed under both kinds with two different others, both others. */
+static void excuse_pairs(decider *d, lone_p2p *lone, size_t n) {
+    qsort(lone, n, sizeof *lone, compare_lone);
+    for (size_t k = 0; k + 1 < n; k++) {
+        const lone_p2p *x = &lone[k], *y = &lone[k + 1];
+        if (x->who != y->who || x->kind == y->kind || x->other == y->other) continue;
+        long a = fa_vg_rank_node(d, x->other), b = fa_vg_rank_node(d, y->other);
+        if (a >= 0) d->facts[a].excused = true;
+        if (b >= 0) d->facts[b].excused = true;
+    }
+}
+
+/* One rank that sent to the wrong peer leaves two send/recv unmatched: its own (s -> a, which a
+ * never received) and the one its right peer posted (b waits to receive from s, which never sent
+ * to b). One fault explains both: s is the root cause, a and b, each missing what the other side
+ * waits for, are excused. The same for a recv from the wrong source: d waits to receive from x,
+ * which never sent, and s sent to d, which never received from s: d is the root cause, x
+ * excused. ops[0..nops) are the sink's op nodes. */
+static void excuse_wrong_peers(decider *d, const uint32_t *ops, size_t nops) {
+    lone_p2p *dest = malloc((nops + 1) * sizeof *dest), *src = malloc((nops + 1) * sizeof *src);
+    size_t nd = 0, ns = 0;
+    for (size_t k = 0; dest && src && k < nops; k++) {
+        const fa_op *o = &d->m->ops[d->g.op_of_node[ops[k] - d->g.nrank_nodes]];
+        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
+        const fa_group *g = &d->groups->v[o->group];
+        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        /* wrong destination, about the sender s: its lone send (excuse the receiver that never
+         * posted) and a lone recv from it (excuse the receiver waiting) */
+        dest[nd++] = (lone_p2p){ o->src, o->dst, sent };
+        /* wrong source, about the receiver d: its lone recv (excuse the sender that never sent)
+         * and a lone send to it (nothing missing there to excuse: the sender itself) */
+        src[ns++] = (lone_p2p){ o->dst, sent ? -1 : o->src, !sent };
+    }
+    if (dest && src) {
+        excuse_pairs(d, dest, nd);
+        excuse_pairs(d, src, ns);
+    }
+    free(dest);
+    free(src);
+}
+
 /* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
  * so that judging a component costs its own size, not the graph's). */
 static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
@@ -639,6 +722,60 @@ static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **node
     *at_out = at;
     *nodes_out = nodes;
     return 0;
+}
+
+/* The same collective stuck in many groups of one kind (every tensor-parallel group's
+ * _all_gather_base #88 started and never completed): one finding naming them all, not one per
+ * group. Findings [first, n) are the sinks'; the folded ones are dropped from the list. */
+static bool same_stuck(const decider *d, const fa_finding *a, const fa_finding *b) {
+    const fa_op *x = &d->m->ops[a->op], *y = &d->m->ops[b->op];
+    return a->kind == FA_STUCK_COLLECTIVE && b->kind == FA_STUCK_COLLECTIVE && x->seq == y->seq &&
+           x->type == y->type &&
+           strcmp(d->groups->v[x->group].desc, d->groups->v[y->group].desc) == 0;
+}
+
+static void fold_alike_stuck(decider *d, size_t first) {
+    fa_findings *list = d->findings;
+    fa_smap seen = { 0 }; /* "desc\x1ftype\x1fseq" -> the finding that stands for them */
+    size_t *groups = calloc(list->n + 1, sizeof *groups), kept = first;
+    for (size_t i = first; groups && i < list->n; i++) {
+        fa_finding *f = &list->v[i];
+        char key[400];
+        uint64_t at;
+        const fa_op *o = f->op >= 0 ? &d->m->ops[f->op] : NULL;
+        if (f->kind == FA_STUCK_COLLECTIVE && o)
+            snprintf(key, sizeof key, "%s\x1f%s\x1f%lld", d->groups->v[o->group].desc, o->type,
+                     (long long)o->seq);
+        if (f->kind == FA_STUCK_COLLECTIVE && o && fa_smap_get(&seen, key, &at) &&
+            same_stuck(d, &list->v[at], f)) {
+            for (size_t r = 0; r < f->others.n; r++)
+                fa_ranks_add(&list->v[at].others, f->others.v[r]);
+            groups[at]++;
+            fa_ranks_free(&f->ranks);
+            fa_ranks_free(&f->others);
+            free(f->detail);
+            continue;
+        }
+        if (kept != i) list->v[kept] = *f;
+        if (f->kind == FA_STUCK_COLLECTIVE && o) fa_smap_put(&seen, key, kept);
+        groups[kept] = 1;
+        kept++;
+    }
+    for (size_t i = first; groups && i < kept; i++) {
+        fa_finding *f = &list->v[i];
+        if (groups[i] < 2) continue;
+        fa_ranks_normalize(&f->others);
+        char label[200];
+        fa_op_label(d->m, (size_t)f->op, label, sizeof label);
+        const fa_group *g = &d->groups->v[d->m->ops[f->op].group];
+        fa_finding_set_detail(f,
+                              "every member started %s%s%s in %zu groups and none completed it, "
+                              "with more work queued behind: suspect the GPU or the network",
+                              g->desc[0] ? g->desc : "", g->desc[0] ? " " : "", label, groups[i]);
+    }
+    if (groups) list->n = kept;
+    free(groups);
+    fa_smap_free(&seen);
 }
 
 static void judge_sinks(decider *d) {
@@ -670,7 +807,10 @@ static void judge_sinks(decider *d) {
             any_broken |= d->facts[r].broken_op >= 0;
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
-        if (!any_broken && !any_lag) excuse_blocked_victims(d, mine, nranks);
+        if (!any_broken && !any_lag) {
+            excuse_blocked_victims(d, mine, nranks);
+            excuse_wrong_peers(d, mine + nranks, nmine - nranks);
+        }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];
             if (any_broken) { /* the dump's own word beats what the entries imply */
@@ -694,6 +834,7 @@ static void judge_sinks(decider *d) {
             x->cause != FA_CAUSE_CRASH && !x->detail)
             describe_missing(d, x);
     }
+    fold_alike_stuck(d, first);
     fa_imap_free(&missing);
 out:
     free(leaves);
@@ -866,9 +1007,51 @@ static bool culprit_kind(fa_finding_kind k) {
 
 static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
 
+/* Whether some dump's pg_status shows collectives issued: an only-active dump of a job with
+ * nothing in flight holds no entries, but its counters say that the job ran. */
+static bool any_status(const fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++)
+        for (uint32_t s = 0; s < in->ranks[i].dump->nstatus; s++)
+            if (in->ranks[i].dump->status[s].last_enqueued > 0) return true;
+    return false;
+}
+
+/* Which groups vouch for their members: rebuilt from the entries (no pg_config lists them), or
+ * listed in the pg_config of
+ * every dump or of two dumps at least. A group one dump alone lists (200 000 members where 15
+ * other dumps agree on 16) says nothing of how many ranks the job has. */
+static void vouch_for_groups(const decider *d, uint8_t *vouched) {
+    uint32_t *listed = calloc(d->groups->n + 1, sizeof *listed);
+    if (!listed) return;
+    for (size_t r = 0; r < d->in->nranks; r++) {
+        const fa_dump *dump = d->in->ranks[r].dump;
+        for (uint32_t k = 0; k < dump->ngroups; k++) {
+            long g = fa_groups_find(d->groups, r, dump->groups[k].name);
+            if (g >= 0) listed[g]++;
+        }
+    }
+    for (size_t g = 0; g < d->groups->n; g++)
+        vouched[g] = !listed[g] || listed[g] >= 2 || (listed[g] && listed[g] == d->in->nranks);
+    free(listed);
+}
+
 /* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
  * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). */
-static bool most_ranks_lost(const decider *d) { return d->nunseen * 2 > d->nfacts; }
+static bool most_ranks_lost(const decider *d) {
+    size_t lost = 0, known = d->nfacts - d->nunseen;
+    uint8_t *vouched = calloc(d->groups->n + 1, 1);
+    if (!vouched) return false;
+    vouch_for_groups(d, vouched);
+    for (size_t u = 0; u < d->nunseen; u++) {
+        int64_t rank = d->facts[d->unseen[u]].rank;
+        bool member = false;
+        for (size_t g = 0; g < d->groups->n && !member; g++)
+            member = vouched[g] && fa_group_position(&d->groups->v[g], rank) >= 0;
+        lost += member;
+    }
+    free(vouched);
+    return lost > known;
+}
 
 static void say_most_lost(decider *d) {
     fa_verdict *v = d->v;
@@ -892,6 +1075,26 @@ static void say_most_lost(decider *d) {
     free(v->alternatives);
     v->alternatives = NULL;
     v->nalternatives = 0;
+}
+
+/* Ranks whose dumps exist but could not be read, and that the verdict does not name (others may
+ * wait for them, but the culprits explain it): the on-call engineer should know, so the summary
+ * says so after the culprits: "; ranks 3,5 left unreadable dumps", then `more` (the gloo note).
+ * Malloc'd; NULL when there is nothing to say. */
+static char *unreadable_note(const decider *d, const char *more) {
+    fa_ranks lost = { 0 };
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (d->facts[r].unreadable && !fa_ranks_contains(&d->v->culprits, d->facts[r].rank))
+            fa_ranks_add(&lost, d->facts[r].rank);
+    char *who = lost.n ? short_ranks(&lost) : NULL, *text = NULL;
+    if (who && asprintf(&text, "; rank%s %s %s%s", lost.n > 1 ? "s" : "", who,
+                        lost.n > 1 ? "left unreadable dumps" : "left an unreadable dump",
+                        more ? more : "") < 0)
+        text = NULL;
+    if (!who && more) text = strdup(more);
+    free(who);
+    fa_ranks_free(&lost);
+    return text;
 }
 
 /* "rank 4 or 5 in PIPELINE_MODEL_PARALLEL_GROUP", "one of ranks 3,7,9" */
@@ -967,6 +1170,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     if (rc == 0) rc = fa_vg_add_possible_waits(&d);
     if (rc == 0) rc = components(&d);
     if (rc == 0) rc = fa_vg_weigh_doubts(&d);
+    if (rc == 0) rc = join_excused_unknowns(&d);
     if (rc == 0) {
         judge_sinks(&d);
         size_t after_sinks = findings->n;
@@ -1006,11 +1210,13 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
             fa_ranks_free(&v->culprits);
         } else if (v->culprits.n || stuck || d.nambiguities) {
             v->status = FA_STATUS_HANG;
-            if (v->culprits.n || stuck)
-                summarize(&d, "hang", culprit_kind, before,
-                          any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+            if (v->culprits.n || stuck) {
+                char *note = unreadable_note(&d, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+                summarize(&d, "hang", culprit_kind, before, note);
+                free(note);
+            }
             say_ambiguous(&d);
-        } else if (!m->any_entries) {
+        } else if (!m->any_entries && !any_status(in)) {
             v->status = FA_STATUS_INCONCLUSIVE;
             v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                                 "without collectives, or the buffer was off)");

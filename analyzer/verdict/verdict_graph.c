@@ -27,6 +27,20 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
 }
 
+/* gloo retires an op that failed as one that completed. A member whose newest op ended there
+ * while a member left no dump cannot be told to have completed it: it may have failed, its
+ * peer dead, and the member stopped there. It is read as still waiting in it, on the members
+ * without a dump (the contract: a member without a dump that the others wait for is the
+ * culprit). */
+static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
+                             fa_member_state *states, uint32_t n) {
+    for (uint32_t k = 0; k < n; k++) {
+        if (states[k] != FA_MS_COMPLETED) continue;
+        const fa_call *c = fa_op_call(d->m, op, members[k]);
+        if (c && fa_call_end_uncertain(d->m, d->in, c)) states[k] = FA_MS_SCHEDULED;
+    }
+}
+
 /* Fills members with op's expected members (fa_op_expected) and states with the state of each:
  * a collective's members come in ascending position, so one walk beside its calls (sorted by
  * member) finds each member's call, instead of a search per member. Returns the count. */
@@ -35,6 +49,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
     const fa_op *o = &d->m->ops[op];
     uint32_t n = fa_op_expected(d->m, d->groups, op, members);
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
+    bool dumpless = false, uncertain = false;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t p = members[k];
         if (o->is_p2p) {
@@ -42,9 +57,12 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
             continue;
         }
         while (c < end && c->member < p) c++;
-        states[k] =
-            fa_op_member_state_of(d->m, d->groups, op, p, c < end && c->member == p ? c : NULL);
+        const fa_call *mine = c < end && c->member == p ? c : NULL;
+        states[k] = fa_op_member_state_of(d->m, d->groups, op, p, mine);
+        dumpless |= states[k] == FA_MS_NO_DUMP;
+        uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
     }
+    if (dumpless && uncertain) ended_as_pending(d, op, members, states, n);
     return n;
 }
 

@@ -46,7 +46,8 @@ typedef struct rank_facts {
     bool maybe_in_p2p; /* idle, but may be blocked in a send/recv its backend did not record */
     bool idle;         /* nothing pending, from a backend that records no send/recv */
     bool excused;      /* waited on, but its own history shows it blocked before that op */
-    bool stale;        /* its dump is older than its peers' (fa_stale) */
+    bool stale;        /* its dump is older than its peers', or cut short (fa_stale) */
+    bool cut;          /* ... cut short: a truncated dump kept for its whole entries */
     bool failed;       /* gloo: its newest op ended while a member never joined it or still has it
                         * pending: it failed, its peer gone (it waits on the members without a
                         * dump, possibly) */
@@ -118,6 +119,8 @@ typedef struct decider {
     size_t nunseen;
     ambiguity *ambiguities; /* verdict_possible.c */
     size_t nambiguities;
+    fa_ranks maybe_also; /* waited ranks of unknown state the culprits explain: they may have
+                          * stopped too, which the dumps cannot rule out (an alternative) */
 } decider;
 
 /* The node of a rank, or -1. */

@@ -4,9 +4,8 @@
  * members that have not joined it. Some ranks' dumps cannot say whether, or on whom, they wait:
  *
  *   unknown  a rank whose dump is missing, unreadable or older than its peers' (fa_stale). It
- *            may have stopped, or it may be waiting like the others: where it is absent from an
- *            op together with ranks whose dumps show they never issued it, it possibly waits on
- *            those (it may have joined the op since, or be blocked where they are);
+ *            may have stopped, or it may have joined the ops the others wait for it in, since
+ *            or unseen: it possibly waits in each of them, on whatever else holds it up;
  *   failed   a gloo rank whose newest op ended ("retired") while a member never joined it or
  *            still has it pending: the op failed, a peer gone, and the rank stopped there
  *            (gloo_job's workers catch the error). It possibly waits on the op's members whose
@@ -27,9 +26,9 @@
  * rank is the culprit; several are an ambiguity, and the verdict names none of them but lists
  * the explanations (fa_vg_alternatives): the culprits are the ranks every explanation needs.
  *
- * Cost: the unknown ranks' edges go to the co-absent ranks of the ops that someone waits in
- * (bounded per op); idle gloo ranks are at most MAX_IDLE_CHECKED, each looking at its groups
- * with send/recv (gloo jobs are small); everything else is linear.
+ * Cost: one edge per unknown member of an op that someone waits in; idle gloo ranks are at most
+ * MAX_IDLE_CHECKED, each looking at its groups with send/recv (gloo jobs are small); everything
+ * else is linear.
  */
 #include "verdict_possible.h"
 
@@ -42,7 +41,7 @@
 const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
            FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv";
 
-enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024, MAX_COABSENT_EDGES = 1 << 16 };
+enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024 };
 
 static int add_possible(graph *g, uint32_t a, uint32_t b) {
     void **const ends[] = { (void **)&g->pfrom, (void **)&g->pto };
@@ -74,32 +73,20 @@ static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
 
 /* ------------------------------------------------ ranks whose state is unknown ------ */
 
-/* In each op someone waits in, the members whose state is unknown possibly wait on the members
- * that surely never issued it: had they joined, they would wait there too. */
-static int coabsent_edges(decider *d) {
-    uint32_t *unknown_nodes = malloc((d->widest + 1) * sizeof *unknown_nodes);
-    uint32_t *never_nodes = malloc((d->widest + 1) * sizeof *never_nodes);
-    int rc = unknown_nodes && never_nodes ? 0 : -1;
+/* In each op someone waits in, the members whose state is unknown may have joined it since (or
+ * be blocked where the others are): each possibly waits in the op, on whatever holds it up. */
+static int unknown_edges(decider *d) {
+    int rc = 0;
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes && rc == 0; x++) {
         size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
-        size_t nu = 0, nn = 0;
-        for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t k = 0; k < n && rc == 0; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0) continue;
-            if (fa_member_state_unknown(d->states[k]))
-                unknown_nodes[nu++] = (uint32_t)node;
-            else if (d->states[k] == FA_MS_NEVER)
-                never_nodes[nn++] = (uint32_t)node;
+            if (node >= 0 && fa_member_state_unknown(d->states[k]))
+                rc = add_possible(&d->g, (uint32_t)node, (uint32_t)x);
         }
-        if (nu * nn > MAX_COABSENT_EDGES) continue; /* left open: each stays a root option */
-        for (size_t u = 0; u < nu && rc == 0; u++)
-            for (size_t v = 0; v < nn && rc == 0; v++)
-                rc = add_possible(&d->g, unknown_nodes[u], never_nodes[v]);
     }
-    free(unknown_nodes);
-    free(never_nodes);
     return rc;
 }
 
@@ -296,9 +283,9 @@ static int gloo_edges(decider *d) {
 int fa_vg_add_possible_waits(decider *d) {
     for (size_t i = 0; i < d->in->nranks; i++) {
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
-        if (node >= 0 && d->m->rank_stale[i].group >= 0) d->facts[node].stale = true;
+        if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) d->facts[node].stale = true;
     }
-    int rc = coabsent_edges(d);
+    int rc = unknown_edges(d);
     if (rc == 0) rc = gloo_edges(d);
     if (rc == 0 && d->g.npedges) rc = index_possible(&d->g);
     return rc;
@@ -406,6 +393,31 @@ static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
 /* The ranks that must be root causes: a waited rank that can be one and reaches no other rank
  * that can be one (nothing it may wait on ends at a root cause but itself). Marks them in wf. */
 
+/* The proven graph's sink components where ranks wait among themselves (a cycle of ranks that
+ * each never issued what another waits in; a collective every member joined and none completed):
+ * verdict.c judges them from proof (the skipper, stuck_collective). What reaches them is
+ * explained. Marks their nodes in wf. 0, or -1 when out of memory. */
+static int seed_proven_sinks(const decider *d, uint8_t *wf) {
+    uint8_t *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
+    if (!leaves || !busy) {
+        free(leaves);
+        free(busy);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
+            if (d->comp[d->g.edges[e]] != d->comp[n])
+                leaves[d->comp[n]] = 1;
+            else
+                busy[d->comp[n]] = 1;
+        }
+    for (size_t n = 0; n < d->g.nnodes; n++)
+        if (busy[d->comp[n]] && !leaves[d->comp[n]]) wf[n] = 1;
+    free(leaves);
+    free(busy);
+    return 0;
+}
+
 /* The waited ranks that nothing proves to wait (idle, unknown, failed: candidates) need a root
  * cause at the end of what they may wait on. A candidate that reaches one rank that can be a root
  * (itself included) makes that rank a root; the ranks those roots explain (everything that
@@ -447,8 +459,13 @@ int fa_vg_weigh_doubts(decider *d) {
     fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
     int rc =
         s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
+    if (rc == 0) rc = seed_proven_sinks(d, wf);
+    for (size_t node = 0; rc == 0 && node < d->nfacts; node++) /* their own dumps accuse them */
+        if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0)
+            wf[node] = is_root[node] = 1;
+    if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
-        if (is_candidate(d, node) && root_options(d, &s, node, options) == 1)
+        if (is_candidate(d, node) && !wf[node] && root_options(d, &s, node, options) == 1)
             make_root(d, options[0].node, node, wf, is_root);
     if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
@@ -469,8 +486,11 @@ int fa_vg_weigh_doubts(decider *d) {
         rank_facts *f = &d->facts[node];
         if (is_root[node])
             f->doubt = FA_DOUBT_NONE;
-        else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node])
+        else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
+            if (!f->has_dump || f->cut)  /* not an older dump: it shows the rank went on */
+                fa_ranks_add(&d->maybe_also, f->rank);
+        }
     }
     free(rev_at);
     free(rev);
@@ -496,6 +516,7 @@ int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
 }
 
 void fa_vg_free_ambiguities(decider *d) {
+    fa_ranks_free(&d->maybe_also);
     for (size_t i = 0; i < d->nambiguities; i++) free(d->ambiguities[i].options);
     free(d->ambiguities);
     d->ambiguities = NULL;
@@ -557,7 +578,59 @@ static int add_alternative(decider *d, const size_t *pick) {
     return 0;
 }
 
+/* The culprits, and with them ranks of unknown state that may have stopped too: "rank 3's dump
+ * is unreadable (a FIFO): it may have stopped too". One alternative per rank, or one for all of
+ * them when there are many. */
+static int maybe_alternatives(decider *d) {
+    const fa_ranks *m = &d->maybe_also;
+    size_t each = m->n <= 4 ? m->n : 1;
+    for (size_t i = 0; i < each; i++) {
+        fa_verdict *v = d->v;
+        fa_alternative *grown = realloc(v->alternatives, (v->nalternatives + 1) * sizeof *grown);
+        if (!grown) return -1;
+        v->alternatives = grown;
+        fa_alternative *a = &v->alternatives[v->nalternatives++];
+        memset(a, 0, sizeof *a);
+        for (size_t k = 0; k < v->culprits.n; k++) fa_ranks_add(&a->ranks, v->culprits.v[k]);
+        for (size_t k = 0; k < m->n; k++)
+            if (each > 1 ? k == i : true) fa_ranks_add(&a->ranks, m->v[k]);
+        fa_ranks_normalize(&a->ranks);
+        bool one = m->n == 1 || each > 1; /* the alternative adds one rank */
+        long node = fa_vg_rank_node(d, m->v[each > 1 ? i : 0]);
+        const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
+        char *who = fa_ranks_format(m->v + (each > 1 ? i : 0), one ? 1 : m->n);
+        int n = f && f->unreadable && one
+                    ? asprintf(&a->explanation,
+                               "rank %s's dump is unreadable (%s): it may have stopped too, beside "
+                               "the culprits",
+                               who ? who : "?", *f->unreadable ? f->unreadable : "rejected")
+                : f && f->stale && one
+                    ? asprintf(&a->explanation,
+                               "rank %s's dump is older than its peers': it may have stopped too, "
+                               "beside the culprits",
+                               who ? who : "?")
+                    : asprintf(&a->explanation,
+                               "rank%s %s, without a readable or recent dump, may have stopped "
+                               "too, beside the culprits",
+                               one ? "" : "s", who ? who : "?");
+        free(who);
+        if (n < 0) a->explanation = NULL;
+    }
+    return 0;
+}
+
 int fa_vg_alternatives(decider *d) {
+    fa_ranks_normalize(&d->maybe_also);
+    if (!d->nambiguities && d->maybe_also.n && d->v->culprits.n) {
+        fa_verdict *v = d->v; /* first the culprits alone: the explanation that needs fewest */
+        fa_alternative *a = calloc(1, sizeof *a);
+        if (!a) return -1;
+        for (size_t k = 0; k < v->culprits.n; k++) fa_ranks_add(&a->ranks, v->culprits.v[k]);
+        a->explanation = strdup("the culprits alone, the others blocked behind them");
+        v->alternatives = a;
+        v->nalternatives = 1;
+        return maybe_alternatives(d);
+    }
     if (!d->nambiguities) return 0;
     size_t combos = 1;
     for (size_t i = 0; i < d->nambiguities && combos <= FA_MAX_ALTERNATIVES; i++)

@@ -291,11 +291,14 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     if (n) render(&c[first], 3, part, sizeof part);
     char more[40] = "";
     if (n > 1) snprintf(more, sizeof more, "; and %zu more", n - 1);
-    bool names_all = n && c[first].ranks.n == all.n; /* then "ranks 9,14: ranks 9,14 ..." */
-    if (names_all ? asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0
-                  : asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "",
-                             who ? who : "?", part, more, suffix) < 0)
+    /* nobody to name first (a stuck collective), or the first clause names them all ("ranks
+     * 9,14: ranks 9,14 ..."): no rank list before it */
+    bool bare = !all.n || (n && c[first].ranks.n == all.n);
+    if (bare ? asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0
+             : asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?",
+                        part, more, suffix) < 0) {
         text = NULL;
+    }
     (void)in;
     free(who);
     fa_ranks_free(&all);
