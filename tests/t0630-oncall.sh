@@ -226,6 +226,18 @@ test_expect_success 'frtrace stats fits the width, without columns no dump has a
     ! grep -q "dur p50" gloo.md && grep -q "^| group | op | sizes | dtype | ranks | count | bytes | skew p50 ms | skew p99 ms |$" gloo.md
 '
 
+test_expect_success 'frtrace stats -f jira: the same tables in Jira/Confluence wiki markup' '
+    "$FRTRACE" stats -f jira "$GLOO/slow" >slow.jira &&
+    head -n 1 slow.jira | grep -qxF "h1. frtrace stats: 8 ranks from {{$(echo "$GLOO" | sed "s/[-_]/\\\\&/g")/slow}}" &&
+    grep -qxF "||group||op||sizes||dtype||ranks||count||bytes||skew p50 ms||skew p99 ms||" slow.jira &&
+    grep -qF "|{{TENSOR\_MODEL\_PARALLEL\_GROUP \(2\)}}|{{all\_reduce}}|" slow.jira &&
+    grep -qx "h2\. Slow ranks" slow.jira && grep -q "^|3|{{59\.2}}|" slow.jira &&
+    grep -qF "{{TORCH\_NCCL\_ENABLE\_TIMING=1}}" slow.jira &&
+    python3 "$TOP/tests/tools/check_output.py" jira slow.jira &&
+    test_expect_code 2 "$FRTRACE" stats -f confluence "$GLOO/slow" 2>err &&
+    grep -q "unknown format .confluence. (text, markdown, jira or json)" err
+'
+
 test_expect_success 'timeline JSON: arrows go forward in time, slices nest on every track; -o says how to open it' '
     for d in "$REC/healthy" "$REC/skip" "$GLOO/slow" "$DEMO"; do
         "$FRTRACE" timeline -o t.json "$d" 2>err &&

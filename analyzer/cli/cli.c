@@ -411,7 +411,7 @@ static int check_conflicts(request *rq) {
     if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) &&
         !fa_perf_cli_format_ok(rq->command, rq->format))
         return usage_error(rq->command == FA_CMD_STATS
-                               ? "unknown format '%s' (text, markdown or json)"
+                               ? "unknown format '%s' (text, markdown, jira or json)"
                                : "unknown format '%s' (json or svg)",
                            rq->format);
     if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) && rq->just_print_entries)

@@ -58,7 +58,8 @@ int fa_perf_cli_option(int argc, char **argv, int *i, fa_perf_cli *pc) {
 
 bool fa_perf_cli_format_ok(fa_command cmd, const char *f) {
     if (cmd == FA_CMD_STATS)
-        return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "json");
+        return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "jira") ||
+               !strcmp(f, "json");
     return !strcmp(f, "json") || !strcmp(f, "svg");
 }
 

@@ -98,13 +98,17 @@ bool fa_perf_slow_ranks_table(const fa_analysis *a, fa_table *out_table) {
     return true;
 }
 
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
+void fa_perf_print_slow_ranks(const fa_analysis *a, const char *format, size_t width, FILE *out) {
     const fa_perf *p = &a->perf;
     fa_table t;
     if (!fa_perf_slow_ranks_table(a, &t)) return;
-    if (markdown) {
-        fputs("## Slow ranks\n\n", out);
-        fa_table_print_markdown(&t, out);
+    bool jira = strcmp(format, "jira") == 0;
+    if (jira || strcmp(format, "markdown") == 0) {
+        fputs(jira ? "h2. Slow ranks\n\n" : "## Slow ranks\n\n", out);
+        if (jira)
+            fa_table_print_jira(&t, out);
+        else
+            fa_table_print_markdown(&t, out);
         fprintf(out,
                 "\n_Lateness: arrival after its peers' median arrival (with gloo, at most the "
                 "delay the rank made itself); late in: collectives it was late in by the floor "
@@ -261,7 +265,7 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fputs("}\n", out);
         return ferror(out) ? -1 : 0;
     }
-    bool md = strcmp(format, "markdown") == 0;
+    bool jira = strcmp(format, "jira") == 0, md = jira || strcmp(format, "markdown") == 0;
     fa_table t;
     fa_table_init(&t, 13);
     fa_table_row(&t);
@@ -302,7 +306,13 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
             fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
     }
     fa_table_drop_columns_of(&t, "-"); /* durations and bandwidth where no dump has them */
-    if (md) {
+    if (jira) {
+        fprintf(out, "h1. frtrace stats: %zu ranks from ", a->in.nranks);
+        fr_jira_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
+        fputs("\n\n", out);
+        fa_table_print_jira(&t, out);
+        fputc('\n', out);
+    } else if (md) {
         fprintf(out, "# frtrace stats: %zu ranks from ", a->in.nranks);
         fr_md_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
         fputs("\n\n", out);
@@ -316,7 +326,11 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fa_table_print_fit(&t, out, "", opt->width);
         fputc('\n', out);
     }
-    if (!p->any_duration && md)
+    if (!p->any_duration && jira)
+        fputs("_No durations in these dumps (PyTorch writes {{duration\\_ms}} only with timing on: "
+              "{{TORCH\\_NCCL\\_ENABLE\\_TIMING=1}}), so no duration or bandwidth columns._\n\n",
+              out);
+    else if (!p->any_duration && md)
         fputs("_No durations in these dumps (PyTorch writes duration_ms only with timing on: "
               "TORCH_NCCL_ENABLE_TIMING=1), so no duration or bandwidth columns._\n\n",
               out);
@@ -328,7 +342,7 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fputc('\n', out);
     }
     fa_table_free(&t);
-    fa_perf_print_slow_ranks(a, md, opt->width, out);
+    fa_perf_print_slow_ranks(a, format, opt->width, out);
     if (!p->nstragglers)
         fprintf(out, "%sno slow ranks (%zu collectives judged, floor %.1f ms)%s\n", md ? "_" : "",
                 p->judged, p->floor_ms, md ? "_" : "");

@@ -228,7 +228,7 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */
         int warnings = order == FA_ORDER_WARNINGS;
         if (warnings) /* slow ranks are what an ok verdict is about: before its warnings */
-            fa_perf_print_slow_ranks(a, false, opt->width, out);
+            fa_perf_print_slow_ranks(a, "text", opt->width, out);
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
             if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)

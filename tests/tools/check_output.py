@@ -113,7 +113,7 @@ def markdown_problems(data):
 
 JIRA_EMOTICON = re.compile(r"\((?:[yni/x!+?-]|on|off|\*[rgby]?|flag|flagoff)\)|[:;][()PD]")
 JIRA_SPECIAL = set("\\*_?-+^~{}[]|!#()")
-JIRA_LINE_STARTS = ("h1. CODE", "h2. ", "h3. CODE", "# CODE", "* ranks ", "||", "|", "_", "CODE",
+JIRA_LINE_STARTS = ("h1. CODE", "h1. frtrace stats: ", "h2. ", "h3. CODE", "# CODE", "* ranks ", "||", "|", "_", "CODE",
                     "*stack traces*")
 
 
