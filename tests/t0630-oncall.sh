@@ -147,6 +147,16 @@ test_expect_success 'a gloo ok report: the slow rank first, membership in one li
     done
 '
 
+test_expect_success '--transform-ft: the default_pg of a replica reads "default_pg (0, ranks 2,3)", never (0@1)' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" torchft ft &&
+    test_expect_code 1 "$FRTRACE" --transform-ft --group-world-size 2 ft >ft.txt &&
+    head -n 1 ft.txt | grep -qF "hang: rank 3 never joined default_pg (0, ranks 2,3) all_reduce #4" &&
+    grep -qF "missing_ranks in default_pg (0, ranks 2,3), all_reduce #4" ft.txt &&
+    ! grep -q "(0@" ft.txt &&
+    test_expect_code 1 "$FRTRACE" -f markdown --transform-ft --group-world-size 2 ft >ft.md &&
+    ! grep -q "(0@" ft.md
+'
+
 test_expect_success 'a group without a description is "group N" everywhere, never "undefined"' '
     for d in exit skip dtype healthy; do
         { "$FRTRACE" "$GLOO/$d" >report 2>&1 || test $? = 1; } &&
