@@ -32,7 +32,7 @@ _frtrace() {
     case $prev in
     -f | --format)
         case $cmd in
-        stats) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+        stats) COMPREPLY=($(compgen -W "text markdown jira json" -- "$cur")) ;;
         timeline) COMPREPLY=($(compgen -W "json svg" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "text markdown jira json" -- "$cur")) ;;
         esac

@@ -302,7 +302,7 @@ test_expect_success 'bash completion offers each command its own options, as its
     bash "$C" "" >words && grep -qx stats words && grep -qx timeline words && grep -qx help words &&
     bash "$C" -f "" >formats && test "$(tr "\n" " " <formats)" = "jira json markdown text " &&
     bash "$C" timeline --format "" >tformats && test "$(tr "\n" " " <tformats)" = "json svg " &&
-    bash "$C" stats -f "" >sformats && test "$(tr "\n" " " <sformats)" = "json markdown text " &&
+    bash "$C" stats -f "" >sformats && test "$(tr "\n" " " <sformats)" = "jira json markdown text " &&
     bash "$C" --color "" >colors && test "$(tr "\n" " " <colors)" = "always auto never " &&
     bash "$C" help "" >cmds && test "$(tr "\n" " " <cmds)" = "show stacks stats timeline "
 '
