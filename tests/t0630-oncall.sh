@@ -73,6 +73,7 @@ test_expect_success 'a parent folder of jobs: one line saying how many, and how 
     grep -q "^frtrace: $GLOO holds the dumps of [0-9][0-9] jobs (rank [01].s dump is in [0-9]* folders: .* and [0-9]* more): analyze one at a time, e.g. frtrace $GLOO/a2a_size" err &&
     mkdir -p runs/job_a runs/job_b &&
     cp "$DEMO"/* runs/job_a/ && cp "$DEMO"/* runs/job_b/ &&
+    mkdir runs/job_c && mkfifo runs/job_c/nccl_trace_rank_0 && # named like a dump, no job
     test_expect_code 2 "$FRTRACE" stats runs 2>err2 &&
     grep -q "runs holds the dumps of 2 jobs (rank 0.s dump is in 2 folders: job_a, job_b)" err2 &&
     mkdir -p nodes/node0 nodes/node1 &&
@@ -132,6 +133,30 @@ test_expect_success 'a long group description: the title names the ranks once, w
     grep -q "^hang: rank 2 never joined DEFAULT_PROCESS_GROUP_WIT\\.\\.\\._IN_ONE_LINE all_reduce #4$" title &&
     test "$(wc -c <title)" -le 101 &&
     grep -q "DEFAULT_PROCESS_GROUP_WITH_A_DESCRIPTION_LONGER_THAN_ANY_TITLE_COULD_HOLD_IN_ONE_LINE" out
+'
+
+test_expect_success 'a title too long for every culprit clause names rank 2 once: never "rank 2: rank 2"' '
+    cat >three.py <<-EOF &&
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import gen
+	j = gen.Job(4)
+	for g, d in (("1", "TENSOR_AND_DATA_PARALLEL_GROUP"), ("2", "EXPERT_MODEL_PARALLEL_GROUP"),
+	             ("3", "PIPELINE_MODEL_PARALLEL_GROUP")):
+	    j.groups[g] = (d, [0, 1, 2, 3])
+	    for s in range(1, 4):
+	        j.coll(g, "all_reduce", s)
+	    j.coll(g, "all_reduce", 4, states={r: "scheduled" for r in range(4)}, ranks=[0, 1, 3])
+	j.add(2, "1", "all_reduce", 4, "scheduled", dtype="BFloat16")
+	j.add(2, "2", "all_reduce", 4, "scheduled", ins=((5, 4),))
+	j.add(2, "3", "all_gather", 4, "scheduled", ins=((4, 4),), outs=((16, 4),))
+	j.write(sys.argv[2])
+	EOF
+    python3 three.py "$TOP/tests/scenarios" three &&
+    test_expect_code 1 "$FRTRACE" three >out &&
+    head -n 1 out >title &&
+    grep -qx "mismatch: rank 2 used BFloat16 where ranks 0,1,3 used Float; and 2 more" title &&
+    grep -q "^3\. type_mismatch in PIPELINE_MODEL_PARALLEL_GROUP (3), all_reduce #4" out
 '
 
 test_expect_success 'a gloo ok report: the slow rank first, membership in one line, no GPU words' '
