@@ -163,6 +163,12 @@ test_expect_success 'a gloo ok report: the slow rank first, membership in one li
     test_expect_code 0 "$FRTRACE" --width 0 "$GLOO/slow_dp" >out &&
     sed -n "/^slow ranks/=" out >slow_at && sed -n "/^warnings/=" out >warn_at &&
     test "$(cat slow_at)" -lt "$(cat warn_at)" &&
+    for f in markdown jira; do
+        "$FRTRACE" -f $f "$GLOO/slow_dp" >ticket &&
+        grep -n -e "^## Slow ranks$" -e "^h2. Slow ranks$" ticket | cut -d: -f1 >slow_at &&
+        grep -n -e "^## Warnings$" -e "^h2. Warnings$" ticket | cut -d: -f1 >warn_at &&
+        test "$(cat slow_at)" -lt "$(cat warn_at)" || return 1
+    done &&
     grep -A3 "membership_inferred" out >inferred &&
     test "$(grep -c . inferred)" -le 3 &&
     grep -q "13 groups rebuilt from the dumps that record entries in them (pg_config names only a group \"\", ranks 0,1, group-local, as gloo writes it); frtrace -v lists their members" out &&
