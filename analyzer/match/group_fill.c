@@ -27,16 +27,23 @@ typedef struct own_word {
     int64_t said;
     int64_t seq;   /* the members' common newest seq, -1 none yet, -2 they differ */
     uint32_t seen; /* members whose newest entry agrees so far */
-    bool pending;  /* one of them has it pending */
+    uint32_t name, in_sizes; /* what the first of them issued there (fa_traits) */
+    bool pending;            /* one of them has it pending */
 } own_word;
 
 static void note_newest(own_word *w, const fa_entry *e, const fa_traits *t) {
     if (w->seq == -2) return;
     bool open = t->state != FR_STATE_COMPLETED || t->ended;
-    if (!open || (w->seq >= 0 && w->seq != e->collective_seq_id)) {
+    /* Members that issued different operations there wait for each other's mismatch, not
+     * for a missing member. */
+    bool differs = w->seq >= 0 && (w->seq != e->collective_seq_id || w->name != t->name ||
+                                   w->in_sizes != t->in_sizes);
+    if (!open || differs) {
         w->seq = -2;
         return;
     }
+    w->name = t->name;
+    w->in_sizes = t->in_sizes;
     w->seq = e->collective_seq_id;
     w->seen++;
     w->pending |= t->state != FR_STATE_COMPLETED;
@@ -45,7 +52,7 @@ static void note_newest(own_word *w, const fa_entry *e, const fa_traits *t) {
 static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, own_word *words) {
     fa_smap at = { 0 };
     for (size_t i = 0; i < n; i++) {
-        words[i] = (own_word){ 0, -1, 0, false };
+        words[i] = (own_word){ 0, -1, 0, 0, 0, false };
         if (fa_smap_put(&at, groups[i].name, i)) return -1;
     }
     const fa_traits *traits = fa_store_traits_all(in->store);
@@ -95,11 +102,11 @@ static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, 
     return rc;
 }
 
-/* The size a group's own entries say: its all_gathers', or one more than seen when every member
- * seen waits in the same collective. */
+/* The size a group's own entries say: its all_gathers', or, when none says, one more than seen
+ * when every member seen waits in the same collective. */
 static int64_t own_size(const fa_fill_group *g, const own_word *w) {
     int64_t size = w->said;
-    if (w->seq >= 0 && w->pending && w->seen == g->members.n && (int64_t)g->members.n + 1 > size)
+    if (!size && w->seq >= 0 && w->pending && w->seen == g->members.n)
         size = (int64_t)g->members.n + 1;
     return size;
 }

@@ -224,6 +224,24 @@ static bool lag_possible(const decider *d, size_t node) {
     return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
 }
 
+/* Whether collective `op` is one that a single member issued while every other member of a
+ * group of three or more provably never did (each with a dump, blocked elsewhere): in a cycle of
+ * waits, the one rank that went where nobody else went is the one that left the common program
+ * (it issued an op in the wrong group, or ran past one it skipped), the majority's call of the
+ * contract. Nobody waits for the others there: the op gets no edges to them (build_graph), so
+ * that a cycle through it (the rank waits there for ranks that wait for it elsewhere) leaves it
+ * the root it is, and it is no stuck collective either (judge_joined). */
+static bool lonely_op(const decider *d, long op) {
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *g = &d->groups->v[o->group];
+    if (o->is_p2p || o->ncalls != 1 || g->nmembers < 3) return false;
+    uint32_t alone = d->m->calls[o->first_call].member;
+    for (uint32_t k = 0; k < g->nmembers; k++)
+        if (k != alone && fa_op_member_state(d->m, d->groups, (size_t)op, k) != FA_MS_NEVER)
+            return false;
+    return true;
+}
+
 static int build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -253,6 +271,7 @@ static int build_graph(decider *d) {
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
+        bool alone = pending == 1 && lonely_op(d, (long)i);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
@@ -278,7 +297,7 @@ static int build_graph(decider *d) {
                     f->lag_op = (long)i;
                     f->lag_record = rec;
                 }
-            } else if (fa_member_state_absent(s)) {
+            } else if (fa_member_state_absent(s) && !alone) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
@@ -531,6 +550,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         size_t n = nodes[k];
         if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
+        if (lonely_op(d, (long)op)) continue; /* ahead of the others, not stuck */
         fa_ranks started = { 0 }, scheduled = { 0 };
         members_in_state(d, op, fa_vg_is_started, &started);
         members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
@@ -636,15 +656,27 @@ static bool blocked_before(const decider *d, size_t node) {
     return false;
 }
 
-/* Marks the candidates of sink component c that blocked_before excuses, unless that would
- * excuse all of them (then the history cannot tell, and every one is named). */
+/* Whether the rank waits in a lonely op: whatever its history says, it went there alone. */
+static bool waits_alone(const decider *d, size_t node) {
+    for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
+        uint32_t x = d->g.edges[at];
+        if (x >= d->g.nrank_nodes && lonely_op(d, (long)d->g.op_of_node[x - d->g.nrank_nodes]))
+            return true;
+    }
+    return false;
+}
+
+/* Marks the candidates of sink component c that blocked_before excuses (never one waiting in a
+ * lonely op), unless that would excuse all of them (then the history cannot tell, and every one
+ * is named). */
 static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks) {
     size_t candidates = 0, excused = 0;
     for (size_t k = 0; k < nranks; k++) {
         rank_facts *f = &d->facts[mine[k]];
         if (!f->waited || f->missing_op < 0) continue;
         candidates++;
-        f->excused = fa_vg_node_pending(d, mine[k]) && blocked_before(d, mine[k]);
+        f->excused = fa_vg_node_pending(d, mine[k]) && !waits_alone(d, mine[k]) &&
+                     blocked_before(d, mine[k]);
         excused += f->excused;
     }
     if (excused < candidates) return;

@@ -20,7 +20,7 @@
 
 #include "analysis.h"
 
-enum { MAX_RANKS = 8, MAX_GROUPS = 4 };
+enum { MAX_RANKS = 8, MAX_GROUPS = 6 };
 
 typedef struct job {
     int world;
@@ -36,6 +36,7 @@ typedef struct job {
                                        * group; gap() skips one, as gloo's unrecorded p2p do) */
     char status[MAX_RANKS][256];      /* the rank's pg_status, or "" (none) */
     char frtrace[MAX_RANKS][512];     /* the recorder's "frtrace" key of the rank's dump, or "" */
+    const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
     char dir[64];
     fa_analysis a;
 } job;
@@ -84,12 +85,13 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
             "\"collective_seq_id\": %d, "
             "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"%s:%s\", "
             "\"time_created_ns\": %d, "
-            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
+            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": %s, "
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
             id ? ", " : "", id, name, name, desc_of(j, name), seq, op_id,
-            j->backend ? j->backend : "nccl", op, id, gloo_state(j, state),
+            j->backend ? j->backend : "nccl", op, id,
+            j->output_sizes ? j->output_sizes : "[[4, 4]]", gloo_state(j, state),
             strcmp(state, "completed") ? "false" : "true");
 }
 
@@ -708,6 +710,74 @@ static void a_group_with_two_ways_to_fill_is_left_as_found(void **state) {
     done(&j);
 }
 
+/* Rank 0 issued an all_reduce in the default group where its program had TP's #2: alone there,
+ * it waits for 1, 2, 3, which wait for it (1 in TP #2, 2 in DP #2) or for 1 (3 in DP #2): a cycle.
+ * The one rank that went where no other member went is the root; the others are its victims. */
+static void a_rank_alone_in_a_wrong_group_op_is_the_root(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "3", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "4", "DATA_PARALLEL_GROUP", "[1, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled"); /* instead of TP's #2 */
+    rec(&j, 1, "1", "all_reduce", 2, "scheduled");
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 2, "3", "all_reduce", 2, "scheduled");
+    rec(&j, 3, "4", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Every member of a gloo group (members rebuilt from the entries) has #2 pending, but one issued
+ * another operation there: the mismatch holds them up, not a member without a dump. */
+static void members_pending_in_different_ops_are_no_missing_member(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "fsdp_shard", "[0, 1, 2]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "reduce_scatter", 2, S("scheduled", "scheduled", NULL));
+    rec(&j, 2, "1", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "2");
+    long shard = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "1") == 0) shard = (long)g;
+    assert_true(shard >= 0);
+    assert_int_equal(j.a.groups.v[shard].nmembers, 3);
+    done(&j);
+}
+
+/* All three members of a gloo group have #2 in flight, and its all_gather said three members:
+ * a snapshot of a running job, not a fourth member holding them up. */
+static void members_all_pending_where_all_gathers_say_all_are_there(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "fsdp_shard", "[0, 1, 2]");
+    j.output_sizes = "[[4, 4], [4, 4], [4, 4]]";
+    coll(&j, "1", "all_gather", 1, S("completed", "completed", "completed"));
+    j.output_sizes = NULL;
+    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+    run(&j);
+    long shard = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "1") == 0) shard = (long)g;
+    assert_true(shard >= 0);
+    assert_int_equal(j.a.groups.v[shard].nmembers, 3);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -736,6 +806,9 @@ int main(void) {
         cmocka_unit_test(gloo_pg_status_counts_op_ids),
         cmocka_unit_test(gloo_has_no_gpu_lag),
         cmocka_unit_test(a_group_with_two_ways_to_fill_is_left_as_found),
+        cmocka_unit_test(a_rank_alone_in_a_wrong_group_op_is_the_root),
+        cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
+        cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
