@@ -25,8 +25,8 @@
  * them pending: nobody seen holds it up, so a member is missing. */
 typedef struct own_word {
     int64_t said;
-    int64_t seq;   /* the members' common newest seq, -1 none yet, -2 they differ */
-    uint32_t seen; /* members whose newest entry agrees so far */
+    int64_t seq;             /* the members' common newest seq, -1 none yet, -2 they differ */
+    uint32_t seen;           /* members whose newest entry agrees so far */
     uint32_t name, in_sizes; /* what the first of them issued there (fa_traits) */
     bool pending;            /* one of them has it pending */
 } own_word;

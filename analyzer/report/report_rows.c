@@ -2,7 +2,8 @@
  * table of a finding's operation (rows of identical content merged into one with a rank range,
  * so a 1000-rank group prints a handful of lines), each culprit's rows across every group, the
  * wait-chain lines, and which findings --selected-ranks / --pg-filters keep. The reports only
- * lay these out (report_text.c as aligned text, report_ticket.c as markdown or jira tables to paste).
+ * lay these out (report_text.c as aligned text, report_ticket.c as markdown or jira tables to
+ * paste).
  */
 #include <stdlib.h>
 #include <string.h>
