@@ -727,6 +727,16 @@ static const char *call_types(const checker *k, const fa_call *c, char *buf, siz
     return buf;
 }
 
+/* "Float" when input and output agree (as they do but for casts), else "Float -> BFloat16". */
+static void dtypes_pair(const fr_entry *e, char *buf, size_t len) {
+    const char *in = e->input_dtypes.count ? e->input_dtypes.items[0] : "-",
+               *out = e->output_dtypes.count ? e->output_dtypes.items[0] : "-";
+    if (strcmp(in, out) == 0)
+        snprintf(buf, len, "%s", in);
+    else
+        snprintf(buf, len, "%s -> %s", in, out);
+}
+
 static void describe_pair(const checker *k, const fa_op *op, long odd_call, long rep_call,
                           fa_finding *f, int what) {
     char a[300], b[300], ra[200], rb[200];
@@ -741,11 +751,13 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     if (what == SIG_TYPE) {
         call_types(k, x, a, sizeof a);
         if (y) call_types(k, y, b, sizeof b);
-        if (y)
+        if (y) {
             fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s",
                                   f->ranks.n > 1 ? "s" : "", odd_ranks, a,
                                   f->others.n > 1 ? "s" : "", other_ranks, b);
-        else
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        } else
             fa_finding_set_detail(
                 f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
                 (long long)k->groups->v[op->group].members[x->member], a);
@@ -763,11 +775,19 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
                                   (long long)k->groups->v[op->group].members[x->member], a, ra);
         }
     } else {
-        fa_finding_set_detail(f, "rank%s %s use dtypes %s -> %s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
-                              odd_ranks, ex->input_dtypes.count ? ex->input_dtypes.items[0] : "-",
-                              ex->output_dtypes.count ? ex->output_dtypes.items[0] : "-",
-                              ey ? "; ranks " : "", ey ? other_ranks : "", ey ? " use " : "",
-                              ey ? (ey->input_dtypes.count ? ey->input_dtypes.items[0] : "-") : "");
+        dtypes_pair(ex, a, sizeof a);
+        if (ey) dtypes_pair(ey, b, sizeof b);
+        fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
+                              odd_ranks, f->ranks.n > 1 ? "" : "s", a, ey ? "; rank" : "",
+                              ey && f->others.n > 1 ? "s "
+                              : ey                  ? " "
+                                                    : "",
+                              ey ? other_ranks : "",
+                              ey ? (f->others.n > 1 ? " use " : " uses ") : "", ey ? b : "");
+        if (ey) {
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        }
     }
     free(odd_ranks);
     free(other_ranks);

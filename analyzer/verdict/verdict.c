@@ -1211,9 +1211,7 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
         if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
     }
     if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
-    const char *where = !g                                                ? NULL
-                        : g->desc[0] && strcmp(g->desc, "undefined") != 0 ? g->desc
-                                                                          : g->id;
+    const char *where = !g ? NULL : !fa_desc_says_nothing(g->desc) ? g->desc : g->id;
     fa_ranks_normalize(&who);
     char *list = short_ranks(&who);
     if (who.n == 2)
