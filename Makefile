@@ -29,7 +29,7 @@ OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 # The analyzer's stages each have a folder (analyzer/load, match, verdict, perf, report, cli,
 # util); their headers are included by name, so every folder is on the include path.
-ANALYZER_INC := -Ianalyzer $(patsubst %/,-I%,$(sort $(dir $(wildcard analyzer/*/*.h))))
+ANALYZER_INC := -Ianalyzer
 CFLAGS   := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Iformats $(ANALYZER_INC) -MMD -MP
 LDFLAGS  := $(SANFLAGS)
 LDLIBS   := -lcjson -lpthread -lm

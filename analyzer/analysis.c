@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mixed.h"
-#include "passes.h"
-#include "timing.h"
-#include "transform_ft.h"
+#include "match/mixed.h"
+#include "match/passes.h"
+#include "util/timing.h"
+#include "load/transform_ft.h"
 
 static void input_findings(fa_analysis *a, bool mixed_jobs) {
     for (size_t i = 0; i < a->in.nrejected; i++) {

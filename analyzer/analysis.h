@@ -6,13 +6,13 @@
 #ifndef FRTRACE_ANALYSIS_H
 #define FRTRACE_ANALYSIS_H
 
-#include "findings.h"
-#include "groups.h"
-#include "load.h"
-#include "match.h"
-#include "perf.h"
-#include "progress.h"
-#include "verdict.h"
+#include "match/findings.h"
+#include "match/groups.h"
+#include "load/load.h"
+#include "match/match.h"
+#include "perf/perf.h"
+#include "util/progress.h"
+#include "verdict/verdict.h"
 
 typedef struct fa_options {
     const char *dir;

@@ -29,14 +29,14 @@
 
 #include "analysis.h"
 #include "grow.h"
-#include "timing.h"
-#include "commands.h"
-#include "report.h"
-#include "perf_cli.h"
-#include "folded.h"
-#include "help.h"
-#include "progress_line.h"
-#include "output_file.h"
+#include "util/timing.h"
+#include "cli/commands.h"
+#include "report/report.h"
+#include "cli/perf_cli.h"
+#include "report/folded.h"
+#include "cli/help.h"
+#include "cli/progress_line.h"
+#include "cli/output_file.h"
 #include "safe_text.h"
 
 typedef struct request {

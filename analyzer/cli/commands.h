@@ -7,13 +7,13 @@
 #ifndef FRTRACE_COMMANDS_H
 #define FRTRACE_COMMANDS_H
 
+#include "util/version.h"
+
 int show_main(int argc, char **argv);    /* argv[0] is "show" */
 int analyze_main(int argc, char **argv); /* argv[0] is the program name */
 int stats_main(int argc, char **argv);   /* argv[0] is "stats" (cli.c, perf_cli.c) */
 int stacks_main(int argc, char **argv);  /* argv[0] is "stacks" (cli.c, report/folded.c) */
 int timeline_main(int argc,
                   char **argv); /* argv[0] is "timeline" (cli.c, perf_cli.c, timeline.c) */
-
-#define FRTRACE_VERSION "0.1.0"
 
 #endif

@@ -6,7 +6,7 @@
  * so that the parser, the help and the shell completion (tests check it against
  * completion/) agree on one list.
  */
-#include "help.h"
+#include "cli/help.h"
 
 #include <string.h>
 

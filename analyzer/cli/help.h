@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "perf_cli.h"
+#include "cli/perf_cli.h"
 
 /* Whether word names a command (stats, timeline, show, help); *command is set when it does. */
 bool fa_cli_command_named(const char *word, fa_command *command);

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "commands.h"
+#include "cli/commands.h"
 
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "show") == 0) return show_main(argc - 1, argv + 1);

@@ -1,5 +1,5 @@
 /* output_file.c — -o FILE and stdout, with their failures said (see output_file.h). */
-#include "output_file.h"
+#include "cli/output_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,15 +1,15 @@
 /* perf_cli.c — the options and the output of `frtrace stats` and `frtrace timeline` (perf_cli.h).
  */
-#include "perf_cli.h"
+#include "cli/perf_cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_file.h"
-#include "perf_report.h"
+#include "cli/output_file.h"
+#include "report/perf_report.h"
 #include "safe_text.h"
-#include "timeline.h"
+#include "report/timeline.h"
 
 /* "--name" or "--name=VALUE" (with '_' for '-', as cli.c reads torchfrtrace's spellings). */
 static const char *long_option(const char *arg, const char *name, bool *matched) {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "report/report.h"
 
 /* What the command line asked for: the report (no command word), or a command's. */
 typedef enum fa_command {

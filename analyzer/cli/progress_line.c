@@ -6,7 +6,7 @@
  * when stderr is not a terminal (a log, a pipe, a CI job): the line is for a person waiting.
  * Stopping erases the line. The counters are fa_progress's atomics, which the analysis updates.
  */
-#include "progress_line.h"
+#include "cli/progress_line.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "progress.h"
+#include "util/progress.h"
 
 typedef struct fa_progress_line fa_progress_line;
 

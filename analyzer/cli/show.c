@@ -19,9 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
-#include "file_read.h"
-#include "help.h"
+#include "cli/commands.h"
+#include "load/file_read.h"
+#include "cli/help.h"
 #include "json_read.h"
 #include "json_salvage.h"
 #include "json_write.h"

@@ -1,5 +1,5 @@
 /* backend.c — backends by profiling-name prefix (see backend.h for what each one's states mean). */
-#include "backend.h"
+#include "load/backend.h"
 
 #include <string.h>
 

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "load.h"
+#include "load/load.h"
 #include "grow.h"
-#include "dir_walk.h"
+#include "load/dir_walk.h"
 
 static const char *const dump_suffixes[] = { ".json", ".pkl", ".pickle", "" };
 

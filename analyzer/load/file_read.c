@@ -7,7 +7,7 @@
  * a short read at the end to see that it did not grow. The buffer keeps one byte spare for the
  * NUL after the data.
  */
-#include "file_read.h"
+#include "load/file_read.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * word. The pairs are sorted by rank, so that a lookup is a binary search and a repeated rank is
  * found next to its twin.
  */
-#include "hosts.h"
+#include "load/hosts.h"
 
 #include <ctype.h>
 #include <stdbool.h>

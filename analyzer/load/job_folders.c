@@ -4,13 +4,13 @@
  * it are counted in a set; the rank found in the most folders tells how many jobs there are at
  * least, and its folders are the ones to name. Linear in the files.
  */
-#include "job_folders.h"
+#include "load/job_folders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
+#include "util/index.h"
 
 enum { FOLDERS_NAMED = 3 };
 

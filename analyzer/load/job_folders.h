@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "dir_walk.h"
+#include "load/dir_walk.h"
 
 /* files: n entries sorted by rank (the loader's order). NULL when every rank's regular files
  * lie in one folder; else a malloc'd message: "DIR holds the dumps of N jobs (...): analyze one

@@ -5,7 +5,7 @@
  * worker is free; each worker keeps its read buffer, decoder and compactor from file to file and
  * writes only its files' slots, so no lock is needed beyond the shared store's.
  */
-#include "load.h"
+#include "load/load.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 
 #include "dump_decoder.h"
-#include "file_read.h"
-#include "index.h"
-#include "parallel.h"
-#include "dir_walk.h"
-#include "job_folders.h"
+#include "load/file_read.h"
+#include "util/index.h"
+#include "util/parallel.h"
+#include "load/dir_walk.h"
+#include "load/job_folders.h"
 
 typedef fa_dir_entry candidate;
 

@@ -17,11 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "progress.h"
+#include "util/progress.h"
 #include "dump.h"
-#include "dir_walk.h"
-#include "hosts.h"
-#include "store.h"
+#include "load/dir_walk.h"
+#include "load/hosts.h"
+#include "load/store.h"
 
 typedef struct fa_rank_dump {
     int64_t rank; /* global rank, from the file name */

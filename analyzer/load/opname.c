@@ -1,5 +1,5 @@
 /* opname.c — profiling names taken apart, and which op types form which family (opname.h). */
-#include "opname.h"
+#include "load/opname.h"
 
 #include <stdio.h>
 #include <stdlib.h>

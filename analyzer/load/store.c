@@ -10,17 +10,16 @@
  * per-dump pointer cache, because a decoded dump already interns its strings: the same pointer
  * within one dump is the same string.
  */
-#include "store.h"
+#include "load/store.h"
 
-#include "backend.h"
+#include "load/backend.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
-#include "match.h"
+#include "util/index.h"
 #include "grow.h"
 
 enum { K_STR, K_NAME, K_SHAPES, K_STRINGS, K_FRAMES, K_RANKS, K_TRAITS, K_COUNT };

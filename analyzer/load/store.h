@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "dump.h"
-#include "opname.h"
+#include "load/opname.h"
 
 #define FA_NONE UINT32_MAX /* "no value" for an id (an entry without frames) */
 

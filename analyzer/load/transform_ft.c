@@ -12,13 +12,13 @@
  * The rewritten lists are interned in the store like every other rank list, so the dumps of a
  * replica share one copy.
  */
-#include "transform_ft.h"
+#include "load/transform_ft.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
+#include "util/index.h"
 
 static int transform_group(fa_input *in, const fa_rank_dump *rd, fr_group_config *g,
                            int64_t first_rank, int64_t *scratch, fr_error *err) {

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "load.h"
+#include "load/load.h"
 
 /* Rewrites every dump's default_pg ranks from replica-local to global: r + (rank / gws) * gws.
  * 0, or -1 with `err` when a rank would overflow. group_world_size must be positive. */

@@ -9,15 +9,15 @@
  * alone in its family with slots, by all the candidates when their number matches. Linear in the
  * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members.
  */
-#include "group_fill.h"
+#include "match/group_fill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "groups.h"
-#include "index.h"
-#include "store.h"
+#include "match/groups.h"
+#include "util/index.h"
+#include "load/store.h"
 
 /* What each group's own entries say of its size: said[i], the members its all_gathers imply
  * (output / input elements, 0 when none says); and waits[i], whether every member seen has the

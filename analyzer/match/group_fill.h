@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "load.h"
-#include "ranks.h"
+#include "load/load.h"
+#include "util/ranks.h"
 
 typedef struct fa_fill_group {
     const char *name, *desc;

@@ -4,13 +4,13 @@
  * list) pairs, keyed by name + a hash of the list. Pass 2 sorts them (name, then lowest
  * member), gives ids, and builds per rank a pg_name -> group map for the matcher.
  */
-#include "groups.h"
+#include "match/groups.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "group_fill.h"
+#include "match/group_fill.h"
 #include "grow.h"
 
 typedef struct proto_group {

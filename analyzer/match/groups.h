@@ -26,9 +26,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "index.h"
-#include "load.h"
-#include "ranks.h"
+#include "util/index.h"
+#include "load/load.h"
+#include "util/ranks.h"
 
 typedef struct fa_group {
     char *id;

@@ -17,16 +17,16 @@
  * Everything is linear in the number of entries. FRTRACE_TIMING=1 prints the steps' wall times
  * to stderr.
  */
-#include "match.h"
+#include "match/match.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
-#include "index.h"
-#include "match_walk.h"
-#include "parallel.h"
+#include "util/timing.h"
+#include "util/index.h"
+#include "match/match_walk.h"
+#include "util/parallel.h"
 
 static bool is_all_to_all(const char *t) { return (fa_op_flags(t) & FA_OP_ALL_TO_ALL) != 0; }
 

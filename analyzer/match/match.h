@@ -30,11 +30,11 @@
 #include <stdint.h>
 
 #include "dump.h"
-#include "findings.h"
-#include "groups.h"
-#include "load.h"
-#include "opname.h"
-#include "store.h"
+#include "match/findings.h"
+#include "match/groups.h"
+#include "load/load.h"
+#include "load/opname.h"
+#include "load/store.h"
 
 typedef enum fa_match_state {
     FA_FULLY_MATCHED = 1,

@@ -22,15 +22,15 @@
  * What a walker writes outside its own memory belongs to its ranks alone: the views of its ranks'
  * (group, position), rank_newest_pending of its ranks, its calls' slots, its refs and records.
  */
-#include "match_walk.h"
+#include "match/match_walk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "timing.h"
-#include "op_index.h"
-#include "parallel.h"
+#include "util/timing.h"
+#include "match/op_index.h"
+#include "util/parallel.h"
 
 #define NO_CALL UINT32_MAX
 

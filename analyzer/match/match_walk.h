@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "match.h"
+#include "match/match.h"
 
 /* One send or recv entry, for pairing: 20 bytes (a job's pipelines make tens of millions). Its
  * member is the sender's position for a send, the receiver's for a recv (fa_p2p_member); its

@@ -1,5 +1,5 @@
 /* mixed.c — dumps of more than one job in one directory (see mixed.h). */
-#include "mixed.h"
+#include "match/mixed.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,9 +16,9 @@
 #ifndef FRTRACE_MIXED_H
 #define FRTRACE_MIXED_H
 
-#include "findings.h"
-#include "groups.h"
-#include "load.h"
+#include "match/findings.h"
+#include "match/groups.h"
+#include "load/load.h"
 
 #define FA_MIXED_GAP_NS (10LL * 60 * 1000000000) /* ten minutes between two runs' windows */
 

@@ -9,12 +9,12 @@
  * a lookup in calloc'd memory maps the shared zero page first, and the first store into that page
  * then costs a copy-on-write fault whose TLB flush interrupts every other thread of the process.
  */
-#include "op_index.h"
+#include "match/op_index.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
+#include "util/index.h"
 
 #define NO_OP     UINT32_MAX
 #define SEQ_LIMIT ((int64_t)1 << 62)

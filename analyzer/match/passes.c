@@ -1,7 +1,7 @@
 /* passes.c — which ops pass (passes.h). */
-#include "passes.h"
+#include "match/passes.h"
 
-#include "parallel.h"
+#include "util/parallel.h"
 
 /* No expected member of collective `op` is missing: its members walked beside its calls
  * (sorted by member) instead of a search for each member's call. */

@@ -13,8 +13,8 @@
 #ifndef FRTRACE_PASSES_H
 #define FRTRACE_PASSES_H
 
-#include "groups.h"
-#include "match.h"
+#include "match/groups.h"
+#include "match/match.h"
 
 /* Sets m->ops[i].passes for every op, on `jobs` workers (<= 0: one per core). */
 void fa_match_mark_passes(const fa_groups *groups, fa_match *m, int jobs);

@@ -1,12 +1,12 @@
 /* clocks.c — per member and op, its clock's offset from the completion times (clocks.h). */
-#include "clocks.h"
+#include "perf/clocks.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfstat.h"
+#include "perf/perfstat.h"
 
 int fa_clock_ring_init(fa_clock_ring *c, uint32_t n) {
     memset(c, 0, sizeof *c);

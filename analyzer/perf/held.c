@@ -1,12 +1,12 @@
 /* held.c — the calls whose ranks were held back by others (held.h). */
-#include "held.h"
+#include "perf/held.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parallel.h"
-#include "perfstat.h"
+#include "util/parallel.h"
+#include "perf/perfstat.h"
 
 /* Bit planes over every rank's entries, set on a call's last entry. */
 enum {

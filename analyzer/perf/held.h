@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "load.h"
-#include "match.h"
+#include "load/load.h"
+#include "match/match.h"
 
 typedef struct fa_held {
     size_t *rank_at; /* per input rank: its first bit; [nranks] the end */

@@ -1,12 +1,12 @@
 /* lateness.c — a group's ops read, corrected for clocks and judged, in order (lateness.h). */
-#include "lateness.h"
+#include "perf/lateness.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "perfstat.h"
+#include "load/backend.h"
+#include "perf/perfstat.h"
 
 static int times_init(fa_op_times *t, uint32_t maxcalls) {
     size_t n = (size_t)maxcalls + 1;

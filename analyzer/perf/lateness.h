@@ -25,13 +25,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clocks.h"
-#include "groups.h"
-#include "held.h"
-#include "load.h"
-#include "match.h"
-#include "readiness.h"
-#include "verdict.h"
+#include "perf/clocks.h"
+#include "match/groups.h"
+#include "perf/held.h"
+#include "load/load.h"
+#include "match/match.h"
+#include "perf/readiness.h"
+#include "verdict/verdict.h"
 
 /* What the walk reads and judges of one op; arrays per call, ascending member. */
 typedef struct fa_op_times {

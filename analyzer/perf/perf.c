@@ -1,17 +1,17 @@
 /* perf.c — stragglers and per-collective statistics from arrivals and durations (perf.h). */
-#include "perf.h"
+#include "perf/perf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "held.h"
-#include "lateness.h"
-#include "parallel.h"
-#include "perfstat.h"
-#include "readiness.h"
-#include "timing.h"
+#include "perf/held.h"
+#include "perf/lateness.h"
+#include "util/parallel.h"
+#include "perf/perfstat.h"
+#include "perf/readiness.h"
+#include "util/timing.h"
 
 /* ------------------------------------------------------------ stats rows ------------- */
 

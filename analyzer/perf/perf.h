@@ -35,10 +35,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groups.h"
-#include "load.h"
-#include "match.h"
-#include "verdict.h"
+#include "match/groups.h"
+#include "load/load.h"
+#include "match/match.h"
+#include "verdict/verdict.h"
 
 #define FA_STRAGGLER_FLOOR_MS   5.0
 #define FA_STRAGGLER_MIN_JUDGED 5

@@ -1,5 +1,5 @@
 /* perfstat.c — quantiles, MAD, robust z-scores, dtype sizes, bus bandwidth factors (perfstat.h). */
-#include "perfstat.h"
+#include "perf/perfstat.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* readiness.c — per call the ready time of its rank's next call (readiness.h). */
-#include "readiness.h"
+#include "perf/readiness.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfstat.h"
+#include "perf/perfstat.h"
 
 static int64_t created(const fa_dump *d, uint32_t e) { return fa_time_created(d, e); }
 

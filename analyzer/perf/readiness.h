@@ -32,8 +32,8 @@
 
 #include <stdint.h>
 
-#include "load.h"
-#include "match.h"
+#include "load/load.h"
+#include "match/match.h"
 
 #define FA_NO_CALL UINT32_MAX
 

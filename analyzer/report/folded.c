@@ -3,15 +3,15 @@
  * Each thread's line is built as text, frame by frame, then counted in a string map; the
  * distinct lines are sorted with strcmp at the end.
  */
-#include "folded.h"
+#include "report/folded.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "index.h"
+#include "util/index.h"
 #include "safe_text.h"
-#include "whereabouts.h"
+#include "report/whereabouts.h"
 
 typedef struct line {
     char *v;

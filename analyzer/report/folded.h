@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 
 /* Writes the folded stacks of the loaded dumps (only --selected-ranks when given). 0, with
  * *nthreads the threads counted (0: no dump has stacks), or -1 out of memory or output error. */

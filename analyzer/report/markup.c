@@ -1,5 +1,5 @@
 /* markup.c — markdown and Jira wiki markup for the ticket report (markup.h). */
-#include "markup.h"
+#include "report/markup.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "table.h"
+#include "report/table.h"
 
 typedef enum fa_markup { FA_MARKDOWN, FA_JIRA } fa_markup;
 

@@ -6,7 +6,7 @@
  * variable guard the counters: workers wait while the window is full, the calling thread waits
  * while the next chunk to write is not finished and there is nothing it may format itself.
  */
-#include "ordered_write.h"
+#include "report/ordered_write.h"
 #include "grow.h"
 
 #include <pthread.h>

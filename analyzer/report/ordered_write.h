@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "parallel.h" /* fa_worker_count */
+#include "util/parallel.h" /* fa_worker_count */
 
 /* A growable byte buffer. */
 typedef struct fa_textbuf {

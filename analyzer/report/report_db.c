@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "util/version.h"
 #include "grow.h"
 #include "json_text.h"
-#include "ordered_write.h"
-#include "report.h"
-#include "perf_report.h"
-#include "report_whereabouts.h"
+#include "report/ordered_write.h"
+#include "report/report.h"
+#include "report/perf_report.h"
+#include "report/report_whereabouts.h"
 
 /* ---------------------------------------------------------------- JSON writer ------ */
 

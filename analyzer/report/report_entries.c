@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "safe_text.h"
-#include "table.h"
+#include "report/table.h"
 
 static bool rank_selected(const fa_report_options *opt, int64_t rank) {
     if (!opt->selected_ranks) return true;

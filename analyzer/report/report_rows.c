@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "table.h"
+#include "report/report.h"
+#include "report/table.h"
 
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;

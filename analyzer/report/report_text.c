@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "perf_report.h"
+#include "report/report.h"
+#include "report/perf_report.h"
 #include "safe_text.h"
-#include "report_whereabouts.h"
-#include "stacks.h"
-#include "table.h"
-#include "wrap.h"
+#include "report/report_whereabouts.h"
+#include "report/stacks.h"
+#include "report/table.h"
+#include "report/wrap.h"
 
 static void finding_heading(const fa_analysis *a, const fa_finding *f, char *buf, size_t len) {
     char group[300] = "", label[200] = "";

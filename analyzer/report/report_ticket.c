@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "markup.h"
-#include "perf_report.h"
-#include "report.h"
-#include "report_whereabouts.h"
-#include "stacks.h"
-#include "table.h"
+#include "report/markup.h"
+#include "report/perf_report.h"
+#include "report/report.h"
+#include "report/report_whereabouts.h"
+#include "report/stacks.h"
+#include "report/table.h"
 
 static void finding_heading(const fa_analysis *a, const fa_finding *f, fa_markup m, FILE *out) {
     char group[300] = "", label[200] = "";

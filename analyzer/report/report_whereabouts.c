@@ -7,17 +7,17 @@
  * stands in. Nothing is shown when no dump says where it was (PyTorch's dumps without --hosts), so
  * reports of such jobs are as before. Every piece of dump text goes through safe_text.h.
  */
-#include "report_whereabouts.h"
+#include "report/report_whereabouts.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_text.h"
-#include "markup.h"
+#include "report/markup.h"
 #include "safe_text.h"
-#include "table.h"
-#include "whereabouts.h"
-#include "wrap.h"
+#include "report/table.h"
+#include "report/whereabouts.h"
+#include "report/wrap.h"
 
 #define NATIVE_SHOWN  8 /* native frames of a culprit's thread in text and markdown */
 #define THREADS_SHOWN 8 /* other threads of a culprit, one line each */

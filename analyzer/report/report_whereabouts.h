@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "markup.h"
-#include "report.h"
+#include "report/markup.h"
+#include "report/report.h"
 
 /* The text report's sections (nothing when no dump places its rank and no --hosts). */
 void fa_report_whereabouts_text(const fa_analysis *a, const fa_report_options *opt, FILE *out);

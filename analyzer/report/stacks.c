@@ -1,12 +1,12 @@
 /* stacks.c — merging identical stack frames across ranks (see stacks.h). A hash of each
  * call's frame text finds the ranks that share it; blocks come out in order of first rank. */
-#include "stacks.h"
+#include "report/stacks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "index.h"
+#include "util/index.h"
 #include "safe_text.h"
 
 /* One line per frame, name and file in their terminal form (safe_text.h): a frame's own newline

@@ -1,12 +1,12 @@
 /* table.c — aligned text and markdown tables (see table.h). */
-#include "table.h"
+#include "report/table.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wrap.h"
+#include "report/wrap.h"
 #include "grow.h"
 #include "safe_text.h"
 

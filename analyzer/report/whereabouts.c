@@ -5,14 +5,14 @@
  * same call group together even when the exact instruction differs (a spinning loop). The keys
  * go into a string map, so grouping 16 384 ranks is one pass.
  */
-#include "whereabouts.h"
+#include "report/whereabouts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "index.h"
+#include "util/index.h"
 
 const char *fa_where_basename(const char *path) {
     const char *slash = path ? strrchr(path, '/') : NULL;

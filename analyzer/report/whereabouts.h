@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
-#include "ranks.h"
+#include "util/ranks.h"
 
 /* "node-17, GPU 3 (0000:5A:00.0)" from the dump, "node-17" from --hosts, or NULL when neither
  * says; raw input text (show it through safe_text.h). malloc'd. */

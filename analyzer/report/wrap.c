@@ -1,5 +1,5 @@
 /* wrap.c — line breaking for the text report (see wrap.h). */
-#include "wrap.h"
+#include "report/wrap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* index.c — open-addressing hash maps (see index.h). Linear probing; a table is never more than
  * half full, so probes stay short; growth rehashes everything once, keeping inserts amortized
  * constant. */
-#include "index.h"
+#include "util/index.h"
 
 #include <stdlib.h>
 #include <string.h>

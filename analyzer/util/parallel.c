@@ -1,7 +1,7 @@
 /* parallel.c — fa_parallel_for (see parallel.h): an atomic chunk counter, threads started per
  * call (the loops it serves run for tens of milliseconds, thread start-up is microseconds). A
  * thread that cannot be started leaves its share to the others. */
-#include "parallel.h"
+#include "util/parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* ranks.c — rank sets and their "0-7,9" text form (see ranks.h). */
-#include "ranks.h"
+#include "util/ranks.h"
 #include "grow.h"
 
 #include <stdio.h>

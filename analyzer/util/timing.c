@@ -1,5 +1,5 @@
 /* timing.c — phase wall times to stderr when FRTRACE_TIMING is set (timing.h). */
-#include "timing.h"
+#include "util/timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

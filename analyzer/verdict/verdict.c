@@ -13,13 +13,13 @@
  * come from an iterative Tarjan (no recursion, so thousands of ranks cannot overflow the
  * stack). Everything is linear in ops + calls.
  */
-#include "verdict.h"
+#include "verdict/verdict.h"
 
 #include "grow.h"
-#include "parallel.h"
-#include "verdict_explain.h"
-#include "verdict_graph.h"
-#include "verdict_possible.h"
+#include "util/parallel.h"
+#include "verdict/verdict_explain.h"
+#include "verdict/verdict_graph.h"
+#include "verdict/verdict_possible.h"
 
 #include <stdio.h>
 #include <stdlib.h>

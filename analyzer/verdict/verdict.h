@@ -36,12 +36,12 @@
 #ifndef FRTRACE_VERDICT_H
 #define FRTRACE_VERDICT_H
 
-#include "findings.h"
-#include "groups.h"
-#include "load.h"
-#include "match.h"
-#include "verdict_title.h"
-#include "ranks.h"
+#include "match/findings.h"
+#include "match/groups.h"
+#include "load/load.h"
+#include "match/match.h"
+#include "verdict/verdict_title.h"
+#include "util/ranks.h"
 
 typedef enum fa_status {
     FA_STATUS_OK,

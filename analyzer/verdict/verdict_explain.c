@@ -17,7 +17,7 @@
  * A p2p_unmatched finding whose absent side is a root cause or has something pending itself is
  * part of the hang: it is marked explained, and the reports fold it into one count.
  */
-#include "verdict_explain.h"
+#include "verdict/verdict_explain.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef FRTRACE_VERDICT_EXPLAIN_H
 #define FRTRACE_VERDICT_EXPLAIN_H
 
-#include "verdict_graph.h"
+#include "verdict/verdict_graph.h"
 
 /* Evidence per culprit (after the first nmatch_findings findings, the matcher's, whose mismatches
  * it reads), the wait chain, the lagging_ranks finding, explained p2p findings. 0, or -1 when out

@@ -2,9 +2,9 @@
  * (verdict_graph.h): a rank's async error and whether it is broken in a group, a member's entry
  * for an op, every expected member's state in an op, and how an op is named in a detail.
  */
-#include "verdict_graph.h"
+#include "verdict/verdict_graph.h"
 
-#include "verdict_title.h"
+#include "verdict/verdict_title.h"
 
 /* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
 const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group) {

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "index.h"
-#include "verdict.h"
+#include "util/index.h"
+#include "verdict/verdict.h"
 
 /* What is known of one rank: node r is facts[r]. */
 typedef struct rank_facts {

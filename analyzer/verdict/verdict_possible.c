@@ -30,7 +30,7 @@
  * MAX_IDLE_CHECKED, each looking at its groups with send/recv (gloo jobs are small); everything
  * else is linear.
  */
-#include "verdict_possible.h"
+#include "verdict/verdict_possible.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef FRTRACE_VERDICT_POSSIBLE_H
 #define FRTRACE_VERDICT_POSSIBLE_H
 
-#include "verdict_graph.h"
+#include "verdict/verdict_graph.h"
 
 /* Why an option of an ambiguity would be the root cause (its explanation's words). */
 extern const char FA_WHY_STOPPED[], FA_WHY_NO_DUMP[], FA_WHY_STALE[], FA_WHY_SKIPPED_P2P[];

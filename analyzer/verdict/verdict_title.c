@@ -19,7 +19,7 @@
  * come after those found from the entries. The words are the reports' too: causes are an enum
  * (fa_cause), never looked for in a finding's prose.
  */
-#include "verdict_title.h"
+#include "verdict/verdict_title.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "findings.h"
-#include "groups.h"
-#include "match.h"
+#include "match/findings.h"
+#include "match/groups.h"
+#include "match/match.h"
 
 enum { FA_TITLE_WIDTH = 100 };
 

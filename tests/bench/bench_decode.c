@@ -27,7 +27,7 @@
 
 #include "dump.h"
 #include "dump_decoder.h"
-#include "file_read.h"
+#include "load/file_read.h"
 #include "json_read.h"
 #include "pickle_read.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

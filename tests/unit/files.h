@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "file_read.h"
+#include "load/file_read.h"
 
 static inline uint8_t *slurp(const char *path, size_t *len) {
     fa_file_buffer file = { 0 };

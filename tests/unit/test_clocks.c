@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "clocks.h"
+#include "perf/clocks.h"
 
 enum { N = 4, OPS = 9 };
 #define T0 1700000000000000000LL

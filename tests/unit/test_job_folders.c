@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job_folders.h"
+#include "load/job_folders.h"
 
 static fa_dir_entry entry(const char *path, int64_t rank, const char *odd) {
     return (fa_dir_entry){ (char *)path, strrchr(path, '/') + 1, rank, 5, odd, odd != NULL };

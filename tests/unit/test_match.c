@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match.h"
-#include "ranks.h"
+#include "match/match.h"
+#include "util/ranks.h"
 
 typedef struct ev {
     fr_entry e;

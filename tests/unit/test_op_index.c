@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "op_index.h"
+#include "match/op_index.h"
 
 typedef struct key {
     uint32_t group;

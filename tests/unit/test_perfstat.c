@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "perfstat.h"
+#include "perf/perfstat.h"
 
 static void quantiles_match_numpy_linear(void **state) {
     (void)state;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranks.h"
+#include "util/ranks.h"
 
 static void formats_as(const int64_t *v, size_t n, const char *want) {
     char *got = fa_ranks_format(v, n);

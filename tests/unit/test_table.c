@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
-#include "wrap.h"
+#include "report/table.h"
+#include "report/wrap.h"
 
 typedef struct sink {
     char *text;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "hosts.h"
-#include "load.h"
-#include "whereabouts.h"
+#include "report/folded.h"
+#include "load/hosts.h"
+#include "load/load.h"
+#include "report/whereabouts.h"
 
 static const fr_frame waiting_py[] = { { "wait", "/job/train.py", 79 },
                                        { "<module>", "/job/train.py", 93 } };

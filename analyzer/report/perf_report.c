@@ -1,15 +1,15 @@
 /* perf_report.c — slow ranks and stats in text, markdown and JSON (perf_report.h). */
-#include "perf_report.h"
+#include "report/perf_report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_text.h"
-#include "perfstat.h"
+#include "perf/perfstat.h"
 #include "safe_text.h"
-#include "table.h"
-#include "wrap.h"
+#include "report/table.h"
+#include "report/wrap.h"
 
 bool fa_perf_group_selected(const fa_analysis *a, const fa_report_options *opt, uint32_t gi) {
     const fa_group *g = &a->groups.v[gi];

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ranks.h"
+#include "util/ranks.h"
 
 typedef enum fa_finding_kind {
     FA_MISSING_RANKS,

@@ -1,5 +1,5 @@
 /* timeline.c — Chrome Trace Event JSON and SVG of the job's entries over time (timeline.h). */
-#include "timeline.h"
+#include "report/timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include "grow.h"
 #include "json_text.h"
-#include "perf_report.h"
+#include "report/perf_report.h"
 #include "safe_text.h"
 
 /* ------------------------------------------------------------ which ranks ----------- */

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "report/report.h"
 
 typedef struct fa_timeline_sel {
     size_t *ranks; /* indices into fa_input.ranks, ascending */

@@ -1,5 +1,5 @@
 /* findings.c — the findings list and the names of finding kinds (see findings.h). */
-#include "findings.h"
+#include "match/findings.h"
 #include "grow.h"
 
 #include <stdarg.h>

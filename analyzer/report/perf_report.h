@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "report/report.h"
 
 /* "slow ranks:" (format "text", within `width` columns, 0: no limit) / "## Slow ranks"
  * ("markdown") / "h2. Slow ranks" ("jira"); nothing when there are none. */
