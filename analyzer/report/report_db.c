@@ -1,4 +1,4 @@
-/* report_db.c — the analysis database (contract §4, schema "frtrace-db/1"), written as it goes.
+/* report_db.c — the analysis database (docs/database.md, "frtrace-db/1"), written as it goes.
  *
  * collectives: one row per op of each group, all ranks merged; nccl_calls: by default only the
  * calls of ops that did not pass and calls that matched nothing (--all-calls: every call), so
