@@ -60,6 +60,21 @@ test_expect_success 'every docs/ page that a source file cites exists' '
     done <cited
 '
 
+# db_if_readable DIR OUT: frtrace's database of DIR in OUT, or no OUT when DIR is no job (exit 2).
+db_if_readable() {
+    "$FRTRACE" -f json "$1" >"$2" 2>/dev/null
+    test $? -le 1 || rm -f "$2"
+}
+
+test_expect_success 'every key of a database made from testdata/ is described in docs/database.md' '
+    n=0 &&
+    for d in "$TOP"/testdata/*/ "$TOP"/testdata/*/*/; do
+        n=$((n + 1)) && db_if_readable "$d" "db$n.json" || return 1
+    done &&
+    test "$(ls db*.json | wc -l)" -gt 40 &&
+    python3 "$TOP/tests/tools/db_keys_documented.py" "$TOP/docs/database.md" db*.json
+'
+
 test_expect_success 'README.md links the architecture and the database pages' '
     grep -q "(docs/ARCHITECTURE.md)" "$TOP/README.md" &&
     grep -q "(docs/database.md)" "$TOP/README.md"
