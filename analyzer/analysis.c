@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mixed.h"
+#include "passes.h"
 #include "timing.h"
 #include "transform_ft.h"
 
@@ -115,6 +116,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
         free(mixed_jobs);
         return -1;
     }
+    fa_match_mark_passes(&a->groups, &a->match, opt->jobs); /* which ops pass (passes.h) */
     if (timing) fa_timing_note("match", &t);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
     if (rc == 0 && mixed_jobs)

@@ -4,10 +4,11 @@
 . "$(dirname "$0")/lib.sh"
 SC="$TOP/tests/scenarios"
 
-# analyze SCENARIO: writes the dumps and the database db.json in the current directory.
+# analyze SCENARIO [OPTION...]: writes the dumps and the database db.json (frtrace -f json
+# OPTION...) in the current directory.
 analyze() {
-    sh "$SC/run_scenario.sh" "$1" dumps &&
-    { "$FRTRACE" -f json dumps >db.json; status=$?; [ $status -le 1 ]; }
+    sh "$SC/run_scenario.sh" "$1" dumps && shift &&
+    { "$FRTRACE" -f json "$@" dumps >db.json; status=$?; [ $status -le 1 ]; }
 }
 check() { python3 "$SC/check.py" db.json "$@"; }
 
@@ -67,7 +68,7 @@ test_expect_success 'torchft replicas: --transform-ft makes each default_pg glob
     grep -e "--transform-ft --group-world-size N" plain.txt
 '
 test_expect_success 'p2p pipeline: symmetric batch_isend_irecv matches, completed by its marker; an unmatched send names the peer' '
-    analyze pipeline && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
+    analyze pipeline --all-collectives && check hang 3 missing_ranks:3 p2p_unmatched:3 &&
     python3 -c "
 import json; d = json.load(open(\"db.json\"))
 pp = [c for c in d[\"collectives\"] if c[\"group_id\"] == \"5\"]
@@ -79,6 +80,23 @@ assert got == [(\"nccl:send 0->1\", \"completed\"), (\"nccl:send 1->2\", \"compl
 test_expect_success 'ring-buffer windows starting at different record_ids align by seq' '
     analyze ring_wrap && check hang 3 missing_ranks:3 &&
     python3 -c "import json;d=json.load(open(\"db.json\"));assert [f for f in d[\"findings\"] if f[\"kind\"]==\"missing_ranks\"][0][\"collective_seq_id\"]==8"
+'
+test_expect_success 'values kept beside the compact entries (record gaps, seq ids 2^16 and 2^40 apart, hours) read back exactly' '
+    analyze wide_values --all-collectives && check ok - &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+got = [(c[\"collective_seq_id\"], c[\"record_id\"]) for c in d[\"collectives\"]]
+want = [(5, 0), (6, 8), (70006, 23), (70007, 45), (1 << 40, 74), ((1 << 40) + 1, 110)]
+assert got == want, got" &&
+    "$FRTRACE" timeline -o trace.json dumps &&
+    python3 -c "
+import json; e = [x for x in json.load(open(\"trace.json\"))[\"traceEvents\"] if x[\"ph\"] == \"X\" and x[\"pid\"] == 3]
+assert [round(x[\"ts\"], 3) for x in e] == [k * 3e9 + 3.0 for k in range(6)], [x[\"ts\"] for x in e]" &&
+    analyze record_gaps --all-collectives && check ok - &&
+    python3 -c "
+import json; d = json.load(open(\"db.json\"))
+got = [(c[\"collective_seq_id\"], c[\"record_id\"]) for c in d[\"collectives\"]]
+assert got == [(5, 0), (6, 8), (7, 23), (8, 45), (9, 74), (10, 110)], got"
 '
 test_expect_success 'mixed versions 2.4 + 2.9 + 2.10 in one directory: a warning, still ok' '
     analyze mixed_versions && check ok - version_mismatch &&
@@ -111,7 +129,7 @@ test_expect_success 'usage errors exit 2; torchfrtrace spellings are accepted' '
 # torchfrtrace's testBuildDB (test_fr_analysis.py), cases 1-6: two ranks, version 2.8, sub_pg "1" split
 # into [0] and [1]. rows GROUP:RECORD:NAME:PASS... lists the collectives expected in the database.
 builddb() {
-    analyze "builddb_$1" && python3 - "$@" <<-\EOF
+    analyze "builddb_$1" --all-collectives && python3 - "$@" <<-\EOF
 	import json, sys
 	d = json.load(open("db.json"))
 	got = ["%s:%d:%s:%s" % (c["group_id"], c["record_id"], c["profiling_name"], c["pass_check"]) for c in d["collectives"]]

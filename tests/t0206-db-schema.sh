@@ -52,6 +52,34 @@ else
     test_skip 'no ../shared' 'the four real runs'
 fi
 
+test_expect_success 'by default collectives lists only what did not pass; collective_summary counts the rest; --all-collectives lists all, same ids' '
+    db_of "$TOP/testdata/torch-2.15.0-gloo/healthy" ok.json &&
+    "$FRTRACE" -f json --all-collectives "$TOP/testdata/torch-2.15.0-gloo/healthy" >all.json &&
+    db_of "$TOP/testdata/torch-2.15.0-gloo/skip" hang.json &&
+    test_expect_code 1 "$FRTRACE" -f json --all-collectives "$TOP/testdata/torch-2.15.0-gloo/skip" >hangall.json &&
+    python3 "$TOP/tests/tools/validate_db.py" ok.json all.json hang.json hangall.json &&
+    python3 - <<-\PY
+	import json
+	for few, every in (("ok.json", "all.json"), ("hang.json", "hangall.json")):
+	    d, a = json.load(open(few)), json.load(open(every))
+	    failing = [c for c in a["collectives"] if not c["pass_check"]]
+	    assert d["collectives"] == failing, (few, len(d["collectives"]), len(failing))
+	    assert d["collective_summary"] == a["collective_summary"]
+	    for s in d["collective_summary"]:
+	        rows = [c for c in a["collectives"] if c["group_id"] == s["group_id"]]
+	        passed = [c for c in rows if c["pass_check"] and not c["profiling_name"].startswith(("nccl:send", "nccl:recv"))]
+	        assert s["passed"] == len(passed) and s["not_passed"] == len([c for c in rows if not c["pass_check"]]), s
+	        seqs = [c["collective_seq_id"] for c in passed]
+	        assert (s["collective_seq_id_first"], s["collective_seq_id_last"]) == ((min(seqs), max(seqs)) if seqs else (None, None)), s
+	    ids = {c["id"] for c in a["collectives"]}
+	    assert all(c["collective_id"] in ids for c in d["nccl_calls"])
+	    assert all(f["collective_id"] in {c["id"] for c in d["collectives"]} for f in d["findings"] if f.get("collective_id") is not None and not f["warning"])
+	ok = json.load(open("ok.json"))
+	assert ok["collectives"] == [] and ok["nccl_calls"] == [] and sum(s["passed"] for s in ok["collective_summary"]) > 0
+	assert json.load(open("hang.json"))["collectives"], "a hang lists the collective it waits in"
+	PY
+'
+
 test_expect_success 'every key of a database is documented in the man page' '
     db_of "$TOP/testdata/torch-2.15.0-gloo/exit" a.json &&
     db_of "$TOP/testdata/recorder-fake-nccl/skip" b.json &&

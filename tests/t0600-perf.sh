@@ -2,7 +2,9 @@
 # t0600-perf.sh — speed from the same dumps: slow ranks (stragglers) in the report, the
 # database and the ok summary; `frtrace stats`; `frtrace timeline` as Chrome trace JSON and SVG.
 # Jobs come from the generator with injected slow ranks (one, two, a slow node, a slow GPU, one
-# beside a hang); each must be found exactly, and nothing on healthy jobs, generated or real.
+# beside a hang; calls that wait, so that the delay spreads; node clocks seconds apart, stage
+# clocks drifting apart); each must be found exactly, and nothing on healthy jobs, generated or
+# real.
 # Databases are checked against the shipped schema (tests/tools/validate_db.py).
 . "$(dirname "$0")/lib.sh"
 
@@ -80,6 +82,48 @@ test_expect_success 'in a hang, a slow rank is judged over the completed history
     head -n 1 out | grep -q "^hang:" && grep -q "^slow ranks" out
 '
 
+test_expect_success 'calls that wait (--cascade): one slow rank is named, not the peers that waited for it and came late to their next groups' '
+    gen --cascade --slow-ranks 5 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 5 &&
+    head -n 1 out | grep -Eq "^ok: no hang; rank 5 is slow: last to arrive in ([0-9]+) of \1 collectives, (39|40|41) ms late \(median\)$"
+'
+
+test_expect_success 'calls that wait: two slow ranks in different stages, or a slow node, are named, and only they (the delay also travels through sends)' '
+    gen --cascade --slow-ranks 5,42 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(sorted_stragglers db.json)" = "5 42" &&
+    gen --cascade --slow-ranks 8-15 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(sorted_stragglers db.json)" = "8 9 10 11 12 13 14 15" &&
+    gen --cascade --jitter-ms 4 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(stragglers db.json)" = ""
+'
+
+test_expect_success 'node clocks up to 3 s apart: no slow rank without one, exactly the slow one with it (also when calls wait)' '
+    gen --node-offset-ms 3000 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = "" && head -n 1 out | grep -q "^ok: 64 ranks" &&
+    python3 -c "import json; r=json.load(open(\"db.json\"))[\"stats\"]; assert max(x[\"skew_ms_p50\"] for x in r if x[\"op\"] != \"send/recv\") < 5, r" &&
+    gen --node-offset-ms 3000 --slow-ranks 21 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 21 &&
+    head -n 1 out | grep -Eq "^ok: no hang; rank 21 is slow: last to arrive in ([0-9]+) of \1 collectives, 40 ms late" &&
+    gen --cascade --node-offset-ms 3000 --slow-ranks 21 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(stragglers db.json)" = 21
+'
+
+test_expect_success 'pipeline stages whose clocks drift 8 s apart, a default-group all_reduce every step: nobody is slow' '
+    gen --clock-drift-ms 8000 --period 1 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = "" && head -n 1 out | grep -q "^ok: 64 ranks" &&
+    gen --clock-drift-ms 8000 --period 1 --slow-ranks 40 jobdir >/dev/null &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >/dev/null &&
+    test "$(stragglers db.json)" = 40
+'
+
 test_expect_success '--straggler-floor-ms above the lateness hides it; a bad value is a usage error' '
     gen --slow-ranks 5 jobdir >/dev/null &&
     test_expect_code 0 "$FRTRACE" --straggler-floor-ms 100 -o db.json jobdir >/dev/null &&
@@ -103,6 +147,16 @@ test_expect_success 'gloo: a rank late at one of three collectives a step is nam
     head -n 1 out | grep -Eq "^ok: no hang; rank 5 is slow: (59|60|61) ms late in 8 of 24 collectives \(median\)$" &&
     python3 -c "import json; s=json.load(open(\"db.json\"))[\"stragglers\"][0]; assert s[\"late_ms_median\"] < 5 and s[\"late_in\"] == 8 and s[\"collectives\"] == 24, s" &&
     grep -q "^  rank  late ms p50  late ms p90  late in  *last in  *groups" out
+'
+
+test_expect_success 'NCCL, calls that do not wait: a node 40 ms behind is named (it waited for nobody, its gaps are its peers'"'"'), and one that waited but went on at once' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" nccl_slow_node jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(sorted_stragglers db.json)" = "2 3" &&
+    head -n 1 out | grep -q "^ok: no hang; ranks 2,3 are slow: up to 40 ms late (median)$" &&
+    sh "$TOP/tests/scenarios/run_scenario.sh" nccl_two_lags jobdir2 &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir2 >out &&
+    test "$(sorted_stragglers db.json)" = "2 3"
 '
 
 test_expect_success 'gloo: a healthy job timed the same way names nobody' '

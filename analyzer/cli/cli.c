@@ -96,7 +96,9 @@ static const char usage_text[] =
     "                             width on a terminal, else 100; 0: no limit)\n"
     "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
     "      --print-stack-trace    show stack frames, merged across ranks\n"
-    "      --all-calls            list every rank's call in the database\n"
+    "      --all-collectives      list every collective in the database, not only those that\n"
+    "                             did not pass (the rest are counted per group)\n"
+    "      --all-calls            list every rank's call (and every collective) in the database\n"
     "      --hosts FILE           'RANK HOST' lines (a launcher's log, srun -l hostname): the\n"
     "                             report names each culprit's host when its dump does not\n"
     "      --transform-ft --group-world-size N\n"
@@ -343,6 +345,8 @@ static int parse_args(int argc, char **argv, request *rq) {
             rq->report.stack_traces = true;
         } else if (is_option(arg, NULL, "all-calls")) {
             rq->report.all_calls = true;
+        } else if (is_option(arg, NULL, "all-collectives")) {
+            rq->report.all_collectives = true;
         } else if (is_option(arg, NULL, "allow-incomplete-ranks")) {
             /* always on: a missing dump is a finding, not a fatal error */
         } else if (is_option(arg, NULL, "selected-ranks")) {

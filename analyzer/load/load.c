@@ -123,6 +123,11 @@ static void decode_one(decode_job *job, size_t i, decode_worker *w) {
         job->errors[i] = strdup(err.msg[0] ? err.msg : "not a Flight Recorder dump");
     } else if ((job->errors[i] = hostile_memberships(dump, (size_t)len)) != NULL) {
         fr_dump_free(dump);
+    } else if (dump->nentries > FA_MAX_DUMP_ENTRIES) {
+        if (asprintf(&job->errors[i], "%u entries: more than %u cannot be analyzed", dump->nentries,
+                     FA_MAX_DUMP_ENTRIES) < 0)
+            job->errors[i] = NULL;
+        fr_dump_free(dump);
     } else {
         job->dumps[i] = fa_dump_compact(w->comp, dump);
         if (!job->dumps[i]) job->errors[i] = strdup("out of memory");

@@ -305,6 +305,7 @@ enum { PTR_FRONT = 256 };
 typedef struct traits_key {
     const void *name, *in_sizes, *out_sizes, *in_dtypes, *out_dtypes, *frames;
     uint32_t counts[5]; /* of the lists (an empty one may have no pointer) */
+    uint32_t pg;        /* its pg slot */
     uint8_t state;
     bool is_p2p;
 } traits_key;
@@ -553,15 +554,16 @@ static uint32_t pg_slot(fa_compactor *c, fa_dump *d, size_t *cap, const fr_entry
         c->failed = true;
         return 0;
     }
-    d->pgs[d->npgs] =
-        (fa_pg){ stored_str(c, e->pg_name), stored_str(c, e->pg_desc), e->pg_id, 0, false };
+    d->pgs[d->npgs] = (fa_pg){ .name = stored_str(c, e->pg_name),
+                               .desc = stored_str(c, e->pg_desc),
+                               .pg_id = e->pg_id };
     return d->npgs++;
 }
 
 /* Whether e has the key k (read from e's fields in place: a key built on the stack and compared
  * word by word stalls on store forwarding). */
-static inline bool key_is(const traits_key *k, const fr_entry *e) {
-    return k->name == e->profiling_name && k->in_sizes == e->input_sizes.shapes &&
+static inline bool key_is(const traits_key *k, const fr_entry *e, uint32_t pg) {
+    return k->pg == pg && k->name == e->profiling_name && k->in_sizes == e->input_sizes.shapes &&
            k->out_sizes == e->output_sizes.shapes && k->in_dtypes == e->input_dtypes.items &&
            k->out_dtypes == e->output_dtypes.items && k->frames == e->frames &&
            k->counts[0] == e->input_sizes.count && k->counts[1] == e->output_sizes.count &&
@@ -569,8 +571,9 @@ static inline bool key_is(const traits_key *k, const fr_entry *e) {
            k->counts[4] == e->nframes && k->state == (uint8_t)e->state && k->is_p2p == e->is_p2p;
 }
 
-static traits_key key_of(const fr_entry *e) {
+static traits_key key_of(const fr_entry *e, uint32_t pg) {
     traits_key k;
+    k.pg = pg;
     k.name = e->profiling_name;
     k.in_sizes = e->input_sizes.shapes;
     k.out_sizes = e->output_sizes.shapes;
@@ -587,7 +590,7 @@ static traits_key key_of(const fr_entry *e) {
     return k;
 }
 
-static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
+static uint32_t intern_traits(fa_compactor *c, const fr_entry *e, uint32_t pg) {
     fa_traits t;
     memset(&t, 0, sizeof t); /* the padding too: the blob is hashed and compared bytewise */
     t.name = intern_str(c, K_NAME, e->profiling_name ? e->profiling_name : "");
@@ -596,6 +599,7 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
     t.in_dtypes = intern_strings(c, &e->input_dtypes);
     t.out_dtypes = intern_strings(c, &e->output_dtypes);
     t.frames = intern_frames(c, e->frames, e->nframes);
+    t.pg = pg;
     t.state = (uint8_t)e->state;
     t.is_p2p = e->is_p2p;
     t.ended = e->retired && e->state == FR_STATE_COMPLETED &&
@@ -603,16 +607,21 @@ static uint32_t intern_traits(fa_compactor *c, const fr_entry *e) {
     return c->failed ? FA_NONE : intern(c, K_TRAITS, &t, sizeof t, NULL);
 }
 
-/* An entry's fa_traits id: from the front cache, else interned (and then put in front). */
-static uint32_t traits_of(fa_compactor *c, const fr_entry *e) {
-    uint64_t h =
-        fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
-                 (uintptr_t)e->output_sizes.shapes * 5 ^ (uintptr_t)e->input_dtypes.items * 7 ^
-                 (uintptr_t)e->frames * 11 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
+/* An entry's fa_traits id (in pg slot `pg`): from the front cache, else interned (and then put
+ * in front). */
+static uint32_t traits_of(fa_compactor *c, const fr_entry *e, uint32_t pg) {
+    uint64_t h = fr_mix64((uintptr_t)e->profiling_name ^ (uintptr_t)e->input_sizes.shapes * 3 ^
+                          (uintptr_t)e->output_sizes.shapes * 5 ^
+                          (uintptr_t)e->input_dtypes.items * 7 ^ (uintptr_t)e->frames * 11 ^
+                          (uint64_t)pg << 40 ^ (uint64_t)e->state << 1 ^ e->is_p2p);
     traits_slot *front = &c->traits[h & (TRAITS_FRONT - 1)];
-    if (front->generation == c->generation && key_is(&front->key, e)) return front->id;
-    uint32_t id = intern_traits(c, e);
-    if (id != FA_NONE) *front = (traits_slot){ key_of(e), id, c->generation };
+    if (front->generation == c->generation && key_is(&front->key, e, pg)) return front->id;
+    uint32_t id = intern_traits(c, e, pg);
+    if (id != FA_NONE && id >= 1u << 31) { /* fa_entry keeps 31 bits of it */
+        c->failed = true;
+        return FA_NONE;
+    }
+    if (id != FA_NONE) *front = (traits_slot){ key_of(e, pg), id, c->generation };
     return id;
 }
 
@@ -664,22 +673,129 @@ static void note_enqueued_after(const fr_dump *in, fa_dump *d) {
                 d->pgs[k].skips_op_ids = true;
 }
 
-/* An entry's times, compact (perf.h). */
-static fa_times fa_times_of(const fr_entry *e) {
-    fa_times t = { e->time_created_ns > 0 ? e->time_created_ns : 0,
-                   e->has_duration ? (float)e->duration_ms : NAN, FA_NO_TIME };
-    int64_t done = e->time_discovered_completed_ns;
-    if (t.created_ns && done >= t.created_ns)
-        t.completed_us = (done - t.created_ns) / 1000 >= FA_NO_TIME
-                             ? FA_NO_TIME - 1
-                             : (uint32_t)((done - t.created_ns) / 1000);
-    return t;
+/* Entry i's times (perf.h): its arrival, and its discovered completion in us after it. */
+static void put_times(fa_dump *d, uint32_t i, const fr_entry *e) {
+    int64_t created = e->time_created_ns > 0 ? e->time_created_ns : 0,
+            done = e->time_discovered_completed_ns;
+    if (d->created_wide) {
+        d->created_wide[i] = created;
+    } else {
+        d->created_us[i] = created ? (uint32_t)((created - d->time_base) / 1000) : FA_NO_TIME;
+        d->created_ns[i] = created ? (uint16_t)((created - d->time_base) % 1000) : 0;
+    }
+    d->completed_us[i] = FA_NO_TIME;
+    if (created && done >= created)
+        d->completed_us[i] = (done - created) / 1000 >= FA_NO_TIME
+                                 ? FA_NO_TIME - 1
+                                 : (uint32_t)((done - created) / 1000);
+    if (d->duration) d->duration[i] = e->has_duration ? (float)e->duration_ms : NAN;
 }
 
-static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+/* Each entry's pg slot (slots[i]), the dump's pg table made on the way. */
+static void assign_slots(fa_compactor *c, const fr_dump *in, fa_dump *d, uint32_t *slots) {
     size_t pgs_cap = 0;
     uint32_t last_pg = FA_NONE;
     const fr_entry *last = NULL;
+    for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
+        const fr_entry *e = &in->entries[i];
+        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc ||
+            e->pg_id != last->pg_id)
+            last_pg = pg_slot(c, d, &pgs_cap, e);
+        last = e;
+        slots[i] = last_pg;
+    }
+}
+
+/* Per pg slot: the smallest and largest collective and p2p sequence ids of its entries. */
+static void seq_ranges(const fr_dump *in, const fa_dump *d, const uint32_t *slots,
+                       int64_t (*range)[4]) {
+    for (uint32_t k = 0; k < d->npgs; k++)
+        range[k][0] = range[k][2] = INT64_MAX, range[k][1] = range[k][3] = INT64_MIN;
+    for (uint32_t i = 0; i < in->nentries; i++) {
+        int64_t *r = range[slots[i]];
+        const fr_entry *e = &in->entries[i];
+        if (e->collective_seq_id < r[0]) r[0] = e->collective_seq_id;
+        if (e->collective_seq_id > r[1]) r[1] = e->collective_seq_id;
+        if (e->p2p_seq_id < r[2]) r[2] = e->p2p_seq_id;
+        if (e->p2p_seq_id > r[3]) r[3] = e->p2p_seq_id;
+    }
+}
+
+/* The bases the entries' values are offsets from, and where they must be kept otherwise: the
+ * record ids when they are not the first plus the index; all three values whole when a group's
+ * sequence ids in this dump span 2^16 or more (never in PyTorch's dumps, whose ring holds 2 000
+ * entries; possible in a big ring or a crafted dump); arrivals whole when they span more than
+ * 2^32 microseconds. Durations are kept only when some entry has one. */
+static void plan_values(fa_compactor *c, const fr_dump *in, fa_dump *d, int64_t (*range)[4]) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool consecutive = true, durations = false;
+    int64_t first = INT64_MAX, last = 0; /* arrivals */
+    for (uint32_t i = 0; i < in->nentries; i++) {
+        const fr_entry *e = &in->entries[i];
+        if (e->time_created_ns > 0 && e->time_created_ns < first) first = e->time_created_ns;
+        if (e->time_created_ns > last) last = e->time_created_ns;
+        if (e->record_id < lo) lo = e->record_id;
+        if (e->record_id > hi) hi = e->record_id;
+        consecutive &= (uint64_t)e->record_id == (uint64_t)in->entries[0].record_id + i;
+        durations |= e->has_duration;
+    }
+    bool narrow = !in->nentries || (uint64_t)hi - (uint64_t)lo < UINT32_MAX;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        d->pgs[k].coll_base = range[k][0] == INT64_MAX ? 0 : range[k][0];
+        d->pgs[k].p2p_base = range[k][2] == INT64_MAX ? 0 : range[k][2];
+        narrow &= range[k][0] == INT64_MAX ||
+                  ((uint64_t)range[k][1] - (uint64_t)range[k][0] <= UINT16_MAX &&
+                   (uint64_t)range[k][3] - (uint64_t)range[k][2] <= UINT16_MAX);
+    }
+    d->record_base = in->nentries ? lo : 0;
+    if (!narrow) {
+        d->wide = malloc((size_t)in->nentries * 3 * sizeof *d->wide);
+        c->failed |= !d->wide;
+    } else if (!consecutive) {
+        d->record = malloc((size_t)in->nentries * sizeof *d->record);
+        c->failed |= !d->record;
+    } else if (in->nentries) {
+        d->record_base = in->entries[0].record_id;
+    }
+    if (durations) {
+        d->duration = malloc(((size_t)in->nentries + 1) * sizeof *d->duration);
+        c->failed |= !d->duration;
+    }
+    d->time_base = first == INT64_MAX ? 0 : first;
+    size_t n = (size_t)in->nentries + 1;
+    if (last > d->time_base && (uint64_t)(last - d->time_base) / 1000 >= FA_NO_TIME) {
+        c->failed |= !(d->created_wide = malloc(n * sizeof *d->created_wide));
+    } else {
+        c->failed |= !(d->created_us = malloc(n * sizeof *d->created_us));
+        c->failed |= !(d->created_ns = malloc(n * sizeof *d->created_ns));
+    }
+}
+
+static void put_values(fa_dump *d, uint32_t i, const fr_entry *e, uint32_t traits, uint32_t pg) {
+    if (d->wide) {
+        d->wide[3 * (size_t)i] = e->record_id;
+        d->wide[3 * (size_t)i + 1] = e->collective_seq_id;
+        d->wide[3 * (size_t)i + 2] = e->p2p_seq_id;
+        d->entries[i] = (fa_entry){ .traits = traits };
+        return;
+    }
+    if (d->record) d->record[i] = (uint32_t)((uint64_t)e->record_id - (uint64_t)d->record_base);
+    d->entries[i] =
+        (fa_entry){ .coll =
+                        (uint16_t)((uint64_t)e->collective_seq_id - (uint64_t)d->pgs[pg].coll_base),
+                    .p2p = (uint16_t)((uint64_t)e->p2p_seq_id - (uint64_t)d->pgs[pg].p2p_base),
+                    .traits = traits };
+}
+
+static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
+    uint32_t *slots = malloc(((size_t)in->nentries + 1) * sizeof *slots);
+    int64_t(*range)[4] = NULL;
+    c->failed |= !slots;
+    if (!c->failed) assign_slots(c, in, d, slots);
+    if (!c->failed) c->failed |= !(range = malloc(((size_t)d->npgs + 1) * sizeof *range));
+    if (!c->failed) seq_ranges(in, d, slots, range);
+    if (!c->failed) plan_values(c, in, d, range);
+    free(range);
     for (uint32_t i = 0; i < in->nentries && !c->failed; i++) {
         const fr_entry *e = &in->entries[i], *as_meant = e;
         fr_entry read_as;
@@ -688,20 +804,15 @@ static void compact_entries(fa_compactor *c, const fr_dump *in, fa_dump *d) {
             read_as.state = fa_backend_state(e);
             as_meant = &read_as;
         }
-        if (!last || e->pg_name != last->pg_name || e->pg_desc != last->pg_desc ||
-            e->pg_id != last->pg_id)
-            last_pg = pg_slot(c, d, &pgs_cap, e);
-        last = e;
-        d->entries[i] = (fa_entry){ e->record_id,  e->collective_seq_id,
-                                    e->p2p_seq_id, traits_of(c, as_meant),
-                                    last_pg,       0 };
+        put_values(d, i, e, traits_of(c, as_meant, slots[i]), slots[i]);
         if (c->failed) break;
-        d->entries[i].unrecorded_before = note_op_id(&d->pgs[last_pg], e->op_id);
+        d->entries[i].unrecorded_before = note_op_id(&d->pgs[slots[i]], e->op_id);
         if (e->time_created_ns > d->newest_ns) d->newest_ns = e->time_created_ns;
         if (e->time_created_ns > 0 && (!d->oldest_ns || e->time_created_ns < d->oldest_ns))
             d->oldest_ns = e->time_created_ns;
-        d->times[i] = fa_times_of(e);
+        put_times(d, i, e);
     }
+    free(slots);
     if (!c->failed && in->nentries) {
         fa_backend b = fa_backend_of(in->entries[in->nentries - 1].profiling_name);
         d->records_no_p2p = !fa_backend_records_p2p(b);
@@ -787,8 +898,8 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->status = calloc(in->nstatus + 1, sizeof *d->status);
     d->comms = calloc(in->ncomms + 1, sizeof *d->comms);
     d->entries = malloc((in->nentries + 1) * sizeof *d->entries);
-    d->times = malloc((in->nentries + 1) * sizeof *d->times);
-    if (!d->groups || !d->status || !d->comms || !d->entries || !d->times) c->failed = true;
+    d->completed_us = malloc((in->nentries + 1) * sizeof *d->completed_us);
+    if (!d->groups || !d->status || !d->comms || !d->entries || !d->completed_us) c->failed = true;
     d->version = stored_str(c, in->version);
     d->version_major = in->version_major;
     d->version_minor = in->version_minor;
@@ -797,6 +908,7 @@ fa_dump *fa_dump_compact(fa_compactor *c, const fr_dump *in) {
     d->nstatus = in->nstatus;
     d->has_entries = in->has_entries;
     d->nentries = in->nentries;
+    d->store = c->store;
     d->global_rank = in->global_rank;
     d->trigger = stored_str(c, in->trigger);
     d->ncomms = in->ncomms;
@@ -823,22 +935,28 @@ void fa_dump_free(fa_dump *d) {
     free(d->status);
     free(d->comms);
     free(d->entries);
-    free(d->times);
+    free(d->record);
+    free(d->wide);
+    free(d->created_us);
+    free(d->created_ns);
+    free(d->created_wide);
+    free(d->completed_us);
+    free(d->duration);
     free(d->pgs);
     free(d->threads);
     free(d);
 }
 
 void fa_entry_expand(const fa_store *s, const fa_dump *d, const fa_entry *e, fr_entry *out) {
-    const fa_pg *pg = &d->pgs[e->pg];
     const fa_traits *t = fa_entry_traits(s, e);
+    const fa_pg *pg = &d->pgs[t->pg];
     fa_frames frames = fa_store_frames(s, t->frames);
-    *out = (fr_entry){ .record_id = e->record_id,
+    *out = (fr_entry){ .record_id = fa_entry_record_id(d, e),
                        .pg_id = pg->pg_id,
                        .pg_name = pg->name,
                        .pg_desc = pg->desc,
-                       .collective_seq_id = e->collective_seq_id,
-                       .p2p_seq_id = e->p2p_seq_id,
+                       .collective_seq_id = fa_entry_coll_seq(d, e),
+                       .p2p_seq_id = fa_entry_p2p_seq(d, e),
                        .op_id = -1,
                        .profiling_name = fa_store_op(s, t->name)->text,
                        .input_sizes = *fa_store_shapes(s, t->in_sizes),

@@ -21,6 +21,7 @@
 #ifndef FRTRACE_STORE_H
 #define FRTRACE_STORE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,49 +45,50 @@ typedef struct fa_opinfo {
 } fa_opinfo;
 
 /* What an entry has in common with many others: which profiling name, shapes, dtypes and
- * stack it has, and its state. A job has a few thousand distinct ones, so the store interns
- * each once and an entry keeps its id (fa_entry.traits): 32 bytes an entry instead of 56, which
- * at 16 384 ranks x 2 000 entries is 0.8 GB less memory to fault in and to walk. */
+ * stack it has, its state, and which of its rank's groups (pg slot) it is in. A job has a few
+ * thousand distinct ones, so the store interns each once and an entry keeps its id
+ * (fa_entry.traits). */
 typedef struct fa_traits {
     uint32_t name;                  /* profiling name (fa_store_op) */
     uint32_t in_sizes, out_sizes;   /* fa_store_shapes */
     uint32_t in_dtypes, out_dtypes; /* fa_store_strings */
     uint32_t frames;                /* fa_store_frames, FA_NONE when the dump has none */
+    uint32_t pg;                    /* index into its rank's fa_dump.pgs */
     uint8_t state;                  /* fr_state */
     bool is_p2p;
     bool ended; /* read as completed, but only "retired" says so (gloo): the operation ended,
                  * successfully or not (gloo retires an operation that failed, too) */
 } fa_traits;
 
-/* One entry, compact. Everything shared lives in the store (ids) or in the rank's pg table. */
+/* One entry, compact: 8 bytes, because at 131 072 ranks x 2 000 entries every byte of an entry
+ * is 262 MB. Everything shared lives in the store (its traits id, which also says which of its
+ * rank's groups it is in); its sequence ids are kept as offsets from the smallest of its group
+ * in its dump (a group's ids within one ring span fewer than 2^16: one a collective), and its
+ * record_id is its dump's first plus its index (PyTorch's dumps are consecutive). A dump where
+ * that does not hold keeps the record ids, or all three values whole, beside (fa_dump.record,
+ * fa_dump.wide). Read them through fa_entry_record_id, fa_entry_coll_seq, fa_entry_p2p_seq and
+ * fa_entry_pg. */
 typedef struct fa_entry {
-    int64_t record_id;
-    int64_t collective_seq_id;
-    int64_t p2p_seq_id;
-    uint32_t traits;                /* fa_store_traits */
-    uint32_t pg : 31;               /* index into the rank's fa_dump.pgs */
+    uint16_t coll;                  /* collective_seq_id - its fa_pg.coll_base */
+    uint16_t p2p;                   /* p2p_seq_id - its fa_pg.p2p_base */
+    uint32_t traits : 31;           /* fa_store_traits */
     uint32_t unrecorded_before : 1; /* op ids skipped right before it in its group: the backend
                                      * ran operations there that it did not record (gloo p2p) */
 } fa_entry;
-_Static_assert(sizeof(fa_entry) == 32, "fa_entry is 32 bytes: millions of them");
+_Static_assert(sizeof(fa_entry) == 8, "fa_entry is 8 bytes: the memory budget counts on it");
 
 /* An entry's process_group tuple and pg_id, shared by a rank's entries of that group. */
 typedef struct fa_pg {
     const char *name, *desc; /* desc may be NULL */
     int64_t pg_id;
-    int64_t last_op_id; /* of its newest entry; 0 when none carried one */
-    bool skips_op_ids;  /* op ids missing between its entries, or enqueued after them
-                         * (pg_status): operations the backend did not record */
+    int64_t last_op_id;          /* of its newest entry; 0 when none carried one */
+    int64_t coll_base, p2p_base; /* its entries' sequence ids are these plus fa_entry's */
+    bool skips_op_ids;           /* op ids missing between its entries, or enqueued after them
+                                  * (pg_status): operations the backend did not record */
 } fa_pg;
 
-/* When an entry happened (perf.h reads them): parallel to fa_dump.entries, 16 bytes an entry. */
-typedef struct fa_times {
-    int64_t created_ns; /* time_created_ns (the call's arrival), 0 unknown */
-    float duration_ms;  /* duration_ms (GPU start to end), NaN when absent */
-    uint32_t
-        completed_us; /* time_discovered_completed_ns - created_ns in us, FA_NO_TIME when unknown */
-} fa_times;
-#define FA_NO_TIME UINT32_MAX
+#define FA_NO_TIME          UINT32_MAX
+#define FA_MAX_DUMP_ENTRIES ((1u << 28) - 1) /* the loader refuses a dump with more */
 
 /* One thread of the process when it dumped (the recorder's frtrace_stacks, dump.h): its frame
  * lists are interned like entries' stacks, so ranks with the same stack share one id. */
@@ -110,6 +112,11 @@ typedef struct fa_dump {
     bool has_entries;
     uint32_t nentries;
     fa_entry *entries;
+    const fa_store *store; /* its entries' traits */
+    int64_t record_base;   /* record ids are this plus the index, or plus record[] */
+    uint32_t *record; /* per entry: record_id - record_base; NULL when it is the entry's index */
+    int64_t *wide;    /* per entry its record_id, collective_seq_id, p2p_seq_id whole, where an
+                       * offset would not fit 32 bits; NULL otherwise */
     uint32_t npgs;
     fa_pg *pgs;
     int64_t global_rank;
@@ -126,8 +133,15 @@ typedef struct fa_dump {
     bool blocks_caller;   /* ... and from one whose calls return once they completed (gloo) */
     int64_t newest_ns;    /* the latest time_created_ns of its entries, 0 when none */
     int64_t oldest_ns;    /* the earliest one (> 0), 0 when none */
-    fa_times *times;      /* per entry, parallel to entries (perf.h) */
-    bool has_identity;    /* frtrace_identity: host, pid, GPU (strings in the store) */
+    /* when each entry happened, per entry (perf.h), 10 bytes: read through fa_time_* */
+    int64_t time_base;      /* the earliest time_created_ns > 0 of its entries */
+    uint32_t *created_us;   /* time_created_ns - time_base: its microseconds (FA_NO_TIME unknown) */
+    uint16_t *created_ns;   /* ... and the nanoseconds beyond them */
+    int64_t *created_wide;  /* time_created_ns whole (0 unknown) instead, for a dump spanning more
+                             * than 71 minutes; NULL otherwise */
+    uint32_t *completed_us; /* time_discovered_completed_ns - created in us, FA_NO_TIME unknown */
+    float *duration;        /* duration_ms, NaN absent; NULL when no entry has one */
+    bool has_identity;      /* frtrace_identity: host, pid, GPU (strings in the store) */
     fr_identity identity;
     bool has_stacks; /* frtrace_stacks: every thread at dump time */
     uint32_t nthreads;
@@ -165,6 +179,48 @@ fa_frames fa_store_frames(const fa_store *store, uint32_t id);     /* {0, NULL} 
 const fa_traits *fa_store_traits_all(const fa_store *store);
 static inline const fa_traits *fa_entry_traits(const fa_store *store, const fa_entry *e) {
     return &fa_store_traits_all(store)[e->traits];
+}
+
+/* Entry e's record_id, collective_seq_id, p2p_seq_id, and pg slot (index into d->pgs). */
+static inline int64_t fa_entry_record_id(const fa_dump *d, const fa_entry *e) {
+    size_t i = (size_t)(e - d->entries);
+    if (d->wide) return d->wide[3 * i];
+    return d->record_base + (d->record ? (int64_t)d->record[i] : (int64_t)i);
+}
+/* ..._in: the same, its pg slot already known (its traits' pg). */
+static inline int64_t fa_entry_coll_seq_in(const fa_dump *d, const fa_entry *e, uint32_t pg) {
+    if (d->wide) return d->wide[3 * (size_t)(e - d->entries) + 1];
+    return d->pgs[pg].coll_base + e->coll;
+}
+static inline int64_t fa_entry_p2p_seq_in(const fa_dump *d, const fa_entry *e, uint32_t pg) {
+    if (d->wide) return d->wide[3 * (size_t)(e - d->entries) + 2];
+    return d->pgs[pg].p2p_base + e->p2p;
+}
+static inline int64_t fa_entry_coll_seq(const fa_dump *d, const fa_entry *e) {
+    return fa_entry_coll_seq_in(d, e, d->wide ? 0 : fa_entry_traits(d->store, e)->pg);
+}
+static inline int64_t fa_entry_p2p_seq(const fa_dump *d, const fa_entry *e) {
+    return fa_entry_p2p_seq_in(d, e, d->wide ? 0 : fa_entry_traits(d->store, e)->pg);
+}
+static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
+    return fa_entry_traits(store, e)->pg;
+}
+
+/* Entry i's times (perf.h reads them): its arrival (time_created_ns), 0 when unknown; when its
+ * completion was discovered (time_discovered_completed_ns, to the microsecond), 0 when unknown;
+ * its duration_ms, NaN when absent. Readers go through these, not the layout. */
+static inline int64_t fa_time_created(const fa_dump *d, uint32_t i) {
+    if (i >= d->nentries) return 0;
+    if (d->created_wide) return d->created_wide[i];
+    if (d->created_us[i] == FA_NO_TIME) return 0;
+    return d->time_base + (int64_t)d->created_us[i] * 1000 + d->created_ns[i];
+}
+static inline int64_t fa_time_completed(const fa_dump *d, uint32_t i) {
+    if (i >= d->nentries || d->completed_us[i] == FA_NO_TIME) return 0;
+    return fa_time_created(d, i) + (int64_t)d->completed_us[i] * 1000;
+}
+static inline double fa_time_duration(const fa_dump *d, uint32_t i) {
+    return i < d->nentries && d->duration ? d->duration[i] : NAN;
 }
 
 /* Rebuilds the full fr_entry of d->entries[i] (fields the store does not keep are zero/NULL);

@@ -24,26 +24,26 @@
  * them pending: nobody seen holds it up, so a member is missing. */
 typedef struct own_word {
     int64_t said;
-    int64_t seq;   /* the members' common newest seq, -1 none yet, -2 they differ */
-    uint32_t seen; /* members whose newest entry agrees so far */
+    int64_t seq;             /* the members' common newest seq, -1 none yet, -2 they differ */
+    uint32_t seen;           /* members whose newest entry agrees so far */
     uint32_t name, in_sizes; /* what the first of them issued there (fa_traits) */
     bool pending;            /* one of them has it pending */
 } own_word;
 
-static void note_newest(own_word *w, const fa_entry *e, const fa_traits *t) {
+static void note_newest(own_word *w, int64_t seq, const fa_traits *t) {
     if (w->seq == -2) return;
     bool open = t->state != FR_STATE_COMPLETED || t->ended;
     /* Members that issued different operations there wait for each other's mismatch, not
      * for a missing member. */
-    bool differs = w->seq >= 0 && (w->seq != e->collective_seq_id || w->name != t->name ||
-                                   w->in_sizes != t->in_sizes);
+    bool differs =
+        w->seq >= 0 && (w->seq != seq || w->name != t->name || w->in_sizes != t->in_sizes);
     if (!open || differs) {
         w->seq = -2;
         return;
     }
     w->name = t->name;
     w->in_sizes = t->in_sizes;
-    w->seq = e->collective_seq_id;
+    w->seq = seq;
     w->seen++;
     w->pending |= t->state != FR_STATE_COMPLETED;
 }
@@ -80,10 +80,10 @@ static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, 
             any |= slot[k] >= 0;
         }
         for (uint32_t e = 0; any && e < d->nentries; e++) {
-            long i = slot[d->entries[e].pg];
             const fa_traits *t = &traits[d->entries[e].traits];
+            long i = slot[t->pg];
             if (i < 0 || t->is_p2p) continue;
-            newest[d->entries[e].pg] = e;
+            newest[t->pg] = e;
             if (!(fa_store_op(in->store, t->name)->flags & FA_OP_ALL_GATHER)) continue;
             int64_t from = fa_store_numel(in->store, t->in_sizes),
                     to = fa_store_numel(in->store, t->out_sizes);
@@ -92,7 +92,7 @@ static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, 
         }
         for (uint32_t k = 0; any && k < d->npgs; k++)
             if (slot[k] >= 0 && newest[k] != UINT32_MAX)
-                note_newest(&words[slot[k]], &d->entries[newest[k]],
+                note_newest(&words[slot[k]], fa_entry_coll_seq_in(d, &d->entries[newest[k]], k),
                             &traits[d->entries[newest[k]].traits]);
     }
     free(slot);

@@ -223,7 +223,7 @@ typedef struct builder {
     const fa_input *in;
     const fa_groups *groups;
     fa_match *m;
-    size_t calls_cap, ops_cap, refs_cap;
+    size_t calls_cap, ops_cap;
     p2p_rec *p2p;
     size_t np2p;
     int64_t *p2p_issued; /* per view: the highest p2p_seq_id among the member's send/recv */
@@ -234,17 +234,23 @@ static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
     if (fa_grow((void **)&m->ops, &b->ops_cap, m->nops + 1, sizeof *m->ops)) return -1;
     fa_op *op = &m->ops[m->nops];
     memset(op, 0, sizeof *op);
-    op->group = group;
+    op->group = group & FA_MAX_GROUPS;
     op->is_p2p = is_p2p;
     op->seq = seq;
     op->src = op->dst = -1;
+    op->rep_call = FA_NO_CALL_ID;
     return (long)m->nops++;
 }
 
-static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state) {
+static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state,
+                     uint32_t entry) {
     fa_match *m = b->m;
     if (fa_grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
-    m->calls[m->ncalls] = (fa_call){ member, rank_index, 0, 0, state, false };
+    m->calls[m->ncalls] = (fa_call){ .member = member & FA_MAX_MEMBERS,
+                                     .state = state,
+                                     .in_minority = 0,
+                                     .rank_index = rank_index,
+                                     .at = entry };
     return (long)m->ncalls++;
 }
 
@@ -358,28 +364,22 @@ static uint32_t *sort_p2p(const builder *b) {
 }
 
 static int p2p_call(builder *b, long op, const p2p_rec *r) {
-    long call = new_call(b, r->member, r->rank_index, r->state);
+    long call = new_call(b, fa_p2p_member(r), r->rank_index, r->state, r->entry);
     if (call < 0) return -1;
-    fa_match *m = b->m;
-    if (fa_grow((void **)&m->entry_refs, &b->refs_cap, m->nentry_refs + 1, sizeof *m->entry_refs))
-        return -1;
-    m->calls[call].entries_at = (uint32_t)m->nentry_refs;
-    m->calls[call].nentries = 1;
-    m->ops[op].ncalls++;
-    m->entry_refs[m->nentry_refs++] = r->entry;
+    b->m->ops[op].ncalls++;
     return 0;
 }
 
 static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
     const p2p_rec *any = send ? send : recv;
     const fa_group *g = &b->groups->v[any->group];
-    long op = new_op(b, any->group, true, any->p2p_seq);
+    long op = new_op(b, any->group, true, fa_p2p_seq(b->in, any));
     if (op < 0) return -1;
     fa_op *o = &b->m->ops[op];
     o->first_call =
         (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
-    o->src = any->src_pos < g->nmembers ? g->members[any->src_pos] : -1;
-    o->dst = any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1;
+    o->src = fa_op_rank32(any->src_pos < g->nmembers ? g->members[any->src_pos] : -1);
+    o->dst = fa_op_rank32(any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1);
     o->unmatched = !(send && recv) && o->src >= 0 && o->dst >= 0;
     if (send && p2p_call(b, op, send)) return -1;
     if (recv && p2p_call(b, op, recv)) return -1;
@@ -409,16 +409,17 @@ static void note_older(builder *b, const p2p_rec *x) {
     long ri = other < g->nmembers ? g->member_input[other] : -1;
     int64_t issued = ri >= 0 ? b->p2p_issued[b->m->view_at[x->group] + other] : INT64_MAX;
     fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
-    if (st && issued < x->p2p_seq && st->group < 0)
-        *st = (fa_stale){ (long)x->group, x->p2p_seq, issued, st->cut };
+    int64_t seq = fa_p2p_seq(b->in, x);
+    if (st && issued < seq && st->group < 0)
+        *st = (fa_stale){ (long)x->group, seq, issued, st->cut };
 }
 
 /* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
  * gap (no ring that wrapped, no only-active dump that left the completed ones out). */
 static bool whole_history(const builder *b, uint32_t ri) {
     const fa_dump *d = b->in->ranks[ri].dump;
-    return d->nentries && d->entries[0].record_id == 0 &&
-           d->entries[d->nentries - 1].record_id == (int64_t)d->nentries - 1;
+    return d->nentries && fa_entry_record_id(d, &d->entries[0]) == 0 &&
+           fa_entry_record_id(d, &d->entries[d->nentries - 1]) == (int64_t)d->nentries - 1;
 }
 
 /* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
@@ -445,10 +446,11 @@ static int pair_by_seq(builder *b, const uint32_t *S, size_t ns, const uint32_t 
     size_t i = 0, j = 0;
     while (i < ns || j < nr) {
         const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = j < nr ? &v[R[j]] : NULL;
-        if (s && r && s->p2p_seq == r->p2p_seq) {
+        int64_t ss = s ? fa_p2p_seq(b->in, s) : 0, rs = r ? fa_p2p_seq(b->in, r) : 0;
+        if (s && r && ss == rs) {
             if (p2p_op(b, s, r)) return -1;
             i++, j++;
-        } else if (s && (!r || s->p2p_seq < r->p2p_seq)) {
+        } else if (s && (!r || ss < rs)) {
             if (s->state != FR_STATE_COMPLETED ? p2p_op(b, s, NULL) : (note_older(b, s), 0))
                 return -1;
             i++;
@@ -513,8 +515,9 @@ static int pair_p2p(builder *b) {
     for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = -1;
     for (size_t i = 0; i < b->np2p; i++) {
         const p2p_rec *x = &b->p2p[i];
-        size_t at = b->m->view_at[x->group] + x->member;
-        if (x->p2p_seq > b->p2p_issued[at]) b->p2p_issued[at] = x->p2p_seq;
+        size_t at = b->m->view_at[x->group] + fa_p2p_member(x);
+        int64_t seq = fa_p2p_seq(b->in, x);
+        if (seq > b->p2p_issued[at]) b->p2p_issued[at] = seq;
     }
     int rc = 0;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
@@ -575,6 +578,26 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
     }
 }
 
+/* A collective whose entries still say pending while the rank's own counters (pg_status, or
+ * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
+ * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
+ * that marker with the completed entries. Not for gloo (its counters count op ids, and a
+ * retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv batches). */
+static void complete_by_counters(const fa_input *in, fa_match *m) {
+    for (size_t op = 0; op < m->nops; op++) {
+        const fa_op *o = &m->ops[op];
+        if (o->is_p2p) continue;
+        for (uint32_t i = 0; i < o->ncalls; i++) {
+            fa_call *c = &m->calls[o->first_call + i];
+            const fa_view *v = view_of(m, o->group, c->member);
+            const fa_dump *d = in->ranks[c->rank_index].dump;
+            if (c->state != FR_STATE_COMPLETED && o->seq <= v->completed_max && !d->blocks_caller &&
+                !d->launch_numbered)
+                c->state = FR_STATE_COMPLETED;
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- agreement checks -- */
 
 typedef struct checker {
@@ -601,7 +624,7 @@ static bool shapes_have_tensor(const fa_store *store, uint32_t id) {
 static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
     const fa_store *store = k->in->store;
     uint64_t h = 0x5151;
-    for (uint32_t i = 0; i < c->nentries; i++) {
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
         const fa_traits *e = fa_entry_traits(store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(store, e->name);
         if (what == SIG_TYPE) {
@@ -684,7 +707,7 @@ static fa_finding *add_mismatch(checker *k, size_t op_index, fa_finding_kind kin
 static const char *call_types(const checker *k, const fa_call *c, char *buf, size_t len) {
     size_t at = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < c->nentries && at + 2 < len; i++)
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c) && at + 2 < len; i++)
         at += (size_t)snprintf(
             buf + at, len - at, "%s%s", i ? "+" : "",
             fa_store_op(k->in->store,
@@ -759,7 +782,7 @@ static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint3
  */
 static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size,
                                          char *why, size_t len) {
-    for (uint32_t i = 0; i < c->nentries; i++) {
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
         const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(k->in->store, x->name);
         if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
@@ -806,11 +829,11 @@ static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t 
                                      int64_t *out_total) {
     const fa_group *g = &k->groups->v[op->group];
     *in_total = *out_total = 0;
-    if (!is_all_to_all(op->type) || op->ncalls != g->nmembers)
+    if (!is_all_to_all(fa_op_type(k->m, op)) || op->ncalls != g->nmembers)
         return false; /* totals need every member */
     for (uint32_t i = 0; i < op->ncalls; i++) {
         const fa_call *c = &k->m->calls[op->first_call + i];
-        for (uint32_t j = 0; j < c->nentries; j++) {
+        for (uint32_t j = 0; j < fa_call_nentries(k->m, c); j++) {
             const fa_traits *e = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, j));
             *in_total += fa_store_numel(k->in->store, e->in_sizes);
             *out_total += fa_store_numel(k->in->store, e->out_sizes);
@@ -833,12 +856,7 @@ static void check_all_to_all_totals(checker *k, size_t op_index) {
 }
 
 static void set_representative(checker *k, fa_op *op, long rep_call) {
-    const fa_call *c = &k->m->calls[op->first_call + (rep_call >= 0 ? rep_call : 0)];
-    op->rep = fa_call_entry(k->m, k->in, c, c->nentries - 1); /* a bundle shows its end marker */
-    op->rep_rank_index = c->rank_index;
-    op->type = fa_store_op(k->in->store,
-                           fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, 0))->name)
-                   ->type;
+    op->rep_call = op->first_call + (uint32_t)(rep_call >= 0 ? rep_call : 0);
 }
 
 /* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
@@ -1123,13 +1141,25 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
                    fa_match *m, fa_findings *findings, fr_error *err) {
     memset(m, 0, sizeof *m);
+    m->in = in;
     fa_walk walk = { 0 };
+    if (groups->n > FA_MAX_GROUPS) {
+        snprintf(err->msg, sizeof err->msg, "%zu process groups: more than %u cannot be matched",
+                 groups->n, FA_MAX_GROUPS);
+        return -1;
+    }
+    for (size_t g = 0; g < groups->n; g++)
+        if (groups->v[g].nmembers > FA_MAX_MEMBERS) {
+            snprintf(err->msg, sizeof err->msg,
+                     "group %s has %u members: more than %u cannot be matched", groups->v[g].id,
+                     groups->v[g].nmembers, FA_MAX_MEMBERS);
+            return -1;
+        }
     int rc = alloc_views(in, groups, m);
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = { in,       groups,    m,   walk.calls_cap, walk.ops_cap, walk.refs_cap,
-                  walk.p2p, walk.np2p, NULL };
+    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.p2p, walk.np2p, NULL };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while
@@ -1139,6 +1169,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
+    if (rc == 0) complete_by_counters(in, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);

@@ -77,28 +77,45 @@ static inline bool fa_member_state_unknown(fa_member_state s) {
     return s == FA_MS_NO_DUMP || s == FA_MS_STALE;
 }
 
-/* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it. */
+/* One rank's part in an op; its op is the one whose [first_call, first_call + ncalls) holds it.
+ * 12 bytes, one per rank per op: nearly every call is one entry, whose index `at` holds; a
+ * bundle's (a coalesced group: FA_CALL_BUNDLE set) `at` is where fa_match.entry_refs holds its
+ * entry count, its entry indices following. Read them through fa_call_nentries and
+ * fa_call_entry_index (or fa_call_entry). */
+#define FA_CALL_BUNDLE 0x80000000u
+#define FA_MAX_MEMBERS ((1u << 28) - 1)
 typedef struct fa_call {
-    uint32_t member;               /* position in the group */
-    uint32_t rank_index;           /* index into fa_input.ranks */
-    uint32_t entries_at, nentries; /* entry indices in fa_match.entry_refs */
-    uint8_t state; /* the call's effective fr_state (a byte: 20-byte calls, one per rank per op) */
-    bool in_minority; /* named by a mismatch check */
+    uint32_t member : 28;     /* position in the group (fa_match_build refuses larger groups) */
+    uint32_t state : 3;       /* the call's effective fr_state */
+    uint32_t in_minority : 1; /* named by a mismatch check */
+    uint32_t rank_index;      /* index into fa_input.ranks */
+    uint32_t at;              /* its entry's index, or FA_CALL_BUNDLE | its place in entry_refs */
 } fa_call;
+_Static_assert(sizeof(fa_call) == 12, "fa_call is 12 bytes: the memory budget counts on it");
 
-/* Fields ordered so that an op is 64 bytes, one cache line: there are millions. */
+/* 32 bytes, two to a cache line: a job of 131 072 ranks has some 45 million. What an op shows
+ * of its representative call (from the majority) is read through it: fa_op_rep_entry (the call's
+ * last entry: a bundle shows its end marker), fa_op_rep_rank (its input rank), fa_op_type (its
+ * first entry's op type). */
+#define FA_NO_CALL_ID UINT32_MAX /* fa_op.rep_call: none chosen */
+#define FA_MAX_GROUPS ((1u << 28) - 1)
 typedef struct fa_op {
-    uint32_t group;
+    uint32_t group : 28; /* fewer than FA_MAX_GROUPS groups (fa_match_build refuses more) */
+    uint32_t is_p2p : 1;
+    uint32_t mismatch : 1;  /* a type/size/dtype/all_to_all finding names this op */
+    uint32_t unmatched : 1; /* p2p with one side absent */
+    uint32_t passes : 1;    /* every expected member issued it and no check names it (passes.h) */
     uint32_t first_call, ncalls; /* calls of this op, ascending member */
-    uint32_t rep_rank_index;
-    int64_t seq;         /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
-    int64_t src, dst;    /* p2p: global ranks of sender and receiver */
-    const fa_entry *rep; /* a representative entry (from the majority) */
-    const char *type;    /* op type of the representative ("all_reduce", "send"); in the store */
-    bool is_p2p;
-    bool mismatch;  /* a type/size/dtype/all_to_all finding names this op */
-    bool unmatched; /* p2p with one side absent */
+    uint32_t rep_call;           /* index into fa_match.calls of its representative, or none */
+    int32_t src, dst; /* p2p: global ranks of sender and receiver, -1 unknown (or past 2^31) */
+    int64_t seq;      /* collective_seq_id; for p2p the sender's (else receiver's) p2p_seq_id */
 } fa_op;
+_Static_assert(sizeof(fa_op) == 32, "fa_op is 32 bytes: the memory budget counts on it");
+
+/* A global rank as fa_op keeps it: -1 when unknown or beyond int32 (no job has 2^31 ranks). */
+static inline int32_t fa_op_rank32(int64_t rank) {
+    return rank >= 0 && rank <= INT32_MAX ? (int32_t)rank : -1;
+}
 
 typedef struct fa_view {
     int64_t issued_max;    /* highest collective seq issued, -1 none known */
@@ -125,11 +142,12 @@ typedef struct fa_stale {
 static inline bool fa_stale_known(const fa_stale *s) { return s->group >= 0 || s->cut; }
 
 typedef struct fa_match {
+    const fa_input *in; /* what was matched (the ops' representatives are its entries) */
     fa_op *ops;
     size_t nops;
     fa_call *calls;
     size_t ncalls;
-    uint32_t *entry_refs;
+    uint32_t *entry_refs; /* the bundles' entry counts and indices (fa_call.at) */
     size_t nentry_refs;
     size_t *view_at;              /* per group: first index into views */
     fa_view *views;               /* per (group, member) */
@@ -174,17 +192,29 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
 
 /* The call of `member` in op, or NULL. */
 const fa_call *fa_op_call(const fa_match *m, size_t op, uint32_t member);
+/* How many entries call c has (1 but for a bundle), and the k-th one's index in its dump. */
+static inline uint32_t fa_call_nentries(const fa_match *m, const fa_call *c) {
+    return c->at & FA_CALL_BUNDLE ? m->entry_refs[c->at & ~FA_CALL_BUNDLE] : 1;
+}
+static inline uint32_t fa_call_entry_index(const fa_match *m, const fa_call *c, uint32_t k) {
+    return c->at & FA_CALL_BUNDLE ? m->entry_refs[(c->at & ~FA_CALL_BUNDLE) + 1 + k] : c->at;
+}
 static inline const fa_entry *fa_call_entry(const fa_match *m, const fa_input *in, const fa_call *c,
                                             uint32_t k) {
-    return &in->ranks[c->rank_index].dump->entries[m->entry_refs[c->entries_at + k]];
+    return &in->ranks[c->rank_index].dump->entries[fa_call_entry_index(m, c, k)];
+}
+/* The record_id of the k-th entry of call c. */
+static inline int64_t fa_call_record_id(const fa_match *m, const fa_input *in, const fa_call *c,
+                                        uint32_t k) {
+    return fa_entry_record_id(in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k));
 }
 /* Whether call c's completion is only gloo's "retired" on its rank's newest entry: the op ended,
  * but it may have failed (a peer died or aborted) as well as completed. Anything the rank
  * recorded after it says it went on, so an earlier one did complete. */
 static inline bool fa_call_end_uncertain(const fa_match *m, const fa_input *in, const fa_call *c) {
-    if (c->state != FR_STATE_COMPLETED || !c->nentries) return false;
+    if (c->state != FR_STATE_COMPLETED) return false;
     const fa_dump *d = in->ranks[c->rank_index].dump;
-    uint32_t last = m->entry_refs[c->entries_at + c->nentries - 1];
+    uint32_t last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
     return last + 1 == d->nentries && fa_entry_traits(in->store, &d->entries[last])->ended;
 }
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
@@ -192,12 +222,32 @@ static inline void fa_call_expand(const fa_match *m, const fa_input *in, const f
                                   uint32_t k, fr_entry *out) {
     fa_entry_expand(in->store, in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, k), out);
 }
+/* The op's representative call, entry (its call's last), input rank; NULL / 0 when none. */
+static inline const fa_call *fa_op_rep_call(const fa_match *m, const fa_op *op) {
+    return op->rep_call == FA_NO_CALL_ID ? NULL : &m->calls[op->rep_call];
+}
+static inline const fa_entry *fa_op_rep_entry(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    return c ? fa_call_entry(m, m->in, c, fa_call_nentries(m, c) - 1) : NULL;
+}
+static inline uint32_t fa_op_rep_rank(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    return c ? c->rank_index : 0;
+}
+/* The op type of its representative's first entry ("all_reduce", "send"; interned in the
+ * store), "" when it has none. */
+static inline const char *fa_op_type(const fa_match *m, const fa_op *op) {
+    const fa_call *c = fa_op_rep_call(m, op);
+    if (!c) return "";
+    const fa_store *store = m->in->store;
+    return fa_store_op(store, fa_entry_traits(store, fa_call_entry(m, m->in, c, 0))->name)->type;
+}
 /* The op's representative entry in full; false (out untouched) when the op has none. */
 static inline bool fa_op_rep(const fa_match *m, const fa_input *in, const fa_op *op,
                              fr_entry *out) {
-    (void)m;
-    if (!op->rep) return false;
-    fa_entry_expand(in->store, in->ranks[op->rep_rank_index].dump, op->rep, out);
+    const fa_entry *e = fa_op_rep_entry(m, op);
+    if (!e) return false;
+    fa_entry_expand(in->store, in->ranks[fa_op_rep_rank(m, op)].dump, e, out);
     return true;
 }
 /* Members expected in op: the whole group for collectives, sender and receiver for p2p.

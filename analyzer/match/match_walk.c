@@ -5,19 +5,22 @@
  * while walking is per rank), but it names the collective ops it meets with local ids, in the
  * order it creates them, through its own op table on (group, seq, occurrence).
  *
- * Merging then renumbers in walker order: walker 0's ops keep their ids, and each later walker's
- * op takes the id of the same key if an earlier walker made it, else the next new id. That is
- * the order a single walk over all ranks creates ops in (it would meet walker 0's ops first, in
- * walker 0's order, then the ops new to walker 1, in walker 1's order, ...). Each op's calls are
- * laid out in rank order: walker t's calls of op g start after those of walkers 0..t-1, so the
- * walkers place their calls in parallel, each into slots it alone owns. The entry refs and the
- * send/recv records are concatenated in walker order, which is rank order.
- *
- * While cutting calls, a walker also notes per op whether every call is one entry with the same
- * interned values (fa_walk.uniform): the checks then need to look at one call, not at all.
+ * Each rank is walked twice, so that no call is ever held twice. The first walk finds the ops
+ * and counts their calls (and grows the members' views, and notes per op whether every call is
+ * one entry with the same interned values: fa_walk.uniform); the second cuts the same calls
+ * again and writes each straight into its final slot, and each send/recv record into its place.
+ * Between the two, merging renumbers in walker order: walker 0's ops keep their ids, and each
+ * later walker's op takes the id of the same key if an earlier walker made it, else the next new
+ * id. That is the order a single walk over all ranks creates ops in (it would meet walker 0's ops
+ * first, in walker 0's order, then the ops new to walker 1, in walker 1's order, ...). Each op's
+ * calls are laid out in rank order: walker t's calls of op g start after those of walkers
+ * 0..t-1, so the walkers place their calls in parallel, each into slots it alone owns; bundles'
+ * entry refs and the send/recv records go to ranges reserved per walker, in walker order, which
+ * is rank order. (Walking twice costs a second pass over the entries; holding every call in walk
+ * order until it could be placed cost 13 bytes a call beside the calls themselves.)
  *
  * What a walker writes outside its own memory belongs to its ranks alone: the views of its ranks'
- * (group, position) and rank_newest_pending of its ranks.
+ * (group, position), rank_newest_pending of its ranks, its calls' slots, its refs and records.
  */
 #include "match_walk.h"
 
@@ -33,7 +36,7 @@
 
 enum { VALS_SAME = 1, VALS_MIXED = 2 };
 
-/* A collective op as one walker knows it. */
+/* A collective op as one walker knows it (until merging; the index stays for the second walk). */
 typedef struct local_op {
     int64_t seq;
     uint32_t group, occurrence;
@@ -45,7 +48,8 @@ typedef struct local_op {
 /* A collective call of the rank being walked. */
 typedef struct rank_call {
     uint32_t op; /* local */
-    uint32_t entries_at, nentries;
+    uint32_t first, nentries;
+    uint32_t refs_at; /* second walk, a bundle: where its count and entries go in entry_refs */
     uint8_t state;
 } rank_call;
 
@@ -69,8 +73,8 @@ typedef struct walker {
     const fa_groups *groups;
     const fa_traits *traits; /* the store's, by id */
     fa_match *m;
-    size_t *rank_pend_at, *rank_refs_at; /* per input rank, offsets into its walker's lists */
-    uint32_t first, end;                 /* ranks [first, end) */
+    bool placing;        /* the second walk: write the calls, refs and records */
+    uint32_t first, end; /* ranks [first, end) */
     fa_op_index index;
     local_op *ops;
     size_t nops, ops_cap;
@@ -81,24 +85,17 @@ typedef struct walker {
     size_t entry_call_cap;
     long *pg_group, *pg_pos; /* per pg slot of the rank being walked: group index and position */
     size_t pg_cap;
-    long *group_pos;       /* per group: the position of the rank being placed, -1 */
     rank_call *rank_calls; /* the collective calls of the rank being walked, in entry order */
     size_t nrank_calls, rank_calls_cap;
-    /* the walker's collective calls in walk order until they are placed: op, entries, state */
-    uint32_t *pend_op, *pend_n;
-    uint8_t *pend_state;
-    size_t npend, pend_cap;
-    uint32_t *refs; /* entry indices of the calls, rank by rank */
-    size_t nrefs, refs_cap;
-    fa_p2p_rec *p2p;
-    size_t np2p, p2p_cap;
+    size_t nrefs; /* entry refs its bundles need: a count and the entries each */
+    size_t np2p;  /* its send/recv records */
     bool any_entries;
-    size_t nown;           /* after merging: the walker's own ops (walker 0's list grows beyond) */
-    uint32_t *global;      /* after merging: local op -> op */
-    uint32_t *start;       /* after merging: local op -> the slot of the walker's next call of it */
-    size_t refs_base;      /* where the walker's refs start in m->entry_refs */
-    size_t p2p_base;       /* where its send/recv records start in fa_walk.p2p */
-    fa_p2p_rec *joint_p2p; /* fa_walk.p2p, for copy_own */
+    size_t nown;      /* after merging: the walker's own ops (walker 0's list grows beyond) */
+    uint32_t *global; /* after merging: local op -> op */
+    uint32_t *start;  /* after merging: local op -> the slot of the walker's next call of it */
+    size_t refs_at;   /* second walk: its next entry ref in m->entry_refs */
+    size_t p2p_at;    /* second walk: its next record in p2p */
+    fa_p2p_rec *p2p;  /* fa_walk.p2p */
     int rc;
 } walker;
 
@@ -110,20 +107,21 @@ static long new_local_op(walker *w, uint32_t group, int64_t seq, uint32_t occurr
     return (long)w->nops++;
 }
 
+/* The op's local id; made new in the first walk, found in the second (-1 there: not found). */
 static long collective_op(walker *w, uint32_t group, int64_t seq, uint32_t occurrence) {
     long op = fa_op_index_find(&w->index, group, seq, occurrence);
-    if (op >= 0) return op;
+    if (op >= 0 || w->placing) return op;
     op = new_local_op(w, group, seq, occurrence);
     if (op >= 0 && fa_op_index_add(&w->index, group, seq, occurrence, (uint32_t)op) != 0) return -1;
     return op;
 }
 
-/* A collective call of the rank being walked (placed once every rank is walked). */
-static long new_rank_call(walker *w, uint32_t op) {
+/* A collective call of the rank being walked (counted or placed once the rank is walked). */
+static long new_rank_call(walker *w, uint32_t op, uint32_t first) {
     if (fa_grow((void **)&w->rank_calls, &w->rank_calls_cap, w->nrank_calls + 1,
                 sizeof *w->rank_calls))
         return -1;
-    w->rank_calls[w->nrank_calls] = (rank_call){ op, 0, 0, FR_STATE_COMPLETED };
+    w->rank_calls[w->nrank_calls] = (rank_call){ op, first, 0, 0, FR_STATE_COMPLETED };
     return (long)w->nrank_calls++;
 }
 
@@ -138,15 +136,15 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
     return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
-static int add_collective_entry(walker *w, open_group *o, uint32_t group, const fa_entry *e,
+static int add_collective_entry(walker *w, open_group *o, uint32_t group, int64_t seq,
                                 fr_state state, const fa_opinfo *op_info, uint32_t entry_index) {
-    if (!continues_call(o, e->collective_seq_id, op_info)) {
-        o->occurrence = (o->call >= 0 && o->seq == e->collective_seq_id) ? o->occurrence + 1 : 0;
-        long op = collective_op(w, group, e->collective_seq_id, o->occurrence);
-        long call = op < 0 ? -1 : new_rank_call(w, (uint32_t)op);
+    if (!continues_call(o, seq, op_info)) {
+        o->occurrence = (o->call >= 0 && o->seq == seq) ? o->occurrence + 1 : 0;
+        long op = collective_op(w, group, seq, o->occurrence);
+        long call = op < 0 ? -1 : new_rank_call(w, (uint32_t)op, entry_index);
         if (call < 0) return -1;
         o->call = call;
-        o->seq = e->collective_seq_id;
+        o->seq = seq;
         o->type = NULL;
         o->closed = false;
     }
@@ -163,48 +161,57 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, const 
     return 0;
 }
 
-static int add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member,
-                         uint32_t rank_index, const fa_entry *e, fr_state state,
-                         const fa_opinfo *name, uint32_t entry_index) {
+/* A send or recv entry: counted in the first walk, written to its record in the second. */
+static void add_p2p_entry(walker *w, open_group *o, uint32_t group, uint32_t member,
+                          uint32_t rank_index, int64_t p2p_seq, fr_state state,
+                          const fa_opinfo *name, uint32_t entry_index) {
     const fa_group *g = &w->groups->v[group];
     int64_t peer = name->is_send ? name->dst : name->src;
     uint32_t src =
         name->is_send ? member : (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX);
     uint32_t dst =
         name->is_send ? (peer >= 0 && peer < g->nmembers ? (uint32_t)peer : UINT32_MAX) : member;
-    if (fa_grow((void **)&w->p2p, &w->p2p_cap, w->np2p + 1, sizeof *w->p2p)) return -1;
-    if (o->last_p2p && o->p2p_seq == e->p2p_seq_id) {
+    size_t at = w->placing ? w->p2p_at : w->np2p;
+    if (o->last_p2p && o->p2p_seq == p2p_seq) {
         o->batch_n++;
     } else {
-        o->batch_first = w->np2p;
+        o->batch_first = at;
         o->batch_n = 1;
-        o->p2p_seq = e->p2p_seq_id;
+        o->p2p_seq = p2p_seq;
     }
     o->last_p2p = true;
-    w->p2p[w->np2p++] = (fa_p2p_rec){ group,  src,         dst,   name->is_send, rank_index,
-                                      member, entry_index, state, e->p2p_seq_id };
-    return 0;
+    if (!w->placing) {
+        w->np2p++;
+        return;
+    }
+    w->p2p[w->p2p_at++] = (fa_p2p_rec){ .group = group,
+                                        .src_pos = src,
+                                        .dst_pos = dst,
+                                        .rank_index = rank_index,
+                                        .entry = entry_index & FA_MAX_DUMP_ENTRIES,
+                                        .is_send = name->is_send,
+                                        .state = state };
 }
 
 /* A `coalesced` end marker right after send/recv of the same p2p_seq_id closes a
  * batch_isend_irecv group: its state lifts the batch's entries (they may stay scheduled). */
-static bool closes_p2p_batch(walker *w, open_group *o, const fa_entry *e, fr_state state,
+static bool closes_p2p_batch(walker *w, open_group *o, int64_t p2p_seq, fr_state state,
                              const fa_opinfo *op) {
-    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || e->p2p_seq_id != o->p2p_seq) return false;
-    for (size_t i = o->batch_first; i < o->batch_first + o->batch_n; i++)
+    if (!o->last_p2p || !(op->flags & FA_OP_COALESCED) || p2p_seq != o->p2p_seq) return false;
+    for (size_t i = o->batch_first; w->placing && i < o->batch_first + o->batch_n; i++)
         if (w->p2p[i].state < state) w->p2p[i].state = state;
     return true;
 }
 
 /* Only stores that change something: a view shared by a cache line with another walker's
  * rank should not bounce between the cores. */
-static void note_progress(fa_view *v, const fa_entry *e, int64_t pg_id, const fa_dump *d,
+static void note_progress(fa_view *v, int64_t seq, int64_t p2p_seq, int64_t pg_id, const fa_dump *d,
                           bool p2p) {
-    if (e->collective_seq_id > v->issued_max) v->issued_max = e->collective_seq_id;
+    if (seq > v->issued_max) v->issued_max = seq;
     if (v->pg_id < 0) v->pg_id = pg_id;
     if (!v->has_entries) v->has_entries = true;
     if (d->launch_numbered) {
-        int64_t launch = p2p ? e->p2p_seq_id : e->collective_seq_id;
+        int64_t launch = p2p ? p2p_seq : seq;
         if (launch > 0 && launch < v->window_min) v->window_min = launch;
         if (!v->launch_numbered) v->launch_numbered = true;
     }
@@ -241,41 +248,44 @@ static void note_values(walker *w, const rank_call *c, const fa_entry *e) {
     }
 }
 
-static int reserve_pending(walker *w, size_t need) {
-    void **const columns[] = { (void **)&w->pend_op, (void **)&w->pend_n, (void **)&w->pend_state };
-    const size_t sizes[] = { sizeof *w->pend_op, sizeof *w->pend_n, sizeof *w->pend_state };
-    return fr_grow_parallel(columns, sizes, 3, &w->pend_cap, need, 1024);
+/* First walk: the rank's calls counted into their ops, the refs their bundles will need. */
+static void count_rank_calls(walker *w, uint32_t rank_index) {
+    const fa_dump *d = w->in->ranks[rank_index].dump;
+    for (size_t c = 0; c < w->nrank_calls; c++) {
+        const rank_call *call = &w->rank_calls[c];
+        w->ops[call->op].ncalls++;
+        if (call->nentries > 1) w->nrefs += 1 + (size_t)call->nentries;
+        note_values(w, call, &d->entries[call->first]);
+    }
 }
 
-/* Appends the walked rank's calls to the pending list, counting them into their ops; lays its
- * call entries out contiguously in refs (calls in walk order, entries in record order). */
-static int finish_rank_calls(walker *w, uint32_t rank_index) {
+/* Second walk: the rank's calls written to their slots; a bundle's entries laid out in its refs
+ * after its count, in record order. */
+static void place_rank_calls(walker *w, uint32_t rank_index, long *group_pos) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
-    if (reserve_pending(w, w->npend + w->nrank_calls + 1)) return -1;
-    w->rank_pend_at[rank_index] = w->npend;
-    w->rank_refs_at[rank_index] = w->nrefs;
-    size_t at = w->nrefs;
+    fa_match *m = w->m;
     for (size_t c = 0; c < w->nrank_calls; c++) {
         rank_call *call = &w->rank_calls[c];
-        w->pend_op[w->npend] = call->op;
-        w->pend_n[w->npend] = call->nentries;
-        w->pend_state[w->npend++] = (uint8_t)call->state;
-        w->ops[call->op].ncalls++;
-        call->entries_at = (uint32_t)at;
-        at += call->nentries;
-        call->nentries = 0;
+        uint32_t g = w->global[call->op], at = call->first;
+        if (call->nentries > 1) {
+            call->refs_at = (uint32_t)w->refs_at;
+            m->entry_refs[w->refs_at] = call->nentries;
+            at = FA_CALL_BUNDLE | call->refs_at;
+            w->refs_at += 1 + (size_t)call->nentries;
+            call->nentries = 0; /* counts its entries again as they are laid out */
+        }
+        m->calls[w->start[call->op]++] =
+            (fa_call){ .member = (uint32_t)group_pos[m->ops[g].group] & FA_MAX_MEMBERS,
+                       .state = call->state,
+                       .in_minority = 0,
+                       .rank_index = rank_index,
+                       .at = at };
     }
-    if (fa_grow((void **)&w->refs, &w->refs_cap, at + 1, sizeof *w->refs)) return -1;
     for (uint32_t i = 0; i < d->nentries; i++) {
         if (w->entry_call[i] == NO_CALL) continue;
         rank_call *c = &w->rank_calls[w->entry_call[i]];
-        w->refs[c->entries_at + c->nentries++] = i;
+        if (c->refs_at) m->entry_refs[c->refs_at + 1 + c->nentries++] = i;
     }
-    for (size_t c = 0; c < w->nrank_calls; c++)
-        note_values(w, &w->rank_calls[c], &d->entries[w->refs[w->rank_calls[c].entries_at]]);
-    w->nrefs = at;
-    w->nrank_calls = 0;
-    return 0;
 }
 
 /* The group's open state for the rank being walked, reset on the rank's first entry in it. */
@@ -292,13 +302,14 @@ static open_group *open_of(walker *w, uint32_t gi) {
 }
 
 /* In-order completion within a group: everything before the oldest pending one is done; only
- * the groups this rank has entries in are visited (not every group of the job). */
+ * the groups this rank has entries in are visited (not every group of the job). The second
+ * walk only resets them. */
 static void close_groups(walker *w, int64_t rank) {
     for (size_t t = 0; t < w->ntouched; t++) {
         open_group *o = &w->open[w->touched[t]];
         long pos = fa_group_position(&w->groups->v[w->touched[t]], rank);
         fa_view *v = view_of(w->m, w->touched[t], (uint32_t)pos);
-        if (o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max)
+        if (!w->placing && o->min_pending != INT64_MAX && o->min_pending - 1 > v->completed_max)
             v->completed_max = o->min_pending - 1;
         o->touched = false;
     }
@@ -309,63 +320,89 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
     w->entry_call[i] = NO_CALL;
-    long gi = w->pg_group[e->pg], pos = w->pg_pos[e->pg];
-    if (gi < 0 || pos < 0) return 0;
     const fa_traits *t = &w->traits[e->traits];
+    long gi = w->pg_group[t->pg], pos = w->pg_pos[t->pg];
+    if (gi < 0 || pos < 0) return 0;
     fr_state state = (fr_state)t->state;
     const fa_opinfo *name = fa_store_op(w->in->store, t->name);
     open_group *o = open_of(w, (uint32_t)gi);
     fa_view *v = view_of(m, (uint32_t)gi, (uint32_t)pos);
-    note_progress(v, e, d->pgs[e->pg].pg_id, d, t->is_p2p || name->is_send || name->is_recv);
-    if (state != FR_STATE_COMPLETED && e->record_id > m->rank_newest_pending[rank_index])
-        m->rank_newest_pending[rank_index] = e->record_id;
-    w->any_entries = true;
-    if (t->is_p2p || name->is_send || name->is_recv)
-        return add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, e, state, name, i);
-    if (closes_p2p_batch(w, o, e, state, name)) {
+    int64_t seq = fa_entry_coll_seq_in(d, e, t->pg), p2p_seq = fa_entry_p2p_seq_in(d, e, t->pg);
+    if (!w->placing) {
+        note_progress(v, seq, p2p_seq, d->pgs[t->pg].pg_id, d,
+                      t->is_p2p || name->is_send || name->is_recv);
+        if (state != FR_STATE_COMPLETED &&
+            fa_entry_record_id(d, e) > m->rank_newest_pending[rank_index])
+            m->rank_newest_pending[rank_index] = fa_entry_record_id(d, e);
+        w->any_entries = true;
+    }
+    if (t->is_p2p || name->is_send || name->is_recv) {
+        add_p2p_entry(w, o, (uint32_t)gi, (uint32_t)pos, rank_index, p2p_seq, state, name, i);
+        return 0;
+    }
+    if (closes_p2p_batch(w, o, p2p_seq, state, name)) {
         o->last_p2p = false;
         return 0;
     }
     o->last_p2p = false;
-    if (add_collective_entry(w, o, (uint32_t)gi, e, state, name, i)) return -1;
+    if (add_collective_entry(w, o, (uint32_t)gi, seq, state, name, i)) return -1;
+    if (w->placing) return 0;
     if (state == FR_STATE_COMPLETED) {
-        if (e->collective_seq_id > v->completed_max) v->completed_max = e->collective_seq_id;
-    } else if (e->collective_seq_id < o->min_pending) {
-        o->min_pending = e->collective_seq_id;
+        if (seq > v->completed_max) v->completed_max = seq;
+    } else if (seq < o->min_pending) {
+        o->min_pending = seq;
     }
     return 0;
 }
 
-static int walk_rank(walker *w, uint32_t rank_index) {
+/* One rank, walked: its calls counted (first walk) or placed (second; group_pos is the walker's
+ * per-group scratch, all -1 between ranks). */
+static int walk_rank(walker *w, uint32_t rank_index, long *group_pos) {
     const fa_dump *d = w->in->ranks[rank_index].dump;
     if (fa_grow((void **)&w->entry_call, &w->entry_call_cap, d->nentries + 1,
                 sizeof *w->entry_call))
         return -1;
     if (resolve_pgs(w, rank_index)) return -1;
-    w->m->rank_newest_pending[rank_index] = -1;
+    if (!w->placing) w->m->rank_newest_pending[rank_index] = -1;
+    w->nrank_calls = 0;
     for (uint32_t i = 0; i < d->nentries; i++) {
         /* the entries come from memory for the first time since loading: ask ahead */
         if (i + 16 < d->nentries) __builtin_prefetch(&d->entries[i + 16]);
         if (walk_entry(w, rank_index, d, i)) return -1;
     }
     close_groups(w, w->in->ranks[rank_index].rank);
-    return finish_rank_calls(w, rank_index);
+    if (!w->placing) {
+        count_rank_calls(w, rank_index);
+        return 0;
+    }
+    /* the rank's position per group from its few pg slots; two slots of one group agree */
+    for (uint32_t k = 0; k < d->npgs; k++)
+        if (w->pg_group[k] >= 0) group_pos[w->pg_group[k]] = w->pg_pos[k];
+    place_rank_calls(w, rank_index, group_pos);
+    for (uint32_t k = 0; k < d->npgs; k++)
+        if (w->pg_group[k] >= 0) group_pos[w->pg_group[k]] = -1;
+    return 0;
 }
 
 static void *walk_main(void *arg) {
     walker *w = arg;
     w->open = calloc(w->groups->n + 1, sizeof *w->open);
     w->touched = calloc(w->groups->n + 1, sizeof *w->touched);
-    w->rc = w->open && w->touched && fa_op_index_init(&w->index, w->groups->n) == 0 ? 0 : -1;
-    for (uint32_t r = w->first; w->rc == 0 && r < w->end; r++) w->rc = walk_rank(w, r);
+    long *group_pos = w->placing ? malloc((w->groups->n + 1) * sizeof *group_pos) : NULL;
+    w->rc = w->open && w->touched && (!w->placing || group_pos) ? 0 : -1;
+    for (size_t g = 0; group_pos && g <= w->groups->n; g++) group_pos[g] = -1;
+    if (w->rc == 0 && !w->placing) w->rc = fa_op_index_init(&w->index, w->groups->n);
+    for (uint32_t r = w->first; w->rc == 0 && r < w->end; r++) w->rc = walk_rank(w, r, group_pos);
     free(w->open);
     free(w->touched);
     free(w->entry_call);
     free(w->rank_calls);
+    free(group_pos);
     w->open = NULL;
     w->touched = NULL;
     w->entry_call = NULL;
     w->rank_calls = NULL;
+    w->entry_call_cap = w->rank_calls_cap = 0;
     return NULL;
 }
 
@@ -381,8 +418,11 @@ static void init_ops(void *arg, unsigned worker, size_t lo, size_t hi) {
     init_ctx *c = arg;
     (void)worker;
     for (size_t g = lo; g < hi; g++) {
-        c->ops[g] =
-            (fa_op){ .group = c->from[g].group, .seq = c->from[g].seq, .src = -1, .dst = -1 };
+        c->ops[g] = (fa_op){ .group = c->from[g].group & FA_MAX_GROUPS,
+                             .seq = c->from[g].seq,
+                             .src = -1,
+                             .dst = -1,
+                             .rep_call = FA_NO_CALL_ID };
         c->uniform[g] = c->from[g].shape == VALS_SAME;
     }
 }
@@ -399,6 +439,8 @@ static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
         if (!w[t].global || !w[t].start) return -1;
     }
     for (size_t l = 0; l < w0->nown; l++) w0->global[l] = (uint32_t)l;
+    /* walker 0's table gains the other walkers' new ops; its own lookups in the second walk
+     * find only its own ids, which stay below nown */
     for (unsigned t = 1; t < nw; t++) {
         for (size_t l = 0; l < w[t].nown; l++) {
             const local_op *x = &w[t].ops[l];
@@ -421,7 +463,8 @@ static int merge_ops(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
     for (unsigned t = 0; t < nw; t++) np2p += w[t].np2p;
     out->ops_cap =
         nops + np2p + 1; /* room for the send/recv ops pairing appends (one per record at most) */
-    m->ops = aligned_alloc(64, out->ops_cap * sizeof *m->ops); /* 64-byte ops, one line each */
+    /* two ops to a cache line (aligned_alloc wants a multiple of the alignment) */
+    m->ops = aligned_alloc(64, (out->ops_cap * sizeof *m->ops + 63) & ~(size_t)63);
     out->uniform = malloc(nops + 1);
     if (!m->ops || !out->uniform) return -1;
     m->nops = out->nuniform = nops;
@@ -454,77 +497,30 @@ static int plan_slots(walker *w, unsigned nw, const fa_match *m) {
     return 0;
 }
 
-/* Makes room for every walker's entry refs (walker 0's array grows into m->entry_refs) and
- * send/recv records (walker 0's grows into out->p2p), walker after walker; room is left for one
- * ref per send/recv, which pairing appends. The other walkers copy theirs in while placing. */
-static int concatenate(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
-    size_t nrefs = 0, np2p = 0;
+/* The joint arrays the second walk writes into: the calls (with room for the send/recv calls
+ * pairing appends), the bundles' entry refs and the send/recv records, each walker's refs and
+ * records in a range of its own, in walker order. */
+static int reserve(walker *w, unsigned nw, fa_match *m, fa_walk *out) {
+    size_t ncalls = 0, nrefs = 0, np2p = 0;
+    for (size_t g = 0; g < m->nops; g++) ncalls += m->ops[g].ncalls;
     for (unsigned t = 0; t < nw; t++) {
-        w[t].refs_base = nrefs;
-        w[t].p2p_base = np2p;
+        w[t].refs_at = nrefs + 1; /* entry_refs[0] stays unused: refs_at 0 means "no bundle" */
+        w[t].p2p_at = np2p;
         nrefs += w[t].nrefs;
         np2p += w[t].np2p;
     }
-    out->refs_cap = w[0].refs_cap;
-    if (fa_grow((void **)&w[0].refs, &out->refs_cap, nrefs + np2p + 1, sizeof *w[0].refs))
-        return -1;
-    m->entry_refs = w[0].refs;
-    w[0].refs = NULL;
-    m->nentry_refs = nrefs;
-    out->p2p = w[0].p2p;
-    w[0].p2p = NULL;
-    size_t cap = w[0].p2p_cap;
-    if (fa_grow((void **)&out->p2p, &cap, np2p + 1, sizeof *out->p2p)) return -1;
+    if (nrefs + 1 >= FA_CALL_BUNDLE) return -1; /* a bundle's refs index must fit 31 bits */
+    out->calls_cap = ncalls + np2p + 1;
+    out->refs_cap = nrefs + 2;
+    m->calls = malloc(out->calls_cap * sizeof *m->calls);
+    m->entry_refs = calloc(out->refs_cap, sizeof *m->entry_refs);
+    out->p2p = malloc((np2p + 1) * sizeof *out->p2p);
+    if (!m->calls || !m->entry_refs || !out->p2p) return -1;
+    m->ncalls = ncalls;
+    m->nentry_refs = nrefs + 1;
     out->np2p = np2p;
+    for (unsigned t = 0; t < nw; t++) w[t].p2p = out->p2p;
     return 0;
-}
-
-/* A walker's own refs and send/recv records into the joint arrays (walker 0's are there). */
-static void copy_own(walker *w, fa_p2p_rec *p2p) {
-    if (w->refs && w->nrefs)
-        memcpy(w->m->entry_refs + w->refs_base, w->refs, w->nrefs * sizeof *w->refs);
-    if (w->p2p && w->np2p) memcpy(p2p + w->p2p_base, w->p2p, w->np2p * sizeof *w->p2p);
-    free(w->refs); /* copied: not part of the peak any longer */
-    free(w->p2p);
-    w->refs = NULL;
-    w->p2p = NULL;
-}
-
-/* ---------------------------------------------------------------- placing ---------- */
-
-/* Writes the walker's collective calls into their slots, rank by rank (and copies its refs and
- * send/recv records into the joint arrays). */
-static void *place_main(void *arg) {
-    walker *w = arg;
-    fa_match *m = w->m;
-    copy_own(w, w->joint_p2p);
-    w->group_pos = malloc((w->groups->n + 1) * sizeof *w->group_pos);
-    w->rc = w->group_pos ? 0 : -1;
-    for (size_t g = 0; w->rc == 0 && g <= w->groups->n; g++) w->group_pos[g] = -1;
-    for (uint32_t r = w->first; w->rc == 0 && r < w->end; r++) {
-        if ((w->rc = resolve_pgs(w, r)) != 0) break;
-        const fa_dump *d = w->in->ranks[r].dump;
-        /* the rank's position per group from its few pg slots; two slots of one group agree */
-        for (uint32_t k = 0; k < d->npgs; k++)
-            if (w->pg_group[k] >= 0) w->group_pos[w->pg_group[k]] = w->pg_pos[k];
-        size_t refs = w->refs_base + w->rank_refs_at[r],
-               end = r + 1 < w->end ? w->rank_pend_at[r + 1] : w->npend;
-        for (size_t p = w->rank_pend_at[r]; p < end; p++) {
-            uint32_t l = w->pend_op[p], g = w->global[l];
-            m->calls[w->start[l]++] = (fa_call){ (uint32_t)w->group_pos[m->ops[g].group],
-                                                 r,
-                                                 (uint32_t)refs,
-                                                 w->pend_n[p],
-                                                 w->pend_state[p],
-                                                 false };
-            refs += w->pend_n[p];
-        }
-        for (uint32_t k = 0; k < d->npgs; k++)
-            if (w->pg_group[k] >= 0) w->group_pos[w->pg_group[k]] = -1;
-    }
-    free(w->group_pos);
-    w->group_pos = NULL;
-    return NULL;
 }
 
 /* ---------------------------------------------------------------- driver ----------- */
@@ -574,13 +570,7 @@ static void free_walker(walker *w) {
     free(w->entry_call);
     free(w->pg_group);
     free(w->pg_pos);
-    free(w->group_pos);
     free(w->rank_calls);
-    free(w->pend_op);
-    free(w->pend_n);
-    free(w->pend_state);
-    free(w->refs);
-    free(w->p2p);
     free(w->global);
     free(w->start);
 }
@@ -590,22 +580,16 @@ static int walk_and_place(walker *w, unsigned nw, fa_match *m, fa_walk *out, boo
     if (run_walkers(w, nw, walk_main)) return -1;
     for (unsigned i = 0; i < nw; i++) m->any_entries |= w[i].any_entries;
     if (merge_ops(w, nw, m, out) || plan_slots(w, nw, m)) return -1;
-    /* the op tables and lists are done with: free them before the call array is allocated */
+    /* the op lists are done with (the second walk needs the index, ids and slots only): free
+     * them before the calls are allocated */
     for (unsigned i = 0; i < nw; i++) {
-        fa_op_index_free(&w[i].index);
         free(w[i].ops);
         w[i].ops = NULL;
     }
     if (timing) fa_timing_note("  walk", &t);
-    size_t ncalls = 0, np2p = 0;
-    for (size_t g = 0; g < m->nops; g++) ncalls += m->ops[g].ncalls;
-    for (unsigned i = 0; i < nw; i++) np2p += w[i].np2p;
-    out->calls_cap = ncalls + np2p + 1;
-    m->calls = malloc(out->calls_cap * sizeof *m->calls);
-    if (!m->calls || concatenate(w, nw, m, out)) return -1;
-    for (unsigned i = 0; i < nw; i++) w[i].joint_p2p = out->p2p;
-    m->ncalls = ncalls;
-    int rc = run_walkers(w, nw, place_main);
+    if (reserve(w, nw, m, out)) return -1;
+    for (unsigned i = 0; i < nw; i++) w[i].placing = true;
+    int rc = run_walkers(w, nw, walk_main);
     if (timing) fa_timing_note("  place", &t);
     return rc;
 }
@@ -615,26 +599,18 @@ int fa_walk_ranks(const fa_input *in, const fa_groups *groups, int jobs, fa_matc
     memset(out, 0, sizeof *out);
     unsigned nw = fa_worker_count(jobs);
     walker *w = aligned_alloc(_Alignof(walker), nw * sizeof *w);
-    if (w) memset(w, 0, nw * sizeof *w);
-    size_t *at = calloc(2 * (in->nranks + 1), sizeof *at);
-    if (!w || !at) {
-        free(w);
-        free(at);
-        return -1;
-    }
+    if (!w) return -1;
+    memset(w, 0, nw * sizeof *w);
     nw = split_ranks(w, nw, in);
     for (unsigned t = 0; t < nw; t++) {
         w[t].in = in;
         w[t].groups = groups;
         w[t].traits = fa_store_traits_all(in->store);
         w[t].m = m;
-        w[t].rank_pend_at = at;
-        w[t].rank_refs_at = at + in->nranks + 1;
     }
     int rc = walk_and_place(w, nw, m, out, fa_timing_wanted());
     for (unsigned t = 0; t < nw; t++) free_walker(&w[t]);
     free(w);
-    free(at);
     return rc;
 }
 

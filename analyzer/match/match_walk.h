@@ -16,14 +16,25 @@
 
 #include "match.h"
 
-/* One send or recv entry, for pairing. */
+/* One send or recv entry, for pairing: 20 bytes (a job's pipelines make tens of millions). Its
+ * member is the sender's position for a send, the receiver's for a recv (fa_p2p_member); its
+ * p2p_seq_id is its entry's (fa_p2p_seq). */
 typedef struct fa_p2p_rec {
     uint32_t group, src_pos, dst_pos; /* positions in the group; UINT32_MAX when unknown */
-    uint32_t is_send;
-    uint32_t rank_index, member, entry;
-    fr_state state;
-    int64_t p2p_seq;
+    uint32_t rank_index;
+    uint32_t entry : 28; /* its index in its dump (the loader refuses FA_MAX_DUMP_ENTRIES more) */
+    uint32_t is_send : 1;
+    uint32_t state : 3; /* its fr_state, lifted by a batch's end marker */
 } fa_p2p_rec;
+_Static_assert(sizeof(fa_p2p_rec) == 20, "fa_p2p_rec is 20 bytes: the memory budget counts on it");
+
+static inline uint32_t fa_p2p_member(const fa_p2p_rec *r) {
+    return r->is_send ? r->src_pos : r->dst_pos;
+}
+static inline int64_t fa_p2p_seq(const fa_input *in, const fa_p2p_rec *r) {
+    const fa_dump *d = in->ranks[r->rank_index].dump;
+    return fa_entry_p2p_seq(d, &d->entries[r->entry]);
+}
 
 typedef struct fa_walk {
     fa_p2p_rec *p2p; /* every send/recv, in walk order (rank, then entry) */

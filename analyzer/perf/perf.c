@@ -6,73 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "held.h"
+#include "lateness.h"
 #include "parallel.h"
 #include "perfstat.h"
 #include "readiness.h"
-
-/* ------------------------------------------------------------ one op's members ------- */
-
-/* One op's calls with what their entries say of time. */
-typedef struct op_times {
-    uint32_t n;        /* calls */
-    uint32_t narrived; /* calls with a known arrival */
-    uint32_t ntimed;   /* calls with a known duration */
-    bool completed;    /* every call completed */
-    int64_t *arrival;  /* per call, 0 unknown */
-    int64_t *ready;    /* per call: when its rank was free to arrive (readiness.h), 0 unknown */
-    double *duration;  /* per call, NaN unknown */
-    uint32_t *member;  /* per call: position in the group */
-    double *scratch_d; /* selection scratch */
-    double *scratch_d2;
-} op_times;
-
-static const fa_times *call_times(const fa_input *in, const fa_match *m, const fa_call *c) {
-    if (!c->nentries) return NULL;
-    const fa_dump *d = in->ranks[c->rank_index].dump;
-    return d->times ? &d->times[m->entry_refs[c->entries_at]] : NULL;
-}
-
-static void read_op(const fa_input *in, const fa_match *m, const fa_readiness *rd, size_t op,
-                    op_times *t) {
-    const fa_op *o = &m->ops[op];
-    t->n = t->narrived = t->ntimed = 0;
-    t->completed = true;
-    /* readiness holds only where a call waits for its operation's end (backend.h) */
-    bool blocking =
-        o->rep && fa_backend_blocks_caller(fa_backend_of(
-                      fa_store_op(in->store, fa_entry_traits(in->store, o->rep)->name)->text));
-    for (uint32_t k = 0; k < o->ncalls; k++) {
-        const fa_call *c = &m->calls[o->first_call + k];
-        const fa_times *tm = call_times(in, m, c);
-        t->member[t->n] = c->member;
-        t->arrival[t->n] = tm ? tm->created_ns : 0;
-        t->ready[t->n] = blocking ? fa_ready_ns(rd, m, c) : 0;
-        t->duration[t->n] = tm && !isnan(tm->duration_ms) ? tm->duration_ms : NAN;
-        t->narrived += t->arrival[t->n] != 0;
-        t->ntimed += !isnan(t->duration[t->n]);
-        t->completed &= c->state == FR_STATE_COMPLETED;
-        t->n++;
-    }
-}
-
-/* The median of the op's known durations. */
-static double median_duration(op_times *t) {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (!isnan(t->duration[i])) t->scratch_d[k++] = t->duration[i];
-    return fa_median(t->scratch_d, k);
-}
-
-/* Is op judged for stragglers? Every member present with an arrival, no mismatch, and in a job
- * that is not ok, completed everywhere (the completed history). */
-static bool judged(const fa_groups *groups, const fa_match *m, size_t op, const op_times *t,
-                   fa_status status) {
-    const fa_op *o = &m->ops[op];
-    const fa_group *g = &groups->v[o->group];
-    return !o->is_p2p && !o->mismatch && g->nmembers >= 2 && t->n == g->nmembers &&
-           t->narrived == t->n && (status == FA_STATUS_OK || t->completed);
-}
+#include "timing.h"
 
 /* ------------------------------------------------------------ stats rows ------------- */
 
@@ -106,6 +45,7 @@ typedef struct pair {
     uint32_t nlate;                 /* judged collectives where it was late by the floor or more */
     double late_score, slow_median; /* NaN: too few (late_score: see lateness_score) */
     bool late, slow;
+    size_t straggler; /* once named: its index in fa_perf.stragglers */
 } pair;
 
 /* What the pass over one group's ops produced; groups are done in parallel, each into its own. */
@@ -120,16 +60,13 @@ typedef struct group_out {
 } group_out;
 
 typedef struct judge {
-    const fa_input *in;
-    const fa_groups *groups;
-    const fa_match *m;
-    fa_status status;
-    double floor_ms;
+    fa_late_env env;
     fa_readiness ready;
-    op_times *t;       /* per worker */
-    size_t *group_ops; /* op indices sorted by group */
-    size_t *group_at;  /* per group: first index into group_ops; [ngroups] = end */
-    group_out *out;    /* per group */
+    fa_held held;
+    fa_late_scratch *s; /* per worker */
+    size_t *group_ops;  /* op indices sorted by group */
+    size_t *group_at;   /* per group: first index into group_ops; [ngroups] = end */
+    group_out *out;     /* per group */
 } judge;
 
 /* A p2p op is one transfer, whichever side's entry represents it (the receiver's where it is
@@ -137,10 +74,11 @@ typedef struct judge {
 static const char P2P_TYPE[] = "send/recv";
 
 /* The group's row for the op's type, sizes and dtype: few per group, found by a linear look. */
-static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, size_t op) {
-    const fa_traits *tr = fa_entry_traits(store, o->rep);
+static row_acc *row_for(group_out *G, const fa_store *store, const fa_match *m, const fa_op *o,
+                        size_t op) {
+    const fa_traits *tr = fa_entry_traits(store, fa_op_rep_entry(m, o));
     uint32_t ins = tr->in_sizes, outs = tr->out_sizes, dt = tr->in_dtypes;
-    const char *type = o->is_p2p ? P2P_TYPE : o->type;
+    const char *type = o->is_p2p ? P2P_TYPE : fa_op_type(m, o);
     for (size_t i = G->nrows; i-- > 0;) {
         const fa_stat_row *r = &G->rows[i].row;
         if (r->type == type && r->in_sizes == ins && r->out_sizes == outs && r->dtypes == dt)
@@ -174,22 +112,30 @@ static row_acc *row_for(group_out *G, const fa_store *store, const fa_op *o, siz
     return r;
 }
 
-static int add_stats(group_out *G, const fa_input *in, const fa_match *m, size_t op, op_times *t) {
-    const fa_op *o = &m->ops[op];
-    if (!o->rep) return 0;
-    row_acc *r = row_for(G, in->store, o, op);
+/* The op's row: one more call, its arrival skew (on the corrected arrivals: lateness.h) and
+ * its duration (the median of its members'). */
+static int add_stats(group_out *G, const fa_input *in, const fa_match *m, const fa_op_times *t,
+                     double *scratch) {
+    const fa_op *o = &m->ops[t->op];
+    if (!fa_op_rep_entry(m, o)) return 0;
+    row_acc *r = row_for(G, in->store, m, o, t->op);
     if (!r) return -1;
     r->row.count++;
     if (t->narrived >= 2) {
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        double lo = INFINITY, hi = -INFINITY;
         for (uint32_t i = 0; i < t->n; i++)
-            if (t->arrival[i]) {
-                if (t->arrival[i] < lo) lo = t->arrival[i];
-                if (t->arrival[i] > hi) hi = t->arrival[i];
+            if (!isnan(t->at[i])) {
+                if (t->at[i] < lo) lo = t->at[i];
+                if (t->at[i] > hi) hi = t->at[i];
             }
-        if (dvec_add(&r->skew, (double)(hi - lo) / 1e6) != 0) return -1;
+        if (dvec_add(&r->skew, hi - lo) != 0) return -1;
     }
-    if (t->ntimed && dvec_add(&r->dur, median_duration(t)) != 0) return -1;
+    if (t->ntimed) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < t->n; i++)
+            if (!isnan(t->duration[i])) scratch[k++] = t->duration[i];
+        if (dvec_add(&r->dur, fa_median(scratch, k)) != 0) return -1;
+    }
     return 0;
 }
 
@@ -211,34 +157,6 @@ static void finish_row(row_acc *r, const fa_groups *groups) {
 
 /* ------------------------------------------------------------ stragglers ------------- */
 
-/* For each member of a judged op: its lateness and duration excess (ms) against its peers'
- * median (perfstat.h), the lateness no more than the delay it made itself (readiness.h); and
- * who came last (-1 a tie). */
-static void lateness(op_times *t, double *late, double *excess, long *last) {
-    int64_t hi = INT64_MIN, base = t->arrival[0];
-    long who = -1;
-    for (uint32_t i = 0; i < t->n; i++) {
-        t->scratch_d[i] = (double)(t->arrival[i] - base) / 1e6;
-        if (t->arrival[i] > hi)
-            hi = t->arrival[i], who = (long)i;
-        else if (t->arrival[i] == hi)
-            who = -1;
-    }
-    *last = who;
-    fa_median_of_others(t->scratch_d, t->n, t->scratch_d2, late);
-    for (uint32_t i = 0; i < t->n; i++) {
-        late[i] = t->scratch_d[i] - late[i];
-        double own = t->ready[i] ? (double)(t->arrival[i] - t->ready[i]) / 1e6 : INFINITY;
-        if (own < late[i]) late[i] = own;
-    }
-    if (t->ntimed == t->n) {
-        fa_median_of_others(t->duration, t->n, t->scratch_d2, excess);
-        for (uint32_t i = 0; i < t->n; i++) excess[i] = t->duration[i] - excess[i];
-    } else {
-        for (uint32_t i = 0; i < t->n; i++) excess[i] = NAN;
-    }
-}
-
 /* How late a member is over its n judged collectives of a group, as one number: the mean of its
  * lateness where it was late by the floor or more, counting the rest as 0, provided that it was
  * late so in FA_STRAGGLER_MIN_LATE of them at least (else 0). Not the median: where a call waits
@@ -246,72 +164,88 @@ static void lateness(op_times *t, double *late, double *excess, long *last) {
  * collective after its delay, and are in step again for the next ones, so a rank 60 ms late at
  * one of a group's three collectives a step has a median lateness of 0 but a score of 20 ms.
  * Below the floor nothing counts, so that a healthy job's jitter adds nothing; a few late calls
- * (a pause for garbage collection) count nothing either. */
-static double lateness_score(const double *late, size_t n, double floor_ms, uint32_t *nlate) {
-    double sum = 0;
-    *nlate = 0;
-    for (size_t i = 0; i < n; i++)
-        if (late[i] >= floor_ms) ++*nlate, sum += late[i];
-    return *nlate >= FA_STRAGGLER_MIN_LATE ? sum / (double)n : 0;
+ * (a pause for garbage collection) count nothing either. Kept as running sums while walking. */
+typedef struct member_acc {
+    uint32_t n, nlate, ntimed, last;
+    double late_sum;
+} member_acc;
+
+/* One group's walk: its stats rows, and per member the running lateness and its excesses. */
+typedef struct group_walk {
+    const judge *J;
+    fa_late_scratch *s;
+    group_out *G;
+    uint32_t n;      /* members */
+    size_t nops;     /* the group's ops */
+    member_acc *acc; /* per member */
+    float *exc;      /* [member * nops + k]: excesses, allocated at the first timed op */
+    double *scratch; /* n doubles */
+} group_walk;
+
+static int walk_visit(void *arg, const fa_op_times *t) {
+    group_walk *w = arg;
+    w->G->any_arrival |= t->narrived > 0;
+    w->G->any_duration |= t->ntimed > 0;
+    if (add_stats(w->G, w->J->env.in, w->J->env.m, t, w->scratch) != 0) return -1;
+    if (!t->judged || w->n < 2) return 0;
+    w->G->judged++;
+    for (uint32_t i = 0; i < t->n; i++) {
+        member_acc *a = &w->acc[t->member[i]];
+        if (t->late[i] >= w->J->env.floor_ms) a->nlate++, a->late_sum += t->late[i];
+        a->n++;
+        if (isnan(t->excess[i])) continue;
+        if (!w->exc && !(w->exc = malloc(w->nops * w->n * sizeof *w->exc))) return -1;
+        w->exc[(size_t)t->member[i] * w->nops + a->ntimed++] = (float)t->excess[i];
+    }
+    if (t->last >= 0) w->acc[t->member[t->last]].last++;
+    return 0;
+}
+
+/* The group's pairs from its members' sums. */
+static int make_pairs(group_walk *w, uint32_t gi) {
+    const fa_group *g = &w->J->env.groups->v[gi];
+    size_t np = 0;
+    for (uint32_t mb = 0; mb < w->n; mb++) np += w->acc[mb].n > 0;
+    if (!np) return 0;
+    if (!(w->G->pairs = malloc(np * sizeof *w->G->pairs))) return -1;
+    for (uint32_t mb = 0; mb < w->n; mb++) {
+        const member_acc *a = &w->acc[mb];
+        if (!a->n || g->member_input[mb] < 0 || g->members[mb] < 0) continue;
+        pair *p = &w->G->pairs[w->G->npairs++];
+        *p = (pair){ gi, mb, a->n, a->ntimed, a->last, 0, NAN, NAN, false, false, 0 };
+        if (a->n >= FA_STRAGGLER_MIN_JUDGED) {
+            p->nlate = a->nlate;
+            p->late_score = a->nlate >= FA_STRAGGLER_MIN_LATE ? a->late_sum / a->n : 0;
+        }
+        if (a->ntimed >= FA_STRAGGLER_MIN_JUDGED) {
+            for (uint32_t i = 0; i < a->ntimed; i++)
+                w->scratch[i] = w->exc[(size_t)mb * w->nops + i];
+            p->slow_median = fa_median(w->scratch, a->ntimed);
+        }
+    }
+    return 0;
 }
 
 /* One group's ops, once: their stats rows, and per member its lateness over the judged ones. */
-static int pass_group(judge *J, op_times *t, uint32_t gi, group_out *G) {
-    const fa_group *g = &J->groups->v[gi];
-    size_t lo = J->group_at[gi], hi = J->group_at[gi + 1], nops = hi - lo, n = g->nmembers;
-    if (!nops) return 0;
-    bool judging = n >= 2;
-    float *late = NULL, *exc = NULL;
-    uint32_t *nl = NULL, *ne = NULL, *last = NULL;
-    double *tl = NULL, *te = NULL, *sel = NULL;
-    if (judging) {
-        late = malloc(nops * n * sizeof *late), exc = malloc(nops * n * sizeof *exc);
-        nl = calloc(n, sizeof *nl), ne = calloc(n, sizeof *ne), last = calloc(n, sizeof *last);
-        tl = malloc(n * sizeof *tl), te = malloc(n * sizeof *te),
-        sel = malloc((nops + 1) * sizeof *sel);
-    }
-    int rc = !judging || (late && exc && nl && ne && last && tl && te && sel) ? 0 : -1;
-    for (size_t k = lo; k < hi && rc == 0; k++) {
-        size_t op = J->group_ops[k];
-        read_op(J->in, J->m, &J->ready, op, t);
-        G->any_arrival |= t->narrived > 0;
-        G->any_duration |= t->ntimed > 0;
-        rc = add_stats(G, J->in, J->m, op, t);
-        if (rc || !judging || !judged(J->groups, J->m, op, t, J->status)) continue;
-        G->judged++;
-        long who;
-        lateness(t, tl, te, &who);
-        for (uint32_t i = 0; i < t->n; i++) {
-            uint32_t mb = t->member[i];
-            late[mb * nops + nl[mb]++] = (float)tl[i];
-            if (!isnan(te[i])) exc[mb * nops + ne[mb]++] = (float)te[i];
-        }
-        if (who >= 0) last[t->member[who]]++;
-    }
-    size_t np = 0;
-    for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) np += nl[mb] > 0;
-    if (rc == 0 && np && !(G->pairs = malloc(np * sizeof *G->pairs))) rc = -1;
-    for (size_t mb = 0; judging && rc == 0 && mb < n; mb++) {
-        if (!nl[mb] || g->member_input[mb] < 0 || g->members[mb] < 0) continue;
-        pair *p = &G->pairs[G->npairs++];
-        *p = (pair){ gi, (uint32_t)mb, nl[mb], ne[mb], last[mb], 0, NAN, NAN, false, false };
-        if (nl[mb] >= FA_STRAGGLER_MIN_JUDGED) {
-            for (uint32_t i = 0; i < nl[mb]; i++) sel[i] = late[mb * nops + i];
-            p->late_score = lateness_score(sel, nl[mb], J->floor_ms, &p->nlate);
-        }
-        if (ne[mb] >= FA_STRAGGLER_MIN_JUDGED) {
-            for (uint32_t i = 0; i < ne[mb]; i++) sel[i] = exc[mb * nops + i];
-            p->slow_median = fa_median(sel, ne[mb]);
-        }
-    }
-    free(late), free(exc), free(nl), free(ne), free(last), free(tl), free(te), free(sel);
+static int pass_group(judge *J, fa_late_scratch *s, uint32_t gi, group_out *G) {
+    const fa_group *g = &J->env.groups->v[gi];
+    size_t lo = J->group_at[gi], hi = J->group_at[gi + 1];
+    if (lo == hi) return 0;
+    group_walk w = { J,       s,
+                     G,       g->nmembers,
+                     hi - lo, calloc(g->nmembers + 1, sizeof *w.acc),
+                     NULL,    malloc((g->nmembers + hi - lo + 1) * sizeof *w.scratch) };
+    int rc = w.acc && w.scratch ? 0 : -1;
+    if (rc == 0) rc = fa_group_lateness(&J->env, s, gi, J->group_ops + lo, hi - lo, walk_visit, &w);
+    if (rc == 0) rc = make_pairs(&w, gi);
+    free(w.acc), free(w.exc), free(w.scratch);
     return rc;
 }
 
 static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
     judge *J = ctx;
     for (size_t g = lo; g < hi; g++)
-        if (pass_group(J, &J->t[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
+        if (pass_group(J, &J->s[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
 /* Whether pair p was late by the floor more often than the other pairs' rate of being so makes
@@ -358,59 +292,91 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     return 0;
 }
 
-/* A straggler's numbers, pooled over the groups that named it. */
-static int describe(judge *J, const pair *pairs, size_t from, size_t to, fa_straggler *s) {
-    size_t cap = 0;
-    for (size_t i = from; i < to; i++)
-        cap += J->group_at[pairs[i].group + 1] - J->group_at[pairs[i].group];
-    double *late = malloc((cap + 1) * sizeof *late), *exc = malloc((cap + 1) * sizeof *exc);
-    size_t maxn = 1;
-    for (size_t i = from; i < to; i++)
-        if (J->groups->v[pairs[i].group].nmembers > maxn)
-            maxn = J->groups->v[pairs[i].group].nmembers;
-    double *tl = malloc(maxn * sizeof *tl), *te = malloc(maxn * sizeof *te);
-    s->groups = malloc((to - from) * sizeof *s->groups);
-    if (!late || !exc || !tl || !te || !s->groups) {
-        free(late), free(exc), free(tl), free(te);
-        return -1;
+/* ------------------------------------------------------------ describing ------------ */
+
+/* A named (group, member) and the straggler it feeds: what the second walk collects. */
+typedef struct named {
+    uint32_t group, member;
+    size_t straggler;
+} named;
+
+typedef struct pool {
+    dvec late, exc;
+} pool;
+
+typedef struct collect {
+    const named *v; /* this group's, ascending member */
+    size_t n;
+    pool *pools; /* per straggler */
+} collect;
+
+static int collect_visit(void *arg, const fa_op_times *t) {
+    collect *c = arg;
+    if (!t->judged) return 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < t->n && k < c->n; i++) { /* both ascend by member */
+        while (k < c->n && c->v[k].member < t->member[i]) k++;
+        if (k == c->n || c->v[k].member != t->member[i]) continue;
+        pool *p = &c->pools[c->v[k].straggler];
+        if (dvec_add(&p->late, t->late[i]) != 0) return -1;
+        if (!isnan(t->excess[i]) && dvec_add(&p->exc, t->excess[i]) != 0) return -1;
     }
-    op_times *t = &J->t[0];
-    size_t nl = 0, ne = 0;
-    for (size_t i = from; i < to; i++) {
-        const pair *p = &pairs[i];
-        if (!p->late && !p->slow) continue;
-        s->groups[s->ngroups++] = p->group;
-        s->late |= p->late;
-        s->slow_ops |= p->slow;
-        s->last_in += p->last_in;
-        for (size_t k = J->group_at[p->group]; k < J->group_at[p->group + 1]; k++) {
-            size_t op = J->group_ops[k];
-            read_op(J->in, J->m, &J->ready, op, t);
-            if (!judged(J->groups, J->m, op, t, J->status)) continue;
-            long who;
-            lateness(t, tl, te, &who);
-            for (uint32_t c = 0; c < t->n; c++) {
-                if (t->member[c] != p->member) continue;
-                late[nl++] = tl[c];
-                if (!isnan(te[c])) exc[ne++] = te[c];
-            }
-        }
-    }
-    s->collectives = (uint32_t)nl;
-    s->timed = (uint32_t)ne;
+    return 0;
+}
+
+static int compare_named(const void *a, const void *b) {
+    const named *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return x->member < y->member ? -1 : x->member > y->member;
+}
+
+/* A straggler's numbers from its pooled lateness and excess. */
+static void describe(fa_straggler *s, pool *p, double floor_ms) {
+    s->collectives = (uint32_t)p->late.n;
+    s->timed = (uint32_t)p->exc.n;
+    double *late = p->late.v;
+    size_t nl = p->late.n;
     s->late_ms_p90 = fa_quantile(late, nl, 0.9);
     s->late_ms_median = fa_median(late, nl);
     for (size_t i = 0; i < nl; i++)
-        if (late[i] >= J->floor_ms) late[s->late_in++] = late[i];
+        if (late[i] >= floor_ms) late[s->late_in++] = late[i];
     s->late_ms_when_late = fa_median(late, s->late_in);
     s->late_ms_typical =
-        s->late_ms_median >= J->floor_ms || !s->late_in ? s->late_ms_median : s->late_ms_when_late;
-    s->slow_ms_median = fa_median(exc, ne);
+        s->late_ms_median >= floor_ms || !s->late_in ? s->late_ms_median : s->late_ms_when_late;
+    s->slow_ms_median = fa_median(p->exc.v, p->exc.n);
     double a = s->late ? s->late_ms_typical : 0,
            b = s->slow_ops && !isnan(s->slow_ms_median) ? s->slow_ms_median : 0;
     s->excess_ms = a > b ? a : b;
-    free(late), free(exc), free(tl), free(te);
-    return 0;
+}
+
+/* Walks once more each group that named someone, pooling the named members' lateness and
+ * excess per straggler: linear in those groups' calls, however many are named. */
+static int describe_all(judge *J, const pair *pairs, size_t npairs, fa_perf *p) {
+    size_t nn = 0;
+    for (size_t i = 0; i < npairs; i++) nn += pairs[i].late || pairs[i].slow;
+    named *v = malloc((nn + 1) * sizeof *v);
+    pool *pools = calloc(p->nstragglers + 1, sizeof *pools);
+    int rc = v && pools ? 0 : -1;
+    nn = 0;
+    for (size_t i = 0; i < npairs && rc == 0; i++)
+        if (pairs[i].late || pairs[i].slow)
+            v[nn++] = (named){ pairs[i].group, pairs[i].member, pairs[i].straggler };
+    if (rc == 0 && nn) qsort(v, nn, sizeof *v, compare_named);
+    for (size_t i = 0; i < nn && rc == 0;) {
+        size_t j = i;
+        while (j < nn && v[j].group == v[i].group) j++;
+        collect c = { v + i, j - i, pools };
+        size_t lo = J->group_at[v[i].group], hi = J->group_at[v[i].group + 1];
+        rc = fa_group_lateness(&J->env, &J->s[0], v[i].group, J->group_ops + lo, hi - lo,
+                               collect_visit, &c);
+        i = j;
+    }
+    for (size_t k = 0; k < p->nstragglers && rc == 0; k++)
+        describe(&p->stragglers[k], &pools[k], p->floor_ms);
+    for (size_t k = 0; pools && k < p->nstragglers; k++)
+        free(pools[k].late.v), free(pools[k].exc.v);
+    free(pools), free(v);
+    return rc;
 }
 
 static int compare_pairs_by_rank(const void *a, const void *b, void *ctx) {
@@ -428,35 +394,50 @@ static int compare_stragglers(const void *a, const void *b) {
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* Names the ranks with a late or slow pair, most significant first. */
 static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
+    const fa_groups *groups = J->env.groups;
     int rc = mark_outliers(pairs, npairs, false, p->floor_ms);
     if (rc == 0) rc = mark_outliers(pairs, npairs, true, p->floor_ms);
     if (rc == 0 && npairs)
-        qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)J->groups);
+        qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)groups);
     for (size_t i = 0; i < npairs && rc == 0;) {
-        int64_t rank = J->groups->v[pairs[i].group].members[pairs[i].member];
+        int64_t rank = groups->v[pairs[i].group].members[pairs[i].member];
         size_t j = i;
-        bool named = false, counted = false;
-        while (j < npairs && J->groups->v[pairs[j].group].members[pairs[j].member] == rank) {
-            named |= pairs[j].late || pairs[j].slow;
+        bool named_any = false, counted = false;
+        while (j < npairs && groups->v[pairs[j].group].members[pairs[j].member] == rank) {
+            named_any |= pairs[j].late || pairs[j].slow;
             counted |= pairs[j].n >= FA_STRAGGLER_MIN_JUDGED;
             j++;
         }
         p->ranks_judged += counted;
-        if (named) {
+        if (named_any) {
             fa_straggler *v = realloc(p->stragglers, (p->nstragglers + 1) * sizeof *v);
-            if (!v) {
+            uint32_t *gs = malloc((j - i) * sizeof *gs);
+            if (!v || !gs) {
+                if (v) p->stragglers = v;
+                free(gs);
                 rc = -1;
                 break;
             }
             p->stragglers = v;
-            fa_straggler *s = &v[p->nstragglers++];
+            fa_straggler *s = &v[p->nstragglers];
             memset(s, 0, sizeof *s);
             s->rank = rank;
-            rc = describe(J, pairs, i, j, s);
+            s->groups = gs;
+            for (size_t k = i; k < j; k++) {
+                if (!pairs[k].late && !pairs[k].slow) continue;
+                pairs[k].straggler = p->nstragglers;
+                s->groups[s->ngroups++] = pairs[k].group;
+                s->late |= pairs[k].late;
+                s->slow_ops |= pairs[k].slow;
+                s->last_in += pairs[k].last_in;
+            }
+            p->nstragglers++;
         }
         i = j;
     }
+    if (rc == 0) rc = describe_all(J, pairs, npairs, p);
     if (rc == 0 && p->nstragglers)
         qsort(p->stragglers, p->nstragglers, sizeof *p->stragglers, compare_stragglers);
     return rc;
@@ -464,25 +445,9 @@ static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
 
 /* ------------------------------------------------------------ the whole pass --------- */
 
-static int op_times_init(op_times *t, size_t maxcalls) {
-    t->arrival = malloc(maxcalls * sizeof *t->arrival);
-    t->duration = malloc(maxcalls * sizeof *t->duration);
-    t->member = malloc(maxcalls * sizeof *t->member);
-    t->ready = malloc(maxcalls * sizeof *t->ready);
-    t->scratch_d = malloc(maxcalls * sizeof *t->scratch_d);
-    t->scratch_d2 = malloc(maxcalls * sizeof *t->scratch_d2);
-    return t->arrival && t->ready && t->duration && t->member && t->scratch_d && t->scratch_d2 ? 0
-                                                                                               : -1;
-}
-
-static void op_times_free(op_times *t) {
-    free(t->arrival), free(t->ready), free(t->duration), free(t->member), free(t->scratch_d),
-        free(t->scratch_d2);
-}
-
 /* Rows and pairs of every group, in group order: the result does not depend on the workers. */
 static int gather(judge *J, fa_perf *p, pair **pairs, size_t *npairs) {
-    size_t ng = J->groups->n, nrows = 0, np = 0;
+    size_t ng = J->env.groups->n, nrows = 0, np = 0;
     for (size_t g = 0; g < ng; g++) {
         if (J->out[g].failed) return -1;
         nrows += J->out[g].nrows, np += J->out[g].npairs;
@@ -498,57 +463,67 @@ static int gather(judge *J, fa_perf *p, pair **pairs, size_t *npairs) {
         if (G->npairs) memcpy(*pairs + *npairs, G->pairs, G->npairs * sizeof *G->pairs);
         *npairs += G->npairs;
         for (size_t i = 0; i < G->nrows; i++) {
-            finish_row(&G->rows[i], J->groups);
+            finish_row(&G->rows[i], J->env.groups);
             p->stats[p->nstats++] = G->rows[i].row;
         }
     }
     return 0;
 }
 
+/* The ops bucketed by group (in op order within each), so that each group is one worker's. */
+static int bucket_ops(judge *J, const fa_match *m, size_t ngroups) {
+    J->group_at = calloc(ngroups + 2, sizeof *J->group_at);
+    J->group_ops = malloc((m->nops + 1) * sizeof *J->group_ops);
+    size_t *fill = calloc(ngroups + 1, sizeof *fill);
+    int rc = J->group_at && J->group_ops && fill ? 0 : -1;
+    for (size_t i = 0; i < m->nops && rc == 0; i++) J->group_at[m->ops[i].group + 1]++;
+    for (size_t g = 0; g < ngroups && rc == 0; g++) J->group_at[g + 1] += J->group_at[g];
+    for (size_t i = 0; i < m->nops && rc == 0; i++)
+        J->group_ops[J->group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
+    free(fill);
+    return rc;
+}
+
 int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status,
                   double floor_ms, int jobs, fa_perf *p) {
     memset(p, 0, sizeof *p);
     p->floor_ms = floor_ms > 0 ? floor_ms : FA_STRAGGLER_FLOOR_MS;
-    size_t maxcalls = 1;
+    uint32_t maxcalls = 1;
     for (size_t i = 0; i < m->nops; i++)
         if (m->ops[i].ncalls > maxcalls) maxcalls = m->ops[i].ncalls;
+    for (size_t g = 0; g < groups->n; g++)
+        if (groups->v[g].nmembers > maxcalls) maxcalls = groups->v[g].nmembers;
     unsigned nw = fa_worker_count(jobs);
-    judge J = { .in = in,
-                .groups = groups,
-                .m = m,
-                .status = status,
-                .floor_ms = p->floor_ms,
-                .t = calloc(nw, sizeof(op_times)),
+    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL },
+                .s = calloc(nw, sizeof(fa_late_scratch)),
                 .out = calloc(groups->n + 1, sizeof(group_out)) };
-    J.group_at = calloc(groups->n + 2, sizeof *J.group_at);
-    J.group_ops = malloc((m->nops + 1) * sizeof *J.group_ops);
-    int rc = J.t && J.out && J.group_at && J.group_ops ? 0 : -1;
-    for (unsigned w = 0; w < nw && rc == 0; w++) rc = op_times_init(&J.t[w], maxcalls);
+    J.env.ready = &J.ready;
+    J.env.held = &J.held;
+    int rc = J.s && J.out ? 0 : -1;
+    for (unsigned w = 0; w < nw && rc == 0; w++) rc = fa_late_scratch_init(&J.s[w], maxcalls);
+    bool timing = fa_timing_wanted();
+    double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
-    /* ops bucketed by group (in op order within each), so that each group is one worker's */
-    for (size_t i = 0; i < m->nops && rc == 0; i++) J.group_at[m->ops[i].group + 1]++;
-    for (size_t g = 0; g < groups->n && rc == 0; g++) J.group_at[g + 1] += J.group_at[g];
-    if (rc == 0) {
-        size_t *fill = calloc(groups->n + 1, sizeof *fill);
-        if (!fill) rc = -1;
-        for (size_t i = 0; i < m->nops && rc == 0; i++)
-            J.group_ops[J.group_at[m->ops[i].group] + fill[m->ops[i].group]++] = i;
-        free(fill);
-    }
+    if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
+    if (timing) fa_timing_note("  held", &t);
+    if (rc == 0) rc = bucket_ops(&J, m, groups->n);
     if (rc == 0) fa_parallel_for(groups->n, 1, nw, pass_groups, &J);
+    if (timing) fa_timing_note("  groups", &t);
     pair *pairs = NULL;
     size_t npairs = 0;
     if (rc == 0) rc = gather(&J, p, &pairs, &npairs);
     if (rc == 0 && p->any_arrival) rc = find_stragglers(&J, pairs, npairs, p);
+    if (timing) fa_timing_note("  stragglers", &t);
     free(pairs);
     for (size_t g = 0; J.out && g < groups->n; g++) {
         for (size_t i = 0; i < J.out[g].nrows; i++)
             free(J.out[g].rows[i].skew.v), free(J.out[g].rows[i].dur.v);
         free(J.out[g].rows), free(J.out[g].pairs);
     }
-    for (unsigned w = 0; J.t && w < nw; w++) op_times_free(&J.t[w]);
-    free(J.t), free(J.out), free(J.group_at), free(J.group_ops);
+    for (unsigned w = 0; J.s && w < nw; w++) fa_late_scratch_free(&J.s[w]);
+    free(J.s), free(J.out), free(J.group_at), free(J.group_ops);
     fa_readiness_free(&J.ready);
+    fa_held_free(&J.held);
     if (rc != 0) fa_perf_free(p);
     return rc;
 }

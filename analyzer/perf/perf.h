@@ -6,27 +6,27 @@
  * Stragglers. A collective is judged when every member of its group has a call with a known
  * arrival, it names no mismatch, and (unless the verdict is ok) every call completed: in a hang
  * only the completed history counts, never the collective everybody waits in. Each member's
- * lateness is its arrival minus the median arrival of the others, capped where calls block
- * (gloo) by the delay it made itself since its previous operation ended (readiness.h); with
- * durations known on every member, its excess is its duration minus the others' median. Per
- * rank and group, over at least FA_STRAGGLER_MIN_JUDGED collectives, the lateness scores as the
- * mean of its values at or above the floor, the rest counted 0, once FA_STRAGGLER_MIN_LATE of
- * them reached it (lateness_score in perf.c says why not the median); the excess scores as its
- * median. Every (rank, group) score is compared with every other's, robustly: it is a straggler
- * when its score stands above their median by at least the floor (--straggler-floor-ms, default
- * 5 ms) and by at least FA_OUTLIER_Z times their spread (1.4826 MAD; perfstat.h), and, for
- * lateness, it was late by the floor more often than the other pairs' rate makes likely by chance
- * (a binomial tail below FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random,
- * and one of them by chance more than the rest). Jitter below
- * the floor counts nothing, and a floor of milliseconds keeps a healthy job's small systematic
- * offsets (one host's clock, one rank's Python) from being called slow. Ordered most
- * significant first.
+ * lateness is its arrival minus the median arrival of the others, on clocks corrected from the
+ * completion times (clocks.h), capped by the delay it made itself where another rank held it
+ * back (held.h, readiness.h; lateness.h walks a group's ops so); with durations known on every
+ * member, its excess is its duration minus the others' median. Per rank and group, over at least
+ * FA_STRAGGLER_MIN_JUDGED collectives, the lateness scores as the mean of its values at or above
+ * the floor, the rest counted 0, once FA_STRAGGLER_MIN_LATE of them reached it (lateness_score in
+ * perf.c says why not the median); the excess scores as its median. Every (rank, group) score is
+ * compared with every other's, robustly: it is a straggler when its score stands above their
+ * median by at least the floor (--straggler-floor-ms, default 5 ms) and by at least FA_OUTLIER_Z
+ * times their spread (1.4826 MAD; perfstat.h), and, for lateness, it was late by the floor more
+ * often than the other pairs' rate makes likely by chance (a binomial tail below
+ * FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random, and one of them by chance
+ * more than the rest). Jitter below the floor counts nothing, and a floor of milliseconds keeps a
+ * healthy job's small systematic offsets (one rank's Python) from being called slow. Ordered
+ * most significant first.
  *
  * Stats. One row per group x op type x input/output sizes x dtype: count, bytes per call (the
  * larger of input and output numel x dtype size, as nccl-tests counts them), arrival skew per op
- * (last arrival minus first, p50 and p99 over the row's ops), duration per op (the median of its
- * members' durations, p50 and p99), algbw = bytes / p50 duration and busbw = algbw x nccl-tests'
- * factor (perfstat.h). Rows in group order, then by first appearance.
+ * (last arrival minus first on the corrected clocks, p50 and p99 over the row's ops), duration
+ * per op (the median of its members' durations, p50 and p99), algbw = bytes / p50 duration and
+ * busbw = algbw x nccl-tests' factor (perfstat.h). Rows in group order, then by first appearance.
  */
 #ifndef FRTRACE_PERF_H
 #define FRTRACE_PERF_H
@@ -88,7 +88,9 @@ typedef struct fa_perf {
 } fa_perf;
 
 /* Fills p; floor_ms <= 0 takes the default. Groups are read by `jobs` threads (<= 0: one per
- * core); the result does not depend on it. 0, or -1 when out of memory (p is then empty). */
+ * core); the result does not depend on it. Linear in the calls: every group's ops are walked
+ * once, and once more for the groups that name a straggler (to describe it), however many ranks
+ * are late. 0, or -1 when out of memory (p is then empty). */
 int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m, fa_status status,
                   double floor_ms, int jobs, fa_perf *p);
 void fa_perf_free(fa_perf *p);

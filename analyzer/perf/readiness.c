@@ -6,9 +6,7 @@
 
 #include "perfstat.h"
 
-static int64_t created(const fa_dump *d, uint32_t e) {
-    return d->times && e < d->nentries ? d->times[e].created_ns : 0;
-}
+static int64_t created(const fa_dump *d, uint32_t e) { return fa_time_created(d, e); }
 
 /* Scratch for one op's members, sized for the widest op. */
 typedef struct wake_scratch {
@@ -23,8 +21,7 @@ static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, i
     int64_t done = 0;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         const fa_call *c = &m->calls[o->first_call + k];
-        if (!c->nentries) continue;
-        int64_t at = created(in->ranks[c->rank_index].dump, m->entry_refs[c->entries_at]);
+        int64_t at = created(in->ranks[c->rank_index].dump, fa_call_entry_index(m, c, 0));
         if (at > done) done = at;
     }
     size_t known = 0;
@@ -32,8 +29,7 @@ static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, i
     for (uint32_t k = 0; k < o->ncalls && blocking; k++) {
         uint32_t ci = o->first_call + k;
         const fa_call *c = &m->calls[ci];
-        if (!c->nentries) continue;
-        uint32_t last = m->entry_refs[c->entries_at + c->nentries - 1];
+        uint32_t last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
         int64_t next = created(in->ranks[c->rank_index].dump, last + 1);
         if (!next) continue;
         if (next + tolerance < done) blocking = false;
@@ -74,8 +70,8 @@ int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_
         memset(rd->entry_call, 0xff, (total + 1) * sizeof *rd->entry_call); /* FA_NO_CALL */
         for (size_t ci = 0; ci < m->ncalls; ci++) {
             const fa_call *c = &m->calls[ci];
-            for (uint32_t e = 0; e < c->nentries; e++)
-                rd->entry_call[rd->rank_at[c->rank_index] + m->entry_refs[c->entries_at + e]] =
+            for (uint32_t e = 0; e < fa_call_nentries(m, c); e++)
+                rd->entry_call[rd->rank_at[c->rank_index] + fa_call_entry_index(m, c, e)] =
                     (uint32_t)ci;
         }
         for (size_t op = 0; op < m->nops; op++)

@@ -52,8 +52,8 @@ void fa_readiness_free(fa_readiness *rd);
 
 /* When call c's rank was free to arrive at its op (ns), 0 when unknown. */
 static inline int64_t fa_ready_ns(const fa_readiness *rd, const fa_match *m, const fa_call *c) {
-    if (!rd->entry_call || !c->nentries) return 0;
-    uint32_t e = m->entry_refs[c->entries_at];
+    if (!rd->entry_call) return 0;
+    uint32_t e = fa_call_entry_index(m, c, 0);
     if (e == 0) return 0;
     uint32_t prev = rd->entry_call[rd->rank_at[c->rank_index] + e - 1];
     return prev == FA_NO_CALL ? 0 : rd->next_ready[prev];

@@ -83,16 +83,17 @@ typedef struct view {
 static bool is_pending(const fa_traits *t) { return t->state != FR_STATE_COMPLETED; }
 
 static span entry_span(const view *v, const fa_dump *d, uint32_t i) {
-    const fa_times *tm = &d->times[i];
     const fa_traits *tr = fa_entry_traits(v->a->in.store, &d->entries[i]);
-    span s = { tm->created_ns, tm->created_ns, is_pending(tr), false };
+    int64_t created = fa_time_created(d, i), completed = fa_time_completed(d, i);
+    double duration = fa_time_duration(d, i);
+    span s = { created, created, is_pending(tr), false };
     if (s.pending) {
         s.end = v->t_end > s.start ? v->t_end : s.start;
-    } else if (tm->completed_us != FA_NO_TIME) {
-        s.end = s.start + (int64_t)tm->completed_us * 1000;
+    } else if (completed) {
+        s.end = completed;
         s.end_known = true;
-    } else if (!isnan(tm->duration_ms)) {
-        s.end = s.start + (int64_t)(tm->duration_ms * 1e6);
+    } else if (!isnan(duration)) {
+        s.end = s.start + (int64_t)(duration * 1e6);
         s.end_known = true;
     }
     return s;
@@ -100,7 +101,7 @@ static span entry_span(const view *v, const fa_dump *d, uint32_t i) {
 
 /* The group index of entry i of input rank r (-1 none), cached per pg slot. */
 static long entry_group(const view *v, size_t r, const fa_dump *d, uint32_t i, long *pg_group) {
-    uint32_t pg = d->entries[i].pg;
+    uint32_t pg = fa_entry_pg(v->a->in.store, &d->entries[i]);
     if (pg_group[pg] == -2) pg_group[pg] = fa_groups_find(&v->a->groups, r, d->pgs[pg].name);
     return pg_group[pg];
 }
@@ -128,11 +129,10 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
     for (size_t r = 0; r < a->in.nranks; r++) {
         const fa_dump *d = a->in.ranks[r].dump;
         for (uint32_t i = 0; i < d->nentries; i++) {
-            const fa_times *tm = &d->times[i];
-            if (!tm->created_ns) continue;
-            if (tm->created_ns < t0 && v->input_shown[r]) t0 = tm->created_ns;
-            int64_t end = tm->created_ns;
-            if (tm->completed_us != FA_NO_TIME) end += (int64_t)tm->completed_us * 1000;
+            int64_t created = fa_time_created(d, i), completed = fa_time_completed(d, i);
+            if (!created) continue;
+            if (created < t0 && v->input_shown[r]) t0 = created;
+            int64_t end = completed ? completed : created;
             if (end > t_end) t_end = end;
         }
     }
@@ -146,10 +146,8 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
         const fa_op *o = &a->match.ops[v->hang_op];
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &a->match.calls[o->first_call + k];
-            if (!c->nentries) continue;
-            int64_t t = a->in.ranks[c->rank_index]
-                            .dump->times[a->match.entry_refs[c->entries_at]]
-                            .created_ns;
+            int64_t t = fa_time_created(a->in.ranks[c->rank_index].dump,
+                                        fa_call_entry_index(&a->match, c, 0));
             if (t && (!v->hang_ns || t < v->hang_ns)) v->hang_ns = t;
         }
     }
@@ -198,14 +196,14 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
             "seq_id\":%lld,"
             "\"profiling_name\":\"",
             s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
-            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)e->record_id,
-            (long long)e->collective_seq_id, (long long)e->p2p_seq_id);
+            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)fa_entry_record_id(d, e),
+            (long long)fa_entry_coll_seq(d, e), (long long)fa_entry_p2p_seq(d, e));
     fr_json_fputs(out, op->text);
     fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
     fr_json_fputs(out, dt->count ? dt->items[0] : "");
     fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
-    if (!isnan(d->times[i].duration_ms))
-        fprintf(out, ",\"duration_ms\":%.3f", d->times[i].duration_ms);
+    if (!isnan(fa_time_duration(d, i)))
+        fprintf(out, ",\"duration_ms\":%.3f", fa_time_duration(d, i));
     if (s.pending)
         fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
     else if (!s.end_known)
@@ -257,9 +255,9 @@ static void trace_flows(const view *v, FILE *out) {
         uint32_t done = 0;
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            if (!v->input_shown[c->rank_index] || !c->nentries) continue;
+            if (!v->input_shown[c->rank_index]) continue;
             const fa_dump *d = a->in.ranks[c->rank_index].dump;
-            uint32_t i = m->entry_refs[c->entries_at];
+            uint32_t i = fa_call_entry_index(m, c, 0);
             span s = entry_span(v, d, i);
             if (!s.start || !in_window(v, s)) continue;
             done++;
@@ -506,7 +504,7 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
                             x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
                     xml_text(out, op->text);
                     fprintf(out, " pending (record %lld)</title></rect>\n",
-                            (long long)d->entries[i].record_id);
+                            (long long)fa_entry_record_id(d, &d->entries[i]));
                     continue;
                 }
                 used[fam] = true;

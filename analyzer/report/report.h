@@ -14,7 +14,9 @@
 typedef struct fa_report_options {
     bool verbose;
     bool stack_traces;
-    bool all_calls;
+    bool all_calls;       /* every call in the database's nccl_calls (and every collective) */
+    bool all_collectives; /* every collective in the database's collectives, not only those that
+                           * did not pass */
     const int64_t *selected_ranks; /* -j columns and report findings to show (NULL = all) */
     size_t nselected_ranks;
     const char *const

@@ -1,8 +1,11 @@
 /* report_db.c — the analysis database (docs/database.md, "frtrace-db/1"), written as it goes.
  *
- * collectives: one row per op of each group, all ranks merged; nccl_calls: by default only the
- * calls of ops that did not pass and calls that matched nothing (--all-calls: every call), so
- * the database grows with the problems, not with the job.
+ * collectives: one row per op of each group, all ranks merged, by default only the ops that did
+ * not pass (fa_op.passes, the matcher's word), with collective_summary counting per group the ones
+ * that did and their sequence ids (--all-collectives or --all-calls: every op); nccl_calls: by
+ * default only the calls of ops that did not pass and calls that matched nothing (--all-calls:
+ * every call). So the database grows with the problems, not with the job: a healthy job's is its
+ * groups, memberships, summaries and stats.
  *
  * A healthy 512-rank job already lists 180 000 collectives (64 MB of JSON); building that as
  * one cJSON tree cost more than the analysis. So rows are written straight to the FILE through
@@ -392,9 +395,9 @@ static const rank_list_text *group_expected(const fa_analysis *a, rank_list_text
     return rc ? NULL : &cache[g];
 }
 
-/* op_passes for a collective: the members are walked in order beside the op's calls (sorted by
- * member), instead of a search for each member's call. */
-static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing) {
+/* The ranks a collective lacks (never issued it, or left no dump), as the matcher's member
+ * states say: the members are walked in order beside the op's calls (sorted by member). */
+static void collective_missing(const fa_analysis *a, size_t op, fa_ranks *missing) {
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
     const fa_call *c = &a->match.calls[o->first_call], *end = c + o->ncalls;
@@ -406,11 +409,10 @@ static bool collective_passes(const fa_analysis *a, size_t op, fa_ranks *missing
         if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP) fa_ranks_add(missing, g->members[p]);
     }
     fa_ranks_normalize(missing);
-    return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
-/* collective_passes' common case, from the calls alone: one call per member, member k's call k
- * (calls are sorted by member), so nobody is missing. */
+/* collective_missing's common case, from the calls alone: one call per member, member k's call
+ * k (calls are sorted by member), so nobody is missing. */
 static bool has_every_member(const fa_analysis *a, const fa_op *o) {
     if (o->ncalls != a->groups.v[o->group].nmembers) return false;
     const fa_call *c = &a->match.calls[o->first_call];
@@ -419,10 +421,10 @@ static bool has_every_member(const fa_analysis *a, const fa_op *o) {
     return true;
 }
 
-static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing,
+/* A send/recv's expected ranks (sender and receiver) and those of them missing. */
+static void p2p_ranks(const fa_analysis *a, size_t op, uint32_t *members, fa_ranks *missing,
                       fa_ranks *expected) {
-    const fa_op *o = &a->match.ops[op];
-    const fa_group *g = &a->groups.v[o->group];
+    const fa_group *g = &a->groups.v[a->match.ops[op].group];
     uint32_t n = fa_op_expected(&a->match, &a->groups, op, members);
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = fa_op_member_state(&a->match, &a->groups, op, members[k]);
@@ -431,7 +433,6 @@ static bool op_passes(const fa_analysis *a, size_t op, uint32_t *members, fa_ran
     }
     fa_ranks_normalize(missing);
     fa_ranks_normalize(expected);
-    return !o->mismatch && !o->unmatched && missing->n == 0;
 }
 
 /* The least advanced state of the op's calls. */
@@ -482,6 +483,7 @@ typedef struct db {
     rank_list_text *expected; /* per group: group_expected */
     db_worker *workers;
     unsigned nworkers;
+    bool all_ops;    /* every op's row in collectives, not only those that did not pass */
     chunk_plan rows; /* the array being written: its chunks (plan_collectives, plan_calls) */
     bool any;        /* the array being written has a row already (sink_rows) */
 } db;
@@ -500,25 +502,28 @@ enum {
 static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_analysis *a = x->a;
     const fa_op *o = &a->match.ops[i];
-    const fa_entry *rep = o->rep;
-    if (!rep) return;
+    const fa_entry *rep = fa_op_rep_entry(&a->match, o);
+    if (!rep || (o->passes && !x->all_ops)) return;
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
     const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
-    bool pass = !expected_text           ? op_passes(a, i, k->members, &k->missing, &k->expected)
-                : has_every_member(a, o) ? !o->mismatch && !o->unmatched
-                                         : collective_passes(a, i, &k->missing);
+    bool pass = o->passes; /* the matcher's decision (passes.h); the rows only show it */
+    if (!expected_text)
+        p2p_ranks(a, i, k->members, &k->missing, &k->expected);
+    else if (!has_every_member(a, o))
+        collective_missing(a, i, &k->missing);
     x->list_calls[i] = x->opt->all_calls || !pass || o->unmatched;
     jw_open(w, '{');
     JW_KEY(w, "id");
     jw_int(w, NULL, (int64_t)i);
     cached_str(w, &k->groups, o->group, "group_id", a->groups.v[o->group].id);
+    const fa_dump *rep_dump = a->in.ranks[fa_op_rep_rank(&a->match, o)].dump;
     JW_KEY(w, "collective_seq_id");
-    jw_int(w, NULL, rep->collective_seq_id);
+    jw_int(w, NULL, fa_entry_coll_seq(rep_dump, rep));
     JW_KEY(w, "p2p_seq_id");
-    jw_int(w, NULL, rep->p2p_seq_id);
+    jw_int(w, NULL, fa_entry_p2p_seq(rep_dump, rep));
     JW_KEY(w, "record_id");
-    jw_int(w, NULL, rep->record_id);
+    jw_int(w, NULL, fa_entry_record_id(rep_dump, rep));
     const fa_traits *t = fa_entry_traits(store, rep);
     cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     JW_KEY(w, "input_sizes");
@@ -566,8 +571,8 @@ static int format_collectives(void *ctx, unsigned worker, size_t chunk, fa_textb
     const fa_op *ops = x->a->match.ops;
     for (size_t i = lo; i < hi; i++) {
         /* the representative entries lie all over the ranks' dumps: ask for them early */
-        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep)
-            __builtin_prefetch(ops[i + PREFETCH_AHEAD].rep);
+        if (i + PREFETCH_AHEAD < hi && ops[i + PREFETCH_AHEAD].rep_call != FA_NO_CALL_ID)
+            __builtin_prefetch(&x->a->match.calls[ops[i + PREFETCH_AHEAD].rep_call]);
         collective_row(&w, x, &x->workers[worker], i);
     }
     *out = w.t;
@@ -588,7 +593,7 @@ static void call_row(jw *w, db_worker *k, const fa_analysis *a, size_t op, const
     JW_KEY(w, "global_rank");
     jw_int(w, NULL, g->members[c->member]);
     JW_KEY(w, "record_id");
-    jw_int(w, NULL, e->record_id);
+    jw_int(w, NULL, fa_call_record_id(&a->match, &a->in, c, 0));
     const fa_traits *t = fa_entry_traits(store, e);
     cached_str(w, &k->names, t->name, "profiling_name", fa_store_op(store, t->name)->text);
     cached_str(w, &k->states, c->state, "state", fr_state_name(c->state));
@@ -736,6 +741,7 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     x->a = a;
     x->opt = opt;
     x->w = w;
+    x->all_ops = opt->all_collectives || opt->all_calls;
     x->list_calls = calloc(a->match.nops + 1, sizeof *x->list_calls);
     x->mismatch = first_mismatch(a);
     x->expected = calloc(a->groups.n + 1, sizeof *x->expected);
@@ -750,6 +756,60 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     }
     for (unsigned t = 0; t < x->nworkers; t++)
         if (!(x->workers[t].members = malloc(widest * sizeof *x->workers[t].members))) return -1;
+    return 0;
+}
+
+/* Per group, what collectives leaves out by default: how many of its ops passed, and the
+ * first and last sequence ids among them (collective_seq_id for collectives, p2p_seq_id for
+ * send/recv), with how many did not (those have rows). One pass over the ops. */
+typedef struct group_summary {
+    uint64_t passed, p2p_passed, not_passed;
+    int64_t first, last, p2p_first, p2p_last;
+} group_summary;
+
+static void summary_add(group_summary *s, const fa_op *o) {
+    if (!o->passes) {
+        s->not_passed++;
+        return;
+    }
+    uint64_t *n = o->is_p2p ? &s->p2p_passed : &s->passed;
+    int64_t *first = o->is_p2p ? &s->p2p_first : &s->first,
+            *last = o->is_p2p ? &s->p2p_last : &s->last;
+    if (!(*n)++ || o->seq < *first) *first = o->seq;
+    if (*n == 1 || o->seq > *last) *last = o->seq;
+}
+
+static void jw_seq(jw *w, const char *key, uint64_t n, int64_t v) {
+    if (n)
+        jw_int(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static int write_summary(jw *w, const fa_analysis *a) {
+    group_summary *s = calloc(a->groups.n + 1, sizeof *s);
+    if (!s) return -1;
+    for (size_t i = 0; i < a->match.nops; i++)
+        if (fa_op_rep_entry(&a->match, &a->match.ops[i]))
+            summary_add(&s[a->match.ops[i].group], &a->match.ops[i]);
+    jw_key(w, "collective_summary");
+    jw_open(w, '[');
+    for (size_t g = 0; g < a->groups.n; g++) {
+        const group_summary *x = &s[g];
+        if (!x->passed && !x->p2p_passed && !x->not_passed) continue;
+        jw_open(w, '{');
+        jw_str(w, "group_id", a->groups.v[g].id);
+        jw_int(w, "passed", (int64_t)x->passed);
+        jw_seq(w, "collective_seq_id_first", x->passed, x->first);
+        jw_seq(w, "collective_seq_id_last", x->passed, x->last);
+        jw_int(w, "p2p_passed", (int64_t)x->p2p_passed);
+        jw_seq(w, "p2p_seq_id_first", x->p2p_passed, x->p2p_first);
+        jw_seq(w, "p2p_seq_id_last", x->p2p_passed, x->p2p_last);
+        jw_int(w, "not_passed", (int64_t)x->not_passed);
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    free(s);
     return 0;
 }
 
@@ -838,7 +898,7 @@ static void write_explanation(jw *w, const fa_analysis *a) {
         jw_str(w, "group_desc", a->groups.v[e->group].desc);
         jw_int(w, "collective_id", e->op);
         jw_int(w, o->is_p2p ? "p2p_seq_id" : "collective_seq_id", e->seq);
-        jw_str(w, "op_type", o->type);
+        jw_str(w, "op_type", fa_op_type(&a->match, o));
         jw_str(w, "what", evidence_kind_name(e->kind));
         jw_ints(w, "waiting_ranks", e->waiters.v, e->waiters.n);
         if (e->kind == FA_EV_CRASHED) {
@@ -887,6 +947,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         rc = plan_collectives(&x);
     }
     if (rc == 0) rc = write_rows(&x, "collectives", x.rows.n, format_collectives);
+    if (rc == 0) rc = write_summary(&w, a);
     if (rc == 0) rc = plan_calls(&x);
     if (rc == 0) rc = write_rows(&x, "nccl_calls", x.rows.n, format_calls);
     if (rc == 0) {

@@ -56,11 +56,10 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             dtypes_text(&e->input_dtypes, di, sizeof di);
             dtypes_text(&e->output_dtypes, dout, sizeof dout);
             snprintf(dt, sizeof dt, "%s -> %s", di, dout);
-            snprintf(name, sizeof name, "%s%s", e->profiling_name,
-                     c->nentries > 1 ? " +bundle" : "");
-            if (c->nentries > 1)
-                snprintf(name, sizeof name, "%s (+%u coalesced)", e->profiling_name,
-                         c->nentries - 1);
+            uint32_t bundled = fa_call_nentries(&a->match, c);
+            snprintf(name, sizeof name, "%s%s", e->profiling_name, bundled > 1 ? " +bundle" : "");
+            if (bundled > 1)
+                snprintf(name, sizeof name, "%s (+%u coalesced)", e->profiling_name, bundled - 1);
         }
         snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", fa_member_state_name(s), name, in,
                  outs, dt);

@@ -523,10 +523,11 @@ static void describe_missing(decider *d, fa_finding *x) {
                               x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
                               x->others.n > 1 ? "" : "s", group, label);
     } else if (o->is_p2p) {
-        fa_finding_set_detail(
-            x, "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
-            x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s", group, label,
-            x->ranks.n > 1 ? "s" : "", who, strcmp(o->type, "send") == 0 ? "recv" : "send");
+        fa_finding_set_detail(x,
+                              "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who,
+                              strcmp(fa_op_type(d->m, o), "send") == 0 ? "recv" : "send");
     } else {
         const fa_group *grp = &d->groups->v[o->group];
         long pos = fa_group_position(grp, f->rank);
@@ -584,7 +585,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
             const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
             if ((!o->is_p2p && v->issued_max > o->seq) ||
                 d->m->rank_newest_pending[call->rank_index] >
-                    fa_call_entry(d->m, d->in, call, call->nentries - 1)->record_id)
+                    fa_call_record_id(d->m, d->in, call, fa_call_nentries(d->m, call) - 1))
                 queued = true;
         }
         if (started.n && !scheduled.n && queued &&
@@ -612,9 +613,10 @@ static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t se
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t i = dump->nentries; i-- > 0;) {
         const fa_entry *e = &dump->entries[i];
-        if (e->collective_seq_id != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
-        if (fa_groups_find(d->groups, ri, dump->pgs[e->pg].name) == (long)group)
-            return e->record_id;
+        if (fa_entry_coll_seq(dump, e) != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) ==
+            (long)group)
+            return fa_entry_record_id(dump, e);
     }
     return -1;
 }
@@ -762,7 +764,7 @@ static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **node
 static bool same_stuck(const decider *d, const fa_finding *a, const fa_finding *b) {
     const fa_op *x = &d->m->ops[a->op], *y = &d->m->ops[b->op];
     return a->kind == FA_STUCK_COLLECTIVE && b->kind == FA_STUCK_COLLECTIVE && x->seq == y->seq &&
-           x->type == y->type &&
+           fa_op_type(d->m, x) == fa_op_type(d->m, y) &&
            strcmp(d->groups->v[x->group].desc, d->groups->v[y->group].desc) == 0;
 }
 
@@ -776,8 +778,8 @@ static void fold_alike_stuck(decider *d, size_t first) {
         uint64_t at;
         const fa_op *o = f->op >= 0 ? &d->m->ops[f->op] : NULL;
         if (f->kind == FA_STUCK_COLLECTIVE && o)
-            snprintf(key, sizeof key, "%s\x1f%s\x1f%lld", d->groups->v[o->group].desc, o->type,
-                     (long long)o->seq);
+            snprintf(key, sizeof key, "%s\x1f%s\x1f%lld", d->groups->v[o->group].desc,
+                     fa_op_type(d->m, o), (long long)o->seq);
         if (f->kind == FA_STUCK_COLLECTIVE && o && fa_smap_get(&seen, key, &at) &&
             same_stuck(d, &list->v[at], f)) {
             for (size_t r = 0; r < f->others.n; r++)

@@ -56,7 +56,8 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
     const fa_group *grp = &d->groups->v[o->group];
     const char *desc = grp->desc && *grp->desc ? grp->desc : grp->id;
     char key[400];
-    snprintf(key, sizeof key, "%s\x1f%s", desc, o->type);
+    const char *type = fa_op_type(d->m, o);
+    snprintf(key, sizeof key, "%s\x1f%s", desc, type);
     uint64_t at;
     if (fa_smap_get(&vs->seen, key, &at)) return;
     fa_smap_put(&vs->seen, key, 0);
@@ -68,7 +69,7 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
             for (const char *c = vs->descs[i] + len; *c; c++) ntypes += *c == '/';
             if (ntypes == 3 || strstr(vs->descs[i] + len, "/..."))
                 return; /* three types say enough */
-            if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : o->type) >= 0) {
+            if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : type) >= 0) {
                 free(vs->descs[i]);
                 vs->descs[i] = more;
             }
@@ -76,7 +77,7 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
         }
     }
     if (fr_grow((void **)&vs->descs, &vs->cap, vs->n + 1, sizeof *vs->descs, 8)) return;
-    if (asprintf(&vs->descs[vs->n], "%s %s", desc, o->type) >= 0) vs->n++;
+    if (asprintf(&vs->descs[vs->n], "%s %s", desc, type) >= 0) vs->n++;
 }
 
 /* "A send/recv, B recv" (at most four groups, then "and N more"); frees the set. */

@@ -24,7 +24,7 @@ bool fa_vg_broken(const decider *d, size_t node, uint32_t group) {
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     const fa_call *c = fa_op_call(d->m, op, member);
-    return c ? fa_call_entry(d->m, d->in, c, 0)->record_id : INT64_MAX - 1;
+    return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there

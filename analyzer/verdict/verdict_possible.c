@@ -103,8 +103,7 @@ static long *newest_ops(const decider *d) {
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &d->m->calls[o->first_call + k];
             const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-            if (c->nentries &&
-                d->m->entry_refs[c->entries_at + c->nentries - 1] + 1 == dump->nentries)
+            if (fa_call_entry_index(d->m, c, fa_call_nentries(d->m, c) - 1) + 1 == dump->nentries)
                 at[c->rank_index] = (long)op;
         }
     }
@@ -139,7 +138,7 @@ static int failed_edges(decider *d, size_t node, size_t op) {
 /* The rank's newest entry in pg slot k, or NULL. */
 static const fa_entry *last_in_slot(const fa_dump *dump, uint32_t k) {
     for (uint32_t i = dump->nentries; i-- > 0;)
-        if (dump->entries[i].pg == k) return &dump->entries[i];
+        if (fa_entry_pg(dump->store, &dump->entries[i]) == k) return &dump->entries[i];
     return NULL;
 }
 
@@ -152,7 +151,8 @@ static int did_after(const decider *d, size_t ri, const char *name, int64_t seq)
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t i = 0; i < dump->nentries; i++) {
         const fa_entry *e = &dump->entries[i];
-        if (e->collective_seq_id <= seq || strcmp(dump->pgs[e->pg].name, name) != 0 ||
+        if (fa_entry_coll_seq(dump, e) <= seq ||
+            strcmp(dump->pgs[fa_entry_pg(d->in->store, e)].name, name) != 0 ||
             fa_entry_traits(d->in->store, e)->is_p2p)
             continue;
         return e->unrecorded_before ? AFTER_UNRECORDED : AFTER_COLLECTIVE;
@@ -234,7 +234,7 @@ static int unrecorded_p2p_edges(decider *d, size_t node) {
             int verdict = unknown(p) ? P2P_MAY_BLOCK
                                      : p2p_peer(d, (size_t)ri, (size_t)grp->member_input[m],
                                                 fa_vg_node_pending(d, (size_t)peer),
-                                                dump->pgs[k].name, last->collective_seq_id);
+                                                dump->pgs[k].name, fa_entry_coll_seq(dump, last));
             if (verdict == P2P_CLEARED) continue;
             if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
             f->maybe_in_p2p = true;

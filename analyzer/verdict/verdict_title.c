@@ -49,11 +49,11 @@ void fa_op_label(const fa_match *m, size_t op, char *buf, size_t len) {
         char src[24] = "?", dst[24] = "?";
         if (o->src >= 0) snprintf(src, sizeof src, "%lld", (long long)o->src);
         if (o->dst >= 0) snprintf(dst, sizeof dst, "%lld", (long long)o->dst);
-        bool recv = strcmp(o->type, "recv") == 0;
-        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", o->type, recv ? dst : src, recv ? "<-" : "->",
-                 recv ? src : dst, (long long)o->seq);
+        bool recv = strcmp(fa_op_type(m, o), "recv") == 0;
+        snprintf(buf, len, "%s %s%s%s (p2p #%lld)", fa_op_type(m, o), recv ? dst : src,
+                 recv ? "<-" : "->", recv ? src : dst, (long long)o->seq);
     } else {
-        snprintf(buf, len, "%s #%lld", o->type, (long long)o->seq);
+        snprintf(buf, len, "%s #%lld", fa_op_type(m, o), (long long)o->seq);
     }
 }
 

@@ -4,7 +4,8 @@
  *   gen_dumps --ranks N --entries E [--frames] [--faults K] [--version 2.9|2.10] [--seed S]
  *             [--json] [--prefix nccl_trace_rank_] [--tp T] [--pp P] [--ep X] [--microbatches M]
  *             [--layers L] [--jobs J] [--every K] [--jitter-ms J] [--slow-ranks R --slow-ms D]
- *             [--durations] [--slow-gpu R --slow-gpu-factor F] OUTDIR
+ *             [--durations] [--slow-gpu R --slow-gpu-factor F] [--cascade]
+ *             [--clock-drift-ms D] [--node-offset-ms O] [--period P] OUTDIR
  *
  * How it works.
  * Topology: the world of N ranks is split Megatron-style into tensor-parallel groups (TP, 8
@@ -19,10 +20,12 @@
  * previous stage, per layer TP _all_gather_base/_reduce_scatter_base pairs and expert
  * all_to_alls, send to the next stage), then the backwards in the mirror image, then the DP
  * gradient all_reduces (without data parallelism, an all_reduce on the default group instead);
- * every tenth step starts with an all_reduce on the default group. Group
- * counters (collective_seq_id per group, p2p_seq_id per rank and group as torch counts it, op_id,
- * record_id per rank) follow from running that program, so every member of a group issues the
- * same collectives with the same sequence ids, sizes and dtypes, and each send has its recv.
+ * every tenth step (every P-th with --period P; never with --period 0, and then, with data
+ * parallelism, the default group runs nothing and is in no pg_config) starts with an all_reduce
+ * on the default group.
+ * Group counters (collective_seq_id per group, p2p_seq_id per rank and group as torch counts it,
+ * op_id, record_id per rank) follow from running that program, so every member of a group issues
+ * the same collectives with the same sequence ids, sizes and dtypes, and each send has its recv.
  *
  * Time: the job is assumed to have run `hist` steps before the ring window (their counters are
  * added in closed form from one period of steps), then `window` completed steps, then one last
@@ -45,6 +48,21 @@
  * timing on), and --slow-gpu R multiplies those ranks' durations by --slow-gpu-factor F (default
  * 8): a slow GPU. When asked for, the slow ranks are printed on stdout as "slow_ranks: ..." and
  * "slow_gpus: ...", after the culprits' line.
+ *
+ * Waiting (--cascade): without it a rank never waits, whatever its operations wait for, as when
+ * NCCL calls return at once and the CPU runs ahead: a slow rank is late by the same 40 ms at every
+ * operation and delays nobody's next. With it every operation holds its callers until it
+ * completed: a rank arrives at its planned time or, if its previous operation completed later,
+ * shortly after that completion (simulate_cascade), so that a slow rank's peers, having waited
+ * for it, arrive late at their next operations, in other groups, and the delay spreads through
+ * the job as it does when ranks synchronize (blocking backends, .item(), stream syncs).
+ *
+ * Clocks: every rank's timestamps are read from its own clock. --node-offset-ms O sets each
+ * node's (tensor-parallel group's) clock O ms or less ahead or behind, drawn per node;
+ * --clock-drift-ms D lets the pipeline stages' clocks drift apart over the window, linearly from
+ * none at its start to D ms ahead at its end for the last stage (stage s gains s/(P-1) of it):
+ * the same collective then looks created up to D ms apart. Both move time_created_ns and
+ * time_discovered_completed_ns alike, as one clock would.
  *
  * Output (--every K: only ranks 0, K, 2K, ... write a dump, as when most of a huge job's dumps
  * are lost or were never collected; the job and its groups are the same): each rank's last E
@@ -84,7 +102,6 @@ enum { TH_MAIN, TH_AUTOGRAD };
 enum { ST_DONE, ST_SCHED };
 
 enum {
-    PERIOD = 10,   /* the default-group all_reduce comes every PERIOD steps */
     LOOKAHEAD = 3, /* operations a rank may have in flight */
     MAX_SHAPES = 64,
     MEMO_SLOTS = 1 << 13,
@@ -241,10 +258,13 @@ typedef struct counters {
 
 typedef struct job {
     int n, tp, pp, dp, ep, nmb, nlayers, entries, faults, version, jobs, every;
+    int period; /* --period: the default-group all_reduce comes every `period` steps */
     bool frames, json, durations;
     uint64_t seed;
-    int64_t jitter_ns, slow_ns; /* --jitter-ms, --slow-ms */
-    double gpu_factor;          /* --slow-gpu-factor */
+    int64_t jitter_ns, slow_ns;    /* --jitter-ms, --slow-ms */
+    bool cascade;                  /* --cascade */
+    int64_t drift_ns, node_off_ns; /* --clock-drift-ms, --node-offset-ms */
+    double gpu_factor;             /* --slow-gpu-factor */
     const char *slow_list, *gpu_list;
     bool *slow, *slow_gpu; /* per rank */
     bool *slow_in[G_N];    /* per group of each kind: a slow rank is a member */
@@ -261,6 +281,9 @@ typedef struct job {
     counters hist[64]; /* per stage: counters after hist_steps */
     /* the hang step, simulated */
     uint16_t *issued, *done;
+    /* --cascade: per rank its window operations' arrivals and completions, from c_at[r] */
+    size_t *c_at;
+    int64_t *c_arrive, *c_done;
     int *culprits;
     /* results */
     uint64_t bytes, nentries;
@@ -464,7 +487,7 @@ static void backward(stepgen *s, int mb) {
 /* Appends one training step of rank p to out[]; returns the number of operations. */
 static int gen_step(const job *j, rankpos p, counters *c, int64_t step, op *out) {
     stepgen s = { j, p, c, out, 0, step };
-    if (step % PERIOD == 0)
+    if (j->period > 0 && step % j->period == 0)
         coll(&s, G_DEF, OP_AR, j->sh_scalar, j->sh_scalar, DT_FLOAT, SK_DEF, TH_MAIN);
     for (int mb = 0; mb < j->nmb; mb++) forward(&s, mb);
     for (int mb = 0; mb < j->nmb; mb++) backward(&s, mb);
@@ -498,7 +521,7 @@ static void setup_groups(job *j) {
         j->ngroups[g] = count[g];
         j->name_base[g] = total;
         total += count[g];
-        j->active[g] = g == G_DEF || group_size(j, g) > 1;
+        j->active[g] = g == G_DEF ? j->period > 0 || j->dp < 2 : group_size(j, g) > 1;
     }
     j->names = xmalloc(sizeof(char *) * (size_t)total);
     j->ranks_str = xmalloc(sizeof(char *) * (size_t)total);
@@ -536,7 +559,10 @@ static void setup_slow_groups(job *j) {
     }
 }
 
-/* Per stage: the counters after hist_steps, from one period times hist_steps / PERIOD; and
+/* The steps after which the program repeats itself. */
+static int64_t period_of(const job *j) { return j->period > 0 ? j->period : 1; }
+
+/* Per stage: the counters after hist_steps, from one period times hist_steps / period; and
  * the step sizes that fix the window. */
 static void setup_history(job *j) {
     int min_ops = 1 << 30;
@@ -545,12 +571,12 @@ static void setup_history(job *j) {
     for (int st = 0; st < j->pp; st++) {
         counters c = { { 0 }, { 0 }, 0 };
         rankpos p = pos_of(j, st * j->tp * j->dp);
-        for (int64_t step = 0; step < PERIOD; step++) {
+        for (int64_t step = 0; step < period_of(j); step++) {
             int n = gen_step(j, p, &c, step, scratch);
             if (n > j->max_step_ops) j->max_step_ops = n;
             if (n < min_ops) min_ops = n;
         }
-        int64_t times = j->hist_steps / PERIOD;
+        int64_t times = j->hist_steps / period_of(j);
         for (int g = 0; g < G_N; g++) {
             c.coll[g] *= times;
             c.p2p[g] *= times;
@@ -741,6 +767,154 @@ static void simulate_hang(job *j) {
     free(advance);
 }
 
+/* --- time: operations that wait for the previous one (--cascade), and clocks ---------------- */
+
+/* A key that every participant of a window operation computes alike (op_key's, with the step). */
+static uint64_t window_key(const job *j, rankpos p, const op *o, int64_t step) {
+    uint64_t gid = (uint64_t)(j->name_base[o->g] + group_index(j, p, o->g));
+    if (o->kind == OP_SEND || o->kind == OP_RECV) {
+        uint64_t link = (uint64_t)(p.pp < o->peer ? p.pp : o->peer);
+        return 1ull << 63 | gid << 40 | (uint64_t)(step - j->hist_steps) << 24 |
+               (uint64_t)o->mb << 8 | (uint64_t)o->phase << 7 | link;
+    }
+    return gid << 40 | (uint64_t)o->coll_seq;
+}
+
+typedef struct tslot {
+    uint64_t key;
+    uint32_t need, arrived;
+    int64_t last, done; /* the latest arrival so far; the completion once all arrived */
+} tslot;
+
+static tslot *tslot_get(tslot *t, size_t cap, uint64_t key) {
+    size_t i = (size_t)mix(key) & (cap - 1);
+    while (t[i].need && t[i].key != key) i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* Every rank's operations over the window and what it issued of the hang step: their keys,
+ * planned arrivals (slot plus jitter, without --slow-ms) and whether they stay pending, in
+ * j->c_at order. Returns the table of operations, its capacity in *cap. */
+static tslot *cascade_collect(job *j, uint64_t **keys, int64_t **plan, uint8_t **pend,
+                              size_t *cap) {
+    op *buf = xmalloc(sizeof(op) * (size_t)j->max_step_ops);
+    j->c_at = xmalloc(sizeof(size_t) * ((size_t)j->n + 1));
+    size_t total = 0;
+    for (int r = 0; r < j->n; r++) {
+        counters c = j->hist[pos_of(j, r).pp];
+        j->c_at[r] = total;
+        for (int64_t s = 0; s < j->window_steps; s++)
+            total += (size_t)gen_step(j, pos_of(j, r), &c, j->hist_steps + s, buf);
+        total += j->issued[r];
+    }
+    j->c_at[j->n] = total;
+    *keys = xmalloc(sizeof(uint64_t) * (total + 1));
+    *plan = xmalloc(sizeof(int64_t) * (total + 1));
+    *pend = xmalloc(total + 1);
+    for (*cap = 1; *cap < total * 2; *cap <<= 1) {}
+    tslot *t = xmalloc(sizeof(tslot) * *cap);
+    for (int r = 0; r < j->n; r++) {
+        rankpos p = pos_of(j, r);
+        counters c = j->hist[p.pp];
+        size_t at = j->c_at[r];
+        for (int64_t s = 0; s <= j->window_steps; s++) {
+            int k = gen_step(j, p, &c, j->hist_steps + s, buf);
+            if (s == j->window_steps) k = j->issued[r];
+            for (int i = 0; i < k; i++, at++) {
+                const op *o = &buf[i];
+                (*keys)[at] = window_key(j, p, o, j->hist_steps + s);
+                (*plan)[at] = o->time_ns - (j->slow[r] ? j->slow_ns : 0);
+                (*pend)[at] = s == j->window_steps && i >= j->done[r];
+                tslot *sl = tslot_get(t, *cap, (*keys)[at]);
+                sl->key = (*keys)[at];
+                sl->need =
+                    o->kind == OP_SEND || o->kind == OP_RECV ? 2 : (uint32_t)group_size(j, o->g);
+            }
+        }
+    }
+    free(buf);
+    return t;
+}
+
+/* --cascade: a rank arrives at an operation at its planned time or, when its previous operation
+ * completed later, that completion plus a short gap (1 ms and its jitter): it waited, and what it
+ * waited for delays it. A slow rank then arrives --slow-ms later still. An operation completes
+ * STEP_NS/1024 after its last member arrived; one that the hang leaves pending holds nobody (the
+ * rank goes on to what it issued after it). Simulated rank after rank, each as far as its
+ * operations have completed, until every rank is through. */
+static void simulate_cascade(job *j) {
+    uint64_t *keys;
+    int64_t *plan;
+    uint8_t *pend;
+    size_t cap;
+    tslot *t = cascade_collect(j, &keys, &plan, &pend, &cap);
+    size_t total = j->c_at[j->n];
+    j->c_arrive = xmalloc(sizeof(int64_t) * (total + 1));
+    j->c_done = xmalloc(sizeof(int64_t) * (total + 1));
+    size_t *next = xmalloc(sizeof(size_t) * (size_t)j->n);
+    int64_t *free_at = xmalloc(sizeof(int64_t) * (size_t)j->n); /* previous completion + gap */
+    for (int r = 0; r < j->n; r++) next[r] = j->c_at[r], free_at[r] = INT64_MIN;
+    for (size_t i = 0; i < total; i++) j->c_arrive[i] = INT64_MIN;
+    int64_t jitter = j->jitter_ns < j->slot_ns / 2 ? j->jitter_ns : j->slot_ns / 2;
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        for (int r = 0; r < j->n; r++) {
+            for (size_t i = next[r]; i < j->c_at[r + 1]; i = ++next[r]) {
+                tslot *sl = tslot_get(t, cap, keys[i]);
+                if (j->c_arrive[i] == INT64_MIN) {
+                    int64_t a = plan[i] > free_at[r] ? plan[i] : free_at[r];
+                    j->c_arrive[i] = a + (j->slow[r] ? j->slow_ns : 0);
+                    if (++sl->arrived == 1 || j->c_arrive[i] > sl->last) sl->last = j->c_arrive[i];
+                    if (sl->arrived == sl->need) sl->done = sl->last + STEP_NS / 1024;
+                    moved = true;
+                }
+                if (pend[i]) continue;             /* never completes: holds nobody */
+                if (sl->arrived < sl->need) break; /* waits for the others */
+                j->c_done[i] = sl->done;
+                uint64_t draw = mix(j->seed ^ 0xca5cade ^ (uint64_t)i * 0x9e3779b97f4a7c15ull);
+                free_at[r] =
+                    sl->done + 1000000 + (jitter > 0 ? (int64_t)(draw % (uint64_t)jitter) : 0);
+                moved = true;
+            }
+        }
+    }
+    for (int r = 0; r < j->n; r++)
+        if (next[r] != j->c_at[r + 1]) {
+            fprintf(stderr, "gen_dumps: --cascade: rank %d cannot finish its window\n", r);
+            exit(2);
+        }
+    free(keys), free(plan), free(pend), free(t), free(next), free(free_at);
+}
+
+/* A rank's operations (ops[0..n), in gen_step order from the window's first step to what it
+ * issued of the hang step) take their simulated times. */
+static void cascade_times(const job *j, int r, op *ops, size_t n) {
+    size_t at = j->c_at[r];
+    for (size_t i = 0; i < n && i < j->c_at[r + 1] - at; i++) {
+        ops[i].time_ns = j->c_arrive[at + i];
+        ops[i].done_ns = j->c_done[at + i];
+    }
+}
+
+/* How far rank r's clock reads ahead at true time t: its node's offset (--node-offset-ms: a node
+ * is a tensor-parallel group, drawn in [-O, O]) plus its pipeline stage's drift (--clock-drift-ms:
+ * the last stage gains D over the window, linearly from its start, the first stage nothing). */
+static int64_t clock_offset(const job *j, rankpos p, int64_t t) {
+    int64_t off = 0;
+    if (j->node_off_ns > 0) {
+        uint64_t draw = mix(j->seed ^ 0x0ff5e7ull ^ (uint64_t)(p.r / j->tp) << 20);
+        off += (int64_t)(draw % (uint64_t)(2 * j->node_off_ns + 1)) - j->node_off_ns;
+    }
+    if (j->drift_ns > 0 && j->pp > 1) {
+        int64_t start = j->t0 + j->hist_steps * STEP_NS, span = (j->window_steps + 1) * STEP_NS;
+        double f = (double)(t - start) / (double)span;
+        f = f < 0 ? 0 : f > 1 ? 1 : f;
+        off += (int64_t)((double)j->drift_ns * f * p.pp / (j->pp - 1));
+    }
+    return off;
+}
+
 /* --- writing one rank's dump ------------------------------------------------------------ */
 
 /* Every string the generator writes lives at a fixed address, so the memo id the writer gave
@@ -854,8 +1028,13 @@ static size_t rank_ops(worker *w, rankpos p) {
             for (int i = 0; i < k; i++)
                 w->ops[n + (size_t)i].state = i < j->done[p.r] ? ST_DONE : ST_SCHED;
             k = j->issued[p.r];
+            if (j->cascade) cascade_times(j, p.r, w->ops, n + (size_t)k);
         }
         n += (size_t)k;
+    }
+    for (size_t i = 0; i < n && (j->node_off_ns || j->drift_ns); i++) {
+        w->ops[i].done_ns += clock_offset(j, p, w->ops[i].done_ns);
+        w->ops[i].time_ns += clock_offset(j, p, w->ops[i].time_ns);
     }
     size_t keep = n < (size_t)j->entries ? n : (size_t)j->entries;
     memmove(w->ops, w->ops + (n - keep), keep * sizeof(op));
@@ -1118,7 +1297,9 @@ static void usage(void) {
         "                 [--seed S] [--json] [--prefix P] [--tp T] [--pp P] [--ep X]\n"
         "                 [--microbatches M] [--layers L] [--jobs J] [--every K] [--jitter-ms J]\n"
         "                 [--slow-ranks R --slow-ms D] [--durations] [--slow-gpu R "
-        "--slow-gpu-factor F] OUTDIR\n");
+        "--slow-gpu-factor F]\n"
+        "                 [--cascade] [--clock-drift-ms D] [--node-offset-ms O] [--period P] "
+        "OUTDIR\n");
     exit(2);
 }
 
@@ -1195,6 +1376,14 @@ static void parse_args(job *j, int argc, char **argv) {
             j->gpu_factor = (double)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--durations"))
             j->durations = true;
+        else if (!strcmp(a, "--period"))
+            j->period = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--cascade"))
+            j->cascade = true;
+        else if (!strcmp(a, "--clock-drift-ms"))
+            j->drift_ns = num_arg(argc, argv, &i) * 1000000;
+        else if (!strcmp(a, "--node-offset-ms"))
+            j->node_off_ns = num_arg(argc, argv, &i) * 1000000;
         else if (!strcmp(a, "--slow-ranks") && i + 1 < argc)
             j->slow_list = argv[++i];
         else if (!strcmp(a, "--slow-gpu") && i + 1 < argc)
@@ -1267,6 +1456,7 @@ int main(int argc, char **argv) {
     j.nmb = 4;
     j.nlayers = 2;
     j.every = 1;
+    j.period = 10;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     j.jobs = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 1;
     j.jitter_ns = 2000000;
@@ -1279,7 +1469,7 @@ int main(int argc, char **argv) {
     }
     pthread_mutex_init(&j.lock, NULL);
     j.slot_ns = STEP_NS / 4096;
-    j.hist_steps = PERIOD * (60 + (int64_t)(j.seed % 20));
+    j.hist_steps = period_of(&j) * (60 + (int64_t)(j.seed % 20));
     j.t0 = 1758600000000000000LL + (int64_t)(mix(j.seed) % 1000000000000ull);
     j.culprits = xmalloc(sizeof(int) * (size_t)(j.faults + 1));
     double t_start = now_s();
@@ -1288,6 +1478,12 @@ int main(int argc, char **argv) {
     setup_slow_groups(&j);
     setup_history(&j);
     simulate_hang(&j);
+    if (j.drift_ns >= (j.window_steps + 1) * STEP_NS) {
+        fprintf(stderr, "gen_dumps: --clock-drift-ms must stay below the window's %lld ms\n",
+                (long long)((j.window_steps + 1) * STEP_NS / 1000000));
+        return 2;
+    }
+    if (j.cascade) simulate_cascade(&j);
     double t_sim = now_s();
     run_workers(&j);
     double t_end = now_s();

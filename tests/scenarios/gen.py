@@ -32,7 +32,7 @@ class Job:
         self.groups[name] = (desc, ranks)
 
     def add(self, rank, name, op, seq, state="completed", ins=((4, 4),), outs=None, dtype="Float",
-            p2p=False, p2p_seq=0, out_dtype=None, backend="nccl", at_ns=None, retired=None):
+            p2p=False, p2p_seq=0, out_dtype=None, backend="nccl", at_ns=None, retired=None, done_ns=None):
         outs = ins if outs is None else outs
         at_ns = 1700000000000000000 + self.record[rank] if at_ns is None else at_ns
         self.entries[rank].append({
@@ -43,7 +43,7 @@ class Job:
             "profiling_name": backend + ":" + op, "time_created_ns": at_ns,
             "input_sizes": [list(s) for s in ins], "input_dtypes": [dtype] * len(ins),
             "output_sizes": [list(s) for s in outs], "output_dtypes": [out_dtype or dtype] * len(outs),
-            "state": state, "time_discovered_started_ns": None, "time_discovered_completed_ns": None,
+            "state": state, "time_discovered_started_ns": None, "time_discovered_completed_ns": done_ns,
             "retired": state == "completed" if retired is None else retired, "timeout_ms": 600000,
             "is_p2p": p2p,
             "frames": [{"name": "train_step", "filename": "train.py", "line": 42}]})
@@ -415,6 +415,60 @@ def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1):
     return j
 
 
+def nccl_lag(lag, steps=8, slot_ms=10.0, jitter_ms=1.5, seed=1):
+    """An NCCL job of 8 ranks whose CPUs run ahead (calls return at once): every rank issues its
+    calls at their planned times, plus jitter, plus its lag (lag: rank -> ms, a constant delay,
+    as of a slow node), whatever its calls wait for. A step: the tensor-parallel pairs
+    (0,1) (2,3) (4,5) (6,7), then the default group. Each collective completes 0.2 ms after its
+    last member arrived, on every member (time_discovered_completed_ns)."""
+    import random
+    rnd = random.Random(seed)
+    j = Job(8)
+    for r in range(8):
+        j.groups.setdefault(str(1 + r // 2), ("TENSOR_MODEL_PARALLEL_GROUP", []))[1].append(r)
+    seq = {}
+    t = 0.0
+    for _ in range(steps):
+        for kind in ("tp", "world"):
+            t += slot_ms
+            arrive = {r: t + rnd.random() * jitter_ms + lag.get(r, 0.0) for r in range(8)}
+            names = sorted({str(1 + r // 2) for r in range(8)}) if kind == "tp" else ["0"]
+            for name in names:
+                members = j.groups[name][1]
+                done = max(arrive[r] for r in members) + 0.2
+                seq[name] = seq.get(name, 0) + 1
+                for r in members:
+                    j.add(r, name, "all_reduce", seq[name], at_ns=1700000000000000000 + int(arrive[r] * 1e6),
+                          done_ns=1700000000000000000 + int(done * 1e6))
+    return j
+
+
+def nccl_slow_node():  # ranks 2,3 (one node) 40 ms behind, the calls not waiting: both named
+    return nccl_lag({2: 40.0, 3: 40.0})
+
+
+def nccl_two_lags():  # rank 2 40 ms behind waits for rank 3, 80 ms behind, but went on: both named
+    return nccl_lag({2: 40.0, 3: 80.0})
+
+
+def wide_values(seqs=(5, 6, 70006, 70007, 1 << 40, (1 << 40) + 1), apart_ns=3_000_000_000_000):
+    """Values the analyzer's compact entries keep beside them (store.h): record ids that are not
+    consecutive (an onlyActive dump, a gap), collective sequence ids of one group more than 2^16
+    apart within one dump, arrivals more than 71 minutes apart. Healthy: ok."""
+    j = Job(4)
+    base = 1700000000000000000
+    for k, seq in enumerate(seqs):
+        for r in range(4):
+            j.record[r] += 7 * k  # gaps in the record ids
+            j.add(r, "0", "all_reduce", seq, at_ns=base + k * apart_ns + r * 1000,
+                  done_ns=base + k * apart_ns + 5000)
+    return j
+
+
+def record_gaps():  # only the record ids are not consecutive; the rest fits the compact entries
+    return wide_values(seqs=range(5, 11), apart_ns=1_000_000)
+
+
 def gloo_healthy():  # no slow rank: nobody is named
     return gloo_steps()
 
@@ -436,7 +490,8 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      wait_chain, split_groups, pipeline, ring_wrap, mixed_versions, unmatched_recv,
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
-                                     builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world]}
+                                     builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node,
+                                     wide_values, record_gaps, nccl_two_lags]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()

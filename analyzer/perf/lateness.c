@@ -1,0 +1,189 @@
+/* lateness.c — a group's ops read, corrected for clocks and judged, in order (lateness.h). */
+#include "lateness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "perfstat.h"
+
+static int times_init(fa_op_times *t, uint32_t maxcalls) {
+    size_t n = (size_t)maxcalls + 1;
+    t->member = malloc(n * sizeof *t->member);
+    t->arrival = malloc(n * sizeof *t->arrival);
+    t->done = malloc(n * sizeof *t->done);
+    t->ready = malloc(n * sizeof *t->ready);
+    t->gap = malloc(n * sizeof *t->gap);
+    t->held_before = malloc(n * sizeof *t->held_before);
+    t->duration = malloc(n * sizeof *t->duration);
+    t->at = malloc(n * sizeof *t->at);
+    t->late = malloc(n * sizeof *t->late);
+    t->excess = malloc(n * sizeof *t->excess);
+    return t->member && t->arrival && t->done && t->ready && t->gap && t->held_before &&
+                   t->duration && t->at && t->late && t->excess
+               ? 0
+               : -1;
+}
+
+static void times_free(fa_op_times *t) {
+    free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap);
+    free(t->held_before), free(t->duration), free(t->at), free(t->late), free(t->excess);
+}
+
+int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
+    memset(s, 0, sizeof *s);
+    int rc = fa_clock_ring_init(&s->clock, maxcalls);
+    for (int i = 0; i < FA_CLOCK_WIDTH && rc == 0; i++) rc = times_init(&s->slot[i], maxcalls);
+    size_t n = (size_t)maxcalls + 1;
+    s->tmp = malloc(n * sizeof *s->tmp);
+    s->tmp2 = malloc(n * sizeof *s->tmp2);
+    s->off = malloc(n * sizeof *s->off);
+    s->idx = malloc(n * sizeof *s->idx);
+    if (rc == 0 && s->tmp && s->tmp2 && s->off && s->idx) return 0;
+    fa_late_scratch_free(s);
+    return -1;
+}
+
+void fa_late_scratch_free(fa_late_scratch *s) {
+    for (int i = 0; i < FA_CLOCK_WIDTH; i++) times_free(&s->slot[i]);
+    fa_clock_ring_free(&s->clock);
+    free(s->tmp), free(s->tmp2), free(s->off), free(s->idx);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------ reading -------------- */
+
+/* One call: its first entry's arrival and duration, its last entry's completion, and how it
+ * stands to its rank's previous call. */
+static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, fa_op_times *t) {
+    uint32_t i = t->n;
+    const fa_dump *d = env->in->ranks[c->rank_index].dump;
+    t->member[i] = c->member;
+    t->arrival[i] = t->done[i] = t->ready[i] = 0;
+    t->gap[i] = t->duration[i] = NAN;
+    t->held_before[i] = false;
+    {
+        uint32_t first = fa_call_entry_index(env->m, c, 0);
+        uint32_t last = fa_call_entry_index(env->m, c, fa_call_nentries(env->m, c) - 1);
+        t->arrival[i] = fa_time_created(d, first);
+        t->done[i] = fa_time_completed(d, last);
+        t->duration[i] = fa_time_duration(d, first);
+        t->ready[i] = blocking ? fa_ready_ns(env->ready, env->m, c) : 0;
+        int64_t before = first ? fa_time_completed(d, first - 1) : 0;
+        if (before && t->arrival[i]) {
+            t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
+            t->held_before[i] = fa_held_at(env->held, c->rank_index, first - 1);
+        }
+    }
+    t->narrived += t->arrival[i] != 0;
+    t->ntimed += !isnan(t->duration[i]);
+    t->completed &= c->state == FR_STATE_COMPLETED;
+    t->n++;
+}
+
+static void read_op(const fa_late_env *env, size_t op, fa_op_times *t) {
+    const fa_op *o = &env->m->ops[op];
+    t->op = op;
+    t->n = t->narrived = t->ntimed = 0;
+    t->completed = true;
+    t->judged = t->corrected = false;
+    t->last = -1;
+    /* readiness holds only where a call waits for its operation's end (backend.h) */
+    const fa_entry *rep = fa_op_rep_entry(env->m, o);
+    bool blocking =
+        rep && fa_backend_blocks_caller(fa_backend_of(
+                   fa_store_op(env->in->store, fa_entry_traits(env->in->store, rep)->name)->text));
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        read_call(env, &env->m->calls[o->first_call + k], blocking, t);
+}
+
+/* Is the op judged for stragglers? Every member present with an arrival, no mismatch, and in a
+ * job that is not ok, completed everywhere (the completed history). */
+static bool is_judged(const fa_late_env *env, const fa_op_times *t) {
+    const fa_op *o = &env->m->ops[t->op];
+    const fa_group *g = &env->groups->v[o->group];
+    return !o->is_p2p && !o->mismatch && g->nmembers >= 2 && t->n == g->nmembers &&
+           t->narrived == t->n && (env->status == FA_STATUS_OK || t->completed);
+}
+
+/* ------------------------------------------------------------ judging -------------- */
+
+/* Arrivals in ms after the op's first one, less each member's clock offset. */
+static void place_arrivals(fa_late_scratch *s, size_t k, size_t nops, fa_op_times *t, bool clocks) {
+    int64_t base = INT64_MAX;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->arrival[i] && t->arrival[i] < base) base = t->arrival[i];
+    t->corrected = clocks && fa_clock_at(&s->clock, k, nops, t->n, t->member, s->off);
+    for (uint32_t i = 0; i < t->n; i++)
+        t->at[i] = t->arrival[i]
+                       ? (double)(t->arrival[i] - base) / 1e6 - (t->corrected ? s->off[i] : 0)
+                       : NAN;
+}
+
+/* The delay each member made itself, where known (else +inf): its gap less the median gap of the
+ * others, where its previous call held it. */
+static void own_delays(fa_late_scratch *s, const fa_op_times *t, double *own) {
+    uint32_t known = 0;
+    bool any_held = false;
+    for (uint32_t i = 0; i < t->n; i++) {
+        own[i] = INFINITY;
+        any_held |= t->held_before[i];
+        if (!isnan(t->gap[i])) s->idx[known] = i, s->tmp[known++] = t->gap[i];
+    }
+    if (known < 2 || !any_held) return; /* nobody to cap: no median to take */
+    double *others = s->off;            /* the clock offsets are applied by now */
+    fa_median_of_others(s->tmp, known, s->tmp2, others);
+    for (uint32_t k = 0; k < known; k++)
+        if (t->held_before[s->idx[k]]) own[s->idx[k]] = s->tmp[k] - others[k];
+}
+
+static void judge(fa_late_scratch *s, fa_op_times *t) {
+    double hi = -INFINITY;
+    t->last = -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (t->at[i] > hi)
+            hi = t->at[i], t->last = (long)i;
+        else if (t->at[i] == hi)
+            t->last = -1;
+    }
+    fa_median_of_others(t->at, t->n, s->tmp2, t->late);
+    for (uint32_t i = 0; i < t->n; i++) t->late[i] = t->at[i] - t->late[i];
+    own_delays(s, t, t->excess); /* excess is filled below: borrow it meanwhile */
+    for (uint32_t i = 0; i < t->n; i++) {
+        double own = t->excess[i];
+        if (t->ready[i]) {
+            double blocked = (double)(t->arrival[i] - t->ready[i]) / 1e6;
+            if (blocked < own) own = blocked;
+        }
+        if (own < t->late[i]) t->late[i] = own;
+    }
+    if (t->ntimed == t->n) {
+        fa_median_of_others(t->duration, t->n, s->tmp2, t->excess);
+        for (uint32_t i = 0; i < t->n; i++) t->excess[i] = t->duration[i] - t->excess[i];
+    } else {
+        for (uint32_t i = 0; i < t->n; i++) t->excess[i] = NAN;
+    }
+}
+
+int fa_group_lateness(const fa_late_env *env, fa_late_scratch *s, uint32_t gi, const size_t *ops,
+                      size_t nops, fa_late_visit visit, void *arg) {
+    fa_clock_reset(&s->clock, env->groups->v[gi].nmembers);
+    for (size_t k = 0; k < nops + FA_CLOCK_HALF; k++) {
+        if (k < nops) {
+            fa_op_times *t = &s->slot[k % FA_CLOCK_WIDTH];
+            read_op(env, ops[k], t);
+            bool p2p = env->m->ops[ops[k]].is_p2p;
+            fa_clock_put(&s->clock, k, p2p ? 0 : t->n, t->member, t->done);
+        }
+        if (k < FA_CLOCK_HALF) continue;
+        size_t j = k - FA_CLOCK_HALF;
+        fa_op_times *t = &s->slot[j % FA_CLOCK_WIDTH];
+        place_arrivals(s, j, nops, t, !env->m->ops[t->op].is_p2p);
+        t->judged = is_judged(env, t);
+        if (t->judged) judge(s, t);
+        int rc = visit(arg, t);
+        if (rc) return rc;
+    }
+    return 0;
+}

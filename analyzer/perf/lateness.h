@@ -1,0 +1,86 @@
+/* lateness.h — how late each member arrived at each collective of a group, walked in op order.
+ *
+ * A walk reads each of the group's ops once: its calls' arrivals (time_created_ns of the call's
+ * first entry), completions (time_discovered_completed_ns of its last), durations, and what is
+ * known of when each rank was free to come (its previous call's completion and whether that call
+ * held it, held.h; for blocking backends the ready time, readiness.h). It corrects the arrivals
+ * for the members' clocks (clocks.h) and, for an op that is judged (perf.h), gives each member
+ *
+ *   late = its corrected arrival - the median corrected arrival of the other members,
+ *
+ * capped by the delay it made itself: where its previous call held it, its gap (from that call's
+ * completion to this arrival, on its own clock) less the median gap of the other members; where
+ * its backend blocks (gloo), its arrival less its ready time. A cap only ever clears blame: the
+ * ranks that waited for a slow one and came late to their next groups because of it are not
+ * slow, and a rank that is slow is late by its own gap wherever it goes. With durations known
+ * on every member, its excess is its duration less the others' median.
+ *
+ * The walk is linear in the group's calls: each op is read once and judged in O(members) (median
+ * of the others by selection), with FA_CLOCK_HALF ops of look-ahead for the clocks.
+ */
+#ifndef FRTRACE_LATENESS_H
+#define FRTRACE_LATENESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clocks.h"
+#include "groups.h"
+#include "held.h"
+#include "load.h"
+#include "match.h"
+#include "readiness.h"
+#include "verdict.h"
+
+/* What the walk reads and judges of one op; arrays per call, ascending member. */
+typedef struct fa_op_times {
+    size_t op;
+    uint32_t n;        /* calls */
+    uint32_t narrived; /* calls with a known arrival */
+    uint32_t ntimed;   /* calls with a known duration */
+    bool completed;    /* every call completed */
+    bool judged;       /* judged for stragglers (perf.h): late, excess and last are set */
+    bool corrected;    /* arrivals corrected for clocks (clocks.h) */
+    uint32_t *member;  /* position in the group */
+    int64_t *arrival;  /* raw, 0 unknown */
+    int64_t *done;     /* completion, 0 unknown */
+    int64_t *ready;    /* blocking backends: when its rank was free (readiness.h), 0 unknown */
+    double *gap;       /* ms from its previous call's completion to its arrival; NaN unknown */
+    bool *held_before; /* its previous call held it (held.h) */
+    double *duration;  /* ms, NaN unknown */
+    double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
+    double *late;      /* ms */
+    double *excess;    /* ms, NaN unknown */
+    long last;         /* the call that arrived last alone, -1 a tie */
+} fa_op_times;
+
+typedef struct fa_late_env {
+    const fa_input *in;
+    const fa_groups *groups;
+    const fa_match *m;
+    fa_status status;
+    double floor_ms;
+    const fa_readiness *ready;
+    const fa_held *held;
+} fa_late_env;
+
+/* A worker's memory for walks over groups of up to `maxcalls` members. */
+typedef struct fa_late_scratch {
+    fa_op_times slot[FA_CLOCK_WIDTH];
+    fa_clock_ring clock;
+    double *tmp, *tmp2, *off;
+    uint32_t *idx;
+} fa_late_scratch;
+
+int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls);
+void fa_late_scratch_free(fa_late_scratch *s);
+
+/* Called for every op of the walk, in order; non-zero stops it (and is returned). */
+typedef int (*fa_late_visit)(void *arg, const fa_op_times *t);
+
+/* Walks group gi's ops ops[0..nops) (op indices in seq order). */
+int fa_group_lateness(const fa_late_env *env, fa_late_scratch *s, uint32_t gi, const size_t *ops,
+                      size_t nops, fa_late_visit visit, void *arg);
+
+#endif

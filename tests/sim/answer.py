@@ -1,0 +1,422 @@
+"""answer.py — the answer the evidence supports, derived from the simulated truth.
+
+The same reasoning runs twice: once with full knowledge (every rank known at the end: the
+truth), once with what the dumps can show (readable, fresh or older dumps: the expected answer).
+The rules (sim.py's table gives them with their numbers):
+
+ W1 Waiting. A rank waits in its frontier (its oldest launch not finished: NCCL's stream head,
+    gloo's current call) for the members of that launch's instances that have not arrived.
+    Arrived = started it (its earlier launches finished), or the instance completed somewhere.
+    A gloo rank whose newest operation failed waits for the dead members of it (E9).
+ W2 Roots. The culprits of a hang are the ranks in the sink components of the wait-for graph
+    reachable from waiting ranks that are not themselves seen waiting (a stopped CPU, a dead
+    rank, a rank without a readable dump), plus every rank whose GPU stalled (its frontier
+    launch completed on all its peers but not on it). A sink component of several waiting ranks
+    (a deadlock of ranks that issued the same operations in different orders, as after a skip)
+    is broken at its fault rank, the one whose order the other ranks contradict (it issued an
+    operation that they issue only after the one they wait in) (E11); in a job of two ranks
+    nobody can tell which order is right: both are named, as the two sides of a two-member
+    mismatch.
+ E1 Unknown. A rank without a readable dump (none written, garbage, cut before its entries) is
+    unknown: it is never seen waiting. When others wait for it and no rank that the dumps show stuck
+    (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
+    waiting for them as well as stuck itself: it is an alternative, not a culprit.
+ E2 Most missing. More than half of the ranks unknown: inconclusive, no culprits.
+ E3 Mismatch. An instance whose calls disagree (type, sizes, dtype, compared as the backend
+    compares them; an all_to_all's sizes not at all: its splits are not recorded) and that two
+    or more readable dumps recorded: status mismatch; culprits are the members outside the
+    unique largest side among the recorded calls, or, without one (two members, a tie), every
+    recorded member. It wins over the hang rules.
+ E8 Older dumps. A dump is older when a peer's dump shows an instance with the rank completed
+    that lies beyond the rank's frontier in its own stream, or that its dump does not show (a
+    peer completing the frontier itself is what a stalled GPU looks like: no proof). Such a rank
+    is presumed to have gone on: a waiter's missing member only when no other member is missing
+    there, and its own (old) frontier is not read as a wait; when waited for, it is weighed as
+    an unknown rank (E1).
+ E14 Wrong peer. A rank waiting in a send/recv on peers seen idle that nobody else waits for,
+    while another rank waits on it in the other half (it sends to the rank that receives, or
+    the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
+    with the other unmatched half are not (both halves meet in it).
+ E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
+    entries before the cut (readers salvage exactly those): the launches they record are known
+    as of the dump's moment (started, completed, their calls' types and sizes), the rest is
+    unknown, as after an older dump (E8): the rank is presumed to have gone on. (pg_status's
+    counters would say more; the rules do not credit them, so they never expect more than the
+    entries prove.) A JSON or re-pickled dump cut anywhere, or a pickle cut before its entries,
+    is unreadable (E1).
+ E12 Extra operation. A waiter whose operation more than half of its members never issued
+    while seen idle (nothing pending) issued an operation the group will never run: it is the
+    culprit, the idle majority is not (a rank that used the wrong group or peer late in the
+    job, when everyone else had finished).
+ E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is a retired
+    collective with a member that left no dump file (an unreadable file proves it lived to dump)
+    may have failed on it, so it waits for those members, whether it in truth finished or failed (the dumps read alike), unless a member's
+    dump shows it went on past that collective (then it finished, gloo's calls block).
+ E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
+    more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
+    their pipeline groups to pairs, so that the peer is known).
+ H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
+    and nothing is queued behind it is ok too.
+"""
+
+
+class View:
+    """What the reasoning may read about each rank: known (a readable dump), at time T."""
+
+    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None):
+        self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
+        self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
+        self._frontier, self._completed, self._missing = {}, {}, {}
+
+    def visible(self, L, r):
+        """r's dump shows the launch: issued by its dump time, and not cut off (E13)."""
+        return L.issue_t <= self.T[r] and (r not in self.cut or L.pos < self.cut[r])
+
+    def launch_done(self, L, r):
+        """Finished by the time r's dump was taken (gloo: retired, finished or failed)."""
+        return L.done_t is not None and L.done_t <= self.T[r]
+
+    def frontier(self, r):
+        if r not in self._frontier:
+            self._frontier[r] = None
+            for L in self.eng.stream[r]:
+                if not self.visible(L, r):
+                    break
+                if not self.launch_done(L, r):
+                    self._frontier[r] = L
+                    break
+        return self._frontier[r]
+
+    def missing(self, inst):
+        """(members seen not to have arrived, members whose older dump leaves it open)."""
+        key = inst.key
+        if key not in self._missing:
+            missing, unsure = [], []
+            for m in inst.members:
+                a = arrived(self, m, inst)
+                if a is False or (a is None and m not in self.stale):
+                    missing.append(m)
+                elif a is None:
+                    unsure.append(m)
+            self._missing[key] = (missing, unsure)
+        return self._missing[key]
+
+
+def completed_somewhere(view, inst, members_known):
+    """An instance completed (every member arrived) as some readable dump shows it."""
+    key = inst.key
+    if key in view._completed:
+        return view._completed[key]
+    done = False
+    for m, L in inst.launches.items():
+        if m in members_known and not L.failed and L.done_t is not None \
+                and L.done_t <= view.T[m] and view.visible(L, m):
+            done = True
+            break
+    view._completed[key] = done
+    return done
+
+
+def arrived(view, m, inst):
+    """Did member m start the instance, as far as the view shows? (True, False or None.)"""
+    if completed_somewhere(view, inst, view.known):
+        return True
+    if m in view.fatal:
+        return False  # its dump says it died; an unfinished instance never gets it
+    if m not in view.known:
+        return None
+    L = inst.launches.get(m)
+    T = view.T[m]
+    if L is None or not view.visible(L, m):
+        return None if m in view.stale else False
+    fr = view.frontier(m)
+    if fr is None or fr.pos >= L.pos:
+        return True
+    return None if m in view.stale else False
+
+
+def went_on(view, r, inst):
+    """A member other than r that the dumps show past the instance (gloo blocks: it finished
+    it, so the instance did not fail)."""
+    for m, L in inst.launches.items():
+        if m != r and m in view.known and m not in view.fatal:
+            nxt = view.eng.stream[m][L.pos + 1:L.pos + 2]
+            if nxt and view.visible(nxt[0], m):
+                return True
+    return False
+
+
+def waits(view, r, gloo):
+    """The ranks r is seen waiting for, and how: (kind, [ranks]) or None."""
+    if r not in view.known or r in view.stale or r in view.fatal:
+        return None
+    fr = view.frontier(r)
+    eng = view.eng
+    if fr is None:
+        if gloo:
+            last = [L for L in eng.stream[r] if L.issue_t <= view.T[r]]
+            # retired reads alike for finished and failed (E9): the truth's `failed` is not
+            # evidence, except for an unrecorded send/recv, whose failure pg_status shows
+            if last and (last[-1].failed or not last[-1].call.is_p2p()) and \
+                    not went_on(view, r, last[-1].insts[0]):
+                inst = last[-1].insts[0]
+                gone = [m for m in inst.members  # a file, even unreadable: it lived to dump
+                        if m != r and (m not in view.wrote or m in view.fatal)]
+                if gone:
+                    return ("failed", gone)
+        return None
+    if fr.stalled:
+        peers_done = [completed_somewhere(view, i, view.known) for i in fr.insts]
+        if all(peers_done):
+            return ("stalled", [])
+    missing, unsure = [], []
+    for inst in fr.insts:
+        mi, un = view.missing(inst)
+        missing += [m for m in mi if m != r]
+        unsure += [m for m in un if m != r]
+    if not missing and unsure:
+        missing = unsure  # E8: an older dump is the only explanation left
+    if any(i.stuck for i in fr.insts) and not missing:
+        return ("stuck", [])
+    if not missing:
+        return ("in_flight", [])
+    return ("waits", sorted(set(missing)))
+
+
+def sccs(nodes, edges):
+    """Tarjan's strongly connected components (iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for v0 in nodes:
+        if v0 in index:
+            continue
+        work = [(v0, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter[0]
+                counter[0] += 1
+                stack.append(v)
+                on.add(v)
+            succ = edges.get(v, [])
+            if i < len(succ):
+                work.append((v, i + 1))
+                w = succ[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in succ:
+                if w in on:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def reason(view, gloo, fault_ranks):
+    """The verdict a reader with this view reaches: status, culprits, alternatives, graph."""
+    eng = view.eng
+    W = len(eng.stream)
+    graph, stalled, stuck, in_flight = {}, [], [], []
+    for r in range(W):
+        w = waits(view, r, gloo)
+        if w is None:
+            continue
+        kind, ranks = w
+        if kind == "stalled":
+            stalled.append(r)
+        elif kind == "stuck":
+            stuck.append(r)
+        elif kind == "in_flight":
+            in_flight.append(r)
+        else:
+            graph[r] = ranks
+    # E12: a waiter whose operation more than half the members never issued while idle
+    # (nothing pending) issued an operation the group will never run: it is the odd one.
+    idle = lambda m: m in view.known and m not in view.stale and m not in view.fatal and \
+        m not in graph and m not in stalled and m not in stuck and m not in in_flight
+    extra = set()
+    for r, ws in graph.items():
+        fr = view.frontier(r)
+        if fr is None or not ws:
+            continue
+        size = sum(len(i.members) for i in fr.insts)
+        seen_idle = [m for m in ws if idle(m)]
+        if len(seen_idle) * 2 > size:
+            extra.add(r)
+    # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
+    # another rank waits on it in the other half of that send/recv (it sends to the rank that
+    # receives, or the reverse), posted to the wrong peer: it explains both unmatched halves.
+    waited_by, posters = {}, set()
+    for v, ws in graph.items():
+        for w in ws:
+            waited_by.setdefault(w, set()).add(v)
+    for r, ws in graph.items():
+        fr = view.frontier(r)
+        if not ws or fr is None or not fr.call.is_p2p() or \
+                any(not idle(m) or waited_by.get(m, set()) != {r} for m in ws):
+            continue
+        halves = {("recv" if op.name == "send" else "send") for op in fr.call.ops if op.peer in ws}
+        for z in waited_by.get(r, ()):
+            fz = view.frontier(z)
+            if z != r and fz is not None and fz.call.is_p2p() and \
+                    any(op.peer == r and op.name in halves for op in fz.call.ops):
+                posters.add(r)
+    extra |= posters
+    for r in extra:
+        graph[r] = []
+    # Unknown ranks (no readable dump) are never seen waiting: the known graph leaves them out
+    # and a waiter they explain is not a sink; they are weighed last (E1).
+    seen = view.known - view.stale  # an older dump says nothing of the end either (E8)
+    hidden = sorted({w for ws in graph.values() for w in ws if w not in seen})
+    known_graph = {v: [w for w in ws if w in seen] for v, ws in graph.items()}
+    reach, todo = set(), list(graph)
+    while todo:
+        v = todo.pop()
+        if v in reach:
+            continue
+        reach.add(v)
+        todo.extend(known_graph.get(v, []))
+    comps = sccs(sorted(reach), known_graph)
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    culprits, cycles = set(stalled), []
+    for i, c in enumerate(comps):
+        if any(comp_of[w] != i for v in c for w in known_graph.get(v, [])):
+            continue  # not a sink
+        if len(c) == 1 and (c[0] not in graph or c[0] in extra):
+            culprits.add(c[0])  # seen not waiting: stopped, dead (its fatal dump), or E12
+        elif len(c) == 1:
+            continue  # waits for unknown ranks only: they explain it
+        else:
+            cycles.append(c)
+            if W == 2:  # E11: two ranks, two orders: nobody shows which one broke it
+                culprits.update(c)
+            else:
+                culprits.update(v for v in c if v in fault_ranks)
+    # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
+    alternatives = []
+    if culprits:
+        alternatives = [[u] for u in hidden]
+    else:
+        culprits = set(hidden)
+    return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,
+            "stuck": stuck, "in_flight": in_flight, "culprits": sorted(culprits),
+            "alternatives": alternatives, "cycles": cycles,
+            "waiting": bool(graph) or bool(stalled)}
+
+
+def fault_roots(result, fault_ranks):
+    """The fault ranks behind each truth culprit: itself when it is one, else the nearest fault
+    ranks upstream of it (a wrong peer behind the idle rank it named)."""
+    graph = {int(k): v for k, v in result["graph"].items()}
+    back = {}
+    for v, ws in graph.items():
+        for w in ws:
+            back.setdefault(w, []).append(v)
+    out = set()
+    for c in result["culprits"]:
+        if c in fault_ranks:
+            out.add(c)
+            continue
+        seen, todo = {c}, [c]
+        while todo:
+            nxt = []
+            for v in todo:
+                for u in back.get(v, []):
+                    if u not in seen:
+                        seen.add(u)
+                        (out.add(u) if u in fault_ranks else nxt.append(u))
+            todo = nxt
+    return sorted(out)
+
+
+def comparable(sig):
+    """What readers can compare of a call: an all_to_all's sizes may differ from rank to rank
+    (uneven splits, which dumps do not record), so only its type and dtype count."""
+    return tuple((op[0], None, None) + tuple(op[3:]) if "all_to_all" in op[0] else op
+                 for op in sig)
+
+
+def mismatch(view, eng):
+    """E3: provable mismatches and their minority sides."""
+    out = set()
+    found = []
+    for inst in eng.insts.values():
+        if len(set(inst.sigs.values())) < 2:
+            continue
+        seen = {}
+        for m, L in inst.launches.items():
+            if m in view.known and m not in view.fatal and view.visible(L, m):
+                seen[m] = comparable(inst.sigs[m])
+        if len(seen) < 2 or len(set(seen.values())) < 2:
+            continue
+        sides = {}
+        for m, s in seen.items():
+            sides.setdefault(s, []).append(m)
+        sizes = sorted((len(v) for v in sides.values()), reverse=True)
+        if sizes[0] > sizes[1]:
+            big = max(sides.values(), key=len)
+            losers = [m for m in seen if m not in big]
+        else:
+            losers = list(seen)
+        out.update(losers)
+        found.append({"instance": list(inst.key), "culprits": sorted(losers)})
+    return sorted(out), found
+
+
+def expected(job, eng, dumps):
+    """answer.json's `truth` and `expected` from the run and the dumps written."""
+    W = job.layout.world
+    gloo = job.backend == "gloo"
+    faults = [f for f in job.faults if f.fired is not None]
+    fault_ranks = {f.rank for f in faults}
+    everyone = set(range(W))
+    truth_view = View(eng, everyone, [float("inf")] * W, set(), set(eng.death_t))
+    truth = reason(truth_view, gloo, fault_ranks)
+    truth_mm, _ = mismatch(truth_view, eng)
+
+    known = {r for r, d in dumps.items() if d["readable"]}
+    T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
+    cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
+    stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
+    fatal = {r for r in known if dumps[r].get("fatal")}
+    view = View(eng, known, T, stale, fatal, cut, set(dumps))
+    seen = reason(view, gloo, fault_ranks)
+    mm, mm_found = mismatch(view, eng)
+    unknown = sorted(everyone - known)
+    alternatives = []
+    if len(unknown) * 2 > W:
+        status, culprits = "inconclusive", []
+    elif mm:
+        status, culprits = "mismatch", mm
+    elif seen["waiting"]:
+        status, culprits = "hang", seen["culprits"]
+        alternatives = seen["alternatives"]
+    else:
+        status, culprits = "ok", []
+    stragglers = sorted(job.slow) if status == "ok" else []
+    return {
+        "truth": {"faults": [f.as_json() for f in job.faults],
+                  "root_causes": fault_roots(truth, fault_ranks), "mismatch": truth_mm,
+                  "wait_for": truth["graph"], "stalled": truth["stalled"],
+                  "cycles": truth["cycles"], "slow_ranks": sorted(job.slow),
+                  "dead": sorted(eng.death_t), "hung": truth["waiting"] or bool(truth_mm)},
+        "evidence": {"unknown_ranks": unknown, "older_dumps": sorted(stale - set(cut)),
+                     "cut_dumps": {str(r): p for r, p in sorted(cut.items())},
+                     "names_other_than_truth": status == "hang" and
+                     culprits != fault_roots(truth, fault_ranks),
+                     "wait_for": seen["graph"], "cycles": seen["cycles"],
+                     "mismatches": mm_found},
+        "expected": {"status": status, "culprit_ranks": culprits, "alternatives": alternatives,
+                     "stragglers": stragglers, "class": job.cls},
+    }

@@ -1,0 +1,10 @@
+# sim.mk — `make accuracy`: frtrace against thousands of simulated jobs with known answers
+# (tests/sim/README). A benchmark, not part of `make check` (t0700 scores a few hundred seeds
+# there). ACCURACY_SEEDS=A:B picks the seeds, ACCURACY_JOBS the parallel workers (all cores).
+ACCURACY_SEEDS ?= 0:10000
+ACCURACY_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: accuracy
+accuracy: all
+	python3 tests/sim/accuracy.py --seeds $(ACCURACY_SEEDS) -j $(ACCURACY_JOBS) \
+	  --frtrace $(FRTRACE) --seed-file tests/sim/regressions.txt
