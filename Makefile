@@ -141,6 +141,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/frtrace
 	install -m 644 man/frtrace-db.schema.json $(DESTDIR)$(PREFIX)/share/frtrace/
 	if [ -f man/libfrtrace-recorder.7 ]; then install -m 644 man/libfrtrace-recorder.7 $(DESTDIR)$(PREFIX)/share/man/man7/; fi
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 644 completion/frtrace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/frtrace
+	install -m 644 completion/_frtrace $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_frtrace
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz

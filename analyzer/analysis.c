@@ -90,7 +90,7 @@ static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
 }
 
 int fa_load_input(const fa_options *opt, fa_input *in, fr_error *err) {
-    if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, in, err) != 0) return -1;
+    if (fa_load_dir(opt->dir, opt->prefix, opt->jobs, opt->progress, in, err) != 0) return -1;
     if (opt->hosts_file && fa_hosts_load(opt->hosts_file, &in->hosts, err) != 0) return -1;
     return opt->ft_group_world_size > 0 ? fa_transform_ft(in, opt->ft_group_world_size, err) : 0;
 }
@@ -106,11 +106,13 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
                  a->in.nrejected);
         return -1;
     }
+    fa_progress_stage(opt->progress, FA_STAGE_GROUPS);
     if (fa_groups_build(&a->in, &a->groups, err) != 0) return -1;
     if (timing) fa_timing_note("groups", &t);
     char *mixed_jobs =
         fa_mixed_jobs(&a->in, &a->groups, &a->findings); /* dumps of several jobs (mixed.h) */
     input_findings(a, mixed_jobs != NULL);
+    fa_progress_stage(opt->progress, FA_STAGE_MATCHING);
     if (fa_match_build(&a->in, &a->groups, opt->mismatch_cap, opt->jobs, &a->match, &a->findings,
                        err) != 0) {
         free(mixed_jobs);
@@ -118,6 +120,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     }
     fa_match_mark_passes(&a->groups, &a->match, opt->jobs); /* which ops pass (passes.h) */
     if (timing) fa_timing_note("match", &t);
+    fa_progress_stage(opt->progress, FA_STAGE_DECIDING);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
     if (rc == 0 && mixed_jobs)
         fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
@@ -125,8 +128,10 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
         free(mixed_jobs);
     if (rc == 0 && !mixed_jobs) doubt_outsiders(a);
     if (timing) fa_timing_note("verdict", &t);
+    fa_progress_stage(opt->progress, FA_STAGE_TIMING);
     if (rc == 0) rc = judge_speed(opt, a, err);
     if (timing) fa_timing_note("perf", &t);
+    fa_progress_stage(opt->progress, FA_STAGE_DONE);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "load.h"
 #include "match.h"
 #include "perf.h"
+#include "progress.h"
 #include "verdict.h"
 
 typedef struct fa_options {
@@ -21,6 +22,7 @@ typedef struct fa_options {
     int64_t ft_group_world_size; /* --transform-ft --group-world-size N; 0: off */
     double straggler_floor_ms;   /* --straggler-floor-ms; 0: the default (perf.h) */
     const char *hosts_file;      /* --hosts FILE (hosts.h), or NULL */
+    fa_progress *progress;       /* how far it has come, for a progress line; NULL: nobody asks */
 } fa_options;
 
 typedef struct fa_analysis {

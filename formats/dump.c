@@ -848,19 +848,29 @@ static int decode_root(decoder *dec, const fv *root, fr_dump *d, int64_t truncat
     const fv *pg_config = fv_dict_get(root, "pg_config"),
              *pg_status = fv_dict_get(root, "pg_status");
     const fv *entries = fv_dict_get(root, "entries"), *extra = fv_dict_get(root, FR_EXTRA_KEY);
-    if (salvaged && (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) ||
-                     (pg_status && !whole(pg_status))))
-        return fr_fail(dec->b.err, "truncated pickle at byte %lld before the entries",
+    /* PyTorch's JSON sorts its keys: "entries" comes before "pg_config" and "version", so a
+     * cut JSON dump has whole entries and no header; the other ranks' headers stand in */
+    bool header_lost = salvaged && d->encoding == FR_ENCODING_JSON && entries &&
+                       !fv_dict_get(root, "version") && !pg_config && !pg_status;
+    if (salvaged && !header_lost &&
+        (!fv_dict_get(root, "version") || !pg_config || !whole(pg_config) ||
+         (pg_status && !whole(pg_status))))
+        return fr_fail(dec->b.err, "truncated %s at byte %lld before the entries",
+                       d->encoding == FR_ENCODING_JSON ? "JSON" : "pickle",
                        (long long)truncated_at);
-    if (decode_version(dec, root, d)) return -1;
-    if (!pg_config) return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"pg_config\" key");
-    if (decode_groups(dec, pg_config, d)) return -1;
+    if (!header_lost && decode_version(dec, root, d)) return -1;
+    if (!pg_config && !header_lost)
+        return fr_fail(dec->b.err, "not a Flight Recorder dump: no \"pg_config\" key");
+    if (pg_config && decode_groups(dec, pg_config, d)) return -1;
     if (pg_status && decode_status(dec, pg_status, d)) return -1;
     if (decode_comm_lib_version(dec, root, d)) return -1;
     d->truncated = salvaged;
     /* PyTorch's JSON leaves "entries" out when there are none: absent means empty there */
     d->has_entries = entries != NULL || salvaged || d->encoding == FR_ENCODING_JSON;
     if (entries && decode_entries(dec, entries, d, truncated_at)) return -1;
+    if (header_lost && d->warning)
+        d->warning =
+            warning_text(dec, "%s; its version and pg_config were after the cut", d->warning);
     if (salvaged && !d->warning)
         d->warning =
             warning_text(dec, "truncated at byte %lld after the entries: kept all %u entries",
@@ -1089,7 +1099,11 @@ int fr_decoder_decode(fr_decoder *fd, const uint8_t *bytes, size_t len, fr_dump 
     int rc;
     if (json) {
         encoding = FR_ENCODING_JSON;
-        rc = json_read((const char *)bytes, len, values, &root, err);
+        rc = json_read_salvage((const char *)bytes, len, values, &root, err);
+        if (rc == 1) {
+            truncated_at = (int64_t)len;
+            rc = 0;
+        }
     } else {
         encoding = FR_ENCODING_PICKLE;
         pr_options opts = { .max_memory = 0,

@@ -18,6 +18,7 @@
  * offsets in the original text.
  */
 #include "json_read.h"
+#include "json_salvage.h"
 #include "grow.h"
 #include "utf8.h"
 
@@ -277,7 +278,9 @@ static fv *string_value(fv_arena *arena, const char *s) {
     return v;
 }
 
-static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err) {
+/* spine: how many containers down the rightmost path (this one, its last child, ...) a salvage
+ * closed early (json_salvage.h); each is flagged FV_FLAG_TRUNCATED. */
+static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err, size_t spine) {
     if (cJSON_IsNull(item)) return fv_none(arena);
     if (cJSON_IsBool(item)) return fv_bool(arena, cJSON_IsTrue(item));
     if (cJSON_IsString(item)) {
@@ -289,8 +292,10 @@ static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err) {
     bool object = cJSON_IsObject(item);
     fv *c = object ? fv_dict(arena) : fv_list(arena);
     if (!c) return NULL;
+    if (spine) c->flags |= FV_FLAG_TRUNCATED;
     for (const cJSON *child = item->child; child; child = child->next) {
-        fv *v = convert(child, arena, err); /* depth bounded by JSON_READ_MAX_DEPTH */
+        /* depth bounded by JSON_READ_MAX_DEPTH */
+        fv *v = convert(child, arena, err, spine && !child->next ? spine - 1 : 0);
         if (!v) return NULL;
         if (!object) {
             if (!fv_seq_push(arena, c, v)) return NULL;
@@ -306,7 +311,8 @@ static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err) {
     return c;
 }
 
-int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err) {
+static int read_text(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err,
+                     size_t spine) {
     *out = NULL;
     err->msg[0] = '\0';
     size_t bad = utf8_invalid_at((const unsigned char *)text, len);
@@ -326,7 +332,7 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
                 rc = fr_fail(err, "extra data after the JSON value at byte %zu",
                              original_offset(&r, rest));
             } else {
-                *out = convert(tree, arena, err);
+                *out = convert(tree, arena, err, spine);
                 if (!*out) rc = err->msg[0] ? -1 : fr_fail(err, "out of memory reading JSON");
             }
             cJSON_Delete(tree);
@@ -335,4 +341,30 @@ int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error 
     free(r.out);
     free(r.shifts);
     return rc;
+}
+
+int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err) {
+    return read_text(text, len, arena, out, err, 0);
+}
+
+int json_read_salvage(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err) {
+    if (read_text(text, len, arena, out, err, 0) == 0) return 0;
+    json_cut cut;
+    if (!json_truncation_cut(text, len, JSON_READ_MAX_DEPTH, &cut)) return -1;
+    char *kept = malloc(cut.at + cut.nclosers + 1);
+    int rc = -1;
+    fr_error first = *err; /* the whole text's error, if the cut text does not parse either */
+    if (kept) {
+        memcpy(kept, text, cut.at);
+        memcpy(kept + cut.at, cut.closers, cut.nclosers);
+        rc = read_text(kept, cut.at + cut.nclosers, arena, out, err, cut.nclosers);
+    }
+    free(kept);
+    free(cut.closers);
+    if (rc != 0) {
+        *err = first;
+        return -1;
+    }
+    fr_fail(err, "truncated JSON at byte %zu", len);
+    return 1;
 }

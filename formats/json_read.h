@@ -17,5 +17,9 @@
 
 /* 0 and *out = root, or -1 with err->msg naming the problem and its byte offset. */
 int json_read(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err);
+/* The same, and a text cut short (json_salvage.h) whose whole part parses: 1, *out = that
+ * part's tree with the containers closed early flagged FV_FLAG_TRUNCATED, and err->msg
+ * "truncated JSON at byte LEN". */
+int json_read_salvage(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err);
 
 #endif

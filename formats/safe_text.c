@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char hex[] = "0123456789abcdef";
 
@@ -193,6 +194,63 @@ void fr_md_text(FILE *out, const char *s, bool in_table) {
         fputs(s, out);
     else
         fr_md_code(out, s, in_table);
+}
+
+/* --- Jira and Confluence wiki markup ------------------------------------------------------- */
+
+/* The ASCII characters that take part in wiki markup: effects (*bold* _x_ -x- +x+ ^x^ ~x~
+ * ??x?? {{x}}, dashes -- and ---), macros and links ({...} [...] [~user]), images (!x!), table
+ * cells (|), numbered lists (#), emoticons ((x) (!) (on)), and the escape itself; and those
+ * that do only before what follows them: ':' in ":)" ":P" "://", ';' in ";)", '&' in an
+ * entity. The renderer reads each as itself after a backslash. */
+static bool jira_special(const char *p) {
+    if (strchr("\\*_?-+^~{}[]|!#()", *p)) return true;
+    char next = p[1];
+    if (*p == ':') return next && strchr(")(PpDd/", next);
+    if (*p == ';') return next == ')';
+    if (*p == '&')
+        return next == '#' || (next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z');
+    return false;
+}
+
+static void put_jira(FILE *out, const char *s) {
+    for (; *s; s++) {
+        if (jira_special(s)) fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
+void fr_jira_code(FILE *out, const char *s, bool in_table) {
+    (void)in_table; /* '|' is escaped everywhere */
+    char *shown = fr_text_shown(s);
+    if (!shown) return;
+    if (shown[0]) {
+        fputs("{{", out);
+        put_jira(out, shown);
+        fputs("}}", out);
+    }
+    free(shown);
+}
+
+void fr_jira_text(FILE *out, const char *s, bool in_table) {
+    if (!s || !*s) return;
+    if (markdown_inert(s)) /* letters, digits, spaces and ',' form no wiki markup either */
+        fputs(s, out);
+    else
+        fr_jira_code(out, s, in_table);
+}
+
+void fr_jira_block(FILE *out, const char *s) {
+    fputs("{noformat}\n", out);
+    for (const char *p = s ? s : ""; *p; p++) { /* the text cannot close the block */
+        if (*p == '{' && strncasecmp(p + 1, "noformat", 8) == 0) {
+            fputs("{ ", out);
+            continue;
+        }
+        fputc(*p, out);
+    }
+    if (s && *s && s[strlen(s) - 1] != '\n') fputc('\n', out);
+    fputs("{noformat}\n", out);
 }
 
 /* --- XML ---------------------------------------------------------------------------------- */

@@ -15,6 +15,9 @@
  *     run of backticks in it (padded when it starts or ends with one), so that no HTML, link,
  *     image, emphasis, heading, list, fence or #123/@name autolink can form; in a table cell
  *     '|' is escaped as well. Cells of plain words and rank lists stay plain;
+ *   - Jira and Confluence wiki markup (fr_jira_*): the terminal form in {{monospace}} with
+ *     every markup character backslash-escaped, blocks in {noformat}; cells of plain words and
+ *     rank lists stay plain;
  *   - XML/SVG (fr_xml_*): the terminal form with & < > " ' as entities: well-formed XML 1.0,
  *     which forbids most controls even as character references;
  *   - JSON (json_text.c, through fr_text_next): always valid UTF-8. A lone surrogate is the
@@ -152,6 +155,18 @@ void fr_md_code(FILE *out, const char *s, bool in_table);
 /* s as markdown text: as it is when made only of letters, digits, spaces, ',' and '-' (rank
  * lists, states, plain words), else as fr_md_code; nothing for an empty s. */
 void fr_md_text(FILE *out, const char *s, bool in_table);
+
+/* --- Jira and Confluence wiki markup ------------------------------------------------------- */
+
+/* s as monospace, {{...}}, its terminal form with every wiki-markup character backslash-escaped,
+ * so that no effect, macro, link, image, mention, emoticon, table cell or list can form. */
+void fr_jira_code(FILE *out, const char *s, bool in_table);
+/* s as it is when made only of letters, digits, spaces, ',' and '-' (not first), else as
+ * fr_jira_code; nothing for an empty s. */
+void fr_jira_text(FILE *out, const char *s, bool in_table);
+/* s (already in its terminal form: frames, stacks) as a {noformat} block, where nothing is
+ * markup; an occurrence of "{noformat" in s is written "{ noformat", so it cannot end it. */
+void fr_jira_block(FILE *out, const char *s);
 
 /* --- XML ---------------------------------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The engineer on call pastes the text report into a ticket or reads it in a terminal: it fits
-# 100 columns (or --width N, or the terminal's width), wraps rather than cuts, never loses a rank,
-# and is coloured only on a terminal, never with NO_COLOR.
+# 100 columns (or --width N, or the terminal's width), wraps rather than cuts (a name longer than
+# a narrow terminal's room runs past it whole), never loses a rank, and is coloured only on a
+# terminal, never with NO_COLOR.
 . "$(dirname "$0")/lib.sh"
 
 # widest FILE: the longest line after the first (the verdict line, a ticket's title, is the
@@ -22,9 +23,12 @@ test_expect_success 'the four real runs fit 100 columns by default, -v included'
     done
 '
 
-test_expect_success '--width 60 wraps at 60; --width 0 does not wrap' '
+test_expect_success '--width 60 wraps at 60 but never cuts a name; --width 0 does not wrap' '
     test_expect_code 1 "$FRTRACE" --width 60 "$REAL_DUMPS/gpu_error_1st" >narrow &&
-    test "$(widest narrow)" -le 60 &&
+    sed -n "/^wait chain/,/^findings/p" narrow >chain &&
+    test "$(widest chain)" -le 60 && test "$(widest narrow)" -gt 60 &&
+    test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/gpu_error_1st" >unwrapped &&
+    python3 "$TOP/tests/tools/names_whole.py" unwrapped narrow &&
     test_expect_code 1 "$FRTRACE" --width 0 "$REAL_DUMPS/gpu_error_1st" >wide &&
     test "$(widest wide)" -gt 120
 '

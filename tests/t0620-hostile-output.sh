@@ -31,6 +31,7 @@ job() {
 run_all() {
     d=${1:-job}
     for run in "text -v --print-stack-trace --width 0" "md -f markdown -v --print-stack-trace" \
+        "jira -f jira -v --print-stack-trace" \
         "j -j -v --print-stack-trace" "stats stats" "statsmd stats -f markdown" \
         "statsjson stats -f json" "db -f json --all-calls"; do
         name=${run%% *} args=${run#* }
@@ -46,6 +47,7 @@ run_all() {
 shown_safely() {
     python3 "$CHECK" each text:o.text text:o.j text:o.stats text:e.text text:e.md text:e.j \
         text:e.stats text:e.db text:e.trace text:e.svg markdown:o.md markdown:o.statsmd \
+        jira:o.jira text:e.jira \
         json:o.db json:o.statsjson json:o.trace svg:o.svg
 }
 

@@ -3,13 +3,17 @@
  * Accepts man/frtrace.1's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
  * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...,
  * --transform-ft with --group-world-size N), and short options combined as getopt splits them
- * (-vj, -vo FILE). --selected-ranks takes the following rank lists ("9 14", "9,14", "8-15");
- * --pg-filters the following words up to an option, "--" or an existing directory (when DIR is
- * not given yet); "--" ends the options. Flags that contradict each other are a usage error
- * naming both; a filter that matches nothing is a warning. Without DIR, FRTRACE_DUMP_DIR and
- * PyTorch's default dump places are searched, and stderr says which was used. -o writes through
- * output_file.h (an exclusive temporary file renamed over FILE); a failed write, stdout's too,
- * is said on stderr and exits 2.
+ * (-vj, -vo FILE). A command word (stats, timeline, show, stacks, help) may come after options
+ * or DIR as well as first (frtrace -v stats DIR); -h and the word help print the help of the
+ * command named anywhere on the line (help.c). --selected-ranks takes the following rank lists
+ * ("9 14", "9,14", "8-15", "8-56/8"); --pg-filters the following words up to an option, "--",
+ * a command word or an existing directory (when DIR is not given yet); "--" ends the options.
+ * Flags that contradict each other are a usage error naming both; a filter that matches nothing
+ * is a warning. Without DIR, FRTRACE_DUMP_DIR and PyTorch's default dump places are searched,
+ * and stderr says which was used. -o FILE whose folder cannot take it is a usage error before
+ * anything is read; it writes through output_file.h (an exclusive temporary file renamed over
+ * FILE); a failed write, stdout's too, is said on stderr and exits 2. While the analysis runs,
+ * a terminal gets a progress line (progress_line.h), erased before anything else is printed.
  * Exit status: 0 ok; 1 hang, mismatch or inconclusive; 2 usage error or nothing readable.
  */
 #include <dirent.h>
@@ -30,6 +34,8 @@
 #include "report.h"
 #include "perf_cli.h"
 #include "folded.h"
+#include "help.h"
+#include "progress_line.h"
 #include "output_file.h"
 #include "safe_text.h"
 
@@ -46,10 +52,18 @@ typedef struct request {
     int64_t *ranks;
     size_t ranks_cap;
     const char **filters;
-    char **expanded;    /* argv with combined short flags split ("-vj" -> "-v" "-j") */
-    fa_command command; /* frtrace, frtrace stats, frtrace timeline, stacks (perf_cli.h) */
-    bool by_rank;       /* frtrace stacks --by-rank */
-    fa_perf_cli perf;   /* their own options */
+    char **expanded;        /* argv with combined short flags split ("-vj" -> "-v" "-j") */
+    fa_command command;     /* frtrace, frtrace stats, timeline, stacks (perf_cli.h) */
+    bool command_named;     /* a command word was given (before or after the options) */
+    bool help;              /* -h, --help or the word help: print the command's help */
+    bool help_word;         /* the word help: the next word names a command */
+    bool pretty;            /* --pretty, for show */
+    const char *color;      /* --color auto|always|never */
+    int show_at;            /* the word "show" after options: show.c reads what follows */
+    bool by_rank;           /* frtrace stacks --by-rank */
+    fa_progress progress;   /* how far the analysis has come */
+    fa_progress_line *line; /* its line on a terminal, while the analysis runs */
+    fa_perf_cli perf;       /* their own options */
 } request;
 
 typedef int (*report_writer)(const fa_analysis *a, const fa_report_options *opt, FILE *out);
@@ -61,6 +75,7 @@ static const struct {
 } formats[] = {
     { "text", fa_report_text },
     { "markdown", fa_report_markdown },
+    { "jira", fa_report_jira },
     { "json", fa_report_db },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -70,59 +85,6 @@ static report_writer format_writer(const char *name) {
         if (strcmp(formats[i].name, name) == 0) return formats[i].write;
     return NULL;
 }
-
-static const char usage_text[] =
-    "usage: frtrace [OPTIONS] [DIR]\n"
-    "       frtrace stats [OPTIONS] [DIR]\n"
-    "       frtrace timeline [OPTIONS] [DIR] [-f json|svg] [-o FILE]\n"
-    "       frtrace show [--pretty] FILE...\n"
-    "       frtrace stacks [OPTIONS] [DIR] [--by-rank]\n"
-    "\n"
-    "Reads every rank's Flight Recorder dump under DIR and says which rank broke the job.\n"
-    "Without DIR: $FRTRACE_DUMP_DIR, then where PyTorch writes ($TORCH_FR_DUMP_TEMP_FILE,\n"
-    "$TORCH_NCCL_DEBUG_INFO_TEMP_FILE, ~/.cache/torch, /tmp).\n"
-    "\n"
-    "  -d, --dir DIR              dump directory (same as the positional DIR)\n"
-    "  -p, --prefix P             file-name prefix before the rank (default: inferred)\n"
-    "  -o, --output FILE          write the analysis database as JSON ('-' = stdout, alone)\n"
-    "  -f, --format FMT           report format: text (default), markdown, json\n"
-    "  -j, --just-print-entries   side-by-side table of every rank's entries; no matching\n"
-    "  -v, --verbose              more detail, plus groups and collectives tables\n"
-    "      --selected-ranks R...  only these ranks in -j and the report (9 14, 9,14 or 8-15)\n"
-    "      --pg-filters S...      only these groups (name or desc) in -j and the report\n"
-    "      --                     ends the options: the next word is DIR\n"
-    "      --mismatch-cap N       list at most N findings per group (default 10)\n"
-    "      --width N              wrap the text report at N columns (default: the terminal's\n"
-    "                             width on a terminal, else 100; 0: no limit)\n"
-    "      --allow-incomplete-ranks  accepted for compatibility (always on)\n"
-    "      --print-stack-trace    show stack frames, merged across ranks\n"
-    "      --all-collectives      list every collective in the database, not only those that\n"
-    "                             did not pass (the rest are counted per group)\n"
-    "      --all-calls            list every rank's call (and every collective) in the database\n"
-    "      --hosts FILE           'RANK HOST' lines (a launcher's log, srun -l hostname): the\n"
-    "                             report names each culprit's host when its dump does not\n"
-    "      --transform-ft --group-world-size N\n"
-    "                             torchft: each dump's default_pg lists replica-local ranks;\n"
-    "                             make them global (r + rank / N * N), as torchfrtrace does\n"
-    "      --straggler-floor-ms X lateness under X ms counts as none; a slow rank is X ms or\n"
-    "                             more late on average over its collectives (default 5)\n"
-    "  -J, --jobs N               threads (default: number of cores); results do not depend on it\n"
-    "\n"
-    "stats: per group x operation x size x dtype: count, bytes, arrival skew, duration,\n"
-    "  algbw and busbw (-f text, markdown or json; -o FILE). timeline: Chrome trace JSON for\n"
-    "  Perfetto (-f json, default) or an SVG picture (-f svg), to -o FILE or stdout;\n"
-    "      --from-ms X, --to-ms Y only that window (ms after the first arrival)\n"
-    "      --max-ranks N          draw at most N ranks (default 64; 0: all)\n"
-    "stacks: every rank's threads when it dumped (the recorder's dumps carry them), as folded\n"
-    "  stacks, 'frame;frame;frame COUNT' per line, for flame-graph tools;\n"
-    "      --by-rank              a 'rank N' frame at the root of each stack\n"
-    "  -h, --help                 this text\n"
-    "  -V, --version              print the version\n"
-    "\n"
-    "Short options combine: -vj, -vo db.json. A value may start with '-' (-d -x, -o -db.json).\n"
-    "Text from the dumps is shown, never obeyed: controls, bidi and bad bytes as \\x1b, \\u202e,\n"
-    "\\xff; markdown puts it in code spans (frtrace(1): TEXT FROM THE INPUT).\n"
-    "Exit status: 0 ok, 1 hang/mismatch/inconclusive, 2 usage error or no readable dump.\n";
 
 /* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
 static int usage_error(const char *fmt, const char *arg) {
@@ -190,6 +152,9 @@ static const char *const long_with_value[] = {
     "from-ms",
     "to-ms",
     "max-ranks",
+    "color",
+    "colour",
+    "hosts",
 };
 
 /* Whether the word after `a` is an option's value, taken as it is even when it starts with '-'
@@ -257,23 +222,30 @@ static int add_rank(request *rq, long long r) {
     return 0;
 }
 
-/* Ranks as a word: "9", "9,14", "8-15", "0,4-6". False (nothing added) when the word is not one.
- * A range is bounded so that "0-99999999999" cannot ask for memory it does not need. */
+/* Ranks as a word: "9", "9,14", "8-15", "0,4-6", "8-56/8" (every 8th). False (nothing added) when
+ * the word is not one. A range is bounded so that "0-99999999999" cannot ask for memory it does not
+ * need. */
 static bool parse_rank_list(request *rq, const char *word) {
     size_t before = rq->report.nselected_ranks;
     const char *p = word;
     while (*p) {
         char *end;
         if (*p < '0' || *p > '9') goto not_ranks;
-        long long lo = strtoll(p, &end, 10), hi = lo;
+        long long lo = strtoll(p, &end, 10), hi = lo, step = 1;
         if (*end == '-') {
             p = end + 1;
             if (*p < '0' || *p > '9') goto not_ranks;
             hi = strtoll(p, &end, 10);
+            if (*end == '/') { /* 1540-2044/8, as the reports write every 8th rank */
+                p = end + 1;
+                if (*p < '0' || *p > '9') goto not_ranks;
+                step = strtoll(p, &end, 10);
+            }
         }
-        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || (*end && *end != ','))
+        if (lo < 0 || hi < lo || hi > INT32_MAX || hi - lo > 1 << 20 || step < 1 ||
+            (*end && *end != ','))
             goto not_ranks;
-        for (long long r = lo; r <= hi; r++)
+        for (long long r = lo; r <= hi; r += step)
             if (add_rank(rq, r) != 0) goto not_ranks;
         p = *end ? end + 1 : end;
         if (*end == ',' && !*p) goto not_ranks;
@@ -286,14 +258,24 @@ not_ranks:
 
 /* ------------------------------------------------------------ options -------------- */
 
+/* A command word (stats, timeline, show) where no command is chosen yet, or "help" once: before
+ * or after the options, and after DIR (frtrace DIR stats); a directory named like a command is
+ * then ./stats or -d stats. */
+static bool is_command_word(const request *rq, const char *word) {
+    fa_command named;
+    if (!fa_cli_command_named(word, &named)) return false;
+    return named == FA_CMD_HELP ? !rq->help_word || !rq->command_named : !rq->command_named;
+}
+
 static int parse_args(int argc, char **argv, request *rq) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value;
         long long n;
         if (is_option(arg, "-h", "help")) {
-            fputs(usage_text, stdout);
-            return -1;
+            rq->help = true; /* printed once every word is read: frtrace --help stats */
+        } else if (is_option(arg, NULL, "pretty")) {
+            rq->pretty = true;
         } else if (is_option(arg, "-V", "version")) {
             printf("frtrace %s\n", FRTRACE_VERSION);
             return -1;
@@ -312,6 +294,12 @@ static int parse_args(int argc, char **argv, request *rq) {
                 snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg,
                          strchr(arg, '=') ? "" : " ", strchr(arg, '=') ? "" : value);
             }
+        } else if (is_option(arg, NULL, "color") || is_option(arg, NULL, "colour")) {
+            value = option_value(argc, argv, &i);
+            if (!value || !(strcmp(value, "auto") == 0 || strcmp(value, "always") == 0 ||
+                            strcmp(value, "never") == 0))
+                return usage_error("option %s needs auto, always or never", arg);
+            rq->color = value;
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
                 return usage_error("option %s needs a number", arg);
@@ -333,7 +321,7 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (!(value = option_value(argc, argv, &i)))
                 return usage_error("option %s needs a file of 'RANK HOST' lines", arg);
             rq->analysis.hosts_file = value;
-        } else if (is_option(arg, NULL, "by-rank") && rq->command == FA_CMD_STACKS) {
+        } else if (is_option(arg, NULL, "by-rank")) { /* before or after the word stacks */
             rq->by_rank = true;
         } else if (is_option(arg, NULL, "transform-ft")) {
             rq->transform_ft = true;
@@ -366,7 +354,8 @@ static int parse_args(int argc, char **argv, request *rq) {
             /* group names are any words: stop at an option, at "--", and at an existing
              * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
             while (i + 1 < argc && argv[i + 1][0] != '-' &&
-                   !(!rq->analysis.dir && is_directory(argv[i + 1])))
+                   !(!rq->analysis.dir && is_directory(argv[i + 1])) &&
+                   !is_command_word(rq, argv[i + 1]))
                 rq->filters[rq->report.npg_filters++] = argv[++i];
             if (!rq->report.npg_filters) return usage_error("%s needs at least one group", arg);
         } else if (strcmp(arg, "--") == 0) {
@@ -380,6 +369,25 @@ static int parse_args(int argc, char **argv, request *rq) {
             if (n < 0) return 2; /* stragglers' floor, timeline window and cap (perf_cli.c) */
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option '%s'", arg);
+        } else if (is_command_word(rq, arg)) {
+            fa_command named;
+            fa_cli_command_named(arg, &named);
+            if (named == FA_CMD_HELP && !rq->help_word) {
+                rq->help = rq->help_word = true;
+                continue;
+            }
+            rq->command = named;
+            rq->command_named = true;
+            if (named == FA_CMD_SHOW && !rq->help) {
+                rq->show_at = i; /* show's own words follow: FILE..., not a DIR */
+                return 0;
+            }
+        } else if (fa_cli_command_named(arg, &(fa_command){ 0 }) && !is_directory(arg)) {
+            return usage_error("'%s' is a second command: one at a time (frtrace help lists them)",
+                               arg);
+        } else if (rq->help_word && !rq->command_named) {
+            return usage_error(
+                "no help for '%s': the commands are stats, timeline, show and stacks", arg);
         } else if (!rq->analysis.dir) {
             rq->analysis.dir = arg;
         } else {
@@ -391,6 +399,10 @@ static int parse_args(int argc, char **argv, request *rq) {
 
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
 static int check_conflicts(request *rq) {
+    if (rq->by_rank && rq->command != FA_CMD_STACKS)
+        return usage_error("--by-rank is an option of stacks (frtrace stacks --by-rank DIR)%s", "");
+    if (rq->pretty)
+        return usage_error("--pretty is an option of show (frtrace show --pretty FILE...)%s", "");
     if (rq->transform_ft && !rq->group_world_size)
         return usage_error(
             "%s",
@@ -401,7 +413,7 @@ static int check_conflicts(request *rq) {
     if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) &&
         !fa_perf_cli_format_ok(rq->command, rq->format))
         return usage_error(rq->command == FA_CMD_STATS
-                               ? "unknown format '%s' (text, markdown or json)"
+                               ? "unknown format '%s' (text, markdown, jira or json)"
                                : "unknown format '%s' (json or svg)",
                            rq->format);
     if ((rq->command == FA_CMD_STATS || rq->command == FA_CMD_TIMELINE) && rq->just_print_entries)
@@ -415,7 +427,7 @@ static int check_conflicts(request *rq) {
                                              : "-j",
                         "stacks prints folded stacks on stdout");
     if (rq->command == FA_CMD_ANALYZE && !format_writer(rq->format))
-        return usage_error("unknown format '%s' (text, markdown or json)", rq->format);
+        return usage_error("unknown format '%s' (text, markdown, jira or json)", rq->format);
     if (rq->just_print_entries && rq->output)
         return conflict(
             "-j", "-o",
@@ -430,7 +442,8 @@ static int check_conflicts(request *rq) {
 }
 
 /* The text report's width and colour: --width, else the terminal's width on a terminal, else
- * 100; colour only on a terminal, and never with NO_COLOR set (no-color.org) or TERM=dumb. */
+ * 100; --color always or never as asked, auto (the default) only on a terminal, and never with
+ * NO_COLOR set (no-color.org: a flag given on the command line wins over it) or TERM=dumb. */
 static void choose_layout(request *rq) {
     bool tty = isatty(STDOUT_FILENO);
     struct winsize ws;
@@ -438,7 +451,35 @@ static void choose_layout(request *rq) {
         rq->report.width =
             tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
     const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
-    rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+    if (rq->color && strcmp(rq->color, "auto") != 0)
+        rq->report.color = strcmp(rq->color, "always") == 0;
+    else
+        rq->report.color = tty && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+}
+
+/* -o FILE where FILE cannot be written (its folder missing, not a folder, not writable, or
+ * FILE a directory): said before the analysis, which can take minutes at scale, rather than
+ * after it and after the report. The write itself still reports what goes wrong later. */
+static int check_output_target(const request *rq) {
+    const char *path = rq->output;
+    if (!path || strcmp(path, "-") == 0) return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return usage_error("-o %s: is a directory; name a file in it", path);
+    const char *slash = strrchr(path, '/');
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? (slash == path ? "/" : path) : ".");
+    bool exists = stat(folder, &st) == 0;
+    if (!exists || !S_ISDIR(st.st_mode)) {
+        char what[4200];
+        snprintf(what, sizeof what, "-o %s: %s %s", path, folder,
+                 exists ? "is not a folder" : "does not exist");
+        return usage_error("%s (nothing was read)", what);
+    }
+    if (access(folder, W_OK | X_OK) != 0)
+        return usage_error("-o %s: cannot write in that folder (nothing was read)", path);
+    return 0;
 }
 
 /* ------------------------------------------------------------ where the dumps are -- */
@@ -587,6 +628,23 @@ static int write_database(const fa_analysis *a, const request *rq) {
     return fa_output_write(rq->output, database_to, &job);
 }
 
+/* The progress line is shown from PROGRESS_DELAY_MS on (FRTRACE_PROGRESS_DELAY_MS, for tests),
+ * and erased before anything else is written. */
+enum { PROGRESS_DELAY_MS = 2000 };
+
+static void progress_begin(request *rq) {
+    const char *env = getenv("FRTRACE_PROGRESS_DELAY_MS");
+    long long delay;
+    if (!env || !parse_int(env, &delay) || delay < 0) delay = PROGRESS_DELAY_MS;
+    rq->analysis.progress = &rq->progress;
+    rq->line = fa_progress_line_start(&rq->progress, (long)delay);
+}
+
+static void progress_end(request *rq) {
+    fa_progress_line_stop(rq->line);
+    rq->line = NULL;
+}
+
 /* frtrace stacks: the dumps' threads as folded stacks; no analysis needed. 0 when some dump had
  * stacks, 1 when none had, 2 when nothing could be read. */
 static int run_stacks(request *rq) {
@@ -595,6 +653,7 @@ static int run_stacks(request *rq) {
     size_t threads = 0;
     memset(&a, 0, sizeof a);
     int rc = fa_load_input(&rq->analysis, &a.in, &err) == 0 ? 0 : 2;
+    progress_end(rq);
     print_input_messages(&a);
     if (rc == 0 && a.in.nranks == 0) {
         snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
@@ -619,8 +678,10 @@ static int run(request *rq) {
     if (rq->command == FA_CMD_STACKS) return run_stacks(rq);
     if (rq->just_print_entries) {
         memset(&a, 0, sizeof a);
-        if (fa_load_input(&rq->analysis, &a.in, &err) != 0 ||
-            fa_groups_build(&a.in, &a.groups, &err) != 0) {
+        int loaded = fa_load_input(&rq->analysis, &a.in, &err) == 0 &&
+                     fa_groups_build(&a.in, &a.groups, &err) == 0;
+        progress_end(rq);
+        if (!loaded) {
             fr_text_printf(stderr, "frtrace: %s\n", err.msg);
             fa_analysis_free(&a);
             return 2;
@@ -632,7 +693,9 @@ static int run(request *rq) {
         fa_analysis_free(&a);
         return rc ? 2 : 0;
     }
-    if (fa_analyze(&rq->analysis, &a, &err) != 0) {
+    int analyzed = fa_analyze(&rq->analysis, &a, &err);
+    progress_end(rq);
+    if (analyzed != 0) {
         print_input_messages(&a);
         fr_text_printf(stderr, "frtrace: %s\n", err.msg);
         fa_analysis_free(&a);
@@ -664,10 +727,35 @@ static int run(request *rq) {
     return status;
 }
 
+/* The word "show" after options (frtrace --pretty show FILE): show.c reads the words after it.
+ * Only --pretty may come before it; the analysis's options mean nothing to show. Returns
+ * SHOW_STATUS + show's exit status, or a usage error. */
+enum { SHOW_STATUS = 1000 };
+static int run_show(const request *rq, int argc, char **argv) {
+    for (int i = 1; i < rq->show_at; i++)
+        if (!is_option(argv[i], NULL, "pretty"))
+            return usage_error("show reads only --pretty and files (frtrace show [--pretty] "
+                               "FILE...), not '%s'",
+                               argv[i]);
+    int n = argc - rq->show_at;
+    char **words = calloc((size_t)n + 2, sizeof *words);
+    if (!words) return usage_error("%s", "out of memory");
+    int k = 0;
+    words[k++] = argv[rq->show_at];
+    if (rq->by_rank && rq->command != FA_CMD_STACKS)
+        return usage_error("--by-rank is an option of stacks (frtrace stacks --by-rank DIR)%s", "");
+    if (rq->pretty) words[k++] = "--pretty";
+    for (int i = rq->show_at + 1; i < argc; i++) words[k++] = argv[i];
+    int status = show_main(k, words);
+    free(words);
+    return SHOW_STATUS + status;
+}
+
 static int cli_main(int argc, char **argv, fa_command command) {
     request rq;
     memset(&rq, 0, sizeof rq);
     rq.command = command;
+    rq.command_named = command != FA_CMD_ANALYZE;
     rq.perf.max_ranks = -1;
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
     signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
@@ -677,14 +765,24 @@ static int cli_main(int argc, char **argv, fa_command command) {
     int nargs = 0;
     int status = expand_short_flags(argc, argv, &args, &nargs);
     if (status == 0) status = parse_args(nargs, args, &rq);
+    if (status == 0 && rq.help) {
+        fa_cli_help(stdout, rq.command);
+        status = -1;
+    }
+    if (status == 0 && rq.show_at) status = run_show(&rq, nargs, args);
     if (status == 0) status = check_conflicts(&rq);
+    if (status == 0) status = check_output_target(&rq);
     if (status == 0) choose_layout(&rq);
     if (status == 0 && !rq.analysis.dir)
         status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
-    if (status == 0)
+    if (status == 0) {
+        progress_begin(&rq);
         status = run(&rq);
-    else if (status < 0)
+        progress_end(&rq);
+    } else if (status < 0)
         status = 0; /* --help, --version */
+    else if (status >= SHOW_STATUS)
+        status -= SHOW_STATUS;
     for (int i = 0; i < nargs; i++) free(args[i]);
     free(args);
     free(rq.ranks);

@@ -2,7 +2,8 @@
  *
  * `frtrace show [--pretty] FILE...` decodes dumps (show.c); `frtrace stats` and `frtrace timeline`
  * (cli.c with perf_cli.c), `frtrace stacks` (cli.c with report/folded.c) and every other form
- * analyze a dump directory (cli.c). No analysis logic lives here.
+ * analyze a dump directory (cli.c), which also finds a command word that comes after options
+ * (frtrace -v stats DIR) and `frtrace help`. No analysis logic lives here.
  */
 #include <string.h>
 

@@ -8,6 +8,7 @@
 
 #include "output_file.h"
 #include "perf_report.h"
+#include "safe_text.h"
 #include "timeline.h"
 
 /* "--name" or "--name=VALUE" (with '_' for '-', as cli.c reads torchfrtrace's spellings). */
@@ -57,7 +58,8 @@ int fa_perf_cli_option(int argc, char **argv, int *i, fa_perf_cli *pc) {
 
 bool fa_perf_cli_format_ok(fa_command cmd, const char *f) {
     if (cmd == FA_CMD_STATS)
-        return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "json");
+        return !strcmp(f, "text") || !strcmp(f, "markdown") || !strcmp(f, "jira") ||
+               !strcmp(f, "json");
     return !strcmp(f, "json") || !strcmp(f, "svg");
 }
 
@@ -69,14 +71,22 @@ static int timeline(const fa_analysis *a, const fa_report_options *opt, const ch
         return -1;
     sel.has_from = pc->has_from, sel.from_ms = pc->from_ms;
     sel.has_to = pc->has_to, sel.to_ms = pc->to_ms;
+    bool svg = strcmp(format, "svg") == 0;
     if (sel.dropped)
         fprintf(stderr,
-                "frtrace: timeline: %zu ranks; drawing %zu of them (the culprits, the slow ranks, "
-                "then the lowest ranks); "
-                "choose with --selected-ranks R..., or --max-ranks N (0: all)\n",
-                a->in.nranks, sel.n);
-    int rc = strcmp(format, "svg") == 0 ? fa_timeline_write_svg(a, opt, &sel, out)
-                                        : fa_timeline_write_trace(a, opt, &sel, out);
+                "frtrace: timeline: %zu ranks; drawing %zu of them (%s); choose with "
+                "--selected-ranks R..., or --max-ranks N (0: all)\n",
+                a->in.nranks, sel.n,
+                sel.around_culprits ? "the culprits, the slow ranks, the ranks of the groups the "
+                                      "culprits block"
+                                    : "the slow ranks, then the lowest ranks");
+    if (svg && fa_timeline_window_around_hang(a, &sel)) /* a picture cannot zoom: show the hang */
+        fprintf(stderr,
+                "frtrace: timeline: drawing %.1f to %.1f ms, around the hang; --from-ms X "
+                "--to-ms Y draw another window\n",
+                sel.from_ms, sel.to_ms);
+    int rc =
+        svg ? fa_timeline_write_svg(a, opt, &sel, out) : fa_timeline_write_trace(a, opt, &sel, out);
     fa_timeline_sel_free(&sel);
     return rc;
 }
@@ -99,5 +109,12 @@ static int perf_to(void *ctx, FILE *out) {
 int fa_perf_cli_run(const fa_analysis *a, const fa_report_options *opt, fa_command cmd,
                     const char *format, const char *output, const fa_perf_cli *pc) {
     perf_job job = { a, opt, cmd, format, pc };
-    return fa_output_write(output ? output : "-", perf_to, &job) == 0 ? 0 : 2;
+    if (fa_output_write(output ? output : "-", perf_to, &job) != 0) return 2;
+    if (cmd == FA_CMD_TIMELINE && output && strcmp(output, "-") != 0) /* what to do with it */
+        fr_text_printf(stderr, "frtrace: wrote %s: %s\n", output,
+                       strcmp(format, "svg") == 0
+                           ? "open it in a web browser"
+                           : "open it at https://ui.perfetto.dev (Open trace file) or in "
+                             "chrome://tracing");
+    return 0;
 }

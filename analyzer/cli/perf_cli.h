@@ -12,7 +12,15 @@
 #include "analysis.h"
 #include "report.h"
 
-typedef enum fa_command { FA_CMD_ANALYZE, FA_CMD_STATS, FA_CMD_TIMELINE, FA_CMD_STACKS } fa_command;
+/* What the command line asked for: the report (no command word), or a command's. */
+typedef enum fa_command {
+    FA_CMD_ANALYZE,
+    FA_CMD_STATS,
+    FA_CMD_TIMELINE,
+    FA_CMD_STACKS,
+    FA_CMD_SHOW, /* handed to show.c with the words after it */
+    FA_CMD_HELP, /* `frtrace help [COMMAND]` */
+} fa_command;
 
 #define FA_TIMELINE_MAX_RANKS 64 /* ranks drawn by default; --max-ranks N, 0 for all */
 

@@ -21,25 +21,15 @@
 
 #include "commands.h"
 #include "file_read.h"
+#include "help.h"
 #include "json_read.h"
+#include "json_salvage.h"
 #include "json_write.h"
 #include "pickle_read.h"
 #include "safe_text.h"
 #include "value.h"
 
-static void usage(FILE *to) {
-    fprintf(to,
-            "usage: frtrace show [--pretty] FILE...\n"
-            "\n"
-            "Decode Flight Recorder dumps (pickle, protocols 0-5, or JSON; detected by content)\n"
-            "and print each as one JSON document, as Python's json.dumps(pickle.load(f)) would.\n"
-            "Pickle opcodes that would run code are refused, never executed.\n"
-            "\n"
-            "  --pretty    indent by two spaces (json.dumps(value, indent=2))\n"
-            "  -h, --help  show this help\n"
-            "\n"
-            "Exit status: 0 every file shown, 2 some file could not be read (see stderr).\n");
-}
+static void usage(FILE *to) { fa_cli_help(to, FA_CMD_SHOW); }
 
 static bool looks_like_json(const uint8_t *buf, size_t len) {
     size_t i = 0;
@@ -60,6 +50,11 @@ static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_err
         snprintf(err->msg, sizeof err->msg, "out of memory");
     } else if (looks_like_json(buf, len)) {
         rc = json_read((const char *)buf, len, arena, &root, err);
+        json_cut cut;
+        if (rc != 0 && json_truncation_cut((const char *)buf, len, JSON_READ_MAX_DEPTH, &cut)) {
+            free(cut.closers); /* show prints whole documents only: say why this is not one */
+            snprintf(err->msg, sizeof err->msg, "truncated JSON at byte %zu", len);
+        }
     } else {
         pr_options opts = { 0 };
         rc = pickle_read(buf, len, arena, &opts, &root, err);

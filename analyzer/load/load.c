@@ -18,6 +18,7 @@
 #include "index.h"
 #include "parallel.h"
 #include "dir_walk.h"
+#include "job_folders.h"
 
 typedef fa_dir_entry candidate;
 
@@ -83,6 +84,7 @@ typedef struct decode_job {
     fa_store *store;
     fa_dump **dumps;
     char **errors;
+    fa_progress *progress;     /* files and bytes decoded, for a progress line (or NULL) */
     decode_worker workers[64]; /* fa_worker_count's most */
 } decode_job;
 
@@ -108,12 +110,14 @@ static char *hostile_memberships(const fr_dump *dump, size_t len) {
 static void decode_one(decode_job *job, size_t i, decode_worker *w) {
     fr_error err = { { 0 } };
     if (job->files[i].odd) { /* never opened: it could block, or never end */
+        fa_progress_file_done(job->progress, 0);
         if (asprintf(&job->errors[i], "not a regular file but %s; rank %lld's dump is unreadable",
                      job->files[i].odd, (long long)job->files[i].rank) < 0)
             job->errors[i] = NULL;
         return;
     }
     long len = fa_read_whole_file(job->files[i].path, &w->buf, &err);
+    fa_progress_file_done(job->progress, len > 0 ? (uint64_t)len : 0);
     if (len < 0) {
         job->errors[i] = strdup(err.msg);
         return;
@@ -150,13 +154,15 @@ static void decode_range(void *ctx, unsigned worker, size_t lo, size_t hi) {
 
 /* One file at a time to whichever worker is free: files differ in size. */
 static void decode_all(candidate *files, size_t n, int jobs, fa_store *store, fa_dump **dumps,
-                       char **errors) {
+                       char **errors, fa_progress *progress) {
     decode_job *job = calloc(1, sizeof *job);
     if (!job) {
         for (size_t i = 0; i < n; i++) errors[i] = strdup("out of memory");
         return;
     }
-    *job = (decode_job){ .files = files, .store = store, .dumps = dumps, .errors = errors };
+    *job = (decode_job){
+        .files = files, .store = store, .dumps = dumps, .errors = errors, .progress = progress
+    };
     fa_parallel_for(n, 1, fa_worker_count(jobs), decode_range, job);
     for (unsigned t = 0; t < sizeof job->workers / sizeof *job->workers; t++) {
         fa_compactor_free(job->workers[t].comp);
@@ -221,7 +227,7 @@ static void collect(fa_input *in, candidate *files, size_t n, fa_dump **dumps, c
         }
         fa_dump *d = dumps[i];
         in->ranks[in->nranks++] = (fa_rank_dump){ files[i].rank, files[i].path, d };
-        add_version(in, d->version ? d->version : "?");
+        if (d->version) add_version(in, d->version); /* a cut JSON dump may have lost it */
         if (d->warning) add_note(in, files[i].path, d->warning);
         if (d->global_rank >= 0 && d->global_rank != files[i].rank) {
             char msg[200];
@@ -308,11 +314,27 @@ static void take_walk_notes(fa_input *in, fa_dir_list *all) {
     }
 }
 
-int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err) {
+/* DIR is a file: say what to type instead (show decodes one dump; the folder is the job). */
+static void not_a_directory(const char *dir, fr_error *err) {
+    const char *slash = strrchr(dir, '/');
+    int parent_len = slash ? (int)(slash - dir) : 1;
+    snprintf(err->msg, sizeof err->msg,
+             "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
+             "%.*s analyzes the job it belongs to",
+             dir, dir, slash && slash != dir ? parent_len : 1,
+             slash ? (slash == dir ? "/" : dir) : ".");
+}
+
+int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *progress, fa_input *in,
+                fr_error *err) {
     memset(in, 0, sizeof *in);
     fa_dir_list all;
     if (fa_dir_walk(dir, &all) != 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir, strerror(errno));
+        if (errno == ENOTDIR)
+            not_a_directory(dir, err);
+        else
+            snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir,
+                     strerror(errno));
         fa_dir_walk_free(&all, true);
         return -1;
     }
@@ -330,6 +352,14 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         fa_dir_walk_free(&all, false);
         return -1;
     }
+    char *jobs_msg = fa_job_folders_message(all.v, kept, dir);
+    if (jobs_msg) { /* a folder of runs: say so once, before decoding any of them */
+        snprintf(err->msg, sizeof err->msg, "%s", jobs_msg);
+        free(jobs_msg);
+        free(chosen);
+        fa_dir_walk_free(&all, true);
+        return -1;
+    }
     fa_dump **dumps = calloc(kept, sizeof *dumps);
     char **errors = calloc(kept, sizeof *errors);
     in->store = fa_store_new();
@@ -337,7 +367,9 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return -1;
     }
-    decode_all(all.v, kept, jobs, in->store, dumps, errors);
+    fa_progress_files(progress, kept);
+    fa_progress_stage(progress, FA_STAGE_READING);
+    decode_all(all.v, kept, jobs, in->store, dumps, errors, progress);
     in->dir = strdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "progress.h"
 #include "dump.h"
 #include "dir_walk.h"
 #include "hosts.h"
@@ -52,7 +53,8 @@ typedef struct fa_input {
 
 /* 0 on success (even if some files were rejected); -1 with `err` when the directory cannot be
  * read, no file looks like a dump, or the prefix cannot be inferred. jobs <= 0: one per core. */
-int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_input *in, fr_error *err);
+int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *progress, fa_input *in,
+                fr_error *err);
 void fa_input_free(fa_input *in);
 
 /* Index of `rank` in in->ranks, or -1. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "index.h"
 #include "store.h"
 
@@ -175,8 +176,9 @@ static void family_candidates(const fa_input *in, const fa_fill_group *groups, c
 static void note(char **notes, const fa_fill_group *g) {
     char *who = fa_ranks_format(g->added.v, g->added.n), *text = NULL;
     if (asprintf(&text, "%s%s%s %.60s%s%.60s takes back rank%s %s (no dump)", *notes ? *notes : "",
-                 *notes ? "; " : "", "group", g->name, g->desc[0] ? " " : "", g->desc,
-                 g->added.n > 1 ? "s" : "", who ? who : "?") >= 0) {
+                 *notes ? "; " : "", "group", g->name, fa_desc_says_nothing(g->desc) ? "" : " ",
+                 fa_desc_says_nothing(g->desc) ? "" : g->desc, g->added.n > 1 ? "s" : "",
+                 who ? who : "?") >= 0) {
         free(*notes);
         *notes = text;
     }

@@ -352,8 +352,8 @@ static bool ignored_config(const fa_input *in, char *buf, size_t len) {
             if (c->nranks == 0 || c->name[0]) continue;
             char *list = fa_ranks_format(c->ranks, c->nranks);
             snprintf(buf, len,
-                     "; pg_config holds only a group named \"\" (ranks %s, group-local), as gloo "
-                     "writes it",
+                     " (pg_config names only a group \"\", ranks %s, group-local, as gloo "
+                     "writes it)",
                      list ? list : "?");
             free(list);
             return true;
@@ -372,7 +372,14 @@ static void add_inferred_note(fa_groups *g, const char *text) {
 /* The membership_inferred warning: which groups, rebuilt from what. */
 static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list *ev) {
     char text[1200], why[300] = "";
-    ignored_config(in, why, sizeof why);
+    if (ignored_config(in, why, sizeof why)) { /* gloo, always: say it in a line, not a page */
+        snprintf(text, sizeof text,
+                 "%zu group%s rebuilt from the dumps that record entries in them%s; frtrace -v "
+                 "lists their members",
+                 ev->n, ev->n > 1 ? "s" : "", why);
+        add_inferred_note(g, text);
+        return;
+    }
     size_t at = (size_t)snprintf(text, sizeof text,
                                  "%zu group%s that entries name %s no pg_config entry%s; "
                                  "members rebuilt from the dumps that record entries in them:",
@@ -384,8 +391,9 @@ static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list 
         }
         char *who = fa_ranks_format(ev->v[i].ranks.v, ev->v[i].ranks.n);
         bool whole_job = strcmp(ev->v[i].desc, "default_pg") == 0;
+        bool nothing = fa_desc_says_nothing(ev->v[i].desc);
         at += (size_t)snprintf(text + at, sizeof text - at, "%s %.60s%s%.60s (%s%s)", i ? ";" : "",
-                               ev->v[i].name, ev->v[i].desc[0] ? " " : "", ev->v[i].desc,
+                               ev->v[i].name, nothing ? "" : " ", nothing ? "" : ev->v[i].desc,
                                whole_job ? "every rank of the job; recorded by " : "",
                                who ? who : "?");
         free(who);
@@ -560,9 +568,28 @@ void fa_groups_free(fa_groups *g) {
     fa_ranks_free(&g->outsiders);
 }
 
-void fa_group_label(const fa_group *group, char *buf, size_t len) {
-    if (!group->desc[0] || strcmp(group->desc, "undefined") == 0)
-        snprintf(buf, len, "group %s", group->id);
+/* What tells apart groups that share a name ("0@1": torchft's replicas, PyTorch's split
+ * groups) in words: "0, ranks 16-31", or "0, 64 ranks from 1540" when the list is long. */
+static void shared_name_words(const fa_group *group, char *buf, size_t len) {
+    char *who = fa_ranks_format(group->members, group->nmembers);
+    int64_t low = group->nmembers ? group->members[0] : -1;
+    for (uint32_t m = 1; m < group->nmembers; m++)
+        if (group->members[m] < low) low = group->members[m];
+    if (who && strlen(who) <= 24)
+        snprintf(buf, len, "%s, rank%s %s", group->name, group->nmembers > 1 ? "s" : "", who);
     else
-        snprintf(buf, len, "%s (%s)", group->desc, group->id);
+        snprintf(buf, len, "%s, %u ranks from %lld", group->name, group->nmembers, (long long)low);
+    free(who);
+}
+
+void fa_group_label(const fa_group *group, char *buf, size_t len) {
+    char id[160];
+    if (strchr(group->id, '@') && group->name)
+        shared_name_words(group, id, sizeof id);
+    else
+        snprintf(id, sizeof id, "%s", group->id);
+    if (fa_desc_says_nothing(group->desc))
+        snprintf(buf, len, "group %s", id);
+    else
+        snprintf(buf, len, "%s (%s)", group->desc, id);
 }

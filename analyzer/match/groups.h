@@ -21,8 +21,10 @@
 #ifndef FRTRACE_GROUPS_H
 #define FRTRACE_GROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "index.h"
 #include "load.h"
@@ -63,7 +65,12 @@ long fa_groups_find(const fa_groups *groups, size_t rank_index, const char *pg_n
 /* Position of `global_rank` in the group (its group rank), or -1. */
 long fa_group_position(const fa_group *group, int64_t global_rank);
 
-/* "TENSOR_MODEL_PARALLEL_GROUP (37)", or just the id when the group has no description. */
+/* "TENSOR_MODEL_PARALLEL_GROUP (37)", or "group 37" when the group has no description. */
 void fa_group_label(const fa_group *group, char *buf, size_t len);
+/* Whether a group description says nothing: empty, or "undefined", which PyTorch writes for a
+ * group created without one. Such a group is called by its id ("group 5") everywhere. */
+static inline bool fa_desc_says_nothing(const char *desc) {
+    return !desc || !desc[0] || strcmp(desc, "undefined") == 0;
+}
 
 #endif

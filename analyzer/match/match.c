@@ -581,9 +581,18 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
 /* A collective whose entries still say pending while the rank's own counters (pg_status, or
  * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
  * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
- * that marker with the completed entries. Not for gloo (its counters count op ids, and a
- * retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv batches). */
-static void complete_by_counters(const fa_input *in, fa_match *m) {
+ * that marker with the completed entries. Not where the member also has send/recv in the group
+ * (PyTorch's counters then mix in send/recv numbers), nor for gloo (its counters count op ids,
+ * and a retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv
+ * batches). Returns -1 when out of memory. */
+static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
+    size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
+    bool *has_p2p = calloc(nviews + 1, 1);
+    if (!has_p2p) return -1;
+    for (size_t op = 0; op < m->nops; op++)
+        for (uint32_t i = 0; m->ops[op].is_p2p && i < m->ops[op].ncalls; i++)
+            has_p2p[m->view_at[m->ops[op].group] + m->calls[m->ops[op].first_call + i].member] =
+                true;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         if (o->is_p2p) continue;
@@ -592,10 +601,12 @@ static void complete_by_counters(const fa_input *in, fa_match *m) {
             const fa_view *v = view_of(m, o->group, c->member);
             const fa_dump *d = in->ranks[c->rank_index].dump;
             if (c->state != FR_STATE_COMPLETED && o->seq <= v->completed_max && !d->blocks_caller &&
-                !d->launch_numbered)
+                !d->launch_numbered && !has_p2p[m->view_at[o->group] + c->member])
                 c->state = FR_STATE_COMPLETED;
         }
     }
+    free(has_p2p);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- agreement checks -- */
@@ -716,6 +727,16 @@ static const char *call_types(const checker *k, const fa_call *c, char *buf, siz
     return buf;
 }
 
+/* "Float" when input and output agree (as they do but for casts), else "Float -> BFloat16". */
+static void dtypes_pair(const fr_entry *e, char *buf, size_t len) {
+    const char *in = e->input_dtypes.count ? e->input_dtypes.items[0] : "-",
+               *out = e->output_dtypes.count ? e->output_dtypes.items[0] : "-";
+    if (strcmp(in, out) == 0)
+        snprintf(buf, len, "%s", in);
+    else
+        snprintf(buf, len, "%s -> %s", in, out);
+}
+
 static void describe_pair(const checker *k, const fa_op *op, long odd_call, long rep_call,
                           fa_finding *f, int what) {
     char a[300], b[300], ra[200], rb[200];
@@ -730,11 +751,13 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     if (what == SIG_TYPE) {
         call_types(k, x, a, sizeof a);
         if (y) call_types(k, y, b, sizeof b);
-        if (y)
+        if (y) {
             fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s",
                                   f->ranks.n > 1 ? "s" : "", odd_ranks, a,
                                   f->others.n > 1 ? "s" : "", other_ranks, b);
-        else
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        } else
             fa_finding_set_detail(
                 f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
                 (long long)k->groups->v[op->group].members[x->member], a);
@@ -752,11 +775,19 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
                                   (long long)k->groups->v[op->group].members[x->member], a, ra);
         }
     } else {
-        fa_finding_set_detail(f, "rank%s %s use dtypes %s -> %s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
-                              odd_ranks, ex->input_dtypes.count ? ex->input_dtypes.items[0] : "-",
-                              ex->output_dtypes.count ? ex->output_dtypes.items[0] : "-",
-                              ey ? "; ranks " : "", ey ? other_ranks : "", ey ? " use " : "",
-                              ey ? (ey->input_dtypes.count ? ey->input_dtypes.items[0] : "-") : "");
+        dtypes_pair(ex, a, sizeof a);
+        if (ey) dtypes_pair(ey, b, sizeof b);
+        fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
+                              odd_ranks, f->ranks.n > 1 ? "" : "s", a, ey ? "; rank" : "",
+                              ey && f->others.n > 1 ? "s "
+                              : ey                  ? " "
+                                                    : "",
+                              ey ? other_ranks : "",
+                              ey ? (f->others.n > 1 ? " use " : " uses ") : "", ey ? b : "");
+        if (ey) {
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        }
     }
     free(odd_ranks);
     free(other_ranks);
@@ -1169,7 +1200,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
     if (rc == 0) fold_status(in, groups, m);
-    if (rc == 0) complete_by_counters(in, m);
+    if (rc == 0) rc = complete_by_counters(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);

@@ -68,9 +68,9 @@ static void groups_text(const fa_analysis *a, const fa_straggler *s, char *buf, 
     }
 }
 
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out) {
+bool fa_perf_slow_ranks_table(const fa_analysis *a, fa_table *out_table) {
     const fa_perf *p = &a->perf;
-    if (!p->nstragglers) return;
+    if (!p->nstragglers) return false;
     bool timed = false; /* the excess column only where some straggler has durations */
     for (size_t i = 0; i < p->nstragglers; i++) timed |= !isnan(p->stragglers[i].slow_ms_median);
     fa_table t;
@@ -94,9 +94,21 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width,
         if (timed) ms_cell(&t, s->slow_ms_median);
         fa_table_cell(&t, "%s", groups);
     }
-    if (markdown) {
-        fputs("## Slow ranks\n\n", out);
-        fa_table_print_markdown(&t, out);
+    *out_table = t;
+    return true;
+}
+
+void fa_perf_print_slow_ranks(const fa_analysis *a, const char *format, size_t width, FILE *out) {
+    const fa_perf *p = &a->perf;
+    fa_table t;
+    if (!fa_perf_slow_ranks_table(a, &t)) return;
+    bool jira = strcmp(format, "jira") == 0;
+    if (jira || strcmp(format, "markdown") == 0) {
+        fputs(jira ? "h2. Slow ranks\n\n" : "## Slow ranks\n\n", out);
+        if (jira)
+            fa_table_print_jira(&t, out);
+        else
+            fa_table_print_markdown(&t, out);
         fprintf(out,
                 "\n_Lateness: arrival after its peers' median arrival (with gloo, at most the "
                 "delay the rank made itself); late in: collectives it was late in by the floor "
@@ -227,6 +239,21 @@ static void dtype_text(const fa_store *st, uint32_t id, char *buf, size_t len) {
     snprintf(buf, len, "%s", dt->count ? dt->items[0] : "-");
 }
 
+/* On a terminal too narrow for every column (names are never cut): group and op share one,
+ * then sizes and dtype. */
+static void fit_columns(fa_table *t, size_t width) {
+    static const struct {
+        size_t column;
+        const char *header;
+    } joins[] = { { 0, "group, op" }, { 1, "sizes, dtype" } };
+    fa_table_keep_whole(t, 6); /* "80.0 MiB" */
+    for (size_t k = 0; k < sizeof joins / sizeof joins[0] && !fa_table_fits(t, "", width); k++) {
+        fa_table_join_columns(t, joins[k].column);
+        free(t->cells[joins[k].column]);
+        t->cells[joins[k].column] = strdup(joins[k].header);
+    }
+}
+
 int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format,
                         FILE *out) {
     const fa_perf *p = &a->perf;
@@ -238,7 +265,7 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fputs("}\n", out);
         return ferror(out) ? -1 : 0;
     }
-    bool md = strcmp(format, "markdown") == 0;
+    bool jira = strcmp(format, "jira") == 0, md = jira || strcmp(format, "markdown") == 0;
     fa_table t;
     fa_table_init(&t, 13);
     fa_table_row(&t);
@@ -278,7 +305,14 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         else
             fa_table_cell(&t, "%.2f", r->algbw), fa_table_cell(&t, "%.2f", r->busbw);
     }
-    if (md) {
+    fa_table_drop_columns_of(&t, "-"); /* durations and bandwidth where no dump has them */
+    if (jira) {
+        fprintf(out, "h1. frtrace stats: %zu ranks from ", a->in.nranks);
+        fr_jira_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
+        fputs("\n\n", out);
+        fa_table_print_jira(&t, out);
+        fputc('\n', out);
+    } else if (md) {
         fprintf(out, "# frtrace stats: %zu ranks from ", a->in.nranks);
         fr_md_code(out, a->in.dir, false); /* a path: shown, never obeyed (safe_text.h) */
         fputs("\n\n", out);
@@ -288,16 +322,27 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
         fprintf(out, "%zu operation kinds, %zu ranks read from ", shown, a->in.nranks);
         fr_text_fputs(out, a->in.dir);
         fputs("\n\n", out);
-        fa_table_print_text(&t, out, "");
+        fit_columns(&t, opt->width);
+        fa_table_print_fit(&t, out, "", opt->width);
         fputc('\n', out);
     }
-    if (!p->any_duration)
-        fprintf(out,
-                "%sno durations in these dumps (PyTorch writes duration_ms only with timing on: "
-                "TORCH_NCCL_ENABLE_TIMING=1), so no bandwidth%s\n\n",
-                md ? "_" : "(", md ? "._" : ")");
+    if (!p->any_duration && jira)
+        fputs("_No durations in these dumps (PyTorch writes {{duration\\_ms}} only with timing on: "
+              "{{TORCH\\_NCCL\\_ENABLE\\_TIMING=1}}), so no duration or bandwidth columns._\n\n",
+              out);
+    else if (!p->any_duration && md)
+        fputs("_No durations in these dumps (PyTorch writes duration_ms only with timing on: "
+              "TORCH_NCCL_ENABLE_TIMING=1), so no duration or bandwidth columns._\n\n",
+              out);
+    else if (!p->any_duration) {
+        fa_wrap_print(out, "", " ",
+                      "(no durations in these dumps (PyTorch writes duration_ms only with timing "
+                      "on: TORCH_NCCL_ENABLE_TIMING=1), so no duration or bandwidth columns)",
+                      opt->width);
+        fputc('\n', out);
+    }
     fa_table_free(&t);
-    fa_perf_print_slow_ranks(a, md, opt->width, out);
+    fa_perf_print_slow_ranks(a, format, opt->width, out);
     if (!p->nstragglers)
         fprintf(out, "%sno slow ranks (%zu collectives judged, floor %.1f ms)%s\n", md ? "_" : "",
                 p->judged, p->floor_ms, md ? "_" : "");

@@ -12,9 +12,13 @@
 #include "analysis.h"
 #include "report.h"
 
-/* "slow ranks:" (text, within `width` columns, 0: no limit) / "## Slow ranks" (markdown);
- * nothing when there are none. */
-void fa_perf_print_slow_ranks(const fa_analysis *a, bool markdown, size_t width, FILE *out);
+/* "slow ranks:" (format "text", within `width` columns, 0: no limit) / "## Slow ranks"
+ * ("markdown") / "h2. Slow ranks" ("jira"); nothing when there are none. */
+void fa_perf_print_slow_ranks(const fa_analysis *a, const char *format, size_t width, FILE *out);
+/* The slow ranks' table (rank, lateness, late in, last in, [slower,] groups) for a report to
+ * lay out; false (nothing built) when there are none. The caller frees it. */
+struct fa_table;
+bool fa_perf_slow_ranks_table(const fa_analysis *a, struct fa_table *t);
 /* `,"stragglers":[...],"stats":[...]`: two more keys of the database object being written. */
 int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 /* `frtrace stats`: "text", "markdown" or "json" ({"stats": [...], "stragglers": [...]}). */

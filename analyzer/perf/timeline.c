@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "json_text.h"
 #include "perf_report.h"
 #include "safe_text.h"
@@ -20,6 +21,38 @@ static bool rank_wanted(const fa_report_options *opt, int64_t rank) {
     for (size_t i = 0; i < opt->nselected_ranks; i++)
         if (opt->selected_ranks[i] == rank) return true;
     return false;
+}
+
+/* Takes input rank index r when the cap allows and it is not taken yet. */
+static void take(fa_timeline_sel *sel, bool *taken, long r, size_t cap) {
+    if (r >= 0 && !taken[r] && sel->n < cap) taken[r] = true, sel->ranks[sel->n++] = (size_t)r;
+}
+
+/* The culprits, the slow ranks, then the ranks that wait for the culprits in each group they
+ * block, then those groups' other members: the ranks that tell the hang's story. */
+static void pick_around_culprits(const fa_analysis *a, fa_timeline_sel *sel, bool *taken,
+                                 size_t cap) {
+    const fa_verdict *vd = &a->verdict;
+    for (size_t i = 0; i < vd->culprits.n; i++)
+        take(sel, taken, fa_input_find(&a->in, vd->culprits.v[i]), cap);
+    for (size_t i = 0; i < a->perf.nstragglers; i++)
+        take(sel, taken, fa_input_find(&a->in, a->perf.stragglers[i].rank), cap);
+    /* the waiters of every group in turn, so that a 64-rank data-parallel group does not
+     * crowd out the culprit's tensor-parallel peers */
+    bool more = true;
+    for (size_t k = 0; more && sel->n < cap; k++) {
+        more = false;
+        for (size_t i = 0; i < vd->nevidence; i++)
+            if (k < vd->evidence[i].waiters.n) {
+                take(sel, taken, fa_input_find(&a->in, vd->evidence[i].waiters.v[k]), cap);
+                more = true;
+            }
+    }
+    for (size_t i = 0; i < vd->nevidence; i++) {
+        const fa_group *g = &a->groups.v[vd->evidence[i].group];
+        for (uint32_t m = 0; m < g->nmembers; m++)
+            take(sel, taken, fa_input_find(&a->in, g->members[m]), cap);
+    }
 }
 
 int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks,
@@ -39,16 +72,14 @@ int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long ma
         for (size_t i = 0; i < n; i++) sel->ranks[sel->n++] = i;
     } else {
         size_t cap = (size_t)max_ranks;
-        for (size_t i = 0; i < a->verdict.culprits.n && sel->n < cap; i++) {
-            long r = fa_input_find(&a->in, a->verdict.culprits.v[i]);
-            if (r >= 0 && !taken[r]) taken[r] = true, sel->ranks[sel->n++] = (size_t)r;
+        if (a->verdict.culprits.n) {
+            sel->around_culprits = true;
+            pick_around_culprits(a, sel, taken, cap);
+        } else {
+            for (size_t i = 0; i < a->perf.nstragglers; i++)
+                take(sel, taken, fa_input_find(&a->in, a->perf.stragglers[i].rank), cap);
+            for (size_t i = 0; i < n; i++) take(sel, taken, (long)i, cap);
         }
-        for (size_t i = 0; i < a->perf.nstragglers && sel->n < cap; i++) {
-            long r = fa_input_find(&a->in, a->perf.stragglers[i].rank);
-            if (r >= 0 && !taken[r]) taken[r] = true, sel->ranks[sel->n++] = (size_t)r;
-        }
-        for (size_t i = 0; i < n && sel->n < cap; i++)
-            if (!taken[i]) taken[i] = true, sel->ranks[sel->n++] = i;
         qsort(sel->ranks, sel->n, sizeof *sel->ranks, cmp_size);
         sel->dropped = n - sel->n;
     }
@@ -118,6 +149,33 @@ static long hang_op(const fa_analysis *a) {
     return -1;
 }
 
+/* Where the verdict's operation began: its first rank's arrival (0 when there is none). */
+static int64_t hang_point(const fa_analysis *a, long op) {
+    int64_t at = 0;
+    if (op < 0) return 0;
+    const fa_op *o = &a->match.ops[op];
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &a->match.calls[o->first_call + k];
+        int64_t t =
+            fa_time_created(a->in.ranks[c->rank_index].dump, fa_call_entry_index(&a->match, c, 0));
+        if (t && (!at || t < at)) at = t;
+    }
+    return at;
+}
+
+/* The first arrival among the drawn ranks (0 when none has times). */
+static int64_t first_arrival(const fa_analysis *a, const fa_timeline_sel *sel) {
+    int64_t t0 = INT64_MAX;
+    for (size_t k = 0; k < sel->n; k++) {
+        const fa_dump *d = a->in.ranks[sel->ranks[k]].dump;
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            int64_t t = fa_time_created(d, i);
+            if (t && t < t0) t0 = t;
+        }
+    }
+    return t0 == INT64_MAX ? 0 : t0;
+}
+
 static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt,
                      const fa_timeline_sel *sel) {
     memset(v, 0, sizeof *v);
@@ -125,33 +183,59 @@ static int view_init(view *v, const fa_analysis *a, const fa_report_options *opt
     v->input_shown = calloc(a->in.nranks + 1, sizeof *v->input_shown);
     if (!v->input_shown) return -1;
     for (size_t k = 0; k < sel->n; k++) v->input_shown[sel->ranks[k]] = true;
-    int64_t t0 = INT64_MAX, t_end = 0;
+    int64_t t_end = 0;
     for (size_t r = 0; r < a->in.nranks; r++) {
         const fa_dump *d = a->in.ranks[r].dump;
         for (uint32_t i = 0; i < d->nentries; i++) {
             int64_t created = fa_time_created(d, i), completed = fa_time_completed(d, i);
             if (!created) continue;
-            if (created < t0 && v->input_shown[r]) t0 = created;
             int64_t end = completed ? completed : created;
             if (end > t_end) t_end = end;
         }
     }
-    v->t0 = t0 == INT64_MAX ? 0 : t0;
+    v->t0 = first_arrival(a, sel);
     v->t_end = t_end;
     v->lo = v->t0 + (sel->has_from ? (int64_t)(sel->from_ms * 1e6) : 0);
     v->hi = sel->has_to ? v->t0 + (int64_t)(sel->to_ms * 1e6) : t_end;
     v->hang_op = hang_op(a);
-    v->hang_ns = 0;
-    if (v->hang_op >= 0) {
-        const fa_op *o = &a->match.ops[v->hang_op];
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &a->match.calls[o->first_call + k];
-            int64_t t = fa_time_created(a->in.ranks[c->rank_index].dump,
-                                        fa_call_entry_index(&a->match, c, 0));
-            if (t && (!v->hang_ns || t < v->hang_ns)) v->hang_ns = t;
+    v->hang_ns = hang_point(a, v->hang_op);
+    return 0;
+}
+
+/* The last WINDOW_OPS operations before the hang on every drawn rank, and what they queued
+ * after it: where the picture has something to say. */
+enum { WINDOW_OPS = 16 };
+
+bool fa_timeline_window_around_hang(const fa_analysis *a, fa_timeline_sel *sel) {
+    if (sel->has_from || sel->has_to) return false; /* the user chose */
+    int64_t hang = hang_point(a, hang_op(a)), t0 = first_arrival(a, sel), lo = INT64_MAX, hi = 0,
+            t_end = 0;
+    if (!hang || !t0) return false;
+    for (size_t k = 0; k < sel->n; k++) {
+        const fa_dump *d = a->in.ranks[sel->ranks[k]].dump;
+        uint32_t before = 0; /* the first entry at or after the hang */
+        while (before < d->nentries && fa_time_created(d, before) < hang) before++;
+        uint32_t from = before > WINDOW_OPS ? before - WINDOW_OPS : 0;
+        for (uint32_t i = from; i < d->nentries; i++) {
+            int64_t t = fa_time_created(d, i), completed = fa_time_completed(d, i);
+            if (!t) continue;
+            if (i < before && t < lo) lo = t;
+            if (t > hi) hi = t;
+            int64_t end = completed ? completed : t;
+            if (end > t_end) t_end = end;
         }
     }
-    return 0;
+    if (lo == INT64_MAX) lo = hang;
+    if (hi < hang) hi = hang;
+    int64_t width = hi - lo > 1000000 ? hi - lo : 1000000; /* at least 1 ms */
+    lo -= width / 20, hi += width / 5;                     /* margins: the hang is not the edge */
+    if (lo < t0) lo = t0;
+    int64_t whole = (t_end > hi ? t_end : hi) - t0;
+    if (whole <= 0 || (double)(hi - lo) > 0.5 * (double)whole) return false; /* nothing to zoom */
+    sel->has_from = sel->has_to = sel->windowed = true;
+    sel->from_ms = (double)(lo - t0) / 1e6;
+    sel->to_ms = (double)(hi - t0) / 1e6;
+    return true;
 }
 
 /* "group 5 all_reduce #4": the hang point's name. */
@@ -176,7 +260,88 @@ static double us(const view *v, int64_t ns) { return (double)(ns - v->t0) / 1000
 
 /* ------------------------------------------------------------ trace JSON ------------ */
 
-static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const fa_dump *d,
+/* Perfetto nests the slices of one thread track: ordered by start (the longer first when two
+ * start together), a slice that starts inside another must end inside it. NCCL queues the next
+ * collective of a group while the GPU still runs the previous one, so their spans overlap
+ * without nesting; such a slice goes to the group's next lane (a track of its own, "GROUP
+ * (overlapping 2)"), the first lane where it nests or follows. Each lane keeps the ends of its
+ * open slices (at most STACK deep). MAX_LANES bounds the tracks; a deeper overlap shares the
+ * last. */
+enum { MAX_LANES = 8, STACK = 16 };
+
+typedef struct lanes {
+    uint8_t *of;    /* per entry of the rank: its lane */
+    int64_t *open;  /* [(group * MAX_LANES + lane) * STACK + k]: ends of the open slices */
+    uint8_t *depth; /* [group * MAX_LANES + lane]: how many are open */
+    uint8_t *count; /* per group: lanes used */
+} lanes;
+
+/* The track of group gi's lane: lane 0 keeps the group's own number. */
+static long lane_tid(const view *v, long gi, unsigned lane) {
+    return gi + 1 + (long)lane * (long)(v->a->groups.n + 1);
+}
+
+typedef struct order_key {
+    int64_t start, end;
+    uint32_t entry;
+} order_key;
+
+static int cmp_order(const void *x, const void *y) {
+    const order_key *p = x, *q = y;
+    if (p->start != q->start) return p->start < q->start ? -1 : 1;
+    if (p->end != q->end) return p->end > q->end ? -1 : 1; /* the longer one is the parent */
+    return (p->entry > q->entry) - (p->entry < q->entry);
+}
+
+/* Whether [start, end] fits lane slot (its open slices popped up to start): it nests in the
+ * innermost open one, or nothing is open. Pushes it when it does. */
+static bool lane_takes(lanes *l, size_t slot, int64_t start, int64_t end) {
+    int64_t *open = &l->open[slot * STACK];
+    uint8_t *depth = &l->depth[slot];
+    while (*depth && open[*depth - 1] <= start) --*depth;
+    if ((*depth && open[*depth - 1] < end) || *depth == STACK) return false;
+    open[(*depth)++] = end;
+    return true;
+}
+
+static int lanes_assign(const view *v, size_t r, const long *entry_gi, lanes *l) {
+    const fa_dump *d = v->a->in.ranks[r].dump;
+    size_t ng = v->a->groups.n + 1;
+    order_key *keys = malloc((d->nentries + 1) * sizeof *keys);
+    l->of = calloc(d->nentries + 1, 1);
+    l->open = malloc(ng * MAX_LANES * STACK * sizeof *l->open);
+    l->depth = calloc(ng * MAX_LANES, 1);
+    l->count = calloc(ng, 1);
+    if (!keys || !l->of || !l->open || !l->depth || !l->count) {
+        free(keys);
+        return -1;
+    }
+    size_t n = 0;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        if (entry_gi[i] < -1) continue; /* not drawn */
+        span s = entry_span(v, d, i);
+        keys[n++] = (order_key){ s.start, s.end > s.start ? s.end : s.start + 1000, i };
+    }
+    qsort(keys, n, sizeof *keys, cmp_order);
+    for (size_t k = 0; k < n; k++) {
+        size_t g = (size_t)(entry_gi[keys[k].entry] + 1);
+        unsigned lane = 0;
+        while (lane + 1 < MAX_LANES &&
+               !lane_takes(l, g * MAX_LANES + lane, keys[k].start, keys[k].end))
+            lane++;
+        if (lane >= l->count[g]) l->count[g] = (uint8_t)(lane + 1);
+        l->of[keys[k].entry] = (uint8_t)lane;
+    }
+    free(keys);
+    return 0;
+}
+
+static void lanes_free(lanes *l) {
+    free(l->of), free(l->open), free(l->depth), free(l->count);
+    memset(l, 0, sizeof *l);
+}
+
+static void trace_entry(const view *v, FILE *out, int64_t rank, long tid, const fa_dump *d,
                         uint32_t i, span s) {
     const fa_store *st = v->a->in.store;
     const fa_entry *e = &d->entries[i];
@@ -188,7 +353,7 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
     const fr_strings *dt = fa_store_strings(st, tr->in_dtypes);
     double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
     fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"",
-            (long long)rank, gi + 1, us(v, s.start), dur);
+            (long long)rank, tid, us(v, s.start), dur);
     fr_json_fputs(out, op->type);
     if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
     fprintf(out,
@@ -211,8 +376,8 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long gi, const f
     fputs("}}", out);
 }
 
-static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used,
-                        size_t ngroups) {
+static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used, size_t ngroups,
+                        const lanes *l) {
     const fa_analysis *a = v->a;
     int64_t rank = a->in.ranks[r].rank;
     const fa_straggler *s = straggler_of(a, rank);
@@ -231,28 +396,47 @@ static void trace_names(const view *v, FILE *out, size_t r, const long *groups_u
     for (size_t k = 0; k < ngroups; k++) {
         char label[256];
         fa_group_label(&a->groups.v[groups_used[k]], label, sizeof label);
-        fprintf(out,
-                ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
-                "\"name\":\"",
-                (long long)rank, groups_used[k] + 1);
-        fr_json_fputs(out, label);
-        fputs("\"}}", out);
+        for (unsigned lane = 0; lane < l->count[groups_used[k] + 1]; lane++) {
+            fprintf(out,
+                    ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
+                    "\"name\":\"",
+                    (long long)rank, lane_tid(v, groups_used[k], lane));
+            fr_json_fputs(out, label);
+            if (lane) fprintf(out, " (overlapping %u)", lane + 1);
+            fprintf(out,
+                    "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_sort_index\","
+                    "\"args\":{\"sort_index\":%ld}}",
+                    (long long)rank, lane_tid(v, groups_used[k], lane),
+                    (groups_used[k] + 1) * MAX_LANES + (long)lane);
+        }
     }
 }
 
 static bool in_window(const view *v, span s) { return s.end >= v->lo && s.start <= v->hi; }
 
-static void trace_flows(const view *v, FILE *out) {
+typedef struct arrival {
+    int64_t ns, rank;
+    long tid;
+} arrival;
+
+static int cmp_arrival(const void *x, const void *y) {
+    const arrival *p = x, *q = y;
+    if (p->ns != q->ns) return p->ns < q->ns ? -1 : 1;
+    return (p->rank > q->rank) - (p->rank < q->rank);
+}
+
+/* Flow arrows join each collective's calls in the order the ranks arrived (not rank order: an
+ * arrow never runs backwards in time), on the lane each call's slice was drawn in. */
+static void trace_flows(const view *v, FILE *out, const lanes *rank_lanes) {
     const fa_analysis *a = v->a;
     const fa_match *m = &a->match;
+    arrival *at = NULL;
+    size_t cap = 0;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         if (o->ncalls < 2 || !fa_perf_group_selected(a, v->opt, o->group)) continue;
-        uint32_t shown = 0;
-        for (uint32_t k = 0; k < o->ncalls; k++)
-            shown += v->input_shown[m->calls[o->first_call + k].rank_index];
-        if (shown < 2) continue;
-        uint32_t done = 0;
+        if (fr_grow((void **)&at, &cap, o->ncalls, sizeof *at, 64)) break;
+        size_t n = 0;
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             if (!v->input_shown[c->rank_index]) continue;
@@ -260,15 +444,73 @@ static void trace_flows(const view *v, FILE *out) {
             uint32_t i = fa_call_entry_index(m, c, 0);
             span s = entry_span(v, d, i);
             if (!s.start || !in_window(v, s)) continue;
-            done++;
-            const char *ph = done == 1 ? "s" : done == shown ? "f" : "t";
-            fprintf(out,
-                    ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%u,\"ts\":%.3f,\"name\":"
-                    "\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
-                    ph, op, (long long)a->in.ranks[c->rank_index].rank, o->group + 1,
-                    us(v, s.start));
+            const lanes *l = &rank_lanes[c->rank_index];
+            at[n++] = (arrival){ s.start, a->in.ranks[c->rank_index].rank,
+                                 lane_tid(v, (long)o->group, l->of ? l->of[i] : 0) };
         }
+        if (n < 2) continue;
+        qsort(at, n, sizeof *at, cmp_arrival);
+        for (size_t k = 0; k < n; k++)
+            fprintf(out,
+                    ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"name\":"
+                    "\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
+                    k == 0       ? "s"
+                    : k + 1 == n ? "f"
+                                 : "t",
+                    op, (long long)at[k].rank, at[k].tid, us(v, at[k].ns));
     }
+    free(at);
+}
+
+/* Each entry's group when it is drawn (-1: none), -2 when it is not (filtered, outside the
+ * window); malloc'd, NULL when out of memory. */
+static long *drawn_groups(const view *v, size_t r) {
+    const fa_dump *d = v->a->in.ranks[r].dump;
+    long *gi = malloc((d->nentries + 1) * sizeof *gi),
+         *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
+    if (!gi || !pg_group) {
+        free(gi), free(pg_group);
+        return NULL;
+    }
+    for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        gi[i] = entry_group(v, r, d, i, pg_group);
+        span s = entry_span(v, d, i);
+        if ((gi[i] >= 0 && !fa_perf_group_selected(v->a, v->opt, (uint32_t)gi[i])) || !s.start ||
+            !in_window(v, s))
+            gi[i] = -2;
+    }
+    free(pg_group);
+    return gi;
+}
+
+/* One rank's slices, track names and culprit mark; its lanes are kept for the flows. */
+static int trace_rank(const view *v, FILE *out, size_t r, long *used, bool *seen, lanes *l) {
+    const fa_analysis *a = v->a;
+    const fa_dump *d = a->in.ranks[r].dump;
+    int64_t rank = a->in.ranks[r].rank;
+    long *gi = drawn_groups(v, r);
+    if (!gi || lanes_assign(v, r, gi, l) != 0) {
+        free(gi);
+        return -1;
+    }
+    size_t nused = 0;
+    memset(seen, 0, (a->groups.n + 1) * sizeof *seen);
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        if (gi[i] < -1) continue;
+        trace_entry(v, out, rank, lane_tid(v, gi[i], l->of[i]), d, i, entry_span(v, d, i));
+        if (gi[i] >= 0 && !seen[gi[i]]) seen[gi[i]] = true, used[nused++] = gi[i];
+    }
+    trace_names(v, out, r, used, nused, l);
+    if (is_culprit(a, rank) && v->hang_ns)
+        fprintf(out,
+                ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":"
+                "\"culprit\",\"cname\":\"terrible\"}",
+                (long long)rank, us(v, v->hang_ns));
+    free(l->open), free(l->depth), free(l->count); /* the entries' lanes stay, for the flows */
+    l->open = NULL, l->depth = NULL, l->count = NULL;
+    free(gi);
+    return 0;
 }
 
 int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
@@ -277,7 +519,8 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
     if (view_init(&v, a, opt, sel) != 0) return -1;
     long *used = malloc((a->groups.n + 1) * sizeof *used);
     bool *seen = calloc(a->groups.n + 1, sizeof *seen);
-    int rc = used && seen ? 0 : -1;
+    lanes *rank_lanes = calloc(a->in.nranks + 1, sizeof *rank_lanes);
+    int rc = used && seen && rank_lanes ? 0 : -1;
     fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"frtrace\",\"dir\":\"");
     fr_json_fputs(out, a->in.dir);
     fputs("\",\"verdict\":\"", out);
@@ -290,35 +533,9 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
             "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
     fr_json_fputs(out, a->verdict.summary);
     fputs("\"}}", out);
-    for (size_t k = 0; k < sel->n && rc == 0; k++) {
-        size_t r = sel->ranks[k];
-        const fa_dump *d = a->in.ranks[r].dump;
-        int64_t rank = a->in.ranks[r].rank;
-        long *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
-        if (!pg_group) {
-            rc = -1;
-            break;
-        }
-        for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
-        size_t nused = 0;
-        memset(seen, 0, (a->groups.n + 1) * sizeof *seen);
-        for (uint32_t i = 0; i < d->nentries; i++) {
-            long gi = entry_group(&v, r, d, i, pg_group);
-            if (gi >= 0 && !fa_perf_group_selected(a, opt, (uint32_t)gi)) continue;
-            span s = entry_span(&v, d, i);
-            if (!s.start || !in_window(&v, s)) continue;
-            trace_entry(&v, out, rank, gi, d, i, s);
-            if (gi >= 0 && !seen[gi]) seen[gi] = true, used[nused++] = gi;
-        }
-        trace_names(&v, out, r, used, nused);
-        if (is_culprit(a, rank) && v.hang_ns)
-            fprintf(out,
-                    ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":"
-                    "\"culprit\",\"cname\":\"terrible\"}",
-                    (long long)rank, us(&v, v.hang_ns));
-        free(pg_group);
-    }
-    if (rc == 0) trace_flows(&v, out);
+    for (size_t k = 0; k < sel->n && rc == 0; k++)
+        rc = trace_rank(&v, out, sel->ranks[k], used, seen, &rank_lanes[sel->ranks[k]]);
+    if (rc == 0) trace_flows(&v, out, rank_lanes);
     if (rc == 0 && v.hang_ns) {
         char label[400] = "";
         hang_label(a, v.hang_op, label, sizeof label);
@@ -330,7 +547,8 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
         fputs("\",\"cname\":\"terrible\"}", out);
     }
     fputs("\n]}\n", out);
-    free(used), free(seen), free(v.input_shown);
+    for (size_t r = 0; rank_lanes && r < a->in.nranks; r++) lanes_free(&rank_lanes[r]);
+    free(rank_lanes), free(used), free(seen), free(v.input_shown);
     return rc || ferror(out) ? -1 : 0;
 }
 
@@ -425,11 +643,15 @@ int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
                  "font-size=\"14\" font-weight=\"bold\">");
     xml_text(out, a->verdict.summary ? a->verdict.summary : fa_status_name(a->verdict.status));
     fprintf(out,
-            "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks, %.1f ms from the "
-            "first arrival%s; bars: "
+            "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks%s, %.1f ms %s; bars: "
             "arrival to completion; red: pending at the dump</text>\n",
-            rows, a->in.nranks, span_ns / 1e6,
-            sel->dropped ? " (--max-ranks, --selected-ranks for others)" : "");
+            rows, a->in.nranks,
+            !sel->dropped          ? ""
+            : sel->around_culprits ? " (the culprits and the ranks of the groups they block)"
+                                   : " (--max-ranks, --selected-ranks for others)",
+            span_ns / 1e6,
+            sel->windowed ? "around the hang (--from-ms, --to-ms for another window)"
+                          : "from the first arrival");
     /* rows: background and label */
     for (size_t k = 0; k < rows; k++) {
         int64_t rank = a->in.ranks[sel->ranks[k]].rank;

@@ -27,16 +27,24 @@
 typedef struct fa_timeline_sel {
     size_t *ranks; /* indices into fa_input.ranks, ascending */
     size_t n;
-    size_t dropped; /* loaded ranks left out by the cap */
-    bool has_from, has_to;
+    size_t dropped;        /* loaded ranks left out by the cap */
+    bool around_culprits;  /* the cap kept the culprits and their groups' ranks */
+    bool has_from, has_to; /* the window, in ms after the first arrival of the drawn ranks */
     double from_ms, to_ms;
+    bool windowed; /* the window was chosen around the hang (fa_timeline_window_around_hang) */
 } fa_timeline_sel;
 
 /* Which ranks to draw: --selected-ranks, else all when at most max_ranks (<= 0: all), else the
- * culprits, the slow ranks, then the lowest ranks up to max_ranks. 0 or -1 (out of memory). */
+ * culprits, the slow ranks, the ranks that wait for the culprits and the other members of the
+ * groups they block, up to max_ranks (without culprits: the slow ranks, then the lowest ranks). 0
+ * or -1 (out of memory). */
 int fa_timeline_pick(const fa_analysis *a, const fa_report_options *opt, long max_ranks,
                      fa_timeline_sel *sel);
 void fa_timeline_sel_free(fa_timeline_sel *sel);
+/* When no window was asked for and the hang is a small part of the whole recording: a window
+ * from the last operations before the hang on the drawn ranks to what they queued after it
+ * (with margins), so that the hang is not a pixel wide. True when it set one. */
+bool fa_timeline_window_around_hang(const fa_analysis *a, fa_timeline_sel *sel);
 
 int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
                             const fa_timeline_sel *sel, FILE *out);

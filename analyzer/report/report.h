@@ -30,6 +30,8 @@ typedef struct fa_report_options {
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 int fa_report_markdown(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+/* The same ticket in Jira/Confluence wiki markup (report_ticket.c). */
+int fa_report_jira(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 /* -j: one column per rank, one row per entry; needs only the loaded input and groups. */
 int fa_report_entries(const fa_input *in, const fa_groups *groups, const fa_report_options *opt,

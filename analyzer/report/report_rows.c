@@ -2,7 +2,8 @@
  * table of a finding's operation (rows of identical content merged into one with a rank range,
  * so a 1000-rank group prints a handful of lines), each culprit's rows across every group, the
  * wait-chain lines, and which findings --selected-ranks / --pg-filters keep. The reports only
- * lay these out (report_text.c as aligned text, report_markdown.c as tables to paste).
+ * lay these out (report_text.c as aligned text, report_ticket.c as markdown or jira tables to
+ * paste).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
     fa_table_cell(t, "input sizes");
     fa_table_cell(t, "output sizes");
     fa_table_cell(t, "dtypes");
+    fa_table_keep_whole(t, 3); /* a shape split over two lines reads as two */
+    fa_table_keep_whole(t, 4);
     if (op < 0) return;
     const fa_op *o = &a->match.ops[op];
     const fa_group *g = &a->groups.v[o->group];
@@ -55,7 +58,10 @@ void fa_report_evidence_table(const fa_analysis *a, long op, fa_table *t) {
             char di[60], dout[60];
             dtypes_text(&e->input_dtypes, di, sizeof di);
             dtypes_text(&e->output_dtypes, dout, sizeof dout);
-            snprintf(dt, sizeof dt, "%s -> %s", di, dout);
+            if (strcmp(di, dout) == 0) /* the same both ways, as but for casts: once */
+                snprintf(dt, sizeof dt, "%s", di);
+            else
+                snprintf(dt, sizeof dt, "%s -> %s", di, dout);
             uint32_t bundled = fa_call_nentries(&a->match, c);
             snprintf(name, sizeof name, "%s%s", e->profiling_name, bundled > 1 ? " +bundle" : "");
             if (bundled > 1)
@@ -204,22 +210,43 @@ void fa_report_culprit_table(const fa_analysis *a, const fa_report_options *opt,
     }
 }
 
+/* whom without the ranks of who (both normalized copies are made): a level whose ranks wait for
+ * ranks of the same level wait "for one another", never for themselves. *among: some did. */
+static void others_only(const fa_ranks *who, const fa_ranks *whom, fa_ranks *out, bool *among) {
+    fa_ranks w = { 0 };
+    for (size_t i = 0; i < who->n; i++) fa_ranks_add(&w, who->v[i]);
+    fa_ranks_normalize(&w);
+    *among = false;
+    for (size_t i = 0; i < whom->n; i++) {
+        if (fa_ranks_contains(&w, whom->v[i]))
+            *among = true;
+        else
+            fa_ranks_add(out, whom->v[i]);
+    }
+    fa_ranks_free(&w);
+}
+
 char *fa_report_wait_line(const fa_analysis *a, int level) {
     const fa_wait_level *l = &a->verdict.levels[level];
     if (!l->ranks.n) return NULL;
+    fa_ranks targets = { 0 };
+    bool among = false;
+    others_only(&l->ranks, &l->waits_for, &targets, &among);
     char *who = fa_ranks_format(l->ranks.v, l->ranks.n),
-         *whom = fa_ranks_format(l->waits_for.v, l->waits_for.n);
+         *whom = fa_ranks_format(targets.v, targets.n);
     char *line = NULL;
     const char *s = l->ranks.n > 1 ? "s" : "";
+    const char *each = !among ? "" : targets.n ? " and for one another" : "one another";
     if (who && whom) {
         int rc = level == 0
                      ? asprintf(&line, "rank%s %s: the root cause%s (see culprits)", s, who, s)
-                     : asprintf(&line, "rank%s %s wait%s for %s in %s", s, who,
-                                l->ranks.n > 1 ? "" : "s", whom, l->via ? l->via : "?");
+                     : asprintf(&line, "rank%s %s wait%s for %s%s in %s", s, who,
+                                l->ranks.n > 1 ? "" : "s", whom, each, l->via ? l->via : "?");
         if (rc < 0) line = NULL;
     }
     free(who);
     free(whom);
+    fa_ranks_free(&targets);
     return line;
 }
 

@@ -115,6 +115,11 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
     fa_table t;
     size_t hidden;
     fa_report_culprit_table(a, opt, &t, &hidden);
+    if (!fa_table_fits(&t, "  ", opt->width)) { /* a narrow terminal: group and op share a column */
+        fa_table_join_columns(&t, 1);
+        free(t.cells[1]);
+        t.cells[1] = strdup("where");
+    }
     fputs(a->verdict.status == FA_STATUS_INCONCLUSIVE
               ? "suspects (what each did, in every group):\n\n"
               : "culprits (what each did, in every group):\n\n",
@@ -129,10 +134,12 @@ static void print_culprits(const fa_analysis *a, const fa_report_options *opt, F
 static void print_alternatives(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
     if (!v->nalternatives) return;
-    fputs(v->culprits.n ? "the dumps allow more than one explanation (beside the culprits):\n\n"
-                        : "the dumps allow more than one explanation (none of these ranks is "
-                          "proven at fault):\n\n",
-          out);
+    fa_wrap_print(out, "", "",
+                  v->culprits.n ? "the dumps allow more than one explanation (beside the culprits):"
+                                : "the dumps allow more than one explanation (none of these ranks "
+                                  "is proven at fault):",
+                  opt->width);
+    fputc('\n', out);
     for (size_t i = 0; i < v->nalternatives; i++) {
         char *who = fa_ranks_format(v->alternatives[i].ranks.v, v->alternatives[i].ranks.n),
              *line = NULL;
@@ -220,6 +227,8 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     bool header[2] = { false, false };
     for (int order = 0; order < FA_ORDER_COUNT; order++) { /* as in db.json */
         int warnings = order == FA_ORDER_WARNINGS;
+        if (warnings) /* slow ranks are what an ok verdict is about: before its warnings */
+            fa_perf_print_slow_ranks(a, "text", opt->width, out);
         for (size_t i = 0; i < a->findings.n; i++) {
             const fa_finding *f = &a->findings.v[i];
             if (fa_finding_order(f, i, v->first_culprit_finding, v->nculprit_findings) != order)
@@ -239,7 +248,6 @@ int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out
     if (files > FA_REPORT_FILES_SHOWN)
         fprintf(out, "(%zu more rejected files not listed: -v or -o FILE lists them)\n\n",
                 files - FA_REPORT_FILES_SHOWN);
-    fa_perf_print_slow_ranks(a, false, opt->width, out);
     if (opt->verbose) {
         print_groups(a, opt, out);
         print_collectives(a, opt, out);

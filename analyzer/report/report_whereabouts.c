@@ -1,10 +1,10 @@
 /* report_whereabouts.c — the reports' "where the culprit is now" and "every rank at dump time"
  * sections, and the database's "whereabouts" key (whereabouts.h decides what; this lays it out).
  *
- * Text and markdown show, for each culprit that its dump or --hosts places: its host and GPU,
- * the thread that matters with its Python frames and the native frames above the interpreter,
- * and one line for each other thread; then every rank grouped by the frames its thread stands
- * in. Nothing is shown when no dump says where it was (PyTorch's dumps without --hosts), so
+ * Text and the ticket (markdown, Jira) show, for each culprit that its dump or --hosts places: its
+ * host and GPU, the thread that matters with its Python frames and the native frames above the
+ * interpreter, and one line for each other thread; then every rank grouped by the frames its thread
+ * stands in. Nothing is shown when no dump says where it was (PyTorch's dumps without --hosts), so
  * reports of such jobs are as before. Every piece of dump text goes through safe_text.h.
  */
 #include "report_whereabouts.h"
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json_text.h"
+#include "markup.h"
 #include "safe_text.h"
 #include "table.h"
 #include "whereabouts.h"
@@ -161,41 +162,43 @@ void fa_report_whereabouts_text(const fa_analysis *a, const fa_report_options *o
     }
 }
 
-/* --- markdown ------------------------------------------------------------------------------ */
+/* --- the ticket: markdown or Jira (markup.h) ----------------------------------------------- */
 
-static void md_frames(const fa_input *in, const fa_thread *t, FILE *out) {
+static void ticket_frames(const fa_input *in, const fa_thread *t, fa_markup m, FILE *out) {
     fa_frames python = fa_store_frames(in->store, t->python),
               native = fa_store_frames(in->store, t->native);
     size_t shown = fa_where_native_shown(in->store, t);
-    fputs("| frame | where |\n| --- | --- |\n", out);
+    fa_table tb;
+    fa_table_init(&tb, 2);
+    fa_table_row(&tb);
+    fa_table_cell(&tb, "frame");
+    fa_table_cell(&tb, "where");
     for (size_t i = 0; i < python.n; i++) {
-        char place[64];
-        fputs("| ", out);
-        fr_md_code(out, python.v[i].name, true);
-        fputs(" | ", out);
-        fr_md_code(out, fa_where_basename(python.v[i].filename), true);
-        snprintf(place, sizeof place, ":%lld |\n", (long long)python.v[i].line);
-        fputs(place, out);
+        fa_table_row(&tb);
+        fa_table_cell(&tb, "%s", python.v[i].name ? python.v[i].name : "?");
+        fa_table_cell(&tb, "%s:%lld", fa_where_basename(python.v[i].filename),
+                      (long long)python.v[i].line);
     }
     for (size_t i = 0; i < shown && i < NATIVE_SHOWN; i++) {
-        fputs("| ", out);
+        fa_table_row(&tb);
         if (native.v[i].name)
-            fr_md_code(out, native.v[i].name, true);
+            fa_table_cell(&tb, "%s", native.v[i].name);
         else
-            fprintf(out, "+0x%llx", (unsigned long long)native.v[i].line);
-        fputs(" | ", out);
-        fr_md_code(out, fa_where_basename(native.v[i].filename), true);
-        fputs(" (native) |\n", out);
+            fa_table_cell(&tb, "+0x%llx", (unsigned long long)native.v[i].line);
+        fa_table_cell(&tb, "%s (native)", fa_where_basename(native.v[i].filename));
     }
+    fa_mu_table(out, m, &tb);
+    fa_table_free(&tb);
     fputc('\n', out);
 }
 
-static void md_culprit(const fa_input *in, int64_t rank, FILE *out) {
+static void ticket_culprit(const fa_input *in, int64_t rank, fa_markup m, FILE *out) {
     const fa_dump *d = dump_of(in, rank);
     const fa_thread *t = d ? fa_where_thread(d) : NULL;
-    char *place = fa_where_place(in, rank);
-    fprintf(out, "**Rank %lld**", (long long)rank);
-    if (place) fputs(" on ", out), fr_md_code(out, place, false);
+    char *place = fa_where_place(in, rank), who[40];
+    snprintf(who, sizeof who, "Rank %lld", (long long)rank);
+    fa_mu_bold(out, m, who);
+    if (place) fputs(" on ", out), fa_mu_code(out, m, place);
     if (d && d->has_identity && d->identity.pid >= 0)
         fprintf(out, ", pid %lld", (long long)d->identity.pid);
     free(place);
@@ -204,18 +207,19 @@ static void md_culprit(const fa_input *in, int64_t rank, FILE *out) {
         return;
     }
     fputs(". Thread ", out);
-    fr_md_code(out, t->name, false);
+    fa_mu_code(out, m, t->name);
     fprintf(out, " (%lld)%s:\n\n", (long long)t->tid,
             t->tid == d->caller_tid ? ", which made the rank's last NCCL call" : "");
-    md_frames(in, t, out);
-    if (t->note) fputs("Note: ", out), fr_md_code(out, t->note, false), fputs("\n\n", out);
+    ticket_frames(in, t, m, out);
+    if (t->note) fputs("Note: ", out), fa_mu_code(out, m, t->note), fputs("\n\n", out);
     for (uint32_t i = 0, listed = 0; i < d->nthreads && listed < THREADS_SHOWN; i++) {
         if (&d->threads[i] == t) continue;
         char *summary = fa_where_summary(in->store, &d->threads[i]);
-        fputs("- thread ", out);
-        fr_md_code(out, d->threads[i].name, false);
+        fa_mu_item(out, m, false);
+        fputs("thread ", out);
+        fa_mu_code(out, m, d->threads[i].name);
         fprintf(out, " (%lld): ", (long long)d->threads[i].tid);
-        fr_md_code(out, summary, false);
+        fa_mu_code(out, m, summary);
         fputc('\n', out);
         free(summary);
         listed++;
@@ -223,7 +227,8 @@ static void md_culprit(const fa_input *in, int64_t rank, FILE *out) {
     fputc('\n', out);
 }
 
-void fa_report_whereabouts_markdown(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+void fa_report_whereabouts_ticket(const fa_analysis *a, const fa_report_options *opt, fa_markup m,
+                                  FILE *out) {
     if (!fa_where_known(&a->in)) return;
     const fa_ranks *culprits = &a->verdict.culprits;
     bool header = false;
@@ -231,21 +236,31 @@ void fa_report_whereabouts_markdown(const fa_analysis *a, const fa_report_option
         char *line = culprit_line(&a->in, culprits->v[i]);
         if (!line) continue;
         free(line);
-        if (!header) fputs("## Where the culprit is now\n\n", out);
+        if (!header) fa_mu_heading(out, m, 2), fputs("Where the culprit is now\n\n", out);
         header = true;
-        md_culprit(&a->in, culprits->v[i], out);
+        ticket_culprit(&a->in, culprits->v[i], m, out);
     }
     fa_where_groups g;
     if (fa_where_group_ranks(&a->in, opt->selected_ranks, opt->nselected_ranks, &g) != 0) return;
-    if (g.n) fputs("## Every rank at dump time\n\n| ranks | where |\n| --- | --- |\n", out);
-    for (size_t i = 0; i < g.n; i++) {
-        char *who = fa_ranks_format(g.v[i].ranks.v, g.v[i].ranks.n);
-        fprintf(out, "| %s | ", who ? who : "?");
-        fr_md_code(out, g.v[i].summary, true);
-        fputs(" |\n", out);
-        free(who);
+    if (g.n) {
+        fa_table tb;
+        fa_table_init(&tb, 2);
+        fa_table_row(&tb);
+        fa_table_cell(&tb, "ranks");
+        fa_table_cell(&tb, "where");
+        for (size_t i = 0; i < g.n; i++) {
+            char *who = fa_ranks_format(g.v[i].ranks.v, g.v[i].ranks.n);
+            fa_table_row(&tb);
+            fa_table_cell(&tb, "%s", who ? who : "?");
+            fa_table_cell(&tb, "%s", g.v[i].summary);
+            free(who);
+        }
+        fa_mu_heading(out, m, 2);
+        fputs("Every rank at dump time\n\n", out);
+        fa_mu_table(out, m, &tb);
+        fa_table_free(&tb);
+        fputc('\n', out);
     }
-    if (g.n) fputc('\n', out);
     fa_where_groups_free(&g);
 }
 

@@ -5,12 +5,14 @@
 
 #include <stdio.h>
 
+#include "markup.h"
 #include "report.h"
 
 /* The text report's sections (nothing when no dump places its rank and no --hosts). */
 void fa_report_whereabouts_text(const fa_analysis *a, const fa_report_options *opt, FILE *out);
-/* The same in markdown. */
-void fa_report_whereabouts_markdown(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+/* The same in the ticket's markup: markdown or Jira (markup.h). */
+void fa_report_whereabouts_ticket(const fa_analysis *a, const fa_report_options *opt, fa_markup m,
+                                  FILE *out);
 /* The database's ,"whereabouts":{...} member (always written); 0, or -1 on an error. */
 int fa_report_whereabouts_db(const fa_analysis *a, const fa_report_options *opt, FILE *out);
 

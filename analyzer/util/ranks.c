@@ -35,6 +35,15 @@ void fa_ranks_free(fa_ranks *set) {
     memset(set, 0, sizeof *set);
 }
 
+/* How many of v[i..n) continue the step v[i+1] - v[i] (at least 1; 1 when i is the last). */
+static size_t run_length(const int64_t *v, size_t n, size_t i, int64_t *step) {
+    if (i + 1 >= n) return 1;
+    *step = v[i + 1] - v[i];
+    size_t k = i + 1;
+    while (k + 1 < n && v[k + 1] - v[k] == *step) k++;
+    return k - i + 1;
+}
+
 char *fa_ranks_format(const int64_t *ranks, size_t n) {
     int64_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
     char *text = malloc(n * 44 + 1);
@@ -43,20 +52,30 @@ char *fa_ranks_format(const int64_t *ranks, size_t n) {
         free(text);
         return NULL;
     }
+    size_t m = 0; /* distinct ranks */
     if (n) {
         memcpy(sorted, ranks, n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, compare_i64);
+        for (size_t i = 0; i < n; i++)
+            if (!m || sorted[i] != sorted[m - 1]) sorted[m++] = sorted[i];
     }
     size_t len = 0;
     text[0] = '\0';
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j + 1 < n && (sorted[j + 1] == sorted[j] || sorted[j + 1] == sorted[j] + 1)) j++;
-        len += (size_t)sprintf(text + len, "%s%lld", len ? "," : "", (long long)sorted[i]);
-        if (sorted[j] != sorted[i])
-            len += (size_t)sprintf(text + len, "%s%lld", sorted[j] == sorted[i] + 1 ? "," : "-",
-                                   (long long)sorted[j]);
-        i = j + 1;
+    for (size_t i = 0; i < m;) {
+        int64_t step = 1;
+        size_t run = run_length(sorted, m, i, &step);
+        const char *sep = len ? "," : "";
+        if (run >= 3 && step == 1) { /* 8-15 */
+            len += (size_t)sprintf(text + len, "%s%lld-%lld", sep, (long long)sorted[i],
+                                   (long long)sorted[i + run - 1]);
+        } else if (run >= FA_RANKS_STRIDE_MIN) { /* every 8th: 1540-2044/8 */
+            len += (size_t)sprintf(text + len, "%s%lld-%lld/%lld", sep, (long long)sorted[i],
+                                   (long long)sorted[i + run - 1], (long long)step);
+        } else {
+            len += (size_t)sprintf(text + len, "%s%lld", sep, (long long)sorted[i]);
+            run = 1;
+        }
+        i += run;
     }
     free(sorted);
     return text;

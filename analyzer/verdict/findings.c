@@ -33,6 +33,8 @@ void fa_findings_free(fa_findings *list) {
         fa_ranks_free(&list->v[i].ranks);
         fa_ranks_free(&list->v[i].others);
         free(list->v[i].detail);
+        free(list->v[i].odd_what);
+        free(list->v[i].usual_what);
     }
     free(list->v);
     memset(list, 0, sizeof *list);

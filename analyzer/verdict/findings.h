@@ -55,6 +55,10 @@ typedef struct fa_finding {
     fa_cause cause;
     int signal;        /* FA_CAUSE_CRASH: the signal's number, 0 unknown */
     const char *error; /* FA_CAUSE_ASYNC_ERROR: the ncclResult name (in the store), or NULL */
+    /* type_mismatch and dtype_mismatch: what the culprits issued ("all_gather", "Int") and what
+     * the others did ("all_reduce", "Float"), malloc'd, so that a title can name both; NULL
+     * when the dumps do not say (no majority side) */
+    char *odd_what, *usual_what;
 } fa_finding;
 
 typedef struct fa_findings {

@@ -242,6 +242,72 @@ static bool lonely_op(const decider *d, long op) {
     return true;
 }
 
+/* One end of a send/recv that only one side posted, filed under `key` (wrong_peer_ops). */
+typedef struct lone_end {
+    int64_t key, other;
+    uint32_t op;
+    bool posted_by_key; /* the rank `key` posted it (the others' waits are on `key`) */
+} lone_end;
+
+static int compare_ends(const void *pa, const void *pb) {
+    const lone_end *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->other > b->other) - (a->other < b->other);
+}
+
+/* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
+ * it for the opposite end: key's ends in ends[from..to). */
+static void mark_wrong_ends(const lone_end *ends, size_t from, size_t to, bool *drop) {
+    for (size_t i = from; i < to; i++) {
+        if (!ends[i].posted_by_key) continue;
+        bool waited_elsewhere = false, same = false;
+        for (size_t k = from; k < to; k++) {
+            if (ends[k].posted_by_key) continue;
+            waited_elsewhere |= ends[k].other != ends[i].other;
+            same |= ends[k].other == ends[i].other;
+        }
+        if (waited_elsewhere && !same) drop[ends[i].op] = true;
+    }
+}
+
+/* A rank that posted a send/recv to the wrong peer leaves two unmatched: its own, to a peer that
+ * never posted the other side (nor had to), and the one its right peer posted and waits in. So
+ * when rank s sent to a (a never received from s) while b waits to receive from s (s never sent
+ * to b), s's send waits on nobody: a is no culprit for ignoring it, s is, for b's wait. The same
+ * for a recv from the wrong source: d waits to receive from x (which never sent to d) while s
+ * sent to d (which never received from s): d's recv waits on nobody. drop[op] says which lone
+ * ops get no edge to their absent side (build_graph). Returns NULL when out of memory. */
+static bool *wrong_peer_ops(const decider *d) {
+    bool *drop = calloc(d->m->nops + 1, 1);
+    lone_end *by_src = malloc((d->m->nops + 1) * sizeof *by_src),
+             *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
+    size_t n = 0;
+    for (size_t i = 0; drop && by_src && by_dst && i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
+        const fa_group *g = &d->groups->v[o->group];
+        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
+        by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
+    }
+    for (int pass = 0; drop && by_src && by_dst && pass < 2; pass++) {
+        lone_end *ends = pass ? by_dst : by_src;
+        qsort(ends, n, sizeof *ends, compare_ends);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
+            mark_wrong_ends(ends, i, j, drop);
+        }
+    }
+    bool ok = by_src && by_dst;
+    free(by_src);
+    free(by_dst);
+    if (!ok) {
+        free(drop);
+        return NULL;
+    }
+    return drop;
+}
+
 static int build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -249,9 +315,11 @@ static int build_graph(decider *d) {
     size_t nop_nodes = 0;
     long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
     uint8_t *flags = scan_all_ops(d);
-    if (!op_nodes || !flags) {
+    bool *wrong_peer = wrong_peer_ops(d);
+    if (!op_nodes || !flags || !wrong_peer) {
         free(op_nodes);
         free(flags);
+        free(wrong_peer);
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
@@ -271,7 +339,7 @@ static int build_graph(decider *d) {
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
-        bool alone = pending == 1 && lonely_op(d, (long)i);
+        bool alone = (pending == 1 && lonely_op(d, (long)i)) || wrong_peer[i];
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
@@ -307,6 +375,7 @@ static int build_graph(decider *d) {
             rc = wait_for_unseen_members(d, x, i, pending);
     }
     free(flags);
+    free(wrong_peer);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
     return index_edges(g);
@@ -1142,9 +1211,7 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
         if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
     }
     if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
-    const char *where = !g                                                ? NULL
-                        : g->desc[0] && strcmp(g->desc, "undefined") != 0 ? g->desc
-                                                                          : g->id;
+    const char *where = !g ? NULL : !fa_desc_says_nothing(g->desc) ? g->desc : g->id;
     fa_ranks_normalize(&who);
     char *list = short_ranks(&who);
     if (who.n == 2)

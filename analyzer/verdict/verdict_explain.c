@@ -54,7 +54,9 @@ typedef struct via_set {
 static void via_add(via_set *vs, const decider *d, size_t op) {
     const fa_op *o = &d->m->ops[op];
     const fa_group *grp = &d->groups->v[o->group];
-    const char *desc = grp->desc && *grp->desc ? grp->desc : grp->id;
+    char label[300]; /* "group 5" when the description says nothing, as every section says it */
+    snprintf(label, sizeof label, "group %s", grp->id);
+    const char *desc = fa_desc_says_nothing(grp->desc) ? label : grp->desc;
     char key[400];
     const char *type = fa_op_type(d->m, o);
     snprintf(key, sizeof key, "%s\x1f%s", desc, type);
@@ -307,11 +309,11 @@ static void note_victims(decider *d, const chain *c) {
     free(pairs);
     if (where && total > shown) snprintf(where + used, cap - used, "; and %zu more", total - shown);
     char *all = fa_ranks_format(x->ranks.v, x->ranks.n);
-    fa_finding_set_detail(
-        x, "rank%s %s never issued operations that others wait in because %s blocked %s: %s; %s",
-        x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "they are" : "it is",
-        x->ranks.n > 1 ? "themselves" : "itself", where ? where : "",
-        x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
+    fa_finding_set_detail(x, "rank%s %s hold%s others up only because %s stuck %s: %s; %s",
+                          x->ranks.n > 1 ? "s" : "", all, x->ranks.n > 1 ? "" : "s",
+                          x->ranks.n > 1 ? "they are" : "it is",
+                          x->ranks.n > 1 ? "themselves" : "itself", where ? where : "",
+                          x->ranks.n > 1 ? "victims, not causes" : "a victim, not a cause");
     free(all);
     free(where);
     fa_ranks_free(&same);

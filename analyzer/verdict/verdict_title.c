@@ -8,11 +8,14 @@
  *   1  the group by its description alone, and clauses that then read alike merged, their ranks
  *      united ("ranks 12,14 stalled in TENSOR_MODEL_PARALLEL_GROUP _all_gather_base #42806
  *      (ranks 13,15 completed it)": two TP groups, one fact);
- *   2  as 1, without who waits, and a dump that is missing or unreadable without where it is
- *      waited for ("rank 3's dump is unreadable");
+ *   2  as 1, without who waits, a dump that is missing or unreadable without where it is
+ *      waited for ("rank 3's dump is unreadable"), and a long description cut in its middle
+ *      ("EXPERT_MODEL_PARALLEL_GRO...ES_ON_AND_ON");
  *   3  as 2, without the operation;
  * and when even that is too long, every culprit rank up front and the first clause after it
- * ("hang: ranks 3,9,14: rank 9 never joined ...; and 2 more"). Clauses about unreadable dumps
+ * ("hang: ranks 3,9,14: rank 9 never joined ...; and 2 more"; not twice when that clause names
+ * them all). A type or dtype mismatch names both sides ("rank 1 issued all_gather where ranks
+ * 0,2-7 issued all_reduce #4 in default_pg (0)"). Clauses about unreadable dumps
  * come after those found from the entries. The words are the reports' too: causes are an enum
  * (fa_cause), never looked for in a finding's prose.
  */
@@ -23,6 +26,9 @@
 #include <string.h>
 
 enum { LEVELS = 4, CLAUSE = 600 };
+/* A group description longer than LONG_DESC is cut in its middle from level 2 on (the report's
+ * body names it in full), keeping its last TAIL_KEPT characters. */
+enum { LONG_DESC = 40, TAIL_KEPT = 12 };
 
 void fa_signal_label(int signal, char *buf, size_t len) {
     static const struct {
@@ -64,9 +70,13 @@ static void group_words(const fa_title_input *in, const fa_finding *f, int level
     buf[0] = '\0';
     if (f->group < 0) return;
     const fa_group *g = &in->groups->v[f->group];
-    bool described = g->desc[0] && strcmp(g->desc, "undefined") != 0;
+    bool described = !fa_desc_says_nothing(g->desc);
+    size_t dlen = strlen(g->desc);
     if (level == 0 || !described)
         fa_group_label(g, buf, len);
+    else if (level >= 2 && dlen > LONG_DESC) /* its head and tail say which group it is */
+        snprintf(buf, len, "%.*s...%s", LONG_DESC - TAIL_KEPT - 3, g->desc,
+                 g->desc + dlen - TAIL_KEPT);
     else
         snprintf(buf, len, "%s", g->desc);
 }
@@ -78,7 +88,30 @@ typedef struct clause_shape {
     const char *others_verb; /* "wait", "completed it", "did", NULL when not said */
     char where_after[520];   /* said after who else ("wait in X"), for a dump that is missing */
     bool unreadable;         /* "rank 3's dump is unreadable": the on-call issue's words */
+    /* "issued all_reduce #4 in default_pg (0)": both sides named, the others inline ("rank 1
+     * issued all_gather where ranks 0,2-7 issued all_reduce #4 ..."); empty when not */
+    char others_did[400];
 } clause_shape;
+
+/* A type or dtype mismatch with a majority: "issued all_gather where" ... "issued all_reduce #4
+ * in default_pg (0)"; "used Int where" ... "used Float in default_pg (0) all_reduce #4". The
+ * group goes at level 3, the op's number never (it says which collective). */
+static void both_sides(const fa_title_input *in, const fa_finding *f, int level, const char *group,
+                       clause_shape *c) {
+    char label[200] = "", in_group[320] = "";
+    if (f->op >= 0) fa_op_label(in->match, (size_t)f->op, label, sizeof label);
+    if (level < 3 && group[0]) snprintf(in_group, sizeof in_group, " in %s", group);
+    if (f->kind == FA_TYPE_MISMATCH) {
+        const char *number = strchr(label, '#'); /* "all_reduce #4": the majority's op */
+        snprintf(c->verb, sizeof c->verb, "issued %.200s where", f->odd_what);
+        snprintf(c->others_did, sizeof c->others_did, "issued %.100s%s%.40s%.200s", f->usual_what,
+                 number ? " " : "", number ? number : "", in_group);
+    } else {
+        snprintf(c->verb, sizeof c->verb, "used %.200s where", f->odd_what);
+        snprintf(c->others_did, sizeof c->others_did, "used %.200s%s%s%s", f->usual_what, in_group,
+                 label[0] && level < 3 ? " " : "", level < 3 ? label : "");
+    }
+}
 
 static void shape(const fa_title_input *in, const fa_finding *f, int level, clause_shape *c) {
     char group[300], label[200] = "", where[520];
@@ -90,6 +123,7 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
     if (f->cause == FA_CAUSE_CRASH) fa_signal_label(f->signal, cause, sizeof cause);
     c->others_verb = NULL;
     c->where_after[0] = '\0';
+    c->others_did[0] = '\0';
     c->unreadable = false;
     switch (f->kind) {
     case FA_MISSING_RANKS:
@@ -125,8 +159,13 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
                  "%s started on every member and never completed (suspect GPU or network)", where);
         break;
     case FA_TYPE_MISMATCH:
-    case FA_SIZE_MISMATCH:
     case FA_DTYPE_MISMATCH:
+        if (f->odd_what && f->usual_what && f->others.n) { /* name what each side did */
+            both_sides(in, f, level, group, c);
+            break;
+        }
+        /* fall through */
+    case FA_SIZE_MISMATCH:
     case FA_ALLTOALL_SIZE_MISMATCH: /* the majority is the other side */
         snprintf(c->verb, sizeof c->verb, "%s in %s",
                  f->kind == FA_TYPE_MISMATCH    ? "issued another operation"
@@ -205,7 +244,11 @@ static void render(const clause *c, int level, char *buf, size_t len) {
                  verb, !many && plural_verb ? "s" : "", in, c->shape.where_after);
     else if (c->shape.where_after[0])
         snprintf(tail, sizeof tail, " (waited for in %s)", c->shape.where_after);
-    if (c->shape.unreadable && level >= 2)
+    if (c->shape.others_did[0] && c->ranks.n && c->others.n)
+        snprintf(buf, len, "rank%s %s %.200s rank%s %s %s", c->ranks.n > 1 ? "s" : "",
+                 who ? who : "?", c->shape.verb, many ? "s" : "", others ? others : "?",
+                 c->shape.others_did);
+    else if (c->shape.unreadable && level >= 2)
         snprintf(buf, len, "rank%s %s%s", c->ranks.n > 1 ? "s" : "", who ? who : "?",
                  c->ranks.n > 1 ? " left unreadable dumps" : "'s dump is unreadable");
     else if (c->ranks.n)
@@ -248,9 +291,11 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     if (n) render(&c[first], 3, part, sizeof part);
     char more[40] = "";
     if (n > 1) snprintf(more, sizeof more, "; and %zu more", n - 1);
-    if (!all.n) { /* nobody to name first (a stuck collective): never an empty rank list */
-        if (asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0) text = NULL;
-    } else if (asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?",
+    /* nobody to name first (a stuck collective), or the first clause names them all ("ranks
+     * 9,14: ranks 9,14 ..."): no rank list before it */
+    bool bare = !all.n || (n && c[first].ranks.n == all.n);
+    if (bare ? asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0
+             : asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?",
                         part, more, suffix) < 0) {
         text = NULL;
     }

@@ -106,6 +106,7 @@ def mutate(job, rng):
 RUNS = [
     ("text", "o.text", ["-v", "--print-stack-trace"]),
     ("markdown", "o.md", ["-f", "markdown", "-v", "--print-stack-trace"]),
+    ("jira", "o.jira", ["-f", "jira", "-v", "--print-stack-trace"]),
     ("text", "o.j", ["-j", "-v", "--print-stack-trace"]),
     ("text", "o.stats", ["stats"]),
     ("markdown", "o.statsmd", ["stats", "-f", "markdown"]),

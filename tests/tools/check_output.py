@@ -10,6 +10,10 @@ KIND is one of:
             into HTML, a link, an image, a heading, a list, a quote, a fence or an autolink
             (#123, @name, http://, www.): only frtrace's own headings, list items, <details>
             and fences; every table row has its header's number of cells
+  jira      the same as text, and outside {{monospace}} and {noformat} blocks only what frtrace
+            writes itself (h1.-h3. headings, # and * list items, || and | table rows, _notes_,
+            *titles*); inside {{...}} every wiki-markup character is escaped, so that nothing
+            forms an effect, a macro, a link, an image, a mention, an emoticon, a cell or a list
   json      strict UTF-8 and a JSON document (Python's json); with WANT, some string in it
             equals WANT (a Python string literal's body, e.g. 'a\\x00b' or '\\ud800')
   svg       strict UTF-8 and well-formed XML (xml.etree)
@@ -63,7 +67,8 @@ def strip_code(line):
 
 
 OUR_HTML = {"<details><summary>stack traces</summary>", "</details>"}
-OUR_LINE_STARTS = ("# CODE", "# frtrace stats: ", "## ", "### CODE", "1. CODE", "| ", "_", "CODE")
+OUR_LINE_STARTS = ("# CODE", "# frtrace stats: ", "## ", "### CODE", "1. CODE", "- ranks ", "| ", "_",
+                   "CODE")
 
 
 def markdown_problems(data):
@@ -103,6 +108,73 @@ def markdown_problems(data):
                 found.append("line %d: %d cells, the header has %d: %r" % (no, cells, header_cells, line))
     if fence:
         found.append("a fence left open")
+    return found
+
+
+JIRA_EMOTICON = re.compile(r"\((?:[yni/x!+?-]|on|off|\*[rgby]?|flag|flagoff)\)|[:;][()PD]")
+JIRA_SPECIAL = set("\\*_?-+^~{}[]|!#()")
+JIRA_LINE_STARTS = ("h1. CODE", "h1. frtrace stats: ", "h2. ", "h3. CODE", "# CODE", "* ranks ", "||", "|", "_", "CODE",
+                    "*stack traces*")
+
+
+def strip_monospace(line):
+    """The line with its {{...}} spans replaced by CODE, each span checked: every special
+    character escaped (so that "}}" cannot end it early). (text, problems)."""
+    out, found, i = [], [], 0
+    while i < len(line):
+        if not line.startswith("{{", i):
+            out.append(line[i])
+            i += 1
+            continue
+        j = i + 2
+        while j < len(line) and not line.startswith("}}", j):
+            c = line[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c in JIRA_SPECIAL:
+                found.append("an unescaped %r in monospace: %r" % (c, line))
+                break
+            j += 1
+        if j >= len(line):
+            found.append("an unclosed {{: %r" % line)
+            break
+        out.append("CODE")
+        i = j + 2
+    return "".join(out), found
+
+
+def jira_problems(data):
+    found = text_problems(data)
+    if found:
+        return found
+    block = False
+    for no, line in enumerate(data.decode("utf-8").split("\n"), 1):
+        if line == "{noformat}":
+            block = not block
+            continue
+        if block:
+            if "{noformat" in line.lower():
+                found.append("line %d: {noformat inside a block: %r" % (no, line))
+            continue
+        if line == "":
+            continue
+        plain, bad = strip_monospace(line)
+        found += ["line %d: %s" % (no, b) for b in bad]
+        if not plain.startswith(JIRA_LINE_STARTS):
+            found.append("line %d: a line frtrace does not write: %r" % (no, line))
+        words = plain.replace("CODE", "")
+        if plain.startswith("|"):
+            words = words.replace("|", "")
+        words = words.lstrip("#*h123. _").rstrip("_*")
+        for pattern, what in (("{", "a macro"), ("[", "a link"), ("!", "an image"), ("http", "a URL"),
+                              ("@", "a mention"), ("\\", "an escape")):
+            if pattern in words:
+                found.append("line %d: %s outside monospace: %r" % (no, what, line))
+        if JIRA_EMOTICON.search(words):
+            found.append("line %d: an emoticon outside monospace: %r" % (no, line))
+    if block:
+        found.append("a {noformat} block left open")
     return found
 
 
@@ -146,6 +218,8 @@ def problems(kind, data, want=None):
         return text_problems(data)
     if kind == "markdown":
         return markdown_problems(data)
+    if kind == "jira":
+        return jira_problems(data)
     if kind == "json":
         return json_problems(data, want)
     if kind == "svg":

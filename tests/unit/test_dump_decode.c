@@ -564,6 +564,43 @@ static void a_cut_before_the_entries_is_an_error(void **state) {
     free(bytes);
 }
 
+/* The same for a JSON dump (PyTorch's _dump_nccl_trace_json, torchcomms, Ray): cut at every
+ * byte, it is refused or gives a prefix of its whole entries, never a partial one, and says
+ * "truncated", not "JSON parse error". */
+static void a_truncated_json_dump_keeps_its_whole_entries(void **state) {
+    size_t len;
+    uint8_t *bytes = slurp("testdata/torch-2.15.0-gloo/healthy-json/rank_0.json", &len);
+    assert_non_null(bytes);
+    fr_error err = { { 0 } };
+    fr_dump *full;
+    assert_int_equal(fr_dump_decode(bytes, len, &full, &err), 0);
+    assert_false(full->truncated);
+    assert_true(full->nentries > 5);
+    int salvaged = 0, refused = 0;
+    uint32_t most = 0;
+    for (size_t cut = 1; cut < len; cut++) {
+        fr_dump *d = NULL;
+        if (fr_dump_decode(bytes, cut, &d, &err) == 0) {
+            salvaged++;
+            assert_true(d->truncated);
+            assert_non_null(strstr(d->warning, "truncated at byte"));
+            assert_true(d->nentries <= full->nentries);
+            for (uint32_t k = 0; k < d->nentries; k++)
+                assert_true(same_entry(&d->entries[k], &full->entries[k]));
+            if (d->nentries > most) most = d->nentries;
+            fr_dump_free(d);
+        } else {
+            refused++;
+            if (cut > 16) assert_non_null(strstr(err.msg, "truncated JSON at byte"));
+        }
+    }
+    assert_true(salvaged > 0);
+    assert_true(refused > 0);
+    assert_int_equal(most, full->nentries); /* cut after "entries", before the header */
+    fr_dump_free(full);
+    free(bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_2_0_has_frames_last_legacy_dtypes_and_no_timeout),
@@ -588,6 +625,7 @@ int main(void) {
         cmocka_unit_test(the_encoding_is_detected_by_content),
         cmocka_unit_test(a_truncated_dump_gives_an_error_or_a_prefix_of_its_entries),
         cmocka_unit_test(a_cut_before_the_entries_is_an_error),
+        cmocka_unit_test(a_truncated_json_dump_keeps_its_whole_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json_read.h"
+#include "json_salvage.h"
 #include "json_write.h"
 #include "value.h"
 
@@ -201,6 +202,47 @@ static void errors_give_offsets_in_the_original_text(void **state) {
     assert_reshows("", "ERR: JSON parse error at byte 0");
 }
 
+/* "TEXT" cut: "KEPT+CLOSERS", or "-" when it is not a truncated text. */
+static void assert_cut(const char *text, const char *want) {
+    json_cut cut;
+    char got[200] = "-";
+    if (json_truncation_cut(text, strlen(text), JSON_READ_MAX_DEPTH, &cut)) {
+        snprintf(got, sizeof got, "%.*s%.*s", (int)cut.at, text, (int)cut.nclosers, cut.closers);
+        free(cut.closers);
+    }
+    assert_string_equal(got, want);
+}
+
+static void a_truncated_text_is_cut_after_its_last_whole_value(void **state) {
+    assert_cut("{\"a\":[1,2", "{\"a\":[1]}");
+    assert_cut("{\"a\":[1,2]", "{\"a\":[1,2]}");
+    assert_cut("{\"a\":[1,2],\"b\":", "{\"a\":[1,2]}");
+    assert_cut("{\"a\":\"x,]}", "{}"); /* inside a string: its brackets are text */
+    assert_cut("[{\"k\":\"\\\"]\"},{", "[{\"k\":\"\\\"]\"},{}]");
+    assert_cut("{\"a\":1}", "-"); /* whole */
+    assert_cut("[1,2}", "-");     /* mismatched: not truncation */
+    assert_cut("[1] [", "-");     /* a second value */
+    assert_cut("", "-");
+    assert_cut("{", "{}");
+    fv_arena *a = fv_arena_new();
+    fv *root = NULL;
+    fr_error err;
+    const char *text = "{\"entries\":[{\"a\":1},{\"a\":2},{\"a\"";
+    assert_int_equal(json_read_salvage(text, strlen(text), a, &root, &err), 1);
+    assert_string_equal(err.msg, "truncated JSON at byte 32");
+    const fv *entries = fv_dict_get(root, "entries");
+    assert_true(root->flags & FV_FLAG_TRUNCATED);
+    assert_true(entries->flags & FV_FLAG_TRUNCATED);
+    assert_int_equal(entries->len, 3);
+    assert_false(fv_item(entries, 0)->flags & FV_FLAG_TRUNCATED);
+    assert_false(fv_item(entries, 1)->flags & FV_FLAG_TRUNCATED);
+    assert_true(fv_item(entries, 2)->flags & FV_FLAG_TRUNCATED); /* the partial one: {} */
+    text = "{\"a\":[1,}";
+    assert_int_equal(json_read_salvage(text, strlen(text), a, &root, &err), -1);
+    assert_non_null(strstr(err.msg, "JSON parse error at byte"));
+    fv_arena_free(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(floats_print_as_python_repr),
@@ -212,6 +254,7 @@ int main(void) {
         cmocka_unit_test(ints_stay_exact_and_apart_from_floats),
         cmocka_unit_test(strings_keep_nul_and_lone_surrogates),
         cmocka_unit_test(errors_give_offsets_in_the_original_text),
+        cmocka_unit_test(a_truncated_text_is_cut_after_its_last_whole_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_safe_text.c — text from the input shown, never obeyed (safe_text.h, json_text.h): the
  * terminal form of every kind of character (controls, DEL, C1, bidi, surrogates, NUL kept as
  * C0 80, bytes that are not UTF-8), plain UTF-8 untouched; markdown code spans sized past any
- * backtick run, pipes escaped in cells, inert words left plain; XML entities; JSON always valid
+ * backtick run, pipes escaped in cells, inert words left plain; Jira monospace with every
+ * markup character escaped, {noformat} blocks nothing ends early; XML entities; JSON always valid
  * UTF-8 with Python's surrogateescape for bad bytes; the interner keeping a NUL as C0 80; the
  * pickle writer turning both back into what Python's unpickler reads. */
 #include <stdarg.h>
@@ -107,6 +108,36 @@ static void markdown_puts_input_in_code_spans(void **state) {
     markdown_is(fr_md_text, "www.example.com", false, "`www.example.com`");
 }
 
+static void jira_block_is(const char *in, const char *want) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fr_jira_block(f, in);
+    fclose(f);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+/* Jira wiki markup: the input in {{monospace}}, every markup character escaped; plain words and
+ * rank lists as they are; a {noformat} block nothing inside can end. */
+static void jira_escapes_every_markup_character(void **state) {
+    (void)state;
+    markdown_is(fr_jira_code, "all_reduce #4 (x)", false, "{{all\\_reduce \\#4 \\(x\\)}}");
+    markdown_is(fr_jira_code, "*b* -s- +u+ ^s^ ~s~ ??c?? !i.png! [~admin] {code} a|b", true,
+                "{{\\*b\\* \\-s\\- \\+u\\+ \\^s\\^ \\~s\\~ \\?\\?c\\?\\? \\!i.png\\! "
+                "\\[\\~admin\\] \\{code\\} a\\|b}}");
+    markdown_is(fr_jira_code, "hang: ok :) http://x a;b ;) &amp; a&b", false,
+                "{{hang: ok \\:\\) http\\://x a;b \\;\\) \\&amp; a\\&b}}");
+    markdown_is(fr_jira_code, "x\nh1. forged", false, "{{x\\\\nh1. forged}}");
+    markdown_is(fr_jira_code, "", false, "");
+    markdown_is(fr_jira_text, "8,10-13,15", true, "8,10-13,15");
+    markdown_is(fr_jira_text, "never issued", true, "never issued");
+    markdown_is(fr_jira_text, "- item", true, "{{\\- item}}");
+    jira_block_is("frame\n", "{noformat}\nframe\n{noformat}\n");
+    jira_block_is("a {noformat} b {NoFormat}",
+                  "{noformat}\na { noformat} b { NoFormat}\n{noformat}\n");
+}
+
 static void xml_is(const char *in, const char *want) {
     char *text = NULL;
     size_t len = 0;
@@ -192,6 +223,7 @@ int main(void) {
         cmocka_unit_test(terminal_escapes_what_could_act),
         cmocka_unit_test(classifier_reads_each_kind),
         cmocka_unit_test(markdown_puts_input_in_code_spans),
+        cmocka_unit_test(jira_escapes_every_markup_character),
         cmocka_unit_test(xml_is_well_formed),
         cmocka_unit_test(json_is_always_valid_utf8),
         cmocka_unit_test(interner_keeps_nuls),

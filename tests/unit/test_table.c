@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "wrap.h"
 
 typedef struct sink {
     char *text;
@@ -134,6 +135,57 @@ static void text_cells_are_shown_never_obeyed(void **state) {
     fa_table_free(&t);
 }
 
+/* Lines end at a space or after ',' / ';', never inside a name; a word longer than the width
+ * runs long whole; a shape is one word while the width allows, else it breaks at its spaces. */
+static void a_wrap_never_cuts_a_name(void **state) {
+    (void)state;
+    size_t skip;
+    const char *t = "waits in TENSOR_MODEL_PARALLEL_GROUP (37)";
+    assert_int_equal(fa_wrap_next(t, strlen(t), 20, &skip), 8); /* "waits in" */
+    assert_int_equal(skip, 1);
+    t += 9;
+    assert_int_equal(fa_wrap_next(t, strlen(t), 20, &skip), 27); /* the name, whole, past 20 */
+    const char *ranks = "8,10-13,15,17";
+    assert_int_equal(fa_wrap_next(ranks, strlen(ranks), 8, &skip), 8); /* "8,10-13," */
+    const char *shape = "[[4096, 1, 5120]] -> [[8192, 1, 5120]]";
+    assert_int_equal(fa_wrap_next(shape, strlen(shape), 20, &skip),
+                     20); /* "[[4096, 1, 5120]] ->" */
+    assert_int_equal(fa_wrap_next(shape, strlen(shape), 12, &skip), 10); /* "[[4096, 1," */
+    assert_int_equal(fa_wrap_token("_reduce_scatter_base #4", 23), 20);
+    assert_int_equal(fa_wrap_word("[[4, 4]] x", 10, true), 8);
+    assert_int_equal(fa_wrap_word("[[4, 4]] x", 10, false), 4);
+}
+
+/* A column is never narrower than its longest word: a table that cannot fit runs long; two
+ * columns joined read as one; columns of "-" only are dropped. */
+static void tables_keep_words_whole(void **state) {
+    (void)state;
+    fa_table t;
+    fa_table_init(&t, 3);
+    fa_table_row(&t);
+    fa_table_cell(&t, "group");
+    fa_table_cell(&t, "op");
+    fa_table_cell(&t, "dur");
+    fa_table_row(&t);
+    fa_table_cell(&t, "TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP (58)");
+    fa_table_cell(&t, "all_reduce #6870");
+    fa_table_cell(&t, "-");
+    assert_false(fa_table_fits(&t, "  ", 40));
+    assert_true(fa_table_fits(&t, "  ", 70));
+    fa_table_drop_columns_of(&t, "-");
+    assert_int_equal(t.ncols, 2);
+    fa_table_join_columns(&t, 0);
+    assert_int_equal(t.ncols, 1);
+    sink s;
+    open_sink(&s);
+    fa_table_print_fit(&t, s.f, "", 30);
+    close_sink(&s);
+    assert_non_null(strstr(s.text, "TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP\n"));
+    assert_non_null(strstr(s.text, "(58) all_reduce #6870\n"));
+    free(s.text);
+    fa_table_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_columns_align_to_the_widest_cell),
@@ -141,6 +193,8 @@ int main(void) {
         cmocka_unit_test(markdown_escapes_pipes_and_newlines),
         cmocka_unit_test(a_header_only_table_prints_header_and_rule),
         cmocka_unit_test(text_cells_are_shown_never_obeyed),
+        cmocka_unit_test(a_wrap_never_cuts_a_name),
+        cmocka_unit_test(tables_keep_words_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,6 +95,20 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
             strcmp(state, "completed") ? "false" : "true");
 }
 
+/* rank records a send/recv ("send 0->2": group ranks) as p2p `seq` of group `name`. */
+static void p2p(job *j, int rank, const char *name, const char *what, int seq, const char *state) {
+    char *at = j->entries[rank] + strlen(j->entries[rank]);
+    int id = j->nentries[rank]++, op_id = ++j->op_id[rank][group_index(j, name)];
+    sprintf(at,
+            "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
+            "\"collective_seq_id\": 0, \"p2p_seq_id\": %d, \"op_id\": %d, "
+            "\"profiling_name\": \"nccl:%s\", \"time_created_ns\": %d, "
+            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
+            "\"output_dtypes\": [\"Float\"], \"state\": \"%s\", \"retired\": false, "
+            "\"timeout_ms\": 600000, \"is_p2p\": true, \"frames\": []}",
+            id ? ", " : "", id, name, name, desc_of(j, name), seq, op_id, what, id, state);
+}
+
 /* Every member of group `name` (ranks given) records op seq; states[r] NULL: rank r skips it. */
 static void coll(job *j, const char *name, const char *op, int seq,
                  const char *const states[MAX_RANKS]) {
@@ -820,6 +834,20 @@ static void the_ranks_own_counters_complete_a_bundle_left_scheduled(void **state
     done(&j);
 }
 
+/* Rank 0 sent to 2 where its program sent to 1: 1 waits to receive from 0, 2 never posted a
+ * recv from 0 (nor had to) and is idle. One fault explains both unmatched halves: 0 is the
+ * culprit; 2 is not, for ignoring a send it was never meant to get. */
+static void a_send_to_the_wrong_peer_names_the_sender(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 0, "0", "send 0->2", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -853,6 +881,7 @@ int main(void) {
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
         cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
+        cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
