@@ -256,10 +256,13 @@ static int compare_ends(const void *pa, const void *pb) {
 }
 
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
- * it for the opposite end: key's ends in ends[from..to). */
-static void mark_wrong_ends(const lone_end *ends, size_t from, size_t to, bool *drop) {
+ * it for the opposite end, when that peer is not blocked itself (blocked[node]: then it may be
+ * on its way to the end key posted, and key is its victim): key's ends in ends[from..to). */
+static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
+                            const bool *blocked, bool *drop) {
     for (size_t i = from; i < to; i++) {
-        if (!ends[i].posted_by_key) continue;
+        long peer = fa_vg_rank_node(d, ends[i].other);
+        if (!ends[i].posted_by_key || peer < 0 || blocked[peer]) continue;
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
             if (ends[k].posted_by_key) continue;
@@ -275,14 +278,34 @@ static void mark_wrong_ends(const lone_end *ends, size_t from, size_t to, bool *
  * when rank s sent to a (a never received from s) while b waits to receive from s (s never sent
  * to b), s's send waits on nobody: a is no culprit for ignoring it, s is, for b's wait. The same
  * for a recv from the wrong source: d waits to receive from x (which never sent to d) while s
- * sent to d (which never received from s): d's recv waits on nobody. drop[op] says which lone
- * ops get no edge to their absent side (build_graph). Returns NULL when out of memory. */
+ * sent to d (which never received from s): d's recv waits on nobody. Only when the peer excused
+ * is not blocked itself (a pipeline stage blocked before its recv leaves the same two halves,
+ * and there the sender is a victim). drop[op] says which lone ops get no edge to their absent
+ * side (build_graph). Returns NULL when out of memory. */
+/* blocked[node]: the rank has a call pending in an op that a member never joined (or may not
+ * have: no dump, an older one), a send/recv without its other side included. NULL when out of
+ * memory. */
+static bool *blocked_ranks(const decider *d) {
+    bool *blocked = calloc(d->nfacts + 1, 1);
+    for (size_t op = 0; blocked && op < d->m->nops; op++) {
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = fa_vg_expected_states(d, op);
+        bool absent = false;
+        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
+        for (uint32_t k = 0; absent && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_pending(d->states[k])) blocked[node] = true;
+        }
+    }
+    return blocked;
+}
+
 static bool *wrong_peer_ops(const decider *d) {
-    bool *drop = calloc(d->m->nops + 1, 1);
+    bool *drop = calloc(d->m->nops + 1, 1), *blocked = blocked_ranks(d);
     lone_end *by_src = malloc((d->m->nops + 1) * sizeof *by_src),
              *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
     size_t n = 0;
-    for (size_t i = 0; drop && by_src && by_dst && i < d->m->nops; i++) {
+    for (size_t i = 0; drop && blocked && by_src && by_dst && i < d->m->nops; i++) {
         const fa_op *o = &d->m->ops[i];
         if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
         const fa_group *g = &d->groups->v[o->group];
@@ -290,17 +313,18 @@ static bool *wrong_peer_ops(const decider *d) {
         by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
         by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
     }
-    for (int pass = 0; drop && by_src && by_dst && pass < 2; pass++) {
+    for (int pass = 0; drop && blocked && by_src && by_dst && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
         for (size_t i = 0, j; i < n; i = j) {
             for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
-            mark_wrong_ends(ends, i, j, drop);
+            mark_wrong_ends(d, ends, i, j, blocked, drop);
         }
     }
-    bool ok = by_src && by_dst;
+    bool ok = by_src && by_dst && blocked;
     free(by_src);
     free(by_dst);
+    free(blocked);
     if (!ok) {
         free(drop);
         return NULL;

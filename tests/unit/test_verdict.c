@@ -835,8 +835,8 @@ static void the_ranks_own_counters_complete_a_bundle_left_scheduled(void **state
 }
 
 /* Rank 0 sent to 2 where its program sent to 1: 1 waits to receive from 0, 2 never posted a
- * recv from 0 (nor had to) and is idle. One fault explains both unmatched halves: 0 is the
- * culprit; 2 is not, for ignoring a send it was never meant to get. */
+ * recv from 0 (nor had to) and is idle (not blocked anywhere). One fault explains both unmatched
+ * halves: 0 is the culprit; 2 is not, for ignoring a send it was never meant to get. */
 static void a_send_to_the_wrong_peer_names_the_sender(void **state) {
     job j;
     job_init(&j, 3);
@@ -845,6 +845,17 @@ static void a_send_to_the_wrong_peer_names_the_sender(void **state) {
     p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+    /* the same halves from a pipeline: 2 is blocked before its recv (in group {2,3}, waiting
+     * for 3), so 0's send waits for it, and 1 waits on 0: 3 is the culprit, 0 a victim */
+    job_init(&j, 4);
+    group(&j, "1", "X", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "0", "send 0->2", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
     done(&j);
 }
 
