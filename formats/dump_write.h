@@ -1,7 +1,7 @@
 /* dump_write.h — writes an fr_dump as a PyTorch Flight Recorder pickle or JSON document.
  *
  * The pickle is byte for byte what torch's C++ writer of the chosen format version emits for the
- * same content (../shared/spec/torch-fr-dump-format.md §2–§5): the version's key insertion
+ * same content (docs/dump-formats.md §2-§3): the version's key insertion
  * orders (2.0: entries first and frames last in each entry; 2.2+: frames first; thread fields
  * from 2.8; nccl_version 2.6–2.9, comm_lib_version from 2.10; pg_status from 2.3; timeout_ms
  * from 2.2), its container memoization (2.0: the entries list, pg_config and every frame dict;
@@ -11,7 +11,7 @@
  * standard keys, then "frtrace_identity" and "frtrace_stacks" when the dump has them
  * (dump_write_whereabouts.h), in the layouts documented in dump.h.
  *
- * The JSON form is PyTorch's `_dump_nccl_trace_json` layout (§6): keys sorted, compact, no
+ * The JSON form is PyTorch's `_dump_nccl_trace_json` layout (ibid.): keys sorted, compact, no
  * frames, time_discovered_* 0 for None, pg_status values as strings, "entries" omitted when
  * empty, "nccl_comm_state": {}.
  *

@@ -4,7 +4,7 @@
  * as EMPTY_DICT MARK ... SETITEMS, lists as EMPTY_LIST MARK ... APPENDS, tuples as TUPLE1/2/3
  * or MARK ... TUPLE, strings as BINUNICODE memoized by value (BINPUT on first use, BINGET on
  * repeats, LONG_* past id 255), ints through torch's pushInt ladder (LONG1 always 8 bytes),
- * floats as big-endian BINFLOAT, then STOP. See ../shared/spec/torch-fr-dump-format.md §5.
+ * floats as big-endian BINFLOAT, then STOP. See docs/dump-formats.md §1.
  *
  * It never allocates on its own: the caller hands it a staging buffer and a string-memo table
  * (pw_init), and a sink that receives full buffers. That makes it usable from a fatal-signal

@@ -3,7 +3,7 @@
  * A communicator's identity must be the same number on every member rank, so that the
  * analyzer can line up their dumps. It is NCCL's own commHash: the hash of the unique id for
  * InitRank/InitRankConfig/InitRankScalable/InitAll, and for a split the hash of (parent hash,
- * per-parent split counter, color), exactly as NCCL computes it (recorder-design.md §2.3).
+ * per-parent split counter, color), exactly as NCCL computes it (NCCL's init.cc).
  * Shrinks get an id of their own (NCCL's formula collides for repeated shrinks).
  *
  * Communicators of one ncclCommInitAll (several devices in this process, all members of one

@@ -1,6 +1,6 @@
 /* config.h — the recorder's settings, read once from the FRTRACE_* environment variables.
  *
- * The contract (frtrace-interface.md §5) fixes the names and defaults. The configuration is one
+ * man/libfrtrace-recorder.7 (ENVIRONMENT) fixes the names and defaults. The configuration is one
  * of the three pieces of global state the recorder keeps (with the ring and the communicator
  * registry); it is filled by rec_config_load() before anything else runs and never changes
  * afterwards, so every thread reads it without locks.

@@ -126,7 +126,7 @@ test_expect_success 'usage errors exit 2; torchfrtrace spellings are accepted' '
     "$FRTRACE" --mismatch_cap 3 --allow-incomplete-ranks dumps >/dev/null &&
     "$FRTRACE" dumps --just_print_entries --selected-ranks 0 1 --pg-filters default_pg >j && grep "Rank 1" j && ! grep "Rank 2" j
 '
-# torchfrtrace's testBuildDB (reference §10), cases 1-6: two ranks, version 2.8, sub_pg "1" split
+# torchfrtrace's testBuildDB (test_fr_analysis.py), cases 1-6: two ranks, version 2.8, sub_pg "1" split
 # into [0] and [1]. rows GROUP:RECORD:NAME:PASS... lists the collectives expected in the database.
 builddb() {
     analyze "builddb_$1" --all-collectives && python3 - "$@" <<-\EOF
@@ -148,7 +148,7 @@ test_expect_success 'testBuildDB 3: broadcasts + coalesced marker are one collec
 '
 # torchfrtrace reports rank 0's first mismatching entry (record 1, _broadcast_oop). We keep the
 # bundle as one collective named by its end marker, as in cases 3 and 5, and with two members
-# that disagree the contract names both (no first-rank bias): mismatch, culprits 0 and 1.
+# that disagree docs/database.md §6 names both (no first-rank bias): mismatch, culprits 0 and 1.
 test_expect_success 'testBuildDB 4: a coalesced bundle whose sizes differ does not pass; both ranks named' '
     builddb 4 mismatch 0:2:nccl:ALLGATHER_coalesced:False && check mismatch 0,1 size_mismatch
 '

@@ -1,6 +1,6 @@
 /* cli.c — `frtrace [OPTIONS] [DIR]`: options -> an analysis -> a report -> an exit status.
  *
- * Accepts the contract's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
+ * Accepts man/frtrace.1's spellings and torchfrtrace's (--just_print_entries, --mismatch_cap,
  * --print_stack_trace, --allow-incomplete-ranks, --selected-ranks R..., --pg-filters S...,
  * --transform-ft with --group-world-size N), and short options combined as getopt splits them
  * (-vj, -vo FILE). A command word (stats, timeline, show, stacks, help) may come after options

@@ -2,7 +2,7 @@
  *
  * main.c only picks one: `frtrace show ...` runs show_main (show.c); anything else is the
  * analysis, analyze_main (cli.c). Each returns the process exit status (0, 1 or 2, as the
- * interface contract §2 defines them) and prints its own messages.
+ * man page frtrace.1 defines them) and prints its own messages.
  */
 #ifndef FRTRACE_COMMANDS_H
 #define FRTRACE_COMMANDS_H

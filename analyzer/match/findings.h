@@ -1,6 +1,6 @@
 /* findings.h — what the analysis found, as data: one list shared by match and verdict.
  *
- * A finding has a kind (the contract's names), the group and collective it is about (when it
+ * A finding has a kind (docs/database.md §5), the group and collective it is about (when it
  * is about one), the ranks it names (for a culprit-bearing finding, the ranks at fault), the
  * ranks on the other side (waiting, or the majority), and one detail sentence. Warnings
  * (rejected_file, version_mismatch, lagging_ranks, and notes) never change the status alone.

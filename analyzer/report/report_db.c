@@ -1,4 +1,4 @@
-/* report_db.c — the analysis database (contract §4, schema "frtrace-db/1"), written as it goes.
+/* report_db.c — the analysis database (docs/database.md, "frtrace-db/1"), written as it goes.
  *
  * collectives: one row per op of each group, all ranks merged, by default only the ops that did
  * not pass (fa_op.passes, the matcher's word), with collective_summary counting per group the ones

@@ -227,8 +227,8 @@ static bool lag_possible(const decider *d, size_t node) {
 /* Whether collective `op` is one that a single member issued while every other member of a
  * group of three or more provably never did (each with a dump, blocked elsewhere): in a cycle of
  * waits, the one rank that went where nobody else went is the one that left the common program
- * (it issued an op in the wrong group, or ran past one it skipped), the majority's call of the
- * contract. Nobody waits for the others there: the op gets no edges to them (build_graph), so
+ * (it issued an op in the wrong group, or ran past one it skipped), the majority's call in
+ * database.md. Nobody waits for the others there: the op gets no edges to them (build_graph), so
  * that a cycle through it (the rank waits there for ranks that wait for it elsewhere) leaves it
  * the root it is, and it is no stuck collective either (judge_joined). */
 static bool lonely_op(const decider *d, long op) {
@@ -1014,7 +1014,7 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
     d->v->summary = fa_verdict_title(&t);
 }
 
-/* The contract names a member without a dump the culprit when all the others wait for it. When
+/* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
  * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
  * stopped rank from a lost dump: inconclusive. */
 static bool only_lost_dumps(const decider *d) {

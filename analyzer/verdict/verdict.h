@@ -20,7 +20,7 @@
  *
  * Inconclusive: the dumps hold no entries at all; or every culprit is a member without a
  * readable dump while some loaded rank waits for nobody, so a stopped rank and a lost dump look
- * alike (when every loaded rank waits for it, the contract names the member: missing_dump).
+ * alike (when every loaded rank waits for it, docs/database.md §6 names it: missing_dump).
  *
  * Recorder dumps also say what the rank knew of itself (the "frtrace" key). A rank that dumped
  * from a fatal signal's handler ("fatal:N") crashed, and a communicator in state

@@ -30,7 +30,7 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there
  * while a member left no dump cannot be told to have completed it: it may have failed, its
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
- * without a dump (the contract: a member without a dump that the others wait for is the
+ * without a dump (docs/database.md §6: a member without a dump that the others wait for is the
  * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure. */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {

@@ -469,7 +469,7 @@ analyze() {
         { echo "===== frtrace $c (exit $rc)"; cat "$STEP_OUT"; } >>"$ANALYSIS"
         verdicts="$verdicts $c:$(head -n 1 "$STEP_OUT" | cut -d: -f1)"
         [ $rc -le 1 ] || record FAIL "frtrace-$c" "$(why_failed $rc)"
-        # it reads pickles only; the recorder's dumps it must read to the end (the contract)
+        # it reads pickles only; the recorder's dumps it must read to the end (docs/dump-formats.md)
         [ -n "$TORCHFRTRACE" ] && [ "${c%-json}" = "$c" ] || continue
         run_torchfrtrace "$dir"
         rc=$?

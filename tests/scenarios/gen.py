@@ -329,7 +329,7 @@ def lost_dump():
 
 
 def _builddb(r0, r1):
-    """torchfrtrace's testBuildDB setup (reference §10): version 2.8, ranks 0 and 1, pg "0"
+    """torchfrtrace's testBuildDB setup (test_fr_analysis.py): version 2.8, ranks 0 and 1, pg "0"
     default_pg [0, 1] and "1" sub_pg, which is [0] on rank 0 and [1] on rank 1 (split_groups
     writes the per-rank pg_config). Entries: (op, shape, pg) with seq 0, all completed."""
     j = Job(2)

@@ -1,7 +1,7 @@
 """encode.py — a dump (a Python dict) as the bytes that each producer writes.
 
 * torch_pickle(): the pickle that torch's C++ Pickler writes for Flight Recorder dumps
-  (spec/torch-fr-dump-format.md §5): PROTO 2; BINUNICODE strings memoized by value; ints by the
+  (docs/dump-formats.md §1): PROTO 2; BINUNICODE strings memoized by value; ints by the
   BININT1/BININT2/BININT/LONG1(8 bytes) ladder; BINFLOAT doubles; dicts EMPTY_DICT MARK ...
   SETITEMS and lists EMPTY_LIST MARK ... APPENDS even when empty; tuples TUPLE1/2/3; containers
   memoized only where torch's refcount made them shared (frame dicts referenced twice or more,

@@ -4,7 +4,7 @@
     fr_layout.py SHARED_TOOLS_DIR VERSION IN OUT
 
 Loads IN (a pickle, with Python's pickle module, or a JSON dump), rearranges its content into
-the key orders, types and memo rules of VERSION as written in the format spec (§2-§5), and
+the key orders, types and memo rules of VERSION as docs/dump-formats.md §2-§3 gives them, and
 writes it with the shared reference writer torch_fr_pickler.py (imported from
 SHARED_TOOLS_DIR, never copied). The story tests compare mkdump's output with this, so that the
 C writer is checked against an independent implementation of the same rules.

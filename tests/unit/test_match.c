@@ -1,4 +1,4 @@
-/* test_match.c — torchfrtrace's unit cases (§10 of the reference) against fa_match_entries:
+/* test_match.c — torchfrtrace's unit cases (test_fr_analysis.py) against fa_match_entries:
  * the match_one_event table, every collective matching itself, distinct variants, the
  * _all_gather_base numel check, uneven all_to_all, recv from any source, backend prefixes. */
 #include <stdarg.h>

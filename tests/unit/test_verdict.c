@@ -445,7 +445,7 @@ static void gpu_lag_names_the_stalled_rank(void **state) {
     done(&j);
 }
 
-/* Rank 2 wrote no dump and every other rank waits for it: the contract names it. */
+/* Rank 2 wrote no dump and every other rank waits for it: docs/database.md §6 names it. */
 static void missing_dump_everyone_waits_for_is_culprit(void **state) {
     job j;
     job_init(&j, 3);
