@@ -77,7 +77,7 @@ static void doubt_outsiders(fa_analysis *a) {
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms,
                       opt->jobs, &a->perf) != 0) {
-        snprintf(err->msg, sizeof err->msg, "out of memory judging the ranks' speed");
+        fr_fail(err, "out of memory judging the ranks' speed");
         return -1;
     }
     char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL, *text = NULL;
@@ -102,8 +102,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_load_input(opt, &a->in, err) != 0) return -1;
     if (timing) fa_timing_note("load", &t);
     if (a->in.nranks == 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir,
-                 a->in.nrejected);
+        fr_fail(err, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
         return -1;
     }
     fa_progress_stage(opt->progress, FA_STAGE_GROUPS);

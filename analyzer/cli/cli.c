@@ -656,7 +656,7 @@ static int run_stacks(request *rq) {
     progress_end(rq);
     print_input_messages(&a);
     if (rc == 0 && a.in.nranks == 0) {
-        snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
+        fr_fail(&err, "%s: no dump could be read", rq->analysis.dir);
         rc = 2;
     }
     if (rc == 2) fprintf(stderr, "frtrace: %s\n", err.msg);

@@ -51,19 +51,17 @@ static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
         }
     }
     if (tie) { /* name every candidate, in order, so that the user can pick one */
-        size_t at = (size_t)snprintf(err->msg, sizeof err->msg,
-                                     "cannot infer the file-name prefix: %llu files each "
-                                     "have",
-                                     (unsigned long long)best_count);
         const char **tied = calloc(counts.cap + 1, sizeof *tied);
         size_t ntied = 0;
         for (size_t k = 0; tied && k < counts.cap; k++)
             if (counts.keys[k] && counts.values[k] == best_count) tied[ntied++] = counts.keys[k];
         if (tied) qsort(tied, ntied, sizeof *tied, compare_strings);
-        for (size_t k = 0; k < ntied && at < sizeof err->msg; k++)
-            at += (size_t)snprintf(err->msg + at, sizeof err->msg - at, "%s \"%s\"", k ? "," : "",
-                                   tied[k]);
-        if (at < sizeof err->msg) snprintf(err->msg + at, sizeof err->msg - at, "; give --prefix");
+        char names[sizeof err->msg] = ""; /* the message holds no more than this anyway */
+        for (size_t k = 0, at = 0; k < ntied && at < sizeof names; k++)
+            at +=
+                (size_t)snprintf(names + at, sizeof names - at, "%s \"%s\"", k ? "," : "", tied[k]);
+        fr_fail(err, "cannot infer the file-name prefix: %llu files each have%s; give --prefix",
+                (unsigned long long)best_count, names);
         free(tied);
         free(best);
         best = NULL;
@@ -318,11 +316,11 @@ static void take_walk_notes(fa_input *in, fa_dir_list *all) {
 static void not_a_directory(const char *dir, fr_error *err) {
     const char *slash = strrchr(dir, '/');
     int parent_len = slash ? (int)(slash - dir) : 1;
-    snprintf(err->msg, sizeof err->msg,
-             "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
-             "%.*s analyzes the job it belongs to",
-             dir, dir, slash && slash != dir ? parent_len : 1,
-             slash ? (slash == dir ? "/" : dir) : ".");
+    fr_fail(err,
+            "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
+            "%.*s analyzes the job it belongs to",
+            dir, dir, slash && slash != dir ? parent_len : 1,
+            slash ? (slash == dir ? "/" : dir) : ".");
 }
 
 int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *progress, fa_input *in,
@@ -333,8 +331,7 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
         if (errno == ENOTDIR)
             not_a_directory(dir, err);
         else
-            snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir,
-                     strerror(errno));
+            fr_fail(err, "%s: cannot read directory: %s", dir, strerror(errno));
         fa_dir_walk_free(&all, true);
         return -1;
     }
@@ -346,15 +343,15 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
         fa_dir_walk_free(&all, true);
     if (!chosen || kept == 0) {
         if (chosen || nall == 0) /* else infer_prefix said why */
-            snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)",
-                     dir, prefix ? prefix : "PREFIX");
+            fr_fail(err, "%s: no dump files found (names like %s<rank>)", dir,
+                    prefix ? prefix : "PREFIX");
         free(chosen);
         fa_dir_walk_free(&all, false);
         return -1;
     }
     char *jobs_msg = fa_job_folders_message(all.v, kept, dir);
     if (jobs_msg) { /* a folder of runs: say so once, before decoding any of them */
-        snprintf(err->msg, sizeof err->msg, "%s", jobs_msg);
+        fr_fail(err, "%s", jobs_msg);
         free(jobs_msg);
         free(chosen);
         fa_dir_walk_free(&all, true);
@@ -364,7 +361,7 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
     char **errors = calloc(kept, sizeof *errors);
     in->store = fa_store_new();
     if (!dumps || !errors || !in->store) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
         return -1;
     }
     fa_progress_files(progress, kept);
