@@ -13,7 +13,6 @@
 static void input_findings(fa_analysis *a, bool mixed_jobs) {
     for (size_t i = 0; i < a->in.nrejected; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
-        if (!f) return;
         if (a->in.rejected[i].rank >= 0) fa_ranks_add(&f->ranks, a->in.rejected[i].rank);
         fa_finding_set_detail(f, "%s: %s", a->in.rejected[i].path, a->in.rejected[i].error);
     }
@@ -22,7 +21,6 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
         const fa_dump *d = a->in.ranks[i].dump;
         if (!d->truncated && !d->warning) continue;
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
-        if (!f) return;
         fa_ranks_add(&f->ranks, a->in.ranks[i].rank);
         fa_finding_set_detail(
             f, "%s: %s%s", a->in.ranks[i].path, d->warning ? d->warning : "truncated",
@@ -30,7 +28,6 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
     if (a->in.nversions > 1) {
         fa_finding *f = fa_findings_add(&a->findings, FA_VERSION_MISMATCH, -1, -1);
-        if (!f) return;
         char list[400] = "";
         size_t at = 0;
         for (size_t i = 0; i < a->in.nversions && at < sizeof list; i++)
@@ -41,16 +38,16 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
     for (size_t i = 0; i < a->groups.ninferred; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_MEMBERSHIP_INFERRED, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.inferred[i]);
+        fa_finding_set_detail(f, "%s", a->groups.inferred[i]);
     }
     for (size_t i = 0; i < a->groups.nnotes; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.notes[i]);
+        fa_finding_set_detail(f, "%s", a->groups.notes[i]);
     }
     /* two jobs' dumps leave each other's ranks out of their groups: that is no torchft job */
     for (size_t i = 0; i < a->groups.noutsider_notes && !mixed_jobs; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.outsider_notes[i]);
+        fa_finding_set_detail(f, "%s", a->groups.outsider_notes[i]);
     }
 }
 

@@ -180,11 +180,9 @@ char *fa_mixed_jobs(const fa_input *in, const fa_groups *groups, fa_findings *fi
     if (summary) {
         fa_ranks_normalize(&probe.ranks);
         fa_finding *f = fa_findings_add(findings, FA_MIXED_JOBS, -1, -1);
-        if (f) {
-            f->ranks = probe.ranks;
-            f->detail = probe.detail;
-            return summary;
-        }
+        f->ranks = probe.ranks;
+        f->detail = probe.detail;
+        return summary;
     }
     fa_ranks_free(&probe.ranks);
     free(probe.detail);

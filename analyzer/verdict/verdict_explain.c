@@ -274,7 +274,6 @@ static void note_victims(decider *d, const chain *c) {
     const fa_wait_level *l = &d->v->levels[1];
     if (!l->ranks.n) return;
     fa_finding *x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
-    if (!x) return;
     for (size_t i = 0; i < l->ranks.n; i++) fa_ranks_add(&x->ranks, l->ranks.v[i]);
     size_t cap = 2048, used = 0, shown = 0, total = 0, n = 0;
     char *where = calloc(cap, 1);
