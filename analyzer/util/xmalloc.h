@@ -9,7 +9,7 @@
  *    lines long) uses this family. Running out there means the machine is already failing;
  *    threading -1 through fifty callers that cannot do anything useful with it only produced
  *    unchecked results (47 of 52 callers of the old int-returning fa_ranks_add ignored it). So
- *    these print "frtrace: out of memory (N bytes)" and exit(2), the contract's "cannot do the
+ *    these print "frtrace: out of memory (N bytes)" and exit(2), the exit status for "cannot do the
  *    work", and never return NULL.
  * formats/ is a library and keeps returning errors; only analyzer/ uses this file.
  */
