@@ -8,6 +8,7 @@
 #include "match/mixed.h"
 #include "match/passes.h"
 #include "util/timing.h"
+#include "util/xmalloc.h"
 #include "load/transform_ft.h"
 
 static void input_findings(fa_analysis *a, bool mixed_jobs) {
@@ -56,17 +57,14 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
 static void doubt_outsiders(fa_analysis *a) {
     if (a->verdict.status != FA_STATUS_OK || !a->groups.outsiders.n) return;
     char *who = fa_ranks_format(a->groups.outsiders.v, a->groups.outsiders.n);
-    char *text = NULL;
     bool many = a->groups.outsiders.n > 1;
-    if (asprintf(&text,
-                 "inconclusive: rank%s %s recorded collectives in groups whose member lists leave "
-                 "%s out, so those "
-                 "were not matched (a torchft job? try --transform-ft --group-world-size N)",
-                 many ? "s" : "", who ? who : "?", many ? "them" : "it") >= 0) {
-        free(a->verdict.summary);
-        a->verdict.summary = text;
-        a->verdict.status = FA_STATUS_INCONCLUSIVE;
-    }
+    free(a->verdict.summary);
+    a->verdict.summary =
+        xasprintf("inconclusive: rank%s %s recorded collectives in groups whose member lists "
+                  "leave %s out, so those were not matched (a torchft job? try --transform-ft "
+                  "--group-world-size N)",
+                  many ? "s" : "", who ? who : "?", many ? "them" : "it");
+    a->verdict.status = FA_STATUS_INCONCLUSIVE;
     free(who);
 }
 
@@ -77,10 +75,10 @@ static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
         fr_fail(err, "out of memory judging the ranks' speed");
         return -1;
     }
-    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL, *text = NULL;
-    if (slow && asprintf(&text, "ok: no hang; %s", slow) >= 0) {
+    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL;
+    if (slow) {
         free(a->verdict.summary);
-        a->verdict.summary = text;
+        a->verdict.summary = xasprintf("ok: no hang; %s", slow);
     }
     free(slow);
     return 0;

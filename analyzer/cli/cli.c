@@ -30,6 +30,7 @@
 #include "analysis.h"
 #include "grow.h"
 #include "util/timing.h"
+#include "util/xmalloc.h"
 #include "cli/commands.h"
 #include "report/report.h"
 #include "cli/perf_cli.h"
@@ -88,10 +89,9 @@ static report_writer format_writer(const char *name) {
 
 /* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
 static int usage_error(const char *fmt, const char *arg) {
-    char *text = NULL;
-    if (asprintf(&text, fmt, arg) < 0) text = NULL;
+    char *text = xasprintf(fmt, arg);
     fputs("frtrace: ", stderr);
-    fr_text_fputs(stderr, text ? text : fmt);
+    fr_text_fputs(stderr, text);
     fputs("\nTry 'frtrace --help'.\n", stderr);
     free(text);
     return 2;
@@ -176,8 +176,7 @@ static bool value_follows(const char *a) {
  * splits them. A word that is not such a cluster is kept whole, and so is an option's value and
  * every word after "--". 0, or 2 after a usage error (an unknown letter). */
 static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
-    char **v = calloc((size_t)argc * 3 + 1, sizeof *v);
-    if (!v) return usage_error("%s", "out of memory");
+    char **v = xcalloc((size_t)argc * 3 + 1, sizeof *v);
     int n = 0;
     bool options_over = false, is_value = false;
     for (int i = 0; i < argc; i++) {
@@ -186,15 +185,15 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
             a[2] == '\0') {
             options_over |= !is_value && strcmp(a, "--") == 0;
             is_value = i > 0 && !options_over && !is_value && value_follows(a);
-            v[n++] = strdup(a);
+            v[n++] = xstrdup(a);
             continue;
         }
         is_value = value_follows(a);
         for (const char *c = a + 1; *c; c++) {
             char flag[3] = { '-', *c, '\0' };
             if (strchr(value_letters, *c)) {
-                v[n++] = strdup(flag);
-                if (c[1]) v[n++] = strdup(c + 1);
+                v[n++] = xstrdup(flag);
+                if (c[1]) v[n++] = xstrdup(c + 1);
                 break;
             }
             if (!strchr(flag_letters, *c)) {
@@ -204,7 +203,7 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
                 snprintf(what, sizeof what, "-%c' in '%.40s", *c, a);
                 return usage_error("unknown option '%s'", what);
             }
-            v[n++] = strdup(flag);
+            v[n++] = xstrdup(flag);
         }
     }
     *out = v;
@@ -357,8 +356,7 @@ static parse_result parse_args(int argc, char **argv, request *rq) {
                 return args_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
             rq->report.selected_ranks = rq->ranks;
         } else if (is_option(arg, NULL, "pg-filters")) {
-            rq->filters = rq->filters ? rq->filters : calloc((size_t)argc, sizeof *rq->filters);
-            if (!rq->filters) return args_error("%s", "out of memory");
+            rq->filters = rq->filters ? rq->filters : xcalloc((size_t)argc, sizeof *rq->filters);
             rq->report.pg_filters = rq->filters;
             /* group names are any words: stop at an option, at "--", and at an existing
              * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
@@ -748,8 +746,7 @@ static int run_show(const request *rq, int argc, char **argv) {
                                "FILE...), not '%s'",
                                argv[i]);
     int n = argc - rq->show_at;
-    char **words = calloc((size_t)n + 2, sizeof *words);
-    if (!words) return usage_error("%s", "out of memory");
+    char **words = xcalloc((size_t)n + 2, sizeof *words);
     int k = 0;
     words[k++] = argv[rq->show_at];
     if (rq->by_rank && rq->command != FA_CMD_STACKS) {
