@@ -8,12 +8,12 @@
 #include "match/mixed.h"
 #include "match/passes.h"
 #include "util/timing.h"
+#include "util/xmalloc.h"
 #include "load/transform_ft.h"
 
 static void input_findings(fa_analysis *a, bool mixed_jobs) {
     for (size_t i = 0; i < a->in.nrejected; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
-        if (!f) return;
         if (a->in.rejected[i].rank >= 0) fa_ranks_add(&f->ranks, a->in.rejected[i].rank);
         fa_finding_set_detail(f, "%s: %s", a->in.rejected[i].path, a->in.rejected[i].error);
     }
@@ -22,7 +22,6 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
         const fa_dump *d = a->in.ranks[i].dump;
         if (!d->truncated && !d->warning) continue;
         fa_finding *f = fa_findings_add(&a->findings, FA_REJECTED_FILE, -1, -1);
-        if (!f) return;
         fa_ranks_add(&f->ranks, a->in.ranks[i].rank);
         fa_finding_set_detail(
             f, "%s: %s%s", a->in.ranks[i].path, d->warning ? d->warning : "truncated",
@@ -30,7 +29,6 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
     if (a->in.nversions > 1) {
         fa_finding *f = fa_findings_add(&a->findings, FA_VERSION_MISMATCH, -1, -1);
-        if (!f) return;
         char list[400] = "";
         size_t at = 0;
         for (size_t i = 0; i < a->in.nversions && at < sizeof list; i++)
@@ -41,16 +39,16 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
     for (size_t i = 0; i < a->groups.ninferred; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_MEMBERSHIP_INFERRED, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.inferred[i]);
+        fa_finding_set_detail(f, "%s", a->groups.inferred[i]);
     }
     for (size_t i = 0; i < a->groups.nnotes; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.notes[i]);
+        fa_finding_set_detail(f, "%s", a->groups.notes[i]);
     }
     /* two jobs' dumps leave each other's ranks out of their groups: that is no torchft job */
     for (size_t i = 0; i < a->groups.noutsider_notes && !mixed_jobs; i++) {
         fa_finding *f = fa_findings_add(&a->findings, FA_GROUP_MISMATCH, -1, -1);
-        if (f) fa_finding_set_detail(f, "%s", a->groups.outsider_notes[i]);
+        fa_finding_set_detail(f, "%s", a->groups.outsider_notes[i]);
     }
 }
 
@@ -59,17 +57,14 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
 static void doubt_outsiders(fa_analysis *a) {
     if (a->verdict.status != FA_STATUS_OK || !a->groups.outsiders.n) return;
     char *who = fa_ranks_format(a->groups.outsiders.v, a->groups.outsiders.n);
-    char *text = NULL;
     bool many = a->groups.outsiders.n > 1;
-    if (asprintf(&text,
-                 "inconclusive: rank%s %s recorded collectives in groups whose member lists leave "
-                 "%s out, so those "
-                 "were not matched (a torchft job? try --transform-ft --group-world-size N)",
-                 many ? "s" : "", who ? who : "?", many ? "them" : "it") >= 0) {
-        free(a->verdict.summary);
-        a->verdict.summary = text;
-        a->verdict.status = FA_STATUS_INCONCLUSIVE;
-    }
+    free(a->verdict.summary);
+    a->verdict.summary =
+        xasprintf("inconclusive: rank%s %s recorded collectives in groups whose member lists "
+                  "leave %s out, so those were not matched (a torchft job? try --transform-ft "
+                  "--group-world-size N)",
+                  many ? "s" : "", who ? who : "?", many ? "them" : "it");
+    a->verdict.status = FA_STATUS_INCONCLUSIVE;
     free(who);
 }
 
@@ -77,13 +72,13 @@ static void doubt_outsiders(fa_analysis *a) {
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms,
                       opt->jobs, &a->perf) != 0) {
-        snprintf(err->msg, sizeof err->msg, "out of memory judging the ranks' speed");
+        fr_fail(err, "out of memory judging the ranks' speed");
         return -1;
     }
-    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL, *text = NULL;
-    if (slow && asprintf(&text, "ok: no hang; %s", slow) >= 0) {
+    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL;
+    if (slow) {
         free(a->verdict.summary);
-        a->verdict.summary = text;
+        a->verdict.summary = xasprintf("ok: no hang; %s", slow);
     }
     free(slow);
     return 0;
@@ -102,8 +97,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_load_input(opt, &a->in, err) != 0) return -1;
     if (timing) fa_timing_note("load", &t);
     if (a->in.nranks == 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: no dump could be read (%zu rejected)", opt->dir,
-                 a->in.nrejected);
+        fr_fail(err, "%s: no dump could be read (%zu rejected)", opt->dir, a->in.nrejected);
         return -1;
     }
     fa_progress_stage(opt->progress, FA_STAGE_GROUPS);

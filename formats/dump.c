@@ -1006,16 +1006,12 @@ enum { DUMP_FIRST_CHUNK = 4096 };
  * leave the user puzzling over pickle internals. */
 static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *err) {
     if (len == 0) {
-        snprintf(err->msg, sizeof err->msg, "empty file");
+        fr_fail(err, "empty file");
         return;
     }
     if (bytes[0] == 0x80 || bytes[0] == '(' || bytes[0] == '}' || bytes[0] == ']') return;
     static const char prefix[] = "not a Flight Recorder dump (neither a pickle nor JSON): ";
-    size_t p = sizeof prefix - 1, m = strnlen(err->msg, sizeof err->msg - 1);
-    if (p + m > sizeof err->msg - 1) m = sizeof err->msg - 1 - p;
-    memmove(err->msg + p, err->msg, m);
-    memcpy(err->msg, prefix, p);
-    err->msg[p + m] = '\0';
+    fr_fail_prefix(err, prefix);
 }
 
 void fr_decoder_use_fast_path(fr_decoder *fd, bool on) {

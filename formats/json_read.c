@@ -314,7 +314,7 @@ static fv *convert(const cJSON *item, fv_arena *arena, fr_error *err, size_t spi
 static int read_text(const char *text, size_t len, fv_arena *arena, fv **out, fr_error *err,
                      size_t spine) {
     *out = NULL;
-    err->msg[0] = '\0';
+    fr_clear(err);
     size_t bad = utf8_invalid_at((const unsigned char *)text, len);
     if (bad != len) return fr_fail(err, "invalid UTF-8 in JSON at byte %zu", bad);
     rewriter r = { .src = text, .len = len };

@@ -128,7 +128,7 @@ static bool is_container(const fv *v) {
 static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
     frame *stack = malloc(FV_JSON_MAX_DEPTH * sizeof *stack);
     if (!stack) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
         return -1;
     }
     size_t depth = 0;
@@ -142,8 +142,7 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
             } else if (v->len == 0) {
                 sb_puts(b, v->kind == FV_DICT ? "{}" : "[]");
             } else if (depth == FV_JSON_MAX_DEPTH) {
-                snprintf(err->msg, sizeof err->msg, "value nests deeper than %d containers",
-                         FV_JSON_MAX_DEPTH);
+                fr_fail(err, "value nests deeper than %d containers", FV_JSON_MAX_DEPTH);
                 rc = -1;
                 break;
             } else {
@@ -166,9 +165,8 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
         if (f->v->kind == FV_DICT) {
             const fv *key = fv_dict_key(f->v, i);
             if (!put_key(b, key)) {
-                snprintf(err->msg, sizeof err->msg,
-                         "keys must be str, int, float, bool or None, not %s",
-                         fv_kind_name(key->kind));
+                fr_fail(err, "keys must be str, int, float, bool or None, not %s",
+                        fv_kind_name(key->kind));
                 rc = -1;
                 break;
             }
@@ -180,8 +178,7 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
     }
     free(stack);
     if (rc == 0 && b->failed) {
-        snprintf(err->msg, sizeof err->msg, "JSON text would exceed %zu bytes (or out of memory)",
-                 b->limit);
+        fr_fail(err, "JSON text would exceed %zu bytes (or out of memory)", b->limit);
         rc = -1;
     }
     return rc;
@@ -189,14 +186,13 @@ static int render(sbuf *b, fv *root, bool pretty, fr_error *err) {
 
 int fv_write_json(FILE *out, fv *v, bool pretty, uint64_t max_weight, fr_error *err) {
     if (!v) {
-        snprintf(err->msg, sizeof err->msg, "no value to write");
+        fr_fail(err, "no value to write");
         return -1;
     }
     uint64_t weight = fv_tree_weight(v, max_weight);
     if (weight == UINT64_MAX || weight > max_weight) {
-        snprintf(err->msg, sizeof err->msg,
-                 "value is cyclic or would print more than %" PRIu64 " bytes (memo aliasing?)",
-                 max_weight);
+        fr_fail(err, "value is cyclic or would print more than %" PRIu64 " bytes (memo aliasing?)",
+                max_weight);
         return -1;
     }
     /* Escapes make a string up to 6 times its bytes and numbers up to 24 characters, so the text
@@ -205,7 +201,7 @@ int fv_write_json(FILE *out, fv *v, bool pretty, uint64_t max_weight, fr_error *
     sbuf b = { .limit = limit > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit };
     int rc = render(&b, v, pretty, err);
     if (rc == 0 && b.len && fwrite(b.data, 1, b.len, out) != b.len) {
-        snprintf(err->msg, sizeof err->msg, "write error");
+        fr_fail(err, "write error");
         rc = -1;
     }
     free(b.data);

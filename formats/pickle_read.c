@@ -194,9 +194,8 @@ static const char *op_name(const vm *m) {
 }
 
 static int truncated(vm *m, uint64_t wanted) {
-    snprintf(m->err->msg, sizeof m->err->msg,
-             "truncated pickle at byte %zu (%s at byte %zu needs %" PRIu64 " more bytes)", m->len,
-             op_name(m), m->op_pos, wanted);
+    fr_fail(m->err, "truncated pickle at byte %zu (%s at byte %zu needs %" PRIu64 " more bytes)",
+            m->len, op_name(m), m->op_pos, wanted);
     return R_TRUNCATED;
 }
 
@@ -1062,7 +1061,7 @@ static int run(vm *m) {
     m->sp = sp;
     m->op_pos = m->pos;
     m->op = OP_STOP;
-    snprintf(m->err->msg, sizeof m->err->msg, "truncated pickle at byte %zu (no STOP)", m->len);
+    fr_fail(m->err, "truncated pickle at byte %zu (no STOP)", m->len);
     return R_TRUNCATED;
 }
 
@@ -1071,7 +1070,7 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
     pr_options defaults = { 0 };
     if (!opts) opts = &defaults;
     *out = NULL;
-    err->msg[0] = '\0';
+    fr_clear(err);
     vm m = {
         .buf = buf,
         .len = buf ? len : 0,
@@ -1087,10 +1086,10 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
     m.stack_cap = m.stack ? 256 : 0;
     account(&m);
     if (!m.stack) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
         result = -1;
     } else if (m.len == 0) {
-        snprintf(err->msg, sizeof err->msg, "empty pickle");
+        fr_fail(err, "empty pickle");
         result = -1;
     } else {
         int rc = run(&m);
@@ -1104,8 +1103,7 @@ int pickle_read(const uint8_t *buf, size_t len, fv_arena *arena, const pr_option
                 *err = why;
                 result = 1;
             } else {
-                if (m.sp == 0)
-                    snprintf(err->msg, sizeof err->msg, "%.400s, nothing to salvage", why.msg);
+                if (m.sp == 0) fr_fail(err, "%.400s, nothing to salvage", why.msg);
                 result = -1;
             }
         } else {

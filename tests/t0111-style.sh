@@ -1,7 +1,9 @@
 #!/bin/sh
 # A newcomer changes a file without fear of style debates: every C file is in the house style
 # that .clang-format describes (K&R braces, 4-space indents, 100 columns), and no line of C,
-# shell or Python the project writes passes 100 columns.
+# shell or Python the project writes passes 100 columns. There is one way to fail: only
+# formats/error.c writes an fr_error's message (fr_fail and its kin), so a message is made in
+# one place, whatever stage reports it.
 . "$(dirname "$0")/lib.sh"
 
 c_files() { (cd "$TOP" && git ls-files '*.c' '*.h' 2>/dev/null || find formats analyzer recorder tests -name '*.[ch]'); }
@@ -28,5 +30,29 @@ for name in sys.stdin.read().split():
         if len(line.rstrip(\"\\n\")) > 100:
             print(\"%s:%d\" % (name, n))" <"$here/files") >long &&
     ! test -s long
+'
+
+# A write is the message as a call's first argument (snprintf(err->msg, ...), memcpy(e.msg, ...))
+# or an assignment to it or to one of its characters; reading it (strstr, printing) is fine.
+msg_writes() {
+    grep -nE '(printf|cpy|cat|move|set)[[:space:]]*\([[:space:]]*&?[A-Za-z_][A-Za-z_0-9]*((->|\.)[A-Za-z_][A-Za-z_0-9]*)*(->|\.)msg\b|(->|\.)msg[[:space:]]*(\[[^]]*\])?[[:space:]]*=[^=]' "$@"
+    test $? -le 1 # 1: none found
+}
+
+test_expect_success 'the check sees a direct write to an error message' '
+    printf "%s\n" "    snprintf(err->msg, sizeof err->msg, \"x\");" "    m->err->msg[0] = 0;" \
+        "    memcpy(e.msg, p, n);" "    if (err->msg[0] == 0) return;" >sample.c &&
+    msg_writes sample.c >found &&
+    test "$(wc -l <found)" -eq 3
+'
+
+test_expect_success 'only formats/error.c writes an fr_error message (fr_fail everywhere else)' '
+    (cd "$TOP" && git ls-files "analyzer/*.c" "analyzer/*.h" "formats/*.c" "formats/*.h") |
+        grep -v "^formats/error\.c$" >files &&
+    test "$(wc -l <files)" -gt 50 &&
+    here=$PWD &&
+    (cd "$TOP" && msg_writes $(cat "$here/files")) >writes &&
+    cat writes &&
+    ! test -s writes
 '
 test_done

@@ -96,4 +96,14 @@ test_expect_success 'two prefixes equally common: the usage error lists both' '
     test_expect_code 1 "$FRTRACE" --prefix b_ tie >out &&
     head -n 1 out | grep "^inconclusive: 14 of 16 ranks left no readable dump"
 '
+
+test_expect_success '--version prints the version and exits 0 at once; a usage error before it is 2' '
+    test_expect_code 0 "$FRTRACE" --version /no/such/dir --bogus >out 2>err &&
+    grep "^frtrace [0-9][0-9.]*$" out &&
+    test "$(wc -l <out)" -eq 1 &&
+    ! test -s err &&
+    test_expect_code 2 "$FRTRACE" --bogus --version >out 2>err &&
+    ! test -s out &&
+    grep "^frtrace: unknown option .--bogus.$" err
+'
 test_done

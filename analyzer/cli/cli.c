@@ -30,6 +30,7 @@
 #include "analysis.h"
 #include "grow.h"
 #include "util/timing.h"
+#include "util/xmalloc.h"
 #include "cli/commands.h"
 #include "report/report.h"
 #include "cli/perf_cli.h"
@@ -88,10 +89,9 @@ static report_writer format_writer(const char *name) {
 
 /* Messages quote the user's words and the input's names: shown, never obeyed (safe_text.h). */
 static int usage_error(const char *fmt, const char *arg) {
-    char *text = NULL;
-    if (asprintf(&text, fmt, arg) < 0) text = NULL;
+    char *text = xasprintf(fmt, arg);
     fputs("frtrace: ", stderr);
-    fr_text_fputs(stderr, text ? text : fmt);
+    fr_text_fputs(stderr, text);
     fputs("\nTry 'frtrace --help'.\n", stderr);
     free(text);
     return 2;
@@ -174,10 +174,9 @@ static bool value_follows(const char *a) {
 
 /* "-vj" -> "-v" "-j"; "-vo db.json" -> "-v" "-o" "db.json"; "-ofile" -> "-o" "file", as getopt
  * splits them. A word that is not such a cluster is kept whole, and so is an option's value and
- * every word after "--". -1 on an unknown letter. */
+ * every word after "--". 0, or 2 after a usage error (an unknown letter). */
 static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
-    char **v = calloc((size_t)argc * 3 + 1, sizeof *v);
-    if (!v) return usage_error("%s", "out of memory");
+    char **v = xcalloc((size_t)argc * 3 + 1, sizeof *v);
     int n = 0;
     bool options_over = false, is_value = false;
     for (int i = 0; i < argc; i++) {
@@ -186,15 +185,15 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
             a[2] == '\0') {
             options_over |= !is_value && strcmp(a, "--") == 0;
             is_value = i > 0 && !options_over && !is_value && value_follows(a);
-            v[n++] = strdup(a);
+            v[n++] = xstrdup(a);
             continue;
         }
         is_value = value_follows(a);
         for (const char *c = a + 1; *c; c++) {
             char flag[3] = { '-', *c, '\0' };
             if (strchr(value_letters, *c)) {
-                v[n++] = strdup(flag);
-                if (c[1]) v[n++] = strdup(c + 1);
+                v[n++] = xstrdup(flag);
+                if (c[1]) v[n++] = xstrdup(c + 1);
                 break;
             }
             if (!strchr(flag_letters, *c)) {
@@ -204,7 +203,7 @@ static int expand_short_flags(int argc, char **argv, char ***out, int *outc) {
                 snprintf(what, sizeof what, "-%c' in '%.40s", *c, a);
                 return usage_error("unknown option '%s'", what);
             }
-            v[n++] = strdup(flag);
+            v[n++] = xstrdup(flag);
         }
     }
     *out = v;
@@ -267,7 +266,16 @@ static bool is_command_word(const request *rq, const char *word) {
     return named == FA_CMD_HELP ? !rq->help_word || !rq->command_named : !rq->command_named;
 }
 
-static int parse_args(int argc, char **argv, request *rq) {
+/* What reading the words decided: go on with the request, stop with status 0 (--version, which
+ * printed already), or stop with status 2 (a usage error, reported already). */
+typedef enum { ARGS_PARSED, ARGS_EXIT_OK, ARGS_USAGE_ERROR } parse_result;
+
+static parse_result args_error(const char *fmt, const char *arg) {
+    usage_error(fmt, arg);
+    return ARGS_USAGE_ERROR;
+}
+
+static parse_result parse_args(int argc, char **argv, request *rq) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value;
@@ -278,11 +286,11 @@ static int parse_args(int argc, char **argv, request *rq) {
             rq->pretty = true;
         } else if (is_option(arg, "-V", "version")) {
             printf("frtrace %s\n", FRTRACE_VERSION);
-            return -1;
+            return ARGS_EXIT_OK;
         } else if (is_option(arg, "-d", "dir") || is_option(arg, "-p", "prefix") ||
                    is_option(arg, "-o", "output") || is_option(arg, "-f", "format")) {
             if (!(value = option_value(argc, argv, &i)))
-                return usage_error("option %s needs a value", arg);
+                return args_error("option %s needs a value", arg);
             if (is_option(arg, "-d", "dir"))
                 rq->analysis.dir = value;
             else if (is_option(arg, "-p", "prefix"))
@@ -298,11 +306,11 @@ static int parse_args(int argc, char **argv, request *rq) {
             value = option_value(argc, argv, &i);
             if (!value || !(strcmp(value, "auto") == 0 || strcmp(value, "always") == 0 ||
                             strcmp(value, "never") == 0))
-                return usage_error("option %s needs auto, always or never", arg);
+                return args_error("option %s needs auto, always or never", arg);
             rq->color = value;
         } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
-                return usage_error("option %s needs a number", arg);
+                return args_error("option %s needs a number", arg);
             if (is_option(arg, "-J", "jobs"))
                 rq->analysis.jobs = rq->report.jobs = (int)n;
             else
@@ -310,16 +318,16 @@ static int parse_args(int argc, char **argv, request *rq) {
         } else if (is_option(arg, NULL, "width")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0 ||
                 n > 100000)
-                return usage_error("option %s needs a number of columns (0: no limit)", arg);
+                return args_error("option %s needs a number of columns (0: no limit)", arg);
             rq->report.width = (size_t)n;
             rq->width_given = true;
         } else if (is_option(arg, NULL, "group-world-size")) {
             if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
-                return usage_error("option %s needs a positive number", arg);
+                return args_error("option %s needs a positive number", arg);
             rq->group_world_size = n;
         } else if (is_option(arg, NULL, "hosts")) {
             if (!(value = option_value(argc, argv, &i)))
-                return usage_error("option %s needs a file of 'RANK HOST' lines", arg);
+                return args_error("option %s needs a file of 'RANK HOST' lines", arg);
             rq->analysis.hosts_file = value;
         } else if (is_option(arg, NULL, "by-rank")) { /* before or after the word stacks */
             rq->by_rank = true;
@@ -341,15 +349,14 @@ static int parse_args(int argc, char **argv, request *rq) {
             size_t before = rq->report.nselected_ranks;
             const char *eq = strchr(arg, '=');
             if (eq && !parse_rank_list(rq, eq + 1))
-                return usage_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
+                return args_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
             /* rank lists are numbers: the first word that is not one ends them (it may be DIR) */
             while (!eq && i + 1 < argc && parse_rank_list(rq, argv[i + 1])) i++;
             if (rq->report.nselected_ranks == before)
-                return usage_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
+                return args_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
             rq->report.selected_ranks = rq->ranks;
         } else if (is_option(arg, NULL, "pg-filters")) {
-            rq->filters = rq->filters ? rq->filters : calloc((size_t)argc, sizeof *rq->filters);
-            if (!rq->filters) return usage_error("%s", "out of memory");
+            rq->filters = rq->filters ? rq->filters : xcalloc((size_t)argc, sizeof *rq->filters);
             rq->report.pg_filters = rq->filters;
             /* group names are any words: stop at an option, at "--", and at an existing
              * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
@@ -357,18 +364,20 @@ static int parse_args(int argc, char **argv, request *rq) {
                    !(!rq->analysis.dir && is_directory(argv[i + 1])) &&
                    !is_command_word(rq, argv[i + 1]))
                 rq->filters[rq->report.npg_filters++] = argv[++i];
-            if (!rq->report.npg_filters) return usage_error("%s needs at least one group", arg);
+            if (!rq->report.npg_filters) return args_error("%s needs at least one group", arg);
         } else if (strcmp(arg, "--") == 0) {
             for (i++; i < argc; i++) {
                 if (rq->analysis.dir)
-                    return usage_error("more than one directory given ('%s')", argv[i]);
+                    return args_error("more than one directory given ('%s')", argv[i]);
                 rq->analysis.dir = argv[i];
             }
         } else if (arg[0] == '-' && arg[1] &&
                    (n = fa_perf_cli_option(argc, argv, &i, &rq->perf)) != 0) {
-            if (n < 0) return 2; /* stragglers' floor, timeline window and cap (perf_cli.c) */
+            if (n < 0)
+                return ARGS_USAGE_ERROR; /* stragglers' floor, timeline window and cap (perf_cli.c)
+                                          */
         } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option '%s'", arg);
+            return args_error("unknown option '%s'", arg);
         } else if (is_command_word(rq, arg)) {
             fa_command named;
             fa_cli_command_named(arg, &named);
@@ -380,21 +389,21 @@ static int parse_args(int argc, char **argv, request *rq) {
             rq->command_named = true;
             if (named == FA_CMD_SHOW && !rq->help) {
                 rq->show_at = i; /* show's own words follow: FILE..., not a DIR */
-                return 0;
+                return ARGS_PARSED;
             }
         } else if (fa_cli_command_named(arg, &(fa_command){ 0 }) && !is_directory(arg)) {
-            return usage_error("'%s' is a second command: one at a time (frtrace help lists them)",
-                               arg);
+            return args_error("'%s' is a second command: one at a time (frtrace help lists them)",
+                              arg);
         } else if (rq->help_word && !rq->command_named) {
-            return usage_error(
-                "no help for '%s': the commands are stats, timeline, show and stacks", arg);
+            return args_error("no help for '%s': the commands are stats, timeline, show and stacks",
+                              arg);
         } else if (!rq->analysis.dir) {
             rq->analysis.dir = arg;
         } else {
-            return usage_error("more than one directory given ('%s')", arg);
+            return args_error("more than one directory given ('%s')", arg);
         }
     }
-    return 0;
+    return ARGS_PARSED;
 }
 
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
@@ -656,7 +665,7 @@ static int run_stacks(request *rq) {
     progress_end(rq);
     print_input_messages(&a);
     if (rc == 0 && a.in.nranks == 0) {
-        snprintf(err.msg, sizeof err.msg, "%s: no dump could be read", rq->analysis.dir);
+        fr_fail(&err, "%s: no dump could be read", rq->analysis.dir);
         rc = 2;
     }
     if (rc == 2) fprintf(stderr, "frtrace: %s\n", err.msg);
@@ -729,8 +738,7 @@ static int run(request *rq) {
 
 /* The word "show" after options (frtrace --pretty show FILE): show.c reads the words after it.
  * Only --pretty may come before it; the analysis's options mean nothing to show. Returns
- * SHOW_STATUS + show's exit status, or a usage error. */
-enum { SHOW_STATUS = 1000 };
+ * show's exit status, or 2 after a usage error. */
 static int run_show(const request *rq, int argc, char **argv) {
     for (int i = 1; i < rq->show_at; i++)
         if (!is_option(argv[i], NULL, "pretty"))
@@ -738,17 +746,43 @@ static int run_show(const request *rq, int argc, char **argv) {
                                "FILE...), not '%s'",
                                argv[i]);
     int n = argc - rq->show_at;
-    char **words = calloc((size_t)n + 2, sizeof *words);
-    if (!words) return usage_error("%s", "out of memory");
+    char **words = xcalloc((size_t)n + 2, sizeof *words);
     int k = 0;
     words[k++] = argv[rq->show_at];
-    if (rq->by_rank && rq->command != FA_CMD_STACKS)
+    if (rq->by_rank && rq->command != FA_CMD_STACKS) {
+        free(words);
         return usage_error("--by-rank is an option of stacks (frtrace stacks --by-rank DIR)%s", "");
+    }
     if (rq->pretty) words[k++] = "--pretty";
     for (int i = rq->show_at + 1; i < argc; i++) words[k++] = argv[i];
     int status = show_main(k, words);
     free(words);
-    return SHOW_STATUS + status;
+    return status;
+}
+
+/* Reads the words and does what they ask; the exit status. */
+static int run_words(request *rq, int nargs, char **args) {
+    switch (parse_args(nargs, args, rq)) {
+    case ARGS_EXIT_OK: return 0;
+    case ARGS_USAGE_ERROR: return 2;
+    case ARGS_PARSED: break;
+    }
+    if (rq->help) {
+        fa_cli_help(stdout, rq->command);
+        return 0;
+    }
+    if (rq->show_at) return run_show(rq, nargs, args);
+    char dir[4096], prefix[1024]; /* a default directory found below lives here while it runs */
+    int status = check_conflicts(rq);
+    if (status == 0) status = check_output_target(rq);
+    if (status == 0) choose_layout(rq);
+    if (status == 0 && !rq->analysis.dir)
+        status = find_default_dir(rq, dir, sizeof dir, prefix, sizeof prefix);
+    if (status != 0) return status;
+    progress_begin(rq);
+    status = run(rq);
+    progress_end(rq);
+    return status;
 }
 
 static int cli_main(int argc, char **argv, fa_command command) {
@@ -761,28 +795,10 @@ static int cli_main(int argc, char **argv, fa_command command) {
     signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
     rq.format = "text";
     rq.analysis.mismatch_cap = 10;
-    char **args = NULL, dir[4096], prefix[1024];
+    char **args = NULL;
     int nargs = 0;
     int status = expand_short_flags(argc, argv, &args, &nargs);
-    if (status == 0) status = parse_args(nargs, args, &rq);
-    if (status == 0 && rq.help) {
-        fa_cli_help(stdout, rq.command);
-        status = -1;
-    }
-    if (status == 0 && rq.show_at) status = run_show(&rq, nargs, args);
-    if (status == 0) status = check_conflicts(&rq);
-    if (status == 0) status = check_output_target(&rq);
-    if (status == 0) choose_layout(&rq);
-    if (status == 0 && !rq.analysis.dir)
-        status = find_default_dir(&rq, dir, sizeof dir, prefix, sizeof prefix);
-    if (status == 0) {
-        progress_begin(&rq);
-        status = run(&rq);
-        progress_end(&rq);
-    } else if (status < 0)
-        status = 0; /* --help, --version */
-    else if (status >= SHOW_STATUS)
-        status -= SHOW_STATUS;
+    if (status == 0) status = run_words(&rq, nargs, args);
     for (int i = 0; i < nargs; i++) free(args[i]);
     free(args);
     free(rq.ranks);

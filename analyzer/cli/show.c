@@ -47,13 +47,13 @@ static int show_file(const char *path, bool pretty, fa_file_buffer *file, fr_err
     int rc = -1;
     fv *root = NULL;
     if (!arena) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
     } else if (looks_like_json(buf, len)) {
         rc = json_read((const char *)buf, len, arena, &root, err);
         json_cut cut;
         if (rc != 0 && json_truncation_cut((const char *)buf, len, JSON_READ_MAX_DEPTH, &cut)) {
             free(cut.closers); /* show prints whole documents only: say why this is not one */
-            snprintf(err->msg, sizeof err->msg, "truncated JSON at byte %zu", len);
+            fr_fail(err, "truncated JSON at byte %zu", len);
         }
     } else {
         pr_options opts = { 0 };

@@ -62,7 +62,7 @@ static const char *kind_of(mode_t mode) {
 static int open_regular(const char *path, uint64_t max, struct stat *st, fr_error *err) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err->msg, sizeof err->msg, "%s", strerror(errno));
+        fr_fail(err, "%s", strerror(errno));
         return -1;
     }
     const char *why = NULL;
@@ -79,7 +79,7 @@ static int open_regular(const char *path, uint64_t max, struct stat *st, fr_erro
         why = size_msg;
     }
     if (why) {
-        snprintf(err->msg, sizeof err->msg, "%s", why);
+        fr_fail(err, "%s", why);
         close(fd);
         return -1;
     }
@@ -93,22 +93,20 @@ static long read_all(int fd, size_t want, uint64_t max, fa_file_buffer *buf, fr_
         if (n + 1 >= buf->cap || want > buf->cap) {
             size_t need = want > n + 2 ? want : n + 2;
             if (!grow(buf, need)) {
-                snprintf(err->msg, sizeof err->msg, "out of memory reading %zu bytes",
-                         want ? want - 1 : n);
+                fr_fail(err, "out of memory reading %zu bytes", want ? want - 1 : n);
                 return -1;
             }
         }
         ssize_t got = read(fd, buf->bytes + n, buf->cap - 1 - n);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) {
-            snprintf(err->msg, sizeof err->msg, "read error: %s", strerror(errno));
+            fr_fail(err, "read error: %s", strerror(errno));
             return -1;
         }
         if (got == 0) break;
         n += (size_t)got;
         if ((uint64_t)n > max) {
-            snprintf(err->msg, sizeof err->msg, "grew past %llu bytes while read; not a dump",
-                     (unsigned long long)max);
+            fr_fail(err, "grew past %llu bytes while read; not a dump", (unsigned long long)max);
             return -1;
         }
     }
@@ -122,7 +120,7 @@ long fa_read_whole_file(const char *path, fa_file_buffer *buf, fr_error *err) {
     if (fd < 0) return -1;
     long n = read_all(fd, st.st_size > 0 ? (size_t)st.st_size + 1 : 0, max, buf, err);
     close(fd);
-    if (n == 0) snprintf(err->msg, sizeof err->msg, "empty file");
+    if (n == 0) fr_fail(err, "empty file");
     if (n <= 0) return -1;
     buf->bytes[n] = '\0';
     return n;

@@ -16,6 +16,7 @@
 #include "dump_decoder.h"
 #include "load/file_read.h"
 #include "util/index.h"
+#include "util/xmalloc.h"
 #include "util/parallel.h"
 #include "load/dir_walk.h"
 #include "load/job_folders.h"
@@ -51,19 +52,17 @@ static char *infer_prefix(const fa_dir_list *c, fr_error *err) {
         }
     }
     if (tie) { /* name every candidate, in order, so that the user can pick one */
-        size_t at = (size_t)snprintf(err->msg, sizeof err->msg,
-                                     "cannot infer the file-name prefix: %llu files each "
-                                     "have",
-                                     (unsigned long long)best_count);
-        const char **tied = calloc(counts.cap + 1, sizeof *tied);
+        const char **tied = xcalloc(counts.cap + 1, sizeof *tied);
         size_t ntied = 0;
-        for (size_t k = 0; tied && k < counts.cap; k++)
+        for (size_t k = 0; k < counts.cap; k++)
             if (counts.keys[k] && counts.values[k] == best_count) tied[ntied++] = counts.keys[k];
-        if (tied) qsort(tied, ntied, sizeof *tied, compare_strings);
-        for (size_t k = 0; k < ntied && at < sizeof err->msg; k++)
-            at += (size_t)snprintf(err->msg + at, sizeof err->msg - at, "%s \"%s\"", k ? "," : "",
-                                   tied[k]);
-        if (at < sizeof err->msg) snprintf(err->msg + at, sizeof err->msg - at, "; give --prefix");
+        qsort(tied, ntied, sizeof *tied, compare_strings);
+        char names[sizeof err->msg] = ""; /* the message holds no more than this anyway */
+        for (size_t k = 0, at = 0; k < ntied && at < sizeof names; k++)
+            at +=
+                (size_t)snprintf(names + at, sizeof names - at, "%s \"%s\"", k ? "," : "", tied[k]);
+        fr_fail(err, "cannot infer the file-name prefix: %llu files each have%s; give --prefix",
+                (unsigned long long)best_count, names);
         free(tied);
         free(best);
         best = NULL;
@@ -180,25 +179,17 @@ static int compare_candidates(const void *a, const void *b) {
 }
 
 static void add_note(fa_input *in, const char *path, const char *msg) {
-    char **notes = realloc(in->notes, (in->nnotes + 1) * sizeof *notes);
-    if (!notes) return;
-    in->notes = notes;
-    size_t len = strlen(path) + strlen(msg) + 3;
-    char *s = malloc(len);
-    if (!s) return;
-    snprintf(s, len, "%s: %s", path, msg);
-    in->notes[in->nnotes++] = s;
+    in->notes = xrealloc(in->notes, (in->nnotes + 1) * sizeof *in->notes);
+    in->notes[in->nnotes++] = xasprintf("%s: %s", path, msg);
 }
 
 static void add_version(fa_input *in, const char *version) {
     size_t at = 0;
     while (at < in->nversions && strcmp(in->versions[at], version) < 0) at++;
     if (at < in->nversions && strcmp(in->versions[at], version) == 0) return;
-    char **v = realloc(in->versions, (in->nversions + 1) * sizeof *v);
-    if (!v) return;
-    in->versions = v;
+    char **v = in->versions = xrealloc(in->versions, (in->nversions + 1) * sizeof *v);
     memmove(v + at + 1, v + at, (in->nversions - at) * sizeof *v);
-    v[at] = strdup(version);
+    v[at] = xstrdup(version);
     in->nversions++;
 }
 
@@ -264,9 +255,7 @@ static size_t keep_prefixed(fa_dir_list *all, const char *chosen) {
 
 /* "name\x1fN": how many dumps list N members for group `name`. */
 static char *size_key(const fr_group_config *c) {
-    char *key = NULL;
-    if (asprintf(&key, "%s\x1f%u", c->name ? c->name : "", c->nranks) < 0) key = NULL;
-    return key;
+    return xasprintf("%s\x1f%u", c->name ? c->name : "", c->nranks);
 }
 
 /* A dump whose pg_config gives a group another member count than most dumps do (a group of
@@ -306,9 +295,7 @@ static void note_odd_group_sizes(fa_input *in) {
 
 static void take_walk_notes(fa_input *in, fa_dir_list *all) {
     for (size_t i = 0; i < all->nnotes; i++) {
-        char **notes = realloc(in->notes, (in->nnotes + 1) * sizeof *notes);
-        if (!notes) return;
-        in->notes = notes;
+        in->notes = xrealloc(in->notes, (in->nnotes + 1) * sizeof *in->notes);
         in->notes[in->nnotes++] = all->notes[i];
         all->notes[i] = NULL;
     }
@@ -318,11 +305,11 @@ static void take_walk_notes(fa_input *in, fa_dir_list *all) {
 static void not_a_directory(const char *dir, fr_error *err) {
     const char *slash = strrchr(dir, '/');
     int parent_len = slash ? (int)(slash - dir) : 1;
-    snprintf(err->msg, sizeof err->msg,
-             "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
-             "%.*s analyzes the job it belongs to",
-             dir, dir, slash && slash != dir ? parent_len : 1,
-             slash ? (slash == dir ? "/" : dir) : ".");
+    fr_fail(err,
+            "%s is a file, not a directory: frtrace show %s decodes that one dump; frtrace "
+            "%.*s analyzes the job it belongs to",
+            dir, dir, slash && slash != dir ? parent_len : 1,
+            slash ? (slash == dir ? "/" : dir) : ".");
 }
 
 int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *progress, fa_input *in,
@@ -333,12 +320,11 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
         if (errno == ENOTDIR)
             not_a_directory(dir, err);
         else
-            snprintf(err->msg, sizeof err->msg, "%s: cannot read directory: %s", dir,
-                     strerror(errno));
+            fr_fail(err, "%s: cannot read directory: %s", dir, strerror(errno));
         fa_dir_walk_free(&all, true);
         return -1;
     }
-    char *chosen = prefix ? strdup(prefix) : infer_prefix(&all, err);
+    char *chosen = prefix ? xstrdup(prefix) : infer_prefix(&all, err);
     size_t nall = all.n, kept = 0;
     if (chosen)
         kept = keep_prefixed(&all, chosen);
@@ -346,15 +332,15 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
         fa_dir_walk_free(&all, true);
     if (!chosen || kept == 0) {
         if (chosen || nall == 0) /* else infer_prefix said why */
-            snprintf(err->msg, sizeof err->msg, "%s: no dump files found (names like %s<rank>)",
-                     dir, prefix ? prefix : "PREFIX");
+            fr_fail(err, "%s: no dump files found (names like %s<rank>)", dir,
+                    prefix ? prefix : "PREFIX");
         free(chosen);
         fa_dir_walk_free(&all, false);
         return -1;
     }
     char *jobs_msg = fa_job_folders_message(all.v, kept, dir);
     if (jobs_msg) { /* a folder of runs: say so once, before decoding any of them */
-        snprintf(err->msg, sizeof err->msg, "%s", jobs_msg);
+        fr_fail(err, "%s", jobs_msg);
         free(jobs_msg);
         free(chosen);
         fa_dir_walk_free(&all, true);
@@ -364,13 +350,13 @@ int fa_load_dir(const char *dir, const char *prefix, int jobs, fa_progress *prog
     char **errors = calloc(kept, sizeof *errors);
     in->store = fa_store_new();
     if (!dumps || !errors || !in->store) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
         return -1;
     }
     fa_progress_files(progress, kept);
     fa_progress_stage(progress, FA_STAGE_READING);
     decode_all(all.v, kept, jobs, in->store, dumps, errors, progress);
-    in->dir = strdup(dir);
+    in->dir = xstrdup(dir);
     in->prefix = chosen;
     collect(in, all.v, kept, dumps, errors);
     note_odd_group_sizes(in);

@@ -24,15 +24,14 @@ static int transform_group(fa_input *in, const fa_rank_dump *rd, fr_group_config
                            int64_t first_rank, int64_t *scratch, fr_error *err) {
     for (uint32_t k = 0; k < g->nranks; k++) {
         if (__builtin_add_overflow(g->ranks[k], first_rank, &scratch[k])) {
-            snprintf(err->msg, sizeof err->msg,
-                     "%s: --transform-ft: default_pg rank %lld + %lld overflows", rd->path,
-                     (long long)g->ranks[k], (long long)first_rank);
+            fr_fail(err, "%s: --transform-ft: default_pg rank %lld + %lld overflows", rd->path,
+                    (long long)g->ranks[k], (long long)first_rank);
             return -1;
         }
     }
     const int64_t *stored = fa_store_ranks(in->store, scratch, g->nranks);
     if (!stored) {
-        snprintf(err->msg, sizeof err->msg, "out of memory while transforming the default groups");
+        fr_fail(err, "out of memory while transforming the default groups");
         return -1;
     }
     g->ranks = stored;
@@ -51,8 +50,7 @@ int fa_transform_ft(fa_input *in, int64_t group_world_size, fr_error *err) {
             if (!g->desc || strcmp(g->desc, "default_pg") != 0 || g->nranks == 0 || first_rank == 0)
                 continue;
             if (fa_grow((void **)&scratch, &cap, g->nranks, sizeof *scratch) != 0) {
-                snprintf(err->msg, sizeof err->msg,
-                         "out of memory while transforming the default groups");
+                fr_fail(err, "out of memory while transforming the default groups");
                 rc = -1;
                 break;
             }

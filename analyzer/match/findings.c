@@ -1,6 +1,6 @@
 /* findings.c — the findings list and the names of finding kinds (see findings.h). */
 #include "match/findings.h"
-#include "grow.h"
+#include "util/xmalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op) {
-    if (fr_grow((void **)&list->v, &list->cap, list->n + 1, sizeof *list->v, 16)) return NULL;
+    xgrow((void **)&list->v, &list->cap, list->n + 1, sizeof *list->v, 16);
     fa_finding *f = &list->v[list->n++];
     memset(f, 0, sizeof *f);
     f->kind = kind;
@@ -21,8 +21,7 @@ fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group,
 void fa_finding_set_detail(fa_finding *f, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0) text = NULL;
+    char *text = xvasprintf(fmt, ap);
     va_end(ap);
     free(f->detail);
     f->detail = text;

@@ -66,7 +66,7 @@ typedef struct fa_findings {
     size_t n, cap;
 } fa_findings;
 
-/* Appends a finding and returns it (ranks empty, detail NULL), or NULL when out of memory. */
+/* Appends a finding and returns it (ranks empty, detail NULL); never NULL (xmalloc.h). */
 fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group, long op);
 void fa_finding_set_detail(fa_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

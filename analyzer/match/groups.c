@@ -473,13 +473,13 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
             const fr_group_config *c = &d->groups[k];
             if (!config_usable(c)) continue; /* recorder dumps: rebuilt above; gloo's "" */
             if (builder_add(&b, c->name, c->desc, c->ranks, c->nranks) < 0) {
-                snprintf(err->msg, sizeof err->msg, "out of memory");
+                fr_fail(err, "out of memory");
                 return -1;
             }
         }
     }
     if (infer_groups(in, &b, &recorder_key, g) != 0) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        fr_fail(err, "out of memory");
         return -1;
     }
     /* remember, before sorting, which proto each (rank, name) refers to */

@@ -1175,15 +1175,14 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     m->in = in;
     fa_walk walk = { 0 };
     if (groups->n > FA_MAX_GROUPS) {
-        snprintf(err->msg, sizeof err->msg, "%zu process groups: more than %u cannot be matched",
-                 groups->n, FA_MAX_GROUPS);
+        fr_fail(err, "%zu process groups: more than %u cannot be matched", groups->n,
+                FA_MAX_GROUPS);
         return -1;
     }
     for (size_t g = 0; g < groups->n; g++)
         if (groups->v[g].nmembers > FA_MAX_MEMBERS) {
-            snprintf(err->msg, sizeof err->msg,
-                     "group %s has %u members: more than %u cannot be matched", groups->v[g].id,
-                     groups->v[g].nmembers, FA_MAX_MEMBERS);
+            fr_fail(err, "group %s has %u members: more than %u cannot be matched", groups->v[g].id,
+                    groups->v[g].nmembers, FA_MAX_MEMBERS);
             return -1;
         }
     int rc = alloc_views(in, groups, m);
@@ -1205,7 +1204,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) rc = check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
     fa_walk_free(&walk);
-    if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while matching");
+    if (rc) fr_fail(err, "out of memory while matching");
     return rc;
 }
 

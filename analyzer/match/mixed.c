@@ -1,5 +1,6 @@
 /* mixed.c — dumps of more than one job in one directory (see mixed.h). */
 #include "match/mixed.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,11 +83,9 @@ static char *by_time(const fa_input *in, fa_finding *f) {
     char *a = cluster_ranks(in, w, starts[0], starts[1]),
          *b = cluster_ranks(in, w, starts[1], starts[2]);
     double hours = (double)(w[starts[1]].from - end_first) / 3.6e12;
-    if (asprintf(&summary,
-                 "inconclusive: dumps of %zu jobs: ranks %s and %s%s recorded %.1f %s apart",
-                 clusters, a ? a : "?", b ? b : "?", clusters > 2 ? " and more" : "",
-                 hours >= 1 ? hours : hours * 60, hours >= 1 ? "h" : "min") < 0)
-        summary = NULL;
+    summary = xasprintf("inconclusive: dumps of %zu jobs: ranks %s and %s%s recorded %.1f %s apart",
+                        clusters, a ? a : "?", b ? b : "?", clusters > 2 ? " and more" : "",
+                        hours >= 1 ? hours : hours * 60, hours >= 1 ? "h" : "min");
     free(a);
     free(b);
 out:
@@ -127,10 +126,9 @@ static char *by_world_size(const fa_input *in, fa_finding *f) {
                           count[0], size[0], count[1], size[1],
                           other ? " (and some yet another count)" : "");
     char *summary = NULL;
-    if (asprintf(&summary,
-                 "inconclusive: dumps of more than one job: default groups of %u and of %u ranks",
-                 size[0], size[1]) < 0)
-        summary = NULL;
+    summary =
+        xasprintf("inconclusive: dumps of more than one job: default groups of %u and of %u ranks",
+                  size[0], size[1]);
     return summary;
 }
 
@@ -162,11 +160,10 @@ static char *by_membership(const fa_input *in, const fa_groups *g, fa_finding *f
         "leave %s out (first: group %s, %s); analyze each job's dumps on their own",
         outside.n > 1 ? "s" : "", who ? who : "?", outside.n > 1 ? "them" : "it", group, path);
     for (size_t i = 0; i < outside.n; i++) fa_ranks_add(&f->ranks, outside.v[i]);
-    if (asprintf(&summary,
-                 "inconclusive: dumps of more than one job: rank%s %s are not members of groups "
-                 "they recorded in",
-                 outside.n > 1 ? "s" : "", who ? who : "?") < 0)
-        summary = NULL;
+    summary =
+        xasprintf("inconclusive: dumps of more than one job: rank%s %s are not members of groups "
+                  "they recorded in",
+                  outside.n > 1 ? "s" : "", who ? who : "?");
     free(who);
     fa_ranks_free(&outside);
     return summary;
@@ -180,11 +177,9 @@ char *fa_mixed_jobs(const fa_input *in, const fa_groups *groups, fa_findings *fi
     if (summary) {
         fa_ranks_normalize(&probe.ranks);
         fa_finding *f = fa_findings_add(findings, FA_MIXED_JOBS, -1, -1);
-        if (f) {
-            f->ranks = probe.ranks;
-            f->detail = probe.detail;
-            return summary;
-        }
+        f->ranks = probe.ranks;
+        f->detail = probe.detail;
+        return summary;
     }
     fa_ranks_free(&probe.ranks);
     free(probe.detail);

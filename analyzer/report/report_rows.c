@@ -10,6 +10,7 @@
 
 #include "report/report.h"
 #include "report/table.h"
+#include "util/xmalloc.h"
 
 static void dtypes_text(const fr_strings *s, char *buf, size_t len) {
     size_t at = 0;
@@ -238,11 +239,9 @@ char *fa_report_wait_line(const fa_analysis *a, int level) {
     const char *s = l->ranks.n > 1 ? "s" : "";
     const char *each = !among ? "" : targets.n ? " and for one another" : "one another";
     if (who && whom) {
-        int rc = level == 0
-                     ? asprintf(&line, "rank%s %s: the root cause%s (see culprits)", s, who, s)
-                     : asprintf(&line, "rank%s %s wait%s for %s%s in %s", s, who,
-                                l->ranks.n > 1 ? "" : "s", whom, each, l->via ? l->via : "?");
-        if (rc < 0) line = NULL;
+        line = level == 0 ? xasprintf("rank%s %s: the root cause%s (see culprits)", s, who, s)
+                          : xasprintf("rank%s %s wait%s for %s%s in %s", s, who,
+                                      l->ranks.n > 1 ? "" : "s", whom, each, l->via ? l->via : "?");
     }
     free(who);
     free(whom);

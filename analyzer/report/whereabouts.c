@@ -189,7 +189,7 @@ int fa_where_group_ranks(const fa_input *in, const int64_t *sel, size_t nsel,
             }
             out->v[out->n++] = (fa_where_group){ { 0 }, d, t, fa_where_summary(in->store, t) };
         }
-        if (rc == 0 && fa_ranks_add(&out->v[at].ranks, in->ranks[i].rank) != 0) rc = -1;
+        if (rc == 0) fa_ranks_add(&out->v[at].ranks, in->ranks[i].rank);
     }
     free(key.v);
     fa_smap_free(&index);

@@ -1,15 +1,14 @@
 /* ranks.c — rank sets and their "0-7,9" text form (see ranks.h). */
 #include "util/ranks.h"
-#include "grow.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int fa_ranks_add(fa_ranks *set, int64_t rank) {
-    if (fr_grow((void **)&set->v, &set->cap, set->n + 1, sizeof *set->v, 8)) return -1;
+void fa_ranks_add(fa_ranks *set, int64_t rank) {
+    xgrow((void **)&set->v, &set->cap, set->n + 1, sizeof *set->v, 8);
     set->v[set->n++] = rank;
-    return 0;
 }
 
 static int compare_i64(const void *a, const void *b) {

@@ -17,7 +17,7 @@ typedef struct fa_ranks {
     size_t n, cap;
 } fa_ranks;
 
-int fa_ranks_add(fa_ranks *set, int64_t rank);            /* appends; 0 or -1 (out of memory) */
+void fa_ranks_add(fa_ranks *set, int64_t rank);           /* appends (xmalloc.h: never fails) */
 void fa_ranks_normalize(fa_ranks *set);                   /* sorts ascending, drops duplicates */
 int fa_ranks_contains(const fa_ranks *set, int64_t rank); /* on a normalized set */
 void fa_ranks_free(fa_ranks *set);

@@ -1372,7 +1372,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.g.to);
     free(d.g.op_of_node);
     free(d.comp);
-    if (rc) snprintf(err->msg, sizeof err->msg, "out of memory while deciding the verdict");
+    if (rc) fr_fail(err, "out of memory while deciding the verdict");
     return rc;
 }
 

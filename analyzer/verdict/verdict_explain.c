@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "util/xmalloc.h"
 
 /* The level-0 ranks of the wait chain: the hang's root causes and the verdict's culprits. */
 static bool is_root(const decider *d, size_t node) {
@@ -66,20 +67,18 @@ static void via_add(via_set *vs, const decider *d, size_t op) {
     for (size_t i = 0; i < vs->n; i++) {
         size_t len = strlen(desc);
         if (strncmp(vs->descs[i], desc, len) == 0 && vs->descs[i][len] == ' ') {
-            char *more = NULL;
             size_t ntypes = 1;
             for (const char *c = vs->descs[i] + len; *c; c++) ntypes += *c == '/';
             if (ntypes == 3 || strstr(vs->descs[i] + len, "/..."))
                 return; /* three types say enough */
-            if (asprintf(&more, "%s/%s", vs->descs[i], ntypes == 2 ? "..." : type) >= 0) {
-                free(vs->descs[i]);
-                vs->descs[i] = more;
-            }
+            char *more = xasprintf("%s/%s", vs->descs[i], ntypes == 2 ? "..." : type);
+            free(vs->descs[i]);
+            vs->descs[i] = more;
             return;
         }
     }
-    if (fr_grow((void **)&vs->descs, &vs->cap, vs->n + 1, sizeof *vs->descs, 8)) return;
-    if (asprintf(&vs->descs[vs->n], "%s %s", desc, type) >= 0) vs->n++;
+    xgrow((void **)&vs->descs, &vs->cap, vs->n + 1, sizeof *vs->descs, 8);
+    vs->descs[vs->n++] = xasprintf("%s %s", desc, type);
 }
 
 /* "A send/recv, B recv" (at most four groups, then "and N more"); frees the set. */
@@ -274,7 +273,6 @@ static void note_victims(decider *d, const chain *c) {
     const fa_wait_level *l = &d->v->levels[1];
     if (!l->ranks.n) return;
     fa_finding *x = fa_findings_add(d->findings, FA_LAGGING_RANKS, -1, -1);
-    if (!x) return;
     for (size_t i = 0; i < l->ranks.n; i++) fa_ranks_add(&x->ranks, l->ranks.v[i]);
     size_t cap = 2048, used = 0, shown = 0, total = 0, n = 0;
     char *where = calloc(cap, 1);

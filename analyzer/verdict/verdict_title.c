@@ -20,6 +20,7 @@
  * (fa_cause), never looked for in a finding's prose.
  */
 #include "verdict/verdict_title.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,7 +285,7 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     for (size_t k = 0; k < n; k++)
         for (size_t r = 0; r < c[k].ranks.n; r++) fa_ranks_add(&all, c[k].ranks.v[r]);
     fa_ranks_normalize(&all);
-    char *who = fa_ranks_format(all.v, all.n), part[CLAUSE + 220] = "", *text = NULL;
+    char *who = fa_ranks_format(all.v, all.n), part[CLAUSE + 220] = "";
     size_t first = 0; /* the first clause found from the entries, not an unreadable dump's */
     while (first < n && c[first].order != 0) first++;
     if (first == n) first = 0;
@@ -294,11 +295,9 @@ static char *all_ranks_first(const fa_title_input *in, const char *lead, const c
     /* nobody to name first (a stuck collective), or the first clause names them all ("ranks
      * 9,14: ranks 9,14 ..."): no rank list before it */
     bool bare = !all.n || (n && c[first].ranks.n == all.n);
-    if (bare ? asprintf(&text, "%s: %s%s%s", lead, part, more, suffix) < 0
-             : asprintf(&text, "%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "", who ? who : "?",
-                        part, more, suffix) < 0) {
-        text = NULL;
-    }
+    char *text = bare ? xasprintf("%s: %s%s%s", lead, part, more, suffix)
+                      : xasprintf("%s: rank%s %s: %s%s%s", lead, all.n > 1 ? "s" : "",
+                                  who ? who : "?", part, more, suffix);
     (void)in;
     free(who);
     fa_ranks_free(&all);
