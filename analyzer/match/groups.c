@@ -293,7 +293,8 @@ static bool described(const fa_dump *d, const char *name) {
  * the highest (ranks are dense from 0). The default group's members when pg_config lacks it.
  * A group of n ranks needs a job of n ranks at least: gloo's pg_config key "" lists some group's
  * group-local ranks, so where the dumps of ranks 0, 2 and 3 are missing (aborted by a peer's
- * mismatch) rank 1's "[0, 1, 2, 3]" still says that they were there. */
+ * mismatch) rank 1's "[0, 1, 2, 3]" still says that they were there. A recorder communicator of
+ * n ranks says the same of ranks 0..n-1. */
 static int64_t job_top(const fa_input *in) {
     int64_t top = -1;
     for (size_t r = 0; r < in->nranks; r++) {
@@ -301,6 +302,9 @@ static int64_t job_top(const fa_input *in) {
         if (in->ranks[r].rank > top) top = in->ranks[r].rank;
         for (uint32_t k = 0; k < d->ngroups; k++)
             if ((int64_t)d->groups[k].nranks - 1 > top) top = (int64_t)d->groups[k].nranks - 1;
+        /* a recorder communicator of n ranks: the job has ranks 0..n-1 (global ranks are dense) */
+        for (uint32_t c = 0; c < d->ncomms; c++)
+            if (d->comms[c].comm_size - 1 > top) top = d->comms[c].comm_size - 1;
     }
     for (size_t r = 0; r < in->nrejected; r++)
         if (in->rejected[r].rank > top) top = in->rejected[r].rank;

@@ -859,6 +859,25 @@ static void a_send_to_the_wrong_peer_names_the_sender(void **state) {
     done(&j);
 }
 
+/* A SIGKILL'd rank left no dump, and the one dump there is has every group to itself but for a
+ * recorder communicator of two: the job has a rank 1 (global ranks are dense), which fills the
+ * slot and is the culprit; never "ok" with one rank of one. */
+static void a_communicator_says_how_large_the_job_is(void **state) {
+    job j;
+    job_init(&j, 2);
+    j.group_ranks[0] = "[]";
+    group(&j, "5", "tp", "[]");
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    j.skip[1] = 1;
+    snprintf(j.frtrace[0], sizeof j.frtrace[0],
+             "{\"comms\": {\"5\": {\"comm_rank\": 0, \"comm_size\": 2, \"parent\": null, "
+             "\"color\": 0, \"nccl_hash\": \"0x5\", \"state\": \"live\"}}, "
+             "\"global_rank\": 0, \"trigger\": \"timeout\", \"version\": \"1\"}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -893,6 +912,7 @@ int main(void) {
         cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
+        cmocka_unit_test(a_communicator_says_how_large_the_job_is),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
