@@ -54,7 +54,7 @@ enum {
 #define REC_STATUS_ID(s)     ((s) >> 8)
 #define REC_STATUS_STATE(s)  ((unsigned)((s)&0xfu))
 
-/* The immutable part of an entry: written once by the producer. 88 bytes = 11 words. */
+/* The immutable part of an entry: written once by the producer. 96 bytes = 12 words. */
 typedef struct rec_call {
     uint64_t record_id;
     int64_t time_created_ns; /* CLOCK_REALTIME, ns */
@@ -70,6 +70,8 @@ typedef struct rec_call {
     uint32_t tid;
     char thread_name[12]; /* first bytes of the caller's thread name */
 } rec_call;
+_Static_assert(sizeof(rec_call) == 96,
+               "rec_call is 96 bytes = 12 words: a slot stores it as words");
 
 #define REC_CALL_WORDS ((sizeof(rec_call) + 7) / 8)
 

@@ -6,7 +6,7 @@
  * frames it has. Those values repeat across entries and ranks (a job has a few hundred distinct
  * shape lists, a handful of dtype lists, one default-group rank list that every file repeats),
  * so the store interns each distinct value once for the whole job, and then each distinct
- * combination of them (fa_traits); an entry keeps the combination's 32-bit id: fa_entry is 32
+ * combination of them (fa_traits); an entry keeps the combination's 32-bit id: fa_entry is 8
  * bytes, and the fr_dump is freed as soon as it has been compacted.
  *
  * Interning is thread-safe: load workers compact their dumps in parallel. The shared tables sit
@@ -148,6 +148,10 @@ typedef struct fa_dump {
     fa_thread *threads;
     int64_t caller_tid; /* the thread that made its newest call (thread_id), -1 unknown */
 } fa_dump;
+_Static_assert(sizeof *((fa_dump *)0)->created_us + sizeof *((fa_dump *)0)->created_ns +
+                       sizeof *((fa_dump *)0)->completed_us ==
+                   10,
+               "an entry's times are 10 bytes: the memory budget counts on it");
 
 typedef struct fa_frames {
     uint32_t n;

@@ -42,6 +42,9 @@ typedef struct fa_readiness {
     uint32_t *entry_call; /* per entry of every rank: its call, FA_NO_CALL none */
     int64_t *next_ready;  /* per call: when its rank was free for its next call (ns), 0 unknown */
 } fa_readiness;
+_Static_assert(sizeof *((fa_readiness *)0)->entry_call == 4 &&
+                   sizeof *((fa_readiness *)0)->next_ready == 8,
+               "readiness costs 4 bytes an entry and 8 a call: the memory budget counts on it");
 
 /* 0, or -1 when out of memory (rd is then empty). Builds nothing (rd empty, every ready time
  * unknown) when no dump comes from a backend whose calls block. An op that a member left more

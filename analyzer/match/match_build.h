@@ -1,0 +1,52 @@
+/* match_build.h — what the steps of fa_match_build (match.c) share: the comparison of entries
+ * (match_compare.c), the pairing of send/recv records into ops (match_p2p.c, its builder), and
+ * the agreement checks (match_check.c). Internal to match*.c; nothing else includes it.
+ */
+#ifndef FRTRACE_MATCH_BUILD_H
+#define FRTRACE_MATCH_BUILD_H
+
+#include "match/match.h"
+#include "match/match_walk.h"
+
+typedef fa_p2p_rec p2p_rec;
+
+/* What pairing the send/recv records needs: the walk's records and room to append ops, calls
+ * and entry refs. */
+typedef struct builder {
+    const fa_input *in;
+    const fa_groups *groups;
+    fa_match *m;
+    size_t calls_cap, ops_cap;
+    p2p_rec *p2p;
+    size_t np2p;
+    int64_t *p2p_issued; /* per view: the highest p2p_seq_id among the member's send/recv */
+} builder;
+
+static inline fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {
+    return &m->views[m->view_at[group] + member];
+}
+
+/* match_compare.c */
+bool fa_mb_is_all_to_all(const char *t);
+bool fa_mb_has_tensor(const fr_shapes *s);
+/* A call's own consistency, independent of other ranks: all_reduce keeps its size,
+ * all_gather multiplies by the group size, reduce_scatter divides by it, in and out dtypes
+ * agree. Returns the kind of problem or FA_FULLY_MATCHED. */
+fa_match_state fa_mb_check_intrinsic(const fr_entry *self, const fr_entry *other, uint32_t flags,
+                                     int64_t group_size, char *why, size_t whylen);
+bool fa_mb_own_dtypes_disagree(const fr_entry *e, uint32_t flags);
+/* Whether a send and a recv (a, b) pair up: peers, sizes and dtypes. */
+fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b,
+                               const fr_entry *eb);
+
+/* match_p2p.c: orders the send/recv records and pairs them into ops whose calls follow the
+ * collective ones. -1 when out of memory. */
+int fa_mb_pair_p2p(builder *b);
+
+/* match_check.c: sorts each op's calls by member, screens every op on all cores and reports
+ * on the ones that are not clean, in op order (at most `cap` findings per group). -1 when out of
+ * memory. */
+int fa_mb_check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk,
+                    int cap, int jobs, fa_findings *findings);
+
+#endif

@@ -1,0 +1,536 @@
+/* match_check.c — the agreement checks (step 4 of match.c): all cores sort each op's calls by
+ * member and screen it; one thread then reports on the ones that are not clean, in op order
+ * (check_all): the minority whose type, size or dtype differs, a call inconsistent in itself,
+ * all_to_all totals that differ, a send/recv pair that disagrees. An op whose calls are all one
+ * entry with the same interned values (fa_walk.uniform) is screened by its first call alone.
+ */
+#include "match/match_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parallel.h"
+
+static int compare_members(const void *x, const void *y) {
+    const fa_call *a = x, *b = y;
+    return (a->member > b->member) - (a->member < b->member);
+}
+
+/* An op's calls by member. Ranks are walked in order and a send precedes its recv, so members
+ * mostly arrive sorted: only an op whose calls are not gets sorted. (The screening workers sort
+ * each op they take, just before screening it.) */
+static void sort_op_calls(fa_match *m, size_t o) {
+    fa_call *v = m->calls + m->ops[o].first_call;
+    for (uint32_t i = 1; i < m->ops[o].ncalls; i++) {
+        if (v[i - 1].member <= v[i].member) continue;
+        qsort(v, m->ops[o].ncalls, sizeof *v, compare_members);
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- agreement checks -- */
+
+typedef struct checker {
+    const fa_input *in;
+    const fa_groups *groups;
+    fa_match *m;
+    fa_findings *findings;
+    int cap;
+    size_t *listed_per_group;
+    uint64_t *sig; /* per call of the op being checked */
+    bool *odd;     /* per call: named by this check */
+    uint8_t
+        *kind; /* per call: its own problem, 0 none, 1 sizes, 2 dtypes (check_intrinsic_calls) */
+} checker;
+
+enum { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
+
+static bool shapes_have_tensor(const fa_store *store, uint32_t id) {
+    return fa_mb_has_tensor(fa_store_shapes(store, id));
+}
+
+/* What a call's members must agree on, as a hash. Shapes, dtype sets and types are interned in
+ * the store, so their ids (dtype lists: their set key) stand for their contents. */
+static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
+    const fa_store *store = k->in->store;
+    uint64_t h = 0x5151;
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
+        const fa_traits *e = fa_entry_traits(store, fa_call_entry(k->m, k->in, c, i));
+        const fa_opinfo *n = fa_store_op(store, e->name);
+        if (what == SIG_TYPE) {
+            h = fa_key2(h, (uint64_t)(uintptr_t)n->type);
+        } else if (n->flags & FA_OP_END_MARKER) {
+            continue;
+        } else if (what == SIG_SIZE) {
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_SCATTER)))
+                h = fa_key2(fa_key2(h, 1), e->in_sizes);
+            if (!(n->flags & (FA_OP_ALL_TO_ALL | FA_OP_GATHER)))
+                h = fa_key2(fa_key2(h, 2), e->out_sizes);
+        } else {
+            if (!(n->flags & (FA_OP_SCATTER | FA_OP_BROADCAST)) &&
+                shapes_have_tensor(store, e->in_sizes))
+                h = fa_key2(fa_key2(h, 3), fa_store_strings_set(store, e->in_dtypes));
+            if (!(n->flags & FA_OP_GATHER) && shapes_have_tensor(store, e->out_sizes))
+                h = fa_key2(fa_key2(h, 4), fa_store_strings_set(store, e->out_dtypes));
+        }
+    }
+    return h;
+}
+
+/* Marks in k->odd the calls outside the majority class of k->sig. Without a strict majority
+ * class (two members, or a tie) every call is on a minority side. Returns the majority class
+ * representative call index, or -1 when all calls agree. */
+static long mark_minority(checker *k, uint32_t ncalls) {
+    uint32_t same = 1;
+    while (same < ncalls && k->sig[same] == k->sig[0]) same++;
+    if (same >= ncalls) return -1; /* the common case: everyone agrees, no counting needed */
+    fa_imap counts = { 0 };
+    uint64_t best = 0, best_n = 0, second_n = 0;
+    for (uint32_t i = 0; i < ncalls; i++) {
+        uint64_t n = 0;
+        fa_imap_get(&counts, k->sig[i], &n);
+        fa_imap_put(&counts, k->sig[i], ++n);
+    }
+    for (uint32_t i = 0; i < ncalls; i++) {
+        uint64_t n = 0;
+        fa_imap_get(&counts, k->sig[i], &n);
+        if (n > best_n) {
+            if (k->sig[i] != best) second_n = best_n;
+            best_n = n;
+            best = k->sig[i];
+        } else if (k->sig[i] != best && n > second_n) {
+            second_n = n;
+        }
+    }
+    fa_imap_free(&counts);
+    if (best_n == ncalls) return -1;
+    bool majority = best_n > second_n && best_n >= 2 && ncalls > 2;
+    long rep = -1;
+    for (uint32_t i = 0; i < ncalls; i++) {
+        bool in_best = k->sig[i] == best;
+        k->odd[i] = !majority || !in_best;
+        if (in_best && rep < 0) rep = i;
+    }
+    return majority ? rep : -1;
+}
+
+static void collect_ranks(const checker *k, const fa_op *op, bool odd, fa_ranks *out) {
+    const fa_group *g = &k->groups->v[op->group];
+    for (uint32_t i = 0; i < op->ncalls; i++)
+        if (k->odd[i] == odd) fa_ranks_add(out, g->members[k->m->calls[op->first_call + i].member]);
+    fa_ranks_normalize(out);
+}
+
+static fa_finding *add_mismatch(checker *k, size_t op_index, fa_finding_kind kind) {
+    fa_op *op = &k->m->ops[op_index];
+    fa_finding *f = fa_findings_add(k->findings, kind, (long)op->group, (long)op_index);
+    if (!f) return NULL;
+    op->mismatch = true;
+    f->listed = k->listed_per_group[op->group]++ < (size_t)k->cap;
+    collect_ranks(k, op, true, &f->ranks);
+    collect_ranks(k, op, false, &f->others);
+    for (uint32_t i = 0; i < op->ncalls; i++)
+        if (k->odd[i]) k->m->calls[op->first_call + i].in_minority = true;
+    return f;
+}
+
+static const char *call_types(const checker *k, const fa_call *c, char *buf, size_t len) {
+    size_t at = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c) && at + 2 < len; i++)
+        at += (size_t)snprintf(
+            buf + at, len - at, "%s%s", i ? "+" : "",
+            fa_store_op(k->in->store,
+                        fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i))->name)
+                ->type);
+    return buf;
+}
+
+/* "Float" when input and output agree (as they do but for casts), else "Float -> BFloat16". */
+static void dtypes_pair(const fr_entry *e, char *buf, size_t len) {
+    const char *in = e->input_dtypes.count ? e->input_dtypes.items[0] : "-",
+               *out = e->output_dtypes.count ? e->output_dtypes.items[0] : "-";
+    if (strcmp(in, out) == 0)
+        snprintf(buf, len, "%s", in);
+    else
+        snprintf(buf, len, "%s -> %s", in, out);
+}
+
+static void describe_pair(const checker *k, const fa_op *op, long odd_call, long rep_call,
+                          fa_finding *f, int what) {
+    char a[300], b[300], ra[200], rb[200];
+    const fa_call *x = &k->m->calls[op->first_call + odd_call];
+    const fa_call *y = rep_call >= 0 ? &k->m->calls[op->first_call + rep_call] : NULL;
+    char *odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n),
+         *other_ranks = fa_ranks_format(f->others.v, f->others.n);
+    fr_entry ex_full, ey_full;
+    fa_call_expand(k->m, k->in, x, 0, &ex_full);
+    if (y) fa_call_expand(k->m, k->in, y, 0, &ey_full);
+    const fr_entry *ex = &ex_full, *ey = y ? &ey_full : NULL;
+    if (what == SIG_TYPE) {
+        call_types(k, x, a, sizeof a);
+        if (y) call_types(k, y, b, sizeof b);
+        if (y) {
+            fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s",
+                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a,
+                                  f->others.n > 1 ? "s" : "", other_ranks, b);
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        } else
+            fa_finding_set_detail(
+                f, "ranks %s disagree on the collective's type (rank %lld issued %s)", odd_ranks,
+                (long long)k->groups->v[op->group].members[x->member], a);
+    } else if (what == SIG_SIZE) {
+        fa_shapes_text(&ex->input_sizes, a, sizeof a);
+        fa_shapes_text(&ex->output_sizes, ra, sizeof ra);
+        if (ey) {
+            fa_shapes_text(&ey->input_sizes, b, sizeof b);
+            fa_shapes_text(&ey->output_sizes, rb, sizeof rb);
+            fa_finding_set_detail(f, "rank%s %s: sizes %s -> %s; rank%s %s: %s -> %s",
+                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a, ra,
+                                  f->others.n > 1 ? "s" : "", other_ranks, b, rb);
+        } else {
+            fa_finding_set_detail(f, "ranks %s disagree on sizes (rank %lld: %s -> %s)", odd_ranks,
+                                  (long long)k->groups->v[op->group].members[x->member], a, ra);
+        }
+    } else {
+        dtypes_pair(ex, a, sizeof a);
+        if (ey) dtypes_pair(ey, b, sizeof b);
+        fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
+                              odd_ranks, f->ranks.n > 1 ? "" : "s", a, ey ? "; rank" : "",
+                              ey && f->others.n > 1 ? "s "
+                              : ey                  ? " "
+                                                    : "",
+                              ey ? other_ranks : "",
+                              ey ? (f->others.n > 1 ? " use " : " uses ") : "", ey ? b : "");
+        if (ey) {
+            f->odd_what = strdup(a);
+            f->usual_what = strdup(b);
+        }
+    }
+    free(odd_ranks);
+    free(other_ranks);
+}
+
+/* Whether an entry may be inconsistent in itself, from interned ids alone (equal ids are equal
+ * contents, dtype lists compare as sets through their set keys): the common, consistent case
+ * costs no string or shape comparison. */
+static bool may_be_inconsistent(const fa_store *store, const fa_traits *e, uint32_t flags,
+                                int64_t group_size) {
+    if ((flags & FA_OP_ALL_REDUCE) && e->in_sizes != e->out_sizes) return true;
+    if ((flags & FA_OP_ALL_GATHER) &&
+        fa_store_numel(store, e->out_sizes) != fa_store_numel(store, e->in_sizes) * group_size)
+        return true;
+    if ((flags & FA_OP_REDUCE_SCATTER) &&
+        fa_store_numel(store, e->in_sizes) != fa_store_numel(store, e->out_sizes) * group_size)
+        return true;
+    return !(flags & (FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST)) &&
+           fa_store_strings_set(store, e->in_dtypes) != fa_store_strings_set(store, e->out_dtypes);
+}
+
+/* One call's own consistency (all_reduce in==out, all_gather/reduce_scatter numel, in/out dtype).
+ */
+static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int64_t group_size,
+                                         char *why, size_t len) {
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
+        const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
+        const fa_opinfo *n = fa_store_op(k->in->store, x->name);
+        if (!n->parsed || !may_be_inconsistent(k->in->store, x, n->flags, group_size)) continue;
+        fr_entry full, *e = &full;
+        fa_call_expand(k->m, k->in, c, i, &full);
+        if (fa_mb_check_intrinsic(e, e, n->flags, group_size, why, len) != FA_FULLY_MATCHED)
+            return FA_SIZE_MISMATCH;
+        if (fa_mb_own_dtypes_disagree(e, n->flags)) {
+            snprintf(why, len, "input dtype %s but output dtype %s", e->input_dtypes.items[0],
+                     e->output_dtypes.items[0]);
+            return FA_DTYPE_MISMATCH;
+        }
+    }
+    return FA_MISSING_RANKS; /* = no problem */
+}
+
+/* Each call's own problem is found once (it does not depend on the pass); the size problems
+ * are reported first, then the dtype ones, each with the first offending call's reason. */
+static void check_intrinsic_calls(checker *k, size_t op_index) {
+    fa_op *op = &k->m->ops[op_index];
+    const fa_group *g = &k->groups->v[op->group];
+    char why[300] = "", first_why[2][300] = { "", "" };
+    size_t bad[2] = { 0, 0 };
+    for (uint32_t i = 0; i < op->ncalls; i++) {
+        fa_finding_kind kind =
+            intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
+        k->kind[i] = (uint8_t)(kind == FA_SIZE_MISMATCH ? 1 : kind == FA_DTYPE_MISMATCH ? 2 : 0);
+        if (k->kind[i] && bad[k->kind[i] - 1]++ == 0)
+            memcpy(first_why[k->kind[i] - 1], why, sizeof why);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (!bad[pass]) continue;
+        for (uint32_t i = 0; i < op->ncalls; i++) k->odd[i] = k->kind[i] == pass + 1;
+        fa_finding *f = add_mismatch(k, op_index, pass ? FA_DTYPE_MISMATCH : FA_SIZE_MISMATCH);
+        if (!f) return;
+        char *who = fa_ranks_format(f->ranks.v, f->ranks.n);
+        fa_finding_set_detail(f, "rank%s %s: %s", f->ranks.n > 1 ? "s" : "", who, first_why[pass]);
+        free(who);
+    }
+}
+
+/* An all_to_all whose members send more or fewer elements in total than they receive. */
+static bool all_to_all_totals_differ(const checker *k, const fa_op *op, int64_t *in_total,
+                                     int64_t *out_total) {
+    const fa_group *g = &k->groups->v[op->group];
+    *in_total = *out_total = 0;
+    if (!fa_mb_is_all_to_all(fa_op_type(k->m, op)) || op->ncalls != g->nmembers)
+        return false; /* totals need every member */
+    for (uint32_t i = 0; i < op->ncalls; i++) {
+        const fa_call *c = &k->m->calls[op->first_call + i];
+        for (uint32_t j = 0; j < fa_call_nentries(k->m, c); j++) {
+            const fa_traits *e = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, j));
+            *in_total += fa_store_numel(k->in->store, e->in_sizes);
+            *out_total += fa_store_numel(k->in->store, e->out_sizes);
+        }
+    }
+    return *in_total != *out_total;
+}
+
+static void check_all_to_all_totals(checker *k, size_t op_index) {
+    fa_op *op = &k->m->ops[op_index];
+    int64_t in_total, out_total;
+    if (!all_to_all_totals_differ(k, op, &in_total, &out_total)) return;
+    for (uint32_t i = 0; i < op->ncalls; i++) k->odd[i] = true;
+    fa_finding *f = add_mismatch(k, op_index, FA_ALLTOALL_SIZE_MISMATCH);
+    if (f)
+        fa_finding_set_detail(f,
+                              "the members send %lld elements in total but receive %lld; the dumps "
+                              "do not say whose split is wrong",
+                              (long long)in_total, (long long)out_total);
+}
+
+static void set_representative(checker *k, fa_op *op, long rep_call) {
+    op->rep_call = op->first_call + (uint32_t)(rep_call >= 0 ? rep_call : 0);
+}
+
+/* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
+static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea,
+                             const fa_entry *b, const fr_entry *eb) {
+    const fa_opinfo *ia = fa_store_op(store, fa_entry_traits(store, a)->name),
+                    *ib = fa_store_op(store, fa_entry_traits(store, b)->name);
+    if (!ia->parsed || !ib->parsed) return false;
+    fa_opname na = {
+        .is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst
+    };
+    fa_opname nb = {
+        .is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst
+    };
+    if (!na.is_send && !na.is_recv) return fa_match_entries(ea, eb, 2, NULL, 0) == FA_FULLY_MATCHED;
+    return fa_mb_match_p2p(&na, ea, &nb, eb) == FA_FULLY_MATCHED;
+}
+
+/* The common case of p2p_pair_matches from interned ids alone: a parsed send and recv that name
+ * compatible peers, the send's input sizes the very shape list the recv expects. False means
+ * "not sure" (p2p_pair_matches decides). */
+static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, const fa_entry *eb) {
+    const fa_traits *a = fa_entry_traits(store, ea), *b = fa_entry_traits(store, eb);
+    const fa_opinfo *ia = fa_store_op(store, a->name), *ib = fa_store_op(store, b->name);
+    if (!ia->parsed || !ib->parsed || !(ia->is_send || ia->is_recv) ||
+        !(ib->is_send || ib->is_recv) || ia->is_send == ib->is_send)
+        return false;
+    if (!(ia->src < 0 || ib->src < 0 || ia->src == ib->src) ||
+        !(ia->dst < 0 || ib->dst < 0 || ia->dst == ib->dst))
+        return false;
+    const fa_traits *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
+    uint32_t got =
+        fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
+    return send->in_sizes == got;
+}
+
+static void check_op(checker *k, size_t op_index) {
+    fa_op *op = &k->m->ops[op_index];
+    if (op->ncalls == 0) return;
+    set_representative(k, op, 0);
+    if (op->is_p2p) {
+        const fa_call *a = &k->m->calls[op->first_call], *b = a + 1;
+        /* a pair both sides completed did transfer: their records disagreeing says the pairing
+         * of a window's edge is off (an older dump, a ring that started later), not the job */
+        if (op->ncalls == 2 &&
+            !(a->state == FR_STATE_COMPLETED && b->state == FR_STATE_COMPLETED)) {
+            fr_entry ea, eb;
+            fa_call_expand(k->m, k->in, a, 0, &ea);
+            fa_call_expand(k->m, k->in, b, 0, &eb);
+            if (!p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
+                                  fa_call_entry(k->m, k->in, b, 0), &eb)) {
+                k->odd[0] = k->odd[1] = true;
+                fa_finding *f = add_mismatch(k, op_index, FA_SIZE_MISMATCH);
+                char x[200], y[200];
+                fa_shapes_text(&ea.input_sizes, x, sizeof x);
+                fa_shapes_text(&eb.output_sizes, y, sizeof y);
+                if (f)
+                    fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s",
+                                          (long long)op->src, (long long)op->dst, x, y);
+            }
+        }
+        return;
+    }
+    static const int dims[] = { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
+    static const fa_finding_kind kinds[] = { FA_TYPE_MISMATCH, FA_SIZE_MISMATCH,
+                                             FA_DTYPE_MISMATCH };
+    for (int d = 0; d < 3; d++) {
+        for (uint32_t i = 0; i < op->ncalls; i++)
+            k->sig[i] = call_signature(k, &k->m->calls[op->first_call + i], dims[d]);
+        long rep = mark_minority(k, op->ncalls);
+        bool disagree = false;
+        for (uint32_t i = 0; i < op->ncalls && rep < 0; i++) disagree |= k->sig[i] != k->sig[0];
+        if (rep < 0 && !disagree) continue;
+        if (rep >= 0) set_representative(k, op, rep);
+        long odd_call = -1;
+        for (uint32_t i = 0; i < op->ncalls; i++)
+            if (k->odd[i] && (odd_call < 0 || (rep < 0 && (long)i != 0)))
+                odd_call = odd_call < 0 ? (long)i : odd_call;
+        fa_finding *f = add_mismatch(k, op_index, kinds[d]);
+        if (f)
+            describe_pair(k, op, odd_call, rep >= 0 ? rep : (op->ncalls > 1 ? 1 : -1), f, dims[d]);
+        if (dims[d] == SIG_TYPE) return; /* sizes of different collectives do not compare */
+    }
+    if (!op->mismatch) check_intrinsic_calls(k, op_index);
+    if (!op->mismatch) check_all_to_all_totals(k, op_index);
+}
+
+/* Whether check_op would find nothing wrong with op_index: every call agrees on type, sizes and
+ * dtypes, none is inconsistent in itself, all_to_all totals add up (collectives), the pair
+ * matches (send/recv). Sets the op's representative as check_op does; reads everything else.
+ * `uniform` (fa_walk.uniform): every call is one entry with the same interned values, so the
+ * signatures agree and every call's own consistency is the first call's. */
+static bool op_is_clean(checker *k, size_t op_index, bool uniform) {
+    fa_op *op = &k->m->ops[op_index];
+    if (op->ncalls == 0) return true;
+    set_representative(k, op, 0);
+    if (op->is_p2p) {
+        if (op->ncalls != 2) return true;
+        const fa_call *a = &k->m->calls[op->first_call], *b = &k->m->calls[op->first_call + 1];
+        if (p2p_pair_surely_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0),
+                                    fa_call_entry(k->m, k->in, b, 0)))
+            return true;
+        fr_entry ea, eb;
+        fa_call_expand(k->m, k->in, a, 0, &ea);
+        fa_call_expand(k->m, k->in, b, 0, &eb);
+        return p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
+                                fa_call_entry(k->m, k->in, b, 0), &eb);
+    }
+    static const int dims[] = { SIG_TYPE, SIG_SIZE, SIG_DTYPE };
+    for (int d = 0; d < 3 && !uniform; d++) {
+        uint64_t first = call_signature(k, &k->m->calls[op->first_call], dims[d]);
+        for (uint32_t i = 1; i < op->ncalls; i++)
+            if (call_signature(k, &k->m->calls[op->first_call + i], dims[d]) != first) return false;
+    }
+    char why[300];
+    uint32_t nmembers = k->groups->v[op->group].nmembers;
+    for (uint32_t i = 0; i < (uniform ? 1 : op->ncalls); i++)
+        if (intrinsic_problem(k, &k->m->calls[op->first_call + i], nmembers, why, sizeof why) !=
+            FA_MISSING_RANKS)
+            return false;
+    /* op->type is the first entry's type, whose flags the store parsed once */
+    const fa_traits *first =
+        fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, &k->m->calls[op->first_call], 0));
+    if (!(fa_store_op(k->in->store, first->name)->flags & FA_OP_ALL_TO_ALL)) return true;
+    int64_t in_total, out_total;
+    return !all_to_all_totals_differ(k, op, &in_total, &out_total);
+}
+
+/* The agreement checks are split in two so that the costly part runs on every core: workers
+ * screen ops (op_is_clean, a chunk of ops at a time from a shared counter, each op's flag written
+ * by the one worker that took it), then one thread runs check_op on the ops that are not clean,
+ * in op order, so findings come out in the same order whatever the scheduling. A healthy job's
+ * ops are all clean. An op a worker could not screen (out of memory) simply stays unscreened. */
+typedef struct screen_job {
+    const fa_input *in;
+    const fa_groups *groups;
+    fa_match *m;
+    const uint8_t *uniform; /* per collective op (fa_walk.uniform) */
+    size_t nuniform;
+    uint8_t *flags;      /* per op: SCREEN_* */
+    uint32_t widest[64]; /* per worker: the most calls it saw in one op */
+} screen_job;
+
+enum { SCREEN_CHUNK = 1024 };
+enum { SCREEN_CLEAN = 1, SCREEN_UNMATCHED = 2 /* a p2p_unmatched finding to record */ };
+
+static void screen_range(void *arg, unsigned worker, size_t lo, size_t hi) {
+    screen_job *job = arg;
+    checker k = { job->in, job->groups, job->m, NULL, 0, NULL, NULL, NULL, NULL };
+    uint32_t widest = job->widest[worker];
+    for (size_t i = lo; i < hi; i++) {
+        const fa_op *op = &job->m->ops[i];
+        sort_op_calls(job->m, i); /* before anything reads the op's calls in member order */
+        uint8_t f = op_is_clean(&k, i, i < job->nuniform && job->uniform[i]) ? SCREEN_CLEAN : 0;
+        if (op->unmatched && op->ncalls &&
+            job->m->calls[op->first_call].state != FR_STATE_COMPLETED)
+            f |= SCREEN_UNMATCHED;
+        job->flags[i] = f;
+        if (op->ncalls > widest) widest = op->ncalls;
+    }
+    job->widest[worker] = widest;
+}
+
+/* Screens every op (flags[op]: SCREEN_*); returns the most calls of one op (at least 1). */
+static uint32_t screen_ops(const fa_input *in, const fa_groups *groups, fa_match *m,
+                           const fa_walk *walk, int jobs, uint8_t *flags) {
+    screen_job job = { in, groups, m, walk->uniform, walk->nuniform, flags, { 0 } };
+    unsigned nw = fa_worker_count(jobs);
+    fa_parallel_for(m->nops, SCREEN_CHUNK, nw, screen_range, &job);
+    uint32_t widest = 1;
+    for (unsigned t = 0; t < nw; t++)
+        if (job.widest[t] > widest) widest = job.widest[t];
+    return widest;
+}
+
+int fa_mb_check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk,
+                    int cap, int jobs, fa_findings *findings) {
+    uint8_t *flags = calloc(m->nops + 1, 1);
+    if (!flags) return -1;
+    uint32_t widest = screen_ops(in, groups, m, walk, jobs, flags);
+    checker k = { in,
+                  groups,
+                  m,
+                  findings,
+                  cap,
+                  calloc(groups->n + 1, sizeof(size_t)),
+                  calloc(widest, sizeof(uint64_t)),
+                  calloc(widest, sizeof(bool)),
+                  calloc(widest, sizeof(uint8_t)) };
+    if (!k.listed_per_group || !k.sig || !k.odd || !k.kind) {
+        free(k.listed_per_group);
+        free(k.sig);
+        free(k.odd);
+        free(k.kind);
+        free(flags);
+        return -1;
+    }
+    for (size_t i = 0; i < m->nops; i++)
+        if (!(flags[i] & SCREEN_CLEAN)) check_op(&k, i);
+    /* p2p with one side absent: the verdict weighs it; here it is recorded */
+    for (size_t i = 0; i < m->nops; i++) {
+        if (!(flags[i] & SCREEN_UNMATCHED)) continue;
+        fa_op *op = &m->ops[i];
+        const fa_call *c = &m->calls[op->first_call];
+        fa_finding *f = fa_findings_add(findings, FA_P2P_UNMATCHED, (long)op->group, (long)i);
+        if (!f) break;
+        f->listed = k.listed_per_group[op->group]++ < (size_t)cap;
+        bool sender_posted = c->member == fa_group_position(&groups->v[op->group], op->src);
+        fa_ranks_add(&f->ranks, sender_posted ? op->dst : op->src);
+        fa_ranks_add(&f->others, sender_posted ? op->src : op->dst);
+        fa_finding_set_detail(
+            f,
+            sender_posted
+                ? "rank %lld sends to rank %lld (p2p #%lld); rank %lld has no matching recv"
+                : "rank %lld receives from rank %lld (p2p #%lld); rank %lld has no matching send",
+            (long long)(sender_posted ? op->src : op->dst),
+            (long long)(sender_posted ? op->dst : op->src), (long long)op->seq,
+            (long long)(sender_posted ? op->dst : op->src));
+    }
+    free(flags);
+    free(k.listed_per_group);
+    free(k.sig);
+    free(k.odd);
+    free(k.kind);
+    return 0;
+}

@@ -1,0 +1,311 @@
+/* match_p2p.c — pairing send/recv (step 3 of match.c): the walk's side list of send/recv
+ * records is ordered by (group, sender, receiver, side, order) with a counting sort over the
+ * runs (sort_p2p), and each run's sends and recvs are paired in order (or by seq id where the
+ * dumps number them) into ops whose calls follow the collective ones.
+ */
+#include "match/match_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+static long new_op(builder *b, uint32_t group, bool is_p2p, int64_t seq) {
+    fa_match *m = b->m;
+    if (fa_grow((void **)&m->ops, &b->ops_cap, m->nops + 1, sizeof *m->ops)) return -1;
+    fa_op *op = &m->ops[m->nops];
+    memset(op, 0, sizeof *op);
+    op->group = group & FA_MAX_GROUPS;
+    op->is_p2p = is_p2p;
+    op->seq = seq;
+    op->src = op->dst = -1;
+    op->rep_call = FA_NO_CALL_ID;
+    return (long)m->nops++;
+}
+
+static long new_call(builder *b, uint32_t member, uint32_t rank_index, fr_state state,
+                     uint32_t entry) {
+    fa_match *m = b->m;
+    if (fa_grow((void **)&m->calls, &b->calls_cap, m->ncalls + 1, sizeof *m->calls)) return -1;
+    m->calls[m->ncalls] = (fa_call){ .member = member & FA_MAX_MEMBERS,
+                                     .state = state,
+                                     .in_minority = 0,
+                                     .rank_index = rank_index,
+                                     .at = entry };
+    return (long)m->ncalls++;
+}
+
+/* ---- ordering the send/recv records ----
+ * Pairing wants the records by (group, sender, receiver, sends first) and, within that, by
+ * entry. Within one such run every record comes from one rank (the sender's position is its own
+ * on the send side, the receiver's on the recv side), and the walk appended each rank's records
+ * in entry order; so a stable sort on the run alone gives that order. The distinct runs (a few per
+ * pipeline pair) are found through a small hash, sorted, and the records' indices scattered by
+ * counts: linear in the records, instead of a comparison sort over all of them. (Indices, not the
+ * records: thousands of runs fill at once, and 4-byte writes keep their open lines in cache.) */
+
+typedef struct p2p_run {
+    uint32_t group, src_pos, dst_pos, is_send;
+    size_t count, at; /* records in the run; where the run starts in the sorted order */
+} p2p_run;
+
+typedef struct run_index {
+    p2p_run *runs;
+    size_t n, cap;
+    uint32_t *slots; /* run + 1, 0 empty */
+    size_t nslots;
+} run_index;
+
+static bool same_run(const p2p_run *r, const p2p_rec *x) {
+    return r->group == x->group && r->src_pos == x->src_pos && r->dst_pos == x->dst_pos &&
+           r->is_send == x->is_send;
+}
+
+static size_t run_slot(const run_index *ix, uint32_t group, uint32_t src, uint32_t dst,
+                       uint32_t is_send) {
+    return fa_key2(fa_key2(group, src), ((uint64_t)dst << 1) | is_send) & (ix->nslots - 1);
+}
+
+static int run_rehash(run_index *ix) {
+    size_t n = ix->nslots ? ix->nslots * 2 : 1024;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots) return -1;
+    free(ix->slots);
+    ix->slots = slots;
+    ix->nslots = n;
+    for (size_t r = 0; r < ix->n; r++) {
+        const p2p_run *x = &ix->runs[r];
+        size_t i = run_slot(ix, x->group, x->src_pos, x->dst_pos, x->is_send);
+        while (ix->slots[i]) i = (i + 1) & (ix->nslots - 1);
+        ix->slots[i] = (uint32_t)r + 1;
+    }
+    return 0;
+}
+
+/* The run of record x, made when new; -1 when out of memory. */
+static long run_of(run_index *ix, const p2p_rec *x) {
+    if ((ix->n + 1) * 2 > ix->nslots && run_rehash(ix)) return -1;
+    size_t i = run_slot(ix, x->group, x->src_pos, x->dst_pos, x->is_send);
+    for (; ix->slots[i]; i = (i + 1) & (ix->nslots - 1))
+        if (same_run(&ix->runs[ix->slots[i] - 1], x)) return (long)ix->slots[i] - 1;
+    if (fa_grow((void **)&ix->runs, &ix->cap, ix->n + 1, sizeof *ix->runs)) return -1;
+    ix->runs[ix->n] = (p2p_run){ x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0 };
+    ix->slots[i] = (uint32_t)ix->n + 1;
+    return (long)ix->n++;
+}
+
+static int compare_runs(const void *x, const void *y) {
+    const p2p_run *a = *(p2p_run *const *)x, *b = *(p2p_run *const *)y;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->src_pos != b->src_pos) return a->src_pos < b->src_pos ? -1 : 1;
+    if (a->dst_pos != b->dst_pos) return a->dst_pos < b->dst_pos ? -1 : 1;
+    return (a->is_send < b->is_send) - (a->is_send > b->is_send); /* sends first */
+}
+
+/* The indices of b->p2p in the order described above, or NULL when out of memory. */
+static uint32_t *sort_p2p(const builder *b) {
+    run_index ix = { 0 };
+    uint32_t *run = malloc((b->np2p + 1) * sizeof *run);
+    uint32_t *sorted = malloc((b->np2p + 1) * sizeof *sorted);
+    p2p_run **order = NULL;
+    int rc = run && sorted ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < b->np2p; i++) {
+        long r = run_of(&ix, &b->p2p[i]);
+        if (r < 0)
+            rc = -1;
+        else {
+            run[i] = (uint32_t)r;
+            ix.runs[r].count++;
+        }
+    }
+    if (rc == 0 && !(order = malloc((ix.n + 1) * sizeof *order))) rc = -1;
+    if (rc == 0) {
+        for (size_t r = 0; r < ix.n; r++) order[r] = &ix.runs[r];
+        qsort(order, ix.n, sizeof *order, compare_runs);
+        size_t at = 0;
+        for (size_t r = 0; r < ix.n; r++) {
+            order[r]->at = at;
+            at += order[r]->count;
+        }
+        for (size_t i = 0; i < b->np2p; i++) sorted[ix.runs[run[i]].at++] = (uint32_t)i;
+    }
+    free(order);
+    free(run);
+    free(ix.runs);
+    free(ix.slots);
+    if (rc) {
+        free(sorted);
+        return NULL;
+    }
+    return sorted;
+}
+
+static int p2p_call(builder *b, long op, const p2p_rec *r) {
+    long call = new_call(b, fa_p2p_member(r), r->rank_index, r->state, r->entry);
+    if (call < 0) return -1;
+    b->m->ops[op].ncalls++;
+    return 0;
+}
+
+static int p2p_op(builder *b, const p2p_rec *send, const p2p_rec *recv) {
+    const p2p_rec *any = send ? send : recv;
+    const fa_group *g = &b->groups->v[any->group];
+    long op = new_op(b, any->group, true, fa_p2p_seq(b->in, any));
+    if (op < 0) return -1;
+    fa_op *o = &b->m->ops[op];
+    o->first_call =
+        (uint32_t)b->m->ncalls; /* its calls follow at once, after every collective call */
+    o->src = fa_op_rank32(any->src_pos < g->nmembers ? g->members[any->src_pos] : -1);
+    o->dst = fa_op_rank32(any->dst_pos < g->nmembers ? g->members[any->dst_pos] : -1);
+    o->unmatched = !(send && recv) && o->src >= 0 && o->dst >= 0;
+    if (send && p2p_call(b, op, send)) return -1;
+    if (recv && p2p_call(b, op, recv)) return -1;
+    return 0;
+}
+
+/* Whether the p2p_seq_ids of a run's two sides count the same operations, so that equal ids are
+ * one transfer: in a PyTorch group of two, each member's counter counts every send/recv between
+ * them (a batch once), so ids pair even where one side's window ends earlier (an older dump) or
+ * starts later (a ring). Not the recorder's launch numbers: a rank that left a collective out
+ * numbers every later launch differently, while NCCL pairs a peer's sends and recvs in order. */
+static bool seq_ids_align(const builder *b, const p2p_rec *any) {
+    const fa_group *g = &b->groups->v[any->group];
+    if (g->nmembers != 2) return false;
+    long src = any->src_pos < g->nmembers ? g->member_input[any->src_pos] : -1,
+         dst = any->dst_pos < g->nmembers ? g->member_input[any->dst_pos] : -1;
+    return src >= 0 && dst >= 0 && !b->in->ranks[src].dump->launch_numbered &&
+           !b->in->ranks[dst].dump->launch_numbered;
+}
+
+/* x completed without its other side, whose dump shows no send/recv in the group as far as x:
+ * that dump is older than x's (a send and its recv complete together), unless the other side's
+ * window had not reached it. */
+static void note_older(builder *b, const p2p_rec *x) {
+    const fa_group *g = &b->groups->v[x->group];
+    uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
+    long ri = other < g->nmembers ? g->member_input[other] : -1;
+    int64_t issued = ri >= 0 ? b->p2p_issued[b->m->view_at[x->group] + other] : INT64_MAX;
+    fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
+    int64_t seq = fa_p2p_seq(b->in, x);
+    if (st && issued < seq && st->group < 0)
+        *st = (fa_stale){ (long)x->group, seq, issued, st->cut };
+}
+
+/* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
+ * gap (no ring that wrapped, no only-active dump that left the completed ones out). */
+static bool whole_history(const builder *b, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    return d->nentries && fa_entry_record_id(d, &d->entries[0]) == 0 &&
+           fa_entry_record_id(d, &d->entries[d->nentries - 1]) == (int64_t)d->nentries - 1;
+}
+
+/* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
+ * the k-th send pairs with the k-th recv, whatever each side recorded of its state (in a batch
+ * that never completed, an op done on the wire stays "scheduled"). */
+static int pair_in_order(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
+    const p2p_rec *v = b->p2p;
+    for (size_t i = 0; i < ns || i < nr; i++) {
+        const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = i < nr ? &v[R[i]] : NULL;
+        if (s && r) {
+            if (p2p_op(b, s, r)) return -1;
+        } else if ((s ? s : r)->state != FR_STATE_COMPLETED && p2p_op(b, s, r)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Pairs by equal p2p_seq_id (both sides in entry order, so ids ascend); a record without its
+ * other side is unmatched when pending, and the window's edge (or an older dump's) when
+ * completed. */
+static int pair_by_seq(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
+    const p2p_rec *v = b->p2p;
+    size_t i = 0, j = 0;
+    while (i < ns || j < nr) {
+        const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = j < nr ? &v[R[j]] : NULL;
+        int64_t ss = s ? fa_p2p_seq(b->in, s) : 0, rs = r ? fa_p2p_seq(b->in, r) : 0;
+        if (s && r && ss == rs) {
+            if (p2p_op(b, s, r)) return -1;
+            i++, j++;
+        } else if (s && (!r || ss < rs)) {
+            if (s->state != FR_STATE_COMPLETED ? p2p_op(b, s, NULL) : (note_older(b, s), 0))
+                return -1;
+            i++;
+        } else {
+            if (r->state != FR_STATE_COMPLETED ? p2p_op(b, NULL, r) : (note_older(b, r), 0))
+                return -1;
+            j++;
+        }
+    }
+    return 0;
+}
+
+/* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
+ * p2p_seq_id where the two sides' ids count alike (pair_by_seq); else pending sends with pending
+ * recvs in order, completed ones from the newest backwards; leftovers that completed are the
+ * window's edge, not findings. */
+static int pair_run(builder *b, const uint32_t *run, size_t n) {
+    const p2p_rec *v = b->p2p;
+    size_t ns = 0;
+    while (ns < n && v[run[ns]].is_send) ns++;
+    const uint32_t *S = run, *R = run + ns;
+    size_t nr = n - ns, cs = 0, cr = 0;
+    if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
+        seq_ids_align(b, &v[run[0]]))
+        return pair_by_seq(b, S, ns, R, nr);
+    if (ns && nr && whole_history(b, v[S[0]].rank_index) && whole_history(b, v[R[0]].rank_index))
+        return pair_in_order(b, S, ns, R, nr);
+    while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
+    while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
+    if (v[run[0]].src_pos == UINT32_MAX ||
+        v[run[0]].dst_pos == UINT32_MAX) { /* recv from any source */
+        for (size_t i = 0; i < n; i++) {
+            const p2p_rec *x = &v[run[i]];
+            if (x->state != FR_STATE_COMPLETED &&
+                p2p_op(b, x->is_send ? x : NULL, x->is_send ? NULL : x))
+                return -1;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < cs && i < cr; i++)
+        if (p2p_op(b, &v[S[cs - 1 - i]], &v[R[cr - 1 - i]])) return -1;
+    size_t ps = ns - cs, pr = nr - cr;
+    for (size_t i = 0; i < ps || i < pr; i++)
+        if (p2p_op(b, i < ps ? &v[S[cs + i]] : NULL, i < pr ? &v[R[cr + i]] : NULL)) return -1;
+    return 0;
+}
+
+static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
+    return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
+}
+
+int fa_mb_pair_p2p(builder *b) {
+    size_t nviews = b->groups->n
+                        ? b->m->view_at[b->groups->n - 1] + b->groups->v[b->groups->n - 1].nmembers
+                        : 0;
+    b->p2p_issued = malloc((nviews + 1) * sizeof *b->p2p_issued);
+    uint32_t *order = b->p2p_issued ? sort_p2p(b) : NULL;
+    if (!order) {
+        free(b->p2p_issued);
+        return -1;
+    }
+    for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = -1;
+    for (size_t i = 0; i < b->np2p; i++) {
+        const p2p_rec *x = &b->p2p[i];
+        size_t at = b->m->view_at[x->group] + fa_p2p_member(x);
+        int64_t seq = fa_p2p_seq(b->in, x);
+        if (seq > b->p2p_issued[at]) b->p2p_issued[at] = seq;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < b->np2p && rc == 0;) {
+        size_t j = i;
+        while (j < b->np2p && same_pair(&b->p2p[order[j]], &b->p2p[order[i]])) j++;
+        rc = pair_run(b, order + i, j - i);
+        i = j;
+    }
+    free(order);
+    free(b->p2p_issued);
+    b->p2p_issued = NULL;
+    return rc;
+}

@@ -1,0 +1,507 @@
+/* verdict_sinks.c — judging the wait graph's sink components (judge_sinks): in each, the ranks
+ * that hold the others up and why (a crash or a failed communicator of their own, GPU lag, an op
+ * they never issued, a collective stuck with every member in it), one finding per cause; ranks
+ * that their own history excuses (blocked before, a send/recv to the wrong peer) are victims.
+ */
+#include "verdict/verdict_graph.h"
+#include "verdict/verdict_possible.h"
+#include "verdict/verdict_steps.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member_state),
+                             fa_ranks *out) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op);
+    for (uint32_t k = 0; k < n; k++)
+        if (want(d->states[k])) fa_ranks_add(out, grp->members[d->members[k]]);
+    fa_ranks_normalize(out);
+}
+
+static void blame_lag(decider *d, rank_facts *f) {
+    fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                    (long)d->m->ops[f->lag_op].group, f->lag_op);
+    if (!x) return;
+    fa_ranks_add(&x->ranks, f->rank);
+    members_in_state(d, (size_t)f->lag_op, fa_vg_is_completed, &x->others);
+    char group[300], label[200];
+    fa_vg_context(d, (size_t)f->lag_op, group, sizeof group, label, sizeof label);
+    char *done = fa_ranks_format(x->others.v, x->others.n);
+    fa_finding_set_detail(x,
+                          "rank %lld still has %s %s pending while rank%s %s completed it: its GPU "
+                          "stopped completing work",
+                          (long long)f->rank, group, label, x->others.n > 1 ? "s" : "", done);
+    free(done);
+}
+
+/* The rank's own dump says why the others wait on it: it crashed, or its communicator failed. */
+static void blame_broken(decider *d, rank_facts *f) {
+    size_t op = (size_t)f->broken_op;
+    const char *error =
+        f->crashed ? NULL : fa_vg_async_error(d, (size_t)(f - d->facts), d->m->ops[op].group);
+    fa_finding *x = fa_findings_add(d->findings, error ? FA_STATE_MISMATCH : FA_MISSING_RANKS,
+                                    (long)d->m->ops[op].group, (long)op);
+    if (!x) return;
+    x->cause = error ? FA_CAUSE_ASYNC_ERROR : FA_CAUSE_CRASH;
+    x->signal = f->signal;
+    x->error = error;
+    fa_ranks_add(&x->ranks, f->rank);
+    fa_ranks pending = { 0 };
+    members_in_state(d, op, fa_member_state_pending, &pending);
+    for (size_t i = 0; i < pending.n; i++)
+        if (pending.v[i] != f->rank) fa_ranks_add(&x->others, pending.v[i]);
+    fa_ranks_free(&pending);
+    char group[300], label[200], signal[32];
+    fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n);
+    const char *s = x->others.n > 1 ? "s" : "", *verb = x->others.n > 1 ? "wait" : "waits";
+    fa_signal_label(f->signal, signal, sizeof signal);
+    if (error)
+        fa_finding_set_detail(x,
+                              "rank %lld's communicator for %s reported the NCCL async error %s; "
+                              "rank%s %s %s in %s %s",
+                              (long long)f->rank, group, error, s, waiting, verb, group, label);
+    else
+        fa_finding_set_detail(x,
+                              "rank %lld crashed (%s): its dump was written from the signal "
+                              "handler; rank%s %s %s in %s %s",
+                              (long long)f->rank, signal, s, waiting, verb, group, label);
+    free(waiting);
+}
+
+static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, size_t from) {
+    for (size_t i = from; i < d->findings->n; i++)
+        if (d->findings->v[i].kind == kind && d->findings->v[i].op == op) return &d->findings->v[i];
+    return NULL;
+}
+
+/* The missing_ranks / missing_dump finding of an op (absent and unreadable dumps apart), found
+ * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
+static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op,
+                                   fa_cause cause) {
+    uint64_t at, key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 |
+                       (kind == FA_MISSING_DUMP);
+    if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
+    fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
+    if (!x) return NULL;
+    x->cause = cause;
+    members_in_state(d, (size_t)op, fa_member_state_pending, &x->others);
+    for (size_t i = 0; i < d->nfacts; i++) /* blocked by it too: their op with it failed */
+        if (d->facts[i].failed && d->facts[i].failed_op == op)
+            fa_ranks_add(&x->others, d->facts[i].rank);
+    fa_ranks_normalize(&x->others);
+    fa_imap_put(index, key, (uint64_t)(x - d->findings->v));
+    return x;
+}
+
+/* Adds f's rank to the finding of the op it is missing from; ranks come ascending, so the set
+ * stays sorted. The detail is written once per finding, after (describe_missing). */
+static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
+    fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
+    fa_finding *x = missing_finding(d, index, kind, f->missing_op,
+                                    f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+    if (!x) return;
+    fa_ranks_add(&x->ranks, f->rank);
+    if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
+}
+
+static void describe_missing(decider *d, fa_finding *x) {
+    long node = fa_vg_rank_node(d, x->ranks.v[0]);
+    const rank_facts *f = &d->facts[node];
+    char group[300], label[200];
+    fa_vg_context(d, (size_t)x->op, group, sizeof group, label, sizeof label);
+    char *waiting = fa_ranks_format(x->others.v, x->others.n),
+         *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    const fa_op *o = &d->m->ops[x->op];
+    if (x->kind == FA_MISSING_DUMP && x->cause == FA_CAUSE_UNREADABLE) {
+        const char *what = x->ranks.n == 1 && *f->unreadable ? f->unreadable : "see rejected_file";
+        fa_finding_set_detail(x, "rank%s %s%s dump%s unreadable (%s); rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "'" : "'s",
+                              x->ranks.n > 1 ? "s are" : " is", what, x->others.n > 1 ? "s" : "",
+                              waiting, x->others.n > 1 ? "" : "s", group, label);
+    } else if (x->kind == FA_MISSING_DUMP && x->others.n &&
+               d->facts[fa_vg_rank_node(d, x->others.v[0])].failed_op == x->op) {
+        fa_finding_set_detail(x,
+                              "rank%s %s wrote no dump; the %s %s of rank%s %s with it ended "
+                              "(failed: gloo retires an op whose peer is gone), and %s stopped",
+                              x->ranks.n > 1 ? "s" : "", who, group, label,
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "they" : "it");
+    } else if (x->kind == FA_MISSING_DUMP) {
+        fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
+                              x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
+                              x->others.n > 1 ? "" : "s", group, label);
+    } else if (o->is_p2p) {
+        fa_finding_set_detail(x,
+                              "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who,
+                              strcmp(fa_op_type(d->m, o), "send") == 0 ? "recv" : "send");
+    } else {
+        const fa_group *grp = &d->groups->v[o->group];
+        long pos = fa_group_position(grp, f->rank);
+        int64_t last =
+            pos >= 0 ? d->m->views[d->m->view_at[o->group] + (size_t)pos].issued_max : -1;
+        char lastbuf[64] = "";
+        if (x->ranks.n == 1 && last >= 0)
+            snprintf(lastbuf, sizeof lastbuf, " (its last was #%lld)", (long long)last);
+        fa_finding_set_detail(x, "rank%s %s wait%s in %s %s; rank%s %s never issued it%s",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who, lastbuf);
+    }
+    free(waiting);
+    free(who);
+}
+
+/* Every member joined, nothing is missing: who never started it, or is it simply stuck?
+ * nodes[0..nn) are the component's nodes, ascending. */
+static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
+    for (size_t k = 0; k < nn; k++) {
+        size_t n = nodes[k];
+        if (n < d->g.nrank_nodes) continue;
+        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
+        if (fa_vw_lonely_op(d, (long)op)) continue; /* ahead of the others, not stuck */
+        fa_ranks started = { 0 }, scheduled = { 0 };
+        members_in_state(d, op, fa_vg_is_started, &started);
+        members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
+        if (started.n && scheduled.n) {
+            fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
+                                            (long)d->m->ops[op].group, (long)op);
+            if (x) {
+                x->cause = FA_CAUSE_NEVER_STARTED;
+                x->ranks = scheduled;
+                x->others = started;
+                char group[300], label[200];
+                fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+                char *who = fa_ranks_format(scheduled.v, scheduled.n),
+                     *went = fa_ranks_format(started.v, started.n);
+                fa_finding_set_detail(
+                    x, "rank%s %s never started %s %s on the GPU, which rank%s %s started",
+                    scheduled.n > 1 ? "s" : "", who, group, label, started.n > 1 ? "s" : "", went);
+                free(who);
+                free(went);
+                for (size_t i = 0; i < scheduled.n; i++) {
+                    long node = fa_vg_rank_node(d, scheduled.v[i]);
+                    if (node >= 0) d->facts[node].culprit = true;
+                }
+                continue;
+            }
+        }
+        bool queued = false;
+        const fa_op *o = &d->m->ops[op];
+        for (size_t i = 0; i < o->ncalls; i++) {
+            const fa_call *call = &d->m->calls[o->first_call + i];
+            const fa_view *v = &d->m->views[d->m->view_at[o->group] + call->member];
+            if ((!o->is_p2p && v->issued_max > o->seq) ||
+                d->m->rank_newest_pending[call->rank_index] >
+                    fa_call_record_id(d->m, d->in, call, fa_call_nentries(d->m, call) - 1))
+                queued = true;
+        }
+        if (started.n && !scheduled.n && queued &&
+            !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
+            fa_finding *x =
+                fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
+            if (x) {
+                x->others = started;
+                started = (fa_ranks){ 0 };
+                char group[300], label[200];
+                fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+                fa_finding_set_detail(x,
+                                      "every member started %s %s and none completed it, with more "
+                                      "work queued behind: suspect the GPU or the network",
+                                      group, label);
+            }
+        }
+        fa_ranks_free(&started);
+        fa_ranks_free(&scheduled);
+    }
+}
+
+/* The record_id of input rank ri's collective entry in `group` with `seq`, or -1. */
+static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        if (fa_entry_coll_seq(dump, e) != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) ==
+            (long)group)
+            return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* In a cycle of ranks that each wait in one op for another that never issued its own (a rank
+ * skipped a collective and went on to the next group's), the rank's own history tells the
+ * skipper from its victim: the step before, which of the two groups came first. When the op it
+ * is pending in (group H, #t) comes before the one it is missing (group G, #s) in its program,
+ * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. In one
+ * group (the recorder numbers send/recv batches and collectives alike, so a rank that left one
+ * out holds another op at its number) the numbers say it: pending at #t < #s, a victim. */
+/* The op nodes the rank waits in within its component, one at a time: *at walks its edges. */
+static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
+    while (*at < d->g.edge_at[node + 1]) {
+        uint32_t x = d->g.edges[(*at)++];
+        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
+        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+        if (!pending->is_p2p) return pending;
+    }
+    return NULL;
+}
+
+static bool blocked_before(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    long ri = fa_input_find(d->in, f->rank);
+    const fa_op *missing = &d->m->ops[f->missing_op], *pending;
+    if (ri < 0 || missing->is_p2p) return false;
+    /* one group first (launch-numbered dumps, where another op took the missing one's number):
+     * pending before it, the rank never got there; pending after it, it went past */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group) return pending->seq < missing->seq;
+    if (missing->seq < 2) return false;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        if (pending->seq < 2) continue;
+        int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
+        int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
+        if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
+    }
+    return false;
+}
+
+/* Whether the rank waits in a lonely op: whatever its history says, it went there alone. */
+static bool waits_alone(const decider *d, size_t node) {
+    for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
+        uint32_t x = d->g.edges[at];
+        if (x >= d->g.nrank_nodes &&
+            fa_vw_lonely_op(d, (long)d->g.op_of_node[x - d->g.nrank_nodes]))
+            return true;
+    }
+    return false;
+}
+
+/* Marks the candidates of sink component c that blocked_before excuses (never one waiting in a
+ * lonely op), unless that would excuse all of them (then the history cannot tell, and every one
+ * is named). */
+static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks) {
+    size_t candidates = 0, excused = 0;
+    for (size_t k = 0; k < nranks; k++) {
+        rank_facts *f = &d->facts[mine[k]];
+        if (!f->waited || f->missing_op < 0) continue;
+        candidates++;
+        f->excused = fa_vg_node_pending(d, mine[k]) && !waits_alone(d, mine[k]) &&
+                     blocked_before(d, mine[k]);
+        excused += f->excused;
+    }
+    if (excused < candidates) return;
+    for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
+}
+
+/* A send or recv that one side posted and the other never did, in a sink, filed under `who`: the
+ * rank the pass is about; `other` the rank to excuse when `who` is the fault; `kind` which of the
+ * pass's two patterns it is. */
+typedef struct lone_p2p {
+    int64_t who, other;
+    int kind;
+} lone_p2p;
+
+static int compare_lone(const void *pa, const void *pb) {
+    const lone_p2p *a = pa, *b = pb;
+    if (a->who != b->who) return a->who < b->who ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+/* Excuses, for each rank filed under both kinds with two different others, both others. */
+static void excuse_pairs(decider *d, lone_p2p *lone, size_t n) {
+    qsort(lone, n, sizeof *lone, compare_lone);
+    for (size_t k = 0; k + 1 < n; k++) {
+        const lone_p2p *x = &lone[k], *y = &lone[k + 1];
+        if (x->who != y->who || x->kind == y->kind || x->other == y->other) continue;
+        long a = fa_vg_rank_node(d, x->other), b = fa_vg_rank_node(d, y->other);
+        if (a >= 0) d->facts[a].excused = true;
+        if (b >= 0) d->facts[b].excused = true;
+    }
+}
+
+/* One rank that sent to the wrong peer leaves two send/recv unmatched: its own (s -> a, which a
+ * never received) and the one its right peer posted (b waits to receive from s, which never sent
+ * to b). One fault explains both: s is the root cause, a and b, each missing what the other side
+ * waits for, are excused. The same for a recv from the wrong source: d waits to receive from x,
+ * which never sent, and s sent to d, which never received from s: d is the root cause, x
+ * excused. ops[0..nops) are the sink's op nodes. */
+static void excuse_wrong_peers(decider *d, const uint32_t *ops, size_t nops) {
+    lone_p2p *dest = malloc((nops + 1) * sizeof *dest), *src = malloc((nops + 1) * sizeof *src);
+    size_t nd = 0, ns = 0;
+    for (size_t k = 0; dest && src && k < nops; k++) {
+        const fa_op *o = &d->m->ops[d->g.op_of_node[ops[k] - d->g.nrank_nodes]];
+        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
+        const fa_group *g = &d->groups->v[o->group];
+        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        /* wrong destination, about the sender s: its lone send (excuse the receiver that never
+         * posted) and a lone recv from it (excuse the receiver waiting) */
+        dest[nd++] = (lone_p2p){ o->src, o->dst, sent };
+        /* wrong source, about the receiver d: its lone recv (excuse the sender that never sent)
+         * and a lone send to it (nothing missing there to excuse: the sender itself) */
+        src[ns++] = (lone_p2p){ o->dst, sent ? -1 : o->src, !sent };
+    }
+    if (dest && src) {
+        excuse_pairs(d, dest, nd);
+        excuse_pairs(d, src, ns);
+    }
+    free(dest);
+    free(src);
+}
+
+/* The nodes of each component, ascending within it: at[c]..at[c+1] in `nodes` (a counting sort,
+ * so that judging a component costs its own size, not the graph's). */
+static int nodes_by_component(const decider *d, size_t **at_out, uint32_t **nodes_out) {
+    size_t *at = calloc(d->ncomps + 2, sizeof *at);
+    uint32_t *nodes = malloc((d->g.nnodes ? d->g.nnodes : 1) * sizeof *nodes);
+    if (!at || !nodes) {
+        free(at);
+        free(nodes);
+        return -1;
+    }
+    for (size_t n = 0; n < d->g.nnodes; n++) at[d->comp[n] + 2]++;
+    for (size_t c = 0; c < d->ncomps; c++) at[c + 2] += at[c + 1];
+    for (size_t n = 0; n < d->g.nnodes; n++) nodes[at[d->comp[n] + 1]++] = (uint32_t)n;
+    *at_out = at;
+    *nodes_out = nodes;
+    return 0;
+}
+
+/* The same collective stuck in many groups of one kind (every tensor-parallel group's
+ * _all_gather_base #88 started and never completed): one finding naming them all, not one per
+ * group. Findings [first, n) are the sinks'; the folded ones are dropped from the list. */
+static bool same_stuck(const decider *d, const fa_finding *a, const fa_finding *b) {
+    const fa_op *x = &d->m->ops[a->op], *y = &d->m->ops[b->op];
+    return a->kind == FA_STUCK_COLLECTIVE && b->kind == FA_STUCK_COLLECTIVE && x->seq == y->seq &&
+           fa_op_type(d->m, x) == fa_op_type(d->m, y) &&
+           strcmp(d->groups->v[x->group].desc, d->groups->v[y->group].desc) == 0;
+}
+
+static void fold_alike_stuck(decider *d, size_t first) {
+    fa_findings *list = d->findings;
+    fa_smap seen = { 0 }; /* "desc\x1ftype\x1fseq" -> the finding that stands for them */
+    size_t *groups = calloc(list->n + 1, sizeof *groups), kept = first;
+    for (size_t i = first; groups && i < list->n; i++) {
+        fa_finding *f = &list->v[i];
+        char key[400];
+        uint64_t at;
+        const fa_op *o = f->op >= 0 ? &d->m->ops[f->op] : NULL;
+        if (f->kind == FA_STUCK_COLLECTIVE && o)
+            snprintf(key, sizeof key, "%s\x1f%s\x1f%lld", d->groups->v[o->group].desc,
+                     fa_op_type(d->m, o), (long long)o->seq);
+        if (f->kind == FA_STUCK_COLLECTIVE && o && fa_smap_get(&seen, key, &at) &&
+            same_stuck(d, &list->v[at], f)) {
+            for (size_t r = 0; r < f->others.n; r++)
+                fa_ranks_add(&list->v[at].others, f->others.v[r]);
+            groups[at]++;
+            fa_ranks_free(&f->ranks);
+            fa_ranks_free(&f->others);
+            free(f->detail);
+            continue;
+        }
+        if (kept != i) list->v[kept] = *f;
+        if (f->kind == FA_STUCK_COLLECTIVE && o) fa_smap_put(&seen, key, kept);
+        groups[kept] = 1;
+        kept++;
+    }
+    for (size_t i = first; groups && i < kept; i++) {
+        fa_finding *f = &list->v[i];
+        if (groups[i] < 2) continue;
+        fa_ranks_normalize(&f->others);
+        char label[200];
+        fa_op_label(d->m, (size_t)f->op, label, sizeof label);
+        const fa_group *g = &d->groups->v[d->m->ops[f->op].group];
+        fa_finding_set_detail(f,
+                              "every member started %s%s%s in %zu groups and none completed it, "
+                              "with more work queued behind: suspect the GPU or the network",
+                              g->desc[0] ? g->desc : "", g->desc[0] ? " " : "", label, groups[i]);
+    }
+    if (groups) list->n = kept;
+    free(groups);
+    fa_smap_free(&seen);
+}
+
+void fa_vs_judge_sinks(decider *d) {
+    bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
+    size_t *at = NULL;
+    uint32_t *nodes = NULL;
+    if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
+    for (size_t n = 0; n < d->g.nnodes; n++) {
+        uint32_t w;
+        for (size_t k = 0; fa_vw_neighbor(&d->g, n, k, &w); k++) {
+            if (d->comp[w] != d->comp[n])
+                leaves[d->comp[n]] = true;
+            else
+                busy[d->comp[n]] = true;
+        }
+    }
+    size_t first = d->findings->n;
+    fa_imap missing = { 0 };
+    for (uint32_t c = 0; c < d->ncomps; c++) {
+        if (leaves[c]) continue;
+        const uint32_t *mine = nodes + at[c];
+        size_t nmine = at[c + 1] - at[c], nranks = 0;
+        while (nranks < nmine && mine[nranks] < d->nfacts) nranks++; /* rank nodes come first */
+        bool any_lag = false, any_waited = false, any_broken = false;
+        for (size_t k = 0; k < nranks; k++) {
+            size_t r = mine[k];
+            any_lag |= d->facts[r].lag;
+            any_waited |= d->facts[r].waited;
+            any_broken |= d->facts[r].broken_op >= 0;
+        }
+        if (!busy[c] && !any_waited) continue; /* nobody waits here */
+        if (!any_broken && !any_lag) {
+            excuse_blocked_victims(d, mine, nranks);
+            excuse_wrong_peers(d, mine + nranks, nmine - nranks);
+        }
+        for (size_t k = 0; k < nranks; k++) {
+            rank_facts *f = &d->facts[mine[k]];
+            if (any_broken) { /* the dump's own word beats what the entries imply */
+                if (f->broken_op < 0) continue;
+                f->culprit = true;
+                blame_broken(d, f);
+            } else if (any_lag && f->lag) {
+                f->culprit = true;
+                blame_lag(d, f);
+            } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused &&
+                       f->doubt == FA_DOUBT_NONE) { /* doubts: verdict_possible.c */
+                f->culprit = true;
+                blame_missing(d, f, &missing);
+            }
+        }
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
+    }
+    for (size_t i = first; i < d->findings->n; i++) {
+        fa_finding *x = &d->findings->v[i];
+        if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&
+            x->cause != FA_CAUSE_CRASH && !x->detail)
+            describe_missing(d, x);
+    }
+    fold_alike_stuck(d, first);
+    fa_imap_free(&missing);
+out:
+    free(leaves);
+    free(busy);
+    free(at);
+    free(nodes);
+}
+
+void fa_vs_note_idle_missing_dumps(decider *d) {
+    fa_finding *x = NULL;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->has_dump || f->culprit) continue;
+        if (!x) x = fa_findings_add(d->findings, FA_MISSING_DUMP, -1, -1);
+        if (!x) return;
+        fa_ranks_add(&x->ranks, f->rank);
+    }
+    if (!x) return;
+    char *who = fa_ranks_format(x->ranks.v, x->ranks.n);
+    fa_finding_set_detail(x,
+                          "no readable dump from rank%s %s (group members); nothing the others "
+                          "wait for is known to depend on %s",
+                          x->ranks.n > 1 ? "s" : "", who, x->ranks.n > 1 ? "them" : "it");
+    free(who);
+}

@@ -1,0 +1,340 @@
+/* verdict_summary.c — the verdict's status and its summary line, from what the sinks, the
+ * explanation and the alternatives decided: mismatch, hang, ok, or inconclusive (a rank stuck in
+ * an NCCL call by its own word, most dumps lost, only lost dumps to blame, no entries at all).
+ * verdict_title.c writes the lines; this file picks which one is true.
+ */
+#include "verdict/verdict_graph.h"
+#include "verdict/verdict_possible.h"
+#include "verdict/verdict_steps.h"
+#include "verdict/verdict_title.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A rank list short enough for the summary: "0-7,9", or "1,5,9,13 and 996 more". */
+static char *short_ranks(const fa_ranks *r) {
+    size_t n = r->n > 4 ? 4 : r->n;
+    char *head = fa_ranks_format(r->v, n);
+    if (!head || n == r->n) return head;
+    char *all = fa_ranks_format(r->v, r->n);
+    if (all && strlen(all) <= 40) {
+        free(head);
+        return all;
+    }
+    free(all);
+    char *text = NULL;
+    if (asprintf(&text, "%s and %zu more", head, r->n - n) < 0) text = NULL;
+    free(head);
+    return text;
+}
+
+/* The verdict line from the findings that name culprits (verdict_title.c). */
+static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind), size_t from,
+                      const char *suffix) {
+    fa_title_input t = { lead, d->findings, from, pick, d->groups, d->m, suffix };
+    d->v->summary = fa_verdict_title(&t);
+}
+
+/* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
+ * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
+ * stopped rank from a lost dump: inconclusive. */
+static bool only_lost_dumps(const decider *d) {
+    for (size_t i = 0; i < d->v->culprits.n; i++) {
+        long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
+        if (node < 0 || d->facts[node].has_dump) return false;
+    }
+    for (size_t i = 0; i < d->nfacts; i++) {
+        if (!d->facts[i].has_dump) continue;
+        int64_t r = d->facts[i].rank;
+        if (!d->facts[i].maybe_in_p2p && !d->facts[i].failed &&
+            !fa_ranks_contains(&d->v->levels[1].ranks, r) &&
+            !fa_ranks_contains(&d->v->levels[2].ranks, r))
+            return true;
+    }
+    return false;
+}
+
+static void say_lost_dumps(decider *d) {
+    fa_ranks waiting = { 0 }, idle = { 0 };
+    for (size_t i = 0; i < d->nfacts; i++) {
+        if (!d->facts[i].has_dump) continue;
+        int64_t r = d->facts[i].rank;
+        bool waits = d->facts[i].maybe_in_p2p || d->facts[i].failed ||
+                     fa_ranks_contains(&d->v->levels[1].ranks, r) ||
+                     fa_ranks_contains(&d->v->levels[2].ranks, r);
+        fa_ranks_add(waits ? &waiting : &idle, r);
+    }
+    char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
+    if (asprintf(&d->v->summary,
+                 "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "
+                 "rank%s %s wait%s for nobody: a stopped rank or a lost dump?",
+                 waiting.n > 1 ? "s" : "", w, waiting.n > 1 ? "" : "s",
+                 d->v->culprits.n > 1 ? "s" : "", who, idle.n > 1 ? "s" : "", i,
+                 idle.n > 1 ? "" : "s") < 0)
+        d->v->summary = NULL;
+    free(who);
+    free(w);
+    free(i);
+    fa_ranks_free(&waiting);
+    fa_ranks_free(&idle);
+}
+
+/* Ranks whose dump says a thread was stuck inside an NCCL call. */
+static void stuck_ranks(const decider *d, fa_ranks *out) {
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (d->facts[i].stuck_in_api) fa_ranks_add(out, d->facts[i].rank);
+}
+
+/* The entries cannot decide (none at all, or nothing blocked), but some dumps say their rank
+ * hung inside NCCL, where no collective is recorded: inconclusive, saying so. */
+static void say_stuck(decider *d, const fa_ranks *stuck) {
+    char *who = short_ranks(stuck);
+    bool many = stuck->n > 1;
+    const char *where = d->m->any_entries
+                            ? "outside the recorded collectives (e.g. communicator setup or "
+                              "teardown); nothing recorded is blocked"
+                            : "(e.g. communicator initialization); no collective was recorded";
+    d->v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&d->v->summary, "inconclusive: rank%s %s stuck inside %s %s", many ? "s" : "",
+                 who ? who : "?", many ? "NCCL calls" : "an NCCL call", where) < 0)
+        d->v->summary = NULL;
+    free(who);
+}
+
+/* Nothing blocked. Members that left no dump are named in the title too: the dumps say nothing
+ * waits for them, but a job most of whose ranks are missing (killed by a peer's mismatch) is not
+ * plainly healthy, and the reader should see it without opening the findings. */
+static void say_ok(decider *d) {
+    fa_ranks lost[2] = { { 0 } }; /* [0] wrote no dump, [1] left an unreadable one */
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (!d->facts[r].has_dump)
+            fa_ranks_add(&lost[d->facts[r].unreadable != NULL], d->facts[r].rank);
+    char tail[2][160] = { "", "" };
+    for (int k = 0; k < 2; k++) {
+        fa_ranks_normalize(&lost[k]);
+        char *who = lost[k].n ? short_ranks(&lost[k]) : NULL;
+        if (who)
+            snprintf(tail[k], sizeof tail[k], "; rank%s %s %s", lost[k].n > 1 ? "s" : "", who,
+                     k ? (lost[k].n > 1 ? "left unreadable dumps" : "left an unreadable dump")
+                       : "left no dump");
+        free(who);
+        fa_ranks_free(&lost[k]);
+    }
+    size_t nranks = d->in->nranks, ngroups = d->groups->n, inflight = d->inflight;
+    d->v->status = FA_STATUS_OK;
+    if (asprintf(&d->v->summary,
+                 "ok: %zu rank%s, %zu group%s, nothing blocked (%zu operation%s in flight)%s%s",
+                 nranks, nranks == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s", inflight,
+                 inflight == 1 ? "" : "s", tail[0], tail[1]) < 0)
+        d->v->summary = NULL;
+}
+
+#define GLOO_NOTE "; gloo records no send/recv"
+
+/* Whether some dump comes from a backend that records no send/recv (backend.h). */
+static bool any_unrecorded_p2p(const fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++)
+        if (in->ranks[i].dump->records_no_p2p) return true;
+    return false;
+}
+
+/* A rank blocked in a send/recv that gloo does not record looks like one that never issued its
+ * next collective: the summary says that the evidence has this gap. */
+static void say_unrecorded_p2p(decider *d) {
+    if (!d->v->summary || !any_unrecorded_p2p(d->in)) return;
+    char *text = NULL;
+    if (asprintf(&text, "%s%s", d->v->summary, GLOO_NOTE) < 0) return;
+    free(d->v->summary);
+    d->v->summary = text;
+}
+
+static bool culprit_kind(fa_finding_kind k) {
+    return k == FA_MISSING_RANKS || k == FA_MISSING_DUMP || k == FA_STATE_MISMATCH ||
+           k == FA_STUCK_COLLECTIVE;
+}
+
+static bool missing_dump_with_op(fa_finding_kind k) { return k == FA_MISSING_DUMP; }
+
+/* Whether some dump's pg_status shows collectives issued: an only-active dump of a job with
+ * nothing in flight holds no entries, but its counters say that the job ran. */
+static bool any_status(const fa_input *in) {
+    for (size_t i = 0; i < in->nranks; i++)
+        for (uint32_t s = 0; s < in->ranks[i].dump->nstatus; s++)
+            if (in->ranks[i].dump->status[s].last_enqueued > 0) return true;
+    return false;
+}
+
+/* Which groups vouch for their members: rebuilt from the entries (no pg_config lists them), or
+ * listed in the pg_config of
+ * every dump or of two dumps at least. A group one dump alone lists (200 000 members where 15
+ * other dumps agree on 16) says nothing of how many ranks the job has. */
+static void vouch_for_groups(const decider *d, uint8_t *vouched) {
+    uint32_t *listed = calloc(d->groups->n + 1, sizeof *listed);
+    if (!listed) return;
+    for (size_t r = 0; r < d->in->nranks; r++) {
+        const fa_dump *dump = d->in->ranks[r].dump;
+        for (uint32_t k = 0; k < dump->ngroups; k++) {
+            long g = fa_groups_find(d->groups, r, dump->groups[k].name);
+            if (g >= 0) listed[g]++;
+        }
+    }
+    for (size_t g = 0; g < d->groups->n; g++)
+        vouched[g] = !listed[g] || listed[g] >= 2 || (listed[g] && listed[g] == d->in->nranks);
+    free(listed);
+}
+
+/* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
+ * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). */
+static bool most_ranks_lost(const decider *d) {
+    size_t lost = 0, known = d->nfacts - d->nunseen;
+    uint8_t *vouched = calloc(d->groups->n + 1, 1);
+    if (!vouched) return false;
+    vouch_for_groups(d, vouched);
+    for (size_t u = 0; u < d->nunseen; u++) {
+        int64_t rank = d->facts[d->unseen[u]].rank;
+        bool member = false;
+        for (size_t g = 0; g < d->groups->n && !member; g++)
+            member = vouched[g] && fa_group_position(&d->groups->v[g], rank) >= 0;
+        lost += member;
+    }
+    free(vouched);
+    return lost > known;
+}
+
+static void say_most_lost(decider *d) {
+    fa_verdict *v = d->v;
+    fa_ranks lost = { 0 };
+    for (size_t i = 0; i < d->nunseen; i++) fa_ranks_add(&lost, d->facts[d->unseen[i]].rank);
+    char *who = short_ranks(&lost);
+    free(v->summary);
+    v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&v->summary,
+                 "inconclusive: %zu of %zu ranks left no readable dump (ranks %s); the %zu that "
+                 "did cannot speak for the job",
+                 d->nunseen, d->nfacts, who ? who : "?", d->nfacts - d->nunseen) < 0)
+        v->summary = NULL;
+    free(who);
+    fa_ranks_free(&lost);
+    fa_ranks_free(&v->culprits);
+    for (size_t i = 0; i < v->nalternatives; i++) {
+        fa_ranks_free(&v->alternatives[i].ranks);
+        free(v->alternatives[i].explanation);
+    }
+    free(v->alternatives);
+    v->alternatives = NULL;
+    v->nalternatives = 0;
+}
+
+/* Ranks whose dumps exist but could not be read, and that the verdict does not name (others may
+ * wait for them, but the culprits explain it): the on-call engineer should know, so the summary
+ * says so after the culprits: "; ranks 3,5 left unreadable dumps", then `more` (the gloo note).
+ * Malloc'd; NULL when there is nothing to say. */
+static char *unreadable_note(const decider *d, const char *more) {
+    fa_ranks lost = { 0 };
+    for (size_t r = 0; r < d->nfacts; r++)
+        if (d->facts[r].unreadable && !fa_ranks_contains(&d->v->culprits, d->facts[r].rank))
+            fa_ranks_add(&lost, d->facts[r].rank);
+    char *who = lost.n ? short_ranks(&lost) : NULL, *text = NULL;
+    if (who && asprintf(&text, "; rank%s %s %s%s", lost.n > 1 ? "s" : "", who,
+                        lost.n > 1 ? "left unreadable dumps" : "left an unreadable dump",
+                        more ? more : "") < 0)
+        text = NULL;
+    if (!who && more) text = strdup(more);
+    free(who);
+    fa_ranks_free(&lost);
+    return text;
+}
+
+/* "rank 4 or 5 in PIPELINE_MODEL_PARALLEL_GROUP", "one of ranks 3,7,9" */
+static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, size_t len) {
+    fa_ranks who = { 0 };
+    const fa_group *g = NULL, *p2p = NULL;
+    for (size_t i = 0; i < a->n; i++) {
+        const rank_facts *f = &d->facts[a->options[i].node];
+        fa_ranks_add(&who, f->rank);
+        if (!p2p && f->p2p_group >= 0) p2p = &d->groups->v[f->p2p_group];
+        if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
+    }
+    if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
+    const char *where = !g ? NULL : !fa_desc_says_nothing(g->desc) ? g->desc : g->id;
+    fa_ranks_normalize(&who);
+    char *list = short_ranks(&who);
+    if (who.n == 2)
+        snprintf(buf, len, "rank %lld or %lld%s%.80s", (long long)who.v[0], (long long)who.v[1],
+                 where ? " in " : "", where ? where : "");
+    else
+        snprintf(buf, len, "one of ranks %s%s%.80s", list ? list : "?", where ? " in " : "",
+                 where ? where : "");
+    free(list);
+    fa_ranks_free(&who);
+}
+
+/* The dumps leave the root cause open between some ranks (verdict_possible.c): the summary
+ * says between which, after the culprits it could name, and why it cannot tell. */
+static void say_ambiguous(decider *d) {
+    if (!d->nambiguities) return;
+    bool p2p = false, lost = false;
+    char clauses[600] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
+        char one[300];
+        ambiguity_clause(d, &d->ambiguities[i], one, sizeof one);
+        at += (size_t)snprintf(clauses + at, sizeof clauses - at, "%s%s", i ? "; " : "", one);
+        for (size_t k = 0; k < d->ambiguities[i].n; k++) {
+            const char *why = d->ambiguities[i].options[k].why;
+            const rank_facts *f = &d->facts[d->ambiguities[i].options[k].node];
+            p2p |= why == FA_WHY_SKIPPED_P2P || f->maybe_in_p2p;
+            lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
+        }
+    }
+    const char *why = p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
+                      : p2p       ? "one never sent, never received or stopped: gloo records no "
+                                    "send/recv"
+                                  : "a lost or older dump hides which stopped";
+    char *text = NULL;
+    if (d->v->summary) {
+        if (asprintf(&text, "%s; and %s (%s)", d->v->summary, clauses, why) < 0) text = NULL;
+    } else if (asprintf(&text, "hang: %s (%s)", clauses, why) < 0) {
+        text = NULL;
+    }
+    free(d->v->summary);
+    d->v->summary = text;
+}
+
+void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
+    fa_verdict *v = d->v;
+    const fa_input *in = d->in;
+    const fa_match *m = d->m;
+    fa_ranks stuck_in_api = { 0 };
+    stuck_ranks(d, &stuck_in_api);
+    if (mismatch) {
+        v->status = FA_STATUS_MISMATCH;
+        summarize(d, "mismatch", fa_finding_is_mismatch, 0, NULL);
+    } else if (stuck_in_api.n && !v->culprits.n && !stuck && !d->nambiguities) {
+        say_stuck(d, &stuck_in_api); /* its own dump says more than the missing ones */
+    } else if (most_ranks_lost(d)) {
+        say_most_lost(d);
+    } else if (v->culprits.n && !d->nambiguities && only_lost_dumps(d)) {
+        v->status = FA_STATUS_INCONCLUSIVE;
+        say_lost_dumps(d);
+        fa_ranks_free(&v->culprits);
+    } else if (v->culprits.n || stuck || d->nambiguities) {
+        v->status = FA_STATUS_HANG;
+        if (v->culprits.n || stuck) {
+            char *note = unreadable_note(d, any_unrecorded_p2p(in) ? GLOO_NOTE : NULL);
+            summarize(d, "hang", culprit_kind, before, note);
+            free(note);
+        }
+        say_ambiguous(d);
+    } else if (!m->any_entries && !any_status(in)) {
+        v->status = FA_STATUS_INCONCLUSIVE;
+        v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
+                            "without collectives, or the buffer was off)");
+    } else {
+        say_ok(d);
+    }
+    (void)missing_dump_with_op;
+    fa_ranks_free(&stuck_in_api);
+    if (v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(d);
+}

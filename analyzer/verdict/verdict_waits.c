@@ -1,0 +1,486 @@
+/* verdict_waits.c — the verdict's wait graph: a node per rank with its facts (collect_ranks,
+ * read_self_reports), the waits the dumps prove (build_graph, add_unrecorded_p2p_waits: what gloo
+ * did not record), and its strongly connected components (see verdict_steps.h).
+ *
+ * Finding the ops someone has pending means asking every member of every op for its state; all
+ * cores do that (scan_ops), and an op with one completed call per member is answered from its
+ * calls alone. Everything after looks at the pending ops only. Strongly connected components
+ * come from an iterative Tarjan (no recursion, so thousands of ranks cannot overflow the
+ * stack). Everything is linear in ops + calls.
+ */
+#include "grow.h"
+#include "util/parallel.h"
+#include "verdict/verdict_graph.h"
+#include "verdict/verdict_possible.h"
+#include "verdict/verdict_steps.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int add_edge(graph *g, uint32_t a, uint32_t b) {
+    void **const ends[] = { (void **)&g->from, (void **)&g->to };
+    const size_t sizes[] = { sizeof *g->from, sizeof *g->to };
+    if (fr_grow_parallel(ends, sizes, 2, &g->cap, g->nedges + 1, 256)) return -1;
+    g->from[g->nedges] = a;
+    g->to[g->nedges++] = b;
+    return 0;
+}
+
+int fa_vw_collect_ranks(decider *d) {
+    fa_ranks all = { 0 };
+    for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
+    for (size_t i = 0; i < d->groups->without_dump.n; i++)
+        fa_ranks_add(&all, d->groups->without_dump.v[i]);
+    fa_ranks_normalize(&all);
+    d->facts = calloc(all.n + 1, sizeof *d->facts);
+    if (!d->facts) return -1;
+    d->nfacts = all.n;
+    for (size_t i = 0; i < all.n; i++)
+        d->facts[i] = (rank_facts){ .rank = all.v[i],
+                                    .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
+                                    .missing_op = -1,
+                                    .lag_op = -1,
+                                    .lag_record = INT64_MAX,
+                                    .broken_op = -1,
+                                    .failed_op = -1,
+                                    .p2p_group = -1 };
+    fa_ranks_free(&all);
+    d->unseen = malloc((d->nfacts + 1) * sizeof *d->unseen);
+    if (!d->unseen) return -1;
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!d->facts[i].has_dump) d->unseen[d->nunseen++] = (uint32_t)i;
+    /* ranks 0..N-1 with few gaps (every real job): an array beats the map's cache misses when a
+     * million members are looked up per op; sparse ranks take the map */
+    size_t span = d->nfacts ? (size_t)d->facts[d->nfacts - 1].rank + 1 : 0;
+    if (span && span <= 2 * d->nfacts + 65536 && (d->dense = calloc(span, sizeof *d->dense))) {
+        d->ndense = span;
+        for (size_t i = 0; i < d->nfacts; i++) d->dense[d->facts[i].rank] = (uint32_t)i + 1;
+    } else {
+        for (size_t i = 0; i < d->nfacts; i++)
+            fa_imap_put(&d->node_of_rank, (uint64_t)d->facts[i].rank, i);
+    }
+    for (size_t i = 0; i < d->in->nranks; i++) { /* older than its peers' (match.h, fa_stale) */
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) {
+            d->facts[node].stale = true;
+            d->facts[node].cut = d->m->rank_stale[i].cut;
+        }
+    }
+    /* a rank whose file exists but was rejected is unreadable, not absent */
+    for (size_t i = 0; i < d->in->nrejected; i++) {
+        long node = fa_vg_rank_node(d, d->in->rejected[i].rank);
+        if (node >= 0 && !d->facts[node].has_dump)
+            d->facts[node].unreadable = d->in->rejected[i].what ? d->in->rejected[i].what : "";
+    }
+    return 0;
+}
+
+/* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api", and
+ * communicators in state "async_error:X". PyTorch dumps have no trigger and no comms. */
+int fa_vw_read_self_reports(decider *d) {
+    static const char fatal[] = "fatal:", async[] = "async_error:";
+    for (size_t i = 0; i < d->in->nranks; i++) {
+        const fa_dump *dump = d->in->ranks[i].dump;
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node < 0) continue;
+        rank_facts *f = &d->facts[node];
+        if (dump->trigger && strncmp(dump->trigger, fatal, sizeof fatal - 1) == 0) {
+            char *end;
+            long signal = strtol(dump->trigger + sizeof fatal - 1, &end, 10);
+            f->crashed = true;
+            f->signal = *end || signal < 0 || signal > 1000 ? 0 : (int)signal;
+        }
+        f->stuck_in_api = dump->trigger && strcmp(dump->trigger, "stuck_in_api") == 0;
+        for (uint32_t c = 0; c < dump->ncomms; c++) {
+            const char *state = dump->comms[c].state;
+            long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
+            if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
+            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group,
+                            (uint64_t)(uintptr_t)(state + sizeof async - 1)))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The op with the most waiters (then the lowest seq of one group) names where it is waited on. */
+static void note_waited(const decider *d, long *at, size_t *most, size_t op, size_t waiters) {
+    const fa_op *o = &d->m->ops[op], *best = *at >= 0 ? &d->m->ops[*at] : NULL;
+    if (waiters > *most ||
+        (waiters == *most && best && o->group == best->group && o->seq < best->seq)) {
+        *most = waiters;
+        *at = (long)op;
+    }
+}
+
+static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        if (m->calls[o->first_call + k].state != FR_STATE_COMPLETED) return true;
+    return false;
+}
+
+/* The screening of every op for build_graph, on every core: per op, OP_PENDING when a member has
+ * it pending, OP_INCOMPLETE when one of its calls is not completed. */
+enum { OP_PENDING = 1, OP_INCOMPLETE = 2 };
+
+typedef struct op_scan {
+    const decider *d;
+    uint8_t *flags;
+    uint32_t *members;       /* per worker: widest entries */
+    fa_member_state *states; /* likewise */
+    size_t widest;
+} op_scan;
+
+/* The common case of scan_ops, from the calls alone: a collective with one call per member,
+ * member k's call k (calls are sorted by member). Every member's state is then its call's, so
+ * a member has it pending exactly when a call is not completed. False when it does not apply. */
+static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op *o,
+                         uint8_t *flags) {
+    if (o->is_p2p || o->ncalls != groups->v[o->group].nmembers) return false;
+    const fa_call *c = &m->calls[o->first_call];
+    bool incomplete = false;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        if (c[k].member != k) return false;
+        incomplete |= c[k].state != FR_STATE_COMPLETED;
+    }
+    *flags = incomplete ? OP_PENDING | OP_INCOMPLETE : 0;
+    return true;
+}
+
+static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
+    op_scan *s = ctx;
+    uint32_t *members = s->members + worker * s->widest;
+    fa_member_state *states = s->states + worker * s->widest;
+    for (size_t op = lo; op < hi; op++) {
+        if (scan_full_op(s->d->m, s->d->groups, &s->d->m->ops[op], &s->flags[op])) continue;
+        uint32_t n = fa_vg_states_into(s->d, op, members, states);
+        uint8_t f = any_call_incomplete(s->d->m, &s->d->m->ops[op]) ? OP_INCOMPLETE : 0;
+        for (uint32_t k = 0; k < n && !(f & OP_PENDING); k++)
+            if (fa_member_state_pending(states[k])) f |= OP_PENDING;
+        s->flags[op] = f;
+    }
+}
+
+/* flags per op (see op_scan), or NULL when out of memory. */
+static uint8_t *scan_all_ops(const decider *d) {
+    unsigned nw = fa_worker_count(0);
+    op_scan s = { d, malloc(d->m->nops + 1), malloc(nw * d->widest * sizeof *s.members),
+                  malloc(nw * d->widest * sizeof *s.states), d->widest };
+    if (s.flags && s.members && s.states) fa_parallel_for(d->m->nops, 4096, nw, scan_ops, &s);
+    free(s.members);
+    free(s.states);
+    if (s.members && s.states) return s.flags;
+    free(s.flags);
+    return NULL;
+}
+
+/* The edges as CSR (edge_at, edges), built anew from the from/to lists. */
+static int index_edges(graph *g) {
+    free(g->edge_at);
+    free(g->edges);
+    g->edge_at = calloc(g->nnodes + 1, sizeof *g->edge_at);
+    g->edges = malloc((g->nedges + 1) * sizeof *g->edges);
+    size_t *fill = calloc(g->nnodes + 1, sizeof *fill);
+    if (!g->edge_at || !g->edges || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t e = 0; e < g->nedges; e++) g->edge_at[g->from[e] + 1]++;
+    for (size_t n = 0; n < g->nnodes; n++) g->edge_at[n + 1] += g->edge_at[n];
+    for (size_t e = 0; e < g->nedges; e++)
+        g->edges[g->edge_at[g->from[e]] + fill[g->from[e]]++] = g->to[e];
+    free(fill);
+    return 0;
+}
+
+/* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
+ * that left no dump. When every member seen waits in one of its ops and none completed it, what
+ * they wait for can only be such a member: the op waits on each rank without a dump. */
+static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending) {
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t r = d->unseen[u];
+        rank_facts *f = &d->facts[r];
+        if (add_edge(&d->g, x, r)) return -1;
+        f->waited = true;
+        note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
+    }
+    return 0;
+}
+
+/* GPU lag is a stream that stopped completing work: said only of a dump that is as new as its
+ * peers', from a backend whose calls are enqueued on a GPU (gloo runs them on the CPU, and its
+ * "retired" marks a failed op as one that completed). */
+static bool lag_possible(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+    return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
+}
+
+/* Whether collective `op` is one that a single member issued while every other member of a
+ * group of three or more provably never did (each with a dump, blocked elsewhere): in a cycle of
+ * waits, the one rank that went where nobody else went is the one that left the common program
+ * (it issued an op in the wrong group, or ran past one it skipped), the majority's call in
+ * database.md. Nobody waits for the others there: the op gets no edges to them (build_graph), so
+ * that a cycle through it (the rank waits there for ranks that wait for it elsewhere) leaves it
+ * the root it is, and it is no stuck collective either (judge_joined). */
+bool fa_vw_lonely_op(const decider *d, long op) {
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *g = &d->groups->v[o->group];
+    if (o->is_p2p || o->ncalls != 1 || g->nmembers < 3) return false;
+    uint32_t alone = d->m->calls[o->first_call].member;
+    for (uint32_t k = 0; k < g->nmembers; k++)
+        if (k != alone && fa_op_member_state(d->m, d->groups, (size_t)op, k) != FA_MS_NEVER)
+            return false;
+    return true;
+}
+
+/* One end of a send/recv that only one side posted, filed under `key` (wrong_peer_ops). */
+typedef struct lone_end {
+    int64_t key, other;
+    uint32_t op;
+    bool posted_by_key; /* the rank `key` posted it (the others' waits are on `key`) */
+} lone_end;
+
+static int compare_ends(const void *pa, const void *pb) {
+    const lone_end *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->other > b->other) - (a->other < b->other);
+}
+
+/* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
+ * it for the opposite end, when that peer is not blocked itself (blocked[node]: then it may be
+ * on its way to the end key posted, and key is its victim): key's ends in ends[from..to). */
+static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
+                            const bool *blocked, bool *drop) {
+    for (size_t i = from; i < to; i++) {
+        long peer = fa_vg_rank_node(d, ends[i].other);
+        if (!ends[i].posted_by_key || peer < 0 || blocked[peer]) continue;
+        bool waited_elsewhere = false, same = false;
+        for (size_t k = from; k < to; k++) {
+            if (ends[k].posted_by_key) continue;
+            waited_elsewhere |= ends[k].other != ends[i].other;
+            same |= ends[k].other == ends[i].other;
+        }
+        if (waited_elsewhere && !same) drop[ends[i].op] = true;
+    }
+}
+
+/* A rank that posted a send/recv to the wrong peer leaves two unmatched: its own, to a peer that
+ * never posted the other side (nor had to), and the one its right peer posted and waits in. So
+ * when rank s sent to a (a never received from s) while b waits to receive from s (s never sent
+ * to b), s's send waits on nobody: a is no culprit for ignoring it, s is, for b's wait. The same
+ * for a recv from the wrong source: d waits to receive from x (which never sent to d) while s
+ * sent to d (which never received from s): d's recv waits on nobody. Only when the peer excused
+ * is not blocked itself (a pipeline stage blocked before its recv leaves the same two halves,
+ * and there the sender is a victim). drop[op] says which lone ops get no edge to their absent
+ * side (build_graph). Returns NULL when out of memory. */
+/* blocked[node]: the rank has a call pending in an op that a member never joined (or may not
+ * have: no dump, an older one), a send/recv without its other side included. NULL when out of
+ * memory. */
+static bool *blocked_ranks(const decider *d) {
+    bool *blocked = calloc(d->nfacts + 1, 1);
+    for (size_t op = 0; blocked && op < d->m->nops; op++) {
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = fa_vg_expected_states(d, op);
+        bool absent = false;
+        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
+        for (uint32_t k = 0; absent && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_pending(d->states[k])) blocked[node] = true;
+        }
+    }
+    return blocked;
+}
+
+static bool *wrong_peer_ops(const decider *d) {
+    bool *drop = calloc(d->m->nops + 1, 1), *blocked = blocked_ranks(d);
+    lone_end *by_src = malloc((d->m->nops + 1) * sizeof *by_src),
+             *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
+    size_t n = 0;
+    for (size_t i = 0; drop && blocked && by_src && by_dst && i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
+        const fa_group *g = &d->groups->v[o->group];
+        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
+        by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
+    }
+    for (int pass = 0; drop && blocked && by_src && by_dst && pass < 2; pass++) {
+        lone_end *ends = pass ? by_dst : by_src;
+        qsort(ends, n, sizeof *ends, compare_ends);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
+            mark_wrong_ends(d, ends, i, j, blocked, drop);
+        }
+    }
+    bool ok = by_src && by_dst && blocked;
+    free(by_src);
+    free(by_dst);
+    free(blocked);
+    if (!ok) {
+        free(drop);
+        return NULL;
+    }
+    return drop;
+}
+
+int fa_vw_build_graph(decider *d) {
+    graph *g = &d->g;
+    g->nrank_nodes = d->nfacts;
+    g->op_of_node = NULL;
+    size_t nop_nodes = 0;
+    long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
+    uint8_t *flags = scan_all_ops(d);
+    bool *wrong_peer = wrong_peer_ops(d);
+    if (!op_nodes || !flags || !wrong_peer) {
+        free(op_nodes);
+        free(flags);
+        free(wrong_peer);
+        return -1;
+    }
+    g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
+    int rc = 0;
+    for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
+        d->inflight += (flags[i] & OP_INCOMPLETE) != 0;
+        if (!(flags[i] & OP_PENDING)) continue;
+        const fa_op *o = &d->m->ops[i];
+        const fa_group *grp = &d->groups->v[o->group];
+        uint32_t n = fa_vg_expected_states(d, i);
+        size_t pending = 0, completed = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            fa_member_state s = d->states[k];
+            pending += fa_member_state_pending(s);
+            completed += s == FA_MS_COMPLETED;
+        }
+        if (pending == 0) continue;
+        uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
+        op_nodes[nop_nodes++] = (long)i;
+        bool alone = (pending == 1 && fa_vw_lonely_op(d, (long)i)) || wrong_peer[i];
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t p = d->members[k];
+            fa_member_state s = d->states[k];
+            long node = fa_vg_rank_node(d, grp->members[p]);
+            if (node < 0) continue;
+            rank_facts *f = &d->facts[node];
+            if (s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, o->group)) {
+                /* it will never get further here: the others pending wait on it, it on nothing,
+                 * and what it has pending is no sign of a stopped GPU */
+                if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
+                size_t waiters = pending - fa_member_state_pending(s);
+                if (waiters) {
+                    f->waited = true;
+                    note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
+                }
+            } else if (fa_member_state_pending(s)) {
+                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
+                    break;
+                int64_t rec = fa_vg_call_record(d, i, p);
+                if (completed && !o->is_p2p && lag_possible(d, (size_t)node) &&
+                    (!f->lag || rec < f->lag_record)) {
+                    f->lag = true;
+                    f->lag_op = (long)i;
+                    f->lag_record = rec;
+                }
+            } else if (fa_member_state_absent(s) && !alone) {
+                if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
+                f->waited = true;
+                note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
+            }
+        }
+        if (rc == 0 && grp->inferred && !completed && pending == n)
+            rc = wait_for_unseen_members(d, x, i, pending);
+    }
+    free(flags);
+    free(wrong_peer);
+    if (rc) return -1;
+    g->nnodes = g->nrank_nodes + nop_nodes;
+    return index_edges(g);
+}
+
+/* The k-th neighbour of v over its proven edges; false past the last. */
+bool fa_vw_neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
+    if (k >= g->edge_at[v + 1] - g->edge_at[v]) return false;
+    *w = g->edges[g->edge_at[v] + k];
+    return true;
+}
+
+/* Ranks of unknown state that the doubts excused may have joined the ops the others wait for
+ * them in: the ops no longer wait on them, and the components are found again, so that what
+ * holds those ops up is judged from proof (a member that never started it, a stuck collective). */
+int fa_vw_join_excused_unknowns(decider *d) {
+    graph *g = &d->g;
+    size_t kept = 0;
+    for (size_t e = 0; e < g->nedges; e++) {
+        uint32_t to = g->to[e];
+        bool drop = to < d->nfacts && g->from[e] >= g->nrank_nodes &&
+                    d->facts[to].doubt == FA_DOUBT_EXCUSED &&
+                    (!d->facts[to].has_dump || d->facts[to].stale);
+        if (drop) continue;
+        g->from[kept] = g->from[e];
+        g->to[kept++] = to;
+    }
+    if (kept == g->nedges) return 0;
+    g->nedges = kept;
+    free(d->comp);
+    d->comp = NULL;
+    d->ncomps = 0;
+    return index_edges(g) || fa_vw_components(d) ? -1 : 0;
+}
+
+/* Iterative Tarjan over the proven edges: d->comp[node] = component id. */
+int fa_vw_components(decider *d) {
+    graph *g = &d->g;
+    size_t n = g->nnodes;
+    long *index = malloc((n + 1) * sizeof *index), *low = malloc((n + 1) * sizeof *low);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack), *call = malloc((n + 1) * sizeof *call);
+    size_t *next_edge = malloc((n + 1) * sizeof *next_edge);
+    bool *on = calloc(n + 1, 1);
+    d->comp = malloc((n + 1) * sizeof *d->comp);
+    if (!index || !low || !stack || !call || !next_edge || !on || !d->comp) return -1;
+    for (size_t i = 0; i < n; i++) index[i] = -1;
+    long counter = 0;
+    size_t sp = 0, cp = 0;
+    for (size_t root = 0; root < n; root++) {
+        if (index[root] >= 0) continue;
+        call[cp++] = (uint32_t)root;
+        index[root] = low[root] = counter++;
+        next_edge[root] = 0;
+        stack[sp++] = (uint32_t)root;
+        on[root] = true;
+        while (cp) {
+            uint32_t v = call[cp - 1], w;
+            if (fa_vw_neighbor(g, v, next_edge[v], &w)) {
+                next_edge[v]++;
+                if (index[w] < 0) {
+                    index[w] = low[w] = counter++;
+                    next_edge[w] = 0;
+                    stack[sp++] = w;
+                    on[w] = true;
+                    call[cp++] = w;
+                } else if (on[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            if (low[v] == index[v]) {
+                uint32_t top;
+                do {
+                    top = stack[--sp];
+                    on[top] = false;
+                    d->comp[top] = (uint32_t)d->ncomps;
+                } while (top != v);
+                d->ncomps++;
+            }
+            cp--;
+            if (cp && low[v] < low[call[cp - 1]]) low[call[cp - 1]] = low[v];
+        }
+    }
+    free(index);
+    free(low);
+    free(stack);
+    free(call);
+    free(next_edge);
+    free(on);
+    return 0;
+}
