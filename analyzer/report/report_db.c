@@ -770,8 +770,7 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
     if (rc == 0) {
         write_findings(&w, a);
         fa_perf_write_db_keys(a, opt, &w);
-        jw_flush(&w); /* the whereabouts: report_whereabouts.c writes them to the FILE */
-        if (fa_report_whereabouts_db(a, opt, out) != 0) rc = -1;
+        if (fa_report_whereabouts_db(a, opt, &w) != 0) rc = -1;
         jw_key(&w, "verdict");
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));
