@@ -2,11 +2,12 @@
 #include "report/timeline.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "json_text.h"
+#include "report/json_writer.h"
 #include "report/perf_report.h"
 #include "safe_text.h"
 
@@ -341,8 +342,20 @@ static void lanes_free(lanes *l) {
     memset(l, 0, sizeof *l);
 }
 
-static void trace_entry(const view *v, FILE *out, int64_t rank, long tid, const fa_dump *d,
-                        uint32_t i, span s) {
+/* `"key":"value"` for a string printed with a format (plain text: numbers, words). */
+static void jw_strf(jw *w, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void jw_strf(jw *w, const char *key, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    jw_str(w, key, text);
+}
+
+static void trace_entry(const view *v, jw *w, int64_t rank, long tid, const fa_dump *d, uint32_t i,
+                        span s) {
     const fa_store *st = v->a->in.store;
     const fa_entry *e = &d->entries[i];
     const fa_traits *tr = fa_entry_traits(st, e);
@@ -352,62 +365,95 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long tid, const 
     fa_shapes_text(fa_store_shapes(st, tr->out_sizes), outs, sizeof outs);
     const fr_strings *dt = fa_store_strings(st, tr->in_dtypes);
     double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
-    fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"",
-            (long long)rank, tid, us(v, s.start), dur);
-    fr_json_fputs(out, op->type);
-    if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
-    fprintf(out,
-            "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_"
-            "seq_id\":%lld,"
-            "\"profiling_name\":\"",
-            s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
-            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)fa_entry_record_id(d, e),
-            (long long)fa_entry_coll_seq(d, e), (long long)fa_entry_p2p_seq(d, e));
-    fr_json_fputs(out, op->text);
-    fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
-    fr_json_fputs(out, dt->count ? dt->items[0] : "");
-    fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
-    if (!isnan(fa_time_duration(d, i)))
-        fprintf(out, ",\"duration_ms\":%.3f", fa_time_duration(d, i));
-    if (s.pending)
-        fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
-    else if (!s.end_known)
-        fputs(",\"end\":\"unknown\"", out);
-    fputs("}}", out);
+    jw_newline(w);
+    jw_open(w, '{');
+    jw_str(w, "ph", "X");
+    jw_i64(w, "pid", rank);
+    jw_i64(w, "tid", tid);
+    jw_fixed3(w, "ts", us(v, s.start));
+    jw_fixed3(w, "dur", dur);
+    jw_str_begin(w, "name");
+    jw_str_part(w, op->type);
+    if (tr->is_p2p && (op->is_send || op->is_recv)) jw_str_part(w, op->is_send ? " ->" : " <-");
+    if (s.pending) jw_str_part(w, " (pending)");
+    jw_str_end(w);
+    jw_str(w, "cat", tr->is_p2p ? "p2p" : "collective");
+    if (s.pending) jw_str(w, "cname", "terrible");
+    jw_key(w, "args");
+    jw_open(w, '{');
+    jw_i64(w, "record_id", fa_entry_record_id(d, e));
+    jw_i64(w, "collective_seq_id", fa_entry_coll_seq(d, e));
+    jw_i64(w, "p2p_seq_id", fa_entry_p2p_seq(d, e));
+    jw_text(w, "profiling_name", op->text);
+    jw_str(w, "input_sizes", in);
+    jw_str(w, "output_sizes", outs);
+    jw_text(w, "dtype", dt->count ? dt->items[0] : "");
+    jw_str(w, "state", fr_state_name((fr_state)tr->state));
+    if (!isnan(fa_time_duration(d, i))) jw_fixed3(w, "duration_ms", fa_time_duration(d, i));
+    if (s.pending) {
+        jw_bool(w, "pending", true);
+        jw_str(w, "ends_at", "the dump");
+    } else if (!s.end_known) {
+        jw_str(w, "end", "unknown");
+    }
+    jw_close(w, '}');
+    jw_close(w, '}');
 }
 
-static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used, size_t ngroups,
+/* A metadata event: {"ph":"M","pid":..,["tid":..,]"name":name,"args":{ (the caller writes the
+ * args and closes both). */
+static void trace_meta_open(jw *w, int64_t pid, const long *tid, const char *name) {
+    jw_newline(w);
+    jw_open(w, '{');
+    jw_str(w, "ph", "M");
+    jw_i64(w, "pid", pid);
+    if (tid) jw_i64(w, "tid", *tid);
+    jw_str(w, "name", name);
+    jw_key(w, "args");
+    jw_open(w, '{');
+}
+
+static void trace_meta_close(jw *w) {
+    jw_close(w, '}');
+    jw_close(w, '}');
+}
+
+static void trace_names(const view *v, jw *w, size_t r, const long *groups_used, size_t ngroups,
                         const lanes *l) {
     const fa_analysis *a = v->a;
     int64_t rank = a->in.ranks[r].rank;
     const fa_straggler *s = straggler_of(a, rank);
-    fprintf(
-        out,
-        ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s",
-        (long long)rank, (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
+    trace_meta_open(w, rank, NULL, "process_name");
+    char slow[128] = "";
     if (s && s->late)
-        fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_typical);
+        snprintf(slow, sizeof slow, " (slow: %.1f ms late, median)", s->late_ms_typical);
     else if (s)
-        fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
-    fprintf(out,
-            "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_"
-            "index\":%lld}}",
-            (long long)rank, (long long)rank);
+        snprintf(slow, sizeof slow, " (slow: operations %.1f ms longer, median)",
+                 s->slow_ms_median);
+    jw_strf(w, "name", "rank %lld%s%s", (long long)rank, is_culprit(a, rank) ? " (culprit)" : "",
+            slow);
+    trace_meta_close(w);
+    trace_meta_open(w, rank, NULL, "process_sort_index");
+    jw_i64(w, "sort_index", rank);
+    trace_meta_close(w);
     for (size_t k = 0; k < ngroups; k++) {
         char label[256];
         fa_group_label(&a->groups.v[groups_used[k]], label, sizeof label);
         for (unsigned lane = 0; lane < l->count[groups_used[k] + 1]; lane++) {
-            fprintf(out,
-                    ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
-                    "\"name\":\"",
-                    (long long)rank, lane_tid(v, groups_used[k], lane));
-            fr_json_fputs(out, label);
-            if (lane) fprintf(out, " (overlapping %u)", lane + 1);
-            fprintf(out,
-                    "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_sort_index\","
-                    "\"args\":{\"sort_index\":%ld}}",
-                    (long long)rank, lane_tid(v, groups_used[k], lane),
-                    (groups_used[k] + 1) * MAX_LANES + (long)lane);
+            long tid = lane_tid(v, groups_used[k], lane);
+            trace_meta_open(w, rank, &tid, "thread_name");
+            jw_str_begin(w, "name");
+            jw_str_part(w, label);
+            if (lane) {
+                char more[32];
+                snprintf(more, sizeof more, " (overlapping %u)", lane + 1);
+                jw_str_part(w, more);
+            }
+            jw_str_end(w);
+            trace_meta_close(w);
+            trace_meta_open(w, rank, &tid, "thread_sort_index");
+            jw_i64(w, "sort_index", (groups_used[k] + 1) * MAX_LANES + (long)lane);
+            trace_meta_close(w);
         }
     }
 }
@@ -427,7 +473,7 @@ static int cmp_arrival(const void *x, const void *y) {
 
 /* Flow arrows join each collective's calls in the order the ranks arrived (not rank order: an
  * arrow never runs backwards in time), on the lane each call's slice was drawn in. */
-static void trace_flows(const view *v, FILE *out, const lanes *rank_lanes) {
+static void trace_flows(const view *v, jw *w, const lanes *rank_lanes) {
     const fa_analysis *a = v->a;
     const fa_match *m = &a->match;
     arrival *at = NULL;
@@ -450,14 +496,19 @@ static void trace_flows(const view *v, FILE *out, const lanes *rank_lanes) {
         }
         if (n < 2) continue;
         qsort(at, n, sizeof *at, cmp_arrival);
-        for (size_t k = 0; k < n; k++)
-            fprintf(out,
-                    ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"name\":"
-                    "\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
-                    k == 0       ? "s"
-                    : k + 1 == n ? "f"
-                                 : "t",
-                    op, (long long)at[k].rank, at[k].tid, us(v, at[k].ns));
+        for (size_t k = 0; k < n; k++) {
+            jw_newline(w);
+            jw_open(w, '{');
+            jw_str(w, "ph", k == 0 ? "s" : k + 1 == n ? "f" : "t");
+            jw_i64(w, "id", (int64_t)op);
+            jw_i64(w, "pid", at[k].rank);
+            jw_i64(w, "tid", at[k].tid);
+            jw_fixed3(w, "ts", us(v, at[k].ns));
+            jw_str(w, "name", "collective");
+            jw_str(w, "cat", "flow");
+            jw_str(w, "bp", "e");
+            jw_close(w, '}');
+        }
     }
     free(at);
 }
@@ -485,7 +536,7 @@ static long *drawn_groups(const view *v, size_t r) {
 }
 
 /* One rank's slices, track names and culprit mark; its lanes are kept for the flows. */
-static int trace_rank(const view *v, FILE *out, size_t r, long *used, bool *seen, lanes *l) {
+static int trace_rank(const view *v, jw *w, size_t r, long *used, bool *seen, lanes *l) {
     const fa_analysis *a = v->a;
     const fa_dump *d = a->in.ranks[r].dump;
     int64_t rank = a->in.ranks[r].rank;
@@ -498,19 +549,52 @@ static int trace_rank(const view *v, FILE *out, size_t r, long *used, bool *seen
     memset(seen, 0, (a->groups.n + 1) * sizeof *seen);
     for (uint32_t i = 0; i < d->nentries; i++) {
         if (gi[i] < -1) continue;
-        trace_entry(v, out, rank, lane_tid(v, gi[i], l->of[i]), d, i, entry_span(v, d, i));
+        trace_entry(v, w, rank, lane_tid(v, gi[i], l->of[i]), d, i, entry_span(v, d, i));
         if (gi[i] >= 0 && !seen[gi[i]]) seen[gi[i]] = true, used[nused++] = gi[i];
     }
-    trace_names(v, out, r, used, nused, l);
-    if (is_culprit(a, rank) && v->hang_ns)
-        fprintf(out,
-                ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":"
-                "\"culprit\",\"cname\":\"terrible\"}",
-                (long long)rank, us(v, v->hang_ns));
+    trace_names(v, w, r, used, nused, l);
+    if (is_culprit(a, rank) && v->hang_ns) {
+        jw_newline(w);
+        jw_open(w, '{');
+        jw_str(w, "ph", "i");
+        jw_str(w, "s", "p");
+        jw_i64(w, "pid", rank);
+        jw_i64(w, "tid", 0);
+        jw_fixed3(w, "ts", us(v, v->hang_ns));
+        jw_str(w, "name", "culprit");
+        jw_str(w, "cname", "terrible");
+        jw_close(w, '}');
+    }
     free(l->open), free(l->depth), free(l->count); /* the entries' lanes stay, for the flows */
     l->open = NULL, l->depth = NULL, l->count = NULL;
     free(gi);
     return 0;
+}
+
+/* The trace object up to its first event: otherData (where the dumps came from, the verdict,
+ * the time origin), then the verdict as the name of a process above every rank. */
+static void trace_head(const view *v, const fa_timeline_sel *sel, jw *w) {
+    const fa_analysis *a = v->a;
+    jw_open(w, '{');
+    jw_str(w, "displayTimeUnit", "ms");
+    jw_key(w, "otherData");
+    jw_open(w, '{');
+    jw_str(w, "generator", "frtrace");
+    jw_text(w, "dir", a->in.dir);
+    jw_text(w, "verdict", a->verdict.summary);
+    jw_i64(w, "time_zero_ns", v->t0);
+    jw_i64(w, "ranks_drawn", (int64_t)sel->n);
+    jw_i64(w, "ranks_left_out", (int64_t)sel->dropped);
+    jw_close(w, '}');
+    jw_newline(w);
+    jw_key(w, "traceEvents");
+    jw_open(w, '[');
+    trace_meta_open(w, -1, NULL, "process_name");
+    jw_str_begin(w, "name");
+    jw_str_part(w, "verdict: ");
+    jw_str_part(w, a->verdict.summary);
+    jw_str_end(w);
+    trace_meta_close(w);
 }
 
 int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
@@ -520,36 +604,39 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
     long *used = malloc((a->groups.n + 1) * sizeof *used);
     bool *seen = calloc(a->groups.n + 1, sizeof *seen);
     lanes *rank_lanes = calloc(a->in.nranks + 1, sizeof *rank_lanes);
-    int rc = used && seen && rank_lanes ? 0 : -1;
-    fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"frtrace\",\"dir\":\"");
-    fr_json_fputs(out, a->in.dir);
-    fputs("\",\"verdict\":\"", out);
-    fr_json_fputs(out, a->verdict.summary);
-    fprintf(
-        out,
-        "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[",
-        (long long)v.t0, sel->n, sel->dropped);
-    fprintf(out,
-            "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
-    fr_json_fputs(out, a->verdict.summary);
-    fputs("\"}}", out);
+    jw w = { 0 };
+    int rc = used && seen && rank_lanes && jw_open_file(&w, out) ? 0 : -1;
+    if (rc == 0) trace_head(&v, sel, &w);
     for (size_t k = 0; k < sel->n && rc == 0; k++)
-        rc = trace_rank(&v, out, sel->ranks[k], used, seen, &rank_lanes[sel->ranks[k]]);
-    if (rc == 0) trace_flows(&v, out, rank_lanes);
+        rc = trace_rank(&v, &w, sel->ranks[k], used, seen, &rank_lanes[sel->ranks[k]]);
+    if (rc == 0) trace_flows(&v, &w, rank_lanes);
     if (rc == 0 && v.hang_ns) {
         char label[400] = "";
         hang_label(a, v.hang_op, label, sizeof label);
-        fprintf(
-            out,
-            ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ",
-            us(&v, v.hang_ns));
-        fr_json_fputs(out, label);
-        fputs("\",\"cname\":\"terrible\"}", out);
+        jw_newline(&w);
+        jw_open(&w, '{');
+        jw_str(&w, "ph", "i");
+        jw_str(&w, "s", "g");
+        jw_i64(&w, "pid", -1);
+        jw_i64(&w, "tid", 0);
+        jw_fixed3(&w, "ts", us(&v, v.hang_ns));
+        jw_str_begin(&w, "name");
+        jw_str_part(&w, "hang point: ");
+        jw_str_part(&w, label);
+        jw_str_end(&w);
+        jw_str(&w, "cname", "terrible");
+        jw_close(&w, '}');
     }
-    fputs("\n]}\n", out);
+    if (w.out) {
+        jw_char(&w, '\n');
+        jw_close(&w, ']');
+        jw_close(&w, '}');
+        jw_char(&w, '\n');
+        if (jw_close_file(&w) != 0) rc = -1;
+    }
     for (size_t r = 0; rank_lanes && r < a->in.nranks; r++) lanes_free(&rank_lanes[r]);
     free(rank_lanes), free(used), free(seen), free(v.input_shown);
-    return rc || ferror(out) ? -1 : 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ SVG ------------------- */
