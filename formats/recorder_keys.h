@@ -1,8 +1,8 @@
 /* recorder_keys.h — the words a recorder dump uses to say why it was written and how its
  * communicators stand, typed once for the writer (recorder/) and the reader (analyzer/).
  *
- * A dump's "trigger" says what made the recorder write it (docs/database.md and
- * man/libfrtrace-recorder.7 list them for users); a communicator's "state" is a plain state
+ * A dump's "trigger" says what made the recorder write it (man/libfrtrace-recorder.7 and
+ * man/frtrace.1 list them for users); a communicator's "state" is a plain state
  * name, or FR_COMM_ASYNC_ERROR ":" and the ncclResult_t name once NCCL reported an asynchronous
  * error. The analyzer's verdict reads three of them as the rank's own account of itself:
  * FR_TRIGGER_FATAL_PREFIX (the process died by that signal), FR_TRIGGER_STUCK_IN_API and an
