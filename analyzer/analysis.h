@@ -14,6 +14,9 @@
 #include "util/progress.h"
 #include "verdict/verdict.h"
 
+/* Findings listed per group by default (--mismatch-cap N). */
+enum { FA_DEFAULT_MISMATCH_CAP = 10 };
+
 typedef struct fa_options {
     const char *dir;
     const char *prefix;

@@ -3,8 +3,8 @@
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
  * anything else a pickle). Each first goes down a direct path that reads the regular shape
- * straight into fr_entry structs and declines anything else: dump_fast.c for what PyTorch's C++
- * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
+ * straight into fr_entry structs and declines anything else: dump_pickle_fast.c for what PyTorch's
+ * C++ pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
  * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
  * value tree and fr_dump_from_value() (dump_from_value.c) maps it to structs. All paths build
  * through the same helpers (dump_builder.h), so they give the same dump. The value tree lives in
@@ -44,7 +44,7 @@ static int64_t truncation_offset(const fr_error *err, size_t len) {
 struct fr_decoder {
     fv_arena *values; /* the value tree of the file being decoded; reset after each */
     decoder *dec;
-    dump_fast *fast;           /* the direct pickle path's state, or NULL when it is turned off */
+    dump_pickle_fast *fast;    /* the direct pickle path's state, or NULL when it is turned off */
     dump_json_fast *json_fast; /* the direct JSON path's, likewise */
     uint64_t fast_count;       /* files decoded on a direct path */
 };
@@ -54,7 +54,7 @@ fr_decoder *fr_decoder_new(void) {
     if (!fd) return NULL;
     fd->values = fv_arena_new();
     fd->dec = dump_value_decoder_new();
-    fd->fast = dump_fast_new();
+    fd->fast = dump_pickle_fast_new();
     fd->json_fast = dump_json_fast_new();
     if (!fd->values || !fd->dec || !fd->fast || !fd->json_fast) {
         fr_decoder_free(fd);
@@ -67,7 +67,7 @@ void fr_decoder_free(fr_decoder *fd) {
     if (!fd) return;
     fv_arena_free(fd->values);
     dump_value_decoder_free(fd->dec);
-    dump_fast_free(fd->fast);
+    dump_pickle_fast_free(fd->fast);
     dump_json_fast_free(fd->json_fast);
     free(fd);
 }
@@ -92,19 +92,20 @@ static void explain_foreign_bytes(const uint8_t *bytes, size_t len, fr_error *er
 
 void fr_decoder_use_fast_path(fr_decoder *fd, bool on) {
     if (!on) {
-        dump_fast_free(fd->fast);
+        dump_pickle_fast_free(fd->fast);
         dump_json_fast_free(fd->json_fast);
         fd->fast = NULL;
         fd->json_fast = NULL;
         return;
     }
-    if (!fd->fast) fd->fast = dump_fast_new(); /* stays off when out of memory: only slower */
+    if (!fd->fast)
+        fd->fast = dump_pickle_fast_new(); /* stays off when out of memory: only slower */
     if (!fd->json_fast) fd->json_fast = dump_json_fast_new();
 }
 
 uint64_t fr_decoder_fast_count(const fr_decoder *fd) { return fd->fast_count; }
 
-/* The direct path (dump_fast.c for a pickle in PyTorch's regular shape, dump_json_fast.c for
+/* The direct path (dump_pickle_fast.c for a pickle in PyTorch's regular shape, dump_json_fast.c for
  * plain JSON): 0 with *out set, or 1 when it declined (any doubt, any error), and nothing is
  * left behind. */
 static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool json, fr_dump **out) {
@@ -122,8 +123,8 @@ static int decode_fast(fr_decoder *fd, const uint8_t *bytes, size_t len, bool js
     uint32_t n = 0;
     int rc = json ? dump_json_fast_read(fd->json_fast, dump_value_builder(fd->dec), bytes, len,
                                         fd->values, &root, &entries, &n)
-                  : dump_fast_read(fd->fast, dump_value_builder(fd->dec), bytes, len, fd->values,
-                                   &root, &entries, &n);
+                  : dump_pickle_fast_read(fd->fast, dump_value_builder(fd->dec), bytes, len,
+                                          fd->values, &root, &entries, &n);
     if (rc == 0) rc = dump_value_decode_root(fd->dec, root, d, -1);
     if (rc == 0 && n) { /* built in the dump's arena already */
         d->entries = entries;

@@ -1,7 +1,7 @@
 /* dump_builder.c — builds a dump's structs for every decoding path (see dump_builder.h).
  *
  * One builder serves the generic path (dump.c, from a value tree) and the direct ones
- * (dump_fast.c, dump_json_fast.c), so that all give the same dump: strings are interned per
+ * (dump_pickle_fast.c, dump_json_fast.c), so that all give the same dump: strings are interned per
  * dump, dtypes spelled the way c10 spells them today, and the shape lists, dtype lists and
  * stacks that thousands of entries repeat are stored once per dump (see "shared lists"). The
  * rules of an entry's keys (which exist, which are required, the state spellings) live here

@@ -1,12 +1,13 @@
 /* dump_builder.h — inside formats/: how a dump's structs are built, shared by the decoding paths.
  *
  * A dump is decoded one of two ways (see dump.c): generically, through pickle_read's or
- * json_read's value tree mapped by dump.c, or directly, by dump_fast.c's reader of the regular
- * shape PyTorch's C++ pickler writes or dump_json_fast.c's reader of plain JSON. All build the
- * same fr_dump through one builder (dump_builder.c): it owns the dump's arena and string
+ * json_read's value tree mapped by dump.c, or directly, by dump_pickle_fast.c's reader of the
+ * regular shape PyTorch's C++ pickler writes or dump_json_fast.c's reader of plain JSON. All build
+ * the same fr_dump through one builder (dump_builder.c): it owns the dump's arena and string
  * interner and the tables that store each distinct shape list, dtype list and stack once per
  * dump. The builder's state is a struct dump_builder that dump.c embeds in its decoder and
- * hands to the direct paths, so that calls go one way: dump.c -> dump_fast.c, dump_json_fast.c
+ * hands to the direct paths, so that calls go one way: dump.c -> dump_pickle_fast.c,
+ * dump_json_fast.c
  * -> dump_builder.c. Everything here is internal to formats/; the analyzer sees only dump.h and
  * dump_decoder.h.
  *

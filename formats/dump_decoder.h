@@ -31,8 +31,8 @@ void fr_decoder_free(fr_decoder *dec);
 int fr_decoder_decode(fr_decoder *dec, const uint8_t *bytes, size_t len, fr_dump **out,
                       fr_error *err);
 /* Pickles and JSON dumps are first tried on a direct path that skips the value tree
- * (dump_fast.c, dump_json_fast.c) and decoded the generic way whenever it declines; the result
- * is the same either way. Turning the direct paths off (on by default) is for tests and
+ * (dump_pickle_fast.c, dump_json_fast.c) and decoded the generic way whenever it declines; the
+ * result is the same either way. Turning the direct paths off (on by default) is for tests and
  * benchmarks that compare the two. */
 void fr_decoder_use_fast_path(fr_decoder *dec, bool on);
 /* How many of the files this decoder decoded took a direct path. */

@@ -1,8 +1,8 @@
 /* dump_direct.h — inside formats/: the two direct paths from a dump's bytes to fr_entry structs,
  * and what they share.
  *
- * dump_fast.c reads a pickle in PyTorch's regular shape, dump_json_fast.c a JSON dump, each by
- * recursive descent, without a value tree; dump.c tries the one for the file's encoding first
+ * dump_pickle_fast.c reads a pickle in PyTorch's regular shape, dump_json_fast.c a JSON dump, each
+ * by recursive descent, without a value tree; dump.c tries the one for the file's encoding first
  * and falls back to the generic path (pickle_read's or json_read's value tree, then the
  * value-tree mapping) whenever it declines. Both build through the builder (dump_builder.h)
  * and keep working memory from file to file in their state, two parts of which are the same
@@ -27,11 +27,11 @@
 #include "value.h"
 
 /* Working memory kept from file to file: memo, layout, caches, entry array, scratch lists. */
-typedef struct dump_fast dump_fast;           /* pickles */
-typedef struct dump_json_fast dump_json_fast; /* JSON */
+typedef struct dump_pickle_fast dump_pickle_fast; /* pickles */
+typedef struct dump_json_fast dump_json_fast;     /* JSON */
 
-dump_fast *dump_fast_new(void); /* NULL when out of memory */
-void dump_fast_free(dump_fast *f);
+dump_pickle_fast *dump_pickle_fast_new(void); /* NULL when out of memory */
+void dump_pickle_fast_free(dump_pickle_fast *f);
 dump_json_fast *dump_json_fast_new(void); /* NULL when out of memory */
 void dump_json_fast_free(dump_json_fast *f);
 
@@ -39,8 +39,8 @@ void dump_json_fast_free(dump_json_fast *f);
  * entries ("entries" maps to an empty list when the dump has the key), and entries[0..*n) are
  * its entries, built through `b` in the dump's arena. -1: declined; the caller decodes the file
  * the generic way. */
-int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
-                   fv_arena *values, fv **root, fr_entry **entries, uint32_t *n);
+int dump_pickle_fast_read(dump_pickle_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
+                          fv_arena *values, fv **root, fr_entry **entries, uint32_t *n);
 int dump_json_fast_read(dump_json_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
                         fv_arena *values, fv **root, fr_entry **entries, uint32_t *n);
 

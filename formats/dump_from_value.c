@@ -4,8 +4,8 @@
  *
  * fr_dump_decode() picks the reader by content (a '{' after optional whitespace is JSON,
  * anything else a pickle). Each first goes down a direct path that reads the regular shape
- * straight into fr_entry structs and declines anything else: dump_fast.c for what PyTorch's C++
- * pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
+ * straight into fr_entry structs and declines anything else: dump_pickle_fast.c for what PyTorch's
+ * C++ pickler writes (about three times faster), dump_json_fast.c for plain JSON (some forty times
  * faster); then the generic path: the reader (pickle_read with salvage on, or json_read) builds a
  * value tree and fr_dump_from_value() maps it to structs. All paths build through the same
  * helpers (dump_builder.h), so they give the same dump. Keys are looked up by name and unknown

@@ -1,5 +1,5 @@
 /* pickle_opcodes.h — the pickle opcodes (protocols 0 to 5), named once for the reader
- * (pickle_read.c), the direct decoder (dump_fast.c) and the writer (pickle_write.c).
+ * (pickle_read.c), the direct decoder (dump_pickle_fast.c) and the writer (pickle_write.c).
  *
  * FR_PICKLE_OPCODES(X) lists each opcode as X(NAME, byte), in Python's pickletools order of
  * bytes; it makes the enum of OP_NAME constants below and, in pickle_read.c, the table of

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../formats/recorder_keys.h"
 #include "config.h"
 
 #define MAP_SLOTS 4096 /* power of two, 4x the registry */
@@ -214,19 +215,21 @@ void rec_comms_reset(void) {
 
 const char *rec_comm_state_name(int state) {
     static const char *const names[] = { "live",    "finalized", "destroyed",
-                                         "aborted", "revoked",   "async_error" };
+                                         "aborted", "revoked",   FR_COMM_ASYNC_ERROR };
     return (state >= 0 && state <= REC_COMM_ERROR) ? names[state] : "unknown";
 }
 
 const char *rec_comm_state_text(const rec_comm *c) {
     static const char *const errors[] = {
-        "async_error:ncclSuccess",         "async_error:ncclUnhandledCudaError",
-        "async_error:ncclSystemError",     "async_error:ncclInternalError",
-        "async_error:ncclInvalidArgument", "async_error:ncclInvalidUsage",
-        "async_error:ncclRemoteError"
+#define ASYNC(name) FR_COMM_ASYNC_ERROR_PREFIX #name
+        ASYNC(ncclSuccess),       ASYNC(ncclUnhandledCudaError), ASYNC(ncclSystemError),
+        ASYNC(ncclInternalError), ASYNC(ncclInvalidArgument),    ASYNC(ncclInvalidUsage),
+        ASYNC(ncclRemoteError)
+#undef ASYNC
     };
     int state = atomic_load_explicit(&c->state, memory_order_relaxed);
     int err = atomic_load_explicit(&c->async_error, memory_order_relaxed);
     if (state != REC_COMM_ERROR) return rec_comm_state_name(state);
-    return (err > 0 && err < (int)(sizeof errors / sizeof errors[0])) ? errors[err] : "async_error";
+    return (err > 0 && err < (int)(sizeof errors / sizeof errors[0])) ? errors[err]
+                                                                      : FR_COMM_ASYNC_ERROR;
 }

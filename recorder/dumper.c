@@ -25,6 +25,7 @@
 #include "../formats/dump.h"
 #include "../formats/dump_write.h"
 #include "../formats/pickle_write.h"
+#include "../formats/recorder_keys.h"
 #include "comms.h"
 #include "config.h"
 #include "identity.h"
@@ -421,11 +422,13 @@ const char *rec_dump_op_name(unsigned op) {
 }
 
 void rec_dump_fatal(int sig) {
-    static const char *const names[] = { "fatal:0",  "fatal:1",  "fatal:2",  "fatal:3", "fatal:4",
-                                         "fatal:5",  "fatal:6",  "fatal:7",  "fatal:8", "fatal:9",
-                                         "fatal:10", "fatal:11", "fatal:12", "fatal:13" };
+#define FATAL(n) FR_TRIGGER_FATAL_PREFIX #n
+    static const char *const names[] = { FATAL(0),  FATAL(1),  FATAL(2),  FATAL(3), FATAL(4),
+                                         FATAL(5),  FATAL(6),  FATAL(7),  FATAL(8), FATAL(9),
+                                         FATAL(10), FATAL(11), FATAL(12), FATAL(13) };
+#undef FATAL
     if (g_fatal == NULL || atomic_exchange(&g_fatal_taken, 1) != 0) return;
     fr_dump d;
-    build_dump(g_fatal, &d, sig >= 0 && sig < 14 ? names[sig] : "fatal");
+    build_dump(g_fatal, &d, sig >= 0 && sig < 14 ? names[sig] : FR_TRIGGER_FATAL);
     write_file(g_fatal, &d, false); /* JSON needs the heap: the fatal dump is always a pickle */
 }

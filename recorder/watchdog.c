@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../formats/atomic_file.h"
+#include "../formats/recorder_keys.h"
 #include "comms.h"
 #include "config.h"
 #include "cuda_driver.h"
@@ -315,15 +316,15 @@ static bool dump_if_stuck(dumper_state *s) {
     rec_log(REC_LOG_WARN, "rank %lld: thread %u (%s) is inside %s for more than %lld ms: dumping",
             (long long)rec_recorder_global_rank(), (unsigned)atomic_load(&slot->tid),
             slot->thread_name, rec_api_name(api), (long long)rec_config_get()->timeout_ms);
-    rec_dump_write("stuck_in_api");
+    rec_dump_write(FR_TRIGGER_STUCK_IN_API);
     touch_trigger_file(s);
     return true;
 }
 
 static void dumper_tick(dumper_state *s) {
-    if (atomic_exchange(&g_wd.pending_signal_dumps, 0) > 0) rec_dump_write("signal");
+    if (atomic_exchange(&g_wd.pending_signal_dumps, 0) > 0) rec_dump_write(FR_TRIGGER_SIGNAL);
     if (atomic_exchange(&g_wd.pending_async_error_dump, 0) > 0) {
-        rec_dump_write("async_error");
+        rec_dump_write(FR_TRIGGER_ASYNC_ERROR);
         touch_trigger_file(s);
         return;
     }
@@ -339,10 +340,10 @@ static void dumper_tick(dumper_state *s) {
                 (long long)rec_recorder_global_rank(), rec_dump_op_name(late.op),
                 (long long)(late.flags & REC_F_P2P ? late.p2p_seq : late.coll_seq),
                 c ? c->pg_name : "?", (long long)rec_config_get()->timeout_ms);
-        rec_dump_write("timeout");
+        rec_dump_write(FR_TRIGGER_TIMEOUT);
         touch_trigger_file(s);
     } else if (trigger_file_appeared(s)) {
-        rec_dump_write("trigger_file");
+        rec_dump_write(FR_TRIGGER_FILE);
     }
 }
 
@@ -442,7 +443,7 @@ static void dump_at_exit(void) {
         poll_once();
         pthread_mutex_unlock(&g_poll_lock);
     }
-    rec_dump_write("exit");
+    rec_dump_write(FR_TRIGGER_EXIT);
 }
 
 void rec_watchdog_start(void) {

@@ -273,6 +273,8 @@ test_expect_success 'frtrace timeline: Chrome trace JSON with a process per rank
 	hang = [e for e in ev if e["ph"] == "i" and e["name"].startswith("hang point")]
 	assert len(hang) == 1 and hang[0]["s"] == "g"
 	assert any(e["ph"] == "i" and e["name"] == "culprit" and e["pid"] == culprit for e in ev)
+	lines = open("trace.json").read().split("\n")
+	assert sum(1 for l in lines if l.startswith("{\"ph\":")) == len(ev), "one event a line"
 	PY
 '
 

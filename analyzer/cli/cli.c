@@ -457,8 +457,9 @@ static void choose_layout(request *rq) {
     bool tty = isatty(STDOUT_FILENO);
     struct winsize ws;
     if (!rq->width_given)
-        rq->report.width =
-            tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 100;
+        rq->report.width = tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40
+                               ? ws.ws_col
+                               : FA_DEFAULT_WIDTH;
     const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
     if (rq->color && strcmp(rq->color, "auto") != 0)
         rq->report.color = strcmp(rq->color, "always") == 0;
@@ -794,7 +795,7 @@ static int cli_main(int argc, char **argv, fa_command command) {
     signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, a write fails with EFBIG and is reported */
     signal(SIGPIPE, SIG_IGN); /* a closed pipe on stdout: EPIPE, reported, exit 2 */
     rq.format = "text";
-    rq.analysis.mismatch_cap = 10;
+    rq.analysis.mismatch_cap = FA_DEFAULT_MISMATCH_CAP;
     char **args = NULL;
     int nargs = 0;
     int status = expand_short_flags(argc, argv, &args, &nargs);

@@ -83,8 +83,8 @@ typedef struct decode_job {
     fa_store *store;
     fa_dump **dumps;
     char **errors;
-    fa_progress *progress;     /* files and bytes decoded, for a progress line (or NULL) */
-    decode_worker workers[64]; /* fa_worker_count's most */
+    fa_progress *progress; /* files and bytes decoded, for a progress line (or NULL) */
+    decode_worker workers[FA_MAX_WORKERS];
 } decode_job;
 
 /* A rank of a world-sized "[0, 1, ...]" text costs about 7 bytes of the file (6 from rank 1 000

@@ -447,8 +447,8 @@ typedef struct screen_job {
     fa_match *m;
     const uint8_t *uniform; /* per collective op (fa_walk.uniform) */
     size_t nuniform;
-    uint8_t *flags;      /* per op: SCREEN_* */
-    uint32_t widest[64]; /* per worker: the most calls it saw in one op */
+    uint8_t *flags;                  /* per op: SCREEN_* */
+    uint32_t widest[FA_MAX_WORKERS]; /* per worker: the most calls it saw in one op */
 } screen_job;
 
 enum { SCREEN_CHUNK = 1024 };

@@ -109,7 +109,7 @@ static int run_inline(size_t nchunks, fa_chunk_format format, void *format_ctx, 
 
 int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, void *format_ctx,
                      fa_chunk_sink sink, void *sink_ctx) {
-    if (nworkers > 64) nworkers = 64;
+    if (nworkers > FA_MAX_WORKERS) nworkers = FA_MAX_WORKERS;
     if (nworkers > nchunks) nworkers = (unsigned)nchunks;
     if (nworkers <= 1) return run_inline(nchunks, format, format_ctx, sink, sink_ctx);
     ordered o = { .nchunks = nchunks,
@@ -121,7 +121,7 @@ int fa_ordered_write(size_t nchunks, unsigned nworkers, fa_chunk_format format, 
     if (!o.slots) return run_inline(nchunks, format, format_ctx, sink, sink_ctx);
     pthread_mutex_init(&o.lock, NULL);
     pthread_cond_init(&o.changed, NULL);
-    pthread_t threads[64];
+    pthread_t threads[FA_MAX_WORKERS];
     unsigned started = 0;
     for (unsigned t = 1; t < nworkers; t++)
         if (pthread_create(&threads[started], NULL, worker_main, &o) == 0) started++;

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
 #include "perf/perfstat.h"
 #include "safe_text.h"
+#include "report/json_writer.h"
 #include "report/table.h"
 #include "report/wrap.h"
 
@@ -131,105 +131,87 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, const char *format, size_t w
 
 /* ------------------------------------------------------------ JSON ------------------- */
 
-static void json_str(FILE *out, const char *s) {
-    fputc('"', out);
-    fr_json_fputs(out, s);
-    fputc('"', out);
-}
-
-static void json_num(FILE *out, double v) {
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, "%.3f", v);
-}
-
-static void json_shapes(FILE *out, const fr_shapes *s) {
-    fputc('[', out);
+/* A shape list's value: [[4,4],[8]], ints in exact decimal. */
+static void json_shapes(jw *w, const fr_shapes *s) {
+    jw_open(w, '[');
     for (uint32_t i = 0; i < s->count; i++) {
-        fputs(i ? ",[" : "[", out);
-        for (uint32_t d = 0; d < s->shapes[i].ndim; d++)
-            fprintf(out, "%s%lld", d ? "," : "", (long long)s->shapes[i].dims[d]);
-        fputc(']', out);
+        jw_open(w, '[');
+        for (uint32_t d = 0; d < s->shapes[i].ndim; d++) jw_i64(w, NULL, s->shapes[i].dims[d]);
+        jw_close(w, ']');
     }
-    fputc(']', out);
+    jw_close(w, ']');
 }
 
-static void write_stragglers(const fa_analysis *a, FILE *out) {
+static void write_stragglers(const fa_analysis *a, jw *w) {
     const fa_perf *p = &a->perf;
-    fputc('[', out);
+    jw_open(w, '[');
     for (size_t i = 0; i < p->nstragglers; i++) {
         const fa_straggler *s = &p->stragglers[i];
-        fprintf(out, "%s{\"rank\":%lld,\"late_ms_median\":", i ? "," : "", (long long)s->rank);
-        json_num(out, s->late_ms_median);
-        fputs(",\"late_ms_p90\":", out);
-        json_num(out, s->late_ms_p90);
-        fputs(",\"late_ms_when_late\":", out);
-        json_num(out, s->late_ms_when_late);
-        fprintf(out, ",\"late_in\":%u,\"last_in\":%u,\"collectives\":%u,\"groups\":[", s->late_in,
-                s->last_in, s->collectives);
-        for (size_t k = 0; k < s->ngroups; k++) {
-            if (k) fputc(',', out);
-            json_str(out, a->groups.v[s->groups[k]].id);
-        }
-        fputs("],\"slow_ms_median\":", out);
-        json_num(out, s->slow_ms_median);
-        fprintf(out, ",\"timed\":%u,\"late\":%s,\"slow_ops\":%s}", s->timed,
-                s->late ? "true" : "false", s->slow_ops ? "true" : "false");
+        jw_open(w, '{');
+        jw_i64(w, "rank", s->rank);
+        jw_fixed3(w, "late_ms_median", s->late_ms_median);
+        jw_fixed3(w, "late_ms_p90", s->late_ms_p90);
+        jw_fixed3(w, "late_ms_when_late", s->late_ms_when_late);
+        jw_i64(w, "late_in", s->late_in);
+        jw_i64(w, "last_in", s->last_in);
+        jw_i64(w, "collectives", s->collectives);
+        jw_key(w, "groups");
+        jw_open(w, '[');
+        for (size_t k = 0; k < s->ngroups; k++) jw_text(w, NULL, a->groups.v[s->groups[k]].id);
+        jw_close(w, ']');
+        jw_fixed3(w, "slow_ms_median", s->slow_ms_median);
+        jw_i64(w, "timed", s->timed);
+        jw_bool(w, "late", s->late);
+        jw_bool(w, "slow_ops", s->slow_ops);
+        jw_close(w, '}');
     }
-    fputc(']', out);
+    jw_close(w, ']');
 }
 
-static void write_stats(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    const fa_perf *p = &a->perf;
+static void write_stat(const fa_analysis *a, const fa_stat_row *r, jw *w) {
     const fa_store *st = a->in.store;
-    fputc('[', out);
-    bool first = true;
-    for (size_t i = 0; i < p->nstats; i++) {
-        const fa_stat_row *r = &p->stats[i];
-        if (!fa_perf_group_selected(a, opt, r->group)) continue;
-        const fa_group *g = &a->groups.v[r->group];
-        const fr_strings *dt = fa_store_strings(st, r->dtypes);
-        fputs(first ? "{\"group_id\":" : ",{\"group_id\":", out);
-        first = false;
-        json_str(out, g->id);
-        fputs(",\"group_desc\":", out);
-        json_str(out, g->desc);
-        fputs(",\"op\":", out);
-        json_str(out, r->type);
-        fputs(",\"input_sizes\":", out);
-        json_shapes(out, fa_store_shapes(st, r->in_sizes));
-        fputs(",\"output_sizes\":", out);
-        json_shapes(out, fa_store_shapes(st, r->out_sizes));
-        fputs(",\"dtype\":", out);
-        if (dt->count)
-            json_str(out, dt->items[0]);
-        else
-            fputs("null", out);
-        fprintf(out, ",\"ranks\":%u,\"count\":%llu,\"bytes\":", r->is_p2p ? 2 : g->nmembers,
-                (unsigned long long)r->count);
-        if (r->bytes >= 0)
-            fprintf(out, "%lld", (long long)r->bytes);
-        else
-            fputs("null", out);
-        const char *keys[] = { "skew_ms_p50",     "skew_ms_p99", "duration_ms_p50",
-                               "duration_ms_p99", "algbw_gbps",  "busbw_gbps" };
-        double vals[] = { r->skew_p50, r->skew_p99, r->dur_p50, r->dur_p99, r->algbw, r->busbw };
-        for (int k = 0; k < 6; k++) {
-            fprintf(out, ",\"%s\":", keys[k]);
-            json_num(out, vals[k]);
-        }
-        fputc('}', out);
-    }
-    fputc(']', out);
+    const fa_group *g = &a->groups.v[r->group];
+    const fr_strings *dt = fa_store_strings(st, r->dtypes);
+    jw_open(w, '{');
+    jw_text(w, "group_id", g->id);
+    jw_text(w, "group_desc", g->desc);
+    jw_text(w, "op", r->type);
+    jw_key(w, "input_sizes");
+    json_shapes(w, fa_store_shapes(st, r->in_sizes));
+    jw_key(w, "output_sizes");
+    json_shapes(w, fa_store_shapes(st, r->out_sizes));
+    if (dt->count)
+        jw_text(w, "dtype", dt->items[0]);
+    else
+        jw_null(w, "dtype");
+    jw_i64(w, "ranks", r->is_p2p ? 2 : g->nmembers);
+    jw_i64(w, "count", (int64_t)r->count);
+    if (r->bytes >= 0)
+        jw_i64(w, "bytes", r->bytes);
+    else
+        jw_null(w, "bytes");
+    jw_fixed3(w, "skew_ms_p50", r->skew_p50);
+    jw_fixed3(w, "skew_ms_p99", r->skew_p99);
+    jw_fixed3(w, "duration_ms_p50", r->dur_p50);
+    jw_fixed3(w, "duration_ms_p99", r->dur_p99);
+    jw_fixed3(w, "algbw_gbps", r->algbw);
+    jw_fixed3(w, "busbw_gbps", r->busbw);
+    jw_close(w, '}');
 }
 
-int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    fputs(",\"stragglers\":", out);
-    write_stragglers(a, out);
-    fputs(",\"stats\":", out);
-    write_stats(a, opt, out);
-    return ferror(out) ? -1 : 0;
+static void write_stats(const fa_analysis *a, const fa_report_options *opt, jw *w) {
+    const fa_perf *p = &a->perf;
+    jw_open(w, '[');
+    for (size_t i = 0; i < p->nstats; i++)
+        if (fa_perf_group_selected(a, opt, p->stats[i].group)) write_stat(a, &p->stats[i], w);
+    jw_close(w, ']');
+}
+
+void fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, jw *w) {
+    jw_key(w, "stragglers");
+    write_stragglers(a, w);
+    jw_key(w, "stats");
+    write_stats(a, opt, w);
 }
 
 /* ------------------------------------------------------------ frtrace stats ---------- */
@@ -258,12 +240,16 @@ int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, cons
                         FILE *out) {
     const fa_perf *p = &a->perf;
     if (strcmp(format, "json") == 0) {
-        fputs("{\"stats\":", out);
-        write_stats(a, opt, out);
-        fputs(",\"stragglers\":", out);
-        write_stragglers(a, out);
-        fputs("}\n", out);
-        return ferror(out) ? -1 : 0;
+        jw w;
+        if (!jw_open_file(&w, out)) return jw_close_file(&w);
+        jw_open(&w, '{');
+        jw_key(&w, "stats");
+        write_stats(a, opt, &w);
+        jw_key(&w, "stragglers");
+        write_stragglers(a, &w);
+        jw_close(&w, '}');
+        jw_char(&w, '\n');
+        return jw_close_file(&w);
     }
     bool jira = strcmp(format, "jira") == 0, md = jira || strcmp(format, "markdown") == 0;
     fa_table t;

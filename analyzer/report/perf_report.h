@@ -18,9 +18,10 @@ void fa_perf_print_slow_ranks(const fa_analysis *a, const char *format, size_t w
 /* The slow ranks' table (rank, lateness, late in, last in, [slower,] groups) for a report to
  * lay out; false (nothing built) when there are none. The caller frees it. */
 struct fa_table;
+struct jw;
 bool fa_perf_slow_ranks_table(const fa_analysis *a, struct fa_table *t);
 /* `,"stragglers":[...],"stats":[...]`: two more keys of the database object being written. */
-int fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+void fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, struct jw *w);
 /* `frtrace stats`: "text", "markdown" or "json" ({"stats": [...], "stragglers": [...]}). */
 int fa_perf_print_stats(const fa_analysis *a, const fa_report_options *opt, const char *format,
                         FILE *out);

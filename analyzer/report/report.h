@@ -11,6 +11,9 @@
 
 #include "analysis.h"
 
+/* The text report's width when it does not go to a terminal and --width is not given. */
+enum { FA_DEFAULT_WIDTH = 100 };
+
 typedef struct fa_report_options {
     bool verbose;
     bool stack_traces;
@@ -24,7 +27,8 @@ typedef struct fa_report_options {
     size_t npg_filters;
     int jobs; /* threads formatting the database (<= 0: one per core); the bytes do not depend on it
                */
-    size_t width; /* the text report's lines wrap at this many columns; 0: no limit */
+    size_t width; /* the text report's lines wrap at this many columns (FA_DEFAULT_WIDTH off a
+                   * terminal); 0: no limit */
     bool color;   /* the text report's verdict line in colour (a terminal, NO_COLOR unset) */
 } fa_report_options;
 

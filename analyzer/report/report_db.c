@@ -18,201 +18,17 @@
  * A row's shapes, dtype lists, profiling name and group id are interned values that repeat over
  * and over; each worker formats one of them once and copies the text afterwards (frag_cache).
  */
-#include <float.h>
-#include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/version.h"
 #include "grow.h"
 #include "json_text.h"
+#include "report/json_writer.h"
 #include "report/ordered_write.h"
 #include "report/report.h"
 #include "report/perf_report.h"
 #include "report/report_whereabouts.h"
-
-/* ---------------------------------------------------------------- JSON writer ------ */
-
-typedef struct jw {
-    FILE *out; /* where a full buffer goes; NULL: the buffer grows instead (a chunk in memory) */
-    fa_textbuf t;
-    bool comma;  /* the next value in the current object/array needs a comma before it */
-    bool failed; /* out of memory in memory mode: the text is incomplete */
-} jw;
-
-enum { JW_FILE_BUFFER = 1 << 16 };
-
-static void jw_flush(jw *w) {
-    if (w->out && w->t.n) fwrite(w->t.v, 1, w->t.n, w->out);
-    w->t.n = 0;
-}
-
-/* jw_room when the buffer is full: flush it (FILE mode) or grow it (memory mode). */
-static bool jw_room_slow(jw *w, size_t len) {
-    if (w->out) {
-        jw_flush(w);
-        return len <= w->t.cap;
-    }
-    if (fa_textbuf_reserve(&w->t, len)) return true;
-    w->failed = true;
-    return false;
-}
-
-/* Room for `len` more bytes in the buffer. False when they do not fit: in FILE mode a run
- * longer than the whole buffer (the caller writes it to the file itself), in memory mode when
- * memory ran out. */
-static inline __attribute__((always_inline)) bool jw_room(jw *w, size_t len) {
-    return w->t.n + len <= w->t.cap || jw_room_slow(w, len);
-}
-
-static inline __attribute__((always_inline)) void jw_raw(jw *w, const char *s, size_t len) {
-    if (!len) return; /* s may be NULL then (an empty chunk) */
-    if (!jw_room(w, len)) {
-        if (w->out) fwrite(s, 1, len, w->out);
-        return;
-    }
-    memcpy(w->t.v + w->t.n, s, len);
-    w->t.n += len;
-}
-
-static inline __attribute__((always_inline)) void jw_char(jw *w, char c) {
-    if (jw_room(w, 1)) w->t.v[w->t.n++] = c;
-}
-
-static inline __attribute__((always_inline)) void jw_sep(jw *w) {
-    if (w->comma) jw_char(w, ',');
-    w->comma = true;
-}
-
-static void jw_open(jw *w, char c) {
-    jw_sep(w);
-    jw_char(w, c);
-    w->comma = false;
-}
-
-static void jw_close(jw *w, char c) {
-    jw_char(w, c);
-    w->comma = true;
-}
-
-static void jw_put(void *w, const char *s, size_t len) { jw_raw(w, s, len); }
-
-/* cJSON's print_string_ptr, and text from the input shown, never obeyed (json_text.h): always
- * valid UTF-8, controls, format characters and surrogates escaped. */
-static void jw_string_body(jw *w, const char *s) {
-    /* fast path: most strings (ids, types, states, keys) are plain ASCII; copy them whole */
-    const unsigned char *q = (const unsigned char *)s;
-    while (fr_json_plain(*q) && *q < 0x7F) q++;
-    if (!*q) {
-        size_t len = (size_t)(q - (const unsigned char *)s);
-        if (jw_room(w, len + 2)) {
-            char *at = w->t.v + w->t.n;
-            at[0] = '"';
-            memcpy(at + 1, s, len);
-            at[len + 1] = '"';
-            w->t.n += len + 2;
-            return;
-        }
-    }
-    jw_char(w, '"');
-    fr_json_escape(s, strlen(s), false, jw_put, w);
-    jw_char(w, '"');
-}
-
-static void jw_key(jw *w, const char *key) {
-    jw_sep(w);
-    jw_string_body(w, key);
-    jw_char(w, ':');
-    w->comma = false;
-}
-
-/* A string value; cJSON drops a key whose string is NULL, and so does this. */
-static void jw_str(jw *w, const char *key, const char *s) {
-    if (!s) return;
-    if (key) jw_key(w, key);
-    jw_sep(w);
-    jw_string_body(w, s);
-}
-
-/* A key known when compiling (plain ASCII, nothing to escape): `"key":` in one copy. */
-#define JW_KEY(w, k) jw_key_text((w), "\"" k "\":", sizeof("\"" k "\":") - 1)
-
-static inline __attribute__((always_inline)) void jw_key_text(jw *w, const char *text, size_t len) {
-    jw_sep(w);
-    jw_raw(w, text, len);
-    w->comma = false;
-}
-
-/* cJSON's print_number for a number made from an int64: "%d" when the value fits an int,
- * otherwise %1.15g, or %1.17g when that does not read back as the same double. Written into
- * tmp (32 bytes); returns the length. */
-static size_t int_text(int64_t v, char *tmp) {
-    if (v > INT_MIN && v < INT_MAX) return fr_json_int(v, tmp); /* as (double)v compares: exact */
-    double d = (double)v;
-    int valueint = d >= INT_MAX ? INT_MAX : INT_MIN;
-    int len;
-    if (d == (double)valueint) {
-        len = snprintf(tmp, 32, "%d", valueint);
-    } else {
-        double back = 0;
-        len = snprintf(tmp, 32, "%1.15g", d);
-        if (sscanf(tmp, "%lg", &back) != 1 ||
-            fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
-            len = snprintf(tmp, 32, "%1.17g", d);
-    }
-    return (size_t)len;
-}
-
-/* cJSON's print_number for an int64 (int_text), formatted in place when the buffer has room. */
-static void jw_int(jw *w, const char *key, int64_t v) {
-    if (key) jw_key(w, key);
-    jw_sep(w);
-    if (jw_room(w, 32)) {
-        w->t.n += int_text(v, w->t.v + w->t.n);
-        return;
-    }
-    char tmp[32];
-    size_t len = int_text(v, tmp);
-    jw_raw(w, tmp, len);
-}
-
-static void jw_bool(jw *w, const char *key, bool v) {
-    jw_key(w, key);
-    jw_sep(w);
-    jw_raw(w, v ? "true" : "false", v ? 4 : 5);
-}
-
-static void jw_null(jw *w, const char *key) {
-    jw_key(w, key);
-    jw_sep(w);
-    jw_raw(w, "null", 4);
-}
-
-static void jw_ints(jw *w, const char *key, const int64_t *v, size_t n) {
-    jw_key(w, key);
-    jw_open(w, '[');
-    for (size_t i = 0; i < n; i++) jw_int(w, NULL, v[i]);
-    jw_close(w, ']');
-}
-
-/* A shape list's value (after its key): [[4,4],[8]]. */
-static void jw_shapes_value(jw *w, const fr_shapes *s) {
-    jw_open(w, '[');
-    for (uint32_t i = 0; i < s->count; i++) {
-        jw_open(w, '[');
-        for (uint32_t d = 0; d < s->shapes[i].ndim; d++) jw_int(w, NULL, s->shapes[i].dims[d]);
-        jw_close(w, ']');
-    }
-    jw_close(w, ']');
-}
-
-/* A string list's value (after its key): ["Float","Half"]. */
-static void jw_strings_value(jw *w, const fr_strings *s) {
-    jw_open(w, '[');
-    for (uint32_t i = 0; i < s->count; i++) jw_str(w, NULL, s->items[i]);
-    jw_close(w, ']');
-}
 
 /* ---------------------------------------------------------------- fragment cache --- */
 
@@ -367,13 +183,13 @@ typedef struct rank_list_text {
 } rank_list_text;
 
 static int rank_list_format(rank_list_text *t, const fa_ranks *r) {
-    t->v = malloc(r->n * 33 + 3); /* int_text may use all of its 32 bytes */
+    t->v = malloc(r->n * 33 + 3); /* jw_int_text may use all of its 32 bytes */
     if (!t->v) return -1;
     size_t at = 0;
     t->v[at++] = '[';
     for (size_t i = 0; i < r->n; i++) {
         if (i) t->v[at++] = ',';
-        at += int_text(r->v[i], t->v + at);
+        at += jw_int_text(r->v[i], t->v + at);
     }
     t->v[at++] = ']';
     t->n = at;
@@ -935,9 +751,10 @@ static void write_explanation(jw *w, const fa_analysis *a) {
 }
 
 int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    jw w = { out, { malloc(JW_FILE_BUFFER), 0, JW_FILE_BUFFER }, false, false };
+    jw w;
     db x;
-    int rc = db_init(&x, a, opt, &w) == 0 && w.t.v ? 0 : -1;
+    bool opened = jw_open_file(&w, out);
+    int rc = db_init(&x, a, opt, &w) == 0 && opened ? 0 : -1;
     if (rc == 0) {
         jw_open(&w, '{');
         jw_str(&w, "schema", "frtrace-db/1");
@@ -952,9 +769,8 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
     if (rc == 0) rc = write_rows(&x, "nccl_calls", x.rows.n, format_calls);
     if (rc == 0) {
         write_findings(&w, a);
-        jw_flush(&w); /* stragglers and stats: perf_report.c writes them to the FILE */
-        if (fa_perf_write_db_keys(a, opt, out) != 0) rc = -1;
-        if (fa_report_whereabouts_db(a, opt, out) != 0) rc = -1;
+        fa_perf_write_db_keys(a, opt, &w);
+        if (fa_report_whereabouts_db(a, opt, &w) != 0) rc = -1;
         jw_key(&w, "verdict");
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));
@@ -966,8 +782,6 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         jw_close(&w, '}');
         jw_char(&w, '\n');
     }
-    jw_flush(&w);
     db_free(&x);
-    free(w.t.v);
-    return rc || ferror(out) ? -1 : 0;
+    return jw_close_file(&w) || rc ? -1 : 0;
 }

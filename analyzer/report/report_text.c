@@ -181,13 +181,17 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
 
 /* The verdict line, never wrapped (it is a ticket's title); in colour on a terminal. One line
  * whatever the input's names hold: shown, never obeyed (safe_text.h). */
+#define ANSI_OK           "\033[1;32m" /* bold green */
+#define ANSI_INCONCLUSIVE "\033[1;33m" /* bold yellow */
+#define ANSI_BROKEN       "\033[1;31m" /* bold red: a hang, a crash, a mismatch */
+#define ANSI_RESET        "\033[0m"
 static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
-    const char *colour = v->status == FA_STATUS_OK             ? "\033[1;32m"
-                         : v->status == FA_STATUS_INCONCLUSIVE ? "\033[1;33m"
-                                                               : "\033[1;31m";
+    const char *colour = v->status == FA_STATUS_OK             ? ANSI_OK
+                         : v->status == FA_STATUS_INCONCLUSIVE ? ANSI_INCONCLUSIVE
+                                                               : ANSI_BROKEN;
     fputs(opt->color ? colour : "", out);
     fr_text_fputs(out, v->summary ? v->summary : fa_status_name(v->status));
-    fprintf(out, "%s\n", opt->color ? "\033[0m" : "");
+    fprintf(out, "%s\n", opt->color ? ANSI_RESET : "");
 }
 
 static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {

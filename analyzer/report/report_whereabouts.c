@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
+#include "report/json_writer.h"
 #include "report/markup.h"
 #include "safe_text.h"
 #include "report/table.h"
@@ -266,116 +266,115 @@ void fa_report_whereabouts_ticket(const fa_analysis *a, const fa_report_options 
 
 /* --- database ------------------------------------------------------------------------------ */
 
-static void j_str(FILE *out, const char *s) {
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    fr_json_fputs(out, s);
-    fputc('"', out);
-}
-
-static void j_int_or_null(FILE *out, int64_t v) {
-    if (v >= 0)
-        fprintf(out, "%lld", (long long)v);
+/* A string value, null when there is none. */
+static void j_str(jw *w, const char *key, const char *s) {
+    if (s)
+        jw_str(w, key, s);
     else
-        fputs("null", out);
+        jw_null(w, key);
 }
 
-static void j_frames(FILE *out, const fa_frames *f, size_t n, bool native) {
-    fputc('[', out);
+/* A count or id that is negative when unknown: null then. */
+static void j_int_or_null(jw *w, const char *key, int64_t v) {
+    if (v >= 0)
+        jw_i64(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static void j_frames(jw *w, const char *key, const fa_frames *f, size_t n, bool native) {
+    jw_key(w, key);
+    jw_open(w, '[');
     for (size_t i = 0; i < n; i++) {
-        fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        j_str(out, f->v[i].name);
-        fputs(native ? ",\"object\":" : ",\"filename\":", out);
-        j_str(out, f->v[i].filename ? f->v[i].filename : "");
-        fprintf(out, native ? ",\"offset\":%lld}" : ",\"line\":%lld}", (long long)f->v[i].line);
+        jw_open(w, '{');
+        j_str(w, "name", f->v[i].name);
+        jw_text(w, native ? "object" : "filename", f->v[i].filename);
+        jw_i64(w, native ? "offset" : "line", f->v[i].line);
+        jw_close(w, '}');
     }
-    fputc(']', out);
+    jw_close(w, ']');
 }
 
 static void j_thread(const fa_input *in, const fa_dump *d, const fa_thread *t,
-                     const fa_thread *main, FILE *out) {
+                     const fa_thread *main, jw *w) {
     fa_frames python = fa_store_frames(in->store, t->python),
               native = fa_store_frames(in->store, t->native);
-    fprintf(out, "{\"thread_id\":%lld,\"thread_name\":", (long long)t->tid);
-    j_str(out, t->name ? t->name : "");
-    fprintf(out, ",\"matters\":%s,\"made_last_call\":%s,\"python\":", t == main ? "true" : "false",
-            t->tid == d->caller_tid ? "true" : "false");
-    j_frames(out, &python, python.n, false);
-    fputs(",\"native\":", out);
-    j_frames(out, &native, native.n, true);
-    fputs(",\"note\":", out);
-    j_str(out, t->note);
-    fputc('}', out);
+    jw_open(w, '{');
+    jw_i64(w, "thread_id", t->tid);
+    jw_text(w, "thread_name", t->name);
+    jw_bool(w, "matters", t == main);
+    jw_bool(w, "made_last_call", t->tid == d->caller_tid);
+    j_frames(w, "python", &python, python.n, false);
+    j_frames(w, "native", &native, native.n, true);
+    j_str(w, "note", t->note);
+    jw_close(w, '}');
 }
 
-static void j_culprit(const fa_input *in, int64_t rank, FILE *out) {
+static void j_culprit(const fa_input *in, int64_t rank, jw *w) {
     const fa_dump *d = dump_of(in, rank);
     const fr_identity *id = d && d->has_identity ? &d->identity : NULL;
     const char *hosts_file = fa_hosts_find(&in->hosts, rank);
     const char *host = id && id->hostname ? id->hostname : hosts_file;
-    fprintf(out, "{\"rank\":%lld,\"host\":", (long long)rank);
-    j_str(out, host);
-    fputs(",\"host_from\":", out);
-    j_str(out, id && id->hostname ? "dump" : hosts_file ? "hosts_file" : NULL);
-    fputs(",\"pid\":", out);
-    j_int_or_null(out, id ? id->pid : -1);
-    fputs(",\"local_rank\":", out);
-    j_int_or_null(out, id ? id->local_rank : -1);
-    fputs(",\"cuda_device\":", out);
+    jw_open(w, '{');
+    jw_i64(w, "rank", rank);
+    j_str(w, "host", host);
+    j_str(w, "host_from", id && id->hostname ? "dump" : hosts_file ? "hosts_file" : NULL);
+    j_int_or_null(w, "pid", id ? id->pid : -1);
+    j_int_or_null(w, "local_rank", id ? id->local_rank : -1);
     if (id && id->cuda_index >= 0) {
-        fprintf(out, "{\"index\":%lld,\"pci_bus_id\":", (long long)id->cuda_index);
-        j_str(out, id->pci_bus_id);
-        fputs(",\"uuid\":", out);
-        j_str(out, id->uuid);
-        fputc('}', out);
+        jw_key(w, "cuda_device");
+        jw_open(w, '{');
+        jw_i64(w, "index", id->cuda_index);
+        j_str(w, "pci_bus_id", id->pci_bus_id);
+        j_str(w, "uuid", id->uuid);
+        jw_close(w, '}');
     } else {
-        fputs("null", out);
+        jw_null(w, "cuda_device");
     }
-    fputs(",\"nccl_version\":", out);
-    j_str(out, id ? id->nccl_version : NULL);
-    fputs(",\"threads\":[", out);
+    j_str(w, "nccl_version", id ? id->nccl_version : NULL);
+    jw_key(w, "threads");
+    jw_open(w, '[');
     const fa_thread *main = d ? fa_where_thread(d) : NULL;
-    for (uint32_t i = 0; d && d->has_stacks && i < d->nthreads; i++) {
-        if (i) fputc(',', out);
-        j_thread(in, d, &d->threads[i], main, out);
-    }
-    fputs("]}", out);
+    for (uint32_t i = 0; d && d->has_stacks && i < d->nthreads; i++)
+        j_thread(in, d, &d->threads[i], main, w);
+    jw_close(w, ']');
+    jw_close(w, '}');
 }
 
-int fa_report_whereabouts_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
-    fputs(",\"whereabouts\":{\"culprits\":[", out);
-    for (size_t i = 0, n = 0; i < a->verdict.culprits.n; i++) {
+int fa_report_whereabouts_db(const fa_analysis *a, const fa_report_options *opt, jw *w) {
+    jw_key(w, "whereabouts");
+    jw_open(w, '{');
+    jw_key(w, "culprits");
+    jw_open(w, '[');
+    for (size_t i = 0; i < a->verdict.culprits.n; i++) {
         int64_t rank = a->verdict.culprits.v[i];
         const fa_dump *d = dump_of(&a->in, rank);
         if (!(d && (d->has_identity || d->has_stacks)) && !fa_hosts_find(&a->in.hosts, rank))
             continue;
-        if (n++) fputc(',', out);
-        j_culprit(&a->in, rank, out);
+        j_culprit(&a->in, rank, w);
     }
-    fputs("],\"stack_groups\":[", out);
+    jw_close(w, ']');
+    jw_key(w, "stack_groups");
+    jw_open(w, '[');
     fa_where_groups g;
     int rc = fa_where_group_ranks(&a->in, opt->selected_ranks, opt->nselected_ranks, &g);
     for (size_t i = 0; rc == 0 && i < g.n; i++) {
         const fa_thread *t = g.v[i].thread;
         fa_frames python = fa_store_frames(a->in.store, t->python),
                   native = fa_store_frames(a->in.store, t->native);
-        fputs(i ? ",{\"ranks\":[" : "{\"ranks\":[", out);
-        for (size_t k = 0; k < g.v[i].ranks.n; k++)
-            fprintf(out, "%s%lld", k ? "," : "", (long long)g.v[i].ranks.v[k]);
-        fputs("],\"summary\":", out);
-        j_str(out, g.v[i].summary ? g.v[i].summary : "");
-        fputs(",\"thread_name\":", out);
-        j_str(out, t->name ? t->name : "");
-        fputs(",\"python\":", out);
-        j_frames(out, &python, python.n, false);
-        fputs(",\"native\":", out);
-        j_frames(out, &native, fa_where_native_shown(a->in.store, t), true);
-        fputc('}', out);
+        jw_open(w, '{');
+        jw_key(w, "ranks");
+        jw_open(w, '[');
+        for (size_t k = 0; k < g.v[i].ranks.n; k++) jw_i64(w, NULL, g.v[i].ranks.v[k]);
+        jw_close(w, ']');
+        jw_text(w, "summary", g.v[i].summary);
+        jw_text(w, "thread_name", t->name);
+        j_frames(w, "python", &python, python.n, false);
+        j_frames(w, "native", &native, fa_where_native_shown(a->in.store, t), true);
+        jw_close(w, '}');
     }
     if (rc == 0) fa_where_groups_free(&g);
-    fputs("]}", out);
-    return rc || ferror(out) ? -1 : 0;
+    jw_close(w, ']');
+    jw_close(w, '}');
+    return rc;
 }

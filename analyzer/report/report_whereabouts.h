@@ -13,7 +13,9 @@ void fa_report_whereabouts_text(const fa_analysis *a, const fa_report_options *o
 /* The same in the ticket's markup: markdown or Jira (markup.h). */
 void fa_report_whereabouts_ticket(const fa_analysis *a, const fa_report_options *opt, fa_markup m,
                                   FILE *out);
-/* The database's ,"whereabouts":{...} member (always written); 0, or -1 on an error. */
-int fa_report_whereabouts_db(const fa_analysis *a, const fa_report_options *opt, FILE *out);
+/* The database's "whereabouts":{...} member (always written), into its writer; 0, or -1 on
+ * an error. */
+struct jw;
+int fa_report_whereabouts_db(const fa_analysis *a, const fa_report_options *opt, struct jw *w);
 
 #endif

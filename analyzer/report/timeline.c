@@ -2,11 +2,12 @@
 #include "report/timeline.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "json_text.h"
+#include "report/json_writer.h"
 #include "report/perf_report.h"
 #include "safe_text.h"
 
@@ -341,8 +342,20 @@ static void lanes_free(lanes *l) {
     memset(l, 0, sizeof *l);
 }
 
-static void trace_entry(const view *v, FILE *out, int64_t rank, long tid, const fa_dump *d,
-                        uint32_t i, span s) {
+/* `"key":"value"` for a string printed with a format (plain text: numbers, words). */
+static void jw_strf(jw *w, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void jw_strf(jw *w, const char *key, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    jw_str(w, key, text);
+}
+
+static void trace_entry(const view *v, jw *w, int64_t rank, long tid, const fa_dump *d, uint32_t i,
+                        span s) {
     const fa_store *st = v->a->in.store;
     const fa_entry *e = &d->entries[i];
     const fa_traits *tr = fa_entry_traits(st, e);
@@ -352,62 +365,95 @@ static void trace_entry(const view *v, FILE *out, int64_t rank, long tid, const 
     fa_shapes_text(fa_store_shapes(st, tr->out_sizes), outs, sizeof outs);
     const fr_strings *dt = fa_store_strings(st, tr->in_dtypes);
     double dur = s.end > s.start ? (double)(s.end - s.start) / 1000.0 : 0.001;
-    fprintf(out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"",
-            (long long)rank, tid, us(v, s.start), dur);
-    fr_json_fputs(out, op->type);
-    if (tr->is_p2p && (op->is_send || op->is_recv)) fprintf(out, " %s", op->is_send ? "->" : "<-");
-    fprintf(out,
-            "%s\",\"cat\":\"%s\"%s,\"args\":{\"record_id\":%lld,\"collective_seq_id\":%lld,\"p2p_"
-            "seq_id\":%lld,"
-            "\"profiling_name\":\"",
-            s.pending ? " (pending)" : "", tr->is_p2p ? "p2p" : "collective",
-            s.pending ? ",\"cname\":\"terrible\"" : "", (long long)fa_entry_record_id(d, e),
-            (long long)fa_entry_coll_seq(d, e), (long long)fa_entry_p2p_seq(d, e));
-    fr_json_fputs(out, op->text);
-    fprintf(out, "\",\"input_sizes\":\"%s\",\"output_sizes\":\"%s\",\"dtype\":\"", in, outs);
-    fr_json_fputs(out, dt->count ? dt->items[0] : "");
-    fprintf(out, "\",\"state\":\"%s\"", fr_state_name((fr_state)tr->state));
-    if (!isnan(fa_time_duration(d, i)))
-        fprintf(out, ",\"duration_ms\":%.3f", fa_time_duration(d, i));
-    if (s.pending)
-        fputs(",\"pending\":true,\"ends_at\":\"the dump\"", out);
-    else if (!s.end_known)
-        fputs(",\"end\":\"unknown\"", out);
-    fputs("}}", out);
+    jw_newline(w);
+    jw_open(w, '{');
+    jw_str(w, "ph", "X");
+    jw_i64(w, "pid", rank);
+    jw_i64(w, "tid", tid);
+    jw_fixed3(w, "ts", us(v, s.start));
+    jw_fixed3(w, "dur", dur);
+    jw_str_begin(w, "name");
+    jw_str_part(w, op->type);
+    if (tr->is_p2p && (op->is_send || op->is_recv)) jw_str_part(w, op->is_send ? " ->" : " <-");
+    if (s.pending) jw_str_part(w, " (pending)");
+    jw_str_end(w);
+    jw_str(w, "cat", tr->is_p2p ? "p2p" : "collective");
+    if (s.pending) jw_str(w, "cname", "terrible");
+    jw_key(w, "args");
+    jw_open(w, '{');
+    jw_i64(w, "record_id", fa_entry_record_id(d, e));
+    jw_i64(w, "collective_seq_id", fa_entry_coll_seq(d, e));
+    jw_i64(w, "p2p_seq_id", fa_entry_p2p_seq(d, e));
+    jw_text(w, "profiling_name", op->text);
+    jw_str(w, "input_sizes", in);
+    jw_str(w, "output_sizes", outs);
+    jw_text(w, "dtype", dt->count ? dt->items[0] : "");
+    jw_str(w, "state", fr_state_name((fr_state)tr->state));
+    if (!isnan(fa_time_duration(d, i))) jw_fixed3(w, "duration_ms", fa_time_duration(d, i));
+    if (s.pending) {
+        jw_bool(w, "pending", true);
+        jw_str(w, "ends_at", "the dump");
+    } else if (!s.end_known) {
+        jw_str(w, "end", "unknown");
+    }
+    jw_close(w, '}');
+    jw_close(w, '}');
 }
 
-static void trace_names(const view *v, FILE *out, size_t r, const long *groups_used, size_t ngroups,
+/* A metadata event: {"ph":"M","pid":..,["tid":..,]"name":name,"args":{ (the caller writes the
+ * args and closes both). */
+static void trace_meta_open(jw *w, int64_t pid, const long *tid, const char *name) {
+    jw_newline(w);
+    jw_open(w, '{');
+    jw_str(w, "ph", "M");
+    jw_i64(w, "pid", pid);
+    if (tid) jw_i64(w, "tid", *tid);
+    jw_str(w, "name", name);
+    jw_key(w, "args");
+    jw_open(w, '{');
+}
+
+static void trace_meta_close(jw *w) {
+    jw_close(w, '}');
+    jw_close(w, '}');
+}
+
+static void trace_names(const view *v, jw *w, size_t r, const long *groups_used, size_t ngroups,
                         const lanes *l) {
     const fa_analysis *a = v->a;
     int64_t rank = a->in.ranks[r].rank;
     const fa_straggler *s = straggler_of(a, rank);
-    fprintf(
-        out,
-        ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"rank %lld%s",
-        (long long)rank, (long long)rank, is_culprit(a, rank) ? " (culprit)" : "");
+    trace_meta_open(w, rank, NULL, "process_name");
+    char slow[128] = "";
     if (s && s->late)
-        fprintf(out, " (slow: %.1f ms late, median)", s->late_ms_typical);
+        snprintf(slow, sizeof slow, " (slow: %.1f ms late, median)", s->late_ms_typical);
     else if (s)
-        fprintf(out, " (slow: operations %.1f ms longer, median)", s->slow_ms_median);
-    fprintf(out,
-            "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_"
-            "index\":%lld}}",
-            (long long)rank, (long long)rank);
+        snprintf(slow, sizeof slow, " (slow: operations %.1f ms longer, median)",
+                 s->slow_ms_median);
+    jw_strf(w, "name", "rank %lld%s%s", (long long)rank, is_culprit(a, rank) ? " (culprit)" : "",
+            slow);
+    trace_meta_close(w);
+    trace_meta_open(w, rank, NULL, "process_sort_index");
+    jw_i64(w, "sort_index", rank);
+    trace_meta_close(w);
     for (size_t k = 0; k < ngroups; k++) {
         char label[256];
         fa_group_label(&a->groups.v[groups_used[k]], label, sizeof label);
         for (unsigned lane = 0; lane < l->count[groups_used[k] + 1]; lane++) {
-            fprintf(out,
-                    ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_name\",\"args\":{"
-                    "\"name\":\"",
-                    (long long)rank, lane_tid(v, groups_used[k], lane));
-            fr_json_fputs(out, label);
-            if (lane) fprintf(out, " (overlapping %u)", lane + 1);
-            fprintf(out,
-                    "\"}},\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%ld,\"name\":\"thread_sort_index\","
-                    "\"args\":{\"sort_index\":%ld}}",
-                    (long long)rank, lane_tid(v, groups_used[k], lane),
-                    (groups_used[k] + 1) * MAX_LANES + (long)lane);
+            long tid = lane_tid(v, groups_used[k], lane);
+            trace_meta_open(w, rank, &tid, "thread_name");
+            jw_str_begin(w, "name");
+            jw_str_part(w, label);
+            if (lane) {
+                char more[32];
+                snprintf(more, sizeof more, " (overlapping %u)", lane + 1);
+                jw_str_part(w, more);
+            }
+            jw_str_end(w);
+            trace_meta_close(w);
+            trace_meta_open(w, rank, &tid, "thread_sort_index");
+            jw_i64(w, "sort_index", (groups_used[k] + 1) * MAX_LANES + (long)lane);
+            trace_meta_close(w);
         }
     }
 }
@@ -427,7 +473,7 @@ static int cmp_arrival(const void *x, const void *y) {
 
 /* Flow arrows join each collective's calls in the order the ranks arrived (not rank order: an
  * arrow never runs backwards in time), on the lane each call's slice was drawn in. */
-static void trace_flows(const view *v, FILE *out, const lanes *rank_lanes) {
+static void trace_flows(const view *v, jw *w, const lanes *rank_lanes) {
     const fa_analysis *a = v->a;
     const fa_match *m = &a->match;
     arrival *at = NULL;
@@ -450,14 +496,19 @@ static void trace_flows(const view *v, FILE *out, const lanes *rank_lanes) {
         }
         if (n < 2) continue;
         qsort(at, n, sizeof *at, cmp_arrival);
-        for (size_t k = 0; k < n; k++)
-            fprintf(out,
-                    ",\n{\"ph\":\"%s\",\"id\":%zu,\"pid\":%lld,\"tid\":%ld,\"ts\":%.3f,\"name\":"
-                    "\"collective\",\"cat\":\"flow\",\"bp\":\"e\"}",
-                    k == 0       ? "s"
-                    : k + 1 == n ? "f"
-                                 : "t",
-                    op, (long long)at[k].rank, at[k].tid, us(v, at[k].ns));
+        for (size_t k = 0; k < n; k++) {
+            jw_newline(w);
+            jw_open(w, '{');
+            jw_str(w, "ph", k == 0 ? "s" : k + 1 == n ? "f" : "t");
+            jw_i64(w, "id", (int64_t)op);
+            jw_i64(w, "pid", at[k].rank);
+            jw_i64(w, "tid", at[k].tid);
+            jw_fixed3(w, "ts", us(v, at[k].ns));
+            jw_str(w, "name", "collective");
+            jw_str(w, "cat", "flow");
+            jw_str(w, "bp", "e");
+            jw_close(w, '}');
+        }
     }
     free(at);
 }
@@ -485,7 +536,7 @@ static long *drawn_groups(const view *v, size_t r) {
 }
 
 /* One rank's slices, track names and culprit mark; its lanes are kept for the flows. */
-static int trace_rank(const view *v, FILE *out, size_t r, long *used, bool *seen, lanes *l) {
+static int trace_rank(const view *v, jw *w, size_t r, long *used, bool *seen, lanes *l) {
     const fa_analysis *a = v->a;
     const fa_dump *d = a->in.ranks[r].dump;
     int64_t rank = a->in.ranks[r].rank;
@@ -498,19 +549,52 @@ static int trace_rank(const view *v, FILE *out, size_t r, long *used, bool *seen
     memset(seen, 0, (a->groups.n + 1) * sizeof *seen);
     for (uint32_t i = 0; i < d->nentries; i++) {
         if (gi[i] < -1) continue;
-        trace_entry(v, out, rank, lane_tid(v, gi[i], l->of[i]), d, i, entry_span(v, d, i));
+        trace_entry(v, w, rank, lane_tid(v, gi[i], l->of[i]), d, i, entry_span(v, d, i));
         if (gi[i] >= 0 && !seen[gi[i]]) seen[gi[i]] = true, used[nused++] = gi[i];
     }
-    trace_names(v, out, r, used, nused, l);
-    if (is_culprit(a, rank) && v->hang_ns)
-        fprintf(out,
-                ",\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":%lld,\"tid\":0,\"ts\":%.3f,\"name\":"
-                "\"culprit\",\"cname\":\"terrible\"}",
-                (long long)rank, us(v, v->hang_ns));
+    trace_names(v, w, r, used, nused, l);
+    if (is_culprit(a, rank) && v->hang_ns) {
+        jw_newline(w);
+        jw_open(w, '{');
+        jw_str(w, "ph", "i");
+        jw_str(w, "s", "p");
+        jw_i64(w, "pid", rank);
+        jw_i64(w, "tid", 0);
+        jw_fixed3(w, "ts", us(v, v->hang_ns));
+        jw_str(w, "name", "culprit");
+        jw_str(w, "cname", "terrible");
+        jw_close(w, '}');
+    }
     free(l->open), free(l->depth), free(l->count); /* the entries' lanes stay, for the flows */
     l->open = NULL, l->depth = NULL, l->count = NULL;
     free(gi);
     return 0;
+}
+
+/* The trace object up to its first event: otherData (where the dumps came from, the verdict,
+ * the time origin), then the verdict as the name of a process above every rank. */
+static void trace_head(const view *v, const fa_timeline_sel *sel, jw *w) {
+    const fa_analysis *a = v->a;
+    jw_open(w, '{');
+    jw_str(w, "displayTimeUnit", "ms");
+    jw_key(w, "otherData");
+    jw_open(w, '{');
+    jw_str(w, "generator", "frtrace");
+    jw_text(w, "dir", a->in.dir);
+    jw_text(w, "verdict", a->verdict.summary);
+    jw_i64(w, "time_zero_ns", v->t0);
+    jw_i64(w, "ranks_drawn", (int64_t)sel->n);
+    jw_i64(w, "ranks_left_out", (int64_t)sel->dropped);
+    jw_close(w, '}');
+    jw_newline(w);
+    jw_key(w, "traceEvents");
+    jw_open(w, '[');
+    trace_meta_open(w, -1, NULL, "process_name");
+    jw_str_begin(w, "name");
+    jw_str_part(w, "verdict: ");
+    jw_str_part(w, a->verdict.summary);
+    jw_str_end(w);
+    trace_meta_close(w);
 }
 
 int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
@@ -520,36 +604,39 @@ int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
     long *used = malloc((a->groups.n + 1) * sizeof *used);
     bool *seen = calloc(a->groups.n + 1, sizeof *seen);
     lanes *rank_lanes = calloc(a->in.nranks + 1, sizeof *rank_lanes);
-    int rc = used && seen && rank_lanes ? 0 : -1;
-    fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"frtrace\",\"dir\":\"");
-    fr_json_fputs(out, a->in.dir);
-    fputs("\",\"verdict\":\"", out);
-    fr_json_fputs(out, a->verdict.summary);
-    fprintf(
-        out,
-        "\",\"time_zero_ns\":%lld,\"ranks_drawn\":%zu,\"ranks_left_out\":%zu},\n\"traceEvents\":[",
-        (long long)v.t0, sel->n, sel->dropped);
-    fprintf(out,
-            "\n{\"ph\":\"M\",\"pid\":-1,\"name\":\"process_name\",\"args\":{\"name\":\"verdict: ");
-    fr_json_fputs(out, a->verdict.summary);
-    fputs("\"}}", out);
+    jw w = { 0 };
+    int rc = used && seen && rank_lanes && jw_open_file(&w, out) ? 0 : -1;
+    if (rc == 0) trace_head(&v, sel, &w);
     for (size_t k = 0; k < sel->n && rc == 0; k++)
-        rc = trace_rank(&v, out, sel->ranks[k], used, seen, &rank_lanes[sel->ranks[k]]);
-    if (rc == 0) trace_flows(&v, out, rank_lanes);
+        rc = trace_rank(&v, &w, sel->ranks[k], used, seen, &rank_lanes[sel->ranks[k]]);
+    if (rc == 0) trace_flows(&v, &w, rank_lanes);
     if (rc == 0 && v.hang_ns) {
         char label[400] = "";
         hang_label(a, v.hang_op, label, sizeof label);
-        fprintf(
-            out,
-            ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":-1,\"tid\":0,\"ts\":%.3f,\"name\":\"hang point: ",
-            us(&v, v.hang_ns));
-        fr_json_fputs(out, label);
-        fputs("\",\"cname\":\"terrible\"}", out);
+        jw_newline(&w);
+        jw_open(&w, '{');
+        jw_str(&w, "ph", "i");
+        jw_str(&w, "s", "g");
+        jw_i64(&w, "pid", -1);
+        jw_i64(&w, "tid", 0);
+        jw_fixed3(&w, "ts", us(&v, v.hang_ns));
+        jw_str_begin(&w, "name");
+        jw_str_part(&w, "hang point: ");
+        jw_str_part(&w, label);
+        jw_str_end(&w);
+        jw_str(&w, "cname", "terrible");
+        jw_close(&w, '}');
     }
-    fputs("\n]}\n", out);
+    if (w.out) {
+        jw_char(&w, '\n');
+        jw_close(&w, ']');
+        jw_close(&w, '}');
+        jw_char(&w, '\n');
+        if (jw_close_file(&w) != 0) rc = -1;
+    }
     for (size_t r = 0; rank_lanes && r < a->in.nranks; r++) lanes_free(&rank_lanes[r]);
     free(rank_lanes), free(used), free(seen), free(v.input_shown);
-    return rc || ferror(out) ? -1 : 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ SVG ------------------- */
@@ -624,161 +711,209 @@ static void pix_flush(pixrow *p, FILE *out, double left, double y, double h) {
     memset(p->cover, 0, p->width * NFAMILIES * sizeof *p->cover);
 }
 
-int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
-                          const fa_timeline_sel *sel, FILE *out) {
+/* The picture's colours besides the families': rows (culprit, slow, zebra), their labels' ink,
+ * the grid and the captions, the pending bars' edge. */
+#define CULPRIT_BG   "#fbd5d5"
+#define SLOW_BG      "#ffe2b8"
+#define ZEBRA_BG     "#f4f4f4"
+#define PLAIN_BG     "#ffffff"
+#define CULPRIT_INK  "#b00000"
+#define SLOW_INK     "#a35200"
+#define CAPTION_INK  "#555"
+#define GRID_COLOR   "#ddd"
+#define PENDING_EDGE "#7a0000"
+
+/* The picture's geometry: one row of height rh per drawn rank, the window [v.lo, v.hi] across
+ * plot_w pixels right of the labels. */
+typedef struct svg_plot {
     view v;
-    if (view_init(&v, a, opt, sel) != 0) return -1;
-    size_t rows = sel->n;
-    double rh = rows <= 16 ? 18 : rows <= 40 ? 12 : rows <= 100 ? 8 : 4;
-    double plot_w = SVG_W - SVG_LABEL - SVG_RIGHT, height = SVG_TOP + (double)rows * rh + 46;
-    double span_ns = (double)(v.hi - v.lo) > 0 ? (double)(v.hi - v.lo) : 1;
-#define XOF(ns) (SVG_LABEL + ((double)((ns)-v.lo) / span_ns) * plot_w)
-    bool used[NFAMILIES] = { false };
+    const fa_timeline_sel *sel;
+    size_t rows;
+    double rh, plot_w, height, span_ns;
+} svg_plot;
+
+static double xof(const svg_plot *p, int64_t ns) {
+    return SVG_LABEL + ((double)(ns - p->v.lo) / p->span_ns) * p->plot_w;
+}
+
+/* The <svg> element, the verdict as title and the line saying what is drawn. */
+static void svg_head(const svg_plot *p, FILE *out) {
+    const fa_analysis *a = p->v.a;
+    const fa_timeline_sel *sel = p->sel;
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 "
             "%d %.0f\" "
             "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
-            SVG_W, height, SVG_W, height);
+            SVG_W, p->height, SVG_W, p->height);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" "
                  "font-size=\"14\" font-weight=\"bold\">");
     xml_text(out, a->verdict.summary ? a->verdict.summary : fa_status_name(a->verdict.status));
     fprintf(out,
-            "</text>\n<text x=\"10\" y=\"38\" fill=\"#555\">%zu of %zu ranks%s, %.1f ms %s; bars: "
+            "</text>\n<text x=\"10\" y=\"38\" fill=\"" CAPTION_INK
+            "\">%zu of %zu ranks%s, %.1f ms %s; bars: "
             "arrival to completion; red: pending at the dump</text>\n",
-            rows, a->in.nranks,
+            p->rows, a->in.nranks,
             !sel->dropped          ? ""
             : sel->around_culprits ? " (the culprits and the ranks of the groups they block)"
                                    : " (--max-ranks, --selected-ranks for others)",
-            span_ns / 1e6,
+            p->span_ns / 1e6,
             sel->windowed ? "around the hang (--from-ms, --to-ms for another window)"
                           : "from the first arrival");
-    /* rows: background and label */
-    for (size_t k = 0; k < rows; k++) {
-        int64_t rank = a->in.ranks[sel->ranks[k]].rank;
+}
+
+/* Each row's background and label: culprits and slow ranks marked. */
+static void svg_rows(const svg_plot *p, FILE *out) {
+    const fa_analysis *a = p->v.a;
+    double rh = p->rh;
+    for (size_t k = 0; k < p->rows; k++) {
+        int64_t rank = a->in.ranks[p->sel->ranks[k]].rank;
         const fa_straggler *s = straggler_of(a, rank);
         bool culprit = is_culprit(a, rank);
         double y = SVG_TOP + (double)k * rh;
-        const char *bg = culprit ? "#fbd5d5" : s ? "#ffe2b8" : k % 2 ? "#f4f4f4" : "#ffffff";
+        const char *bg = culprit ? CULPRIT_BG : s ? SLOW_BG : k % 2 ? ZEBRA_BG : PLAIN_BG;
         fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", y,
                 SVG_W, rh, bg);
-        if (rh >= 8) {
-            fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"%.0f\"%s>rank %lld", y + rh * 0.75,
-                    rh >= 12 ? 11.0 : rh,
-                    culprit ? " fill=\"#b00000\" font-weight=\"bold\""
-                    : s     ? " fill=\"#a35200\" font-weight=\"bold\""
-                            : "",
-                    (long long)rank);
-            if (culprit) fputs(" culprit", out);
-            if (s && s->late)
-                fprintf(out, " slow +%.0f ms", s->late_ms_typical);
-            else if (s)
-                fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
-            fputs("</text>\n", out);
-        }
-    }
-    /* time axis */
-    double step = nice_step(span_ns / 1e6);
-    double first = ceil((double)(v.lo - v.t0) / 1e6 / step) * step;
-    for (double t = first; t <= (double)(v.hi - v.t0) / 1e6 + 1e-9; t += step) {
-        double x = XOF(v.t0 + (int64_t)(t * 1e6));
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x,
-                SVG_TOP - 4, x, SVG_TOP + (double)rows * rh);
-        if (step >= 1000)
-            fprintf(
-                out,
-                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g s</text>\n", x,
-                SVG_TOP - 8, t / 1000);
-        else
-            fprintf(
-                out,
-                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.4g ms</text>\n",
-                x, SVG_TOP - 8, t);
-    }
-    /* bars */
-    pixrow pix = { calloc((size_t)plot_w * NFAMILIES + NFAMILIES, sizeof(float)), (size_t)plot_w };
-    int rc = pix.cover ? 0 : -1;
-    for (size_t k = 0; k < rows && rc == 0; k++) {
-        size_t r = sel->ranks[k];
-        const fa_dump *d = a->in.ranks[r].dump;
-        long *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
-        if (!pg_group) {
-            rc = -1;
-            break;
-        }
-        for (uint32_t p = 0; p < d->npgs; p++) pg_group[p] = -2;
-        double y = SVG_TOP + (double)k * rh + 1.5, h = rh - 3 > 1 ? rh - 3 : 1;
-        for (int pass = 0; pass < 2; pass++) { /* completed bars first, pending ones on top */
-            for (uint32_t i = 0; i < d->nentries; i++) {
-                long gi = entry_group(&v, r, d, i, pg_group);
-                if (gi >= 0 && !fa_perf_group_selected(a, opt, (uint32_t)gi)) continue;
-                span s = entry_span(&v, d, i);
-                if (!s.start || !in_window(&v, s) || s.pending != (pass == 1)) continue;
-                const fa_opinfo *op =
-                    fa_store_op(a->in.store, fa_entry_traits(a->in.store, &d->entries[i])->name);
-                int fam = family_of(op);
-                double x0 = XOF(s.start < v.lo ? v.lo : s.start),
-                       x1 = XOF(s.end > v.hi ? v.hi : s.end);
-                if (s.pending) {
-                    fprintf(out,
-                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                            "fill=\"" PENDING_COLOR
-                            "\" stroke=\"#7a0000\" stroke-width=\"0.8\"><title>",
-                            x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
-                    xml_text(out, op->text);
-                    fprintf(out, " pending (record %lld)</title></rect>\n",
-                            (long long)fa_entry_record_id(d, &d->entries[i]));
-                    continue;
-                }
-                used[fam] = true;
-                pix_add(&pix, x0 - SVG_LABEL, x1 - SVG_LABEL, fam);
-            }
-            if (pass == 0) pix_flush(&pix, out, SVG_LABEL, y, h);
-        }
-        free(pg_group);
-    }
-    /* the hang point */
-    if (v.hang_ns && v.hang_ns >= v.lo && v.hang_ns <= v.hi) {
-        char label[400] = "";
-        hang_label(a, v.hang_op, label, sizeof label);
-        double x = XOF(v.hang_ns);
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b00000\" "
-                "stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
-                x, SVG_TOP - 40, x, SVG_TOP + (double)rows * rh);
-        fprintf(out,
-                "<text x=\"%.1f\" y=\"%d\" fill=\"#b00000\" text-anchor=\"end\" "
-                "font-weight=\"bold\">hang point: ",
-                x - 4, SVG_TOP - 30);
-        xml_text(out, label);
+        if (rh < 8) continue;
+        fprintf(out, "<text x=\"8\" y=\"%.1f\" font-size=\"%.0f\"%s>rank %lld", y + rh * 0.75,
+                rh >= 12 ? 11.0 : rh,
+                culprit ? " fill=\"" CULPRIT_INK "\" font-weight=\"bold\""
+                : s     ? " fill=\"" SLOW_INK "\" font-weight=\"bold\""
+                        : "",
+                (long long)rank);
+        if (culprit) fputs(" culprit", out);
+        if (s && s->late)
+            fprintf(out, " slow +%.0f ms", s->late_ms_typical);
+        else if (s)
+            fprintf(out, " slow ops +%.0f ms", s->slow_ms_median);
         fputs("</text>\n", out);
     }
-    /* legend */
-    double lx = 10, ly = SVG_TOP + (double)rows * rh + 24;
+}
+
+/* The time axis: a grid line and a label at every round step. */
+static void svg_axis(const svg_plot *p, FILE *out) {
+    const view *v = &p->v;
+    double step = nice_step(p->span_ns / 1e6);
+    double first = ceil((double)(v->lo - v->t0) / 1e6 / step) * step;
+    for (double t = first; t <= (double)(v->hi - v->t0) / 1e6 + 1e-9; t += step) {
+        double x = xof(p, v->t0 + (int64_t)(t * 1e6));
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" GRID_COLOR "\"/>\n",
+                x, SVG_TOP - 4, x, SVG_TOP + (double)p->rows * p->rh);
+        if (step >= 1000)
+            fprintf(out,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"" CAPTION_INK
+                    "\">%.4g s</text>\n",
+                    x, SVG_TOP - 8, t / 1000);
+        else
+            fprintf(out,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"" CAPTION_INK
+                    "\">%.4g ms</text>\n",
+                    x, SVG_TOP - 8, t);
+    }
+}
+
+/* One rank's bars: completed ones merged per pixel (pix), pending ones drawn on top, each with
+ * its operation as a tooltip. Marks the families drawn in used. */
+static int svg_rank_bars(const svg_plot *p, size_t k, pixrow *pix, bool *used, FILE *out) {
+    const view *v = &p->v;
+    const fa_analysis *a = v->a;
+    size_t r = p->sel->ranks[k];
+    const fa_dump *d = a->in.ranks[r].dump;
+    long *pg_group = malloc((d->npgs + 1) * sizeof *pg_group);
+    if (!pg_group) return -1;
+    for (uint32_t g = 0; g < d->npgs; g++) pg_group[g] = -2;
+    double y = SVG_TOP + (double)k * p->rh + 1.5, h = p->rh - 3 > 1 ? p->rh - 3 : 1;
+    for (int pass = 0; pass < 2; pass++) { /* completed bars first, pending ones on top */
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            long gi = entry_group(v, r, d, i, pg_group);
+            if (gi >= 0 && !fa_perf_group_selected(a, v->opt, (uint32_t)gi)) continue;
+            span s = entry_span(v, d, i);
+            if (!s.start || !in_window(v, s) || s.pending != (pass == 1)) continue;
+            const fa_opinfo *op =
+                fa_store_op(a->in.store, fa_entry_traits(a->in.store, &d->entries[i])->name);
+            int fam = family_of(op);
+            double x0 = xof(p, s.start < v->lo ? v->lo : s.start),
+                   x1 = xof(p, s.end > v->hi ? v->hi : s.end);
+            if (s.pending) {
+                fprintf(out,
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                        "fill=\"" PENDING_COLOR "\" stroke=\"" PENDING_EDGE
+                        "\" stroke-width=\"0.8\"><title>",
+                        x0, y, x1 - x0 < 2 ? 2 : x1 - x0, h);
+                xml_text(out, op->text);
+                fprintf(out, " pending (record %lld)</title></rect>\n",
+                        (long long)fa_entry_record_id(d, &d->entries[i]));
+                continue;
+            }
+            used[fam] = true;
+            pix_add(pix, x0 - SVG_LABEL, x1 - SVG_LABEL, fam);
+        }
+        if (pass == 0) pix_flush(pix, out, SVG_LABEL, y, h);
+    }
+    free(pg_group);
+    return 0;
+}
+
+/* The hang point: a dashed line where the hung operation began, and its name. */
+static void svg_hang(const svg_plot *p, FILE *out) {
+    const view *v = &p->v;
+    if (!(v->hang_ns && v->hang_ns >= v->lo && v->hang_ns <= v->hi)) return;
+    char label[400] = "";
+    hang_label(v->a, v->hang_op, label, sizeof label);
+    double x = xof(p, v->hang_ns);
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" CULPRIT_INK "\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>\n",
+            x, SVG_TOP - 40, x, SVG_TOP + (double)p->rows * p->rh);
+    fprintf(out,
+            "<text x=\"%.1f\" y=\"%d\" fill=\"" CULPRIT_INK "\" text-anchor=\"end\" "
+            "font-weight=\"bold\">hang point: ",
+            x - 4, SVG_TOP - 30);
+    xml_text(out, label);
+    fputs("</text>\n", out);
+}
+
+/* One legend entry at lx: a swatch and its words. */
+static void svg_swatch(FILE *out, double lx, double ly, const char *color, const char *words) {
+    fprintf(out,
+            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"%s\"/><text "
+            "x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+            lx, ly - 9, color, lx + 16, ly, words);
+}
+
+/* The legend: the families drawn, then pending, culprit and slow. */
+static void svg_legend(const svg_plot *p, const bool *used, FILE *out) {
+    double lx = 10, ly = SVG_TOP + (double)p->rows * p->rh + 24;
     for (int f = 0; f < NFAMILIES; f++) {
         if (!used[f]) continue;
-        fprintf(out,
-                "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"%s\"/><text "
-                "x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                lx, ly - 9, FAMILIES[f].color, lx + 16, ly, FAMILIES[f].name);
+        svg_swatch(out, lx, ly, FAMILIES[f].color, FAMILIES[f].name);
         lx += 22 + 7.0 * (double)strlen(FAMILIES[f].name);
     }
-    fprintf(out,
-            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"" PENDING_COLOR
-            "\"/><text x=\"%.0f\" y=\"%.0f\">pending</text>\n",
-            lx, ly - 9, lx + 16, ly);
-    lx += 80;
-    fprintf(out,
-            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#fbd5d5\"/><text "
-            "x=\"%.0f\" y=\"%.0f\">culprit rank</text>\n",
-            lx, ly - 9, lx + 16, ly);
-    lx += 100;
-    fprintf(out,
-            "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"10\" fill=\"#ffe2b8\"/><text "
-            "x=\"%.0f\" y=\"%.0f\">slow rank</text>\n",
-            lx, ly - 9, lx + 16, ly);
+    svg_swatch(out, lx, ly, PENDING_COLOR, "pending");
+    svg_swatch(out, lx + 80, ly, CULPRIT_BG, "culprit rank");
+    svg_swatch(out, lx + 180, ly, SLOW_BG, "slow rank");
+}
+
+int fa_timeline_write_svg(const fa_analysis *a, const fa_report_options *opt,
+                          const fa_timeline_sel *sel, FILE *out) {
+    svg_plot p = { .sel = sel, .rows = sel->n };
+    if (view_init(&p.v, a, opt, sel) != 0) return -1;
+    p.rh = p.rows <= 16 ? 18 : p.rows <= 40 ? 12 : p.rows <= 100 ? 8 : 4;
+    p.plot_w = SVG_W - SVG_LABEL - SVG_RIGHT;
+    p.height = SVG_TOP + (double)p.rows * p.rh + 46;
+    p.span_ns = (double)(p.v.hi - p.v.lo) > 0 ? (double)(p.v.hi - p.v.lo) : 1;
+    bool used[NFAMILIES] = { false };
+    svg_head(&p, out);
+    svg_rows(&p, out);
+    svg_axis(&p, out);
+    pixrow pix = { calloc((size_t)p.plot_w * NFAMILIES + NFAMILIES, sizeof(float)),
+                   (size_t)p.plot_w };
+    int rc = pix.cover ? 0 : -1;
+    for (size_t k = 0; k < p.rows && rc == 0; k++) rc = svg_rank_bars(&p, k, &pix, used, out);
+    svg_hang(&p, out);
+    svg_legend(&p, used, out);
     fputs("</svg>\n", out);
-#undef XOF
     free(pix.cover);
-    free(v.input_shown);
+    free(p.v.input_shown);
     return rc || ferror(out) ? -1 : 0;
 }

@@ -37,11 +37,11 @@ static void *thread_main(void *arg) {
 void fa_parallel_for(size_t n, size_t chunk, unsigned nworkers, fa_range_fn fn, void *ctx) {
     loop l = { n, chunk ? chunk : 1, fn, ctx, 0 };
     size_t chunks = (n + l.chunk - 1) / l.chunk;
-    if (nworkers > 64) nworkers = 64;
+    if (nworkers > FA_MAX_WORKERS) nworkers = FA_MAX_WORKERS;
     if (nworkers > chunks) nworkers = chunks ? (unsigned)chunks : 1;
-    pthread_t threads[64];
-    worker_arg args[64];
-    bool started[64] = { false };
+    pthread_t threads[FA_MAX_WORKERS];
+    worker_arg args[FA_MAX_WORKERS];
+    bool started[FA_MAX_WORKERS] = { false };
     for (unsigned t = 1; t < nworkers; t++) {
         args[t] = (worker_arg){ &l, t };
         started[t] = pthread_create(&threads[t], NULL, thread_main, &args[t]) == 0;
@@ -54,5 +54,5 @@ void fa_parallel_for(size_t n, size_t chunk, unsigned nworkers, fa_range_fn fn, 
 unsigned fa_worker_count(int jobs) {
     long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1) n = 1;
-    return n > 64 ? 64u : (unsigned)n;
+    return n > FA_MAX_WORKERS ? (unsigned)FA_MAX_WORKERS : (unsigned)n;
 }

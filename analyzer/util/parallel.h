@@ -10,11 +10,16 @@
 
 #include <stddef.h>
 
+/* The most worker threads any stage starts (fa_worker_count's cap): stages keep per-worker
+ * scratch in arrays of this size. Beyond it, more threads mostly contend for memory bandwidth. */
+enum { FA_MAX_WORKERS = 64 };
+
 typedef void (*fa_range_fn)(void *ctx, unsigned worker, size_t lo, size_t hi);
 
 void fa_parallel_for(size_t n, size_t chunk, unsigned nworkers, fa_range_fn fn, void *ctx);
 
-/* Worker threads worth starting: `jobs` when positive, else the online cores; at most 64. */
+/* Worker threads worth starting: `jobs` when positive, else the online cores; at most
+ * FA_MAX_WORKERS. */
 unsigned fa_worker_count(int jobs);
 
 #endif

@@ -9,6 +9,7 @@
  * stack). Everything is linear in ops + calls.
  */
 #include "grow.h"
+#include "recorder_keys.h"
 #include "util/parallel.h"
 #include "verdict/verdict_graph.h"
 #include "verdict/verdict_possible.h"
@@ -79,7 +80,7 @@ int fa_vw_collect_ranks(decider *d) {
 /* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api", and
  * communicators in state "async_error:X". PyTorch dumps have no trigger and no comms. */
 int fa_vw_read_self_reports(decider *d) {
-    static const char fatal[] = "fatal:", async[] = "async_error:";
+    static const char fatal[] = FR_TRIGGER_FATAL_PREFIX, async[] = FR_COMM_ASYNC_ERROR_PREFIX;
     for (size_t i = 0; i < d->in->nranks; i++) {
         const fa_dump *dump = d->in->ranks[i].dump;
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
@@ -91,7 +92,7 @@ int fa_vw_read_self_reports(decider *d) {
             f->crashed = true;
             f->signal = *end || signal < 0 || signal > 1000 ? 0 : (int)signal;
         }
-        f->stuck_in_api = dump->trigger && strcmp(dump->trigger, "stuck_in_api") == 0;
+        f->stuck_in_api = dump->trigger && strcmp(dump->trigger, FR_TRIGGER_STUCK_IN_API) == 0;
         for (uint32_t c = 0; c < dump->ncomms; c++) {
             const char *state = dump->comms[c].state;
             long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);

@@ -13,7 +13,7 @@
  * result must equal fr_dump_decode's exactly (dump_decoder.h): that catches a cache or table
  * that outlives the file it belongs to. A failure there depends on the inputs run before it,
  * so its reproducer is the sequence, not one file; the first decode alone is self-contained.
- * A third decode with the direct paths turned off (dump_fast.c for pickles, dump_json_fast.c
+ * A third decode with the direct paths turned off (dump_pickle_fast.c for pickles, dump_json_fast.c
  * for JSON) must give the same result again: the fuzzer hunts for any input the two paths read
  * differently.
  */

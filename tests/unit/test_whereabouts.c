@@ -1,7 +1,7 @@
 /* test_whereabouts.c — where each rank was at dump time: which thread of a dump matters, which
  * native frames are shown, the one-line summaries, how ranks group, the --hosts file and the
- * folded stacks of `frtrace stacks`. Dumps are built as the recorder fills them and compacted
- * into a store, as the load stage does. */
+ * folded stacks of `frtrace stacks` and the database's "whereabouts" member. Dumps are built as the
+ * recorder fills them and compacted into a store, as the load stage does. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "report/folded.h"
+#include "report/json_writer.h"
+#include "report/report_whereabouts.h"
 #include "load/hosts.h"
 #include "load/load.h"
 #include "report/whereabouts.h"
@@ -251,6 +253,73 @@ static void folded_stacks_count_threads_root_first(void **state) {
     free_job(&j);
 }
 
+/* The database's "whereabouts" member: the culprit's host, GPU and every thread, then the ranks
+ * grouped by where they are, in the database's compact form (report_db.c's json_writer.h). */
+static void the_database_names_the_culprit_and_groups_the_stacks(void **state) {
+    job j;
+    make_job(&j);
+    fa_analysis a;
+    memset(&a, 0, sizeof a);
+    a.in = j.in;
+    int64_t culprit = 2;
+    a.verdict.culprits = (fa_ranks){ &culprit, 1, 1 };
+    fa_report_options opt = { 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    jw w;
+    assert_true(jw_open_file(&w, out));
+    jw_open(&w, '{');
+    assert_int_equal(fa_report_whereabouts_db(&a, &opt, &w), 0);
+    jw_close(&w, '}');
+    assert_int_equal(jw_close_file(&w), 0);
+    fclose(out);
+    assert_string_equal(
+        text,
+        "{\"whereabouts\":{\"culprits\":[{\"rank\":2,\"host\":\"node-17\",\"host_from\":\"dump\","
+        "\"pid\":2000,"
+        "\"local_rank\":3,\"cuda_device\":{\"index\":3,\"pci_bus_id\":\"0000:5A:00.0\",\"uuid\":"
+        "\"GPU-0a\"},"
+        "\"nccl_version\":\"2.28.9\",\"threads\":[{\"thread_id\":1995,\"thread_name\":\"helper\","
+        "\"matters\":false,"
+        "\"made_last_call\":false,\"python\":[],\"native\":[{\"name\":\"__libc_start_main\","
+        "\"object\":\"/lib/libc.so.6\","
+        "\"offset\":160517}],\"note\":null},{\"thread_id\":2007,\"thread_name\":\"python3\","
+        "\"matters\":true,"
+        "\"made_last_call\":true,\"python\":[{\"name\":\"load_batch\",\"filename\":\"/job/"
+        "train.py\","
+        "\"line\":63},{\"name\":\"<module>\",\"filename\":\"/job/"
+        "train.py\",\"line\":93}],\"native\":[{\"name\":\"clock_nanosleep\","
+        "\"object\":\"/lib/libc.so.6\",\"offset\":849221},{\"name\":\"time_sleep\",\"object\":\"/"
+        "lib/libpython3.11.so.1.0\","
+        "\"offset\":3234532},{\"name\":\"_PyEval_EvalFrameDefault\",\"object\":\"/lib/"
+        "libpython3.11.so.1.0\","
+        "\"offset\":1038787}],\"note\":null},{\"thread_id\":2000,\"thread_name\":\"python3\","
+        "\"matters\":false,"
+        "\"made_last_call\":false,\"python\":[],\"native\":[],\"note\":\"signals "
+        "blocked\"}]}],\"stack_groups\":[{\"ranks\":[0,"
+        "1,3],\"summary\":\"in wait at train.py:79 (in "
+        "cuStreamSynchronize)\",\"thread_name\":\"python3\","
+        "\"python\":[{\"name\":\"wait\",\"filename\":\"/job/"
+        "train.py\",\"line\":79},{\"name\":\"<module>\","
+        "\"filename\":\"/job/train.py\",\"line\":93}],\"native\":[{\"name\":null,\"object\":\"/lib/"
+        "libc.so.6\","
+        "\"offset\":548628},{\"name\":\"pthread_cond_wait\",\"object\":\"/lib/"
+        "libc.so.6\",\"offset\":558552},"
+        "{\"name\":\"cuStreamSynchronize\",\"object\":\"/lib/"
+        "libcuda.so.1\",\"offset\":10091}]},{\"ranks\":[2],"
+        "\"summary\":\"in load_batch at train.py:63 (in time_sleep)\",\"thread_name\":\"python3\","
+        "\"python\":[{\"name\":\"load_batch\",\"filename\":\"/job/"
+        "train.py\",\"line\":63},{\"name\":\"<module>\","
+        "\"filename\":\"/job/"
+        "train.py\",\"line\":93}],\"native\":[{\"name\":\"clock_nanosleep\",\"object\":\"/lib/"
+        "libc.so.6\","
+        "\"offset\":849221},{\"name\":\"time_sleep\",\"object\":\"/lib/"
+        "libpython3.11.so.1.0\",\"offset\":3234532}]}]}}");
+    free(text);
+    free_job(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_thread_that_made_the_last_call_matters),
@@ -260,6 +329,7 @@ int main(void) {
         cmocka_unit_test(another_line_is_another_group),
         cmocka_unit_test(places_come_from_the_dump_then_the_hosts_file),
         cmocka_unit_test(folded_stacks_count_threads_root_first),
+        cmocka_unit_test(the_database_names_the_culprit_and_groups_the_stacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* two_ways.h — the check of the direct paths' tests (test_dump_fast.c for pickles,
+/* two_ways.h — the check of the direct paths' tests (test_dump_pickle_fast.c for pickles,
  * test_dump_json_fast.c for JSON): decode the same bytes twice, with an fr_decoder on its
  * default (the direct paths first) and with one whose direct paths are off, and require one
  * outcome — the same dump, field by field (dump_equal.h), or the same error message — and

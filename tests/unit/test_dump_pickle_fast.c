@@ -1,4 +1,5 @@
-/* test_dump_fast.c — the direct pickle path (dump_fast.c) decodes exactly as the generic one.
+/* test_dump_pickle_fast.c — the direct pickle path (dump_pickle_fast.c) decodes exactly as the
+ * generic one.
  *
  * Every test decodes the same bytes twice, with an fr_decoder on its default (direct path
  * first) and one with the direct path turned off, and requires the same outcome: the same

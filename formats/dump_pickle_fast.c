@@ -1,4 +1,5 @@
-/* dump_fast.c — the direct path from a PyTorch pickle to fr_entry structs, without a value tree.
+/* dump_pickle_fast.c — the direct path from a PyTorch pickle to fr_entry structs, without a value
+ * tree.
  *
  * PyTorch's C++ pickler writes every dump in one regular shape: a top-level dict; each
  * container an EMPTY_DICT or EMPTY_LIST followed by MARK ... SETITEMS / APPENDS batches; strings
@@ -25,7 +26,7 @@
  * might report — it declines, and dump.c decodes the file the generic way, which then gives the
  * generic result or error. Declining is always safe, so this path has no error messages; what
  * it accepts it must decode exactly as the generic path would, which the tests check file by
- * file (tests/unit/test_dump_fast.c).
+ * file (tests/unit/test_dump_pickle_fast.c).
  *
  * Hostile input: every read is bounds-checked (running out declines) or made where at least
  * LAYOUT_MARGIN bytes are known to remain, recursion is bounded
@@ -94,7 +95,7 @@ typedef struct span_cache {
  * list at the same place in an entry hashes the same. */
 enum { SHAPE_SLOTS = 64, SHAPE_KEY = 16 };
 
-struct dump_fast {
+struct dump_pickle_fast {
     const uint8_t *p, *end; /* the cursor and the end of the input */
     size_t len;             /* of the whole input */
     dump_builder *b;
@@ -126,30 +127,30 @@ struct dump_fast {
 
 enum { NOT_A_KEY = -3 };
 
-dump_fast *dump_fast_new(void) { return calloc(1, sizeof(dump_fast)); }
+dump_pickle_fast *dump_pickle_fast_new(void) { return calloc(1, sizeof(dump_pickle_fast)); }
 
-void dump_fast_free(dump_fast *f) {
+void dump_pickle_fast_free(dump_pickle_fast *f) {
     if (f) direct_free(f, &f->lists, f->memo);
 }
 
 /* --- bytes --------------------------------------------------------------------------------- */
 
-static inline int peek(const dump_fast *f) { return f->p < f->end ? *f->p : -1; }
+static inline int peek(const dump_pickle_fast *f) { return f->p < f->end ? *f->p : -1; }
 
-static inline bool next_is(dump_fast *f, int op) {
+static inline bool next_is(dump_pickle_fast *f, int op) {
     if (peek(f) != op) return false;
     f->p++;
     return true;
 }
 
-static inline size_t left(const dump_fast *f) { return (size_t)(f->end - f->p); }
+static inline size_t left(const dump_pickle_fast *f) { return (size_t)(f->end - f->p); }
 
 static inline uint32_t le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* Room for n items in a scratch array (false when out of memory or over the budget). */
-static bool ensure(dump_fast *f, void **buf, size_t *cap, size_t n, size_t size) {
+static bool ensure(dump_pickle_fast *f, void **buf, size_t *cap, size_t n, size_t size) {
     if (n <= *cap) return true;
     if (fr_grown_cap(*cap, n, 64) > f->budget / size) return false;
     return fr_grow(buf, cap, n, size, 64) == 0;
@@ -170,7 +171,7 @@ static bool ascii(const uint8_t *s, size_t n) {
 
 /* --- memo ---------------------------------------------------------------------------------- */
 
-static bool memo_reserve(dump_fast *f, uint32_t id) {
+static bool memo_reserve(dump_pickle_fast *f, uint32_t id) {
     if (id >= f->memo_cap) {
         if (id >= MEMO_MAX || id > f->len) return false;
         uint32_t cap = f->memo_cap ? f->memo_cap : 256;
@@ -191,7 +192,7 @@ static inline bool is_put(int op) { return op == OP_BINPUT || op == OP_LONG_BINP
 
 /* The id after a memo opcode at the cursor, the 1-byte form `short_op` (BINPUT, BINGET) or the
  * 4-byte one `long_op`, consumed: 1; no such opcode: 0; cut short: -1. */
-HOT int take_memo_id(dump_fast *f, int short_op, int long_op, uint32_t *id) {
+HOT int take_memo_id(dump_pickle_fast *f, int short_op, int long_op, uint32_t *id) {
     int op = peek(f);
     if (op == short_op && left(f) >= 2) {
         *id = f->p[1];
@@ -206,7 +207,7 @@ HOT int take_memo_id(dump_fast *f, int short_op, int long_op, uint32_t *id) {
 }
 
 /* A PUT at the cursor: consumes it and gives its id (1), none there (0), or declines (-1). */
-HOT int take_put(dump_fast *f, uint32_t *id) {
+HOT int take_put(dump_pickle_fast *f, uint32_t *id) {
     int r = take_memo_id(f, OP_BINPUT, OP_LONG_BINPUT, id);
     if (r <= 0) return r;
     f->puts++;
@@ -218,7 +219,7 @@ HOT int take_put(dump_fast *f, uint32_t *id) {
 static int slot_field(memo_slot *s);
 
 /* Memo entry `id` (reserved) becomes `value`; key_field follows. */
-HOT memo_slot *memo_set(dump_fast *f, uint32_t id, memo_slot value) {
+HOT memo_slot *memo_set(dump_pickle_fast *f, uint32_t id, memo_slot value) {
     memo_slot *s = &f->memo[id];
     *s = value;
     if (id < 256) f->key_field[id] = (int8_t)(value.kind == SLOT_STR ? slot_field(s) : NOT_A_KEY);
@@ -226,7 +227,7 @@ HOT memo_slot *memo_set(dump_fast *f, uint32_t id, memo_slot value) {
 }
 
 /* The PUTs after a value: each memoizes a copy of `value`. */
-HOT bool put_all(dump_fast *f, memo_slot value) {
+HOT bool put_all(dump_pickle_fast *f, memo_slot value) {
     uint32_t id;
     int r;
     while ((r = take_put(f, &id)) == 1) memo_set(f, id, value);
@@ -234,12 +235,12 @@ HOT bool put_all(dump_fast *f, memo_slot value) {
 }
 
 /* The PUTs after a value this path never reads back. */
-HOT bool put_other(dump_fast *f) {
+HOT bool put_other(dump_pickle_fast *f) {
     return !is_put(peek(f)) || put_all(f, (memo_slot){ .kind = SLOT_OTHER });
 }
 
 /* The slot a GET at the cursor names, consumed; NULL when there is no GET or no such slot. */
-HOT memo_slot *take_get(dump_fast *f) {
+HOT memo_slot *take_get(dump_pickle_fast *f) {
     uint32_t id;
     if (take_memo_id(f, OP_BINGET, OP_LONG_BINGET, &id) <= 0) return NULL;
     if (id >= f->memo_hi || f->memo[id].kind == SLOT_EMPTY) return NULL;
@@ -255,7 +256,7 @@ static int slot_field(memo_slot *s) {
 
 /* A str at the cursor, new or memoized, with the PUTs after it: its slot, or NULL. The slot of
  * a string that is not memoized is f->loose, good until the next string. */
-HOT memo_slot *read_str(dump_fast *f) {
+HOT memo_slot *read_str(dump_pickle_fast *f) {
     int op = peek(f);
     if (op == OP_BINGET || op == OP_LONG_BINGET) {
         memo_slot *s = take_get(f);
@@ -285,12 +286,12 @@ HOT memo_slot *read_str(dump_fast *f) {
     return is_put(peek(f)) ? NULL : s;
 }
 
-HOT const char *slot_interned(dump_fast *f, memo_slot *s) {
+HOT const char *slot_interned(dump_pickle_fast *f, memo_slot *s) {
     if (!s->interned) s->interned = dump_intern(f->b, s->bytes, s->len);
     return s->interned;
 }
 
-static int slot_state(dump_fast *f, memo_slot *s) {
+static int slot_state(dump_pickle_fast *f, memo_slot *s) {
     if (s->state == NOT_ASKED) {
         const char *text = slot_interned(f, s);
         s->state = (int8_t)(text ? dump_state_of(text) : -1);
@@ -298,7 +299,7 @@ static int slot_state(dump_fast *f, memo_slot *s) {
     return s->state;
 }
 
-static const char *slot_dtype(dump_fast *f, memo_slot *s) {
+static const char *slot_dtype(dump_pickle_fast *f, memo_slot *s) {
     if (!s->dtype) {
         const char *text = slot_interned(f, s);
         s->dtype = text ? dump_dtype(f->b, text) : NULL;
@@ -312,7 +313,7 @@ static bool slot_is(const memo_slot *s, const char *name) {
 }
 
 /* An int opcode at the cursor (without the PUTs after it). */
-HOT bool read_int_raw(dump_fast *f, int64_t *out) {
+HOT bool read_int_raw(dump_pickle_fast *f, int64_t *out) {
     const uint8_t *p = f->p;
     switch (peek(f)) {
     case OP_BININT1:
@@ -348,15 +349,17 @@ HOT bool read_int_raw(dump_fast *f, int64_t *out) {
     }
 }
 
-HOT bool read_int(dump_fast *f, int64_t *out) { return read_int_raw(f, out) && put_other(f); }
+HOT bool read_int(dump_pickle_fast *f, int64_t *out) {
+    return read_int_raw(f, out) && put_other(f);
+}
 
-HOT bool read_str_field(dump_fast *f, const char **out) {
+HOT bool read_str_field(dump_pickle_fast *f, const char **out) {
     memo_slot *s = read_str(f);
     return s && (*out = slot_interned(f, s)) != NULL;
 }
 
 /* None (as 0) or an int: time_discovered_*. */
-static bool read_int_or_none(dump_fast *f, int64_t *out) {
+static bool read_int_or_none(dump_pickle_fast *f, int64_t *out) {
     if (next_is(f, OP_NONE)) {
         *out = 0;
         return put_other(f);
@@ -365,7 +368,7 @@ static bool read_int_or_none(dump_fast *f, int64_t *out) {
 }
 
 /* A bool, or the ints 0 and 1. */
-static bool read_bool(dump_fast *f, bool *out) {
+static bool read_bool(dump_pickle_fast *f, bool *out) {
     int64_t i;
     if (next_is(f, OP_NEWTRUE))
         *out = true;
@@ -378,7 +381,7 @@ static bool read_bool(dump_fast *f, bool *out) {
     return put_other(f);
 }
 
-static bool read_float_raw(dump_fast *f, double *out) {
+static bool read_float_raw(dump_pickle_fast *f, double *out) {
     if (peek(f) != OP_BINFLOAT || left(f) < 9) return false;
     uint64_t bits = 0;
     for (int i = 1; i <= 8; i++) bits = bits << 8 | f->p[i];
@@ -390,15 +393,15 @@ static bool read_float_raw(dump_fast *f, double *out) {
 /* --- the header's values, and values this path skips --------------------------------------------
  */
 
-static fv *str_node(dump_fast *f, memo_slot *s) {
+static fv *str_node(dump_pickle_fast *f, memo_slot *s) {
     if (!s->node) s->node = fv_str(f->values, s->bytes, s->len);
     return s->node;
 }
 
-static fv *read_value(dump_fast *f, int depth);
+static fv *read_value(dump_pickle_fast *f, int depth);
 
 /* The items of EMPTY_LIST's batches, into `list`. */
-static bool read_list_items(dump_fast *f, fv *list, int depth) {
+static bool read_list_items(dump_pickle_fast *f, fv *list, int depth) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
             fv *item = read_value(f, depth + 1);
@@ -410,7 +413,7 @@ static bool read_list_items(dump_fast *f, fv *list, int depth) {
     return true;
 }
 
-static bool read_dict_items(dump_fast *f, fv *dict, int depth) {
+static bool read_dict_items(dump_pickle_fast *f, fv *dict, int depth) {
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_SETITEMS) {
             fv *key = read_value(f, depth + 1);
@@ -426,12 +429,12 @@ static bool read_dict_items(dump_fast *f, fv *dict, int depth) {
 }
 
 /* A scalar of the header with the PUTs after it. */
-static fv *scalar(dump_fast *f, fv *node) {
+static fv *scalar(dump_pickle_fast *f, fv *node) {
     return node && put_all(f, (memo_slot){ .kind = SLOT_VALUE, .node = node }) ? node : NULL;
 }
 
 /* Any value of the regular shape, as a node of the header's tree (NULL: decline). */
-static fv *read_value(dump_fast *f, int depth) {
+static fv *read_value(dump_pickle_fast *f, int depth) {
     if (depth > MAX_DEPTH || fv_arena_used(f->values) > f->budget) return NULL;
     int64_t i;
     double d;
@@ -471,7 +474,7 @@ static fv *read_value(dump_fast *f, int depth) {
 /* --- entry fields -------------------------------------------------------------------------- */
 
 /* (name, desc): a TUPLE2 of two strs as torch writes it, or a list of exactly two. */
-static bool read_process_group(dump_fast *f, fr_entry *e) {
+static bool read_process_group(dump_pickle_fast *f, fr_entry *e) {
     bool list = next_is(f, OP_EMPTY_LIST);
     if (list && !(put_other(f) && next_is(f, OP_MARK))) return false;
     if (!read_str_field(f, &e->pg_name) || !read_str_field(f, &e->pg_desc)) return false;
@@ -479,7 +482,7 @@ static bool read_process_group(dump_fast *f, fr_entry *e) {
     return next_is(f, OP_APPENDS) && put_other(f) && peek(f) != OP_MARK;
 }
 
-static bool read_shapes_fresh(dump_fast *f, fr_shapes *out) {
+static bool read_shapes_fresh(dump_pickle_fast *f, fr_shapes *out) {
     if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
     size_t nshapes = 0, ndims = 0;
     while (next_is(f, OP_MARK)) {
@@ -524,7 +527,7 @@ HOT bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
 }
 
 /* The list of the cache whose bytes are at the cursor, or NULL. */
-HOT const span *span_find(const dump_fast *f, const span_cache *c) {
+HOT const span *span_find(const dump_pickle_fast *f, const span_cache *c) {
     for (unsigned k = 0; k < SPANS; k++) {
         const span *sp = &c->v[k];
         if (sp->bytes && sp->len < left(f) && same_bytes(sp->bytes, f->p, sp->len) &&
@@ -536,7 +539,7 @@ HOT const span *span_find(const dump_fast *f, const span_cache *c) {
 
 /* Keeps the list just read from `start` when reading it put nothing in the memo (`puts`: the
  * count before). */
-static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_t puts,
+static void span_keep(dump_pickle_fast *f, span_cache *c, const uint8_t *start, uint64_t puts,
                       uint32_t count, const void *items) {
     size_t len = (size_t)(f->p - start);
     if (f->puts == puts && len <= SPAN_MAX)
@@ -544,18 +547,19 @@ static void span_keep(dump_fast *f, span_cache *c, const uint8_t *start, uint64_
 }
 
 /* The slot of the shape table for the list at p (SHAPE_KEY bytes are there). */
-static inline span *shape_slot(const dump_fast *f, const uint8_t *p) {
+static inline span *shape_slot(const dump_pickle_fast *f, const uint8_t *p) {
     uint64_t h = word_at(p) * 0x9e3779b97f4a7c15ull ^ word_at(p + 8) * 0xc2b2ae3d27d4eb4full;
     return (span *)&f->shapes[h >> 58 & (SHAPE_SLOTS - 1)];
 }
 
 /* Whether the slot holds the list at p, with `room` bytes there. */
-static inline bool shape_hit(const dump_fast *f, const span *sp, const uint8_t *p, size_t room) {
+static inline bool shape_hit(const dump_pickle_fast *f, const span *sp, const uint8_t *p,
+                             size_t room) {
     return sp->bytes && sp->len < room && sp->overwrites == f->overwrites &&
            same_bytes(sp->bytes, p, sp->len) && !is_put(p[sp->len]);
 }
 
-static bool read_shapes(dump_fast *f, fr_shapes *out) {
+static bool read_shapes(dump_pickle_fast *f, fr_shapes *out) {
     span *sp = left(f) >= SHAPE_KEY ? shape_slot(f, f->p) : NULL;
     if (sp && shape_hit(f, sp, f->p, left(f))) {
         f->p += sp->len;
@@ -574,7 +578,7 @@ static bool read_shapes(dump_fast *f, fr_shapes *out) {
 /* The dtype list at p when it is [one memoized dtype] (EMPTY_LIST MARK BINGET id APPENDS, as
  * torch writes most lists) whose string was read as a dtype list before; NULL otherwise. The
  * caller knows that 5 bytes are there. */
-static inline const fr_strings *one_dtype_at(const dump_fast *f, const uint8_t *p) {
+static inline const fr_strings *one_dtype_at(const dump_pickle_fast *f, const uint8_t *p) {
     if (p[0] != OP_EMPTY_LIST || p[1] != OP_MARK || p[2] != OP_BINGET || p[4] != OP_APPENDS ||
         p[3] >= f->memo_hi)
         return NULL;
@@ -582,7 +586,7 @@ static inline const fr_strings *one_dtype_at(const dump_fast *f, const uint8_t *
     return s->kind == SLOT_STR && s->dtypes.items ? &s->dtypes : NULL;
 }
 
-static bool read_dtypes(dump_fast *f, fr_strings *out) {
+static bool read_dtypes(dump_pickle_fast *f, fr_strings *out) {
     const fr_strings *known = left(f) >= 6 && !is_put(f->p[5]) ? one_dtype_at(f, f->p) : NULL;
     if (known) {
         f->p += 5;
@@ -610,7 +614,7 @@ static bool read_dtypes(dump_fast *f, fr_strings *out) {
 }
 
 /* PUTs inside or after a frame dict whose frame is not known yet: noted, filled in at the end. */
-static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
+static bool note_pending(dump_pickle_fast *f, uint32_t *pending, int *npending) {
     uint32_t id;
     int r;
     while ((r = take_put(f, &id)) == 1) {
@@ -623,7 +627,7 @@ static bool note_pending(dump_fast *f, uint32_t *pending, int *npending) {
 }
 
 /* One frame: a memoized frame dict, or a new {"name", "filename", "line"} dict. */
-static bool read_frame(dump_fast *f, fr_frame *out) {
+static bool read_frame(dump_pickle_fast *f, fr_frame *out) {
     if (peek(f) == OP_BINGET || peek(f) == OP_LONG_BINGET) {
         memo_slot *s = take_get(f);
         if (!s || s->kind != SLOT_FRAME) return false;
@@ -659,7 +663,7 @@ static bool read_frame(dump_fast *f, fr_frame *out) {
     return true;
 }
 
-static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
+static bool read_frames_fresh(dump_pickle_fast *f, fr_entry *e) {
     if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
     size_t n = 0;
     while (next_is(f, OP_MARK)) {
@@ -675,7 +679,7 @@ static bool read_frames_fresh(dump_fast *f, fr_entry *e) {
     return dump_store_frames(f->b, f->lists.frames, (uint32_t)n, e) == 0;
 }
 
-static bool read_frames(dump_fast *f, fr_entry *e) {
+static bool read_frames(dump_pickle_fast *f, fr_entry *e) {
     const span *sp = span_find(f, &f->stack_spans);
     if (sp) {
         f->p += sp->len;
@@ -690,7 +694,7 @@ static bool read_frames(dump_fast *f, fr_entry *e) {
     return true;
 }
 
-static bool read_state(dump_fast *f, fr_state *out) {
+static bool read_state(dump_pickle_fast *f, fr_state *out) {
     memo_slot *s = read_str(f);
     int state = s ? slot_state(f, s) : -1;
     if (state < 0) return false;
@@ -698,7 +702,7 @@ static bool read_state(dump_fast *f, fr_state *out) {
     return true;
 }
 
-static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
+static bool read_field(dump_pickle_fast *f, entry_field field, fr_entry *e) {
     int64_t i;
     switch (field) {
     case F_RECORD_ID: return read_int(f, &e->record_id);
@@ -747,7 +751,7 @@ static bool read_field(dump_fast *f, entry_field field, fr_entry *e) {
 /* --- entries and the root ------------------------------------------------------------------ */
 
 /* Room for one more entry (dump_direct.h), the array within the budget. */
-static fr_entry *new_entry(dump_fast *f) {
+static fr_entry *new_entry(dump_pickle_fast *f) {
     fr_entry *e = direct_entry_next(&f->entries);
     if (e) return e;
     size_t used = fv_arena_used(f->values);
@@ -757,7 +761,7 @@ static fr_entry *new_entry(dump_fast *f) {
 }
 
 /* An entry's key: its field, F_UNKNOWN, or NOT_A_KEY (decline). */
-HOT int read_key(dump_fast *f) {
+HOT int read_key(dump_pickle_fast *f) {
     const uint8_t *p = f->p;
     if (left(f) >= 3 && p[0] == OP_BINGET && p[1] < f->memo_hi && !is_put(p[2])) {
         int field = f->key_field[p[1]];
@@ -832,7 +836,7 @@ HOT size_t int_at(const uint8_t *p, int64_t *out) {
 
 /* The str slot a 1-byte or 4-byte BINGET at p names, unchecked (LAYOUT_MARGIN), when it is a
  * string already interned; its length in *n. NULL otherwise. */
-HOT const memo_slot *interned_at(const dump_fast *f, const uint8_t *p, size_t *n) {
+HOT const memo_slot *interned_at(const dump_pickle_fast *f, const uint8_t *p, size_t *n) {
     uint32_t id;
     if (p[0] == OP_BINGET)
         id = p[1], *n = 2;
@@ -847,7 +851,8 @@ HOT const memo_slot *interned_at(const dump_fast *f, const uint8_t *p, size_t *n
 
 /* The value of the layout's field k at p in its common encoding, written into e: its length,
  * or 0 when read_field must read it. Unchecked: LAYOUT_MARGIN bytes are left. */
-HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field, fr_entry *e) {
+HOT size_t common_value(const dump_pickle_fast *f, const uint8_t *p, entry_field field,
+                        fr_entry *e) {
     char *at = (char *)e + field_reading[field].offset;
     int64_t i;
     size_t n = 0, n2;
@@ -911,7 +916,7 @@ HOT size_t common_value(const dump_fast *f, const uint8_t *p, entry_field field,
 /* The keys of an entry's layout that come next, with their values (seen: the fields read).
  * Stops at the first key that differs, or at the end of the layout. The cursor stays in a local
  * while the common encodings are read. */
-static bool read_layout(dump_fast *f, fr_entry *e, uint32_t *seen, uint32_t *matched) {
+static bool read_layout(dump_pickle_fast *f, fr_entry *e, uint32_t *seen, uint32_t *matched) {
     const uint8_t *p = f->p, *end = f->end;
     uint32_t k = 0, n = f->layout_n;
     for (; k < n; k++) {
@@ -941,7 +946,7 @@ static bool read_layout(dump_fast *f, fr_entry *e, uint32_t *seen, uint32_t *mat
 /* The rest of a batch of an entry's pairs, up to its SETITEMS (consumed). `learn`: the keys
  * are recorded into the layout from position *nlearned on, while each is a 1-byte BINGET of a
  * known field; *nlearned becomes -1 when one is not. */
-static bool read_pairs(dump_fast *f, fr_entry *e, uint32_t *seen, int *nlearned) {
+static bool read_pairs(dump_pickle_fast *f, fr_entry *e, uint32_t *seen, int *nlearned) {
     while (peek(f) != OP_SETITEMS) {
         const uint8_t *key_at = f->p;
         int field = read_key(f);
@@ -970,7 +975,7 @@ static bool read_pairs(dump_fast *f, fr_entry *e, uint32_t *seen, int *nlearned)
 
 /* An entry dict. Its first batch is read along the layout of the entries before it as far as it
  * matches; what differs is read key by key, and then becomes the layout. */
-static bool read_entry(dump_fast *f, fr_entry *e) {
+static bool read_entry(dump_pickle_fast *f, fr_entry *e) {
     if (!next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
     dump_entry_init(e);
     uint32_t seen = 0;
@@ -998,7 +1003,7 @@ static bool read_entry(dump_fast *f, fr_entry *e) {
     return dump_entry_complete(seen);
 }
 
-static bool read_entries(dump_fast *f) {
+static bool read_entries(dump_pickle_fast *f) {
     if (!next_is(f, OP_EMPTY_LIST) || !put_other(f)) return false;
     while (next_is(f, OP_MARK)) {
         while (peek(f) != OP_APPENDS) {
@@ -1012,7 +1017,7 @@ static bool read_entries(dump_fast *f) {
 }
 
 /* PROTO, the top-level dict's batches, STOP, and nothing after it. */
-static bool read_root(dump_fast *f, fv **root) {
+static bool read_root(dump_pickle_fast *f, fv **root) {
     if (next_is(f, OP_PROTO) && (left(f) < 1 || *f->p++ > 5)) return false;
     fv *dict = fv_dict(f->values);
     if (!dict || !next_is(f, OP_EMPTY_DICT) || !put_other(f)) return false;
@@ -1042,8 +1047,8 @@ static bool read_root(dump_fast *f, fv **root) {
     return true;
 }
 
-int dump_fast_read(dump_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
-                   fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
+int dump_pickle_fast_read(dump_pickle_fast *f, dump_builder *b, const uint8_t *bytes, size_t len,
+                          fv_arena *values, fv **root, fr_entry **entries, uint32_t *n) {
     if (f->memo_hi) memset(f->memo, 0, (size_t)f->memo_hi * sizeof *f->memo);
     f->memo_hi = 0;
     direct_entries_begin(&f->entries);
