@@ -71,8 +71,9 @@ assert s[0][\"last_in\"] >= 30, s[0]" &&
 
 test_expect_success 'gloo: a job most of whose ranks aborted is inconclusive, never ok' '
     test_expect_code 1 "$FRTRACE" "$GLOO/a2a_size" >out &&
-    head -n 1 out | grep "^inconclusive: 3 of 4 ranks left no readable dump (ranks 0,2,3); the 1 that did cannot speak for the job" &&
-    grep "^status: inconclusive   culprit ranks: none" out
+    head -n 1 out | grep "^inconclusive: 3 of 4 ranks left no readable dump (ranks 0,2,3); 1 dump cannot speak for the job$" &&
+    grep "^status: inconclusive   culprit ranks: none" out &&
+    test $(head -n 1 out | wc -c) -le 101
 '
 
 test_expect_success 'gloo JSON dumps (_dump_fr_trace_json) read like the pickles' '
@@ -84,4 +85,13 @@ a, b = (json.load(open(f)) for f in (\"pickle.json\", \"json.json\"))
 assert a[\"verdict\"][\"culprit_ranks\"] == b[\"verdict\"][\"culprit_ranks\"] == [2]
 assert [g[\"ranks\"] for g in a[\"groups\"]] == [g[\"ranks\"] for g in b[\"groups\"]]"
 '
+test_expect_success 'gloo: rank A or B titles stay short, one group said once' '
+    test_expect_code 1 "$FRTRACE" "$GLOO/pipe_stuck" >out &&
+    test $(head -n 1 out | wc -c) -le 101 &&
+    head -n 1 out | grep -q "(one stopped; gloo records no send/recv)$" &&
+    test_expect_code 1 "$FRTRACE" "$GLOO/pipe_two_stuck" >out &&
+    test $(head -n 1 out | wc -c) -le 110 &&
+    head -n 1 out | grep -q " and rank [0-9]* or [0-9]* in PIPELINE_MODEL_PARALLEL_GROUP ("
+'
+
 test_done

@@ -210,9 +210,10 @@ static void say_most_lost(decider *d) {
     free(v->summary);
     v->status = FA_STATUS_INCONCLUSIVE;
     if (asprintf(&v->summary,
-                 "inconclusive: %zu of %zu ranks left no readable dump (ranks %s); the %zu that "
-                 "did cannot speak for the job",
-                 d->nunseen, d->nfacts, who ? who : "?", d->nfacts - d->nunseen) < 0)
+                 "inconclusive: %zu of %zu ranks left no readable dump (ranks %s); %zu dump%s "
+                 "cannot speak for the job",
+                 d->nunseen, d->nfacts, who ? who : "?", d->nfacts - d->nunseen,
+                 d->nfacts - d->nunseen == 1 ? "" : "s") < 0)
         v->summary = NULL;
     free(who);
     fa_ranks_free(&lost);
@@ -275,12 +276,21 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
 static void say_ambiguous(decider *d) {
     if (!d->nambiguities) return;
     bool p2p = false, lost = false;
-    char clauses[600] = "";
+    char clauses[600] = "", previous[300] = "";
     size_t at = 0;
     for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
         char one[300];
         ambiguity_clause(d, &d->ambiguities[i], one, sizeof one);
-        at += (size_t)snprintf(clauses + at, sizeof clauses - at, "%s%s", i ? "; " : "", one);
+        /* "rank 0 or 1 and rank 6 or 7 in PIPELINE_MODEL_PARALLEL_GROUP": one group said once */
+        const char *in = strstr(one, " in "), *was = strstr(previous, " in ");
+        if (i && in && was && strcmp(in, was) == 0 && at >= strlen(was) &&
+            strcmp(clauses + at - strlen(was), was) == 0) {
+            at -= strlen(was);
+            at += (size_t)snprintf(clauses + at, sizeof clauses - at, " and %s", one);
+        } else {
+            at += (size_t)snprintf(clauses + at, sizeof clauses - at, "%s%s", i ? "; " : "", one);
+        }
+        snprintf(previous, sizeof previous, "%s", one);
         for (size_t k = 0; k < d->ambiguities[i].n; k++) {
             const char *why = d->ambiguities[i].options[k].why;
             const rank_facts *f = &d->facts[d->ambiguities[i].options[k].node];
@@ -289,8 +299,7 @@ static void say_ambiguous(decider *d) {
         }
     }
     const char *why = p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
-                      : p2p       ? "one never sent, never received or stopped: gloo records no "
-                                    "send/recv"
+                      : p2p       ? "one stopped; gloo records no send/recv"
                                   : "a lost or older dump hides which stopped";
     char *text = NULL;
     if (d->v->summary) {
@@ -308,6 +317,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
     const fa_match *m = d->m;
     fa_ranks stuck_in_api = { 0 };
     stuck_ranks(d, &stuck_in_api);
+    bool lost = false;
     if (mismatch) {
         v->status = FA_STATUS_MISMATCH;
         summarize(d, "mismatch", fa_finding_is_mismatch, 0, NULL);
@@ -315,6 +325,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
         say_stuck(d, &stuck_in_api); /* its own dump says more than the missing ones */
     } else if (most_ranks_lost(d)) {
         say_most_lost(d);
+        lost = true; /* the gloo note says nothing the summary needs then */
     } else if (v->culprits.n && !d->nambiguities && only_lost_dumps(d)) {
         v->status = FA_STATUS_INCONCLUSIVE;
         say_lost_dumps(d);
@@ -336,5 +347,5 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
     }
     (void)missing_dump_with_op;
     fa_ranks_free(&stuck_in_api);
-    if (v->status == FA_STATUS_INCONCLUSIVE) say_unrecorded_p2p(d);
+    if (v->status == FA_STATUS_INCONCLUSIVE && !lost) say_unrecorded_p2p(d);
 }
