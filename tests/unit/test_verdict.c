@@ -878,6 +878,20 @@ static void a_communicator_says_how_large_the_job_is(void **state) {
     done(&j);
 }
 
+/* Rank 1's ring no longer holds #2 (it wrapped), but its pg_status says it enqueued #2: it is in
+ * flight there like rank 0, not a rank that never joined it. */
+static void pg_status_says_what_a_rank_enqueued_beyond_its_entries(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -913,6 +927,7 @@ int main(void) {
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
+        cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
