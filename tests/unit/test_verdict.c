@@ -892,6 +892,19 @@ static void pg_status_says_what_a_rank_enqueued_beyond_its_entries(void **state)
     done(&j);
 }
 
+/* Three of five ranks left no dump: the two that did cannot speak for the job (inconclusive),
+ * though they wait for the others. */
+static void most_ranks_without_a_dump_is_inconclusive(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", NULL, NULL, NULL));
+    j.skip[2] = j.skip[3] = j.skip[4] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -928,6 +941,7 @@ int main(void) {
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
+        cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
