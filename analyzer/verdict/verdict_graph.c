@@ -85,3 +85,10 @@ void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *
     fa_group_label(&d->groups->v[d->m->ops[op].group], group, glen);
     fa_op_label(d->m, op, label, llen);
 }
+
+bool fa_vg_lone_p2p(const decider *d, size_t op, bool *sent) {
+    const fa_op *o = &d->m->ops[op];
+    if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) return false;
+    *sent = d->groups->v[o->group].members[d->m->calls[o->first_call].member] == o->src;
+    return true;
+}

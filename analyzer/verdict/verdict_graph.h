@@ -161,6 +161,8 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
 uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
 /* fa_vg_states_into d->members and d->states. */
 uint32_t fa_vg_expected_states(const decider *d, size_t op);
+/* Whether op is a send/recv that only one side posted (both ends known); *sent: the sender did. */
+bool fa_vg_lone_p2p(const decider *d, size_t op, bool *sent);
 /* op's group ("TENSOR_MODEL_PARALLEL_GROUP (37)") and op ("all_reduce #3") for a detail. */
 void fa_vg_context(const decider *d, size_t op, char *group, size_t glen, char *label, size_t llen);
 

@@ -550,14 +550,21 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
         snprintf(buf, len, "rank %lld stopped%s%s", (long long)f->rank, op[0] ? " before" : "", op);
 }
 
-static int add_alternative(decider *d, const size_t *pick) {
-    fa_verdict *v = d->v;
+/* A new alternative at the end of v's, its ranks the culprits so far; NULL when out of memory. */
+static fa_alternative *new_alternative(fa_verdict *v) {
     fa_alternative *grown = realloc(v->alternatives, (v->nalternatives + 1) * sizeof *grown);
-    if (!grown) return -1;
+    if (!grown) return NULL;
     v->alternatives = grown;
     fa_alternative *a = &v->alternatives[v->nalternatives++];
     memset(a, 0, sizeof *a);
     for (size_t i = 0; i < v->culprits.n; i++) fa_ranks_add(&a->ranks, v->culprits.v[i]);
+    return a;
+}
+
+static int add_alternative(decider *d, const size_t *pick) {
+    fa_verdict *v = d->v;
+    fa_alternative *a = new_alternative(v);
+    if (!a) return -1;
     size_t cap = 256 + 320 * d->nambiguities, at = 0;
     a->explanation = calloc(cap, 1);
     if (!a->explanation) return -1;
@@ -586,12 +593,8 @@ static int maybe_alternatives(decider *d) {
     size_t each = m->n <= 4 ? m->n : 1;
     for (size_t i = 0; i < each; i++) {
         fa_verdict *v = d->v;
-        fa_alternative *grown = realloc(v->alternatives, (v->nalternatives + 1) * sizeof *grown);
-        if (!grown) return -1;
-        v->alternatives = grown;
-        fa_alternative *a = &v->alternatives[v->nalternatives++];
-        memset(a, 0, sizeof *a);
-        for (size_t k = 0; k < v->culprits.n; k++) fa_ranks_add(&a->ranks, v->culprits.v[k]);
+        fa_alternative *a = new_alternative(v);
+        if (!a) return -1;
         for (size_t k = 0; k < m->n; k++)
             if (each > 1 ? k == i : true) fa_ranks_add(&a->ranks, m->v[k]);
         fa_ranks_normalize(&a->ranks);

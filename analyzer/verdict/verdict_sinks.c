@@ -332,10 +332,10 @@ static void excuse_wrong_peers(decider *d, const uint32_t *ops, size_t nops) {
     lone_p2p *dest = malloc((nops + 1) * sizeof *dest), *src = malloc((nops + 1) * sizeof *src);
     size_t nd = 0, ns = 0;
     for (size_t k = 0; dest && src && k < nops; k++) {
-        const fa_op *o = &d->m->ops[d->g.op_of_node[ops[k] - d->g.nrank_nodes]];
-        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
-        const fa_group *g = &d->groups->v[o->group];
-        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
+        size_t op = (size_t)d->g.op_of_node[ops[k] - d->g.nrank_nodes];
+        bool sent;
+        if (!fa_vg_lone_p2p(d, op, &sent)) continue;
+        const fa_op *o = &d->m->ops[op];
         /* wrong destination, about the sender s: its lone send (excuse the receiver that never
          * posted) and a lone recv from it (excuse the receiver waiting) */
         dest[nd++] = (lone_p2p){ o->src, o->dst, sent };

@@ -300,10 +300,9 @@ static bool *wrong_peer_ops(const decider *d) {
              *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
     size_t n = 0;
     for (size_t i = 0; drop && blocked && by_src && by_dst && i < d->m->nops; i++) {
+        bool sent;
+        if (!fa_vg_lone_p2p(d, i, &sent)) continue;
         const fa_op *o = &d->m->ops[i];
-        if (!o->is_p2p || o->ncalls != 1 || o->src < 0 || o->dst < 0) continue;
-        const fa_group *g = &d->groups->v[o->group];
-        bool sent = g->members[d->m->calls[o->first_call].member] == o->src;
         by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
         by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
     }
