@@ -14,7 +14,8 @@
 #      by nvcc (FAKE: nccl_probe.c + probe_fake.c on the fakes, by make);
 #   3. the probe's `ops` without the recorder, then with it (a dump on SIGUSR2), and `hang` (a
 #      kernel spins until the recorder's watchdog has dumped);
-#   4. the recorder's cost per ncclAllReduce call: no recorder, FRTRACE_GPU_EVENTS=0, 1, 2;
+#   4. the recorder's cost per ncclAllReduce call: no recorder, FRTRACE_GPU_EVENTS=0, 1, 2; back
+#      to back (the GPU's pace once the launch queue is full) and paced (the host's own cost);
 #   5. PyTorch's own Flight Recorder (TORCH_NCCL_ENABLE_TIMING=1) on a one-rank job with three
 #      groups (tests/gpu/torch_job.py), alone and with the recorder preloaded (FAKE: the job on
 #      gloo when torch is importable, else "skipped: no torch/GPU");
@@ -346,7 +347,8 @@ bench_one() {
         FRTRACE_LOG=warn LD_PRELOAD="$preload" "$PROBE" bench "$CALLS"
     rc=$?
     ns=$(sed -n 's/^ns_per_call //p' "$STEP_OUT")
-    [ $rc = 0 ] && [ -n "$ns" ] || return $((rc == 0 ? 1 : rc))
+    paced=$(sed -n 's/^ns_per_call_paced //p' "$STEP_OUT")
+    [ $rc = 0 ] && [ -n "$ns" ] && [ -n "$paced" ] || return $((rc == 0 ? 1 : rc))
 }
 
 bench() {
@@ -363,15 +365,16 @@ bench() {
             row="$row; $config: $(why_failed $rc)"
             failed=1
         elif [ $config = bare ]; then
-            base=$ns row="no recorder $ns"
+            base=$ns base_paced=$paced row="no recorder $ns, paced $paced"
         else
             extra=$(echo "$ns ${base:-0}" | awk '{printf "%.0f", $1 - $2}')
-            row="$row; FRTRACE_GPU_EVENTS=$config $ns (+$extra)"
+            extra_paced=$(echo "$paced ${base_paced:-0}" | awk '{printf "%.0f", $1 - $2}')
+            row="$row; FRTRACE_GPU_EVENTS=$config $ns (+$extra), paced $paced (+$extra_paced)"
         fi
     done
     if [ $failed = 0 ]; then
-        record ok bench "ns per ncclAllReduce call (1024 floats, in place, best of 3 x $CALLS):" \
-            "$row"
+        record ok bench "ns per ncclAllReduce call (1024 floats, in place, best of 3 x $CALLS" \
+            "back to back; paced: the stream drained every 64 calls, untimed):" "$row"
     else
         record FAIL bench "$row"
     fi
