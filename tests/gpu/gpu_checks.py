@@ -18,7 +18,8 @@ ROOT/COMPARE: lines "A B" or "A B durations" (case folders under ROOT), compared
 
 compare: the entries of each process group, matched by the order in which groups first appear
 and then by position, agree on the operation (PyTorch's names mapped onto NCCL's: all_gather
-for _allgather_base, all_reduce for all_reduce_barrier...), the element counts and dtypes of
+for _allgather_base, all_reduce for all_reduce_barrier...; a PyTorch dump read as the NCCL calls
+it made, see nccl_view), the element counts and dtypes of
 inputs and outputs (not for nccl:coalesced markers, whose sizes PyTorch releases fill
 differently), and the state; with "durations", every entry that both timed agrees within
 DURATION_ABS_MS + DURATION_REL x the first's duration (the recorder's events sit inside
@@ -74,13 +75,19 @@ def dump_in(folder):
 # --- compare ---------------------------------------------------------------------------------
 
 TORCH_NAMES = {
-    "_allgather_base": "all_gather", "all_gather_into_tensor": "all_gather",
+    "_allgather_base": "all_gather", "_all_gather_base": "all_gather",
+    "all_gather_into_tensor": "all_gather",
     "allgather": "all_gather", "allgather_into_tensor_coalesced": "all_gather",
     "_reduce_scatter_base": "reduce_scatter", "reduce_scatter_tensor": "reduce_scatter",
     "reduce_scatter_tensor_coalesced": "reduce_scatter", "allreduce": "all_reduce",
     "all_reduce_barrier": "all_reduce", "barrier": "all_reduce", "allreduce_coalesced":
-    "all_reduce",
+    "all_reduce", "ALLGATHER_coalesced": "all_gather", "REDUCE_SCATTER_coalesced":
+    "reduce_scatter",
 }
+# PyTorch's entries for one call over several tensors: NCCL sees one call per tensor.
+TORCH_MULTI_TENSOR = ("allreduce_coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced",
+                      "allgather_into_tensor_coalesced", "all_gather_into_tensor_coalesced",
+                      "reduce_scatter_tensor_coalesced")
 
 
 def op_of(entry):
@@ -99,12 +106,47 @@ def numels(shapes):
     return out
 
 
+def group_sizes(dump):
+    """Ranks in each process group, by the name entries carry (pg_config's "ranks")."""
+    sizes = {}
+    for name, cfg in (dump.get("pg_config") or {}).items():
+        ranks = str(cfg.get("ranks", "")).strip("[] ")
+        sizes[name] = len(ranks.split(",")) if ranks else 0
+    return sizes
+
+
+def nccl_view(entries, sizes):
+    """PyTorch's entries as the NCCL calls they made: an entry over several tensors becomes one
+    per tensor (untimed: PyTorch times them together), and a reduce_scatter on a group of one
+    rank goes (PyTorch 2.11 copies there: NCCL_DEBUG=INFO shows no ReduceScatter call)."""
+    out = []
+    for e in entries:
+        name = str(e.get("profiling_name", "")).split(":", 1)[-1]
+        group = (e.get("process_group") or [None])[0]
+        if op_of(e) == "reduce_scatter" and sizes.get(group) == 1:
+            continue
+        if name not in TORCH_MULTI_TENSOR or len(e.get("input_sizes") or []) < 2:
+            out.append(e)
+            continue
+        for i in range(len(e["input_sizes"])):
+            one = dict(e, duration_ms=None, profiling_name="nccl:" + op_of(e))
+            for key in ("input_sizes", "output_sizes", "input_dtypes", "output_dtypes"):
+                values = list(e.get(key) or [])
+                one[key] = values[i:i + 1]
+            out.append(one)
+    return out
+
+
 def by_group(dump):
-    """Entries per process group, groups in order of their first entry, entries by record id."""
+    """Entries per process group, groups in order of their first entry, entries by record id;
+    a dump PyTorch wrote (not the recorder's) as the NCCL calls it made."""
     groups = {}
     for e in sorted(dump.get("entries", []), key=lambda e: e.get("record_id", 0)):
         key = json.dumps(e.get("process_group", e.get("pg_id")))
         groups.setdefault(key, []).append(e)
+    if "frtrace" not in dump:
+        sizes = group_sizes(dump)
+        groups = {k: nccl_view(v, sizes) for k, v in groups.items()}
     return list(groups.items())
 
 

@@ -1,7 +1,7 @@
 """torch_job.py — a one-rank PyTorch job with three process groups, dumped by torch's own
 Flight Recorder (tests/gpu/run.sh runs it twice on a GPU: alone, and with the recorder preloaded).
 
-    python3 torch_job.py OUT_DIR [--backend nccl|gloo] [--recorder-dump DIR]
+    python3 torch_job.py OUT_DIR [--backend nccl|gloo] [--recorder-dump DIR] [--p2p]
 
 On cuda:0 with the NCCL backend, eagerly initialised (device_id), so that the default group's
 communicator comes from ncclCommInitRankConfig and those of the two new groups
@@ -14,6 +14,10 @@ sets), and dumps through torch._C._distributed_c10d._dump_nccl_trace (pickle) in
 OUT_DIR/torch-pickle/nccl_trace_rank_0 and _dump_nccl_trace_json into
 OUT_DIR/torch-json/nccl_trace_rank_0. With --recorder-dump DIR (the recorder preloaded,
 FRTRACE_DUMP_DIR=DIR) it also raises SIGUSR2 and waits for DIR/rank_0.
+
+--p2p runs instead one all_reduce and one batch_isend_irecv of a send and a recv to the rank
+itself (one NCCL group), so that PyTorch's own layout of a send/recv batch, its "nccl:coalesced"
+end marker, is seen; run.sh gives that dump to torchfrtrace as well.
 
 --backend gloo runs the same on the CPU (no NCCL: for debugging this script without a GPU);
 the dumps then come from _dump_fr_trace and _dump_fr_trace_json.
@@ -37,10 +41,12 @@ import torch.distributed as dist  # noqa: E402
 
 
 def parse_args(argv):
-    out, backend, recorder_dump = None, "nccl", None
+    out, backend, recorder_dump, p2p = None, "nccl", None, False
     i = 0
     while i < len(argv):
-        if argv[i] == "--backend":
+        if argv[i] == "--p2p":
+            p2p, i = True, i + 1
+        elif argv[i] == "--backend":
             backend, i = argv[i + 1], i + 2
         elif argv[i] == "--recorder-dump":
             recorder_dump, i = argv[i + 1], i + 2
@@ -48,7 +54,7 @@ def parse_args(argv):
             out, i = argv[i], i + 1
     if out is None or backend not in ("nccl", "gloo"):
         sys.exit(__doc__)
-    return out, backend, recorder_dump
+    return out, backend, recorder_dump, p2p
 
 
 def versions(backend):
@@ -110,6 +116,21 @@ def workload(device, tp, dp):
     return n
 
 
+def p2p_workload(device):
+    x = torch.ones(1024, device=device)
+    sent = torch.ones(256, device=device)
+    received = torch.empty(256, device=device)
+
+    def batch():
+        ops = [dist.P2POp(dist.isend, sent, 0), dist.P2POp(dist.irecv, received, 0)]
+        for work in dist.batch_isend_irecv(ops):
+            work.wait()
+
+    n = issue("default all_reduce", lambda: dist.all_reduce(x))
+    n += issue("default batch_isend_irecv to self", batch)
+    return n
+
+
 def settle(backend):
     """Waits for the GPU, then for the watchdog to retire every work (it fills durations)."""
     if backend == "nccl":
@@ -151,12 +172,12 @@ def dump_recorder(directory):
 
 
 def main():
-    out, backend, recorder_dump = parse_args(sys.argv[1:])
+    out, backend, recorder_dump, p2p = parse_args(sys.argv[1:])
     versions(backend)
     device = torch.device("cuda", 0) if backend == "nccl" else torch.device("cpu")
     with tempfile.TemporaryDirectory() as store_dir:
         tp, dp = start(backend, store_dir)
-        n = workload(device, tp, dp)
+        n = p2p_workload(device) if p2p else workload(device, tp, dp)
         settle(backend)
         dump_torch(out, backend)
         ok = recorder_dump is None or dump_recorder(recorder_dump)
