@@ -41,8 +41,10 @@ test_expect_success 'FAKE=1 run.sh: every step passes, and the summary says so l
     grep "^ok probe-bare: every call passes without the recorder" out/summary.txt &&
     grep "^ok probe-ops: every call passes under the recorder, dumped on SIGUSR2" out/summary.txt &&
     grep "^ok probe-hang: the watchdog dumped" out/summary.txt &&
-    grep "^ok bench: .*no recorder [0-9.]*; FRTRACE_GPU_EVENTS=0 [0-9.]* " out/summary.txt &&
-    grep "^ok bench: .*; FRTRACE_GPU_EVENTS=2 [0-9.]* (+[0-9]*)$" out/summary.txt &&
+    grep "^ok bench: .*no recorder [0-9.]*, paced [0-9.]*; FRTRACE_GPU_EVENTS=0 [0-9.]* " \
+        out/summary.txt &&
+    grep "^ok bench: .*; FRTRACE_GPU_EVENTS=2 [0-9.]* (+-*[0-9]*), paced [0-9.]* (+-*[0-9]*)$" \
+        out/summary.txt &&
     grep -E "^(skipped torch: no torch/GPU|ok torch-gloo)" out/summary.txt &&
     grep "^ok probe-ops: EXPECTED holds (36 entries)" out/summary.txt &&
     grep "^nccl: header [0-9.]*" out/summary.txt &&

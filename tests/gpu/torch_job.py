@@ -15,7 +15,7 @@ OUT_DIR/torch-pickle/nccl_trace_rank_0 and _dump_nccl_trace_json into
 OUT_DIR/torch-json/nccl_trace_rank_0. With --recorder-dump DIR (the recorder preloaded,
 FRTRACE_DUMP_DIR=DIR) it also raises SIGUSR2 and waits for DIR/rank_0.
 
---p2p runs instead one all_reduce and one batch_isend_irecv of a send and a recv to the rank
+--p2p runs instead two all_reduces and one batch_isend_irecv of a send and a recv to the rank
 itself (one NCCL group), so that PyTorch's own layout of a send/recv batch, its "nccl:coalesced"
 end marker, is seen; run.sh gives that dump to torchfrtrace as well.
 
@@ -126,7 +126,10 @@ def p2p_workload(device):
         for work in dist.batch_isend_irecv(ops):
             work.wait()
 
+    # two: the batch's collective_seq_id (2) then differs from its p2p_seq_id (1), as in any
+    # job with more collectives than batches before it
     n = issue("default all_reduce", lambda: dist.all_reduce(x))
+    n += issue("default all_reduce", lambda: dist.all_reduce(x))
     n += issue("default batch_isend_irecv to self", batch)
     return n
 
