@@ -2,12 +2,15 @@
  *
  * Per group, the size its own entries state (all_gathers; every member seen waiting in one
  * collective, with nobody seen to hold it up); per family (groups of one description other than
- * "" and "default_pg"), the size half of its groups or more have. A group below its size has slots;
- * the family's candidates are the job's ranks without a dump outside the family's groups, with
- * ranks above the highest added when there are fewer candidates than slots. Each group is then
- * filled by the one run of the family's stride that holds its members and candidates only, or,
- * alone in its family with slots, by all the candidates when their number matches. Linear in the
- * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members.
+ * "" and "default_pg"; groups described "undefined", as gloo jobs often are, by runs of groups
+ * made one after another with disjoint members), the size half of its groups or more have. A
+ * group below its size has slots; the family's candidates are the job's ranks without a dump
+ * outside the family's groups, with ranks above the highest added when there are fewer candidates
+ * than slots. Each group is then filled by the one run of the family's stride that holds its
+ * members and candidates only (again while a fill leaves another group a single run), or, alone
+ * in its family with slots, by all the candidates when their number matches. Linear in the
+ * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members
+ * (times the groups filled, for the repeated passes).
  */
 #include "match/group_fill.h"
 
@@ -206,12 +209,30 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
     fa_ranks candidates = { 0 };
     if (slots) family_candidates(in, groups, family, nf, slots, top, &candidates);
     int64_t stride = slots ? family_stride(groups, family, nf, full) : 0;
+    /* A group filled takes its ranks from the candidates, which may leave another group's run
+     * the only one: again until nothing more is filled. */
+    for (bool more = stride != 0; more;) {
+        more = false;
+        for (size_t f = 0; f < nf; f++) {
+            fa_fill_group *g = &groups[family[f]];
+            if (want[f] <= g->members.n || !g->members.n) continue;
+            if (!fill_by_stride(&g->members, &g->added, want[f], stride, &candidates)) continue;
+            note(notes, g);
+            nshort--;
+            more = true;
+            fa_ranks rest = { 0 };
+            for (size_t k = 0; k < candidates.n; k++)
+                if (!fa_ranks_contains(&g->added, candidates.v[k]))
+                    fa_ranks_add(&rest, candidates.v[k]);
+            fa_ranks_free(&candidates);
+            candidates = rest;
+        }
+    }
     for (size_t f = 0; f < nf && slots; f++) {
         fa_fill_group *g = &groups[family[f]];
         if (want[f] <= g->members.n || !g->members.n) continue;
-        bool filled =
-            stride && fill_by_stride(&g->members, &g->added, want[f], stride, &candidates);
-        if (!filled && nshort == 1 && candidates.n == want[f] - g->members.n) {
+        bool filled = false;
+        if (nshort == 1 && candidates.n == want[f] - g->members.n) {
             for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->added, candidates.v[k]);
             for (size_t k = 0; k < candidates.n; k++) fa_ranks_add(&g->members, candidates.v[k]);
             fa_ranks_normalize(&g->members);
@@ -226,6 +247,56 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
 static int by_desc(const void *a, const void *b, void *groups) {
     const fa_fill_group *g = groups;
     return strcmp(g[*(const size_t *)a].desc, g[*(const size_t *)b].desc);
+}
+
+/* The numeric name of a group ("12"), or -1: torch names groups by a counter that every rank
+ * advances alike, so numbers say the order in which the job created them. */
+static long long name_number(const char *name) {
+    char *end;
+    long long v = name && *name >= '0' && *name <= '9' ? strtoll(name, &end, 10) : -1;
+    return v >= 0 && *end == '\0' ? v : -1;
+}
+
+static int by_name_number(const void *a, const void *b, void *groups) {
+    const fa_fill_group *g = groups;
+    long long x = name_number(g[*(const size_t *)a].name),
+              y = name_number(g[*(const size_t *)b].name);
+    return (x > y) - (x < y);
+}
+
+static bool overlaps(const fa_ranks *held, const fa_ranks *m) {
+    for (size_t k = 0; k < m->n; k++)
+        if (fa_ranks_contains(held, m->v[k])) return true;
+    return false;
+}
+
+/* Groups without a description (gloo's "undefined"): a family is a run of groups made one after
+ * another (consecutive numbers) whose members are disjoint, as a framework makes one dimension's
+ * groups together, each rank in one of them; the next dimension's first group shares a rank with
+ * the run and starts another. A group without a number is its own family. */
+static int fill_undescribed(const fa_input *in, fa_fill_group *groups, size_t *order, size_t n,
+                            const own_word *words, int64_t *top, char **notes) {
+    qsort_r(order, n, sizeof *order, by_name_number, groups);
+    for (size_t i = 0; i < n;) {
+        fa_ranks held = { 0 };
+        size_t j = i + 1;
+        long long at = name_number(groups[order[i]].name);
+        for (size_t k = 0; k < groups[order[i]].members.n; k++)
+            fa_ranks_add(&held, groups[order[i]].members.v[k]);
+        fa_ranks_normalize(&held);
+        while (at >= 0 && j < n && name_number(groups[order[j]].name) == at + 1 &&
+               !overlaps(&held, &groups[order[j]].members)) {
+            for (size_t k = 0; k < groups[order[j]].members.n; k++)
+                fa_ranks_add(&held, groups[order[j]].members.v[k]);
+            fa_ranks_normalize(&held);
+            at++;
+            j++;
+        }
+        fa_ranks_free(&held);
+        fill_family(in, groups, order + i, j - i, words, top, notes);
+        i = j;
+    }
+    return 0;
 }
 
 int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t *top,
@@ -244,7 +315,9 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
         size_t j = i;
         while (j < n && strcmp(groups[order[j]].desc, groups[order[i]].desc) == 0) j++;
         const char *desc = groups[order[i]].desc;
-        if (desc[0] && strcmp(desc, "default_pg") != 0)
+        if (fa_desc_says_nothing(desc) && desc[0])
+            fill_undescribed(in, groups, order + i, j - i, words, top, notes);
+        else if (desc[0] && strcmp(desc, "default_pg") != 0)
             fill_family(in, groups, order + i, j - i, words, top, notes);
         else /* no family: each group by its own entries */
             for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, words, top, notes);

@@ -110,21 +110,30 @@ static long *newest_ops(const decider *d) {
     return at;
 }
 
-/* A failed op's possible culprits: its members without a dump (one of them died). The op failed
- * when a member still has it pending, never issued it, or left no dump; a member whose dump is
- * merely older than its peers' may have joined it since, and says nothing. */
+/* Whether member k of the states just filled left no dump file at all: it may have died. A
+ * file that exists but was rejected proves the process lived to write it, so gloo did not fail
+ * an op for its death. */
+static bool left_no_file(const decider *d, const fa_group *grp, uint32_t k) {
+    if (d->states[k] != FA_MS_NO_DUMP) return false;
+    long peer = fa_vg_rank_node(d, grp->members[d->members[k]]);
+    return peer >= 0 && !d->facts[peer].unreadable;
+}
+
+/* A failed op's possible culprits: its members without a dump file (one of them died). The op
+ * failed when a member still has it pending, never issued it, or left no dump file; a member
+ * whose dump is merely older than its peers' may have joined it since, and says nothing. */
 static int failed_edges(decider *d, size_t node, size_t op) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     uint32_t n = fa_vg_expected_states(d, op);
     bool failed = false;
     for (uint32_t k = 0; k < n; k++)
         failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
-                  d->states[k] == FA_MS_NO_DUMP;
+                  left_no_file(d, grp, k);
     if (!failed) return 0;
     size_t added = 0;
     for (uint32_t k = 0; k < n; k++) {
         long peer = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (peer < 0 || (size_t)peer == node || d->states[k] != FA_MS_NO_DUMP) continue;
+        if (peer < 0 || (size_t)peer == node || !left_no_file(d, grp, k)) continue;
         if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
         added++;
     }

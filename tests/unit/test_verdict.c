@@ -818,6 +818,92 @@ static void an_unreadable_member_did_not_die_in_an_ended_op(void **state) {
     done(&j);
 }
 
+/* gloo: rank 1's file is there but unreadable, so it lived to dump, and rank 0's newest op did
+ * not fail for its death: rank 0, idle, never issued #2, which rank 2 waits in. Rank 0 stopped:
+ * the culprit, rank 1 only an alternative (it may have stopped too). Mutation ro01: an unreadable
+ * member read as one that died makes rank 0 a victim and names rank 1 alone (sim seed 445). */
+static void an_unreadable_member_does_not_excuse_an_idle_rank(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    rec(&j, 2, "0", "all_reduce", 2, "scheduled");
+    j.skip[1] = 2;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* gloo groups without a description ("undefined"): groups 1, 2 (data parallel, {0,2,4} and
+ * {1,3,5}) and 3, 4, 5 (tensor parallel, {0,1}, {2,3}, {4,5}) are one family each, told apart
+ * by their order of creation and their disjoint members, not one family of five. Rank 4 left no
+ * dump; rank 5's tensor-parallel group is rebuilt as {5}, its family says two: rank 4 is put
+ * back, rank 5's ended all_reduce with it failed, and rank 4 alone is the culprit (mutation ro02;
+ * sim seed 233). */
+static void undescribed_groups_make_families_by_their_order(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "undefined", "[0, 2, 4]");
+    group(&j, "2", "undefined", "[1, 3, 5]");
+    group(&j, "3", "undefined", "[0, 1]");
+    group(&j, "4", "undefined", "[2, 3]");
+    group(&j, "5", "undefined", "[4, 5]");
+    coll(&j, "1", "all_reduce", 1, S("completed", NULL, "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, "completed", NULL, "completed", NULL, "completed"));
+    coll(&j, "3", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL, NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, NULL, "completed", "completed", NULL, NULL));
+    rec(&j, 5, "5", "all_reduce", 1, "completed");
+    coll(&j, "1", "all_reduce", 2, S("scheduled", NULL, "scheduled", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, "scheduled", NULL, "scheduled", NULL, NULL));
+    j.skip[4] = 1;
+    run(&j);
+    long tp = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "5") == 0) tp = (long)g;
+    assert_true(tp >= 0);
+    assert_int_equal(j.a.groups.v[tp].nmembers, 2);
+    assert_int_equal(j.a.groups.v[tp].members[0], 4);
+    assert_culprits(&j, FA_STATUS_HANG, "4");
+    done(&j);
+}
+
+/* A family's groups of two ({6,7} whole, and its all_gathers say two) lost ranks 0, 2 and 4:
+ * {1} could take 0 or 2, {3} 2 or 4, but {5} only 4 (6 has a dump); once it has, {3} can only take
+ * 2, and then {1} only 0. Filled one after the other, not left as found (mutation ro03; sim
+ * seed 33). */
+static void a_group_filled_leaves_its_neighbour_one_way(void **state) {
+    job j;
+    job_init(&j, 8);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5, 6, 7]";
+    group(&j, "1", "fsdp_shard", "[0, 1]");
+    group(&j, "2", "fsdp_shard", "[2, 3]");
+    group(&j, "3", "fsdp_shard", "[4, 5]");
+    group(&j, "4", "fsdp_shard", "[6, 7]");
+    j.output_sizes = "[[4, 4], [4, 4]]";
+    coll(&j, "1", "all_gather", 1, S(NULL, "completed", NULL, NULL, NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_gather", 1, S(NULL, NULL, NULL, "completed", NULL, NULL, NULL, NULL));
+    coll(&j, "3", "all_gather", 1, S(NULL, NULL, NULL, NULL, NULL, "completed", NULL, NULL));
+    coll(&j, "4", "all_gather", 1, S(NULL, NULL, NULL, NULL, NULL, NULL, "completed", "completed"));
+    j.output_sizes = NULL;
+    j.skip[0] = j.skip[2] = j.skip[4] = 1;
+    run(&j);
+    size_t filled = 0;
+    for (size_t g = 0; g < j.a.groups.n; g++) {
+        const fa_group *grp = &j.a.groups.v[g];
+        if (strcmp(grp->name, "1") && strcmp(grp->name, "2") && strcmp(grp->name, "3")) continue;
+        assert_int_equal(grp->nmembers, 2);
+        assert_int_equal(grp->members[0], 2 * (grp->name[0] - '1'));
+        filled++;
+    }
+    assert_int_equal(filled, 3);
+    done(&j);
+}
+
 /* PyTorch leaves a coalesced bundle's entries "scheduled" when its end marker completed, and an
  * only-active dump drops the marker: rank 0's #1 looks pending where rank 1 completed it. Its
  * own pg_status says #1 completed: no stalled GPU, a healthy snapshot. */
@@ -937,6 +1023,9 @@ int main(void) {
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
         cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
+        cmocka_unit_test(an_unreadable_member_does_not_excuse_an_idle_rank),
+        cmocka_unit_test(undescribed_groups_make_families_by_their_order),
+        cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
