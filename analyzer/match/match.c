@@ -110,6 +110,40 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     return 0;
 }
 
+/* A rank's launches run in issue order on its stream, and a collective completes only once
+ * every member ran it: a collective that a peer surely completed while the rank's dump has it
+ * pending behind an older pending launch of its own was run by the rank after its dump was
+ * taken. (The peer completing the rank's oldest pending launch itself is what a stalled GPU
+ * looks like, and proves nothing.) Such dumps are older (fa_stale). */
+static void older_in_stream(const fa_input *in, fa_match *m) {
+    int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
+    if (!oldest) return;
+    for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
+    for (size_t c = 0; c < m->ncalls; c++) {
+        const fa_call *call = &m->calls[c];
+        int64_t rec = fa_call_record_id(m, in, call, 0);
+        if (call->state != FR_STATE_COMPLETED && rec < oldest[call->rank_index])
+            oldest[call->rank_index] = rec;
+    }
+    for (size_t i = 0; i < m->nops; i++) {
+        const fa_op *o = &m->ops[i];
+        bool done = false;
+        for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            done = c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(m, in, c);
+        }
+        for (uint32_t k = 0; k < o->ncalls && done; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            fa_stale *s = &m->rank_stale[c->rank_index];
+            if (c->state == FR_STATE_COMPLETED || s->group >= 0 ||
+                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index])
+                continue;
+            *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
+        }
+    }
+    free(oldest);
+}
+
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
  * newest entry), which every member must have issued; a member with a dump that shows less was
@@ -129,6 +163,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
             }
         }
     }
+    older_in_stream(in, m);
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
         for (uint32_t p = 0; p < grp->nmembers && proven[g] >= 0; p++) {

@@ -3,6 +3,8 @@
  * (check_all): the minority whose type, size or dtype differs, a call inconsistent in itself,
  * all_to_all totals that differ, a send/recv pair that disagrees. An op whose calls are all one
  * entry with the same interned values (fa_walk.uniform) is screened by its first call alone.
+ * What is unknown never disagrees: a call cut short by a ring that wrapped agrees with the whole
+ * ones, and a group rebuilt from the entries is held to the size its collectives state.
  */
 #include "match/match_build.h"
 
@@ -250,6 +252,26 @@ static fa_finding_kind intrinsic_problem(const checker *k, const fa_call *c, int
     return FA_MISSING_RANKS; /* = no problem */
 }
 
+/* The group size to hold call c's entries to: the group's, or, for a group rebuilt from the
+ * entries (a member without a dump may belong too: the group is at least as large as seen), the
+ * size its all_gather or reduce_scatter states when that is a whole multiple no smaller. */
+static int64_t size_to_check(const checker *k, const fa_call *c, const fa_group *g) {
+    if (!g->inferred) return g->nmembers;
+    for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
+        const fa_traits *x = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, i));
+        uint32_t flags = fa_store_op(k->in->store, x->name)->flags;
+        int64_t in = fa_store_numel(k->in->store, x->in_sizes),
+                out = fa_store_numel(k->in->store, x->out_sizes);
+        int64_t small = flags & FA_OP_ALL_GATHER       ? in
+                        : flags & FA_OP_REDUCE_SCATTER ? out
+                                                       : 0,
+                big = flags & FA_OP_ALL_GATHER ? out : in;
+        if (small > 0 && big % small == 0 && big / small >= (int64_t)g->nmembers)
+            return big / small;
+    }
+    return g->nmembers;
+}
+
 /* Each call's own problem is found once (it does not depend on the pass); the size problems
  * are reported first, then the dtype ones, each with the first offending call's reason. */
 static void check_intrinsic_calls(checker *k, size_t op_index) {
@@ -258,8 +280,8 @@ static void check_intrinsic_calls(checker *k, size_t op_index) {
     char why[300] = "", first_why[2][300] = { "", "" };
     size_t bad[2] = { 0, 0 };
     for (uint32_t i = 0; i < op->ncalls; i++) {
-        fa_finding_kind kind =
-            intrinsic_problem(k, &k->m->calls[op->first_call + i], g->nmembers, why, sizeof why);
+        const fa_call *c = &k->m->calls[op->first_call + i];
+        fa_finding_kind kind = intrinsic_problem(k, c, size_to_check(k, c, g), why, sizeof why);
         k->kind[i] = (uint8_t)(kind == FA_SIZE_MISMATCH ? 1 : kind == FA_DTYPE_MISMATCH ? 2 : 0);
         if (k->kind[i] && bad[k->kind[i] - 1]++ == 0)
             memcpy(first_why[k->kind[i] - 1], why, sizeof why);
@@ -344,6 +366,31 @@ static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, c
     return send->in_sizes == got;
 }
 
+/* Whether the call holds its rank's oldest entry in a dump that dropped earlier records (a ring
+ * that wrapped; its first record_id is not 0) and has fewer entries than a peer's call (`most`):
+ * its bundle lost its first entries (a coalesced end marker alone), so its type and sizes say
+ * nothing against its peers'. */
+static bool head_cut(const checker *k, const fa_call *c, uint32_t most) {
+    const fa_dump *dump = k->in->ranks[c->rank_index].dump;
+    return fa_call_nentries(k->m, c) < most && fa_call_entry_index(k->m, c, 0) == 0 &&
+           fa_entry_record_id(dump, &dump->entries[0]) > 0;
+}
+
+/* Calls cut short by the ring (head_cut) agree with the first whole call: what is unknown is
+ * never read as a disagreement. */
+static void unknown_agrees(checker *k, const fa_op *op) {
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < op->ncalls; i++) {
+        uint32_t n = fa_call_nentries(k->m, &k->m->calls[op->first_call + i]);
+        if (n > most) most = n;
+    }
+    long whole = -1;
+    for (uint32_t i = 0; i < op->ncalls && whole < 0; i++)
+        if (!head_cut(k, &k->m->calls[op->first_call + i], most)) whole = i;
+    for (uint32_t i = 0; i < op->ncalls && whole >= 0; i++)
+        if (head_cut(k, &k->m->calls[op->first_call + i], most)) k->sig[i] = k->sig[whole];
+}
+
 static void check_op(checker *k, size_t op_index) {
     fa_op *op = &k->m->ops[op_index];
     if (op->ncalls == 0) return;
@@ -377,6 +424,7 @@ static void check_op(checker *k, size_t op_index) {
     for (int d = 0; d < 3; d++) {
         for (uint32_t i = 0; i < op->ncalls; i++)
             k->sig[i] = call_signature(k, &k->m->calls[op->first_call + i], dims[d]);
+        unknown_agrees(k, op);
         long rep = mark_minority(k, op->ncalls);
         bool disagree = false;
         for (uint32_t i = 0; i < op->ncalls && rep < 0; i++) disagree |= k->sig[i] != k->sig[0];

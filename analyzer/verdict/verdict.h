@@ -4,11 +4,15 @@
  * on X; X waits on each expected member that has it pending too (a joint wait) or never issued
  * it (a strong wait: "that rank never joined") or wrote no dump. A rank has GPU-lag evidence
  * when it has X pending while a peer completed X: its stream stopped finishing work its peers
- * finished. In every sink strongly connected component that someone waits on, the culprits are
+ * finished; an op that every member with it pending issued after its own stalled op is queued
+ * behind the stall and waits for nobody yet. In every sink strongly connected component that
+ * someone waits on, the culprits are
  * the ranks with lag evidence if any (state_mismatch); otherwise the ranks waited for
  * (missing_ranks, or missing_dump); otherwise nobody is missing: a collective that some members
  * started and others never started names the latter; all started with work queued behind is a
- * stuck_collective with no culprit; plain in-flight work everyone agrees on is ok. Ranks waited
+ * stuck_collective with no culprit; plain in-flight work everyone agrees on is ok. A rank whose
+ * GPU stalled in its oldest pending op, which every other member completed, is a culprit beside
+ * the sinks' (a second root: nobody holds it up there). Ranks waited
  * for that are themselves blocked elsewhere are victims (lagging_ranks). Any type/size/dtype
  * disagreement makes the status `mismatch`, with the minority as culprits.
  *

@@ -25,6 +25,9 @@
  * blamable) can be its root cause: every rank of the component reaches each of them. One such
  * rank is the culprit; several are an ambiguity, and the verdict names none of them but lists
  * the explanations (fa_vg_alternatives): the culprits are the ranks every explanation needs.
+ * The ranks the dumps show are weighed first: beside a root cause among them, a rank of unknown
+ * state whose own waits end only at itself may be blocked, where nobody sees, behind that root
+ * (tests/sim's E1), so it is excused and offered as an alternative ("it may have stopped too").
  *
  * Cost: one edge per unknown member of an op that someone waits in; idle gloo ranks are at most
  * MAX_IDLE_CHECKED, each looking at its groups with send/recv (gloo jobs are small); everything
@@ -459,6 +462,14 @@ static void make_root(decider *d, uint32_t root, uint32_t by, uint8_t *wf, uint8
     f->waited = true;
 }
 
+/* Whether a rank the dumps show (its own dump, as new as its peers') is a root cause: its dump
+ * accuses it, or it is waited on and stopped. */
+static bool seen_root(const decider *d, const uint8_t *is_root) {
+    for (size_t node = 0; node < d->nfacts; node++)
+        if (is_root[node] && !unknown(&d->facts[node])) return true;
+    return false;
+}
+
 int fa_vg_weigh_doubts(decider *d) {
     if (!d->g.npedges) return 0;
     size_t n = d->g.nnodes, *rev_at = NULL;
@@ -473,14 +484,29 @@ int fa_vg_weigh_doubts(decider *d) {
         if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0)
             wf[node] = is_root[node] = 1;
     if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
-    for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) /* one root in reach: a root */
-        if (is_candidate(d, node) && !wf[node] && root_options(d, &s, node, options) == 1)
-            make_root(d, options[0].node, node, wf, is_root);
+    /* One root in reach makes a root: first for the ranks the dumps show, then for those of
+     * unknown state, which beside a root the dumps show may be blocked, where nobody sees,
+     * behind it: no root of their own then, but excused and offered as an alternative. */
+    bool beside = false;
+    for (int seen = 1; seen >= 0 && rc == 0; seen--) {
+        if (!seen) beside = seen_root(d, is_root);
+        for (uint32_t node = 0; node < d->nfacts; node++)
+            if (is_candidate(d, node) && !unknown(&d->facts[node]) == seen && !wf[node] &&
+                root_options(d, &s, node, options) == 1 &&
+                (seen || options[0].node != node || !beside))
+                make_root(d, options[0].node, node, wf, is_root);
+    }
     if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
         if (!is_candidate(d, node) || wf[node]) continue;
         size_t nopt = root_options(d, &s, node, options);
         if (nopt == 0) continue; /* a proven cycle: judged as before (verdict.c) */
+        if (nopt == 1 && beside && options[0].node == node && unknown(&d->facts[node])) {
+            wf[node] = 1; /* excused, and offered as an alternative (older dumps too) */
+            d->facts[node].doubt = FA_DOUBT_EXCUSED;
+            fa_ranks_add(&d->maybe_also, d->facts[node].rank);
+            continue;
+        }
         for (size_t k = 0; k < nopt; k++) {
             wf[options[k].node] = 1; /* explained by the ambiguity, whichever it is */
             d->facts[options[k].node].doubt = FA_DOUBT_AMBIGUOUS;

@@ -2,6 +2,8 @@
  * that hold the others up and why (a crash or a failed communicator of their own, GPU lag, an op
  * they never issued, a collective stuck with every member in it), one finding per cause; ranks
  * that their own history excuses (blocked before, a send/recv to the wrong peer) are victims.
+ * Outside the sinks, a rank whose GPU stalled in its oldest pending op, which every other member
+ * completed, is a root of its own (stalled_alone).
  */
 #include "verdict/verdict_graph.h"
 #include "verdict/verdict_possible.h"
@@ -423,6 +425,27 @@ static void fold_alike_stuck(decider *d, size_t first) {
     fa_smap_free(&seen);
 }
 
+/* Whether the rank's GPU stalled in an op that every other member completed: whatever else
+ * holds the job up, nobody holds this rank up there (a second root beside a sink's, W2 of
+ * tests/sim). Its oldest pending op, so that the stall is where its stream stands. */
+static bool stalled_alone(decider *d, const rank_facts *f) {
+    if (!f->lag || f->lag_op < 0) return false;
+    long node = fa_vg_rank_node(d, f->rank);
+    if (node < 0) return false;
+    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++) {
+        uint32_t x = d->g.edges[e];
+        if (x < d->g.nrank_nodes) continue;
+        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
+        long pos = fa_group_position(&d->groups->v[d->m->ops[op].group], f->rank);
+        if (pos >= 0 && fa_vg_call_record(d, op, (uint32_t)pos) < f->lag_record) return false;
+    }
+    const fa_group *grp = &d->groups->v[d->m->ops[f->lag_op].group];
+    uint32_t n = fa_vg_expected_states(d, (size_t)f->lag_op);
+    for (uint32_t k = 0; k < n; k++)
+        if (grp->members[d->members[k]] != f->rank && d->states[k] != FA_MS_COMPLETED) return false;
+    return n > 1;
+}
+
 void fa_vs_judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
     size_t *at = NULL;
@@ -473,6 +496,11 @@ void fa_vs_judge_sinks(decider *d) {
         }
         if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
     }
+    for (size_t r = 0; r < d->nfacts; r++) /* stalled beside the sinks: a root of its own */
+        if (!d->facts[r].culprit && stalled_alone(d, &d->facts[r])) {
+            d->facts[r].culprit = true;
+            blame_lag(d, &d->facts[r]);
+        }
     for (size_t i = first; i < d->findings->n; i++) {
         fa_finding *x = &d->findings->v[i];
         if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&

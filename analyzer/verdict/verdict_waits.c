@@ -325,6 +325,53 @@ static bool *wrong_peer_ops(const decider *d) {
     return drop;
 }
 
+/* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
+ * several, its oldest (its stream stopped there; what it issued after is queued behind).
+ * Whether any rank has lag. */
+static bool find_lag(decider *d, const uint8_t *flags) {
+    bool any = false;
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (!(flags[i] & OP_PENDING) || o->is_p2p) continue;
+        const fa_group *grp = &d->groups->v[o->group];
+        uint32_t n = fa_vg_expected_states(d, i);
+        bool completed = false;
+        for (uint32_t k = 0; k < n; k++) completed |= d->states[k] == FA_MS_COMPLETED;
+        for (uint32_t k = 0; k < n && completed; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0 || !fa_member_state_pending(d->states[k]) ||
+                fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
+                continue;
+            rank_facts *f = &d->facts[node];
+            int64_t rec = fa_vg_call_record(d, i, d->members[k]);
+            if (!f->lag || rec < f->lag_record) {
+                f->lag = any = true;
+                f->lag_op = (long)i;
+                f->lag_record = rec;
+            }
+        }
+    }
+    return any;
+}
+
+/* Whether every member with op pending has it queued behind its own stalled op (issued after
+ * its lag op): their streams stopped before it, so nobody waits in it yet, for anyone (a rank
+ * that never issued it is no cause of theirs). */
+static bool queued_behind_lag(decider *d, size_t op) {
+    if (d->m->ops[op].is_p2p) return false;
+    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    size_t pending = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
+        if (!f || !f->lag || fa_vg_call_record(d, op, d->members[k]) <= f->lag_record) return false;
+        pending++;
+    }
+    return pending > 0;
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -340,12 +387,14 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
+    bool lag = find_lag(d, flags);
     int rc = 0;
     for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
         d->inflight += (flags[i] & OP_INCOMPLETE) != 0;
         if (!(flags[i] & OP_PENDING)) continue;
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
+        bool queued = lag && queued_behind_lag(d, i);
         uint32_t n = fa_vg_expected_states(d, i);
         size_t pending = 0, completed = 0;
         for (uint32_t k = 0; k < n; k++) {
@@ -375,14 +424,7 @@ int fa_vw_build_graph(decider *d) {
             } else if (fa_member_state_pending(s)) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
-                int64_t rec = fa_vg_call_record(d, i, p);
-                if (completed && !o->is_p2p && lag_possible(d, (size_t)node) &&
-                    (!f->lag || rec < f->lag_record)) {
-                    f->lag = true;
-                    f->lag_op = (long)i;
-                    f->lag_record = rec;
-                }
-            } else if (fa_member_state_absent(s) && !alone) {
+            } else if (fa_member_state_absent(s) && !alone && !queued) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);

@@ -30,6 +30,8 @@ typedef struct job {
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
     int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short */
+    int record_base[MAX_RANKS];       /* the rank's first record_id (a ring that wrapped: > 0) */
+    int no_config[MAX_RANKS];         /* 1: the rank's pg_config is empty (lost with a cut) */
     const char *backend;              /* the profiling names' prefix: "nccl" unless set */
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
     int op_id[MAX_RANKS][MAX_GROUPS]; /* per rank and group: the last op id (PyTorch counts per
@@ -89,7 +91,7 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, op_id,
+            id ? ", " : "", j->record_base[rank] + id, name, name, desc_of(j, name), seq, op_id,
             j->backend ? j->backend : "nccl", op, id,
             j->output_sizes ? j->output_sizes : "[[4, 4]]", gloo_state(j, state),
             strcmp(state, "completed") ? "false" : "true");
@@ -133,7 +135,7 @@ static void run(job *j) {
         fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
         if (j->gloo_config) /* gloo 2.15: one key "", the last group made, group-local ranks */
             fprintf(f, "\"\": {\"name\": \"\", \"desc\": \"\", \"ranks\": \"[0, 1]\"}");
-        for (int g = 0, n = 0; g < j->ngroups && !j->gloo_config; g++) {
+        for (int g = 0, n = 0; g < j->ngroups && !j->gloo_config && !j->no_config[r]; g++) {
             char me[16];
             snprintf(me, sizeof me, "%d", r);
             if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
@@ -221,10 +223,13 @@ static void chain_across_groups(void **state) {
 
 /* Rank 1 completed Y #1, which rank 0 still has pending, and never issued Z #1, which rank 0
  * waits in: 1 is the culprit, and rank 0 waits for it in Z only — not in Y, which the culprit
- * finished (mutation v10: a root is a target of an op only when it has not completed it). */
+ * finished (mutation v10: a root is a target of an op only when it has not completed it). gloo,
+ * whose calls run on the CPU: no stalled GPU, no stream order (with NCCL, Z #1 would be queued
+ * behind a stalled Y #1: an_op_queued_behind_a_stall_waits_for_nobody). */
 static void a_culprit_is_not_waited_for_where_it_completed(void **state) {
     job j;
     job_init(&j, 2);
+    j.backend = "gloo";
     group(&j, "1", "Y", "[0, 1]");
     group(&j, "2", "Z", "[0, 1]");
     rec(&j, 0, "1", "all_reduce", 1, "scheduled");
@@ -904,6 +909,111 @@ static void a_group_filled_leaves_its_neighbour_one_way(void **state) {
     done(&j);
 }
 
+/* Rank 1 stopped: rank 0 waits for it in A #2. Rank 2's dump is unreadable and rank 3 waits for
+ * it in B #2: rank 2 may have stopped too, or be blocked, where nobody can see, behind rank 1.
+ * Beside a root the dumps show, a rank of unknown state is an alternative, not a culprit
+ * (mutation ro04; sim seed 363). */
+static void an_unknown_rank_beside_a_seen_root_is_an_alternative(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, NULL, "completed"));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 3, "2", "all_reduce", 2, "scheduled");
+    j.skip[2] = 2;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 2);
+    assert_true(offered);
+    done(&j);
+}
+
+/* Rank 1's ring wrapped: its oldest entry is the end marker of coalesced #1, whose all_reduce
+ * fell off. That call is cut short, not another operation: no type mismatch, and rank 1, which
+ * never issued #2, is the culprit of the hang (mutation ro05; sim seed 360). */
+static void a_bundle_cut_by_the_ring_is_no_mismatch(void **state) {
+    job j;
+    job_init(&j, 2);
+    rec(&j, 0, "0", "all_reduce", 1, "completed");
+    rec(&j, 0, "0", "coalesced", 1, "completed");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    j.record_base[1] = 1;
+    rec(&j, 1, "0", "coalesced", 1, "completed");
+    run(&j);
+    assert_null(finding(&j, FA_TYPE_MISMATCH));
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0's GPU stopped in A #1 (rank 1 completed it); B #1, issued after, is queued behind it
+ * on its stream. Rank 2 never issued B #1, but nobody waits in it yet: rank 0 is the culprit,
+ * rank 2 is not (mutation ro06; sim seed 471). */
+static void an_op_queued_behind_a_stall_waits_for_nobody(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "completed", NULL));
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Rank 0's dump lost its pg_config, and the name of its data-parallel group is shared by split
+ * groups: its group is rebuilt from its entries as {0}, and a member without a dump may belong
+ * too. Its reduce_scatter says two members: no size mismatch (a group rebuilt is at least as
+ * large as seen, never smaller than it is; mutation ro07; sim seed 257). */
+static void a_rebuilt_group_is_held_to_the_size_its_collectives_say(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[1, 3]");
+    j.output_sizes = "[[2, 4]]";
+    coll(&j, "1", "reduce_scatter", 1, S("completed", "completed", "completed", "completed"));
+    j.output_sizes = NULL;
+    j.no_config[0] = 1;
+    run(&j);
+    assert_null(finding(&j, FA_SIZE_MISMATCH));
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* Rank 0 has #1 and #2 pending; rank 1 completed both. A stalled GPU would hold #2 behind #1
+ * on rank 0's stream, and #2 could not have completed anywhere: rank 0 ran both after its dump,
+ * which is older than its peer's. No stalled GPU, nobody waits: ok (mutation ro08; sim seed
+ * 78). */
+static void a_peer_past_the_ranks_stream_head_shows_an_older_dump(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "completed"));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[0]));
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* Rank 0's GPU stopped in A #1, which rank 1 completed; rank 2 stopped before #2 of the default
+ * group, where ranks 0 and 1 wait for it. Two roots: the stall is nobody else's doing, beside the
+ * sink that rank 2 is (mutation ro09; sim seeds 327, 150). */
+static void a_stall_beside_a_stopped_rank_is_a_root_too(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "completed", NULL));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,2");
+    done(&j);
+}
+
 /* PyTorch leaves a coalesced bundle's entries "scheduled" when its end marker completed, and an
  * only-active dump drops the marker: rank 0's #1 looks pending where rank 1 completed it. Its
  * own pg_status says #1 completed: no stalled GPU, a healthy snapshot. */
@@ -1026,6 +1136,12 @@ int main(void) {
         cmocka_unit_test(an_unreadable_member_does_not_excuse_an_idle_rank),
         cmocka_unit_test(undescribed_groups_make_families_by_their_order),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
+        cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
+        cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
+        cmocka_unit_test(an_op_queued_behind_a_stall_waits_for_nobody),
+        cmocka_unit_test(a_rebuilt_group_is_held_to_the_size_its_collectives_say),
+        cmocka_unit_test(a_peer_past_the_ranks_stream_head_shows_an_older_dump),
+        cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
