@@ -494,7 +494,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     for (size_t g = 0; g < groups->n; g++)
         if (groups->v[g].nmembers > maxcalls) maxcalls = groups->v[g].nmembers;
     unsigned nw = fa_worker_count(jobs);
-    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL },
+    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL, 0 },
                 .s = calloc(nw, sizeof(fa_late_scratch)),
                 .out = calloc(groups->n + 1, sizeof(group_out)) };
     J.env.ready = &J.ready;
@@ -505,6 +505,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
+    if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);
     if (rc == 0) fa_parallel_for(groups->n, 1, nw, pass_groups, &J);
