@@ -15,20 +15,21 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->done = malloc(n * sizeof *t->done);
     t->ready = malloc(n * sizeof *t->ready);
     t->gap = malloc(n * sizeof *t->gap);
+    t->stay = malloc(n * sizeof *t->stay);
     t->held_before = malloc(n * sizeof *t->held_before);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
     t->uncertain = malloc(n * sizeof *t->uncertain);
     t->late = malloc(n * sizeof *t->late);
     t->excess = malloc(n * sizeof *t->excess);
-    return t->member && t->arrival && t->done && t->ready && t->gap && t->held_before &&
+    return t->member && t->arrival && t->done && t->ready && t->gap && t->stay && t->held_before &&
                    t->duration && t->at && t->uncertain && t->late && t->excess
                ? 0
                : -1;
 }
 
 static void times_free(fa_op_times *t) {
-    free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap);
+    free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
     free(t->held_before), free(t->duration), free(t->at), free(t->uncertain), free(t->late),
         free(t->excess);
 }
@@ -63,7 +64,7 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
     const fa_dump *d = env->in->ranks[c->rank_index].dump;
     t->member[i] = c->member;
     t->arrival[i] = t->done[i] = t->ready[i] = 0;
-    t->gap[i] = t->duration[i] = NAN;
+    t->gap[i] = t->stay[i] = t->duration[i] = NAN;
     t->held_before[i] = false;
     {
         uint32_t first = fa_call_entry_index(env->m, c, 0);
@@ -72,6 +73,8 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         t->done[i] = fa_time_completed(d, last);
         t->duration[i] = fa_time_duration(d, first);
         t->ready[i] = blocking ? fa_ready_ns(env->ready, env->m, c) : 0;
+        int64_t next = blocking ? fa_time_created(d, last + 1) : 0;
+        if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
@@ -175,6 +178,24 @@ static void unclocked(fa_late_scratch *s, fa_op_times *t, bool in_step_reference
     }
 }
 
+/* Where calls block (gloo), nobody arrives later than the others stay in the call: their next
+ * calls come after it ended, and it ended after its last member came. Each member's stay is
+ * replaced by the median of the others' (NaN unknown): its lateness beyond that is a clock
+ * ahead of theirs, or a call that did not block (perf.c weighs which). */
+static void others_stays(fa_late_scratch *s, fa_op_times *t) {
+    uint32_t known = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!isnan(t->stay[i])) s->idx[known] = i, s->tmp[known++] = t->stay[i];
+    if (known < 2) {
+        for (uint32_t i = 0; i < t->n; i++) t->stay[i] = NAN;
+        return;
+    }
+    fa_median_of_others(s->tmp, known, s->tmp2, s->off);
+    double all = fa_median(s->tmp, known); /* reorders tmp: after the others' medians */
+    for (uint32_t i = 0, k = 0; i < t->n; i++)
+        t->stay[i] = k < known && s->idx[k] == i ? s->off[k++] : all;
+}
+
 static void judge(fa_late_scratch *s, fa_op_times *t) {
     double hi = -INFINITY;
     t->last = -1;
@@ -196,6 +217,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
         if (own < t->late[i]) t->late[i] = own;
     }
     if (t->corrected) unclocked(s, t, in_step_reference);
+    others_stays(s, t);
     if (t->ntimed == t->n) {
         fa_median_of_others(t->duration, t->n, s->tmp2, t->excess);
         for (uint32_t i = 0; i < t->n; i++) t->excess[i] = t->duration[i] - t->excess[i];
