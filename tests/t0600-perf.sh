@@ -174,6 +174,13 @@ test_expect_success 'gloo: a node whose clock reads 300 ms ahead is late everywh
     test "$(stragglers db.json)" = 5
 '
 
+test_expect_success 'gloo: a rank late at asynchronous calls its peers leave at once, and waited for at the blocking one, is slow (no clock)' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_async_slow jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 2 &&
+    head -n 1 out | grep -q "^ok: no hang; rank 2 is slow: last to arrive in 104 of 104 collectives, 60 ms late"
+'
+
 test_expect_success 'gloo: a healthy job timed the same way names nobody' '
     sh "$TOP/tests/scenarios/run_scenario.sh" gloo_healthy jobdir &&
     test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&

@@ -496,6 +496,28 @@ def gloo_clock_ahead_slow():  # ... and rank 5 sleeps 60 ms a step: only rank 5
     return gloo_steps(slow_at=(5, 0, 60.0), clock_ahead={2: 300.0, 3: 300.0})
 
 
+def gloo_async_slow(steps=8, buckets=12):
+    """gloo DDP-like: 4 ranks (the default group) issue `buckets` asynchronous all_reduces a step,
+    each returning at once, then one that blocks until its last member came. Rank 2 sleeps 60 ms
+    before every step: late at every bucket, which its peers leave at once, and waited for only
+    at the blocking one; it is slow all the same (its lateness is not a clock's)."""
+    j = Job(4)
+    j.groups["0"] = ("default_pg", [0, 1, 2, 3])
+    free = {r: 0.0 for r in range(4)}
+    seq = 0
+    for _ in range(steps):
+        arrive = {r: free[r] + 1.0 + r * 0.3 + (60.0 if r == 2 else 0.0) for r in range(4)}
+        for b in range(buckets + 1):
+            seq += 1
+            for r in range(4):
+                j.add(r, "0", "all_reduce", seq, "scheduled", backend="gloo", retired=True,
+                      at_ns=1700000000000000000 + int((arrive[r] + b * 1.0) * 1e6))
+        done = max(arrive[r] + buckets * 1.0 for r in range(4)) + 0.2
+        for r in range(4):
+            free[r] = done
+    return j
+
+
 def gloo_slow_world():  # rank 5 is 60 ms late at the first of 3 default-group collectives a step
     return gloo_steps(slow_at=(5, 4, 60.0), world_ops=3)
 
@@ -511,7 +533,7 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
                                      builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node,
                                      wide_values, record_gaps, nccl_two_lags, gloo_clock_ahead,
-                                     gloo_clock_ahead_slow, nccl_clock_noise]}
+                                     gloo_clock_ahead_slow, nccl_clock_noise, gloo_async_slow]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()
