@@ -11,7 +11,8 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/json_read.c formats/json_salvage.c \
+FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/pickle_memo.c formats/pickle_text.c \
+                formats/json_read.c formats/json_salvage.c \
                 formats/json_write.c \
                 formats/error.c formats/json_text.c
 FUZZ_DUMP_SRC := formats/dump.c formats/dump_from_value.c formats/dump_builder.c formats/dump_pickle_fast.c formats/dump_json_fast.c \
