@@ -286,11 +286,43 @@ static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, co
     return e;
 }
 
+/* Whether pairing by equal p2p_seq_id (pair_by_seq) is borne out where the ids are not known to
+ * count alike (a group of more than two): every record of the run sits in a batch (a ring of
+ * batch_isend_irecv in which every member counts one batch per step numbers alike; single
+ * send/recv of pipeline stages that count differently match ids by chance), it pairs something,
+ * every pair carries the shapes its recv expects, and no record that completed is left without a
+ * partner inside the span of the other side's ids (outside it, the other window's edge). */
+static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
+                              size_t nr) {
+    const p2p_rec *v = b->p2p;
+    for (size_t k = 0; k < ns + nr; k++)
+        if (!in_batch(b, &v[k < ns ? S[k] : R[k - ns]])) return false;
+    int64_t low_s = fa_p2p_seq(b->in, &v[S[0]]), top_s = fa_p2p_seq(b->in, &v[S[ns - 1]]),
+            low_r = fa_p2p_seq(b->in, &v[R[0]]), top_r = fa_p2p_seq(b->in, &v[R[nr - 1]]);
+    size_t i = 0, j = 0, pairs = 0;
+    while (i < ns && j < nr) {
+        const p2p_rec *s = &v[S[i]], *r = &v[R[j]];
+        int64_t ss = fa_p2p_seq(b->in, s), rs = fa_p2p_seq(b->in, r);
+        if (ss == rs) {
+            if (!same_shapes(b, s, r)) return false;
+            pairs++, i++, j++;
+        } else if (ss < rs) {
+            if (s->state == FR_STATE_COMPLETED && ss >= low_r && ss <= top_r) return false;
+            i++;
+        } else {
+            if (r->state == FR_STATE_COMPLETED && rs >= low_s && rs <= top_s) return false;
+            j++;
+        }
+    }
+    return pairs > 0;
+}
+
 /* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
- * p2p_seq_id where the two sides' ids count alike (pair_by_seq); else completed ones from the
- * newest backwards, a side's surplus of completed ones with the other side's oldest pending ones
- * in batches (done_on_wire), then pending sends with pending recvs in order; leftovers that
- * completed are the window's edge, not findings. */
+ * p2p_seq_id where the two sides' ids count alike (pair_by_seq), in order where both histories are
+ * whole, by p2p_seq_id again where the ids bear it out (seq_ids_borne_out); else completed ones
+ * from the newest backwards, a side's surplus of completed ones with the other side's oldest
+ * pending ones in batches (done_on_wire), then pending sends with pending recvs in order; leftovers
+ * that completed are the window's edge, not findings. */
 static int pair_run(builder *b, const uint32_t *run, size_t n) {
     const p2p_rec *v = b->p2p;
     size_t ns = 0;
@@ -302,6 +334,9 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
         return pair_by_seq(b, S, ns, R, nr);
     if (ns && nr && whole_history(b, v[S[0]].rank_index) && whole_history(b, v[R[0]].rank_index))
         return pair_in_order(b, S, ns, R, nr);
+    if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
+        seq_ids_borne_out(b, S, ns, R, nr))
+        return pair_by_seq(b, S, ns, R, nr);
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
     if (v[run[0]].src_pos == UINT32_MAX ||
