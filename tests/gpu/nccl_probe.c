@@ -365,8 +365,8 @@ static double bench_paced(probe *p, long n) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (int i = 0; i < PACE; i++)
-            if (ncclAllReduce(p->a, p->a, 1024, ncclFloat, ncclSum, p->world,
-                              (cudaStream_t)p->s) != ncclSuccess)
+            if (ncclAllReduce(p->a, p->a, 1024, ncclFloat, ncclSum, p->world, (cudaStream_t)p->s) !=
+                ncclSuccess)
                 return -1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         ns += (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
