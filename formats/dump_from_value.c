@@ -28,7 +28,8 @@
  *     fr_entry;
  *   - every rank's pg_config repeats the default group's ranks as one text, "[0, 1, ...,
  *     N-1]" (100 KB at 16 384 ranks): the decoder keeps the last few long texts it parsed,
- *     across files, and a byte-identical text takes the kept parse (copied into the dump);
+ *     across files, and a byte-identical text takes the kept parse (copied into the dump;
+ *     pg_ranks.c);
  *   - the dump's arena starts small (the entry array, being large, gets a chunk of its own), so
  *     that thousands of ranks do not each keep a half-empty 64 KiB chunk.
  * Everything the dump keeps is copied into its own arena. The value tree lives in a scratch
@@ -52,6 +53,7 @@
 #include "dump_whereabouts.h"
 #include "grow.h"
 #include "intern.h"
+#include "pg_ranks.h"
 
 /* --- the decoder's working state ---------------------------------------------------------- */
 
@@ -87,19 +89,6 @@ typedef struct dtype_list {
     fr_strings value;
 } dtype_list;
 
-/* A group's ranks text and its parse, kept from file to file (see ranks_cached). Texts
- * shorter than RANKS_CACHE_MIN parse about as fast as they compare; longer than
- * RANKS_CACHE_MAX (a million ranks) are parsed without being kept. */
-enum { RANKS_CACHE_SLOTS = 8, RANKS_CACHE_MIN = 256, RANKS_CACHE_MAX = 8 << 20 };
-
-typedef struct ranks_text {
-    char *text; /* NULL: the slot holds no text to compare with */
-    size_t len;
-    int64_t *ranks; /* the parse, n ranks */
-    uint32_t n;
-    uint64_t last_use;
-} ranks_text;
-
 typedef enum where_kind {
     WHERE_TEXT,
     WHERE_ENTRY,
@@ -130,10 +119,7 @@ typedef struct decoder {
     size_t ndims_buf_cap;
     int64_t *dims_buf;
     size_t dims_buf_cap;
-    ranks_text ranks_cache[RANKS_CACHE_SLOTS]; /* kept across files, unlike the caches above */
-    uint64_t ranks_clock;
-    int64_t *ranks_scratch; /* the parse of a ranks text not kept in ranks_cache */
-    size_t ranks_scratch_cap;
+    pg_ranks_cache ranks; /* kept across files, unlike the caches above */
 } decoder;
 
 /* The prefix of error messages. Entries and groups are many and errors rare: the text is only
@@ -511,105 +497,10 @@ static int decode_entry(decoder *dec, const fv *d, uint32_t index, fr_entry *e) 
 
 /* --- pg_config, pg_status ------------------------------------------------------------------ */
 
-/* "[0, 1, 2]" (torch), "[0,1]" (torchcomms) or "[]": strictly that, ints in int64 (each an
- * optional '-' and 1 to 19 digits, as parse_decimal takes them). Parses into `out`, which has
- * room for len / 2 + 1 ranks (every rank takes at least two bytes with its separator, the
- * brackets pay for the last one); returns the count, or -1 when the text is not such a list. */
-static int64_t parse_ranks_text(const char *s, size_t len, int64_t *out) {
-    const char *p = s, *end = s + len;
-    int64_t n = 0;
-    if (p == end || *p++ != '[') return -1;
-    while (p < end && *p == ' ') p++;
-    if (p < end && *p == ']') return p + 1 == end ? 0 : -1;
-    for (;;) {
-        bool negative = p < end && *p == '-';
-        if (negative) p++;
-        const char *digits = p;
-        uint64_t acc = 0;
-        while (p < end && (unsigned)(*p - '0') <= 9 && p - digits < 19)
-            acc = acc * 10 + (uint64_t)(*p++ - '0');
-        if (p == digits || (p < end && (unsigned)(*p - '0') <= 9)) return -1; /* none, or a 20th */
-        if (acc > (uint64_t)INT64_MAX + (negative ? 1 : 0)) return -1;
-        out[n++] = negative ? (int64_t)(0 - acc) : (int64_t)acc;
-        while (p < end && *p == ' ') p++;
-        if (p < end && *p == ']') return p + 1 == end ? n : -1;
-        if (p == end || *p++ != ',') return -1;
-        while (p < end && *p == ' ') p++;
-    }
-}
-
-/* A ranks text seen before by this decoder: the default group's "[0, 1, ..., N-1]" is in
- * every rank's pg_config, about 100 KB at 16 384 ranks, so a byte-identical text (memcmp, far
- * cheaper than parsing) reuses the parsed array. The dump still gets its own copy of the
- * array, in its arena: dumps never point into the decoder. */
-static const int64_t *ranks_cached(decoder *dec, const char *s, size_t len, uint32_t *n) {
-    for (int i = 0; i < RANKS_CACHE_SLOTS; i++) {
-        ranks_text *r = &dec->ranks_cache[i];
-        if (r->text && r->len == len && memcmp(r->text, s, len) == 0) {
-            r->last_use = ++dec->ranks_clock;
-            *n = r->n;
-            return r->ranks;
-        }
-    }
-    return NULL;
-}
-
-/* Parses a ranks text into the least recently used cache slot, or into scratch for a text
- * too short or too long to keep (so that a pg_config of many small groups does not evict the
- * long texts). NULL with *bad false when out of memory, with *bad true when not a list. */
-static const int64_t *ranks_parse(decoder *dec, const char *s, size_t len, uint32_t *n, bool *bad) {
-    *bad = false;
-    size_t room = len / 2 + 1;
-    bool keep = len >= RANKS_CACHE_MIN && len <= RANKS_CACHE_MAX;
-    ranks_text *r = NULL;
-    int64_t *ranks;
-    if (keep) {
-        r = &dec->ranks_cache[0];
-        for (int i = 1; i < RANKS_CACHE_SLOTS; i++)
-            if (dec->ranks_cache[i].last_use < r->last_use) r = &dec->ranks_cache[i];
-        free(r->text);
-        free(r->ranks);
-        *r = (ranks_text){ 0 };
-        if (!(r->text = malloc(len)) || !(r->ranks = malloc(room * sizeof *r->ranks))) {
-            free(r->text);
-            *r = (ranks_text){ 0 };
-            return NULL;
-        }
-        ranks = r->ranks;
-    } else {
-        if (dec->ranks_scratch_cap < room) {
-            free(dec->ranks_scratch);
-            dec->ranks_scratch_cap = 0;
-            if (!(dec->ranks_scratch = malloc(room * sizeof *dec->ranks_scratch))) return NULL;
-            dec->ranks_scratch_cap = room;
-        }
-        ranks = dec->ranks_scratch;
-    }
-    int64_t count = parse_ranks_text(s, len, ranks);
-    if (count < 0) {
-        if (r) {
-            free(r->text);
-            free(r->ranks);
-            *r = (ranks_text){ 0 };
-        }
-        *bad = true;
-        return NULL;
-    }
-    *n = (uint32_t)count; /* below len, itself below UINT32_MAX */
-    if (r) {
-        memcpy(r->text, s, len);
-        r->len = len;
-        r->n = *n;
-        r->last_use = ++dec->ranks_clock;
-    }
-    return ranks;
-}
-
 static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     uint32_t n = 0;
     bool bad = false;
-    const int64_t *parsed = ranks_cached(dec, v->u.s, v->len, &n);
-    if (!parsed) parsed = ranks_parse(dec, v->u.s, v->len, &n, &bad);
+    const int64_t *parsed = pg_ranks_parse(&dec->ranks, v->u.s, v->len, &n, &bad);
     if (bad)
         return fr_fail(dec->b.err,
                        "%s: \"ranks\" is \"%.60s\", expected a list of ranks like \"[0, 1]\"",
@@ -618,11 +509,7 @@ static int parse_ranks_str(decoder *dec, const fv *v, fr_group_config *g) {
     int64_t *ranks = fv_arena_alloc(dec->b.arena, (size_t)(n ? n : 1) * sizeof *ranks);
     if (!ranks) return dump_out_of_memory(&dec->b);
     memcpy(ranks, parsed, (size_t)n * sizeof *ranks);
-    if (dec->ranks_scratch_cap > RANKS_CACHE_MAX / 2 + 1) { /* a huge text's scratch: not kept */
-        free(dec->ranks_scratch);
-        dec->ranks_scratch = NULL;
-        dec->ranks_scratch_cap = 0;
-    }
+    pg_ranks_trim(&dec->ranks);
     g->nranks = n;
     g->ranks = ranks;
     return 0;
@@ -885,11 +772,7 @@ void dump_value_decoder_free(decoder *dec) {
     free(dec->strings_buf);
     free(dec->ndims_buf);
     free(dec->dims_buf);
-    for (int i = 0; i < RANKS_CACHE_SLOTS; i++) {
-        free(dec->ranks_cache[i].text);
-        free(dec->ranks_cache[i].ranks);
-    }
-    free(dec->ranks_scratch);
+    pg_ranks_free(&dec->ranks);
     free(dec);
 }
 

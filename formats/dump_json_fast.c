@@ -24,7 +24,7 @@
  *     the cursor, each compared byte for byte. The same bytes are the same JSON value wherever
  *     they stand, since a string or an array token ends itself;
  *   - numbers parsed in place: an int eight digits at a time from a word of the input
- *     (read_int), a float exactly (see exact_float).
+ *     (read_int), a float exactly (json_literal.c, where strings' escapes are decoded too).
  * The header (version, pg_config, pg_status, ...) is small: it is read into a value tree, as
  * json_read would build it, and mapped by dump.c, so both paths share every rule about it.
  *
@@ -49,12 +49,12 @@
  */
 #include "dump_direct.h"
 
-#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_literal.h"
 #include "utf8.h"
 
 enum { MAX_DEPTH = 64, LAYOUT_MAX = 32, LOOKAHEAD = 3, KEY_MAX = 255 };
@@ -101,7 +101,6 @@ struct dump_json_fast {
     direct_entries entries;
     char *text; /* one string with escapes, decoded */
     size_t text_cap;
-    char number[64]; /* a float literal for strtod */
     direct_lists lists;
     layout_key layout[LAYOUT_MAX];
     uint32_t layout_n;
@@ -182,84 +181,10 @@ static const uint8_t *plain_run(const uint8_t *q, const uint8_t *end) {
     }
 }
 
-static int hex_digit(uint8_t c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* The four hex digits at s (room checked by the caller), or -1. */
-static int hex4(const uint8_t *s) {
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = hex_digit(s[i]);
-        if (d < 0) return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-static size_t put_utf8(char *out, uint32_t cp) {
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | cp >> 12);
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* One \u escape at q (the backslash), as cJSON behind json_read's rewriting reads it: a
- * surrogate pair is one code point, \u0000 a NUL byte, a lone surrogate its three-byte form.
- * Writes the bytes at out; returns the escape's length in the input, 0 when malformed. */
-static size_t unicode_escape(const uint8_t *q, const uint8_t *end, char *out, size_t *wrote) {
-    int unit = end - q >= 6 ? hex4(q + 2) : -1;
-    if (unit < 0) return 0;
-    if (unit >= 0xD800 && unit <= 0xDBFF && end - q >= 12 && q[6] == '\\' && q[7] == 'u') {
-        int low = hex4(q + 8);
-        if (low >= 0xDC00 && low <= 0xDFFF) {
-            *wrote = put_utf8(out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) +
-                                       ((uint32_t)low - 0xDC00));
-            return 12;
-        }
-    }
-    *wrote = put_utf8(out, (uint32_t)unit); /* lone surrogates too: ED A0..BF xx */
-    return 6;
-}
-
-/* The escapes cJSON takes besides \u. */
-static int simple_escape(uint8_t c) {
-    switch (c) {
-    case '"': return '"';
-    case '\\': return '\\';
-    case '/': return '/';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 't': return '\t';
-    default: return -1;
-    }
-}
-
-/* The closing quote of the string whose text starts at q, escapes stepped over; NULL: none. */
-static const uint8_t *closing_quote(const uint8_t *q, const uint8_t *end) {
-    for (; q < end && *q != '"'; q++)
-        if (*q == '\\' && ++q == end) return NULL;
-    return q < end ? q : NULL;
-}
-
 /* A string with escapes from q (after the opening quote), decoded into f->text (never longer
  * than its escaped text); the cursor after its closing quote. false: malformed. */
 static bool decode_escaped(dump_json_fast *f, const uint8_t *q, const char **s, size_t *n) {
-    const uint8_t *close = closing_quote(q, f->end);
+    const uint8_t *close = json_closing_quote(q, f->end);
     if (!close || !ensure((void **)&f->text, &f->text_cap, (size_t)(close - q) + 1, 1))
         return false;
     char *out = f->text;
@@ -271,11 +196,11 @@ static bool decode_escaped(dump_json_fast *f, const uint8_t *q, const char **s, 
         q = run;
         if (q == f->end || *q != '\\') break;
         if (f->end - q < 2) return false;
-        int c = simple_escape(q[1]);
+        int c = json_simple_escape(q[1]);
         size_t used = 2, wrote = 1;
         if (c >= 0)
             out[o] = (char)c;
-        else if (q[1] != 'u' || !(used = unicode_escape(q, f->end, out + o, &wrote)))
+        else if (q[1] != 'u' || !(used = json_unicode_escape(q, f->end, out + o, &wrote)))
             return false;
         o += wrote;
         q += used;
@@ -311,48 +236,6 @@ static const char *read_interned(dump_json_fast *f) {
 
 /* --- numbers ------------------------------------------------------------------------------- */
 
-static inline bool is_digit(int c) { return (unsigned)(c - '0') < 10; }
-
-/* The JSON number token at the cursor: its length (0: none) and whether it is an integer
- * literal (no fraction, no exponent), as json_read tells ints from floats. What follows it
- * is the caller's to check (a digit after a leading 0, a '.' without digits: a separator is
- * missing, and the caller declines). */
-static size_t number_token(const dump_json_fast *f, bool *integral) {
-    const uint8_t *p = f->p, *end = f->end;
-    if (p < end && *p == '-') p++;
-    if (p == end || !is_digit(*p)) return 0;
-    if (*p++ != '0')
-        while (p < end && is_digit(*p)) p++;
-    *integral = true;
-    if (end - p >= 2 && *p == '.' && is_digit(p[1])) {
-        *integral = false;
-        for (p++; p < end && is_digit(*p);) p++;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        const uint8_t *x = p + 1;
-        if (x < end && (*x == '+' || *x == '-')) x++;
-        if (x < end && is_digit(*x)) {
-            *integral = false;
-            while (x < end && is_digit(*x)) x++;
-            p = x;
-        }
-    }
-    return (size_t)(p - f->p);
-}
-
-/* An integer literal of `len` bytes at s into *out, as strtoll reads it; false when it does
- * not fit in 64 bits (json_read's error). */
-static bool integer_value(const uint8_t *s, size_t len, int64_t *out) {
-    bool negative = s[0] == '-';
-    size_t i = negative;
-    if (len - i > 19) return false;
-    uint64_t v = 0;
-    for (; i < len; i++) v = v * 10 + (uint64_t)(s[i] - '0');
-    if (v > (uint64_t)INT64_MAX + negative) return false;
-    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
-    return true;
-}
-
 /* The number of leading ASCII digits of the 8 bytes of w (first byte lowest), 0 to 8. A byte
  * is a digit when its high nibble is 3 and its low nibble with 6 added does not carry; adding
  * carries only out of a byte that is no digit, so the first one flagged is the first non-digit. */
@@ -375,13 +258,12 @@ HOT uint64_t digits_value(uint64_t w, unsigned n) {
 static const uint64_t POW10_INT[] = {
     1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000
 };
-
 /* An int at the cursor, the slow way: number_token's literal, if it is an integer within 64
  * bits. */
 static bool read_int_slow(dump_json_fast *f, int64_t *out) {
     bool integral;
-    size_t len = number_token(f, &integral);
-    if (!len || !integral || !integer_value(f->p, len, out)) return false;
+    size_t len = json_number_token(f->p, f->end, &integral);
+    if (!len || !integral || !json_integer_value(f->p, len, out)) return false;
     f->p += len;
     return true;
 }
@@ -393,7 +275,7 @@ static bool read_int_slow(dump_json_fast *f, int64_t *out) {
  * from at most three words. */
 HOT bool read_int(dump_json_fast *f, int64_t *out) {
     const uint8_t *p = f->p;
-    if (f->end - p < 24 || (p[0] == '0' && is_digit(p[1]))) return read_int_slow(f, out);
+    if (f->end - p < 24 || (p[0] == '0' && json_is_digit(p[1]))) return read_int_slow(f, out);
     uint64_t w = load64(p), v;
     unsigned n = digits_in(w);
     if (n == 1) {
@@ -421,64 +303,11 @@ HOT bool read_int(dump_json_fast *f, int64_t *out) {
     return true;
 }
 
-static const double POW10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
-
-/* A decimal literal of at most 19 digits with a mantissa below 2^53 and a power of ten within
- * 10^22 is one exact integer times or over one exact power of ten: a single rounding, the
- * correctly rounded result, which is what strtod gives (Clinger's fast path). false: not such
- * a literal (strtod must read it). Only where doubles are evaluated as doubles. */
-static bool exact_float(const uint8_t *s, size_t len, double *out) {
-#if FLT_EVAL_METHOD == 0
-    size_t i = s[0] == '-';
-    uint64_t m = 0;
-    int digits = 0, scale = 0;
-    bool fraction = false;
-    for (; i < len && (is_digit(s[i]) || s[i] == '.'); i++) {
-        if (s[i] == '.') {
-            fraction = true;
-            continue;
-        }
-        if (++digits > 19) return false;
-        m = m * 10 + (uint64_t)(s[i] - '0');
-        scale -= fraction;
-    }
-    if (i < len) { /* the exponent */
-        i++;
-        bool negative = s[i] == '-';
-        i += s[i] == '-' || s[i] == '+';
-        if (len - i > 3) return false;
-        int e = 0;
-        for (; i < len; i++) e = e * 10 + (s[i] - '0');
-        scale += negative ? -e : e;
-    }
-    if (m > (1ull << 53) || scale < -22 || scale > 22) return false;
-    double v = scale < 0 ? (double)m / POW10[-scale] : (double)m * POW10[scale];
-    *out = s[0] == '-' ? -v : v;
-    return true;
-#else
-    (void)s, (void)len, (void)out;
-    return false;
-#endif
-}
-
-/* The number at the cursor as json_read makes it: *is_int with *i for an integer literal,
- * else *d as strtod reads the literal. false: none, or an integer past 64 bits. */
+/* The number at the cursor as json_read makes it (json_number), the cursor after it. */
 static bool read_number(dump_json_fast *f, bool *is_int, int64_t *i, double *d) {
-    size_t len = number_token(f, is_int);
-    if (!len) return false;
-    const uint8_t *s = f->p;
-    if (*is_int) {
-        if (!integer_value(s, len, i)) return false;
-    } else if (!exact_float(s, len, d)) {
-        if (len >= sizeof f->number) return false;
-        memcpy(f->number, s, len);
-        f->number[len] = '\0';
-        *d = strtod(f->number, NULL); /* overflow gives ±inf, as in json_read */
-    }
+    size_t len = json_number(f->p, f->end, is_int, i, d);
     f->p += len;
-    return true;
+    return len != 0;
 }
 
 /* --- any value, as a value tree (the header, and values of keys no entry field takes) --- */

@@ -13,17 +13,19 @@
  *  - memory is the arena's growth plus the VM's own stacks, checked against max_memory after
  *    every opcode (the stacks' share is kept up to date when they grow, and the arena's count
  *    is read in place, so the check is a few instructions);
- *  - the memo is an array while ids come the way writers number them (0, 1, 2, ...) and a hash
- *    map from the first id that does not fit on, so PUT 3000000 costs one slot; it never
- *    holds more memory than the map alone would. An id whose slot Python's own array-based memo
- *    could not allocate within the memory budget (PUT 4000000000) is an error, as it is there;
+ *  - the memo (pickle_memo.h) is an array while ids come the way writers number them (0, 1,
+ *    2, ...) and a hash map from the first id that does not fit on, so PUT 3000000 costs one
+ *    slot; it never holds more memory than the map alone would. An id whose slot Python's own
+ * array-based memo could not allocate within the memory budget (PUT 4000000000) is an error, as it
+ * is there;
  *  - a FRAME longer than the bytes left is truncation, as in Python (a hint we otherwise skip);
  *  - arithmetic on sizes is done in uint64_t with explicit bounds, shifts only on unsigned types.
  *
  * Strings must be UTF-8 as Python's pickle decodes them: 'surrogatepass', so the UTF-8 encoding
  * of a lone surrogate (ED A0..BF xx) is accepted and kept as is. Protocol-0 UNICODE lines use
  * raw-unicode-escape; py2 STRING/BINSTRING are accepted when ASCII, as Python 3's default
- * encoding='ASCII' does.
+ * encoding='ASCII' does. The text rules themselves are pickle_text.c's; this file says which
+ * opcode and byte a rejected text belongs to.
  */
 #include "pickle_read.h"
 
@@ -33,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pickle_memo.h"
 #include "pickle_opcodes.h"
+#include "pickle_text.h"
 #include "grow.h"
 
 /* --- opcode names -------------------------------------------------------------------------- */
@@ -64,98 +68,6 @@ static bool opcode_runs_code(uint8_t op) {
     case OP_EXT4: return true;
     default: return false;
     }
-}
-
-/* --- the memo: 64-bit id -> node -------------------------------------------------------------- */
-
-/* Writers number memo entries 0, 1, 2, ... (torch and Python alike), so the memo starts as a
- * plain array indexed by id. The first id that does not fit (PUT 4000000000, or ids far apart)
- * turns it for good into an open-addressing hash map, where any id costs one slot. The array
- * is never allowed more bytes than the hash map would have at that count (the map's size is
- * tracked as `map_cap` even while unused), so the memory bound sees no more than it would if
- * there were only the map. */
-typedef struct memo_map {
-    fv **dense; /* array mode: dense[id] for id < dense_cap (NULL = not stored) */
-    size_t dense_cap;
-    uint64_t *ids;  /* map mode */
-    fv **nodes;     /* NULL = empty slot */
-    size_t cap;     /* slots of the map (0 in array mode) */
-    size_t map_cap; /* what the map's size is or would be for `count` entries */
-    size_t count;   /* entries stored */
-} memo_map;
-
-static size_t memo_slot(const memo_map *m, uint64_t id) {
-    uint64_t h = id * 0x9e3779b97f4a7c15ULL;
-    size_t s = (size_t)(h >> 20) & (m->cap - 1);
-    while (m->nodes[s] && m->ids[s] != id) s = (s + 1) & (m->cap - 1);
-    return s;
-}
-
-static inline fv *memo_get(const memo_map *m, uint64_t id) {
-    if (id < m->dense_cap) return m->dense[id];
-    if (!m->cap) return NULL;
-    return m->nodes[memo_slot(m, id)];
-}
-
-static void map_insert(memo_map *m, uint64_t id, fv *node) {
-    size_t s = memo_slot(m, id);
-    m->ids[s] = id;
-    m->nodes[s] = node;
-}
-
-/* Gives the map `cap` slots, moving in what the array or the old map held. */
-static bool memo_rehash(memo_map *m, size_t cap) {
-    memo_map bigger = *m;
-    bigger.ids = calloc(cap, sizeof *bigger.ids);
-    bigger.nodes = calloc(cap, sizeof *bigger.nodes);
-    if (!bigger.ids || !bigger.nodes) {
-        free(bigger.ids);
-        free(bigger.nodes);
-        return false;
-    }
-    bigger.cap = cap;
-    bigger.dense = NULL;
-    bigger.dense_cap = 0;
-    for (size_t i = 0; i < m->dense_cap; i++)
-        if (m->dense[i]) map_insert(&bigger, i, m->dense[i]);
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->nodes[i]) map_insert(&bigger, m->ids[i], m->nodes[i]);
-    free(m->dense);
-    free(m->ids);
-    free(m->nodes);
-    *m = bigger;
-    return true;
-}
-
-static bool memo_put(memo_map *m, uint64_t id, fv *node) {
-    bool fresh = !memo_get(m, id);
-    if ((m->count + 1) * 2 > m->map_cap)
-        m->map_cap = m->map_cap ? m->map_cap * 2 : 64; /* as the map grows */
-    if (!m->cap && id >= m->dense_cap) { /* array mode: grow the array if that stays small enough */
-        size_t want = m->dense_cap ? m->dense_cap : 64;
-        while (want <= id && want <= m->map_cap) want *= 2;
-        if (id < want &&
-            want * sizeof *m->dense <= m->map_cap * (sizeof *m->ids + sizeof *m->nodes)) {
-            fv **dense = realloc(m->dense, want * sizeof *dense);
-            if (!dense) return false;
-            memset(dense + m->dense_cap, 0, (want - m->dense_cap) * sizeof *dense);
-            m->dense = dense;
-            m->dense_cap = want;
-        } else if (!memo_rehash(m, m->map_cap)) {
-            return false;
-        }
-    }
-    if (m->cap && m->cap < m->map_cap && !memo_rehash(m, m->map_cap)) return false;
-    if (fresh) m->count++;
-    if (!m->cap)
-        m->dense[id] = node;
-    else
-        map_insert(m, id, node);
-    return true;
-}
-
-static size_t memo_bytes(const memo_map *m) {
-    return m->dense_cap * sizeof *m->dense + m->cap * (sizeof *m->ids + sizeof *m->nodes);
 }
 
 /* --- the machine ------------------------------------------------------------------------------ */
@@ -208,8 +120,8 @@ static int out_of_memory(vm *m) {
  * opcode, so the part that rarely changes is kept up to date by account() instead of being
  * summed each time. */
 static void account(vm *m) {
-    m->own_bytes =
-        m->stack_cap * sizeof *m->stack + m->marks_cap * sizeof *m->marks + memo_bytes(&m->memo);
+    m->own_bytes = m->stack_cap * sizeof *m->stack + m->marks_cap * sizeof *m->marks +
+                   pickle_memo_bytes(&m->memo);
 }
 
 static size_t memory_used(const vm *m) { return (*m->arena_used - m->arena_start) + m->own_bytes; }
@@ -356,46 +268,6 @@ static int update_dict(vm *m, fv *dict, fv *const *items, size_t n) {
 
 /* --- strings ---------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s[0..n) (surrogates allowed), or 0 when invalid. */
-static size_t utf8_sequence(const uint8_t *s, size_t n) {
-    uint8_t c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, lo = c == 0xE0 ? 0xA0 : 0x80;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    return len;
-}
-
-/* Offset of the first byte that is not UTF-8 (surrogatepass), or n when all are. */
-static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        uint64_t w; /* eight ASCII bytes at a time: a 16 384-rank "ranks" text is 100 KB of them */
-        if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080ull))) {
-            i += 8;
-            continue;
-        }
-        if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t l = utf8_sequence(s + i, n - i);
-        if (!l) return i;
-        i += l;
-    }
-    return n;
-}
-
 /* A node for bytes already in the arena (no copy). */
 static fv *str_node(vm *m, const char *bytes, size_t n) {
     fv *v = fv_str(m->arena, "", 0);
@@ -411,7 +283,7 @@ static int load_utf8(vm *m, uint64_t n) {
     if (n >= UINT32_MAX)
         return fr_fail(m->err, "string of %" PRIu64 " bytes at byte %zu is too long", n, m->op_pos);
     const uint8_t *p = take(m, (size_t)n);
-    size_t bad = utf8_invalid_at(p, (size_t)n);
+    size_t bad = pickle_utf8_invalid_at(p, (size_t)n);
     if (bad != n)
         return fr_fail(m->err, "invalid UTF-8 in %s at byte %zu (string at byte %zu)", op_name(m),
                        (size_t)(p - m->buf) + bad, m->op_pos);
@@ -427,79 +299,22 @@ static int push_ascii(vm *m, const char *bytes, size_t n) {
     return push(m, fv_str(m->arena, bytes, n));
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static size_t put_utf8(char *out, uint32_t cp) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* UNICODE (protocol 0): raw-unicode-escape. Bytes are Latin-1 code points, except that
- * \uXXXX and \UXXXXXXXX are escapes when preceded by an odd number of backslashes. */
+/* UNICODE (protocol 0): raw-unicode-escape. */
 static int load_raw_unicode(vm *m, const char *s, size_t n) {
     if (n > (UINT32_MAX - 1) / 2)
         return fr_fail(m->err, "string at byte %zu is too long", m->op_pos);
     char *out = fv_arena_alloc(m->arena, 2 * n + 1);
     if (!out) return out_of_memory(m);
-    size_t o = 0, i = 0;
-    while (i < n) {
-        uint8_t c = (uint8_t)s[i];
-        if (c != '\\') {
-            o += put_utf8(out + o, c);
-            i++;
-            continue;
-        }
-        size_t run = 0;
-        while (i + run < n && s[i + run] == '\\') run++;
-        for (size_t k = 0; k + 1 < run; k++) out[o++] = '\\';
-        i += run - 1; /* at the last backslash of the run */
-        bool escape = (run & 1) && i + 1 < n && (s[i + 1] == 'u' || s[i + 1] == 'U');
-        if (!escape) {
-            out[o++] = '\\';
-            i++;
-            continue;
-        }
-        size_t digits = s[i + 1] == 'u' ? 4 : 8;
-        if (n - (i + 2) < digits)
-            return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", s[i + 1],
-                           m->op_pos);
-        uint32_t cp = 0;
-        for (size_t k = 0; k < digits; k++) {
-            int d = hex_digit(s[i + 2 + k]);
-            if (d < 0)
-                return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", s[i + 1],
-                               m->op_pos);
-            cp = cp << 4 | (uint32_t)d;
-        }
-        if (cp > 0x10FFFF)
-            return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
-        o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
-        i += 2 + digits;
+    size_t o = 0;
+    char letter = 'u';
+    switch (pickle_raw_unicode(s, n, out, &o, &letter)) {
+    case PT_OK: break;
+    case PT_TRUNCATED_ESCAPE:
+        return fr_fail(m->err, "truncated \\%c escape in UNICODE at byte %zu", letter, m->op_pos);
+    case PT_BAD_ESCAPE:
+        return fr_fail(m->err, "bad \\%c escape in UNICODE at byte %zu", letter, m->op_pos);
+    default: return fr_fail(m->err, "\\U escape beyond U+10FFFF in UNICODE at byte %zu", m->op_pos);
     }
-    out[o] = '\0';
     return push(m, str_node(m, out, o));
 }
 
@@ -507,76 +322,26 @@ static int load_raw_unicode(vm *m, const char *s, size_t n) {
 static int load_quoted_string(vm *m, const char *s, size_t n) {
     if (n < 2 || s[0] != s[n - 1] || (s[0] != '\'' && s[0] != '"'))
         return fr_fail(m->err, "the STRING argument at byte %zu must be quoted", m->op_pos);
-    s++;
-    n -= 2;
-    char *out = malloc(n + 1);
+    char *out = malloc(n - 2 + 1);
     if (!out) return out_of_memory(m);
     size_t o = 0;
-    int rc = R_OK;
-    for (size_t i = 0; i < n && rc == R_OK; i++) {
-        if (s[i] != '\\') {
-            out[o++] = s[i];
-            continue;
-        }
-        if (++i == n) {
-            rc = fr_fail(m->err, "trailing \\ in STRING at byte %zu", m->op_pos);
-            break;
-        }
-        char c = s[i];
-        static const char simple_from[] = "\\'\"abfnrtv", simple_to[] = "\\'\"\a\b\f\n\r\t\v";
-        const char *hit = c ? strchr(simple_from, c) : NULL;
-        if (hit) {
-            out[o++] = simple_to[hit - simple_from];
-        } else if (c == '\n') {
-            /* line continuation: nothing */
-        } else if (c >= '0' && c <= '7') {
-            unsigned v = (unsigned)(c - '0');
-            for (int k = 0; k < 2 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7'; k++)
-                v = v * 8 + (unsigned)(s[++i] - '0');
-            out[o++] = (char)(v & 0xFF);
-        } else if (c == 'x') {
-            int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1,
-                lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
-            if (hi < 0 || lo < 0)
-                rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos);
-            else
-                out[o++] = (char)(hi * 16 + lo), i += 2;
-        } else {
-            out[o++] = '\\';
-            out[o++] = c;
-        }
+    int rc;
+    switch (pickle_escape_decode(s + 1, n - 2, out, &o)) {
+    case PT_OK: rc = push_ascii(m, out, o); break;
+    case PT_TRAILING_BACKSLASH:
+        rc = fr_fail(m->err, "trailing \\ in STRING at byte %zu", m->op_pos);
+        break;
+    default: rc = fr_fail(m->err, "invalid \\x escape in STRING at byte %zu", m->op_pos); break;
     }
-    if (rc == R_OK) rc = push_ascii(m, out, o);
     free(out);
     return rc;
 }
 
 /* --- numbers ---------------------------------------------------------------------------------- */
 
-/* Decimal integer with optional sign (and trailing 'L' when allowed). 0 ok, -1 bad, -2 range. */
-static int parse_decimal(const char *s, size_t n, bool trailing_l, int64_t *out) {
-    if (trailing_l && n && s[n - 1] == 'L') n--;
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
-    if (i == n) return -1;
-    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (limit - d) / 10) return -2;
-        v = v * 10 + d;
-    }
-    if (!neg)
-        *out = (int64_t)v;
-    else
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-    return 0;
-}
-
 static int push_text_int(vm *m, const char *s, size_t n, bool trailing_l) {
     int64_t v;
-    int rc = parse_decimal(s, n, trailing_l, &v);
+    int rc = pickle_parse_decimal(s, n, trailing_l, &v);
     if (rc == -2)
         return fr_fail(m->err, "integer beyond 64 bits in %s at byte %zu", op_name(m), m->op_pos);
     if (rc) return fr_fail(m->err, "bad integer literal in %s at byte %zu", op_name(m), m->op_pos);
@@ -636,7 +401,7 @@ static int memo_store(vm *m, uint64_t id) {
     fv *v = NULL;
     int rc = top(m, &v);
     if (rc) return rc;
-    if (!memo_put(&m->memo, id, v)) return out_of_memory(m);
+    if (!pickle_memo_put(&m->memo, id, v)) return out_of_memory(m);
     account(m);
     return R_OK;
 }
@@ -647,13 +412,13 @@ static int memo_missing(vm *m, uint64_t id) {
 }
 
 static inline int memo_fetch(vm *m, uint64_t id) {
-    fv *v = memo_get(&m->memo, id);
+    fv *v = pickle_memo_get(&m->memo, id);
     return v ? push(m, v) : memo_missing(m, id);
 }
 
 static int text_memo_id(vm *m, const char *s, size_t n, uint64_t *id) {
     int64_t v;
-    if (parse_decimal(s, n, false, &v) || v < 0)
+    if (pickle_parse_decimal(s, n, false, &v) || v < 0)
         return fr_fail(m->err, "bad memo id in %s at byte %zu", op_name(m), m->op_pos);
     *id = (uint64_t)v;
     return R_OK;

@@ -15,7 +15,9 @@
  * ncclGroupEnd (start before, end after), one pair per stream shared by its members. A group
  * counts once per communicator, as one launch: its collectives share one collective sequence
  * id, its sends/recvs one p2p sequence id, and a "nccl:coalesced" end marker closes each
- * communicator's batch of two or more operations, as PyTorch's coalescing manager does.
+ * communicator's batch of two or more operations, as PyTorch's coalescing manager does. The
+ * batch's books (communicators, streams, members, end markers, events) are group.c's; the
+ * wrappers here keep one batch per thread and say when it starts and ends.
  *
  * Sequence ids: PyTorch counts collectives and p2p launches separately from 1, so that an
  * all_reduce #1 followed by a send/recv batch #1 share the number 1. torchfrtrace (2.15) groups
@@ -47,6 +49,7 @@
 #include "config.h"
 #include "cuda_driver.h"
 #include "dumper.h"
+#include "group.h"
 #include "identity.h"
 #include "inflight.h"
 #include "members.h"
@@ -123,36 +126,6 @@ static inline void *real_symbol(int which, const char *name) {
     if (real == NULL) return ncclInvalidUsage
 
 /* --- per-thread state ---------------------------------------------------------------------- */
-
-#define GROUP_MAX_STREAMS 16
-#define GROUP_MAX_COMMS   16
-#define GROUP_MAX_MEMBERS 512
-
-typedef struct group_stream {
-    uintptr_t stream;
-    int32_t pair;   /* -1: no events for this stream */
-    uint64_t owner; /* record id that owns the pair */
-} group_stream;
-
-typedef struct group_comm {
-    int comm;
-    int64_t coll_before, p2p_before, op_before, launch_before; /* at the group's first op */
-    int64_t launch; /* the group's launch number on this comm, 0 until its first op */
-    int nops;
-    int stream; /* index in streams of its first op */
-} group_comm;
-
-typedef struct grp_member {
-    uint64_t id;
-    int stream; /* index in streams, -1 untracked */
-} grp_member;
-
-typedef struct rec_group {
-    int nstreams, ncomms, nmembers;
-    group_stream streams[GROUP_MAX_STREAMS];
-    group_comm comms[GROUP_MAX_COMMS];
-    grp_member members[GROUP_MAX_MEMBERS];
-} rec_group;
 
 typedef struct rec_thread {
     int depth;        /* wrapped NCCL calls in progress on this thread */
@@ -238,21 +211,6 @@ static void fill_size_if_unknown(rec_comm *c, ncclComm_t comm) {
     }
 }
 
-static group_comm *group_comm_for(rec_group *g, int index, rec_comm *c) {
-    for (int i = 0; i < g->ncomms; i++)
-        if (g->comms[i].comm == index) return &g->comms[i];
-    if (g->ncomms == GROUP_MAX_COMMS) return NULL;
-    group_comm *gc = &g->comms[g->ncomms++];
-    memset(gc, 0, sizeof *gc);
-    gc->comm = index;
-    gc->coll_before = atomic_load(&c->coll_seq);
-    gc->p2p_before = atomic_load(&c->p2p_seq);
-    gc->op_before = atomic_load(&c->op_id);
-    gc->launch_before = atomic_load(&c->launch_seq);
-    gc->stream = -1;
-    return gc;
-}
-
 /* The next launch number of the communicator. NCCL forbids concurrent calls on one
  * communicator, so a plain (relaxed, unlocked) increment suffices; the atomics only keep
  * readers on other threads well-defined. */
@@ -267,7 +225,7 @@ static int64_t next_launch(rec_comm *c) {
  * the group on that communicator shares it. */
 static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call) {
     rec_thread *t = &t_self;
-    group_comm *gc = t->group_depth > 0 ? group_comm_for(&t_group, index, c) : NULL;
+    group_comm *gc = t->group_depth > 0 ? rec_group_comm_for(&t_group, index, c) : NULL;
     int64_t launch;
     if (gc == NULL) {
         launch = next_launch(c);
@@ -283,36 +241,14 @@ static void assign_seq(rec_comm *c, int index, bool p2p, rec_call *call) {
     atomic_store_explicit(&c->op_id, call->op_id, memory_order_relaxed);
 }
 
-/* The stream slot of the current group for `stream`; its pair is owned by record `id` when
- * this is the stream's first member. -1 when the group touches too many streams. */
-static int group_stream_for(rec_group *g, uintptr_t stream, uint64_t id, bool events) {
-    for (int i = 0; i < g->nstreams; i++)
-        if (g->streams[i].stream == stream) return i;
-    if (g->nstreams == GROUP_MAX_STREAMS) return -1;
-    group_stream *gs = &g->streams[g->nstreams];
-    gs->stream = stream;
-    gs->owner = id;
-    gs->pair = -1;
-    if (events && !rec_cuda_stream_capturing(stream)) {
-        gs->pair = (int32_t)(id % rec_cuda_pairs());
-        rec_cuda_set_owner((uint32_t)gs->pair, id);
-    }
-    return g->nstreams++;
-}
-
-static void group_add_member(rec_group *g, uint64_t id, int stream) {
-    if (g->nmembers < GROUP_MAX_MEMBERS)
-        g->members[g->nmembers++] = (grp_member){ .id = id, .stream = stream };
-}
-
 /* Chooses the event pair of a new entry and records the start event when it can already. */
 static void attach_events(rec_pending *p, rec_call *call, const rec_comm *c, uint64_t *bits) {
     rec_thread *t = &t_self;
     bool events = events_wanted(c);
     call->event = -1;
     if (t->group_depth > 0) {
-        int s = group_stream_for(&t_group, p->stream, call->record_id, events);
-        group_add_member(&t_group, call->record_id, s);
+        int s = rec_group_stream_for(&t_group, p->stream, call->record_id, events);
+        rec_group_add_member(&t_group, call->record_id, s);
         if (s >= 0 && t_group.streams[s].pair >= 0) {
             call->event = t_group.streams[s].pair;
             call->event_owner = (uint16_t)(call->record_id - t_group.streams[s].owner);
@@ -368,7 +304,7 @@ static bool op_begin(rec_pending *p, rec_op op, size_t count, int dtype, int red
     attach_events(p, call, c, &bits);
     if (t->group_depth > 0) {
         /* The end marker of this communicator's batch goes on the stream of its first op. */
-        group_comm *gc = group_comm_for(&t_group, index, c);
+        group_comm *gc = rec_group_comm_for(&t_group, index, c);
         if (gc != NULL && gc->stream < 0 && t_group.nmembers > 0)
             gc->stream = t_group.members[t_group.nmembers - 1].stream;
     }
@@ -478,58 +414,6 @@ EXPORT ncclResult_t ncclGroupStart(void) {
     return r;
 }
 
-/* One "nccl:coalesced" entry per communicator that issued two or more operations. */
-static void publish_end_markers(rec_group *g) {
-    for (int i = 0; i < g->ncomms; i++) {
-        group_comm *gc = &g->comms[i];
-        if (gc->nops < 2) continue;
-        rec_comm *c = rec_comms_at(gc->comm);
-        rec_call_words cw;
-        rec_call *call = &cw.call;
-        memset(&cw, 0, sizeof cw);
-        int64_t mono = rec_now_coarse_mono_ns();
-        call->record_id = rec_ring_reserve(rec_recorder_ring());
-        call->mono_created_ns = mono;
-        call->time_created_ns = rec_recorder_real_of(mono);
-        call->comm = (uint16_t)gc->comm;
-        call->op = REC_OP_COALESCED;
-        call->peer = -1;
-        call->flags = REC_F_IN_GROUP;
-        call->tid = t_self.tid;
-        memcpy(call->thread_name, t_self.name, sizeof call->thread_name);
-        call->coll_seq = atomic_load(&c->coll_seq);
-        call->p2p_seq = atomic_load(&c->p2p_seq);
-        /* PyTorch's end marker takes no op id of its own: it repeats the batch's last one
-         * (torch 2.11 on an H100: send op_id 2, recv 3, nccl:coalesced 3) */
-        call->op_id = atomic_load(&c->op_id);
-        call->event = -1;
-        int s = gc->stream;
-        if (s >= 0 && s < g->nstreams) {
-            call->stream = g->streams[s].stream;
-            if (g->streams[s].pair >= 0) {
-                call->event = g->streams[s].pair;
-                call->event_owner = (uint16_t)(call->record_id - g->streams[s].owner);
-            }
-        }
-        rec_ring_publish(rec_recorder_ring(), &cw, 0);
-        group_add_member(g, call->record_id, s);
-    }
-}
-
-static void arm_members(rec_group *g, int stream, uint64_t bits) {
-    for (int i = 0; i < g->nmembers; i++)
-        if (g->members[i].stream == stream)
-            rec_ring_set_bits(rec_recorder_ring(), g->members[i].id, bits);
-}
-
-static void record_group_events(rec_group *g, int which) {
-    uint64_t bit = which == 0 ? REC_S_START_ARMED : REC_S_END_ARMED;
-    for (int s = 0; s < g->nstreams; s++)
-        if (g->streams[s].pair >= 0 &&
-            rec_cuda_record((uint32_t)g->streams[s].pair, which, g->streams[s].stream))
-            arm_members(g, s, bit);
-}
-
 EXPORT ncclResult_t ncclGroupEnd(void) {
     NEED_REAL(ncclGroupEnd);
     rec_thread *t = &t_self;
@@ -537,8 +421,8 @@ EXPORT ncclResult_t ncclGroupEnd(void) {
     if (t->depth == 0 && t->group_depth > 0) t->group_depth--;
     bool record = outermost && recorder_active() && t_group.nmembers > 0;
     if (record) {
-        publish_end_markers(&t_group);
-        if (g_gpu_events == 2) record_group_events(&t_group, 0);
+        rec_group_publish_end_markers(&t_group, t_self.tid, t_self.name);
+        if (g_gpu_events == 2) rec_group_record_events(&t_group, 0);
     }
     int slot = t->depth == 0 ? api_enter(REC_API_GROUP_END) : -1;
     t->depth++;
@@ -547,7 +431,7 @@ EXPORT ncclResult_t ncclGroupEnd(void) {
     api_leave(slot);
     if (record) {
         if (launched(r))
-            record_group_events(&t_group, 1);
+            rec_group_record_events(&t_group, 1);
         else
             for (int i = 0; i < t_group.nmembers; i++) mark_failed(t_group.members[i].id);
     }
@@ -561,16 +445,7 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo) {
     bool outermost = t->depth == 0 && t->group_depth == 1;
     if (t->depth == 0 && t->group_depth > 0) t->group_depth--;
     if (outermost && recorder_active()) {
-        for (int i = 0; i < t_group.nmembers; i++)
-            rec_ring_advance(rec_recorder_ring(), t_group.members[i].id, REC_DROPPED, 0);
-        for (int i = 0; i < t_group.ncomms; i++) {
-            rec_comm *c = rec_comms_at(t_group.comms[i].comm);
-            atomic_store(&c->coll_seq, t_group.comms[i].coll_before);
-            atomic_store(&c->p2p_seq, t_group.comms[i].p2p_before);
-            atomic_store(&c->op_id, t_group.comms[i].op_before);
-            atomic_store(&c->launch_seq, t_group.comms[i].launch_before);
-        }
-        t_group.nmembers = t_group.ncomms = t_group.nstreams = 0;
+        rec_group_drop(&t_group);
     }
     t->depth++;
     ncclResult_t r = real(simInfo);

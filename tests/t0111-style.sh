@@ -3,7 +3,9 @@
 # that .clang-format describes (K&R braces, 4-space indents, 100 columns), and no line of C,
 # shell or Python the project writes passes 100 columns. There is one way to fail: only
 # formats/error.c writes an fr_error's message (fr_fail and its kin), so a message is made in
-# one place, whatever stage reports it.
+# one place, whatever stage reports it. No function runs over 100 lines, so that a reader holds
+# one whole (tests/tools/long_functions.py; its one exception, the pickle reader's opcode loop,
+# is named and explained there).
 . "$(dirname "$0")/lib.sh"
 
 c_files() { (cd "$TOP" && git ls-files '*.c' '*.h' 2>/dev/null || find formats analyzer recorder tests -name '*.[ch]'); }
@@ -54,5 +56,29 @@ test_expect_success 'only formats/error.c writes an fr_error message (fr_fail ev
     (cd "$TOP" && msg_writes $(cat "$here/files")) >writes &&
     cat writes &&
     ! test -s writes
+'
+LONG_FUNCTIONS="python3 $TOP/tests/tools/long_functions.py"
+
+test_expect_success 'the length check counts a body, not a struct, an initializer or a comment' '
+    {
+        echo "static const int table[] = {" && seq 1 150 | sed "s/$/,/" && echo "};" &&
+        echo "struct s {" && seq 1 150 | sed "s/.*/    int f&;/" && echo "};" &&
+        echo "static int fits(int a) {" && seq 1 100 | sed "s/.*/    a++;/" && echo "}" &&
+        echo "/* } { */ int too_long(void)" && echo "{" && echo "    const char *s = \"}\";" &&
+        seq 1 100 | sed "s/.*/    s++;/" && echo "}"
+    } >sample.c &&
+    test_expect_code 1 $LONG_FUNCTIONS sample.c >out &&
+    echo "sample.c:408: too_long is 101 lines" >expect &&
+    diff expect out &&
+    $LONG_FUNCTIONS --limit 101 sample.c >out &&
+    grep -q "^2 functions in 1 files, none over 101 lines$" out
+'
+
+test_expect_success 'no function passes 100 lines (but the pickle opcode loop)' '
+    (cd "$TOP" && git ls-files "analyzer/*.c" "formats/*.c" "recorder/*.c") >files &&
+    test "$(wc -l <files)" -gt 50 &&
+    here=$PWD &&
+    (cd "$TOP" && $LONG_FUNCTIONS $(cat "$here/files")) >out || { cat out; exit 1; } &&
+    grep -q "^[0-9]* functions in [0-9]* files, none over 100 lines$" out
 '
 test_done

@@ -159,6 +159,28 @@ test_expect_success 'NCCL, calls that do not wait: a node 40 ms behind is named 
     test "$(sorted_stragglers db.json)" = "2 3"
 '
 
+test_expect_success 'NCCL: a node 300 ms ahead whose peers notice ends 0-90 ms late (each rank its own lag) is no straggler: its offset is only known to that noise' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" nccl_clock_noise jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = "" && head -n 1 out | grep -q "^ok: 8 ranks"
+'
+
+test_expect_success 'gloo: a node whose clock reads 300 ms ahead is late everywhere but slow nowhere (its peers went on before it came); a slow rank beside it is named alone' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_clock_ahead jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = "" && head -n 1 out | grep -q "^ok: 8 ranks" &&
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_clock_ahead_slow jobdir2 &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir2 >out &&
+    test "$(stragglers db.json)" = 5
+'
+
+test_expect_success 'gloo: a rank late at asynchronous calls its peers leave at once, and waited for at the blocking one, is slow (no clock)' '
+    sh "$TOP/tests/scenarios/run_scenario.sh" gloo_async_slow jobdir &&
+    test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&
+    test "$(stragglers db.json)" = 2 &&
+    head -n 1 out | grep -q "^ok: no hang; rank 2 is slow: last to arrive in 104 of 104 collectives, 60 ms late"
+'
+
 test_expect_success 'gloo: a healthy job timed the same way names nobody' '
     sh "$TOP/tests/scenarios/run_scenario.sh" gloo_healthy jobdir &&
     test_expect_code 0 "$FRTRACE" -o db.json jobdir >out &&

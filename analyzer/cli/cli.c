@@ -266,144 +266,192 @@ static bool is_command_word(const request *rq, const char *word) {
     return named == FA_CMD_HELP ? !rq->help_word || !rq->command_named : !rq->command_named;
 }
 
-/* What reading the words decided: go on with the request, stop with status 0 (--version, which
- * printed already), or stop with status 2 (a usage error, reported already). */
-typedef enum { ARGS_PARSED, ARGS_EXIT_OK, ARGS_USAGE_ERROR } parse_result;
+/* What reading one word decided: go on with the next word, stop reading (the words that follow
+ * are show's own), stop with status 0 (--version, which printed already) or with status 2 (a
+ * usage error, reported already); or, for a reader of one kind of word, that the word is not of
+ * its kind. */
+typedef enum { WORD_READ, WORD_LAST, WORD_EXIT_OK, WORD_USAGE_ERROR, WORD_NOT_MINE } word_result;
 
-static parse_result args_error(const char *fmt, const char *arg) {
+static word_result args_error(const char *fmt, const char *arg) {
     usage_error(fmt, arg);
-    return ARGS_USAGE_ERROR;
+    return WORD_USAGE_ERROR;
 }
 
-static parse_result parse_args(int argc, char **argv, request *rq) {
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value;
-        long long n;
-        if (is_option(arg, "-h", "help")) {
-            rq->help = true; /* printed once every word is read: frtrace --help stats */
-        } else if (is_option(arg, NULL, "pretty")) {
-            rq->pretty = true;
-        } else if (is_option(arg, "-V", "version")) {
-            printf("frtrace %s\n", FRTRACE_VERSION);
-            return ARGS_EXIT_OK;
-        } else if (is_option(arg, "-d", "dir") || is_option(arg, "-p", "prefix") ||
-                   is_option(arg, "-o", "output") || is_option(arg, "-f", "format")) {
-            if (!(value = option_value(argc, argv, &i)))
-                return args_error("option %s needs a value", arg);
-            if (is_option(arg, "-d", "dir"))
-                rq->analysis.dir = value;
-            else if (is_option(arg, "-p", "prefix"))
-                rq->analysis.prefix = value;
-            else if (is_option(arg, "-o", "output"))
-                rq->output = value;
-            else {
-                rq->format = value;
-                snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg,
-                         strchr(arg, '=') ? "" : " ", strchr(arg, '=') ? "" : value);
-            }
-        } else if (is_option(arg, NULL, "color") || is_option(arg, NULL, "colour")) {
-            value = option_value(argc, argv, &i);
-            if (!value || !(strcmp(value, "auto") == 0 || strcmp(value, "always") == 0 ||
-                            strcmp(value, "never") == 0))
-                return args_error("option %s needs auto, always or never", arg);
-            rq->color = value;
-        } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
-            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0)
-                return args_error("option %s needs a number", arg);
-            if (is_option(arg, "-J", "jobs"))
-                rq->analysis.jobs = rq->report.jobs = (int)n;
-            else
-                rq->analysis.mismatch_cap = (int)n;
-        } else if (is_option(arg, NULL, "width")) {
-            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 0 ||
-                n > 100000)
-                return args_error("option %s needs a number of columns (0: no limit)", arg);
-            rq->report.width = (size_t)n;
-            rq->width_given = true;
-        } else if (is_option(arg, NULL, "group-world-size")) {
-            if (!(value = option_value(argc, argv, &i)) || !parse_int(value, &n) || n < 1)
-                return args_error("option %s needs a positive number", arg);
-            rq->group_world_size = n;
-        } else if (is_option(arg, NULL, "hosts")) {
-            if (!(value = option_value(argc, argv, &i)))
-                return args_error("option %s needs a file of 'RANK HOST' lines", arg);
-            rq->analysis.hosts_file = value;
-        } else if (is_option(arg, NULL, "by-rank")) { /* before or after the word stacks */
-            rq->by_rank = true;
-        } else if (is_option(arg, NULL, "transform-ft")) {
-            rq->transform_ft = true;
-        } else if (is_option(arg, "-j", "just-print-entries")) {
-            rq->just_print_entries = true;
-        } else if (is_option(arg, "-v", "verbose")) {
-            rq->report.verbose = true;
-        } else if (is_option(arg, NULL, "print-stack-trace")) {
-            rq->report.stack_traces = true;
-        } else if (is_option(arg, NULL, "all-calls")) {
-            rq->report.all_calls = true;
-        } else if (is_option(arg, NULL, "all-collectives")) {
-            rq->report.all_collectives = true;
-        } else if (is_option(arg, NULL, "allow-incomplete-ranks")) {
-            /* always on: a missing dump is a finding, not a fatal error */
-        } else if (is_option(arg, NULL, "selected-ranks")) {
-            size_t before = rq->report.nselected_ranks;
-            const char *eq = strchr(arg, '=');
-            if (eq && !parse_rank_list(rq, eq + 1))
-                return args_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
-            /* rank lists are numbers: the first word that is not one ends them (it may be DIR) */
-            while (!eq && i + 1 < argc && parse_rank_list(rq, argv[i + 1])) i++;
-            if (rq->report.nselected_ranks == before)
-                return args_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
-            rq->report.selected_ranks = rq->ranks;
-        } else if (is_option(arg, NULL, "pg-filters")) {
-            rq->filters = rq->filters ? rq->filters : xcalloc((size_t)argc, sizeof *rq->filters);
-            rq->report.pg_filters = rq->filters;
-            /* group names are any words: stop at an option, at "--", and at an existing
-             * directory when no DIR was given yet (frtrace --pg-filters TP dumps/) */
-            while (i + 1 < argc && argv[i + 1][0] != '-' &&
-                   !(!rq->analysis.dir && is_directory(argv[i + 1])) &&
-                   !is_command_word(rq, argv[i + 1]))
-                rq->filters[rq->report.npg_filters++] = argv[++i];
-            if (!rq->report.npg_filters) return args_error("%s needs at least one group", arg);
-        } else if (strcmp(arg, "--") == 0) {
-            for (i++; i < argc; i++) {
-                if (rq->analysis.dir)
-                    return args_error("more than one directory given ('%s')", argv[i]);
-                rq->analysis.dir = argv[i];
-            }
-        } else if (arg[0] == '-' && arg[1] &&
-                   (n = fa_perf_cli_option(argc, argv, &i, &rq->perf)) != 0) {
-            if (n < 0)
-                return ARGS_USAGE_ERROR; /* stragglers' floor, timeline window and cap (perf_cli.c)
-                                          */
-        } else if (arg[0] == '-' && arg[1]) {
-            return args_error("unknown option '%s'", arg);
-        } else if (is_command_word(rq, arg)) {
-            fa_command named;
-            fa_cli_command_named(arg, &named);
-            if (named == FA_CMD_HELP && !rq->help_word) {
-                rq->help = rq->help_word = true;
-                continue;
-            }
-            rq->command = named;
-            rq->command_named = true;
-            if (named == FA_CMD_SHOW && !rq->help) {
-                rq->show_at = i; /* show's own words follow: FILE..., not a DIR */
-                return ARGS_PARSED;
-            }
-        } else if (fa_cli_command_named(arg, &(fa_command){ 0 }) && !is_directory(arg)) {
-            return args_error("'%s' is a second command: one at a time (frtrace help lists them)",
-                              arg);
-        } else if (rq->help_word && !rq->command_named) {
-            return args_error("no help for '%s': the commands are stats, timeline, show and stacks",
-                              arg);
-        } else if (!rq->analysis.dir) {
-            rq->analysis.dir = arg;
-        } else {
-            return args_error("more than one directory given ('%s')", arg);
-        }
+/* Options that take no value; false when `arg` is none of them. */
+static bool read_flag(const char *arg, request *rq) {
+    if (is_option(arg, "-h", "help"))
+        rq->help = true; /* printed once every word is read: frtrace --help stats */
+    else if (is_option(arg, NULL, "pretty"))
+        rq->pretty = true;
+    else if (is_option(arg, NULL, "by-rank")) /* before or after the word stacks */
+        rq->by_rank = true;
+    else if (is_option(arg, NULL, "transform-ft"))
+        rq->transform_ft = true;
+    else if (is_option(arg, "-j", "just-print-entries"))
+        rq->just_print_entries = true;
+    else if (is_option(arg, "-v", "verbose"))
+        rq->report.verbose = true;
+    else if (is_option(arg, NULL, "print-stack-trace"))
+        rq->report.stack_traces = true;
+    else if (is_option(arg, NULL, "all-calls"))
+        rq->report.all_calls = true;
+    else if (is_option(arg, NULL, "all-collectives"))
+        rq->report.all_collectives = true;
+    else if (!is_option(arg, NULL, "allow-incomplete-ranks"))
+        return false; /* --allow-incomplete-ranks is always on: a missing dump is a finding */
+    return true;
+}
+
+/* -d, -p, -o, -f: their value is any word. */
+static word_result read_word_option(int argc, char **argv, int *i, request *rq) {
+    const char *arg = argv[*i], *value;
+    if (!(is_option(arg, "-d", "dir") || is_option(arg, "-p", "prefix") ||
+          is_option(arg, "-o", "output") || is_option(arg, "-f", "format")))
+        return WORD_NOT_MINE;
+    if (!(value = option_value(argc, argv, i))) return args_error("option %s needs a value", arg);
+    if (is_option(arg, "-d", "dir"))
+        rq->analysis.dir = value;
+    else if (is_option(arg, "-p", "prefix"))
+        rq->analysis.prefix = value;
+    else if (is_option(arg, "-o", "output"))
+        rq->output = value;
+    else {
+        rq->format = value;
+        snprintf(rq->format_flag, sizeof rq->format_flag, "%.40s%s%.40s", arg,
+                 strchr(arg, '=') ? "" : " ", strchr(arg, '=') ? "" : value);
     }
-    return ARGS_PARSED;
+    return WORD_READ;
+}
+
+/* Options whose value is checked: a colour choice, numbers, the hosts file. */
+static word_result read_checked_option(int argc, char **argv, int *i, request *rq) {
+    const char *arg = argv[*i], *value;
+    long long n;
+    if (is_option(arg, NULL, "color") || is_option(arg, NULL, "colour")) {
+        value = option_value(argc, argv, i);
+        if (!value || !(strcmp(value, "auto") == 0 || strcmp(value, "always") == 0 ||
+                        strcmp(value, "never") == 0))
+            return args_error("option %s needs auto, always or never", arg);
+        rq->color = value;
+    } else if (is_option(arg, "-J", "jobs") || is_option(arg, NULL, "mismatch-cap")) {
+        if (!(value = option_value(argc, argv, i)) || !parse_int(value, &n) || n < 0)
+            return args_error("option %s needs a number", arg);
+        if (is_option(arg, "-J", "jobs"))
+            rq->analysis.jobs = rq->report.jobs = (int)n;
+        else
+            rq->analysis.mismatch_cap = (int)n;
+    } else if (is_option(arg, NULL, "width")) {
+        if (!(value = option_value(argc, argv, i)) || !parse_int(value, &n) || n < 0 || n > 100000)
+            return args_error("option %s needs a number of columns (0: no limit)", arg);
+        rq->report.width = (size_t)n;
+        rq->width_given = true;
+    } else if (is_option(arg, NULL, "group-world-size")) {
+        if (!(value = option_value(argc, argv, i)) || !parse_int(value, &n) || n < 1)
+            return args_error("option %s needs a positive number", arg);
+        rq->group_world_size = n;
+    } else if (is_option(arg, NULL, "hosts")) {
+        if (!(value = option_value(argc, argv, i)))
+            return args_error("option %s needs a file of 'RANK HOST' lines", arg);
+        rq->analysis.hosts_file = value;
+    } else {
+        return WORD_NOT_MINE;
+    }
+    return WORD_READ;
+}
+
+/* --selected-ranks R...: rank lists are numbers, so the first word that is not one ends them
+ * (it may be DIR); --selected-ranks=R takes one list. */
+static word_result read_selected_ranks(int argc, char **argv, int *i, request *rq) {
+    const char *arg = argv[*i];
+    size_t before = rq->report.nselected_ranks;
+    const char *eq = strchr(arg, '=');
+    if (eq && !parse_rank_list(rq, eq + 1))
+        return args_error("%s: not a list of ranks (9 14, 9,14 or 8-15)", arg);
+    while (!eq && *i + 1 < argc && parse_rank_list(rq, argv[*i + 1])) ++*i;
+    if (rq->report.nselected_ranks == before)
+        return args_error("%s needs at least one rank (9 14, 9,14 or 8-15)", arg);
+    rq->report.selected_ranks = rq->ranks;
+    return WORD_READ;
+}
+
+/* --pg-filters S...: group names are any words, so they stop at an option, at "--", at a
+ * command word, and at an existing directory when no DIR was given yet (frtrace --pg-filters
+ * TP dumps/). */
+static word_result read_pg_filters(int argc, char **argv, int *i, request *rq) {
+    rq->filters = rq->filters ? rq->filters : xcalloc((size_t)argc, sizeof *rq->filters);
+    rq->report.pg_filters = rq->filters;
+    while (*i + 1 < argc && argv[*i + 1][0] != '-' &&
+           !(!rq->analysis.dir && is_directory(argv[*i + 1])) && !is_command_word(rq, argv[*i + 1]))
+        rq->filters[rq->report.npg_filters++] = argv[++*i];
+    if (!rq->report.npg_filters) return args_error("%s needs at least one group", argv[*i]);
+    return WORD_READ;
+}
+
+/* A word that starts with '-' (and is not "-" alone, a directory's name): an option of this
+ * file or of perf_cli.c, or "--", after which every word is DIR. */
+static word_result read_option(int argc, char **argv, int *i, request *rq) {
+    const char *arg = argv[*i];
+    word_result r;
+    if (is_option(arg, "-V", "version")) {
+        printf("frtrace %s\n", FRTRACE_VERSION);
+        return WORD_EXIT_OK;
+    }
+    if (read_flag(arg, rq)) return WORD_READ;
+    if ((r = read_word_option(argc, argv, i, rq)) != WORD_NOT_MINE) return r;
+    if ((r = read_checked_option(argc, argv, i, rq)) != WORD_NOT_MINE) return r;
+    if (is_option(arg, NULL, "selected-ranks")) return read_selected_ranks(argc, argv, i, rq);
+    if (is_option(arg, NULL, "pg-filters")) return read_pg_filters(argc, argv, i, rq);
+    if (strcmp(arg, "--") == 0) {
+        for (++*i; *i < argc; ++*i) {
+            if (rq->analysis.dir)
+                return args_error("more than one directory given ('%s')", argv[*i]);
+            rq->analysis.dir = argv[*i];
+        }
+        return WORD_READ;
+    }
+    if (arg[0] != '-' || !arg[1]) return WORD_NOT_MINE;
+    long long n = fa_perf_cli_option(argc, argv, i, &rq->perf);
+    if (n < 0) return WORD_USAGE_ERROR; /* stragglers' floor, timeline window and cap */
+    if (n > 0) return WORD_READ;
+    return args_error("unknown option '%s'", arg);
+}
+
+/* A word that is no option: a command word, or DIR. */
+static word_result read_word(int i, char **argv, request *rq) {
+    const char *arg = argv[i];
+    fa_command named;
+    if (is_command_word(rq, arg)) {
+        fa_cli_command_named(arg, &named);
+        if (named == FA_CMD_HELP && !rq->help_word) {
+            rq->help = rq->help_word = true;
+            return WORD_READ;
+        }
+        rq->command = named;
+        rq->command_named = true;
+        if (named == FA_CMD_SHOW && !rq->help) {
+            rq->show_at = i; /* show's own words follow: FILE..., not a DIR */
+            return WORD_LAST;
+        }
+        return WORD_READ;
+    }
+    if (fa_cli_command_named(arg, &named) && !is_directory(arg))
+        return args_error("'%s' is a second command: one at a time (frtrace help lists them)", arg);
+    if (rq->help_word && !rq->command_named)
+        return args_error("no help for '%s': the commands are stats, timeline, show and stacks",
+                          arg);
+    if (rq->analysis.dir) return args_error("more than one directory given ('%s')", arg);
+    rq->analysis.dir = arg;
+    return WORD_READ;
+}
+
+/* Reads every word in turn, options before or after DIR and the command word. */
+static word_result parse_args(int argc, char **argv, request *rq) {
+    for (int i = 1; i < argc; i++) {
+        word_result r = read_option(argc, argv, &i, rq);
+        if (r == WORD_NOT_MINE) r = read_word(i, argv, rq);
+        if (r != WORD_READ) return r;
+    }
+    return WORD_READ;
 }
 
 /* Flags that contradict each other are a usage error naming both, never one silently ignored. */
@@ -764,9 +812,11 @@ static int run_show(const request *rq, int argc, char **argv) {
 /* Reads the words and does what they ask; the exit status. */
 static int run_words(request *rq, int nargs, char **args) {
     switch (parse_args(nargs, args, rq)) {
-    case ARGS_EXIT_OK: return 0;
-    case ARGS_USAGE_ERROR: return 2;
-    case ARGS_PARSED: break;
+    case WORD_EXIT_OK: return 0;
+    case WORD_USAGE_ERROR: return 2;
+    case WORD_READ:
+    case WORD_LAST:
+    case WORD_NOT_MINE: break;
     }
     if (rq->help) {
         fa_cli_help(stdout, rq->command);

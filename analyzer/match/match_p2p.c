@@ -241,10 +241,88 @@ static int pair_by_seq(builder *b, const uint32_t *S, size_t ns, const uint32_t 
     return 0;
 }
 
+/* Whether record x was posted inside a batch (batch_isend_irecv): an entry beside it in its dump
+ * belongs to the same group and carries the same p2p_seq_id (the batch's other send/recv, or its
+ * `coalesced` end marker); a lone send/recv has an id of its own. */
+static bool in_batch(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e);
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    for (int side = -1; side <= 1; side += 2) {
+        if ((side < 0 && x->entry == 0) || (side > 0 && (uint32_t)x->entry + 1 >= d->nentries))
+            continue;
+        const fa_entry *n = e + side;
+        if (fa_entry_pg(b->in->store, n) == pg && fa_entry_p2p_seq(d, n) == seq) return true;
+    }
+    return false;
+}
+
+/* Whether send s carries the very shapes recv r expects (interned ids: equal lists, one id). */
+static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r) {
+    const fa_store *store = b->in->store;
+    const fa_dump *ds = b->in->ranks[s->rank_index].dump, *dr = b->in->ranks[r->rank_index].dump;
+    const fa_traits *send = fa_entry_traits(store, &ds->entries[s->entry]),
+                    *recv = fa_entry_traits(store, &dr->entries[r->entry]);
+    uint32_t got =
+        fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
+    return send->in_sizes == got;
+}
+
+/* How many of one side's newest completed records, left without a completed partner, pair with
+ * the other side's oldest pending ones (C[0..extra-1] those completed ones, P[0..pending-1] the
+ * pending ones): a send that completed proves that its recv ran, and in a batch that has not
+ * completed a recv done on the wire stays pending (likewise the reverse). A pending record outside
+ * a batch cannot be the partner of a completed one, nor one of other shapes: a surplus that is
+ * only the older edge of a longer window pairs across transfers, which their shapes mostly show
+ * (then none is paired so). */
+static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, const uint32_t *P,
+                           size_t pending) {
+    size_t e = extra < pending ? extra : pending;
+    for (size_t i = 0; i < e; i++) {
+        const p2p_rec *c = &b->p2p[C[extra - e + i]], *p = &b->p2p[P[i]];
+        if (!in_batch(b, p) || !same_shapes(b, c->is_send ? c : p, c->is_send ? p : c)) return 0;
+    }
+    return e;
+}
+
+/* Whether pairing by equal p2p_seq_id (pair_by_seq) is borne out where the ids are not known to
+ * count alike (a group of more than two): every record of the run sits in a batch (a ring of
+ * batch_isend_irecv in which every member counts one batch per step numbers alike; single
+ * send/recv of pipeline stages that count differently match ids by chance), it pairs something,
+ * every pair carries the shapes its recv expects, and no record that completed is left without a
+ * partner inside the span of the other side's ids (outside it, the other window's edge). */
+static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
+                              size_t nr) {
+    const p2p_rec *v = b->p2p;
+    for (size_t k = 0; k < ns + nr; k++)
+        if (!in_batch(b, &v[k < ns ? S[k] : R[k - ns]])) return false;
+    int64_t low_s = fa_p2p_seq(b->in, &v[S[0]]), top_s = fa_p2p_seq(b->in, &v[S[ns - 1]]),
+            low_r = fa_p2p_seq(b->in, &v[R[0]]), top_r = fa_p2p_seq(b->in, &v[R[nr - 1]]);
+    size_t i = 0, j = 0, pairs = 0;
+    while (i < ns && j < nr) {
+        const p2p_rec *s = &v[S[i]], *r = &v[R[j]];
+        int64_t ss = fa_p2p_seq(b->in, s), rs = fa_p2p_seq(b->in, r);
+        if (ss == rs) {
+            if (!same_shapes(b, s, r)) return false;
+            pairs++, i++, j++;
+        } else if (ss < rs) {
+            if (s->state == FR_STATE_COMPLETED && ss >= low_r && ss <= top_r) return false;
+            i++;
+        } else {
+            if (r->state == FR_STATE_COMPLETED && rs >= low_s && rs <= top_s) return false;
+            j++;
+        }
+    }
+    return pairs > 0;
+}
+
 /* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
- * p2p_seq_id where the two sides' ids count alike (pair_by_seq); else pending sends with pending
- * recvs in order, completed ones from the newest backwards; leftovers that completed are the
- * window's edge, not findings. */
+ * p2p_seq_id where the two sides' ids count alike (pair_by_seq), in order where both histories are
+ * whole, by p2p_seq_id again where the ids bear it out (seq_ids_borne_out); else completed ones
+ * from the newest backwards, a side's surplus of completed ones with the other side's oldest
+ * pending ones in batches (done_on_wire), then pending sends with pending recvs in order; leftovers
+ * that completed are the window's edge, not findings. */
 static int pair_run(builder *b, const uint32_t *run, size_t n) {
     const p2p_rec *v = b->p2p;
     size_t ns = 0;
@@ -256,6 +334,9 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
         return pair_by_seq(b, S, ns, R, nr);
     if (ns && nr && whole_history(b, v[S[0]].rank_index) && whole_history(b, v[R[0]].rank_index))
         return pair_in_order(b, S, ns, R, nr);
+    if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
+        seq_ids_borne_out(b, S, ns, R, nr))
+        return pair_by_seq(b, S, ns, R, nr);
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
     if (v[run[0]].src_pos == UINT32_MAX ||
@@ -268,11 +349,18 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
         }
         return 0;
     }
-    for (size_t i = 0; i < cs && i < cr; i++)
-        if (p2p_op(b, &v[S[cs - 1 - i]], &v[R[cr - 1 - i]])) return -1;
-    size_t ps = ns - cs, pr = nr - cr;
+    size_t es = cs > cr ? done_on_wire(b, S + cr, cs - cr, R + cr, nr - cr) : 0; /* sends done */
+    size_t er = cr > cs ? done_on_wire(b, R + cs, cr - cs, S + cs, ns - cs) : 0; /* recvs done */
+    for (size_t i = 0; i < es; i++)
+        if (p2p_op(b, &v[S[cs - es + i]], &v[R[cr + i]])) return -1;
+    for (size_t i = 0; i < er; i++)
+        if (p2p_op(b, &v[S[cs + i]], &v[R[cr - er + i]])) return -1;
+    for (size_t i = 0; i < cs - es && i < cr - er; i++)
+        if (p2p_op(b, &v[S[cs - es - 1 - i]], &v[R[cr - er - 1 - i]])) return -1;
+    size_t ps = ns - cs - er, pr = nr - cr - es;
     for (size_t i = 0; i < ps || i < pr; i++)
-        if (p2p_op(b, i < ps ? &v[S[cs + i]] : NULL, i < pr ? &v[R[cr + i]] : NULL)) return -1;
+        if (p2p_op(b, i < ps ? &v[S[cs + er + i]] : NULL, i < pr ? &v[R[cr + es + i]] : NULL))
+            return -1;
     return 0;
 }
 

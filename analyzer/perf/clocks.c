@@ -8,6 +8,8 @@
 
 #include "perf/perfstat.h"
 
+#define NOISE_QUANTILE 0.9
+
 int fa_clock_ring_init(fa_clock_ring *c, uint32_t n) {
     memset(c, 0, sizeof *c);
     c->done = malloc(((size_t)n * FA_CLOCK_WIDTH + 1) * sizeof *c->done);
@@ -66,34 +68,95 @@ static double small_median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Member `m`'s residual at the window's op j (ms), NaN where either is unknown. */
+static double residual(fa_clock_ring *c, size_t j, uint32_t m) {
+    const fa_clock_slot *s = &c->slot[j % FA_CLOCK_WIDTH];
+    int64_t done = m < c->n ? c->done[(j % FA_CLOCK_WIDTH) * c->n + m] : 0;
+    if (!done || s->known < 2) return NAN;
+    return (double)(done - s->lo) / 1e6 - slot_median(c, j);
+}
+
+/* How far the members read as in step (|offset| below the minimum) spread at the window's ops:
+ * the median over the ops of their residuals' range. That is the discovery noise: a shifted
+ * member's offset, a median of residuals against a median of such noisy readings, may miss its
+ * clock by as much. */
+static double window_noise(fa_clock_ring *c, size_t lo, size_t hi, uint32_t ncalls,
+                           const uint32_t *member, const double *off) {
+    double range[FA_CLOCK_WIDTH];
+    size_t nr = 0;
+    for (size_t j = lo; j <= hi; j++) {
+        double a = INFINITY, b = -INFINITY;
+        for (uint32_t i = 0; i < ncalls; i++) {
+            double r = fabs(off[i]) < FA_CLOCK_MIN_MS ? residual(c, j, member[i]) : NAN;
+            if (isnan(r)) continue;
+            if (r < a) a = r;
+            if (r > b) b = r;
+        }
+        if (b >= a) range[nr++] = b - a;
+    }
+    return nr ? small_median(range, nr) : 0;
+}
+
 bool fa_clock_at(fa_clock_ring *c, size_t k, size_t nops, uint32_t ncalls, const uint32_t *member,
-                 double *out) {
-    /* a window centred on k, as wide on both sides (narrower at the group's ends): its median
-     * follows a linear drift exactly; but an op that did not complete (in flight) has nothing
-     * to centre on, and takes whatever neighbours it has */
+                 double *out, double *uncertain) {
+    /* a window centred on k (narrower at the group's ends, where it takes what there is) */
     size_t lo = k >= FA_CLOCK_HALF ? k - FA_CLOCK_HALF : 0, hi = k + FA_CLOCK_HALF;
     if (hi > nops - 1) hi = nops - 1;
-    if (c->slot[k % FA_CLOCK_WIDTH].known >= 2) {
-        size_t h = k - lo < hi - k ? k - lo : hi - k;
-        lo = k - h, hi = k + h;
-    }
     /* no member's offset reaches FA_CLOCK_MIN_MS unless some op of the window spreads so far */
     bool wide = false;
     for (size_t j = lo; j <= hi; j++)
         wide |= c->slot[j % FA_CLOCK_WIDTH].spread_ms >= FA_CLOCK_MIN_MS;
     bool any = false;
-    for (uint32_t i = 0; i < ncalls && wide; i++) {
+    for (uint32_t i = 0; i < ncalls; i++) {
         double v[FA_CLOCK_WIDTH];
         size_t nv = 0;
-        for (size_t j = lo; j <= hi && member[i] < c->n; j++) {
-            const fa_clock_slot *s = &c->slot[j % FA_CLOCK_WIDTH];
-            int64_t done = c->done[(j % FA_CLOCK_WIDTH) * c->n + member[i]];
-            if (done && s->known >= 2) v[nv++] = (double)(done - s->lo) / 1e6 - slot_median(c, j);
+        for (size_t j = lo; j <= hi && wide; j++) {
+            double r = residual(c, j, member[i]);
+            if (!isnan(r)) v[nv++] = r;
         }
-        out[i] = nv ? small_median(v, nv) : 0;
+        out[i] = nv ? small_median(v, nv) : 0; /* sorts v */
         any |= fabs(out[i]) >= FA_CLOCK_MIN_MS;
+        if (uncertain) uncertain[i] = nv ? (v[nv - 1] - v[0]) / 2 : 0;
     }
-    if (!any)
+    if (!any) {
         for (uint32_t i = 0; i < ncalls; i++) out[i] = 0;
-    return any;
+        return false;
+    }
+    /* each offset may miss by its own residuals' spread, or by the noise of the members that
+     * read in step here or in the whole job, whichever is more */
+    double noise = uncertain ? window_noise(c, lo, hi, ncalls, member, out) : 0;
+    if (noise < c->job_noise_ms) noise = c->job_noise_ms;
+    for (uint32_t i = 0; uncertain && i < ncalls; i++)
+        if (uncertain[i] < noise) uncertain[i] = noise;
+    return true;
+}
+
+/* One op's completions' spread (ms; NaN under two known): its members' discovery noise when
+ * their clocks agree. */
+static double op_spread(const fa_input *in, const fa_match *m, const fa_op *o) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t known = 0;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &m->calls[o->first_call + k];
+        const fa_dump *d = in->ranks[c->rank_index].dump;
+        int64_t done = fa_time_completed(d, fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1));
+        if (!done) continue;
+        known++;
+        if (done < lo) lo = done;
+        if (done > hi) hi = done;
+    }
+    return known >= 2 ? (double)(hi - lo) / 1e6 : NAN;
+}
+
+int fa_clock_noise(const fa_input *in, const fa_match *m, double *noise_ms) {
+    double *v = malloc((m->nops + 1) * sizeof *v);
+    if (!v) return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nops; i++) {
+        double x = m->ops[i].is_p2p ? NAN : op_spread(in, m, &m->ops[i]);
+        if (x < FA_CLOCK_MIN_MS) v[n++] = x; /* NaN compares false */
+    }
+    *noise_ms = n ? fa_quantile(v, n, NOISE_QUANTILE) : 0;
+    free(v);
+    return 0;
 }

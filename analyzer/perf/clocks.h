@@ -12,13 +12,19 @@
  * it (everyone's completion waits for it), whereas its arrivals would.
  *
  * Member m's offset at the group's op k is the median of its residuals over the group's ops
- * k-h..k+h that it has one for, h = FA_CLOCK_HALF (or less, as far as the group's first or last
- * op): a window centred on k follows a clock that drifts linearly and damps the noise. An op
- * that has not completed (in flight: nothing to centre on) takes the offsets of whichever of its
- * FA_CLOCK_HALF neighbours on either side there are. An op's arrivals are
- * corrected only when one of its members' offsets reaches FA_CLOCK_MIN_MS: discovery noise never
- * corrects anything, and a job whose clocks agree is judged on its raw arrivals. Without completion
- * times nothing is corrected.
+ * k-H..k+H that it has one for, H = FA_CLOCK_HALF (as far as the group's first or last op goes):
+ * a window about k follows a clock that drifts, and an op in flight takes its neighbours'. An
+ * op's arrivals are corrected only when one of its members' offsets reaches FA_CLOCK_MIN_MS:
+ * discovery noise alone never corrects anything, and a job whose clocks agree is judged on its
+ * raw arrivals. Without completion times nothing is corrected.
+ *
+ * A corrected offset is no better than the noise it is read through: the watchdog's lag differs
+ * per rank and need not average out over a window (it may be the same at every op). So each
+ * offset comes with how much it may miss (`uncertain`): the larger of half its own residuals'
+ * spread over the window, the spread of the members that read in step there, and the job's
+ * discovery noise (fa_clock_noise: how far apart the members of collectives whose clocks agree
+ * notice their end). Lateness is then judged only beyond it (lateness.h): a node whose clock is
+ * 300 ms off, read through 100 ms of noise, is no straggler for what is left of its offset.
  *
  * The group's ops are fed in order (fa_clock_put); the offsets of op k are asked for (fa_clock_at)
  * once op k+H has been put, so only 2H+1 ops are held at a time: memory is the group's size
@@ -34,9 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FA_CLOCK_HALF   2
+#include "load/load.h"
+#include "match/match.h"
+
+#define FA_CLOCK_HALF   4
 #define FA_CLOCK_WIDTH  (2 * FA_CLOCK_HALF + 1)
-#define FA_CLOCK_MIN_MS 250.0
+#define FA_CLOCK_MIN_MS 100.0
 
 typedef struct fa_clock_slot {
     uint32_t known;   /* members with a completion */
@@ -49,7 +58,8 @@ typedef struct fa_clock_ring {
     uint32_t n;    /* members of the group */
     int64_t *done; /* [slot * n + member] completion, 0 unknown; slot = op index % WIDTH */
     fa_clock_slot slot[FA_CLOCK_WIDTH];
-    int64_t *sorted; /* scratch: n completions */
+    int64_t *sorted;     /* scratch: n completions */
+    double job_noise_ms; /* fa_clock_noise's, set by the caller (0 by init) */
 } fa_clock_ring;
 
 /* Room for groups of up to n members. 0, or -1 when out of memory. */
@@ -64,9 +74,18 @@ void fa_clock_put(fa_clock_ring *c, size_t k, uint32_t ncalls, const uint32_t *m
                   const int64_t *completed);
 
 /* The offsets (ms) to subtract from the arrivals of op k's members, in `out` per call, with
- * ops k-H..k+H put (those past the group's last op, `nops`, do not exist). Returns whether any
- * is applied: all 0 when no member's offset reaches FA_CLOCK_MIN_MS. */
+ * ops k-H..k+H put (those past the group's last op, `nops`, do not exist), and in `uncertain`
+ * (NULL: not wanted) by how much each may miss: the discovery noise of the window's members in
+ * step for a member corrected, 0 for one in step. Returns whether any is applied: a member whose
+ * offset stays under FA_CLOCK_MIN_MS is taken as in step (0). */
 bool fa_clock_at(fa_clock_ring *c, size_t k, size_t nops, uint32_t ncalls, const uint32_t *member,
-                 double *out);
+                 double *out, double *uncertain);
+
+/* The job's discovery noise (ms): how far apart the members of a collective whose clocks agree
+ * notice its end, as the NOISE_QUANTILE of the completion spreads under FA_CLOCK_MIN_MS over
+ * every collective with two completions known (0 without any). A shifted clock's offset, a
+ * median of such readings, may miss by half of it (fa_clock_at takes it as the least
+ * uncertainty). 0, or -1 when out of memory. */
+int fa_clock_noise(const fa_input *in, const fa_match *m, double *noise_ms);
 
 #endif

@@ -15,20 +15,23 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->done = malloc(n * sizeof *t->done);
     t->ready = malloc(n * sizeof *t->ready);
     t->gap = malloc(n * sizeof *t->gap);
+    t->stay = malloc(n * sizeof *t->stay);
     t->held_before = malloc(n * sizeof *t->held_before);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
+    t->uncertain = malloc(n * sizeof *t->uncertain);
     t->late = malloc(n * sizeof *t->late);
     t->excess = malloc(n * sizeof *t->excess);
-    return t->member && t->arrival && t->done && t->ready && t->gap && t->held_before &&
-                   t->duration && t->at && t->late && t->excess
+    return t->member && t->arrival && t->done && t->ready && t->gap && t->stay && t->held_before &&
+                   t->duration && t->at && t->uncertain && t->late && t->excess
                ? 0
                : -1;
 }
 
 static void times_free(fa_op_times *t) {
-    free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap);
-    free(t->held_before), free(t->duration), free(t->at), free(t->late), free(t->excess);
+    free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
+    free(t->held_before), free(t->duration), free(t->at), free(t->uncertain), free(t->late),
+        free(t->excess);
 }
 
 int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
@@ -61,7 +64,7 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
     const fa_dump *d = env->in->ranks[c->rank_index].dump;
     t->member[i] = c->member;
     t->arrival[i] = t->done[i] = t->ready[i] = 0;
-    t->gap[i] = t->duration[i] = NAN;
+    t->gap[i] = t->stay[i] = t->duration[i] = NAN;
     t->held_before[i] = false;
     {
         uint32_t first = fa_call_entry_index(env->m, c, 0);
@@ -70,6 +73,8 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         t->done[i] = fa_time_completed(d, last);
         t->duration[i] = fa_time_duration(d, first);
         t->ready[i] = blocking ? fa_ready_ns(env->ready, env->m, c) : 0;
+        int64_t next = blocking ? fa_time_created(d, last + 1) : 0;
+        if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
@@ -114,7 +119,8 @@ static void place_arrivals(fa_late_scratch *s, size_t k, size_t nops, fa_op_time
     int64_t base = INT64_MAX;
     for (uint32_t i = 0; i < t->n; i++)
         if (t->arrival[i] && t->arrival[i] < base) base = t->arrival[i];
-    t->corrected = clocks && fa_clock_at(&s->clock, k, nops, t->n, t->member, s->off);
+    t->corrected = clocks && fa_clock_at(&s->clock, k, nops, t->n, t->member, s->off, t->uncertain);
+    for (uint32_t i = 0; i < t->n && !t->corrected; i++) t->uncertain[i] = 0;
     for (uint32_t i = 0; i < t->n; i++)
         t->at[i] = t->arrival[i]
                        ? (double)(t->arrival[i] - base) / 1e6 - (t->corrected ? s->off[i] : 0)
@@ -138,6 +144,58 @@ static void own_delays(fa_late_scratch *s, const fa_op_times *t, double *own) {
         if (t->held_before[s->idx[k]]) own[s->idx[k]] = s->tmp[k] - others[k];
 }
 
+/* The arrival each member is compared with, in ref: the median of the others'. Where clocks
+ * were corrected and two members or more read in step (no offset, clocks.h), only theirs: a
+ * corrected arrival is known only up to its offset's uncertainty, and would carry that into
+ * everyone's reference. Returns whether the reference is so taken. */
+static bool reference_arrivals(fa_late_scratch *s, const fa_op_times *t, double *ref) {
+    uint32_t nin = 0;
+    for (uint32_t i = 0; i < t->n && t->corrected; i++)
+        if (t->uncertain[i] == 0) s->tmp[nin++] = t->at[i];
+    if (nin < 2 || nin == t->n) {
+        fa_median_of_others(t->at, t->n, s->tmp2, ref);
+        return false;
+    }
+    double *others = s->off; /* the clock offsets are applied by now */
+    fa_median_of_others(s->tmp, nin, s->tmp2, others);
+    memcpy(s->tmp2, s->tmp, nin * sizeof *s->tmp);
+    double all = fa_median(s->tmp2, nin);
+    for (uint32_t i = 0, k = 0; i < t->n; i++) ref[i] = t->uncertain[i] == 0 ? others[k++] : all;
+    return true;
+}
+
+/* Where clocks were corrected, lateness is known only up to the offsets' uncertainty: its own
+ * and, unless the reference is in step, that of the others' median. A rank is never late by
+ * what a clock may account for. */
+static void unclocked(fa_late_scratch *s, fa_op_times *t, bool in_step_reference) {
+    if (in_step_reference)
+        for (uint32_t i = 0; i < t->n; i++) s->tmp[i] = 0;
+    else
+        fa_median_of_others(t->uncertain, t->n, s->tmp2, s->tmp);
+    for (uint32_t i = 0; i < t->n; i++) {
+        double u = t->uncertain[i] + s->tmp[i];
+        if (t->late[i] > 0) t->late[i] = t->late[i] > u ? t->late[i] - u : 0;
+    }
+}
+
+/* Where calls block (gloo), nobody arrives later than the others stay in the call: their next
+ * calls come after it ended, and it ended after its last member came. Each member's stay is
+ * replaced by the median of the others' (NaN unknown): its lateness beyond that is a clock
+ * ahead of theirs, or a call that did not block (perf.c weighs which). */
+static void others_stays(fa_late_scratch *s, fa_op_times *t) {
+    uint32_t known = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (!isnan(t->stay[i])) s->idx[known] = i, s->tmp[known++] = t->stay[i];
+    if (known < 2) {
+        for (uint32_t i = 0; i < t->n; i++) t->stay[i] = NAN;
+        return;
+    }
+    fa_median_of_others(s->tmp, known, s->tmp2, s->off);
+    double all = fa_median(s->tmp, known); /* reorders tmp: after the others' medians */
+    for (uint32_t i = 0, k = 0; i < t->n; i++)
+        t->stay[i] = k < known && s->idx[k] == i ? s->off[k++] : all;
+}
+
 static void judge(fa_late_scratch *s, fa_op_times *t) {
     double hi = -INFINITY;
     t->last = -1;
@@ -147,7 +205,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
         else if (t->at[i] == hi)
             t->last = -1;
     }
-    fa_median_of_others(t->at, t->n, s->tmp2, t->late);
+    bool in_step_reference = reference_arrivals(s, t, t->late);
     for (uint32_t i = 0; i < t->n; i++) t->late[i] = t->at[i] - t->late[i];
     own_delays(s, t, t->excess); /* excess is filled below: borrow it meanwhile */
     for (uint32_t i = 0; i < t->n; i++) {
@@ -158,6 +216,8 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
         }
         if (own < t->late[i]) t->late[i] = own;
     }
+    if (t->corrected) unclocked(s, t, in_step_reference);
+    others_stays(s, t);
     if (t->ntimed == t->n) {
         fa_median_of_others(t->duration, t->n, s->tmp2, t->excess);
         for (uint32_t i = 0; i < t->n; i++) t->excess[i] = t->duration[i] - t->excess[i];
@@ -169,6 +229,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
 int fa_group_lateness(const fa_late_env *env, fa_late_scratch *s, uint32_t gi, const size_t *ops,
                       size_t nops, fa_late_visit visit, void *arg) {
     fa_clock_reset(&s->clock, env->groups->v[gi].nmembers);
+    s->clock.job_noise_ms = env->clock_noise_ms;
     for (size_t k = 0; k < nops + FA_CLOCK_HALF; k++) {
         if (k < nops) {
             fa_op_times *t = &s->slot[k % FA_CLOCK_WIDTH];

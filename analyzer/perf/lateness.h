@@ -8,9 +8,15 @@
  *
  *   late = its corrected arrival - the median corrected arrival of the other members,
  *
- * capped by the delay it made itself: where its previous call held it, its gap (from that call's
+ * where clocks were corrected shrunk towards 0 by what the offsets may miss (its own and the
+ * others' median's; against the members read exactly where two or more are), and capped by the
+ * delay it made itself: where its previous call held it, its gap (from that call's
  * completion to this arrival, on its own clock) less the median gap of the other members; where
- * its backend blocks (gloo), its arrival less its ready time. A cap only ever clears blame: the
+ * its backend blocks (gloo), its arrival less its ready time. There, too, a call that blocks
+ * ends after its last member came, so the others cannot go on before a rank arrives unless its
+ * clock reads ahead: the walk gives each member the median stay of the others (from arrival to
+ * their next call, each on its own clock), and perf.c caps by it the lateness of a member that
+ * is never late within it (lateness_score). A cap only ever clears blame: the
  * ranks that waited for a slow one and came late to their next groups because of it are not
  * slow, and a rank that is slow is late by its own gap wherever it goes. With durations known
  * on every member, its excess is its duration less the others' median.
@@ -47,9 +53,12 @@ typedef struct fa_op_times {
     int64_t *done;     /* completion, 0 unknown */
     int64_t *ready;    /* blocking backends: when its rank was free (readiness.h), 0 unknown */
     double *gap;       /* ms from its previous call's completion to its arrival; NaN unknown */
+    double *stay; /* blocking backends: ms from its arrival to its rank's next call; once judged,
+                   * the median of the others' (perf.c caps lateness by it); NaN unknown */
     bool *held_before; /* its previous call held it (held.h) */
     double *duration;  /* ms, NaN unknown */
     double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
+    double *uncertain; /* ms by which that offset may miss (clocks.h), 0 in step */
     double *late;      /* ms */
     double *excess;    /* ms, NaN unknown */
     long last;         /* the call that arrived last alone, -1 a tie */
@@ -63,6 +72,7 @@ typedef struct fa_late_env {
     double floor_ms;
     const fa_readiness *ready;
     const fa_held *held;
+    double clock_noise_ms; /* fa_clock_noise's */
 } fa_late_env;
 
 /* A worker's memory for walks over groups of up to `maxcalls` members. */

@@ -164,11 +164,25 @@ static void finish_row(row_acc *r, const fa_groups *groups) {
  * collective after its delay, and are in step again for the next ones, so a rank 60 ms late at
  * one of a group's three collectives a step has a median lateness of 0 but a score of 20 ms.
  * Below the floor nothing counts, so that a healthy job's jitter adds nothing; a few late calls
- * (a pause for garbage collection) count nothing either. Kept as running sums while walking. */
+ * (a pause for garbage collection) count nothing either. Where calls block (gloo), a member
+ * that is never late by the floor within the others' stays (fewer than FA_STRAGGLER_MIN_LATE
+ * times: they never waited for it) is scored on its lateness capped by them: it only seemed
+ * late, its clock reading ahead; one that others did wait for is scored in full, also where
+ * calls did not block (DDP's asynchronous bucket all_reduces). Kept as running sums. */
 typedef struct member_acc {
     uint32_t n, nlate, ntimed, last;
     double late_sum;
+    uint32_t nwithin, nlate_capped; /* late within the others' stays; late so once capped */
+    double late_sum_capped;
 } member_acc;
+
+/* A member's lateness at a call that blocks, capped by the others' stay in it (lateness.h),
+ * and whether it was late by the floor within that stay: the others waited for it. */
+static double capped_lateness(const fa_op_times *t, uint32_t i, double floor_ms, bool *within) {
+    double late = t->late[i], stay = t->stay[i];
+    *within = late >= floor_ms && !(late > stay); /* NaN stay: no cap */
+    return late > stay ? (stay > 0 ? stay : 0) : late;
+}
 
 /* One group's walk: its stats rows, and per member the running lateness and its excesses. */
 typedef struct group_walk {
@@ -191,7 +205,12 @@ static int walk_visit(void *arg, const fa_op_times *t) {
     w->G->judged++;
     for (uint32_t i = 0; i < t->n; i++) {
         member_acc *a = &w->acc[t->member[i]];
-        if (t->late[i] >= w->J->env.floor_ms) a->nlate++, a->late_sum += t->late[i];
+        double floor_ms = w->J->env.floor_ms;
+        if (t->late[i] >= floor_ms) a->nlate++, a->late_sum += t->late[i];
+        bool within;
+        double capped = capped_lateness(t, i, floor_ms, &within);
+        a->nwithin += within;
+        if (capped >= floor_ms) a->nlate_capped++, a->late_sum_capped += capped;
         a->n++;
         if (isnan(t->excess[i])) continue;
         if (!w->exc && !(w->exc = malloc(w->nops * w->n * sizeof *w->exc))) return -1;
@@ -214,8 +233,12 @@ static int make_pairs(group_walk *w, uint32_t gi) {
         pair *p = &w->G->pairs[w->G->npairs++];
         *p = (pair){ gi, mb, a->n, a->ntimed, a->last, 0, NAN, NAN, false, false, 0 };
         if (a->n >= FA_STRAGGLER_MIN_JUDGED) {
-            p->nlate = a->nlate;
-            p->late_score = a->nlate >= FA_STRAGGLER_MIN_LATE ? a->late_sum / a->n : 0;
+            /* late beyond the others' stays but never within them: a clock ahead of theirs */
+            bool clock = a->nwithin < FA_STRAGGLER_MIN_LATE;
+            uint32_t nlate = clock ? a->nlate_capped : a->nlate;
+            double sum = clock ? a->late_sum_capped : a->late_sum;
+            p->nlate = nlate;
+            p->late_score = nlate >= FA_STRAGGLER_MIN_LATE ? sum / a->n : 0;
         }
         if (a->ntimed >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < a->ntimed; i++)
@@ -494,7 +517,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     for (size_t g = 0; g < groups->n; g++)
         if (groups->v[g].nmembers > maxcalls) maxcalls = groups->v[g].nmembers;
     unsigned nw = fa_worker_count(jobs);
-    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL },
+    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL, 0 },
                 .s = calloc(nw, sizeof(fa_late_scratch)),
                 .out = calloc(groups->n + 1, sizeof(group_out)) };
     J.env.ready = &J.ready;
@@ -505,6 +528,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
+    if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);
     if (rc == 0) fa_parallel_for(groups->n, 1, nw, pass_groups, &J);

@@ -218,6 +218,36 @@ static bool lag_possible(const decider *d, size_t node) {
     return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
 }
 
+/* Whether member's call in send/recv op `op` is the only transfer of its batch (none beside it
+ * in its dump carries the same group and p2p_seq_id but a `coalesced` end marker), or was posted
+ * alone: then its other side completing proves the transfer done on the wire, and its own call
+ * still pending is its stream's lag, not a wait (in a batch of several, another transfer may
+ * hold it). */
+static bool is_transfer(const decider *d, const fa_entry *e) {
+    const fa_opinfo *name = fa_store_op(d->in->store, fa_entry_traits(d->in->store, e)->name);
+    return name->is_send || name->is_recv;
+}
+
+static bool p2p_alone_in_batch(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c || fa_call_nentries(d->m, c) != 1) return false;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    int64_t seq = fa_entry_p2p_seq(dump, e);
+    for (uint32_t i = at; i-- > 0;) {
+        const fa_entry *x = &dump->entries[i];
+        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
+        if (is_transfer(d, x)) return false;
+    }
+    for (uint32_t i = at + 1; i < dump->nentries; i++) {
+        const fa_entry *x = &dump->entries[i];
+        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
+        if (is_transfer(d, x)) return false;
+    }
+    return true;
+}
+
 /* Whether collective `op` is one that a single member issued while every other member of a
  * group of three or more provably never did (each with a dump, blocked elsewhere): in a cycle of
  * waits, the one rank that went where nobody else went is the one that left the common program
@@ -249,14 +279,63 @@ static int compare_ends(const void *pa, const void *pb) {
     return (a->other > b->other) - (a->other < b->other);
 }
 
+/* What excuses the peer of a send/recv posted to the wrong peer (mark_wrong_ends): per node,
+ * whether the rank is blocked (it has a call pending in an op that a member never joined, or may
+ * not have: no dump, an older one; a send/recv without its other side included), and, for the
+ * (peer, poster) pairs asked in `asked` (key peer * nfacts + poster), whether the peer is blocked
+ * in an op that the poster is absent from (value set to 1): then the peer waits for the poster. */
+typedef struct peer_blocks {
+    bool *blocked;
+    bool *asked_peer; /* per node: some pair asks about it */
+    fa_imap asked;
+} peer_blocks;
+
+/* The absent members of op (its expected states in d->members/d->states) that some pair asks
+ * about for the pending member `peer`, noted in b->asked. */
+static int note_waits_on(const decider *d, peer_blocks *b, const fa_group *grp, uint32_t n,
+                         long peer) {
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_absent(d->states[k])) continue;
+        long poster = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        uint64_t key = (uint64_t)peer * d->nfacts + (uint64_t)poster, seen;
+        if (poster >= 0 && fa_imap_get(&b->asked, key, &seen) && !seen &&
+            fa_imap_put(&b->asked, key, 1))
+            return -1;
+    }
+    return 0;
+}
+
+static int blocked_ranks(const decider *d, peer_blocks *b) {
+    b->blocked = calloc(d->nfacts + 1, 1);
+    if (!b->blocked) return -1;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = fa_vg_expected_states(d, op);
+        bool absent = false;
+        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
+        for (uint32_t k = 0; absent && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+            b->blocked[node] = true;
+            if (b->asked_peer[node] && note_waits_on(d, b, grp, n, node)) return -1;
+        }
+    }
+    return 0;
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
- * it for the opposite end, when that peer is not blocked itself (blocked[node]: then it may be
- * on its way to the end key posted, and key is its victim): key's ends in ends[from..to). */
+ * it for the opposite end, when that peer is not blocked by others (blocked and not waiting for
+ * key: then it may be on its way to the end key posted, and key is its victim): key's ends in
+ * ends[from..to). A peer blocked in an op that key never joined waits for key: the two wait for
+ * each other, and the one that left the common pattern is key, which posted where nobody waits. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
-                            const bool *blocked, bool *drop) {
+                            const peer_blocks *b, bool *drop) {
     for (size_t i = from; i < to; i++) {
-        long peer = fa_vg_rank_node(d, ends[i].other);
-        if (!ends[i].posted_by_key || peer < 0 || blocked[peer]) continue;
+        long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
+        if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
+        uint64_t waits_on_key = 0;
+        fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
+        if (b->blocked[peer] && !waits_on_key) continue;
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
             if (ends[k].posted_by_key) continue;
@@ -267,57 +346,56 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
     }
 }
 
+/* The (peer, poster) pairs of the ends that a rank posted itself, asked of blocked_ranks (called
+ * for each filing of the ends). */
+static int ask_pairs(const decider *d, const lone_end *ends, size_t n, peer_blocks *b) {
+    if (!b->asked_peer && !(b->asked_peer = calloc(d->nfacts + 1, 1))) return -1;
+    for (size_t i = 0; i < n; i++) {
+        long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
+        if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
+        b->asked_peer[peer] = true;
+        if (fa_imap_put(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, 0)) return -1;
+    }
+    return 0;
+}
+
 /* A rank that posted a send/recv to the wrong peer leaves two unmatched: its own, to a peer that
  * never posted the other side (nor had to), and the one its right peer posted and waits in. So
  * when rank s sent to a (a never received from s) while b waits to receive from s (s never sent
  * to b), s's send waits on nobody: a is no culprit for ignoring it, s is, for b's wait. The same
  * for a recv from the wrong source: d waits to receive from x (which never sent to d) while s
  * sent to d (which never received from s): d's recv waits on nobody. Only when the peer excused
- * is not blocked itself (a pipeline stage blocked before its recv leaves the same two halves,
+ * is not blocked by others (a pipeline stage blocked before its recv leaves the same two halves,
  * and there the sender is a victim). drop[op] says which lone ops get no edge to their absent
  * side (build_graph). Returns NULL when out of memory. */
-/* blocked[node]: the rank has a call pending in an op that a member never joined (or may not
- * have: no dump, an older one), a send/recv without its other side included. NULL when out of
- * memory. */
-static bool *blocked_ranks(const decider *d) {
-    bool *blocked = calloc(d->nfacts + 1, 1);
-    for (size_t op = 0; blocked && op < d->m->nops; op++) {
-        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-        uint32_t n = fa_vg_expected_states(d, op);
-        bool absent = false;
-        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
-        for (uint32_t k = 0; absent && k < n; k++) {
-            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node >= 0 && fa_member_state_pending(d->states[k])) blocked[node] = true;
-        }
-    }
-    return blocked;
-}
-
 static bool *wrong_peer_ops(const decider *d) {
-    bool *drop = calloc(d->m->nops + 1, 1), *blocked = blocked_ranks(d);
+    bool *drop = calloc(d->m->nops + 1, 1);
+    peer_blocks b = { 0 };
     lone_end *by_src = malloc((d->m->nops + 1) * sizeof *by_src),
              *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
     size_t n = 0;
-    for (size_t i = 0; drop && blocked && by_src && by_dst && i < d->m->nops; i++) {
+    for (size_t i = 0; drop && by_src && by_dst && i < d->m->nops; i++) {
         bool sent;
         if (!fa_vg_lone_p2p(d, i, &sent)) continue;
         const fa_op *o = &d->m->ops[i];
         by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
         by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
     }
-    for (int pass = 0; drop && blocked && by_src && by_dst && pass < 2; pass++) {
+    bool ok = drop && by_src && by_dst && !ask_pairs(d, by_src, n, &b) &&
+              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b);
+    for (int pass = 0; ok && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
         for (size_t i = 0, j; i < n; i = j) {
             for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
-            mark_wrong_ends(d, ends, i, j, blocked, drop);
+            mark_wrong_ends(d, ends, i, j, &b, drop);
         }
     }
-    bool ok = by_src && by_dst && blocked;
     free(by_src);
     free(by_dst);
-    free(blocked);
+    free(b.blocked);
+    free(b.asked_peer);
+    fa_imap_free(&b.asked);
     if (!ok) {
         free(drop);
         return NULL;
@@ -332,7 +410,7 @@ static bool find_lag(decider *d, const uint8_t *flags) {
     bool any = false;
     for (size_t i = 0; i < d->m->nops; i++) {
         const fa_op *o = &d->m->ops[i];
-        if (!(flags[i] & OP_PENDING) || o->is_p2p) continue;
+        if (!(flags[i] & OP_PENDING)) continue;
         const fa_group *grp = &d->groups->v[o->group];
         uint32_t n = fa_vg_expected_states(d, i);
         bool completed = false;
@@ -340,6 +418,7 @@ static bool find_lag(decider *d, const uint8_t *flags) {
         for (uint32_t k = 0; k < n && completed; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k]) ||
+                (o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k])) ||
                 fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
                 continue;
             rank_facts *f = &d->facts[node];

@@ -11,10 +11,12 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/json_read.c formats/json_salvage.c \
+FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/pickle_memo.c formats/pickle_text.c \
+                formats/json_read.c formats/json_salvage.c \
                 formats/json_write.c \
                 formats/error.c formats/json_text.c
-FUZZ_DUMP_SRC := formats/dump.c formats/dump_from_value.c formats/dump_builder.c formats/dump_pickle_fast.c formats/dump_json_fast.c \
+FUZZ_DUMP_SRC := formats/dump.c formats/dump_from_value.c formats/dump_builder.c formats/dump_pickle_fast.c \
+                 formats/dump_json_fast.c formats/json_literal.c formats/pg_ranks.c \
                  formats/dump_names.c formats/intern.c formats/dump_whereabouts.c
 FUZZ_DIR_SRC := $(FUZZ_DUMP_SRC) formats/dump_write.c formats/dump_write_whereabouts.c \
                 formats/pickle_write.c formats/safe_text.c formats/atomic_file.c $(ANALYZER_SRC)

@@ -372,13 +372,14 @@ def builddb_6():
                      ("REDUCE_SCATTER_coalesced", (4, 4), "0")])
 
 
-def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1):
+def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1, clock_ahead=None):
     """A gloo job of 8 ranks as gloo_job.py runs it (TP pairs, DP pairs, PP pairs joined by
     send/recv that gloo leaves unrecorded, then the default group), timed the way gloo runs: a
     call returns once every member arrived, so each rank's next arrival follows its previous
     operation's end. A step: tp, p2p, pp, dp, then world_ops collectives on the default group.
     slow_at = (rank, before which of them, by index, ms): that rank sleeps there every step;
-    everybody else only jitters. Entries are gloo's: "scheduled" and retired."""
+    everybody else only jitters. clock_ahead: rank -> ms its clock reads ahead (every stamp).
+    Entries are gloo's: "scheduled" and retired."""
     import random
     rnd = random.Random(seed)
     j = Job(8)
@@ -409,18 +410,20 @@ def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1):
                 done = max(arrive[r] for r in members) + 0.2
                 seq[name] = seq.get(name, 0) + 1
                 for r in members:
+                    ahead = (clock_ahead or {}).get(r, 0.0)
                     j.add(r, name, "all_reduce", seq[name], "scheduled", backend="gloo",
-                          retired=True, at_ns=1700000000000000000 + int(arrive[r] * 1e6))
+                          retired=True, at_ns=1700000000000000000 + int((arrive[r] + ahead) * 1e6))
                     free[r] = done
     return j
 
 
-def nccl_lag(lag, steps=8, slot_ms=10.0, jitter_ms=1.5, seed=1):
+def nccl_lag(lag, steps=8, slot_ms=10.0, jitter_ms=1.5, seed=1, clock_ahead=None, noticed_ms=None):
     """An NCCL job of 8 ranks whose CPUs run ahead (calls return at once): every rank issues its
     calls at their planned times, plus jitter, plus its lag (lag: rank -> ms, a constant delay,
     as of a slow node), whatever its calls wait for. A step: the tensor-parallel pairs
     (0,1) (2,3) (4,5) (6,7), then the default group. Each collective completes 0.2 ms after its
-    last member arrived, on every member (time_discovered_completed_ns)."""
+    last member arrived, on every member (time_discovered_completed_ns), or noticed_ms(rank, seq)
+    later (a watchdog's lag). clock_ahead: rank -> ms its clock reads ahead (every stamp)."""
     import random
     rnd = random.Random(seed)
     j = Job(8)
@@ -438,13 +441,21 @@ def nccl_lag(lag, steps=8, slot_ms=10.0, jitter_ms=1.5, seed=1):
                 done = max(arrive[r] for r in members) + 0.2
                 seq[name] = seq.get(name, 0) + 1
                 for r in members:
-                    j.add(r, name, "all_reduce", seq[name], at_ns=1700000000000000000 + int(arrive[r] * 1e6),
-                          done_ns=1700000000000000000 + int(done * 1e6))
+                    ahead = (clock_ahead or {}).get(r, 0.0)
+                    seen = done + (noticed_ms(r, seq[name]) if noticed_ms else 0.0)
+                    j.add(r, name, "all_reduce", seq[name],
+                          at_ns=1700000000000000000 + int((arrive[r] + ahead) * 1e6),
+                          done_ns=1700000000000000000 + int((seen + ahead) * 1e6))
     return j
 
 
 def nccl_slow_node():  # ranks 2,3 (one node) 40 ms behind, the calls not waiting: both named
     return nccl_lag({2: 40.0, 3: 40.0})
+
+
+def nccl_clock_noise():  # ranks 2,3 read 300 ms ahead, ends noticed 0-90 ms late per rank: nobody
+    return nccl_lag({}, clock_ahead={2: 300.0, 3: 300.0},
+                    noticed_ms=lambda r, seq: r * 37 % 10 * 10.0)
 
 
 def nccl_two_lags():  # rank 2 40 ms behind waits for rank 3, 80 ms behind, but went on: both named
@@ -477,6 +488,36 @@ def gloo_slow_start():  # rank 3 starts every step 60 ms late: only rank 3, not 
     return gloo_steps(slow_at=(3, 0, 60.0))
 
 
+def gloo_clock_ahead():  # ranks 2,3 (a node) read 300 ms ahead: late everywhere, slow nowhere
+    return gloo_steps(clock_ahead={2: 300.0, 3: 300.0})
+
+
+def gloo_clock_ahead_slow():  # ... and rank 5 sleeps 60 ms a step: only rank 5
+    return gloo_steps(slow_at=(5, 0, 60.0), clock_ahead={2: 300.0, 3: 300.0})
+
+
+def gloo_async_slow(steps=8, buckets=12):
+    """gloo DDP-like: 4 ranks (the default group) issue `buckets` asynchronous all_reduces a step,
+    each returning at once, then one that blocks until its last member came. Rank 2 sleeps 60 ms
+    before every step: late at every bucket, which its peers leave at once, and waited for only
+    at the blocking one; it is slow all the same (its lateness is not a clock's)."""
+    j = Job(4)
+    j.groups["0"] = ("default_pg", [0, 1, 2, 3])
+    free = {r: 0.0 for r in range(4)}
+    seq = 0
+    for _ in range(steps):
+        arrive = {r: free[r] + 1.0 + r * 0.3 + (60.0 if r == 2 else 0.0) for r in range(4)}
+        for b in range(buckets + 1):
+            seq += 1
+            for r in range(4):
+                j.add(r, "0", "all_reduce", seq, "scheduled", backend="gloo", retired=True,
+                      at_ns=1700000000000000000 + int((arrive[r] + b * 1.0) * 1e6))
+        done = max(arrive[r] + buckets * 1.0 for r in range(4)) + 0.2
+        for r in range(4):
+            free[r] = done
+    return j
+
+
 def gloo_slow_world():  # rank 5 is 60 ms late at the first of 3 default-group collectives a step
     return gloo_steps(slow_at=(5, 4, 60.0), world_ops=3)
 
@@ -491,7 +532,8 @@ SCENARIOS = {f.__name__: f for f in [healthy, in_flight, missing_rank, type_mism
                                      recorder_style, recorder_crash, recorder_crash_inside, recorder_async_error,
                                      recorder_stuck_init, lost_dump, builddb_1, builddb_2, builddb_3, builddb_4, builddb_5,
                                      builddb_6, torchft, gloo_healthy, gloo_slow_start, gloo_slow_world, nccl_slow_node,
-                                     wide_values, record_gaps, nccl_two_lags]}
+                                     wide_values, record_gaps, nccl_two_lags, gloo_clock_ahead,
+                                     gloo_clock_ahead_slow, nccl_clock_noise, gloo_async_slow]}
 
 if __name__ == "__main__":
     job = SCENARIOS[sys.argv[1]]()

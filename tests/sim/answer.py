@@ -56,7 +56,11 @@ The rules (sim.py's table gives them with their numbers):
     more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
     their pipeline groups to pairs, so that the peer is known).
  H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
-    and nothing is queued behind it is ok too.
+    and nothing is queued behind it is ok too. The stragglers are the slow ranks the dumps can
+    show: those with a group of two or more whose every member's readable dump records at least
+    STRAGGLER_MIN_RECORDED of its collectives with them (shows_slow). A slow rank whose dump is
+    unreadable, whose dumps keep only what is in flight (only-active), or whose peers left none,
+    cannot be told from a peer whose own GPU is slow: nobody is expected.
 """
 
 
@@ -374,6 +378,44 @@ def mismatch(view, eng):
     return sorted(out), found
 
 
+STRAGGLER_MIN_RECORDED = 5  # H1: collectives of a group every member's dump records
+
+
+def recorded_launches(job, eng, dumps, r, cut):
+    """The stream positions of the launches whose entries r's readable dump keeps (ring,
+    only-active, a cut: E13)."""
+    import record  # the dump as written (sim.py writes it the same way)
+    launch_of = []
+    record.dump_dict(job, eng, r, dumps[r]["time"], None, launch_of)
+    return {p for p in launch_of if r not in cut or p < cut[r]}
+
+
+def shows_slow(job, eng, dumps, known, cut, rank):
+    """H1: a slow rank is a straggler the dumps can show only where its lateness can be
+    measured: in a group of two or more whose every member's readable dump records at least
+    STRAGGLER_MIN_RECORDED of the group's collectives that the rank took part in. A slow rank
+    without a readable dump, or whose dumps keep only what is in flight (only-active), or whose
+    group's other members left no dump, is seen by no one."""
+    kept = {}
+    count = {}
+    for key, inst in eng.insts.items():
+        if key[0] != "c" or rank not in inst.launches or len(inst.members) < 2:
+            continue
+        if any(m not in known for m in inst.members) or inst.done_t is None:
+            continue
+        ok = True
+        for m in inst.members:
+            if m not in kept:
+                kept[m] = recorded_launches(job, eng, dumps, m, cut)
+            L = inst.launches.get(m)
+            ok = ok and L is not None and L.pos in kept[m]
+        if ok:
+            count[key[1]] = count.get(key[1], 0) + 1
+            if count[key[1]] >= STRAGGLER_MIN_RECORDED:
+                return True
+    return False
+
+
 def expected(job, eng, dumps):
     """answer.json's `truth` and `expected` from the run and the dumps written."""
     W = job.layout.world
@@ -404,7 +446,8 @@ def expected(job, eng, dumps):
         alternatives = seen["alternatives"]
     else:
         status, culprits = "ok", []
-    stragglers = sorted(job.slow) if status == "ok" else []
+    stragglers = sorted(r for r in job.slow if shows_slow(job, eng, dumps, known, cut, r)) \
+        if status == "ok" else []
     return {
         "truth": {"faults": [f.as_json() for f in job.faults],
                   "root_causes": fault_roots(truth, fault_ranks), "mismatch": truth_mm,

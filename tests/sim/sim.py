@@ -53,8 +53,10 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      member without readable dump waits for that member.
  E10 gloo send/recv are unrecorded; pg_status counts them: a rank blocked in one waits for its
      pipeline peer (gloo pipelines here are pairs, so the peer is known).
- H1  Nobody waits: ok, stragglers exactly the slow ranks (none under clock offsets alone); one
-     collective in flight everywhere with nothing queued behind it is ok.
+ H1  Nobody waits: ok, stragglers exactly the slow ranks the dumps can show (none under clock
+     offsets alone; a slow rank shows in a group where every member's readable dump records 5
+     of its collectives with it: not without its dump, nor in only-active dumps of a job that
+     ended); one collective in flight everywhere with nothing queued behind it is ok.
  G1  Generation keeps the answer decidable, and says so: faults strike after the first step
      (every rank has used each of its groups, so dumps show memberships); a dump is drawn older
      only when the evidence shows it (E8) — otherwise its moment changes nothing and it is

@@ -2,7 +2,8 @@
  * seconds ahead is found at every op (against the op's median: the odd one out is the one
  * corrected), a linear drift is followed, discovery noise below
  * FA_CLOCK_MIN_MS corrects nothing, a slow member (late arrival, the same completion) is no
- * clock, and an op without completions takes its neighbours' offsets. */
+ * clock, and an op without completions takes its neighbours' offsets; an offset read through
+ * discovery noise is uncertain by that noise (the window's or the job's), an exact one by none. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -34,7 +35,7 @@ static void walk(int64_t (*done)(int op, int member), double off[OPS][N], bool c
             fa_clock_put(&c, (size_t)k, N, member, completed);
         }
         int j = k - FA_CLOCK_HALF;
-        if (j >= 0) corrected[j] = fa_clock_at(&c, (size_t)j, OPS, N, member, off[j]);
+        if (j >= 0) corrected[j] = fa_clock_at(&c, (size_t)j, OPS, N, member, off[j], NULL);
     }
     fa_clock_ring_free(&c);
 }
@@ -127,6 +128,52 @@ static void a_slow_member_is_no_clock(void **state) {
     for (int k = 0; k < OPS; k++) assert_false(corrected[k]);
 }
 
+/* Member 2's clock 3 s ahead, everyone's end noticed within 90 ms (the same lag per member at
+ * every op, as a watchdog polling in phase would give): its offset may miss by that lag. */
+static int64_t ahead_noisy(int op, int member) {
+    return ahead_3s(op, member) + member * 30000000LL;
+}
+
+static void an_offset_is_as_uncertain_as_the_noise_it_is_read_through(void **state) {
+    (void)state;
+    fa_clock_ring c;
+    assert_int_equal(fa_clock_ring_init(&c, N), 0);
+    fa_clock_reset(&c, N);
+    uint32_t member[N] = { 0, 1, 2, 3 };
+    double off[N], unc[N];
+    for (int k = 0; k < OPS; k++) {
+        int64_t completed[N];
+        for (int i = 0; i < N; i++) completed[i] = T0 + ahead_noisy(k, i);
+        fa_clock_put(&c, (size_t)k, N, member, completed);
+    }
+    assert_true(fa_clock_at(&c, OPS / 2, OPS, N, member, off, unc));
+    for (int i = 0; i < N; i++) /* the truth lies within what each may miss */
+        assert_true(fabs(off[i] - (i == 2 ? 3000.0 : 0.0)) <= unc[i] + 45.0);
+    assert_true(unc[2] >= 90.0); /* the in-step members 0, 1, 3 spread 90 ms */
+    c.job_noise_ms = 250.0;      /* the job's noise, where it is more, rules */
+    assert_true(fa_clock_at(&c, OPS / 2, OPS, N, member, off, unc));
+    for (int i = 0; i < N; i++) assert_float_equal(unc[i], 250.0, 0.01);
+    fa_clock_ring_free(&c);
+}
+
+static void exact_clocks_leave_nothing_uncertain(void **state) {
+    (void)state;
+    fa_clock_ring c;
+    assert_int_equal(fa_clock_ring_init(&c, N), 0);
+    fa_clock_reset(&c, N);
+    uint32_t member[N] = { 0, 1, 2, 3 };
+    double off[N], unc[N];
+    for (int k = 0; k < OPS; k++) {
+        int64_t completed[N];
+        for (int i = 0; i < N; i++) completed[i] = T0 + ahead_3s(k, i);
+        fa_clock_put(&c, (size_t)k, N, member, completed);
+    }
+    assert_true(fa_clock_at(&c, 0, OPS, N, member, off, unc)); /* the first op: a window too */
+    assert_float_equal(off[2], 3000.0, 0.01);
+    for (int i = 0; i < N; i++) assert_true(unc[i] < 0.01);
+    fa_clock_ring_free(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_node_seconds_ahead_is_found),
@@ -135,6 +182,8 @@ int main(void) {
         cmocka_unit_test(discovery_noise_corrects_nothing),
         cmocka_unit_test(an_op_in_flight_takes_its_neighbours_offsets),
         cmocka_unit_test(a_slow_member_is_no_clock),
+        cmocka_unit_test(an_offset_is_as_uncertain_as_the_noise_it_is_read_through),
+        cmocka_unit_test(exact_clocks_leave_nothing_uncertain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

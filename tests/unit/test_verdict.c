@@ -30,7 +30,6 @@ typedef struct job {
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
     int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short */
-    int record_base[MAX_RANKS];       /* the rank's first record_id (a ring that wrapped: > 0) */
     int no_config[MAX_RANKS];         /* 1: the rank's pg_config is empty (lost with a cut) */
     const char *backend;              /* the profiling names' prefix: "nccl" unless set */
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
@@ -39,6 +38,8 @@ typedef struct job {
     char status[MAX_RANKS][256];      /* the rank's pg_status, or "" (none) */
     char frtrace[MAX_RANKS][512];     /* the recorder's "frtrace" key of the rank's dump, or "" */
     const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
+    int first_record[MAX_RANKS];      /* the record_id of the rank's first entry: > 0, a ring
+                                       * that wrapped (what came before is gone) */
     char dir[64];
     fa_analysis a;
 } job;
@@ -91,7 +92,7 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", j->record_base[rank] + id, name, name, desc_of(j, name), seq, op_id,
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
             j->backend ? j->backend : "nccl", op, id,
             j->output_sizes ? j->output_sizes : "[[4, 4]]", gloo_state(j, state),
             strcmp(state, "completed") ? "false" : "true");
@@ -108,7 +109,24 @@ static void p2p(job *j, int rank, const char *name, const char *what, int seq, c
             "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
             "\"output_dtypes\": [\"Float\"], \"state\": \"%s\", \"retired\": false, "
             "\"timeout_ms\": 600000, \"is_p2p\": true, \"frames\": []}",
-            id ? ", " : "", id, name, name, desc_of(j, name), seq, op_id, what, id, state);
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
+            what, id, state);
+}
+
+/* rank closes its batch_isend_irecv of p2p `seq` in group `name` with the `coalesced` end marker
+ * PyTorch writes after the batch's send/recv (their state stays scheduled; the marker's says). */
+static void batch_end(job *j, int rank, const char *name, int seq, const char *state) {
+    char *at = j->entries[rank] + strlen(j->entries[rank]);
+    int id = j->nentries[rank]++, op_id = j->op_id[rank][group_index(j, name)];
+    sprintf(at,
+            "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
+            "\"collective_seq_id\": 0, \"p2p_seq_id\": %d, \"op_id\": %d, "
+            "\"profiling_name\": \"nccl:coalesced\", \"time_created_ns\": %d, "
+            "\"input_sizes\": [], \"input_dtypes\": [], \"output_sizes\": [], "
+            "\"output_dtypes\": [], \"state\": \"%s\", \"retired\": false, "
+            "\"timeout_ms\": 600000, \"is_p2p\": false, \"frames\": []}",
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
+            id, state);
 }
 
 /* Every member of group `name` (ranks given) records op seq; states[r] NULL: rank r skips it. */
@@ -941,7 +959,7 @@ static void a_bundle_cut_by_the_ring_is_no_mismatch(void **state) {
     rec(&j, 0, "0", "all_reduce", 1, "completed");
     rec(&j, 0, "0", "coalesced", 1, "completed");
     rec(&j, 0, "0", "all_reduce", 2, "scheduled");
-    j.record_base[1] = 1;
+    j.first_record[1] = 1;
     rec(&j, 1, "0", "coalesced", 1, "completed");
     run(&j);
     assert_null(finding(&j, FA_TYPE_MISMATCH));
@@ -1055,6 +1073,66 @@ static void a_send_to_the_wrong_peer_names_the_sender(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 0 whose windows wrapped (record ids start at 7): rank 2 sent
+ * to 1 where its program sent to 0. Rank 1's batch completed: its recv from 0 ran, so rank 0's
+ * send, still "scheduled" in a batch held up by its recv from 2, was done on the wire and pairs
+ * with it (a completed recv proves its send; mutations wp01, wp02). 0 waits to receive from 2, 2's
+ * send waits on 1, which is idle: 2 is the culprit, not 1. */
+static void a_completed_recv_pairs_with_a_send_in_a_pending_batch(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.first_record[0] = j.first_record[1] = j.first_record[2] = 7;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->1" },
+               *recvs[] = { "recv 0<-2", "recv 1<-0", "recv 2<-1" },
+               *ends[] = { "scheduled", "completed", "scheduled" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, ends[r]);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 sent to 3 instead of 2: the batches of 0
+ * and 3 completed and both went on to all_reduce #2, where they wait for 1 and 2; 2 waits to
+ * receive from 1. Rank 3, the wrong peer, is blocked, but on the poster itself (1 never joined
+ * #2): no pipeline stage on its way to a recv from 1. 1 is the culprit (mutation wp03). */
+static void a_wrong_peer_blocked_on_the_sender_is_no_excuse(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    const char *sends[] = { "send 0->1", "send 1->3", "send 2->3", "send 3->0" },
+               *recvs[] = { "recv 0<-3", "recv 1<-0", "recv 2<-1", "recv 3<-2" },
+               *ends[] = { "completed", "scheduled", "scheduled", "completed" };
+    for (int r = 0; r < 4; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 2, S("scheduled", NULL, NULL, "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0's send to 1 completed, so rank 1's recv ran on the wire; rank 1 still shows it started,
+ * alone (no batch), and both sit in all_reduce #2 behind it: rank 1's stream stopped (a stalled
+ * GPU), as for a collective every peer completed (mutation wp04). */
+static void a_lone_recv_whose_send_completed_is_a_stalled_gpu(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "started");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* A SIGKILL'd rank left no dump, and the one dump there is has every group to itself but for a
  * recorder communicator of two: the job has a rank 1 (global ranks are dense), which fills the
  * slot and is the culprit; never "ok" with one rank of one. */
@@ -1144,6 +1222,9 @@ int main(void) {
         cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
+        cmocka_unit_test(a_completed_recv_pairs_with_a_send_in_a_pending_batch),
+        cmocka_unit_test(a_wrong_peer_blocked_on_the_sender_is_no_excuse),
+        cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
