@@ -1166,6 +1166,22 @@ static void pg_status_says_what_a_rank_enqueued_beyond_its_entries(void **state)
     done(&j);
 }
 
+/* Rank 2's ring holds nothing of group 0 any more, so its own entries give no pg id to read its
+ * pg_status by; ranks 0 and 1 agree that the group is pg 0, and by that id rank 2's counters say
+ * it enqueued #2: in flight there with the others, not a rank that never joined it (kills m09). */
+static void members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    j.first_record[2] = 7;
+    strcpy(j.status[2], "\"0\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
 /* Three of five ranks left no dump: the two that did cannot speak for the job (inconclusive),
  * though they wait for the others. */
 static void most_ranks_without_a_dump_is_inconclusive(void **state) {
@@ -1227,6 +1243,7 @@ int main(void) {
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
+        cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
