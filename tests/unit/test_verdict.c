@@ -1182,6 +1182,27 @@ static void members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries(void
     done(&j);
 }
 
+/* The recorder numbers every launch of a communicator: rank 0 left all_reduce #2 out (no entry
+ * of its carries #2) and went on to #3, where it waits for rank 1; rank 1 waits in #2 for rank
+ * 0. Each misses the op the other is pending in, and in one group the numbers tell the skipper
+ * from its victim: rank 1, pending at #2 before the #3 it misses, never got there (kills e10). */
+static void in_one_group_the_launch_numbers_tell_the_skipper(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 3, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 2, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Three of five ranks left no dump: the two that did cannot speak for the job (inconclusive),
  * though they wait for the others. */
 static void most_ranks_without_a_dump_is_inconclusive(void **state) {
@@ -1244,6 +1265,7 @@ int main(void) {
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
         cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
+        cmocka_unit_test(in_one_group_the_launch_numbers_tell_the_skipper),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
