@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safe_text.h"
+
 /* --- strings ------------------------------------------------------------------------------- */
 
 static int hex_digit(uint8_t c) {
@@ -34,22 +36,6 @@ static int hex4(const uint8_t *s) {
     return v;
 }
 
-static size_t put_utf8(char *out, uint32_t cp) {
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | cp >> 12);
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* One \u escape at q (the backslash), as cJSON behind json_read's rewriting reads it: a
  * surrogate pair is one code point, \u0000 a NUL byte, a lone surrogate its three-byte form.
  * Writes the bytes at out; returns the escape's length in the input, 0 when malformed. */
@@ -59,12 +45,12 @@ size_t json_unicode_escape(const uint8_t *q, const uint8_t *end, char *out, size
     if (unit >= 0xD800 && unit <= 0xDBFF && end - q >= 12 && q[6] == '\\' && q[7] == 'u') {
         int low = hex4(q + 8);
         if (low >= 0xDC00 && low <= 0xDFFF) {
-            *wrote = put_utf8(out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) +
-                                       ((uint32_t)low - 0xDC00));
+            *wrote = fr_utf8_put((uint8_t *)out, 0x10000 + (((uint32_t)unit - 0xD800) << 10) +
+                                                     ((uint32_t)low - 0xDC00));
             return 12;
         }
     }
-    *wrote = put_utf8(out, (uint32_t)unit); /* lone surrogates too: ED A0..BF xx */
+    *wrote = fr_utf8_put((uint8_t *)out, (uint32_t)unit); /* lone surrogates too: ED A0..BF xx */
     return 6;
 }
 

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "safe_text.h"
+
 /* --- UTF-8 ------------------------------------------------------------------------------------ */
 
 /* Length of the valid UTF-8 sequence at s[0..n) (surrogates allowed), or 0 when invalid. */
@@ -57,29 +59,6 @@ static int hex_digit(char c) {
     return -1;
 }
 
-static size_t put_utf8(char *out, uint32_t cp) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Bytes are Latin-1 code points, except that \uXXXX and \UXXXXXXXX are escapes when preceded by
  * an odd number of backslashes. */
 pt_result pickle_raw_unicode(const char *s, size_t n, char *out, size_t *len, char *escape) {
@@ -87,7 +66,7 @@ pt_result pickle_raw_unicode(const char *s, size_t n, char *out, size_t *len, ch
     while (i < n) {
         uint8_t c = (uint8_t)s[i];
         if (c != '\\') {
-            o += put_utf8(out + o, c);
+            o += fr_utf8_put((uint8_t *)out + o, c);
             i++;
             continue;
         }
@@ -111,7 +90,7 @@ pt_result pickle_raw_unicode(const char *s, size_t n, char *out, size_t *len, ch
             cp = cp << 4 | (uint32_t)d;
         }
         if (cp > 0x10FFFF) return PT_BEYOND_UNICODE;
-        o += put_utf8(out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
+        o += fr_utf8_put((uint8_t *)out + o, cp); /* an escape of 6 or 10 bytes yields at most 4 */
         i += 2 + digits;
     }
     out[o] = '\0';
