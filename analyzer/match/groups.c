@@ -111,18 +111,22 @@ static void rebuild_recorder_groups(const fa_input *in, builder *b, fa_smap *rec
 
 static int64_t job_top(const fa_input *in);
 
-/* Whether input rank r's dump tells its place in the recorder communicator `name`. */
-static bool places_itself(const fa_dump *d, const char *name) {
+/* Whether input rank r's dump may hide a place in the recorder communicator `name`: it names
+ * none of its communicators (cut before them), or names this one without saying where. A dump
+ * that lists its communicators (the recorder lists every one its process made) without this one
+ * says the rank is no member. */
+static bool may_be_member(const fa_dump *d, const char *name) {
     for (uint32_t c = 0; c < d->ncomms; c++)
-        if (strcmp(d->comms[c].pg_name, name) == 0) return true;
-    return false;
+        if (strcmp(d->comms[c].pg_name, name) == 0) return false;
+    return d->ncomms == 0;
 }
 
 /* A recorder communicator whose members are rebuilt from the dumps' comms has a slot for every
  * comm_rank; a member whose dump is missing or cut before its comms leaves its slot unknown
- * (-1). When the job's ranks that could fill them (not in the group, their dump silent about it)
- * are exactly as many as the unknown slots, they fill them in order: one missing member is
- * then known; several, in an order that only matters for send/recv names. */
+ * (-1). When the job's ranks that could fill them (not in the group, without a dump or with one
+ * silent about its communicators) are exactly as many as the unknown slots, they fill them in
+ * order: one missing member is then known; several, in an order that only matters for
+ * send/recv names. */
 static void fill_unknown_slots(const fa_input *in, builder *b) {
     int64_t top = job_top(in);
     for (size_t i = 0; i < b->n; i++) {
@@ -137,7 +141,7 @@ static void fill_unknown_slots(const fa_input *in, builder *b) {
         for (int64_t r = 0; r <= top; r++) {
             long ri = fa_input_find(in, r);
             if (!fa_ranks_contains(&have, r) &&
-                (ri < 0 || !places_itself(in->ranks[ri].dump, p->name)))
+                (ri < 0 || may_be_member(in->ranks[ri].dump, p->name)))
                 fa_ranks_add(&could, r);
         }
         if (could.n == slots)

@@ -144,14 +144,77 @@ static void older_in_stream(const fa_input *in, fa_match *m) {
     free(oldest);
 }
 
+/* Groups where send/recv ran, as far as any dump shows: an entry of a send/recv, or one whose
+ * p2p_seq_id (the group's send/recv counter when it was recorded) is past 0. NULL when out of
+ * memory. */
+static bool *groups_with_p2p(const fa_input *in, const fa_groups *groups) {
+    bool *p2p = calloc(groups->n + 1, 1);
+    for (size_t ri = 0; p2p && ri < in->nranks; ri++) {
+        const fa_dump *d = in->ranks[ri].dump;
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            const fa_entry *e = &d->entries[i];
+            const fa_traits *t = fa_entry_traits(in->store, e);
+            if (!t->is_p2p && fa_entry_p2p_seq(d, e) <= 0) continue;
+            long gi = fa_groups_find(groups, ri, d->pgs[fa_entry_pg(in->store, e)].name);
+            if (gi >= 0) p2p[gi] = true;
+        }
+    }
+    return p2p;
+}
+
+/* What a member's own dump proves it completed in a group, for dumps whose calls return at once
+ * (NCCL's) and whose collectives carry their own numbers per group (not the recorder's launch
+ * numbers, which send/recv batches share): a stream runs its launches in issue order, so every
+ * collective numbered below its oldest pending one has completed, whether or not the dump still
+ * shows it (an only-active dump drops it); and pg_status's last completed number, in a group
+ * where no send/recv ran (PyTorch gives a send/recv the send/recv counter's number there).
+ * PyTorch numbers a group's first collective 1: a member pending in #1 proves nothing (nor
+ * does "#0 completed", which in-order completion makes of it). Raises
+ * proven[g] to the highest such seq of any member. */
+static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_match *m,
+                             int64_t *proven) {
+    size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
+    int64_t *oldest = malloc((nviews + 1) * sizeof *oldest);
+    bool *p2p = groups_with_p2p(in, groups);
+    if (!oldest || !p2p) {
+        free(oldest);
+        free(p2p);
+        return;
+    }
+    for (size_t v = 0; v < nviews; v++) oldest[v] = INT64_MAX;
+    for (size_t i = 0; i < m->nops; i++) {
+        const fa_op *o = &m->ops[i];
+        for (uint32_t k = 0; k < o->ncalls && !o->is_p2p; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            size_t v = m->view_at[o->group] + c->member;
+            if (c->state != FR_STATE_COMPLETED && o->seq < oldest[v]) oldest[v] = o->seq;
+        }
+    }
+    for (size_t g = 0; g < groups->n; g++)
+        for (uint32_t p = 0; p < groups->v[g].nmembers; p++) {
+            long ri = groups->v[g].member_input[p];
+            size_t v = m->view_at[g] + p;
+            const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
+            if (!d || d->blocks_caller || d->launch_numbered) continue;
+            int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
+            if (!p2p[g] && m->views[v].completed_max > done) done = m->views[v].completed_max;
+            if (done >= 1 && done > proven[g]) proven[g] = done;
+        }
+    free(oldest);
+    free(p2p);
+}
+
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
- * newest entry), which every member must have issued; a member with a dump that shows less was
- * dumped before. Collectives only: a send completes without every member. */
+ * newest entry; or its own stream's order and counters, proven_by_stream), which every member
+ * must have issued;
+ * a member with a dump that shows less was dumped before. Collectives only: a send completes
+ * without every member. */
 static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m) {
     int64_t *proven = malloc((groups->n + 1) * sizeof *proven);
     if (!proven) return;
     for (size_t g = 0; g < groups->n; g++) proven[g] = -1;
+    proven_by_stream(in, groups, m, proven);
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
         if (o->is_p2p || o->seq <= proven[o->group]) continue;

@@ -31,16 +31,19 @@ static bool is_root(const decider *d, size_t node) {
     return d->facts[node].culprit || fa_ranks_contains(&d->v->culprits, d->facts[node].rank);
 }
 
-/* Members of op that the others in it wait for: they never issued it, wrote no dump, or are
- * root causes that have not completed it. d->members and d->states hold op's n expected members
+/* Members of op that the others in it wait for: they never issued it, wrote no dump, have it
+ * only scheduled where another member's GPU started it (their stream has not reached it), or
+ * are root causes that have not completed it. d->members and d->states hold op's n expected members
  * (fa_vg_expected_states). */
 static void op_targets(const decider *d, size_t op, uint32_t n, fa_ranks *out) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    bool started = false;
+    for (uint32_t k = 0; k < n && !started; k++) started = d->states[k] == FA_MS_STARTED;
     out->n = 0;
     for (uint32_t k = 0; k < n; k++) {
         fa_member_state s = d->states[k];
         long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP ||
+        if (s == FA_MS_NEVER || s == FA_MS_NO_DUMP || (started && s == FA_MS_SCHEDULED) ||
             (node >= 0 && s != FA_MS_COMPLETED && is_root(d, (size_t)node)))
             fa_ranks_add(out, grp->members[d->members[k]]);
     }

@@ -43,14 +43,16 @@ typedef struct rank_facts {
     bool stuck_in_api; /* it dumped because a thread was stuck inside an NCCL call */
     long broken_op;    /* the op most ranks wait on it in, in a group where it is broken; -1 */
     size_t broken_waiters;
-    bool maybe_in_p2p; /* idle, but may be blocked in a send/recv its backend did not record */
-    bool idle;         /* nothing pending, from a backend that records no send/recv */
-    bool excused;      /* waited on, but its own history shows it blocked before that op */
-    bool stale;        /* its dump is older than its peers', or cut short (fa_stale) */
-    bool cut;          /* ... cut short: a truncated dump kept for its whole entries */
-    bool failed;       /* gloo: its newest op ended while a member never joined it or still has it
-                        * pending: it failed, its peer gone (it waits on the members without a
-                        * dump, possibly) */
+    bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */
+    bool idle;           /* nothing pending, from a backend that records no send/recv */
+    bool excused;        /* waited on, but its own history shows it blocked before that op */
+    bool behind_excused; /* pending in an op that waited only on a rank of unknown state that the
+                          * doubts excused (fa_vw_join_excused_unknowns): its victim */
+    bool stale;          /* its dump is older than its peers', or cut short (fa_stale) */
+    bool cut;            /* ... cut short: a truncated dump kept for its whole entries */
+    bool failed;         /* gloo: its newest op ended while a member never joined it or still has it
+                          * pending: it failed, its peer gone (it waits on the members without a
+                          * dump, possibly) */
     long failed_op;
     bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
                          * send/recv that it skipped (verdict_possible.c) */

@@ -489,6 +489,7 @@ void fa_vs_judge_sinks(decider *d) {
                 f->culprit = true;
                 blame_lag(d, f);
             } else if (!any_lag && f->waited && f->missing_op >= 0 && !f->excused &&
+                       !f->behind_excused &&
                        f->doubt == FA_DOUBT_NONE) { /* doubts: verdict_possible.c */
                 f->culprit = true;
                 blame_missing(d, f, &missing);

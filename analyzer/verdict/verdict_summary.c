@@ -36,6 +36,21 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
     d->v->summary = fa_verdict_title(&t);
 }
 
+/* Whether loaded rank node i is seen waiting: in the wait chain, possibly in a send/recv that its
+ * backend does not record, or in a failed op. A rank whose dump is older than its peers' is
+ * neither waiting nor idle: its dump says nothing of the end, and it is presumed to have gone on
+ * (says_nothing_of_the_end). */
+static bool seen_waiting(const decider *d, size_t i) {
+    int64_t r = d->facts[i].rank;
+    return d->facts[i].maybe_in_p2p || d->facts[i].failed ||
+           fa_ranks_contains(&d->v->levels[1].ranks, r) ||
+           fa_ranks_contains(&d->v->levels[2].ranks, r);
+}
+
+static bool says_nothing_of_the_end(const rank_facts *f) {
+    return !f->has_dump || (f->stale && !f->cut);
+}
+
 /* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
  * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
  * stopped rank from a lost dump: inconclusive. */
@@ -44,27 +59,16 @@ static bool only_lost_dumps(const decider *d) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
         if (node < 0 || d->facts[node].has_dump) return false;
     }
-    for (size_t i = 0; i < d->nfacts; i++) {
-        if (!d->facts[i].has_dump) continue;
-        int64_t r = d->facts[i].rank;
-        if (!d->facts[i].maybe_in_p2p && !d->facts[i].failed &&
-            !fa_ranks_contains(&d->v->levels[1].ranks, r) &&
-            !fa_ranks_contains(&d->v->levels[2].ranks, r))
-            return true;
-    }
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, i)) return true;
     return false;
 }
 
 static void say_lost_dumps(decider *d) {
     fa_ranks waiting = { 0 }, idle = { 0 };
-    for (size_t i = 0; i < d->nfacts; i++) {
-        if (!d->facts[i].has_dump) continue;
-        int64_t r = d->facts[i].rank;
-        bool waits = d->facts[i].maybe_in_p2p || d->facts[i].failed ||
-                     fa_ranks_contains(&d->v->levels[1].ranks, r) ||
-                     fa_ranks_contains(&d->v->levels[2].ranks, r);
-        fa_ranks_add(waits ? &waiting : &idle, r);
-    }
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!says_nothing_of_the_end(&d->facts[i]))
+            fa_ranks_add(seen_waiting(d, i) ? &waiting : &idle, d->facts[i].rank);
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
                  "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "

@@ -122,8 +122,11 @@ static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
 }
 
 /* The screening of every op for build_graph, on every core: per op, OP_PENDING when a member has
- * it pending, OP_INCOMPLETE when one of its calls is not completed. */
-enum { OP_PENDING = 1, OP_INCOMPLETE = 2 };
+ * it pending, OP_INCOMPLETE when one of its calls is not completed, OP_MISSING when a member
+ * surely has not joined it (its dump shows it never issued it, or it left no dump; or it has the
+ * op scheduled where another member's dump, as new as its peers', says it started it: the GPU of
+ * the one that did not start it has not reached it). */
+enum { OP_PENDING = 1, OP_INCOMPLETE = 2, OP_MISSING = 4 };
 
 typedef struct op_scan {
     const decider *d;
@@ -140,12 +143,16 @@ static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op
                          uint8_t *flags) {
     if (o->is_p2p || o->ncalls != groups->v[o->group].nmembers) return false;
     const fa_call *c = &m->calls[o->first_call];
-    bool incomplete = false;
+    bool incomplete = false, started = false, scheduled = false;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         if (c[k].member != k) return false;
         incomplete |= c[k].state != FR_STATE_COMPLETED;
+        if (fa_stale_known(&m->rank_stale[c[k].rank_index])) continue;
+        started |= c[k].state == FR_STATE_STARTED;
+        scheduled |= c[k].state == FR_STATE_SCHEDULED;
     }
-    *flags = incomplete ? OP_PENDING | OP_INCOMPLETE : 0;
+    *flags =
+        (incomplete ? OP_PENDING | OP_INCOMPLETE : 0) | (started && scheduled ? OP_MISSING : 0);
     return true;
 }
 
@@ -157,8 +164,14 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
         if (scan_full_op(s->d->m, s->d->groups, &s->d->m->ops[op], &s->flags[op])) continue;
         uint32_t n = fa_vg_states_into(s->d, op, members, states);
         uint8_t f = any_call_incomplete(s->d->m, &s->d->m->ops[op]) ? OP_INCOMPLETE : 0;
-        for (uint32_t k = 0; k < n && !(f & OP_PENDING); k++)
+        bool started = false, scheduled = false;
+        for (uint32_t k = 0; k < n; k++) {
             if (fa_member_state_pending(states[k])) f |= OP_PENDING;
+            if (states[k] == FA_MS_NEVER || states[k] == FA_MS_NO_DUMP) f |= OP_MISSING;
+            started |= states[k] == FA_MS_STARTED;
+            scheduled |= states[k] == FA_MS_SCHEDULED;
+        }
+        if (started && scheduled) f |= OP_MISSING;
         s->flags[op] = f;
     }
 }
@@ -451,6 +464,24 @@ static bool queued_behind_lag(decider *d, size_t op) {
     return pending > 0;
 }
 
+/* Per node: whether the rank has an op pending that a member surely has not joined (OP_MISSING).
+ * Such a rank waits for that member; an older dump's rank is presumed to have gone on (it is
+ * weighed as an unknown rank only where nobody else can explain a wait), so the rank does not
+ * wait on it. NULL when out of memory. */
+static bool *waiting_on_missing(decider *d, const uint8_t *flags) {
+    bool *sees = calloc(d->nfacts + 1, 1);
+    for (size_t i = 0; sees && i < d->m->nops; i++) {
+        if ((flags[i] & (OP_PENDING | OP_MISSING)) != (OP_PENDING | OP_MISSING)) continue;
+        const fa_group *grp = &d->groups->v[d->m->ops[i].group];
+        uint32_t n = fa_vg_expected_states(d, i);
+        for (uint32_t k = 0; k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_pending(d->states[k])) sees[node] = true;
+        }
+    }
+    return sees;
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -459,10 +490,12 @@ int fa_vw_build_graph(decider *d) {
     long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
     uint8_t *flags = scan_all_ops(d);
     bool *wrong_peer = wrong_peer_ops(d);
-    if (!op_nodes || !flags || !wrong_peer) {
+    bool *sees_missing = flags ? waiting_on_missing(d, flags) : NULL;
+    if (!op_nodes || !flags || !wrong_peer || !sees_missing) {
         free(op_nodes);
         free(flags);
         free(wrong_peer);
+        free(sees_missing);
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
@@ -475,12 +508,20 @@ int fa_vw_build_graph(decider *d) {
         const fa_group *grp = &d->groups->v[o->group];
         bool queued = lag && queued_behind_lag(d, i);
         uint32_t n = fa_vg_expected_states(d, i);
-        size_t pending = 0, completed = 0;
+        size_t pending = 0, completed = 0, sure = 0;
         for (uint32_t k = 0; k < n; k++) {
             fa_member_state s = d->states[k];
             pending += fa_member_state_pending(s);
             completed += s == FA_MS_COMPLETED;
+            if (fa_member_state_pending(s)) {
+                long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+                sure += node >= 0 && sees_missing[node];
+            }
         }
+        /* an older dump's rank is presumed to have gone on: waited on only where nobody else
+         * explains the wait (tests/sim's E8), not here when a member surely has not joined, nor
+         * when each rank pending here surely waits for such a member elsewhere */
+        bool stale_gone_on = (flags[i] & OP_MISSING) || (pending && sure == pending);
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
@@ -503,7 +544,8 @@ int fa_vw_build_graph(decider *d) {
             } else if (fa_member_state_pending(s)) {
                 if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
                     break;
-            } else if (fa_member_state_absent(s) && !alone && !queued) {
+            } else if (fa_member_state_absent(s) && !alone && !queued &&
+                       !(s == FA_MS_STALE && !f->cut && stale_gone_on)) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
@@ -514,6 +556,7 @@ int fa_vw_build_graph(decider *d) {
     }
     free(flags);
     free(wrong_peer);
+    free(sees_missing);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
     return index_edges(g);
@@ -526,23 +569,63 @@ bool fa_vw_neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
     return true;
 }
 
+/* The ranks pending in an op that waited on an excused rank (joined[op node]) and now waits on
+ * nobody absent (as many edges out to ranks as in from them: every member left is pending in
+ * it), which no member completed, are that rank's victims, blocked behind it or behind what it
+ * waits on: never culprits for the waits on them elsewhere (behind_excused). 0, or -1 when out
+ * of memory. */
+static int excuse_behind_joined(decider *d, const bool *joined) {
+    graph *g = &d->g;
+    size_t nops = g->nnodes - g->nrank_nodes;
+    long *balance = calloc(nops + 1, sizeof *balance);
+    if (!balance) return -1;
+    for (size_t e = 0; e < g->nedges; e++) {
+        if (g->from[e] >= g->nrank_nodes && g->to[e] < g->nrank_nodes)
+            balance[g->from[e] - g->nrank_nodes]++;
+        else if (g->to[e] >= g->nrank_nodes && g->from[e] < g->nrank_nodes)
+            balance[g->to[e] - g->nrank_nodes]--;
+    }
+    for (size_t x = 0; x < nops; x++) { /* an op some member completed waits on nobody */
+        if (!joined[x] || balance[x]) continue;
+        uint32_t n = fa_vg_expected_states(d, (size_t)g->op_of_node[x]);
+        for (uint32_t k = 0; k < n && balance[x] == 0; k++)
+            balance[x] = d->states[k] == FA_MS_COMPLETED;
+    }
+    for (size_t e = 0; e < g->nedges; e++) {
+        uint32_t x = g->to[e];
+        if (g->from[e] < d->nfacts && x >= g->nrank_nodes && joined[x - g->nrank_nodes] &&
+            balance[x - g->nrank_nodes] == 0)
+            d->facts[g->from[e]].behind_excused = true;
+    }
+    free(balance);
+    return 0;
+}
+
 /* Ranks of unknown state that the doubts excused may have joined the ops the others wait for
  * them in: the ops no longer wait on them, and the components are found again, so that what
  * holds those ops up is judged from proof (a member that never started it, a stuck collective). */
 int fa_vw_join_excused_unknowns(decider *d) {
     graph *g = &d->g;
     size_t kept = 0;
+    bool *joined = calloc(g->nnodes - g->nrank_nodes + 1, 1);
+    if (!joined) return -1;
     for (size_t e = 0; e < g->nedges; e++) {
         uint32_t to = g->to[e];
         bool drop = to < d->nfacts && g->from[e] >= g->nrank_nodes &&
                     d->facts[to].doubt == FA_DOUBT_EXCUSED &&
                     (!d->facts[to].has_dump || d->facts[to].stale);
-        if (drop) continue;
+        if (drop) {
+            joined[g->from[e] - g->nrank_nodes] = true;
+            continue;
+        }
         g->from[kept] = g->from[e];
         g->to[kept++] = to;
     }
-    if (kept == g->nedges) return 0;
+    bool any = kept != g->nedges;
     g->nedges = kept;
+    int rc = any ? excuse_behind_joined(d, joined) : 0;
+    free(joined);
+    if (!any || rc) return rc;
     free(d->comp);
     d->comp = NULL;
     d->ncomps = 0;

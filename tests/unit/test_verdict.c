@@ -1216,6 +1216,151 @@ static void most_ranks_without_a_dump_is_inconclusive(void **state) {
     done(&j);
 }
 
+/* Rank 2's dump keeps only what is active: its oldest pending collective is #6, so its stream
+ * ran #1..#5 to completion, which needs every member. Rank 1's dump still has #2 pending and
+ * shows nothing after: it is older than rank 2's, not a stalled GPU, and the rank is presumed
+ * to have gone on. Rank 2 waits in #6 for rank 0, which left no dump, and for rank 1, whose
+ * state is unknown; and in a recv from rank 1 behind it. Rank 0 is the culprit, and rank 1, whose
+ * dump says nothing of the end, is not a rank "waiting for nobody" that would make it inconclusive
+ * (mutations ro20-ro23; sim seed 577). */
+static void an_only_active_stream_head_shows_a_peers_dump_older(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.skip[0] = 1;
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 6, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 1, "scheduled"); /* queued behind #6: rank 2 waits for 0 */
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[0])); /* input rank 0 is global rank 1 */
+    assert_int_equal(j.a.match.rank_stale[0].seq, 5);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Rank 1 left nothing active, and its pg_status says it completed #4 in a group where no
+ * send/recv ran: rank 0, whose dump stops at #2 pending, is older, not stalled: ok. Where the
+ * group also carries send/recv, PyTorch's counters may hold a send/recv number: they prove
+ * nothing, and rank 0's #2, which rank 1's counters complete, is a stalled GPU (mutation ro24;
+ * sim seed 570's rank 13). */
+static void counters_past_a_ranks_issued_work_show_it_older(void **state) {
+    for (int with_p2p = 0; with_p2p < 2; with_p2p++) {
+        job j;
+        job_init(&j, 2);
+        rec(&j, 0, "0", "all_reduce", 1, "completed");
+        rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+        if (with_p2p) p2p(&j, 0, "0", "send 0->1", 1, "completed");
+        strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
+                            "\"last_started_collective\": -1, \"last_completed_collective\": 4}");
+        run(&j);
+        assert_int_equal(fa_stale_known(&j.a.match.rank_stale[0]), !with_p2p);
+        assert_culprits(&j, with_p2p ? FA_STATUS_HANG : FA_STATUS_OK, with_p2p ? "0" : "");
+        done(&j);
+    }
+}
+
+/* Ranks 0 and 1 started A #2 on their GPUs; rank 2 has it only scheduled (its stream has not
+ * reached it); rank 3's dump is older than its peers' (they completed default #2 with it). The
+ * waiters of A #2 wait for rank 2, which has not started it: rank 3 is presumed to have gone on,
+ * and no alternative (mutation ro25; sim seed 149). */
+static void a_member_not_started_is_missing_before_an_older_dump(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1, 2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "scheduled"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 2, S("started", "started", "scheduled", NULL));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[3]));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
+/* Rank 1 stopped: rank 0 waits for it in A #2. Rank 3 left no dump: rank 2 waits for it in B #2,
+ * and rank 4 waits for rank 2 in D #2, which 2 never issued. Rank 3 may be blocked behind rank 1
+ * (it is also missing from C #2, where rank 0 waits): beside the root the dumps show it is an
+ * alternative. Rank 2, pending in B #2 on nobody but rank 3, is its victim, not a culprit for
+ * rank 4's wait (mutation ro29; sim seed 129). */
+static void a_victim_of_an_excused_unknown_is_no_culprit(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[2, 3]");
+    group(&j, "3", "C", "[0, 3]");
+    group(&j, "4", "D", "[2, 4]");
+    j.skip[3] = 1;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL, "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", NULL, NULL));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, NULL, NULL, NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, NULL, "completed", NULL, "completed"));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 0, "3", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 2, "scheduled");
+    rec(&j, 4, "4", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 3);
+    assert_true(offered);
+    done(&j);
+}
+
+/* A recorder communicator of three, members unlisted: ranks 0 and 2 place themselves in it,
+ * rank 1 left no dump, and rank 3's dump lists its communicators without this one, so it is no
+ * member: the unknown slot is rank 1's, and rank 1 is the culprit (mutation ro30; sim seed 417:
+ * before, every rank with a dump elsewhere was a candidate, the slot stayed unknown and the
+ * victims were named). */
+static void a_dump_that_lists_its_communicators_is_no_missing_member(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "5", "undefined", "[]");
+    j.skip[1] = 1;
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    rec(&j, 2, "5", "all_reduce", 1, "scheduled");
+    rec(&j, 3, "0", "all_reduce", 2, "scheduled"); /* rank 3 waits for the others */
+    const char *comm = "{\"comms\": {\"%s\": {\"comm_rank\": %d, \"comm_size\": %d, \"parent\": "
+                       "null, \"color\": -1, \"nccl_hash\": \"0x%s\", \"state\": \"live\"}}, "
+                       "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}";
+    snprintf(j.frtrace[0], sizeof j.frtrace[0], comm, "5", 0, 3, "5", 0);
+    snprintf(j.frtrace[2], sizeof j.frtrace[2], comm, "5", 2, 3, "5", 2);
+    snprintf(j.frtrace[3], sizeof j.frtrace[3], comm, "6", 0, 1, "6", 3);
+    run(&j);
+    long g = -1;
+    for (size_t i = 0; i < j.a.groups.n; i++)
+        if (strcmp(j.a.groups.v[i].id, "5") == 0) g = (long)i;
+    assert_true(g >= 0);
+    assert_int_equal(j.a.groups.v[g].nmembers, 3);
+    assert_int_equal(j.a.groups.v[g].members[1], 1);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0 started A #2 on its GPU; rank 1 has it only scheduled, its stream blocked in B #2, where
+ * it waits for rank 2, which left no dump. Rank 0 waits for rank 1 (the wait chain says so): it
+ * is no rank "waiting for nobody", and the verdict names rank 2 instead of calling a stopped rank
+ * and a lost dump alike (mutation ro31; sim seed 417). */
+static void a_rank_started_where_a_peer_is_only_scheduled_waits_for_it(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[1, 2]");
+    j.skip[2] = 1;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, "completed", NULL));
+    rec(&j, 1, "2", "all_reduce", 2, "started");
+    coll(&j, "1", "all_reduce", 2, S("started", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_true(fa_ranks_contains(&j.a.verdict.levels[2].ranks, 0));
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -1267,6 +1412,12 @@ int main(void) {
         cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
         cmocka_unit_test(in_one_group_the_launch_numbers_tell_the_skipper),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
+        cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
+        cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
+        cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
+        cmocka_unit_test(a_victim_of_an_excused_unknown_is_no_culprit),
+        cmocka_unit_test(a_dump_that_lists_its_communicators_is_no_missing_member),
+        cmocka_unit_test(a_rank_started_where_a_peer_is_only_scheduled_waits_for_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
