@@ -211,10 +211,15 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
  * a member with a dump that shows less was dumped before. Collectives only: a send completes
  * without every member. */
 static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m) {
-    int64_t *proven = malloc((groups->n + 1) * sizeof *proven);
-    if (!proven) return;
-    for (size_t g = 0; g < groups->n; g++) proven[g] = -1;
-    proven_by_stream(in, groups, m, proven);
+    int64_t *proven = malloc((groups->n + 1) * sizeof *proven),
+            *by_stream = malloc((groups->n + 1) * sizeof *by_stream);
+    if (!proven || !by_stream) {
+        free(proven);
+        free(by_stream);
+        return;
+    }
+    for (size_t g = 0; g < groups->n; g++) proven[g] = by_stream[g] = -1;
+    proven_by_stream(in, groups, m, by_stream);
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
         if (o->is_p2p || o->seq <= proven[o->group]) continue;
@@ -229,16 +234,20 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
     older_in_stream(in, m);
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
-        for (uint32_t p = 0; p < grp->nmembers && proven[g] >= 0; p++) {
+        for (uint32_t p = 0; p < grp->nmembers; p++) {
             const fa_view *v = view_of(m, (uint32_t)g, p);
             long ri = grp->member_input[p];
-            if (ri < 0 || v->issued_max >= proven[g]) continue;
+            /* what a peer's stream proves is held against a member's own entries there, not
+             * its counters alone (their last enqueued number may be a send/recv's) */
+            int64_t done = v->has_entries && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
+            if (ri < 0 || done < 0 || v->issued_max >= done) continue;
             fa_stale *s = &m->rank_stale[ri];
-            if (s->group < 0 || proven[g] - v->issued_max > s->seq - s->issued)
-                *s = (fa_stale){ (long)g, proven[g], v->issued_max, s->cut };
+            if (s->group < 0 || done - v->issued_max > s->seq - s->issued)
+                *s = (fa_stale){ (long)g, done, v->issued_max, s->cut };
         }
     }
     free(proven);
+    free(by_stream);
 }
 
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
