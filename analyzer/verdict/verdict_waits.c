@@ -122,11 +122,11 @@ static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
 }
 
 /* The screening of every op for build_graph, on every core: per op, OP_PENDING when a member has
- * it pending, OP_INCOMPLETE when one of its calls is not completed, OP_MISSING when a member
- * surely has not joined it (its dump shows it never issued it, or it left no dump; or it has the
- * op scheduled where another member's dump, as new as its peers', says it started it: the GPU of
- * the one that did not start it has not reached it). */
-enum { OP_PENDING = 1, OP_INCOMPLETE = 2, OP_MISSING = 4 };
+ * it pending, OP_INCOMPLETE when one of its calls is not completed; a member surely has not
+ * joined it: OP_MISSING, its dump shows it never issued it, or it left no dump; OP_UNSTARTED, it
+ * has the op scheduled where another member's dump, as new as its peers', says it started it
+ * (the GPU of the one that did not start it has not reached it). */
+enum { OP_PENDING = 1, OP_INCOMPLETE = 2, OP_MISSING = 4, OP_UNSTARTED = 8 };
 
 typedef struct op_scan {
     const decider *d;
@@ -152,7 +152,7 @@ static bool scan_full_op(const fa_match *m, const fa_groups *groups, const fa_op
         scheduled |= c[k].state == FR_STATE_SCHEDULED;
     }
     *flags =
-        (incomplete ? OP_PENDING | OP_INCOMPLETE : 0) | (started && scheduled ? OP_MISSING : 0);
+        (incomplete ? OP_PENDING | OP_INCOMPLETE : 0) | (started && scheduled ? OP_UNSTARTED : 0);
     return true;
 }
 
@@ -171,7 +171,7 @@ static void scan_ops(void *ctx, unsigned worker, size_t lo, size_t hi) {
             started |= states[k] == FA_MS_STARTED;
             scheduled |= states[k] == FA_MS_SCHEDULED;
         }
-        if (started && scheduled) f |= OP_MISSING;
+        if (started && scheduled) f |= OP_UNSTARTED;
         s->flags[op] = f;
     }
 }
@@ -464,21 +464,36 @@ static bool queued_behind_lag(decider *d, size_t op) {
     return pending > 0;
 }
 
-/* Per node: whether the rank has an op pending that a member surely has not joined (OP_MISSING).
- * Such a rank waits for that member; an older dump's rank is presumed to have gone on (it is
- * weighed as an unknown rank only where nobody else can explain a wait), so the rank does not
- * wait on it. NULL when out of memory. */
+/* Per node: whether the rank's oldest pending op (its stream's head, by record id) is one where
+ * it waits for a member that surely has not joined it (OP_MISSING: every member pending waits;
+ * OP_UNSTARTED: those that started it wait for those that have it only scheduled). What it
+ * issued after waits behind that head. An older dump's rank is presumed to have gone on (it is
+ * weighed as an unknown rank only where nobody else can explain a wait), so such a rank does not
+ * wait on it anywhere. NULL when out of memory. */
 static bool *waiting_on_missing(decider *d, const uint8_t *flags) {
     bool *sees = calloc(d->nfacts + 1, 1);
-    for (size_t i = 0; sees && i < d->m->nops; i++) {
-        if ((flags[i] & (OP_PENDING | OP_MISSING)) != (OP_PENDING | OP_MISSING)) continue;
+    int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
+    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX;
+    for (size_t i = 0; sees && head && i < d->m->nops; i++) {
+        if (!(flags[i] & OP_PENDING)) continue;
         const fa_group *grp = &d->groups->v[d->m->ops[i].group];
         uint32_t n = fa_vg_expected_states(d, i);
         for (uint32_t k = 0; k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node >= 0 && fa_member_state_pending(d->states[k])) sees[node] = true;
+            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+            int64_t rec = fa_vg_call_record(d, i, d->members[k]);
+            if (rec >= head[node]) continue;
+            head[node] = rec;
+            sees[node] = flags[i] & OP_MISSING     ? true
+                         : flags[i] & OP_UNSTARTED ? d->states[k] == FA_MS_STARTED
+                                                   : false;
         }
     }
+    if (!head) {
+        free(sees);
+        sees = NULL;
+    }
+    free(head);
     return sees;
 }
 
@@ -520,8 +535,9 @@ int fa_vw_build_graph(decider *d) {
         }
         /* an older dump's rank is presumed to have gone on: waited on only where nobody else
          * explains the wait (tests/sim's E8), not here when a member surely has not joined, nor
-         * when each rank pending here surely waits for such a member elsewhere */
-        bool stale_gone_on = (flags[i] & OP_MISSING) || (pending && sure == pending);
+         * when each rank pending here surely waits for such a member at its stream's head */
+        bool stale_gone_on =
+            (flags[i] & (OP_MISSING | OP_UNSTARTED)) || (pending && sure == pending);
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
