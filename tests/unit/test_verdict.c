@@ -1118,6 +1118,74 @@ static void a_wrong_peer_blocked_on_the_sender_is_no_excuse(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 2 received from 3 instead of 1: the
+ * batches of 0 and 3 completed and every rank issued all_reduce #2, which 1 and 2 have queued
+ * behind their own batches. 1 waits on 2 (its send), 2 on 3 (its recv), and 3 in #2 on 1 and
+ * 2, whose streams have not reached it: a cycle, broken at 2, whose recv from 3 is posted where
+ * nobody sends. What 2 has pending after that recv is queued behind its own mistake, no wait on
+ * the others (tests/sim seeds 102, 438; mutations wp05, wp06). */
+static void a_wrong_source_with_collectives_queued_behind_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3", "send 3->0" },
+               *recvs[] = { "recv 0<-3", "recv 1<-0", "recv 2<-3", "recv 3<-2" },
+               *ends[] = { "completed", "scheduled", "scheduled", "completed" };
+    for (int r = 0; r < 4; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* A ring of batches 0 -> 1 -> 2 -> 0 in group 1 where rank 1 received from 2 instead of 0: 2's
+ * batch completed and 2 went on to the default group's all_reduce #2, where rank 3 left no dump
+ * and 0 and 1 have #2 queued behind their batches. 2 is blocked, but on 1 among others (its
+ * stream has not reached #2): no stage on its way to a send to 1. 1 is the culprit; 3 may have
+ * stopped too, an alternative (tests/sim seeds 71, 166; mutation wp07). */
+static void a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "ring", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->0" },
+               *recvs[] = { "recv 0<-2", "recv 1<-2", "recv 2<-1" },
+               *ends[] = { "scheduled", "scheduled", "completed" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "1", sends[r], 1, "scheduled");
+        p2p(&j, r, "1", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "1", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0 ran group 1's all_reduce #2 on the default group instead: 1 waits for it in group 1,
+ * 2 and 3 are idle, 4 left no dump. More than half of the default group provably never issued
+ * #2 and nobody there waits in it: 0 went where nobody else went, the culprit, and 1-4 are not
+ * (tests/sim seed 334; mutation wg01). */
+static void a_collective_on_the_wrong_group_beside_a_lost_dump(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "dp", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 2, "scheduled");
+    j.skip[4] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Rank 0's send to 1 completed, so rank 1's recv ran on the wire; rank 1 still shows it started,
  * alone (no batch), and both sit in all_reduce #2 behind it: rank 1's stream stopped (a stalled
  * GPU), as for a collective every peer completed (mutation wp04). */
@@ -1261,6 +1329,9 @@ int main(void) {
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_completed_recv_pairs_with_a_send_in_a_pending_batch),
         cmocka_unit_test(a_wrong_peer_blocked_on_the_sender_is_no_excuse),
+        cmocka_unit_test(a_wrong_source_with_collectives_queued_behind_it),
+        cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
+        cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
