@@ -293,7 +293,13 @@ typedef struct peer_blocks {
     bool *asked_peer;        /* per node: some pair asks about it */
     int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
     fa_imap asked;
+    fa_imap passed; /* passed_key of each posted end's peer: 1 when it completed that slot */
 } peer_blocks;
+
+/* The key of (group, p2p_seq_id, global rank) in peer_blocks.passed. */
+static uint64_t passed_key(uint32_t group, int64_t seq, int64_t rank) {
+    return fa_key2(fa_key2(group, (uint64_t)seq), (uint64_t)rank);
+}
 
 /* The record id of the first entry of the batch that member's call in send/recv op `op` belongs
  * to (the entries beside it in its dump with its group and p2p_seq_id), its own when alone. */
@@ -376,13 +382,44 @@ static int blocked_ranks(const decider *d, peer_blocks *b) {
     return 0;
 }
 
+/* For each end a rank posted (ends[0..n-1], one filing), whether its peer's dump shows a
+ * send/recv of the group with the poster's p2p_seq_id completed (b->passed set to 1): the peer
+ * ran that slot of the common pattern to the end without the half the poster posted. */
+static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, peer_blocks *b) {
+    size_t asked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fa_op *o = &d->m->ops[ends[i].op];
+        if (!ends[i].posted_by_key) continue;
+        if (fa_imap_put(&b->passed, passed_key(o->group, o->seq, ends[i].other), 0)) return -1;
+        asked++;
+    }
+    for (size_t op = 0; asked && op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        if (!o->is_p2p) continue;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            if (c->state != FR_STATE_COMPLETED) continue;
+            const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+            int64_t seq = fa_entry_p2p_seq(dump, fa_call_entry(d->m, d->in, c, 0));
+            uint64_t key = passed_key(o->group, seq, d->groups->v[o->group].members[c->member]),
+                     seen;
+            if (fa_imap_get(&b->passed, key, &seen) && !seen && fa_imap_put(&b->passed, key, 1))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
  * it for the opposite end in the same group (a wrong peer is another member of the group the
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
  * older one, says nothing of that) and the peer is not blocked by others (blocked and not waiting
  * for key: then it may be on its way to the end key posted, and key is its victim): key's ends in
  * ends[from..to). A peer blocked in an op that key never joined waits for key: the two wait for
- * each other, and the one that left the common pattern is key, which posted where nobody waits. */
+ * each other, and the one that left the common pattern is key, which posted where nobody waits.
+ * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
+ * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
+ * end without it shows the same: the common pattern went on without key's half. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
                             const peer_blocks *b, bool *drop) {
     for (size_t i = from; i < to; i++) {
@@ -399,7 +436,10 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
             waited_elsewhere |= ends[k].other != ends[i].other;
             same |= ends[k].other == ends[i].other;
         }
-        if (waited_elsewhere && !same) drop[ends[i].op] = true;
+        uint64_t passed = 0;
+        const fa_op *o = &d->m->ops[ends[i].op];
+        fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
+        if ((waited_elsewhere || (passed && waits_on_key)) && !same) drop[ends[i].op] = true;
     }
 }
 
@@ -439,7 +479,8 @@ static bool *wrong_peer_ops(const decider *d) {
         by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
     }
     bool ok = drop && by_src && by_dst && !ask_pairs(d, by_src, n, &b) &&
-              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b);
+              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b) &&
+              !find_passed_slots(d, by_src, n, &b) && !find_passed_slots(d, by_dst, n, &b);
     for (int pass = 0; ok && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
@@ -454,6 +495,7 @@ static bool *wrong_peer_ops(const decider *d) {
     free(b.asked_peer);
     free(b.oldest_pending);
     fa_imap_free(&b.asked);
+    fa_imap_free(&b.passed);
     if (!ok) {
         free(drop);
         return NULL;

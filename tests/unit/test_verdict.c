@@ -1167,6 +1167,28 @@ static void a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse(void **state)
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 0 where rank 1 sent to 0 instead of 2, and 2 left no dump
+ * (its recv from 1, the other half, unseen). 0's batch #1 completed without a recv from 1 and 0
+ * went on to all_reduce #2, where it waits for 1: 0 ran that slot of the ring to the end without
+ * the half 1 posted, so 1's send waits on nobody; 1 is the culprit, not 0, and 2 may have stopped
+ * too (tests/sim seed 368; mutation wp12). */
+static void a_peer_past_the_slot_of_a_lone_send_is_no_culprit(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->0", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "scheduled");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* Rank 0 ran group 1's all_reduce #2 on the default group instead: 1 waits for it in group 1,
  * 2 and 3 are idle, 4 left no dump. More than half of the default group provably never issued
  * #2 and nobody there waits in it: 0 went where nobody else went, the culprit, and 1-4 are not
@@ -1331,6 +1353,7 @@ int main(void) {
         cmocka_unit_test(a_wrong_peer_blocked_on_the_sender_is_no_excuse),
         cmocka_unit_test(a_wrong_source_with_collectives_queued_behind_it),
         cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
+        cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
