@@ -1189,6 +1189,46 @@ static void a_peer_past_the_slot_of_a_lone_send_is_no_culprit(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 received from 2 instead of 0, and rank
+ * 3 left no dump. Rank 2's send to 3 is unmatched, and 1 waits to receive from 2: the pattern
+ * of a send to the wrong peer, but 3 may well have posted its recv from 2 (nothing says it did
+ * not), so 2 is not named for it (mutation wp06). */
+static void a_send_to_a_rank_without_a_dump_is_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3" },
+               *recvs[] = { "recv 0<-3", "recv 1<-2", "recv 2<-1" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, "scheduled");
+    }
+    j.skip[3] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    if (strchr(got, '2')) fail_msg("rank 2 named: '%s' (%s)", got, j.a.verdict.summary);
+    free(got);
+    done(&j);
+}
+
+/* Pipeline pairs: rank 0 sends to 1 in group {0,1}, and 1, idle, never posted the recv; rank 2
+ * waits to receive from 0 in group {0,2}, which 0 has not reached. Two unmatched halves that meet
+ * in 0, but in two groups: a send to the wrong peer names another member of its own group (and
+ * {0,1} has no other). 1 is the culprit, 0 its victim (mutation wp08). */
+static void unmatched_halves_in_two_groups_are_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pp_a", "[0, 1]");
+    group(&j, "2", "pp_b", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 2, "2", "recv 1<-0", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* Rank 0 ran group 1's all_reduce #2 on the default group instead: 1 waits for it in group 1,
  * 2 and 3 are idle, 4 left no dump. More than half of the default group provably never issued
  * #2 and nobody there waits in it: 0 went where nobody else went, the culprit, and 1-4 are not
@@ -1354,6 +1394,8 @@ int main(void) {
         cmocka_unit_test(a_wrong_source_with_collectives_queued_behind_it),
         cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
         cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
+        cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
+        cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
