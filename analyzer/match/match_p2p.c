@@ -406,6 +406,33 @@ static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
     return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
 }
 
+/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
+static bool is_transfer(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return op->is_send || op->is_recv;
+}
+
+/* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
+ * dropped: the batch's last transfer is followed by a gap in the record ids, where the marker
+ * was. A dump drops only what completed (only-active), and PyTorch leaves a batch's send/recv
+ * "scheduled" when its marker completes: the batch completed (as a rank's own counters say of a
+ * coalesced bundle of collectives). */
+static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    while (first > 0 && fa_entry_pg(b->in->store, &d->entries[first - 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[first - 1]) == seq)
+        first--;
+    while (last + 1 < d->nentries && fa_entry_pg(b->in->store, &d->entries[last + 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[last + 1]) == seq)
+        last++;
+    const fa_entry *end = &d->entries[last];
+    return last > first && last + 1 < d->nentries && is_transfer(b, end) &&
+           fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
+}
+
 int fa_mb_pair_p2p(builder *b) {
     size_t nviews = b->groups->n
                         ? b->m->view_at[b->groups->n - 1] + b->groups->v[b->groups->n - 1].nmembers
@@ -420,7 +447,9 @@ int fa_mb_pair_p2p(builder *b) {
     }
     for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = b->p2p_completed[i] = -1;
     for (size_t i = 0; i < b->np2p; i++) {
-        const p2p_rec *x = &b->p2p[i];
+        p2p_rec *x = &b->p2p[i];
+        if (x->state != FR_STATE_COMPLETED && batch_end_dropped(b, x))
+            x->state = FR_STATE_COMPLETED;
         size_t at = b->m->view_at[x->group] + fa_p2p_member(x);
         int64_t seq = fa_p2p_seq(b->in, x);
         if (seq > b->p2p_issued[at]) b->p2p_issued[at] = seq;

@@ -623,7 +623,8 @@ int fa_vw_build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                bool self_stuck = fa_vg_call_record(d, i, p) >= wrong_from[node];
+                /* the wrong end itself keeps its loop: the sink judge finds it there */
+                bool self_stuck = !wrong_peer[i] && fa_vg_call_record(d, i, p) >= wrong_from[node];
                 if ((rc = (!self_stuck && add_edge(g, (uint32_t)node, x)) ||
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
