@@ -290,6 +290,7 @@ static int compare_ends(const void *pa, const void *pb) {
  * in an op that the poster is absent from (value set to 1): then the peer waits for the poster. */
 typedef struct peer_blocks {
     bool *blocked;
+    bool *waited;            /* per node: absent from an op others wait in (no lone send/recv) */
     bool *asked_peer;        /* per node: some pair asks about it */
     int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
     fa_imap asked;
@@ -366,12 +367,22 @@ static int find_oldest_pending(const decider *d, peer_blocks *b) {
 
 static int blocked_ranks(const decider *d, peer_blocks *b) {
     b->blocked = calloc(d->nfacts + 1, 1);
-    if (!b->blocked || find_oldest_pending(d, b)) return -1;
+    b->waited = calloc(d->nfacts + 1, 1);
+    if (!b->blocked || !b->waited || find_oldest_pending(d, b)) return -1;
     for (size_t op = 0; op < d->m->nops; op++) {
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
         bool absent = false;
-        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
+        bool pending = false;
+        for (uint32_t k = 0; k < n; k++) {
+            absent |= fa_member_state_absent(d->states[k]);
+            pending |= fa_member_state_pending(d->states[k]);
+        }
+        const fa_op *o = &d->m->ops[op];
+        for (uint32_t k = 0; pending && !(o->is_p2p && o->ncalls == 1) && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_absent(d->states[k])) b->waited[node] = true;
+        }
         for (uint32_t k = 0; absent && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
@@ -415,7 +426,10 @@ static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, p
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
  * older one, says nothing of that) and the peer is not blocked by others (blocked and not waiting
  * for key: then it may be on its way to the end key posted, and key is its victim): key's ends in
- * ends[from..to). A peer blocked in an op that key never joined waits for key: the two wait for
+ * ends[from..to). A peer that others wait for elsewhere (absent from an op they have pending,
+ * a collective or a matched send/recv) is where they are stuck, as key may be: no excuse for
+ * it (a pipeline stage receiving from the stage that stopped). A peer blocked in an op that key
+ * never joined waits for key: the two wait for
  * each other, and the one that left the common pattern is key, which posted where nobody waits.
  * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
  * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
@@ -427,7 +441,7 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
-        if (b->blocked[peer] && !waits_on_key) continue;
+        if ((b->blocked[peer] && !waits_on_key) || b->waited[peer]) continue;
         if (!d->facts[peer].has_dump || d->facts[peer].stale) continue; /* it may have posted */
         uint32_t group = d->m->ops[ends[i].op].group;
         bool waited_elsewhere = false, same = false;
@@ -492,6 +506,7 @@ static bool *wrong_peer_ops(const decider *d) {
     free(by_src);
     free(by_dst);
     free(b.blocked);
+    free(b.waited);
     free(b.asked_peer);
     free(b.oldest_pending);
     fa_imap_free(&b.asked);

@@ -1229,6 +1229,24 @@ static void unmatched_halves_in_two_groups_are_no_wrong_peer(void **state) {
     done(&j);
 }
 
+/* Pipeline 0 -> 1 <- 2 in group 1: rank 1 waits to receive from 2, and 0's send to 1 waits
+ * for 1: the two halves of a recv from the wrong peer. But rank 2 is idle while 3 waits for it
+ * in group 2: 2 stopped, and 1 is right to wait for it (a stage receiving from the stage that
+ * stopped). 2 is the culprit, 1 not (gen_dumps' faulty job in t0600; mutation wp15). */
+static void a_peer_that_others_wait_for_is_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pp", "[0, 1, 2]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-2", 1, "scheduled");
+    rec(&j, 3, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Rank 0 ran group 1's all_reduce #2 on the default group instead: 1 waits for it in group 1,
  * 2 and 3 are idle, 4 left no dump. More than half of the default group provably never issued
  * #2 and nobody there waits in it: 0 went where nobody else went, the culprit, and 1-4 are not
@@ -1396,6 +1414,7 @@ int main(void) {
         cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
         cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
         cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
+        cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
