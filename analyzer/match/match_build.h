@@ -19,7 +19,8 @@ typedef struct builder {
     size_t calls_cap, ops_cap;
     p2p_rec *p2p;
     size_t np2p;
-    int64_t *p2p_issued; /* per view: the highest p2p_seq_id among the member's send/recv */
+    int64_t *p2p_issued;    /* per view: the highest p2p_seq_id among the member's send/recv */
+    int64_t *p2p_completed; /* per view: the highest among those that completed, -1 none */
 } builder;
 
 static inline fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {

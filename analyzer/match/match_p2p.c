@@ -317,6 +317,37 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
     return pairs > 0;
 }
 
+/* Whether pending record x, in a batch, may have been done on the wire with a partner that the
+ * other side's window no longer holds: the other side's dump is not its whole history, holds no
+ * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
+ * it completed its send/recv of the group up to x's id or beyond (a batch's end marker lifts its
+ * entries). Its transfers there ran, and NCCL pairs a peer's sends and recvs in order: x is not
+ * shown to pair with the other side's later pending records, whose shapes would then be
+ * compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
+static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint32_t *Y,
+                                  size_t ny) {
+    const fa_group *g = &b->groups->v[x->group];
+    uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
+    long ri = other < g->nmembers ? g->member_input[other] : -1;
+    int64_t seq = fa_p2p_seq(b->in, x);
+    if (ri < 0 || whole_history(b, (uint32_t)ri) || !in_batch(b, x) ||
+        b->p2p_completed[b->m->view_at[x->group] + other] < seq)
+        return false;
+    for (size_t i = 0; i < ny; i++)
+        if (fa_p2p_seq(b->in, &b->p2p[Y[i]]) == seq) return false;
+    return true;
+}
+
+/* The pending records P[0..n-1] less those partner_maybe_dropped says nothing is shown to pair
+ * with (kept in order, in place); how many are left. */
+static size_t drop_unpairable(const builder *b, uint32_t *P, size_t n, const uint32_t *Y,
+                              size_t ny) {
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!partner_maybe_dropped(b, &b->p2p[P[i]], Y, ny)) P[kept++] = P[i];
+    return kept;
+}
+
 /* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
  * p2p_seq_id where the two sides' ids count alike (pair_by_seq), in order where both histories are
  * whole, by p2p_seq_id again where the ids bear it out (seq_ids_borne_out); else completed ones
@@ -358,14 +389,48 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     for (size_t i = 0; i < cs - es && i < cr - er; i++)
         if (p2p_op(b, &v[S[cs - es - 1 - i]], &v[R[cr - er - 1 - i]])) return -1;
     size_t ps = ns - cs - er, pr = nr - cr - es;
-    for (size_t i = 0; i < ps || i < pr; i++)
-        if (p2p_op(b, i < ps ? &v[S[cs + er + i]] : NULL, i < pr ? &v[R[cr + es + i]] : NULL))
-            return -1;
-    return 0;
+    uint32_t *PS = malloc((ps + pr + 1) * sizeof *PS), *PR = PS + ps;
+    if (!PS) return -1;
+    memcpy(PS, S + cs + er, ps * sizeof *PS);
+    memcpy(PR, R + cr + es, pr * sizeof *PR);
+    ps = drop_unpairable(b, PS, ps, R, nr);
+    pr = drop_unpairable(b, PR, pr, S, ns);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && (i < ps || i < pr); i++)
+        rc = p2p_op(b, i < ps ? &v[PS[i]] : NULL, i < pr ? &v[PR[i]] : NULL);
+    free(PS);
+    return rc;
 }
 
 static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
     return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
+}
+
+/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
+static bool is_transfer(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return op->is_send || op->is_recv;
+}
+
+/* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
+ * dropped: the batch's last transfer is followed by a gap in the record ids, where the marker
+ * was. A dump drops only what completed (only-active), and PyTorch leaves a batch's send/recv
+ * "scheduled" when its marker completes: the batch completed (as a rank's own counters say of a
+ * coalesced bundle of collectives). */
+static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    while (first > 0 && fa_entry_pg(b->in->store, &d->entries[first - 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[first - 1]) == seq)
+        first--;
+    while (last + 1 < d->nentries && fa_entry_pg(b->in->store, &d->entries[last + 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[last + 1]) == seq)
+        last++;
+    const fa_entry *end = &d->entries[last];
+    return last > first && last + 1 < d->nentries && is_transfer(b, end) &&
+           fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
 }
 
 int fa_mb_pair_p2p(builder *b) {
@@ -373,17 +438,23 @@ int fa_mb_pair_p2p(builder *b) {
                         ? b->m->view_at[b->groups->n - 1] + b->groups->v[b->groups->n - 1].nmembers
                         : 0;
     b->p2p_issued = malloc((nviews + 1) * sizeof *b->p2p_issued);
-    uint32_t *order = b->p2p_issued ? sort_p2p(b) : NULL;
+    b->p2p_completed = malloc((nviews + 1) * sizeof *b->p2p_completed);
+    uint32_t *order = b->p2p_issued && b->p2p_completed ? sort_p2p(b) : NULL;
     if (!order) {
         free(b->p2p_issued);
+        free(b->p2p_completed);
         return -1;
     }
-    for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = -1;
+    for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = b->p2p_completed[i] = -1;
     for (size_t i = 0; i < b->np2p; i++) {
-        const p2p_rec *x = &b->p2p[i];
+        p2p_rec *x = &b->p2p[i];
+        if (x->state != FR_STATE_COMPLETED && batch_end_dropped(b, x))
+            x->state = FR_STATE_COMPLETED;
         size_t at = b->m->view_at[x->group] + fa_p2p_member(x);
         int64_t seq = fa_p2p_seq(b->in, x);
         if (seq > b->p2p_issued[at]) b->p2p_issued[at] = seq;
+        if (x->state == FR_STATE_COMPLETED && seq > b->p2p_completed[at])
+            b->p2p_completed[at] = seq;
     }
     int rc = 0;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
@@ -394,6 +465,7 @@ int fa_mb_pair_p2p(builder *b) {
     }
     free(order);
     free(b->p2p_issued);
-    b->p2p_issued = NULL;
+    free(b->p2p_completed);
+    b->p2p_issued = b->p2p_completed = NULL;
     return rc;
 }

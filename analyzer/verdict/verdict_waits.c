@@ -262,7 +262,8 @@ static bool p2p_alone_in_batch(const decider *d, size_t op, uint32_t member) {
 }
 
 /* Whether collective `op` is one that a single member issued while every other member of a
- * group of three or more provably never did (each with a dump, blocked elsewhere): in a cycle of
+ * group of three or more provably never did (each with a dump, blocked elsewhere), or may not
+ * have (no readable dump, an older one) where more than half provably never did: in a cycle of
  * waits, the one rank that went where nobody else went is the one that left the common program
  * (it issued an op in the wrong group, or ran past one it skipped), the majority's call in
  * database.md. Nobody waits for the others there: the op gets no edges to them (build_graph), so
@@ -272,11 +273,14 @@ bool fa_vw_lonely_op(const decider *d, long op) {
     const fa_op *o = &d->m->ops[op];
     const fa_group *g = &d->groups->v[o->group];
     if (o->is_p2p || o->ncalls != 1 || g->nmembers < 3) return false;
-    uint32_t alone = d->m->calls[o->first_call].member;
-    for (uint32_t k = 0; k < g->nmembers; k++)
-        if (k != alone && fa_op_member_state(d->m, d->groups, (size_t)op, k) != FA_MS_NEVER)
-            return false;
-    return true;
+    uint32_t alone = d->m->calls[o->first_call].member, never = 0;
+    for (uint32_t k = 0; k < g->nmembers; k++) {
+        if (k == alone) continue;
+        fa_member_state s = fa_op_member_state(d->m, d->groups, (size_t)op, k);
+        if (s != FA_MS_NEVER && !fa_member_state_unknown(s)) return false;
+        never += s == FA_MS_NEVER;
+    }
+    return 2 * never > g->nmembers;
 }
 
 /* One end of a send/recv that only one side posted, filed under `key` (wrong_peer_ops). */
@@ -299,17 +303,54 @@ static int compare_ends(const void *pa, const void *pb) {
  * in an op that the poster is absent from (value set to 1): then the peer waits for the poster. */
 typedef struct peer_blocks {
     bool *blocked;
-    bool *asked_peer; /* per node: some pair asks about it */
+    bool *waited;            /* per node: absent from an op others wait in (no lone send/recv) */
+    bool *asked_peer;        /* per node: some pair asks about it */
+    int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
     fa_imap asked;
+    fa_imap passed; /* passed_key of each posted end's peer: 1 when it completed that slot */
 } peer_blocks;
 
-/* The absent members of op (its expected states in d->members/d->states) that some pair asks
- * about for the pending member `peer`, noted in b->asked. */
-static int note_waits_on(const decider *d, peer_blocks *b, const fa_group *grp, uint32_t n,
-                         long peer) {
+/* The key of (group, p2p_seq_id, global rank) in peer_blocks.passed. */
+static uint64_t passed_key(uint32_t group, int64_t seq, int64_t rank) {
+    return fa_key2(fa_key2(group, (uint64_t)seq), (uint64_t)rank);
+}
+
+/* The record id of the first entry of the batch that member's call in send/recv op `op` belongs
+ * to (the entries beside it in its dump with its group and p2p_seq_id), its own when alone. */
+static int64_t batch_first_record(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return INT64_MAX;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    int64_t seq = fa_entry_p2p_seq(dump, e);
+    while (at > 0 && fa_entry_pg(d->in->store, &dump->entries[at - 1]) == pg &&
+           fa_entry_p2p_seq(dump, &dump->entries[at - 1]) == seq)
+        at--;
+    return fa_entry_record_id(dump, &dump->entries[at]);
+}
+
+/* Whether a member pending in op has it queued behind an older pending call of its own (a
+ * send/recv: behind an older launch than its batch): its stream has not reached op (a rank
+ * waits in its oldest unfinished launch), so the others there wait for it as for one that never
+ * issued op. */
+static bool queued_in(const decider *d, const peer_blocks *b, size_t op, uint32_t member,
+                      long node) {
+    int64_t at =
+        d->m->ops[op].is_p2p ? batch_first_record(d, op, member) : fa_vg_call_record(d, op, member);
+    return node >= 0 && at > b->oldest_pending[node];
+}
+
+/* The members of op (its expected states in d->members/d->states) that hold the pending member
+ * `peer` up there (absent, or queued behind their own older pending call) and that some pair
+ * asks about, noted in b->asked. */
+static int note_waits_on(const decider *d, peer_blocks *b, size_t op, const fa_group *grp,
+                         uint32_t n, long peer) {
     for (uint32_t k = 0; k < n; k++) {
-        if (!fa_member_state_absent(d->states[k])) continue;
         long poster = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (!fa_member_state_absent(d->states[k]) &&
+            !(fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], poster)))
+            continue;
         uint64_t key = (uint64_t)peer * d->nfacts + (uint64_t)poster, seen;
         if (poster >= 0 && fa_imap_get(&b->asked, key, &seen) && !seen &&
             fa_imap_put(&b->asked, key, 1))
@@ -318,29 +359,94 @@ static int note_waits_on(const decider *d, peer_blocks *b, const fa_group *grp, 
     return 0;
 }
 
+/* b->oldest_pending from the calls alone: a call not completed, in a dump as new as its peers'. */
+static int find_oldest_pending(const decider *d, peer_blocks *b) {
+    b->oldest_pending = malloc((d->nfacts + 1) * sizeof *b->oldest_pending);
+    if (!b->oldest_pending) return -1;
+    for (size_t i = 0; i < d->nfacts; i++) b->oldest_pending[i] = INT64_MAX;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        const fa_group *grp = &d->groups->v[o->group];
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            if (c->state == FR_STATE_COMPLETED) continue;
+            long node = fa_vg_rank_node(d, grp->members[c->member]);
+            int64_t rec = fa_call_record_id(d->m, d->in, c, 0);
+            if (node >= 0 && rec < b->oldest_pending[node]) b->oldest_pending[node] = rec;
+        }
+    }
+    return 0;
+}
+
 static int blocked_ranks(const decider *d, peer_blocks *b) {
     b->blocked = calloc(d->nfacts + 1, 1);
-    if (!b->blocked) return -1;
+    b->waited = calloc(d->nfacts + 1, 1);
+    if (!b->blocked || !b->waited || find_oldest_pending(d, b)) return -1;
     for (size_t op = 0; op < d->m->nops; op++) {
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
         bool absent = false;
-        for (uint32_t k = 0; k < n && !absent; k++) absent = fa_member_state_absent(d->states[k]);
+        bool pending = false;
+        for (uint32_t k = 0; k < n; k++) {
+            absent |= fa_member_state_absent(d->states[k]);
+            pending |= fa_member_state_pending(d->states[k]);
+        }
+        const fa_op *o = &d->m->ops[op];
+        for (uint32_t k = 0; pending && !(o->is_p2p && o->ncalls == 1) && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_absent(d->states[k])) b->waited[node] = true;
+        }
         for (uint32_t k = 0; absent && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
             b->blocked[node] = true;
-            if (b->asked_peer[node] && note_waits_on(d, b, grp, n, node)) return -1;
+            if (b->asked_peer[node] && note_waits_on(d, b, op, grp, n, node)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* For each end a rank posted (ends[0..n-1], one filing), whether its peer's dump shows a
+ * send/recv of the group with the poster's p2p_seq_id completed (b->passed set to 1): the peer
+ * ran that slot of the common pattern to the end without the half the poster posted. */
+static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, peer_blocks *b) {
+    size_t asked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fa_op *o = &d->m->ops[ends[i].op];
+        if (!ends[i].posted_by_key) continue;
+        if (fa_imap_put(&b->passed, passed_key(o->group, o->seq, ends[i].other), 0)) return -1;
+        asked++;
+    }
+    for (size_t op = 0; asked && op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        if (!o->is_p2p) continue;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            if (c->state != FR_STATE_COMPLETED) continue;
+            const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+            int64_t seq = fa_entry_p2p_seq(dump, fa_call_entry(d->m, d->in, c, 0));
+            uint64_t key = passed_key(o->group, seq, d->groups->v[o->group].members[c->member]),
+                     seen;
+            if (fa_imap_get(&b->passed, key, &seen) && !seen && fa_imap_put(&b->passed, key, 1))
+                return -1;
         }
     }
     return 0;
 }
 
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
- * it for the opposite end, when that peer is not blocked by others (blocked and not waiting for
- * key: then it may be on its way to the end key posted, and key is its victim): key's ends in
- * ends[from..to). A peer blocked in an op that key never joined waits for key: the two wait for
- * each other, and the one that left the common pattern is key, which posted where nobody waits. */
+ * it for the opposite end in the same group (a wrong peer is another member of the group the
+ * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
+ * older one, says nothing of that) and the peer is not blocked by others (blocked and not waiting
+ * for key: then it may be on its way to the end key posted, and key is its victim): key's ends in
+ * ends[from..to). A peer that others wait for elsewhere (absent from an op they have pending,
+ * a collective or a matched send/recv) is where they are stuck, as key may be: no excuse for
+ * it (a pipeline stage receiving from the stage that stopped). A peer blocked in an op that key
+ * never joined waits for key: the two wait for
+ * each other, and the one that left the common pattern is key, which posted where nobody waits.
+ * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
+ * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
+ * end without it shows the same: the common pattern went on without key's half. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
                             const peer_blocks *b, bool *drop) {
     for (size_t i = from; i < to; i++) {
@@ -348,14 +454,19 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
-        if (b->blocked[peer] && !waits_on_key) continue;
+        if ((b->blocked[peer] && !waits_on_key) || b->waited[peer]) continue;
+        if (!d->facts[peer].has_dump || d->facts[peer].stale) continue; /* it may have posted */
+        uint32_t group = d->m->ops[ends[i].op].group;
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
-            if (ends[k].posted_by_key) continue;
+            if (ends[k].posted_by_key || d->m->ops[ends[k].op].group != group) continue;
             waited_elsewhere |= ends[k].other != ends[i].other;
             same |= ends[k].other == ends[i].other;
         }
-        if (waited_elsewhere && !same) drop[ends[i].op] = true;
+        uint64_t passed = 0;
+        const fa_op *o = &d->m->ops[ends[i].op];
+        fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
+        if ((waited_elsewhere || (passed && waits_on_key)) && !same) drop[ends[i].op] = true;
     }
 }
 
@@ -395,7 +506,8 @@ static bool *wrong_peer_ops(const decider *d) {
         by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
     }
     bool ok = drop && by_src && by_dst && !ask_pairs(d, by_src, n, &b) &&
-              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b);
+              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b) &&
+              !find_passed_slots(d, by_src, n, &b) && !find_passed_slots(d, by_dst, n, &b);
     for (int pass = 0; ok && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
@@ -407,13 +519,36 @@ static bool *wrong_peer_ops(const decider *d) {
     free(by_src);
     free(by_dst);
     free(b.blocked);
+    free(b.waited);
     free(b.asked_peer);
+    free(b.oldest_pending);
     fa_imap_free(&b.asked);
+    fa_imap_free(&b.passed);
     if (!ok) {
         free(drop);
         return NULL;
     }
     return drop;
+}
+
+/* Per node, the record id where the batch (or lone send/recv) holding the first end it posted
+ * to the wrong peer (drop[op] set by wrong_peer_ops) begins, INT64_MAX for none. That batch never
+ * completes, and its stream runs nothing after it: what the rank has pending from there on is
+ * held up by its own mistake, no wait on anyone (tests/sim's E14 gives the poster no waits; the
+ * batch's other transfers may well be done on the wire). What it had pending before still waits
+ * on others. NULL when out of memory. */
+static int64_t *wrong_end_records(const decider *d, const bool *drop) {
+    int64_t *from = malloc((d->nfacts + 1) * sizeof *from);
+    if (!from) return NULL;
+    for (size_t i = 0; i < d->nfacts; i++) from[i] = INT64_MAX;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        if (!drop[op]) continue;
+        const fa_call *c = &d->m->calls[d->m->ops[op].first_call];
+        long node = fa_vg_rank_node(d, d->groups->v[d->m->ops[op].group].members[c->member]);
+        int64_t rec = batch_first_record(d, op, c->member);
+        if (node >= 0 && rec < from[node]) from[node] = rec;
+    }
+    return from;
 }
 
 /* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
@@ -505,11 +640,13 @@ int fa_vw_build_graph(decider *d) {
     long *op_nodes = malloc((d->m->nops + 1) * sizeof *op_nodes);
     uint8_t *flags = scan_all_ops(d);
     bool *wrong_peer = wrong_peer_ops(d);
+    int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
     bool *sees_missing = flags ? waiting_on_missing(d, flags) : NULL;
-    if (!op_nodes || !flags || !wrong_peer || !sees_missing) {
+    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing) {
         free(op_nodes);
         free(flags);
         free(wrong_peer);
+        free(wrong_from);
         free(sees_missing);
         return -1;
     }
@@ -558,7 +695,10 @@ int fa_vw_build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                if ((rc = add_edge(g, (uint32_t)node, x) || add_edge(g, x, (uint32_t)node)) != 0)
+                /* the wrong end itself keeps its loop: the sink judge finds it there */
+                bool self_stuck = !wrong_peer[i] && fa_vg_call_record(d, i, p) >= wrong_from[node];
+                if ((rc = (!self_stuck && add_edge(g, (uint32_t)node, x)) ||
+                          add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on)) {
@@ -573,6 +713,7 @@ int fa_vw_build_graph(decider *d) {
     free(flags);
     free(wrong_peer);
     free(sees_missing);
+    free(wrong_from);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
     return index_edges(g);

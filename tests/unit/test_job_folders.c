@@ -44,10 +44,26 @@ static void ranks_spread_over_node_folders_are_one_job(void **state) {
     assert_null(fa_job_folders_message(twice, 2, "job")); /* one folder: the loader's business */
 }
 
+static void two_jobs_side_by_side_are_two_jobs(void **state) {
+    (void)state; /* each rank's dump twice, once per folder: the smallest run that is two jobs */
+    fa_dir_entry files[] = {
+        entry("runs/a/rank_0", 0, NULL),
+        entry("runs/b/rank_0", 0, NULL),
+        entry("runs/a/rank_1", 1, NULL),
+        entry("runs/b/rank_1", 1, NULL),
+    };
+    char *msg = fa_job_folders_message(files, 4, "runs");
+    assert_non_null(msg);
+    assert_string_equal(msg, "runs holds the dumps of 2 jobs (rank 0's dump is in 2 folders: a, "
+                             "b): analyze one at a time, e.g. frtrace runs/a");
+    free(msg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_same_rank_in_two_folders_is_two_jobs),
         cmocka_unit_test(ranks_spread_over_node_folders_are_one_job),
+        cmocka_unit_test(two_jobs_side_by_side_are_two_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

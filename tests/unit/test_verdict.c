@@ -1118,6 +1118,154 @@ static void a_wrong_peer_blocked_on_the_sender_is_no_excuse(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 2 received from 3 instead of 1: the
+ * batches of 0 and 3 completed and every rank issued all_reduce #2, which 1 and 2 have queued
+ * behind their own batches. 1 waits on 2 (its send), 2 on 3 (its recv), and 3 in #2 on 1 and
+ * 2, whose streams have not reached it: a cycle, broken at 2, whose recv from 3 is posted where
+ * nobody sends. What 2 has pending after that recv is queued behind its own mistake, no wait on
+ * the others (tests/sim seeds 102, 438; mutations wp05, wp06). */
+static void a_wrong_source_with_collectives_queued_behind_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3", "send 3->0" },
+               *recvs[] = { "recv 0<-3", "recv 1<-0", "recv 2<-3", "recv 3<-2" },
+               *ends[] = { "completed", "scheduled", "scheduled", "completed" };
+    for (int r = 0; r < 4; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* A ring of batches 0 -> 1 -> 2 -> 0 in group 1 where rank 1 received from 2 instead of 0: 2's
+ * batch completed and 2 went on to the default group's all_reduce #2, where rank 3 left no dump
+ * and 0 and 1 have #2 queued behind their batches. 2 is blocked, but on 1 among others (its
+ * stream has not reached #2): no stage on its way to a send to 1. 1 is the culprit; 3 may have
+ * stopped too, an alternative (tests/sim seeds 71, 166; mutation wp07). */
+static void a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "ring", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->0" },
+               *recvs[] = { "recv 0<-2", "recv 1<-2", "recv 2<-1" },
+               *ends[] = { "scheduled", "scheduled", "completed" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "1", sends[r], 1, "scheduled");
+        p2p(&j, r, "1", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "1", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* A ring of batches 0 -> 1 -> 2 -> 0 where rank 1 sent to 0 instead of 2, and 2 left no dump
+ * (its recv from 1, the other half, unseen). 0's batch #1 completed without a recv from 1 and 0
+ * went on to all_reduce #2, where it waits for 1: 0 ran that slot of the ring to the end without
+ * the half 1 posted, so 1's send waits on nobody; 1 is the culprit, not 0, and 2 may have stopped
+ * too (tests/sim seed 368; mutation wp12). */
+static void a_peer_past_the_slot_of_a_lone_send_is_no_culprit(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->0", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "scheduled");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 received from 2 instead of 0, and rank
+ * 3 left no dump. Rank 2's send to 3 is unmatched, and 1 waits to receive from 2: the pattern
+ * of a send to the wrong peer, but 3 may well have posted its recv from 2 (nothing says it did
+ * not), so 2 is not named for it (mutation wp06). */
+static void a_send_to_a_rank_without_a_dump_is_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3" },
+               *recvs[] = { "recv 0<-3", "recv 1<-2", "recv 2<-1" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "0", 1, "scheduled");
+    }
+    j.skip[3] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    if (strchr(got, '2')) fail_msg("rank 2 named: '%s' (%s)", got, j.a.verdict.summary);
+    free(got);
+    done(&j);
+}
+
+/* Pipeline pairs: rank 0 sends to 1 in group {0,1}, and 1, idle, never posted the recv; rank 2
+ * waits to receive from 0 in group {0,2}, which 0 has not reached. Two unmatched halves that meet
+ * in 0, but in two groups: a send to the wrong peer names another member of its own group (and
+ * {0,1} has no other). 1 is the culprit, 0 its victim (mutation wp08). */
+static void unmatched_halves_in_two_groups_are_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pp_a", "[0, 1]");
+    group(&j, "2", "pp_b", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 2, "2", "recv 1<-0", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Pipeline 0 -> 1 <- 2 in group 1: rank 1 waits to receive from 2, and 0's send to 1 waits
+ * for 1: the two halves of a recv from the wrong peer. But rank 2 is idle while 3 waits for it
+ * in group 2: 2 stopped, and 1 is right to wait for it (a stage receiving from the stage that
+ * stopped). 2 is the culprit, 1 not (gen_dumps' faulty job in t0600; mutation wp15). */
+static void a_peer_that_others_wait_for_is_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pp", "[0, 1, 2]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-2", 1, "scheduled");
+    rec(&j, 3, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Rank 0 ran group 1's all_reduce #2 on the default group instead: 1 waits for it in group 1,
+ * 2 and 3 are idle, 4 left no dump. More than half of the default group provably never issued
+ * #2 and nobody there waits in it: 0 went where nobody else went, the culprit, and 1-4 are not
+ * (tests/sim seed 334; mutation wg01). */
+static void a_collective_on_the_wrong_group_beside_a_lost_dump(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "dp", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 2, "scheduled");
+    j.skip[4] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Rank 0's send to 1 completed, so rank 1's recv ran on the wire; rank 1 still shows it started,
  * alone (no batch), and both sit in all_reduce #2 behind it: rank 1's stream stopped (a stalled
  * GPU), as for a collective every peer completed (mutation wp04). */
@@ -1409,6 +1557,13 @@ int main(void) {
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_completed_recv_pairs_with_a_send_in_a_pending_batch),
         cmocka_unit_test(a_wrong_peer_blocked_on_the_sender_is_no_excuse),
+        cmocka_unit_test(a_wrong_source_with_collectives_queued_behind_it),
+        cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
+        cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
+        cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
+        cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
+        cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
+        cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
