@@ -2,7 +2,7 @@
 """A random real PyTorch gloo job drawn from a seed, with the answer its dumps support: the real
 counterpart of tests/sim/sim.py, for jobs nobody here has seen.
 
-    random_job.py --seed N OUTDIR [--describe]
+    random_job.py --seed N OUTDIR [--describe | --answer-only]
 
 From N alone (random.Random(N)) it draws:
   layout   4 to 12 ranks: Megatron TP x PP x DP (TP fastest, then DP, then PP), a 2-D DeviceMesh
@@ -460,19 +460,20 @@ def rank_history(job, text):
 
 
 def signature(job, rank, step, index, fault):
-    """(group members, what the dumps record of it) of one issued operation."""
+    """((role, group members), what the dumps record of it) of one issued operation: the role
+    tells apart two process groups of the same members (a TP group of the whole world)."""
     op = step_ops(job, step)[index]
-    members = group_of(job, op["role"], rank)
+    role, members = op["role"], group_of(job, op["role"], rank)
     kind, n, dtype = op["kind"], op["n"], "float32"
     if fault == "wrong_group":
-        members = list(range(job["world"]))
+        role, members = "world", list(range(job["world"]))
     if fault == "type":
         kind = "all_gather"
     if fault == "size":
         n += 1
     if fault == "dtype":
         dtype = "float64"
-    return tuple(members), (kind, n, dtype)
+    return (role, tuple(members)), (kind, n, dtype)
 
 
 def expect(job, outdir):
@@ -486,6 +487,11 @@ def expect(job, outdir):
     faulty = {f["rank"] for f in job["faults"] if f["kind"] != "slow"}
     notes = []
     exp = {"status": "ok", "culprit_ranks": [], "alternatives": [], "stragglers": []}
+    if len(dumped) < world:
+        notes.append("no dump from rank(s) %s" % sorted(set(range(world)) - dumped))
+    errors = sorted(r for r in range(world) if hist[r][2] == "error")
+    if errors:
+        notes.append("gloo errors on rank(s) %s" % errors)
     if 2 * (world - len(dumped)) > world:  # E2
         notes.append(f"only {len(dumped)} of {world} ranks dumped")
         return dict(exp, status="inconclusive"), notes
@@ -557,9 +563,14 @@ def expect(job, outdir):
             r: state(r) for r in range(world) if state(r) != "finished"})
     # waits-for: a waiting rank waits for the members that have not issued its collective
     waits = {}
-    for r, (members, k) in waiting.items():
-        waits[r] = {m for m in members if m != r and state(m) != "unknown"
-                    and (state(m) == "dead" or issued_count(m, members) <= k)}
+    for r, (key, k) in waiting.items():
+        missing = {m for m in key[1] if m != r
+                   and (state(m) == "dead" or issued_count(m, key) <= k)}
+        known = {m for m in missing if state(m) != "unknown"}
+        # E8: an older dump says nothing of the end, unless nobody else is missing there
+        waits[r] = known or missing
+        if missing and not known:
+            notes.append(f"rank {r} waits only for the early-dumped {sorted(missing)}")
     roots, frontier, visited = set(), list(waiting), set()
     while frontier:
         r = frontier.pop()
@@ -584,15 +595,19 @@ def expect(job, outdir):
     partner = {}
     for members in job["roles"].get("pp", ([], None))[0]:
         partner[members[0]], partner[members[1]] = members[1], members[0]
-    certain, pairs = set(), []
+    certain, pairs, victims = set(), [], []
     for r in sorted(roots):
         st = state(r)
-        if st == "dead":
+        if st in ("dead", "unknown"):  # E1, E8: no dump of the end, and others wait for it
             certain.add(r)
             continue
         p = partner.get(r)
+        if r in waiting:  # seen waiting in a collective (a cycle broken at its fault rank)
+            certain.add(r)
+            continue
         if r in p2p_blocked and (p is None or state(p) == "dead" or p in waiting):
-            continue  # a victim of its peer, and seen as one
+            victims.append(r)  # a victim of its peer, which is seen waiting or dead
+            continue
         if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
             # waiting elsewhere): r's counters cannot say, they include unfinished batches
@@ -601,6 +616,13 @@ def expect(job, outdir):
                 pairs.append(pair)
         else:
             certain.add(r)
+    if not certain and not pairs:  # everyone waits for ranks blocked in send/recv: those,
+        for r in victims:  # or their peers that went on without the send/recv
+            if partner.get(r) is not None and state(partner[r]) != "dead":
+                pairs.append(tuple(sorted((r, partner[r]))))
+            else:
+                certain.add(r)
+        notes.append("the roots are blocked in send/recv: %s" % victims)
     certain -= {x for pr in pairs for x in pr}
     alternatives = [sorted(certain | set(choice)) for choice in itertools.product(*pairs)]
     if not pairs:
@@ -637,6 +659,8 @@ def main():
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("outdir")
     p.add_argument("--describe", action="store_true", help="print the drawn job, run nothing")
+    p.add_argument("--answer-only", action="store_true",
+                   help="derive answer.json again from a run's dumps and progress files")
     p.add_argument("--settle", type=float, default=4.0,
                    help="seconds without progress before the dump trigger")
     p.add_argument("--worker", type=int, default=None)
@@ -648,7 +672,7 @@ def main():
     if args.worker is not None:
         worker(job, args.outdir, args.worker)
         return
-    still = run_job(job, args.outdir, args.settle, sys.executable)
+    still = args.answer_only or run_job(job, args.outdir, args.settle, sys.executable)
     exp, notes = expect(job, args.outdir)
     if not still:
         notes.append("the job never settled: triggered after 240 s")
