@@ -2,7 +2,9 @@
 """A random real PyTorch gloo job drawn from a seed, with the answer its dumps support: the real
 counterpart of tests/sim/sim.py, for jobs nobody here has seen.
 
-    random_job.py --seed N OUTDIR [--describe | --answer-only]
+    random_job.py --seed N OUTDIR [--answer-only]
+    random_job.py --seed N --describe
+    random_job.py --self-test
 
 From N alone (random.Random(N)) it draws:
   layout   4 to 12 ranks: Megatron TP x PP x DP (TP fastest, then DP, then PP), a 2-D DeviceMesh
@@ -654,10 +656,62 @@ def fault_class(job):
     return kinds[0] if len(kinds) == 1 and len(job["faults"]) == 1 else "two:" + "+".join(kinds)
 
 
+def self_test():
+    """expect() on hand-made runs of a 4-rank pipeline job (t0702 runs this, no torch needed):
+    pairs [0,1] [2,3] run send/recv then an all_reduce on the pair, then one on the world."""
+    import tempfile
+    job = {"seed": -1, "layout": "pipe", "world": 4, "early": None, "format": "pickle",
+           "checkpoint": False, "faults": [],
+           "roles": {"pp": ([[0, 1], [2, 3]], None), "world": ([[0, 1, 2, 3]], None)},
+           "ops": [{"kind": "send_recv", "role": "pp", "n": 4},
+                   {"kind": "all_reduce", "role": "pp", "n": 4},
+                   {"kind": "all_reduce", "role": "world", "n": 4}]}
+
+    def upto(step, index, fault=None, last="blocked"):
+        """A rank's progress lines: every op before (step, index), then the last one."""
+        lines = ["started"] + [f"issue {s} {i} -\ndone {s} {i}" for s in range(STEPS)
+                               for i in range(3) if (s, i) < (step, index)]
+        if last == "blocked":
+            lines.append(f"issue {step} {index} {fault or '-'}")
+        elif last:
+            lines.append(last)
+        return "\n".join(lines) + "\n"
+
+    done = upto(STEPS, 0, last="finished")
+    stuck = dict(job, faults=[{"kind": "stuck", "rank": 2, "step": 2, "op": 0}])
+    size = dict(job, faults=[{"kind": "size", "rank": 1, "step": 2, "op": 2}])
+    kill = dict(job, faults=[{"kind": "sigkill", "rank": 2, "step": 2, "op": 0}])
+    cases = [  # job, progress per rank (None: no dump), expected status, culprits, alternatives
+        (job, [done] * 4, "ok", [], []),
+        (stuck, [upto(2, 2)] * 2 + [upto(2, 0, last="stuck 2 0"), upto(2, 0)], "hang", [],
+         [[2], [3]]),
+        (kill, [upto(2, 2)] * 2 + [None, upto(2, 0, last="error RuntimeError: closed")],
+         "hang", [2], []),
+        (size, [upto(2, 2), upto(2, 2, "size"), upto(2, 2), upto(2, 2)], "mismatch", [1], []),
+        (kill, [upto(2, 2), None, None, None], "inconclusive", [], []),
+    ]
+    bad = 0
+    for n, (j, said, status, culprits, alternatives) in enumerate(cases):
+        with tempfile.TemporaryDirectory() as d:
+            for r, text in enumerate(said):
+                if text is not None:
+                    open(os.path.join(d, f"rank_{r}"), "w").close()
+                    with open(os.path.join(d, f".progress_{r}"), "w") as f:
+                        f.write(text)
+            exp, notes = expect(j, d)
+        got = (exp["status"], exp["culprit_ranks"], exp["alternatives"])
+        if got != (status, culprits, alternatives):
+            print(f"case {n}: expected {status} {culprits} {alternatives}, got {got} {notes}")
+            bad += 1
+    print(f"answer self-test: {bad} of {len(cases)} cases wrong")
+    return 1 if bad else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("outdir")
+    p.add_argument("--seed", type=int)
+    p.add_argument("outdir", nargs="?")
+    p.add_argument("--self-test", action="store_true", help="check expect() on hand-made runs")
     p.add_argument("--describe", action="store_true", help="print the drawn job, run nothing")
     p.add_argument("--answer-only", action="store_true",
                    help="derive answer.json again from a run's dumps and progress files")
@@ -665,6 +719,10 @@ def main():
                    help="seconds without progress before the dump trigger")
     p.add_argument("--worker", type=int, default=None)
     args = p.parse_args()
+    if args.self_test:
+        sys.exit(self_test())
+    if args.seed is None or (args.outdir is None and not args.describe):
+        p.error("--seed N and OUTDIR are required")
     job = draw_job(args.seed)
     if args.describe:
         print(describe(job))
