@@ -152,12 +152,13 @@ def draw_fault(rng, job, taken):
     collective = [i for i in mine if ops[i]["kind"] not in P2P]
     if kind == "slow":
         return {"kind": kind, "rank": rank, "role": rng.choice(sorted(roles))}
-    if kind in ("type",):
+    # mismatches in groups of 3 or more, where a majority can show the odd one out
+    if kind == "type":
         choices = [i for i in collective if ops[i]["kind"] == "all_reduce"
                    and len(group_of(job, ops[i]["role"], rank)) >= 3]
     elif kind in ("size", "dtype"):
-        choices = [i for i in collective if ops[i]["kind"] in ("all_reduce", "all_gather_into_tensor",
-                                                               "broadcast", "all_gather")
+        choices = [i for i in collective if ops[i]["kind"] in ("all_reduce", "all_gather",
+                                                               "all_gather_into_tensor", "broadcast")
                    and len(group_of(job, ops[i]["role"], rank)) >= 3]
     elif kind == "skip":
         choices = collective
