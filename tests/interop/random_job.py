@@ -566,10 +566,17 @@ def expect(job, outdir):
             r: state(r) for r in range(world) if state(r) != "finished"})
     # waits-for: a waiting rank waits for the members that have not issued its collective
     waits = {}
+    e12 = set()
     for r, (key, k) in waiting.items():
         missing = {m for m in key[1] if m != r
                    and (state(m) == "dead" or issued_count(m, key) <= k)}
         known = {m for m in missing if state(m) != "unknown"}
+        idle = {m for m in known if m not in waiting and state(m) != "dead"}
+        if 2 * len(idle) > len(key[1]) and r in faulty:  # E12: one the group will never run
+            e12.add(r)
+            waits[r] = set()
+            notes.append(f"rank {r} waits in an operation most of its group, idle, never issued")
+            continue
         # E8: an older dump says nothing of the end, unless nobody else is missing there
         waits[r] = known or missing
         if missing and not known:
@@ -585,19 +592,26 @@ def expect(job, outdir):
                 frontier.append(m)
             else:
                 roots.add(m)
+    roots |= e12
     if not roots:  # a deadlock cycle (a skip, the wrong group): broken at its fault ranks
         roots = visited & faulty
         notes.append("waits form a cycle")
     if any(state(r) == "error" for r in roots):
-        dead = {r for r in range(world) if state(r) == "dead"}
         notes.append("ranks in error: %s" % sorted(r for r in roots if state(r) == "error"))
-        if dead:
-            roots = {r for r in roots if state(r) != "error"} | dead
+        if any(state(r) == "dead" for r in range(world)):  # E9: they failed with a dead peer
+            roots = {r for r in roots if state(r) != "error"} | {
+                r for r in range(world) if state(r) == "dead"}
     # gloo records no send/recv: a stuck (or idle) root and its pipeline peer blocked in
     # send/recv cannot be told apart; a dead root explains its peer
     partner = {}
     for members in job["roles"].get("pp", ([], None))[0]:
         partner[members[0]], partner[members[1]] = members[1], members[0]
+    dead = {r for r in range(world) if state(r) == "dead"}
+
+    def explained(p):
+        """p is seen waiting, or is dead, or failed because a peer died (E9)"""
+        return state(p) == "dead" or p in waiting or (state(p) == "error" and dead)
+
     certain, pairs, victims = set(), [], []
     for r in sorted(roots):
         st = state(r)
@@ -608,7 +622,7 @@ def expect(job, outdir):
         if r in waiting:  # seen waiting in a collective (a cycle broken at its fault rank)
             certain.add(r)
             continue
-        if r in p2p_blocked and (p is None or state(p) == "dead" or p in waiting):
+        if r in p2p_blocked and (p is None or explained(p)):
             victims.append(r)  # a victim of its peer, which is seen waiting or dead
             continue
         if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job):
