@@ -627,7 +627,9 @@ def expect(job, outdir):
             continue
         if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
-            # waiting elsewhere): r's counters cannot say, they include unfinished batches
+            # waiting elsewhere): gloo records no send/recv, and its pg_status counts a recv
+            # only once it completed (a rank blocked in recv has enqueued == completed, as a
+            # rank stopped in Python has), and may leave a finished batch's counted unfinished
             pair = tuple(sorted((r, p)))
             if pair not in pairs:
                 pairs.append(pair)
