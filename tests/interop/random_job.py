@@ -324,7 +324,6 @@ def dump_name(job, outdir, rank):
 def write_dump(job, outdir, rank):
     from torch._C import _distributed_c10d as c10d
     path, as_json = dump_name(job, outdir, rank)
-    only_active = job["format"] == "only-active"
     if as_json:
         data = c10d._dump_fr_trace_json(includeCollectives=True, onlyActive=only_active)
     else:
@@ -485,7 +484,6 @@ def expect(job, outdir):
     said = read_progress(outdir, world)
     dumped = {r for r in range(world) if os.path.exists(dump_name(job, outdir, r)[0])}
     hist = {r: rank_history(job, said[r]) for r in range(world)}
-    only_active = job["format"] == "only-active"
     slow = [f["rank"] for f in job["faults"] if f["kind"] == "slow"]
     faulty = {f["rank"] for f in job["faults"] if f["kind"] != "slow"}
     notes = []
@@ -499,10 +497,11 @@ def expect(job, outdir):
         notes.append(f"only {len(dumped)} of {world} ranks dumped")
         return dict(exp, status="inconclusive"), notes
     # the operations each readable dump shows, per group, in issue order (an early dump shows
-    # those before it; only-active dumps only the unfinished ones)
+    # those before it). gloo leaves every entry `scheduled`, so an only-active dump holds them
+    # all too (seen on torch 2.15)
     seen = {}
     for r in sorted(dumped):
-        issued, done, _, early_at = hist[r]
+        issued, _, _, early_at = hist[r]
         per_group = {}
         for pos, (s, i, fault) in enumerate(issued):
             op = step_ops(job, s)[i]
@@ -512,7 +511,7 @@ def expect(job, outdir):
             k = per_group.setdefault(members, 0)
             per_group[members] = k + 1
             visible = early_at is None or pos < early_at
-            if visible and not (only_active and (s, i) in done):
+            if visible:
                 seen.setdefault((members, k), {})[r] = sig
     # E3: a disagreement two or more dumps record
     culprits = set()
@@ -559,7 +558,7 @@ def expect(job, outdir):
                    and not pending(r)}
     if not waiting and not p2p_blocked and all(state(r) in ("finished", "unknown")
                                               for r in range(world)):
-        exp["stragglers"] = [] if only_active else visible_slow(job)
+        exp["stragglers"] = visible_slow(job)
         return exp, notes
     if not waiting:
         notes.append("no recorded collective pending; states: %s" % {
