@@ -324,6 +324,7 @@ def dump_name(job, outdir, rank):
 def write_dump(job, outdir, rank):
     from torch._C import _distributed_c10d as c10d
     path, as_json = dump_name(job, outdir, rank)
+    only_active = job["format"] == "only-active"
     if as_json:
         data = c10d._dump_fr_trace_json(includeCollectives=True, onlyActive=only_active)
     else:
