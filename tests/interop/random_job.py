@@ -572,10 +572,13 @@ def expect(job, outdir):
                    and (state(m) == "dead" or issued_count(m, key) <= k)}
         known = {m for m in missing if state(m) != "unknown"}
         idle = {m for m in known if m not in waiting and state(m) != "dead"}
-        if 2 * len(idle) > len(key[1]) and r in faulty:  # E12: one the group will never run
+        wrong_group = hist[r][0][-1][2] == "wrong_group"
+        if (2 * len(idle) > len(key[1]) or wrong_group) and r in faulty:
+            # E12: an operation the group will never run (idle members never issued it, or
+            # it was issued on the wrong group)
             e12.add(r)
             waits[r] = set()
-            notes.append(f"rank {r} waits in an operation most of its group, idle, never issued")
+            notes.append(f"rank {r} waits in an operation its group will never run (E12)")
             continue
         # E8: an older dump says nothing of the end, unless nobody else is missing there
         waits[r] = known or missing
@@ -593,6 +596,10 @@ def expect(job, outdir):
             else:
                 roots.add(m)
     roots |= e12
+    dead_ranks = {r for r in range(world) if state(r) == "dead"}
+    if not waiting and dead_ranks and any(state(r) == "error" for r in range(world)):
+        roots = set(dead_ranks)  # E9: ranks whose newest operation failed wait for the dead
+        notes.append("nobody seen waiting: the ranks in error wait for the dead (E9)")
     if not roots:  # a deadlock cycle (a skip, the wrong group): broken at its fault ranks
         roots = visited & faulty
         notes.append("waits form a cycle")
