@@ -705,6 +705,9 @@ def self_test():
     stuck = dict(job, faults=[{"kind": "stuck", "rank": 2, "step": 2, "op": 0}])
     size = dict(job, faults=[{"kind": "size", "rank": 1, "step": 2, "op": 2}])
     kill = dict(job, faults=[{"kind": "sigkill", "rank": 2, "step": 2, "op": 0}])
+    kill_world = dict(job, faults=[{"kind": "sigkill", "rank": 2, "step": 2, "op": 2}])
+    wrong_group = dict(job, faults=[{"kind": "wrong_group", "rank": 1, "step": 2, "op": 1}])
+    failed = upto(2, 2, last="issue 2 2 -\nerror RuntimeError: Connection closed by peer")
     cases = [  # job, progress per rank (None: no dump), expected status, culprits, alternatives
         (job, [done] * 4, "ok", [], []),
         (stuck, [upto(2, 2)] * 2 + [upto(2, 0, last="stuck 2 0"), upto(2, 0)], "hang", [],
@@ -713,6 +716,11 @@ def self_test():
          "hang", [2], []),
         (size, [upto(2, 2), upto(2, 2, "size"), upto(2, 2), upto(2, 2)], "mismatch", [1], []),
         (kill, [upto(2, 2), None, None, None], "inconclusive", [], []),
+        # E9: every survivor's newest operation failed with the dead rank, nobody seen waiting
+        (kill_world, [failed, failed, None, failed], "hang", [2], []),
+        # E12: rank 1 runs its pair's all_reduce on the world, in the world's all_reduce's place
+        (wrong_group, [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 2), upto(2, 2)], "hang",
+         [1], []),
     ]
     bad = 0
     for n, (j, said, status, culprits, alternatives) in enumerate(cases):
