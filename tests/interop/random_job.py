@@ -424,6 +424,11 @@ def run_job(job, outdir, settle, python):
     procs = [subprocess.Popen(cmd + ["--worker", str(r)], stdout=log, stderr=log)
              for r in range(job["world"])]
     still = wait_until_still(job, outdir, procs, settle)
+    # what every rank said before the dumps: once the first ranks exit, gloo fails the
+    # operations their peers still wait in, and those errors are no part of the job
+    for r, text in enumerate(read_progress(outdir, job["world"])):
+        with open(os.path.join(outdir, f".state_{r}"), "w") as f:
+            f.write(text or "")
     open(os.path.join(outdir, ".trigger"), "w").close()
     deadline = time.time() + 30
     for p in procs:
@@ -479,10 +484,30 @@ def signature(job, rank, step, index, fault):
     return (role, tuple(members)), (kind, n, dtype)
 
 
+def states_at_trigger(job, outdir):
+    """Each rank's progress lines as the dumps were triggered (.state_R). Runs from before
+    those files: the progress lines, less a last "closed by peer" error where every rank
+    dumped (no process died before the trigger, so a peer closed its end on exit)."""
+    world = job["world"]
+    all_dumped = all(os.path.exists(dump_name(job, outdir, r)[0]) for r in range(world))
+    out = []
+    for r, text in enumerate(read_progress(outdir, world)):
+        state = os.path.join(outdir, f".state_{r}")
+        if os.path.exists(state):
+            with open(state) as f:
+                text = f.read() or None
+        elif text and all_dumped:
+            lines = text.rstrip("\n").split("\n")
+            if lines[-1].startswith("error") and "by peer" in lines[-1]:
+                text = "\n".join(lines[:-1]) + "\n"
+        out.append(text)
+    return out
+
+
 def expect(job, outdir):
     """The answer the dumps support, from the fault and what each rank really issued."""
     world = job["world"]
-    said = read_progress(outdir, world)
+    said = states_at_trigger(job, outdir)
     dumped = {r for r in range(world) if os.path.exists(dump_name(job, outdir, r)[0])}
     hist = {r: rank_history(job, said[r]) for r in range(world)}
     slow = [f["rank"] for f in job["faults"] if f["kind"] == "slow"]
@@ -721,6 +746,11 @@ def self_test():
         # E12: rank 1 runs its pair's all_reduce on the world, in the world's all_reduce's place
         (wrong_group, [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 2), upto(2, 2)], "hang",
          [1], []),
+        # the same, while rank 3 stopped before its recv: nobody waits for 3 in a collective
+        (dict(wrong_group, faults=wrong_group["faults"] + [
+            {"kind": "stuck", "rank": 3, "step": 2, "op": 0}]),
+         [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 0), upto(2, 0, last="stuck 2 0")],
+         "hang", [1], []),
     ]
     bad = 0
     for n, (j, said, status, culprits, alternatives) in enumerate(cases):
@@ -728,8 +758,9 @@ def self_test():
             for r, text in enumerate(said):
                 if text is not None:
                     open(os.path.join(d, f"rank_{r}"), "w").close()
-                    with open(os.path.join(d, f".progress_{r}"), "w") as f:
-                        f.write(text)
+                    for name in (f".progress_{r}", f".state_{r}"):
+                        with open(os.path.join(d, name), "w") as f:
+                            f.write(text)
             exp, notes = expect(j, d)
         got = (exp["status"], exp["culprit_ranks"], exp["alternatives"])
         if got != (status, culprits, alternatives):
