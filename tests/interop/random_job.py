@@ -27,8 +27,9 @@ From N alone (random.Random(N)) it draws:
 Each rank runs the program and logs every operation it issues and finishes to OUTDIR/.progress_R
 (and "stuck", "error ...", "dumped early", "finished"); a dumper thread writes torch's own dump
 once the parent creates the trigger file (the parent does so once nothing moved for a few
-seconds, as gloo_job.py's does). The expected answer (expect()) is then derived from the fault
-and from what the ranks really issued, in the terms of docs/frtrace-interface (status, culprit
+seconds, as gloo_job.py's does, and keeps what each rank had said then as OUTDIR/.state_R: gloo
+fails the operations ranks still wait in once their peers exit after dumping). The expected answer (expect()) is then derived from the fault
+and from what the ranks really issued, in the terms of docs/database.md's verdict (status, culprit
 ranks, alternatives) and by the evidence rules of tests/sim/sim.py (E2 most dumps missing:
 inconclusive; E3 a recorded disagreement: mismatch, the minority; W2 the idle ranks the waiting
 ones wait for; E8 an older dump says nothing of the end; gloo records no send/recv, so a stuck
