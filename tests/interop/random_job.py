@@ -28,9 +28,9 @@ Each rank runs the program and logs every operation it issues and finishes to OU
 (and "stuck", "error ...", "dumped early", "finished"); a dumper thread writes torch's own dump
 once the parent creates the trigger file (the parent does so once nothing moved for a few
 seconds, as gloo_job.py's does, and keeps what each rank had said then as OUTDIR/.state_R: gloo
-fails the operations ranks still wait in once their peers exit after dumping). The expected answer (expect()) is then derived from the fault
-and from what the ranks really issued, in the terms of docs/database.md's verdict (status, culprit
-ranks, alternatives) and by the evidence rules of tests/sim/sim.py (E2 most dumps missing:
+fails the operations ranks still wait in once their peers exit after dumping). The expected
+answer (expect()) is then derived from the fault and from what the ranks really issued, in the
+terms of docs/database.md's verdict (status, culprit ranks, alternatives) and by the evidence rules of tests/sim/sim.py (E2 most dumps missing:
 inconclusive; E3 a recorded disagreement: mismatch, the minority; W2 the idle ranks the waiting
 ones wait for; E8 an older dump says nothing of the end; gloo records no send/recv, so a stuck
 rank and its pipeline peer blocked in send/recv are alternatives), never from frtrace's verdict.
@@ -158,8 +158,8 @@ def draw_fault(rng, job, taken):
         choices = [i for i in collective if ops[i]["kind"] == "all_reduce"
                    and len(group_of(job, ops[i]["role"], rank)) >= 3]
     elif kind in ("size", "dtype"):
-        choices = [i for i in collective if ops[i]["kind"] in ("all_reduce", "all_gather",
-                                                               "all_gather_into_tensor", "broadcast")
+        sized = ("all_reduce", "all_gather", "all_gather_into_tensor", "broadcast")
+        choices = [i for i in collective if ops[i]["kind"] in sized
                    and len(group_of(job, ops[i]["role"], rank)) >= 3]
     elif kind == "skip":
         choices = collective
