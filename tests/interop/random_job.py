@@ -30,10 +30,15 @@ once the parent creates the trigger file (the parent does so once nothing moved 
 seconds, as gloo_job.py's does, and keeps what each rank had said then as OUTDIR/.state_R: gloo
 fails the operations ranks still wait in once their peers exit after dumping). The expected
 answer (expect()) is then derived from the fault and from what the ranks really issued, in the
-terms of docs/database.md's verdict (status, culprit ranks, alternatives) and by the evidence rules of tests/sim/sim.py (E2 most dumps missing:
-inconclusive; E3 a recorded disagreement: mismatch, the minority; W2 the idle ranks the waiting
-ones wait for; E8 an older dump says nothing of the end; gloo records no send/recv, so a stuck
-rank and its pipeline peer blocked in send/recv are alternatives), never from frtrace's verdict.
+terms of docs/database.md's verdict (status, culprit ranks, alternatives) and by the evidence
+rules of tests/sim/sim.py (E2 most dumps missing: inconclusive; E3 a recorded disagreement:
+mismatch, the minority; W2 the idle ranks the waiting ones wait for; E8 an older dump says
+nothing of the end; E9 a rank whose operation failed with a dead peer waits for it; E12 an
+operation its group will never run), never from frtrace's verdict. What real torch 2.15 gloo
+dumps show, and these rules follow: no send/recv entries; pg_status counts a recv only once it
+completed (a rank blocked in recv looks like a rank stopped in Python), so a stopped rank and
+its live pipeline peer are alternatives; every entry stays `scheduled`, so only-active dumps
+hold all entries; reduce_scatter is recorded as all_reduce.
 It is written to OUTDIR/answer.json with the job's description (--describe prints only that).
 """
 import argparse
