@@ -2,9 +2,12 @@
 # Opt-in, never part of `make check` or CI: it installs torch from PyPI (about 5 GB) into a
 # virtual environment under build/ the first time. `make interop SAVE=1` also refreshes the
 # committed dumps under testdata/torch-$(TORCH_VERSION)-gloo that `make check` tests.
+# Then random real jobs with known answers (tests/interop/random_jobs.py), one at a time, scored
+# exact / ambiguous / wrong like `make accuracy`: INTEROP_RANDOM=A:B picks the seeds, 0:0 none.
 TORCH_VERSION ?= 2.15.0
 INTEROP_VENV  ?= $(BUILD)/venv-torch
 INTEROP_PY    := $(INTEROP_VENV)/bin/python
+INTEROP_RANDOM ?= 0:20
 
 .PHONY: interop
 interop: all
@@ -18,3 +21,5 @@ interop: all
 	@$(MAKE) --no-print-directory build-tests
 	python3 tests/interop/run_interop.py --python $(INTEROP_PY) --frtrace $(FRTRACE) \
 	  --workdir $(BUILD)/interop $(if $(SAVE),--save testdata/torch-$(TORCH_VERSION)-gloo)
+	python3 tests/interop/random_jobs.py --seeds $(INTEROP_RANDOM) --python $(INTEROP_PY) \
+	  --frtrace $(FRTRACE) --workdir $(BUILD)/interop/random

@@ -14,6 +14,8 @@ of `make check`.
 With --save, each case's dumps and an EXPECTED file ("STATUS CULPRITS SLOW", "-" for none) go under the
 given directory, for `make check` to test on machines without torch (tests/t0205).
 Prints one line per case, then "N passed, N failed"; exits 1 when anything failed.
+`make interop` then runs random_jobs.py: random real gloo jobs with known answers, scored like
+`make accuracy` (INTEROP_RANDOM=A:B).
 """
 import argparse
 import glob
