@@ -17,21 +17,22 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->gap = malloc(n * sizeof *t->gap);
     t->stay = malloc(n * sizeof *t->stay);
     t->held_before = malloc(n * sizeof *t->held_before);
+    t->freed = malloc(n * sizeof *t->freed);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
     t->uncertain = malloc(n * sizeof *t->uncertain);
     t->late = malloc(n * sizeof *t->late);
     t->excess = malloc(n * sizeof *t->excess);
     return t->member && t->arrival && t->done && t->ready && t->gap && t->stay && t->held_before &&
-                   t->duration && t->at && t->uncertain && t->late && t->excess
+                   t->freed && t->duration && t->at && t->uncertain && t->late && t->excess
                ? 0
                : -1;
 }
 
 static void times_free(fa_op_times *t) {
     free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
-    free(t->held_before), free(t->duration), free(t->at), free(t->uncertain), free(t->late),
-        free(t->excess);
+    free(t->held_before), free(t->freed), free(t->duration), free(t->at), free(t->uncertain),
+        free(t->late), free(t->excess);
 }
 
 int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
@@ -64,7 +65,7 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
     const fa_dump *d = env->in->ranks[c->rank_index].dump;
     t->member[i] = c->member;
     t->arrival[i] = t->done[i] = t->ready[i] = 0;
-    t->gap[i] = t->stay[i] = t->duration[i] = NAN;
+    t->gap[i] = t->stay[i] = t->duration[i] = t->freed[i] = NAN;
     t->held_before[i] = false;
     {
         uint32_t first = fa_call_entry_index(env->m, c, 0);
@@ -76,6 +77,11 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         int64_t next = blocking ? fa_time_created(d, last + 1) : 0;
         if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
+        int64_t previous = first ? fa_time_created(d, first - 1) : 0;
+        int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
+        int64_t free_at = previous > release ? previous : release;
+        if (free_at && t->arrival[i] >= free_at)
+            t->freed[i] = (double)(t->arrival[i] - free_at) / 1e6;
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
             t->held_before[i] = fa_held_at(env->held, c->rank_index, first - 1);
@@ -210,6 +216,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
     own_delays(s, t, t->excess); /* excess is filled below: borrow it meanwhile */
     for (uint32_t i = 0; i < t->n; i++) {
         double own = t->excess[i];
+        if (t->freed[i] < own) own = t->freed[i]; /* NaN: unknown, no cap */
         if (t->ready[i]) {
             double blocked = (double)(t->arrival[i] - t->ready[i]) / 1e6;
             if (blocked < own) own = blocked;

@@ -37,6 +37,7 @@
 #include "load/load.h"
 #include "match/match.h"
 #include "perf/readiness.h"
+#include "perf/release.h"
 #include "verdict/verdict.h"
 
 /* What the walk reads and judges of one op; arrays per call, ascending member. */
@@ -56,6 +57,8 @@ typedef struct fa_op_times {
     double *stay; /* blocking backends: ms from its arrival to its rank's next call; once judged,
                    * the median of the others' (perf.c caps lateness by it); NaN unknown */
     bool *held_before; /* its previous call held it (held.h) */
+    double *freed;     /* ms from the later of its previous arrival and its release (release.h) to
+                        * this arrival: at most the delay it made itself; NaN unknown */
     double *duration;  /* ms, NaN unknown */
     double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
     double *uncertain; /* ms by which that offset may miss (clocks.h), 0 in step */
@@ -72,7 +75,8 @@ typedef struct fa_late_env {
     double floor_ms;
     const fa_readiness *ready;
     const fa_held *held;
-    double clock_noise_ms; /* fa_clock_noise's */
+    const fa_release *release; /* NULL: none */
+    double clock_noise_ms;     /* fa_clock_noise's */
 } fa_late_env;
 
 /* A worker's memory for walks over groups of up to `maxcalls` members. */

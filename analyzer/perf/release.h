@@ -1,0 +1,58 @@
+/* release.h — when each rank's CPU may last have been released before a call: the completions
+ * that can explain a late arrival without blaming the rank.
+ *
+ * NCCL lets a rank's CPU run ahead of its device by several launches; it blocks at a sync point
+ * (the stream drained) or at its bound of unfinished launches, and goes on when one of its
+ * earlier launches completes. A rank that waited there for a slow peer in group A arrives late at
+ * its next operation in group B: the delay is the slow peer's, not its own. What the rank added
+ * itself at call c is its arrival less the moment it was free: its previous arrival, or, if it
+ * was blocked, the completion that released it. Which completion that was (if any) the dumps do
+ * not say, and the recorded completions are the watchdog's discovery of them, up to its polling
+ * period (100 ms) late. So the completions are rebuilt from the arrivals alone, as the device runs
+ * them: a launch starts on a rank once it was issued and the rank's previous launch completed,
+ * and completes once every member started it (the members' arrivals on clocks corrected per rank,
+ * and never after any member discovered it). Along a rank's calls this is the wait-for chain: a
+ * completion late because of a slow member carries that lateness on, and nothing else does.
+ *
+ * For call c of rank r, `release` is the latest such completion of one of r's earlier launches
+ * (the FA_RELEASE_LOOKBACK before c) no later than r's arrival at c, on r's clock. The delay r
+ * made itself at c is then at least its arrival less the later of that and its previous arrival:
+ * lateness.h caps a member's lateness by it, which only ever clears blame. A slow rank is the last
+ * to arrive at its operations, so its launches complete when it arrives at them: nothing later
+ * than its previous arrival explains its next, and its own delay stays whole.
+ *
+ * Send/recv runs (a batch, or the sends and receives of a pipeline step) are taken as one: each
+ * starts once the launch before the run completed, and the launch after the run waits for all of
+ * them (a batch's transfers complete in any order; taking them in order would chain a ring onto
+ * itself). A call whose operation did not complete everywhere, or any of whose members' chains is
+ * unknown, has no completion; nor do the calls after it until the chain is known again.
+ *
+ * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains):
+ * per entry of every rank its call (4 bytes), per call its rebuilt completion and release
+ * (8 bytes each), per rank its clock offset.
+ */
+#ifndef FRTRACE_RELEASE_H
+#define FRTRACE_RELEASE_H
+
+#include <stdint.h>
+
+#include "load/load.h"
+#include "match/match.h"
+
+#define FA_RELEASE_LOOKBACK 8
+
+typedef struct fa_release {
+    int64_t *release; /* per call: the release before it, on its rank's clock; 0 unknown */
+} fa_release;
+
+/* 0, or -1 when out of memory (rl is then empty: every release unknown). */
+int fa_release_build(const fa_input *in, const fa_match *m, fa_release *rl);
+void fa_release_free(fa_release *rl);
+
+/* The latest rebuilt completion of an earlier launch of call c's rank at or before its arrival
+ * (ns, its rank's clock), 0 when unknown. */
+static inline int64_t fa_release_ns(const fa_release *rl, const fa_match *m, const fa_call *c) {
+    return rl->release ? rl->release[c - m->calls] : 0;
+}
+
+#endif
