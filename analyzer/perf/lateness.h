@@ -60,6 +60,8 @@ typedef struct fa_op_times {
     double *freed;     /* ms from the later of its previous arrival and its release (release.h) to
                         * this arrival: at most the delay it made itself; NaN unknown */
     double *duration;  /* ms, NaN unknown */
+    double *started;   /* ms from its arrival to its rebuilt start on the device (release.h), 0
+                        * unknown */
     double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
     double *uncertain; /* ms by which that offset may miss (clocks.h), 0 in step */
     double *late;      /* ms */

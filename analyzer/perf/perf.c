@@ -530,7 +530,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
-    if (rc == 0) rc = fa_release_build(in, m, &J.release);
+    if (rc == 0) rc = fa_release_build(in, m, p->floor_ms, &J.release);
     if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);

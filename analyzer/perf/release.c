@@ -23,6 +23,8 @@ typedef struct chain_ctx {
     uint32_t *dep;        /* per call: the call before it on its rank, NO_CALL none */
     int64_t *chain;       /* per call: what the rank's next launch waits for (common clock) */
     int64_t *base;        /* per call: what it waited for itself before starting */
+    int64_t floor_ns;     /* a wait shorter than this held nobody */
+    uint8_t *waited;      /* per call: its op completed the floor or more after it arrived */
     uint32_t *pending;    /* per op: its calls whose predecessor is not rebuilt yet */
     uint32_t *queue;      /* ops ready to rebuild */
     size_t qhead, qtail;
@@ -133,6 +135,10 @@ static void rebuild_op(chain_ctx *x, size_t op) {
         uint32_t ci = o->first_call + k;
         int64_t chain = done;
         uint32_t d = x->dep[ci];
+        const fa_call *cc = &m->calls[ci];
+        int64_t arrived = fa_time_created(dump_of(x, cc), first_entry(m, cc));
+        x->waited[ci] =
+            done != UNKNOWN && arrived && done - (arrived - x->off[cc->rank_index]) >= x->floor_ns;
         if (o->is_p2p && chain != UNKNOWN && d != NO_CALL && m->ops[x->call_op[d]].is_p2p &&
             x->chain[d] != UNKNOWN && x->chain[d] > chain)
             chain = x->chain[d]; /* the run completes with its last transfer */
@@ -163,18 +169,31 @@ static void rebuild_all(chain_ctx *x) {
 
 /* Per call, the latest chain value of its rank's FA_RELEASE_LOOKBACK calls before it that is no
  * later than its arrival, on its rank's clock. */
-static void releases(chain_ctx *x, int64_t *release) {
+static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
     const fa_match *m = x->m;
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
         int64_t arrival = fa_time_created(dump_of(x, c), first_entry(m, c)), best = 0;
         uint32_t d = x->dep[ci];
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
-            if (x->chain[d] == UNKNOWN) continue;
+            if (x->chain[d] == UNKNOWN || !x->waited[d]) continue;
             int64_t at = x->chain[d] + x->off[c->rank_index];
-            if (at <= arrival && at > best) best = at;
+            if (at > arrival) continue;
+            /* completions come in launch order: no earlier one is later. It released the rank
+             * only if the rank issued nothing more before it (a sync point): a rank that went on
+             * and stays behind is behind by itself */
+            const fa_call *dc = &m->calls[d];
+            int64_t next = fa_time_created(dump_of(x, dc), last_entry(m, dc) + 1);
+            if (next && next >= at) best = at;
+            break;
         }
         release[ci] = best;
+        int64_t base = x->base[ci];
+        start[ci] =
+            base == UNKNOWN || !arrival ? 0
+            : base == UNCONSTRAIN
+                ? arrival
+                : (arrival > base + x->off[c->rank_index] ? arrival : base + x->off[c->rank_index]);
     }
 }
 
@@ -203,9 +222,9 @@ static int map_calls(chain_ctx *x) {
     return 0;
 }
 
-int fa_release_build(const fa_input *in, const fa_match *m, fa_release *rl) {
+int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl) {
     memset(rl, 0, sizeof *rl);
-    chain_ctx x = { .in = in, .m = m };
+    chain_ctx x = { .in = in, .m = m, .floor_ns = (int64_t)(floor_ms * 1e6) };
     int rc = map_calls(&x);
     if (rc == 0) {
         x.off = calloc(in->nranks + 1, sizeof *x.off);
@@ -214,8 +233,13 @@ int fa_release_build(const fa_input *in, const fa_match *m, fa_release *rl) {
         x.base = malloc((m->ncalls + 1) * sizeof *x.base);
         x.pending = malloc((m->nops + 1) * sizeof *x.pending);
         x.queue = malloc((m->nops + 1) * sizeof *x.queue);
+        x.waited = calloc(m->ncalls + 1, 1);
         rl->release = malloc((m->ncalls + 1) * sizeof *rl->release);
-        rc = x.off && x.dep && x.chain && x.base && x.pending && x.queue && rl->release ? 0 : -1;
+        rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
+        rc = x.off && x.dep && x.chain && x.base && x.pending && x.queue && x.waited &&
+                     rl->release && rl->start
+                 ? 0
+                 : -1;
     }
     if (rc == 0) rc = rank_offsets(&x);
     if (rc == 0) {
@@ -225,15 +249,16 @@ int fa_release_build(const fa_input *in, const fa_match *m, fa_release *rl) {
             x.dep[ci] = first ? call_at(&x, c->rank_index, first - 1) : NO_CALL;
         }
         rebuild_all(&x);
-        releases(&x, rl->release);
+        releases(&x, rl->release, rl->start);
     }
-    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue);
+    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue),
+        free(x.waited);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;
 }
 
 void fa_release_free(fa_release *rl) {
-    free(rl->release);
+    free(rl->release), free(rl->start);
     memset(rl, 0, sizeof *rl);
 }

@@ -39,20 +39,28 @@
 #include "load/load.h"
 #include "match/match.h"
 
-#define FA_RELEASE_LOOKBACK 8
+#define FA_RELEASE_LOOKBACK 64
 
 typedef struct fa_release {
     int64_t *release; /* per call: the release before it, on its rank's clock; 0 unknown */
+    int64_t *start;   /* per call: its rebuilt start (arrival, or the launch before it ended), on
+                       * its rank's clock; 0 unknown */
 } fa_release;
 
 /* 0, or -1 when out of memory (rl is then empty: every release unknown). */
-int fa_release_build(const fa_input *in, const fa_match *m, fa_release *rl);
+int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl);
 void fa_release_free(fa_release *rl);
 
 /* The latest rebuilt completion of an earlier launch of call c's rank at or before its arrival
  * (ns, its rank's clock), 0 when unknown. */
 static inline int64_t fa_release_ns(const fa_release *rl, const fa_match *m, const fa_call *c) {
     return rl->release ? rl->release[c - m->calls] : 0;
+}
+
+/* Call c's rebuilt start on the device (ns, its rank's clock), 0 when unknown. */
+static inline int64_t fa_release_start_ns(const fa_release *rl, const fa_match *m,
+                                          const fa_call *c) {
+    return rl->start ? rl->start[c - m->calls] : 0;
 }
 
 #endif
