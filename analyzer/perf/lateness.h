@@ -18,8 +18,10 @@
  * their next call, each on its own clock), and perf.c caps by it the lateness of a member that
  * is never late within it (lateness_score). A cap only ever clears blame: the
  * ranks that waited for a slow one and came late to their next groups because of it are not
- * slow, and a rank that is slow is late by its own gap wherever it goes. With durations known
- * on every member, its excess is its duration less the others' median.
+ * slow, and a rank that is slow is late by its own gap wherever it goes. Where a completion
+ * released the rank (release.h), its lateness is capped by the time since. With durations known
+ * on every member, its excess is its duration less the others' median, capped by how much later
+ * than theirs its end (rebuilt start plus duration) is.
  *
  * The walk is linear in the group's calls: each op is read once and judged in O(members) (median
  * of the others by selection), with FA_CLOCK_HALF ops of look-ahead for the clocks.

@@ -1,25 +1,28 @@
-/* release.h — when each rank's CPU may last have been released before a call: the completions
- * that can explain a late arrival without blaming the rank.
+/* release.h — when each rank's CPU was last released by a completion it was blocked on: what
+ * explains a late arrival without blaming the rank.
  *
  * NCCL lets a rank's CPU run ahead of its device by several launches; it blocks at a sync point
  * (the stream drained) or at its bound of unfinished launches, and goes on when one of its
  * earlier launches completes. A rank that waited there for a slow peer in group A arrives late at
- * its next operation in group B: the delay is the slow peer's, not its own. What the rank added
- * itself at call c is its arrival less the moment it was free: its previous arrival, or, if it
- * was blocked, the completion that released it. Which completion that was (if any) the dumps do
- * not say, and the recorded completions are the watchdog's discovery of them, up to its polling
- * period (100 ms) late. So the completions are rebuilt from the arrivals alone, as the device runs
- * them: a launch starts on a rank once it was issued and the rank's previous launch completed,
- * and completes once every member started it (the members' arrivals on clocks corrected per rank,
- * and never after any member discovered it). Along a rank's calls this is the wait-for chain: a
- * completion late because of a slow member carries that lateness on, and nothing else does.
+ * its next operations in group B: the delay is the slow peer's, not its own. Which completion
+ * released it the dumps do not say, and the recorded completions are the watchdog's discovery of
+ * them, up to its polling period (100 ms) late. So completions are rebuilt from the arrivals
+ * alone, as the device runs them: a launch starts on a rank once it was issued and the rank's
+ * previous launch completed, and completes once every member started it (arrivals on clocks
+ * corrected per rank where a rank's completions read 100 ms or more off its peers'; never after
+ * a member discovered it). Along a rank's launches this is the wait-for chain: a completion late
+ * because of a slow member carries that lateness on, and nothing else does.
  *
- * For call c of rank r, `release` is the latest such completion of one of r's earlier launches
- * (the FA_RELEASE_LOOKBACK before c) no later than r's arrival at c, on r's clock. The delay r
- * made itself at c is then at least its arrival less the later of that and its previous arrival:
- * lateness.h caps a member's lateness by it, which only ever clears blame. A slow rank is the last
- * to arrive at its operations, so its launches complete when it arrives at them: nothing later
- * than its previous arrival explains its next, and its own delay stays whole.
+ * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
+ * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
+ * waited in (it completed the floor or more after r arrived at it), and (3) r issued nothing
+ * after until it completed: a sync point, where the CPU demonstrably waited. lateness.h caps the
+ * member's lateness at c by its arrival less that release, which only ever clears blame. A slow
+ * rank arrives last, its launches complete when it arrives: nothing releases it. A rank that went
+ * on issuing while its launch waited is behind by itself, and is not cleared.
+ *
+ * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
+ * rebuilt end): a member's end is its start plus its duration (lateness.h).
  *
  * Send/recv runs (a batch, or the sends and receives of a pipeline step) are taken as one: each
  * starts once the launch before the run completed, and the launch after the run waits for all of
@@ -28,7 +31,7 @@
  * unknown, has no completion; nor do the calls after it until the chain is known again.
  *
  * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains):
- * per entry of every rank its call (4 bytes), per call its rebuilt completion and release
+ * per entry of every rank its call (4 bytes, while building), per call its release and start
  * (8 bytes each), per rank its clock offset.
  */
 #ifndef FRTRACE_RELEASE_H
