@@ -9,24 +9,28 @@
 #include "perf/clocks.h"
 #include "perf/perfstat.h"
 
-#define NO_CALL     UINT32_MAX
-#define UNKNOWN     INT64_MAX /* a completion the arrivals do not give */
-#define UNCONSTRAIN INT64_MIN /* no earlier launch holds the start back */
+#define NO_CALL         UINT32_MAX
+#define UNKNOWN         INT64_MAX /* a completion the arrivals do not give */
+#define UNCONSTRAIN     INT64_MIN /* no earlier launch holds the start back */
+#define FA_RELEASE_SKIP 4         /* entries without an op passed over to a predecessor */
+#define FA_RELEASE_RUN  64        /* the longest send/recv run followed back */
 
 typedef struct chain_ctx {
     const fa_input *in;
     const fa_match *m;
-    size_t *rank_at;      /* per input rank: its first slot in entry_call; [nranks] the end */
-    uint32_t *entry_call; /* per entry of every rank: its call, NO_CALL none */
-    uint32_t *call_op;    /* per call: its op */
-    int64_t *off;         /* per input rank: its clock's offset (ns), 0 in step */
-    uint32_t *dep;        /* per call: the call before it on its rank, NO_CALL none */
-    int64_t *chain;       /* per call: what the rank's next launch waits for (common clock) */
-    int64_t *base;        /* per call: what it waited for itself before starting */
-    int64_t floor_ns;     /* a wait shorter than this held nobody */
-    uint8_t *waited;      /* per call: its op completed the floor or more after it arrived */
-    uint32_t *pending;    /* per op: its calls whose predecessor is not rebuilt yet */
-    uint32_t *queue;      /* ops ready to rebuild */
+    size_t *rank_at;          /* per input rank: its first slot in entry_call; [nranks] the end */
+    uint32_t *entry_call;     /* per entry of every rank: its call, NO_CALL none */
+    uint32_t *call_op;        /* per call: its op */
+    int64_t *off;             /* per input rank: its clock's offset (ns), 0 in step */
+    uint32_t *dep;            /* per call: the call before it on its rank, NO_CALL none */
+    int64_t *chain;           /* per call: what the rank's next launch waits for (common clock) */
+    int64_t *base;            /* per call: what it waited for itself before starting */
+    int64_t floor_ns;         /* a wait shorter than this held nobody */
+    uint8_t *waited;          /* per call: its op completed the floor or more after it arrived */
+    uint32_t *pending;        /* per op: its calls whose predecessor is not rebuilt yet */
+    uint32_t *queue;          /* ops ready to rebuild */
+    uint32_t *dep_at, *deps;  /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
+    uint32_t *succ_at, *succ; /* per call: the calls that wait for it, likewise */
     size_t qhead, qtail;
 } chain_ctx;
 
@@ -94,17 +98,21 @@ static int rank_offsets(chain_ctx *x) {
 
 /* ------------------------------------------------------------ the chain ------------- */
 
-/* What call ci waits for before it starts: the launch before it completed (a send/recv run: the
- * launch before the run). */
-static int64_t base_of(const chain_ctx *x, uint32_t ci, bool p2p) {
-    uint32_t d = x->dep[ci];
-    if (d == NO_CALL) return UNCONSTRAIN;
-    if (p2p && x->m->ops[x->call_op[d]].is_p2p) return x->base[d];
-    return x->chain[d];
+/* What call ci waits for before it starts: the latest known completion among its predecessors in
+ * the chain (UNCONSTRAIN none). One unknown (its op never completed everywhere, a member without
+ * a dump) is passed over: the start is then a lower bound, which only makes the rank's own delay
+ * seem longer (lateness.h caps by it: it clears less, never more). */
+static int64_t base_of(const chain_ctx *x, uint32_t ci) {
+    int64_t base = UNCONSTRAIN;
+    for (uint32_t k = x->dep_at[ci]; k < x->dep_at[ci + 1]; k++) {
+        int64_t c = x->chain[x->deps[k]];
+        if (c != UNKNOWN && c > base) base = c;
+    }
+    return base;
 }
 
-/* Op `op`'s completion from its members' starts, and its calls' chains; then its calls'
- * successors may be ready. */
+/* Op `op`'s completion from its members' starts, and its calls' chains; then the calls that
+ * wait for them may be ready. */
 static void rebuild_op(chain_ctx *x, size_t op) {
     const fa_match *m = x->m;
     const fa_op *o = &m->ops[op];
@@ -116,7 +124,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
         const fa_dump *d = dump_of(x, c);
         int64_t issue = fa_time_created(d, first_entry(m, c)),
                 seen = fa_time_completed(d, last_entry(m, c));
-        int64_t base = base_of(x, ci, o->is_p2p);
+        int64_t base = base_of(x, ci);
         x->base[ci] = base;
         if (!issue || base == UNKNOWN || c->state != FR_STATE_COMPLETED) {
             done = UNKNOWN;
@@ -133,23 +141,69 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     if (done != UNKNOWN && least < done) done = least > last_arrival ? least : last_arrival;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
-        int64_t chain = done;
-        uint32_t d = x->dep[ci];
-        const fa_call *cc = &m->calls[ci];
-        int64_t arrived = fa_time_created(dump_of(x, cc), first_entry(m, cc));
-        x->waited[ci] =
-            done != UNKNOWN && arrived && done - (arrived - x->off[cc->rank_index]) >= x->floor_ns;
-        if (o->is_p2p && chain != UNKNOWN && d != NO_CALL && m->ops[x->call_op[d]].is_p2p &&
-            x->chain[d] != UNKNOWN && x->chain[d] > chain)
-            chain = x->chain[d]; /* the run completes with its last transfer */
-        x->chain[ci] = chain;
         const fa_call *c = &m->calls[ci];
-        uint32_t next = call_at(x, c->rank_index, last_entry(m, c) + 1);
-        if (next != NO_CALL && x->dep[next] == ci) {
-            size_t nop = x->call_op[next];
+        int64_t arrived = fa_time_created(dump_of(x, c), first_entry(m, c));
+        x->waited[ci] =
+            done != UNKNOWN && arrived && done - (arrived - x->off[c->rank_index]) >= x->floor_ns;
+        x->chain[ci] = done;
+        for (uint32_t k2 = x->succ_at[ci]; k2 < x->succ_at[ci + 1]; k2++) {
+            size_t nop = x->call_op[x->succ[k2]];
             if (--x->pending[nop] == 0) x->queue[x->qtail++] = (uint32_t)nop;
         }
     }
+}
+
+static bool call_is_p2p(const chain_ctx *x, uint32_t ci) {
+    return x->m->ops[x->call_op[ci]].is_p2p;
+}
+
+/* Calls ci waits for, into out (at most FA_RELEASE_RUN + 1): a send/recv waits for the launch
+ * before its run; a collective for the launch before it, and where that ends a send/recv run,
+ * for every transfer of the run too. Returns how many. */
+static uint32_t deps_of(const chain_ctx *x, uint32_t ci, uint32_t *out) {
+    uint32_t n = 0, d = x->dep[ci];
+    bool p2p = call_is_p2p(x, ci);
+    for (int k = 0; k < FA_RELEASE_RUN && d != NO_CALL && call_is_p2p(x, d); k++, d = x->dep[d])
+        if (!p2p) out[n++] = d;
+    if (d != NO_CALL && !call_is_p2p(x, d)) out[n++] = d;
+    return n;
+}
+
+/* Each call's predecessor on its rank: the call owning the entry before its first (entries no
+ * op holds are passed over: what they waited for is unknown, not a break in the chain); the
+ * calls it waits for (deps_of), and per call the calls that wait for it. */
+static int link_calls(chain_ctx *x) {
+    const fa_match *m = x->m;
+    uint32_t tmp[FA_RELEASE_RUN + 1];
+    for (size_t ci = 0; ci < m->ncalls; ci++) {
+        const fa_call *c = &m->calls[ci];
+        uint32_t e = first_entry(m, c), d = NO_CALL;
+        for (int k = 0; k < FA_RELEASE_SKIP && e > 0 && d == NO_CALL; k++)
+            d = call_at(x, c->rank_index, --e);
+        x->dep[ci] = d;
+    }
+    x->dep_at = calloc(m->ncalls + 2, sizeof *x->dep_at);
+    x->succ_at = calloc(m->ncalls + 2, sizeof *x->succ_at);
+    if (!x->dep_at || !x->succ_at) return -1;
+    size_t nedges = 0;
+    for (size_t ci = 0; ci < m->ncalls; ci++) {
+        uint32_t n = deps_of(x, (uint32_t)ci, tmp);
+        x->dep_at[ci + 1] = x->dep_at[ci] + n;
+        for (uint32_t k = 0; k < n; k++) x->succ_at[tmp[k] + 2]++;
+        nedges += n;
+    }
+    x->deps = malloc((nedges + 1) * sizeof *x->deps);
+    x->succ = malloc((nedges + 1) * sizeof *x->succ);
+    if (!x->deps || !x->succ) return -1;
+    for (size_t ci = 0; ci < m->ncalls; ci++) x->succ_at[ci + 2] += x->succ_at[ci + 1];
+    for (size_t ci = 0; ci < m->ncalls; ci++) {
+        uint32_t n = deps_of(x, (uint32_t)ci, tmp);
+        for (uint32_t k = 0; k < n; k++) {
+            x->deps[x->dep_at[ci] + k] = tmp[k];
+            x->succ[x->succ_at[tmp[k] + 1]++] = (uint32_t)ci;
+        }
+    }
+    return 0;
 }
 
 /* Kahn's order: an op is rebuilt once its calls' predecessors are. Ops left in a cycle (calls
@@ -161,7 +215,7 @@ static void rebuild_all(chain_ctx *x) {
         const fa_op *o = &m->ops[op];
         x->pending[op] = 0;
         for (uint32_t k = 0; k < o->ncalls; k++)
-            x->pending[op] += x->dep[o->first_call + k] != NO_CALL;
+            x->pending[op] += x->dep_at[o->first_call + k + 1] - x->dep_at[o->first_call + k];
         if (!x->pending[op]) x->queue[x->qtail++] = (uint32_t)op;
     }
     while (x->qhead < x->qtail) rebuild_op(x, x->queue[x->qhead++]);
@@ -243,16 +297,14 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
     }
     if (rc == 0) rc = rank_offsets(&x);
     if (rc == 0) {
-        for (size_t ci = 0; ci < m->ncalls; ci++) {
-            const fa_call *c = &m->calls[ci];
-            uint32_t first = first_entry(m, c);
-            x.dep[ci] = first ? call_at(&x, c->rank_index, first - 1) : NO_CALL;
-        }
+        rc = link_calls(&x);
+    }
+    if (rc == 0) {
         rebuild_all(&x);
         releases(&x, rl->release, rl->start);
     }
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue),
-        free(x.waited);
+        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;

@@ -24,11 +24,13 @@
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
  *
- * Send/recv runs (a batch, or the sends and receives of a pipeline step) are taken as one: each
- * starts once the launch before the run completed, and the launch after the run waits for all of
- * them (a batch's transfers complete in any order; taking them in order would chain a ring onto
- * itself). A call whose operation did not complete everywhere, or any of whose members' chains is
- * unknown, has no completion; nor do the calls after it until the chain is known again.
+ * A call's predecessor is the call owning the entry before its first; entries that no op holds
+ * are passed over (FA_RELEASE_SKIP of them). Send/recv runs (a batch, or the sends and receives
+ * of a pipeline step) are taken as one: each starts once the launch before the run completed,
+ * and the launch after the run waits for all of them (a batch's transfers complete in any order;
+ * taking them in order would chain a ring onto itself). An op that did not complete everywhere
+ * has no completion; a launch after it starts, as far as the chain knows, at its arrival: a lower
+ * bound, which only makes the rank's own delay seem longer (it clears less, never more).
  *
  * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains):
  * per entry of every rank its call (4 bytes, while building), per call its release and start
