@@ -18,6 +18,7 @@
 typedef struct chain_ctx {
     const fa_input *in;
     const fa_match *m;
+    fa_release *rl;
     size_t *rank_at;          /* per input rank: its first slot in entry_call; [nranks] the end */
     uint32_t *entry_call;     /* per entry of every rank: its call, NO_CALL none */
     uint32_t *call_op;        /* per call: its op */
@@ -227,21 +228,27 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
     const fa_match *m = x->m;
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
-        int64_t arrival = fa_time_created(dump_of(x, c), first_entry(m, c)), best = 0;
+        uint32_t first = first_entry(m, c);
+        int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0;
+        int64_t previous = first ? fa_time_created(dump_of(x, c), first - 1) : 0;
+        bool by_bound = false;
         uint32_t d = x->dep[ci];
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
             if (x->chain[d] == UNKNOWN || !x->waited[d]) continue;
             int64_t at = x->chain[d] + x->off[c->rank_index];
-            if (at > arrival) continue;
-            /* completions come in launch order: no earlier one is later. It released the rank
-             * only if the rank issued nothing more before it (a sync point): a rank that went on
-             * and stays behind is behind by itself */
+            if (at > arrival || at <= best) continue;
+            /* it released the rank only if the rank issued nothing more before it (a sync
+             * point): a rank that went on and stays behind is behind by itself */
             const fa_call *dc = &m->calls[d];
             int64_t next = fa_time_created(dump_of(x, dc), last_entry(m, dc) + 1);
-            if (next && next >= at) best = at;
-            break;
+            bool sync = next && next >= at;
+            /* or it was held at its bound of launches in flight: it came first after that end,
+             * within the floor of it (lateness.h asks, too, that it paused there) */
+            bool bound = previous < at && arrival - at < x->floor_ns;
+            if (sync || bound) best = at, by_bound = !sync;
         }
         release[ci] = best;
+        x->rl->bound[ci] = by_bound;
         int64_t base = x->base[ci];
         start[ci] =
             base == UNKNOWN || !arrival ? 0
@@ -278,7 +285,7 @@ static int map_calls(chain_ctx *x) {
 
 int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl) {
     memset(rl, 0, sizeof *rl);
-    chain_ctx x = { .in = in, .m = m, .floor_ns = (int64_t)(floor_ms * 1e6) };
+    chain_ctx x = { .in = in, .m = m, .rl = rl, .floor_ns = (int64_t)(floor_ms * 1e6) };
     int rc = map_calls(&x);
     if (rc == 0) {
         x.off = calloc(in->nranks + 1, sizeof *x.off);
@@ -290,8 +297,9 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
         x.waited = calloc(m->ncalls + 1, 1);
         rl->release = malloc((m->ncalls + 1) * sizeof *rl->release);
         rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
+        rl->bound = calloc(m->ncalls + 1, sizeof *rl->bound);
         rc = x.off && x.dep && x.chain && x.base && x.pending && x.queue && x.waited &&
-                     rl->release && rl->start
+                     rl->release && rl->start && rl->bound
                  ? 0
                  : -1;
     }
@@ -311,6 +319,6 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
 }
 
 void fa_release_free(fa_release *rl) {
-    free(rl->release), free(rl->start);
+    free(rl->release), free(rl->start), free(rl->bound);
     memset(rl, 0, sizeof *rl);
 }

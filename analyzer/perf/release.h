@@ -15,11 +15,13 @@
  *
  * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
  * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
- * waited in (it completed the floor or more after r arrived at it), and (3) r issued nothing
- * after until it completed: a sync point, where the CPU demonstrably waited. lateness.h caps the
- * member's lateness at c by its arrival less that release, which only ever clears blame. A slow
- * rank arrives last, its launches complete when it arrives: nothing releases it. A rank that went
- * on issuing while its launch waited is behind by itself, and is not cleared.
+ * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
+ * nothing after it until it completed (a sync point), or r's first call after it came within the
+ * floor of it (its bound of launches in flight: `bound`; lateness.h asks, too, that r paused
+ * there longer than its peers did, by the floor). lateness.h caps the member's lateness at c by its
+ * arrival less that release, which only ever clears blame. A slow rank arrives last, its launches
+ * complete when it arrives: nothing releases it. A rank that went on issuing on its own cadence
+ * while its launch waited is behind by itself, and is not cleared.
  *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
@@ -39,6 +41,7 @@
 #ifndef FRTRACE_RELEASE_H
 #define FRTRACE_RELEASE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "load/load.h"
@@ -48,6 +51,8 @@
 
 typedef struct fa_release {
     int64_t *release; /* per call: the release before it, on its rank's clock; 0 unknown */
+    uint8_t *bound;   /* per call: its release is an end it was held for at its bound of launches
+                       * in flight (not a sync point) */
     int64_t *start;   /* per call: its rebuilt start (arrival, or the launch before it ended), on
                        * its rank's clock; 0 unknown */
 } fa_release;
@@ -60,6 +65,12 @@ void fa_release_free(fa_release *rl);
  * (ns, its rank's clock), 0 when unknown. */
 static inline int64_t fa_release_ns(const fa_release *rl, const fa_match *m, const fa_call *c) {
     return rl->release ? rl->release[c - m->calls] : 0;
+}
+
+/* Whether call c's release held it at its bound of launches in flight rather than at a sync
+ * point. */
+static inline bool fa_release_by_bound(const fa_release *rl, const fa_match *m, const fa_call *c) {
+    return rl->bound && rl->bound[c - m->calls];
 }
 
 /* Call c's rebuilt start on the device (ns, its rank's clock), 0 when unknown. */
