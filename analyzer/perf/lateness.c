@@ -18,8 +18,6 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->stay = malloc(n * sizeof *t->stay);
     t->held_before = malloc(n * sizeof *t->held_before);
     t->freed = malloc(n * sizeof *t->freed);
-    t->pause = malloc(n * sizeof *t->pause);
-    t->by_bound = malloc(n * sizeof *t->by_bound);
     t->started = malloc(n * sizeof *t->started);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
@@ -34,8 +32,8 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
 
 static void times_free(fa_op_times *t) {
     free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
-    free(t->held_before), free(t->freed), free(t->pause), free(t->by_bound), free(t->started),
-        free(t->duration), free(t->at), free(t->uncertain), free(t->late), free(t->excess);
+    free(t->held_before), free(t->freed), free(t->started), free(t->duration), free(t->at),
+        free(t->uncertain), free(t->late), free(t->excess);
 }
 
 int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
@@ -81,13 +79,14 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
         int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
-        int64_t previous = first ? fa_time_created(d, first - 1) : 0;
-        t->pause[i] = previous && t->arrival[i] ? (double)(t->arrival[i] - previous) / 1e6 : NAN;
-        t->by_bound[i] = env->release && fa_release_by_bound(env->release, env->m, c);
         int64_t start = env->release ? fa_release_start_ns(env->release, env->m, c) : 0;
         t->started[i] = start && t->arrival[i] ? (double)(start - t->arrival[i]) / 1e6 : 0;
-        if (release && t->arrival[i] >= release)
+        if (release && t->arrival[i] >= release) {
             t->freed[i] = (double)(t->arrival[i] - release) / 1e6;
+            /* steps all below the floor since: jitter that added up, none of it a pause */
+            double longest = fa_release_longest_ms(env->release, env->m, c);
+            if (longest < env->floor_ms && longest < t->freed[i]) t->freed[i] = longest;
+        }
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
             t->held_before[i] = fa_held_at(env->held, c->rank_index, first - 1);
@@ -208,29 +207,6 @@ static void others_stays(fa_late_scratch *s, fa_op_times *t) {
         t->stay[i] = k < known && s->idx[k] == i ? s->off[k++] : all;
 }
 
-/* A release at the rank's bound of launches in flight (release.h) explains its lateness only
- * where it paused there: its time from its previous arrival exceeds the other members' median by
- * the floor. A rank whose CPU runs ahead on its own cadence, behind by itself, meets its peers'
- * completions on the way without waiting for them. */
-static void unpaused(fa_late_scratch *s, fa_op_times *t, double floor_ms) {
-    uint32_t known = 0;
-    bool any = false;
-    for (uint32_t i = 0; i < t->n; i++) {
-        any |= t->by_bound[i] && !isnan(t->freed[i]);
-        if (!isnan(t->pause[i])) s->idx[known] = i, s->tmp[known++] = t->pause[i];
-    }
-    if (!any) return;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->by_bound[i] && (known < 2 || isnan(t->pause[i]))) t->freed[i] = NAN;
-    if (known < 2) return;
-    double *others = s->off; /* the clock offsets are applied by now */
-    fa_median_of_others(s->tmp, known, s->tmp2, others);
-    for (uint32_t k = 0; k < known; k++) {
-        uint32_t i = s->idx[k];
-        if (t->by_bound[i] && s->tmp[k] - others[k] < floor_ms) t->freed[i] = NAN;
-    }
-}
-
 /* A collective ends on its members together, so a member whose kernel ran longer because it
  * started early and waited in it for a late peer is not slow: its duration's excess counts only
  * as far as its end (its start, rebuilt by release.h, plus its duration) is later than the
@@ -244,7 +220,7 @@ static void ended_late(fa_late_scratch *s, fa_op_times *t) {
     }
 }
 
-static void judge(fa_late_scratch *s, fa_op_times *t, double floor_ms) {
+static void judge(fa_late_scratch *s, fa_op_times *t) {
     double hi = -INFINITY;
     t->last = -1;
     for (uint32_t i = 0; i < t->n; i++) {
@@ -255,7 +231,6 @@ static void judge(fa_late_scratch *s, fa_op_times *t, double floor_ms) {
     }
     bool in_step_reference = reference_arrivals(s, t, t->late);
     for (uint32_t i = 0; i < t->n; i++) t->late[i] = t->at[i] - t->late[i];
-    unpaused(s, t, floor_ms);
     own_delays(s, t, t->excess); /* excess is filled below: borrow it meanwhile */
     for (uint32_t i = 0; i < t->n; i++) {
         double own = t->excess[i];
@@ -293,7 +268,7 @@ int fa_group_lateness(const fa_late_env *env, fa_late_scratch *s, uint32_t gi, c
         fa_op_times *t = &s->slot[j % FA_CLOCK_WIDTH];
         place_arrivals(s, j, nops, t, !env->m->ops[t->op].is_p2p);
         t->judged = is_judged(env, t);
-        if (t->judged) judge(s, t, env->floor_ms);
+        if (t->judged) judge(s, t);
         int rc = visit(arg, t);
         if (rc) return rc;
     }

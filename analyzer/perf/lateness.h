@@ -62,8 +62,6 @@ typedef struct fa_op_times {
     double *freed;     /* ms from the later of its previous arrival and its release (release.h) to
                         * this arrival: at most the delay it made itself; NaN unknown */
     double *duration;  /* ms, NaN unknown */
-    double *pause;     /* ms from its rank's previous arrival to this one; NaN unknown */
-    bool *by_bound;    /* its release (release.h) held it at its bound of launches in flight */
     double *started;   /* ms from its arrival to its rebuilt start on the device (release.h), 0
                         * unknown */
     double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */

@@ -30,6 +30,7 @@ typedef struct chain_ctx {
     uint8_t *waited;          /* per call: its op completed the floor or more after it arrived */
     uint32_t *pending;        /* per op: its calls whose predecessor is not rebuilt yet */
     uint32_t *queue;          /* ops ready to rebuild */
+    uint8_t *paused;          /* per call: its rank paused before it longer than its peers */
     uint32_t *dep_at, *deps;  /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
     uint32_t *succ_at, *succ; /* per call: the calls that wait for it, likewise */
     size_t qhead, qtail;
@@ -222,6 +223,75 @@ static void rebuild_all(chain_ctx *x) {
     while (x->qhead < x->qtail) rebuild_op(x, x->queue[x->qhead++]);
 }
 
+/* The longest time call c's rank took from one arrival to its next since its release (from the
+ * release to its first arrival after it, and so on to c's arrival), ms; NaN when an arrival is
+ * unknown or more than FA_RELEASE_LOOKBACK entries came between. */
+static float longest_step(const chain_ctx *x, const fa_call *c, uint32_t first, int64_t arrival,
+                          int64_t release) {
+    const fa_dump *d = dump_of(x, c);
+    int64_t hi = arrival, longest = 0;
+    for (int k = 0; k < FA_RELEASE_LOOKBACK; k++) {
+        int64_t at = first > (uint32_t)k ? fa_time_created(d, first - 1 - (uint32_t)k) : 0;
+        if (!at) return NAN;
+        if (at <= release) {
+            if (hi - release > longest) longest = hi - release;
+            return (float)((double)longest / 1e6);
+        }
+        if (hi - at > longest) longest = hi - at;
+        hi = at;
+    }
+    return NAN;
+}
+
+/* Per call whether its rank paused before it longer than the other members of its op by the
+ * floor: its time from its previous arrival less the median of theirs. */
+static int mark_pauses(chain_ctx *x) {
+    const fa_match *m = x->m;
+    size_t widest = 1;
+    for (size_t op = 0; op < m->nops; op++)
+        if (m->ops[op].ncalls > widest) widest = m->ops[op].ncalls;
+    double *v = malloc(widest * sizeof *v), *others = malloc(widest * sizeof *others),
+           *tmp = malloc(widest * sizeof *tmp);
+    uint32_t *who = malloc(widest * sizeof *who);
+    int rc = v && others && tmp && who ? 0 : -1;
+    for (size_t op = 0; op < m->nops && rc == 0; op++) {
+        const fa_op *o = &m->ops[op];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            uint32_t first = first_entry(m, c);
+            const fa_dump *d = dump_of(x, c);
+            int64_t at = fa_time_created(d, first),
+                    before = first ? fa_time_created(d, first - 1) : 0;
+            x->paused[o->first_call + k] = 0;
+            if (at && before) who[n] = o->first_call + k, v[n++] = (double)(at - before);
+        }
+        if (n < 2) continue;
+        fa_median_of_others(v, n, tmp, others);
+        for (uint32_t k = 0; k < n; k++)
+            x->paused[who[k]] = v[k] - others[k] >= (double)x->floor_ns;
+    }
+    free(v), free(others), free(tmp), free(who);
+    return rc;
+}
+
+/* Whether the end `at` of a launch ending at entry `last` of input rank r held the rank at its
+ * bound of launches in flight: the rank's first call after it came within the floor of it, and
+ * had paused before it longer than its peers (a rank on its own cadence, behind by itself, meets
+ * its peers' ends on the way without waiting for them). */
+static bool held_at_bound(const chain_ctx *x, size_t r, uint32_t last, int64_t at) {
+    const fa_dump *d = x->in->ranks[r].dump;
+    for (uint32_t e = last + 1, k = 0; k < FA_RELEASE_LOOKBACK; e++, k++) {
+        int64_t t = fa_time_created(d, e);
+        if (!t) return false;
+        if (t <= at) continue;
+        uint32_t ci = call_at(x, r, e);
+        /* a send/recv's one peer tells nothing of what its peers did */
+        return t - at < x->floor_ns && ci != NO_CALL && (x->paused[ci] || call_is_p2p(x, ci));
+    }
+    return false;
+}
+
 /* Per call, the latest chain value of its rank's FA_RELEASE_LOOKBACK calls before it that is no
  * later than its arrival, on its rank's clock. */
 static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
@@ -230,8 +300,6 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
         const fa_call *c = &m->calls[ci];
         uint32_t first = first_entry(m, c);
         int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0;
-        int64_t previous = first ? fa_time_created(dump_of(x, c), first - 1) : 0;
-        bool by_bound = false;
         uint32_t d = x->dep[ci];
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
             if (x->chain[d] == UNKNOWN || !x->waited[d]) continue;
@@ -242,13 +310,12 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
             const fa_call *dc = &m->calls[d];
             int64_t next = fa_time_created(dump_of(x, dc), last_entry(m, dc) + 1);
             bool sync = next && next >= at;
-            /* or it was held at its bound of launches in flight: it came first after that end,
-             * within the floor of it (lateness.h asks, too, that it paused there) */
-            bool bound = previous < at && arrival - at < x->floor_ns;
-            if (sync || bound) best = at, by_bound = !sync;
+            /* or it was held at its bound of launches in flight: its first call after that end
+             * came within the floor of it, having paused longer than its peers there */
+            if (sync || held_at_bound(x, c->rank_index, last_entry(m, dc), at)) best = at;
         }
         release[ci] = best;
-        x->rl->bound[ci] = by_bound;
+        x->rl->longest[ci] = best ? longest_step(x, c, first, arrival, best) : NAN;
         int64_t base = x->base[ci];
         start[ci] =
             base == UNKNOWN || !arrival ? 0
@@ -297,9 +364,10 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
         x.waited = calloc(m->ncalls + 1, 1);
         rl->release = malloc((m->ncalls + 1) * sizeof *rl->release);
         rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
-        rl->bound = calloc(m->ncalls + 1, sizeof *rl->bound);
+        x.paused = calloc(m->ncalls + 1, 1);
+        rl->longest = malloc((m->ncalls + 1) * sizeof *rl->longest);
         rc = x.off && x.dep && x.chain && x.base && x.pending && x.queue && x.waited &&
-                     rl->release && rl->start && rl->bound
+                     rl->release && rl->start && x.paused && rl->longest
                  ? 0
                  : -1;
     }
@@ -307,18 +375,19 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
     if (rc == 0) {
         rc = link_calls(&x);
     }
+    if (rc == 0) rc = mark_pauses(&x);
     if (rc == 0) {
         rebuild_all(&x);
         releases(&x, rl->release, rl->start);
     }
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue),
-        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps);
+        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps), free(x.paused);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;
 }
 
 void fa_release_free(fa_release *rl) {
-    free(rl->release), free(rl->start), free(rl->bound);
+    free(rl->release), free(rl->start), free(rl->longest);
     memset(rl, 0, sizeof *rl);
 }

@@ -17,11 +17,14 @@
  * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
  * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
  * nothing after it until it completed (a sync point), or r's first call after it came within the
- * floor of it (its bound of launches in flight: `bound`; lateness.h asks, too, that r paused
- * there longer than its peers did, by the floor). lateness.h caps the member's lateness at c by its
- * arrival less that release, which only ever clears blame. A slow rank arrives last, its launches
- * complete when it arrives: nothing releases it. A rank that went on issuing on its own cadence
- * while its launch waited is behind by itself, and is not cleared.
+ * floor of it and r had paused before that call longer than the other members of its op by the
+ * floor (a send/recv: its one peer tells nothing), as at its bound of launches in flight. A rank
+ * that went on issuing on its own cadence while its launch waited meets its peers' ends on the
+ * way without waiting for them: it is behind by itself, and is not cleared. lateness.h caps the
+ * member's lateness at c by its arrival less that release, which only ever clears blame; and where
+ * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
+ * by that step: jitter that added up over several calls is no pause of its own. A slow rank
+ * arrives last, its launches complete when it arrives: nothing releases it.
  *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
@@ -34,13 +37,15 @@
  * has no completion; a launch after it starts, as far as the chain knows, at its arrival: a lower
  * bound, which only makes the rank's own delay seem longer (it clears less, never more).
  *
- * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains):
- * per entry of every rank its call (4 bytes, while building), per call its release and start
- * (8 bytes each), per rank its clock offset.
+ * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains;
+ * each call looks at most FA_RELEASE_LOOKBACK calls or entries back or ahead): per entry of every
+ * rank its call (4 bytes, while building), per call its release and start (8 bytes each) and
+ * longest step (4), some 40 bytes more while building; per rank its clock offset.
  */
 #ifndef FRTRACE_RELEASE_H
 #define FRTRACE_RELEASE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,8 +56,8 @@
 
 typedef struct fa_release {
     int64_t *release; /* per call: the release before it, on its rank's clock; 0 unknown */
-    uint8_t *bound;   /* per call: its release is an end it was held for at its bound of launches
-                       * in flight (not a sync point) */
+    float *longest;   /* per call: the longest time its rank took from one arrival to the next since
+                       * its release (ms), NaN unknown */
     int64_t *start;   /* per call: its rebuilt start (arrival, or the launch before it ended), on
                        * its rank's clock; 0 unknown */
 } fa_release;
@@ -67,10 +72,10 @@ static inline int64_t fa_release_ns(const fa_release *rl, const fa_match *m, con
     return rl->release ? rl->release[c - m->calls] : 0;
 }
 
-/* Whether call c's release held it at its bound of launches in flight rather than at a sync
- * point. */
-static inline bool fa_release_by_bound(const fa_release *rl, const fa_match *m, const fa_call *c) {
-    return rl->bound && rl->bound[c - m->calls];
+/* The longest step of call c's rank since its release (ms), NaN unknown. */
+static inline double fa_release_longest_ms(const fa_release *rl, const fa_match *m,
+                                           const fa_call *c) {
+    return rl->longest ? rl->longest[c - m->calls] : NAN;
 }
 
 /* Call c's rebuilt start on the device (ns, its rank's clock), 0 when unknown. */
