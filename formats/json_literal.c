@@ -18,18 +18,11 @@
 
 /* --- strings ------------------------------------------------------------------------------- */
 
-static int hex_digit(uint8_t c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* The four hex digits at s (room checked by the caller), or -1. */
 static int hex4(const uint8_t *s) {
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        int d = hex_digit(s[i]);
+        int d = fr_hex_digit(s[i]);
         if (d < 0) return -1;
         v = v * 16 + d;
     }

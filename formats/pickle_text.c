@@ -52,13 +52,6 @@ size_t pickle_utf8_invalid_at(const uint8_t *s, size_t n) {
 
 /* --- protocol 0's escapes -------------------------------------------------------------------- */
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Bytes are Latin-1 code points, except that \uXXXX and \UXXXXXXXX are escapes when preceded by
  * an odd number of backslashes. */
 pt_result pickle_raw_unicode(const char *s, size_t n, char *out, size_t *len, char *escape) {
@@ -85,7 +78,7 @@ pt_result pickle_raw_unicode(const char *s, size_t n, char *out, size_t *len, ch
         if (n - (i + 2) < digits) return PT_TRUNCATED_ESCAPE;
         uint32_t cp = 0;
         for (size_t k = 0; k < digits; k++) {
-            int d = hex_digit(s[i + 2 + k]);
+            int d = fr_hex_digit(s[i + 2 + k]);
             if (d < 0) return PT_BAD_ESCAPE;
             cp = cp << 4 | (uint32_t)d;
         }
@@ -119,8 +112,8 @@ pt_result pickle_escape_decode(const char *s, size_t n, char *out, size_t *len) 
                 v = v * 8 + (unsigned)(s[++i] - '0');
             out[o++] = (char)(v & 0xFF);
         } else if (c == 'x') {
-            int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1,
-                lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+            int hi = i + 1 < n ? fr_hex_digit(s[i + 1]) : -1,
+                lo = i + 2 < n ? fr_hex_digit(s[i + 2]) : -1;
             if (hi < 0 || lo < 0) return PT_BAD_HEX_ESCAPE;
             out[o++] = (char)(hi * 16 + lo), i += 2;
         } else {

@@ -109,6 +109,14 @@ static inline size_t fr_text_next(const uint8_t *s, size_t n, fr_char *c) {
     return len;
 }
 
+/* The value of one hex digit (either case), or -1: for the escapes of pickle text and JSON. */
+static inline int fr_hex_digit(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 /* The UTF-8 bytes of cp (surrogates too, in their three-byte form) at out; returns 1 to 4. */
 static inline size_t fr_utf8_put(uint8_t *out, uint32_t cp) {
     if (cp < 0x80) return out[0] = (uint8_t)cp, 1;
