@@ -17,7 +17,8 @@ FUZZ_LIB_SRC := formats/value.c formats/pickle_read.c formats/pickle_memo.c form
                 formats/error.c formats/json_text.c
 FUZZ_DUMP_SRC := formats/dump.c formats/dump_from_value.c formats/dump_builder.c formats/dump_pickle_fast.c \
                  formats/dump_json_fast.c formats/json_literal.c formats/pg_ranks.c \
-                 formats/dump_names.c formats/intern.c formats/dump_whereabouts.c
+                 formats/dump_names.c formats/intern.c formats/dump_whereabouts.c \
+                 $(wildcard formats/pickle_fast_*.c formats/json_fast_*.c)
 FUZZ_DIR_SRC := $(FUZZ_DUMP_SRC) formats/dump_write.c formats/dump_write_whereabouts.c \
                 formats/pickle_write.c formats/safe_text.c formats/atomic_file.c $(ANALYZER_SRC)
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_pickle $(FUZZ_DIR)/fuzz_json $(FUZZ_DIR)/fuzz_dump $(FUZZ_DIR)/fuzz_dir
