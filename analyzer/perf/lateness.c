@@ -17,21 +17,23 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->gap = malloc(n * sizeof *t->gap);
     t->stay = malloc(n * sizeof *t->stay);
     t->held_before = malloc(n * sizeof *t->held_before);
+    t->freed = malloc(n * sizeof *t->freed);
+    t->started = malloc(n * sizeof *t->started);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
     t->uncertain = malloc(n * sizeof *t->uncertain);
     t->late = malloc(n * sizeof *t->late);
     t->excess = malloc(n * sizeof *t->excess);
     return t->member && t->arrival && t->done && t->ready && t->gap && t->stay && t->held_before &&
-                   t->duration && t->at && t->uncertain && t->late && t->excess
+                   t->freed && t->duration && t->at && t->uncertain && t->late && t->excess
                ? 0
                : -1;
 }
 
 static void times_free(fa_op_times *t) {
     free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
-    free(t->held_before), free(t->duration), free(t->at), free(t->uncertain), free(t->late),
-        free(t->excess);
+    free(t->held_before), free(t->freed), free(t->started), free(t->duration), free(t->at),
+        free(t->uncertain), free(t->late), free(t->excess);
 }
 
 int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
@@ -64,7 +66,7 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
     const fa_dump *d = env->in->ranks[c->rank_index].dump;
     t->member[i] = c->member;
     t->arrival[i] = t->done[i] = t->ready[i] = 0;
-    t->gap[i] = t->stay[i] = t->duration[i] = NAN;
+    t->gap[i] = t->stay[i] = t->duration[i] = t->freed[i] = NAN;
     t->held_before[i] = false;
     {
         uint32_t first = fa_call_entry_index(env->m, c, 0);
@@ -76,6 +78,15 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         int64_t next = blocking ? fa_time_created(d, last + 1) : 0;
         if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
+        int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
+        int64_t start = env->release ? fa_release_start_ns(env->release, env->m, c) : 0;
+        t->started[i] = start && t->arrival[i] ? (double)(start - t->arrival[i]) / 1e6 : 0;
+        if (release && t->arrival[i] >= release) {
+            t->freed[i] = (double)(t->arrival[i] - release) / 1e6;
+            /* steps all below the floor since: jitter that added up, none of it a pause */
+            double longest = fa_release_longest_ms(env->release, env->m, c);
+            if (longest < env->floor_ms && longest < t->freed[i]) t->freed[i] = longest;
+        }
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
             t->held_before[i] = fa_held_at(env->held, c->rank_index, first - 1);
@@ -196,6 +207,19 @@ static void others_stays(fa_late_scratch *s, fa_op_times *t) {
         t->stay[i] = k < known && s->idx[k] == i ? s->off[k++] : all;
 }
 
+/* A collective ends on its members together, so a member whose kernel ran longer because it
+ * started early and waited in it for a late peer is not slow: its duration's excess counts only
+ * as far as its end (its start, rebuilt by release.h, plus its duration) is later than the
+ * others' median end. A slow GPU ends after its peers; its victims end with them. */
+static void ended_late(fa_late_scratch *s, fa_op_times *t) {
+    for (uint32_t i = 0; i < t->n; i++) s->tmp[i] = t->at[i] + t->started[i] + t->duration[i];
+    fa_median_of_others(s->tmp, t->n, s->tmp2, s->off);
+    for (uint32_t i = 0; i < t->n; i++) {
+        double end = s->tmp[i] - s->off[i];
+        if (end < t->excess[i]) t->excess[i] = end;
+    }
+}
+
 static void judge(fa_late_scratch *s, fa_op_times *t) {
     double hi = -INFINITY;
     t->last = -1;
@@ -210,6 +234,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
     own_delays(s, t, t->excess); /* excess is filled below: borrow it meanwhile */
     for (uint32_t i = 0; i < t->n; i++) {
         double own = t->excess[i];
+        if (t->freed[i] < own) own = t->freed[i]; /* NaN: unknown, no cap */
         if (t->ready[i]) {
             double blocked = (double)(t->arrival[i] - t->ready[i]) / 1e6;
             if (blocked < own) own = blocked;
@@ -221,6 +246,7 @@ static void judge(fa_late_scratch *s, fa_op_times *t) {
     if (t->ntimed == t->n) {
         fa_median_of_others(t->duration, t->n, s->tmp2, t->excess);
         for (uint32_t i = 0; i < t->n; i++) t->excess[i] = t->duration[i] - t->excess[i];
+        ended_late(s, t);
     } else {
         for (uint32_t i = 0; i < t->n; i++) t->excess[i] = NAN;
     }

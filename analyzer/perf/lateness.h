@@ -18,8 +18,10 @@
  * their next call, each on its own clock), and perf.c caps by it the lateness of a member that
  * is never late within it (lateness_score). A cap only ever clears blame: the
  * ranks that waited for a slow one and came late to their next groups because of it are not
- * slow, and a rank that is slow is late by its own gap wherever it goes. With durations known
- * on every member, its excess is its duration less the others' median.
+ * slow, and a rank that is slow is late by its own gap wherever it goes. Where a completion
+ * released the rank (release.h), its lateness is capped by the time since. With durations known
+ * on every member, its excess is its duration less the others' median, capped by how much later
+ * than theirs its end (rebuilt start plus duration) is.
  *
  * The walk is linear in the group's calls: each op is read once and judged in O(members) (median
  * of the others by selection), with FA_CLOCK_HALF ops of look-ahead for the clocks.
@@ -37,6 +39,7 @@
 #include "load/load.h"
 #include "match/match.h"
 #include "perf/readiness.h"
+#include "perf/release.h"
 #include "verdict/verdict.h"
 
 /* What the walk reads and judges of one op; arrays per call, ascending member. */
@@ -56,7 +59,11 @@ typedef struct fa_op_times {
     double *stay; /* blocking backends: ms from its arrival to its rank's next call; once judged,
                    * the median of the others' (perf.c caps lateness by it); NaN unknown */
     bool *held_before; /* its previous call held it (held.h) */
+    double *freed;     /* ms from the later of its previous arrival and its release (release.h) to
+                        * this arrival: at most the delay it made itself; NaN unknown */
     double *duration;  /* ms, NaN unknown */
+    double *started;   /* ms from its arrival to its rebuilt start on the device (release.h), 0
+                        * unknown */
     double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
     double *uncertain; /* ms by which that offset may miss (clocks.h), 0 in step */
     double *late;      /* ms */
@@ -72,7 +79,8 @@ typedef struct fa_late_env {
     double floor_ms;
     const fa_readiness *ready;
     const fa_held *held;
-    double clock_noise_ms; /* fa_clock_noise's */
+    const fa_release *release; /* NULL: none */
+    double clock_noise_ms;     /* fa_clock_noise's */
 } fa_late_env;
 
 /* A worker's memory for walks over groups of up to `maxcalls` members. */

@@ -63,6 +63,7 @@ typedef struct judge {
     fa_late_env env;
     fa_readiness ready;
     fa_held held;
+    fa_release release;
     fa_late_scratch *s; /* per worker */
     size_t *group_ops;  /* op indices sorted by group */
     size_t *group_at;   /* per group: first index into group_ops; [ngroups] = end */
@@ -517,17 +518,19 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     for (size_t g = 0; g < groups->n; g++)
         if (groups->v[g].nmembers > maxcalls) maxcalls = groups->v[g].nmembers;
     unsigned nw = fa_worker_count(jobs);
-    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL, 0 },
+    judge J = { .env = { in, groups, m, status, p->floor_ms, NULL, NULL, NULL, 0 },
                 .s = calloc(nw, sizeof(fa_late_scratch)),
                 .out = calloc(groups->n + 1, sizeof(group_out)) };
     J.env.ready = &J.ready;
     J.env.held = &J.held;
+    J.env.release = &J.release;
     int rc = J.s && J.out ? 0 : -1;
     for (unsigned w = 0; w < nw && rc == 0; w++) rc = fa_late_scratch_init(&J.s[w], maxcalls);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
+    if (rc == 0) rc = fa_release_build(in, m, p->floor_ms, &J.release);
     if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);
@@ -548,6 +551,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     free(J.s), free(J.out), free(J.group_at), free(J.group_ops);
     fa_readiness_free(&J.ready);
     fa_held_free(&J.held);
+    fa_release_free(&J.release);
     if (rc != 0) fa_perf_free(p);
     return rc;
 }

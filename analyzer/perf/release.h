@@ -1,0 +1,87 @@
+/* release.h — when each rank's CPU was last released by a completion it was blocked on: what
+ * explains a late arrival without blaming the rank.
+ *
+ * NCCL lets a rank's CPU run ahead of its device by several launches; it blocks at a sync point
+ * (the stream drained) or at its bound of unfinished launches, and goes on when one of its
+ * earlier launches completes. A rank that waited there for a slow peer in group A arrives late at
+ * its next operations in group B: the delay is the slow peer's, not its own. Which completion
+ * released it the dumps do not say, and the recorded completions are the watchdog's discovery of
+ * them, up to its polling period (100 ms) late. So completions are rebuilt from the arrivals
+ * alone, as the device runs them: a launch starts on a rank once it was issued and the rank's
+ * previous launch completed, and completes once every member started it (arrivals on clocks
+ * corrected per rank where a rank's completions read 100 ms or more off its peers'; never after
+ * a member discovered it). Along a rank's launches this is the wait-for chain: a completion late
+ * because of a slow member carries that lateness on, and nothing else does.
+ *
+ * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
+ * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
+ * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
+ * nothing after it until it completed (a sync point), or r's first call after it came within the
+ * floor of it and r had paused before that call longer than the other members of its op by the
+ * floor (a send/recv: its one peer tells nothing), as at its bound of launches in flight. A rank
+ * that went on issuing on its own cadence while its launch waited meets its peers' ends on the
+ * way without waiting for them: it is behind by itself, and is not cleared. lateness.h caps the
+ * member's lateness at c by its arrival less that release, which only ever clears blame; and where
+ * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
+ * by that step: jitter that added up over several calls is no pause of its own. A slow rank
+ * arrives last, its launches complete when it arrives: nothing releases it.
+ *
+ * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
+ * rebuilt end): a member's end is its start plus its duration (lateness.h).
+ *
+ * A call's predecessor is the call owning the entry before its first; entries that no op holds
+ * are passed over (FA_RELEASE_SKIP of them). Send/recv runs (a batch, or the sends and receives
+ * of a pipeline step) are taken as one: each starts once the launch before the run completed,
+ * and the launch after the run waits for all of them (a batch's transfers complete in any order;
+ * taking them in order would chain a ring onto itself). An op that did not complete everywhere
+ * has no completion; a launch after it starts, as far as the chain knows, at its arrival: a lower
+ * bound, which only makes the rank's own delay seem longer (it clears less, never more).
+ *
+ * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains;
+ * each call looks at most FA_RELEASE_LOOKBACK calls or entries back or ahead): per entry of every
+ * rank its call (4 bytes, while building), per call its release and start (8 bytes each) and
+ * longest step (4), some 40 bytes more while building; per rank its clock offset.
+ */
+#ifndef FRTRACE_RELEASE_H
+#define FRTRACE_RELEASE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load/load.h"
+#include "match/match.h"
+
+#define FA_RELEASE_LOOKBACK 64
+
+typedef struct fa_release {
+    int64_t *release; /* per call: the release before it, on its rank's clock; 0 unknown */
+    float *longest;   /* per call: the longest time its rank took from one arrival to the next since
+                       * its release (ms), NaN unknown */
+    int64_t *start;   /* per call: its rebuilt start (arrival, or the launch before it ended), on
+                       * its rank's clock; 0 unknown */
+} fa_release;
+
+/* 0, or -1 when out of memory (rl is then empty: every release unknown). */
+int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl);
+void fa_release_free(fa_release *rl);
+
+/* The latest rebuilt completion of an earlier launch of call c's rank at or before its arrival
+ * (ns, its rank's clock), 0 when unknown. */
+static inline int64_t fa_release_ns(const fa_release *rl, const fa_match *m, const fa_call *c) {
+    return rl->release ? rl->release[c - m->calls] : 0;
+}
+
+/* The longest step of call c's rank since its release (ms), NaN unknown. */
+static inline double fa_release_longest_ms(const fa_release *rl, const fa_match *m,
+                                           const fa_call *c) {
+    return rl->longest ? rl->longest[c - m->calls] : NAN;
+}
+
+/* Call c's rebuilt start on the device (ns, its rank's clock), 0 when unknown. */
+static inline int64_t fa_release_start_ns(const fa_release *rl, const fa_match *m,
+                                          const fa_call *c) {
+    return rl->start ? rl->start[c - m->calls] : 0;
+}
+
+#endif
