@@ -122,6 +122,33 @@ static bool left_no_file(const decider *d, const fa_group *grp, uint32_t k) {
     return peer >= 0 && !d->facts[peer].unreadable;
 }
 
+/* Whether an inferred group holds fewer ranks than a group of its family: its members were
+ * rebuilt from the dumps, so the ranks it lacks are among those that left no dump (the groups of
+ * one family, split the same way, have one size). */
+static bool same_family(const fa_group *a, const fa_group *b);
+
+static bool lacks_members(const decider *d, const fa_group *grp) {
+    if (!grp->inferred) return false;
+    for (size_t g = 0; g < d->groups->n; g++)
+        if (same_family(&d->groups->v[g], grp) && d->groups->v[g].nmembers > grp->nmembers)
+            return true;
+    return false;
+}
+
+/* The op of an inferred group that lacks members: each rank that left no dump file may be one
+ * of them and have died in it (0 added, 1 some, -1 out of memory). */
+static int lacking_member_edges(decider *d, size_t node, const fa_group *grp) {
+    if (!lacks_members(d, grp)) return 0;
+    int added = 0;
+    for (size_t u = 0; u < d->nunseen; u++) {
+        uint32_t peer = d->unseen[u];
+        if (peer == node || d->facts[peer].unreadable) continue;
+        if (add_possible(&d->g, (uint32_t)node, peer)) return -1;
+        added = 1;
+    }
+    return added;
+}
+
 /* A failed op's possible culprits: its members without a dump file (one of them died). The op
  * failed when a member still has it pending, never issued it, or left no dump file; a member
  * whose dump is merely older than its peers' may have joined it since, and says nothing. */
@@ -132,8 +159,17 @@ static int failed_edges(decider *d, size_t node, size_t op) {
     for (uint32_t k = 0; k < n; k++)
         failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
                   left_no_file(d, grp, k);
-    if (!failed) return 0;
-    size_t added = 0;
+    /* a group that lacks members, where no other member's dump shows the op: one of those it
+     * lacks may have died in it (a member in view that went on would prove it ran) */
+    bool alone = true;
+    for (uint32_t k = 0; k < n; k++) {
+        long peer = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        alone &= peer < 0 || (size_t)peer == node || fa_member_state_unknown(d->states[k]);
+    }
+    int lacking = alone ? lacking_member_edges(d, node, grp) : 0;
+    if (lacking < 0) return -1;
+    if (!failed && !lacking) return 0;
+    size_t added = (size_t)lacking;
     for (uint32_t k = 0; k < n; k++) {
         long peer = fa_vg_rank_node(d, grp->members[d->members[k]]);
         if (peer < 0 || (size_t)peer == node || !left_no_file(d, grp, k)) continue;
