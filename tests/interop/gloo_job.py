@@ -204,6 +204,17 @@ def worker(args, rank, world, trigger):
     time.sleep(3600)  # the dumper thread ends the process
 
 
+def reap(procs, seconds):
+    """Waits for the workers, `seconds` in all, then kills those still running."""
+    deadline = time.time() + seconds
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def job_state(args, procs):
     """What every rank has said so far, and which processes still run."""
     said = []
@@ -246,13 +257,7 @@ def run_parent(args):
              for r in range(args.ranks)]
     wait_until_still(args, procs)
     open(trigger, "w").close()
-    deadline = time.time() + 20
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    reap(procs, 20)
     os.unlink(trigger)
     suffix = ".json" if args.format == "json" else ""
     written = [r for r in range(args.ranks)

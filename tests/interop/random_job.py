@@ -54,6 +54,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gloo_job import reap  # noqa: E402
 STEPS = 5
 SLOW_S = 0.1
 P2P = ("send_recv", "batch_p2p")  # gloo records neither (its pg_status counts them)
@@ -436,13 +438,7 @@ def run_job(job, outdir, settle, python):
         with open(os.path.join(outdir, f".state_{r}"), "w") as f:
             f.write(text or "")
     open(os.path.join(outdir, ".trigger"), "w").close()
-    deadline = time.time() + 30
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    reap(procs, 30)
     for name in os.listdir(outdir):
         if name.startswith((".trigger", ".early", ".store", ".wants")):
             os.unlink(os.path.join(outdir, name))

@@ -23,7 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "sim"))
-from accuracy import fmt_verdict, parse_seeds, score  # noqa: E402
+from accuracy import fmt_verdict, parse_seeds, score, verdict_of  # noqa: E402
 
 
 def run_seed(args, seed):
@@ -43,12 +43,7 @@ def run_seed(args, seed):
     db = os.path.join(out, "db.json")
     run = subprocess.run([args.frtrace, out, "-o", db], capture_output=True, text=True,
                          timeout=300)
-    got = None
-    if os.path.exists(db):
-        with open(db) as f:
-            d = json.load(f)
-        got = dict(d.get("verdict", {}))
-        got["stragglers"] = d.get("stragglers", [])
+    got = verdict_of(db)
     result, why = score(answer["expected"], got, run.returncode, answer["class"])
     row = {"seed": seed, "class": answer["class"], "result": result, "why": why,
            "job": answer["job"], "expected": answer["expected"], "got": got,

@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import job_state, progress  # noqa: E402
+from gloo_job import job_state, progress, reap  # noqa: E402
 
 STEPS, STEP = 6, 3
 SHARD = 6
@@ -272,13 +272,7 @@ def run_parent(args):
              for r in range(world)]
     wait_until_still(args, procs, args.settle)
     open(os.path.join(args.outdir, ".trigger"), "w").close()
-    deadline = time.time() + 20
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    reap(procs, 20)
     for name in os.listdir(args.outdir):
         if name.startswith((".trigger", ".early_", ".store")):
             os.unlink(os.path.join(args.outdir, name))

@@ -40,6 +40,18 @@ SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 FRTRACE = "build/frtrace"
 
 
+def verdict_of(db):
+    """What frtrace's database says, as score() reads it: the verdict with the stragglers beside
+    it; None when frtrace wrote no database."""
+    if not os.path.exists(db):
+        return None
+    with open(db) as f:
+        d = json.load(f)
+    got = dict(d.get("verdict", {}))
+    got["stragglers"] = d.get("stragglers", [])
+    return got
+
+
 def score(exp, got, code, cls):
     """(verdict, reason): exact, ambiguous or wrong."""
     if got is None:
@@ -126,12 +138,7 @@ def one(args):
         p = subprocess.run([frtrace, os.path.join(tmp, "dumps"), "-o", db],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t2 = time.time()
-        got = None
-        if os.path.exists(db):
-            with open(db) as f:
-                d = json.load(f)
-            got = dict(d.get("verdict", {}))
-            got["stragglers"] = d.get("stragglers", [])
+        got = verdict_of(db)
         exp = doc["expected"]
         result, why = score(exp, got, p.returncode, doc["class"])
         return {"seed": seed, "class": doc["class"], "backend": doc["backend"],
