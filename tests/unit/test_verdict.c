@@ -1009,6 +1009,43 @@ static void a_candidate_no_group_took_is_no_rank(void **state) {
     done(&j);
 }
 
+/* gloo, Megatron's TP {0,1} {2,3} {4,5} and DP {0,2,4} {1,3,5}: rank 1 issued its DP broadcast #2
+ * on the default group. Ranks 0, 2, 4 completed that default broadcast #2 (a broadcast's receivers
+ * go on once the root's data came), and wait in TP #2; ranks 3, 5 wait for rank 1 in DP #2 and
+ * never issued the default #2. A rooted collective that some members completed does not prove
+ * that the others issued it: the dumps of 3 and 5 are not older than their peers', and rank 1,
+ * alone where its group never goes, is the culprit (mutation rr04; real seed 21). */
+static void a_completed_broadcast_proves_no_member_joined(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "3", "TENSOR_MODEL_PARALLEL_GROUP", "[4, 5]");
+    group(&j, "4", "DATA_PARALLEL_GROUP", "[0, 2, 4]");
+    group(&j, "5", "DATA_PARALLEL_GROUP", "[1, 3, 5]");
+    const char *const *all =
+        S("completed", "completed", "completed", "completed", "completed", "completed");
+    coll(&j, "4", "broadcast", 1, S("completed", NULL, "completed", NULL, "completed", NULL));
+    coll(&j, "5", "broadcast", 1, S(NULL, "completed", NULL, "completed", NULL, "completed"));
+    coll(&j, "0", "broadcast", 1, all);
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed", NULL, NULL));
+    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, NULL, "completed", "completed"));
+    coll(&j, "4", "broadcast", 2, S("completed", NULL, "completed", NULL, "completed", NULL));
+    coll(&j, "5", "broadcast", 2, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    coll(&j, "0", "broadcast", 2,
+         S("completed", "scheduled", "completed", NULL, "completed", NULL));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", NULL, NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "scheduled", NULL, NULL, NULL));
+    coll(&j, "3", "all_reduce", 2, S(NULL, NULL, NULL, NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
 /* Rank 1 stopped: rank 0 waits for it in A #2. Rank 2's dump is unreadable and rank 3 waits for
  * it in B #2: rank 2 may have stopped too, or be blocked, where nobody can see, behind rank 1.
  * Beside a root the dumps show, a rank of unknown state is an alternative, not a culprit
@@ -1631,6 +1668,7 @@ int main(void) {
         cmocka_unit_test(split_groups_of_one_description_are_families_by_their_runs),
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
+        cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
         cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
