@@ -35,6 +35,7 @@ uint32_t fa_op_flags(const char *type) {
     if (strcmp(type, "scatter") == 0) f |= FA_OP_SCATTER;
     if (strcmp(type, "gather") == 0) f |= FA_OP_GATHER;
     if (strcmp(type, "broadcast") == 0) f |= FA_OP_BROADCAST;
+    if (strcmp(type, "reduce") == 0) f |= FA_OP_REDUCE;
     return f;
 }
 

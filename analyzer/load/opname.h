@@ -20,6 +20,12 @@ enum {
     FA_OP_SCATTER = 1 << 6,
     FA_OP_GATHER = 1 << 7,
     FA_OP_BROADCAST = 1 << 8,
+    FA_OP_REDUCE = 1 << 9, /* exactly "reduce" (to one root) */
+    /* Rooted collectives: data flows to or from one root; where a backend runs them one-to-all
+     * (gloo), a member completes its part while another member never joined (a broadcast's
+     * receiver once its data came): their completion does not prove that every member issued
+     * them (match.c). */
+    FA_OP_ROOTED = FA_OP_SCATTER | FA_OP_GATHER | FA_OP_BROADCAST | FA_OP_REDUCE,
 };
 
 /* FA_OP_* of an op type; the one place that says which types form which family. */

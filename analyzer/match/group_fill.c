@@ -1,12 +1,13 @@
 /* group_fill.c — the members a rebuilt group lost with their dumps, put back (group_fill.h).
  *
  * Per group, the size its own entries state (all_gathers; every member seen waiting in one
- * collective, with nobody seen to hold it up); per family (groups of one description other than
- * "" and "default_pg"; groups described "undefined", as gloo jobs often are, by runs of groups
- * made one after another with disjoint members), the size half of its groups or more have. A
- * group below its size has slots; the family's candidates are the job's ranks without a dump
- * outside the family's groups, with ranks above the highest added when there are fewer candidates
- * than slots. Each group is then filled by the one run of the family's stride that holds its
+ * collective, with nobody seen to hold it up); per family (a run of groups of one description
+ * other than "" and "default_pg", made one after another with disjoint members: in number order,
+ * or, for groups described "undefined" as gloo jobs often are, of consecutive numbers), the size
+ * half of its groups or more have. A group below its size has slots; the family's candidates are
+ * the job's ranks without a dump outside the family's groups, with ranks above the highest added
+ * when there are fewer candidates than slots (the job grows only by those a group takes). Each
+ * group is then filled by the one run of the family's stride that holds its
  * members and candidates only (again while a fill leaves another group a single run), or, alone
  * in its family with slots, by all the candidates when their number matches. Linear in the
  * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members
@@ -207,7 +208,8 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
         nshort += w > n;
     }
     fa_ranks candidates = { 0 };
-    if (slots) family_candidates(in, groups, family, nf, slots, top, &candidates);
+    int64_t reach = *top; /* candidates above the job's highest rank, while too few below */
+    if (slots) family_candidates(in, groups, family, nf, slots, &reach, &candidates);
     int64_t stride = slots ? family_stride(groups, family, nf, full) : 0;
     /* A group filled takes its ranks from the candidates, which may leave another group's run
      * the only one: again until nothing more is filled. */
@@ -240,6 +242,11 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
         }
         if (filled) note(notes, g);
     }
+    /* The job grows only by the ranks a group took back: a candidate above its highest rank
+     * that no group took is no evidence of a rank (nor a candidate of the next family). */
+    for (size_t f = 0; f < nf; f++)
+        for (size_t k = 0; k < groups[family[f]].added.n; k++)
+            if (groups[family[f]].added.v[k] > *top) *top = groups[family[f]].added.v[k];
     fa_ranks_free(&candidates);
     free(want);
 }
@@ -264,38 +271,54 @@ static int by_name_number(const void *a, const void *b, void *groups) {
     return (x > y) - (x < y);
 }
 
-static bool overlaps(const fa_ranks *held, const fa_ranks *m) {
+/* Whether a member of m is marked with `run` in mark[] (indexed by rank, up to top). */
+static bool overlaps(const uint32_t *mark, int64_t top, uint32_t run, const fa_ranks *m) {
     for (size_t k = 0; k < m->n; k++)
-        if (fa_ranks_contains(held, m->v[k])) return true;
+        if (m->v[k] >= 0 && m->v[k] <= top && mark[m->v[k]] == run) return true;
     return false;
 }
 
-/* Groups without a description (gloo's "undefined"): a family is a run of groups made one after
- * another (consecutive numbers) whose members are disjoint, as a framework makes one dimension's
- * groups together, each rank in one of them; the next dimension's first group shares a rank with
- * the run and starts another. A group without a number is its own family. */
-static int fill_undescribed(const fa_input *in, fa_fill_group *groups, size_t *order, size_t n,
-                            const own_word *words, int64_t *top, char **notes) {
+static void mark_members(uint32_t *mark, int64_t top, uint32_t run, const fa_ranks *m) {
+    for (size_t k = 0; k < m->n; k++)
+        if (m->v[k] >= 0 && m->v[k] <= top) mark[m->v[k]] = run;
+}
+
+/* A family is a run of groups made one after another whose members are disjoint, as a framework
+ * makes one dimension's groups together, each rank in one of them; the next dimension's first
+ * group shares a rank with the run and starts another. Groups without a description (gloo's
+ * "undefined") are runs of consecutive numbers: every dimension's groups share that word. Groups
+ * of one description are runs in the order of their numbers (other descriptions' groups may be
+ * made between them), so that split groups sharing a description (expert groups and their
+ * crossings: {0,1,2}, {3,4,5}, then {0,3}, {1,4}, {2,5}) are two families of one size each, not
+ * one family of mixed sizes where no size has half. An undescribed group without a number is its
+ * own family; described ones without numbers are one family, their description's. */
+static int fill_runs(const fa_input *in, fa_fill_group *groups, size_t *order, size_t n,
+                     bool consecutive, const own_word *words, int64_t *top, char **notes) {
     qsort_r(order, n, sizeof *order, by_name_number, groups);
-    for (size_t i = 0; i < n;) {
-        fa_ranks held = { 0 };
+    size_t i = 0;
+    if (!consecutive) { /* described groups without numbers: one family, as the description says */
+        while (i < n && name_number(groups[order[i]].name) < 0) i++;
+        if (i) fill_family(in, groups, order, i, words, top, notes);
+    }
+    int64_t last = *top; /* the members are ranks that dumped: none above the job's top */
+    uint32_t *mark = calloc((size_t)(last + 2), sizeof *mark), run = 0;
+    if (!mark) return -1;
+    while (i < n) {
         size_t j = i + 1;
         long long at = name_number(groups[order[i]].name);
-        for (size_t k = 0; k < groups[order[i]].members.n; k++)
-            fa_ranks_add(&held, groups[order[i]].members.v[k]);
-        fa_ranks_normalize(&held);
-        while (at >= 0 && j < n && name_number(groups[order[j]].name) == at + 1 &&
-               !overlaps(&held, &groups[order[j]].members)) {
-            for (size_t k = 0; k < groups[order[j]].members.n; k++)
-                fa_ranks_add(&held, groups[order[j]].members.v[k]);
-            fa_ranks_normalize(&held);
-            at++;
+        mark_members(mark, last, ++run, &groups[order[i]].members);
+        while (at >= 0 && j < n &&
+               (consecutive ? name_number(groups[order[j]].name) == at + 1
+                            : name_number(groups[order[j]].name) > at) &&
+               !overlaps(mark, last, run, &groups[order[j]].members)) {
+            mark_members(mark, last, run, &groups[order[j]].members);
+            at = name_number(groups[order[j]].name);
             j++;
         }
-        fa_ranks_free(&held);
         fill_family(in, groups, order + i, j - i, words, top, notes);
         i = j;
     }
+    free(mark);
     return 0;
 }
 
@@ -311,19 +334,20 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
     }
     for (size_t i = 0; i < n; i++) order[i] = i;
     qsort_r(order, n, sizeof *order, by_desc, groups);
-    for (size_t i = 0; i < n;) {
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i;
         while (j < n && strcmp(groups[order[j]].desc, groups[order[i]].desc) == 0) j++;
         const char *desc = groups[order[i]].desc;
         if (fa_desc_says_nothing(desc) && desc[0])
-            fill_undescribed(in, groups, order + i, j - i, words, top, notes);
+            rc = fill_runs(in, groups, order + i, j - i, true, words, top, notes);
         else if (desc[0] && strcmp(desc, "default_pg") != 0)
-            fill_family(in, groups, order + i, j - i, words, top, notes);
+            rc = fill_runs(in, groups, order + i, j - i, false, words, top, notes);
         else /* no family: each group by its own entries */
             for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, words, top, notes);
         i = j;
     }
     free(words);
     free(order);
-    return 0;
+    return rc;
 }

@@ -10,13 +10,15 @@
  *         member seen pending in one collective: someone unseen holds it up), and its family: the
  *         groups of the same description (TENSOR_MODEL_PARALLEL_GROUP, a DeviceMesh dimension),
  *         which training frameworks make all alike, when half of them or more agree on one size
- *         (without a description: the run of groups made one after another, disjoint);
+ *         (a family is a run of groups made one after another whose members are disjoint, one
+ *         dimension's groups: split groups sharing a description are several families);
  *   who   the ranks of the job without a dump that no other group of the family holds; where
  *         the family's complete groups are runs of one stride (0,4 / 1,5 / 2,6) the run through
  *         the group's members names them (a group filled takes its ranks from the others'
  *         choices); a group alone in lacking members takes them all when their number is
  *         right. Where the job has too few ranks without a dump, the job is larger than the
- *         dumps' ranks show (the highest rank left none): ranks above are added.
+ *         dumps' ranks show (the highest rank left none): ranks above are candidates, and the job
+ *         grows by those a group took back.
  * What cannot be decided is left as found, and said.
  */
 #ifndef FRTRACE_GROUP_FILL_H

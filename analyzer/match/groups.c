@@ -223,6 +223,11 @@ static void index_members(const fa_input *in, fa_groups *g) {
             counted_n = grp->nmembers;
         }
     }
+    /* Global ranks are dense from 0: a rank below the job's highest that left no dump is a
+     * member of the job (of the default group, and of groups that no dump shows), never absent. */
+    int64_t top = job_top(in);
+    for (int64_t r = 0; r <= top; r++)
+        if (fa_input_find(in, r) < 0) fa_ranks_add(&missing, r);
     fa_ranks_normalize(&missing);
     g->without_dump = missing;
 }

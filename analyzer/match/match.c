@@ -110,6 +110,18 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     return 0;
 }
 
+/* Whether call c's completion proves that every member of its op issued it: surely completed
+ * (not gloo's uncertain "retired" on the rank's newest entry), and not a rooted collective
+ * (broadcast, scatter, gather, reduce) of a backend that runs it on the host one-to-all, as gloo
+ * does: a broadcast's receiver goes on once the root's data came, whether or not another member
+ * ever joined. (NCCL's rings pass the data through every member, as before.) */
+static bool completion_needs_all(const fa_match *m, const fa_input *in, const fa_call *c) {
+    if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(m, in, c)) return false;
+    if (!in->ranks[c->rank_index].dump->blocks_caller) return true;
+    const fa_traits *t = fa_entry_traits(in->store, fa_call_entry(m, in, c, 0));
+    return !(fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED);
+}
+
 /* A rank's launches run in issue order on its stream, and a collective completes only once
  * every member ran it: a collective that a peer surely completed while the rank's dump has it
  * pending behind an older pending launch of its own was run by the rank after its dump was
@@ -130,7 +142,7 @@ static void older_in_stream(const fa_input *in, fa_match *m) {
         bool done = false;
         for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            done = c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(m, in, c);
+            done = completion_needs_all(m, in, c);
         }
         for (uint32_t k = 0; k < o->ncalls && done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
@@ -206,8 +218,8 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
 
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
- * newest entry; or its own stream's order and counters, proven_by_stream), which every member
- * must have issued;
+ * newest entry, in a collective that needs every member: completion_needs_all; or its own
+ * stream's order and counters, proven_by_stream), which every member must have issued;
  * a member with a dump that shows less was dumped before. Collectives only: a send completes
  * without every member. */
 static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m) {
@@ -225,7 +237,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
         if (o->is_p2p || o->seq <= proven[o->group]) continue;
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            if (c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(m, in, c)) {
+            if (completion_needs_all(m, in, c)) {
                 proven[o->group] = o->seq;
                 break;
             }

@@ -659,7 +659,8 @@ def expect(job, outdir):
         if r in p2p_blocked and (p is None or explained(p)):
             victims.append(r)  # a victim of its peer, which is seen waiting or dead
             continue
-        if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job):
+        if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job) and \
+                not passed_peer_p2p(job, hist, r, p):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
             # waiting elsewhere): gloo records no send/recv, and its pg_status counts a recv
             # only once it completed (a rank blocked in recv has enqueued == completed, as a
@@ -682,6 +683,28 @@ def expect(job, outdir):
         alternatives = []
     exp.update(status="hang", culprit_ranks=sorted(certain), alternatives=alternatives)
     return exp, notes
+
+
+def passed_peer_p2p(job, hist, r, p):
+    """Whether p's dump shows that p ran the send/recv that r, idle, could be blocked in: the
+    first send/recv of the pipeline group after r's last recorded operation there (r's dump
+    shows nothing later there; gloo records no send/recv). p recorded a collective of that
+    group after it, and its op ids show the unrecorded operation before (gloo's calls block: p
+    completed its side, so r's completed too, or never needed p). Then r cannot be blocked in
+    it: it stopped (seeds 22, 37, 42, 43, where the peer went on to the pipeline group's next
+    collective). Where r recorded nothing there, or p nothing after, the dumps cannot tell."""
+    def pp_collectives(rank):
+        issued, _, _, early_at = hist[rank]
+        seen = issued if early_at is None else issued[:early_at]
+        return [(s, i) for (s, i, f) in seen if f != "wrong_group"
+                and step_ops(job, s)[i]["role"] == "pp"
+                and step_ops(job, s)[i]["kind"] not in P2P]
+    mine = pp_collectives(r)
+    if not mine:
+        return False
+    after = [(s, i) for s in range(STEPS) for i, o in enumerate(step_ops(job, s))
+             if (s, i) > mine[-1] and o["role"] == "pp" and o["kind"] in P2P]
+    return bool(after) and any(pos > after[0] for pos in pp_collectives(p))
 
 
 def has_p2p(job):
@@ -748,6 +771,11 @@ def self_test():
         # E12: rank 1 runs its pair's all_reduce on the world, in the world's all_reduce's place
         (wrong_group, [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 2), upto(2, 2)], "hang",
          [1], []),
+        # rank 2 stopped after its send, before its pair's all_reduce, where rank 3 waits: 3
+        # recorded that all_reduce after its recv, so it ran the send/recv, and 2 is no longer
+        # "2 or 3" (real seed 22)
+        (dict(job, faults=[{"kind": "stuck", "rank": 2, "step": 2, "op": 1}]),
+         [upto(2, 2)] * 2 + [upto(2, 1, last="stuck 2 1"), upto(2, 1)], "hang", [2], []),
         # the same, while rank 3 stopped before its recv: nobody waits for 3 in a collective
         (dict(wrong_group, faults=wrong_group["faults"] + [
             {"kind": "stuck", "rank": 3, "step": 2, "op": 0}]),

@@ -927,6 +927,125 @@ static void a_group_filled_leaves_its_neighbour_one_way(void **state) {
     done(&j);
 }
 
+/* The group of `name` in the analysis, or fails. */
+static const fa_group *group_named(const job *j, const char *name) {
+    for (size_t g = 0; g < j->a.groups.n; g++)
+        if (strcmp(j->a.groups.v[g].name, name) == 0) return &j->a.groups.v[g];
+    fail_msg("no group %s", name);
+    return NULL;
+}
+
+/* Split groups sharing one description (expert groups {0,1,2}, {3,4,5}, then their crossings
+ * {0,3}, {1,4}, {2,5}, all "EXPERT_GROUP") are two families, each a run of disjoint groups made
+ * one after another, not one family of mixed sizes where no size has half. Rank 0 was killed and
+ * is in no group the dumps show whole: {1,2} and {3} are each short of it. Rank 3's newest op, in
+ * {0,3}, ended (gloo retires a failed op): it failed with rank 0, and 4, 5 wait for rank 3 in
+ * their all_to_all. Rank 0 is the culprit (mutation rr01; real seed 30 of random_job.py). */
+static void split_groups_of_one_description_are_families_by_their_runs(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "EXPERT_GROUP", "[0, 1, 2]");
+    group(&j, "2", "EXPERT_GROUP", "[3, 4, 5]");
+    group(&j, "3", "EXPERT_GROUP", "[0, 3]");
+    group(&j, "4", "EXPERT_GROUP", "[1, 4]");
+    group(&j, "5", "EXPERT_GROUP", "[2, 5]");
+    coll(&j, "1", "all_to_all", 1, S(NULL, "completed", "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_to_all", 1, S(NULL, NULL, NULL, "completed", "completed", "completed"));
+    coll(&j, "4", "all_reduce", 1, S(NULL, "completed", NULL, NULL, "completed", NULL));
+    coll(&j, "5", "all_reduce", 1, S(NULL, NULL, "completed", NULL, NULL, "completed"));
+    rec(&j, 3, "3", "all_reduce", 1, "completed");
+    coll(&j, "1", "all_to_all", 2, S(NULL, "scheduled", "scheduled", NULL, NULL, NULL));
+    coll(&j, "2", "all_to_all", 2, S(NULL, NULL, NULL, NULL, "scheduled", "scheduled"));
+    j.skip[0] = 1;
+    run(&j);
+    const fa_group *ep = group_named(&j, "1"), *cross = group_named(&j, "3");
+    assert_int_equal(ep->nmembers, 3);
+    assert_int_equal(ep->members[0], 0);
+    assert_int_equal(cross->nmembers, 2);
+    assert_int_equal(cross->members[0], 0);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Global ranks are dense from 0: rank 0, below rank 2 that dumped, is a member of the job even
+ * though no group the dumps show holds it (mutation rr03). */
+static void a_rank_below_the_highest_that_dumped_is_a_member_of_the_job(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "X", "[1, 2]");
+    coll(&j, "1", "all_reduce", 1, S(NULL, "completed", "completed"));
+    j.skip[0] = 1;
+    run(&j);
+    assert_ranks(&j.a.groups.without_dump, "0");
+    done(&j);
+}
+
+/* A run of groups of three, {0,1,2} whole with stride 1 and {3,5,7} with stride 2, where {4} and
+ * {6} are each short of two: every rank of the job dumped, so ranks above rank 7 are candidates,
+ * but neither group can be filled (no common stride, two groups short). A candidate that no group
+ * took is no rank of the job: the default group holds ranks 0-7, not 0-11 (mutation rr02). */
+static void a_candidate_no_group_took_is_no_rank(void **state) {
+    job j;
+    job_init(&j, 8);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "F", "[0, 1, 2]");
+    group(&j, "2", "F", "[3, 5, 7]");
+    group(&j, "3", "F", "[4]");
+    group(&j, "4", "F", "[6]");
+    for (int r = 0; r < 8; r++) rec(&j, r, "0", "all_reduce", 1, "completed");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1,
+         S(NULL, NULL, NULL, "completed", NULL, "completed", NULL, "completed"));
+    rec(&j, 4, "3", "all_reduce", 1, "completed");
+    rec(&j, 6, "4", "all_reduce", 1, "completed");
+    run(&j);
+    assert_int_equal(group_named(&j, "3")->nmembers, 1);
+    assert_int_equal(group_named(&j, "0")->nmembers, 8);
+    done(&j);
+}
+
+/* gloo, Megatron's TP {0,1} {2,3} {4,5} and DP {0,2,4} {1,3,5}: rank 1 issued its DP broadcast #2
+ * on the default group. Ranks 0, 2, 4 completed that default broadcast #2 (a broadcast's receivers
+ * go on once the root's data came), and wait in TP #2; ranks 3, 5 wait for rank 1 in DP #2 and
+ * never issued the default #2. A rooted collective that some members completed does not prove
+ * that the others issued it: the dumps of 3 and 5 are not older than their peers', and rank 1,
+ * alone where its group never goes, is the culprit (mutation rr04; real seed 21). */
+static void a_completed_broadcast_proves_no_member_joined(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "3", "TENSOR_MODEL_PARALLEL_GROUP", "[4, 5]");
+    group(&j, "4", "DATA_PARALLEL_GROUP", "[0, 2, 4]");
+    group(&j, "5", "DATA_PARALLEL_GROUP", "[1, 3, 5]");
+    const char *const *all =
+        S("completed", "completed", "completed", "completed", "completed", "completed");
+    coll(&j, "4", "broadcast", 1, S("completed", NULL, "completed", NULL, "completed", NULL));
+    coll(&j, "5", "broadcast", 1, S(NULL, "completed", NULL, "completed", NULL, "completed"));
+    coll(&j, "0", "broadcast", 1, all);
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed", NULL, NULL));
+    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, NULL, "completed", "completed"));
+    coll(&j, "4", "broadcast", 2, S("completed", NULL, "completed", NULL, "completed", NULL));
+    coll(&j, "5", "broadcast", 2, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    coll(&j, "0", "broadcast", 2,
+         S("completed", "scheduled", "completed", NULL, "completed", NULL));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", NULL, NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "scheduled", NULL, NULL, NULL));
+    coll(&j, "3", "all_reduce", 2, S(NULL, NULL, NULL, NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
 /* Rank 1 stopped: rank 0 waits for it in A #2. Rank 2's dump is unreadable and rank 3 waits for
  * it in B #2: rank 2 may have stopped too, or be blocked, where nobody can see, behind rank 1.
  * Beside a root the dumps show, a rank of unknown state is an alternative, not a culprit
@@ -1565,6 +1684,10 @@ int main(void) {
         cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
         cmocka_unit_test(an_unreadable_member_does_not_excuse_an_idle_rank),
         cmocka_unit_test(undescribed_groups_make_families_by_their_order),
+        cmocka_unit_test(split_groups_of_one_description_are_families_by_their_runs),
+        cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
+        cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
+        cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
         cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
