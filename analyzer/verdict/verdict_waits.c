@@ -604,10 +604,10 @@ static bool queued_behind_lag(decider *d, size_t op) {
  * OP_UNSTARTED: those that started it wait for those that have it only scheduled). What it
  * issued after waits behind that head. An older dump's rank is presumed to have gone on (it is
  * weighed as an unknown rank only where nobody else can explain a wait), so such a rank does not
- * wait on it anywhere. NULL when out of memory. */
-static bool *waiting_on_missing(decider *d, const uint8_t *flags) {
+ * wait on it anywhere. Fills head[node] with the node's oldest pending record (INT64_MAX: it
+ * has nothing pending). NULL when out of memory. */
+static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head) {
     bool *sees = calloc(d->nfacts + 1, 1);
-    int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
     for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX;
     for (size_t i = 0; sees && head && i < d->m->nops; i++) {
         if (!(flags[i] & OP_PENDING)) continue;
@@ -624,12 +624,37 @@ static bool *waiting_on_missing(decider *d, const uint8_t *flags) {
                                                    : false;
         }
     }
-    if (!head) {
-        free(sees);
-        sees = NULL;
-    }
-    free(head);
     return sees;
+}
+
+/* Whether every member with `op` pending has it queued behind its stream's head, an older op
+ * where it surely waits for a member that has not joined (tests/sim's W1: a rank waits in its
+ * oldest unfinished launch only). Nobody then waits in `op` yet, so the members absent from it
+ * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
+ * `head` holds each node's oldest pending record (waiting_on_missing). */
+static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *sees_missing,
+                                     const int64_t *head) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
+    size_t pending = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || !sees_missing[node] ||
+            fa_vg_call_record(d, op, d->members[k]) <= head[node])
+            return false;
+        pending++;
+    }
+    return pending > 0;
+}
+
+/* Of a member absent from an op that nobody waits in yet (queued_behind_sure_waits): whether
+ * the edge to it would make it a root on that op alone. A member without a readable dump is
+ * named only where someone waits for it (E1); a member idle in its dump (nothing pending) is a
+ * sink that only such an edge reaches. A member with work pending keeps its edge: it is no sink
+ * by it, and the cycle and wrong-group judges read where it never issued what its peers did. */
+static bool unseen_or_idle(fa_member_state s, int64_t head) {
+    return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
 }
 
 int fa_vw_build_graph(decider *d) {
@@ -641,8 +666,10 @@ int fa_vw_build_graph(decider *d) {
     uint8_t *flags = scan_all_ops(d);
     bool *wrong_peer = wrong_peer_ops(d);
     int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
-    bool *sees_missing = flags ? waiting_on_missing(d, flags) : NULL;
+    int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
+    bool *sees_missing = flags && head ? waiting_on_missing(d, flags, head) : NULL;
     if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing) {
+        free(head);
         free(op_nodes);
         free(flags);
         free(wrong_peer);
@@ -659,6 +686,7 @@ int fa_vw_build_graph(decider *d) {
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
         bool queued = lag && queued_behind_lag(d, i);
+        bool behind = queued_behind_sure_waits(d, i, sees_missing, head);
         uint32_t n = fa_vg_expected_states(d, i);
         size_t pending = 0, completed = 0, sure = 0;
         for (uint32_t k = 0; k < n; k++) {
@@ -701,7 +729,8 @@ int fa_vw_build_graph(decider *d) {
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
-                       !(s == FA_MS_STALE && !f->cut && stale_gone_on)) {
+                       !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
+                       !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
@@ -713,6 +742,7 @@ int fa_vw_build_graph(decider *d) {
     free(flags);
     free(wrong_peer);
     free(sees_missing);
+    free(head);
     free(wrong_from);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;

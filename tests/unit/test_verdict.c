@@ -1631,6 +1631,25 @@ static void a_rank_started_where_a_peer_is_only_scheduled_waits_for_it(void **st
     done(&j);
 }
 
+/* Rank 1's stream waits at its head, A #2, for rank 2, which never issued it (idle: stopped).
+ * B #2, queued behind on rank 1, has rank 0 as its other member, which left no dump: nobody waits
+ * in B #2 yet (a rank waits in its oldest unfinished launch, tests/sim's W1), so rank 0 explains
+ * no wait and is not named beside rank 2 (mutations mq01, mq03; sim seeds 2176, 277). */
+static void a_member_of_an_op_queued_behind_a_surer_wait_is_no_culprit(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[1, 2]");
+    group(&j, "2", "B", "[0, 1]");
+    j.skip[0] = 1;
+    coll(&j, "1", "all_reduce", 1, S(NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1, S(NULL, "completed", NULL));
+    rec(&j, 1, "1", "all_reduce", 2, "started");
+    rec(&j, 1, "2", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -1699,6 +1718,7 @@ int main(void) {
         cmocka_unit_test(a_victim_of_an_excused_unknown_is_no_culprit),
         cmocka_unit_test(a_dump_that_lists_its_communicators_is_no_missing_member),
         cmocka_unit_test(a_rank_started_where_a_peer_is_only_scheduled_waits_for_it),
+        cmocka_unit_test(a_member_of_an_op_queued_behind_a_surer_wait_is_no_culprit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
