@@ -36,7 +36,10 @@
  * work enqueued and completed, whichever counter gave it. A member whose entries in the group
  * all carry collective_seq_id 0 (a send/recv entry carries the collective count so far, and a
  * collective after its newest entry would be in the dump) ran no collective there. In a group
- * of two both sides number every send/recv between them alike, so the numbers are the op's.
+ * of two both sides number every send/recv between them alike, so the numbers are the op's,
+ * below the member's oldest send/recv entry there (p2p_min: where its window dropped them; a
+ * number its entries show went to that entry, and one that left a send/recv out numbers the
+ * rest differently: tests/sim seed 149).
  * Runs after the walk (issued_max is the entries' collective numbers alone) and before
  * fold_status raises it. Not gloo's (its counters count op ids) nor the recorder's launch
  * numbers. */
@@ -127,7 +130,7 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     m->rank_stale = malloc((in->nranks + 1) * sizeof *m->rank_stale);
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
-        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, false, false, false, false };
+        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, INT64_MAX, false, false, false, false };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
