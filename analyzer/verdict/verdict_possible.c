@@ -589,7 +589,7 @@ int fa_vg_weigh_doubts(decider *d) {
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
-            if (!f->has_dump || f->cut)  /* not an older dump: it shows the rank went on */
+            if (unknown(f)) /* no dump, or an older one: it may have stopped (later) too */
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
