@@ -418,6 +418,38 @@ static void note_inferred(const fa_input *in, fa_groups *g, const evidence_list 
  * the ranks whose dumps record entries in them (in rank order, as new_group sorts them) and the
  * members that left no dump, put back (group_fill.h); the default group holds every rank of the
  * job. Each (rank, name) is mapped in `key` as the recorder's groups are. */
+/* Whether proto p lists global rank r. */
+static bool proto_has(const proto_group *p, int64_t r) {
+    for (uint32_t k = 0; k < p->n; k++)
+        if (p->members[k] == r) return true;
+    return false;
+}
+
+/* A dump that names a group in its entries but not in its pg_config (a JSON dump cut before its
+ * pg_config, which follows the entries) is in the group its peers' pg_config describe under that
+ * name with the rank among the members, when exactly one such group exists: `key` maps
+ * (rank, name) to it, so that no second group of the same members is inferred for the rank alone
+ * (tests/sim seed 1368: "0@1", rank 2 alone in a copy of default_pg). Protos from pg_config
+ * are b->v[first..]. Cost: the ranks' pg slots times the members of the groups of their names,
+ * for dumps that lack a config only. */
+static void adopt_described(const fa_input *in, const builder *b, size_t first, fa_smap *key) {
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        for (uint32_t k = 0; k < d->npgs; k++) {
+            const char *name = d->pgs[k].name ? d->pgs[k].name : "";
+            char rk[640];
+            uint64_t at;
+            snprintf(rk, sizeof rk, "%zu\x1f%s", r, name);
+            if (described(d, name) || fa_smap_get(key, rk, &at)) continue;
+            long found = -1;
+            for (size_t i = first; i < b->n && found != -2; i++)
+                if (strcmp(b->v[i].name, name) == 0 && proto_has(&b->v[i], in->ranks[r].rank))
+                    found = found == -1 ? (long)i : -2;
+            if (found >= 0) fa_smap_put(key, rk, (uint64_t)found);
+        }
+    }
+}
+
 static int infer_groups(const fa_input *in, builder *b, fa_smap *key, fa_groups *g) {
     evidence_list ev = { 0 };
     gather_evidence(in, key, &ev);
@@ -476,6 +508,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     fa_smap recorder_key = { 0 }; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
     fill_unknown_slots(in, &b);
+    size_t first_config = b.n;
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
         for (uint32_t k = 0; k < d->ngroups; k++) {
@@ -487,6 +520,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
             }
         }
     }
+    adopt_described(in, &b, first_config, &recorder_key);
     if (infer_groups(in, &b, &recorder_key, g) != 0) {
         fr_fail(err, "out of memory");
         return -1;

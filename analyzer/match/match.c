@@ -30,6 +30,32 @@
 #include "match/match_walk.h"
 #include "util/parallel.h"
 
+/* Where a member's pg_status counts send/recv alone, so that its last enqueued and completed
+ * numbers are p2p_seq_ids: PyTorch numbers a send/recv's work with the group's send/recv counter
+ * and a collective's with the collective counter, and pg_status keeps the number of the last
+ * work enqueued and completed, whichever counter gave it. A member whose entries in the group
+ * all carry collective_seq_id 0 (a send/recv entry carries the collective count so far, and a
+ * collective after its newest entry would be in the dump) ran no collective there. In a group
+ * of two both sides number every send/recv between them alike, so the numbers are the op's,
+ * below the member's oldest send/recv entry there (p2p_min: where its window dropped them; a
+ * number its entries show went to that entry, and one that left a send/recv out numbers the
+ * rest differently: tests/sim seed 149).
+ * Runs after the walk (issued_max is the entries' collective numbers alone) and before
+ * fold_status raises it. Not gloo's (its counters count op ids) nor the recorder's launch
+ * numbers. */
+static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
+    for (size_t gi = 0; gi < groups->n; gi++) {
+        const fa_group *g = &groups->v[gi];
+        for (uint32_t p = 0; g->nmembers == 2 && p < g->nmembers; p++) {
+            fa_view *v = view_of(m, (uint32_t)gi, p);
+            long ri = g->member_input[p];
+            const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
+            v->counts_p2p = d && v->has_entries && v->issued_max <= 0 && !d->launch_numbered &&
+                            !d->blocks_caller && !d->records_no_p2p;
+        }
+    }
+}
+
 static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m) {
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
@@ -104,7 +130,7 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     m->rank_stale = malloc((in->nranks + 1) * sizeof *m->rank_stale);
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
-        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, false, false, false };
+        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, INT64_MAX, false, false, false, false };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
@@ -291,6 +317,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     free(b.p2p);
     b.p2p = NULL;
     if (timing) fa_timing_note("  p2p", &t);
+    if (rc == 0) p2p_counters(in, groups, m);
     if (rc == 0) fold_status(in, groups, m);
     if (rc == 0) rc = complete_by_counters(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);

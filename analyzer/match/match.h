@@ -123,9 +123,13 @@ typedef struct fa_view {
     int64_t pg_id;         /* -1 unknown */
     int64_t window_min;    /* launch-numbered dumps (store.h): the lowest seq id its entries in
                             * the group carry (collectives' and send/recv batches'); INT64_MAX */
+    int64_t p2p_min; /* the lowest p2p_seq_id of its send/recv entries in the group; INT64_MAX */
     bool has_dump;
     bool has_entries;
     bool launch_numbered; /* its dump's (fa_dump.launch_numbered) */
+    bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
+                           * of two, no collective in the member's entries (a send/recv entry
+                           * carries the collective count), NCCL's counters (p2p_counters) */
 } fa_view;
 
 /* A dump older than its peers': some member of `group` completed #seq there, which needs every
@@ -181,7 +185,12 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     if (member >= g->nmembers || g->member_input[member] < 0) return FA_MS_NO_DUMP;
     const fa_view *v = &m->views[m->view_at[o->group] + member];
     bool stale = fa_stale_known(&m->rank_stale[g->member_input[member]]);
-    if (o->is_p2p) return stale ? FA_MS_STALE : FA_MS_NEVER;
+    if (o->is_p2p) { /* its counters say what a window that dropped the entry cannot */
+        bool counted = v->counts_p2p && o->seq < v->p2p_min;
+        if (counted && o->seq <= v->completed_max) return FA_MS_COMPLETED;
+        if (counted && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
+        return stale ? FA_MS_STALE : FA_MS_NEVER;
+    }
     /* inside a launch-numbered window, the seq id went to something else: not this collective */
     if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)
         return FA_MS_NEVER;

@@ -60,6 +60,7 @@ typedef struct open_group {
     int64_t seq;
     const char *type; /* last non-marker type in the open call (interned), NULL none */
     bool closed;      /* the open call ended with an end marker */
+    long seq_first;   /* the rank's first call of this seq in the group (a bundle split by type) */
     uint32_t occurrence;
     bool last_p2p;
     int64_t p2p_seq;
@@ -136,13 +137,31 @@ static bool continues_call(const open_group *o, int64_t seq, const fa_opinfo *op
     return (op->flags & FA_OP_END_MARKER) || !o->type || o->type[0] == '\0' || o->type == op->type;
 }
 
-static int add_collective_entry(walker *w, open_group *o, uint32_t group, int64_t seq,
-                                fr_state state, const fa_opinfo *op_info, uint32_t entry_index) {
+/* A bundle whose members change type is split into calls of one seq (continues_call); its end
+ * marker speaks for them all, and a group's work completes in issue order: the calls of the seq
+ * before the marker's own completed when it did (PyTorch leaves the members "scheduled"; seed
+ * 1520 read the first part of a completed bundle as pending, a stall beside a peer's counters). */
+static void lift_split_bundle(walker *w, const open_group *o, const fa_dump *d, uint32_t group,
+                              int64_t seq, fr_state state) {
+    if (state != FR_STATE_COMPLETED) return;
+    for (long k = o->seq_first; k >= 0 && k < o->call; k++) {
+        rank_call *c = &w->rank_calls[k];
+        const fa_entry *e = &d->entries[c->first];
+        uint32_t pg = w->traits[e->traits].pg;
+        if (w->pg_group[pg] == (long)group && fa_entry_coll_seq_in(d, e, pg) == seq)
+            c->state = FR_STATE_COMPLETED;
+    }
+}
+
+static int add_collective_entry(walker *w, open_group *o, const fa_dump *d, uint32_t group,
+                                int64_t seq, fr_state state, const fa_opinfo *op_info,
+                                uint32_t entry_index) {
     if (!continues_call(o, seq, op_info)) {
         o->occurrence = (o->call >= 0 && o->seq == seq) ? o->occurrence + 1 : 0;
         long op = collective_op(w, group, seq, o->occurrence);
         long call = op < 0 ? -1 : new_rank_call(w, (uint32_t)op, entry_index);
         if (call < 0) return -1;
+        if (o->occurrence == 0) o->seq_first = call;
         o->call = call;
         o->seq = seq;
         o->type = NULL;
@@ -153,6 +172,7 @@ static int add_collective_entry(walker *w, open_group *o, uint32_t group, int64_
     if (op_info->flags & FA_OP_END_MARKER) {
         c->state = state; /* the marker speaks for the whole bundle */
         o->closed = true;
+        lift_split_bundle(w, o, d, group, seq, state);
     } else {
         if (state < c->state) c->state = state;
         o->type = op_info->type;
@@ -210,6 +230,7 @@ static void note_progress(fa_view *v, int64_t seq, int64_t p2p_seq, int64_t pg_i
     if (seq > v->issued_max) v->issued_max = seq;
     if (v->pg_id < 0) v->pg_id = pg_id;
     if (!v->has_entries) v->has_entries = true;
+    if (p2p && p2p_seq < v->p2p_min) v->p2p_min = p2p_seq;
     if (d->launch_numbered) {
         int64_t launch = p2p ? p2p_seq : seq;
         if (launch > 0 && launch < v->window_min) v->window_min = launch;
@@ -316,6 +337,22 @@ static void close_groups(walker *w, int64_t rank) {
     w->ntouched = 0;
 }
 
+/* Whether entry i is a completed end marker whose bundle lost every member from the dump (it
+ * would open a call, and the record before it is not in the dump: a ring's window starts at it,
+ * or an only-active dump dropped what completed). Its type says nothing then: a collective
+ * bundle's marker and a send/recv batch's (which carries the collective count so far) read
+ * alike, and neither is a collective to compare; what it proves done, the group's counters
+ * keep (tests/sim seed 2788: a batch's marker read as coalesced #4 against a peer's
+ * all_reduce #4). */
+static bool orphan_marker(const open_group *o, const fa_dump *d, uint32_t i, int64_t seq,
+                          fr_state state, const fa_opinfo *op) {
+    if (!(op->flags & FA_OP_END_MARKER) || state != FR_STATE_COMPLETED ||
+        continues_call(o, seq, op))
+        return false;
+    return i == 0 ||
+           fa_entry_record_id(d, &d->entries[i - 1]) != fa_entry_record_id(d, &d->entries[i]) - 1;
+}
+
 static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t i) {
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
@@ -345,7 +382,11 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
         return 0;
     }
     o->last_p2p = false;
-    if (add_collective_entry(w, o, (uint32_t)gi, seq, state, name, i)) return -1;
+    if (orphan_marker(o, d, i, seq, state, name)) {
+        if (!w->placing && seq > v->completed_max) v->completed_max = seq;
+        return 0;
+    }
+    if (add_collective_entry(w, o, d, (uint32_t)gi, seq, state, name, i)) return -1;
     if (w->placing) return 0;
     if (state == FR_STATE_COMPLETED) {
         if (seq > v->completed_max) v->completed_max = seq;

@@ -1650,6 +1650,101 @@ static void a_member_of_an_op_queued_behind_a_surer_wait_is_no_culprit(void **st
     done(&j);
 }
 
+/* A pipeline pair: rank 0's send #5 is pending, and rank 1's dump (only what is still pending:
+ * record ids from 7) holds no recv #5, only its later send #6. Its pg_status, which numbers only
+ * send/recv in a group where it ran no collective, says #5 completed: rank 1 received it, and
+ * rank 0's GPU stalled in its send; rank 1 did not "never post" it (mutation p4a; sim seed
+ * 1810). */
+static void pg_status_says_a_dropped_recv_completed(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "PP", "[0, 1]");
+    j.first_record[0] = 6;
+    p2p(&j, 0, "1", "send 0->1", 5, "scheduled");
+    p2p(&j, 0, "1", "recv 0<-1", 6, "scheduled");
+    j.first_record[1] = 7;
+    p2p(&j, 1, "1", "send 1->0", 6, "scheduled");
+    strcpy(j.status[0], "\"1\": {\"last_enqueued_collective\": 6, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 4}");
+    strcpy(j.status[1], "\"1\": {\"last_enqueued_collective\": 6, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 5}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* The same counters say nothing of a number the rank's own entries show went elsewhere: rank 1
+ * left its send #3 out, so its recv is #3; rank 0's recv #3 from it was never sent, whatever
+ * rank 1's pg_status counts (mutation p4b; sim seed 149). */
+static void pg_status_numbers_inside_the_window_are_the_entries(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "PP", "[0, 1]");
+    p2p(&j, 0, "1", "recv 0<-1", 3, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 3, "scheduled");
+    strcpy(j.status[1], "\"1\": {\"last_enqueued_collective\": 3, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
+/* Rank 0's ring starts at a completed `coalesced` marker whose bundle's members are gone: a
+ * send/recv batch's marker reads as collective #4 as well as a coalesced bundle's does. It is no
+ * call to hold against rank 1's all_reduce #4 (no type mismatch); rank 1 never issued #6, which
+ * rank 0 waits in (mutation p4c; sim seed 2788). */
+static void a_marker_whose_members_the_ring_dropped_is_no_call(void **state) {
+    job j;
+    job_init(&j, 2);
+    j.first_record[0] = 6;
+    rec(&j, 0, "0", "coalesced", 4, "completed");
+    rec(&j, 0, "0", "all_reduce", 5, "completed");
+    rec(&j, 0, "0", "all_reduce", 6, "scheduled");
+    coll(&j, "0", "all_reduce", 4, S(NULL, "completed"));
+    coll(&j, "0", "all_reduce", 5, S(NULL, "completed"));
+    run(&j);
+    assert_null(finding(&j, FA_TYPE_MISMATCH));
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0's bundle #2 changes type (all_reduce, then broadcast), so it is split into two calls;
+ * its end marker completed, and speaks for both (PyTorch leaves the members scheduled). Rank 0
+ * waits in #3, which rank 1 never issued: rank 1 is the culprit, not a "stall" of rank 0 in the
+ * bundle's first part. The group runs send/recv too, so the rank's counters do not settle it
+ * (mutation p4d; sim seed 1520). */
+static void a_completed_marker_completes_a_bundle_split_by_type(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "completed");
+    for (int r = 0; r < 2; r++) {
+        rec(&j, r, "0", "all_reduce", 2, r ? "completed" : "scheduled");
+        rec(&j, r, "0", "broadcast", 2, r ? "completed" : "scheduled");
+        rec(&j, r, "0", "coalesced", 2, "completed");
+    }
+    rec(&j, 0, "0", "all_reduce", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 2's dump lost its pg_config (a JSON dump cut before it): its entries in "0" are in the
+ * default group its peers describe, not in a copy of it for rank 2 alone. Ranks 0, 1, 3 wait in
+ * #2, which rank 2 never issued (mutation p4e; sim seed 1368). */
+static void a_dump_without_its_config_joins_the_group_its_peers_describe(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL, "scheduled"));
+    j.no_config[2] = 1;
+    run(&j);
+    assert_int_equal(j.a.groups.n, 1);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -1719,6 +1814,11 @@ int main(void) {
         cmocka_unit_test(a_dump_that_lists_its_communicators_is_no_missing_member),
         cmocka_unit_test(a_rank_started_where_a_peer_is_only_scheduled_waits_for_it),
         cmocka_unit_test(a_member_of_an_op_queued_behind_a_surer_wait_is_no_culprit),
+        cmocka_unit_test(pg_status_says_a_dropped_recv_completed),
+        cmocka_unit_test(pg_status_numbers_inside_the_window_are_the_entries),
+        cmocka_unit_test(a_marker_whose_members_the_ring_dropped_is_no_call),
+        cmocka_unit_test(a_completed_marker_completes_a_bundle_split_by_type),
+        cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
