@@ -81,8 +81,8 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
         int64_t start = env->release ? fa_release_start_ns(env->release, env->m, c) : 0;
         t->started[i] = start && t->arrival[i] ? (double)(start - t->arrival[i]) / 1e6 : 0;
-        /* steps all below the floor since its release (or since the job began, where its dump
-         * shows that): jitter that added up, none of it a pause */
+        /* steps all below the floor since its release (or, with none, since the first entry its
+         * dump holds): jitter that added up, none of it a pause */
         double longest = env->release ? fa_release_longest_ms(env->release, env->m, c) : NAN;
         if (release && t->arrival[i] >= release) {
             t->freed[i] = (double)(t->arrival[i] - release) / 1e6;

@@ -272,11 +272,12 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
         if (pass_group(J, &J->s[worker], (uint32_t)g, &J->out[g]) != 0) J->out[g].failed = true;
 }
 
-/* Whether pair p was late by the floor more often than the on-time pairs' rate of being so
- * makes likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine
- * makes every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
+/* Whether pair p was late by the floor more often than the other pairs' rate of being so makes
+ * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
+ * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
  * lateness stands out among a few by chance; a slow rank is late far more often than the rest.
- * The rate is the pairs' whose score is no outlier: a second slow rank's lateness is no chance. */
+ * (Taking only the pairs scored below p would let a second, slower rank's lateness count as no
+ * chance, but its victims' too: seeds 257 against 259.) */
 static bool late_beyond_chance(const pair *p, uint64_t base_late, uint64_t base_judged) {
     double rate = base_judged ? (double)base_late / (double)base_judged : 0;
     return fa_binomial_tail(p->nlate, p->n, rate) < FA_STRAGGLER_ALPHA;
@@ -357,8 +358,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     if (k >= 2) {
         qsort(v, k, sizeof *v, compare_scored_down);
         size_t outliers = count_outliers(v, k, floor_ms, scratch);
-        /* the chance rate of pair i: the pairs scored below it (those above are outliers by
-         * more, a second slow rank among them; its own lateness is what is tested) */
+        /* the chance rate: every other pair's (late_beyond_chance) */
         uint64_t base_late = 0, base_judged = 0;
         for (size_t i = 0; i < k; i++)
             base_late += pairs[v[i].pair].nlate, base_judged += pairs[v[i].pair].n;

@@ -116,6 +116,10 @@ double fa_median_i64(int64_t *v, size_t n) {
     return (double)a + (double)(b - a) / 2.0;
 }
 
+double fa_lower_median_i64(int64_t *v, size_t n) {
+    return n ? (double)select_kth_i64(v, n, (n - 1) / 2) : 0;
+}
+
 double fa_mad_sigma(const double *v, size_t n, double center, double *scratch) {
     if (n == 0) return 0;
     for (size_t i = 0; i < n; i++) scratch[i] = fabs(v[i] - center);

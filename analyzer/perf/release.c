@@ -271,11 +271,11 @@ static int usual_steps(const chain_ctx *x, int64_t *step) {
     return 0;
 }
 
-/* The arrival of call c's rank's first entry where its dump holds its whole history (the first
- * record of the job), 0 otherwise: no release is needed to see every step it took since. */
+/* The arrival of call c's rank's first entry (0 none): where nothing released the rank, its steps
+ * are read from there, as far as its dump shows them (a ring's first entry, or the job's). */
 static int64_t from_start(const chain_ctx *x, const fa_call *c) {
     const fa_dump *d = dump_of(x, c);
-    return d->nentries && fa_entry_record_id(d, &d->entries[0]) == 0 ? fa_time_created(d, 0) : 0;
+    return d->nentries ? fa_time_created(d, 0) : 0;
 }
 
 /* Per call whether its rank paused before it, from its previous arrival, by the floor longer

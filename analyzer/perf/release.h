@@ -27,8 +27,9 @@
  * member's lateness at c by its arrival less that release, which only ever clears blame; and where
  * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
  * by that step: jitter that added up over several calls is no pause of its own. Where nothing
- * released it but its dump holds its history from the job's first record, `longest` runs from its
- * first arrival (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
+ * released it, `longest` runs from the first arrival its dump holds (the job's start, or a ring's
+ * oldest entry): a rank that never paused by the floor in all its dump shows is no straggler
+ * there either (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
  * it arrives: nothing releases it.
  *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
