@@ -5,7 +5,9 @@
 # formats/error.c writes an fr_error's message (fr_fail and its kin), so a message is made in
 # one place, whatever stage reports it. No function runs over 100 lines, so that a reader holds
 # one whole (tests/tools/long_functions.py; its one exception, the pickle reader's opcode loop,
-# is named and explained there).
+# is named and explained there). Every mutant of tests/mutation/mutants.txt still applies to the
+# code it names (mutate.py check), so that an edit that moves a mutant's code shows here, in
+# seconds, not as a stillborn mutant in the hours-long `make mutation`.
 . "$(dirname "$0")/lib.sh"
 
 c_files() { (cd "$TOP" && git ls-files '*.c' '*.h' 2>/dev/null || find formats analyzer recorder tests -name '*.[ch]'); }
@@ -81,4 +83,18 @@ test_expect_success 'no function passes 100 lines (but the pickle opcode loop)' 
     (cd "$TOP" && $LONG_FUNCTIONS $(cat "$here/files")) >out || { cat out; exit 1; } &&
     grep -q "^[0-9]* functions in [0-9]* files, none over 100 lines$" out
 '
+test_expect_success 'every mutant of the mutation list still applies to the sources (none stillborn)' '
+    python3 "$TOP/tests/mutation/mutate.py" check "$TOP/tests/mutation/mutants.txt" "$TOP" >out &&
+    grep -q "^[0-9]* mutants, 0 stale$" out
+'
+
+test_expect_success 'the mutant check names a mutant whose code moved' '
+    mkdir -p tree/analyzer &&
+    echo "int x = 1;" >tree/analyzer/a.c &&
+    printf "%s\n" "zz01 analyzer/a.c \`int x = 2;\` ~> \`int x = 3;\`" >list &&
+    test_expect_code 1 python3 "$TOP/tests/mutation/mutate.py" check list tree >out &&
+    grep -q "^zz01: .int x = 2;. occurs 0 times in analyzer/a.c, not once$" out &&
+    grep -q "^1 mutants, 1 stale$" out
+'
+
 test_done

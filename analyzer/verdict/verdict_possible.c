@@ -28,6 +28,8 @@
  * The ranks the dumps show are weighed first: beside a root cause among them, a rank of unknown
  * state whose own waits end only at itself may be blocked, where nobody sees, behind that root
  * (tests/sim's E1), so it is excused and offered as an alternative ("it may have stopped too").
+ * Without such a root, ranks without a dump that each may wait on another are all named (E1, the
+ * contract's "a member with no dump that the others wait for is the culprit"), not one of them.
  *
  * Cost: one edge per unknown member of an op that someone waits in; idle gloo ranks are at most
  * MAX_IDLE_CHECKED, each looking at its groups with send/recv (gloo jobs are small); everything
@@ -506,6 +508,29 @@ static bool seen_root(const decider *d, const uint8_t *is_root) {
     return false;
 }
 
+/* Whether every option is a rank without a readable dump. A dump older than its peers' (or cut)
+ * is not such a rank: it shows the rank went on as far as it reaches, and the rank is presumed to
+ * have gone on further (tests/sim's E8), so it stays one of the options. */
+static bool only_unknown_options(const decider *d, const fa_option *options, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (d->facts[options[k].node].has_dump) return false;
+    return true;
+}
+
+/* Several ranks without a readable dump, each possibly waiting on another, no rank the dumps
+ * show among the options, and no root the dumps show that they may wait behind (`beside`): the
+ * contract's judgement (docs/database.md §6, tests/sim's E1) names each member without a dump that
+ * others wait for, rather than "one of them": an unknown rank is never seen waiting, so nothing the
+ * dumps show makes one the other's victim. The options nobody waits for are explained by those. */
+static void name_waited_unknowns(decider *d, const fa_option *options, size_t n, uint8_t *wf,
+                                 uint8_t *is_root) {
+    for (size_t k = 0; k < n; k++) {
+        uint32_t node = options[k].node;
+        wf[node] = 1;
+        if (is_candidate(d, node)) make_root(d, node, node, wf, is_root);
+    }
+}
+
 int fa_vg_weigh_doubts(decider *d) {
     if (!d->g.npedges) return 0;
     size_t n = d->g.nnodes, *rev_at = NULL;
@@ -543,6 +568,11 @@ int fa_vg_weigh_doubts(decider *d) {
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
             continue;
         }
+        if (!beside && only_unknown_options(d, options, nopt)) {
+            name_waited_unknowns(d, options, nopt, wf, is_root);
+            explained_by(d, rev_at, rev, wf, s.queue);
+            continue;
+        }
         for (size_t k = 0; k < nopt; k++) {
             wf[options[k].node] = 1; /* explained by the ambiguity, whichever it is */
             d->facts[options[k].node].doubt = FA_DOUBT_AMBIGUOUS;
@@ -559,7 +589,7 @@ int fa_vg_weigh_doubts(decider *d) {
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
-            if (!f->has_dump || f->cut)  /* not an older dump: it shows the rank went on */
+            if (unknown(f)) /* no dump, or an older one: it may have stopped (later) too */
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }

@@ -37,38 +37,108 @@ static void summarize(decider *d, const char *lead, bool (*pick)(fa_finding_kind
 }
 
 /* Whether loaded rank node i is seen waiting: in the wait chain, possibly in a send/recv that its
- * backend does not record, or in a failed op. A rank whose dump is older than its peers' is
- * neither waiting nor idle: its dump says nothing of the end, and it is presumed to have gone on
- * (says_nothing_of_the_end). */
-static bool seen_waiting(const decider *d, size_t i) {
+ * backend does not record, or in a failed op, or pending in an op whose proven waits lead to a
+ * culprit (reaches_culprit: a joint wait on a member whose older pending op waits on it; the
+ * chain's levels list only who waits on a missing member) while nothing says it may be a root
+ * itself (others wait for it: its pending ops do not hold its CPU; or its GPU may lag). A rank
+ * whose dump is older than its peers' is neither waiting nor idle: its dump says nothing of the
+ * end, and it is presumed to have gone on (says_nothing_of_the_end). */
+static bool seen_waiting(const decider *d, const uint8_t *reaches_culprit, size_t i) {
     int64_t r = d->facts[i].rank;
     return d->facts[i].maybe_in_p2p || d->facts[i].failed ||
            fa_ranks_contains(&d->v->levels[1].ranks, r) ||
-           fa_ranks_contains(&d->v->levels[2].ranks, r);
+           fa_ranks_contains(&d->v->levels[2].ranks, r) ||
+           (reaches_culprit && reaches_culprit[i] && !d->facts[i].waited);
 }
 
 static bool says_nothing_of_the_end(const rank_facts *f) {
     return !f->has_dump || (f->stale && !f->cut);
 }
 
-/* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
- * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
- * stopped rank from a lost dump: inconclusive. */
+/* Marks, per rank node, a rank with an op pending that a peer of that op completed, batched
+ * send/recv included: its GPU may have stalled there, so it may be a root cause itself. */
+static void mark_maybe_stalled(const decider *d, uint8_t *mark) {
+    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
+        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t count = fa_vg_expected_states(d, op);
+        bool completed = false;
+        for (uint32_t k = 0; k < count; k++) completed |= d->states[k] == FA_MS_COMPLETED;
+        for (uint32_t k = 0; k < count && completed; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_pending(d->states[k])) mark[node] = 1;
+        }
+    }
+}
+
+/* Per rank node, 1 when a path of proven waits leads from it to a culprit's node (the culprits
+ * included), and its own ops show no stall of its GPU (mark_maybe_stalled): a breadth-first walk
+ * back along the edges, linear in the graph. NULL when the memory is not there (then only the
+ * chain's levels count). */
+static uint8_t *reaches_culprit(const decider *d) {
+    const graph *g = &d->g;
+    size_t n = g->nnodes, nedges = g->edge_at[n];
+    uint8_t *mark = calloc(n + 1, 1), *stalled = calloc(n + 1, 1);
+    size_t *back_at = calloc(n + 2, sizeof *back_at);
+    uint32_t *back = malloc((nedges + 1) * sizeof *back), *queue = malloc((n + 1) * sizeof *queue);
+    if (!mark || !stalled || !back_at || !back || !queue) {
+        free(back_at);
+        free(back);
+        free(queue);
+        free(stalled);
+        free(mark);
+        return NULL;
+    }
+    for (size_t e = 0; e < nedges; e++) back_at[g->edges[e] + 2]++;
+    for (size_t v = 2; v <= n + 1; v++) back_at[v] += back_at[v - 1];
+    for (size_t u = 0; u < n; u++) /* back_at[v + 1] is v's next free slot while filling */
+        for (size_t e = g->edge_at[u]; e < g->edge_at[u + 1]; e++)
+            back[back_at[g->edges[e] + 1]++] = (uint32_t)u;
+    size_t head = 0, tail = 0;
+    for (size_t c = 0; c < d->v->culprits.n; c++) {
+        long node = fa_vg_rank_node(d, d->v->culprits.v[c]);
+        if (node >= 0 && !mark[node]) {
+            mark[node] = 1;
+            queue[tail++] = (uint32_t)node;
+        }
+    }
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (size_t e = back_at[v]; e < back_at[v + 1]; e++)
+            if (!mark[back[e]]) {
+                mark[back[e]] = 1;
+                queue[tail++] = back[e];
+            }
+    }
+    mark_maybe_stalled(d, stalled);
+    for (size_t v = 0; v < g->nrank_nodes; v++) mark[v] &= (uint8_t)!stalled[v];
+    free(back_at);
+    free(back);
+    free(queue);
+    free(stalled);
+    return mark;
+}
+
 static bool only_lost_dumps(const decider *d) {
     for (size_t i = 0; i < d->v->culprits.n; i++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
         if (node < 0 || d->facts[node].has_dump) return false;
     }
-    for (size_t i = 0; i < d->nfacts; i++)
-        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, i)) return true;
-    return false;
+    uint8_t *reach = reaches_culprit(d);
+    bool idle = false;
+    for (size_t i = 0; i < d->nfacts && !idle; i++)
+        idle = !says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, reach, i);
+    free(reach);
+    return idle;
 }
 
 static void say_lost_dumps(decider *d) {
     fa_ranks waiting = { 0 }, idle = { 0 };
+    uint8_t *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
         if (!says_nothing_of_the_end(&d->facts[i]))
-            fa_ranks_add(seen_waiting(d, i) ? &waiting : &idle, d->facts[i].rank);
+            fa_ranks_add(seen_waiting(d, reach, i) ? &waiting : &idle, d->facts[i].rank);
+    free(reach);
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
                  "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "

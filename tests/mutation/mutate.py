@@ -5,6 +5,9 @@
                                      (TESTS: the story scripts for FILE, space-separated)
   mutate.py apply LIST ID TREE       rewrites TREE/FILE with the mutant's substitution; exits 1
                                      (with the reason) when the snippet is not found exactly once
+  mutate.py check LIST TREE          whether every mutant still applies to TREE's sources (a
+                                     mutant whose code moved is stillborn; seconds, not hours):
+                                     one line per stale mutant, exit 1 when there is one
 
 The list (tests/mutation/mutants.txt) holds, besides comments (#) and blank lines:
   tests FILE: SCRIPT...              the story scripts that exercise FILE (unit tests always run)
@@ -42,6 +45,22 @@ def read_list(path):
     return tests, mutants
 
 
+def mutated(text, m):
+    """The text with m's substitution, and why not ("" when it applies)."""
+    if m["line"]:
+        lines = text.split("\n")
+        i = m["line"] - 1
+        if i >= len(lines) or lines[i].count(m["from"]) != 1:
+            return text, "%s: `%s` is not on %s:%d exactly once" % (m["id"], m["from"], m["file"],
+                                                                   m["line"])
+        lines[i] = lines[i].replace(m["from"], m["to"])
+        return "\n".join(lines), ""
+    if text.count(m["from"]) != 1:
+        return text, "%s: `%s` occurs %d times in %s, not once" % (
+            m["id"], m["from"], text.count(m["from"]), m["file"])
+    return text.replace(m["from"], m["to"]), ""
+
+
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     tests, mutants = read_list(path)
@@ -58,22 +77,24 @@ def main():
         mid, tree = sys.argv[3], sys.argv[4]
         m = [x for x in mutants if x["id"] == mid][0]
         target = "%s/%s" % (tree, m["file"])
-        text = open(target).read()
-        if m["line"]:
-            lines = text.split("\n")
-            i = m["line"] - 1
-            if i >= len(lines) or lines[i].count(m["from"]) != 1:
-                sys.exit("%s: `%s` is not on %s:%d exactly once" % (mid, m["from"], m["file"], m["line"]))
-            lines[i] = lines[i].replace(m["from"], m["to"])
-            text = "\n".join(lines)
-        else:
-            if text.count(m["from"]) != 1:
-                sys.exit("%s: `%s` occurs %d times in %s, not once"
-                         % (mid, m["from"], text.count(m["from"]), m["file"]))
-            text = text.replace(m["from"], m["to"])
+        text, why = mutated(open(target).read(), m)
+        if why:
+            sys.exit(why)
         open(target, "w").write(text)
         return 0
-    sys.exit("usage: mutate.py list|apply LIST ...")
+    if cmd == "check":
+        tree, stale = sys.argv[3], 0
+        for m in mutants:
+            try:
+                _, why = mutated(open("%s/%s" % (tree, m["file"])).read(), m)
+            except OSError as e:
+                why = "%s: %s" % (m["id"], e)
+            if why:
+                print(why)
+                stale += 1
+        print("%d mutants, %d stale" % (len(mutants), stale))
+        return 1 if stale else 0
+    sys.exit("usage: mutate.py list|apply|check LIST ...")
 
 
 if __name__ == "__main__":
