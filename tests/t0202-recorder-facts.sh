@@ -30,6 +30,10 @@ test_expect_success 'a rank that crashed (fatal:11) is the culprit with the cras
     evidence 1 crashed signal SIGSEGV &&
     python3 -c "import json; d = json.load(open(\"db.json\")); assert \"crashed (SIGSEGV)\" in [f for f in d[\"findings\"] if f[\"kind\"] == \"missing_ranks\"][0][\"detail\"]"
 '
+test_expect_success 'the crashed rank'"'"'s own frozen entries (#1, #2, nobody waits in them) are no evidence rows' '
+    analyze recorder_crash &&
+    python3 -c "import json; ev = json.load(open(\"db.json\"))[\"verdict\"][\"culprit_evidence\"]; assert [(e[\"rank\"], e[\"collective_seq_id\"]) for e in ev] == [(1, 3)], ev; assert ev[0][\"waiting_ranks\"] == [0, 2, 3], ev"
+'
 test_expect_success 'a rank that crashed inside a collective everyone started is the culprit (not stuck_collective)' '
     analyze recorder_crash_inside && check hang 1 missing_ranks:1 &&
     head -1 out | grep -x "hang: rank 1 crashed (SIGBUS) in default_pg (0) all_reduce #2 (ranks 0,2,3 wait)" &&
