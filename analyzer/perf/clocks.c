@@ -46,7 +46,8 @@ void fa_clock_put(fa_clock_ring *c, size_t k, uint32_t ncalls, const uint32_t *m
     if (s->known >= 2) s->spread_ms = (float)((double)(hi - s->lo) / 1e6);
 }
 
-/* The op's median completion, in ms after its earliest (selection over its known ones, once). */
+/* The op's lower median completion, in ms after its earliest (selection over its known ones,
+ * once; clocks.h says why the lower). */
 static double slot_median(fa_clock_ring *c, size_t k) {
     fa_clock_slot *s = &c->slot[k % FA_CLOCK_WIDTH];
     if (!isnan(s->median_ms)) return s->median_ms;
@@ -54,7 +55,7 @@ static double slot_median(fa_clock_ring *c, size_t k) {
     size_t n = 0;
     for (uint32_t i = 0; i < c->n; i++)
         if (row[i]) c->sorted[n++] = row[i] - s->lo; /* small: exact as doubles */
-    s->median_ms = fa_median_i64(c->sorted, n) / 1e6;
+    s->median_ms = fa_lower_median_i64(c->sorted, n) / 1e6;
     return s->median_ms;
 }
 

@@ -9,7 +9,10 @@
  * watchdog's polling period (PyTorch polls every 100 ms). So at op k member m's residual
  *   r_m(k) = completed_m(k) - median over the members of completed(k)
  * is its clock's offset against the op's members, plus discovery noise; a slow rank does not move
- * it (everyone's completion waits for it), whereas its arrivals would.
+ * it (everyone's completion waits for it), whereas its arrivals would. The median is the lower
+ * one of an even count: where two hosts of a group of four read 200 ms apart, the mean of the
+ * middle two would put each half 100 ms off, at the threshold below, corrected at some ops and not
+ * at others; against one half the other is a clear 200 ms.
  *
  * Member m's offset at the group's op k is the median of its residuals over the group's ops
  * k-H..k+H that it has one for, H = FA_CLOCK_HALF (as far as the group's first or last op goes):

@@ -81,11 +81,14 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
         int64_t start = env->release ? fa_release_start_ns(env->release, env->m, c) : 0;
         t->started[i] = start && t->arrival[i] ? (double)(start - t->arrival[i]) / 1e6 : 0;
+        /* steps all below the floor since its release (or, with none, since the first entry its
+         * dump holds): jitter that added up, none of it a pause */
+        double longest = env->release ? fa_release_longest_ms(env->release, env->m, c) : NAN;
         if (release && t->arrival[i] >= release) {
             t->freed[i] = (double)(t->arrival[i] - release) / 1e6;
-            /* steps all below the floor since: jitter that added up, none of it a pause */
-            double longest = fa_release_longest_ms(env->release, env->m, c);
             if (longest < env->floor_ms && longest < t->freed[i]) t->freed[i] = longest;
+        } else if (!release && longest < env->floor_ms) {
+            t->freed[i] = longest;
         }
         if (before && t->arrival[i]) {
             t->gap[i] = (double)(t->arrival[i] - before) / 1e6;
@@ -155,7 +158,8 @@ static void own_delays(fa_late_scratch *s, const fa_op_times *t, double *own) {
         if (t->held_before[s->idx[k]]) own[s->idx[k]] = s->tmp[k] - others[k];
 }
 
-/* The arrival each member is compared with, in ref: the median of the others'. Where clocks
+/* The arrival each member is compared with, in ref: the lower median of the others' (readiness.h
+ * says why the lower). Where clocks
  * were corrected and two members or more read in step (no offset, clocks.h), only theirs: a
  * corrected arrival is known only up to its offset's uncertainty, and would carry that into
  * everyone's reference. Returns whether the reference is so taken. */
@@ -164,11 +168,11 @@ static bool reference_arrivals(fa_late_scratch *s, const fa_op_times *t, double 
     for (uint32_t i = 0; i < t->n && t->corrected; i++)
         if (t->uncertain[i] == 0) s->tmp[nin++] = t->at[i];
     if (nin < 2 || nin == t->n) {
-        fa_median_of_others(t->at, t->n, s->tmp2, ref);
+        fa_lower_median_of_others(t->at, t->n, s->tmp2, ref);
         return false;
     }
     double *others = s->off; /* the clock offsets are applied by now */
-    fa_median_of_others(s->tmp, nin, s->tmp2, others);
+    fa_lower_median_of_others(s->tmp, nin, s->tmp2, others);
     memcpy(s->tmp2, s->tmp, nin * sizeof *s->tmp);
     double all = fa_median(s->tmp2, nin);
     for (uint32_t i = 0, k = 0; i < t->n; i++) ref[i] = t->uncertain[i] == 0 ? others[k++] : all;

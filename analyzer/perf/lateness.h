@@ -9,7 +9,9 @@
  *   late = its corrected arrival - the median corrected arrival of the other members,
  *
  * where clocks were corrected shrunk towards 0 by what the offsets may miss (its own and the
- * others' median's; against the members read exactly where two or more are), and capped by the
+ * others' median's; against the members read exactly where two or more are; of an even count of
+ * others, the lower middle: delays only add, and of three ranks two of which are slow the less
+ * slow one is compared with the on-time one), and capped by the
  * delay it made itself: where its previous call held it, its gap (from that call's
  * completion to this arrival, on its own clock) less the median gap of the other members; where
  * its backend blocks (gloo), its arrival less its ready time. There, too, a call that blocks

@@ -275,41 +275,99 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
 /* Whether pair p was late by the floor more often than the other pairs' rate of being so makes
  * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
  * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
- * lateness stands out among a few by chance; a slow rank is late far more often than the rest. */
-static bool late_beyond_chance(const pair *p, uint64_t all_late, uint64_t all_judged) {
-    uint64_t late = all_late - p->nlate, judged = all_judged - p->n; /* the other pairs' */
-    double rate = judged ? (double)late / (double)judged : 0;
+ * lateness stands out among a few by chance; a slow rank is late far more often than the rest.
+ * (Taking only the pairs scored below p would let a second, slower rank's lateness count as no
+ * chance, but its victims' too: seeds 257 against 259.) */
+static bool late_beyond_chance(const pair *p, uint64_t base_late, uint64_t base_judged) {
+    double rate = base_judged ? (double)base_late / (double)base_judged : 0;
     return fa_binomial_tail(p->nlate, p->n, rate) < FA_STRAGGLER_ALPHA;
+}
+
+typedef struct scored {
+    double x;
+    size_t pair;
+} scored;
+
+static int compare_scored_down(const void *a, const void *b) {
+    const scored *x = a, *y = b;
+    if (x->x != y->x) return x->x > y->x ? -1 : 1;
+    return x->pair < y->pair ? -1 : x->pair > y->pair;
+}
+
+/* The center and spread of v[from..k): its median (the lower one of an even count, when `lower`)
+ * and 1.4826 x its median absolute deviation, likewise. */
+static void center_spread(const scored *v, size_t from, size_t k, bool lower, double *scratch,
+                          double *center, double *sigma) {
+    size_t m = k - from;
+    for (size_t j = 0; j < m; j++) scratch[j] = v[from + j].x;
+    *center = lower ? fa_lower_median(scratch, m) : fa_median(scratch, m);
+    for (size_t j = 0; j < m; j++) scratch[j] = fabs(v[from + j].x - *center);
+    *sigma = 1.4826 * (lower ? fa_lower_median(scratch, m) : fa_median(scratch, m));
+}
+
+/* Whether score x stands out of a sample with this center and spread: a straggler's score is
+ * the floor or more itself (scores are already against the peers: a victim whose kernel waited
+ * runs shorter, and stands above nobody), the floor above the center, FA_OUTLIER_Z spreads. */
+static bool stands_out(double x, double center, double sigma, double floor_ms) {
+    return x >= floor_ms && x - center >= floor_ms && fa_robust_z(x, center, sigma) >= FA_OUTLIER_Z;
+}
+
+/* How many of the top scores (v, sorted descending) are outliers. Against the whole sample
+ * first (k >= 3): every score that stands out of it. Then, as Rosner's generalized ESD test
+ * peels a sample, the i-th largest against the sample without the i - 1 above it, where that
+ * sample is on time (its lower median under the floor): two slow ranks of four, or of three,
+ * inflate the spread of the whole sample and mask each other, and in a group of two the on-time
+ * rank is the only reference there is. The lower median, as delays only add: where the sample
+ * splits evenly, its on-time half is the reference. Where every rank is late at random (a loaded
+ * machine) no sample is on time and only the first test counts. FA_STRAGGLER_PEEL rounds; past
+ * them, when every one stood out, the rest against the sample without the top ones (linear,
+ * however many are late). */
+static size_t count_outliers(const scored *v, size_t k, double floor_ms, double *scratch) {
+    double center, sigma;
+    size_t outliers = 0, i = 0;
+    if (k >= 3) {
+        center_spread(v, 0, k, false, scratch, &center, &sigma);
+        while (outliers < k && stands_out(v[outliers].x, center, sigma, floor_ms)) outliers++;
+    }
+    for (; i < FA_STRAGGLER_PEEL && i + 2 <= k; i++) {
+        center_spread(v, i, k, true, scratch, &center, &sigma);
+        if (center < floor_ms && stands_out(v[i].x, center, sigma, floor_ms) && outliers < i + 1)
+            outliers = i + 1;
+    }
+    if (i < FA_STRAGGLER_PEEL || outliers < i) return outliers;
+    center_spread(v, i, k, true, scratch, &center, &sigma);
+    while (outliers < k && center < floor_ms && stands_out(v[outliers].x, center, sigma, floor_ms))
+        outliers++;
+    return outliers;
 }
 
 /* The robust test over every pair's score (late_score or slow_median): outliers above the floor,
  * and for lateness, late more often than chance. */
 static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
-    double *v = malloc((n + 1) * sizeof *v), *scratch = malloc((n + 1) * sizeof *scratch);
+    scored *v = malloc((n + 1) * sizeof *v);
+    double *scratch = malloc((n + 1) * sizeof *scratch);
     if (!v || !scratch) {
         free(v), free(scratch);
         return -1;
     }
     size_t k = 0;
-    uint64_t all_late = 0, all_judged = 0; /* over the pairs with a lateness score */
     for (size_t i = 0; i < n; i++) {
         double x = slow ? pairs[i].slow_median : pairs[i].late_score;
-        if (isnan(x)) continue;
-        v[k++] = x;
-        all_late += pairs[i].nlate, all_judged += pairs[i].n;
+        if (!isnan(x)) v[k++] = (scored){ x, i };
     }
-    if (k >= 3) {
-        memcpy(scratch, v, k * sizeof *v);
-        double center = fa_median(scratch, k);
-        double sigma = fa_mad_sigma(v, k, center, scratch);
-        for (size_t i = 0; i < n; i++) {
-            double x = slow ? pairs[i].slow_median : pairs[i].late_score;
-            if (isnan(x) || x - center < floor_ms || fa_robust_z(x, center, sigma) < FA_OUTLIER_Z)
-                continue;
+    if (k >= 2) {
+        qsort(v, k, sizeof *v, compare_scored_down);
+        size_t outliers = count_outliers(v, k, floor_ms, scratch);
+        /* the chance rate: every other pair's (late_beyond_chance) */
+        uint64_t base_late = 0, base_judged = 0;
+        for (size_t i = 0; i < k; i++)
+            base_late += pairs[v[i].pair].nlate, base_judged += pairs[v[i].pair].n;
+        for (size_t i = 0; i < outliers; i++) {
+            pair *p = &pairs[v[i].pair];
             if (slow)
-                pairs[i].slow = true;
+                p->slow = true;
             else
-                pairs[i].late = late_beyond_chance(&pairs[i], all_late, all_judged);
+                p->late = late_beyond_chance(p, base_late - p->nlate, base_judged - p->n);
         }
     }
     free(v), free(scratch);

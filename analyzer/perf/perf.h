@@ -13,14 +13,17 @@
  * FA_STRAGGLER_MIN_JUDGED collectives, the lateness scores as the mean of its values at or above
  * the floor, the rest counted 0, once FA_STRAGGLER_MIN_LATE of them reached it (lateness_score in
  * perf.c says why not the median); the excess scores as its median. Every (rank, group) score is
- * compared with every other's, robustly: it is a straggler when its score stands above their
- * median by at least the floor (--straggler-floor-ms, default 5 ms) and by at least FA_OUTLIER_Z
- * times their spread (1.4826 MAD; perfstat.h), and, for lateness, it was late by the floor more
- * often than the other pairs' rate makes likely by chance (a binomial tail below
- * FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random, and one of them by chance
- * more than the rest). Jitter below the floor counts nothing, and a floor of milliseconds keeps a
- * healthy job's small systematic offsets (one rank's Python) from being called slow. Ordered
- * most significant first.
+ * compared with every other's, robustly: it is a straggler when its score reaches the floor
+ * (--straggler-floor-ms, default 5 ms) and stands above their median by at least the floor and by
+ * at least FA_OUTLIER_Z times their spread (1.4826 MAD; perfstat.h), or, peeled as Rosner's
+ * generalized ESD test does (FA_STRAGGLER_PEEL rounds), above the lower median and spread of the
+ * scores below it where those are on time (two slow ranks of four mask each other in the whole
+ * sample; one of two has no sample to stand out of), and, for lateness, it was late by the floor
+ * more often than the rate of the pairs scored below it makes likely by chance (a binomial tail
+ * below FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random, and one of them by
+ * chance more than the rest). Jitter below the floor counts nothing, and a floor of milliseconds
+ * keeps a healthy job's small systematic offsets (one rank's Python) from being called slow.
+ * Ordered most significant first.
  *
  * Stats. One row per group x op type x input/output sizes x dtype: count, bytes per call (the
  * larger of input and output numel x dtype size, as nccl-tests counts them), arrival skew per op
@@ -46,6 +49,8 @@
 /* The chance below which a rank late by the floor in k of its n collectives, where the other
  * ranks are so at rate p, is taken as more than noise: P(Binomial(n, p) >= k) < alpha. */
 #define FA_STRAGGLER_ALPHA 1e-3
+/* Scores tested one by one against the rest below them (perf.c: count_outliers). */
+#define FA_STRAGGLER_PEEL 8
 
 typedef struct fa_straggler {
     int64_t rank;

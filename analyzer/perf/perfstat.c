@@ -88,6 +88,20 @@ void fa_median_of_others(const double *v, size_t n, double *scratch, double *out
     }
 }
 
+void fa_lower_median_of_others(const double *v, size_t n, double *scratch, double *out) {
+    if (n < 2) {
+        if (n) out[0] = NAN;
+        return;
+    }
+    /* the others' lower middle is s[n/2] when v[i] lies below it, else s[n/2 - 1] */
+    memcpy(scratch, v, n * sizeof *v);
+    size_t k = n / 2;
+    double mid = select_kth(scratch, n, k), below = max_to(scratch, k);
+    for (size_t i = 0; i < n; i++) out[i] = v[i] < mid ? mid : below;
+}
+
+double fa_lower_median(double *v, size_t n) { return n ? select_kth(v, n, (n - 1) / 2) : NAN; }
+
 double fa_median_i64(int64_t *v, size_t n) {
     if (n == 0) return 0;
     /* selection on int64 keeps nanosecond timestamps exact (a double holds 53 bits) */
@@ -100,6 +114,10 @@ double fa_median_i64(int64_t *v, size_t n) {
         if (v[i] < b) b = v[i];
     /* the mean of the middle two, without overflow */
     return (double)a + (double)(b - a) / 2.0;
+}
+
+double fa_lower_median_i64(int64_t *v, size_t n) {
+    return n ? (double)select_kth_i64(v, n, (n - 1) / 2) : 0;
 }
 
 double fa_mad_sigma(const double *v, size_t n, double center, double *scratch) {

@@ -20,10 +20,19 @@ double fa_quantile(double *v, size_t n, double q);
 static inline double fa_median(double *v, size_t n) { return fa_quantile(v, n, 0.5); }
 /* The median of n int64 values, as a double; reorders v. 0 when n == 0. */
 double fa_median_i64(int64_t *v, size_t n);
+/* The lower median of n int64 values (the smaller middle one of an even count), as a double;
+ * reorders v. 0 when n == 0. */
+double fa_lower_median_i64(int64_t *v, size_t n);
 /* For each i, the median of v without v[i] (n >= 2; out[0] = NaN when n < 2): what member i is
  * compared with, its peers alone, so that in a group of two the late one is late by the whole
  * gap, not half of it. `scratch` holds n doubles; v is left as it is. O(n). */
 void fa_median_of_others(const double *v, size_t n, double *scratch, double *out);
+/* For each i, the lower median of v without v[i]: where the others are an even count, the
+ * smaller of their middle two (out[0] = NaN when n < 2). O(n); v is left as it is. */
+void fa_lower_median_of_others(const double *v, size_t n, double *scratch, double *out);
+/* The lower median of v[0..n): the smaller middle value of an even count; reorders v. NaN when
+ * n == 0. */
+double fa_lower_median(double *v, size_t n);
 /* 1.4826 x the median absolute deviation of v around `center`; `scratch` holds n doubles. */
 double fa_mad_sigma(const double *v, size_t n, double center, double *scratch);
 /* Robust z-score of x in a sample with this center and sigma: +inf when sigma is 0 and x is

@@ -14,7 +14,7 @@ typedef struct wake_scratch {
     uint32_t *call; /* which call each known wake-up is */
 } wake_scratch;
 
-/* The op's calls' next_ready: its last arrival plus the other members' median wake-up; all 0
+/* The op's calls' next_ready: its last arrival plus the other members' lower median wake-up; all 0
  * when the op did not block (a member went on before its last arrival) or nothing is known. */
 static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, int64_t tolerance,
                         wake_scratch *s, int64_t *next_ready) {
@@ -38,7 +38,7 @@ static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, i
     }
     for (uint32_t k = 0; k < o->ncalls; k++) next_ready[o->first_call + k] = blocking ? done : 0;
     if (!blocking || known < 2) return;
-    fa_median_of_others(s->wake, known, s->tmp, s->others);
+    fa_lower_median_of_others(s->wake, known, s->tmp, s->others);
     for (size_t i = 0; i < known; i++) next_ready[s->call[i]] = done + (int64_t)s->others[i];
 }
 

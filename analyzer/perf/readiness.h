@@ -11,8 +11,10 @@
  * another (a ring passes the result on; on a loaded machine each hop waits for a core), so each
  * member's way from that last arrival to its next call is its "wake-up": the completion reaching
  * it plus its own work. The ready time of member i's next call is the op's last arrival plus the
- * median wake-up of the *other* members: a member that takes as long as its peers made no delay
- * of its own, one that takes 60 ms longer made 60 ms. `arrival - ready` is then the delay it made
+ * median wake-up of the *other* members (of an even count, the lower middle: of three ranks two
+ * of which are slow, the less slow one's peers are the on-time one and the slower, and the median
+ * of those would hide it): a member that takes as long as its peers made no delay of its own, one
+ * that takes 60 ms longer made 60 ms. `arrival - ready` is then the delay it made
  * itself, and perf.c takes the smaller of this and the lateness against the peers, so that
  * readiness only ever clears blame, never adds it; it clears a shifted clock's too (a rank whose
  * clock runs ahead is late against its peers but never against itself).

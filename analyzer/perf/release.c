@@ -31,6 +31,7 @@ typedef struct chain_ctx {
     uint32_t *pending;        /* per op: its calls whose predecessor is not rebuilt yet */
     uint32_t *queue;          /* ops ready to rebuild */
     uint8_t *paused;          /* per call: its rank paused before it longer than its peers */
+    int64_t *usual;           /* per input rank: its median step between arrivals (ns), 0 unknown */
     uint32_t *dep_at, *deps;  /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
     uint32_t *succ_at, *succ; /* per call: the calls that wait for it, likewise */
     size_t qhead, qtail;
@@ -120,6 +121,11 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     const fa_op *o = &m->ops[op];
     int64_t done = o->unmatched || o->ncalls < 2 ? UNKNOWN : UNCONSTRAIN, least = UNKNOWN;
     int64_t last_arrival = UNCONSTRAIN;
+    /* a collective completes on its members together: one member's completion says that every
+     * member started it, also those whose dump was taken before they noticed its end */
+    bool completed = false;
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        completed |= m->calls[o->first_call + k].state == FR_STATE_COMPLETED;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
         const fa_call *c = &m->calls[ci];
@@ -128,7 +134,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
                 seen = fa_time_completed(d, last_entry(m, c));
         int64_t base = base_of(x, ci);
         x->base[ci] = base;
-        if (!issue || base == UNKNOWN || c->state != FR_STATE_COMPLETED) {
+        if (!issue || base == UNKNOWN || !completed) {
             done = UNKNOWN;
             continue;
         }
@@ -243,8 +249,39 @@ static float longest_step(const chain_ctx *x, const fa_call *c, uint32_t first, 
     return NAN;
 }
 
-/* Per call whether its rank paused before it longer than the other members of its op by the
- * floor: its time from its previous arrival less the median of theirs. */
+/* Per input rank its usual step: the median time from one arrival to its next (ns), 0 unknown. */
+static int usual_steps(const chain_ctx *x, int64_t *step) {
+    const fa_input *in = x->in;
+    size_t widest = 1;
+    for (size_t r = 0; r < in->nranks; r++)
+        if (in->ranks[r].dump && in->ranks[r].dump->nentries > widest)
+            widest = in->ranks[r].dump->nentries;
+    int64_t *v = malloc(widest * sizeof *v);
+    if (!v) return -1;
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        size_t n = 0;
+        for (uint32_t e = 1; d && e < d->nentries; e++) {
+            int64_t at = fa_time_created(d, e), before = fa_time_created(d, e - 1);
+            if (at && before) v[n++] = at - before;
+        }
+        step[r] = n ? (int64_t)fa_median_i64(v, n) : 0;
+    }
+    free(v);
+    return 0;
+}
+
+/* The arrival of call c's rank's first entry (0 none): where nothing released the rank, its steps
+ * are read from there, as far as its dump shows them (a ring's first entry, or the job's). */
+static int64_t from_start(const chain_ctx *x, const fa_call *c) {
+    const fa_dump *d = dump_of(x, c);
+    return d->nentries ? fa_time_created(d, 0) : 0;
+}
+
+/* Per call whether its rank paused before it, from its previous arrival, by the floor longer
+ * than the other members of its op did, or than its own usual step: a rank held at its bound of
+ * launches in flight with its whole group (every member waited for the same slow peer) paused
+ * no longer than its peers, but longer than it ever does on its own cadence. */
 static int mark_pauses(chain_ctx *x) {
     const fa_match *m = x->m;
     size_t widest = 1;
@@ -253,7 +290,8 @@ static int mark_pauses(chain_ctx *x) {
     double *v = malloc(widest * sizeof *v), *others = malloc(widest * sizeof *others),
            *tmp = malloc(widest * sizeof *tmp);
     uint32_t *who = malloc(widest * sizeof *who);
-    int rc = v && others && tmp && who ? 0 : -1;
+    int64_t *step = x->usual = malloc((x->in->nranks + 1) * sizeof *step);
+    int rc = v && others && tmp && who && step ? usual_steps(x, step) : -1;
     for (size_t op = 0; op < m->nops && rc == 0; op++) {
         const fa_op *o = &m->ops[op];
         uint32_t n = 0;
@@ -264,12 +302,15 @@ static int mark_pauses(chain_ctx *x) {
             int64_t at = fa_time_created(d, first),
                     before = first ? fa_time_created(d, first - 1) : 0;
             x->paused[o->first_call + k] = 0;
-            if (at && before) who[n] = o->first_call + k, v[n++] = (double)(at - before);
+            if (!at || !before) continue;
+            int64_t usual = step[c->rank_index];
+            x->paused[o->first_call + k] = usual && at - before - usual >= x->floor_ns;
+            who[n] = o->first_call + k, v[n++] = (double)(at - before);
         }
         if (n < 2) continue;
         fa_median_of_others(v, n, tmp, others);
         for (uint32_t k = 0; k < n; k++)
-            x->paused[who[k]] = v[k] - others[k] >= (double)x->floor_ns;
+            x->paused[who[k]] |= v[k] - others[k] >= (double)x->floor_ns;
     }
     free(v), free(others), free(tmp), free(who);
     return rc;
@@ -286,8 +327,14 @@ static bool held_at_bound(const chain_ctx *x, size_t r, uint32_t last, int64_t a
         if (!t) return false;
         if (t <= at) continue;
         uint32_t ci = call_at(x, r, e);
-        /* a send/recv's one peer tells nothing of what its peers did */
-        return t - at < x->floor_ns && ci != NO_CALL && (x->paused[ci] || call_is_p2p(x, ci));
+        if (t - at >= x->floor_ns) return false;
+        /* a send/recv's one peer tells nothing of what its peers did; an entry no op holds
+         * (its peer left no dump) is judged on its rank's own cadence alone */
+        if (ci == NO_CALL) {
+            int64_t before = fa_time_created(d, e - 1);
+            return before && x->usual[r] && t - before - x->usual[r] >= x->floor_ns;
+        }
+        return x->paused[ci] || call_is_p2p(x, ci);
     }
     return false;
 }
@@ -315,7 +362,8 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
             if (sync || held_at_bound(x, c->rank_index, last_entry(m, dc), at)) best = at;
         }
         release[ci] = best;
-        x->rl->longest[ci] = best ? longest_step(x, c, first, arrival, best) : NAN;
+        int64_t since = best ? best : from_start(x, c);
+        x->rl->longest[ci] = since ? longest_step(x, c, first, arrival, since) : NAN;
         int64_t base = x->base[ci];
         start[ci] =
             base == UNKNOWN || !arrival ? 0
@@ -381,7 +429,8 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
         releases(&x, rl->release, rl->start);
     }
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue),
-        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps), free(x.paused);
+        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps), free(x.paused),
+        free(x.usual);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;

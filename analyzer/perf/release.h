@@ -10,21 +10,27 @@
  * alone, as the device runs them: a launch starts on a rank once it was issued and the rank's
  * previous launch completed, and completes once every member started it (arrivals on clocks
  * corrected per rank where a rank's completions read 100 ms or more off its peers'; never after
- * a member discovered it). Along a rank's launches this is the wait-for chain: a completion late
- * because of a slow member carries that lateness on, and nothing else does.
+ * a member discovered it; once one member's dump shows it completed, also where another's was
+ * taken before that member noticed the end). Along a rank's launches this is the wait-for chain: a
+ * completion late because of a slow member carries that lateness on, and nothing else does.
  *
  * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
  * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
  * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
  * nothing after it until it completed (a sync point), or r's first call after it came within the
- * floor of it and r had paused before that call longer than the other members of its op by the
- * floor (a send/recv: its one peer tells nothing), as at its bound of launches in flight. A rank
+ * floor of it and r had paused before that call by the floor longer than the other members of its
+ * op, or than its own usual step (the median time between its arrivals: a group that waited for
+ * one slow peer together paused alike), or the call is a send/recv (its one peer tells nothing),
+ * as at its bound of launches in flight; an entry no op holds is judged on its usual step. A rank
  * that went on issuing on its own cadence while its launch waited meets its peers' ends on the
  * way without waiting for them: it is behind by itself, and is not cleared. lateness.h caps the
  * member's lateness at c by its arrival less that release, which only ever clears blame; and where
  * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
- * by that step: jitter that added up over several calls is no pause of its own. A slow rank
- * arrives last, its launches complete when it arrives: nothing releases it.
+ * by that step: jitter that added up over several calls is no pause of its own. Where nothing
+ * released it, `longest` runs from the first arrival its dump holds (the job's start, or a ring's
+ * oldest entry): a rank that never paused by the floor in all its dump shows is no straggler
+ * there either (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
+ * it arrives: nothing releases it.
  *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
@@ -40,7 +46,7 @@
  * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains;
  * each call looks at most FA_RELEASE_LOOKBACK calls or entries back or ahead): per entry of every
  * rank its call (4 bytes, while building), per call its release and start (8 bytes each) and
- * longest step (4), some 40 bytes more while building; per rank its clock offset.
+ * longest step (4), some 40 bytes more while building; per rank its clock offset and usual step.
  */
 #ifndef FRTRACE_RELEASE_H
 #define FRTRACE_RELEASE_H

@@ -1,6 +1,6 @@
 /* test_clocks.c — clock offsets from completion times (clocks.h): a member whose clock reads
  * seconds ahead is found at every op (against the op's median: the odd one out is the one
- * corrected), a linear drift is followed, discovery noise below
+ * corrected; of an even split, the later half), a linear drift is followed, discovery noise below
  * FA_CLOCK_MIN_MS corrects nothing, a slow member (late arrival, the same completion) is no
  * clock, and an op without completions takes its neighbours' offsets; an offset read through
  * discovery noise is uncertain by that noise (the window's or the job's), an exact one by none. */
@@ -69,6 +69,26 @@ static void offsets_are_against_the_median(void **state) {
         assert_true(corrected[k]);
         assert_float_equal(off[k][0], -3000.0, 0.01); /* the odd one out is member 0 */
         assert_float_equal(off[k][1], 0.0, 0.01);
+    }
+}
+
+static int64_t half_ahead(int op, int member) { /* members 2, 3 (one host) 200 ms ahead, jitter */
+    return op * 100000000LL + (member >= 2 ? 200000000LL : 0) +
+           ((op * 7 + member * 3) % 5) * 1000000;
+}
+
+/* Two hosts of a group of four, 200 ms apart: against the lower median the later host reads a
+ * clear 200 ms at every op (the mean of the middle two would put each half 100 ms off, at the
+ * threshold, corrected at some ops and not at others). */
+static void an_even_split_is_read_against_one_half(void **state) {
+    (void)state;
+    double off[OPS][N];
+    bool corrected[OPS];
+    walk(half_ahead, off, corrected);
+    for (int k = 0; k < OPS; k++) {
+        assert_true(corrected[k]);
+        assert_true(fabs(off[k][2] - 200.0) < 5 && fabs(off[k][3] - 200.0) < 5);
+        assert_true(fabs(off[k][0]) < 5 && fabs(off[k][1]) < 5);
     }
 }
 
@@ -178,6 +198,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_node_seconds_ahead_is_found),
         cmocka_unit_test(offsets_are_against_the_median),
+        cmocka_unit_test(an_even_split_is_read_against_one_half),
         cmocka_unit_test(a_linear_drift_is_followed),
         cmocka_unit_test(discovery_noise_corrects_nothing),
         cmocka_unit_test(an_op_in_flight_takes_its_neighbours_offsets),

@@ -124,6 +124,55 @@ static void median_of_others_matches_removing_each_value(void **state) {
     assert_true(out[0] == 160 && out[1] == 100);
 }
 
+/* The sorted lower middle: v[(n - 1) / 2] of the sorted values. */
+static double sorted_lower_median(double *v, size_t n) {
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return v[(n - 1) / 2];
+}
+
+/* The lower median of the others, against removing the value and sorting the rest, for every
+ * size from 1 to 9 with ties; and where the others split evenly, the earlier half: of three ranks,
+ * two late by 22 and 74 ms, the one late by 22 is compared with the on-time one. */
+static void lower_median_of_others_matches_removing_each_value(void **state) {
+    (void)state;
+    enum { MAXN = 9 };
+    double v[MAXN], scratch[MAXN], out[MAXN], rest[MAXN];
+    unsigned seed = 777;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = 1 + (size_t)round % MAXN;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            v[i] = (double)((seed >> 16) % 7);
+        }
+        double before[MAXN];
+        for (size_t i = 0; i < n; i++) before[i] = v[i];
+        fa_lower_median_of_others(v, n, scratch, out);
+        for (size_t i = 0; i < n; i++) assert_true(v[i] == before[i]);
+        if (n == 1) {
+            assert_true(isnan(out[0]));
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            for (size_t j = 0; j < n; j++)
+                if (j != i) rest[k++] = v[j];
+            assert_float_equal(out[i], sorted_lower_median(rest, k), 0);
+        }
+        for (size_t i = 0; i < n; i++) rest[i] = v[i];
+        assert_float_equal(fa_lower_median(rest, n), sorted_lower_median(v, n), 0);
+    }
+    double three[] = { 22, 74, 0 };
+    fa_lower_median_of_others(three, 3, scratch, out);
+    assert_true(out[0] == 0 && out[1] == 0 && out[2] == 22);
+    assert_true(isnan(fa_lower_median(three, 0)));
+    double two[] = { 175, 0 };
+    assert_true(fa_lower_median(two, 2) == 0);
+}
+
 /* Against exact sums: P(X >= k) for Binomial(n, p), computed with integers where it can be. */
 static void binomial_tail_matches_exact_sums(void **state) {
     (void)state;
@@ -171,6 +220,7 @@ int main(void) {
         cmocka_unit_test(mad_sigma_estimates_normal_spread),
         cmocka_unit_test(robust_z_finds_outliers_not_jitter),
         cmocka_unit_test(median_of_others_matches_removing_each_value),
+        cmocka_unit_test(lower_median_of_others_matches_removing_each_value),
         cmocka_unit_test(binomial_tail_matches_exact_sums),
         cmocka_unit_test(dtype_sizes_and_bus_factors),
     };
