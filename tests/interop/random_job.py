@@ -779,6 +779,11 @@ def self_test():
         # "2 or 3" (real seed 22)
         (dict(job, faults=[{"kind": "stuck", "rank": 2, "step": 2, "op": 1}]),
          [upto(2, 2)] * 2 + [upto(2, 1, last="stuck 2 1"), upto(2, 1)], "hang", [2], []),
+        # rank 2 stopped before the world's all_reduce, where its pipeline peer 3 waits for it:
+        # 3's dump shows it waiting for 2 in a recorded operation, so 3 is 2's victim, no
+        # alternative (real seeds 106, 118)
+        (dict(job, faults=[{"kind": "stuck", "rank": 2, "step": 2, "op": 2}]),
+         [upto(2, 2)] * 2 + [upto(2, 2, last="stuck 2 2"), upto(2, 2)], "hang", [2], []),
         # the same, while rank 3 stopped before its recv: nobody waits for 3 in a collective
         (dict(wrong_group, faults=wrong_group["faults"] + [
             {"kind": "stuck", "rank": 3, "step": 2, "op": 0}]),
