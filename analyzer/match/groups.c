@@ -335,6 +335,17 @@ typedef struct evidence_list {
     fa_smap at; /* name -> position */
 } evidence_list;
 
+/* Whether rank r's group slot k names a group that its own pg_config does not describe and that
+ * `key` does not place yet ((rank, name) -> group, filled into rk): one the entries must decide. */
+static bool unplaced_slot(const fa_input *in, size_t r, uint32_t k, const fa_smap *key, char *rk,
+                          size_t len) {
+    const fa_dump *d = in->ranks[r].dump;
+    const char *name = d->pgs[k].name ? d->pgs[k].name : "";
+    uint64_t at;
+    snprintf(rk, len, "%zu\x1f%s", r, name);
+    return !described(d, name) && !fa_smap_get(key, rk, &at);
+}
+
 static void gather_evidence(const fa_input *in, const fa_smap *recorder_key, evidence_list *ev) {
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
@@ -342,8 +353,7 @@ static void gather_evidence(const fa_input *in, const fa_smap *recorder_key, evi
             const char *name = d->pgs[k].name ? d->pgs[k].name : "";
             char rk[640];
             uint64_t at;
-            snprintf(rk, sizeof rk, "%zu\x1f%s", r, name);
-            if (described(d, name) || fa_smap_get(recorder_key, rk, &at)) continue;
+            if (!unplaced_slot(in, r, k, recorder_key, rk, sizeof rk)) continue;
             if (!fa_smap_get(&ev->at, name, &at)) {
                 evidence *v = realloc(ev->v, (ev->n + 1) * sizeof *v);
                 if (!v) return;
@@ -438,9 +448,7 @@ static void adopt_described(const fa_input *in, const builder *b, size_t first, 
         for (uint32_t k = 0; k < d->npgs; k++) {
             const char *name = d->pgs[k].name ? d->pgs[k].name : "";
             char rk[640];
-            uint64_t at;
-            snprintf(rk, sizeof rk, "%zu\x1f%s", r, name);
-            if (described(d, name) || fa_smap_get(key, rk, &at)) continue;
+            if (!unplaced_slot(in, r, k, key, rk, sizeof rk)) continue;
             long found = -1;
             for (size_t i = first; i < b->n && found != -2; i++)
                 if (strcmp(b->v[i].name, name) == 0 && proto_has(&b->v[i], in->ranks[r].rank))
