@@ -396,10 +396,10 @@ static size_t root_options(const decider *d, search *s, uint32_t start, fa_optio
     return n;
 }
 
-/* Marks (in `wf`) every node that reaches a node marked root in `wf` over proven and possible
- * edges: the ranks that the roots explain (a wait that ends at a root cause). Backwards, from the
- * roots, over the reversed edges (rev_at, rev). */
-static void explained_by(const decider *d, const size_t *rev_at, const uint32_t *rev, uint8_t *wf,
+/* Marks (in `wf`) every node that reaches a node marked in `wf` over the reversed edges (rev_at,
+ * rev; fa_vg_reverse_edges): here the ranks that the roots explain (a wait that ends at a root
+ * cause). Backwards, from the marks, breadth first; `queue` holds a node each. */
+void fa_vg_mark_reaching(const decider *d, const size_t *rev_at, const uint32_t *rev, uint8_t *wf,
                          uint32_t *queue) {
     size_t head = 0, tail = 0;
     for (size_t n = 0; n < d->g.nnodes; n++)
@@ -411,9 +411,8 @@ static void explained_by(const decider *d, const size_t *rev_at, const uint32_t 
     }
 }
 
-/* Reversed proven and possible edges, CSR. */
-static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
-    size_t n = g->nnodes, m = g->nedges + g->npedges;
+int fa_vg_reverse_edges(const graph *g, bool with_possible, size_t **at_out, uint32_t **rev_out) {
+    size_t n = g->nnodes, m = g->nedges + (with_possible ? g->npedges : 0);
     size_t *at = calloc(n + 2, sizeof *at), *fill = calloc(n + 1, sizeof *fill);
     uint32_t *rev = malloc((m + 1) * sizeof *rev);
     if (!at || !fill || !rev) {
@@ -424,14 +423,16 @@ static int reverse_edges(const graph *g, size_t **at_out, uint32_t **rev_out) {
     }
     for (size_t v = 0; v < n; v++) {
         for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++) at[g->edges[e] + 1]++;
-        for (size_t e = fa_vg_possible_begin(g, v); e < fa_vg_possible_end(g, v); e++)
+        for (size_t e = fa_vg_possible_begin(g, v); with_possible && e < fa_vg_possible_end(g, v);
+             e++)
             at[g->pedges[e] + 1]++;
     }
     for (size_t v = 0; v < n; v++) at[v + 1] += at[v];
     for (size_t v = 0; v < n; v++) {
         for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++)
             rev[at[g->edges[e]] + fill[g->edges[e]]++] = (uint32_t)v;
-        for (size_t e = fa_vg_possible_begin(g, v); e < fa_vg_possible_end(g, v); e++)
+        for (size_t e = fa_vg_possible_begin(g, v); with_possible && e < fa_vg_possible_end(g, v);
+             e++)
             rev[at[g->pedges[e]] + fill[g->pedges[e]]++] = (uint32_t)v;
     }
     free(fill);
@@ -538,13 +539,14 @@ int fa_vg_weigh_doubts(decider *d) {
     search s = { calloc(n + 1, sizeof *s.stamp), 0, malloc((n + 1) * sizeof *s.queue), 0 };
     uint8_t *wf = calloc(n + 1, 1), *is_root = calloc(n + 1, 1);
     fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
-    int rc =
-        s.stamp && s.queue && wf && is_root && options ? reverse_edges(&d->g, &rev_at, &rev) : -1;
+    int rc = s.stamp && s.queue && wf && is_root && options
+                 ? fa_vg_reverse_edges(&d->g, true, &rev_at, &rev)
+                 : -1;
     if (rc == 0) rc = seed_proven_sinks(d, wf);
     for (size_t node = 0; rc == 0 && node < d->nfacts; node++) /* their own dumps accuse them */
         if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0)
             wf[node] = is_root[node] = 1;
-    if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
+    if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     /* One root in reach makes a root: first for the ranks the dumps show, then for those of
      * unknown state, which beside a root the dumps show may be blocked, where nobody sees,
      * behind it: no root of their own then, but excused and offered as an alternative. */
@@ -557,7 +559,7 @@ int fa_vg_weigh_doubts(decider *d) {
                 (seen || options[0].node != node || !beside))
                 make_root(d, options[0].node, node, wf, is_root);
     }
-    if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
+    if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
         if (!is_candidate(d, node) || wf[node]) continue;
         size_t nopt = root_options(d, &s, node, options);
@@ -570,7 +572,7 @@ int fa_vg_weigh_doubts(decider *d) {
         }
         if (!beside && only_unknown_options(d, options, nopt)) {
             name_waited_unknowns(d, options, nopt, wf, is_root);
-            explained_by(d, rev_at, rev, wf, s.queue);
+            fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
             continue;
         }
         for (size_t k = 0; k < nopt; k++) {
@@ -581,7 +583,7 @@ int fa_vg_weigh_doubts(decider *d) {
             make_root(d, options[0].node, node, wf, is_root);
         else
             rc = fa_vg_note_ambiguity(d, options, nopt);
-        if (rc == 0) explained_by(d, rev_at, rev, wf, s.queue);
+        if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     }
     for (size_t node = 0; rc == 0 && node < d->nfacts; node++) {
         rank_facts *f = &d->facts[node];

@@ -18,6 +18,15 @@ int fa_vg_add_possible_waits(decider *d);
  * (decider.ambiguities). Runs after the components. 0, or -1 when out of memory. */
 int fa_vg_weigh_doubts(decider *d);
 
+/* The graph's edges reversed, CSR (at_out: n + 2 offsets, rev_out: the sources), the possible
+ * ones too when asked; 0, or -1 when out of memory. The caller frees both. */
+int fa_vg_reverse_edges(const graph *g, bool with_possible, size_t **at_out, uint32_t **rev_out);
+
+/* Marks in wf every node from which a path over those edges leads to a node marked already:
+ * breadth first from the marks, linear; queue holds d->g.nnodes entries. */
+void fa_vg_mark_reaching(const decider *d, const size_t *rev_at, const uint32_t *rev, uint8_t *wf,
+                         uint32_t *queue);
+
 /* Records an ambiguity (takes a copy of the options). 0, or -1 when out of memory. */
 int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n);
 

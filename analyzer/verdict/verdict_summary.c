@@ -72,46 +72,26 @@ static void mark_maybe_stalled(const decider *d, uint8_t *mark) {
 }
 
 /* Per rank node, 1 when a path of proven waits leads from it to a culprit's node (the culprits
- * included), and its own ops show no stall of its GPU (mark_maybe_stalled): a breadth-first walk
- * back along the edges, linear in the graph. NULL when the memory is not there (then only the
- * chain's levels count). */
+ * included), and its own ops show no stall of its GPU (mark_maybe_stalled): a walk back along the
+ * proven edges, linear in the graph. NULL when the memory is not there (then only the chain's
+ * levels count). */
 static uint8_t *reaches_culprit(const decider *d) {
-    const graph *g = &d->g;
-    size_t n = g->nnodes, nedges = g->edge_at[n];
+    size_t n = d->g.nnodes, *back_at = NULL;
+    uint32_t *back = NULL, *queue = malloc((n + 1) * sizeof *queue);
     uint8_t *mark = calloc(n + 1, 1), *stalled = calloc(n + 1, 1);
-    size_t *back_at = calloc(n + 2, sizeof *back_at);
-    uint32_t *back = malloc((nedges + 1) * sizeof *back), *queue = malloc((n + 1) * sizeof *queue);
-    if (!mark || !stalled || !back_at || !back || !queue) {
-        free(back_at);
-        free(back);
+    if (!queue || !mark || !stalled || fa_vg_reverse_edges(&d->g, false, &back_at, &back)) {
         free(queue);
         free(stalled);
         free(mark);
         return NULL;
     }
-    for (size_t e = 0; e < nedges; e++) back_at[g->edges[e] + 2]++;
-    for (size_t v = 2; v <= n + 1; v++) back_at[v] += back_at[v - 1];
-    for (size_t u = 0; u < n; u++) /* back_at[v + 1] is v's next free slot while filling */
-        for (size_t e = g->edge_at[u]; e < g->edge_at[u + 1]; e++)
-            back[back_at[g->edges[e] + 1]++] = (uint32_t)u;
-    size_t head = 0, tail = 0;
     for (size_t c = 0; c < d->v->culprits.n; c++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[c]);
-        if (node >= 0 && !mark[node]) {
-            mark[node] = 1;
-            queue[tail++] = (uint32_t)node;
-        }
+        if (node >= 0) mark[node] = 1;
     }
-    while (head < tail) {
-        uint32_t v = queue[head++];
-        for (size_t e = back_at[v]; e < back_at[v + 1]; e++)
-            if (!mark[back[e]]) {
-                mark[back[e]] = 1;
-                queue[tail++] = back[e];
-            }
-    }
+    fa_vg_mark_reaching(d, back_at, back, mark, queue);
     mark_maybe_stalled(d, stalled);
-    for (size_t v = 0; v < g->nrank_nodes; v++) mark[v] &= (uint8_t)!stalled[v];
+    for (size_t v = 0; v < d->g.nrank_nodes; v++) mark[v] &= (uint8_t)!stalled[v];
     free(back_at);
     free(back);
     free(queue);
@@ -119,26 +99,26 @@ static uint8_t *reaches_culprit(const decider *d) {
     return mark;
 }
 
-static bool only_lost_dumps(const decider *d) {
+/* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
+ * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
+ * stopped rank from a lost dump: inconclusive. *reach receives reaches_culprit's marks when they
+ * were taken (for say_lost_dumps; the caller frees them). */
+static bool only_lost_dumps(const decider *d, uint8_t **reach) {
     for (size_t i = 0; i < d->v->culprits.n; i++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
         if (node < 0 || d->facts[node].has_dump) return false;
     }
-    uint8_t *reach = reaches_culprit(d);
-    bool idle = false;
-    for (size_t i = 0; i < d->nfacts && !idle; i++)
-        idle = !says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, reach, i);
-    free(reach);
-    return idle;
+    *reach = reaches_culprit(d);
+    for (size_t i = 0; i < d->nfacts; i++)
+        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i)) return true;
+    return false;
 }
 
-static void say_lost_dumps(decider *d) {
+static void say_lost_dumps(decider *d, const uint8_t *reach) {
     fa_ranks waiting = { 0 }, idle = { 0 };
-    uint8_t *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
         if (!says_nothing_of_the_end(&d->facts[i]))
             fa_ranks_add(seen_waiting(d, reach, i) ? &waiting : &idle, d->facts[i].rank);
-    free(reach);
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
                  "inconclusive: rank%s %s wait%s for rank%s %s, which left no readable dump, while "
@@ -392,6 +372,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
     fa_ranks stuck_in_api = { 0 };
     stuck_ranks(d, &stuck_in_api);
     bool lost = false;
+    uint8_t *reach = NULL; /* only_lost_dumps' marks, for say_lost_dumps */
     if (mismatch) {
         v->status = FA_STATUS_MISMATCH;
         summarize(d, "mismatch", fa_finding_is_mismatch, 0, NULL);
@@ -400,9 +381,9 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
     } else if (most_ranks_lost(d)) {
         say_most_lost(d);
         lost = true; /* the gloo note says nothing the summary needs then */
-    } else if (v->culprits.n && !d->nambiguities && only_lost_dumps(d)) {
+    } else if (v->culprits.n && !d->nambiguities && only_lost_dumps(d, &reach)) {
         v->status = FA_STATUS_INCONCLUSIVE;
-        say_lost_dumps(d);
+        say_lost_dumps(d, reach);
         fa_ranks_free(&v->culprits);
     } else if (v->culprits.n || stuck || d->nambiguities) {
         v->status = FA_STATUS_HANG;
@@ -420,6 +401,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
         say_ok(d);
     }
     (void)missing_dump_with_op;
+    free(reach);
     fa_ranks_free(&stuck_in_api);
     if (v->status == FA_STATUS_INCONCLUSIVE && !lost) say_unrecorded_p2p(d);
 }
