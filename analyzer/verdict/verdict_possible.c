@@ -509,10 +509,10 @@ static bool seen_root(const decider *d, const uint8_t *is_root) {
     return false;
 }
 
-/* Whether every option is a rank without a readable dump. A dump older than its peers' (or cut)
- * is not such a rank: it shows the rank went on as far as it reaches, and the rank is presumed to
- * have gone on further (tests/sim's E8), so it stays one of the options. */
-static bool only_unknown_options(const decider *d, const fa_option *options, size_t n) {
+/* Whether every option is a rank without a readable dump (not merely unknown: a dump older than its
+ * peers' (or cut) is not such a rank): it shows the rank went on as far as it reaches, and the rank
+ * is presumed to have gone on further (tests/sim's E8), so it stays one of the options. */
+static bool all_without_dump(const decider *d, const fa_option *options, size_t n) {
     for (size_t k = 0; k < n; k++)
         if (d->facts[options[k].node].has_dump) return false;
     return true;
@@ -570,7 +570,7 @@ int fa_vg_weigh_doubts(decider *d) {
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
             continue;
         }
-        if (!beside && only_unknown_options(d, options, nopt)) {
+        if (!beside && all_without_dump(d, options, nopt)) {
             name_waited_unknowns(d, options, nopt, wf, is_root);
             fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
             continue;
