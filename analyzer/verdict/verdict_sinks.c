@@ -251,6 +251,55 @@ static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
     return NULL;
 }
 
+/* Whether groups a and b are of one family (one description, named by the program: the groups
+ * of an SPMD program's family run the same numbered collectives in the same order). */
+static bool one_family(const fa_group *a, const fa_group *b) {
+    return a == b || (a->desc[0] && strcmp(a->desc, "default_pg") != 0 &&
+                      strcmp(a->desc, "undefined") != 0 && strcmp(a->desc, b->desc) == 0);
+}
+
+enum { ORDER_WITNESSES = 8 };
+
+/* What input rank wi's history says of the program's order: +1 when it issued the `first`
+ * family's #first_seq before the `second` family's #second_seq, -1 after, 0 when it holds
+ * only one of them (or neither). */
+static int witness_order(const decider *d, size_t wi, const fa_op *first, const fa_op *second) {
+    const fa_dump *dump = d->in->ranks[wi].dump;
+    const fa_group *gf = &d->groups->v[first->group], *gs = &d->groups->v[second->group];
+    int64_t at_first = -1, at_second = -1;
+    for (uint32_t i = 0; i < dump->nentries && (at_first < 0 || at_second < 0); i++) {
+        const fa_entry *e = &dump->entries[i];
+        int64_t seq = fa_entry_coll_seq(dump, e);
+        if ((seq != first->seq && seq != second->seq) || fa_entry_traits(d->in->store, e)->is_p2p)
+            continue;
+        long g = fa_groups_find(d->groups, wi, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (g < 0) continue;
+        if (at_first < 0 && seq == first->seq && one_family(&d->groups->v[g], gf))
+            at_first = fa_entry_record_id(dump, e);
+        else if (at_second < 0 && seq == second->seq && one_family(&d->groups->v[g], gs))
+            at_second = fa_entry_record_id(dump, e);
+    }
+    return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
+}
+
+/* The program's order of `pending` and `missing` as the ranks that issued either of them tell
+ * it (their own history: what they issued in those groups' families, and in which order):
+ * +1 pending comes first, -1 missing does, 0 no witness or no majority. The rank itself
+ * (input ri) is no witness; at most ORDER_WITNESSES others are asked. */
+static int program_order(const decider *d, long ri, const fa_op *pending, const fa_op *missing) {
+    int votes = 0, asked = 0;
+    const fa_op *ops[] = { pending, missing };
+    for (int o = 0; o < 2 && asked < ORDER_WITNESSES; o++)
+        for (uint32_t k = 0; k < ops[o]->ncalls && asked < ORDER_WITNESSES; k++) {
+            size_t wi = d->m->calls[ops[o]->first_call + k].rank_index;
+            if ((long)wi == ri) continue;
+            int says = witness_order(d, wi, pending, missing);
+            votes += says;
+            asked += says != 0;
+        }
+    return (votes > 0) - (votes < 0);
+}
+
 static bool blocked_before(const decider *d, size_t node) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
@@ -260,6 +309,11 @@ static bool blocked_before(const decider *d, size_t node) {
      * pending before it, the rank never got there; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
         if (pending->group == missing->group) return pending->seq < missing->seq;
+    /* the others' histories: where the ranks that issued the two ops ran them in one order */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = program_order(d, ri, pending, missing);
+        if (order) return order > 0;
+    }
     if (missing->seq < 2) return false;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         if (pending->seq < 2) continue;
