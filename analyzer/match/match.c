@@ -213,7 +213,7 @@ static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, s
     for (size_t v = 0; v < nviews; v++) bound[v] = INT64_MAX;
     for (size_t ri = 0; ri < in->nranks; ri++) {
         const fa_dump *d = in->ranks[ri].dump;
-        if (!d->nentries) continue;
+        if (!d->nentries || d->truncated) continue; /* a cut dump's entries end early */
         int64_t last = fa_entry_record_id(d, &d->entries[d->nentries - 1]);
         for (uint32_t k = 0; k < d->npgs; k++) {
             uint32_t i = d->nentries;

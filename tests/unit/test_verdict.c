@@ -1537,6 +1537,28 @@ static void peers_counters_past_a_ranks_stream_head_show_it_older(void **state) 
     done(&j);
 }
 
+/* A ring's batch_isend_irecv: ranks 0 and 2 completed their halves of both of rank 1's
+ * transfers (0 sent to it, 2 received from it), while rank 1's batch, its end marker included,
+ * is still pending: the batch ran on the wire, and rank 1's stream stopped completing work
+ * (tests/sim seed 1926; kills hw09). */
+static void a_batch_its_peers_completed_on_the_wire_is_a_stall(void **state) {
+    job j;
+    job_init(&j, 3);
+    p2p(&j, 0, "0", "send 0->1", 1, "completed");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "completed");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    p2p(&j, 2, "0", "send 2->0", 1, "completed");
+    p2p(&j, 2, "0", "recv 2<-1", 1, "completed");
+    batch_end(&j, 2, "0", 1, "completed");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_non_null(finding(&j, FA_STATE_MISMATCH));
+    done(&j);
+}
+
 /* Three of five ranks left no dump: the two that did cannot speak for the job (inconclusive),
  * though they wait for the others. */
 static void most_ranks_without_a_dump_is_inconclusive(void **state) {
@@ -1876,6 +1898,7 @@ int main(void) {
         cmocka_unit_test(the_peers_order_tells_the_skipper_across_groups),
         cmocka_unit_test(a_send_at_a_collectives_launch_number_is_a_mismatch),
         cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
+        cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
