@@ -152,35 +152,49 @@ static bool completion_needs_all(const fa_match *m, const fa_input *in, const fa
  * every member ran it: a collective that a peer surely completed while the rank's dump has it
  * pending behind an older pending launch of its own was run by the rank after its dump was
  * taken. (The peer completing the rank's oldest pending launch itself is what a stalled GPU
- * looks like, and proves nothing.) A peer's own stream and counters prove it too (by_stream:
- * an only-active dump keeps no completed entry). Such dumps are older (fa_stale). */
+ * looks like, and proves nothing; so does a call the rank's GPU started, which no older launch
+ * holds up: older entries still pending are a bundle's, left scheduled when its end marker
+ * completed.) A peer's own stream and counters prove it too (by_stream: an only-active dump
+ * keeps no completed entry). Such dumps are older (fa_stale). */
 static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
-    if (!oldest) return;
+    bool *head_started = calloc(in->nranks + 1, 1);
+    if (!oldest || !head_started) {
+        free(oldest);
+        free(head_started);
+        return;
+    }
     for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
     for (size_t c = 0; c < m->ncalls; c++) {
         const fa_call *call = &m->calls[c];
         int64_t rec = fa_call_record_id(m, in, call, 0);
-        if (call->state != FR_STATE_COMPLETED && rec < oldest[call->rank_index])
+        if (call->state != FR_STATE_COMPLETED && rec < oldest[call->rank_index]) {
             oldest[call->rank_index] = rec;
+            head_started[call->rank_index] = call->state == FR_STATE_STARTED;
+        }
     }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
-        bool done = !o->is_p2p && o->seq <= by_stream[o->group];
+        bool done = false, counted = !o->is_p2p && o->seq <= by_stream[o->group];
         for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             done = completion_needs_all(m, in, c);
         }
-        for (uint32_t k = 0; k < o->ncalls && done; k++) {
+        for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
-            if (c->state == FR_STATE_COMPLETED || s->group >= 0 ||
-                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index])
+            /* what streams and counters prove is held against a head the GPU started: an
+             * older entry left pending may be a bundle's, left scheduled when its end marker
+             * completed (then its stream went on) */
+            if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
+                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
+                (!done && !head_started[c->rank_index]))
                 continue;
             *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
         }
     }
     free(oldest);
+    free(head_started);
 }
 
 /* Groups where send/recv ran, as far as any dump shows: an entry of a send/recv, or one whose
