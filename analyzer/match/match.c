@@ -165,14 +165,16 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
         return;
     }
     for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
-    for (size_t c = 0; c < m->ncalls; c++) {
-        const fa_call *call = &m->calls[c];
-        int64_t rec = fa_call_record_id(m, in, call, 0);
-        if (call->state != FR_STATE_COMPLETED && rec < oldest[call->rank_index]) {
+    for (size_t i = 0; i < m->nops; i++)
+        for (uint32_t k = 0; k < m->ops[i].ncalls; k++) {
+            const fa_call *call = &m->calls[m->ops[i].first_call + k];
+            int64_t rec = fa_call_record_id(m, in, call, 0);
+            if (call->state == FR_STATE_COMPLETED || rec >= oldest[call->rank_index]) continue;
             oldest[call->rank_index] = rec;
-            head_started[call->rank_index] = call->state == FR_STATE_STARTED;
+            /* a lone collective entry is never left scheduled by a completed end marker */
+            head_started[call->rank_index] = call->state == FR_STATE_STARTED ||
+                                             (!m->ops[i].is_p2p && fa_call_nentries(m, call) == 1);
         }
-    }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
         bool done = false, counted = !o->is_p2p && o->seq <= by_stream[o->group];
@@ -183,9 +185,9 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
         for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
-            /* what streams and counters prove is held against a head the GPU started: an
-             * older entry left pending may be a bundle's, left scheduled when its end marker
-             * completed (then its stream went on) */
+            /* what streams and counters prove is held against a head the GPU started, or a
+             * lone collective: an older entry left pending may be a bundle's or a batch's,
+             * left scheduled when its end marker completed (then its stream went on) */
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
                 fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
                 (!done && !head_started[c->rank_index]))
