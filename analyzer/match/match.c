@@ -148,6 +148,23 @@ static bool completion_needs_all(const fa_match *m, const fa_input *in, const fa
     return !(fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED);
 }
 
+/* Whether call c is one entry that no neighbour in its dump joins into a bundle (same group,
+ * same collective number): a lone collective, never left scheduled by a completed end marker. */
+static bool lone_collective(const fa_match *m, const fa_input *in, const fa_call *c) {
+    if (fa_call_nentries(m, c) != 1) return false;
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    uint32_t at = fa_call_entry_index(m, c, 0);
+    const fa_entry *e = &d->entries[at];
+    for (int side = -1; side <= 1; side += 2) {
+        if ((side < 0 && at == 0) || (side > 0 && at + 1 >= d->nentries)) continue;
+        const fa_entry *n = e + side;
+        if (fa_entry_pg(in->store, n) == fa_entry_pg(in->store, e) &&
+            fa_entry_coll_seq(d, n) == fa_entry_coll_seq(d, e))
+            return false;
+    }
+    return true;
+}
+
 /* A rank's launches run in issue order on its stream, and a collective completes only once
  * every member ran it: a collective that a peer surely completed while the rank's dump has it
  * pending behind an older pending launch of its own was run by the rank after its dump was
@@ -173,7 +190,7 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
             oldest[call->rank_index] = rec;
             /* a lone collective entry is never left scheduled by a completed end marker */
             head_started[call->rank_index] = call->state == FR_STATE_STARTED ||
-                                             (!m->ops[i].is_p2p && fa_call_nentries(m, call) == 1);
+                                             (!m->ops[i].is_p2p && lone_collective(m, in, call));
         }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
