@@ -400,7 +400,6 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) rc = complete_by_counters(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);
     if (rc == 0) rc = fa_mb_check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
-    if (rc == 0) rc = fa_mb_check_launch_clashes(in, groups, m, findings);
     if (timing) fa_timing_note("  check", &t);
     fa_walk_free(&walk);
     if (rc) fr_fail(err, "out of memory while matching");

@@ -50,10 +50,4 @@ int fa_mb_pair_p2p(builder *b);
 int fa_mb_check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk,
                     int cap, int jobs, fa_findings *findings);
 
-/* launch_clash.c: a collective and a send/recv batch that took one launch number in a group of
- * launch-numbered dumps: a type_mismatch finding, the minority named (lowest launch per group).
- * -1 when out of memory. */
-int fa_mb_check_launch_clashes(const fa_input *in, const fa_groups *groups, fa_match *m,
-                               fa_findings *findings);
-
 #endif

@@ -1496,27 +1496,6 @@ static void the_peers_order_tells_the_skipper_across_groups(void **state) {
     done(&j);
 }
 
-/* The recorder numbers a group's collectives and send/recv batches alike: rank 2 ran a send as
- * launch #2, where ranks 0 and 1 ran all_reduce #2. One operation, two types: a mismatch, rank 2
- * the minority (tests/sim seed 329; kills hw02). */
-static void a_send_at_a_collectives_launch_number_is_a_mismatch(void **state) {
-    job j;
-    job_init(&j, 3);
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
-    coll(&j, "0", "all_reduce", 2, S("started", "started", NULL));
-    p2p(&j, 2, "0", "send 2->0", 2, "started");
-    for (int r = 0; r < 3; r++)
-        snprintf(j.frtrace[r], sizeof j.frtrace[r],
-                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": null, "
-                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
-                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
-                 r, r);
-    run(&j);
-    assert_culprits(&j, FA_STATUS_MISMATCH, "2");
-    assert_non_null(finding(&j, FA_TYPE_MISMATCH));
-    done(&j);
-}
-
 /* Only-active dumps: ranks 1 and 2 kept nothing, and their counters say they completed #4.
  * Rank 0 has #3 started and #4 queued behind it: #4 completed on its peers, so rank 0 ran #3
  * and #4 after its dump was taken. Its dump is older, no stalled GPU (tests/sim seed 570;
@@ -1896,7 +1875,6 @@ int main(void) {
         cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
         cmocka_unit_test(in_one_group_the_launch_numbers_tell_the_skipper),
         cmocka_unit_test(the_peers_order_tells_the_skipper_across_groups),
-        cmocka_unit_test(a_send_at_a_collectives_launch_number_is_a_mismatch),
         cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
         cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
