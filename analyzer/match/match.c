@@ -148,23 +148,6 @@ static bool completion_needs_all(const fa_match *m, const fa_input *in, const fa
     return !(fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED);
 }
 
-/* Whether call c is one entry that no neighbour in its dump joins into a bundle (same group,
- * same collective number): a lone collective, never left scheduled by a completed end marker. */
-static bool lone_collective(const fa_match *m, const fa_input *in, const fa_call *c) {
-    if (fa_call_nentries(m, c) != 1) return false;
-    const fa_dump *d = in->ranks[c->rank_index].dump;
-    uint32_t at = fa_call_entry_index(m, c, 0);
-    const fa_entry *e = &d->entries[at];
-    for (int side = -1; side <= 1; side += 2) {
-        if ((side < 0 && at == 0) || (side > 0 && at + 1 >= d->nentries)) continue;
-        const fa_entry *n = e + side;
-        if (fa_entry_pg(in->store, n) == fa_entry_pg(in->store, e) &&
-            fa_entry_coll_seq(d, n) == fa_entry_coll_seq(d, e))
-            return false;
-    }
-    return true;
-}
-
 /* A rank's launches run in issue order on its stream, and a collective completes only once
  * every member ran it: a collective that a peer surely completed while the rank's dump has it
  * pending behind an older pending launch of its own was run by the rank after its dump was
@@ -189,8 +172,7 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
             if (call->state == FR_STATE_COMPLETED || rec >= oldest[call->rank_index]) continue;
             oldest[call->rank_index] = rec;
             /* a lone collective entry is never left scheduled by a completed end marker */
-            head_started[call->rank_index] = call->state == FR_STATE_STARTED ||
-                                             (!m->ops[i].is_p2p && lone_collective(m, in, call));
+            head_started[call->rank_index] = call->state == FR_STATE_STARTED;
         }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
@@ -202,9 +184,10 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
         for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
-            /* what streams and counters prove is held against a head the GPU started, or a
-             * lone collective: an older entry left pending may be a bundle's or a batch's,
-             * left scheduled when its end marker completed (then its stream went on) */
+            /* what streams and counters prove is held against a head the GPU started: an
+             * older entry left pending may be a bundle's or a batch's, left scheduled when its
+             * end marker completed (then its stream went on), and without timing nothing
+             * tells (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
                 fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
                 (!done && !head_started[c->rank_index]))
