@@ -300,7 +300,69 @@ static int program_order(const decider *d, long ri, const fa_op *pending, const 
     return (votes > 0) - (votes < 0);
 }
 
-static bool blocked_before(const decider *d, size_t node, long missing_op) {
+/* The component's word on a cycle (tests/sim's E11: the fault rank is the one whose order the
+ * others contradict). A rank pending in op P while others wait on it in op M that it never
+ * issued claims "P before M". Another rank of its sink component that is a member of both ops'
+ * families (a sibling TP group runs the same program) says which came first for it: having
+ * issued M's counterpart and not P's, or M's first, it contradicts; P's first, it agrees. The
+ * skipper is the minority, so two voters at least and a majority decide. Unlike program_order's
+ * witnesses, a voter need not have issued both: in a fresh cycle nobody has (real random seeds
+ * 35, 161: a skipped world barrier). Voters are capped: cycles are small. */
+enum { MAX_ORDER_VOTERS = 64 };
+
+/* The record_id of input rank ri's entry that stands where op does (its seq and name, in op's
+ * group or one of its family), or -1. */
+static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
+    const fa_entry *rep = fa_op_rep_entry(d->m, op);
+    if (!rep) return -1;
+    uint32_t name = fa_entry_traits(d->in->store, rep)->name;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        if (t->is_p2p || t->name != name || fa_entry_coll_seq(dump, e) != op->seq) continue;
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group]))
+            return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* Whether input rank ri is a member of a group of op's family: only then does the lack of its
+ * counterpart say that it has not got there yet. */
+static bool in_family(const decider *d, size_t ri, const fa_op *op) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++) {
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
+        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group])) return true;
+    }
+    return false;
+}
+
+/* +1 when the ranks of the component mine[0..n) other than `node` that are members of both
+ * families mostly put `pending` first (the rank is blocked before `missing`), -1 when they
+ * mostly put `missing` first (it went past it), 0 undecided. */
+static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t node,
+                      const fa_op *pending, const fa_op *missing) {
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t k = 0; k < n && asked < MAX_ORDER_VOTERS; k++) {
+        long ri = mine[k] == node ? -1 : fa_input_find(d->in, d->facts[mine[k]].rank);
+        if (ri < 0 || !d->facts[mine[k]].has_dump || !in_family(d, (size_t)ri, pending) ||
+            !in_family(d, (size_t)ri, missing))
+            continue;
+        asked++;
+        int64_t p = counterpart(d, (size_t)ri, pending), m = counterpart(d, (size_t)ri, missing);
+        if (m >= 0 && (p < 0 || m < p))
+            contradict++;
+        else if (p >= 0 && (m < 0 || p < m))
+            agree++;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+static bool blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                           size_t nmine) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
     const fa_op *missing = &d->m->ops[missing_op], *pending;
@@ -309,7 +371,14 @@ static bool blocked_before(const decider *d, size_t node, long missing_op) {
      * pending before it, the rank never got there; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
         if (pending->group == missing->group) return pending->seq < missing->seq;
-    /* the others' histories: where the ranks that issued the two ops ran them in one order */
+    /* the component's vote, then the others' histories: where the ranks that issued the two
+     * ops ran them in one order */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = pending->group != missing->group
+                        ? order_vote(d, mine, nmine, node, pending, missing)
+                        : 0;
+        if (order) return order > 0;
+    }
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         int order = program_order(d, ri, pending, missing);
         if (order) return order > 0;
@@ -349,14 +418,15 @@ static bool absent_from(const decider *d, size_t node, uint32_t x) {
  * asked), its missing_op first: a rank blocked before the op most ranks wait for it in may still
  * have left out another (a recv its pipeline peer waits in) and be that one's root. Where one is
  * not excused, it becomes the rank's missing_op. */
-static bool blocked_before_all(decider *d, size_t node, const uint32_t *absent, size_t n) {
+static bool blocked_before_all(decider *d, size_t node, const uint32_t *absent, size_t n,
+                               const uint32_t *mine, size_t nmine) {
     rank_facts *f = &d->facts[node];
-    if (!blocked_before(d, node, f->missing_op)) return false;
+    if (!blocked_before(d, node, f->missing_op, mine, nmine)) return false;
     for (size_t k = 0, asked = 0; k < n && asked < MAX_MISSING_ASKED; k++) {
         long op = d->g.op_of_node[absent[k] - d->g.nrank_nodes];
         if (op == f->missing_op) continue;
         asked++;
-        if (!blocked_before(d, node, op)) {
+        if (!blocked_before(d, node, op, mine, nmine)) {
             f->missing_op = op;
             return false;
         }
@@ -420,7 +490,7 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
         if (!f->waited || f->missing_op < 0) continue;
         candidates++;
         f->excused = fa_vg_node_pending(d, mine[k]) && !waits_alone(d, mine[k]) &&
-                     blocked_before_all(d, mine[k], theirs, n);
+                     blocked_before_all(d, mine[k], theirs, n, mine, nranks);
         excused += f->excused;
     }
     free(absent);
