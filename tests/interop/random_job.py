@@ -33,12 +33,14 @@ answer (expect()) is then derived from the fault and from what the ranks really 
 terms of docs/database.md's verdict (status, culprit ranks, alternatives) and by the evidence
 rules of tests/sim/sim.py (E2 most dumps missing: inconclusive; E3 a recorded disagreement:
 mismatch, the minority; W2 the idle ranks the waiting ones wait for; E8 an older dump says
-nothing of the end; E9 a rank whose operation failed with a dead peer waits for it; E12 an
-operation its group will never run), never from frtrace's verdict. What real torch 2.15 gloo
-dumps show, and these rules follow: no send/recv entries; pg_status counts a recv only once it
-completed (a rank blocked in recv looks like a rank stopped in Python), so a stopped rank and
-its live pipeline peer are alternatives; every entry stays `scheduled`, so only-active dumps
-hold all entries; reduce_scatter is recorded as all_reduce.
+nothing of the end; E9 a rank whose operation failed with a dead peer waits for it, whether or
+not others wait elsewhere; E12 an operation its group will never run), never from frtrace's
+verdict. What real torch 2.15 gloo dumps show, and these rules follow: no send/recv entries;
+pg_status counts a recv only once it completed (a rank blocked in recv looks like a rank stopped
+in Python), so a stopped rank and its live pipeline peer are alternatives, where the dumps show
+the rank's send/recv at all (pg_status lists only groups with recorded entries: a pipeline
+group that runs send/recv alone shows in no dump, p2p_shown); every entry stays `scheduled`,
+so only-active dumps hold all entries; reduce_scatter is recorded as all_reduce.
 It is written to OUTDIR/answer.json with the job's description (--describe prints only that).
 """
 import argparse
@@ -624,6 +626,15 @@ def expect(job, outdir):
                 roots.add(m)
     roots |= e12
     dead_ranks = {r for r in range(world) if state(r) == "dead"}
+    # E9: a rank whose newest recorded operation failed (retired, as finished ones are) with
+    # members that left no dump waits for them, whether or not others wait too (seed 143: rank
+    # 2's TP all_reduce failed with its killed peer 3 while rank 1 waited for a stopped rank 0;
+    # only the waiters' roots were named, and the dead rank left out)
+    for r in range(world):
+        if state(r) == "error" and hist[r][0]:
+            s, i, f = hist[r][0][-1]
+            if step_ops(job, s)[i]["kind"] not in P2P:
+                roots |= {m for m in signature(job, r, s, i, f)[0][1] if m in dead_ranks}
     if not waiting and dead_ranks and any(state(r) == "error" for r in range(world)):
         roots = set(dead_ranks)  # E9: ranks whose newest operation failed wait for the dead
         notes.append("nobody seen waiting: the ranks in error wait for the dead (E9)")
@@ -659,7 +670,7 @@ def expect(job, outdir):
         if r in p2p_blocked and (p is None or explained(p)):
             victims.append(r)  # a victim of its peer, which is seen waiting or dead
             continue
-        if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job) and \
+        if p is not None and state(p) not in ("dead", "unknown") and p2p_shown(job, hist, r) and \
                 not passed_peer_p2p(job, hist, r, p) and r not in waits.get(p, ()):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
             # waiting elsewhere; a p whose dump shows it waiting for r in a recorded operation r
@@ -675,7 +686,8 @@ def expect(job, outdir):
             certain.add(r)
     if not certain and not pairs:  # everyone waits for ranks blocked in send/recv: those,
         for r in victims:  # or their peers that went on without the send/recv
-            if partner.get(r) is not None and state(partner[r]) != "dead":
+            if partner.get(r) is not None and state(partner[r]) != "dead" and \
+                    p2p_shown(job, hist, r):
                 pairs.append(tuple(sorted((r, partner[r]))))
             else:
                 certain.add(r)
@@ -710,8 +722,25 @@ def passed_peer_p2p(job, hist, r, p):
     return bool(after) and any(pos > after[0] for pos in pp_collectives(p))
 
 
-def has_p2p(job):
-    return any(o["kind"] in P2P for o in job["ops"])
+def p2p_shown(job, hist, r):
+    """Whether r's dump shows that it runs send/recv (E10): gloo records none, and its pg_status
+    lists only the groups that hold a recorded entry, so a pipeline group that runs send/recv
+    alone leaves no trace in any dump (seeds 123, 143: nothing tells the stopped rank's pipeline
+    peer from any other rank, and naming the pair "r or its peer" claims a link the dumps do not
+    show). Shown where r recorded a collective of the pipeline group and then ran a send/recv
+    there: its op ids skip between its entries there, or pg_status counts past them."""
+    issued, done, _, early_at = hist[r]
+    seen = issued if early_at is None else issued[:early_at]
+    recorded = False
+    for (s, i, f) in seen:
+        op = step_ops(job, s)[i]
+        if op["role"] != "pp" or f == "wrong_group":
+            continue
+        if op["kind"] not in P2P:
+            recorded = True
+        elif recorded and (s, i) in done:
+            return True
+    return False
 
 
 def visible_slow(job):
@@ -789,6 +818,25 @@ def self_test():
             {"kind": "stuck", "rank": 3, "step": 2, "op": 0}]),
          [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 0), upto(2, 0, last="stuck 2 0")],
          "hang", [1], []),
+    ]
+    # pipeline pairs that run send/recv alone (no dump shows them: pg_status lists only groups
+    # with recorded entries), a TP group of the same pairs, and the world
+    quiet = dict(job, roles=dict(job["roles"], tp=([[0, 1], [2, 3]], None)),
+                 ops=[{"kind": "all_reduce", "role": "world", "n": 4},
+                      {"kind": "all_reduce", "role": "tp", "n": 4},
+                      {"kind": "send_recv", "role": "pp", "n": 4}])
+    cases += [
+        # rank 0 sent to the wrong peer and blocks, its peer 1 blocks in recv: both look stopped
+        # and nothing shows that they are peers, so both are named, not "0 or 1" (real seed 123)
+        (dict(quiet, faults=[{"kind": "wrong_peer", "rank": 0, "step": 2, "op": 2}]),
+         [upto(2, 2, "wrong_peer"), upto(2, 2), upto(3, 0), upto(3, 0)], "hang", [0, 1], []),
+        # E9 beside a stopped rank: 0 stopped before its TP all_reduce, where 1 waits; 3 was
+        # killed there and the TP all_reduce of 2 failed with it: 2 waits for 3 (real seed 143)
+        (dict(quiet, faults=[{"kind": "sigkill", "rank": 3, "step": 2, "op": 1},
+                             {"kind": "stuck", "rank": 0, "step": 2, "op": 1}]),
+         [upto(2, 1, last="stuck 2 1"), upto(2, 1),
+          upto(2, 1, last="issue 2 1 -\nerror RuntimeError: Connection reset by peer"), None],
+         "hang", [0, 3], []),
     ]
     bad = 0
     for n, (j, said, status, culprits, alternatives) in enumerate(cases):
