@@ -270,6 +270,84 @@ static bool blocked_before(const decider *d, size_t node) {
     return false;
 }
 
+/* The other ranks' word on a cycle (tests/sim's E11: the fault rank is the one whose order the
+ * others contradict). A rank pending in op P while others wait on it in op M that it never
+ * issued claims "P before M". Another rank of the component that ran both, in the groups
+ * themselves or in groups of their description (a sibling TP group runs the same program), says
+ * which came first for it: having issued M's counterpart and not P's, or M's first, it
+ * contradicts; P's first, it agrees (a member of both roles only). blocked_before reads the rank's
+ * own history one instance back in each group, which misleads where the groups run at different
+ * rates (a checkpoint barrier every other step: real seed 58). Voters are capped: cycles are small.
+ */
+enum { MAX_ORDER_VOTERS = 64 };
+
+static bool same_role(const decider *d, uint32_t a, uint32_t b) {
+    const char *x = d->groups->v[a].desc, *y = d->groups->v[b].desc;
+    return a == b ||
+           (!fa_desc_says_nothing(x) && strcmp(x, "default_pg") != 0 && strcmp(x, y) == 0);
+}
+
+/* The record_id of input rank ri's entry that stands where op does (its seq and name, in op's
+ * group or one of its role), or -1. */
+static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
+    const fa_entry *rep = fa_op_rep_entry(d->m, op);
+    if (!rep) return -1;
+    uint32_t name = fa_entry_traits(d->in->store, rep)->name;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        if (t->is_p2p || t->name != name || fa_entry_coll_seq(dump, e) != op->seq) continue;
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (gi >= 0 && same_role(d, (uint32_t)gi, op->group)) return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* Whether input rank ri is a member of a group of op's role: only then does the lack of its
+ * counterpart say that it has not got there yet. */
+static bool in_role(const decider *d, size_t ri, const fa_op *op) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++) {
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
+        if (gi >= 0 && same_role(d, (uint32_t)gi, op->group)) return true;
+    }
+    return false;
+}
+
+/* +1 when the ranks of mine[0..n) other than mine[self] that ran P or M mostly put P first (the
+ * rank is blocked before M), -1 when they mostly put M first (it went past M), 0 undecided. */
+static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t self,
+                      const fa_op *pending, const fa_op *missing) {
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t k = 0; k < n && asked < MAX_ORDER_VOTERS; k++) {
+        long ri = k == self ? -1 : fa_input_find(d->in, d->facts[mine[k]].rank);
+        if (ri < 0 || !d->facts[mine[k]].has_dump || !in_role(d, (size_t)ri, pending) ||
+            !in_role(d, (size_t)ri, missing))
+            continue;
+        asked++;
+        int64_t p = counterpart(d, (size_t)ri, pending), m = counterpart(d, (size_t)ri, missing);
+        if (m >= 0 && (p < 0 || m < p))
+            contradict++;
+        else if (p >= 0 && (m < 0 || p < m))
+            agree++;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+/* blocked_before, unless the other ranks of the component say otherwise. */
+static bool blocked_by_order(const decider *d, const uint32_t *mine, size_t n, size_t self) {
+    size_t node = mine[self], at = d->g.edge_at[node];
+    const fa_op *missing = &d->m->ops[d->facts[node].missing_op], *pending;
+    if (!missing->is_p2p && (pending = next_pending(d, node, &at)) != NULL &&
+        pending->group != missing->group) {
+        int vote = order_vote(d, mine, n, self, pending, missing);
+        if (vote) return vote > 0;
+    }
+    return blocked_before(d, node);
+}
+
 /* Whether the rank waits in a lonely op: whatever its history says, it went there alone. */
 static bool waits_alone(const decider *d, size_t node) {
     for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
@@ -291,7 +369,7 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
         if (!f->waited || f->missing_op < 0) continue;
         candidates++;
         f->excused = fa_vg_node_pending(d, mine[k]) && !waits_alone(d, mine[k]) &&
-                     blocked_before(d, mine[k]);
+                     blocked_by_order(d, mine, nranks, k);
         excused += f->excused;
     }
     if (excused < candidates) return;
