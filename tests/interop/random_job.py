@@ -677,13 +677,17 @@ def expect(job, outdir):
         if r in waiting:  # seen waiting in a collective (a cycle broken at its fault rank)
             certain.add(r)
             continue
-        if r in p2p_blocked and p2p_shown(job, hist, r) and (p is None or explained(p)):
-            # a victim of its peer, which is seen waiting or dead; blocked in a send/recv that
+        if r in p2p_blocked and p2p_shown(job, hist, r) and (
+                p is None or explained(p) or (p in roots and ahead(job, hist, r, p))):
+            # a victim of its peer, which is seen waiting or dead, or a root behind it (seed
+            # 162: 9 went on to a DP all_reduce that the stopped 3 never reached, so 3 cannot be
+            # blocked in a send/recv with 9, and 9 waits for it); blocked in a send/recv that
             # no dump shows, it looks stopped (seed 15: rank 8, whose peer 2 failed with 3)
             victims.append(r)
             continue
         if p is not None and state(p) not in ("dead", "unknown") and p2p_shown(job, hist, r) and \
-                not passed_peer_p2p(job, hist, r, p) and r not in waits.get(p, ()):
+                not passed_peer_p2p(job, hist, r, p) and not ahead(job, hist, p, r) and \
+                r not in waits.get(p, ()):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
             # waiting elsewhere; a p whose dump shows it waiting for r in a recorded operation r
             # never issued is r's victim: every rank runs the steps in one order, so p ran any
@@ -716,6 +720,26 @@ def expect(job, outdir):
                                                                       sorted(certain)))
     exp.update(status="hang", culprit_ranks=sorted(certain), alternatives=alternatives)
     return exp, notes
+
+
+def ahead(job, hist, p, r):
+    """Whether p's dump shows it further in the program than r's: in some role (whose groups
+    run one program) it recorded more collectives than r, in none fewer. Every rank runs the
+    steps in one order, so p ran any send/recv with r that lies before r's point, and r cannot
+    be blocked in one with p there: it stopped (seed 162: rank 9 went on to its DP all_reduce,
+    which the stopped rank 3 never issued; frtrace's `ahead` in verdict_possible.c)."""
+    def counts(rank):
+        issued, _, _, early_at = hist[rank]
+        seen = issued if early_at is None else issued[:early_at]
+        out = {}
+        for (s, i, f) in seen:
+            op = step_ops(job, s)[i]
+            if op["kind"] not in P2P and f != "wrong_group":
+                out[op["role"]] = out.get(op["role"], 0) + 1
+        return out
+    cp, cr = counts(p), counts(r)
+    roles = set(cp) & set(cr)
+    return any(cp[x] > cr[x] for x in roles) and not any(cp[x] < cr[x] for x in roles)
 
 
 def passed_peer_p2p(job, hist, r, p):
