@@ -152,34 +152,51 @@ bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_c
  * every member ran it: a collective that a peer surely completed while the rank's dump has it
  * pending behind an older pending launch of its own was run by the rank after its dump was
  * taken. (The peer completing the rank's oldest pending launch itself is what a stalled GPU
- * looks like, and proves nothing.) Such dumps are older (fa_stale). */
-static void older_in_stream(const fa_input *in, fa_match *m) {
+ * looks like, and proves nothing; so does a call the rank's GPU started, which no older launch
+ * holds up: older entries still pending are a bundle's, left scheduled when its end marker
+ * completed.) A peer's own stream and counters prove it too (by_stream: an only-active dump
+ * keeps no completed entry). Such dumps are older (fa_stale). */
+static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
-    if (!oldest) return;
-    for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
-    for (size_t c = 0; c < m->ncalls; c++) {
-        const fa_call *call = &m->calls[c];
-        int64_t rec = fa_call_record_id(m, in, call, 0);
-        if (call->state != FR_STATE_COMPLETED && rec < oldest[call->rank_index])
-            oldest[call->rank_index] = rec;
+    bool *head_started = calloc(in->nranks + 1, 1);
+    if (!oldest || !head_started) {
+        free(oldest);
+        free(head_started);
+        return;
     }
+    for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
+    for (size_t i = 0; i < m->nops; i++)
+        for (uint32_t k = 0; k < m->ops[i].ncalls; k++) {
+            const fa_call *call = &m->calls[m->ops[i].first_call + k];
+            int64_t rec = fa_call_record_id(m, in, call, 0);
+            if (call->state == FR_STATE_COMPLETED || rec >= oldest[call->rank_index]) continue;
+            oldest[call->rank_index] = rec;
+            /* a lone collective entry is never left scheduled by a completed end marker */
+            head_started[call->rank_index] = call->state == FR_STATE_STARTED;
+        }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
-        bool done = false;
+        bool done = false, counted = !o->is_p2p && o->seq <= by_stream[o->group];
         for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             done = fa_call_proves_all_joined(m, in, c);
         }
-        for (uint32_t k = 0; k < o->ncalls && done; k++) {
+        for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
-            if (c->state == FR_STATE_COMPLETED || s->group >= 0 ||
-                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index])
+            /* what streams and counters prove is held against a head the GPU started: an
+             * older entry left pending may be a bundle's or a batch's, left scheduled when its
+             * end marker completed (then its stream went on), and without timing nothing
+             * tells (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
+            if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
+                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
+                (!done && !head_started[c->rank_index]))
                 continue;
             *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
         }
     }
     free(oldest);
+    free(head_started);
 }
 
 /* Groups where send/recv ran, as far as any dump shows: an entry of a send/recv, or one whose
@@ -200,12 +217,43 @@ static bool *groups_with_p2p(const fa_input *in, const fa_groups *groups) {
     return p2p;
 }
 
+/* Per view (group, member), the highest send/recv number the member's pg_status could hold in
+ * the group (INT64_MAX: no bound known): the p2p_seq_id its newest entry there carries (the
+ * group's send/recv count so far), plus one for each record id after that entry that its dump
+ * does not show (an only-active dump dropped it, or a ring), the most send/recv it can have
+ * posted since. A completed number above it is a collective's. NULL when out of memory. */
+static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, size_t nviews,
+                                  const fa_match *m) {
+    int64_t *bound = malloc((nviews + 1) * sizeof *bound);
+    if (!bound) return NULL;
+    for (size_t v = 0; v < nviews; v++) bound[v] = INT64_MAX;
+    for (size_t ri = 0; ri < in->nranks; ri++) {
+        const fa_dump *d = in->ranks[ri].dump;
+        if (!d->nentries || d->truncated) continue; /* a cut dump's entries end early */
+        int64_t last = fa_entry_record_id(d, &d->entries[d->nentries - 1]);
+        for (uint32_t k = 0; k < d->npgs; k++) {
+            uint32_t i = d->nentries;
+            while (i-- > 0 && fa_entry_pg(in->store, &d->entries[i]) != k) {}
+            if (i == UINT32_MAX) continue;
+            long gi = fa_groups_find(groups, ri, d->pgs[k].name);
+            long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
+            if (pos < 0) continue;
+            const fa_entry *e = &d->entries[i];
+            int64_t hidden = last - fa_entry_record_id(d, e) - (int64_t)(d->nentries - 1 - i);
+            bound[m->view_at[gi] + (size_t)pos] =
+                fa_entry_p2p_seq(d, e) + (hidden > 0 ? hidden : 0);
+        }
+    }
+    return bound;
+}
+
 /* What a member's own dump proves it completed in a group, for dumps whose calls return at once
  * (NCCL's) and whose collectives carry their own numbers per group (not the recorder's launch
  * numbers, which send/recv batches share): a stream runs its launches in issue order, so every
  * collective numbered below its oldest pending one has completed, whether or not the dump still
  * shows it (an only-active dump drops it); and pg_status's last completed number, in a group
- * where no send/recv ran (PyTorch gives a send/recv the send/recv counter's number there).
+ * where no send/recv ran (PyTorch gives a send/recv the send/recv counter's number there), or
+ * that is above every send/recv number the member can have reached (p2p_number_bounds).
  * PyTorch numbers a group's first collective 1: a member pending in #1 proves nothing (nor
  * does "#0 completed", which in-order completion makes of it). Raises
  * proven[g] to the highest such seq of any member. */
@@ -214,9 +262,11 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
     size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
     int64_t *oldest = malloc((nviews + 1) * sizeof *oldest);
     bool *p2p = groups_with_p2p(in, groups);
-    if (!oldest || !p2p) {
+    int64_t *p2p_bound = p2p_number_bounds(in, groups, nviews, m);
+    if (!oldest || !p2p || !p2p_bound) {
         free(oldest);
         free(p2p);
+        free(p2p_bound);
         return;
     }
     for (size_t v = 0; v < nviews; v++) oldest[v] = INT64_MAX;
@@ -235,11 +285,13 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
             if (!d || d->blocks_caller || d->launch_numbered) continue;
             int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
-            if (!p2p[g] && m->views[v].completed_max > done) done = m->views[v].completed_max;
+            int64_t counted = m->views[v].completed_max;
+            if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
             if (done >= 1 && done > proven[g]) proven[g] = done;
         }
     free(oldest);
     free(p2p);
+    free(p2p_bound);
 }
 
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
@@ -252,6 +304,12 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
     int64_t *proven = malloc((groups->n + 1) * sizeof *proven),
             *by_stream = malloc((groups->n + 1) * sizeof *by_stream);
     if (!proven || !by_stream) {
+        free(proven);
+        free(by_stream);
+        return;
+    }
+    bool *p2p = groups_with_p2p(in, groups);
+    if (!p2p) {
         free(proven);
         free(by_stream);
         return;
@@ -269,15 +327,17 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
             }
         }
     }
-    older_in_stream(in, m);
+    older_in_stream(in, m, by_stream);
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
         for (uint32_t p = 0; p < grp->nmembers; p++) {
             const fa_view *v = view_of(m, (uint32_t)g, p);
             long ri = grp->member_input[p];
-            /* what a peer's stream proves is held against a member's own entries there, not
-             * its counters alone (their last enqueued number may be a send/recv's) */
-            int64_t done = v->has_entries && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
+            /* what a peer's stream proves is held against a member's own entries there, or
+             * its counters where no send/recv ran (elsewhere their last enqueued number may be
+             * a send/recv's): an only-active dump keeps no entry of a group it is done with */
+            bool comparable = v->has_entries || !p2p[g];
+            int64_t done = comparable && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
             if (ri < 0 || done < 0 || v->issued_max >= done) continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || done - v->issued_max > s->seq - s->issued)
@@ -286,6 +346,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
     }
     free(proven);
     free(by_stream);
+    free(p2p);
 }
 
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,

@@ -60,8 +60,10 @@ static uint64_t call_signature(const checker *k, const fa_call *c, int what) {
     for (uint32_t i = 0; i < fa_call_nentries(k->m, c); i++) {
         const fa_traits *e = fa_entry_traits(store, fa_call_entry(k->m, k->in, c, i));
         const fa_opinfo *n = fa_store_op(store, e->name);
-        if (what == SIG_TYPE) {
-            h = fa_key2(h, (uint64_t)(uintptr_t)n->type);
+        if (what == SIG_TYPE) { /* an end marker beside operations names none (an only-active
+                                 * dump drops a completed one, its bundle left scheduled) */
+            if (!(n->flags & FA_OP_END_MARKER) || fa_call_nentries(k->m, c) == 1)
+                h = fa_key2(h, (uint64_t)(uintptr_t)n->type);
         } else if (n->flags & FA_OP_END_MARKER) {
             continue;
         } else if (what == SIG_SIZE) {
@@ -367,13 +369,20 @@ static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, c
 }
 
 /* Whether the call holds its rank's oldest entry in a dump that dropped earlier records (a ring
- * that wrapped; its first record_id is not 0) and has fewer entries than a peer's call (`most`):
- * its bundle lost its first entries (a coalesced end marker alone), so its type and sizes say
- * nothing against its peers'. */
+ * that wrapped; its first record_id is not 0) and has fewer entries than a peer's call (`most`)
+ * or is a bundle closed by its end marker (how many entries it lost is unknown, and a peer's
+ * whole bundle may have been split by type): its bundle lost its first entries (a coalesced end
+ * marker alone), so its type and sizes say nothing against its peers'. */
+static bool ends_bundle(const checker *k, const fa_call *c) {
+    uint32_t n = fa_call_nentries(k->m, c);
+    const fa_traits *e = fa_entry_traits(k->in->store, fa_call_entry(k->m, k->in, c, n - 1));
+    return n > 1 && (fa_store_op(k->in->store, e->name)->flags & FA_OP_END_MARKER);
+}
+
 static bool head_cut(const checker *k, const fa_call *c, uint32_t most) {
     const fa_dump *dump = k->in->ranks[c->rank_index].dump;
-    return fa_call_nentries(k->m, c) < most && fa_call_entry_index(k->m, c, 0) == 0 &&
-           fa_entry_record_id(dump, &dump->entries[0]) > 0;
+    return (fa_call_nentries(k->m, c) < most || ends_bundle(k, c)) &&
+           fa_call_entry_index(k->m, c, 0) == 0 && fa_entry_record_id(dump, &dump->entries[0]) > 0;
 }
 
 /* Calls cut short by the ring (head_cut) agree with the first whole call: what is unknown is

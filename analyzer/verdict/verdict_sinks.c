@@ -251,15 +251,69 @@ static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
     return NULL;
 }
 
-static bool blocked_before(const decider *d, size_t node) {
+/* Whether groups a and b are of one family (one description, named by the program: the groups
+ * of an SPMD program's family run the same numbered collectives in the same order). */
+static bool one_family(const fa_group *a, const fa_group *b) {
+    return a == b || (a->desc[0] && strcmp(a->desc, "default_pg") != 0 &&
+                      strcmp(a->desc, "undefined") != 0 && strcmp(a->desc, b->desc) == 0);
+}
+
+enum { ORDER_WITNESSES = 8 };
+
+/* What input rank wi's history says of the program's order: +1 when it issued the `first`
+ * family's #first_seq before the `second` family's #second_seq, -1 after, 0 when it holds
+ * only one of them (or neither). */
+static int witness_order(const decider *d, size_t wi, const fa_op *first, const fa_op *second) {
+    const fa_dump *dump = d->in->ranks[wi].dump;
+    const fa_group *gf = &d->groups->v[first->group], *gs = &d->groups->v[second->group];
+    int64_t at_first = -1, at_second = -1;
+    for (uint32_t i = 0; i < dump->nentries && (at_first < 0 || at_second < 0); i++) {
+        const fa_entry *e = &dump->entries[i];
+        int64_t seq = fa_entry_coll_seq(dump, e);
+        if ((seq != first->seq && seq != second->seq) || fa_entry_traits(d->in->store, e)->is_p2p)
+            continue;
+        long g = fa_groups_find(d->groups, wi, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (g < 0) continue;
+        if (at_first < 0 && seq == first->seq && one_family(&d->groups->v[g], gf))
+            at_first = fa_entry_record_id(dump, e);
+        else if (at_second < 0 && seq == second->seq && one_family(&d->groups->v[g], gs))
+            at_second = fa_entry_record_id(dump, e);
+    }
+    return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
+}
+
+/* The program's order of `pending` and `missing` as the ranks that issued either of them tell
+ * it (their own history: what they issued in those groups' families, and in which order):
+ * +1 pending comes first, -1 missing does, 0 no witness or no majority. The rank itself
+ * (input ri) is no witness; at most ORDER_WITNESSES others are asked. */
+static int program_order(const decider *d, long ri, const fa_op *pending, const fa_op *missing) {
+    int votes = 0, asked = 0;
+    const fa_op *ops[] = { pending, missing };
+    for (int o = 0; o < 2 && asked < ORDER_WITNESSES; o++)
+        for (uint32_t k = 0; k < ops[o]->ncalls && asked < ORDER_WITNESSES; k++) {
+            size_t wi = d->m->calls[ops[o]->first_call + k].rank_index;
+            if ((long)wi == ri) continue;
+            int says = witness_order(d, wi, pending, missing);
+            votes += says;
+            asked += says != 0;
+        }
+    return (votes > 0) - (votes < 0);
+}
+
+static bool blocked_before(const decider *d, size_t node, long missing_op) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
-    const fa_op *missing = &d->m->ops[f->missing_op], *pending;
+    const fa_op *missing = &d->m->ops[missing_op], *pending;
     if (ri < 0 || missing->is_p2p) return false;
     /* one group first (launch-numbered dumps, where another op took the missing one's number):
      * pending before it, the rank never got there; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
         if (pending->group == missing->group) return pending->seq < missing->seq;
+    /* the others' histories: where the ranks that issued the two ops ran them in one order */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = program_order(d, ri, pending, missing);
+        if (order) return order > 0;
+    }
     if (missing->seq < 2) return false;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         if (pending->seq < 2) continue;
@@ -268,84 +322,6 @@ static bool blocked_before(const decider *d, size_t node) {
         if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
     }
     return false;
-}
-
-/* The other ranks' word on a cycle (tests/sim's E11: the fault rank is the one whose order the
- * others contradict). A rank pending in op P while others wait on it in op M that it never
- * issued claims "P before M". Another rank of the component that ran both, in the groups
- * themselves or in groups of their description (a sibling TP group runs the same program), says
- * which came first for it: having issued M's counterpart and not P's, or M's first, it
- * contradicts; P's first, it agrees (a member of both roles only). blocked_before reads the rank's
- * own history one instance back in each group, which misleads where the groups run at different
- * rates (a checkpoint barrier every other step: real seed 58). Voters are capped: cycles are small.
- */
-enum { MAX_ORDER_VOTERS = 64 };
-
-static bool same_role(const decider *d, uint32_t a, uint32_t b) {
-    const char *x = d->groups->v[a].desc, *y = d->groups->v[b].desc;
-    return a == b ||
-           (!fa_desc_says_nothing(x) && strcmp(x, "default_pg") != 0 && strcmp(x, y) == 0);
-}
-
-/* The record_id of input rank ri's entry that stands where op does (its seq and name, in op's
- * group or one of its role), or -1. */
-static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
-    const fa_entry *rep = fa_op_rep_entry(d->m, op);
-    if (!rep) return -1;
-    uint32_t name = fa_entry_traits(d->in->store, rep)->name;
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t i = dump->nentries; i-- > 0;) {
-        const fa_entry *e = &dump->entries[i];
-        const fa_traits *t = fa_entry_traits(d->in->store, e);
-        if (t->is_p2p || t->name != name || fa_entry_coll_seq(dump, e) != op->seq) continue;
-        long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
-        if (gi >= 0 && same_role(d, (uint32_t)gi, op->group)) return fa_entry_record_id(dump, e);
-    }
-    return -1;
-}
-
-/* Whether input rank ri is a member of a group of op's role: only then does the lack of its
- * counterpart say that it has not got there yet. */
-static bool in_role(const decider *d, size_t ri, const fa_op *op) {
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t k = 0; k < dump->npgs; k++) {
-        long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
-        if (gi >= 0 && same_role(d, (uint32_t)gi, op->group)) return true;
-    }
-    return false;
-}
-
-/* +1 when the ranks of mine[0..n) other than mine[self] that ran P or M mostly put P first (the
- * rank is blocked before M), -1 when they mostly put M first (it went past M), 0 undecided. */
-static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t self,
-                      const fa_op *pending, const fa_op *missing) {
-    int agree = 0, contradict = 0, asked = 0;
-    for (size_t k = 0; k < n && asked < MAX_ORDER_VOTERS; k++) {
-        long ri = k == self ? -1 : fa_input_find(d->in, d->facts[mine[k]].rank);
-        if (ri < 0 || !d->facts[mine[k]].has_dump || !in_role(d, (size_t)ri, pending) ||
-            !in_role(d, (size_t)ri, missing))
-            continue;
-        asked++;
-        int64_t p = counterpart(d, (size_t)ri, pending), m = counterpart(d, (size_t)ri, missing);
-        if (m >= 0 && (p < 0 || m < p))
-            contradict++;
-        else if (p >= 0 && (m < 0 || p < m))
-            agree++;
-    }
-    if (agree + contradict < 2 || agree == contradict) return 0;
-    return agree > contradict ? 1 : -1;
-}
-
-/* blocked_before, unless the other ranks of the component say otherwise. */
-static bool blocked_by_order(const decider *d, const uint32_t *mine, size_t n, size_t self) {
-    size_t node = mine[self], at = d->g.edge_at[node];
-    const fa_op *missing = &d->m->ops[d->facts[node].missing_op], *pending;
-    if (!missing->is_p2p && (pending = next_pending(d, node, &at)) != NULL &&
-        pending->group != missing->group) {
-        int vote = order_vote(d, mine, n, self, pending, missing);
-        if (vote) return vote > 0;
-    }
-    return blocked_before(d, node);
 }
 
 /* Whether the rank waits in a lonely op: whatever its history says, it went there alone. */
@@ -359,19 +335,96 @@ static bool waits_alone(const decider *d, size_t node) {
     return false;
 }
 
+enum { MAX_MISSING_ASKED = 16 };
+
+/* Whether the rank at `node` has no edge to op node x: in an op that waits on it, it is absent. */
+static bool absent_from(const decider *d, size_t node, uint32_t x) {
+    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++)
+        if (d->g.edges[e] == x) return false;
+    return true;
+}
+
+/* Whether blocked_before excuses the rank at `node` from every op of its sink component that
+ * waits on it while it is absent (absent[0..n): those op nodes, at most MAX_MISSING_ASKED
+ * asked), its missing_op first: a rank blocked before the op most ranks wait for it in may still
+ * have left out another (a recv its pipeline peer waits in) and be that one's root. Where one is
+ * not excused, it becomes the rank's missing_op. */
+static bool blocked_before_all(decider *d, size_t node, const uint32_t *absent, size_t n) {
+    rank_facts *f = &d->facts[node];
+    if (!blocked_before(d, node, f->missing_op)) return false;
+    for (size_t k = 0, asked = 0; k < n && asked < MAX_MISSING_ASKED; k++) {
+        long op = d->g.op_of_node[absent[k] - d->g.nrank_nodes];
+        if (op == f->missing_op) continue;
+        asked++;
+        if (!blocked_before(d, node, op)) {
+            f->missing_op = op;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* (rank node, op node) where the op waits on the rank and the rank is absent from it. */
+typedef struct absence {
+    uint32_t rank, op;
+} absence;
+
+static int compare_absences(const void *pa, const void *pb) {
+    const absence *a = pa, *b = pb;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return (a->op > b->op) - (a->op < b->op);
+}
+
+/* The absences within the component whose op nodes are ops[0..nops), sorted by rank: one pass
+ * over the ops' edges (a rank's own edges are its few pending ops). NULL when out of memory. */
+static absence *component_absences(const decider *d, const uint32_t *ops, size_t nops, size_t *n) {
+    size_t cap = 16;
+    absence *v = malloc(cap * sizeof *v);
+    *n = 0;
+    for (size_t k = 0; v && k < nops; k++) {
+        uint32_t x = ops[k];
+        for (size_t e = d->g.edge_at[x]; e < d->g.edge_at[x + 1]; e++) {
+            uint32_t r = d->g.edges[e];
+            if (r >= d->g.nrank_nodes || d->comp[r] != d->comp[x] || !absent_from(d, r, x))
+                continue;
+            if (*n == cap) {
+                absence *grown = realloc(v, 2 * cap * sizeof *v);
+                if (!grown) {
+                    free(v);
+                    return NULL;
+                }
+                v = grown;
+                cap *= 2;
+            }
+            v[(*n)++] = (absence){ r, x };
+        }
+    }
+    if (v) qsort(v, *n, sizeof *v, compare_absences);
+    return v;
+}
+
 /* Marks the candidates of sink component c that blocked_before excuses (never one waiting in a
  * lonely op), unless that would excuse all of them (then the history cannot tell, and every one
- * is named). */
-static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks) {
-    size_t candidates = 0, excused = 0;
-    for (size_t k = 0; k < nranks; k++) {
+ * is named). ops[0..nops) are the component's op nodes. */
+static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks,
+                                   const uint32_t *ops, size_t nops) {
+    size_t candidates = 0, excused = 0, nabsent = 0, at = 0;
+    absence *absent = component_absences(d, ops, nops, &nabsent);
+    uint32_t *theirs = malloc((nabsent + 1) * sizeof *theirs);
+    for (size_t k = 0; k < nranks; k++) { /* mine[] ascends, as the absences' ranks do */
         rank_facts *f = &d->facts[mine[k]];
+        size_t n = 0;
+        while (absent && at < nabsent && absent[at].rank < mine[k]) at++;
+        while (absent && theirs && at < nabsent && absent[at].rank == mine[k])
+            theirs[n++] = absent[at++].op;
         if (!f->waited || f->missing_op < 0) continue;
         candidates++;
         f->excused = fa_vg_node_pending(d, mine[k]) && !waits_alone(d, mine[k]) &&
-                     blocked_by_order(d, mine, nranks, k);
+                     blocked_before_all(d, mine[k], theirs, n);
         excused += f->excused;
     }
+    free(absent);
+    free(theirs);
     if (excused < candidates) return;
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
@@ -554,7 +607,7 @@ void fa_vs_judge_sinks(decider *d) {
         }
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
         if (!any_broken && !any_lag) {
-            excuse_blocked_victims(d, mine, nranks);
+            excuse_blocked_victims(d, mine, nranks, mine + nranks, nmine - nranks);
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
         }
         for (size_t k = 0; k < nranks; k++) {

@@ -184,6 +184,24 @@ static void say_ok(decider *d) {
         d->v->summary = NULL;
 }
 
+/* Nothing named, yet ranks wait for ranks that are blocked themselves (the wait chain's level 1):
+ * a cycle of waits whose root the dumps do not tell (each misses what the other is pending in,
+ * and neither history shows which left the common order). Not ok: inconclusive, naming them. */
+static bool say_unresolved_waits(decider *d) {
+    const fa_wait_level *l = &d->v->levels[1];
+    if (!l->ranks.n) return false;
+    char *who = short_ranks(&l->ranks);
+    d->v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&d->v->summary,
+                 "inconclusive: rank%s %s wait for one another%s%s and the dumps do not tell "
+                 "which left the common order",
+                 l->ranks.n > 1 ? "s" : "", who ? who : "?", l->via ? " in " : "",
+                 l->via ? l->via : "") < 0)
+        d->v->summary = NULL;
+    free(who);
+    return true;
+}
+
 #define GLOO_NOTE "; gloo records no send/recv"
 
 /* Whether some dump comes from a backend that records no send/recv (backend.h). */
@@ -397,7 +415,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
         v->status = FA_STATUS_INCONCLUSIVE;
         v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                             "without collectives, or the buffer was off)");
-    } else {
+    } else if (!say_unresolved_waits(d)) {
         say_ok(d);
     }
     (void)missing_dump_with_op;

@@ -551,11 +551,65 @@ static int64_t *wrong_end_records(const decider *d, const bool *drop) {
     return from;
 }
 
+/* How many transfers of each batch were done on the wire: per (input rank, the batch's first
+ * record), the send/recv ops whose other side completed while this member's call is pending.
+ * A batch all of whose transfers are so done waits for nobody: its stream's lag (find_lag). */
+static int transfers_done(const decider *d, fa_imap *done) {
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (!o->is_p2p || o->ncalls != 2) continue;
+        const fa_call *a = &d->m->calls[o->first_call], *b = a + 1;
+        bool ca = a->state == FR_STATE_COMPLETED, cb = b->state == FR_STATE_COMPLETED;
+        if (ca == cb) continue;
+        const fa_call *pending = ca ? b : a;
+        uint64_t key = fa_key2(pending->rank_index,
+                               (uint64_t)batch_first_record(d, i, pending->member)),
+                 n = 0;
+        fa_imap_get(done, key, &n);
+        if (fa_imap_put(done, key, n + 1)) return -1;
+    }
+    return 0;
+}
+
+/* Whether member's call in send/recv op `op` sits in a batch every transfer of which its other
+ * side completed (`done`, transfers_done), and whose end marker the dump shows not completed
+ * (PyTorch leaves a batch's send/recv "scheduled" when the marker completes, and an only-active
+ * dump drops that marker): the batch ran on the wire, and its own entries still pending are its
+ * stream's lag. */
+static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return false;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    int64_t seq = fa_entry_p2p_seq(dump, e);
+    while (at > 0 && fa_entry_pg(d->in->store, &dump->entries[at - 1]) == pg &&
+           fa_entry_p2p_seq(dump, &dump->entries[at - 1]) == seq)
+        at--;
+    uint64_t transfers = 0, n = 0;
+    uint64_t key = fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(dump, &dump->entries[at]));
+    bool open_marker = false;
+    for (; at < dump->nentries && fa_entry_pg(d->in->store, &dump->entries[at]) == pg &&
+           fa_entry_p2p_seq(dump, &dump->entries[at]) == seq;
+         at++) {
+        const fa_entry *x = &dump->entries[at];
+        bool transfer = is_transfer(d, x);
+        transfers += transfer;
+        open_marker |= !transfer && fa_entry_traits(d->in->store, x)->state != FR_STATE_COMPLETED;
+    }
+    return open_marker && fa_imap_get(done, key, &n) && n == transfers && transfers > 0;
+}
+
 /* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
  * several, its oldest (its stream stopped there; what it issued after is queued behind).
  * Whether any rank has lag. */
 static bool find_lag(decider *d, const uint8_t *flags) {
     bool any = false;
+    fa_imap done = { 0 };
+    if (transfers_done(d, &done)) {
+        fa_imap_free(&done);
+        return false;
+    }
     for (size_t i = 0; i < d->m->nops; i++) {
         const fa_op *o = &d->m->ops[i];
         if (!(flags[i] & OP_PENDING)) continue;
@@ -566,7 +620,8 @@ static bool find_lag(decider *d, const uint8_t *flags) {
         for (uint32_t k = 0; k < n && completed; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k]) ||
-                (o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k])) ||
+                (o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
+                 !batch_done_on_wire(d, &done, i, d->members[k])) ||
                 fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
                 continue;
             rank_facts *f = &d->facts[node];
@@ -578,6 +633,7 @@ static bool find_lag(decider *d, const uint8_t *flags) {
             }
         }
     }
+    fa_imap_free(&done);
     return any;
 }
 

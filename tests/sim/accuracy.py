@@ -9,7 +9,8 @@ scored against answer.json's `expected`:
   exact      status and culprit_ranks equal; where explanations are expected, frtrace listed
              alternatives touching each of them; where stragglers are scored (healthy, slow,
              clock_offset jobs) the slow ranks are exactly the expected ones; exit status 0 for
-             ok, 1 otherwise;
+             ok, 1 otherwise (2 and no database where no dump is readable and the answer is
+             inconclusive: the contract's "no readable dump");
   ambiguous  frtrace named only expected culprits and said it could not decide: alternatives
              among which (with its culprits) every expected culprit is offered, or
              inconclusive naming nobody: honest, less precise;
@@ -52,9 +53,13 @@ def verdict_of(db):
     return got
 
 
-def score(exp, got, code, cls):
-    """(verdict, reason): exact, ambiguous or wrong."""
+def score(exp, got, code, cls, readable=1):
+    """(verdict, reason): exact, ambiguous or wrong. `readable`: how many dumps the simulator
+    left readable; with none, the contract's answer is exit status 2 and no database (no dump
+    could be read), which is the simulator's `inconclusive`."""
     if got is None:
+        if code == 2 and readable == 0 and exp["status"] == "inconclusive":
+            return "exact", ""
         return "wrong", "no database (exit %s)" % code
     st, cul = got.get("status"), sorted(got.get("culprit_ranks", []))
     alts = [set(a.get("ranks", [])) for a in got.get("alternatives", []) or []]
@@ -106,7 +111,13 @@ def self_test():
             score(exp2, hang([4]), 1, "stop_cpu")[0] != "ambiguous":
         print("alternatives beside a culprit are not scored as the rules say")
         bad += 1
-    print("scoring self-test: %d of %d cases wrong" % (bad, len(cases) + 1))
+    none = dict(exp, status="inconclusive", culprit_ranks=[])
+    if score(none, None, 2, "sigkill", readable=0)[0] != "exact" or \
+            score(none, None, 2, "sigkill", readable=1)[0] != "wrong" or \
+            score(exp, None, 2, "sigkill", readable=0)[0] != "wrong":
+        print("exit status 2 is exact only where no dump is readable and inconclusive expected")
+        bad += 1
+    print("scoring self-test: %d of %d cases wrong" % (bad, len(cases) + 2))
     return 1 if bad else 0
 
 
@@ -140,7 +151,8 @@ def one(args):
         t2 = time.time()
         got = verdict_of(db)
         exp = doc["expected"]
-        result, why = score(exp, got, p.returncode, doc["class"])
+        readable = sum(1 for d in doc["dumps"].values() if d["readable"])
+        result, why = score(exp, got, p.returncode, doc["class"], readable)
         return {"seed": seed, "class": doc["class"], "backend": doc["backend"],
                 "world": doc["world"], "result": result, "why": why, "expected": exp,
                 "got": got, "gen_s": t1 - t0, "run_s": t2 - t1,

@@ -1470,6 +1470,74 @@ static void in_one_group_the_launch_numbers_tell_the_skipper(void **state) {
     done(&j);
 }
 
+/* Rank 2 left TP #4 out and went on to the step's default_pg #3, where it waits for rank 3;
+ * rank 3 waits in TP #4 for rank 2. Each misses the op the other is pending in. Their own
+ * histories mislead (default_pg #2 came before TP #3, as it runs once a step), but ranks 0 and
+ * 1 ran TP #4 before default_pg #3: rank 3, pending in TP #4, never got to default_pg #3, and
+ * rank 2 went past TP #4 (tests/sim seed 1619; kills hw01). */
+static void the_peers_order_tells_the_skipper_across_groups(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TP", "[0, 1]");
+    group(&j, "2", "TP", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    for (int r = 0; r < 4; r++) {
+        const char *tp = r < 2 ? "1" : "2";
+        rec(&j, r, tp, "all_reduce", 1, "completed");
+        rec(&j, r, tp, "all_reduce", 2, "completed");
+        rec(&j, r, "0", "all_reduce", 2, "completed");
+        rec(&j, r, tp, "all_reduce", 3, "completed");
+        if (r < 2) rec(&j, r, tp, "all_reduce", 4, "completed");
+        if (r == 3) rec(&j, r, tp, "all_reduce", 4, "started");
+        if (r < 3) rec(&j, r, "0", "all_reduce", 3, "started");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Only-active dumps: ranks 1 and 2 kept nothing, and their counters say they completed #4.
+ * Rank 0 has #3 started and #4 queued behind it: #4 completed on its peers, so rank 0 ran #3
+ * and #4 after its dump was taken. Its dump is older, no stalled GPU (tests/sim seed 570;
+ * kills hw03). */
+static void peers_counters_past_a_ranks_stream_head_show_it_older(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.first_record[0] = 4;
+    rec(&j, 0, "0", "all_reduce", 3, "started");
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    strcpy(j.status[0], "\"0\": {\"last_enqueued_collective\": 4, "
+                        "\"last_started_collective\": 3, \"last_completed_collective\": 2}");
+    for (int r = 1; r < 3; r++)
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 4, "
+                            "\"last_started_collective\": 4, \"last_completed_collective\": 4}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* A ring's batch_isend_irecv: ranks 0 and 2 completed their halves of both of rank 1's
+ * transfers (0 sent to it, 2 received from it), while rank 1's batch, its end marker included,
+ * is still pending: the batch ran on the wire, and rank 1's stream stopped completing work
+ * (tests/sim seed 1926; kills hw09). */
+static void a_batch_its_peers_completed_on_the_wire_is_a_stall(void **state) {
+    job j;
+    job_init(&j, 3);
+    p2p(&j, 0, "0", "send 0->1", 1, "completed");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "completed");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    p2p(&j, 2, "0", "send 2->0", 1, "completed");
+    p2p(&j, 2, "0", "recv 2<-1", 1, "completed");
+    batch_end(&j, 2, "0", 1, "completed");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    assert_non_null(finding(&j, FA_STATE_MISMATCH));
+    done(&j);
+}
+
 /* Three of five ranks left no dump: the two that did cannot speak for the job (inconclusive),
  * though they wait for the others. */
 static void most_ranks_without_a_dump_is_inconclusive(void **state) {
@@ -1806,6 +1874,9 @@ int main(void) {
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
         cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
         cmocka_unit_test(in_one_group_the_launch_numbers_tell_the_skipper),
+        cmocka_unit_test(the_peers_order_tells_the_skipper_across_groups),
+        cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
+        cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
