@@ -141,7 +141,7 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
  * (broadcast, scatter, gather, reduce) of a backend that runs it on the host one-to-all, as gloo
  * does: a broadcast's receiver goes on once the root's data came, whether or not another member
  * ever joined. (NCCL's rings pass the data through every member, as before.) */
-static bool completion_needs_all(const fa_match *m, const fa_input *in, const fa_call *c) {
+bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c) {
     if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(m, in, c)) return false;
     if (!in->ranks[c->rank_index].dump->blocks_caller) return true;
     const fa_traits *t = fa_entry_traits(in->store, fa_call_entry(m, in, c, 0));
@@ -179,7 +179,7 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
         bool done = false, counted = !o->is_p2p && o->seq <= by_stream[o->group];
         for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            done = completion_needs_all(m, in, c);
+            done = fa_call_proves_all_joined(m, in, c);
         }
         for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
@@ -296,7 +296,7 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
 
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
- * newest entry, in a collective that needs every member: completion_needs_all; or its own
+ * newest entry, in a collective that needs every member: fa_call_proves_all_joined; or its own
  * stream's order and counters, proven_by_stream), which every member must have issued;
  * a member with a dump that shows less was dumped before. Collectives only: a send completes
  * without every member. */
@@ -321,7 +321,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
         if (o->is_p2p || o->seq <= proven[o->group]) continue;
         for (uint32_t k = 0; k < o->ncalls; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
-            if (completion_needs_all(m, in, c)) {
+            if (fa_call_proves_all_joined(m, in, c)) {
                 proven[o->group] = o->seq;
                 break;
             }

@@ -228,6 +228,10 @@ static inline bool fa_call_end_uncertain(const fa_match *m, const fa_input *in, 
     uint32_t last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
     return last + 1 == d->nentries && fa_entry_traits(in->store, &d->entries[last])->ended;
 }
+/* Whether call c's completion proves that every member of its op issued it: surely completed
+ * (not gloo's uncertain "retired" on its rank's newest entry), and not a rooted collective of a
+ * backend that runs it on the host one-to-all, as gloo does (match.c). */
+bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c);
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
 static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c,
                                   uint32_t k, fr_entry *out) {

@@ -27,11 +27,21 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
+bool fa_vg_all_joined(const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    for (uint32_t k = 0; k < o->ncalls && !o->is_p2p; k++)
+        if (fa_call_proves_all_joined(d->m, d->in, &d->m->calls[o->first_call + k])) return true;
+    return false;
+}
+
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there
  * while a member left no dump cannot be told to have completed it: it may have failed, its
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
  * without a dump (docs/database.md §6: a member without a dump that the others wait for is the
- * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure. */
+ * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure.
+ * Nor is it one where another member went on past the op (fa_vg_all_joined; tests/sim's E9):
+ * the member without a dump joined it, so it ran (real seed 143: a rank stopped in Python after
+ * an all_gather its peers went on from, beside a rank killed later). */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) {
@@ -70,7 +80,8 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
             states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
     }
-    if (dumpless && uncertain) ended_as_pending(d, op, members, states, n);
+    if (dumpless && uncertain && !fa_vg_all_joined(d, op))
+        ended_as_pending(d, op, members, states, n);
     return n;
 }
 

@@ -161,6 +161,10 @@ bool fa_vg_broken(const decider *d, size_t node, uint32_t group);
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
 /* op's expected members (fa_op_expected) into members, the state of each into states; the count. */
 uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
+/* Whether a member's dump shows it went on past collective op in a way that needs every member
+ * (fa_call_proves_all_joined): then the op ran, and gloo's "retired" on another member's newest
+ * entry is no failure. */
+bool fa_vg_all_joined(const decider *d, size_t op);
 /* fa_vg_states_into d->members and d->states. */
 uint32_t fa_vg_expected_states(const decider *d, size_t op);
 /* Whether op is a send/recv that only one side posted (both ends known); *sent: the sender did. */

@@ -157,10 +157,10 @@ static int lacking_member_edges(decider *d, size_t node, const fa_group *grp) {
 static int failed_edges(decider *d, size_t node, size_t op) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     uint32_t n = fa_vg_expected_states(d, op);
-    bool failed = false;
+    bool failed = false, ran = fa_vg_all_joined(d, op); /* a member went on: none died in it */
     for (uint32_t k = 0; k < n; k++)
         failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
-                  left_no_file(d, grp, k);
+                  (!ran && left_no_file(d, grp, k));
     /* a group that lacks members, where no other member's dump shows the op: one of those it
      * lacks may have died in it (a member in view that went on would prove it ran) */
     bool alone = true;

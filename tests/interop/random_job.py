@@ -33,12 +33,16 @@ answer (expect()) is then derived from the fault and from what the ranks really 
 terms of docs/database.md's verdict (status, culprit ranks, alternatives) and by the evidence
 rules of tests/sim/sim.py (E2 most dumps missing: inconclusive; E3 a recorded disagreement:
 mismatch, the minority; W2 the idle ranks the waiting ones wait for; E8 an older dump says
-nothing of the end; E9 a rank whose operation failed with a dead peer waits for it; E12 an
-operation its group will never run), never from frtrace's verdict. What real torch 2.15 gloo
-dumps show, and these rules follow: no send/recv entries; pg_status counts a recv only once it
-completed (a rank blocked in recv looks like a rank stopped in Python), so a stopped rank and
-its live pipeline peer are alternatives; every entry stays `scheduled`, so only-active dumps
-hold all entries; reduce_scatter is recorded as all_reduce.
+nothing of the end; E9 a rank whose operation failed with a dead peer waits for it, whether or
+not others wait elsewhere, where its dump shows that operation; E1 a rank without a dump beside
+a root the dumps show is an alternative, not a culprit; E12 an operation its group will never
+run), never from frtrace's verdict. What real torch 2.15 gloo dumps show, and these rules
+follow: no send/recv entries; pg_status counts a recv only once it completed (a rank blocked
+in recv looks like a rank stopped in Python), so a stopped rank and its live pipeline peer
+are alternatives, where the dumps show the rank's send/recv at all (pg_status lists only groups
+with recorded entries: a pipeline group that runs send/recv alone shows in no dump,
+p2p_shown); every entry stays `scheduled`, so only-active dumps hold all entries;
+reduce_scatter is recorded as all_reduce.
 It is written to OUTDIR/answer.json with the job's description (--describe prints only that).
 """
 import argparse
@@ -581,6 +585,11 @@ def expect(job, outdir):
         return sum(1 for (s, i, f) in hist[r][0] if step_ops(job, s)[i]["kind"] not in P2P
                    and signature(job, r, s, i, f)[0] == members)
 
+    def failure_shown(r):
+        """whether r's dump shows the operation it failed in (E9)"""
+        s, i, _ = hist[r][0][-1]
+        return step_ops(job, s)[i]["kind"] not in P2P or p2p_shown(job, hist, r)
+
     waiting = {r: pending(r) for r in range(world) if pending(r)}
     p2p_blocked = {r for r in range(world) if isinstance(state(r), tuple)
                    and not pending(r)}
@@ -624,6 +633,15 @@ def expect(job, outdir):
                 roots.add(m)
     roots |= e12
     dead_ranks = {r for r in range(world) if state(r) == "dead"}
+    # E9: a rank whose newest recorded operation failed (retired, as finished ones are) with
+    # members that left no dump waits for them, whether or not others wait too (seed 143: rank
+    # 2's TP all_reduce failed with its killed peer 3 while rank 1 waited for a stopped rank 0;
+    # only the waiters' roots were named, and the dead rank left out)
+    for r in range(world):
+        if state(r) == "error" and hist[r][0]:
+            s, i, f = hist[r][0][-1]
+            if step_ops(job, s)[i]["kind"] not in P2P:
+                roots |= {m for m in signature(job, r, s, i, f)[0][1] if m in dead_ranks}
     if not waiting and dead_ranks and any(state(r) == "error" for r in range(world)):
         roots = set(dead_ranks)  # E9: ranks whose newest operation failed wait for the dead
         notes.append("nobody seen waiting: the ranks in error wait for the dead (E9)")
@@ -633,8 +651,11 @@ def expect(job, outdir):
     if any(state(r) == "error" for r in roots):
         notes.append("ranks in error: %s" % sorted(r for r in roots if state(r) == "error"))
         if any(state(r) == "dead" for r in range(world)):  # E9: they failed with a dead peer
-            roots = {r for r in roots if state(r) != "error"} | {
+            roots = {r for r in roots if state(r) != "error" or not failure_shown(r)} | {
                 r for r in range(world) if state(r) == "dead"}
+    # ... where a dump shows the failure: in a recorded collective, or in a send/recv of a
+    # group whose send/recv the dump shows; one that failed in a send/recv no dump shows looks
+    # like a rank stopped in Python (seed 15: rank 9's batch with the killed rank 3)
     # gloo records no send/recv: a stuck (or idle) root and its pipeline peer blocked in
     # send/recv cannot be told apart; a dead root explains its peer
     partner = {}
@@ -656,11 +677,17 @@ def expect(job, outdir):
         if r in waiting:  # seen waiting in a collective (a cycle broken at its fault rank)
             certain.add(r)
             continue
-        if r in p2p_blocked and (p is None or explained(p)):
-            victims.append(r)  # a victim of its peer, which is seen waiting or dead
+        if r in p2p_blocked and p2p_shown(job, hist, r) and (
+                p is None or explained(p) or (p in roots and ahead(job, hist, r, p))):
+            # a victim of its peer, which is seen waiting or dead, or a root behind it (seed
+            # 162: 9 went on to a DP all_reduce that the stopped 3 never reached, so 3 cannot be
+            # blocked in a send/recv with 9, and 9 waits for it); blocked in a send/recv that
+            # no dump shows, it looks stopped (seed 15: rank 8, whose peer 2 failed with 3)
+            victims.append(r)
             continue
-        if p is not None and state(p) not in ("dead", "unknown") and has_p2p(job) and \
-                not passed_peer_p2p(job, hist, r, p) and r not in waits.get(p, ()):
+        if p is not None and state(p) not in ("dead", "unknown") and p2p_shown(job, hist, r) and \
+                not passed_peer_p2p(job, hist, r, p) and not ahead(job, hist, p, r) and \
+                r not in waits.get(p, ()):
             # r stopped, or r is blocked in a send/recv that p went on without (p idle, or
             # waiting elsewhere; a p whose dump shows it waiting for r in a recorded operation r
             # never issued is r's victim: every rank runs the steps in one order, so p ran any
@@ -675,7 +702,8 @@ def expect(job, outdir):
             certain.add(r)
     if not certain and not pairs:  # everyone waits for ranks blocked in send/recv: those,
         for r in victims:  # or their peers that went on without the send/recv
-            if partner.get(r) is not None and state(partner[r]) != "dead":
+            if partner.get(r) is not None and state(partner[r]) != "dead" and \
+                    p2p_shown(job, hist, r):
                 pairs.append(tuple(sorted((r, partner[r]))))
             else:
                 certain.add(r)
@@ -684,8 +712,34 @@ def expect(job, outdir):
     alternatives = [sorted(certain | set(choice)) for choice in itertools.product(*pairs)]
     if not pairs:
         alternatives = []
+        unseen = {r for r in certain if state(r) in ("dead", "unknown")}
+        if unseen and certain - unseen:  # E1: beside a root the dumps show, a rank without a
+            certain -= unseen  # dump (or with an older one) may be blocked behind it, unseen
+            alternatives = [[r] for r in sorted(unseen)]  # (seeds 15, 143, as tests/sim says)
+            notes.append("E1: no dump of %s, beside the roots %s" % (sorted(unseen),
+                                                                      sorted(certain)))
     exp.update(status="hang", culprit_ranks=sorted(certain), alternatives=alternatives)
     return exp, notes
+
+
+def ahead(job, hist, p, r):
+    """Whether p's dump shows it further in the program than r's: in some role (whose groups
+    run one program) it recorded more collectives than r, in none fewer. Every rank runs the
+    steps in one order, so p ran any send/recv with r that lies before r's point, and r cannot
+    be blocked in one with p there: it stopped (seed 162: rank 9 went on to its DP all_reduce,
+    which the stopped rank 3 never issued; frtrace's `ahead` in verdict_possible.c)."""
+    def counts(rank):
+        issued, _, _, early_at = hist[rank]
+        seen = issued if early_at is None else issued[:early_at]
+        out = {}
+        for (s, i, f) in seen:
+            op = step_ops(job, s)[i]
+            if op["kind"] not in P2P and f != "wrong_group":
+                out[op["role"]] = out.get(op["role"], 0) + 1
+        return out
+    cp, cr = counts(p), counts(r)
+    roles = set(cp) & set(cr)
+    return any(cp[x] > cr[x] for x in roles) and not any(cp[x] < cr[x] for x in roles)
 
 
 def passed_peer_p2p(job, hist, r, p):
@@ -710,8 +764,25 @@ def passed_peer_p2p(job, hist, r, p):
     return bool(after) and any(pos > after[0] for pos in pp_collectives(p))
 
 
-def has_p2p(job):
-    return any(o["kind"] in P2P for o in job["ops"])
+def p2p_shown(job, hist, r):
+    """Whether r's dump shows that it runs send/recv (E10): gloo records none, and its pg_status
+    lists only the groups that hold a recorded entry, so a pipeline group that runs send/recv
+    alone leaves no trace in any dump (seeds 123, 143: nothing tells the stopped rank's pipeline
+    peer from any other rank, and naming the pair "r or its peer" claims a link the dumps do not
+    show). Shown where r recorded a collective of the pipeline group and then ran a send/recv
+    there: its op ids skip between its entries there, or pg_status counts past them."""
+    issued, done, _, early_at = hist[r]
+    seen = issued if early_at is None else issued[:early_at]
+    recorded = False
+    for (s, i, f) in seen:
+        op = step_ops(job, s)[i]
+        if op["role"] != "pp" or f == "wrong_group":
+            continue
+        if op["kind"] not in P2P:
+            recorded = True
+        elif recorded and (s, i) in done:
+            return True
+    return False
 
 
 def visible_slow(job):
@@ -789,6 +860,26 @@ def self_test():
             {"kind": "stuck", "rank": 3, "step": 2, "op": 0}]),
          [upto(2, 1), upto(2, 1, "wrong_group"), upto(2, 0), upto(2, 0, last="stuck 2 0")],
          "hang", [1], []),
+    ]
+    # pipeline pairs that run send/recv alone (no dump shows them: pg_status lists only groups
+    # with recorded entries), a TP group of the same pairs, and the world
+    quiet = dict(job, roles=dict(job["roles"], tp=([[0, 1], [2, 3]], None)),
+                 ops=[{"kind": "all_reduce", "role": "world", "n": 4},
+                      {"kind": "all_reduce", "role": "tp", "n": 4},
+                      {"kind": "send_recv", "role": "pp", "n": 4}])
+    cases += [
+        # rank 0 sent to the wrong peer and blocks, its peer 1 blocks in recv: both look stopped
+        # and nothing shows that they are peers, so both are named, not "0 or 1" (real seed 123)
+        (dict(quiet, faults=[{"kind": "wrong_peer", "rank": 0, "step": 2, "op": 2}]),
+         [upto(2, 2, "wrong_peer"), upto(2, 2), upto(3, 0), upto(3, 0)], "hang", [0, 1], []),
+        # E9 beside a stopped rank: 0 stopped before its TP all_reduce, where 1 waits; 3 was
+        # killed there and the TP all_reduce of 2 failed with it: 2 waits for 3, which has no
+        # dump and, beside the root 0 the dumps show, may be blocked behind it (E1, real seed 143)
+        (dict(quiet, faults=[{"kind": "sigkill", "rank": 3, "step": 2, "op": 1},
+                             {"kind": "stuck", "rank": 0, "step": 2, "op": 1}]),
+         [upto(2, 1, last="stuck 2 1"), upto(2, 1),
+          upto(2, 1, last="issue 2 1 -\nerror RuntimeError: Connection reset by peer"), None],
+         "hang", [0], [[3]]),
     ]
     bad = 0
     for n, (j, said, status, culprits, alternatives) in enumerate(cases):
