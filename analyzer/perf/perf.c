@@ -276,8 +276,9 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
  * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
  * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
  * lateness stands out among a few by chance; a slow rank is late far more often than the rest.
- * (Taking only the pairs scored below p would let a second, slower rank's lateness count as no
- * chance, but its victims' too: seeds 257 against 259.) */
+ * The rate leaves out the pairs scored above p that were named so: a slower rank is late by its
+ * own cause, not by chance, and would hide a second slow rank of its group (seeds 259, 2387);
+ * its victims are cleared by what released them (release.h: seed 257), not by this rate. */
 static bool late_beyond_chance(const pair *p, uint64_t base_late, uint64_t base_judged) {
     double rate = base_judged ? (double)base_late / (double)base_judged : 0;
     return fa_binomial_tail(p->nlate, p->n, rate) < FA_STRAGGLER_ALPHA;
@@ -358,7 +359,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     if (k >= 2) {
         qsort(v, k, sizeof *v, compare_scored_down);
         size_t outliers = count_outliers(v, k, floor_ms, scratch);
-        /* the chance rate: every other pair's (late_beyond_chance) */
+        /* the chance rate: every other pair's but those named above (late_beyond_chance) */
         uint64_t base_late = 0, base_judged = 0;
         for (size_t i = 0; i < k; i++)
             base_late += pairs[v[i].pair].nlate, base_judged += pairs[v[i].pair].n;
@@ -366,8 +367,10 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
             pair *p = &pairs[v[i].pair];
             if (slow)
                 p->slow = true;
-            else
+            else {
                 p->late = late_beyond_chance(p, base_late - p->nlate, base_judged - p->n);
+                if (p->late) base_late -= p->nlate, base_judged -= p->n;
+            }
         }
     }
     free(v), free(scratch);
@@ -588,7 +591,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
-    if (rc == 0) rc = fa_release_build(in, m, p->floor_ms, &J.release);
+    if (rc == 0) rc = fa_release_build(in, groups, m, p->floor_ms, &J.release);
     if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);

@@ -1,11 +1,11 @@
 /* test_lateness.c — a group's walk (lateness.h) told as small jobs: how late each member arrived
  * at each collective, and which delay is its own.
  *
- * Each case writes a few ranks' dumps as JSON (PyTorch's keys, with the arrival and completion
- * times of every entry) into a temporary directory, runs the whole analysis (fa_analyze) for the
- * input, groups and match, then builds what perf.c builds before its walks (readiness, held,
- * clock noise; no releases: the cap studied here is the gap's) and walks one group with
- * fa_group_lateness, keeping each judged op's lateness per member. Times are given in ms.
+ * Each case writes a few ranks' dumps (timed_job.h: every entry's arrival and completion) and
+ * analyzes them for the input, groups and match, then builds what perf.c builds before its walks
+ * (readiness, held, clock noise; no releases: the cap studied here is the gap's) and walks one
+ * group with fa_group_lateness, keeping each judged op's lateness per member. Times are given in
+ * ms.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,48 +13,32 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "analysis.h"
 #include "perf/lateness.h"
 #include "perf/perf.h"
+#include "timed_job.h"
 
 enum { WORLD = 4, MAX_OPS = 8 };
-#define T0_NS 1700000000000000000LL
-
-/* Two groups: "0" of ranks 0-2 and "1" of ranks 2 and 3 (rank 2 belongs to both). */
-static const char *const GROUP_RANKS[2] = { "[0, 1, 2]", "[2, 3]" };
-static const int IN_GROUP[2][WORLD] = { { 1, 1, 1, 0 }, { 0, 0, 1, 1 } };
 
 typedef struct job {
-    char entries[WORLD][4096];
-    int nentries[WORLD];
-    int seq[WORLD][2];
-    char dir[64];
-    fa_analysis a;
+    timed_job tj;
     double late[MAX_OPS][WORLD]; /* per judged op of the walked group, by member; NaN unjudged */
     size_t nwalked;
 } job;
 
-/* rank enters its next all_reduce of group g at `arrival` ms, completed at `done` ms. */
+/* Group 0 of ranks 0-2 and group 1 of ranks 2 and 3 (rank 2 belongs to both). */
+static job *job_new(void) {
+    job *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    j->tj.world = WORLD;
+    tj_group(&j->tj, (const int[]){ 0, 1, 2, -1 });
+    tj_group(&j->tj, (const int[]){ 2, 3, -1 });
+    return j;
+}
+
 static void call(job *j, int rank, int g, double arrival, double done) {
-    char *at = j->entries[rank] + strlen(j->entries[rank]);
-    int id = j->nentries[rank]++, seq = ++j->seq[rank][g];
-    sprintf(at,
-            "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
-            "\"collective_seq_id\": %d, \"p2p_seq_id\": 0, \"op_id\": %d, "
-            "\"profiling_name\": \"nccl:all_reduce\", \"time_created_ns\": %lld, "
-            "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %lld, "
-            "\"duration_ms\": %.3f, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
-            "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
-            "\"completed\", \"retired\": true, \"timeout_ms\": 600000, \"is_p2p\": false, "
-            "\"frames\": []}",
-            id ? ", " : "", id, g, g, seq, seq, (long long)(T0_NS + (int64_t)(arrival * 1e6)),
-            (long long)(T0_NS + (int64_t)(arrival * 1e6)),
-            (long long)(T0_NS + (int64_t)(done * 1e6)), done - arrival);
+    tj_call(&j->tj, rank, g, arrival, done);
 }
 
 static int record_late(void *arg, const fa_op_times *t) {
@@ -66,32 +50,12 @@ static int record_late(void *arg, const fa_op_times *t) {
     return 0;
 }
 
-/* Writes the dumps, analyzes them and walks group "0". */
+/* Writes the dumps, analyzes them and walks group 0. */
 static void run(job *j) {
-    strcpy(j->dir, "/tmp/test_lateness.XXXXXX");
-    assert_non_null(mkdtemp(j->dir));
-    for (int r = 0; r < WORLD; r++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
-        for (int g = 0, n = 0; g < 2; g++)
-            if (IN_GROUP[g][r])
-                fprintf(f, "%s\"%d\": {\"name\": \"%d\", \"desc\": \"default\", \"ranks\": \"%s\"}",
-                        n++ ? ", " : "", g, g, GROUP_RANKS[g]);
-        fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
-        fclose(f);
-    }
-    fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
-    fr_error err = { { 0 } };
-    assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
-
-    const fa_match *m = &j->a.match;
-    uint32_t gi = UINT32_MAX;
-    for (size_t g = 0; g < j->a.groups.n; g++)
-        if (strcmp(j->a.groups.v[g].name, "0") == 0) gi = (uint32_t)g;
-    assert_true(gi != UINT32_MAX);
+    tj_run(&j->tj);
+    fa_analysis *a = &j->tj.a;
+    const fa_match *m = &a->match;
+    uint32_t gi = tj_group_index(&j->tj, 0);
     size_t ops[MAX_OPS], nops = 0;
     for (size_t i = 0; i < m->nops && nops < MAX_OPS; i++)
         if (m->ops[i].group == gi) ops[nops++] = i;
@@ -99,12 +63,13 @@ static void run(job *j) {
     fa_readiness ready;
     fa_held held;
     double floor_ms = FA_STRAGGLER_FLOOR_MS;
-    fa_late_env env = { &j->a.in, &j->a.groups, m, j->a.verdict.status, floor_ms, &ready,
-                        &held,    NULL,         0 };
+    fa_late_env env = {
+        &a->in, &a->groups, m, a->verdict.status, floor_ms, &ready, &held, NULL, 0
+    };
     fa_late_scratch s;
-    assert_int_equal(fa_readiness_build(&j->a.in, m, (int64_t)(floor_ms * 1e6), &ready), 0);
-    assert_int_equal(fa_held_build(&j->a.in, m, floor_ms, 1, &held), 0);
-    assert_int_equal(fa_clock_noise(&j->a.in, m, &env.clock_noise_ms), 0);
+    assert_int_equal(fa_readiness_build(&a->in, m, (int64_t)(floor_ms * 1e6), &ready), 0);
+    assert_int_equal(fa_held_build(&a->in, m, floor_ms, 1, &held), 0);
+    assert_int_equal(fa_clock_noise(&a->in, m, &env.clock_noise_ms), 0);
     assert_int_equal(fa_late_scratch_init(&s, WORLD), 0);
     assert_int_equal(fa_group_lateness(&env, &s, gi, ops, nops, record_late, j), 0);
     fa_late_scratch_free(&s);
@@ -113,13 +78,8 @@ static void run(job *j) {
 }
 
 static void done(job *j) {
-    for (int r = 0; r < WORLD; r++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        unlink(path);
-    }
-    rmdir(j->dir);
-    fa_analysis_free(&j->a);
+    tj_done(&j->tj);
+    free(j);
 }
 
 /* Rank 2 comes to group 0's second all_reduce 70 ms after ranks 0 and 1, 10 ms after its call
@@ -127,7 +87,7 @@ static void done(job *j) {
  * delay is rank 3's, carried by rank 2: its lateness is capped by its own gap, none. */
 static void a_held_victim_is_late_by_its_own_gap_only(void **state) {
     (void)state;
-    job *j = calloc(1, sizeof *j);
+    job *j = job_new();
     for (int r = 0; r < 3; r++) call(j, r, 0, 0, 10);
     call(j, 2, 1, 20, 80);
     call(j, 3, 1, 70, 80);
@@ -138,7 +98,6 @@ static void a_held_victim_is_late_by_its_own_gap_only(void **state) {
     assert_false(isnan(j->late[1][2]));
     assert_float_equal(j->late[1][2], 0.0, 0.5);
     done(j);
-    free(j);
 }
 
 /* The same arrivals at group 0, but rank 2 is slow: it came 50 ms late to group 0's first
@@ -147,7 +106,7 @@ static void a_held_victim_is_late_by_its_own_gap_only(void **state) {
  * (a victim's cap, applied to a rank that was not held, would clear the slow rank). */
 static void a_slow_rank_not_held_keeps_its_lateness(void **state) {
     (void)state;
-    job *j = calloc(1, sizeof *j);
+    job *j = job_new();
     call(j, 0, 0, 0, 60), call(j, 1, 0, 0, 60), call(j, 2, 0, 50, 60);
     call(j, 3, 1, 20, 120);
     call(j, 2, 1, 110, 120);
@@ -159,7 +118,6 @@ static void a_slow_rank_not_held_keeps_its_lateness(void **state) {
     assert_float_equal(j->late[1][2], 60.0, 0.5);
     assert_float_equal(j->late[1][0], 0.0, 0.5);
     done(j);
-    free(j);
 }
 
 int main(void) {
