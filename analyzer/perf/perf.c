@@ -275,9 +275,8 @@ static void pass_groups(void *ctx, unsigned worker, size_t lo, size_t hi) {
 /* Whether pair p was late by the floor more often than the other pairs' rate of being so makes
  * likely by chance (fa_binomial_tail below FA_STRAGGLER_ALPHA). Where a loaded machine makes
  * every rank late by tens of milliseconds at random (8 ranks on 2 cores), some rank's mean
- * lateness stands out among a few by chance; a slow rank is late far more often than the rest.
- * (Taking only the pairs scored below p would let a second, slower rank's lateness count as no
- * chance, but its victims' too: seeds 257 against 259.) */
+ * lateness stands out among a few by chance; a slow rank is late far more often than the rest
+ * (mark_late says which pairs the rate leaves out). */
 static bool late_beyond_chance(const pair *p, uint64_t base_late, uint64_t base_judged) {
     double rate = base_judged ? (double)base_late / (double)base_judged : 0;
     return fa_binomial_tail(p->nlate, p->n, rate) < FA_STRAGGLER_ALPHA;
@@ -341,6 +340,31 @@ static size_t count_outliers(const scored *v, size_t k, double floor_ms, double 
     return outliers;
 }
 
+/* Of the outliers (v, sorted descending, the first `outliers` of k), those late beyond chance
+ * (late_beyond_chance): the chance rate is every other pair's, but for the pairs of its own group
+ * scored above it and named: a slower member of its group, late at the same collectives by its
+ * own cause, is no chance (two slow ranks of one group: seeds 259, 2387), where members of other
+ * groups late alike are (a loaded machine, or clocks nothing corrects: seed 7772). */
+static int mark_late(pair *pairs, const scored *v, size_t k, size_t outliers) {
+    uint32_t ngroups = 0;
+    uint64_t base_late = 0, base_judged = 0;
+    for (size_t i = 0; i < k; i++) {
+        const pair *p = &pairs[v[i].pair];
+        base_late += p->nlate, base_judged += p->n;
+        if (p->group + 1 > ngroups) ngroups = p->group + 1;
+    }
+    uint64_t *named = calloc(2 * (size_t)ngroups + 1, sizeof *named); /* per group: late, n */
+    if (!named) return -1;
+    for (size_t i = 0; i < outliers; i++) {
+        pair *p = &pairs[v[i].pair];
+        uint64_t *g = &named[2 * (size_t)p->group];
+        p->late = late_beyond_chance(p, base_late - p->nlate - g[0], base_judged - p->n - g[1]);
+        if (p->late) g[0] += p->nlate, g[1] += p->n;
+    }
+    free(named);
+    return 0;
+}
+
 /* The robust test over every pair's score (late_score or slow_median): outliers above the floor,
  * and for lateness, late more often than chance. */
 static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
@@ -351,6 +375,7 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
         return -1;
     }
     size_t k = 0;
+    int rc = 0;
     for (size_t i = 0; i < n; i++) {
         double x = slow ? pairs[i].slow_median : pairs[i].late_score;
         if (!isnan(x)) v[k++] = (scored){ x, i };
@@ -358,20 +383,13 @@ static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     if (k >= 2) {
         qsort(v, k, sizeof *v, compare_scored_down);
         size_t outliers = count_outliers(v, k, floor_ms, scratch);
-        /* the chance rate: every other pair's (late_beyond_chance) */
-        uint64_t base_late = 0, base_judged = 0;
-        for (size_t i = 0; i < k; i++)
-            base_late += pairs[v[i].pair].nlate, base_judged += pairs[v[i].pair].n;
-        for (size_t i = 0; i < outliers; i++) {
-            pair *p = &pairs[v[i].pair];
-            if (slow)
-                p->slow = true;
-            else
-                p->late = late_beyond_chance(p, base_late - p->nlate, base_judged - p->n);
-        }
+        if (slow)
+            for (size_t i = 0; i < outliers; i++) pairs[v[i].pair].slow = true;
+        else
+            rc = mark_late(pairs, v, k, outliers);
     }
     free(v), free(scratch);
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ describing ------------ */
@@ -588,7 +606,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     double t = fa_clock();
     if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
-    if (rc == 0) rc = fa_release_build(in, m, p->floor_ms, &J.release);
+    if (rc == 0) rc = fa_release_build(in, groups, m, p->floor_ms, &J.release);
     if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);
     if (timing) fa_timing_note("  held", &t);
     if (rc == 0) rc = bucket_ops(&J, m, groups->n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perf/clocks.h"
+#include "perf/rank_clocks.h"
 #include "perf/perfstat.h"
 
 #define NO_CALL         UINT32_MAX
@@ -17,6 +18,7 @@
 
 typedef struct chain_ctx {
     const fa_input *in;
+    const fa_groups *groups;
     const fa_match *m;
     fa_release *rl;
     size_t *rank_at;          /* per input rank: its first slot in entry_call; [nranks] the end */
@@ -26,8 +28,15 @@ typedef struct chain_ctx {
     uint32_t *dep;            /* per call: the call before it on its rank, NO_CALL none */
     int64_t *chain;           /* per call: what the rank's next launch waits for (common clock) */
     int64_t *base;            /* per call: what it waited for itself before starting */
+    int64_t *open;            /* per call: the latest its op may have completed, where its end is
+                               * known only to lie in a span (release.h): a member's arrival
+                               * unknown or corrected (common clock); UNKNOWN elsewhere */
     int64_t floor_ns;         /* a wait shorter than this held nobody */
+    int64_t noise_ns;         /* the job's discovery noise: by how much an offset may miss */
     uint8_t *waited;          /* per call: its op completed the floor or more after it arrived */
+    uint8_t *behind;          /* per call: it came the floor or more after the lower median of
+                               * its op's arrivals known (it was late itself there) */
+    double *scratch;          /* an op's arrivals (the widest op's calls) */
     uint32_t *pending;        /* per op: its calls whose predecessor is not rebuilt yet */
     uint32_t *queue;          /* ops ready to rebuild */
     uint8_t *paused;          /* per call: its rank paused before it longer than its peers */
@@ -55,50 +64,6 @@ static uint32_t call_at(const chain_ctx *x, size_t r, uint32_t e) {
     return slot < x->rank_at[r + 1] ? x->entry_call[slot] : NO_CALL;
 }
 
-/* ------------------------------------------------------------ clocks ---------------- */
-
-/* Per rank the median of its completions' residuals against the median of each op's members,
- * where it reaches FA_CLOCK_MIN_MS (clocks.h: below it, discovery noise alone): a node's clock
- * seconds off would otherwise make its arrivals the last of every op. */
-static int rank_offsets(chain_ctx *x) {
-    const fa_match *m = x->m;
-    size_t widest = 1, nranks = x->in->nranks;
-    for (size_t op = 0; op < m->nops; op++)
-        if (m->ops[op].ncalls > widest) widest = m->ops[op].ncalls;
-    int64_t *tmp = malloc((widest + 1) * sizeof *tmp);
-    double *resid = malloc((m->ncalls + 1) * sizeof *resid);
-    size_t *count = calloc(nranks + 1, sizeof *count), *at = calloc(nranks + 2, sizeof *at);
-    int rc = tmp && resid && count && at ? 0 : -1;
-    for (size_t op = 0; op < m->nops && rc == 0; op++) {
-        const fa_op *o = &m->ops[op];
-        size_t known = 0;
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &m->calls[o->first_call + k];
-            int64_t done = fa_time_completed(dump_of(x, c), last_entry(m, c));
-            if (done) tmp[known++] = done;
-        }
-        double median = known >= 2 && !o->is_p2p ? fa_median_i64(tmp, known) : NAN;
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &m->calls[o->first_call + k];
-            int64_t done = fa_time_completed(dump_of(x, c), last_entry(m, c));
-            resid[o->first_call + k] = done && !isnan(median) ? (double)done - median : NAN;
-            count[c->rank_index] += !isnan(resid[o->first_call + k]);
-        }
-    }
-    double *byrank = rc == 0 ? malloc((m->ncalls + 1) * sizeof *byrank) : NULL;
-    if (rc == 0 && !byrank) rc = -1;
-    for (size_t r = 0; r < nranks && rc == 0; r++) at[r + 1] = at[r] + count[r];
-    for (size_t ci = 0; ci < m->ncalls && rc == 0; ci++)
-        if (!isnan(resid[ci])) byrank[at[m->calls[ci].rank_index]++] = resid[ci];
-    for (size_t r = 0, lo = 0; r < nranks && rc == 0; r++) {
-        double med = count[r] ? fa_median(byrank + lo, count[r]) : 0;
-        x->off[r] = fabs(med) >= FA_CLOCK_MIN_MS * 1e6 ? (int64_t)med : 0;
-        lo += count[r];
-    }
-    free(tmp), free(resid), free(count), free(at), free(byrank);
-    return rc;
-}
-
 /* ------------------------------------------------------------ the chain ------------- */
 
 /* What call ci waits for before it starts: the latest known completion among its predecessors in
@@ -114,13 +79,45 @@ static int64_t base_of(const chain_ctx *x, uint32_t ci) {
     return base;
 }
 
+/* Whether op o lacks a member's call: a member without a dump (or whose dump holds nothing of
+ * it), or a send/recv's other side. */
+static bool missing_member(const chain_ctx *x, const fa_op *o) {
+    if (o->is_p2p) return o->unmatched || o->ncalls < 2;
+    return o->ncalls < x->groups->v[o->group].nmembers;
+}
+
+/* Marks the calls of op o that came the floor or more after the lower median of its known
+ * arrivals (its members' clocks corrected, and then by what they may miss besides): late there
+ * themselves. */
+static void mark_behind(chain_ctx *x, const fa_op *o) {
+    const fa_match *m = x->m;
+    uint32_t n = 0;
+    bool corrected = false;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &m->calls[o->first_call + k];
+        int64_t t = fa_time_created(dump_of(x, c), first_entry(m, c));
+        if (t) x->scratch[n++] = (double)(t - x->off[c->rank_index]);
+        corrected |= x->off[c->rank_index] != 0;
+    }
+    double median = n ? fa_lower_median(x->scratch, n) : 0;
+    /* corrected clocks may miss by the discovery noise, each way */
+    double by = (double)x->floor_ns + (corrected ? 2.0 * (double)x->noise_ns : 0);
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &m->calls[o->first_call + k];
+        int64_t t = fa_time_created(dump_of(x, c), first_entry(m, c));
+        x->behind[o->first_call + k] =
+            n >= 2 && t && (double)(t - x->off[c->rank_index]) - median >= by;
+    }
+}
+
 /* Op `op`'s completion from its members' starts, and its calls' chains; then the calls that
  * wait for them may be ready. */
 static void rebuild_op(chain_ctx *x, size_t op) {
     const fa_match *m = x->m;
     const fa_op *o = &m->ops[op];
     int64_t done = o->unmatched || o->ncalls < 2 ? UNKNOWN : UNCONSTRAIN, least = UNKNOWN;
-    int64_t last_arrival = UNCONSTRAIN;
+    int64_t last_arrival = UNCONSTRAIN, latest = UNCONSTRAIN;
+    bool corrected = false; /* a member's clock was */
     /* a collective completes on its members together: one member's completion says that every
      * member started it, also those whose dump was taken before they noticed its end */
     bool completed = false;
@@ -138,15 +135,26 @@ static void rebuild_op(chain_ctx *x, size_t op) {
             done = UNKNOWN;
             continue;
         }
-        issue -= x->off[c->rank_index];
+        /* a corrected clock is known only up to the discovery noise: its earliest reading for
+         * the end, its latest for how late the end may be */
+        int64_t miss = x->off[c->rank_index] ? x->noise_ns : 0;
+        issue -= x->off[c->rank_index] + miss;
         if (issue > last_arrival) last_arrival = issue;
         int64_t start = issue > base ? issue : base;
+        if (start + 2 * miss > latest) latest = start + 2 * miss;
+        corrected |= miss != 0;
         if (done != UNKNOWN && start > done) done = start;
         if (seen && seen - x->off[c->rank_index] < least) least = seen - x->off[c->rank_index];
     }
     /* nobody discovered it before it happened: the chain overshoots where streams do not
      * serialize (separate communicators), never the arrivals */
     if (done != UNKNOWN && least < done) done = least > last_arrival ? least : last_arrival;
+    /* a member whose arrival is unknown may have come last: the end is known only to lie
+     * between the arrivals' and its first discovery */
+    int64_t open = completed && least != UNKNOWN && missing_member(x, o) ? least : UNKNOWN;
+    /* likewise where a member's clock was corrected: it may have come as late as it reads */
+    if (open == UNKNOWN && corrected && done != UNKNOWN && latest > done) open = latest;
+    mark_behind(x, o);
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
         const fa_call *c = &m->calls[ci];
@@ -154,6 +162,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
         x->waited[ci] =
             done != UNKNOWN && arrived && done - (arrived - x->off[c->rank_index]) >= x->floor_ns;
         x->chain[ci] = done;
+        x->open[ci] = open;
         for (uint32_t k2 = x->succ_at[ci]; k2 < x->succ_at[ci + 1]; k2++) {
             size_t nop = x->call_op[x->succ[k2]];
             if (--x->pending[nop] == 0) x->queue[x->qtail++] = (uint32_t)nop;
@@ -218,7 +227,7 @@ static int link_calls(chain_ctx *x) {
  * matched against their ranks' order) stay unknown, and so does what follows them. */
 static void rebuild_all(chain_ctx *x) {
     const fa_match *m = x->m;
-    for (size_t ci = 0; ci < m->ncalls; ci++) x->chain[ci] = x->base[ci] = UNKNOWN;
+    for (size_t ci = 0; ci < m->ncalls; ci++) x->chain[ci] = x->base[ci] = x->open[ci] = UNKNOWN;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         x->pending[op] = 0;
@@ -339,6 +348,100 @@ static bool held_at_bound(const chain_ctx *x, size_t r, uint32_t last, int64_t a
     return false;
 }
 
+/* Whether an end of call d at `at` (on its rank's clock) released its rank, given its next
+ * arrival after d: the rank issued nothing more before it (a sync point; a rank that went on
+ * and stays behind is behind by itself), or it was held at its bound of launches in flight (its
+ * first call after that end came within the floor of it, having paused longer than its peers
+ * there). Returns at, or 0 where it did not, or came after `arrival`. */
+static int64_t released_at(const chain_ctx *x, uint32_t d, int64_t at, int64_t arrival) {
+    const fa_call *dc = &x->m->calls[d];
+    if (at <= 0 || at > arrival) return 0;
+    int64_t next = fa_time_created(dump_of(x, dc), last_entry(x->m, dc) + 1);
+    bool sync = next && next >= at;
+    return sync || held_at_bound(x, dc->rank_index, last_entry(x->m, dc), at) ? at : 0;
+}
+
+/* Whether entry e of input rank r paused before it as held_at_bound asks of the first call after
+ * an end: longer than its peers (or a send/recv), or, no op holding it, than its usual step. */
+static bool paused_entry(const chain_ctx *x, size_t r, uint32_t e) {
+    uint32_t ci = call_at(x, r, e);
+    if (ci != NO_CALL) return x->paused[ci] || call_is_p2p(x, ci);
+    const fa_dump *d = x->in->ranks[r].dump;
+    int64_t t = fa_time_created(d, e), before = e ? fa_time_created(d, e - 1) : 0;
+    return before && x->usual[r] && t - before - x->usual[r] >= x->floor_ns;
+}
+
+#define FA_RELEASE_PAUSES 16 /* entries before a call looked at for a pause that ended a span */
+
+/* Where a launch of input rank r ending at its entry `last`, which the rank reached at `came`,
+ * is known only to have ended within [lo, hi] (release.h), the latest moment in it, before the
+ * rank's entry `first` at `arrival`, that may have released the rank (0 none): just before a
+ * later entry that paused as at its bound of launches (the latest such); its next arrival after
+ * the launch, where that came within the span (it went on at the end); the span's end (or the
+ * arrival), where that released it as a known end would. Only where the rank came the floor or
+ * more before the span's end: it may have waited there. */
+static int64_t open_release(const chain_ctx *x, size_t r, uint32_t last, int64_t came, int64_t lo,
+                            int64_t hi, uint32_t first, int64_t arrival) {
+    if (!came || hi - came < x->floor_ns) return 0;
+    const fa_dump *d = x->in->ranks[r].dump;
+    int64_t cap = hi < arrival ? hi : arrival, best = 0;
+    for (uint32_t e = first, k = 0; e > last && k < FA_RELEASE_PAUSES; e--, k++) {
+        int64_t t = fa_time_created(d, e);
+        if (!t || t - 1 < lo) break;
+        if (t - 1 > cap) continue;
+        if (paused_entry(x, r, e)) {
+            best = t - 1;
+            break;
+        }
+    }
+    int64_t next = fa_time_created(d, last + 1);
+    if (next && next >= lo && next <= cap && next > best) best = next; /* went on at the end */
+    if (cap >= lo && cap > best && ((next && next >= cap) || held_at_bound(x, r, last, cap)))
+        best = cap;
+    return best;
+}
+
+/* The latest time no later than `arrival` (its rank's clock) at which call d's end may have
+ * released its rank, before its entry `first`, 0 none: its rebuilt end, where the rank waited in
+ * it; where that end is known only to lie in a span (release.h), open_release's. */
+static int64_t release_at(const chain_ctx *x, uint32_t d, uint32_t first, int64_t arrival) {
+    const fa_call *dc = &x->m->calls[d];
+    int64_t off = x->off[dc->rank_index], best = 0;
+    bool known = x->chain[d] != UNKNOWN;
+    if (known && x->waited[d]) best = released_at(x, d, x->chain[d] + off, arrival);
+    /* a rank late there itself is not taken as waiting for an unknown member */
+    if (x->open[d] == UNKNOWN || x->behind[d]) return best;
+    int64_t came = fa_time_created(dump_of(x, dc), first_entry(x->m, dc));
+    int64_t open = open_release(x, dc->rank_index, last_entry(x->m, dc), came,
+                                known ? x->chain[d] + off : came, x->open[d] + off, first, arrival);
+    return open > best ? open : best;
+}
+
+/* Whether entry e of input rank r, which no op holds, is a send/recv or ends a batch of them
+ * (its end marker): a transfer whose peer left no dump. */
+static bool orphan_transfer(const chain_ctx *x, size_t r, uint32_t e) {
+    const fa_dump *d = x->in->ranks[r].dump;
+    if (fa_entry_traits(d->store, &d->entries[e])->is_p2p) return true;
+    return e > 0 && call_at(x, r, e - 1) == NO_CALL &&
+           fa_entry_traits(d->store, &d->entries[e - 1])->is_p2p;
+}
+
+/* The latest moment an entry no op holds before entry `first` of input rank r (a send/recv whose
+ * peer left no dump) may have released the rank, 0 none: its end is known only to lie between
+ * its arrival and its discovery. */
+static int64_t orphan_release(const chain_ctx *x, size_t r, uint32_t first, int64_t arrival) {
+    const fa_dump *d = x->in->ranks[r].dump;
+    int64_t best = 0;
+    for (uint32_t e = first, k = 0; e-- > 0 && k < FA_RELEASE_LOOKBACK; k++) {
+        if (call_at(x, r, e) != NO_CALL || !orphan_transfer(x, r, e)) continue;
+        int64_t came = fa_time_created(d, e), done = fa_time_completed(d, e);
+        if (!came || !done) continue;
+        int64_t at = open_release(x, r, e, came, came, done, first, arrival);
+        if (at > best) best = at;
+    }
+    return best;
+}
+
 /* Per call, the latest chain value of its rank's FA_RELEASE_LOOKBACK calls before it that is no
  * later than its arrival, on its rank's clock. */
 static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
@@ -349,17 +452,12 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
         int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0;
         uint32_t d = x->dep[ci];
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
-            if (x->chain[d] == UNKNOWN || !x->waited[d]) continue;
-            int64_t at = x->chain[d] + x->off[c->rank_index];
-            if (at > arrival || at <= best) continue;
-            /* it released the rank only if the rank issued nothing more before it (a sync
-             * point): a rank that went on and stays behind is behind by itself */
-            const fa_call *dc = &m->calls[d];
-            int64_t next = fa_time_created(dump_of(x, dc), last_entry(m, dc) + 1);
-            bool sync = next && next >= at;
-            /* or it was held at its bound of launches in flight: its first call after that end
-             * came within the floor of it, having paused longer than its peers there */
-            if (sync || held_at_bound(x, c->rank_index, last_entry(m, dc), at)) best = at;
+            int64_t at = release_at(x, d, first, arrival);
+            if (at > best) best = at;
+        }
+        if (arrival) {
+            int64_t at = orphan_release(x, c->rank_index, first, arrival);
+            if (at > best) best = at;
         }
         release[ci] = best;
         int64_t since = best ? best : from_start(x, c);
@@ -398,28 +496,40 @@ static int map_calls(chain_ctx *x) {
     return 0;
 }
 
-int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl) {
+int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                     double floor_ms, fa_release *rl) {
     memset(rl, 0, sizeof *rl);
-    chain_ctx x = { .in = in, .m = m, .rl = rl, .floor_ns = (int64_t)(floor_ms * 1e6) };
+    chain_ctx x = {
+        .in = in, .groups = groups, .m = m, .rl = rl, .floor_ns = (int64_t)(floor_ms * 1e6)
+    };
     int rc = map_calls(&x);
     if (rc == 0) {
         x.off = calloc(in->nranks + 1, sizeof *x.off);
         x.dep = malloc((m->ncalls + 1) * sizeof *x.dep);
         x.chain = malloc((m->ncalls + 1) * sizeof *x.chain);
         x.base = malloc((m->ncalls + 1) * sizeof *x.base);
+        x.open = malloc((m->ncalls + 1) * sizeof *x.open);
         x.pending = malloc((m->nops + 1) * sizeof *x.pending);
         x.queue = malloc((m->nops + 1) * sizeof *x.queue);
         x.waited = calloc(m->ncalls + 1, 1);
+        x.behind = calloc(m->ncalls + 1, 1);
+        size_t widest = 1;
+        for (size_t op = 0; op < m->nops; op++)
+            if (m->ops[op].ncalls > widest) widest = m->ops[op].ncalls;
+        x.scratch = malloc((widest + 1) * sizeof *x.scratch);
         rl->release = malloc((m->ncalls + 1) * sizeof *rl->release);
         rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
         x.paused = calloc(m->ncalls + 1, 1);
         rl->longest = malloc((m->ncalls + 1) * sizeof *rl->longest);
-        rc = x.off && x.dep && x.chain && x.base && x.pending && x.queue && x.waited &&
-                     rl->release && rl->start && x.paused && rl->longest
+        rc = x.off && x.dep && x.chain && x.base && x.open && x.pending && x.queue && x.waited &&
+                     x.behind && x.scratch && rl->release && rl->start && x.paused && rl->longest
                  ? 0
                  : -1;
     }
-    if (rc == 0) rc = rank_offsets(&x);
+    double noise_ms = 0;
+    if (rc == 0) rc = fa_clock_noise(in, m, &noise_ms);
+    x.noise_ns = (int64_t)(noise_ms * 1e6);
+    if (rc == 0) rc = fa_rank_offsets(in, groups, m, x.off);
     if (rc == 0) {
         rc = link_calls(&x);
     }
@@ -428,9 +538,10 @@ int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_
         rebuild_all(&x);
         releases(&x, rl->release, rl->start);
     }
-    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.pending), free(x.queue),
-        free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps), free(x.paused),
-        free(x.usual);
+    free(x.behind), free(x.scratch);
+    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.pending),
+        free(x.queue), free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps),
+        free(x.paused), free(x.usual);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;

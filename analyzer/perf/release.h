@@ -32,6 +32,21 @@
  * there either (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
  * it arrives: nothing releases it.
  *
+ * Where an op's end rests on what the dumps cannot show exactly, it is known only to lie in a
+ * span, from its rebuilt end: a member left no dump (or its ring no longer holds the call), and
+ * may have come last, so the op may have ended as late as its earliest discovery; or a member's
+ * clock was corrected (rank_clocks.h), by an offset that may miss by the job's discovery noise
+ * (fa_clock_noise), so the op may have ended as late as that member's latest reading. A send or
+ * receive whose peer left no dump (an entry no op holds, or the end marker of a batch of them)
+ * ended between its arrival and its discovery. A rank that arrived at such an op the floor or
+ * more before the span's end, and was not itself late there (the floor, and with corrected
+ * clocks twice the noise, after the lower median of the arrivals known), is taken as released by
+ * it at the latest moment within the span, and before c, that may have released it: just before
+ * a later entry of its own that paused as (3) asks (FA_RELEASE_PAUSES entries back at most), at
+ * its next arrival after the op (it went on at the end), or at the span's end where (3) holds
+ * there. A member without a dump may be the slow one: its peers, waiting for it, are not to be
+ * named in its place; a slow rank, itself late at the op, is not excused by it.
+ *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
  *
@@ -56,6 +71,7 @@
 #include <stdint.h>
 
 #include "load/load.h"
+#include "match/groups.h"
 #include "match/match.h"
 
 #define FA_RELEASE_LOOKBACK 64
@@ -69,7 +85,8 @@ typedef struct fa_release {
 } fa_release;
 
 /* 0, or -1 when out of memory (rl is then empty: every release unknown). */
-int fa_release_build(const fa_input *in, const fa_match *m, double floor_ms, fa_release *rl);
+int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                     double floor_ms, fa_release *rl);
 void fa_release_free(fa_release *rl);
 
 /* The latest rebuilt completion of an earlier launch of call c's rank at or before its arrival

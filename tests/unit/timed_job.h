@@ -1,0 +1,113 @@
+/* timed_job.h — the perf unit tests' small jobs: a few ranks' dumps written as JSON (PyTorch's
+ * keys), every entry a completed all_reduce with its arrival and completion times (ms), each
+ * rank's stamps read on its own clock (ms ahead of the true time), then analyzed whole
+ * (fa_analyze) for the input, groups and match the perf stages read. Groups are given by their
+ * members; group g is named "g" in every member's pg_config. A rank can be left without a dump. */
+#ifndef FRTRACE_TEST_TIMED_JOB_H
+#define FRTRACE_TEST_TIMED_JOB_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+
+enum { TJ_MAX_RANKS = 8, TJ_MAX_GROUPS = 8, TJ_ENTRIES_BYTES = 65536, TJ_ENTRY_BYTES = 1024 };
+#define TJ_T0_NS 1700000000000000000LL
+
+typedef struct timed_job {
+    int world, ngroups;
+    int member[TJ_MAX_GROUPS][TJ_MAX_RANKS]; /* member[g][r]: 1 when rank r is in group g */
+    double clock_ms[TJ_MAX_RANKS];           /* how far ahead each rank's clock reads */
+    int no_dump[TJ_MAX_RANKS];               /* 1: the rank left no dump (its calls unwritten) */
+    char entries[TJ_MAX_RANKS][TJ_ENTRIES_BYTES];
+    int nentries[TJ_MAX_RANKS];
+    int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];
+    char dir[64];
+    fa_analysis a;
+} timed_job;
+
+/* Adds group g of the ranks listed (-1 ends the list). */
+static inline void tj_group(timed_job *j, const int *ranks) {
+    for (int i = 0; ranks[i] >= 0; i++) j->member[j->ngroups][ranks[i]] = 1;
+    j->ngroups++;
+}
+
+static inline long long tj_ns(const timed_job *j, int rank, double ms) {
+    return TJ_T0_NS + (long long)((ms + j->clock_ms[rank]) * 1e6);
+}
+
+/* rank enters its next all_reduce of group g at `arrival` ms, completed at `done` ms (true
+ * times; the dump reads them on the rank's clock). */
+static inline void tj_call(timed_job *j, int rank, int g, double arrival, double done) {
+    char *at = j->entries[rank] + strlen(j->entries[rank]);
+    assert_true(at + TJ_ENTRY_BYTES < j->entries[rank] + TJ_ENTRIES_BYTES);
+    int id = j->nentries[rank]++, seq = ++j->seq[rank][g];
+    sprintf(at,
+            "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
+            "\"collective_seq_id\": %d, \"p2p_seq_id\": 0, \"op_id\": %d, "
+            "\"profiling_name\": \"nccl:all_reduce\", \"time_created_ns\": %lld, "
+            "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %lld, "
+            "\"duration_ms\": %.3f, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
+            "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
+            "\"completed\", \"retired\": true, \"timeout_ms\": 600000, \"is_p2p\": false, "
+            "\"frames\": []}",
+            id ? ", " : "", id, g, g, seq, seq, tj_ns(j, rank, arrival), tj_ns(j, rank, arrival),
+            tj_ns(j, rank, done), done - arrival);
+}
+
+static inline void tj_write_ranks(FILE *f, const timed_job *j, int g) {
+    fprintf(f, "[");
+    for (int r = 0, n = 0; r < j->world; r++)
+        if (j->member[g][r]) fprintf(f, "%s%d", n++ ? ", " : "", r);
+    fprintf(f, "]");
+}
+
+/* Writes the dumps and analyzes them (j->a). */
+static inline void tj_run(timed_job *j) {
+    strcpy(j->dir, "/tmp/test_timed_job.XXXXXX");
+    assert_non_null(mkdtemp(j->dir));
+    for (int r = 0; r < j->world; r++) {
+        char path[128];
+        if (j->no_dump[r]) continue;
+        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
+        for (int g = 0, n = 0; g < j->ngroups; g++) {
+            if (!j->member[g][r]) continue;
+            fprintf(f, "%s\"%d\": {\"name\": \"%d\", \"desc\": \"default\", \"ranks\": \"",
+                    n++ ? ", " : "", g, g);
+            tj_write_ranks(f, j, g);
+            fprintf(f, "\"}");
+        }
+        fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
+        fclose(f);
+    }
+    fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
+    fr_error err = { { 0 } };
+    assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
+}
+
+static inline void tj_done(timed_job *j) {
+    for (int r = 0; r < j->world; r++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
+        unlink(path);
+    }
+    rmdir(j->dir);
+    fa_analysis_free(&j->a);
+}
+
+/* Group g's index in the analysis (its name is "g"), asserted found. */
+static inline uint32_t tj_group_index(const timed_job *j, int g) {
+    char name[16];
+    snprintf(name, sizeof name, "%d", g);
+    for (size_t i = 0; i < j->a.groups.n; i++)
+        if (strcmp(j->a.groups.v[i].name, name) == 0) return (uint32_t)i;
+    fail_msg("group %s not found", name);
+    return 0;
+}
+
+#endif
