@@ -325,6 +325,17 @@ static int mark_pauses(chain_ctx *x) {
     return rc;
 }
 
+/* Whether entry e of input rank r paused before it, as held_at_bound asks of the first call after
+ * an end: longer than its peers, or a send/recv (its one peer tells nothing of what its peers
+ * did), or, no op holding it (its peer left no dump), longer than its rank's usual step. */
+static bool paused_entry(const chain_ctx *x, size_t r, uint32_t e) {
+    uint32_t ci = call_at(x, r, e);
+    if (ci != NO_CALL) return x->paused[ci] || call_is_p2p(x, ci);
+    const fa_dump *d = x->in->ranks[r].dump;
+    int64_t t = fa_time_created(d, e), before = e ? fa_time_created(d, e - 1) : 0;
+    return before && x->usual[r] && t - before - x->usual[r] >= x->floor_ns;
+}
+
 /* Whether the end `at` of a launch ending at entry `last` of input rank r held the rank at its
  * bound of launches in flight: the rank's first call after it came within the floor of it, and
  * had paused before it longer than its peers (a rank on its own cadence, behind by itself, meets
@@ -335,15 +346,8 @@ static bool held_at_bound(const chain_ctx *x, size_t r, uint32_t last, int64_t a
         int64_t t = fa_time_created(d, e);
         if (!t) return false;
         if (t <= at) continue;
-        uint32_t ci = call_at(x, r, e);
         if (t - at >= x->floor_ns) return false;
-        /* a send/recv's one peer tells nothing of what its peers did; an entry no op holds
-         * (its peer left no dump) is judged on its rank's own cadence alone */
-        if (ci == NO_CALL) {
-            int64_t before = fa_time_created(d, e - 1);
-            return before && x->usual[r] && t - before - x->usual[r] >= x->floor_ns;
-        }
-        return x->paused[ci] || call_is_p2p(x, ci);
+        return paused_entry(x, r, e);
     }
     return false;
 }
@@ -359,16 +363,6 @@ static int64_t released_at(const chain_ctx *x, uint32_t d, int64_t at, int64_t a
     int64_t next = fa_time_created(dump_of(x, dc), last_entry(x->m, dc) + 1);
     bool sync = next && next >= at;
     return sync || held_at_bound(x, dc->rank_index, last_entry(x->m, dc), at) ? at : 0;
-}
-
-/* Whether entry e of input rank r paused before it as held_at_bound asks of the first call after
- * an end: longer than its peers (or a send/recv), or, no op holding it, than its usual step. */
-static bool paused_entry(const chain_ctx *x, size_t r, uint32_t e) {
-    uint32_t ci = call_at(x, r, e);
-    if (ci != NO_CALL) return x->paused[ci] || call_is_p2p(x, ci);
-    const fa_dump *d = x->in->ranks[r].dump;
-    int64_t t = fa_time_created(d, e), before = e ? fa_time_created(d, e - 1) : 0;
-    return before && x->usual[r] && t - before - x->usual[r] >= x->floor_ns;
 }
 
 #define FA_RELEASE_PAUSES 16 /* entries before a call looked at for a pause that ended a span */
