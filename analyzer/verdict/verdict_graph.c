@@ -27,11 +27,17 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
+bool fa_vg_went_on(const decider *d, const fa_call *c) {
+    return c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(d->m, d->in, c) &&
+           d->in->ranks[c->rank_index].dump->blocks_caller;
+}
+
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there
  * while a member left no dump cannot be told to have completed it: it may have failed, its
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
  * without a dump (docs/database.md §6: a member without a dump that the others wait for is the
- * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure. */
+ * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure;
+ * nor is a member that the dumps show past the op (fa_vg_went_on): it ran, for every member. */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) {
@@ -56,7 +62,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
     const fa_op *o = &d->m->ops[op];
     uint32_t n = fa_op_expected(d->m, d->groups, op, members);
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
-    bool dumpless = false, uncertain = false;
+    bool dumpless = false, uncertain = false, went_on = false;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t p = members[k];
         if (o->is_p2p) {
@@ -69,8 +75,9 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         dumpless |=
             states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
+        went_on |= mine && fa_vg_went_on(d, mine);
     }
-    if (dumpless && uncertain) ended_as_pending(d, op, members, states, n);
+    if (dumpless && uncertain && !went_on) ended_as_pending(d, op, members, states, n);
     return n;
 }
 
