@@ -54,6 +54,16 @@ static bool left_a_file(const decider *d, int64_t rank) {
     return node >= 0 && d->facts[node].unreadable != NULL;
 }
 
+/* Whether a rank that left no file at all may be a member of the group without being listed:
+ * its members were rebuilt from the dumps that record it (groups.h), so a rank without a dump
+ * may belong too, and may have died in its op. */
+static bool may_lack_dead_member(const decider *d, const fa_group *grp) {
+    if (!grp->inferred) return false;
+    for (size_t u = 0; u < d->nunseen; u++)
+        if (!d->facts[d->unseen[u]].unreadable) return true;
+    return false;
+}
+
 /* Fills members with op's expected members (fa_op_expected) and states with the state of each:
  * a collective's members come in ascending position, so one walk beside its calls (sorted by
  * member) finds each member's call, instead of a search per member. Returns the count. */
@@ -77,6 +87,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
         went_on |= mine && fa_vg_went_on(d, mine);
     }
+    dumpless |= uncertain && !went_on && may_lack_dead_member(d, &d->groups->v[o->group]);
     if (dumpless && uncertain && !went_on) ended_as_pending(d, op, members, states, n);
     return n;
 }
