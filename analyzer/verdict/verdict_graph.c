@@ -27,6 +27,12 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
+bool fa_vg_unknown_slot(const fa_group *grp) {
+    for (uint32_t p = 0; p < grp->nmembers; p++)
+        if (grp->members[p] < 0) return true;
+    return false;
+}
+
 bool fa_vg_went_on(const decider *d, const fa_call *c) {
     return c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(d->m, d->in, c) &&
            d->in->ranks[c->rank_index].dump->blocks_caller;

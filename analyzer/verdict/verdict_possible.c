@@ -78,6 +78,19 @@ static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
 
 /* ------------------------------------------------ ranks whose state is unknown ------ */
 
+/* The ranks an op of a group with a slot of unknown rank waits on because one of them may fill
+ * the slot (verdict_waits.c's wait_for_unseen_members) are of unknown state too: the one that is
+ * the member may have joined the op since, or be blocked where the others are. */
+static int slot_candidate_edges(decider *d, size_t x, const fa_group *grp) {
+    int rc = 0;
+    for (size_t e = d->g.edge_at[x]; e < d->g.edge_at[x + 1] && rc == 0; e++) {
+        uint32_t r = d->g.edges[e];
+        if (r < d->nfacts && unknown(&d->facts[r]) && fa_group_position(grp, d->facts[r].rank) < 0)
+            rc = add_possible(&d->g, r, (uint32_t)x);
+    }
+    return rc;
+}
+
 /* In each op someone waits in, the members whose state is unknown may have joined it since (or
  * be blocked where the others are): each possibly waits in the op, on whatever holds it up. */
 static int unknown_edges(decider *d) {
@@ -91,6 +104,7 @@ static int unknown_edges(decider *d) {
             if (node >= 0 && fa_member_state_unknown(d->states[k]))
                 rc = add_possible(&d->g, (uint32_t)node, (uint32_t)x);
         }
+        if (rc == 0 && fa_vg_unknown_slot(grp)) rc = slot_candidate_edges(d, x, grp);
     }
     return rc;
 }

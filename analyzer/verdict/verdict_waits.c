@@ -208,14 +208,6 @@ static int index_edges(graph *g) {
     return 0;
 }
 
-/* Whether the group has a member slot whose rank no dump told (recorder groups rebuilt from the
- * dumps' communicators, groups.h: a member whose dump is missing or cut before its comms). */
-static bool has_unknown_slot(const fa_group *grp) {
-    for (uint32_t p = 0; p < grp->nmembers; p++)
-        if (grp->members[p] < 0) return true;
-    return false;
-}
-
 /* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
  * that left no dump, and so may one with a member slot of unknown rank; a member may also be a
  * rank whose dump was cut before it said which communicators it had, yet records entries under
@@ -777,7 +769,7 @@ int fa_vw_build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
-        if (rc == 0 && !completed && pending == n && (grp->inferred || has_unknown_slot(grp)))
+        if (rc == 0 && !completed && pending == n && (grp->inferred || fa_vg_unknown_slot(grp)))
             rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
     free(flags);
