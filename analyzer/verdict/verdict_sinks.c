@@ -435,8 +435,8 @@ static bool stalled_here(const decider *d, long node, long op) {
  * well: whatever else holds the job up, nobody holds this rank up there (a second root beside a
  * sink's, W2 of tests/sim). A completed call proves that every member started the collective,
  * so a member still pending there is held by its own stream, not by a peer: two ranks stalled in
- * one op are two roots, not each other's victims. Its oldest pending op, so that the stall is
- * where its stream stands. */
+ * one op are two roots, not each other's victims, while most members completed it. Its oldest
+ * pending op, so that the stall is where its stream stands. */
 static bool stalled_alone(decider *d, const rank_facts *f) {
     if (!f->lag || f->lag_op < 0) return false;
     long node = fa_vg_rank_node(d, f->rank);
@@ -450,13 +450,17 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
     }
     const fa_group *grp = &d->groups->v[d->m->ops[f->lag_op].group];
     uint32_t n = fa_vg_expected_states(d, (size_t)f->lag_op);
+    uint32_t completed = 0;
     for (uint32_t k = 0; k < n; k++) {
         int64_t member = grp->members[d->members[k]];
+        completed += d->states[k] == FA_MS_COMPLETED;
         if (member != f->rank && d->states[k] != FA_MS_COMPLETED &&
             !stalled_here(d, fa_vg_rank_node(d, member), f->lag_op))
             return false;
     }
-    return n > 1;
+    /* a stall is a fault of a few: most members completing it is what shows that streams, not
+     * the op, stopped (one completion beside many pending says more of that one dump) */
+    return n > 1 && 2 * completed > n;
 }
 
 void fa_vs_judge_sinks(decider *d) {
