@@ -80,6 +80,35 @@ test_expect_success 'by default collectives lists only what did not pass; collec
 	PY
 '
 
+test_expect_success 'a lost dump: what every member with a dump completed is counted unverified, not listed; the op others wait in is' '
+    test_expect_code 1 "$FRTRACE" -f json "$TOP/testdata/torch-2.15.0-gloo/zero_sigkill" >lost.json &&
+    test_expect_code 1 "$FRTRACE" -f json --all-collectives "$TOP/testdata/torch-2.15.0-gloo/zero_sigkill" >lostall.json &&
+    python3 "$TOP/tests/tools/validate_db.py" lost.json lostall.json &&
+    python3 - <<-\PY
+	import json
+	d, a = json.load(open("lost.json")), json.load(open("lostall.json"))
+	lost = set(d["input"]["ranks_without_dump"])
+	assert lost == {4}, lost
+	def unverified(c):
+	    return (not c["pass_check"] and c["mismatch"] is None and c["state"] == "completed"
+	            and c["missing_ranks"] and set(c["missing_ranks"]) <= lost)
+	folded = [c for c in a["collectives"] if unverified(c)]
+	listed = [c for c in a["collectives"] if not c["pass_check"] and not unverified(c)]
+	assert len(folded) >= 4 and d["collectives"] == listed, (len(folded), len(listed))
+	assert sum(s["unverified"] for s in d["collective_summary"]) == len(folded)
+	assert sum(s["not_passed"] for s in d["collective_summary"]) == len(listed)
+	for s in d["collective_summary"]:
+	    seqs = [c["collective_seq_id"] for c in folded if c["group_id"] == s["group_id"]]
+	    assert s["unverified"] == len(seqs), s
+	    assert (s["unverified_seq_id_first"], s["unverified_seq_id_last"]) == ((min(seqs), max(seqs)) if seqs else (None, None)), s
+	wait = [c for c in d["collectives"] if c["missing_ranks"] == [4]]
+	assert wait and wait[0]["state"] != "completed", "rank 4 alone is missing where the others wait: listed"
+	listed_ids = {c["id"] for c in listed}
+	for db in (d, a):
+	    assert all(c["collective_id"] in listed_ids for c in db["nccl_calls"] if c["collective_id"] is not None)
+	PY
+'
+
 test_expect_success 'every key of a database is documented in the man page' '
     db_of "$TOP/testdata/torch-2.15.0-gloo/exit" a.json &&
     db_of "$TOP/testdata/recorder-fake-nccl/skip" b.json &&

@@ -1,11 +1,13 @@
 /* report_db.c — the analysis database (docs/database.md, "frtrace-db/1"), written as it goes.
  *
  * collectives: one row per op of each group, all ranks merged, by default only the ops that did
- * not pass (fa_op.passes, the matcher's word), with collective_summary counting per group the ones
- * that did and their sequence ids (--all-collectives or --all-calls: every op); nccl_calls: by
- * default only the calls of ops that did not pass and calls that matched nothing (--all-calls:
- * every call). So the database grows with the problems, not with the job: a healthy job's is its
- * groups, memberships, summaries and stats.
+ * not pass (fa_op.passes, the matcher's word) and are not merely unverified (fa_op.unverified: only
+ * members without a dump leave them unproven), with collective_summary counting per group the
+ * others and their sequence ids (--all-collectives or --all-calls: every op); nccl_calls: by
+ * default only the calls of the listed ops that did not pass and calls that matched nothing
+ * (--all-calls: every call). So the database grows with the problems, not with the job: a healthy
+ * job's is its groups, memberships, summaries and stats, and a lost dump is one finding, not a
+ * row for every op of its groups.
  *
  * A healthy 512-rank job already lists 180 000 collectives (64 MB of JSON); building that as
  * one cJSON tree cost more than the analysis. So rows are written straight to the FILE through
@@ -18,6 +20,7 @@
  * A row's shapes, dtype lists, profiling name and group id are interned values that repeat over
  * and over; each worker formats one of them once and copies the text afterwards (frag_cache).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,7 +322,7 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
     const fa_analysis *a = x->a;
     const fa_op *o = &a->match.ops[i];
     const fa_entry *rep = fa_op_rep_entry(&a->match, o);
-    if (!rep || (o->passes && !x->all_ops)) return;
+    if (!rep || ((o->passes || o->unverified) && !x->all_ops)) return;
     const fa_store *store = a->in.store;
     k->missing.n = k->expected.n = 0;
     const rank_list_text *expected_text = o->is_p2p ? NULL : &x->expected[o->group];
@@ -328,7 +331,7 @@ static void collective_row(jw *w, db *x, db_worker *k, size_t i) {
         p2p_ranks(a, i, k->members, &k->missing, &k->expected);
     else if (!has_every_member(a, o))
         collective_missing(a, i, &k->missing);
-    x->list_calls[i] = x->opt->all_calls || !pass || o->unmatched;
+    x->list_calls[i] = x->opt->all_calls || (!pass && !o->unverified) || o->unmatched;
     jw_open(w, '{');
     JW_KEY(w, "id");
     jw_int(w, NULL, (int64_t)i);
@@ -575,31 +578,47 @@ static int db_init(db *x, const fa_analysis *a, const fa_report_options *opt, jw
     return 0;
 }
 
-/* Per group, what collectives leaves out by default: how many of its ops passed, and the
+/* Per group, what collectives leaves out by default: how many of its ops passed and how many
+ * are unverified (passes.h: only members without a dump leave them unproven), each with the
  * first and last sequence ids among them (collective_seq_id for collectives, p2p_seq_id for
- * send/recv), with how many did not (those have rows). One pass over the ops. */
+ * send/recv), and how many did not pass (those have rows). One pass over the ops. */
+typedef struct seq_count {
+    uint64_t n;
+    int64_t first, last;
+} seq_count;
+
 typedef struct group_summary {
-    uint64_t passed, p2p_passed, not_passed;
-    int64_t first, last, p2p_first, p2p_last;
+    seq_count passed, p2p_passed, unverified, p2p_unverified;
+    uint64_t not_passed;
 } group_summary;
 
-static void summary_add(group_summary *s, const fa_op *o) {
-    if (!o->passes) {
-        s->not_passed++;
-        return;
-    }
-    uint64_t *n = o->is_p2p ? &s->p2p_passed : &s->passed;
-    int64_t *first = o->is_p2p ? &s->p2p_first : &s->first,
-            *last = o->is_p2p ? &s->p2p_last : &s->last;
-    if (!(*n)++ || o->seq < *first) *first = o->seq;
-    if (*n == 1 || o->seq > *last) *last = o->seq;
+static void seq_count_add(seq_count *c, int64_t seq) {
+    if (!c->n++ || seq < c->first) c->first = seq;
+    if (c->n == 1 || seq > c->last) c->last = seq;
 }
 
-static void jw_seq(jw *w, const char *key, uint64_t n, int64_t v) {
-    if (n)
-        jw_int(w, key, v);
+static void summary_add(group_summary *s, const fa_op *o) {
+    if (o->passes)
+        seq_count_add(o->is_p2p ? &s->p2p_passed : &s->passed, o->seq);
+    else if (o->unverified)
+        seq_count_add(o->is_p2p ? &s->p2p_unverified : &s->unverified, o->seq);
     else
-        jw_null(w, key);
+        s->not_passed++;
+}
+
+/* "NAME": count, "PREFIX_first": seq, "PREFIX_last": seq (null when the count is 0). */
+static void jw_seq_count(jw *w, const char *name, const char *prefix, const seq_count *c) {
+    char first[64], last[64];
+    snprintf(first, sizeof first, "%s_first", prefix);
+    snprintf(last, sizeof last, "%s_last", prefix);
+    jw_int(w, name, (int64_t)c->n);
+    if (c->n) {
+        jw_int(w, first, c->first);
+        jw_int(w, last, c->last);
+    } else {
+        jw_null(w, first);
+        jw_null(w, last);
+    }
 }
 
 static int write_summary(jw *w, const fa_analysis *a) {
@@ -612,15 +631,15 @@ static int write_summary(jw *w, const fa_analysis *a) {
     jw_open(w, '[');
     for (size_t g = 0; g < a->groups.n; g++) {
         const group_summary *x = &s[g];
-        if (!x->passed && !x->p2p_passed && !x->not_passed) continue;
+        if (!x->passed.n && !x->p2p_passed.n && !x->unverified.n && !x->p2p_unverified.n &&
+            !x->not_passed)
+            continue;
         jw_open(w, '{');
         jw_str(w, "group_id", a->groups.v[g].id);
-        jw_int(w, "passed", (int64_t)x->passed);
-        jw_seq(w, "collective_seq_id_first", x->passed, x->first);
-        jw_seq(w, "collective_seq_id_last", x->passed, x->last);
-        jw_int(w, "p2p_passed", (int64_t)x->p2p_passed);
-        jw_seq(w, "p2p_seq_id_first", x->p2p_passed, x->p2p_first);
-        jw_seq(w, "p2p_seq_id_last", x->p2p_passed, x->p2p_last);
+        jw_seq_count(w, "passed", "collective_seq_id", &x->passed);
+        jw_seq_count(w, "p2p_passed", "p2p_seq_id", &x->p2p_passed);
+        jw_seq_count(w, "unverified", "unverified_seq_id", &x->unverified);
+        jw_seq_count(w, "p2p_unverified", "p2p_unverified_seq_id", &x->p2p_unverified);
         jw_int(w, "not_passed", (int64_t)x->not_passed);
         jw_close(w, '}');
     }
