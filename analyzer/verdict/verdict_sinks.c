@@ -458,9 +458,10 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
             !stalled_here(d, fa_vg_rank_node(d, member), f->lag_op))
             return false;
     }
-    /* a stall is a fault of a few: most members completing it is what shows that streams, not
-     * the op, stopped (one completion beside many pending says more of that one dump) */
-    return n > 1 && 2 * completed > n;
+    /* a stall is a fault of a few: members completing it, at least as many as have it pending,
+     * show that streams, not the op, stopped (one completion beside many pending says more of
+     * that one dump) */
+    return n > 1 && 2 * completed >= n;
 }
 
 void fa_vs_judge_sinks(decider *d) {
