@@ -11,8 +11,9 @@
  * (missing_ranks, or missing_dump); otherwise nobody is missing: a collective that some members
  * started and others never started names the latter; all started with work queued behind is a
  * stuck_collective with no culprit; plain in-flight work everyone agrees on is ok. A rank whose
- * GPU stalled in its oldest pending op, which every other member completed, is a culprit beside
- * the sinks' (a second root: nobody holds it up there). Ranks waited
+ * GPU stalled in its oldest pending op, which every other member completed or stalled in too
+ * (most of them completed it), is a culprit beside the sinks' (a second root: nobody holds it up
+ * there). Ranks waited
  * for that are themselves blocked elsewhere are victims (lagging_ranks). Any type/size/dtype
  * disagreement makes the status `mismatch`, with the minority as culprits.
  *

@@ -34,14 +34,26 @@ bool fa_vg_all_joined(const decider *d, size_t op) {
     return false;
 }
 
+bool fa_vg_unknown_slot(const fa_group *grp) {
+    for (uint32_t p = 0; p < grp->nmembers; p++)
+        if (grp->members[p] < 0) return true;
+    return false;
+}
+
+bool fa_vg_went_on(const decider *d, const fa_call *c) {
+    return c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(d->m, d->in, c) &&
+           d->in->ranks[c->rank_index].dump->blocks_caller;
+}
+
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there
  * while a member left no dump cannot be told to have completed it: it may have failed, its
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
  * without a dump (docs/database.md §6: a member without a dump that the others wait for is the
  * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure.
- * Nor is it one where another member went on past the op (fa_vg_all_joined; tests/sim's E9):
- * the member without a dump joined it, so it ran (real seed 143: a rank stopped in Python after
- * an all_gather its peers went on from, beside a rank killed later). */
+ * Nor is it one where the op ran: a member's completion proves every member joined
+ * (fa_vg_all_joined; tests/sim's E9; real seed 143: a rank stopped in Python after an all_gather
+ * its peers went on from, beside a rank killed later), or a member the dumps show past it
+ * (fa_vg_went_on). (Two tests of one fact, from two helpers: to be made one.) */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) {
@@ -58,6 +70,16 @@ static bool left_a_file(const decider *d, int64_t rank) {
     return node >= 0 && d->facts[node].unreadable != NULL;
 }
 
+/* Whether a rank that left no file at all may be a member of the group without being listed:
+ * its members were rebuilt from the dumps that record it (groups.h), so a rank without a dump
+ * may belong too, and may have died in its op. */
+static bool may_lack_dead_member(const decider *d, const fa_group *grp) {
+    if (!grp->inferred) return false;
+    for (size_t u = 0; u < d->nunseen; u++)
+        if (!d->facts[d->unseen[u]].unreadable) return true;
+    return false;
+}
+
 /* Fills members with op's expected members (fa_op_expected) and states with the state of each:
  * a collective's members come in ascending position, so one walk beside its calls (sorted by
  * member) finds each member's call, instead of a search per member. Returns the count. */
@@ -66,7 +88,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
     const fa_op *o = &d->m->ops[op];
     uint32_t n = fa_op_expected(d->m, d->groups, op, members);
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
-    bool dumpless = false, uncertain = false;
+    bool dumpless = false, uncertain = false, went_on = false;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t p = members[k];
         if (o->is_p2p) {
@@ -79,9 +101,11 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         dumpless |=
             states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
+        went_on |= mine && fa_vg_went_on(d, mine);
     }
-    if (dumpless && uncertain && !fa_vg_all_joined(d, op))
-        ended_as_pending(d, op, members, states, n);
+    bool ran = went_on || fa_vg_all_joined(d, op);
+    dumpless |= uncertain && !ran && may_lack_dead_member(d, &d->groups->v[o->group]);
+    if (dumpless && uncertain && !ran) ended_as_pending(d, op, members, states, n);
     return n;
 }
 

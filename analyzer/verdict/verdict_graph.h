@@ -159,6 +159,13 @@ const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group);
 bool fa_vg_broken(const decider *d, size_t node, uint32_t group);
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
+/* Whether the group has a member slot whose rank no dump told (recorder groups rebuilt from the
+ * dumps' communicators, groups.c: a member whose dump is missing or cut before its comms). */
+bool fa_vg_unknown_slot(const fa_group *grp);
+/* Whether call c, of a backend that blocks in every call and retires a failed op like a finished
+ * one (gloo), is one its rank went on past: it recorded another operation after it. gloo's calls
+ * block, so the collective then ran to its end, for every member: it did not fail. */
+bool fa_vg_went_on(const decider *d, const fa_call *c);
 /* op's expected members (fa_op_expected) into members, the state of each into states; the count. */
 uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
 /* Whether a member's dump shows it went on past collective op in a way that needs every member

@@ -78,6 +78,19 @@ static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
 
 /* ------------------------------------------------ ranks whose state is unknown ------ */
 
+/* The ranks an op of a group with a slot of unknown rank waits on because one of them may fill
+ * the slot (verdict_waits.c's wait_for_unseen_members) are of unknown state too: the one that is
+ * the member may have joined the op since, or be blocked where the others are. */
+static int slot_candidate_edges(decider *d, size_t x, const fa_group *grp) {
+    int rc = 0;
+    for (size_t e = d->g.edge_at[x]; e < d->g.edge_at[x + 1] && rc == 0; e++) {
+        uint32_t r = d->g.edges[e];
+        if (r < d->nfacts && unknown(&d->facts[r]) && fa_group_position(grp, d->facts[r].rank) < 0)
+            rc = add_possible(&d->g, r, (uint32_t)x);
+    }
+    return rc;
+}
+
 /* In each op someone waits in, the members whose state is unknown may have joined it since (or
  * be blocked where the others are): each possibly waits in the op, on whatever holds it up. */
 static int unknown_edges(decider *d) {
@@ -91,6 +104,7 @@ static int unknown_edges(decider *d) {
             if (node >= 0 && fa_member_state_unknown(d->states[k]))
                 rc = add_possible(&d->g, (uint32_t)node, (uint32_t)x);
         }
+        if (rc == 0 && fa_vg_unknown_slot(grp)) rc = slot_candidate_edges(d, x, grp);
     }
     return rc;
 }
@@ -151,9 +165,19 @@ static int lacking_member_edges(decider *d, size_t node, const fa_group *grp) {
     return added;
 }
 
+/* Whether a member's dump shows it past collective `op` (fa_vg_went_on): the op ran. */
+static bool op_went_on(const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    for (uint32_t k = 0; k < o->ncalls; k++)
+        if (fa_vg_went_on(d, &d->m->calls[o->first_call + k])) return true;
+    return false;
+}
+
 /* A failed op's possible culprits: its members without a dump file (one of them died). The op
- * failed when a member still has it pending, never issued it, or left no dump file; a member
- * whose dump is merely older than its peers' may have joined it since, and says nothing. */
+ * failed when a member still has it pending, never issued it, or left no dump file, unless a
+ * member's dump shows it went on past the op (gloo's calls block: it ran to its end, tests/sim's
+ * E9); a member whose dump is merely older than its peers' may have joined it since, and says
+ * nothing. */
 static int failed_edges(decider *d, size_t node, size_t op) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     uint32_t n = fa_vg_expected_states(d, op);
@@ -161,6 +185,7 @@ static int failed_edges(decider *d, size_t node, size_t op) {
     for (uint32_t k = 0; k < n; k++)
         failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
                   (!ran && left_no_file(d, grp, k));
+    failed &= !op_went_on(d, op);
     /* a group that lacks members, where no other member's dump shows the op: one of those it
      * lacks may have died in it (a member in view that went on would prove it ran) */
     bool alone = true;

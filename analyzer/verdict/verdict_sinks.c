@@ -626,9 +626,18 @@ static void fold_alike_stuck(decider *d, size_t first) {
     fa_smap_free(&seen);
 }
 
-/* Whether the rank's GPU stalled in an op that every other member completed: whatever else
- * holds the job up, nobody holds this rank up there (a second root beside a sink's, W2 of
- * tests/sim). Its oldest pending op, so that the stall is where its stream stands. */
+/* Whether the member of the op at node `node` stalled there too: its own oldest pending op is
+ * this one, where a peer completed it (its GPU lag). */
+static bool stalled_here(const decider *d, long node, long op) {
+    return node >= 0 && d->facts[node].lag && d->facts[node].lag_op == op;
+}
+
+/* Whether the rank's GPU stalled in an op that every other member completed or stalled in as
+ * well: whatever else holds the job up, nobody holds this rank up there (a second root beside a
+ * sink's, W2 of tests/sim). A completed call proves that every member started the collective,
+ * so a member still pending there is held by its own stream, not by a peer: two ranks stalled in
+ * one op are two roots, not each other's victims, while most members completed it. Its oldest
+ * pending op, so that the stall is where its stream stands. */
 static bool stalled_alone(decider *d, const rank_facts *f) {
     if (!f->lag || f->lag_op < 0) return false;
     long node = fa_vg_rank_node(d, f->rank);
@@ -642,9 +651,18 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
     }
     const fa_group *grp = &d->groups->v[d->m->ops[f->lag_op].group];
     uint32_t n = fa_vg_expected_states(d, (size_t)f->lag_op);
-    for (uint32_t k = 0; k < n; k++)
-        if (grp->members[d->members[k]] != f->rank && d->states[k] != FA_MS_COMPLETED) return false;
-    return n > 1;
+    uint32_t completed = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t member = grp->members[d->members[k]];
+        completed += d->states[k] == FA_MS_COMPLETED;
+        if (member != f->rank && d->states[k] != FA_MS_COMPLETED &&
+            !stalled_here(d, fa_vg_rank_node(d, member), f->lag_op))
+            return false;
+    }
+    /* a stall is a fault of a few: members completing it, at least as many as have it pending,
+     * show that streams, not the op, stopped (one completion beside many pending says more of
+     * that one dump) */
+    return n > 1 && 2 * completed >= n;
 }
 
 void fa_vs_judge_sinks(decider *d) {

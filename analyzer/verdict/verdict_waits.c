@@ -209,17 +209,47 @@ static int index_edges(graph *g) {
 }
 
 /* A group whose members were rebuilt from the dumps that record it (groups.h) may have members
- * that left no dump. When every member seen waits in one of its ops and none completed it, what
- * they wait for can only be such a member: the op waits on each rank without a dump. */
-static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending) {
-    for (size_t u = 0; u < d->nunseen; u++) {
-        uint32_t r = d->unseen[u];
+ * that left no dump, and so may one with a member slot of unknown rank; a member may also be a
+ * rank whose dump was cut before it said which communicators it had, yet records entries under
+ * the group's name (groups.c could not place it: the slot it records is another one). When every
+ * member seen waits in one of its ops and none completed it, what they wait for can only be such
+ * a member: the op waits on each rank without a dump, and on each such cut-short rank that is not
+ * a member already (`silent`, nsilent nodes: silent_cut_ranks). */
+static bool records_group_unplaced(const decider *d, int64_t rank, const fa_group *grp) {
+    long ri = fa_input_find(d->in, rank);
+    if (ri < 0 || fa_group_position(grp, rank) >= 0) return false;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++)
+        if (strcmp(dump->pgs[k].name, grp->name) == 0) return true;
+    return false;
+}
+
+static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pending,
+                                   const uint32_t *silent, size_t nsilent) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    for (size_t u = 0; u < d->nunseen + nsilent; u++) {
+        uint32_t r = u < d->nunseen ? d->unseen[u] : silent[u - d->nunseen];
         rank_facts *f = &d->facts[r];
+        if (u >= d->nunseen && !records_group_unplaced(d, f->rank, grp)) continue;
         if (add_edge(&d->g, x, r)) return -1;
         f->waited = true;
         note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
     }
     return 0;
+}
+
+/* The nodes of ranks whose dump was cut short before it listed its communicators: they may
+ * belong to any group the dumps could not place every member of. *n receives their count; NULL
+ * when out of memory. */
+static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
+    uint32_t *out = malloc((d->nfacts + 1) * sizeof *out);
+    *n = 0;
+    for (size_t i = 0; out && i < d->in->nranks; i++) {
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node >= 0 && d->facts[node].cut && d->in->ranks[i].dump->ncomms == 0)
+            out[(*n)++] = (uint32_t)node;
+    }
+    return out;
 }
 
 /* GPU lag is a stream that stopped completing work: said only of a dump that is as new as its
@@ -724,7 +754,10 @@ int fa_vw_build_graph(decider *d) {
     int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
     int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
     bool *sees_missing = flags && head ? waiting_on_missing(d, flags, head) : NULL;
-    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing) {
+    size_t nsilent = 0;
+    uint32_t *silent = silent_cut_ranks(d, &nsilent);
+    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing || !silent) {
+        free(silent);
         free(head);
         free(op_nodes);
         free(flags);
@@ -792,14 +825,15 @@ int fa_vw_build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
-        if (rc == 0 && grp->inferred && !completed && pending == n)
-            rc = wait_for_unseen_members(d, x, i, pending);
+        if (rc == 0 && !completed && pending == n && (grp->inferred || fa_vg_unknown_slot(grp)))
+            rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
     free(flags);
     free(wrong_peer);
     free(sees_missing);
     free(head);
     free(wrong_from);
+    free(silent);
     if (rc) return -1;
     g->nnodes = g->nrank_nodes + nop_nodes;
     return index_edges(g);

@@ -1151,6 +1151,18 @@ static void a_stall_beside_a_stopped_rank_is_a_root_too(void **state) {
     done(&j);
 }
 
+/* Two GPUs stalled in one collective that the other members completed: each is a root (a
+ * completed call proves every member started it), beside the rank that never issued the next. */
+static void two_stalls_in_one_op_are_two_roots(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1,3");
+    done(&j);
+}
+
 /* PyTorch leaves a coalesced bundle's entries "scheduled" when its end marker completed, and an
  * only-active dump drops the marker: rank 0's #1 looks pending where rank 1 completed it. Its
  * own pg_status says #1 completed: no stalled GPU, a healthy snapshot. */
@@ -1858,6 +1870,7 @@ int main(void) {
         cmocka_unit_test(a_rebuilt_group_is_held_to_the_size_its_collectives_say),
         cmocka_unit_test(a_peer_past_the_ranks_stream_head_shows_an_older_dump),
         cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
+        cmocka_unit_test(two_stalls_in_one_op_are_two_roots),
         cmocka_unit_test(the_ranks_own_counters_complete_a_bundle_left_scheduled),
         cmocka_unit_test(a_send_to_the_wrong_peer_names_the_sender),
         cmocka_unit_test(a_completed_recv_pairs_with_a_send_in_a_pending_batch),
