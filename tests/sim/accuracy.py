@@ -10,7 +10,7 @@ scored against answer.json's `expected`:
              alternatives touching each of them; where stragglers are scored (healthy, slow,
              clock_offset jobs) the slow ranks are exactly the expected ones; exit status 0 for
              ok, 1 otherwise (2 and no database where no dump is readable and the answer is
-             inconclusive: the contract's "no readable dump");
+             inconclusive: frtrace's exit status when no dump could be read);
   ambiguous  frtrace named only expected culprits and said it could not decide: alternatives
              among which (with its culprits) every expected culprit is offered, or
              inconclusive naming nobody: honest, less precise;
@@ -55,8 +55,8 @@ def verdict_of(db):
 
 def score(exp, got, code, cls, readable=1):
     """(verdict, reason): exact, ambiguous or wrong. `readable`: how many dumps the simulator
-    left readable; with none, the contract's answer is exit status 2 and no database (no dump
-    could be read), which is the simulator's `inconclusive`."""
+    left readable; with none, frtrace's answer is exit status 2 and no database (no dump could
+    be read: man/frtrace.1, EXIT STATUS), which is the simulator's `inconclusive`."""
     if got is None:
         if code == 2 and readable == 0 and exp["status"] == "inconclusive":
             return "exact", ""
