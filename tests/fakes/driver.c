@@ -216,6 +216,13 @@ static int count_dumps(void) {
     return n;
 }
 
+/* Waits until n finished dump files exist, or limit_ms passed: a dump asked for by a signal is
+ * written by the recorder's dumper thread, which a loaded machine (a sanitizer build beside other
+ * work) may run seconds later; a fixed pause made the capture test flaky there. */
+static void await_dumps(int n, int limit_ms) {
+    for (int waited = 0; count_dumps() < n && waited < limit_ms; waited += 20) sleep_ms(20);
+}
+
 /* Waits for the ranks until the deadline, signalling them once if asked, then kills the rest. */
 static void supervise(pid_t *pids, int nranks) {
     int deadline_ms = env_int("DEADLINE", 10) * 1000, signal_ms = env_int("SIGNAL_AFTER_MS", -1);
@@ -297,7 +304,7 @@ static int capture(void) {
     cuStreamEndCapture(side, NULL);
     cuStreamSynchronize(s);
     raise(SIGUSR2);
-    sleep_ms(400);
+    await_dumps(1, 20000);
     printf("violations %d\n", fakecuViolations());
     remove_segments();
     return 0;
@@ -321,7 +328,7 @@ static int forked(void) {
     printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     fflush(stdout);
     raise(SIGUSR2);
-    sleep_ms(400);
+    await_dumps(1, 20000);
     remove_segments();
     return 0;
 }
