@@ -345,11 +345,9 @@ static uint64_t passed_key(uint32_t group, int64_t seq, int64_t rank) {
     return fa_key2(fa_key2(group, (uint64_t)seq), (uint64_t)rank);
 }
 
-/* The record id of the first entry of the batch that member's call in send/recv op `op` belongs
- * to (the entries beside it in its dump with its group and p2p_seq_id), its own when alone. */
-static int64_t batch_first_record(const decider *d, size_t op, uint32_t member) {
-    const fa_call *c = fa_op_call(d->m, op, member);
-    if (!c) return INT64_MAX;
+/* The index in its dump of the first entry of the batch that call c's first entry belongs to (the
+ * entries before it with its group and p2p_seq_id), its own when alone. */
+static uint32_t batch_start(const decider *d, const fa_call *c) {
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
     const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
     uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
@@ -357,7 +355,16 @@ static int64_t batch_first_record(const decider *d, size_t op, uint32_t member) 
     while (at > 0 && fa_entry_pg(d->in->store, &dump->entries[at - 1]) == pg &&
            fa_entry_p2p_seq(dump, &dump->entries[at - 1]) == seq)
         at--;
-    return fa_entry_record_id(dump, &dump->entries[at]);
+    return at;
+}
+
+/* The record id of the first entry of the batch that member's call in send/recv op `op` belongs
+ * to, its own when alone. */
+static int64_t batch_first_record(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return INT64_MAX;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    return fa_entry_record_id(dump, &dump->entries[batch_start(d, c)]);
 }
 
 /* Whether a member pending in op has it queued behind an older pending call of its own (a
@@ -611,11 +618,8 @@ static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op,
     if (!c) return false;
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
     const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
-    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = batch_start(d, c);
     int64_t seq = fa_entry_p2p_seq(dump, e);
-    while (at > 0 && fa_entry_pg(d->in->store, &dump->entries[at - 1]) == pg &&
-           fa_entry_p2p_seq(dump, &dump->entries[at - 1]) == seq)
-        at--;
     uint64_t transfers = 0, n = 0;
     uint64_t key = fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(dump, &dump->entries[at]));
     bool open_marker = false;
