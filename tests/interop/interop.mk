@@ -4,6 +4,9 @@
 # committed dumps under testdata/torch-$(TORCH_VERSION)-gloo that `make check` tests.
 # Then random real jobs with known answers (tests/interop/random_jobs.py), one at a time, scored
 # exact / ambiguous / wrong like `make accuracy`: INTEROP_RANDOM=A:B picks the seeds, 0:0 none.
+# `make interop RESCORE=1` judges the dumps the last run left under $(BUILD)/interop again with
+# the freshly built frtrace, rerunning no fixed torch job (an analyzer change, checked against
+# real bytes in seconds); random seeds are rescored where their dumps were kept, run otherwise.
 TORCH_VERSION ?= 2.15.0
 INTEROP_VENV  ?= $(BUILD)/venv-torch
 INTEROP_PY    := $(INTEROP_VENV)/bin/python
@@ -20,6 +23,7 @@ interop: all
 	  $(INTEROP_PY) -m pip install -q torch==$(TORCH_VERSION); }
 	@$(MAKE) --no-print-directory build-tests
 	python3 tests/interop/run_interop.py --python $(INTEROP_PY) --frtrace $(FRTRACE) \
-	  --workdir $(BUILD)/interop $(if $(SAVE),--save testdata/torch-$(TORCH_VERSION)-gloo)
+	  --workdir $(BUILD)/interop $(if $(SAVE),--save testdata/torch-$(TORCH_VERSION)-gloo) \
+	  $(if $(RESCORE),--rescore)
 	python3 tests/interop/random_jobs.py --seeds $(INTEROP_RANDOM) --python $(INTEROP_PY) \
-	  --frtrace $(FRTRACE) --workdir $(BUILD)/interop/random
+	  --frtrace $(FRTRACE) --workdir $(BUILD)/interop/random $(if $(RESCORE),--keep --rescore)

@@ -4,7 +4,7 @@ against what frtrace's recorder writes. Opt-in (it needs torch from PyPI, about 
 of `make check`.
 
     run_interop.py --python VENV_PYTHON --frtrace build/frtrace [--save testdata/torch-2.15-gloo]
-                   [--only CASE ...]
+                   [--only CASE ...] [--rescore]
 
 1. Every fault of gloo_job.py (FAULTS) runs as a real 8-rank gloo job, dumped through torch's
    own `_dump_fr_trace` (pickle; also with stack traces, and only-active) and
@@ -13,6 +13,9 @@ of `make check`.
    torchfrtrace).
 With --save, each case's dumps and an EXPECTED file ("STATUS CULPRITS SLOW", "-" for none) go under the
 given directory, for `make check` to test on machines without torch (tests/t0205).
+--rescore judges the dumps an earlier run left in --workdir with the given frtrace, without
+rerunning torch (the jobs' dumps do not depend on the analyzer: an analyzer change is checked
+against real bytes in seconds); a case whose dumps are missing fails.
 Prints one line per case, then "N passed, N failed"; exits 1 when anything failed.
 `make interop` then runs random_jobs.py: random real gloo jobs with known answers, scored like
 `make accuracy` (INTEROP_RANDOM=A:B).
@@ -76,10 +79,14 @@ def verdict(frtrace, path):
 
 def run_case(args, name, fault, opts, workdir):
     out = os.path.join(workdir, name)
-    shutil.rmtree(out, ignore_errors=True)
-    script = "shapes_job.py" if fault in shapes_job.CASES else "gloo_job.py"
-    job = subprocess.run([args.python, os.path.join(HERE, script), fault, out] + opts,
-                         capture_output=True, text=True, timeout=600)
+    if args.rescore:
+        job_line = "(rescored)" if glob.glob(os.path.join(out, "rank_*")) else "(no dumps kept)"
+    else:
+        shutil.rmtree(out, ignore_errors=True)
+        script = "shapes_job.py" if fault in shapes_job.CASES else "gloo_job.py"
+        job = subprocess.run([args.python, os.path.join(HERE, script), fault, out] + opts,
+                             capture_output=True, text=True, timeout=600)
+        job_line = job.stdout.strip().split(' (')[0]
     status, culprits, summary, slow, alternatives = verdict(args.frtrace, out)
     want_status, want_culprits, want_slow, want_alternatives, what = expectation(fault)
     # the slow ranks as a set: they are listed most significant first, and two ranks 60 ms late
@@ -88,7 +95,7 @@ def run_case(args, name, fault, opts, workdir):
             and sorted(slow) == sorted(want_slow)
             and (alternatives or []) == sorted(want_alternatives))
     alt_text = f", or {alternatives}" if alternatives else ""
-    print(f"{'ok  ' if good else 'FAIL'} {name:24} {job.stdout.strip().split(' (')[0]:38} "
+    print(f"{'ok  ' if good else 'FAIL'} {name:24} {job_line:38} "
           f"-> {status} {culprits}{alt_text}, slow {slow}"
           f"{'' if good else f' (expected {want_status} {want_culprits}, slow {want_slow}, alternatives {want_alternatives})'}")
     print(f"       {summary}")
@@ -127,12 +134,14 @@ def main():
     p.add_argument("--save", default=None)
     p.add_argument("--only", nargs="*", default=[])
     p.add_argument("--no-scripts", action="store_true")
+    p.add_argument("--rescore", action="store_true",
+                   help="judge the dumps kept in --workdir again; run no torch job")
     args = p.parse_args()
     args.torch_version = subprocess.run([args.python, "-c", "import torch; print(torch.__version__)"],
                                         capture_output=True, text=True).stdout.strip()
     print(f"== real PyTorch {args.torch_version} gloo jobs, 8 ranks (4 or 12 for some), one fault each")
     results = [run_case(args, *c, args.workdir) for c in cases(args.only)]
-    if not args.no_scripts:
+    if not args.no_scripts and not args.rescore:
         print("== PyTorch's torchfrtrace on the recorder's dumps")
         results += run_scripts(args)
     passed = sum(results)
