@@ -120,6 +120,7 @@ test_expect_success 'the scratch tree sync copies only what differs and drops wh
     echo gone >dst/d/gone && echo kept >dst/build/obj &&
     printf "d/same\0d/changed\0" | python3 "$TOP/tests/mutation/mutate.py" sync src dst >out &&
     grep -q "^1 files copied, 1 removed$" out &&
+    grep -q "^copied d/changed$" out && grep -q "^removed d/gone$" out &&
     test "$(cat dst/d/changed)" = new &&
     test "$(date -r dst/d/same +%Y)" = 2001 &&
     test ! -e dst/d/gone && test -f dst/build/obj

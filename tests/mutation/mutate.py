@@ -19,7 +19,8 @@
                                      relative to SRC) equal to SRC's, copying only those that
                                      differ (a fresh mtime: make rebuilds what they feed) and
                                      removing TREE's other files outside build/; so that the
-                                     scratch tree of run.sh rebuilds only what changed
+                                     scratch tree of run.sh rebuilds only what changed (one
+                                     line per file copied or removed, then the counts)
 
 The list (tests/mutation/mutants.txt) holds, besides comments (#) and blank lines:
   tests FILE: SCRIPT...              the story scripts that exercise FILE (unit tests always run)
@@ -94,6 +95,7 @@ def sync(src, tree, names):
             os.unlink(b)
         shutil.copyfile(a, b)  # not copy2: a fresh mtime, so that make rebuilds from it
         shutil.copymode(a, b)
+        print("copied " + name)
         copied += 1
     removed = 0
     for root, dirs, files in os.walk(tree):
@@ -104,6 +106,7 @@ def sync(src, tree, names):
             name = os.path.normpath(os.path.join(rel, f))
             if name not in keep:
                 os.unlink(os.path.join(root, f))
+                print("removed " + name)
                 removed += 1
     return copied, removed
 

@@ -7,7 +7,9 @@
 # up to date, copying only the files that changed since the last run (mutate.py sync), so that
 # its incremental build recompiles only what they feed; then it checks that every mutant applies
 # and compiles (mutate.py check --compile: a stillborn mutant shows in a minute, not hours in),
-# builds, and runs the tests as a baseline, timing each. Then, for each mutant of
+# builds, and runs the tests as a baseline, timing each (build/mutation/cost); a test that
+# passed in an earlier run's baseline is not run again while no source but the mutant list
+# changed since (build/mutation/passed: the same sources, the same build). Then, for each mutant of
 # tests/mutation/mutants.txt (or only the IDs given), taken file by file (the next build then
 # recompiles one file, not two): applies its one textual substitution to the scratch copy of its
 # file, rebuilds, and runs its tests until one fails:
@@ -26,8 +28,8 @@
 #   STILLBORN ID FILE               the mutant does not compile or apply (fix the list)
 # with the seconds it took, restores the file, and at the end the kill rate. Logs:
 # build/mutation/logs/ID.log. The verdicts are those of running every test in list order; only
-# the order and the time differ (MUTATION_FULL=1 drops the hints and the binary comparison, to
-# measure that). MUTANTS=FILE uses another list; MUTATION_TIMEOUT (s, default 600) bounds each
+# the order and the time differ (MUTATION_FULL=1 drops the hints, the binary comparison and the
+# earlier baselines, to measure that). MUTANTS=FILE uses another list; MUTATION_TIMEOUT (s, default 600) bounds each
 # test run. Exit status 1 when a mutant survived that is not marked equivalent, or one was
 # stillborn.
 set -u
@@ -37,6 +39,7 @@ MUT="$TOP/build/mutation"
 TREE="$MUT/tree"
 LOGS="$MUT/logs"
 KILLERS="$MUT/killers" # ID<TAB>TEST: what killed each mutant last time (kept between runs)
+PASSED="$MUT/passed"   # the tests the tree passed unmutated, since its sources last changed
 TIMEOUT=${MUTATION_TIMEOUT:-600}
 FULL=${MUTATION_FULL:-0}
 MUTATE="python3 $TOP/tests/mutation/mutate.py"
@@ -48,16 +51,21 @@ ids=$($MUTATE list "$LIST" "$@" | cut -f1) || exit 2
 # --- the scratch tree ------------------------------------------------------------------------
 rm -rf "$LOGS" "$MUT/orig" # orig: a file as this run found it, restored after each mutant
 mkdir -p "$TREE" "$LOGS" "$MUT/orig"
-touch "$KILLERS"
+touch "$KILLERS" "$PASSED"
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
     if [ -f "$TREE/Makefile" ]; then # a tree of an earlier run: copy what changed since
         (cd "$TOP" && git ls-files -z --cached --others --exclude-standard) |
             $MUTATE sync "$TOP" "$TREE" >"$LOGS/sync.log" 2>&1 || { cat "$LOGS/sync.log"; exit 2; }
+        # a changed source (not the mutant list, which no test reads) is judged again
+        grep -E "^(copied|removed) " "$LOGS/sync.log" | grep -qv " tests/mutation/" &&
+            : >"$PASSED"
     else
+        : >"$PASSED"
         (cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
             tar --null --ignore-failed-read -T - -cf -) | (cd "$TREE" && tar -xf -) || exit 2
     fi
 else
+    : >"$PASSED"
     rm -rf "$TREE" && mkdir -p "$TREE" &&
         (cd "$TOP" && tar --exclude=./build --exclude=./build-san --exclude=./build-tsan \
             --exclude=./build-fuzz -cf - .) | (cd "$TREE" && tar -xf -) || exit 2
@@ -142,14 +150,19 @@ if ! build "$LOGS/baseline-build.log"; then
 fi
 sums "$MUT/baseline.sums"
 all_scripts=$($MUTATE list "$LIST" "$@" | cut -f3 | tr ' ' '\n' | sort -u | tr '\n' ' ')
-: >"$MUT/cost"
+[ "$FULL" = 1 ] && : >"$PASSED"
+touch "$MUT/cost"
 for t in $(units) $all_scripts; do
+    grep -qx "$t" "$PASSED" && continue # passed on these very sources in an earlier run
     start=$(now_ms)
     if ! run_one "$t" "$LOGS/baseline.log"; then
         echo "the unmutated tree fails $t (log: $LOGS/baseline.log): no mutant can be judged"
         exit 2
     fi
-    printf '%s\t%s\n' "$t" $(($(now_ms) - start)) >>"$MUT/cost"
+    ms=$(($(now_ms) - start))
+    grep -v "^$t$TAB" "$MUT/cost" >"$MUT/cost.new"
+    printf '%s\t%s\n' "$t" "$ms" >>"$MUT/cost.new" && mv "$MUT/cost.new" "$MUT/cost"
+    echo "$t" >>"$PASSED"
 done
 echo "== baseline: the unit tests and $all_scripts pass"
 
