@@ -415,6 +415,13 @@ static bool is_transfer(const builder *b, const fa_entry *e) {
     return op->is_send || op->is_recv;
 }
 
+/* Whether entry e is a send/recv of group pg's batch number seq. A collective issued after the
+ * batch carries the group's send/recv count too (its p2p_seq_id), yet is no part of it. */
+static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry *e, uint32_t pg,
+                              int64_t seq) {
+    return fa_entry_pg(b->in->store, e) == pg && fa_entry_p2p_seq(d, e) == seq && is_transfer(b, e);
+}
+
 /* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
  * dropped: the batch's last transfer is followed by a gap in the record ids, where the marker
  * was. A dump drops only what completed (only-active), and PyTorch leaves a batch's send/recv
@@ -425,14 +432,11 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     const fa_entry *e = &d->entries[x->entry];
     uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
     int64_t seq = fa_entry_p2p_seq(d, e);
-    while (first > 0 && fa_entry_pg(b->in->store, &d->entries[first - 1]) == pg &&
-           fa_entry_p2p_seq(d, &d->entries[first - 1]) == seq)
-        first--;
-    while (last + 1 < d->nentries && fa_entry_pg(b->in->store, &d->entries[last + 1]) == pg &&
-           fa_entry_p2p_seq(d, &d->entries[last + 1]) == seq)
+    while (first > 0 && transfer_of_batch(b, d, &d->entries[first - 1], pg, seq)) first--;
+    while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
         last++;
     const fa_entry *end = &d->entries[last];
-    return last > first && last + 1 < d->nentries && is_transfer(b, end) &&
+    return last > first && last + 1 < d->nentries &&
            fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
 }
 
