@@ -940,6 +940,34 @@ static void an_op_that_failed_on_a_death_waits_on_the_dead(void **state) {
     done(&j);
 }
 
+/* Rank 1 ran its step's all_reduce in its TP group {0, 1} instead of its DP group {1, 3} (groups
+ * without a description: each its own family), then queued default_pg #2. Rank 3 waits for it in
+ * the DP group; rank 1 waits for rank 0 in the TP group; rank 0 waits in default_pg #2. Rank 1's
+ * own order (TP #2 before default_pg #2) is the one in doubt, since rank 3 waits on it: it is no
+ * witness that rank 0 left TP #2 out, and rank 0's history (default_pg #1 before TP #1) says it is
+ * blocked before it. Rank 1 alone is the culprit (mutation hg05; sim seeds 1981, 836). */
+static void an_accused_rank_is_no_witness_of_the_order(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[2, 3]");
+    group(&j, "3", "undefined", "[0, 2]");
+    group(&j, "4", "undefined", "[1, 3]");
+    /* each step: DP all_reduce, default_pg all_reduce, TP all_reduce */
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "3", "all_reduce", 2, S("completed", NULL, "completed", NULL));
+    rec(&j, 3, "4", "all_reduce", 2, "started");
+    rec(&j, 1, "1", "all_reduce", 2, "started");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* gloo groups without a description ("undefined"): groups 1, 2 (data parallel, {0,2,4} and
  * {1,3,5}) and 3, 4, 5 (tensor parallel, {0,1}, {2,3}, {4,5}) are one family each, told apart
  * by their order of creation and their disjoint members, not one family of five. Rank 4 left no
@@ -1989,6 +2017,7 @@ int main(void) {
         cmocka_unit_test(a_collective_after_a_batch_is_no_part_of_it),
         cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
         cmocka_unit_test(an_op_that_failed_on_a_death_waits_on_the_dead),
+        cmocka_unit_test(an_accused_rank_is_no_witness_of_the_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
