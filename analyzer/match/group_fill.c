@@ -161,12 +161,16 @@ static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t st
     return true;
 }
 
-/* Whether rank r's dump says which groups it joined: false without a dump, and for a dump cut
- * short (only its whole entries salvaged), whose groups after the cut are unknown: it may be the
- * member a rebuilt group lost as much as a rank without a dump (sim seed 3528). */
+/* Whether rank r's dump says which groups it joined: false without a dump, for a dump cut short
+ * (only its whole entries salvaged), whose groups after the cut are unknown (sim seed 3528), and
+ * for a ring that wrapped (its first record id is past 0), which lost its oldest entries, and
+ * with them perhaps every entry of a group (sim seed 1760: ring of 4). Such a rank may be the
+ * member a rebuilt group lost as much as a rank without a dump. */
 static bool shows_its_groups(const fa_input *in, int64_t r) {
     long at = fa_input_find(in, r);
-    return at >= 0 && !in->ranks[at].dump->truncated;
+    if (at < 0) return false;
+    const fa_dump *d = in->ranks[at].dump;
+    return !d->truncated && (d->nentries == 0 || fa_entry_record_id(d, &d->entries[0]) == 0);
 }
 
 /* The job's ranks without a dump (or cut short) that none of the family's groups holds, up to *top;

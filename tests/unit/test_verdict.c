@@ -900,7 +900,7 @@ static void a_collective_after_a_batch_is_no_part_of_it(void **state) {
 /* gloo, members rebuilt from the entries: rank 3's file was cut after its first entry, before
  * it showed its pair group (and before its pg_config). Rank 2 waits in its pair group {2, ?},
  * which its family says holds two: the member it lost is rank 3, whose groups after the cut are
- * unknown, not a rank 4 the dumps never show (mutation hg01; sim seed 3528). */
+ * unknown, not a rank 4 the dumps never show (mutations hg01, hg06; sim seeds 3528, 1760). */
 static void a_cut_dump_may_be_the_member_a_group_lost(void **state) {
     job j;
     job_init(&j, 4);
@@ -919,6 +919,19 @@ static void a_cut_dump_may_be_the_member_a_group_lost(void **state) {
     assert_true(pair >= 0);
     assert_int_equal(j.a.groups.v[pair].nmembers, 2);
     assert_int_equal(j.a.groups.v[pair].members[1], 3);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+    /* the same where rank 3's ring wrapped and lost its pair group's entries (sim seed 1760) */
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "pair", "[0, 1]");
+    group(&j, "2", "pair", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    j.first_record[3] = 5;
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 1, "scheduled");
+    run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "3");
     done(&j);
 }
