@@ -754,13 +754,17 @@ static bool unseen_or_idle(fa_member_state s, int64_t head) {
  * died; one that merely never came leaves it waiting). The members pending there wait on the
  * dead, not on the living member that never issued it (tests/sim's E9: a rank whose newest op
  * ended waits for the member without a dump; sim seed 2895: a rank stopped before an op that
- * failed on a killed peer is nobody's cause). */
+ * failed on a killed peer is nobody's cause). Only where every member pending there ended it:
+ * gloo fails the op on the dead peer's neighbours, while a member that still has it in progress
+ * waits on every member absent, the living one too (sim seed 875). */
 static bool failed_on_a_death(const decider *d, size_t op, uint32_t n) {
     bool ended = false, never = false;
     for (uint32_t k = 0; k < n; k++) {
-        const fa_call *c = fa_op_call(d->m, op, d->members[k]);
-        ended |=
-            c && fa_member_state_pending(d->states[k]) && fa_call_end_uncertain(d->m, d->in, c);
+        if (fa_member_state_pending(d->states[k])) {
+            const fa_call *c = fa_op_call(d->m, op, d->members[k]);
+            if (!c || !fa_call_end_uncertain(d->m, d->in, c)) return false;
+            ended = true;
+        }
         never |= d->states[k] == FA_MS_NEVER;
     }
     return ended && never;

@@ -951,6 +951,16 @@ static void an_op_that_failed_on_a_death_waits_on_the_dead(void **state) {
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
     done(&j);
+    /* rank 3 still has #2 in progress (gloo failed it only on the dead peer's neighbours): it
+     * waits on every member absent, rank 2 too, which never issued it (sim seed 875) */
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL, "scheduled"));
+    j.skip[0] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
 }
 
 /* Rank 1 ran its step's all_reduce in its TP group {0, 1} instead of its DP group {1, 3} (groups
