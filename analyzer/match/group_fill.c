@@ -5,11 +5,11 @@
  * other than "" and "default_pg", made one after another with disjoint members: in number order,
  * or, for groups described "undefined" as gloo jobs often are, of consecutive numbers), the size
  * half of its groups or more have. A group below its size has slots; the family's candidates are
- * the job's ranks without a dump outside the family's groups, with ranks above the highest added
- * when there are fewer candidates than slots (the job grows only by those a group takes). Each
- * group is then filled by the one run of the family's stride that holds its
- * members and candidates only (again while a fill leaves another group a single run), or, alone
- * in its family with slots, by all the candidates when their number matches. Linear in the
+ * the job's ranks without a dump (or with one cut short) outside the family's groups, with ranks
+ * above the highest added when there are fewer candidates than slots (the job grows only by
+ * those a group takes). Each group is then filled by the one run of the family's stride that
+ * holds its members and candidates only (again while a fill leaves another group a single run), or,
+ * alone in its family with slots, by all the candidates when their number matches. Linear in the
  * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members
  * (times the groups filled, for the repeated passes).
  */
@@ -161,8 +161,20 @@ static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t st
     return true;
 }
 
-/* The job's ranks without a dump that none of the family's groups holds, up to *top; ranks
- * above are added while there are fewer than `slots`. */
+/* Whether rank r's dump says which groups it joined: false without a dump, for a dump cut short
+ * (only its whole entries salvaged), whose groups after the cut are unknown (sim seed 3528), and
+ * for a ring that wrapped (its first record id is past 0), which lost its oldest entries, and
+ * with them perhaps every entry of a group (sim seed 1760: ring of 4). Such a rank may be the
+ * member a rebuilt group lost as much as a rank without a dump. */
+static bool shows_its_groups(const fa_input *in, int64_t r) {
+    long at = fa_input_find(in, r);
+    if (at < 0) return false;
+    const fa_dump *d = in->ranks[at].dump;
+    return !d->truncated && (d->nentries == 0 || fa_entry_record_id(d, &d->entries[0]) == 0);
+}
+
+/* The job's ranks without a dump (or cut short) that none of the family's groups holds, up to *top;
+ * ranks above are added while there are fewer than `slots`. */
 static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
                               size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
     fa_ranks held = { 0 };
@@ -171,7 +183,7 @@ static void family_candidates(const fa_input *in, const fa_fill_group *groups, c
             fa_ranks_add(&held, groups[family[f]].members.v[k]);
     fa_ranks_normalize(&held);
     for (int64_t r = 0; r <= *top; r++)
-        if (fa_input_find(in, r) < 0 && !fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
+        if (!shows_its_groups(in, r) && !fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
     while (out->n < slots) fa_ranks_add(out, ++*top);
     fa_ranks_normalize(out);
     fa_ranks_free(&held);

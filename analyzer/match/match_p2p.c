@@ -320,6 +320,27 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
     return pairs > 0;
 }
 
+static bool is_transfer(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return op->is_send || op->is_recv;
+}
+
+/* Whether input rank ri's window shows its send/recv batch number seq of group gi whole: its
+ * first transfer there has an entry of the window before it, so that no ring cut into the batch
+ * (a batch's entries are recorded together, and a dump keeps them all, left "scheduled"). Then
+ * a partner it does not show was never posted there (sim seed 603: a recv posted to the wrong
+ * peer, whose batch of that number, completed, sent elsewhere). */
+static bool batch_shown_whole(const builder *b, uint32_t ri, uint32_t gi, int64_t seq) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        const fa_entry *e = &d->entries[i];
+        if (fa_entry_p2p_seq(d, e) != seq || !is_transfer(b, e)) continue;
+        const char *name = d->pgs[fa_entry_pg(b->in->store, e)].name;
+        if (fa_groups_find(b->groups, ri, name) == (long)gi) return i > 0;
+    }
+    return false;
+}
+
 /* Whether pending record x, in a batch, may have been done on the wire with a partner that the
  * other side's window no longer holds: the other side's dump is not its whole history, holds no
  * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
@@ -338,7 +359,7 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
         return false;
     for (size_t i = 0; i < ny; i++)
         if (fa_p2p_seq(b->in, &b->p2p[Y[i]]) == seq) return false;
-    return true;
+    return !batch_shown_whole(b, (uint32_t)ri, x->group, seq);
 }
 
 /* The pending records P[0..n-1] less those partner_maybe_dropped says nothing is shown to pair
@@ -410,9 +431,12 @@ static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
 }
 
 /* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
-static bool is_transfer(const builder *b, const fa_entry *e) {
-    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
-    return op->is_send || op->is_recv;
+
+/* Whether entry e is a send/recv of group pg's batch number seq. A collective issued after the
+ * batch carries the group's send/recv count too (its p2p_seq_id), yet is no part of it. */
+static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry *e, uint32_t pg,
+                              int64_t seq) {
+    return fa_entry_pg(b->in->store, e) == pg && fa_entry_p2p_seq(d, e) == seq && is_transfer(b, e);
 }
 
 /* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
@@ -425,14 +449,11 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     const fa_entry *e = &d->entries[x->entry];
     uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
     int64_t seq = fa_entry_p2p_seq(d, e);
-    while (first > 0 && fa_entry_pg(b->in->store, &d->entries[first - 1]) == pg &&
-           fa_entry_p2p_seq(d, &d->entries[first - 1]) == seq)
-        first--;
-    while (last + 1 < d->nentries && fa_entry_pg(b->in->store, &d->entries[last + 1]) == pg &&
-           fa_entry_p2p_seq(d, &d->entries[last + 1]) == seq)
+    while (first > 0 && transfer_of_batch(b, d, &d->entries[first - 1], pg, seq)) first--;
+    while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
         last++;
     const fa_entry *end = &d->entries[last];
-    return last > first && last + 1 < d->nentries && is_transfer(b, end) &&
+    return last > first && last + 1 < d->nentries &&
            fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
 }
 

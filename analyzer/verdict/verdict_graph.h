@@ -54,6 +54,9 @@ typedef struct rank_facts {
                           * pending: it failed, its peer gone (it waits on the members without a
                           * dump, possibly) */
     long failed_op;
+    bool killed_op;     /* gloo: without a dump, a member of an op that failed on a death while
+                         * a member that lived never issued it (verdict_waits.c
+                         * failed_on_a_death): its death shows, not a dump merely lost */
     bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
                          * send/recv that it skipped (verdict_possible.c) */
     uint32_t blamed_by; /* that peer's node */

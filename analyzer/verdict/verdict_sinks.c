@@ -282,6 +282,15 @@ static int witness_order(const decider *d, size_t wi, const fa_op *first, const 
     return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
 }
 
+/* Whether input rank wi is itself waited on in an op it never issued: its own order is what is
+ * in doubt (it may have gone where nobody else went), so it witnesses nothing of the program's
+ * (sim seeds 1981, 836: a rank that ran an all_reduce in its TP group instead of its DP group
+ * said its partner, blocked before that op, had left it out). */
+static bool accused(const decider *d, size_t wi) {
+    long node = fa_vg_rank_node(d, d->in->ranks[wi].rank);
+    return node >= 0 && d->facts[node].waited && d->facts[node].missing_op >= 0;
+}
+
 /* The program's order of `pending` and `missing` as the ranks that issued either of them tell
  * it (their own history: what they issued in those groups' families, and in which order):
  * +1 pending comes first, -1 missing does, 0 no witness or no majority. The rank itself
@@ -292,7 +301,7 @@ static int program_order(const decider *d, long ri, const fa_op *pending, const 
     for (int o = 0; o < 2 && asked < ORDER_WITNESSES; o++)
         for (uint32_t k = 0; k < ops[o]->ncalls && asked < ORDER_WITNESSES; k++) {
             size_t wi = d->m->calls[ops[o]->first_call + k].rank_index;
-            if ((long)wi == ri) continue;
+            if ((long)wi == ri || accused(d, wi)) continue;
             int says = witness_order(d, wi, pending, missing);
             votes += says;
             asked += says != 0;

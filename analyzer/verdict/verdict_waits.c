@@ -747,6 +747,29 @@ static bool unseen_or_idle(fa_member_state s, int64_t head) {
     return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
 }
 
+/* Whether op, as d->states reads it (fa_vg_expected_states), failed: a member's gloo "retired"
+ * on its newest entry is read as pending (fa_vg_states_into: it may have failed, a member
+ * without a dump dead), while a member whose dump shows it alive never issued the op, so that
+ * it cannot have completed: it failed, and a peer's death failed it (gloo fails an op whose peer
+ * died; one that merely never came leaves it waiting). The members pending there wait on the
+ * dead, not on the living member that never issued it (tests/sim's E9: a rank whose newest op
+ * ended waits for the member without a dump; sim seed 2895: a rank stopped before an op that
+ * failed on a killed peer is nobody's cause). Only where every member pending there ended it:
+ * gloo fails the op on the dead peer's neighbours, while a member that still has it in progress
+ * waits on every member absent, the living one too (sim seed 875). */
+static bool failed_on_a_death(const decider *d, size_t op, uint32_t n) {
+    bool ended = false, never = false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (fa_member_state_pending(d->states[k])) {
+            const fa_call *c = fa_op_call(d->m, op, d->members[k]);
+            if (!c || !fa_call_end_uncertain(d->m, d->in, c)) return false;
+            ended = true;
+        }
+        never |= d->states[k] == FA_MS_NEVER;
+    }
+    return ended && never;
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -800,6 +823,7 @@ int fa_vw_build_graph(decider *d) {
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
         bool alone = (pending == 1 && fa_vw_lonely_op(d, (long)i)) || wrong_peer[i];
+        bool failed = !o->is_p2p && failed_on_a_death(d, i, n);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
@@ -822,10 +846,12 @@ int fa_vw_build_graph(decider *d) {
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
+                       !(failed && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
+                f->killed_op |= failed && s == FA_MS_NO_DUMP;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }

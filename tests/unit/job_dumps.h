@@ -5,7 +5,8 @@
  *   {"version": "2.9", "pg_config": {GROUPS}[, "pg_status": {STATUS}], "entries": [ENTRIES]
  *    [, "frtrace": KEY]}
  * with GROUPS written by the caller's callback (its groups, for that rank), STATUS and KEY left
- * out when empty; a rank can leave no file, or one cut short after its pg_config opens. */
+ * out when empty; a rank can leave no file, or one cut short after its pg_config opens or inside
+ * its entries. */
 #ifndef FRTRACE_TEST_JOB_DUMPS_H
 #define FRTRACE_TEST_JOB_DUMPS_H
 
@@ -17,13 +18,15 @@
 #include "analysis.h"
 
 enum { JD_DIR_BYTES = 64 };
+enum { JD_WHOLE, JD_CUT_CONFIG, JD_CUT_ENTRIES };
 
 /* What a rank's dump holds besides its groups; entries NULL: the rank writes no file. */
 typedef struct jd_dump {
     const char *entries;   /* the entries' JSON objects, comma-separated */
     const char *pg_status; /* pg_status's members, or "" (no pg_status) */
     const char *frtrace;   /* the recorder's "frtrace" value, or "" (none) */
-    int cut;               /* 1: the file ends right after pg_config opens */
+    int cut; /* JD_CUT_CONFIG: the file ends right after pg_config opens; JD_CUT_ENTRIES: it
+              * holds only the entries, cut inside the next one (the whole ones salvageable) */
 } jd_dump;
 
 /* Writes rank's pg_config members to f (ctx: the caller's job). */
@@ -43,8 +46,13 @@ static inline void jd_write(const char *dir, int rank, const jd_dump *dump, jd_g
     snprintf(path, sizeof path, "%s/rank_%d.json", dir, rank);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
+    if (dump->cut == JD_CUT_ENTRIES) {
+        fprintf(f, "{\"entries\": [%s, {\"record_id\": 9", dump->entries);
+        fclose(f);
+        return;
+    }
     fputs("{\"version\": \"2.9\", \"pg_config\": {", f);
-    if (dump->cut) { /* the process lived to dump, the file is cut short */
+    if (dump->cut == JD_CUT_CONFIG) { /* the process lived to dump, the file is cut short */
         fclose(f);
         return;
     }

@@ -30,7 +30,11 @@ typedef struct job {
     int ngroups;
     char entries[MAX_RANKS][4096];
     int nentries[MAX_RANKS];
-    int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short */
+    int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short; 3: a
+                                       * file cut inside its entries, after the whole ones (its
+                                       * pg_config was after the cut) */
+    int coll_p2p_seq;                 /* what rec() writes as p2p_seq_id: a collective carries
+                                       * its group's send/recv count so far; 0 unless set */
     int no_config[MAX_RANKS];         /* 1: the rank's pg_config is empty (lost with a cut) */
     const char *backend;              /* the profiling names' prefix: "nccl" unless set */
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
@@ -87,14 +91,14 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
             "\"collective_seq_id\": %d, "
-            "\"p2p_seq_id\": 0, \"op_id\": %d, \"profiling_name\": \"%s:%s\", "
+            "\"p2p_seq_id\": %d, \"op_id\": %d, \"profiling_name\": \"%s:%s\", "
             "\"time_created_ns\": %d, "
             "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": %s, "
             "\"output_dtypes\": [\"Float\"], "
             "\"state\": \"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
-            j->backend ? j->backend : "nccl", op, id,
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq,
+            j->coll_p2p_seq, op_id, j->backend ? j->backend : "nccl", op, id,
             j->output_sizes ? j->output_sizes : "[[4, 4]]", gloo_state(j, state),
             strcmp(state, "completed") ? "false" : "true");
 }
@@ -159,7 +163,9 @@ static void run(job *j) {
         jd_dump dump = { .entries = j->skip[r] == 1 ? NULL : j->entries[r],
                          .pg_status = j->status[r],
                          .frtrace = j->frtrace[r],
-                         .cut = j->skip[r] == 2 };
+                         .cut = j->skip[r] == 2   ? JD_CUT_CONFIG
+                                : j->skip[r] == 3 ? JD_CUT_ENTRIES
+                                                  : JD_WHOLE };
         jd_write(j->dir, r, &dump, write_groups, j);
     }
     jd_analyze(j->dir, &j->a);
@@ -839,6 +845,131 @@ static void an_unreadable_member_does_not_excuse_an_idle_rank(void **state) {
     j.skip[1] = 2;
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* An only-active dump drops a batch's completed `coalesced` marker and leaves its send/recv
+ * "scheduled" (PyTorch's way): the batch completed. The collective issued next in the group
+ * carries the group's send/recv count (p2p_seq_id 1) but is no transfer of the batch: rank 0's
+ * batch, followed by such a collective, completed as rank 1's did, followed by another group's
+ * (mutation hg02: read as pending, rank 0 was a stalled GPU beside the real culprit; sim seed
+ * 4317, 16 ranks named). */
+static void a_collective_after_a_batch_is_no_part_of_it(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "pair", "[0, 1]");
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "1", "recv 0<-1", 1, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 1, "scheduled");
+    p2p(&j, 1, "1", "send 1->0", 1, "scheduled");
+    j.first_record[0] = j.first_record[1] = 1; /* the markers, completed, were dropped */
+    j.coll_p2p_seq = 1;
+    rec(&j, 0, "1", "broadcast", 2, "scheduled");
+    j.coll_p2p_seq = 0;
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "1", "broadcast", 2, "scheduled");
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        if (j.a.match.ops[op].is_p2p)
+            for (uint32_t p = 0; p < 2; p++)
+                assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, p),
+                                 FA_MS_COMPLETED);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* gloo, members rebuilt from the entries: rank 3's file was cut after its first entry, before
+ * it showed its pair group (and before its pg_config). Rank 2 waits in its pair group {2, ?},
+ * which its family says holds two: the member it lost is rank 3, whose groups after the cut are
+ * unknown, not a rank 4 the dumps never show (mutations hg01, hg06; sim seeds 3528, 1760). */
+static void a_cut_dump_may_be_the_member_a_group_lost(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "pair", "[0, 1]");
+    group(&j, "2", "pair", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    rec(&j, 2, "2", "all_reduce", 1, "scheduled");
+    j.skip[3] = 3;
+    run(&j);
+    long pair = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "2") == 0) pair = (long)g;
+    assert_true(pair >= 0);
+    assert_int_equal(j.a.groups.v[pair].nmembers, 2);
+    assert_int_equal(j.a.groups.v[pair].members[1], 3);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+    /* the same where rank 3's ring wrapped and lost its pair group's entries (sim seed 1760) */
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "pair", "[0, 1]");
+    group(&j, "2", "pair", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    j.first_record[3] = 5;
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* gloo: ranks 1 and 3 retired #2 (their newest op), which rank 2, alive (its dump is there),
+ * never issued: #2 cannot have completed, so it failed, and gloo fails an op whose peer died:
+ * rank 0, which left no dump. Ranks 1 and 3 wait on the dead rank, not on rank 2, which went on
+ * from #1 with them and is nobody's cause; and rank 0 is no dump merely lost beside an idle rank
+ * (mutants hg03, hg04; tests/sim's E9; sim seed 2895). */
+static void an_op_that_failed_on_a_death_waits_on_the_dead(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL, "completed"));
+    j.skip[0] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+    /* rank 3 still has #2 in progress (gloo failed it only on the dead peer's neighbours): it
+     * waits on every member absent, rank 2 too, which never issued it (sim seed 875) */
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL, "scheduled"));
+    j.skip[0] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Rank 1 ran its step's all_reduce in its TP group {0, 1} instead of its DP group {1, 3} (groups
+ * without a description: each its own family), then queued default_pg #2. Rank 3 waits for it in
+ * the DP group; rank 1 waits for rank 0 in the TP group; rank 0 waits in default_pg #2. Rank 1's
+ * own order (TP #2 before default_pg #2) is the one in doubt, since rank 3 waits on it: it is no
+ * witness that rank 0 left TP #2 out, and rank 0's history (default_pg #1 before TP #1) says it is
+ * blocked before it. Rank 1 alone is the culprit (mutation hg05; sim seeds 1981, 836). */
+static void an_accused_rank_is_no_witness_of_the_order(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[2, 3]");
+    group(&j, "3", "undefined", "[0, 2]");
+    group(&j, "4", "undefined", "[1, 3]");
+    /* each step: DP all_reduce, default_pg all_reduce, TP all_reduce */
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "3", "all_reduce", 2, S("completed", NULL, "completed", NULL));
+    rec(&j, 3, "4", "all_reduce", 2, "started");
+    rec(&j, 1, "1", "all_reduce", 2, "started");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
 }
 
@@ -1888,6 +2019,10 @@ int main(void) {
         cmocka_unit_test(a_marker_whose_members_the_ring_dropped_is_no_call),
         cmocka_unit_test(a_completed_marker_completes_a_bundle_split_by_type),
         cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
+        cmocka_unit_test(a_collective_after_a_batch_is_no_part_of_it),
+        cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
+        cmocka_unit_test(an_op_that_failed_on_a_death_waits_on_the_dead),
+        cmocka_unit_test(an_accused_rank_is_no_witness_of_the_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
