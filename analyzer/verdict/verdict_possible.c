@@ -788,3 +788,22 @@ int fa_vg_alternatives(decider *d) {
     free(pick);
     return rc;
 }
+
+/* Whether input rank ri issued, in some group of op's family, a later collective than op: an
+ * SPMD rank past the point where op stands (ahead's test, against one op). Groups described
+ * "undefined" (created without a description) are each their own family here: the word names
+ * no dimension (sim seed 8195: a rank's op on a wrong undescribed group is no point that ranks
+ * busy in other undescribed groups went past). */
+bool fa_vg_passed_op(const decider *d, size_t ri, size_t op) {
+    const fa_dump *x = d->in->ranks[ri].dump;
+    const fa_group *at = &d->groups->v[d->m->ops[op].group];
+    if (d->m->ops[op].is_p2p) return false;
+    for (uint32_t i = 0; i < x->npgs; i++) {
+        long g = fa_groups_find(d->groups, ri, x->pgs[i].name);
+        const fa_group *in = g >= 0 ? &d->groups->v[g] : NULL;
+        if (in && (in == at || (!fa_desc_says_nothing(at->desc) && same_family(in, at))) &&
+            issued_in(d, ri, g) > d->m->ops[op].seq)
+            return true;
+    }
+    return false;
+}

@@ -37,4 +37,9 @@ int fa_vg_alternatives(decider *d);
 
 void fa_vg_free_ambiguities(decider *d);
 
+/* Whether input rank ri issued, in some group of op's family (groups of one description), a
+ * later collective than op: the ranks of an SPMD program run a family's collectives in one order,
+ * so it went past the point where a member that never completed op stands. */
+bool fa_vg_passed_op(const decider *d, size_t ri, size_t op);
+
 #endif

@@ -99,11 +99,29 @@ static uint8_t *reaches_culprit(const decider *d) {
     return mark;
 }
 
+/* Whether loaded rank node i, waiting for nobody, went past the point where every culprit stands
+ * (fa_vg_passed_op: a later collective in the family of the op the culprit is waited for in): it
+ * ran whatever it shares with them before that point, so none of them can be held up by it, and
+ * a lost dump is no explanation of their absence (real seed 225: rank 0 killed in a DP broadcast
+ * that rank 2 failed in, ranks 1 and 3 idle after the next DP reduce_scatter of their own DP
+ * group). */
+static bool past_every_culprit(const decider *d, size_t i) {
+    long ri = fa_input_find(d->in, d->facts[i].rank);
+    if (ri < 0 || !d->v->culprits.n) return false;
+    for (size_t c = 0; c < d->v->culprits.n; c++) {
+        long node = fa_vg_rank_node(d, d->v->culprits.v[c]);
+        long op = node < 0 ? -1 : d->facts[node].missing_op;
+        if (op < 0 || !fa_vg_passed_op(d, (size_t)ri, (size_t)op)) return false;
+    }
+    return true;
+}
+
 /* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
- * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
- * stopped rank from a lost dump: inconclusive; unless a culprit's death failed an op (gloo:
- * killed_op), which a dump merely lost does not do. *reach receives reaches_culprit's marks when
- * they were taken (for say_lost_dumps; the caller frees them). */
+ * every culprit is such a member but some loaded ranks wait for nobody (and did not go past where
+ * the culprits stand), the dumps cannot tell a stopped rank from a lost dump: inconclusive; unless
+ * a culprit's death failed an op (gloo: killed_op), which a dump merely lost does not do. *reach
+ * receives reaches_culprit's marks when they were taken (for say_lost_dumps; the caller frees
+ * them). */
 static bool only_lost_dumps(const decider *d, uint8_t **reach) {
     for (size_t i = 0; i < d->v->culprits.n; i++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
@@ -111,7 +129,9 @@ static bool only_lost_dumps(const decider *d, uint8_t **reach) {
     }
     *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
-        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i)) return true;
+        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i) &&
+            !past_every_culprit(d, i))
+            return true;
     return false;
 }
 
