@@ -158,7 +158,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     int64_t open = completed && least != UNKNOWN && missing_member(x, o) ? least : UNKNOWN;
     /* likewise where a member's clock was corrected: it may have come as late as it reads */
     if (open == UNKNOWN && corrected && done != UNKNOWN && latest > done) open = latest;
-    mark_behind(x, o);
+    if (!x->ordered) mark_behind(x, o); /* the second rebuild keeps only its ends */
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
         const fa_call *c = &m->calls[ci];
@@ -195,11 +195,9 @@ static uint32_t deps_of(const chain_ctx *x, uint32_t ci, uint32_t *out) {
 }
 
 /* Each call's predecessor on its rank: the call owning the entry before its first (entries no
- * op holds are passed over: what they waited for is unknown, not a break in the chain); the
- * calls it waits for (deps_of), and per call the calls that wait for it. */
-static int link_calls(chain_ctx *x) {
+ * op holds are passed over: what they waited for is unknown, not a break in the chain). */
+static void link_preds(chain_ctx *x) {
     const fa_match *m = x->m;
-    uint32_t tmp[FA_RELEASE_RUN + 1];
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
         uint32_t e = first_entry(m, c), d = NO_CALL;
@@ -207,6 +205,13 @@ static int link_calls(chain_ctx *x) {
             d = call_at(x, c->rank_index, --e);
         x->dep[ci] = d;
     }
+}
+
+/* The calls each call waits for (deps_of, from link_preds' predecessors), and per call the calls
+ * that wait for it. */
+static int link_calls(chain_ctx *x) {
+    const fa_match *m = x->m;
+    uint32_t tmp[FA_RELEASE_RUN + 1];
     free(x->dep_at), free(x->succ_at), free(x->deps), free(x->succ);
     x->deps = x->succ = NULL;
     x->dep_at = calloc(m->ncalls + 2, sizeof *x->dep_at);
@@ -567,10 +572,19 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
     x.noise_ns = (int64_t)(noise_ms * 1e6);
     if (rc == 0) rc = fa_rank_offsets(in, groups, m, x.off);
     if (rc == 0) rc = mark_pauses(&x);
-    if (rc == 0) rc = in_order_ends(&x);
+    if (rc == 0) link_preds(&x);
+    /* the orders differ only where a call follows a send/recv (deps_of) */
+    bool same = true;
+    for (size_t ci = 0; rc == 0 && ci < m->ncalls && same; ci++)
+        same = x.dep[ci] == NO_CALL || !call_is_p2p(&x, x.dep[ci]);
+    if (rc == 0 && !same) rc = in_order_ends(&x);
     if (rc == 0) rc = link_calls(&x);
     if (rc == 0) {
         rebuild_all(&x);
+        if (same) { /* no send/recv run: both orders are one */
+            memcpy(x.in_order, x.chain, m->ncalls * sizeof *x.chain);
+            memcpy(x.in_order_base, x.base, m->ncalls * sizeof *x.base);
+        }
         releases(&x, rl->release, rl->start, rl->start_in_order);
     }
     free(x.behind), free(x.scratch);
