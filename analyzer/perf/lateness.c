@@ -19,21 +19,23 @@ static int times_init(fa_op_times *t, uint32_t maxcalls) {
     t->held_before = malloc(n * sizeof *t->held_before);
     t->freed = malloc(n * sizeof *t->freed);
     t->started = malloc(n * sizeof *t->started);
+    t->started_late = malloc(n * sizeof *t->started_late);
     t->duration = malloc(n * sizeof *t->duration);
     t->at = malloc(n * sizeof *t->at);
     t->uncertain = malloc(n * sizeof *t->uncertain);
     t->late = malloc(n * sizeof *t->late);
     t->excess = malloc(n * sizeof *t->excess);
-    return t->member && t->arrival && t->done && t->ready && t->gap && t->stay && t->held_before &&
-                   t->freed && t->duration && t->at && t->uncertain && t->late && t->excess
+    return t->member && t->started && t->started_late && t->arrival && t->done && t->ready &&
+                   t->gap && t->stay && t->held_before && t->freed && t->duration && t->at &&
+                   t->uncertain && t->late && t->excess
                ? 0
                : -1;
 }
 
 static void times_free(fa_op_times *t) {
     free(t->member), free(t->arrival), free(t->done), free(t->ready), free(t->gap), free(t->stay);
-    free(t->held_before), free(t->freed), free(t->started), free(t->duration), free(t->at),
-        free(t->uncertain), free(t->late), free(t->excess);
+    free(t->held_before), free(t->freed), free(t->started), free(t->started_late),
+        free(t->duration), free(t->at), free(t->uncertain), free(t->late), free(t->excess);
 }
 
 int fa_late_scratch_init(fa_late_scratch *s, uint32_t maxcalls) {
@@ -80,7 +82,12 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;
         int64_t release = env->release ? fa_release_ns(env->release, env->m, c) : 0;
         int64_t start = env->release ? fa_release_start_ns(env->release, env->m, c) : 0;
+        int64_t late_start =
+            env->release ? fa_release_start_in_order_ns(env->release, env->m, c) : 0;
         t->started[i] = start && t->arrival[i] ? (double)(start - t->arrival[i]) / 1e6 : 0;
+        t->started_late[i] = late_start > start && t->arrival[i]
+                                 ? (double)(late_start - t->arrival[i]) / 1e6
+                                 : t->started[i];
         /* steps all below the floor since its release (or, with none, since the first entry its
          * dump holds): jitter that added up, none of it a pause */
         double longest = env->release ? fa_release_longest_ms(env->release, env->m, c) : NAN;
@@ -216,10 +223,10 @@ static void others_stays(fa_late_scratch *s, fa_op_times *t) {
  * as far as its end (its start, rebuilt by release.h, plus its duration) is later than the
  * others' median end. A slow GPU ends after its peers; its victims end with them. */
 static void ended_late(fa_late_scratch *s, fa_op_times *t) {
-    for (uint32_t i = 0; i < t->n; i++) s->tmp[i] = t->at[i] + t->started[i] + t->duration[i];
+    for (uint32_t i = 0; i < t->n; i++) s->tmp[i] = t->at[i] + t->started_late[i] + t->duration[i];
     fa_median_of_others(s->tmp, t->n, s->tmp2, s->off);
     for (uint32_t i = 0; i < t->n; i++) {
-        double end = s->tmp[i] - s->off[i];
+        double end = t->at[i] + t->started[i] + t->duration[i] - s->off[i];
         if (end < t->excess[i]) t->excess[i] = end;
     }
 }

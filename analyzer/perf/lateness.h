@@ -23,7 +23,9 @@
  * slow, and a rank that is slow is late by its own gap wherever it goes. Where a completion
  * released the rank (release.h), its lateness is capped by the time since. With durations known
  * on every member, its excess is its duration less the others' median, capped by how much later
- * than theirs its end (rebuilt start plus duration) is.
+ * its end (rebuilt start plus duration) is than theirs, its start taken as early and theirs as late
+ * as the rebuilt chains allow (release.h): a member whose kernel ran long because it waited in it
+ * for peers held up the pipeline is not slow (seed 4937).
  *
  * The walk is linear in the group's calls: each op is read once and judged in O(members) (median
  * of the others by selection), with FA_CLOCK_HALF ops of look-ahead for the clocks.
@@ -66,11 +68,12 @@ typedef struct fa_op_times {
     double *duration;  /* ms, NaN unknown */
     double *started;   /* ms from its arrival to its rebuilt start on the device (release.h), 0
                         * unknown */
-    double *at;        /* ms: arrival after the op's first raw arrival, less the clock offset */
-    double *uncertain; /* ms by which that offset may miss (clocks.h), 0 in step */
-    double *late;      /* ms */
-    double *excess;    /* ms, NaN unknown */
-    long last;         /* the call that arrived last alone, -1 a tie */
+    double *started_late; /* likewise its latest possible start (launches in order), 0 unknown */
+    double *at;           /* ms: arrival after the op's first raw arrival, less the clock offset */
+    double *uncertain;    /* ms by which that offset may miss (clocks.h), 0 in step */
+    double *late;         /* ms */
+    double *excess;       /* ms, NaN unknown */
+    long last;            /* the call that arrived last alone, -1 a tie */
 } fa_op_times;
 
 typedef struct fa_late_env {

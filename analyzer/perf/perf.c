@@ -341,9 +341,10 @@ static size_t count_outliers(const scored *v, size_t k, double floor_ms, double 
 }
 
 /* Of the outliers (v, sorted descending, the first `outliers` of k), those late beyond chance
- * (late_beyond_chance): the chance rate is every other pair's, but for the pairs of its own group
- * scored above it and named: a slower member of its group, late at the same collectives by its
- * own cause, is no chance (two slow ranks of one group: seeds 259, 2387), where members of other
+ * (late_beyond_chance): the chance rate is every other pair's, but for its own group's outliers:
+ * another member of its group that stands out, late by its own cause, is no chance, whether it
+ * scored above it (two slow ranks of one group: seeds 259, 2387) or below (two slow of three:
+ * the slower one's rate would count the other's lateness, seed 9800), where members of other
  * groups late alike are (a loaded machine, or clocks nothing corrects: seed 7772). */
 static int mark_late(pair *pairs, const scored *v, size_t k, size_t outliers) {
     uint32_t ngroups = 0;
@@ -356,10 +357,14 @@ static int mark_late(pair *pairs, const scored *v, size_t k, size_t outliers) {
     uint64_t *named = calloc(2 * (size_t)ngroups + 1, sizeof *named); /* per group: late, n */
     if (!named) return -1;
     for (size_t i = 0; i < outliers; i++) {
+        const pair *p = &pairs[v[i].pair];
+        uint64_t *g = &named[2 * (size_t)p->group];
+        g[0] += p->nlate, g[1] += p->n;
+    }
+    for (size_t i = 0; i < outliers; i++) {
         pair *p = &pairs[v[i].pair];
         uint64_t *g = &named[2 * (size_t)p->group];
-        p->late = late_beyond_chance(p, base_late - p->nlate - g[0], base_judged - p->n - g[1]);
-        if (p->late) g[0] += p->nlate, g[1] += p->n;
+        p->late = late_beyond_chance(p, base_late - g[0], base_judged - g[1]);
     }
     free(named);
     return 0;

@@ -21,27 +21,31 @@ typedef struct chain_ctx {
     const fa_groups *groups;
     const fa_match *m;
     fa_release *rl;
-    size_t *rank_at;          /* per input rank: its first slot in entry_call; [nranks] the end */
-    uint32_t *entry_call;     /* per entry of every rank: its call, NO_CALL none */
-    uint32_t *call_op;        /* per call: its op */
-    int64_t *off;             /* per input rank: its clock's offset (ns), 0 in step */
-    uint32_t *dep;            /* per call: the call before it on its rank, NO_CALL none */
-    int64_t *chain;           /* per call: what the rank's next launch waits for (common clock) */
-    int64_t *base;            /* per call: what it waited for itself before starting */
-    int64_t *open;            /* per call: the latest its op may have completed, where its end is
-                               * known only to lie in a span (release.h): a member's arrival
-                               * unknown or corrected (common clock); UNKNOWN elsewhere */
-    int64_t floor_ns;         /* a wait shorter than this held nobody */
-    int64_t noise_ns;         /* the job's discovery noise: by how much an offset may miss */
-    uint8_t *waited;          /* per call: its op completed the floor or more after it arrived */
-    uint8_t *behind;          /* per call: it came the floor or more after the lower median of
-                               * its op's arrivals known (it was late itself there) */
-    double *scratch;          /* an op's arrivals (the widest op's calls) */
-    uint32_t *pending;        /* per op: its calls whose predecessor is not rebuilt yet */
-    uint32_t *queue;          /* ops ready to rebuild */
-    uint8_t *paused;          /* per call: its rank paused before it longer than its peers */
-    int64_t *usual;           /* per input rank: its median step between arrivals (ns), 0 unknown */
-    uint32_t *dep_at, *deps;  /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
+    size_t *rank_at;         /* per input rank: its first slot in entry_call; [nranks] the end */
+    uint32_t *entry_call;    /* per entry of every rank: its call, NO_CALL none */
+    uint32_t *call_op;       /* per call: its op */
+    int64_t *off;            /* per input rank: its clock's offset (ns), 0 in step */
+    uint32_t *dep;           /* per call: the call before it on its rank, NO_CALL none */
+    int64_t *chain;          /* per call: what the rank's next launch waits for (common clock) */
+    int64_t *base;           /* per call: what it waited for itself before starting */
+    int64_t *open;           /* per call: the latest its op may have completed, where its end is
+                              * known only to lie in a span (release.h): a member's arrival
+                              * unknown or corrected (common clock); UNKNOWN elsewhere */
+    int64_t *in_order;       /* per call: its chain where every launch waits for the one before
+                              * it on its rank, send/recv runs too (in_order_ends) */
+    int64_t *in_order_base;  /* per call: what it waited for before starting, likewise */
+    bool ordered;            /* linking: a send/recv waits for the call before it, whatever it is */
+    int64_t floor_ns;        /* a wait shorter than this held nobody */
+    int64_t noise_ns;        /* the job's discovery noise: by how much an offset may miss */
+    uint8_t *waited;         /* per call: its op completed the floor or more after it arrived */
+    uint8_t *behind;         /* per call: it came the floor or more after the lower median of
+                              * its op's arrivals known (it was late itself there) */
+    double *scratch;         /* an op's arrivals (the widest op's calls) */
+    uint32_t *pending;       /* per op: its calls whose predecessor is not rebuilt yet */
+    uint32_t *queue;         /* ops ready to rebuild */
+    uint8_t *paused;         /* per call: its rank paused before it longer than its peers */
+    int64_t *usual;          /* per input rank: its median step between arrivals (ns), 0 unknown */
+    uint32_t *dep_at, *deps; /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
     uint32_t *succ_at, *succ; /* per call: the calls that wait for it, likewise */
     size_t qhead, qtail;
 } chain_ctx;
@@ -154,7 +158,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     int64_t open = completed && least != UNKNOWN && missing_member(x, o) ? least : UNKNOWN;
     /* likewise where a member's clock was corrected: it may have come as late as it reads */
     if (open == UNKNOWN && corrected && done != UNKNOWN && latest > done) open = latest;
-    mark_behind(x, o);
+    if (!x->ordered) mark_behind(x, o); /* the second rebuild keeps only its ends */
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
         const fa_call *c = &m->calls[ci];
@@ -179,6 +183,10 @@ static bool call_is_p2p(const chain_ctx *x, uint32_t ci) {
  * for every transfer of the run too. Returns how many. */
 static uint32_t deps_of(const chain_ctx *x, uint32_t ci, uint32_t *out) {
     uint32_t n = 0, d = x->dep[ci];
+    if (x->ordered) {
+        if (d != NO_CALL) out[n++] = d;
+        return n;
+    }
     bool p2p = call_is_p2p(x, ci);
     for (int k = 0; k < FA_RELEASE_RUN && d != NO_CALL && call_is_p2p(x, d); k++, d = x->dep[d])
         if (!p2p) out[n++] = d;
@@ -187,11 +195,9 @@ static uint32_t deps_of(const chain_ctx *x, uint32_t ci, uint32_t *out) {
 }
 
 /* Each call's predecessor on its rank: the call owning the entry before its first (entries no
- * op holds are passed over: what they waited for is unknown, not a break in the chain); the
- * calls it waits for (deps_of), and per call the calls that wait for it. */
-static int link_calls(chain_ctx *x) {
+ * op holds are passed over: what they waited for is unknown, not a break in the chain). */
+static void link_preds(chain_ctx *x) {
     const fa_match *m = x->m;
-    uint32_t tmp[FA_RELEASE_RUN + 1];
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
         uint32_t e = first_entry(m, c), d = NO_CALL;
@@ -199,6 +205,15 @@ static int link_calls(chain_ctx *x) {
             d = call_at(x, c->rank_index, --e);
         x->dep[ci] = d;
     }
+}
+
+/* The calls each call waits for (deps_of, from link_preds' predecessors), and per call the calls
+ * that wait for it. */
+static int link_calls(chain_ctx *x) {
+    const fa_match *m = x->m;
+    uint32_t tmp[FA_RELEASE_RUN + 1];
+    free(x->dep_at), free(x->succ_at), free(x->deps), free(x->succ);
+    x->deps = x->succ = NULL;
     x->dep_at = calloc(m->ncalls + 2, sizeof *x->dep_at);
     x->succ_at = calloc(m->ncalls + 2, sizeof *x->succ_at);
     if (!x->dep_at || !x->succ_at) return -1;
@@ -228,6 +243,7 @@ static int link_calls(chain_ctx *x) {
 static void rebuild_all(chain_ctx *x) {
     const fa_match *m = x->m;
     for (size_t ci = 0; ci < m->ncalls; ci++) x->chain[ci] = x->base[ci] = x->open[ci] = UNKNOWN;
+    x->qhead = x->qtail = 0;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         x->pending[op] = 0;
@@ -236,6 +252,24 @@ static void rebuild_all(chain_ctx *x) {
         if (!x->pending[op]) x->queue[x->qtail++] = (uint32_t)op;
     }
     while (x->qhead < x->qtail) rebuild_op(x, x->queue[x->qhead++]);
+}
+
+/* The chain rebuilt as if every launch of a rank waited for the one before it, the transfers of
+ * a send/recv run too, as on one stream, or where each uses what the one before received (a
+ * pipeline stage forwards what it got): into x->in_order. Which holds the dumps do not say, so
+ * an op's end lies between the two rebuilds (release_at): a rank whose transfer's peer was itself
+ * held further up a pipeline may have waited for it. Where that order makes a cycle (a ring's
+ * transfers) the ops in it stay unknown, and nothing is added. */
+static int in_order_ends(chain_ctx *x) {
+    x->ordered = true;
+    int rc = link_calls(x);
+    if (rc == 0) {
+        rebuild_all(x);
+        memcpy(x->in_order, x->chain, x->m->ncalls * sizeof *x->chain);
+        memcpy(x->in_order_base, x->base, x->m->ncalls * sizeof *x->base);
+    }
+    x->ordered = false;
+    return rc;
 }
 
 /* The longest time call c's rank took from one arrival to its next since its release (from the
@@ -403,11 +437,15 @@ static int64_t release_at(const chain_ctx *x, uint32_t d, uint32_t first, int64_
     int64_t off = x->off[dc->rank_index], best = 0;
     bool known = x->chain[d] != UNKNOWN;
     if (known && x->waited[d]) best = released_at(x, d, x->chain[d] + off, arrival);
+    /* the end as late as the launches in order make it: a span too (in_order_ends) */
+    int64_t hi = x->open[d];
+    if (hi == UNKNOWN && known && x->in_order[d] != UNKNOWN && x->in_order[d] > x->chain[d])
+        hi = x->in_order[d];
     /* a rank late there itself is not taken as waiting for an unknown member */
-    if (x->open[d] == UNKNOWN || x->behind[d]) return best;
+    if (hi == UNKNOWN || x->behind[d]) return best;
     int64_t came = fa_time_created(dump_of(x, dc), first_entry(x->m, dc));
     int64_t open = open_release(x, dc->rank_index, last_entry(x->m, dc), came,
-                                known ? x->chain[d] + off : came, x->open[d] + off, first, arrival);
+                                known ? x->chain[d] + off : came, hi + off, first, arrival);
     return open > best ? open : best;
 }
 
@@ -436,9 +474,18 @@ static int64_t orphan_release(const chain_ctx *x, size_t r, uint32_t first, int6
     return best;
 }
 
+/* When call c, issued at `arrival`, started on the device after what it waited for (`base`,
+ * common clock), on its rank's clock; 0 unknown. */
+static int64_t start_after(const chain_ctx *x, const fa_call *c, int64_t arrival, int64_t base) {
+    if (base == UNKNOWN || !arrival) return 0;
+    if (base == UNCONSTRAIN) return arrival;
+    int64_t at = base + x->off[c->rank_index];
+    return arrival > at ? arrival : at;
+}
+
 /* Per call, the latest chain value of its rank's FA_RELEASE_LOOKBACK calls before it that is no
  * later than its arrival, on its rank's clock. */
-static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
+static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *start_in_order) {
     const fa_match *m = x->m;
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
@@ -456,12 +503,8 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start) {
         release[ci] = best;
         int64_t since = best ? best : from_start(x, c);
         x->rl->longest[ci] = since ? longest_step(x, c, first, arrival, since) : NAN;
-        int64_t base = x->base[ci];
-        start[ci] =
-            base == UNKNOWN || !arrival ? 0
-            : base == UNCONSTRAIN
-                ? arrival
-                : (arrival > base + x->off[c->rank_index] ? arrival : base + x->off[c->rank_index]);
+        start[ci] = start_after(x, c, arrival, x->base[ci]);
+        start_in_order[ci] = start_after(x, c, arrival, x->in_order_base[ci]);
     }
 }
 
@@ -503,6 +546,9 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
         x.chain = malloc((m->ncalls + 1) * sizeof *x.chain);
         x.base = malloc((m->ncalls + 1) * sizeof *x.base);
         x.open = malloc((m->ncalls + 1) * sizeof *x.open);
+        x.in_order = malloc((m->ncalls + 1) * sizeof *x.in_order);
+        x.in_order_base = malloc((m->ncalls + 1) * sizeof *x.in_order_base);
+        rl->start_in_order = malloc((m->ncalls + 1) * sizeof *rl->start_in_order);
         x.pending = malloc((m->nops + 1) * sizeof *x.pending);
         x.queue = malloc((m->nops + 1) * sizeof *x.queue);
         x.waited = calloc(m->ncalls + 1, 1);
@@ -515,8 +561,9 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
         rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
         x.paused = calloc(m->ncalls + 1, 1);
         rl->longest = malloc((m->ncalls + 1) * sizeof *rl->longest);
-        rc = x.off && x.dep && x.chain && x.base && x.open && x.pending && x.queue && x.waited &&
-                     x.behind && x.scratch && rl->release && rl->start && x.paused && rl->longest
+        rc = x.off && x.dep && x.chain && x.base && x.open && x.in_order && x.in_order_base &&
+                     rl->start_in_order && x.pending && x.queue && x.waited && x.behind &&
+                     x.scratch && rl->release && rl->start && x.paused && rl->longest
                  ? 0
                  : -1;
     }
@@ -524,24 +571,32 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
     if (rc == 0) rc = fa_clock_noise(in, m, &noise_ms);
     x.noise_ns = (int64_t)(noise_ms * 1e6);
     if (rc == 0) rc = fa_rank_offsets(in, groups, m, x.off);
-    if (rc == 0) {
-        rc = link_calls(&x);
-    }
     if (rc == 0) rc = mark_pauses(&x);
+    if (rc == 0) link_preds(&x);
+    /* the orders differ only where a call follows a send/recv (deps_of) */
+    bool same = true;
+    for (size_t ci = 0; rc == 0 && ci < m->ncalls && same; ci++)
+        same = x.dep[ci] == NO_CALL || !call_is_p2p(&x, x.dep[ci]);
+    if (rc == 0 && !same) rc = in_order_ends(&x);
+    if (rc == 0) rc = link_calls(&x);
     if (rc == 0) {
         rebuild_all(&x);
-        releases(&x, rl->release, rl->start);
+        if (same) { /* no send/recv run: both orders are one */
+            memcpy(x.in_order, x.chain, m->ncalls * sizeof *x.chain);
+            memcpy(x.in_order_base, x.base, m->ncalls * sizeof *x.base);
+        }
+        releases(&x, rl->release, rl->start, rl->start_in_order);
     }
     free(x.behind), free(x.scratch);
-    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.pending),
-        free(x.queue), free(x.waited), free(x.succ_at), free(x.succ), free(x.dep_at), free(x.deps),
-        free(x.paused), free(x.usual);
+    free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.in_order),
+        free(x.in_order_base), free(x.pending), free(x.queue), free(x.waited), free(x.succ_at),
+        free(x.succ), free(x.dep_at), free(x.deps), free(x.paused), free(x.usual);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;
 }
 
 void fa_release_free(fa_release *rl) {
-    free(rl->release), free(rl->start), free(rl->longest);
+    free(rl->release), free(rl->start), free(rl->start_in_order), free(rl->longest);
     memset(rl, 0, sizeof *rl);
 }

@@ -47,6 +47,16 @@
  * there. A member without a dump may be the slow one: its peers, waiting for it, are not to be
  * named in its place; a slow rank, itself late at the op, is not excused by it.
  *
+ * Whether a send/recv run's transfers wait for each other the dumps do not say either: on one
+ * stream, or where a pipeline stage forwards what it received, each waits for the one before it,
+ * and a stage held by its next stage holds its previous one in turn, down the whole pipeline (a
+ * rank two stages away from a slow one waits at its bound of launches in flight, then comes late
+ * to its data-parallel collectives: seeds 6320, 6865). So the chain is rebuilt a second time with
+ * every launch waiting for the one before it on its rank, and an op whose end that order makes
+ * later is known only to lie between the two ends: a span as above. A ring's transfers, in that
+ * order, wait for each other in a cycle; they stay unknown there, and add no span. `start_in_order`
+ * is the start in that order, the latest a call may have started (lateness.h).
+ *
  * `start` is the rebuilt start of each call on the device (its arrival, or its previous launch's
  * rebuilt end): a member's end is its start plus its duration (lateness.h).
  *
@@ -82,6 +92,8 @@ typedef struct fa_release {
                        * its release (ms), NaN unknown */
     int64_t *start;   /* per call: its rebuilt start (arrival, or the launch before it ended), on
                        * its rank's clock; 0 unknown */
+    int64_t *start_in_order; /* likewise where every launch waits for the one before it on its
+                              * rank, send/recv runs too: the latest it may have started */
 } fa_release;
 
 /* 0, or -1 when out of memory (rl is then empty: every release unknown). */
@@ -105,6 +117,12 @@ static inline double fa_release_longest_ms(const fa_release *rl, const fa_match 
 static inline int64_t fa_release_start_ns(const fa_release *rl, const fa_match *m,
                                           const fa_call *c) {
     return rl->start ? rl->start[c - m->calls] : 0;
+}
+
+/* Call c's latest possible start: its launches taken in order, transfers too (ns), 0 unknown. */
+static inline int64_t fa_release_start_in_order_ns(const fa_release *rl, const fa_match *m,
+                                                   const fa_call *c) {
+    return rl->start_in_order ? rl->start_in_order[c - m->calls] : 0;
 }
 
 #endif
