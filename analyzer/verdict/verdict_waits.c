@@ -695,10 +695,10 @@ static bool queued_behind_lag(decider *d, size_t op) {
  * issued after waits behind that head. An older dump's rank is presumed to have gone on (it is
  * weighed as an unknown rank only where nobody else can explain a wait), so such a rank does not
  * wait on it anywhere. Fills head[node] with the node's oldest pending record (INT64_MAX: it
- * has nothing pending). NULL when out of memory. */
-static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head) {
+ * has nothing pending) and head_op[node] with its op (-1). NULL when out of memory. */
+static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head, long *head_op) {
     bool *sees = calloc(d->nfacts + 1, 1);
-    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX;
+    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX, head_op[r] = -1;
     for (size_t i = 0; sees && head && i < d->m->nops; i++) {
         if (!(flags[i] & OP_PENDING)) continue;
         const fa_group *grp = &d->groups->v[d->m->ops[i].group];
@@ -709,12 +709,78 @@ static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head)
             int64_t rec = fa_vg_call_record(d, i, d->members[k]);
             if (rec >= head[node]) continue;
             head[node] = rec;
+            head_op[node] = (long)i;
             sees[node] = flags[i] & OP_MISSING     ? true
                          : flags[i] & OP_UNSTARTED ? d->states[k] == FA_MS_STARTED
                                                    : false;
         }
     }
     return sees;
+}
+
+/* One "queued behind" link of spread_sure_heads: `waiter`'s head op is one that `member` has
+ * queued behind its own head. */
+typedef struct head_link {
+    uint32_t member, waiter;
+} head_link;
+
+/* The links of every rank whose head is not yet a sure wait (NULL when out of memory). */
+static head_link *queued_head_links(decider *d, const long *head_op, const int64_t *head,
+                                    const bool *sees, size_t *n) {
+    head_link *links = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        if (sees[r] || head_op[r] < 0) continue;
+        size_t op = (size_t)head_op[r];
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t m = fa_vg_expected_states(d, op);
+        for (uint32_t k = 0; k < m; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0 || (size_t)node == r || !fa_member_state_pending(d->states[k]) ||
+                fa_vg_call_record(d, op, d->members[k]) <= head[node])
+                continue;
+            if (fr_grow((void **)&links, &cap, *n + 1, sizeof *links, 64)) {
+                free(links);
+                return NULL;
+            }
+            links[(*n)++] = (head_link){ (uint32_t)node, (uint32_t)r };
+        }
+    }
+    return links ? links : malloc(sizeof *links);
+}
+
+/* A rank whose head is an op every member joined may wait there for good too: a member that has
+ * the op queued behind its own head, where that member surely waits, never runs it (tests/sim's
+ * W1: a rank waits in its oldest unfinished launch only). The rank's wait is then as sure as the
+ * member's, and what it issued after its head waits behind it (sim seed 9128: a rank pending in
+ * an all_gather that its peer queued behind a wait for a dead rank; its later recv from an idle
+ * rank is no wait yet). Spreads sees[] from the sure heads along those links, each link once:
+ * linear in the head ops' members. 0, or -1 when out of memory. */
+static int spread_sure_heads(decider *d, const long *head_op, const int64_t *head, bool *sees) {
+    size_t n = 0;
+    head_link *links = queued_head_links(d, head_op, head, sees, &n);
+    size_t *at = calloc(d->nfacts + 2, sizeof *at);
+    uint32_t *waiters = malloc((n + 1) * sizeof *waiters), *queue = NULL;
+    queue = malloc((d->nfacts + 1) * sizeof *queue);
+    int rc = links && at && waiters && queue ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) at[links[i].member + 2]++;
+    for (size_t v = 2; rc == 0 && v < d->nfacts + 2; v++) at[v] += at[v - 1];
+    for (size_t i = 0; rc == 0 && i < n; i++) waiters[at[links[i].member + 1]++] = links[i].waiter;
+    size_t qn = 0;
+    for (size_t v = 0; rc == 0 && v < d->nfacts; v++)
+        if (sees[v]) queue[qn++] = (uint32_t)v;
+    for (size_t q = 0; rc == 0 && q < qn; q++)
+        for (size_t e = at[queue[q]]; e < at[queue[q] + 1]; e++)
+            if (!sees[waiters[e]]) {
+                sees[waiters[e]] = true;
+                queue[qn++] = waiters[e];
+            }
+    free(links);
+    free(at);
+    free(waiters);
+    free(queue);
+    return rc;
 }
 
 /* Whether every member with `op` pending has it queued behind its stream's head, an older op
@@ -757,7 +823,14 @@ int fa_vw_build_graph(decider *d) {
     bool *wrong_peer = wrong_peer_ops(d);
     int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
     int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
-    bool *sees_missing = flags && head ? waiting_on_missing(d, flags, head) : NULL;
+    long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
+    bool *sees_missing =
+        flags && head && head_op ? waiting_on_missing(d, flags, head, head_op) : NULL;
+    if (sees_missing && spread_sure_heads(d, head_op, head, sees_missing)) {
+        free(sees_missing);
+        sees_missing = NULL;
+    }
+    free(head_op);
     size_t nsilent = 0;
     uint32_t *silent = silent_cut_ranks(d, &nsilent);
     if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing || !silent) {
@@ -781,6 +854,7 @@ int fa_vw_build_graph(decider *d) {
         bool queued = lag && queued_behind_lag(d, i);
         bool behind = queued_behind_sure_waits(d, i, sees_missing, head);
         uint32_t n = fa_vg_expected_states(d, i);
+        bool failed = fa_vg_ended_failed(d, i, d->members, d->states, n);
         size_t pending = 0, completed = 0, sure = 0;
         for (uint32_t k = 0; k < n; k++) {
             fa_member_state s = d->states[k];
@@ -822,6 +896,7 @@ int fa_vw_build_graph(decider *d) {
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
+                       !(failed && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
