@@ -751,13 +751,15 @@ static head_link *queued_head_links(decider *d, const long *head_op, const int64
 }
 
 /* A rank whose head is an op every member joined may wait there for good too: a member that has
- * the op queued behind its own head, where that member surely waits, never runs it (tests/sim's
- * W1: a rank waits in its oldest unfinished launch only). The rank's wait is then as sure as the
- * member's, and what it issued after its head waits behind it (sim seed 9128: a rank pending in
- * an all_gather that its peer queued behind a wait for a dead rank; its later recv from an idle
- * rank is no wait yet). Spreads sees[] from the sure heads along those links, each link once:
- * linear in the head ops' members. 0, or -1 when out of memory. */
+ * the op queued behind its own head, where that member surely waits (or its GPU stalled there:
+ * find_lag), never runs it (tests/sim's W1: a rank waits in its oldest unfinished launch only). The
+ * rank's wait is then as sure as the member's, and what it issued after its head waits behind it
+ * (sim seed 9128: a rank pending in an all_gather that its peer queued behind a wait for a dead
+ * rank; its later recv from an idle rank is no wait yet). Spreads sees[] from the sure heads along
+ * those links, each link once: linear in the head ops' members. 0, or -1 when out of memory. */
 static int spread_sure_heads(decider *d, const long *head_op, const int64_t *head, bool *sees) {
+    for (size_t r = 0; r < d->nfacts; r++) /* a GPU stalled at its head never gets past it */
+        sees[r] |= d->facts[r].lag && d->facts[r].lag_record == head[r];
     size_t n = 0;
     head_link *links = queued_head_links(d, head_op, head, sees, &n);
     size_t *at = calloc(d->nfacts + 2, sizeof *at);
@@ -824,6 +826,7 @@ int fa_vw_build_graph(decider *d) {
     int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
     int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
     long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
+    bool lag = flags && find_lag(d, flags);
     bool *sees_missing =
         flags && head && head_op ? waiting_on_missing(d, flags, head, head_op) : NULL;
     if (sees_missing && spread_sure_heads(d, head_op, head, sees_missing)) {
@@ -844,7 +847,6 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
-    bool lag = find_lag(d, flags);
     int rc = 0;
     for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
         d->inflight += (flags[i] & OP_INCOMPLETE) != 0;

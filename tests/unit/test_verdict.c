@@ -1845,6 +1845,24 @@ static void a_head_held_behind_a_peers_sure_wait_is_sure_too(void **state) {
     done(&j);
 }
 
+/* Rank 2's GPU stalled in A #1 (rank 1 completed it), with B #1 and default #2 queued behind.
+ * Rank 0's head is B #1, which rank 2 holds behind its stall: rank 0 waits there for good, and
+ * its default #2 waits for nobody yet. Rank 1, idle, never issued default #2 but is no culprit:
+ * rank 2 alone (mutation m606; sim seed 6137). */
+static void a_head_held_behind_a_peers_stalled_gpu_is_sure_too(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[1, 2]");
+    group(&j, "2", "B", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S(NULL, "completed", "scheduled"));
+    coll(&j, "2", "all_reduce", 1, S("scheduled", NULL, "scheduled"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", NULL, "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* gloo: ranks 1 and 3 retired #2 as their newest op, rank 2 never issued it and lived to dump,
  * rank 0 left no dump. #2 did not complete (rank 2 never joined): gloo failed it, and an op
  * fails when a peer dies, so rank 0 died in it. Ranks 1 and 3 wait for rank 0, not for rank 2,
@@ -1960,6 +1978,7 @@ int main(void) {
         cmocka_unit_test(a_completed_marker_completes_a_bundle_split_by_type),
         cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
         cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
+        cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
         cmocka_unit_test(a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
