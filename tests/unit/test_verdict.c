@@ -1863,6 +1863,23 @@ static void a_head_held_behind_a_peers_stalled_gpu_is_sure_too(void **state) {
     done(&j);
 }
 
+/* Rank 0's GPU stalled in #2, which ranks 1 and 2 completed; rank 3's dump is older (it shows
+ * no #2). The completion proves rank 3 joined #2 too: its unknown state holds nobody up there,
+ * and rank 0 is a root beside rank 2, who never issued A #1, where rank 1 waits (and rank 0,
+ * behind its stall) (mutation m607; sim seed 1682). */
+static void a_stall_beside_a_member_of_unknown_state_is_a_root(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "scheduled", NULL));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[3]));
+    assert_culprits(&j, FA_STATUS_HANG, "0,2");
+    done(&j);
+}
+
 /* gloo: ranks 1 and 3 retired #2 as their newest op, rank 2 never issued it and lived to dump,
  * rank 0 left no dump. #2 did not complete (rank 2 never joined): gloo failed it, and an op
  * fails when a peer dies, so rank 0 died in it. Ranks 1 and 3 wait for rank 0, not for rank 2,
@@ -1979,6 +1996,7 @@ int main(void) {
         cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
         cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
         cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
+        cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
         cmocka_unit_test(a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
