@@ -34,7 +34,9 @@ typedef struct rank_facts {
     bool waited;            /* some pending op waits for it to issue something */
     long missing_op;        /* the op most ranks wait for it in */
     size_t missing_waiters;
-    bool lag; /* has an op pending that a peer completed */
+    bool lag;           /* has an op pending that a peer completed */
+    bool maybe_stalled; /* lag's looser reading (find_lag): any op pending that a peer completed,
+                         * whatever else is known of it; its GPU may have stalled there */
     long lag_op;
     int64_t lag_record;
     bool culprit;

@@ -636,7 +636,8 @@ static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op,
 
 /* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
  * several, its oldest (its stream stopped there; what it issued after is queued behind).
- * Whether any rank has lag. */
+ * Whether any rank has lag. The same walk marks maybe_stalled, the looser reading the summary
+ * asks (any such op, broken members, batched send/recv and older dumps included). */
 static bool find_lag(decider *d, const uint8_t *flags) {
     bool any = false;
     fa_imap done = { 0 };
@@ -653,12 +654,13 @@ static bool find_lag(decider *d, const uint8_t *flags) {
         for (uint32_t k = 0; k < n; k++) completed |= d->states[k] == FA_MS_COMPLETED;
         for (uint32_t k = 0; k < n && completed; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0 || !fa_member_state_pending(d->states[k]) ||
-                (o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
+            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+            rank_facts *f = &d->facts[node];
+            f->maybe_stalled = true;
+            if ((o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
                  !batch_done_on_wire(d, &done, i, d->members[k])) ||
                 fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
                 continue;
-            rank_facts *f = &d->facts[node];
             int64_t rec = fa_vg_call_record(d, i, d->members[k]);
             if (!f->lag || rec < f->lag_record) {
                 f->lag = any = true;
