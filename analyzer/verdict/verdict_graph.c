@@ -115,21 +115,27 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
  * (ended_as_pending), and a member left no dump file. Its members then wait for the dead only: a
  * member that never issued it but lived to dump did not end it (gloo fails an op whose peer
  * died), and nobody waits for it there any more (sim seed 2895). A failure only on a member the
- * group may lack (may_lack_dead_member) is no proof: it may be pending on the idle one still. */
+ * group may lack (may_lack_dead_member) is no proof: it may be pending on the idle one still; nor
+ * is one beside a member that still has the op pending, not ended: that one waits for every
+ * member absent (sim seed 328). */
 bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
                         const fa_member_state *states, uint32_t n) {
     const fa_op *o = &d->m->ops[op];
     if (o->is_p2p) return false;
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
-    bool ended = false, dead = false;
+    bool ended = false, open = false, dead = false;
     for (uint32_t k = 0; k < n; k++) {
         while (c < end && c->member < members[k]) c++;
-        ended |= c < end && c->member == members[k] && fa_member_state_pending(states[k]) &&
-                 fa_call_end_uncertain(d->m, d->in, c);
+        bool mine = c < end && c->member == members[k];
+        if (fa_member_state_pending(states[k])) {
+            bool retired = mine && fa_call_end_uncertain(d->m, d->in, c);
+            ended |= retired;
+            open |= !retired;
+        }
         dead |= states[k] == FA_MS_NO_DUMP &&
                 !left_a_file(d, d->groups->v[o->group].members[members[k]]);
     }
-    return ended && dead;
+    return ended && dead && !open;
 }
 
 /* fa_vg_states_into d->members and d->states. */

@@ -1897,6 +1897,23 @@ static void a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one(void **state
     done(&j);
 }
 
+/* gloo: rank 0 retired #2 (it failed: rank 3 left no dump), but rank 1 still has #2 pending, not
+ * ended, and waits for every member absent: rank 2, idle, never issued it. Rank 2 stays named
+ * (mutation m608; sim seed 328). */
+static void a_gloo_op_still_open_on_a_member_waits_for_the_idle_one(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "scheduled", NULL));
+    j.skip[3] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    assert_non_null(strstr(got, "2"));
+    free(got);
+    done(&j);
+}
+
 /* Rank 0 completed default #1 and went on in A; rank 1's ring wrapped (its first record is 5)
  * and holds only A's ops. Its dump knows nothing of the default group: #1 may lie before its
  * window, so its dump is not older for it. Rank 0 waits in A #3, which rank 1 never issued:
@@ -1998,6 +2015,7 @@ int main(void) {
         cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
         cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
         cmocka_unit_test(a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one),
+        cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
