@@ -115,12 +115,13 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
  * (ended_as_pending), and a member left no dump file. Its members then wait for the dead only: a
  * member that never issued it but lived to dump did not end it (gloo fails an op whose peer
  * died), and nobody waits for it there any more (sim seed 2895). A failure only on a member the
- * group may lack (may_lack_dead_member) is no proof: it may be pending on the idle one still; nor
- * is one beside a member that still has the op pending, not ended: that one waits for every
- * member absent (sim seed 328). */
+ * group may lack (may_lack_dead_member) is no proof: it may be pending on the idle one still.
+ * *still_open: a member has the op pending, not ended: that one waits for every member absent,
+ * the idle one too (sim seed 328), though the dead one did die. */
 bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
-                        const fa_member_state *states, uint32_t n) {
+                        const fa_member_state *states, uint32_t n, bool *still_open) {
     const fa_op *o = &d->m->ops[op];
+    *still_open = false;
     if (o->is_p2p) return false;
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
     bool ended = false, open = false, dead = false;
@@ -135,7 +136,8 @@ bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
         dead |= states[k] == FA_MS_NO_DUMP &&
                 !left_a_file(d, d->groups->v[o->group].members[members[k]]);
     }
-    return ended && dead && !open;
+    *still_open = open;
+    return ended && dead;
 }
 
 /* fa_vg_states_into d->members and d->states. */

@@ -172,9 +172,10 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_me
  * it): a member's call surely completed, a collective or a call of a backend that blocks. */
 bool fa_vg_op_ran(const decider *d, size_t op);
 /* Whether op (its states just filled) is one gloo ended as failed: a member that completed it is
- * read as pending (a peer died in it). Its waiters wait for the members without a dump only. */
+ * read as pending (a peer died in it). Its waiters wait for the members without a dump only,
+ * unless *still_open: a member has it pending, not ended. */
 bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
-                        const fa_member_state *states, uint32_t n);
+                        const fa_member_state *states, uint32_t n, bool *still_open);
 /* fa_vg_states_into d->members and d->states. */
 uint32_t fa_vg_expected_states(const decider *d, size_t op);
 /* Whether op is a send/recv that only one side posted (both ends known); *sent: the sender did. */

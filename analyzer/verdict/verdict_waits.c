@@ -858,7 +858,7 @@ int fa_vw_build_graph(decider *d) {
         bool queued = lag && queued_behind_lag(d, i);
         bool behind = queued_behind_sure_waits(d, i, sees_missing, head);
         uint32_t n = fa_vg_expected_states(d, i);
-        bool failed = fa_vg_ended_failed(d, i, d->members, d->states, n);
+        bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
         for (uint32_t k = 0; k < n; k++) {
             fa_member_state s = d->states[k];
@@ -900,7 +900,7 @@ int fa_vw_build_graph(decider *d) {
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
-                       !(failed && s == FA_MS_NEVER) &&
+                       !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
