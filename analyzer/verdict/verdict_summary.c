@@ -82,14 +82,18 @@ static uint8_t *reaches_culprit(const decider *d) {
 
 /* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
  * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
- * stopped rank from a lost dump: inconclusive. Unless gloo failed an op on it (rank_facts.died):
- * then it died, and a dead rank waits for nobody (sim seed 2895). *reach receives
+ * stopped rank from a lost dump: inconclusive. Unless gloo failed an op on each (rank_facts.died):
+ * then they died, and a dead rank waits for nobody (sim seed 2895; one not proven dead beside
+ * them keeps the doubt, sim seed 3523). *reach receives
  * reaches_culprit's marks when they were taken (for say_lost_dumps; the caller frees them). */
 static bool only_lost_dumps(const decider *d, uint8_t **reach) {
+    bool all_died = true;
     for (size_t i = 0; i < d->v->culprits.n; i++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
-        if (node < 0 || d->facts[node].has_dump || d->facts[node].died) return false;
+        if (node < 0 || d->facts[node].has_dump) return false;
+        all_died &= d->facts[node].died;
     }
+    if (all_died) return false;
     *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
         if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i)) return true;
