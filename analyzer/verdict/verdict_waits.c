@@ -905,7 +905,7 @@ int fa_vw_build_graph(decider *d) {
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
-                f->died |= failed && s == FA_MS_NO_DUMP;
+                f->died |= failed && !open && s == FA_MS_NO_DUMP;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
