@@ -56,8 +56,9 @@ typedef struct rank_facts {
                           * pending: it failed, its peer gone (it waits on the members without a
                           * dump, possibly) */
     long failed_op;
-    bool died;          /* gloo ended an op in view as failed while it, a member, left no dump file
-                         * (fa_vg_ended_failed): it died there, its dump is not merely lost */
+    bool died;          /* gloo ended an op in view as failed (on every member pending there)
+                         * while it, a member, left no dump file (fa_vg_ended_failed): it died
+                         * there, its dump is not merely lost */
     bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
                          * send/recv that it skipped (verdict_possible.c) */
     uint32_t blamed_by; /* that peer's node */
