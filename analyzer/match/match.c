@@ -294,6 +294,17 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
     free(p2p_bound);
 }
 
+/* Whether a member's dump may hold nothing of the group because its ring wrapped: it dropped
+ * earlier records (its first record_id is not 0) and knows no op of the group (no entry, no
+ * counter). The group's ops may all lie before its window, done: nothing says the dump is older
+ * (sim seed 7855: a barrier of the default group that one rank's ring still held, read as proof
+ * that seven dumps were older, and the hang as nothing blocked). */
+static bool before_window(const fa_input *in, const fa_view *v, size_t ri) {
+    const fa_dump *d = in->ranks[ri].dump;
+    return v->issued_max < 0 && !v->has_entries && d->nentries > 0 &&
+           fa_entry_record_id(d, &d->entries[0]) > 0;
+}
+
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
  * newest entry, in a collective that needs every member: fa_call_proves_all_joined; or its own
@@ -338,7 +349,8 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
              * a send/recv's): an only-active dump keeps no entry of a group it is done with */
             bool comparable = v->has_entries || !p2p[g];
             int64_t done = comparable && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
-            if (ri < 0 || done < 0 || v->issued_max >= done) continue;
+            if (ri < 0 || done < 0 || v->issued_max >= done || before_window(in, v, (size_t)ri))
+                continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || done - v->issued_max > s->seq - s->issued)
                 *s = (fa_stale){ (long)g, done, v->issued_max, s->cut };

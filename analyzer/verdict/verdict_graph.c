@@ -27,22 +27,26 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
-bool fa_vg_all_joined(const decider *d, size_t op) {
-    const fa_op *o = &d->m->ops[op];
-    for (uint32_t k = 0; k < o->ncalls && !o->is_p2p; k++)
-        if (fa_call_proves_all_joined(d->m, d->in, &d->m->calls[o->first_call + k])) return true;
-    return false;
-}
-
 bool fa_vg_unknown_slot(const fa_group *grp) {
     for (uint32_t p = 0; p < grp->nmembers; p++)
         if (grp->members[p] < 0) return true;
     return false;
 }
 
-bool fa_vg_went_on(const decider *d, const fa_call *c) {
-    return c->state == FR_STATE_COMPLETED && !fa_call_end_uncertain(d->m, d->in, c) &&
-           d->in->ranks[c->rank_index].dump->blocks_caller;
+/* The one test of "the op ran": some member's call surely completed (not gloo's uncertain
+ * "retired" on its rank's newest entry). A collective completes only once every member ran it
+ * (real seed 21), and a backend whose every call blocks (gloo) records nothing after an op until
+ * the op returned: the rank went on past it, so it ran to its end for every member (tests/sim's
+ * E9; sim seed 752; real seed 143). A send/recv of a backend that does not block proves nothing
+ * of the other side's call. */
+bool fa_vg_op_ran(const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &d->m->calls[o->first_call + k];
+        if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(d->m, d->in, c)) continue;
+        if (!o->is_p2p || d->in->ranks[c->rank_index].dump->blocks_caller) return true;
+    }
+    return false;
 }
 
 /* gloo retires an op that failed as one that completed. A member whose newest op ended there
@@ -50,10 +54,8 @@ bool fa_vg_went_on(const decider *d, const fa_call *c) {
  * peer dead, and the member stopped there. It is read as still waiting in it, on the members
  * without a dump (docs/database.md §6: a member without a dump that the others wait for is the
  * culprit). A member whose file is there but unreadable lived to dump: no sign of a failure.
- * Nor is it one where the op ran: a member's completion proves every member joined
- * (fa_vg_all_joined; tests/sim's E9; real seed 143: a rank stopped in Python after an all_gather
- * its peers went on from, beside a rank killed later), or a member the dumps show past it
- * (fa_vg_went_on). (Two tests of one fact, from two helpers: to be made one.) */
+ * Nor is it one where the op ran (fa_vg_op_ran; real seed 143: a rank stopped in Python after
+ * an all_gather its peers went on from, beside a rank killed later). */
 static void ended_as_pending(const decider *d, size_t op, const uint32_t *members,
                              fa_member_state *states, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) {
@@ -88,7 +90,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
     const fa_op *o = &d->m->ops[op];
     uint32_t n = fa_op_expected(d->m, d->groups, op, members);
     const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
-    bool dumpless = false, uncertain = false, went_on = false;
+    bool dumpless = false, uncertain = false;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t p = members[k];
         if (o->is_p2p) {
@@ -101,12 +103,41 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         dumpless |=
             states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
-        went_on |= mine && fa_vg_went_on(d, mine);
     }
-    bool ran = went_on || fa_vg_all_joined(d, op);
+    bool ran = uncertain && fa_vg_op_ran(d, op);
     dumpless |= uncertain && !ran && may_lack_dead_member(d, &d->groups->v[o->group]);
     if (dumpless && uncertain && !ran) ended_as_pending(d, op, members, states, n);
     return n;
+}
+
+/* Whether op, its states just filled by fa_vg_states_into, is one gloo ended as failed on a member
+ * in view that died: a member whose call completed is read as still pending in it
+ * (ended_as_pending), and a member left no dump file. Its members then wait for the dead only: a
+ * member that never issued it but lived to dump did not end it (gloo fails an op whose peer
+ * died), and nobody waits for it there any more (sim seed 2895). A failure only on a member the
+ * group may lack (may_lack_dead_member) is no proof: it may be pending on the idle one still.
+ * *still_open: a member has the op pending, not ended: that one waits for every member absent,
+ * the idle one too (sim seed 328), though the dead one did die. */
+bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
+                        const fa_member_state *states, uint32_t n, bool *still_open) {
+    const fa_op *o = &d->m->ops[op];
+    *still_open = false;
+    if (o->is_p2p) return false;
+    const fa_call *c = &d->m->calls[o->first_call], *end = c + o->ncalls;
+    bool ended = false, open = false, dead = false;
+    for (uint32_t k = 0; k < n; k++) {
+        while (c < end && c->member < members[k]) c++;
+        bool mine = c < end && c->member == members[k];
+        if (fa_member_state_pending(states[k])) {
+            bool retired = mine && fa_call_end_uncertain(d->m, d->in, c);
+            ended |= retired;
+            open |= !retired;
+        }
+        dead |= states[k] == FA_MS_NO_DUMP &&
+                !left_a_file(d, d->groups->v[o->group].members[members[k]]);
+    }
+    *still_open = open;
+    return ended && dead;
 }
 
 /* fa_vg_states_into d->members and d->states. */

@@ -34,7 +34,9 @@ typedef struct rank_facts {
     bool waited;            /* some pending op waits for it to issue something */
     long missing_op;        /* the op most ranks wait for it in */
     size_t missing_waiters;
-    bool lag; /* has an op pending that a peer completed */
+    bool lag;           /* has an op pending that a peer completed */
+    bool maybe_stalled; /* lag's looser reading (find_lag): any op pending that a peer completed,
+                         * whatever else is known of it; its GPU may have stalled there */
     long lag_op;
     int64_t lag_record;
     bool culprit;
@@ -54,9 +56,9 @@ typedef struct rank_facts {
                           * pending: it failed, its peer gone (it waits on the members without a
                           * dump, possibly) */
     long failed_op;
-    bool killed_op;     /* gloo: without a dump, a member of an op that failed on a death while
-                         * a member that lived never issued it (verdict_waits.c
-                         * failed_on_a_death): its death shows, not a dump merely lost */
+    bool died;          /* gloo ended an op in view as failed (on every member pending there)
+                         * while it, a member, left no dump file (fa_vg_ended_failed): it died
+                         * there, its dump is not merely lost */
     bool blamable;      /* has an op pending in a group where an idle peer may be blocked in a
                          * send/recv that it skipped (verdict_possible.c) */
     uint32_t blamed_by; /* that peer's node */
@@ -165,16 +167,16 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
 /* Whether the group has a member slot whose rank no dump told (recorder groups rebuilt from the
  * dumps' communicators, groups.c: a member whose dump is missing or cut before its comms). */
 bool fa_vg_unknown_slot(const fa_group *grp);
-/* Whether call c, of a backend that blocks in every call and retires a failed op like a finished
- * one (gloo), is one its rank went on past: it recorded another operation after it. gloo's calls
- * block, so the collective then ran to its end, for every member: it did not fail. */
-bool fa_vg_went_on(const decider *d, const fa_call *c);
 /* op's expected members (fa_op_expected) into members, the state of each into states; the count. */
 uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_member_state *states);
-/* Whether a member's dump shows it went on past collective op in a way that needs every member
- * (fa_call_proves_all_joined): then the op ran, and gloo's "retired" on another member's newest
- * entry is no failure. */
-bool fa_vg_all_joined(const decider *d, size_t op);
+/* Whether the dumps show that op ran to its end for every member (no member failed or died in
+ * it): a member's call surely completed, a collective or a call of a backend that blocks. */
+bool fa_vg_op_ran(const decider *d, size_t op);
+/* Whether op (its states just filled) is one gloo ended as failed: a member that completed it is
+ * read as pending (a peer died in it). Its waiters wait for the members without a dump only,
+ * unless *still_open: a member has it pending, not ended. */
+bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
+                        const fa_member_state *states, uint32_t n, bool *still_open);
 /* fa_vg_states_into d->members and d->states. */
 uint32_t fa_vg_expected_states(const decider *d, size_t op);
 /* Whether op is a send/recv that only one side posted (both ends known); *sent: the sender did. */

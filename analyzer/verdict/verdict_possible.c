@@ -165,27 +165,19 @@ static int lacking_member_edges(decider *d, size_t node, const fa_group *grp) {
     return added;
 }
 
-/* Whether a member's dump shows it past collective `op` (fa_vg_went_on): the op ran. */
-static bool op_went_on(const decider *d, size_t op) {
-    const fa_op *o = &d->m->ops[op];
-    for (uint32_t k = 0; k < o->ncalls; k++)
-        if (fa_vg_went_on(d, &d->m->calls[o->first_call + k])) return true;
-    return false;
-}
-
 /* A failed op's possible culprits: its members without a dump file (one of them died). The op
- * failed when a member still has it pending, never issued it, or left no dump file, unless a
- * member's dump shows it went on past the op (gloo's calls block: it ran to its end, tests/sim's
- * E9); a member whose dump is merely older than its peers' may have joined it since, and says
- * nothing. */
+ * failed when a member still has it pending, never issued it, or left no dump file, unless the
+ * dumps show it ran (fa_vg_op_ran: gloo's calls block, a member past it proves it ran to its end,
+ * tests/sim's E9); a member whose dump is merely older than its peers' may have joined it since,
+ * and says nothing. */
 static int failed_edges(decider *d, size_t node, size_t op) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
     uint32_t n = fa_vg_expected_states(d, op);
-    bool failed = false, ran = fa_vg_all_joined(d, op); /* a member went on: none died in it */
+    bool failed = false;
     for (uint32_t k = 0; k < n; k++)
         failed |= fa_member_state_pending(d->states[k]) || d->states[k] == FA_MS_NEVER ||
-                  (!ran && left_no_file(d, grp, k));
-    failed &= !op_went_on(d, op);
+                  left_no_file(d, grp, k);
+    failed &= !fa_vg_op_ran(d, op); /* a member went on: none died in it */
     /* a group that lacks members, where no other member's dump shows the op: one of those it
      * lacks may have died in it (a member in view that went on would prove it ran) */
     bool alone = true;

@@ -645,8 +645,10 @@ static bool stalled_here(const decider *d, long node, long op) {
  * well: whatever else holds the job up, nobody holds this rank up there (a second root beside a
  * sink's, W2 of tests/sim). A completed call proves that every member started the collective,
  * so a member still pending there is held by its own stream, not by a peer: two ranks stalled in
- * one op are two roots, not each other's victims, while most members completed it. Its oldest
- * pending op, so that the stall is where its stream stands. */
+ * one op are two roots, not each other's victims, while most members completed it. A member
+ * whose state there is unknown (an older dump, none) joined it too, by that completion: it holds
+ * nobody up there (sim seed 1682). Its oldest pending op, so that the stall is where its stream
+ * stands. */
 static bool stalled_alone(decider *d, const rank_facts *f) {
     if (!f->lag || f->lag_op < 0) return false;
     long node = fa_vg_rank_node(d, f->rank);
@@ -665,6 +667,7 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
         int64_t member = grp->members[d->members[k]];
         completed += d->states[k] == FA_MS_COMPLETED;
         if (member != f->rank && d->states[k] != FA_MS_COMPLETED &&
+            !fa_member_state_unknown(d->states[k]) &&
             !stalled_here(d, fa_vg_rank_node(d, member), f->lag_op))
             return false;
     }

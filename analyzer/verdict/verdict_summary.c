@@ -55,33 +55,16 @@ static bool says_nothing_of_the_end(const rank_facts *f) {
     return !f->has_dump || (f->stale && !f->cut);
 }
 
-/* Marks, per rank node, a rank with an op pending that a peer of that op completed, batched
- * send/recv included: its GPU may have stalled there, so it may be a root cause itself. */
-static void mark_maybe_stalled(const decider *d, uint8_t *mark) {
-    for (size_t n = d->g.nrank_nodes; n < d->g.nnodes; n++) {
-        size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
-        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-        uint32_t count = fa_vg_expected_states(d, op);
-        bool completed = false;
-        for (uint32_t k = 0; k < count; k++) completed |= d->states[k] == FA_MS_COMPLETED;
-        for (uint32_t k = 0; k < count && completed; k++) {
-            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node >= 0 && fa_member_state_pending(d->states[k])) mark[node] = 1;
-        }
-    }
-}
-
 /* Per rank node, 1 when a path of proven waits leads from it to a culprit's node (the culprits
- * included), and its own ops show no stall of its GPU (mark_maybe_stalled): a walk back along the
- * proven edges, linear in the graph. NULL when the memory is not there (then only the chain's
- * levels count). */
+ * included), and its own ops show no stall of its GPU (rank_facts.maybe_stalled: an op pending
+ * that a peer completed, batched send/recv included): a walk back along the proven edges, linear
+ * in the graph. NULL when the memory is not there (then only the chain's levels count). */
 static uint8_t *reaches_culprit(const decider *d) {
     size_t n = d->g.nnodes, *back_at = NULL;
     uint32_t *back = NULL, *queue = malloc((n + 1) * sizeof *queue);
-    uint8_t *mark = calloc(n + 1, 1), *stalled = calloc(n + 1, 1);
-    if (!queue || !mark || !stalled || fa_vg_reverse_edges(&d->g, false, &back_at, &back)) {
+    uint8_t *mark = calloc(n + 1, 1);
+    if (!queue || !mark || fa_vg_reverse_edges(&d->g, false, &back_at, &back)) {
         free(queue);
-        free(stalled);
         free(mark);
         return NULL;
     }
@@ -90,12 +73,10 @@ static uint8_t *reaches_culprit(const decider *d) {
         if (node >= 0) mark[node] = 1;
     }
     fa_vg_mark_reaching(d, back_at, back, mark, queue);
-    mark_maybe_stalled(d, stalled);
-    for (size_t v = 0; v < d->g.nrank_nodes; v++) mark[v] &= (uint8_t)!stalled[v];
+    for (size_t v = 0; v < d->g.nrank_nodes; v++) mark[v] &= (uint8_t)!d->facts[v].maybe_stalled;
     free(back_at);
     free(back);
     free(queue);
-    free(stalled);
     return mark;
 }
 
@@ -117,16 +98,19 @@ static bool past_every_culprit(const decider *d, size_t i) {
 }
 
 /* docs/database.md §6 names a member without a dump the culprit when all others wait for it. When
- * every culprit is such a member but some loaded ranks wait for nobody (and did not go past where
- * the culprits stand), the dumps cannot tell a stopped rank from a lost dump: inconclusive; unless
- * a culprit's death failed an op (gloo: killed_op), which a dump merely lost does not do. *reach
- * receives reaches_culprit's marks when they were taken (for say_lost_dumps; the caller frees
- * them). */
+ * every culprit is such a member but some loaded ranks wait for nobody, the dumps cannot tell a
+ * stopped rank from a lost dump: inconclusive. Unless gloo failed an op on each (rank_facts.died):
+ * then they died, and a dead rank waits for nobody (sim seed 2895; one not proven dead beside
+ * them keeps the doubt, sim seed 3523). *reach receives
+ * reaches_culprit's marks when they were taken (for say_lost_dumps; the caller frees them). */
 static bool only_lost_dumps(const decider *d, uint8_t **reach) {
+    bool all_died = true;
     for (size_t i = 0; i < d->v->culprits.n; i++) {
         long node = fa_vg_rank_node(d, d->v->culprits.v[i]);
-        if (node < 0 || d->facts[node].has_dump || d->facts[node].killed_op) return false;
+        if (node < 0 || d->facts[node].has_dump) return false;
+        all_died &= d->facts[node].died;
     }
+    if (all_died) return false;
     *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
         if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i) &&

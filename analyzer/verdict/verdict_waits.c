@@ -636,7 +636,8 @@ static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op,
 
 /* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
  * several, its oldest (its stream stopped there; what it issued after is queued behind).
- * Whether any rank has lag. */
+ * Whether any rank has lag. The same walk marks maybe_stalled, the looser reading the summary
+ * asks (any such op, broken members, batched send/recv and older dumps included). */
 static bool find_lag(decider *d, const uint8_t *flags) {
     bool any = false;
     fa_imap done = { 0 };
@@ -653,12 +654,13 @@ static bool find_lag(decider *d, const uint8_t *flags) {
         for (uint32_t k = 0; k < n; k++) completed |= d->states[k] == FA_MS_COMPLETED;
         for (uint32_t k = 0; k < n && completed; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0 || !fa_member_state_pending(d->states[k]) ||
-                (o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
+            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+            rank_facts *f = &d->facts[node];
+            f->maybe_stalled = true;
+            if ((o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
                  !batch_done_on_wire(d, &done, i, d->members[k])) ||
                 fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
                 continue;
-            rank_facts *f = &d->facts[node];
             int64_t rec = fa_vg_call_record(d, i, d->members[k]);
             if (!f->lag || rec < f->lag_record) {
                 f->lag = any = true;
@@ -695,10 +697,10 @@ static bool queued_behind_lag(decider *d, size_t op) {
  * issued after waits behind that head. An older dump's rank is presumed to have gone on (it is
  * weighed as an unknown rank only where nobody else can explain a wait), so such a rank does not
  * wait on it anywhere. Fills head[node] with the node's oldest pending record (INT64_MAX: it
- * has nothing pending). NULL when out of memory. */
-static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head) {
+ * has nothing pending) and head_op[node] with its op (-1). NULL when out of memory. */
+static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head, long *head_op) {
     bool *sees = calloc(d->nfacts + 1, 1);
-    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX;
+    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX, head_op[r] = -1;
     for (size_t i = 0; sees && head && i < d->m->nops; i++) {
         if (!(flags[i] & OP_PENDING)) continue;
         const fa_group *grp = &d->groups->v[d->m->ops[i].group];
@@ -709,12 +711,80 @@ static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head)
             int64_t rec = fa_vg_call_record(d, i, d->members[k]);
             if (rec >= head[node]) continue;
             head[node] = rec;
+            head_op[node] = (long)i;
             sees[node] = flags[i] & OP_MISSING     ? true
                          : flags[i] & OP_UNSTARTED ? d->states[k] == FA_MS_STARTED
                                                    : false;
         }
     }
     return sees;
+}
+
+/* One "queued behind" link of spread_sure_heads: `waiter`'s head op is one that `member` has
+ * queued behind its own head. */
+typedef struct head_link {
+    uint32_t member, waiter;
+} head_link;
+
+/* The links of every rank whose head is not yet a sure wait (NULL when out of memory). */
+static head_link *queued_head_links(decider *d, const long *head_op, const int64_t *head,
+                                    const bool *sees, size_t *n) {
+    head_link *links = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t r = 0; r < d->nfacts; r++) {
+        if (sees[r] || head_op[r] < 0) continue;
+        size_t op = (size_t)head_op[r];
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t m = fa_vg_expected_states(d, op);
+        for (uint32_t k = 0; k < m; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0 || (size_t)node == r || !fa_member_state_pending(d->states[k]) ||
+                fa_vg_call_record(d, op, d->members[k]) <= head[node])
+                continue;
+            if (fr_grow((void **)&links, &cap, *n + 1, sizeof *links, 64)) {
+                free(links);
+                return NULL;
+            }
+            links[(*n)++] = (head_link){ (uint32_t)node, (uint32_t)r };
+        }
+    }
+    return links ? links : malloc(sizeof *links);
+}
+
+/* A rank whose head is an op every member joined may wait there for good too: a member that has
+ * the op queued behind its own head, where that member surely waits (or its GPU stalled there:
+ * find_lag), never runs it (tests/sim's W1: a rank waits in its oldest unfinished launch only). The
+ * rank's wait is then as sure as the member's, and what it issued after its head waits behind it
+ * (sim seed 9128: a rank pending in an all_gather that its peer queued behind a wait for a dead
+ * rank; its later recv from an idle rank is no wait yet). Spreads sees[] from the sure heads along
+ * those links, each link once: linear in the head ops' members. 0, or -1 when out of memory. */
+static int spread_sure_heads(decider *d, const long *head_op, const int64_t *head, bool *sees) {
+    for (size_t r = 0; r < d->nfacts; r++) /* a GPU stalled at its head never gets past it */
+        sees[r] |= d->facts[r].lag && d->facts[r].lag_record == head[r];
+    size_t n = 0;
+    head_link *links = queued_head_links(d, head_op, head, sees, &n);
+    size_t *at = calloc(d->nfacts + 2, sizeof *at);
+    uint32_t *waiters = malloc((n + 1) * sizeof *waiters), *queue = NULL;
+    queue = malloc((d->nfacts + 1) * sizeof *queue);
+    int rc = links && at && waiters && queue ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) at[links[i].member + 2]++;
+    for (size_t v = 2; rc == 0 && v < d->nfacts + 2; v++) at[v] += at[v - 1];
+    for (size_t i = 0; rc == 0 && i < n; i++) waiters[at[links[i].member + 1]++] = links[i].waiter;
+    size_t qn = 0;
+    for (size_t v = 0; rc == 0 && v < d->nfacts; v++)
+        if (sees[v]) queue[qn++] = (uint32_t)v;
+    for (size_t q = 0; rc == 0 && q < qn; q++)
+        for (size_t e = at[queue[q]]; e < at[queue[q] + 1]; e++)
+            if (!sees[waiters[e]]) {
+                sees[waiters[e]] = true;
+                queue[qn++] = waiters[e];
+            }
+    free(links);
+    free(at);
+    free(waiters);
+    free(queue);
+    return rc;
 }
 
 /* Whether every member with `op` pending has it queued behind its stream's head, an older op
@@ -747,29 +817,6 @@ static bool unseen_or_idle(fa_member_state s, int64_t head) {
     return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
 }
 
-/* Whether op, as d->states reads it (fa_vg_expected_states), failed: a member's gloo "retired"
- * on its newest entry is read as pending (fa_vg_states_into: it may have failed, a member
- * without a dump dead), while a member whose dump shows it alive never issued the op, so that
- * it cannot have completed: it failed, and a peer's death failed it (gloo fails an op whose peer
- * died; one that merely never came leaves it waiting). The members pending there wait on the
- * dead, not on the living member that never issued it (tests/sim's E9: a rank whose newest op
- * ended waits for the member without a dump; sim seed 2895: a rank stopped before an op that
- * failed on a killed peer is nobody's cause). Only where every member pending there ended it:
- * gloo fails the op on the dead peer's neighbours, while a member that still has it in progress
- * waits on every member absent, the living one too (sim seed 875). */
-static bool failed_on_a_death(const decider *d, size_t op, uint32_t n) {
-    bool ended = false, never = false;
-    for (uint32_t k = 0; k < n; k++) {
-        if (fa_member_state_pending(d->states[k])) {
-            const fa_call *c = fa_op_call(d->m, op, d->members[k]);
-            if (!c || !fa_call_end_uncertain(d->m, d->in, c)) return false;
-            ended = true;
-        }
-        never |= d->states[k] == FA_MS_NEVER;
-    }
-    return ended && never;
-}
-
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -780,7 +827,15 @@ int fa_vw_build_graph(decider *d) {
     bool *wrong_peer = wrong_peer_ops(d);
     int64_t *wrong_from = wrong_peer ? wrong_end_records(d, wrong_peer) : NULL;
     int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
-    bool *sees_missing = flags && head ? waiting_on_missing(d, flags, head) : NULL;
+    long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
+    bool lag = flags && find_lag(d, flags);
+    bool *sees_missing =
+        flags && head && head_op ? waiting_on_missing(d, flags, head, head_op) : NULL;
+    if (sees_missing && spread_sure_heads(d, head_op, head, sees_missing)) {
+        free(sees_missing);
+        sees_missing = NULL;
+    }
+    free(head_op);
     size_t nsilent = 0;
     uint32_t *silent = silent_cut_ranks(d, &nsilent);
     if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing || !silent) {
@@ -794,7 +849,6 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
-    bool lag = find_lag(d, flags);
     int rc = 0;
     for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
         d->inflight += (flags[i] & OP_INCOMPLETE) != 0;
@@ -804,6 +858,7 @@ int fa_vw_build_graph(decider *d) {
         bool queued = lag && queued_behind_lag(d, i);
         bool behind = queued_behind_sure_waits(d, i, sees_missing, head);
         uint32_t n = fa_vg_expected_states(d, i);
+        bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
         for (uint32_t k = 0; k < n; k++) {
             fa_member_state s = d->states[k];
@@ -823,7 +878,6 @@ int fa_vw_build_graph(decider *d) {
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
         bool alone = (pending == 1 && fa_vw_lonely_op(d, (long)i)) || wrong_peer[i];
-        bool failed = !o->is_p2p && failed_on_a_death(d, i, n);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
@@ -846,12 +900,12 @@ int fa_vw_build_graph(decider *d) {
                           add_edge(g, x, (uint32_t)node)) != 0)
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
-                       !(failed && s == FA_MS_NEVER) &&
+                       !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
-                f->killed_op |= failed && s == FA_MS_NO_DUMP;
+                f->died |= failed && !open && s == FA_MS_NO_DUMP;
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }

@@ -1941,6 +1941,114 @@ static void a_dump_without_its_config_joins_the_group_its_peers_describe(void **
     done(&j);
 }
 
+/* Rank 3 waits in B #1 for rank 2, which never issued it (idle); it has C #1 queued behind. Rank
+ * 1's stream head is C #1, which its peer 3 holds behind that sure wait: rank 1 waits there for
+ * good, and its A #1, issued after, waits for nobody yet. Rank 0, idle, never issued A #1 but is
+ * no culprit: rank 2 alone (mutation m601; sim seed 9128). */
+static void a_head_held_behind_a_peers_sure_wait_is_sure_too(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[2, 3]");
+    group(&j, "3", "C", "[1, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    rec(&j, 3, "2", "all_reduce", 1, "scheduled");
+    rec(&j, 3, "3", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "3", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "1", "broadcast", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Rank 2's GPU stalled in A #1 (rank 1 completed it), with B #1 and default #2 queued behind.
+ * Rank 0's head is B #1, which rank 2 holds behind its stall: rank 0 waits there for good, and
+ * its default #2 waits for nobody yet. Rank 1, idle, never issued default #2 but is no culprit:
+ * rank 2 alone (mutation m606; sim seed 6137). */
+static void a_head_held_behind_a_peers_stalled_gpu_is_sure_too(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[1, 2]");
+    group(&j, "2", "B", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S(NULL, "completed", "scheduled"));
+    coll(&j, "2", "all_reduce", 1, S("scheduled", NULL, "scheduled"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", NULL, "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Rank 0's GPU stalled in #2, which ranks 1 and 2 completed; rank 3's dump is older (it shows
+ * no #2). The completion proves rank 3 joined #2 too: its unknown state holds nobody up there,
+ * and rank 0 is a root beside rank 2, who never issued A #1, where rank 1 waits (and rank 0,
+ * behind its stall) (mutation m607; sim seed 1682). */
+static void a_stall_beside_a_member_of_unknown_state_is_a_root(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "A", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "scheduled", NULL));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[3]));
+    assert_culprits(&j, FA_STATUS_HANG, "0,2");
+    done(&j);
+}
+
+/* gloo: ranks 1 and 3 retired #2 as their newest op, rank 2 never issued it and lived to dump,
+ * rank 0 left no dump. #2 did not complete (rank 2 never joined): gloo failed it, and an op
+ * fails when a peer dies, so rank 0 died in it. Ranks 1 and 3 wait for rank 0, not for rank 2,
+ * and rank 0 is dead, not a lost dump beside an idle rank: hang on 0 (mutations m602, m603;
+ * sim seed 2895). */
+static void a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL, "completed"));
+    j.skip[0] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* gloo: rank 0 retired #2 (it failed: rank 3 left no dump), but rank 1 still has #2 pending, not
+ * ended, and waits for every member absent: rank 2, idle, never issued it. Rank 2 stays named
+ * (mutation m608; sim seed 328). */
+static void a_gloo_op_still_open_on_a_member_waits_for_the_idle_one(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "scheduled", NULL));
+    j.skip[3] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    assert_non_null(strstr(got, "2"));
+    free(got);
+    done(&j);
+}
+
+/* Rank 0 completed default #1 and went on in A; rank 1's ring wrapped (its first record is 5)
+ * and holds only A's ops. Its dump knows nothing of the default group: #1 may lie before its
+ * window, so its dump is not older for it. Rank 0 waits in A #3, which rank 1 never issued:
+ * rank 1 is the culprit (mutation m604; sim seed 7855). */
+static void a_group_before_a_wrapped_window_makes_no_dump_older(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "A", "[0, 1]");
+    j.first_record[1] = 5;
+    rec(&j, 0, "0", "barrier", 1, "completed");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 3, "scheduled");
+    run(&j);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2023,6 +2131,12 @@ int main(void) {
         cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
         cmocka_unit_test(an_op_that_failed_on_a_death_waits_on_the_dead),
         cmocka_unit_test(an_accused_rank_is_no_witness_of_the_order),
+        cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
+        cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
+        cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
+        cmocka_unit_test(a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one),
+        cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
+        cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
