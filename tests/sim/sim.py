@@ -51,8 +51,14 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      the idle majority.
  E9  gloo `retired` is finished or failed: a rank whose newest operation is retired and has a
      member without readable dump waits for that member.
- E10 gloo send/recv are unrecorded; pg_status counts them: a rank blocked in one waits for its
-     pipeline peer (gloo pipelines here are pairs, so the peer is known).
+ E10 gloo send/recv are unrecorded, and PyTorch 2.15's pg_status counts collectives only (the
+     real testdata/torch-2.15.0-gloo/pipe_no_send: rank 5, blocked in a recv, has enqueued ==
+     completed; an earlier rule counted send/recv there and read such a rank as waiting for its
+     pipeline peer, which no real dump shows). A send/recv leaves op-id gaps before its group's
+     next collective at most; a group that runs send/recv alone (every gloo pipeline pair here)
+     shows in no dump. A rank blocked in one looks idle, as a stopped rank does: named by W2,
+     nothing linking it to its peer (as tests/interop/random_job.py's p2p_shown and the real
+     random143_sigkill_stuck read it).
  H1  Nobody waits: ok, stragglers exactly the slow ranks the dumps can show (none under clock
      offsets alone; a slow rank shows in a group where every member's readable dump records 5
      of its collectives with it: not without its dump, nor in only-active dumps of a job that
