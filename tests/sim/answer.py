@@ -38,12 +38,13 @@ The rules (sim.py's table gives them with their numbers):
     the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
     with the other unmatched half are not (both halves meet in it).
  E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
-    entries before the cut (readers salvage exactly those): the launches they record are known
-    as of the dump's moment (started, completed, their calls' types and sizes), the rest is
-    unknown, as after an older dump (E8): the rank is presumed to have gone on. (pg_status's
-    counters would say more; the rules do not credit them, so they never expect more than the
-    entries prove.) A JSON or re-pickled dump cut anywhere, or a pickle cut before its entries,
-    is unreadable (E1).
+    entries before the cut; a torch JSON dump (keys sorted: the entries first) keeps the whole
+    entries before the cut and loses pg_config and pg_status. Readers salvage exactly those
+    entries: the launches they record are known as of the dump's moment (started, completed,
+    their calls' types and sizes), the rest is unknown, as after an older dump (E8): the rank
+    is presumed to have gone on. (pg_status's counters would say more; the rules do not credit
+    them, so they never expect more than the entries prove.) A re-pickled dump cut anywhere, or
+    a dump cut before its entries, is unreadable (E1).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) issued an operation the group will never run: it is the
     culprit, the idle majority is not (a rank that used the wrong group or peer late in the
