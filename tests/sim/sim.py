@@ -45,11 +45,12 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      the culprit, not the idle peer nor the other unmatched half.
  E13 A torch pickle or JSON dump cut inside its entries: the whole entries before the cut are
      known as of its moment, the rest unknown, as after an older dump (E8). Readers salvage
-     exactly those (the contract: "unless the reader can tell exactly which of its entries are
-     whole"; a JSON entry is whole once its closing brace is read; torch's JSON sorts its keys,
-     so pg_config and pg_status, after the entries, are lost). An earlier rule read a cut JSON
-     dump as unreadable, claiming less than the dump shows (seeds 316, 336, 788). Re-pickled
-     dumps cut anywhere, and dumps cut before their entries, are unreadable (E1).
+     exactly those (man/frtrace.1: a file truncated mid-write is used only when its whole
+     entries can be told apart; a JSON entry is whole once its closing brace is read; torch's
+     JSON sorts its keys, so pg_config and pg_status, after the entries, are lost). An earlier
+     rule read a cut JSON dump as unreadable, claiming less than the dump shows (seeds 316,
+     336, 788). Re-pickled dumps cut anywhere, and dumps cut before their entries, are
+     unreadable (E1).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending) issued an operation the group will never run: it is the culprit, not
      the idle majority.
