@@ -40,6 +40,8 @@ test_expect_success 'simulated dumps load, laid out key by key as real producers
         --mkdump \"\$TOP/\$BUILD/tests/mkdump\" $real \
         \"\$TOP/testdata/torch-2.15.0-gloo/stuck_cpu-stack/rank_0\" \
         \"\$TOP/testdata/torch-2.15.0-gloo/skip-json/rank_0.json\" \
+        \"\$TOP/testdata/torch-2.15.0-gloo/pipe_no_send/rank_4\" \
+        \"\$TOP/testdata/torch-2.15.0-gloo/pipe_no_send/rank_5.json\" \
         \"\$TOP/testdata/recorder-fake-nccl/skip/rank_0\"
 "
 

@@ -38,12 +38,13 @@ The rules (sim.py's table gives them with their numbers):
     the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
     with the other unmatched half are not (both halves meet in it).
  E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
-    entries before the cut (readers salvage exactly those): the launches they record are known
-    as of the dump's moment (started, completed, their calls' types and sizes), the rest is
-    unknown, as after an older dump (E8): the rank is presumed to have gone on. (pg_status's
-    counters would say more; the rules do not credit them, so they never expect more than the
-    entries prove.) A JSON or re-pickled dump cut anywhere, or a pickle cut before its entries,
-    is unreadable (E1).
+    entries before the cut; a torch JSON dump (keys sorted: the entries first) keeps the whole
+    entries before the cut and loses pg_config and pg_status. Readers salvage exactly those
+    entries: the launches they record are known as of the dump's moment (started, completed,
+    their calls' types and sizes), the rest is unknown, as after an older dump (E8): the rank
+    is presumed to have gone on. (pg_status's counters would say more; the rules do not credit
+    them, so they never expect more than the entries prove.) A re-pickled dump cut anywhere, or
+    a dump cut before its entries, is unreadable (E1).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) issued an operation the group will never run: it is the
     culprit, the idle majority is not (a rank that used the wrong group or peer late in the
@@ -52,9 +53,13 @@ The rules (sim.py's table gives them with their numbers):
     collective with a member that left no dump file (an unreadable file proves it lived to dump)
     may have failed on it, so it waits for those members, whether it in truth finished or failed (the dumps read alike), unless a member's
     dump shows it went on past that collective (then it finished, gloo's calls block).
- E10 gloo send/recv are not recorded: a rank blocked in one shows it only by pg_status counting
-    more operations enqueued than completed; it waits for its pipeline peer (gloo jobs keep
-    their pipeline groups to pairs, so that the peer is known).
+ E10 gloo send/recv are not recorded, and PyTorch 2.15's pg_status counts collectives only
+    (record.py; the real pipe_no_send: a rank blocked in a recv has enqueued == completed): a
+    finished send/recv leaves op-id gaps at most, and a rank blocked in one looks idle, as a
+    stopped rank does (View.unrecorded). Where no dump shows the rank's send/recv (a pipeline
+    group running send/recv alone, as every gloo pipeline here: no dump names the group),
+    nothing links it to its peer: W2 names it, as tests/interop/random_job.py (p2p_shown) and
+    the real random143_sigkill_stuck do.
  H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
     and nothing is queued behind it is ok too. The stragglers are the slow ranks the dumps can
     show: those with a group of two or more whose every member's readable dump records at least
@@ -67,15 +72,23 @@ The rules (sim.py's table gives them with their numbers):
 class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
-    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None):
+    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
+        self.hide_p2p = hide_p2p  # gloo: send/recv are in no entry and no pg_status count (E10)
         self._frontier, self._completed, self._missing = {}, {}, {}
 
-    def visible(self, L, r):
-        """r's dump shows the launch: issued by its dump time, and not cut off (E13)."""
+    def shown(self, L, r):
+        """r's dump covers the launch's moment: issued by its dump time, not cut off (E13)."""
         return L.issue_t <= self.T[r] and (r not in self.cut or L.pos < self.cut[r])
+
+    def unrecorded(self, L):
+        return self.hide_p2p and L.call.is_p2p()
+
+    def visible(self, L, r):
+        """r's dump shows the launch: covered, and of a kind the backend records (E10)."""
+        return self.shown(L, r) and not self.unrecorded(L)
 
     def launch_done(self, L, r):
         """Finished by the time r's dump was taken (gloo: retired, finished or failed)."""
@@ -85,7 +98,11 @@ class View:
         if r not in self._frontier:
             self._frontier[r] = None
             for L in self.eng.stream[r]:
-                if not self.visible(L, r):
+                if not self.shown(L, r):
+                    break
+                if self.unrecorded(L):  # E10: a finished one leaves op ids only; in an
+                    if self.launch_done(L, r):  # unfinished one the rank looks idle
+                        continue
                     break
                 if not self.launch_done(L, r):
                     self._frontier[r] = L
@@ -142,11 +159,10 @@ def arrived(view, m, inst):
 
 def went_on(view, r, inst):
     """A member other than r that the dumps show past the instance (gloo blocks: it finished
-    it, so the instance did not fail)."""
+    it, so the instance did not fail): a later launch of its own that its dump records."""
     for m, L in inst.launches.items():
         if m != r and m in view.known and m not in view.fatal:
-            nxt = view.eng.stream[m][L.pos + 1:L.pos + 2]
-            if nxt and view.visible(nxt[0], m):
+            if any(view.visible(M, m) for M in view.eng.stream[m][L.pos + 1:]):
                 return True
     return False
 
@@ -159,9 +175,10 @@ def waits(view, r, gloo):
     eng = view.eng
     if fr is None:
         if gloo:
-            last = [L for L in eng.stream[r] if L.issue_t <= view.T[r]]
+            last = [L for L in eng.stream[r] if view.visible(L, r)]
             # retired reads alike for finished and failed (E9): the truth's `failed` is not
-            # evidence, except for an unrecorded send/recv, whose failure pg_status shows
+            # evidence, except for a send/recv whose failure the view shows (the truth's:
+            # E10, no dump records one)
             if last and (last[-1].failed or not last[-1].call.is_p2p()) and \
                     not went_on(view, r, last[-1].insts[0]):
                 inst = last[-1].insts[0]
@@ -432,7 +449,7 @@ def expected(job, eng, dumps):
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal, cut, set(dumps))
+    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo)
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)

@@ -83,6 +83,8 @@ def check_dump(d, path, is_json):
         if not pg.isdigit() or len(vals) != 3 or not all(
                 isinstance(v, str if is_json else int) for v in vals):
             errs.append("%s: pg_status[%r] = %r" % (path, pg, st))
+    if who == "gloo":
+        errs += gloo_status(d, path)
     for e in d.get("entries", []):
         order = [k for k in ENTRY if k in e]
         if list(e) != order and not is_json or is_json and sorted(e) != sorted(order):
@@ -106,6 +108,25 @@ def check_dump(d, path, is_json):
         if errs:
             break
     return errs
+
+
+def gloo_status(d, path):
+    """PyTorch 2.15's gloo pg_status: per group that recorded a collective, the op ids of the
+    newest one enqueued and of the newest one finished; a send/recv, recorded nowhere, is not
+    counted, pending or not (the real testdata/torch-2.15.0-gloo/pipe_no_send: rank 5, blocked
+    in a recv, has enqueued == completed == its newest all_reduce's op id). Every gloo entry
+    stays scheduled, so even only-active dumps keep the newest entry of each group."""
+    newest = {}
+    for e in d.get("entries", []):
+        newest[str(e["pg_id"])] = max(newest.get(str(e["pg_id"]), -1), e["op_id"])
+    keys = ("last_enqueued_collective", "last_started_collective", "last_completed_collective")
+    status = {pg: [int(st[k]) for k in keys] for pg, st in d.get("pg_status", {}).items()}
+    if set(status) != set(newest):
+        return ["%s: gloo pg_status lists groups %s, its entries %s" % (
+            path, sorted(status), sorted(newest))]
+    return ["%s: gloo pg_status[%r] = %r, newest entry's op id %d" % (path, pg, st, newest[pg])
+            for pg, st in sorted(status.items())
+            if st[0] != newest[pg] or st[1] != -1 or st[2] > st[0]]
 
 
 def same_bytes(path, d, is_json):

@@ -216,13 +216,24 @@ def _json_entry(e):
     return j
 
 
-def torch_json(dump):
+def torch_json(dump, entry_spans=None):
+    """torch's JSON of a dump; entry_spans, a list, gets each entry's (start, end) byte offsets
+    (keys sorted: the entries come right after comm_lib_version, before pg_config/pg_status)."""
     j = {k: v for k, v in dump.items() if k != "entries"}
     j["pg_status"] = {pg: {k: str(v) for k, v in s.items()} for pg, s in dump["pg_status"].items()}
     if dump.get("entries"):
         j["entries"] = [_json_entry(e) for e in dump["entries"]]
     j["nccl_comm_state"] = {}
-    return json.dumps(j, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    dumps = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    raw = dumps(j).encode()
+    if entry_spans is not None:
+        at = raw.find(b'"entries":[')
+        for e in j.get("entries", []):
+            one = dumps(e).encode()
+            at = raw.find(one, at)
+            entry_spans.append((at, at + len(one)))
+            at += len(one)
+    return raw
 
 
 def python_pickle(dump, protocol):

@@ -145,8 +145,8 @@ def draw_layout(rng, world, backend):
         kinds = ["megatron", "world", "fsdp"]
     kind = rng.choice(kinds)
     if kind == "megatron":
-        # gloo records no send/recv: keep its pipeline groups to pairs, so that the one peer
-        # a blocked send/recv can wait for is known (answer.py, rule E10)
+        # gloo records no send/recv: its pipeline groups stay pairs (answer.py, rule E10: a
+        # rank blocked in one looks idle)
         return draw_megatron(rng, world, rng.random() < 0.7, 2 if backend == "gloo" else 4)
     if kind == "mesh" and backend != "gloo":  # gloo's split groups are out of scope
         return draw_mesh(rng, world)

@@ -11,8 +11,12 @@ dump_dict(job, engine, rank, T) builds the dump as a dict in the producer's key 
   exists (the rank ran an operation there) with global ranks; pg_status the last enqueued,
   started (-1 without timing) and completed work's sequence id per pg_id.
 * gloo (PyTorch 2.15, layout 2.10): pg_config is one key "" with group-local ranks of the last
-  group created; send/recv are not recorded but counted in op_id and in pg_status; state stays
-  "scheduled"; `retired` is true once the operation finished or failed.
+  group created; send/recv are not recorded, they only take op ids (gaps before the group's next
+  collective); pg_status holds the op ids of the last collective enqueued and of the last one
+  finished or failed (a pending send/recv is not counted: the committed real job
+  testdata/torch-2.15.0-gloo/pipe_no_send, rank 5 blocked in a recv with enqueued == completed),
+  and lists a group once it recorded a collective; state stays "scheduled"; `retired` is true
+  once the operation finished or failed.
 * recorder (ours): one launch counter per communicator gives collective_seq_id to collective
   launches and p2p_seq_id to send/recv launches, so that the two never share a number; an end
   marker closes a group of two or more operations (op_id counts it); names are the
@@ -94,27 +98,27 @@ class Recorder:
         else:
             c[0] += 1
         done, started = self.state_of(L)
-        st = self.status.setdefault(g.uid, {"enq": -1, "start": -1, "done": -1, "ops": 0,
-                                            "ops_done": 0})
+        if gloo and call.is_p2p():
+            c[2] += len(call.ops)  # takes op ids, never recorded, never in pg_status
+            return
+        st = self.status.setdefault(g.uid, {"enq": -1, "start": -1, "done": -1})
         seq_of_launch = c[1] if call.is_p2p() and self.backend == "nccl" else c[0]
+        ended = done
         if self.backend == "recorder":
             st["enq"] = c[0] if c[0] > 0 else -1
             seq_of_launch = c[3]
-        else:
+        elif gloo:  # op ids: the collective's own (torch numbers gloo work by op id); it counts
+            seq_of_launch = c[2] + len(call.ops)  # as completed once finished or failed
+            ended = self.retired(L, done)
+        if self.backend != "recorder":
             st["enq"] = seq_of_launch
-        if started and self.timing_started():
+        if started and self.timing_started() and not gloo:
             st["start"] = seq_of_launch
-        if done:
+        if ended:
             st["done"] = seq_of_launch
-        if gloo:
-            st["ops"] += len(call.ops)
-            if done or (L.failed and L.done_t <= self.T):
-                st["ops_done"] += len(call.ops)
         members = []
         for op in call.ops:
             c[2] += 1
-            if gloo and call.is_p2p():
-                continue  # counted, never recorded
             members.append(self.entry(L, op, c, done, started))
         marker = len(call.ops) >= (2 if self.backend == "recorder" else 1) and \
             call.kind in ("coalesced", "batch") and not gloo
@@ -266,10 +270,7 @@ def dump_dict(job, engine, rank, T, trigger=None, entry_launch=None):
     for g in sorted((g for g in L.of_rank[rank] if g.uid in rec.status),
                     key=lambda g: L.pg_id(rank, g)):
         s = rec.status[g.uid]
-        if b == "gloo":
-            vals = (s["ops"], -1, s["ops_done"])
-        else:
-            vals = (s["enq"], s["start"] if rec.timing_started() else -1, s["done"])
+        vals = (s["enq"], s["start"] if rec.timing_started() and b != "gloo" else -1, s["done"])
         status[str(L.pg_id(rank, g))] = {"last_enqueued_collective": vals[0],
                                          "last_started_collective": vals[1],
                                          "last_completed_collective": vals[2]}

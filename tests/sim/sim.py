@@ -43,16 +43,27 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
  E14 A rank waiting in a send/recv on idle peers nobody else waits for, while another waits
      on it in the other half (a send for its recv, or the reverse), posted to the wrong peer:
      the culprit, not the idle peer nor the other unmatched half.
- E13 A torch pickle cut inside its entries: the whole entries before the cut are known as of
-     its moment, the rest unknown, as after an older dump (E8). JSON and re-pickled dumps cut
-     anywhere, and pickles cut before their entries, are unreadable (E1).
+ E13 A torch pickle or JSON dump cut inside its entries: the whole entries before the cut are
+     known as of its moment, the rest unknown, as after an older dump (E8). Readers salvage
+     exactly those (man/frtrace.1: a file truncated mid-write is used only when its whole
+     entries can be told apart; a JSON entry is whole once its closing brace is read; torch's
+     JSON sorts its keys, so pg_config and pg_status, after the entries, are lost). An earlier
+     rule read a cut JSON dump as unreadable, claiming less than the dump shows (seeds 316,
+     336, 788). Re-pickled dumps cut anywhere, and dumps cut before their entries, are
+     unreadable (E1).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending) issued an operation the group will never run: it is the culprit, not
      the idle majority.
  E9  gloo `retired` is finished or failed: a rank whose newest operation is retired and has a
      member without readable dump waits for that member.
- E10 gloo send/recv are unrecorded; pg_status counts them: a rank blocked in one waits for its
-     pipeline peer (gloo pipelines here are pairs, so the peer is known).
+ E10 gloo send/recv are unrecorded, and PyTorch 2.15's pg_status counts collectives only (the
+     real testdata/torch-2.15.0-gloo/pipe_no_send: rank 5, blocked in a recv, has enqueued ==
+     completed; an earlier rule counted send/recv there and read such a rank as waiting for its
+     pipeline peer, which no real dump shows). A send/recv leaves op-id gaps before its group's
+     next collective at most; a group that runs send/recv alone (every gloo pipeline pair here)
+     shows in no dump. A rank blocked in one looks idle, as a stopped rank does: named by W2,
+     nothing linking it to its peer (as tests/interop/random_job.py's p2p_shown and the real
+     random143_sigkill_stuck read it).
  H1  Nobody waits: ok, stragglers exactly the slow ranks the dumps can show (none under clock
      offsets alone; a slow rank shows in a group where every member's readable dump records 5
      of its collectives with it: not without its dump, nor in only-active dumps of a job that
@@ -381,14 +392,18 @@ def rank_format(job, r):
 
 
 def cut_plan(job, eng, dumps, r):
-    """E13: where a truncated torch pickle is cut: inside the first entry of a launch, so that
-    the entries before it (whole launches) stay readable. None: nothing salvageable (another
-    encoding, or no entries): the dump is unreadable."""
-    if rank_format(job, r) != "pickle":
+    """E13: where a truncated torch pickle or JSON dump is cut: inside the first entry of a
+    launch, so that the entries before it (whole launches) stay readable. None: nothing
+    salvageable (a Python re-pickle, or no entries; a JSON dump keeps nothing before its
+    entries): the dump is unreadable."""
+    fmt = rank_format(job, r)
+    if fmt not in ("pickle", "json"):
         return None
     launch_of = []
     record.dump_dict(job, eng, r, dumps[r]["time"], None, launch_of)
     starts = [i for i in range(len(launch_of)) if i == 0 or launch_of[i] != launch_of[i - 1]]
+    if fmt == "json":
+        starts = starts[1:]  # one whole entry at least: a JSON cut in its first keeps nothing
     if not starts:
         return None
     s = random.Random(job.seed * 7919 + r).choice(starts)
@@ -400,11 +415,17 @@ def truncate(job, r, info, d, raw):
     nothing is to be salvaged, inside pg_config (pickles) or anywhere (JSON)."""
     crng = random.Random(job.seed * 31337 + r)
     if info.get("cut"):
-        starts = []
-        encode.torch_pickle(d, job.rec["root_memo"], starts)
         s = info["cut"]["entry"]
-        span = (starts[s + 1] if s + 1 < len(starts) else len(raw)) - starts[s]
-        return raw[:starts[s] + crng.randint(3, max(3, min(span - 3, 400)))]
+        if raw[:1] == b"{":  # JSON: the entry's own bytes, its closing brace lost
+            spans = []
+            encode.torch_json(d, spans)
+            start, span = spans[s][0], spans[s][1] - spans[s][0]
+        else:
+            starts = []
+            encode.torch_pickle(d, job.rec["root_memo"], starts)
+            start = starts[s]
+            span = (starts[s + 1] if s + 1 < len(starts) else len(raw)) - starts[s]
+        return raw[:start + crng.randint(3, max(3, min(span - 3, 400)))]
     i = raw.find(b"pg_config")
     j = raw.find(b"pg_status", i + 1) if i >= 0 else -1
     if raw[:1] != b"{" and 0 <= i < j - 12:
