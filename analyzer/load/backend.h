@@ -19,8 +19,9 @@
  * nothing. The backend is the profiling name's prefix ("gloo:all_reduce").
  *
  * What a backend records matters too: PyTorch's gloo records no send/recv at all (they only
- * advance the group's op id and pg_status), so a rank blocked in one looks like a rank that
- * never issued its next collective; the verdict takes that into account (verdict.c) and the
+ * advance the group's op id; torch 2.15's pg_status counts them not, and a group that ran only
+ * send/recv is absent from it), so a rank blocked in one looks like a rank that never issued
+ * its next collective; the verdict takes that into account (verdict.c) and the
  * summary says so.
  *
  * And what an arrival means: gloo runs a collective on the calling CPU thread, which returns
