@@ -161,8 +161,25 @@ static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t st
     return true;
 }
 
-/* The job's ranks without a dump that none of the family's groups holds, up to *top; ranks
- * above are added while there are fewer than `slots`. */
+/* Whether the dump counts work in a group that none of its entries names (a pg_status pg_id
+ * without entries: gloo records no send/recv, so a pipeline group shows only there): the rank
+ * is in a group the dumps cannot name, and may be a member a rebuilt group lacks. */
+static bool hides_a_group(const fa_dump *d) {
+    for (uint32_t s = 0; s < d->nstatus; s++) {
+        bool named = false;
+        for (uint32_t k = 0; k < d->npgs && !named; k++)
+            named = d->pgs[k].pg_id == d->status[s].pg_id;
+        if (!named) return true;
+    }
+    return false;
+}
+
+/* The job's ranks that none of the family's groups holds and that may be a member they lack:
+ * those without a dump, up to *top, and those whose dump counts work in a group its entries
+ * never name (hides_a_group: tests/sim seed 1760, a ring that dropped a rank's data-parallel
+ * entries; a family holds each rank once, so the one rank it lacks is that group's). Ranks
+ * above *top are added while there are fewer than `slots` (tests/sim seed 7859: not for a
+ * pipeline group whose partner's dump counts its send/recv there, a rank 6 in a job of six). */
 static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
                               size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
     fa_ranks held = { 0 };
@@ -172,6 +189,9 @@ static void family_candidates(const fa_input *in, const fa_fill_group *groups, c
     fa_ranks_normalize(&held);
     for (int64_t r = 0; r <= *top; r++)
         if (fa_input_find(in, r) < 0 && !fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
+    for (size_t r = 0; r < in->nranks; r++)
+        if (!fa_ranks_contains(&held, in->ranks[r].rank) && hides_a_group(in->ranks[r].dump))
+            fa_ranks_add(out, in->ranks[r].rank);
     while (out->n < slots) fa_ranks_add(out, ++*top);
     fa_ranks_normalize(out);
     fa_ranks_free(&held);

@@ -320,6 +320,29 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
     return pairs > 0;
 }
 
+/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
+static bool is_transfer(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return op->is_send || op->is_recv;
+}
+
+/* Whether input rank ri's dump shows its batch numbered seq in group `group` past the window's
+ * first entry: a dump keeps or drops a batch whole (only-active drops what completed, and
+ * PyTorch completes a batch's send/recv with its end marker, or leaves them all "scheduled"),
+ * so a partner that is not in a batch it shows was never posted there (tests/sim seed 6681: a
+ * recv from the wrong source read as paired with a send the window dropped). */
+static bool batch_shown(const builder *b, long ri, uint32_t group, int64_t seq) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        if (fa_groups_find(b->groups, (size_t)ri, d->pgs[k].name) != (long)group) continue;
+        for (uint32_t i = 1; i < d->nentries; i++)
+            if (fa_entry_pg(b->in->store, &d->entries[i]) == k &&
+                fa_entry_p2p_seq(d, &d->entries[i]) == seq && is_transfer(b, &d->entries[i]))
+                return true;
+    }
+    return false;
+}
+
 /* Whether pending record x, in a batch, may have been done on the wire with a partner that the
  * other side's window no longer holds: the other side's dump is not its whole history, holds no
  * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
@@ -338,7 +361,7 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
         return false;
     for (size_t i = 0; i < ny; i++)
         if (fa_p2p_seq(b->in, &b->p2p[Y[i]]) == seq) return false;
-    return true;
+    return !batch_shown(b, ri, x->group, seq);
 }
 
 /* The pending records P[0..n-1] less those partner_maybe_dropped says nothing is shown to pair
@@ -407,12 +430,6 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
 
 static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
     return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
-}
-
-/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
-static bool is_transfer(const builder *b, const fa_entry *e) {
-    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
-    return op->is_send || op->is_recv;
 }
 
 /* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
