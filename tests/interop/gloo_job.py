@@ -215,6 +215,32 @@ def reap(procs, seconds):
             p.wait()
 
 
+# CPU seconds a worker may burn in a settle window and still count as still: a rank blocked in
+# gloo or asleep uses next to none (its dumper thread polls the trigger file), a rank computing
+# uses a share of a core, even on a machine loaded many times over
+BUSY_CPU_S = 0.1
+
+
+def cpu_seconds(procs):
+    """Each worker's CPU time so far (user + system, all its threads); 0 once it has exited."""
+    out = []
+    for p in procs:
+        try:
+            with open(f"/proc/{p.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+        except (OSError, IndexError, ValueError):
+            out.append(0.0)
+    return out
+
+
+def still_busy(procs, cpu_then):
+    """Whether a worker computed in the window since cpu_then (cpu_seconds then): a job whose
+    ranks say nothing for a while may still be computing, when many processes share few cores.
+    Dumping it then would show a healthy rank as one that never joined."""
+    return any(now - then > BUSY_CPU_S for now, then in zip(cpu_seconds(procs), cpu_then))
+
+
 def job_state(args, procs):
     """What every rank has said so far, and which processes still run."""
     said = []
@@ -228,15 +254,19 @@ def job_state(args, procs):
 
 
 def wait_until_still(args, procs):
-    """Returns once every rank has started (or died) and nothing moved for args.settle s."""
+    """Returns once every rank has started (or died) and nothing moved for args.settle s: no
+    rank said anything new and none computed (still_busy)."""
     last, since, deadline = None, time.time(), time.time() + 180
+    cpu_then = cpu_seconds(procs)
     while time.time() < deadline:
         state = job_state(args, procs)
         started = all(s is not None or code is not None for s, code in zip(*state))
         if state != last:
-            last, since = state, time.time()
+            last, since, cpu_then = state, time.time(), cpu_seconds(procs)
         elif started and time.time() - since >= args.settle:
-            return
+            if not still_busy(procs, cpu_then):
+                return
+            since, cpu_then = time.time(), cpu_seconds(procs)
         time.sleep(0.1)
 
 

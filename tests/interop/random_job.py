@@ -59,7 +59,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import reap  # noqa: E402
+from gloo_job import cpu_seconds, reap, still_busy  # noqa: E402
 STEPS = 5
 SLOW_S = 0.1
 P2P = ("send_recv", "batch_p2p")  # gloo records neither (its pg_status counts them)
@@ -412,6 +412,7 @@ def read_progress(outdir, world):
 
 def wait_until_still(job, outdir, procs, settle):
     last, since, deadline = None, time.time(), time.time() + 240
+    cpu_then = cpu_seconds(procs)
     wants_early = os.path.join(outdir, ".wants_early")
     while time.time() < deadline:
         if os.path.exists(wants_early):
@@ -421,9 +422,11 @@ def wait_until_still(job, outdir, procs, settle):
         started = all((s is not None and "started" in s) or code is not None
                       for s, code in zip(*state))
         if state != last:
-            last, since = state, time.time()
+            last, since, cpu_then = state, time.time(), cpu_seconds(procs)
         elif started and time.time() - since >= settle:
-            return True
+            if not still_busy(procs, cpu_then):  # nobody said anything, nor computed
+                return True
+            since, cpu_then = time.time(), cpu_seconds(procs)
         time.sleep(0.1)
     return False
 

@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import job_state, progress, reap  # noqa: E402
+from gloo_job import cpu_seconds, job_state, progress, reap, still_busy  # noqa: E402
 
 STEPS, STEP = 6, 3
 SHARD = 6
@@ -245,6 +245,7 @@ def worker(args, rank):
 
 def wait_until_still(args, procs, settle):
     last, since, deadline = None, time.time(), time.time() + 180
+    cpu_then = cpu_seconds(procs)
     wants_early = os.path.join(args.outdir, ".wants_early")
     while time.time() < deadline:
         if os.path.exists(wants_early):
@@ -254,9 +255,11 @@ def wait_until_still(args, procs, settle):
         state = job_state(args, procs)
         started = all(s is not None or code is not None for s, code in zip(*state))
         if state != last:
-            last, since = state, time.time()
+            last, since, cpu_then = state, time.time(), cpu_seconds(procs)
         elif started and time.time() - since >= settle:
-            return
+            if not still_busy(procs, cpu_then):  # nobody said anything, nor computed
+                return
+            since, cpu_then = time.time(), cpu_seconds(procs)
         time.sleep(0.1)
 
 
