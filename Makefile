@@ -104,6 +104,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(ANALYZER_LIB) $(FORMATS_LIB)
 
 -include $(sort $(wildcard recorder/*.mk tests/*.mk tests/*/*.mk))
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# the unit tests' own (-MMD beside each binary): a header they include rebuilds them
+-include $(wildcard $(BUILD)/tests/*.d)
 
 # --- the two README commands ---------------------------------------------------------
 demo: all

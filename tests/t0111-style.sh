@@ -7,7 +7,8 @@
 # one whole (tests/tools/long_functions.py; its one exception, the pickle reader's opcode loop,
 # is named and explained there). Every mutant of tests/mutation/mutants.txt still applies to the
 # code it names (mutate.py check), so that an edit that moves a mutant's code shows here, in
-# seconds, not as a stillborn mutant in the hours-long `make mutation`.
+# seconds, not as a stillborn mutant in the hours-long `make mutation` (whose own first step,
+# `check --compile`, also compiles each mutant: that one is tried here on a small tree only).
 . "$(dirname "$0")/lib.sh"
 
 c_files() { (cd "$TOP" && git ls-files '*.c' '*.h' 2>/dev/null || find formats analyzer recorder tests -name '*.[ch]'); }
@@ -95,6 +96,34 @@ test_expect_success 'the mutant check names a mutant whose code moved' '
     test_expect_code 1 python3 "$TOP/tests/mutation/mutate.py" check list tree >out &&
     grep -q "^zz01: .int x = 2;. occurs 0 times in analyzer/a.c, not once$" out &&
     grep -q "^1 mutants, 1 stale$" out
+'
+
+test_expect_success 'the compiling mutant check names a mutant that leaves a function unused' '
+    mkdir -p ctree/analyzer &&
+    echo "WARN := -Wall -Wextra -Werror" >ctree/Makefile &&
+    printf "%s\n" "static int one(void) { return 1; }" "int two(void);" \
+        "int two(void) { return one() + 1; }" >ctree/analyzer/a.c &&
+    printf "%s\n" "zz02 analyzer/a.c \`return one() + 1;\` ~> \`return 2;\`" \
+        "zz03 analyzer/a.c \`return one() + 1;\` ~> \`return one() + 2;\`" >clist &&
+    python3 "$TOP/tests/mutation/mutate.py" check clist ctree >out &&
+    grep -q "^2 mutants, 0 stale$" out &&
+    test_expect_code 1 python3 "$TOP/tests/mutation/mutate.py" check --compile clist ctree >out &&
+    grep -q "^zz02: does not compile: .*one.* defined but not used" out &&
+    ! grep -q "^zz03" out &&
+    grep -q "^2 mutants, 1 stale " out
+'
+
+test_expect_success 'the scratch tree sync copies only what differs and drops what went' '
+    mkdir -p src/d dst/d dst/build &&
+    echo same >src/d/same && echo same >dst/d/same && touch -d 2001-01-01 dst/d/same &&
+    echo new >src/d/changed && echo old >dst/d/changed &&
+    echo gone >dst/d/gone && echo kept >dst/build/obj &&
+    printf "d/same\0d/changed\0" | python3 "$TOP/tests/mutation/mutate.py" sync src dst >out &&
+    grep -q "^1 files copied, 1 removed$" out &&
+    grep -q "^copied d/changed$" out && grep -q "^removed d/gone$" out &&
+    test "$(cat dst/d/changed)" = new &&
+    test "$(date -r dst/d/same +%Y)" = 2001 &&
+    test ! -e dst/d/gone && test -f dst/build/obj
 '
 
 test_done

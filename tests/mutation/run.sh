@@ -2,41 +2,73 @@
 # tests/mutation/run.sh [ID...] — mutation testing: does the suite notice small wrong changes?
 # (`make mutation`; not part of `make check`: it takes a while.)
 #
-# Copies the working tree (git's tracked and untracked, non-ignored files) into a scratch
-# tree, build/mutation/tree — the working files are never touched — builds it once and runs
-# the tests there as a baseline. Then, for each mutant of tests/mutation/mutants.txt (or only
-# the IDs given): applies its one textual substitution to the scratch copy of its file,
-# rebuilds, runs every unit test and the story scripts that exercise the file (listed in
-# mutants.txt by number, t0200 for tests/t0200-*.sh; each stops at its first failing test,
-# with a timeout), prints
+# Keeps a scratch tree, build/mutation/tree, a copy of the working tree (git's tracked and
+# untracked, non-ignored files) — the working files are never touched. Each run brings the copy
+# up to date, copying only the files that changed since the last run (mutate.py sync), so that
+# its incremental build recompiles only what they feed; then it checks that every mutant applies
+# and compiles (mutate.py check --compile: a stillborn mutant shows in a minute, not hours in),
+# builds, and runs the tests as a baseline, timing each (build/mutation/cost); a test that
+# passed in an earlier run's baseline is not run again while no source but the mutant list
+# changed since (build/mutation/passed: the same sources, the same build). Then, for each mutant of
+# tests/mutation/mutants.txt (or only the IDs given), taken file by file (the next build then
+# recompiles one file, not two): applies its one textual substitution to the scratch copy of its
+# file, rebuilds, and runs its tests until one fails:
+#   * first the test that killed this mutant in an earlier run (build/mutation/killers, kept
+#     between runs), when there is one: a mutant that stays killed costs one test;
+#   * then the rest, fastest first by the baseline's times: the unit test binaries and the
+#     story scripts that exercise the file (listed in mutants.txt by number, t0200 for
+#     tests/t0200-*.sh; each story stops at its first failing test, with a timeout). A unit test
+#     binary that the mutant's build left byte for byte as the baseline's (a static library's
+#     object it does not link changed) passed there and is not run again, for a mutant of C
+#     code; every other test runs: a survivor has passed every test that can see it.
+# It prints
 #   KILLED   ID FILE by TEST        a test failed (or timed out): the suite bites
 #   SURVIVED ID FILE                every test passed: a test is missing (or the mutant is
 #                                   equivalent, marked so in mutants.txt with the reason)
 #   STILLBORN ID FILE               the mutant does not compile or apply (fix the list)
-# restores the file, and at the end the kill rate. Logs: build/mutation/logs/ID.log.
-# MUTANTS=FILE uses another list; MUTATION_TIMEOUT (s, default 600) bounds each test run.
-# Exit status 1 when a mutant survived that is not marked equivalent, or one was stillborn.
+# with the seconds it took, restores the file, and at the end the kill rate. Logs:
+# build/mutation/logs/ID.log. The verdicts are those of running every test in list order; only
+# the order and the time differ (MUTATION_FULL=1 drops the hints, the binary comparison and the
+# earlier baselines, to measure that). MUTANTS=FILE uses another list; MUTATION_TIMEOUT (s, default 600) bounds each
+# test run. Exit status 1 when a mutant survived that is not marked equivalent, or one was
+# stillborn.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 LIST=${MUTANTS:-$TOP/tests/mutation/mutants.txt}
 MUT="$TOP/build/mutation"
 TREE="$MUT/tree"
 LOGS="$MUT/logs"
+KILLERS="$MUT/killers" # ID<TAB>TEST: what killed each mutant last time (kept between runs)
+PASSED="$MUT/passed"   # the tests the tree passed unmutated, since its sources last changed
 TIMEOUT=${MUTATION_TIMEOUT:-600}
+FULL=${MUTATION_FULL:-0}
 MUTATE="python3 $TOP/tests/mutation/mutate.py"
+TAB=$(printf '\t')
 
 ids=$($MUTATE list "$LIST" "$@" | cut -f1) || exit 2
 [ -n "$ids" ] || { echo "no mutants in $LIST"; exit 2; }
 
-# --- the scratch tree ----------------------------------------------------------------------
-rm -rf "$TREE" "$LOGS" "$MUT/orig" # orig: a file as this run found it, restored after each mutant
+# --- the scratch tree ------------------------------------------------------------------------
+rm -rf "$LOGS" "$MUT/orig" # orig: a file as this run found it, restored after each mutant
 mkdir -p "$TREE" "$LOGS" "$MUT/orig"
+touch "$KILLERS" "$PASSED"
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
-    (cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-        tar --null --ignore-failed-read -T - -cf -) | (cd "$TREE" && tar -xf -) || exit 2
+    if [ -f "$TREE/Makefile" ]; then # a tree of an earlier run: copy what changed since
+        (cd "$TOP" && git ls-files -z --cached --others --exclude-standard) |
+            $MUTATE sync "$TOP" "$TREE" >"$LOGS/sync.log" 2>&1 || { cat "$LOGS/sync.log"; exit 2; }
+        # a changed source (not the mutant list, which no test reads) is judged again
+        grep -E "^(copied|removed) " "$LOGS/sync.log" | grep -qv " tests/mutation/" &&
+            : >"$PASSED"
+    else
+        : >"$PASSED"
+        (cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+            tar --null --ignore-failed-read -T - -cf -) | (cd "$TREE" && tar -xf -) || exit 2
+    fi
 else
-    (cd "$TOP" && tar --exclude=./build --exclude=./build-san --exclude=./build-tsan \
-        --exclude=./build-fuzz -cf - .) | (cd "$TREE" && tar -xf -) || exit 2
+    : >"$PASSED"
+    rm -rf "$TREE" && mkdir -p "$TREE" &&
+        (cd "$TOP" && tar --exclude=./build --exclude=./build-san --exclude=./build-tsan \
+            --exclude=./build-fuzz -cf - .) | (cd "$TREE" && tar -xf -) || exit 2
 fi
 # The stories find the real dumps at $TOP/../shared: here build/mutation/shared.
 rm -f "$MUT/shared"
@@ -50,53 +82,105 @@ build() {
         env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here build-tests) >"$1" 2>&1
 }
 
-# run_tests SCRIPTS LOG: prints the first failing test's name (nothing when all pass).
-run_tests() {
-    scripts=$1 log=$2
+now_ms() { date +%s%3N; }
+
+units() {
     for prog in "$TREE"/build/tests/test_*; do
         case $prog in *.d) continue ;; esac
-        [ -x "$prog" ] || continue
-        name=$(basename "$prog")
-        echo "== $name" >>"$log"
-        if ! (cd "$TREE" && CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "$prog") >>"$log" 2>&1; then
-            echo "$name"
-            return
-        fi
+        [ -x "$prog" ] && basename "$prog"
     done
-    for s in $scripts; do
-        echo "== $s" >>"$log"
-        script=$(ls "$TREE/tests/$s"*.sh 2>/dev/null | head -n 1)
-        if [ -z "$script" ] || ! (cd "$TREE" && FRTRACE_TOP="$TREE" FRTRACE_TEST_IMMEDIATE=1 BUILD=build \
-                timeout "$TIMEOUT" sh "$script") >>"$log" 2>&1; then
-            echo "$s"
+}
+
+# sums FILE: the unit test binaries' checksums, one "SUM  build/tests/NAME" a line.
+sums() { (cd "$TREE" && sha1sum $(units | sed 's|^|build/tests/|')) >"$1"; }
+
+# run_one TEST LOG: runs a unit test binary (test_*) or a story (tNNNN); status 0 when it passed.
+run_one() {
+    echo "== $1" >>"$2"
+    case $1 in
+        test_*) (cd "$TREE" && CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "build/tests/$1") \
+            >>"$2" 2>&1 ;;
+        *)  script=$(ls "$TREE/tests/$1"*.sh 2>/dev/null | head -n 1)
+            [ -n "$script" ] && (cd "$TREE" && FRTRACE_TOP="$TREE" FRTRACE_TEST_IMMEDIATE=1 \
+                BUILD=build timeout "$TIMEOUT" sh "$script") >>"$2" 2>&1 ;;
+    esac
+}
+
+# by_cost TEST...: the tests, fastest first by the baseline's times ($MUT/cost), one a line.
+by_cost() {
+    for t in "$@"; do
+        ms=$(awk -F "$TAB" -v t="$t" '$1 == t { print $2 }' "$MUT/cost")
+        printf '%s\t%s\n' "${ms:-0}" "$t"
+    done | sort -n -s -k1,1 | cut -f2
+}
+
+# run_tests TESTS HINT LOG: runs the hint (when one of TESTS), then the rest fastest first;
+# prints the first failing test's name (nothing when all pass).
+run_tests() {
+    tests=$1 hint=$2 log=$3 ran=" "
+    for t in $hint $(by_cost $tests); do
+        case " $tests " in *" $t "*) ;; *) continue ;; esac
+        case $ran in *" $t "*) continue ;; esac
+        ran="$ran$t "
+        if ! run_one "$t" "$log"; then
+            echo "$t"
             return
         fi
     done
 }
 
+# unit_tests FILE: the unit test binaries a mutant of FILE must run: for C code, those whose
+# build differs from the baseline's (an unchanged binary passed the baseline); else all.
+unit_tests() {
+    case $FULL:$1 in
+        0:*.c | 0:*.h)
+            sums "$MUT/mutant.sums"
+            diff "$MUT/baseline.sums" "$MUT/mutant.sums" | sed -n 's|^> .*build/tests/||p' ;;
+        *) units ;;
+    esac
+}
+
 echo "== mutation testing in $TREE"
+# the mutants that do not apply or compile: stillborn, no build needed to tell
+$MUTATE check --compile "$LIST" "$TREE" $ids >"$LOGS/check.log" 2>&1
+grep "^[^ ]*: " "$LOGS/check.log" >"$MUT/stale"
 if ! build "$LOGS/baseline-build.log"; then
     echo "the unmutated tree does not build: $LOGS/baseline-build.log"
     exit 2
 fi
+sums "$MUT/baseline.sums"
 all_scripts=$($MUTATE list "$LIST" "$@" | cut -f3 | tr ' ' '\n' | sort -u | tr '\n' ' ')
-failed=$(run_tests "$all_scripts" "$LOGS/baseline.log")
-if [ -n "$failed" ]; then
-    echo "the unmutated tree fails $failed (log: $LOGS/baseline.log): no mutant can be judged"
-    exit 2
-fi
+[ "$FULL" = 1 ] && : >"$PASSED"
+touch "$MUT/cost"
+for t in $(units) $all_scripts; do
+    grep -qx "$t" "$PASSED" && continue # passed on these very sources in an earlier run
+    start=$(now_ms)
+    if ! run_one "$t" "$LOGS/baseline.log"; then
+        echo "the unmutated tree fails $t (log: $LOGS/baseline.log): no mutant can be judged"
+        exit 2
+    fi
+    ms=$(($(now_ms) - start))
+    grep -v "^$t$TAB" "$MUT/cost" >"$MUT/cost.new"
+    printf '%s\t%s\n' "$t" "$ms" >>"$MUT/cost.new" && mv "$MUT/cost.new" "$MUT/cost"
+    echo "$t" >>"$PASSED"
+done
 echo "== baseline: the unit tests and $all_scripts pass"
 
 total=0 killed=0 survived=0 equivalent=0 stillborn=0
 survivors=""
-TAB=$(printf '\t')
-$MUTATE list "$LIST" "$@" >"$MUT/mutants.tsv"
+# file by file (a stable sort: the list's order within a file)
+$MUTATE list "$LIST" "$@" | sort -s -t "$TAB" -k2,2 >"$MUT/mutants.tsv"
 while IFS="$TAB" read -r id file scripts note; do
     total=$((total + 1))
+    start=$(now_ms)
     log="$LOGS/$id.log"
     mkdir -p "$MUT/orig/$(dirname "$file")"
     [ -f "$MUT/orig/$file" ] || cp -p "$TREE/$file" "$MUT/orig/$file"
-    if ! $MUTATE apply "$LIST" "$id" "$TREE" >"$log" 2>&1; then
+    if grep "^$id: " "$MUT/stale" >"$log"; then
+        result="STILLBORN"
+        stillborn=$((stillborn + 1))
+        by="($(cut -c1-120 "$log"))"
+    elif ! $MUTATE apply "$LIST" "$id" "$TREE" >"$log" 2>&1; then
         result="STILLBORN"
         stillborn=$((stillborn + 1))
         by="($(tail -n 1 "$log"))"
@@ -105,7 +189,12 @@ while IFS="$TAB" read -r id file scripts note; do
         stillborn=$((stillborn + 1))
         by="(does not compile: $log.build)"
     else
-        by=$(run_tests "$scripts" "$log" </dev/null)
+        hint=$(awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KILLERS" | tail -n 1)
+        [ "$FULL" = 1 ] && hint=""
+        by=$(run_tests "$(unit_tests "$file" | tr '\n' ' ')$scripts" "$hint" "$log" </dev/null)
+        grep -v "^$id$TAB" "$KILLERS" >"$KILLERS.new"
+        [ -n "$by" ] && printf '%s\t%s\n' "$id" "$by" >>"$KILLERS.new"
+        mv "$KILLERS.new" "$KILLERS"
         if [ -n "$by" ]; then
             result="KILLED"
             killed=$((killed + 1))
@@ -121,7 +210,7 @@ while IFS="$TAB" read -r id file scripts note; do
     fi
     cp -p "$MUT/orig/$file" "$TREE/$file"
     touch "$TREE/$file"   # newer than the mutant's object: the next build recompiles it
-    printf '%-9s %-5s %-26s %s\n' "$result" "$id" "$file" "$by"
+    printf '%-9s %-5s %-26s %4ds %s\n' "$result" "$id" "$file" $((($(now_ms) - start) / 1000)) "$by"
 done <"$MUT/mutants.tsv"
 
 judged=$((killed + survived))

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "job_dumps.h"
 
 enum { MAX_RANKS = 8, MAX_GROUPS = 6 };
 
@@ -40,7 +41,7 @@ typedef struct job {
     const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
     int first_record[MAX_RANKS];      /* the record_id of the rank's first entry: > 0, a ring
                                        * that wrapped (what came before is gone) */
-    char dir[64];
+    char dir[JD_DIR_BYTES];
     fa_analysis a;
 } job;
 
@@ -136,51 +137,35 @@ static void coll(job *j, const char *name, const char *op, int seq,
         if (states[r]) rec(j, r, name, op, seq, states[r]);
 }
 
-static void run(job *j) {
-    strcpy(j->dir, "/tmp/test_verdict.XXXXXX");
-    assert_non_null(mkdtemp(j->dir));
-    for (int r = 0; r < j->world; r++) {
-        if (j->skip[r] == 1) continue;
-        char path[128];
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        if (j->skip[r] == 2) { /* the process lived to dump, the file is cut short */
-            fputs("{\"version\": \"2.9\", \"pg_config\": {", f);
-            fclose(f);
-            continue;
-        }
-        fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
-        if (j->gloo_config) /* gloo 2.15: one key "", the last group made, group-local ranks */
-            fprintf(f, "\"\": {\"name\": \"\", \"desc\": \"\", \"ranks\": \"[0, 1]\"}");
-        for (int g = 0, n = 0; g < j->ngroups && !j->gloo_config && !j->no_config[r]; g++) {
-            char me[16];
-            snprintf(me, sizeof me, "%d", r);
-            if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
-                continue; /* single-digit ranks: a member iff its digit appears */
-            fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}",
-                    n++ ? ", " : "", j->group_name[g], j->group_name[g], j->group_desc[g],
-                    j->group_ranks[g]);
-        }
-        if (j->status[r][0]) fprintf(f, "}, \"pg_status\": {%s", j->status[r]);
-        fprintf(f, "}, \"entries\": [%s]%s%s}\n", j->entries[r],
-                j->frtrace[r][0] ? ", \"frtrace\": " : "", j->frtrace[r]);
-        fclose(f);
+/* Writes rank r's groups into its pg_config: gloo's one key, or the groups it is a member of. */
+static void write_groups(FILE *f, const void *ctx, int r) {
+    const job *j = ctx;
+    if (j->gloo_config) /* gloo 2.15: one key "", the last group made, group-local ranks */
+        fprintf(f, "\"\": {\"name\": \"\", \"desc\": \"\", \"ranks\": \"[0, 1]\"}");
+    for (int g = 0, n = 0; g < j->ngroups && !j->gloo_config && !j->no_config[r]; g++) {
+        char me[16];
+        snprintf(me, sizeof me, "%d", r);
+        if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
+            continue; /* single-digit ranks: a member iff its digit appears */
+        fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}",
+                n++ ? ", " : "", j->group_name[g], j->group_name[g], j->group_desc[g],
+                j->group_ranks[g]);
     }
-    fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
-    fr_error err = { { 0 } };
-    assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
 }
 
-static void done(job *j) {
+static void run(job *j) {
+    jd_make_dir(j->dir, "test_verdict");
     for (int r = 0; r < j->world; r++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        unlink(path);
+        jd_dump dump = { .entries = j->skip[r] == 1 ? NULL : j->entries[r],
+                         .pg_status = j->status[r],
+                         .frtrace = j->frtrace[r],
+                         .cut = j->skip[r] == 2 };
+        jd_write(j->dir, r, &dump, write_groups, j);
     }
-    rmdir(j->dir);
-    fa_analysis_free(&j->a);
+    jd_analyze(j->dir, &j->a);
 }
+
+static void done(job *j) { jd_remove(j->dir, j->world, &j->a); }
 
 static char *culprits(const job *j) {
     return fa_ranks_format(j->a.verdict.culprits.v, j->a.verdict.culprits.n);

@@ -2,7 +2,8 @@
  * keys), every entry a completed all_reduce with its arrival and completion times (ms), each
  * rank's stamps read on its own clock (ms ahead of the true time), then analyzed whole
  * (fa_analyze) for the input, groups and match the perf stages read. Groups are given by their
- * members; group g is named "g" in every member's pg_config. A rank can be left without a dump. */
+ * members; group g is named "g" in every member's pg_config. A rank can be left without a dump.
+ * The files are written, analyzed and removed by job_dumps.h, as test_verdict.c's jobs are. */
 #ifndef FRTRACE_TEST_TIMED_JOB_H
 #define FRTRACE_TEST_TIMED_JOB_H
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "job_dumps.h"
 
 enum { TJ_MAX_RANKS = 8, TJ_MAX_GROUPS = 8, TJ_ENTRIES_BYTES = 65536, TJ_ENTRY_BYTES = 1024 };
 #define TJ_T0_NS 1700000000000000000LL
@@ -24,7 +26,7 @@ typedef struct timed_job {
     char entries[TJ_MAX_RANKS][TJ_ENTRIES_BYTES];
     int nentries[TJ_MAX_RANKS];
     int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];
-    char dir[64];
+    char dir[JD_DIR_BYTES];
     fa_analysis a;
 } timed_job;
 
@@ -64,41 +66,31 @@ static inline void tj_write_ranks(FILE *f, const timed_job *j, int g) {
     fprintf(f, "]");
 }
 
-/* Writes the dumps and analyzes them (j->a). */
-static inline void tj_run(timed_job *j) {
-    strcpy(j->dir, "/tmp/test_timed_job.XXXXXX");
-    assert_non_null(mkdtemp(j->dir));
-    for (int r = 0; r < j->world; r++) {
-        char path[128];
-        if (j->no_dump[r]) continue;
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "{\"version\": \"2.9\", \"pg_config\": {");
-        for (int g = 0, n = 0; g < j->ngroups; g++) {
-            if (!j->member[g][r]) continue;
-            fprintf(f, "%s\"%d\": {\"name\": \"%d\", \"desc\": \"default\", \"ranks\": \"",
-                    n++ ? ", " : "", g, g);
-            tj_write_ranks(f, j, g);
-            fprintf(f, "\"}");
-        }
-        fprintf(f, "}, \"entries\": [%s]}\n", j->entries[r]);
-        fclose(f);
+/* Writes rank r's groups into its pg_config (job_dumps.h's callback). */
+static inline void tj_write_groups(FILE *f, const void *ctx, int r) {
+    const timed_job *j = ctx;
+    for (int g = 0, n = 0; g < j->ngroups; g++) {
+        if (!j->member[g][r]) continue;
+        fprintf(f, "%s\"%d\": {\"name\": \"%d\", \"desc\": \"default\", \"ranks\": \"",
+                n++ ? ", " : "", g, g);
+        tj_write_ranks(f, j, g);
+        fprintf(f, "\"}");
     }
-    fa_options opt = { .dir = j->dir, .jobs = 1, .mismatch_cap = 10 };
-    fr_error err = { { 0 } };
-    assert_int_equal(fa_analyze(&opt, &j->a, &err), 0);
 }
 
-static inline void tj_done(timed_job *j) {
+/* Writes the dumps and analyzes them (j->a). */
+static inline void tj_run(timed_job *j) {
+    jd_make_dir(j->dir, "test_timed_job");
     for (int r = 0; r < j->world; r++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/rank_%d.json", j->dir, r);
-        unlink(path);
+        jd_dump dump = { .entries = j->no_dump[r] ? NULL : j->entries[r],
+                         .pg_status = "",
+                         .frtrace = "" };
+        jd_write(j->dir, r, &dump, tj_write_groups, j);
     }
-    rmdir(j->dir);
-    fa_analysis_free(&j->a);
+    jd_analyze(j->dir, &j->a);
 }
+
+static inline void tj_done(timed_job *j) { jd_remove(j->dir, j->world, &j->a); }
 
 /* Group g's index in the analysis (its name is "g"), asserted found. */
 static inline uint32_t tj_group_index(const timed_job *j, int g) {
