@@ -161,20 +161,39 @@ static bool fill_by_stride(fa_ranks *m, fa_ranks *added, size_t size, int64_t st
     return true;
 }
 
-/* Whether rank r's dump says which groups it joined: false without a dump, for a dump cut short
- * (only its whole entries salvaged), whose groups after the cut are unknown (sim seed 3528), and
- * for a ring that wrapped (its first record id is past 0), which lost its oldest entries, and
- * with them perhaps every entry of a group (sim seed 1760: ring of 4). Such a rank may be the
- * member a rebuilt group lost as much as a rank without a dump. */
+/* Whether the dump counts work in a group that none of its entries names (a pg_status pg_id
+ * without entries: gloo records no send/recv, so a pipeline group shows only there): the rank
+ * is in a group the dumps cannot name, and may be a member a rebuilt group lacks. */
+static bool hides_a_group(const fa_dump *d) {
+    for (uint32_t s = 0; s < d->nstatus; s++) {
+        bool named = false;
+        for (uint32_t k = 0; k < d->npgs && !named; k++)
+            named = d->pgs[k].pg_id == d->status[s].pg_id;
+        if (!named) return true;
+    }
+    return false;
+}
+
+/* Whether rank r's dump says which groups it joined: false without a dump; for a dump cut short
+ * (only its whole entries salvaged), whose groups after the cut are unknown (sim seed 3528); for
+ * a ring that wrapped (its first record id is past 0), which lost its oldest entries, and with
+ * them perhaps every entry of a group (sim seed 1760: ring of 4); and for a dump that counts
+ * work in a group none of its entries names (hides_a_group). Such a rank may be the member a
+ * rebuilt group lost as much as a rank without a dump. */
 static bool shows_its_groups(const fa_input *in, int64_t r) {
     long at = fa_input_find(in, r);
     if (at < 0) return false;
     const fa_dump *d = in->ranks[at].dump;
-    return !d->truncated && (d->nentries == 0 || fa_entry_record_id(d, &d->entries[0]) == 0);
+    return !d->truncated && (d->nentries == 0 || fa_entry_record_id(d, &d->entries[0]) == 0) &&
+           !hides_a_group(d);
 }
 
-/* The job's ranks without a dump (or cut short) that none of the family's groups holds, up to *top;
- * ranks above are added while there are fewer than `slots`. */
+/* The job's ranks that none of the family's groups holds and whose dumps do not show every group
+ * they joined (shows_its_groups: no dump, cut, wrapped, a group it counts but never names; a
+ * family holds each rank once, so the one rank it lacks is that group's), up to *top (every rank
+ * that dumped is at most *top). Ranks above *top are added while there are fewer than `slots`
+ * (tests/sim seed 7859: not for a pipeline group whose partner's dump counts its send/recv
+ * there, a rank 6 in a job of six). */
 static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
                               size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
     fa_ranks held = { 0 };

@@ -320,6 +320,7 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
     return pairs > 0;
 }
 
+/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
 static bool is_transfer(const builder *b, const fa_entry *e) {
     const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
     return op->is_send || op->is_recv;
@@ -429,8 +430,6 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
 static bool same_pair(const p2p_rec *a, const p2p_rec *b) {
     return a->group == b->group && a->src_pos == b->src_pos && a->dst_pos == b->dst_pos;
 }
-
-/* Whether dump entry e is a send or a recv (not a batch's `coalesced` end marker). */
 
 /* Whether entry e is a send/recv of group pg's batch number seq. A collective issued after the
  * batch carries the group's send/recv count too (its p2p_seq_id), yet is no part of it. */

@@ -1100,6 +1100,103 @@ static void a_rank_below_the_highest_that_dumped_is_a_member_of_the_job(void **s
     done(&j);
 }
 
+/* Two ranks, two groups: rank 0 waits in default_pg #2 for rank 1, which waits in TP #2 for
+ * rank 0. Each one's history holds its own order only (rank 0 ran default_pg #1 after TP #1, as
+ * rank 1 did), and no third rank says which order the program runs: both are named, as the two
+ * sides of a two-member mismatch (tests/sim's E11; sim seeds 6689, 8558; kills pq01). */
+static void a_two_rank_cycle_across_groups_names_both(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "TP", "[0, 1]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
+/* A pipeline pair that ran only send/recv in group 5: PyTorch's counters there number them, so
+ * rank 1's "completed 2" is its second send/recv, no collective. Rank 0's all_reduce #1 in group
+ * 5 is one rank 1 never issued (it waits in default_pg #1 for rank 0), not one it completed
+ * while rank 0's GPU stalled (sim seed 8558; kills pq02). */
+static void send_recv_counters_complete_no_collective(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "5", "PP", "[0, 1]");
+    p2p(&j, 0, "5", "send 0->1", 1, "completed");
+    p2p(&j, 1, "5", "recv 1<-0", 1, "completed");
+    p2p(&j, 0, "5", "recv 0<-1", 2, "completed");
+    p2p(&j, 1, "5", "send 1->0", 2, "completed");
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 1, "scheduled");
+    strcpy(j.status[1], "\"5\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    assert_null(finding(&j, FA_STATE_MISMATCH));
+    done(&j);
+}
+
+/* gloo, data-parallel groups {0,1} and {2,3}, members inferred: rank 3's ring dropped its
+ * entries of group 2, but its pg_status counts work there. Every rank dumped; the family holds
+ * each rank once and lacks rank 3, whose dump hides a group: group 2 takes back rank 3, not a
+ * rank 4 above every dump, and rank 3, idle, never joined #3 (sim seeds 1760, 7859; kills pq03). */
+static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "DP", "[0, 1]");
+    group(&j, "2", "DP", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 1, "completed");
+    rec(&j, 2, "2", "all_reduce", 2, "completed");
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
+    j.first_record[3] = 5;
+    rec(&j, 3, "0", "all_reduce", 1, "completed");
+    strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
+                        "\"2\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_int_equal(group_named(&j, "2")->nmembers, 2);
+    assert_int_equal(group_named(&j, "0")->nmembers, 4);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* A batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 3 receives from 0 instead of
+ * 2. Ranks 0 and 1 completed their batches (their rings wrapped: older dumps' windows), ranks 2
+ * and 3 did not: 2's send to 3 and 3's recv from 0 are left unmatched. Rank 0's window shows its
+ * batch without a send to 3: never posted, not dropped. Rank 3 is the root; rank 2, stuck in its
+ * batch, and rank 0, waiting in its pipeline send to 2 (group 7), are its victims, and the lone
+ * halves in two groups (0's send in group 7, 3's recv from 0) are no wrong peer of rank 0's
+ * (sim seed 6681; kills pq05, pq06). */
+static void a_recv_from_the_wrong_source_in_a_batched_ring(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "7", "PP", "[0, 2]");
+    group(&j, "8", "PP", "[1, 3]");
+    const char *ring[4][2] = { { "send 0->1", "recv 0<-3" },
+                               { "send 1->2", "recv 1<-0" },
+                               { "send 2->3", "recv 2<-1" },
+                               { "send 3->0", "recv 3<-0" } };
+    for (int r = 0; r < 4; r++) {
+        j.first_record[r] = r < 2 ? 10 : 0;
+        rec(&j, r, "0", "all_reduce", 1, "completed");
+        p2p(&j, r, "0", ring[r][0], 1, "scheduled");
+        p2p(&j, r, "0", ring[r][1], 1, "scheduled");
+        batch_end(&j, r, "0", 1, r < 2 ? "completed" : "started");
+    }
+    p2p(&j, 0, "7", "send 0->1", 1, "started");
+    p2p(&j, 1, "8", "send 0->1", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
 /* A run of groups of three, {0,1,2} whole with stride 1 and {3,5,7} with stride 2, where {4} and
  * {6} are each short of two: every rank of the job dumped, so ranks above rank 7 are candidates,
  * but neither group can be filled (no common stride, two groups short). A candidate that no group
@@ -2086,6 +2183,10 @@ int main(void) {
         cmocka_unit_test(split_groups_of_one_description_are_families_by_their_runs),
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
+        cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
+        cmocka_unit_test(send_recv_counters_complete_no_collective),
+        cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
+        cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
