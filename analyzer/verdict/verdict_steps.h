@@ -1,5 +1,6 @@
 /* verdict_steps.h — the steps fa_verdict_decide (verdict.c) runs, each part in its own file:
- * the wait graph (verdict_waits.c), the judging of its sink components (verdict_sinks.c), and
+ * the wait graph (verdict_waits.c, with verdict_wrong_peer.c for send/recv posted to the wrong
+ * peer), the judging of its sink components (verdict_sinks.c), and
  * the status with its summary line (verdict_summary.c). Internal to verdict*.c.
  */
 #ifndef FRTRACE_VERDICT_STEPS_H
@@ -19,6 +20,16 @@ int fa_vw_join_excused_unknowns(decider *d);
 bool fa_vw_lonely_op(const decider *d, long op);
 /* The k-th neighbour of v over its proven edges; false past the last. */
 bool fa_vw_neighbor(const graph *g, size_t v, size_t k, uint32_t *w);
+
+/* verdict_wrong_peer.c: send/recv posted to the wrong peer. Per op, whether it is a lone end that
+ * gets no edge to its absent side (NULL when out of memory); per node, the record id where its
+ * first wrong post's batch begins (INT64_MAX for none; NULL when out of memory). */
+bool *fa_vw_wrong_peer_ops(const decider *d);
+int64_t *fa_vw_wrong_end_records(const decider *d, const bool *drop);
+/* The index in its dump of the first entry of the batch call c's first entry belongs to; the
+ * record id of that entry for member's call in send/recv op `op` (INT64_MAX without one). */
+uint32_t fa_vw_batch_start(const decider *d, const fa_call *c);
+int64_t fa_vw_batch_first_record(const decider *d, size_t op, uint32_t member);
 
 /* verdict_sinks.c: the culprits of every sink component, one finding per cause. */
 void fa_vs_judge_sinks(decider *d);

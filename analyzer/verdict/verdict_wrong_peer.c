@@ -1,0 +1,289 @@
+/* verdict_wrong_peer.c — a send/recv posted to the wrong peer, for the wait graph
+ * (verdict_waits.c): such a post leaves two unmatched halves, its own to a peer that never posted
+ * the other side (nor had to) and the one its right peer posted and waits in. Which lone ends pair
+ * up that way, and whether the peer they excuse is blocked by others (then it is a victim, not
+ * excused), is decided here (fa_vw_wrong_peer_ops); fa_vw_wrong_end_records says where each
+ * poster's own mistake begins, after which nothing it has pending waits on anyone. Also the
+ * batch walk both files use (fa_vw_batch_start). Linear in ops + calls, but for the sorts of the
+ * lone ends (n log n).
+ */
+#include "util/index.h"
+#include "verdict/verdict_graph.h"
+#include "verdict/verdict_steps.h"
+
+#include <stdlib.h>
+
+/* One end of a send/recv that only one side posted, filed under `key` (wrong_peer_ops). */
+typedef struct lone_end {
+    int64_t key, other;
+    uint32_t op;
+    bool posted_by_key; /* the rank `key` posted it (the others' waits are on `key`) */
+} lone_end;
+
+static int compare_ends(const void *pa, const void *pb) {
+    const lone_end *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->other > b->other) - (a->other < b->other);
+}
+
+/* What excuses the peer of a send/recv posted to the wrong peer (mark_wrong_ends): per node,
+ * whether the rank is blocked (it has a call pending in an op that a member never joined, or may
+ * not have: no dump, an older one; a send/recv without its other side included), and, for the
+ * (peer, poster) pairs asked in `asked` (key peer * nfacts + poster), whether the peer is blocked
+ * in an op that the poster is absent from (value set to 1): then the peer waits for the poster. */
+typedef struct peer_blocks {
+    bool *blocked;
+    bool *waited;            /* per node: absent from an op others wait in (no lone send/recv) */
+    bool *asked_peer;        /* per node: some pair asks about it */
+    int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
+    fa_imap asked;
+    fa_imap passed; /* passed_key of each posted end's peer: 1 when it completed that slot */
+} peer_blocks;
+
+/* The key of (group, p2p_seq_id, global rank) in peer_blocks.passed. */
+static uint64_t passed_key(uint32_t group, int64_t seq, int64_t rank) {
+    return fa_key2(fa_key2(group, (uint64_t)seq), (uint64_t)rank);
+}
+
+/* The index in its dump of the first entry of the batch that call c's first entry belongs to (the
+ * entries before it with its group and p2p_seq_id), its own when alone. */
+uint32_t fa_vw_batch_start(const decider *d, const fa_call *c) {
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    int64_t seq = fa_entry_p2p_seq(dump, e);
+    while (at > 0 && fa_entry_pg(d->in->store, &dump->entries[at - 1]) == pg &&
+           fa_entry_p2p_seq(dump, &dump->entries[at - 1]) == seq)
+        at--;
+    return at;
+}
+
+/* The record id of the first entry of the batch that member's call in send/recv op `op` belongs
+ * to, its own when alone. */
+int64_t fa_vw_batch_first_record(const decider *d, size_t op, uint32_t member) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return INT64_MAX;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    return fa_entry_record_id(dump, &dump->entries[fa_vw_batch_start(d, c)]);
+}
+
+/* Whether a member pending in op has it queued behind an older pending call of its own (a
+ * send/recv: behind an older launch than its batch): its stream has not reached op (a rank
+ * waits in its oldest unfinished launch), so the others there wait for it as for one that never
+ * issued op. */
+static bool queued_in(const decider *d, const peer_blocks *b, size_t op, uint32_t member,
+                      long node) {
+    int64_t at = d->m->ops[op].is_p2p ? fa_vw_batch_first_record(d, op, member)
+                                      : fa_vg_call_record(d, op, member);
+    return node >= 0 && at > b->oldest_pending[node];
+}
+
+/* The members of op (its expected states in d->members/d->states) that hold the pending member
+ * `peer` up there (absent, or queued behind their own older pending call) and that some pair
+ * asks about, noted in b->asked. */
+static int note_waits_on(const decider *d, peer_blocks *b, size_t op, const fa_group *grp,
+                         uint32_t n, long peer) {
+    for (uint32_t k = 0; k < n; k++) {
+        long poster = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (!fa_member_state_absent(d->states[k]) &&
+            !(fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], poster)))
+            continue;
+        uint64_t key = (uint64_t)peer * d->nfacts + (uint64_t)poster, seen;
+        if (poster >= 0 && fa_imap_get(&b->asked, key, &seen) && !seen &&
+            fa_imap_put(&b->asked, key, 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* b->oldest_pending from the calls alone: a call not completed, in a dump as new as its peers'. */
+static int find_oldest_pending(const decider *d, peer_blocks *b) {
+    b->oldest_pending = malloc((d->nfacts + 1) * sizeof *b->oldest_pending);
+    if (!b->oldest_pending) return -1;
+    for (size_t i = 0; i < d->nfacts; i++) b->oldest_pending[i] = INT64_MAX;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        const fa_group *grp = &d->groups->v[o->group];
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            if (c->state == FR_STATE_COMPLETED) continue;
+            long node = fa_vg_rank_node(d, grp->members[c->member]);
+            int64_t rec = fa_call_record_id(d->m, d->in, c, 0);
+            if (node >= 0 && rec < b->oldest_pending[node]) b->oldest_pending[node] = rec;
+        }
+    }
+    return 0;
+}
+
+static int blocked_ranks(const decider *d, peer_blocks *b) {
+    b->blocked = calloc(d->nfacts + 1, 1);
+    b->waited = calloc(d->nfacts + 1, 1);
+    if (!b->blocked || !b->waited || find_oldest_pending(d, b)) return -1;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+        uint32_t n = fa_vg_expected_states(d, op);
+        bool absent = false;
+        bool pending = false;
+        for (uint32_t k = 0; k < n; k++) {
+            absent |= fa_member_state_absent(d->states[k]);
+            pending |= fa_member_state_pending(d->states[k]);
+        }
+        const fa_op *o = &d->m->ops[op];
+        for (uint32_t k = 0; pending && !(o->is_p2p && o->ncalls == 1) && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node >= 0 && fa_member_state_absent(d->states[k])) b->waited[node] = true;
+        }
+        for (uint32_t k = 0; absent && k < n; k++) {
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+            b->blocked[node] = true;
+            if (b->asked_peer[node] && note_waits_on(d, b, op, grp, n, node)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* For each end a rank posted (ends[0..n-1], one filing), whether its peer's dump shows a
+ * send/recv of the group with the poster's p2p_seq_id completed (b->passed set to 1): the peer
+ * ran that slot of the common pattern to the end without the half the poster posted. */
+static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, peer_blocks *b) {
+    size_t asked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fa_op *o = &d->m->ops[ends[i].op];
+        if (!ends[i].posted_by_key) continue;
+        if (fa_imap_put(&b->passed, passed_key(o->group, o->seq, ends[i].other), 0)) return -1;
+        asked++;
+    }
+    for (size_t op = 0; asked && op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        if (!o->is_p2p) continue;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &d->m->calls[o->first_call + k];
+            if (c->state != FR_STATE_COMPLETED) continue;
+            const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+            int64_t seq = fa_entry_p2p_seq(dump, fa_call_entry(d->m, d->in, c, 0));
+            uint64_t key = passed_key(o->group, seq, d->groups->v[o->group].members[c->member]),
+                     seen;
+            if (fa_imap_get(&b->passed, key, &seen) && !seen && fa_imap_put(&b->passed, key, 1))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
+ * it for the opposite end in the same group (a wrong peer is another member of the group the
+ * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
+ * older one, says nothing of that) and the peer is not blocked by others (blocked and not waiting
+ * for key: then it may be on its way to the end key posted, and key is its victim): key's ends in
+ * ends[from..to). A peer that others wait for elsewhere (absent from an op they have pending,
+ * a collective or a matched send/recv) is where they are stuck, as key may be: no excuse for
+ * it (a pipeline stage receiving from the stage that stopped). A peer blocked in an op that key
+ * never joined waits for key: the two wait for
+ * each other, and the one that left the common pattern is key, which posted where nobody waits.
+ * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
+ * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
+ * end without it shows the same: the common pattern went on without key's half. */
+static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
+                            const peer_blocks *b, bool *drop) {
+    for (size_t i = from; i < to; i++) {
+        long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
+        if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
+        uint64_t waits_on_key = 0;
+        fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
+        if ((b->blocked[peer] && !waits_on_key) || b->waited[peer]) continue;
+        if (!d->facts[peer].has_dump || d->facts[peer].stale) continue; /* it may have posted */
+        uint32_t group = d->m->ops[ends[i].op].group;
+        bool waited_elsewhere = false, same = false;
+        for (size_t k = from; k < to; k++) {
+            if (ends[k].posted_by_key || d->m->ops[ends[k].op].group != group) continue;
+            waited_elsewhere |= ends[k].other != ends[i].other;
+            same |= ends[k].other == ends[i].other;
+        }
+        uint64_t passed = 0;
+        const fa_op *o = &d->m->ops[ends[i].op];
+        fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
+        if ((waited_elsewhere || (passed && waits_on_key)) && !same) drop[ends[i].op] = true;
+    }
+}
+
+/* The (peer, poster) pairs of the ends that a rank posted itself, asked of blocked_ranks (called
+ * for each filing of the ends). */
+static int ask_pairs(const decider *d, const lone_end *ends, size_t n, peer_blocks *b) {
+    if (!b->asked_peer && !(b->asked_peer = calloc(d->nfacts + 1, 1))) return -1;
+    for (size_t i = 0; i < n; i++) {
+        long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
+        if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
+        b->asked_peer[peer] = true;
+        if (fa_imap_put(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, 0)) return -1;
+    }
+    return 0;
+}
+
+/* A rank that posted a send/recv to the wrong peer leaves two unmatched: its own, to a peer that
+ * never posted the other side (nor had to), and the one its right peer posted and waits in. So
+ * when rank s sent to a (a never received from s) while b waits to receive from s (s never sent
+ * to b), s's send waits on nobody: a is no culprit for ignoring it, s is, for b's wait. The same
+ * for a recv from the wrong source: d waits to receive from x (which never sent to d) while s
+ * sent to d (which never received from s): d's recv waits on nobody. Only when the peer excused
+ * is not blocked by others (a pipeline stage blocked before its recv leaves the same two halves,
+ * and there the sender is a victim). drop[op] says which lone ops get no edge to their absent
+ * side (build_graph). Returns NULL when out of memory. */
+bool *fa_vw_wrong_peer_ops(const decider *d) {
+    bool *drop = calloc(d->m->nops + 1, 1);
+    peer_blocks b = { 0 };
+    lone_end *by_src = malloc((d->m->nops + 1) * sizeof *by_src),
+             *by_dst = malloc((d->m->nops + 1) * sizeof *by_dst);
+    size_t n = 0;
+    for (size_t i = 0; drop && by_src && by_dst && i < d->m->nops; i++) {
+        bool sent;
+        if (!fa_vg_lone_p2p(d, i, &sent)) continue;
+        const fa_op *o = &d->m->ops[i];
+        by_src[n] = (lone_end){ o->src, o->dst, (uint32_t)i, sent };
+        by_dst[n++] = (lone_end){ o->dst, o->src, (uint32_t)i, !sent };
+    }
+    bool ok = drop && by_src && by_dst && !ask_pairs(d, by_src, n, &b) &&
+              !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b) &&
+              !find_passed_slots(d, by_src, n, &b) && !find_passed_slots(d, by_dst, n, &b);
+    for (int pass = 0; ok && pass < 2; pass++) {
+        lone_end *ends = pass ? by_dst : by_src;
+        qsort(ends, n, sizeof *ends, compare_ends);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
+            mark_wrong_ends(d, ends, i, j, &b, drop);
+        }
+    }
+    free(by_src);
+    free(by_dst);
+    free(b.blocked);
+    free(b.waited);
+    free(b.asked_peer);
+    free(b.oldest_pending);
+    fa_imap_free(&b.asked);
+    fa_imap_free(&b.passed);
+    if (!ok) {
+        free(drop);
+        return NULL;
+    }
+    return drop;
+}
+
+/* Per node, the record id where the batch (or lone send/recv) holding the first end it posted
+ * to the wrong peer (drop[op] set by wrong_peer_ops) begins, INT64_MAX for none. That batch never
+ * completes, and its stream runs nothing after it: what the rank has pending from there on is
+ * held up by its own mistake, no wait on anyone (tests/sim's E14 gives the poster no waits; the
+ * batch's other transfers may well be done on the wire). What it had pending before still waits
+ * on others. NULL when out of memory. */
+int64_t *fa_vw_wrong_end_records(const decider *d, const bool *drop) {
+    int64_t *from = malloc((d->nfacts + 1) * sizeof *from);
+    if (!from) return NULL;
+    for (size_t i = 0; i < d->nfacts; i++) from[i] = INT64_MAX;
+    for (size_t op = 0; op < d->m->nops; op++) {
+        if (!drop[op]) continue;
+        const fa_call *c = &d->m->calls[d->m->ops[op].first_call];
+        long node = fa_vg_rank_node(d, d->groups->v[d->m->ops[op].group].members[c->member]);
+        int64_t rec = fa_vw_batch_first_record(d, op, c->member);
+        if (node >= 0 && rec < from[node]) from[node] = rec;
+    }
+    return from;
+}
