@@ -544,6 +544,22 @@ static bool unseen_or_idle(fa_member_state s, int64_t head) {
     return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
 }
 
+/* Of the n members d->states holds for an op of grp: how many have it pending, completed it, and
+ * are pending there while surely waiting at their stream's head for a member that never joined
+ * (sees_missing). */
+static void count_states(const decider *d, const fa_group *grp, uint32_t n,
+                         const bool *sees_missing, size_t *pending, size_t *completed,
+                         size_t *sure) {
+    for (uint32_t k = 0; k < n; k++) {
+        fa_member_state s = d->states[k];
+        *completed += s == FA_MS_COMPLETED;
+        if (!fa_member_state_pending(s)) continue;
+        (*pending)++;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        *sure += node >= 0 && sees_missing[node];
+    }
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -587,15 +603,7 @@ int fa_vw_build_graph(decider *d) {
         uint32_t n = fa_vg_expected_states(d, i);
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            fa_member_state s = d->states[k];
-            pending += fa_member_state_pending(s);
-            completed += s == FA_MS_COMPLETED;
-            if (fa_member_state_pending(s)) {
-                long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-                sure += node >= 0 && sees_missing[node];
-            }
-        }
+        count_states(d, grp, n, sees_missing, &pending, &completed, &sure);
         /* an older dump's rank is presumed to have gone on: waited on only where nobody else
          * explains the wait (tests/sim's E8), not here when a member surely has not joined, nor
          * when each rank pending here surely waits for such a member at its stream's head */
