@@ -922,7 +922,7 @@ static void a_cut_dump_may_be_the_member_a_group_lost(void **state) {
  * never issued: #2 cannot have completed, so it failed, and gloo fails an op whose peer died:
  * rank 0, which left no dump. Ranks 1 and 3 wait on the dead rank, not on rank 2, which went on
  * from #1 with them and is nobody's cause; and rank 0 is no dump merely lost beside an idle rank
- * (mutants hg03, hg04; tests/sim's E9; sim seed 2895). */
+ * (mutants m602, m603; tests/sim's E9; sim seed 2895). */
 static void an_op_that_failed_on_a_death_waits_on_the_dead(void **state) {
     job j;
     job_init(&j, 4);
@@ -2093,23 +2093,6 @@ static void a_stall_beside_a_member_of_unknown_state_is_a_root(void **state) {
     done(&j);
 }
 
-/* gloo: ranks 1 and 3 retired #2 as their newest op, rank 2 never issued it and lived to dump,
- * rank 0 left no dump. #2 did not complete (rank 2 never joined): gloo failed it, and an op
- * fails when a peer dies, so rank 0 died in it. Ranks 1 and 3 wait for rank 0, not for rank 2,
- * and rank 0 is dead, not a lost dump beside an idle rank: hang on 0 (mutations m602, m603;
- * sim seed 2895). */
-static void a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one(void **state) {
-    job j;
-    job_init(&j, 4);
-    j.backend = "gloo";
-    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", "completed", "completed"));
-    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL, "completed"));
-    j.skip[0] = 1;
-    run(&j);
-    assert_culprits(&j, FA_STATUS_HANG, "0");
-    done(&j);
-}
-
 /* gloo: rank 0 retired #2 (it failed: rank 3 left no dump), but rank 1 still has #2 pending, not
  * ended, and waits for every member absent: rank 2, idle, never issued it. Rank 2 stays named
  * (mutation m608; sim seed 328). */
@@ -2235,7 +2218,6 @@ int main(void) {
         cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
         cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
         cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
-        cmocka_unit_test(a_gloo_op_failed_on_a_dead_member_waits_for_no_idle_one),
         cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
