@@ -193,9 +193,6 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
         if (counted && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
         return stale ? FA_MS_STALE : FA_MS_NEVER;
     }
-    /* counters that number only send/recv there (its entries there are send/recv) say nothing
-     * of a collective (tests/sim seed 8558: "completed 6", six send/recv, is no sixth one) */
-    if (v->counts_p2p && v->p2p_min != INT64_MAX) return stale ? FA_MS_STALE : FA_MS_NEVER;
     /* inside a launch-numbered window, the seq id went to something else: not this collective */
     if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)
         return FA_MS_NEVER;

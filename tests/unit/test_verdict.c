@@ -1117,28 +1117,6 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
     done(&j);
 }
 
-/* A pipeline pair that ran only send/recv in group 5: PyTorch's counters there number them, so
- * rank 1's "completed 2" is its second send/recv, no collective. Rank 0's all_reduce #1 in group
- * 5 is one rank 1 never issued (it waits in default_pg #1 for rank 0), not one it completed
- * while rank 0's GPU stalled (sim seed 8558; kills pq02). */
-static void send_recv_counters_complete_no_collective(void **state) {
-    job j;
-    job_init(&j, 2);
-    group(&j, "5", "PP", "[0, 1]");
-    p2p(&j, 0, "5", "send 0->1", 1, "completed");
-    p2p(&j, 1, "5", "recv 1<-0", 1, "completed");
-    p2p(&j, 0, "5", "recv 0<-1", 2, "completed");
-    p2p(&j, 1, "5", "send 1->0", 2, "completed");
-    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
-    rec(&j, 1, "0", "all_reduce", 1, "scheduled");
-    strcpy(j.status[1], "\"5\": {\"last_enqueued_collective\": 2, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
-    run(&j);
-    assert_culprits(&j, FA_STATUS_HANG, "0,1");
-    assert_null(finding(&j, FA_STATE_MISMATCH));
-    done(&j);
-}
-
 /* gloo, data-parallel groups {0,1} and {2,3}, members inferred: rank 3's ring dropped its
  * entries of group 2, but its pg_status counts work there. Every rank dumped; the family holds
  * each rank once and lacks rank 3, whose dump hides a group: group 2 takes back rank 3, not a
@@ -2167,7 +2145,6 @@ int main(void) {
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
-        cmocka_unit_test(send_recv_counters_complete_no_collective),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
