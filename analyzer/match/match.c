@@ -130,7 +130,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     m->rank_stale = malloc((in->nranks + 1) * sizeof *m->rank_stale);
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
-        m->views[i] = (fa_view){ -1, -1, -1, INT64_MAX, INT64_MAX, false, false, false, false };
+        m->views[i] =
+            (fa_view){ -1, -1, -1, INT64_MAX, INT64_MAX, false, false, false, false, false };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
@@ -305,6 +306,20 @@ static bool before_window(const fa_input *in, const fa_view *v, size_t ri) {
            fa_entry_record_id(d, &d->entries[0]) > 0;
 }
 
+/* A member without entries in a group where send/recv ran, whose counters there stop below
+ * the collective a peer's stream proves every member issued (`issued`, proven_by_stream): either
+ * its last numbers are send/recv's (PyTorch numbers those with the group's send/recv counter,
+ * and an only-active dump drops what completed), or its dump is older than its peers' and they
+ * are a collective's. Its dump cannot say which (tests/sim seed 5160: rank 0's "enqueued 3,
+ * completed 3" after collective #7 is its third send/recv batch, done, or an old dump's third
+ * collective). NCCL's counters only (not gloo's op ids, nor the recorder's launch numbers). */
+static void mark_p2p_or_older(const fa_input *in, fa_view *v, long ri, int64_t issued) {
+    if (ri < 0 || v->has_entries || v->issued_max < 1 || v->issued_max >= issued) return;
+    const fa_dump *d = in->ranks[ri].dump;
+    v->p2p_or_older = !d->blocks_caller && !d->launch_numbered && !d->records_no_p2p &&
+                      !before_window(in, v, (size_t)ri);
+}
+
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
  * newest entry, in a collective that needs every member: fa_call_proves_all_joined; or its own
@@ -342,8 +357,9 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
         for (uint32_t p = 0; p < grp->nmembers; p++) {
-            const fa_view *v = view_of(m, (uint32_t)g, p);
+            fa_view *v = view_of(m, (uint32_t)g, p);
             long ri = grp->member_input[p];
+            if (p2p[g]) mark_p2p_or_older(in, v, ri, by_stream[g]);
             /* what a peer's stream proves is held against a member's own entries there, or
              * its counters where no send/recv ran (elsewhere their last enqueued number may be
              * a send/recv's): an only-active dump keeps no entry of a group it is done with */

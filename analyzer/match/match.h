@@ -132,6 +132,9 @@ typedef struct fa_view {
     bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
                            * of two, no collective in the member's entries (a send/recv entry
                            * carries the collective count), NCCL's counters (p2p_counters) */
+    bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
+                           * collective every member must have issued (find_stale): a send/recv's
+                           * numbers, or a dump older than its peers'; nobody can tell which */
 } fa_view;
 
 /* A dump older than its peers': some member of `group` completed #seq there, which needs every
@@ -188,6 +191,7 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     const fa_view *v = &m->views[m->view_at[o->group] + member];
     bool stale = fa_stale_known(&m->rank_stale[g->member_input[member]]);
     if (o->is_p2p) { /* its counters say what a window that dropped the entry cannot */
+        if (v->p2p_or_older && o->seq <= v->issued_max) return FA_MS_STALE;
         bool counted = v->counts_p2p && o->seq < v->p2p_min;
         if (counted && o->seq <= v->completed_max) return FA_MS_COMPLETED;
         if (counted && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;

@@ -35,6 +35,8 @@ typedef struct job {
                                        * pg_config was after the cut) */
     int coll_p2p_seq;                 /* what rec() writes as p2p_seq_id: a collective carries
                                        * its group's send/recv count so far; 0 unless set */
+    int p2p_coll_seq;                 /* what p2p() and batch_end() write as collective_seq_id
+                                       * (the group's collective count so far); 0 unless set */
     int no_config[MAX_RANKS];         /* 1: the rank's pg_config is empty (lost with a cut) */
     const char *backend;              /* the profiling names' prefix: "nccl" unless set */
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
@@ -109,13 +111,13 @@ static void p2p(job *j, int rank, const char *name, const char *what, int seq, c
     int id = j->nentries[rank]++, op_id = ++j->op_id[rank][group_index(j, name)];
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
-            "\"collective_seq_id\": 0, \"p2p_seq_id\": %d, \"op_id\": %d, "
+            "\"collective_seq_id\": %d, \"p2p_seq_id\": %d, \"op_id\": %d, "
             "\"profiling_name\": \"nccl:%s\", \"time_created_ns\": %d, "
             "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
             "\"output_dtypes\": [\"Float\"], \"state\": \"%s\", \"retired\": false, "
             "\"timeout_ms\": 600000, \"is_p2p\": true, \"frames\": []}",
-            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
-            what, id, state);
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name),
+            j->p2p_coll_seq, seq, op_id, what, id, state);
 }
 
 /* rank closes its batch_isend_irecv of p2p `seq` in group `name` with the `coalesced` end marker
@@ -125,13 +127,13 @@ static void batch_end(job *j, int rank, const char *name, int seq, const char *s
     int id = j->nentries[rank]++, op_id = j->op_id[rank][group_index(j, name)];
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
-            "\"collective_seq_id\": 0, \"p2p_seq_id\": %d, \"op_id\": %d, "
+            "\"collective_seq_id\": %d, \"p2p_seq_id\": %d, \"op_id\": %d, "
             "\"profiling_name\": \"nccl:coalesced\", \"time_created_ns\": %d, "
             "\"input_sizes\": [], \"input_dtypes\": [], \"output_sizes\": [], "
             "\"output_dtypes\": [], \"state\": \"%s\", \"retired\": false, "
             "\"timeout_ms\": 600000, \"is_p2p\": false, \"frames\": []}",
-            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name), seq, op_id,
-            id, state);
+            id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name),
+            j->p2p_coll_seq, seq, op_id, id, state);
 }
 
 /* Every member of group `name` (ranks given) records op seq; states[r] NULL: rank r skips it. */
@@ -1175,6 +1177,34 @@ static void a_recv_from_the_wrong_source_in_a_batched_ring(void **state) {
     done(&j);
 }
 
+/* Only-active dumps of a batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 2 sends
+ * to 0 instead of 3: ranks 0 and 1 completed their batches and kept no entry; their counters
+ * stop at 3 while rank 3's say collective #7 completed, which every member issued. Their 3 is
+ * their third send/recv batch (PyTorch numbers send/recv with their own counter), or their dumps
+ * are older than rank 3's: either way rank 0 is no rank that never posted the recv from 3. Rank
+ * 2, which posted to the wrong peer, is the root; rank 3 waits on it (sim seed 5160; kills
+ * pq07). */
+static void counters_below_a_proven_collective_are_no_unposted_send_recv(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.p2p_coll_seq = 7;
+    const char *ring[2][2] = { { "send 2->0", "recv 2<-1" }, { "send 3->0", "recv 3<-2" } };
+    for (int r = 2; r < 4; r++) {
+        j.first_record[r] = 30;
+        p2p(&j, r, "0", ring[r - 2][0], 3, "scheduled");
+        p2p(&j, r, "0", ring[r - 2][1], 3, "scheduled");
+        batch_end(&j, r, "0", 3, "scheduled");
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 3, "
+                            "\"last_started_collective\": -1, \"last_completed_collective\": 7}");
+    }
+    for (int r = 0; r < 2; r++)
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 3, "
+                            "\"last_started_collective\": -1, \"last_completed_collective\": 3}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* A run of groups of three, {0,1,2} whole with stride 1 and {3,5,7} with stride 2, where {4} and
  * {6} are each short of two: every rank of the job dumped, so ranks above rank 7 are candidates,
  * but neither group can be filled (no common stride, two groups short). A candidate that no group
@@ -2147,6 +2177,7 @@ int main(void) {
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
+        cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
