@@ -1754,6 +1754,23 @@ static void most_ranks_without_a_dump_is_inconclusive(void **state) {
     done(&j);
 }
 
+/* gloo: ranks 0 and 1 aborted and left no dump; rank 2's groups are rebuilt from its own
+ * entries, so no group lists them. Global ranks are dense from 0: a dump of rank 2 proves ranks
+ * 0 and 1 are the job's, and two of three lost is most of the job: inconclusive, never an ok
+ * that closes the ticket (tests/sim seeds 677, 8546; kills hg701). */
+static void ranks_below_a_dumped_rank_count_as_lost(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.no_config[2] = 1; /* its pg_config names no member that left no dump */
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[2]");
+    rec(&j, 2, "1", "all_gather", 1, "completed");
+    j.skip[0] = j.skip[1] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    done(&j);
+}
+
 /* Rank 2's dump keeps only what is active: its oldest pending collective is #6, so its stream
  * ran #1..#5 to completion, which needs every member. Rank 1's dump still has #2 pending and
  * shows nothing after: it is older than rank 2's, not a stalled GPU, and the rank is presumed
@@ -2176,6 +2193,7 @@ int main(void) {
         cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
         cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
+        cmocka_unit_test(ranks_below_a_dumped_rank_count_as_lost),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
         cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
