@@ -1120,7 +1120,8 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
 /* gloo, data-parallel groups {0,1} and {2,3}, members inferred: rank 3's ring dropped its
  * entries of group 2, but its pg_status counts work there. Every rank dumped; the family holds
  * each rank once and lacks rank 3, whose dump hides a group: group 2 takes back rank 3, not a
- * rank 4 above every dump, and rank 3, idle, never joined #3 (sim seeds 1760, 7859; kills pq03). */
+ * rank 4 above every dump, and rank 3, idle, never joined #3 (sim seeds 1760, 7859; its ring
+ * wrapped, which alone offers it: kills hg06, not pq03). */
 static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
     job j;
     job_init(&j, 4);
@@ -1133,6 +1134,32 @@ static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
     rec(&j, 2, "2", "all_reduce", 2, "completed");
     rec(&j, 2, "2", "all_reduce", 3, "scheduled");
     j.first_record[3] = 5;
+    rec(&j, 3, "0", "all_reduce", 1, "completed");
+    strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
+                        "\"2\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_int_equal(group_named(&j, "2")->nmembers, 2);
+    assert_int_equal(group_named(&j, "0")->nmembers, 4);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* The same job, rank 3's ring whole (its first record is 0): its pg_status alone counts work in
+ * group 2, which none of its entries names (hides_a_group): it still takes back rank 3 (kills
+ * pq03). */
+static void a_whole_ring_whose_status_hides_a_group_fills_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "DP", "[0, 1]");
+    group(&j, "2", "DP", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 1, "completed");
+    rec(&j, 2, "2", "all_reduce", 2, "completed");
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
     rec(&j, 3, "0", "all_reduce", 1, "completed");
     strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
                         "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
@@ -2163,6 +2190,7 @@ int main(void) {
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
+        cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
