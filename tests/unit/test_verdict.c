@@ -2115,6 +2115,43 @@ static void a_stall_beside_a_member_of_unknown_state_is_a_root(void **state) {
     done(&j);
 }
 
+/* Rank 2's GPU stalled in #2, which rank 0 completed; the dumps of ranks 1 and 3 are older (they
+ * show no #2). Rank 0 waits in #3, which nobody else issued. The stall is no wait for a member
+ * that never joined: it does not say that ranks 1 and 3 went on, so each may have stopped too,
+ * beside rank 2 (mutation rg01; sim seeds 4877, 7237, 9722: m606's rule had dropped them). */
+static void a_stall_keeps_an_older_dumps_doubt(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", NULL, "scheduled", NULL));
+    coll(&j, "0", "broadcast", 3, S("scheduled", NULL, NULL, NULL));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.verdict.nalternatives, 3);
+    assert_ranks(&j.a.verdict.alternatives[1].ranks, "1,2");
+    assert_ranks(&j.a.verdict.alternatives[2].ranks, "2,3");
+    done(&j);
+}
+
+/* Rank 1 left out A #2, where rank 0 waits; rank 0, stuck there, never issued default #3, where
+ * ranks 1 and 2 wait, but it has default #2 pending: it is blocked before #3, no rank accused of
+ * going elsewhere, and its history (A #2 before default #2) says that rank 1 went past A #2.
+ * Rank 1 alone (mutation rg02; sim seed 3964). */
+static void a_rank_blocked_before_the_op_it_never_issued_witnesses_the_order(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", NULL));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S(NULL, "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* gloo: rank 0 retired #2 (it failed: rank 3 left no dump), but rank 1 still has #2 pending, not
  * ended, and waits for every member absent: rank 2, idle, never issued it. Rank 2 stays named
  * (mutation m608; sim seed 328). */
@@ -2241,6 +2278,8 @@ int main(void) {
         cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
         cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
         cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
+        cmocka_unit_test(a_stall_keeps_an_older_dumps_doubt),
+        cmocka_unit_test(a_rank_blocked_before_the_op_it_never_issued_witnesses_the_order),
         cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };
