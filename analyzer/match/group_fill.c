@@ -10,8 +10,10 @@
  * those a group takes). Each group is then filled by the one run of the family's stride that
  * holds its members and candidates only (again while a fill leaves another group a single run), or,
  * alone in its family with slots, by all the candidates when their number matches. Linear in the
- * entries of the groups rebuilt (one pass for the all_gather sizes) and in the groups' members
- * (times the groups filled, for the repeated passes).
+ * entries of the groups rebuilt (one pass for the all_gather sizes), in the job's ranks (one pass,
+ * before any family, for the ranks whose dumps do not show their groups: a family with slots then
+ * scans those, not the job) and in the groups' members (times the groups filled, for the
+ * repeated passes).
  */
 #include "match/group_fill.h"
 
@@ -188,21 +190,39 @@ static bool shows_its_groups(const fa_input *in, int64_t r) {
            !hides_a_group(d);
 }
 
+/* The ranks whose dumps do not show every group they joined (shows_its_groups), found once per
+ * job: v, those up to top (the job's highest rank as the fill began); every rank above top left
+ * no dump, so it is one too. */
+typedef struct unseen_ranks {
+    fa_ranks v;
+    int64_t top;
+} unseen_ranks;
+
+static void find_unseen(const fa_input *in, int64_t top, unseen_ranks *out) {
+    out->top = top;
+    for (int64_t r = 0; r <= top; r++)
+        if (!shows_its_groups(in, r)) fa_ranks_add(&out->v, r);
+}
+
 /* The job's ranks that none of the family's groups holds and whose dumps do not show every group
- * they joined (shows_its_groups: no dump, cut, wrapped, a group it counts but never names; a
- * family holds each rank once, so the one rank it lacks is that group's), up to *top (every rank
- * that dumped is at most *top). Ranks above *top are added while there are fewer than `slots`
- * (tests/sim seed 7859: not for a pipeline group whose partner's dump counts its send/recv
- * there, a rank 6 in a job of six). */
-static void family_candidates(const fa_input *in, const fa_fill_group *groups, const size_t *family,
-                              size_t nf, size_t slots, int64_t *top, fa_ranks *out) {
+ * they joined (unseen: no dump, cut, wrapped, a group it counts but never names; a family holds
+ * each rank once, so the one rank it lacks is that group's), up to *top (every rank that dumped
+ * is at most *top). Ranks above *top are added while there are fewer than `slots` (tests/sim
+ * seed 7859: not for a pipeline group whose partner's dump counts its send/recv there, a rank 6
+ * in a job of six). Linear in the unseen ranks and the family's members, not in the job's size:
+ * a job of 100 000 ranks has many families. */
+static void family_candidates(const unseen_ranks *unseen, const fa_fill_group *groups,
+                              const size_t *family, size_t nf, size_t slots, int64_t *top,
+                              fa_ranks *out) {
     fa_ranks held = { 0 };
     for (size_t f = 0; f < nf; f++)
         for (size_t k = 0; k < groups[family[f]].members.n; k++)
             fa_ranks_add(&held, groups[family[f]].members.v[k]);
     fa_ranks_normalize(&held);
-    for (int64_t r = 0; r <= *top; r++)
-        if (!shows_its_groups(in, r) && !fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
+    for (size_t k = 0; k < unseen->v.n && unseen->v.v[k] <= *top; k++)
+        if (!fa_ranks_contains(&held, unseen->v.v[k])) fa_ranks_add(out, unseen->v.v[k]);
+    for (int64_t r = unseen->top + 1; r <= *top; r++)
+        if (!fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
     while (out->n < slots) fa_ranks_add(out, ++*top);
     fa_ranks_normalize(out);
     fa_ranks_free(&held);
@@ -221,8 +241,8 @@ static void note(char **notes, const fa_fill_group *g) {
 }
 
 /* One family (groups[family[0..nf)], one description): sizes, candidates, fills. */
-static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t *family, size_t nf,
-                        const own_word *words, int64_t *top, char **notes) {
+static void fill_family(const unseen_ranks *unseen, fa_fill_group *groups, const size_t *family,
+                        size_t nf, const own_word *words, int64_t *top, char **notes) {
     size_t full = 0, nfull = 0, slots = 0, nshort = 0;
     for (size_t f = 0; f < nf; f++)
         if (groups[family[f]].members.n > full) full = groups[family[f]].members.n;
@@ -240,7 +260,7 @@ static void fill_family(const fa_input *in, fa_fill_group *groups, const size_t 
     }
     fa_ranks candidates = { 0 };
     int64_t reach = *top; /* candidates above the job's highest rank, while too few below */
-    if (slots) family_candidates(in, groups, family, nf, slots, &reach, &candidates);
+    if (slots) family_candidates(unseen, groups, family, nf, slots, &reach, &candidates);
     int64_t stride = slots ? family_stride(groups, family, nf, full) : 0;
     /* A group filled takes its ranks from the candidates, which may leave another group's run
      * the only one: again until nothing more is filled. */
@@ -323,13 +343,13 @@ static void mark_members(uint32_t *mark, int64_t top, uint32_t run, const fa_ran
  * crossings: {0,1,2}, {3,4,5}, then {0,3}, {1,4}, {2,5}) are two families of one size each, not
  * one family of mixed sizes where no size has half. An undescribed group without a number is its
  * own family; described ones without numbers are one family, their description's. */
-static int fill_runs(const fa_input *in, fa_fill_group *groups, size_t *order, size_t n,
+static int fill_runs(const unseen_ranks *unseen, fa_fill_group *groups, size_t *order, size_t n,
                      bool consecutive, const own_word *words, int64_t *top, char **notes) {
     qsort_r(order, n, sizeof *order, by_name_number, groups);
     size_t i = 0;
     if (!consecutive) { /* described groups without numbers: one family, as the description says */
         while (i < n && name_number(groups[order[i]].name) < 0) i++;
-        if (i) fill_family(in, groups, order, i, words, top, notes);
+        if (i) fill_family(unseen, groups, order, i, words, top, notes);
     }
     int64_t last = *top; /* the members are ranks that dumped: none above the job's top */
     uint32_t *mark = calloc((size_t)(last + 2), sizeof *mark), run = 0;
@@ -346,7 +366,7 @@ static int fill_runs(const fa_input *in, fa_fill_group *groups, size_t *order, s
             at = name_number(groups[order[j]].name);
             j++;
         }
-        fill_family(in, groups, order + i, j - i, words, top, notes);
+        fill_family(unseen, groups, order + i, j - i, words, top, notes);
         i = j;
     }
     free(mark);
@@ -363,6 +383,8 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
         free(order);
         return -1;
     }
+    unseen_ranks unseen = { { 0 }, 0 };
+    find_unseen(in, *top, &unseen);
     for (size_t i = 0; i < n; i++) order[i] = i;
     qsort_r(order, n, sizeof *order, by_desc, groups);
     int rc = 0;
@@ -371,14 +393,16 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
         while (j < n && strcmp(groups[order[j]].desc, groups[order[i]].desc) == 0) j++;
         const char *desc = groups[order[i]].desc;
         if (fa_desc_says_nothing(desc) && desc[0])
-            rc = fill_runs(in, groups, order + i, j - i, true, words, top, notes);
+            rc = fill_runs(&unseen, groups, order + i, j - i, true, words, top, notes);
         else if (desc[0] && strcmp(desc, "default_pg") != 0)
-            rc = fill_runs(in, groups, order + i, j - i, false, words, top, notes);
+            rc = fill_runs(&unseen, groups, order + i, j - i, false, words, top, notes);
         else /* no family: each group by its own entries */
-            for (size_t k = i; k < j; k++) fill_family(in, groups, order + k, 1, words, top, notes);
+            for (size_t k = i; k < j; k++)
+                fill_family(&unseen, groups, order + k, 1, words, top, notes);
         i = j;
     }
     free(words);
     free(order);
+    fa_ranks_free(&unseen.v);
     return rc;
 }
