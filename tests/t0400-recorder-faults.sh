@@ -97,8 +97,11 @@ fi
 
 # From the entries alone the verdict depends on whether rank 2's start event was seen before the
 # dump (rank 2 stalled, or nobody: started everywhere); the communicator's state names rank 2.
+# The watchdog's timeout is raised here: with run_job's 1 s, a loaded machine let it fire before
+# the async error was seen (rank 2's trigger "timeout", or rank 0's, which then woke rank 2 by the
+# trigger file), 3 runs in 12 with 20 busy loops beside; at 15 s, 12 in 12.
 test_expect_success 'an async NCCL error (ncclRemoteError) on one rank: it dumps at once, every rank follows' '
-    run_job ASYNC_ERR=2@3 &&
+    run_job ASYNC_ERR=2@3 FRTRACE_TIMEOUT_SEC=15 &&
     ls dumps/rank_0 dumps/rank_1 dumps/rank_2 dumps/rank_3 &&
     grep "reports an asynchronous error (6)" job.err &&
     test "$(dump_field 2 "d[\"frtrace\"][\"trigger\"]")" = async_error &&

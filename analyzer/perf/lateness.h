@@ -17,8 +17,8 @@
  * its backend blocks (gloo), its arrival less its ready time. There, too, a call that blocks
  * ends after its last member came, so the others cannot go on before a rank arrives unless its
  * clock reads ahead: the walk gives each member the median stay of the others (from arrival to
- * their next call, each on its own clock), and perf.c caps by it the lateness of a member that
- * is never late within it (lateness_score). A cap only ever clears blame: the
+ * their next call, each on its own clock), and perf.c scores no lateness of a member that is
+ * never late within it (lateness_score): its clock reads ahead. A cap only ever clears blame: the
  * ranks that waited for a slow one and came late to their next groups because of it are not
  * slow, and a rank that is slow is late by its own gap wherever it goes. Where a completion
  * released the rank (release.h), its lateness is capped by the time since. With durations known

@@ -167,22 +167,23 @@ static void finish_row(row_acc *r, const fa_groups *groups) {
  * Below the floor nothing counts, so that a healthy job's jitter adds nothing; a few late calls
  * (a pause for garbage collection) count nothing either. Where calls block (gloo), a member
  * that is never late by the floor within the others' stays (fewer than FA_STRAGGLER_MIN_LATE
- * times: they never waited for it) is scored on its lateness capped by them: it only seemed
- * late, its clock reading ahead; one that others did wait for is scored in full, also where
- * calls did not block (DDP's asynchronous bucket all_reduces). Kept as running sums. */
+ * times: they never waited for it) is not scored at all: it only seemed late, its clock reading
+ * ahead, and what its arrivals would leave after that clock is not known (nothing reads the
+ * offset), only bounded by the stays, which hold the peers' own work between calls too (a node
+ * 2.9 s ahead, its peers 6 ms from one call to the next: seeds 4220, 7772); one that others did
+ * wait for is scored in full, also where calls did not block (DDP's asynchronous bucket
+ * all_reduces). Kept as running sums. */
 typedef struct member_acc {
     uint32_t n, nlate, ntimed, last;
     double late_sum;
-    uint32_t nwithin, nlate_capped; /* late within the others' stays; late so once capped */
-    double late_sum_capped;
+    uint32_t nwithin; /* late within the others' stays */
 } member_acc;
 
-/* A member's lateness at a call that blocks, capped by the others' stay in it (lateness.h),
- * and whether it was late by the floor within that stay: the others waited for it. */
-static double capped_lateness(const fa_op_times *t, uint32_t i, double floor_ms, bool *within) {
-    double late = t->late[i], stay = t->stay[i];
-    *within = late >= floor_ms && !(late > stay); /* NaN stay: no cap */
-    return late > stay ? (stay > 0 ? stay : 0) : late;
+/* Whether a member was late by the floor within the others' stay in a call that blocks
+ * (lateness.h): the others waited for it. Unknown stays (NCCL, or the dump's last call) bound
+ * nothing. */
+static bool late_within_stay(const fa_op_times *t, uint32_t i, double floor_ms) {
+    return t->late[i] >= floor_ms && !(t->late[i] > t->stay[i]); /* NaN stay: no bound */
 }
 
 /* One group's walk: its stats rows, and per member the running lateness and its excesses. */
@@ -208,10 +209,7 @@ static int walk_visit(void *arg, const fa_op_times *t) {
         member_acc *a = &w->acc[t->member[i]];
         double floor_ms = w->J->env.floor_ms;
         if (t->late[i] >= floor_ms) a->nlate++, a->late_sum += t->late[i];
-        bool within;
-        double capped = capped_lateness(t, i, floor_ms, &within);
-        a->nwithin += within;
-        if (capped >= floor_ms) a->nlate_capped++, a->late_sum_capped += capped;
+        a->nwithin += late_within_stay(t, i, floor_ms);
         a->n++;
         if (isnan(t->excess[i])) continue;
         if (!w->exc && !(w->exc = malloc(w->nops * w->n * sizeof *w->exc))) return -1;
@@ -236,10 +234,8 @@ static int make_pairs(group_walk *w, uint32_t gi) {
         if (a->n >= FA_STRAGGLER_MIN_JUDGED) {
             /* late beyond the others' stays but never within them: a clock ahead of theirs */
             bool clock = a->nwithin < FA_STRAGGLER_MIN_LATE;
-            uint32_t nlate = clock ? a->nlate_capped : a->nlate;
-            double sum = clock ? a->late_sum_capped : a->late_sum;
-            p->nlate = nlate;
-            p->late_score = nlate >= FA_STRAGGLER_MIN_LATE ? sum / a->n : 0;
+            p->nlate = clock ? a->nwithin : a->nlate;
+            p->late_score = !clock && a->nlate >= FA_STRAGGLER_MIN_LATE ? a->late_sum / a->n : 0;
         }
         if (a->ntimed >= FA_STRAGGLER_MIN_JUDGED) {
             for (uint32_t i = 0; i < a->ntimed; i++)

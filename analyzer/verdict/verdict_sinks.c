@@ -285,10 +285,18 @@ static int witness_order(const decider *d, size_t wi, const fa_op *first, const 
 /* Whether input rank wi is itself waited on in an op it never issued: its own order is what is
  * in doubt (it may have gone where nobody else went), so it witnesses nothing of the program's
  * (sim seeds 1981, 836: a rank that ran an all_reduce in its TP group instead of its DP group
- * said its partner, blocked before that op, had left it out). */
+ * said its partner, blocked before that op, had left it out). Not a rank pending in that op's
+ * group at an earlier number: it is blocked before the op, on its way there, and its order
+ * stands (sim seed 3964: a rank stuck in its TP all_reduce, which its partner left out, with the
+ * world's all_reduce before the one it never issued still pending, is the witness that names
+ * the partner). */
 static bool accused(const decider *d, size_t wi) {
     long node = fa_vg_rank_node(d, d->in->ranks[wi].rank);
-    return node >= 0 && d->facts[node].waited && d->facts[node].missing_op >= 0;
+    if (node < 0 || !d->facts[node].waited || d->facts[node].missing_op < 0) return false;
+    const fa_op *missing = &d->m->ops[d->facts[node].missing_op], *pending;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, (size_t)node, &at)) != NULL;)
+        if (pending->group == missing->group && pending->seq < missing->seq) return false;
+    return true;
 }
 
 /* The program's order of `pending` and `missing` as the ranks that issued either of them tell

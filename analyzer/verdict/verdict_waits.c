@@ -480,15 +480,13 @@ static head_link *queued_head_links(decider *d, const long *head_op, const int64
 }
 
 /* A rank whose head is an op every member joined may wait there for good too: a member that has
- * the op queued behind its own head, where that member surely waits (or its GPU stalled there:
- * find_lag), never runs it (tests/sim's W1: a rank waits in its oldest unfinished launch only). The
- * rank's wait is then as sure as the member's, and what it issued after its head waits behind it
- * (sim seed 9128: a rank pending in an all_gather that its peer queued behind a wait for a dead
- * rank; its later recv from an idle rank is no wait yet). Spreads sees[] from the sure heads along
- * those links, each link once: linear in the head ops' members. 0, or -1 when out of memory. */
+ * the op queued behind its own head, where that member surely waits, never runs it (tests/sim's
+ * W1: a rank waits in its oldest unfinished launch only). The rank's wait is then as sure as the
+ * member's, and what it issued after its head waits behind it (sim seed 9128: a rank pending in
+ * an all_gather that its peer queued behind a wait for a dead rank; its later recv from an idle
+ * rank is no wait yet). Spreads sees[] from the sure heads along those links, each link once:
+ * linear in the head ops' members. 0, or -1 when out of memory. */
 static int spread_sure_heads(decider *d, const long *head_op, const int64_t *head, bool *sees) {
-    for (size_t r = 0; r < d->nfacts; r++) /* a GPU stalled at its head never gets past it */
-        sees[r] |= d->facts[r].lag && d->facts[r].lag_record == head[r];
     size_t n = 0;
     head_link *links = queued_head_links(d, head_op, head, sees, &n);
     size_t *at = calloc(d->nfacts + 2, sizeof *at);
@@ -512,6 +510,25 @@ static int spread_sure_heads(decider *d, const long *head_op, const int64_t *hea
     free(waiters);
     free(queue);
     return rc;
+}
+
+/* The heads held for good: those of sees_missing, and a GPU stalled at its head (find_lag) that
+ * never gets past it, spread like them to the ranks whose head such a rank holds queued (sim seed
+ * 6137). What a stalled GPU holds queued waits for nobody yet; but the stall is no wait for a
+ * member that never joined, so it does not say that an older dump's rank went on (stale_gone_on
+ * reads sees_missing alone: sim seeds 4877, 7237, 9722 keep that rank's doubt). A copy; NULL
+ * when out of memory. */
+static bool *held_heads(decider *d, const long *head_op, const int64_t *head,
+                        const bool *sees_missing) {
+    bool *held = malloc(d->nfacts + 1);
+    if (!held) return NULL;
+    for (size_t r = 0; r < d->nfacts; r++)
+        held[r] = sees_missing[r] || (d->facts[r].lag && d->facts[r].lag_record == head[r]);
+    if (spread_sure_heads(d, head_op, head, held)) {
+        free(held);
+        return NULL;
+    }
+    return held;
 }
 
 /* Whether every member with `op` pending has it queued behind its stream's head, an older op
@@ -578,10 +595,12 @@ int fa_vw_build_graph(decider *d) {
         free(sees_missing);
         sees_missing = NULL;
     }
+    bool *held = sees_missing ? held_heads(d, head_op, head, sees_missing) : NULL;
     free(head_op);
     size_t nsilent = 0;
     uint32_t *silent = silent_cut_ranks(d, &nsilent);
-    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !sees_missing || !silent) {
+    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !held || !silent) {
+        free(held);
         free(silent);
         free(head);
         free(op_nodes);
@@ -599,7 +618,7 @@ int fa_vw_build_graph(decider *d) {
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
         bool queued = lag && queued_behind_lag(d, i);
-        bool behind = queued_behind_sure_waits(d, i, sees_missing, head);
+        bool behind = queued_behind_sure_waits(d, i, held, head);
         uint32_t n = fa_vg_expected_states(d, i);
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
@@ -650,6 +669,7 @@ int fa_vw_build_graph(decider *d) {
     free(flags);
     free(wrong_peer);
     free(sees_missing);
+    free(held);
     free(head);
     free(wrong_from);
     free(silent);

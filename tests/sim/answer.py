@@ -46,9 +46,12 @@ The rules (sim.py's table gives them with their numbers):
     them, so they never expect more than the entries prove.) A re-pickled dump cut anywhere, or
     a dump cut before its entries, is unreadable (E1).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
-    while seen idle (nothing pending) issued an operation the group will never run: it is the
-    culprit, the idle majority is not (a rank that used the wrong group or peer late in the
-    job, when everyone else had finished).
+    while seen idle (nothing pending) and waited for by nobody else issued an operation the
+    group will never run: it is the culprit, the idle majority is not (a rank that used the
+    wrong group or peer late in the job, when everyone else had finished). Idle ranks that
+    other ranks wait for too never joined them (W2): the waiters, each seen in the program's
+    next operation, agree on it, and several ranks stopped at one point look exactly so
+    (an earlier rule named the waiters there: seeds 2124, 3778, 5818, three ranks stopped).
  E9 gloo retired. `retired` is finished or failed: a rank whose newest operation is a retired
     collective with a member that left no dump file (an unreadable file proves it lived to dump)
     may have failed on it, so it waits for those members, whether it in truth finished or failed (the dumps read alike), unless a member's
@@ -262,26 +265,29 @@ def reason(view, gloo, fault_ranks):
             in_flight.append(r)
         else:
             graph[r] = ranks
-    # E12: a waiter whose operation more than half the members never issued while idle
-    # (nothing pending) issued an operation the group will never run: it is the odd one.
     idle = lambda m: m in view.known and m not in view.stale and m not in view.fatal and \
         m not in graph and m not in stalled and m not in stuck and m not in in_flight
+    waited_by = {}
+    for v, ws in graph.items():
+        for w in ws:
+            waited_by.setdefault(w, set()).add(v)
+    # E12: a waiter whose operation more than half the members never issued while idle
+    # (nothing pending), and that nobody else waits for, issued an operation the group will
+    # never run: it is the odd one. Idle ranks that other waiters wait for too never joined
+    # them either (W2): several ranks seen waiting for them agree on the program.
     extra = set()
     for r, ws in graph.items():
         fr = view.frontier(r)
         if fr is None or not ws:
             continue
         size = sum(len(i.members) for i in fr.insts)
-        seen_idle = [m for m in ws if idle(m)]
+        seen_idle = [m for m in ws if idle(m) and waited_by.get(m) == {r}]
         if len(seen_idle) * 2 > size:
             extra.add(r)
     # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
     # another rank waits on it in the other half of that send/recv (it sends to the rank that
     # receives, or the reverse), posted to the wrong peer: it explains both unmatched halves.
-    waited_by, posters = {}, set()
-    for v, ws in graph.items():
-        for w in ws:
-            waited_by.setdefault(w, set()).add(v)
+    posters = set()
     for r, ws in graph.items():
         fr = view.frontier(r)
         if not ws or fr is None or not fr.call.is_p2p() or \

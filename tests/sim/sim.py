@@ -40,6 +40,9 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      or one its dump does not show; a peer completing the frontier itself is what a stalled GPU
      looks like) says nothing about the end: the rank is presumed to have gone on; a missing
      member only when nobody else is missing there, and then weighed as an unknown rank (E1).
+     A dump whose only witness damage made unreadable (or cut) shows nothing older: it is read
+     as final (an earlier rule kept it older: seed 3052 expected ok where rank 1, the only
+     readable dump, waits for rank 0, whose dump is garbage).
  E14 A rank waiting in a send/recv on idle peers nobody else waits for, while another waits
      on it in the other half (a send for its recv, or the reverse), posted to the wrong peer:
      the culprit, not the idle peer nor the other unmatched half.
@@ -52,8 +55,11 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      336, 788). Re-pickled dumps cut anywhere, and dumps cut before their entries, are
      unreadable (E1).
  E12 A waiter whose operation more than half of its members never issued while seen idle
-     (nothing pending) issued an operation the group will never run: it is the culprit, not
-     the idle majority.
+     (nothing pending), and that nobody else waits for, issued an operation the group will
+     never run: it is the culprit, not the idle majority. Idle ranks that several waiters wait
+     for never joined them (W2): the waiters agree on the program, and ranks stopped at one
+     point look just so (an earlier rule named the waiters of seeds 2124, 3778 and 5818, where
+     three ranks stopped: more than the dumps show).
  E9  gloo `retired` is finished or failed: a rank whose newest operation is retired and has a
      member without readable dump waits for that member.
  E10 gloo send/recv are unrecorded, and PyTorch 2.15's pg_status counts collectives only (the
@@ -374,12 +380,26 @@ def damage(job, eng, dumps):
         dumps[r]["cut"] = cut  # E13: the whole entries before the cut stay readable
     else:
         dumps[r]["readable"] = False
+    unproven = older_unproven(eng, dumps)
+    for o in unproven:
+        dumps[o]["older"] = False  # E8: its witness lost, nothing shows it older: read as final
     after = answer.expected(job, eng, dumps)["expected"]
     if before["status"] != after["status"] and "ok" in (before["status"], after["status"]):
         dumps[r]["readable"] = True  # G1: damage neither hides a hang nor breaks a healthy job
         dumps[r].pop("cut", None)
+        for o in unproven:
+            dumps[o]["older"] = True
         return
     dumps[r]["damage"] = kind
+
+
+def older_unproven(eng, dumps):
+    """The dumps drawn older whose proof (E8: a readable peer completed an instance with the
+    rank beyond its frontier) no readable, whole dump gives any more."""
+    known = {x for x, d in dumps.items() if d["readable"] and not d.get("cut")}
+    T = [dumps[x]["time"] if x in dumps else eng.t_stop for x in range(len(eng.stream))]
+    return [o for o, d in sorted(dumps.items())
+            if d["older"] and not older_provable(eng, o, T, known)]
 
 
 def rank_format(job, r):

@@ -1122,7 +1122,8 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
 /* gloo, data-parallel groups {0,1} and {2,3}, members inferred: rank 3's ring dropped its
  * entries of group 2, but its pg_status counts work there. Every rank dumped; the family holds
  * each rank once and lacks rank 3, whose dump hides a group: group 2 takes back rank 3, not a
- * rank 4 above every dump, and rank 3, idle, never joined #3 (sim seeds 1760, 7859; kills pq03). */
+ * rank 4 above every dump, and rank 3, idle, never joined #3 (sim seeds 1760, 7859; its ring
+ * wrapped, which alone offers it: kills hg06, not pq03). */
 static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
     job j;
     job_init(&j, 4);
@@ -1135,6 +1136,32 @@ static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
     rec(&j, 2, "2", "all_reduce", 2, "completed");
     rec(&j, 2, "2", "all_reduce", 3, "scheduled");
     j.first_record[3] = 5;
+    rec(&j, 3, "0", "all_reduce", 1, "completed");
+    strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
+                        "\"2\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_int_equal(group_named(&j, "2")->nmembers, 2);
+    assert_int_equal(group_named(&j, "0")->nmembers, 4);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* The same job, rank 3's ring whole (its first record is 0): its pg_status alone counts work in
+ * group 2, which none of its entries names (hides_a_group): it still takes back rank 3 (kills
+ * pq03). */
+static void a_whole_ring_whose_status_hides_a_group_fills_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "DP", "[0, 1]");
+    group(&j, "2", "DP", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 1, "completed");
+    rec(&j, 2, "2", "all_reduce", 2, "completed");
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
     rec(&j, 3, "0", "all_reduce", 1, "completed");
     strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
                         "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
@@ -1784,6 +1811,23 @@ static void most_ranks_without_a_dump_is_inconclusive(void **state) {
     done(&j);
 }
 
+/* gloo: ranks 0 and 1 aborted and left no dump; rank 2's groups are rebuilt from its own
+ * entries, so no group lists them. Global ranks are dense from 0: a dump of rank 2 proves ranks
+ * 0 and 1 are the job's, and two of three lost is most of the job: inconclusive, never an ok
+ * that closes the ticket (tests/sim seeds 677, 8546; kills hg701). */
+static void ranks_below_a_dumped_rank_count_as_lost(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.no_config[2] = 1; /* its pg_config names no member that left no dump */
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[2]");
+    rec(&j, 2, "1", "all_gather", 1, "completed");
+    j.skip[0] = j.skip[1] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    done(&j);
+}
+
 /* Rank 2's dump keeps only what is active: its oldest pending collective is #6, so its stream
  * ran #1..#5 to completion, which needs every member. Rank 1's dump still has #2 pending and
  * shows nothing after: it is older than rank 2's, not a stalled GPU, and the rank is presumed
@@ -2101,6 +2145,43 @@ static void a_stall_beside_a_member_of_unknown_state_is_a_root(void **state) {
     done(&j);
 }
 
+/* Rank 2's GPU stalled in #2, which rank 0 completed; the dumps of ranks 1 and 3 are older (they
+ * show no #2). Rank 0 waits in #3, which nobody else issued. The stall is no wait for a member
+ * that never joined: it does not say that ranks 1 and 3 went on, so each may have stopped too,
+ * beside rank 2 (mutation rg01; sim seeds 4877, 7237, 9722: m606's rule had dropped them). */
+static void a_stall_keeps_an_older_dumps_doubt(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", NULL, "scheduled", NULL));
+    coll(&j, "0", "broadcast", 3, S("scheduled", NULL, NULL, NULL));
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.verdict.nalternatives, 3);
+    assert_ranks(&j.a.verdict.alternatives[1].ranks, "1,2");
+    assert_ranks(&j.a.verdict.alternatives[2].ranks, "2,3");
+    done(&j);
+}
+
+/* Rank 1 left out A #2, where rank 0 waits; rank 0, stuck there, never issued default #3, where
+ * ranks 1 and 2 wait, but it has default #2 pending: it is blocked before #3, no rank accused of
+ * going elsewhere, and its history (A #2 before default #2) says that rank 1 went past A #2.
+ * Rank 1 alone (mutation rg02; sim seed 3964). */
+static void a_rank_blocked_before_the_op_it_never_issued_witnesses_the_order(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", NULL));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S(NULL, "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* gloo: rank 0 retired #2 (it failed: rank 3 left no dump), but rank 1 still has #2 pending, not
  * ended, and waits for every member absent: rank 2, idle, never issued it. Rank 2 stays named
  * (mutation m608; sim seed 328). */
@@ -2176,6 +2257,7 @@ int main(void) {
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
+        cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
@@ -2207,6 +2289,7 @@ int main(void) {
         cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
         cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
+        cmocka_unit_test(ranks_below_a_dumped_rank_count_as_lost),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
         cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
@@ -2226,6 +2309,8 @@ int main(void) {
         cmocka_unit_test(a_head_held_behind_a_peers_sure_wait_is_sure_too),
         cmocka_unit_test(a_head_held_behind_a_peers_stalled_gpu_is_sure_too),
         cmocka_unit_test(a_stall_beside_a_member_of_unknown_state_is_a_root),
+        cmocka_unit_test(a_stall_keeps_an_older_dumps_doubt),
+        cmocka_unit_test(a_rank_blocked_before_the_op_it_never_issued_witnesses_the_order),
         cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
     };

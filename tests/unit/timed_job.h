@@ -25,7 +25,8 @@ typedef struct timed_job {
     int no_dump[TJ_MAX_RANKS];               /* 1: the rank left no dump (its calls unwritten) */
     char entries[TJ_MAX_RANKS][TJ_ENTRIES_BYTES];
     int nentries[TJ_MAX_RANKS];
-    int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];
+    int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];     /* the last collective_seq_id per rank and group */
+    int p2p_seq[TJ_MAX_RANKS][TJ_MAX_GROUPS]; /* the last p2p_seq_id per rank and group */
     char dir[JD_DIR_BYTES];
     fa_analysis a;
 } timed_job;
@@ -55,8 +56,28 @@ static inline void tj_call(timed_job *j, int rank, int g, double arrival, double
             "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
             "\"completed\", \"retired\": true, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, g, g, seq, seq, tj_ns(j, rank, arrival), tj_ns(j, rank, arrival),
-            tj_ns(j, rank, done), done - arrival);
+            id ? ", " : "", id, g, g, seq, seq + j->p2p_seq[rank][g], tj_ns(j, rank, arrival),
+            tj_ns(j, rank, arrival), tj_ns(j, rank, done), done - arrival);
+}
+
+/* rank sends to group rank `to` of group g (its next send/recv there) at `arrival` ms, completed
+ * at `done` ms: a completed NCCL send, as tj_call's all_reduce. */
+static inline void tj_send(timed_job *j, int rank, int g, int to, double arrival, double done) {
+    char *at = j->entries[rank] + strlen(j->entries[rank]);
+    assert_true(at + TJ_ENTRY_BYTES < j->entries[rank] + TJ_ENTRIES_BYTES);
+    int id = j->nentries[rank]++, seq = ++j->p2p_seq[rank][g], from = 0;
+    for (int r = 0; r < rank; r++) from += j->member[g][r];
+    sprintf(at,
+            "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
+            "\"collective_seq_id\": 0, \"p2p_seq_id\": %d, \"op_id\": %d, "
+            "\"profiling_name\": \"nccl:send %d->%d\", \"time_created_ns\": %lld, "
+            "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %lld, "
+            "\"duration_ms\": %.3f, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
+            "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
+            "\"completed\", \"retired\": true, \"timeout_ms\": 600000, \"is_p2p\": true, "
+            "\"frames\": []}",
+            id ? ", " : "", id, g, g, seq, j->seq[rank][g] + seq, from, to, tj_ns(j, rank, arrival),
+            tj_ns(j, rank, arrival), tj_ns(j, rank, done), done - arrival);
 }
 
 static inline void tj_write_ranks(FILE *f, const timed_job *j, int g) {
