@@ -20,6 +20,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Evidence rows and level 0 of the wait chain only for the ranks the verdict names: the summary
+ * may withdraw culprits after the evidence was gathered (most of the job lost, only lost dumps
+ * to blame), and every rank shown as a culprit anywhere is in culprit_ranks. */
+static void keep_culprits_evidence(fa_verdict *v) {
+    size_t kept = 0;
+    for (size_t i = 0; i < v->nevidence; i++) {
+        if (fa_ranks_contains(&v->culprits, v->evidence[i].rank)) {
+            v->evidence[kept++] = v->evidence[i];
+            continue;
+        }
+        fa_ranks_free(&v->evidence[i].waiters);
+        fa_ranks_free(&v->evidence[i].done);
+    }
+    v->nevidence = kept;
+    fa_ranks *roots = &v->levels[0].ranks;
+    size_t n = 0;
+    for (size_t i = 0; i < roots->n; i++)
+        if (fa_ranks_contains(&v->culprits, roots->v[i])) roots->v[n++] = roots->v[i];
+    roots->n = n;
+}
+
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
@@ -63,6 +84,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         if (rc == 0 && fa_vg_alternatives(&d) != 0) rc = -1;
         fa_vs_note_idle_missing_dumps(&d);
         fa_vs_summarize(&d, before, mismatch, stuck);
+        keep_culprits_evidence(v);
     }
     fa_vg_free_ambiguities(&d);
     free(d.g.pedge_at);

@@ -15,7 +15,9 @@ scored against answer.json's `expected`:
              among which (with its culprits) every expected culprit is offered, or
              inconclusive naming nobody: honest, less precise;
   wrong      anything else (a rank outside the answer named, a culprit missed without saying
-             so, ok for a broken job or the reverse, mismatch for hang, a crash).
+             so, ok for a broken job or the reverse, mismatch for hang, a crash), and any
+             verdict whose culprit_evidence has rows of a rank outside its culprit_ranks (every
+             rank named as a culprit anywhere is in culprit_ranks).
 Prints one row per fault class, a total, and for every seed that is not exact one line with
 what was expected, what frtrace said and the command that reproduces it. Exits 1 when any seed
 is wrong.
@@ -66,6 +68,12 @@ def score(exp, got, code, cls, readable=1):
     want_code = 0 if st == "ok" else 1
     if code != want_code:
         return "wrong", "exit status %s for %s" % (code, st)
+    # Every rank named as a culprit anywhere is in culprit_ranks (man/frtrace.1, VERDICT): a
+    # rank in the evidence rows that the verdict does not name is a culprit shown, not counted.
+    shown = sorted({e.get("rank") for e in got.get("culprit_evidence", []) or []} - set(cul))
+    if shown:
+        return "wrong", "culprit_evidence names rank%s %s outside culprit_ranks" % (
+            "s" if len(shown) > 1 else "", ",".join(map(str, shown[:8])))
     if cls in STRAGGLER_CLASSES and exp["status"] == "ok" and st == "ok":
         slow = sorted(s["rank"] for s in got.get("stragglers", []))
         if slow != exp["stragglers"]:
@@ -117,7 +125,12 @@ def self_test():
             score(exp, None, 2, "sigkill", readable=0)[0] != "wrong":
         print("exit status 2 is exact only where no dump is readable and inconclusive expected")
         bad += 1
-    print("scoring self-test: %d of %d cases wrong" % (bad, len(cases) + 2))
+    shown = dict(hang([4]), culprit_evidence=[{"rank": 4}, {"rank": 6}])
+    if score(exp, shown, 1, "stop_cpu")[0] != "wrong" or \
+            score(exp, dict(shown, culprit_evidence=[{"rank": 4}]), 1, "stop_cpu")[0] != "exact":
+        print("evidence rows of a rank outside culprit_ranks are not scored wrong")
+        bad += 1
+    print("scoring self-test: %d of %d cases wrong" % (bad, len(cases) + 3))
     return 1 if bad else 0
 
 
