@@ -261,24 +261,24 @@ static void vouch_for_groups(const decider *d, uint8_t *vouched) {
     free(listed);
 }
 
-/* The highest global rank that left a file, readable or not. Global ranks are dense from 0, so
- * every rank below it is surely one of the job's, whatever the groups say (gloo dumps, whose
- * groups are rebuilt from the entries, name no member that left no dump). */
-static int64_t highest_filed_rank(const fa_input *in) {
+/* The highest global rank that left a readable dump. Global ranks are dense from 0, so every
+ * rank below it is surely one of the job's, whatever the groups say (gloo dumps, whose groups
+ * are rebuilt from the entries, name no member that left no dump). Not a rejected file's rank:
+ * a file named like a dump that is not one (junk named rank_9 beside a 4-rank job's dumps)
+ * proves no rank. */
+static int64_t highest_dumped_rank(const fa_input *in) {
     int64_t top = -1;
     for (size_t r = 0; r < in->nranks; r++)
         if (in->ranks[r].rank > top) top = in->ranks[r].rank;
-    for (size_t r = 0; r < in->nrejected; r++)
-        if (in->rejected[r].rank > top) top = in->rejected[r].rank;
     return top;
 }
 
 /* Most of the job's ranks left no readable dump: the few that did cannot speak for the job
  * (an all_to_all mismatch that made every peer abort leaves one dump that looks healthy). A
- * rank counts as the job's when a vouched group lists it or a higher rank left a file. */
+ * rank counts as the job's when a vouched group lists it or a higher rank left a readable dump. */
 static bool most_ranks_lost(const decider *d) {
     size_t lost = 0, known = d->nfacts - d->nunseen;
-    int64_t top = highest_filed_rank(d->in);
+    int64_t top = highest_dumped_rank(d->in);
     uint8_t *vouched = calloc(d->groups->n + 1, 1);
     if (!vouched) return false;
     vouch_for_groups(d, vouched);
