@@ -1119,6 +1119,26 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
     done(&j);
 }
 
+/* The job of the two tests below; rank 3's ring starts at record `first3` (5: wrapped). */
+static void run_hidden_group_job(job *j, int first3) {
+    job_init(j, 4);
+    j->backend = "gloo";
+    j->gloo_config = 1;
+    group(j, "1", "DP", "[0, 1]");
+    group(j, "2", "DP", "[2, 3]");
+    coll(j, "1", "all_reduce", 1, S("completed", "completed"));
+    rec(j, 2, "2", "all_reduce", 1, "completed");
+    rec(j, 2, "2", "all_reduce", 2, "completed");
+    rec(j, 2, "2", "all_reduce", 3, "scheduled");
+    j->first_record[3] = first3;
+    rec(j, 3, "0", "all_reduce", 1, "completed");
+    strcpy(j->status[3], "\"0\": {\"last_enqueued_collective\": 1, "
+                         "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
+                         "\"2\": {\"last_enqueued_collective\": 2, "
+                         "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(j);
+}
+
 /* gloo, data-parallel groups {0,1} and {2,3}, members inferred: rank 3's ring dropped its
  * entries of group 2, but its pg_status counts work there. Every rank dumped; the family holds
  * each rank once and lacks rank 3, whose dump hides a group: group 2 takes back rank 3, not a
@@ -1126,22 +1146,7 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
  * wrapped, which alone offers it: kills hg06, not pq03). */
 static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
     job j;
-    job_init(&j, 4);
-    j.backend = "gloo";
-    j.gloo_config = 1;
-    group(&j, "1", "DP", "[0, 1]");
-    group(&j, "2", "DP", "[2, 3]");
-    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
-    rec(&j, 2, "2", "all_reduce", 1, "completed");
-    rec(&j, 2, "2", "all_reduce", 2, "completed");
-    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
-    j.first_record[3] = 5;
-    rec(&j, 3, "0", "all_reduce", 1, "completed");
-    strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
-                        "\"2\": {\"last_enqueued_collective\": 2, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
-    run(&j);
+    run_hidden_group_job(&j, 5);
     assert_int_equal(group_named(&j, "2")->nmembers, 2);
     assert_int_equal(group_named(&j, "0")->nmembers, 4);
     assert_culprits(&j, FA_STATUS_HANG, "3");
@@ -1153,21 +1158,7 @@ static void a_rank_whose_dump_hides_a_group_fills_it(void **state) {
  * pq03). */
 static void a_whole_ring_whose_status_hides_a_group_fills_it(void **state) {
     job j;
-    job_init(&j, 4);
-    j.backend = "gloo";
-    j.gloo_config = 1;
-    group(&j, "1", "DP", "[0, 1]");
-    group(&j, "2", "DP", "[2, 3]");
-    coll(&j, "1", "all_reduce", 1, S("completed", "completed"));
-    rec(&j, 2, "2", "all_reduce", 1, "completed");
-    rec(&j, 2, "2", "all_reduce", 2, "completed");
-    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
-    rec(&j, 3, "0", "all_reduce", 1, "completed");
-    strcpy(j.status[3], "\"0\": {\"last_enqueued_collective\": 1, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
-                        "\"2\": {\"last_enqueued_collective\": 2, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
-    run(&j);
+    run_hidden_group_job(&j, 0);
     assert_int_equal(group_named(&j, "2")->nmembers, 2);
     assert_int_equal(group_named(&j, "0")->nmembers, 4);
     assert_culprits(&j, FA_STATUS_HANG, "3");
