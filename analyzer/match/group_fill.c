@@ -219,7 +219,7 @@ static void family_candidates(const unseen_ranks *unseen, const fa_fill_group *g
         for (size_t k = 0; k < groups[family[f]].members.n; k++)
             fa_ranks_add(&held, groups[family[f]].members.v[k]);
     fa_ranks_normalize(&held);
-    for (size_t k = 0; k < unseen->v.n && unseen->v.v[k] <= *top; k++)
+    for (size_t k = 0; k < unseen->v.n; k++) /* all at most unseen->top, at most *top */
         if (!fa_ranks_contains(&held, unseen->v.v[k])) fa_ranks_add(out, unseen->v.v[k]);
     for (int64_t r = unseen->top + 1; r <= *top; r++)
         if (!fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
