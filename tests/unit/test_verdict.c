@@ -2209,6 +2209,29 @@ static void a_group_before_a_wrapped_window_makes_no_dump_older(void **state) {
     done(&j);
 }
 
+/* gloo 2.15's pg_config names no group's members: group A is rebuilt from the dumps that record
+ * it (0, 2, 3), and rank 1 left no dump. Ranks 0 and 3 retired A's all_reduce #2 (failed or
+ * finished: gloo retires both), which rank 2, alive, never issued. A failure proves a
+ * death only on a member the group surely has; A may lack rank 1, so nothing here shows that the
+ * op failed on a death, and rank 2 stays named (mutation m605: read as a death, the failure
+ * cleared rank 2; sim seed 241). */
+static void a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "A", "[0, 2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("completed", NULL, NULL, "completed"));
+    j.skip[1] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    assert_non_null(strstr(got, "2"));
+    free(got);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2304,6 +2327,7 @@ int main(void) {
         cmocka_unit_test(a_rank_blocked_before_the_op_it_never_issued_witnesses_the_order),
         cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
+        cmocka_unit_test(a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
