@@ -2232,6 +2232,64 @@ static void a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death(vo
     done(&j);
 }
 
+/* The recorder numbers a communicator's launches with one counter, NCCL pairs its collectives
+ * by their order: rank 2 left all_reduce #2 out and its send (launch #2) took the number, so its
+ * broadcast (launch #3) is its second collective, the one ranks 0 and 1 issued as all_reduce
+ * #2. Every member's numbers run from 1 unbroken: a mismatch, rank 2 the odd one (sim seeds 329,
+ * 751, 2172; kills go01). */
+static void recorder_collectives_pair_by_their_order(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    j.p2p_coll_seq = 1;
+    p2p(&j, 2, "0", "send 2->0", 2, "scheduled");
+    coll(&j, "0", "broadcast", 3, S("scheduled", "scheduled", "scheduled"));
+    for (int r = 0; r < 3; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "2");
+    const fa_finding *f = finding(&j, FA_TYPE_MISMATCH);
+    assert_non_null(f);
+    assert_ranks(&f->others, "0,1");
+    done(&j);
+}
+
+/* Dumps that begin past record 0 (a ring, or only-active): ranks 0 and 1 begin with a plain
+ * all_gather #7, pending, no end marker after it; rank 2's #7 is a bundle of two. A bundle the
+ * ring cut keeps its end marker (the newest record), and nothing says #7 completed (which could
+ * have dropped a marker from an only-active dump): the plain ones are whole, and rank 2
+ * mismatches them (sim seed 2003; kills go02). */
+static void a_pending_call_without_its_marker_was_not_cut(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 8;
+    coll(&j, "0", "all_gather", 7, S("scheduled", "scheduled", "scheduled"));
+    rec(&j, 2, "0", "all_gather", 7, "scheduled");
+    rec(&j, 2, "0", "coalesced", 7, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "2");
+    done(&j);
+}
+
+/* PyTorch's NCCL barrier is an all_reduce of one float: rank 2's barrier #3 against the others'
+ * all_reduce #3 of the same size and dtype is one NCCL collective, no type mismatch; the others
+ * started it, rank 2 never did (sim seed 1936; kills go03). */
+static void a_barrier_is_an_all_reduce_to_nccl(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 3, S("started", "started", NULL));
+    rec(&j, 2, "0", "all_reduce_barrier", 3, "scheduled");
+    run(&j);
+    assert_null(finding(&j, FA_TYPE_MISMATCH));
+    assert_int_not_equal(j.a.verdict.status, FA_STATUS_MISMATCH);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2328,6 +2386,9 @@ int main(void) {
         cmocka_unit_test(a_gloo_op_still_open_on_a_member_waits_for_the_idle_one),
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
         cmocka_unit_test(a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death),
+        cmocka_unit_test(recorder_collectives_pair_by_their_order),
+        cmocka_unit_test(a_pending_call_without_its_marker_was_not_cut),
+        cmocka_unit_test(a_barrier_is_an_all_reduce_to_nccl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
