@@ -380,7 +380,7 @@ static bool at_ring_head(const checker *k, const fa_call *c) {
  * its bundle lost its first entries (a coalesced end marker alone), so its type and sizes say
  * nothing against its peers'. (Also reading a ring-head bundle closed by its end marker as cut,
  * whatever its length, fixed sim 856 and 2494 but made five hangs mismatches on 0:10000 — 3115,
- * 3508, 3862, 4710, 8042 — and was withdrawn.) */
+ * 3508, 3862, 4710, 8042 — and was withdrawn; split_part fixes those two.) */
 static bool head_cut(const checker *k, const fa_call *c, uint32_t most) {
     return fa_call_nentries(k->m, c) < most && at_ring_head(k, c);
 }
