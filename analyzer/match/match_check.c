@@ -380,22 +380,27 @@ static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, c
     return send->in_sizes == got;
 }
 
-/* Whether the call holds its rank's oldest entry in a dump that dropped earlier records (a ring
- * that wrapped; its first record_id is not 0) and has fewer entries than a peer's call (`most`):
+/* Whether call c holds its rank's oldest entry in a dump that dropped earlier records (a ring
+ * that wrapped; its first record_id is not 0). */
+static bool at_ring_head(const checker *k, const fa_call *c) {
+    const fa_dump *dump = k->in->ranks[c->rank_index].dump;
+    return fa_call_entry_index(k->m, c, 0) == 0 && fa_entry_record_id(dump, &dump->entries[0]) > 0;
+}
+
+/* Whether the call is at a wrapped ring's head (at_ring_head) and has fewer entries than a peer's
+ * call (`most`):
  * its bundle lost its first entries (a coalesced end marker alone), so its type and sizes say
  * nothing against its peers'. (Also reading a ring-head bundle closed by its end marker as cut,
  * whatever its length, fixed sim 856 and 2494 but made five hangs mismatches on 0:10000 — 3115,
- * 3508, 3862, 4710, 8042 — and was withdrawn.) */
+ * 3508, 3862, 4710, 8042 — and was withdrawn; split_part fixes those two.) */
 static bool head_cut(const checker *k, const fa_op *op, const fa_call *c, uint32_t most) {
-    const fa_dump *dump = k->in->ranks[c->rank_index].dump;
-    if (!(fa_call_nentries(k->m, c) < most && fa_call_entry_index(k->m, c, 0) == 0 &&
-          fa_entry_record_id(dump, &dump->entries[0]) > 0))
-        return false;
+    if (!(fa_call_nentries(k->m, c) < most && at_ring_head(k, c))) return false;
     /* A ring keeps the newest records, so a bundle that lost its head kept its end marker,
      * unless an only-active dump dropped that marker because the bundle completed. A call that
      * ends without a marker and that neither its state nor its rank's counters say completed
      * is whole: a plain collective that begins the dump (tests/sim seed 2003: only-active, a
      * single all_gather read as the cut tail of a peer's bundle). Gloo writes no end markers. */
+    const fa_dump *dump = k->in->ranks[c->rank_index].dump;
     if (dump->blocks_caller) return true;
     const fa_store *store = k->in->store;
     const fa_entry *last = fa_call_entry(k->m, k->in, c, fa_call_nentries(k->m, c) - 1);
@@ -405,19 +410,45 @@ static bool head_cut(const checker *k, const fa_op *op, const fa_call *c, uint32
            op->seq <= view_of(k->m, op->group, c->member)->completed_max;
 }
 
-/* Calls cut short by the ring (head_cut) agree with the first whole call: what is unknown is
- * never read as a disagreement. */
+/* Whether call c is the first part of a bundle that the walk split where its type changed
+ * (continues_call): its rank's next entry is a collective of the same group and seq. The parts
+ * of such a seq are that op and the ones after it, counted from the bundle's first entry; a
+ * ring that wrapped inside the bundle counts them from the first entry it kept, so its head call
+ * may be a later part than the op says (tests/sim seeds 106 and 904: a peer's whole bundle
+ * all_reduce, broadcast, coalesced read against the wrapped ranks' broadcast, coalesced). */
+static bool split_part(const checker *k, const fa_call *c) {
+    const fa_dump *d = k->in->ranks[c->rank_index].dump;
+    uint32_t last = fa_call_entry_index(k->m, c, fa_call_nentries(k->m, c) - 1);
+    if (last + 1 >= d->nentries) return false;
+    const fa_entry *a = &d->entries[last], *b = &d->entries[last + 1];
+    const fa_traits *ta = fa_entry_traits(k->in->store, a), *tb = fa_entry_traits(k->in->store, b);
+    if (ta->pg != tb->pg || tb->is_p2p ||
+        (fa_store_op(k->in->store, tb->name)->flags & FA_OP_END_MARKER))
+        return false;
+    return fa_entry_coll_seq(d, a) == fa_entry_coll_seq(d, b);
+}
+
+/* Calls cut short by the ring (head_cut), and calls at a wrapped ring's head in an op that is
+ * the first part of a split bundle (split_part: they may be a later part), agree with the first
+ * whole call: what is unknown is never read as a disagreement. */
 static void unknown_agrees(checker *k, const fa_op *op) {
     uint32_t most = 0;
+    bool split = false;
     for (uint32_t i = 0; i < op->ncalls; i++) {
-        uint32_t n = fa_call_nentries(k->m, &k->m->calls[op->first_call + i]);
+        const fa_call *c = &k->m->calls[op->first_call + i];
+        uint32_t n = fa_call_nentries(k->m, c);
         if (n > most) most = n;
+        split = split || (!at_ring_head(k, c) && split_part(k, c));
     }
     long whole = -1;
-    for (uint32_t i = 0; i < op->ncalls && whole < 0; i++)
-        if (!head_cut(k, op, &k->m->calls[op->first_call + i], most)) whole = i;
-    for (uint32_t i = 0; i < op->ncalls && whole >= 0; i++)
-        if (head_cut(k, op, &k->m->calls[op->first_call + i], most)) k->sig[i] = k->sig[whole];
+    for (uint32_t i = 0; i < op->ncalls && whole < 0; i++) {
+        const fa_call *c = &k->m->calls[op->first_call + i];
+        if (!head_cut(k, op, c, most) && !(split && at_ring_head(k, c))) whole = i;
+    }
+    for (uint32_t i = 0; i < op->ncalls && whole >= 0; i++) {
+        const fa_call *c = &k->m->calls[op->first_call + i];
+        if (head_cut(k, op, c, most) || (split && at_ring_head(k, c))) k->sig[i] = k->sig[whole];
+    }
 }
 
 static void check_op(checker *k, size_t op_index) {

@@ -496,7 +496,12 @@ static absence *component_absences(const decider *d, const uint32_t *ops, size_t
 
 /* Marks the candidates of sink component c that blocked_before excuses (never one waiting in a
  * lonely op), unless that would excuse all of them (then the history cannot tell, and every one
- * is named). ops[0..nops) are the component's op nodes. */
+ * is named) while no rank of the component is held up behind an unknown rank the doubts excused
+ * (behind_excused): with one, the component is a sink only because its ops no longer wait on
+ * that unknown, whose place beside the roots is an alternative; its root lies outside, and the
+ * ranks blocked behind that victim are victims too (sim seeds 1056, 772: a rank that started a
+ * collective its peer had queued behind a recv from a dead rank, named for never issuing the
+ * next). ops[0..nops) are the component's op nodes. */
 static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nranks,
                                    const uint32_t *ops, size_t nops) {
     size_t candidates = 0, excused = 0, nabsent = 0, at = 0;
@@ -516,7 +521,9 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     }
     free(absent);
     free(theirs);
-    if (excused < candidates) return;
+    bool behind_unknown = false;
+    for (size_t k = 0; k < nranks; k++) behind_unknown |= d->facts[mine[k]].behind_excused;
+    if (excused < candidates || behind_unknown) return;
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
 

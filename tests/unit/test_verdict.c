@@ -1915,6 +1915,61 @@ static void a_victim_of_an_excused_unknown_is_no_culprit(void **state) {
     done(&j);
 }
 
+/* The same, one rank further: rank 4 started E #2, which rank 2 has queued behind B #2 (its wait
+ * on the excused rank 3), and never issued F #2, where rank 5 waits for it: rank 4 is blocked
+ * before, held up by rank 2 as rank 2 is by rank 3. Its sink holds a victim of the excused
+ * unknown, so the root lies outside it: that its history excuses every candidate there (rank 4
+ * alone) is no reason to name them all (mutation mu02; sim seeds 1056, 772). */
+static void a_rank_held_by_an_excused_unknowns_victim_is_no_culprit(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[2, 3]");
+    group(&j, "3", "C", "[0, 3]");
+    group(&j, "4", "E", "[2, 4]");
+    group(&j, "5", "F", "[4, 5]");
+    j.skip[3] = 1;
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", NULL, "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", NULL, NULL, NULL));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, NULL, NULL, NULL, NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, NULL, "completed", NULL, "completed", NULL));
+    coll(&j, "5", "all_reduce", 1, S(NULL, NULL, NULL, NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 0, "3", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "4", "all_reduce", 2, "scheduled");
+    rec(&j, 4, "4", "all_reduce", 2, "started");
+    rec(&j, 5, "5", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0 recorded a coalesced bundle all_reduce, broadcast, coalesced as #1; the rings of ranks
+ * 1 and 2 wrapped inside it and kept its broadcast and marker only. The walk splits rank 0's
+ * bundle where its type changes, so its all_reduce is the first call of #1 and its broadcast the
+ * second, while the wrapped rings' broadcast, counted from the first entry they kept, is their
+ * first: what they lost is unknown, not another operation (mutation mu01; sim seeds 106, 904,
+ * where rank 0's bundle was named a type mismatch). */
+static void a_ring_that_wrapped_inside_a_split_bundle_agrees(void **state) {
+    job j;
+    job_init(&j, 3);
+    rec(&j, 0, "0", "all_reduce", 1, "completed");
+    for (int r = 0; r < 3; r++) {
+        j.first_record[r] = r ? 1 : 0;
+        rec(&j, r, "0", "broadcast", 1, "completed");
+        rec(&j, r, "0", "coalesced", 1, "completed");
+        rec(&j, r, "0", "all_reduce", 2, "completed");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_null(finding(&j, FA_TYPE_MISMATCH));
+    done(&j);
+}
+
 /* A recorder communicator of three, members unlisted: ranks 0 and 2 place themselves in it,
  * rank 1 left no dump, and rank 3's dump lists its communicators without this one, so it is no
  * member: the unknown slot is rank 1's, and rank 1 is the culprit (mutation ro30; sim seed 417:
@@ -2366,6 +2421,8 @@ int main(void) {
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
         cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
         cmocka_unit_test(a_victim_of_an_excused_unknown_is_no_culprit),
+        cmocka_unit_test(a_rank_held_by_an_excused_unknowns_victim_is_no_culprit),
+        cmocka_unit_test(a_ring_that_wrapped_inside_a_split_bundle_agrees),
         cmocka_unit_test(a_dump_that_lists_its_communicators_is_no_missing_member),
         cmocka_unit_test(a_rank_started_where_a_peer_is_only_scheduled_waits_for_it),
         cmocka_unit_test(a_member_of_an_op_queued_behind_a_surer_wait_is_no_culprit),
