@@ -2267,25 +2267,28 @@ static void a_recv_queued_behind_a_wrong_source_pairs_with_the_pending_send(void
 }
 
 /* Group 1 of ranks 0-3, where rank 1 sent to 3 instead of 2: 2 waits on its recv from 1, and
- * nobody receives 1's send. 0 and 3 went on to group 1's all_reduce #2, which 1 and 2 never
- * issued (after #1, which all four ran); 4 waits for 3 in group 2, which 3 has not reached. 3
- * is waited for elsewhere, but it waits there on the poster itself: no excuse for 1 (tests/sim
- * seed 2926; mutation wp03). */
+ * nobody receives 1's send. 0 and 3 went on to group 1's all_reduce #2 (after #1, which all four
+ * ran), which 1 and 2 never issued; 4 waits for 3 in group 2 and 5 for 0 in group 3, which they
+ * have not reached. 3 is waited for elsewhere, but it waits there on the poster itself: no
+ * excuse for 1, and 0 and 3 are victims (tests/sim seed 2926; mutation wp03). */
 static void a_waited_peer_that_waits_on_the_poster_excuses_nobody(void **state) {
     job j;
-    job_init(&j, 5);
-    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
     group(&j, "1", "pp", "[0, 1, 2, 3]");
     group(&j, "2", "dp", "[3, 4]");
+    group(&j, "3", "dp", "[0, 5]");
     coll(&j, "0", "all_reduce", 1,
-         S("completed", "completed", "completed", "completed", "completed"));
-    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", "completed", NULL));
+         S("completed", "completed", "completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", NULL, NULL));
     j.p2p_coll_seq = 1;
     p2p(&j, 1, "1", "send 1->3", 1, "scheduled");
     p2p(&j, 2, "1", "recv 2<-1", 1, "scheduled");
     rec(&j, 0, "1", "all_reduce", 2, "scheduled");
     rec(&j, 3, "1", "all_reduce", 2, "scheduled");
     rec(&j, 4, "2", "all_reduce", 1, "scheduled");
+    rec(&j, 5, "3", "all_reduce", 1, "scheduled");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
@@ -2293,14 +2296,19 @@ static void a_waited_peer_that_waits_on_the_poster_excuses_nobody(void **state) 
 
 /* Pipeline 0 <- 1 <- 2 <- 3 in group 1 where rank 3 sent to 1 instead of 2: 2 waits on its recv
  * from 3, its send to 1 queued behind it; 1 waits on that send, and in group 2 on 2, which never
- * got there. 1 is blocked, not by 3 itself but by 2, which waits on 3: a chain back to the
- * poster, no excuse for it (tests/sim seed 2454; mutation wp19). */
+ * got there; 4 waits for 1 in group 3 and 5 for 0 in group 4, which they have not reached. 1 is
+ * blocked, not by 3 itself but by 2, which waits on 3: a chain back to the poster, no excuse for
+ * it (tests/sim seed 2454; mutation wp19). */
 static void a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody(void **state) {
     job j;
-    job_init(&j, 4);
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
     group(&j, "1", "pp", "[0, 1, 2, 3]");
     group(&j, "2", "tp", "[1, 2]");
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    group(&j, "3", "dp", "[1, 4]");
+    group(&j, "4", "dp", "[0, 5]");
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", "completed", "completed"));
     p2p(&j, 3, "1", "send 3->1", 1, "scheduled");
     p2p(&j, 2, "1", "recv 2<-3", 1, "scheduled");
     p2p(&j, 2, "1", "send 2->1", 2, "scheduled");
@@ -2308,6 +2316,8 @@ static void a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody(void **s
     p2p(&j, 1, "1", "send 1->0", 2, "scheduled");
     rec(&j, 1, "2", "all_reduce", 1, "scheduled");
     p2p(&j, 0, "1", "recv 0<-1", 1, "scheduled");
+    rec(&j, 4, "3", "all_reduce", 1, "scheduled");
+    rec(&j, 5, "4", "all_reduce", 1, "scheduled");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "3");
     done(&j);
