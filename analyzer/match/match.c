@@ -149,14 +149,41 @@ bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_c
     return !(fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED);
 }
 
+/* Whether input rank ri's dump holds every record between its first and its last (no gap that an
+ * only-active dump leaves where completed ones were, a bundle's end marker among them). */
+static bool window_whole(const fa_input *in, size_t ri) {
+    const fa_dump *d = in->ranks[ri].dump;
+    return d->nentries && fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
+                                  fa_entry_record_id(d, &d->entries[0]) ==
+                              (int64_t)d->nentries - 1;
+}
+
+/* The record id where call c's launch begins: its own first entry's, or for a send/recv that of
+ * the first entry of its batch (the entries before it with its group and p2p_seq_id), which
+ * is launched as a whole. */
+static int64_t launch_record(const fa_match *m, const fa_input *in, const fa_op *o,
+                             const fa_call *c) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    uint32_t at = fa_call_entry_index(m, c, 0);
+    const fa_entry *e = &d->entries[at];
+    uint32_t pg = fa_entry_pg(in->store, e);
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    while (o->is_p2p && at > 0 && fa_entry_pg(in->store, &d->entries[at - 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[at - 1]) == seq)
+        at--;
+    return fa_entry_record_id(d, &d->entries[at]);
+}
+
 /* A rank's launches run in issue order on its stream, and a collective completes only once
- * every member ran it: a collective that a peer surely completed while the rank's dump has it
- * pending behind an older pending launch of its own was run by the rank after its dump was
- * taken. (The peer completing the rank's oldest pending launch itself is what a stalled GPU
- * looks like, and proves nothing; so does a call the rank's GPU started, which no older launch
- * holds up: older entries still pending are a bundle's, left scheduled when its end marker
- * completed.) A peer's own stream and counters prove it too (by_stream: an only-active dump
- * keeps no completed entry). Such dumps are older (fa_stale). */
+ * every member ran it, a send/recv once its other side did: an op that a peer surely completed
+ * while the rank's dump has it pending behind an older pending launch of its own (a send/recv:
+ * behind an older launch than its batch, in a window without gaps) was run by the rank after its
+ * dump was taken (tests/sim seed 2440: a stage whose peers completed their ring's next batches).
+ * (The peer completing the rank's oldest pending launch itself is what a stalled GPU looks like,
+ * and proves nothing; so does a call the rank's GPU started, which no older launch holds up: older
+ * entries still pending are a bundle's, left scheduled when its end marker completed.) A peer's own
+ * stream and counters prove it too (by_stream: an only-active dump keeps no completed entry). Such
+ * dumps are older (fa_stale). */
 static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
     bool *head_started = calloc(in->nranks + 1, 1);
@@ -178,19 +205,22 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
         bool done = false, counted = !o->is_p2p && o->seq <= by_stream[o->group];
-        for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++) {
+        for (uint32_t k = 0; k < o->ncalls && !done; k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             done = fa_call_proves_all_joined(m, in, c);
         }
         for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
+            /* a send/recv held only by a head that may be a bundle whose end marker an
+             * only-active dump dropped (it completed) proves nothing (tests/sim seed 1815) */
+            if (o->is_p2p && !window_whole(in, c->rank_index)) continue;
             /* what streams and counters prove is held against a head the GPU started: an
              * older entry left pending may be a bundle's or a batch's, left scheduled when its
              * end marker completed (then its stream went on), and without timing nothing
              * tells (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
-                fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
+                launch_record(m, in, o, c) <= oldest[c->rank_index] ||
                 (!done && !head_started[c->rank_index]))
                 continue;
             *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
@@ -397,7 +427,9 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = { in, groups, m, walk.calls_cap, walk.ops_cap, walk.p2p, walk.np2p, NULL, NULL };
+    builder b = {
+        in, groups, m, walk.calls_cap, walk.ops_cap, walk.p2p, walk.np2p, NULL, NULL, NULL
+    };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = fa_mb_pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while

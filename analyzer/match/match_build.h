@@ -21,6 +21,8 @@ typedef struct builder {
     size_t np2p;
     int64_t *p2p_issued;    /* per view: the highest p2p_seq_id among the member's send/recv */
     int64_t *p2p_completed; /* per view: the highest among those that completed, -1 none */
+    uint32_t *p2p_oldest_pending; /* per input rank: the dump entry of its oldest send/recv still
+                                   * pending (batch end markers applied), UINT32_MAX none */
 } builder;
 
 static inline fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {

@@ -303,17 +303,20 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
     int64_t low_s = fa_p2p_seq(b->in, &v[S[0]]), top_s = fa_p2p_seq(b->in, &v[S[ns - 1]]),
             low_r = fa_p2p_seq(b->in, &v[R[0]]), top_r = fa_p2p_seq(b->in, &v[R[nr - 1]]);
     size_t i = 0, j = 0, pairs = 0;
+    bool lone_since_pair = false;
     while (i < ns && j < nr) {
         const p2p_rec *s = &v[S[i]], *r = &v[R[j]];
         int64_t ss = fa_p2p_seq(b->in, s), rs = fa_p2p_seq(b->in, r);
         if (ss == rs) {
-            if (!same_shapes(b, s, r)) return false;
+            if (!same_shapes(b, s, r) || lone_since_pair) return false;
             pairs++, i++, j++;
         } else if (ss < rs) {
             if (s->state == FR_STATE_COMPLETED && ss >= low_r && ss <= top_r) return false;
+            lone_since_pair |= pairs > 0;
             i++;
         } else {
             if (r->state == FR_STATE_COMPLETED && rs >= low_s && rs <= top_s) return false;
+            lone_since_pair |= pairs > 0;
             j++;
         }
     }
@@ -342,20 +345,37 @@ static bool batch_shown_whole(const builder *b, uint32_t ri, uint32_t gi, int64_
     return false;
 }
 
+/* Whether pending record x's batch is queued behind an older send/recv batch of its rank that is
+ * still pending (its end marker not completed): a rank's launches run in order on its stream, so
+ * x's batch never started and x moved nothing on the wire (tests/sim seed 614: a pipeline stage
+ * whose recv from the wrong stage holds up its next recv). */
+static bool queued_behind(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e), start = x->entry;
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    while (start > 0 && fa_entry_pg(b->in->store, &d->entries[start - 1]) == pg &&
+           fa_entry_p2p_seq(d, &d->entries[start - 1]) == seq)
+        start--;
+    uint32_t oldest = b->p2p_oldest_pending[x->rank_index];
+    return oldest != UINT32_MAX && oldest < start;
+}
+
 /* Whether pending record x, in a batch, may have been done on the wire with a partner that the
  * other side's window no longer holds: the other side's dump is not its whole history, holds no
  * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
  * it completed its send/recv of the group up to x's id or beyond (a batch's end marker lifts its
- * entries). Its transfers there ran, and NCCL pairs a peer's sends and recvs in order: x is not
- * shown to pair with the other side's later pending records, whose shapes would then be
- * compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
+ * entries); and x's batch is not queued behind an older pending one of its rank (queued_behind:
+ * then it ran nothing). Its transfers there ran, and NCCL pairs a peer's sends and recvs in
+ * order: x is not shown to pair with the other side's later pending records, whose shapes would
+ * then be compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
 static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint32_t *Y,
                                   size_t ny) {
     const fa_group *g = &b->groups->v[x->group];
     uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
     long ri = other < g->nmembers ? g->member_input[other] : -1;
     int64_t seq = fa_p2p_seq(b->in, x);
-    if (ri < 0 || whole_history(b, (uint32_t)ri) || !in_batch(b, x) ||
+    if (ri < 0 || whole_history(b, (uint32_t)ri) || !in_batch(b, x) || queued_behind(b, x) ||
         b->p2p_completed[b->m->view_at[x->group] + other] < seq)
         return false;
     for (size_t i = 0; i < ny; i++)
@@ -462,17 +482,23 @@ int fa_mb_pair_p2p(builder *b) {
                         : 0;
     b->p2p_issued = malloc((nviews + 1) * sizeof *b->p2p_issued);
     b->p2p_completed = malloc((nviews + 1) * sizeof *b->p2p_completed);
-    uint32_t *order = b->p2p_issued && b->p2p_completed ? sort_p2p(b) : NULL;
+    b->p2p_oldest_pending = malloc((b->in->nranks + 1) * sizeof *b->p2p_oldest_pending);
+    uint32_t *order =
+        b->p2p_issued && b->p2p_completed && b->p2p_oldest_pending ? sort_p2p(b) : NULL;
     if (!order) {
         free(b->p2p_issued);
         free(b->p2p_completed);
+        free(b->p2p_oldest_pending);
         return -1;
     }
     for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = b->p2p_completed[i] = -1;
+    for (size_t i = 0; i < b->in->nranks; i++) b->p2p_oldest_pending[i] = UINT32_MAX;
     for (size_t i = 0; i < b->np2p; i++) {
         p2p_rec *x = &b->p2p[i];
         if (x->state != FR_STATE_COMPLETED && batch_end_dropped(b, x))
             x->state = FR_STATE_COMPLETED;
+        if (x->state != FR_STATE_COMPLETED && x->entry < b->p2p_oldest_pending[x->rank_index])
+            b->p2p_oldest_pending[x->rank_index] = x->entry;
         size_t at = b->m->view_at[x->group] + fa_p2p_member(x);
         int64_t seq = fa_p2p_seq(b->in, x);
         if (seq > b->p2p_issued[at]) b->p2p_issued[at] = seq;
@@ -489,6 +515,8 @@ int fa_mb_pair_p2p(builder *b) {
     free(order);
     free(b->p2p_issued);
     free(b->p2p_completed);
+    free(b->p2p_oldest_pending);
     b->p2p_issued = b->p2p_completed = NULL;
+    b->p2p_oldest_pending = NULL;
     return rc;
 }

@@ -5,7 +5,8 @@
  * excused), is decided here (fa_vw_wrong_peer_ops); fa_vw_wrong_end_records says where each
  * poster's own mistake begins, after which nothing it has pending waits on anyone. Also the
  * batch walk both files use (fa_vw_batch_start). Linear in ops + calls, but for the sorts of the
- * lone ends (n log n).
+ * lone ends (n log n) and one search of the holds graph (linear) per wrong end whose peer is
+ * blocked or waited for (holds_chain).
  */
 #include "util/index.h"
 #include "verdict/verdict_graph.h"
@@ -38,6 +39,11 @@ typedef struct peer_blocks {
     int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
     fa_imap asked;
     fa_imap passed; /* passed_key of each posted end's peer: 1 when it completed that slot */
+    /* holds_at/holds: per rank node, the ops it has pending; per op (node d->nfacts + op), its
+     * members that hold those up (absent, or queued behind an older pending call of their
+     * own); CSR, built on first need (holds_chain). stamp: the search's marks, per node. */
+    size_t *holds_at;
+    uint32_t *holds, *stamp, searches;
 } peer_blocks;
 
 /* The key of (group, p2p_seq_id, global rank) in peer_blocks.passed. */
@@ -171,6 +177,87 @@ static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, p
     return 0;
 }
 
+/* Whether member k of op (expected states in d->members/d->states, its node `node`) holds up the
+ * members pending there: absent, or queued behind an older pending call of its own. */
+static bool holds_up(const decider *d, const peer_blocks *b, size_t op, uint32_t k, long node) {
+    return node >= 0 &&
+           (fa_member_state_absent(d->states[k]) ||
+            (fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], node)));
+}
+
+/* The edges of op for build_holds (counted, or put when `put`): each node pending there to the
+ * op's node, the op's node to each node that holds it up; none where nobody holds it up. */
+static void note_holds(const decider *d, peer_blocks *b, size_t op, bool put, size_t *fill) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op), held = 0;
+    size_t x = d->nfacts + op;
+    for (uint32_t k = 0; k < n; k++) {
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (!holds_up(d, b, op, k, node)) continue;
+        held++;
+        if (put)
+            b->holds[fill[x]++] = (uint32_t)node;
+        else
+            b->holds_at[x + 1]++;
+    }
+    for (uint32_t k = 0; held && k < n; k++) {
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
+        if (put)
+            b->holds[fill[node]++] = (uint32_t)x;
+        else
+            b->holds_at[node + 1]++;
+    }
+}
+
+/* b->holds_at/holds, CSR over the rank nodes and one node per op (d->nfacts + op): a rank to the
+ * ops it has pending, an op to the ranks that hold it up (note_holds). Linear in the calls. */
+static int build_holds(const decider *d, peer_blocks *b) {
+    size_t nn = d->nfacts + d->m->nops;
+    b->holds_at = calloc(nn + 2, sizeof *b->holds_at);
+    b->stamp = calloc(nn + 1, sizeof *b->stamp);
+    size_t *fill = malloc((nn + 1) * sizeof *fill);
+    if (!b->holds_at || !b->stamp || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int put = 0; put < 2; put++) {
+        if (put) {
+            for (size_t v = 1; v <= nn; v++) b->holds_at[v] += b->holds_at[v - 1];
+            for (size_t v = 0; v < nn; v++) fill[v] = b->holds_at[v];
+            if (!(b->holds = malloc((b->holds_at[nn] + 1) * sizeof *b->holds))) break;
+        }
+        for (size_t op = 0; op < d->m->nops; op++) note_holds(d, b, op, put, fill);
+    }
+    free(fill);
+    return b->holds ? 0 : -1;
+}
+
+/* Whether `peer` waits on `key` through a chain of ranks each held up by the next (build_holds):
+ * a peer blocked by a rank that waits on key is key's victim as much as one blocked by key
+ * itself (tests/sim seed 2454: a pipeline stage waits to receive from the stage whose own recv
+ * waits on the stage that sent elsewhere). Out of memory reads as no chain. */
+static bool holds_chain(const decider *d, peer_blocks *b, long peer, long key) {
+    if (!b->holds_at && build_holds(d, b)) return false;
+    uint32_t mark = ++b->searches, *queue = malloc((d->nfacts + d->m->nops + 1) * sizeof *queue);
+    if (!queue) return false;
+    size_t qn = 0;
+    queue[qn++] = (uint32_t)peer;
+    b->stamp[peer] = mark;
+    bool found = false;
+    for (size_t q = 0; q < qn && !found; q++)
+        for (size_t e = b->holds_at[queue[q]]; e < b->holds_at[queue[q] + 1] && !found; e++) {
+            uint32_t w = b->holds[e];
+            found = w == (uint32_t)key;
+            if (b->stamp[w] != mark) {
+                b->stamp[w] = mark;
+                queue[qn++] = w;
+            }
+        }
+    free(queue);
+    return found;
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
  * it for the opposite end in the same group (a wrong peer is another member of the group the
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
@@ -178,20 +265,21 @@ static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, p
  * for key: then it may be on its way to the end key posted, and key is its victim): key's ends in
  * ends[from..to). A peer that others wait for elsewhere (absent from an op they have pending,
  * a collective or a matched send/recv) is where they are stuck, as key may be: no excuse for
- * it (a pipeline stage receiving from the stage that stopped). A peer blocked in an op that key
- * never joined waits for key: the two wait for
- * each other, and the one that left the common pattern is key, which posted where nobody waits.
+ * it (a pipeline stage receiving from the stage that stopped). But a peer, blocked or waited for,
+ * that waits for key, itself or through a chain of ranks each held up by the next (holds_chain),
+ * is held up by key: the two wait for each other, and the one that left the common pattern is
+ * key, which posted where nobody waits (others waiting for the peer wait for key through it).
  * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
  * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
  * end without it shows the same: the common pattern went on without key's half. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
-                            const peer_blocks *b, bool *drop) {
+                            peer_blocks *b, bool *drop) {
     for (size_t i = from; i < to; i++) {
         long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
         if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
-        if ((b->blocked[peer] && !waits_on_key) || b->waited[peer]) continue;
+        bool held = b->blocked[peer] || b->waited[peer];
         if (!d->facts[peer].has_dump || d->facts[peer].stale) continue; /* it may have posted */
         uint32_t group = d->m->ops[ends[i].op].group;
         bool waited_elsewhere = false, same = false;
@@ -203,7 +291,9 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         uint64_t passed = 0;
         const fa_op *o = &d->m->ops[ends[i].op];
         fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
-        if ((waited_elsewhere || (passed && waits_on_key)) && !same) drop[ends[i].op] = true;
+        if ((waited_elsewhere || (passed && waits_on_key)) && !same &&
+            (!held || holds_chain(d, b, peer, key)))
+            drop[ends[i].op] = true;
     }
 }
 
@@ -259,6 +349,9 @@ bool *fa_vw_wrong_peer_ops(const decider *d) {
     free(b.waited);
     free(b.asked_peer);
     free(b.oldest_pending);
+    free(b.holds_at);
+    free(b.holds);
+    free(b.stamp);
     fa_imap_free(&b.asked);
     fa_imap_free(&b.passed);
     if (!ok) {

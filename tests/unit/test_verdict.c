@@ -47,6 +47,8 @@ typedef struct job {
     const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
     int first_record[MAX_RANKS];      /* the record_id of the rank's first entry: > 0, a ring
                                        * that wrapped (what came before is gone) */
+    const char *p2p_sizes, *p2p_dtype; /* what p2p() writes as sizes and dtype; NULL: [[4, 4]],
+                                        * Float */
     char dir[JD_DIR_BYTES];
     fa_analysis a;
 } job;
@@ -108,16 +110,18 @@ static void rec(job *j, int rank, const char *name, const char *op, int seq, con
 /* rank records a send/recv ("send 0->2": group ranks) as p2p `seq` of group `name`. */
 static void p2p(job *j, int rank, const char *name, const char *what, int seq, const char *state) {
     char *at = j->entries[rank] + strlen(j->entries[rank]);
+    const char *sizes = j->p2p_sizes ? j->p2p_sizes : "[[4, 4]]",
+               *dtype = j->p2p_dtype ? j->p2p_dtype : "Float";
     int id = j->nentries[rank]++, op_id = ++j->op_id[rank][group_index(j, name)];
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %s, \"process_group\": [\"%s\", \"%s\"], "
             "\"collective_seq_id\": %d, \"p2p_seq_id\": %d, \"op_id\": %d, "
             "\"profiling_name\": \"nccl:%s\", \"time_created_ns\": %d, "
-            "\"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], \"output_sizes\": [[4, 4]], "
-            "\"output_dtypes\": [\"Float\"], \"state\": \"%s\", \"retired\": false, "
+            "\"input_sizes\": %s, \"input_dtypes\": [\"%s\"], \"output_sizes\": %s, "
+            "\"output_dtypes\": [\"%s\"], \"state\": \"%s\", \"retired\": false, "
             "\"timeout_ms\": 600000, \"is_p2p\": true, \"frames\": []}",
             id ? ", " : "", j->first_record[rank] + id, name, name, desc_of(j, name),
-            j->p2p_coll_seq, seq, op_id, what, id, state);
+            j->p2p_coll_seq, seq, op_id, what, id, sizes, dtype, sizes, dtype, state);
 }
 
 /* rank closes its batch_isend_irecv of p2p `seq` in group `name` with the `coalesced` end marker
@@ -2345,6 +2349,141 @@ static void a_barrier_is_an_all_reduce_to_nccl(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 0 whose windows wrapped, every member numbering its batches
+ * alike: at batch 2 rank 1 received from 2 instead of 0. Rank 0 posted sends to 1 in batches 1,
+ * 2 and 3, rank 1 recvs from 0 in 1 and 3 only. Equal ids would pair 0's batch-3 send with 1's,
+ * leaving 0's batch-2 send alone between two pairs; but NCCL pairs a peer's sends and recvs in
+ * order, so that send meets 1's batch-3 recv, which expects other sizes: a mismatch of 0 and 1,
+ * as tests/sim pairs them (seed 1310; mutation wp16). */
+static void a_lone_send_between_pairs_pairs_in_order(void **state) {
+    job j;
+    job_init(&j, 3);
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->0" },
+               *recvs[] = { "recv 0<-2", "recv 1<-0", "recv 2<-1" };
+    for (int r = 0; r < 3; r++) {
+        j.first_record[r] = 5;
+        for (int b = 1; b <= 3; b++) {
+            j.p2p_sizes = b == 3 ? "[[8]]" : NULL;
+            p2p(&j, r, "0", sends[r], b, b == 1 ? "completed" : "scheduled");
+            p2p(&j, r, "0", r == 1 && b == 2 ? "recv 1<-2" : recvs[r], b,
+                b == 1 ? "completed" : "scheduled");
+            batch_end(&j, r, "0", b, b == 1 ? "completed" : "scheduled");
+        }
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "0,1");
+    done(&j);
+}
+
+/* Pipeline 0 <- 1 <- 2 in group 1, windows wrapped, each stage numbering its own send/recv: rank
+ * 0 received from 2 instead of 1 (its batch 3), and its next recv from 1 (batch 4) is queued
+ * behind it. Rank 1's window shows its send/recv completed up to id 6, past 0's id 4; but that
+ * recv of 0's never started, so it moved nothing with a send 1's window lost: it pairs with 1's
+ * pending send, whose sizes it does not expect (tests/sim seed 614; mutation wp17). */
+static void a_recv_queued_behind_a_wrong_source_pairs_with_the_pending_send(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "pp", "[0, 1, 2]");
+    for (int r = 0; r < 3; r++) j.first_record[r] = 5;
+    p2p(&j, 0, "1", "recv 0<-2", 3, "scheduled");
+    batch_end(&j, 0, "1", 3, "scheduled");
+    j.p2p_sizes = "[[8]]";
+    p2p(&j, 0, "1", "recv 0<-1", 4, "scheduled");
+    batch_end(&j, 0, "1", 4, "scheduled");
+    j.p2p_sizes = NULL;
+    p2p(&j, 1, "1", "recv 1<-2", 6, "scheduled");
+    batch_end(&j, 1, "1", 6, "completed");
+    p2p(&j, 1, "1", "send 1->0", 7, "scheduled");
+    batch_end(&j, 1, "1", 7, "scheduled");
+    p2p(&j, 2, "1", "send 2->1", 5, "scheduled");
+    batch_end(&j, 2, "1", 5, "completed");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "0,1");
+    done(&j);
+}
+
+/* Group 1 of ranks 0-3, where rank 1 sent to 3 instead of 2: 2 waits on its recv from 1, and
+ * nobody receives 1's send. 0 and 3 went on to group 1's all_reduce #2 (after #1, which all four
+ * ran), which 1 and 2 never issued; 4 waits for 3 in group 2 and 5 for 0 in group 3, which they
+ * have not reached. 3 is waited for elsewhere, but it waits there on the poster itself: no
+ * excuse for 1, and 0 and 3 are victims (tests/sim seed 2926; mutation wp03). */
+static void a_waited_peer_that_waits_on_the_poster_excuses_nobody(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "pp", "[0, 1, 2, 3]");
+    group(&j, "2", "dp", "[3, 4]");
+    group(&j, "3", "dp", "[0, 5]");
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", NULL, NULL));
+    j.p2p_coll_seq = 1;
+    p2p(&j, 1, "1", "send 1->3", 1, "scheduled");
+    p2p(&j, 2, "1", "recv 2<-1", 1, "scheduled");
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 3, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 4, "2", "all_reduce", 1, "scheduled");
+    rec(&j, 5, "3", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Pipeline 0 <- 1 <- 2 <- 3 in group 1 where rank 3 sent to 1 instead of 2: 2 waits on its recv
+ * from 3, its send to 1 queued behind it; 1 waits on that send, and in group 2 on 2, which never
+ * got there; 4 waits for 1 in group 3 and 5 for 0 in group 4, which they have not reached. 1 is
+ * blocked, not by 3 itself but by 2, which waits on 3: a chain back to the poster, no excuse for
+ * it (tests/sim seed 2454; mutation wp19). */
+static void a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "pp", "[0, 1, 2, 3]");
+    group(&j, "2", "tp", "[1, 2]");
+    group(&j, "3", "dp", "[1, 4]");
+    group(&j, "4", "dp", "[0, 5]");
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", "completed", "completed"));
+    p2p(&j, 3, "1", "send 3->1", 1, "scheduled");
+    p2p(&j, 2, "1", "recv 2<-3", 1, "scheduled");
+    p2p(&j, 2, "1", "send 2->1", 2, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-2", 1, "scheduled");
+    p2p(&j, 1, "1", "send 1->0", 2, "scheduled");
+    rec(&j, 1, "2", "all_reduce", 1, "scheduled");
+    p2p(&j, 0, "1", "recv 0<-1", 1, "scheduled");
+    rec(&j, 4, "3", "all_reduce", 1, "scheduled");
+    rec(&j, 5, "4", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* Rank 2's dump has broadcast #2 pending, which 0, 1 and 3 completed, and behind it its batch of
+ * group 1's ring 0 -> 1 -> 2 -> 0, which 0 and 1 completed with it: 2 ran that batch, so its
+ * broadcast too, after its dump was taken (an older dump, not a stalled GPU). 0 and 1 wait in
+ * all_reduce #3 for 2 and for 3, which never issued it: 3 is the culprit, and 2 presumed to have
+ * gone on (tests/sim seed 2440; mutation wp20). */
+static void a_batch_peers_completed_behind_the_head_shows_an_older_dump(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "ring", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "0", "broadcast", 2, S("completed", "completed", "scheduled", "completed"));
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->0" },
+               *recvs[] = { "recv 0<-2", "recv 1<-0", "recv 2<-1" },
+               *ends[] = { "completed", "completed", "scheduled" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "1", sends[r], 1, "scheduled");
+        p2p(&j, r, "1", recvs[r], 1, "scheduled");
+        batch_end(&j, r, "1", 1, ends[r]);
+    }
+    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", NULL, NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2446,6 +2585,11 @@ int main(void) {
         cmocka_unit_test(recorder_collectives_pair_by_their_order),
         cmocka_unit_test(a_pending_call_without_its_marker_was_not_cut),
         cmocka_unit_test(a_barrier_is_an_all_reduce_to_nccl),
+        cmocka_unit_test(a_lone_send_between_pairs_pairs_in_order),
+        cmocka_unit_test(a_recv_queued_behind_a_wrong_source_pairs_with_the_pending_send),
+        cmocka_unit_test(a_waited_peer_that_waits_on_the_poster_excuses_nobody),
+        cmocka_unit_test(a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody),
+        cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
