@@ -204,6 +204,14 @@ def worker(args, rank, world, trigger):
     time.sleep(3600)  # the dumper thread ends the process
 
 
+# How long the parent waits, after the trigger, for every rank to write its dump and exit before
+# it kills the rest: a dump with stack traces symbolizes every frame, and on a machine loaded
+# many times over that took 20 to 33 s (random seeds 20, 21, 24 at load 40-50: with 30 s, 5 of
+# 8 and 4 of 6 ranks were killed before they wrote, and the job became one of lost dumps). A
+# rank that writes exits at once, so the wait costs nothing where dumps are quick.
+DUMP_WAIT_S = 180
+
+
 def reap(procs, seconds):
     """Waits for the workers, `seconds` in all, then kills those still running."""
     deadline = time.time() + seconds
@@ -287,7 +295,7 @@ def run_parent(args):
              for r in range(args.ranks)]
     wait_until_still(args, procs)
     open(trigger, "w").close()
-    reap(procs, 20)
+    reap(procs, DUMP_WAIT_S)
     os.unlink(trigger)
     suffix = ".json" if args.format == "json" else ""
     written = [r for r in range(args.ranks)

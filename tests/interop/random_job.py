@@ -59,7 +59,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import cpu_seconds, reap, still_busy  # noqa: E402
+from gloo_job import DUMP_WAIT_S, cpu_seconds, reap, still_busy  # noqa: E402
 STEPS = 5
 SLOW_S = 0.1
 P2P = ("send_recv", "batch_p2p")  # gloo records neither (its pg_status counts them)
@@ -445,7 +445,7 @@ def run_job(job, outdir, settle, python):
         with open(os.path.join(outdir, f".state_{r}"), "w") as f:
             f.write(text or "")
     open(os.path.join(outdir, ".trigger"), "w").close()
-    reap(procs, 30)
+    reap(procs, DUMP_WAIT_S)
     for name in os.listdir(outdir):
         if name.startswith((".trigger", ".early", ".store", ".wants")):
             os.unlink(os.path.join(outdir, name))

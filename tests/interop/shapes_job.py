@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gloo_job import cpu_seconds, job_state, progress, reap, still_busy  # noqa: E402
+from gloo_job import DUMP_WAIT_S, cpu_seconds, job_state, progress, reap, still_busy  # noqa: E402
 
 STEPS, STEP = 6, 3
 SHARD = 6
@@ -275,7 +275,7 @@ def run_parent(args):
              for r in range(world)]
     wait_until_still(args, procs, args.settle)
     open(os.path.join(args.outdir, ".trigger"), "w").close()
-    reap(procs, 20)
+    reap(procs, DUMP_WAIT_S)
     for name in os.listdir(args.outdir):
         if name.startswith((".trigger", ".early_", ".store")):
             os.unlink(os.path.join(args.outdir, name))
