@@ -178,8 +178,18 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     char a[300], b[300], ra[200], rb[200];
     const fa_call *x = &k->m->calls[op->first_call + odd_call];
     const fa_call *y = rep_call >= 0 ? &k->m->calls[op->first_call + rep_call] : NULL;
-    char *odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n),
-         *other_ranks = fa_ranks_format(f->others.v, f->others.n);
+    char *odd_ranks, *other_ranks;
+    if (y && !f->others.n) {
+        /* a tie lists both sides as odd (no majority): the sentence contrasts the two calls'
+         * own ranks, never "ranks 2,4 issued all_gather where rank  issued all_reduce" */
+        const int64_t *members = k->groups->v[op->group].members;
+        odd_ranks = fa_ranks_format(&members[x->member], 1);
+        other_ranks = fa_ranks_format(&members[y->member], 1);
+    } else {
+        odd_ranks = fa_ranks_format(f->ranks.v, f->ranks.n);
+        other_ranks = fa_ranks_format(f->others.v, f->others.n);
+    }
+    size_t nodd = y && !f->others.n ? 1 : f->ranks.n, nother = y && !f->others.n ? 1 : f->others.n;
     fr_entry ex_full, ey_full;
     fa_call_expand(k->m, k->in, x, 0, &ex_full);
     if (y) fa_call_expand(k->m, k->in, y, 0, &ey_full);
@@ -189,8 +199,8 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
         if (y) call_types(k, y, b, sizeof b);
         if (y) {
             fa_finding_set_detail(f, "rank%s %s issued %s where rank%s %s issued %s",
-                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a,
-                                  f->others.n > 1 ? "s" : "", other_ranks, b);
+                                  nodd > 1 ? "s" : "", odd_ranks, a, nother > 1 ? "s" : "",
+                                  other_ranks, b);
             f->odd_what = strdup(a);
             f->usual_what = strdup(b);
         } else
@@ -204,8 +214,8 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
             fa_shapes_text(&ey->input_sizes, b, sizeof b);
             fa_shapes_text(&ey->output_sizes, rb, sizeof rb);
             fa_finding_set_detail(f, "rank%s %s: sizes %s -> %s; rank%s %s: %s -> %s",
-                                  f->ranks.n > 1 ? "s" : "", odd_ranks, a, ra,
-                                  f->others.n > 1 ? "s" : "", other_ranks, b, rb);
+                                  nodd > 1 ? "s" : "", odd_ranks, a, ra, nother > 1 ? "s" : "",
+                                  other_ranks, b, rb);
         } else {
             fa_finding_set_detail(f, "ranks %s disagree on sizes (rank %lld: %s -> %s)", odd_ranks,
                                   (long long)k->groups->v[op->group].members[x->member], a, ra);
@@ -213,13 +223,13 @@ static void describe_pair(const checker *k, const fa_op *op, long odd_call, long
     } else {
         dtypes_pair(ex, a, sizeof a);
         if (ey) dtypes_pair(ey, b, sizeof b);
-        fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", f->ranks.n > 1 ? "s" : "",
-                              odd_ranks, f->ranks.n > 1 ? "" : "s", a, ey ? "; rank" : "",
-                              ey && f->others.n > 1 ? "s "
-                              : ey                  ? " "
-                                                    : "",
-                              ey ? other_ranks : "",
-                              ey ? (f->others.n > 1 ? " use " : " uses ") : "", ey ? b : "");
+        fa_finding_set_detail(f, "rank%s %s use%s dtypes %s%s%s%s%s%s", nodd > 1 ? "s" : "",
+                              odd_ranks, nodd > 1 ? "" : "s", a, ey ? "; rank" : "",
+                              ey && nother > 1 ? "s "
+                              : ey             ? " "
+                                               : "",
+                              ey ? other_ranks : "", ey ? (nother > 1 ? " use " : " uses ") : "",
+                              ey ? b : "");
         if (ey) {
             f->odd_what = strdup(a);
             f->usual_what = strdup(b);

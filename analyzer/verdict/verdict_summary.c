@@ -410,7 +410,9 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
     stuck_ranks(d, &stuck_in_api);
     bool lost = false;
     uint8_t *reach = NULL; /* only_lost_dumps' marks, for say_lost_dumps */
-    if (mismatch) {
+    /* a mismatch seen between two dumps of a job most of whose ranks left none has no majority
+     * to tell the odd ones out: most lost comes first (real torch job, interop seed 24 loaded) */
+    if (mismatch && !most_ranks_lost(d)) {
         v->status = FA_STATUS_MISMATCH;
         summarize(d, "mismatch", fa_finding_is_mismatch, 0, NULL);
     } else if (stuck_in_api.n && !v->culprits.n && !stuck && !d->nambiguities) {

@@ -1806,6 +1806,26 @@ static void most_ranks_without_a_dump_is_inconclusive(void **state) {
     done(&j);
 }
 
+/* Of five ranks, three left no dump, and the two that did disagree on #1's type: nobody can say
+ * which is the odd one out without most of the group, so the job is inconclusive, not a
+ * mismatch naming both (a real torch job whose dumps came late under load, interop seed 24;
+ * mutation ml01). */
+static void a_mismatch_among_a_few_dumps_of_a_lost_job_is_inconclusive(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    rec(&j, 0, "0", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "0", "all_gather", 1, "scheduled");
+    j.skip[2] = j.skip[3] = j.skip[4] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    /* a tie names each call's own rank (mutation ml02: "ranks 0,1 issued ... where rank  ...") */
+    const fa_finding *f = finding(&j, FA_TYPE_MISMATCH);
+    assert_non_null(f);
+    assert_string_equal(f->detail, "rank 0 issued all_reduce where rank 1 issued all_gather");
+    done(&j);
+}
+
 /* gloo: ranks 0 and 1 aborted and left no dump; rank 2's groups are rebuilt from its own
  * entries, so no group lists them. Global ranks are dense from 0: a dump of rank 2 proves ranks
  * 0 and 1 are the job's, and two of three lost is most of the job: inconclusive, never an ok
@@ -2555,6 +2575,7 @@ int main(void) {
         cmocka_unit_test(peers_counters_past_a_ranks_stream_head_show_it_older),
         cmocka_unit_test(a_batch_its_peers_completed_on_the_wire_is_a_stall),
         cmocka_unit_test(most_ranks_without_a_dump_is_inconclusive),
+        cmocka_unit_test(a_mismatch_among_a_few_dumps_of_a_lost_job_is_inconclusive),
         cmocka_unit_test(ranks_below_a_dumped_rank_count_as_lost),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
