@@ -121,13 +121,25 @@ static bool may_be_member(const fa_dump *d, const char *name) {
     return d->ncomms == 0;
 }
 
+/* Whether dump d's entries name the communicator `name`: its rank is a member (the recorder
+ * names a communicator by its hash, the same on every member and on no other). */
+static bool names_in_entries(const fa_dump *d, const char *name) {
+    for (uint32_t k = 0; k < d->npgs; k++)
+        if (d->pgs[k].name && strcmp(d->pgs[k].name, name) == 0) return true;
+    return false;
+}
+
 /* A recorder communicator whose members are rebuilt from the dumps' comms has a slot for every
  * comm_rank; a member whose dump is missing or cut before its comms leaves its slot unknown
  * (-1). When the job's ranks that could fill them (not in the group, without a dump or with one
  * silent about its communicators) are exactly as many as the unknown slots, they fill them in
  * order: one missing member is then known; several, in an order that only matters for
- * send/recv names. */
-static void fill_unknown_slots(const fa_input *in, builder *b) {
+ * send/recv names. Else the ranks among them whose entries name the communicator (a dump cut
+ * before its comms: they are members) fill them when exactly as many (tests/sim seed 2099: rank
+ * 341's cut dump names the communicator its peer 125 holds slot 0 of; 53 ranks without a dump
+ * could be the other member too, but 341 is, so it is slot 1, not alone in a group of its
+ * own). */
+static void fill_unknown_slots(const fa_input *in, builder *b, fa_smap *recorder_key) {
     int64_t top = job_top(in);
     for (size_t i = 0; i < b->n; i++) {
         proto_group *p = &b->v[i];
@@ -144,11 +156,26 @@ static void fill_unknown_slots(const fa_input *in, builder *b) {
                 (ri < 0 || may_be_member(in->ranks[ri].dump, p->name)))
                 fa_ranks_add(&could, r);
         }
-        if (could.n == slots)
-            for (uint32_t k = 0, c = 0; k < p->n; k++)
-                if (p->members[k] < 0) p->members[k] = could.v[c++];
+        fa_ranks named = { 0 };
+        for (size_t c = 0; c < could.n && could.n != slots; c++) {
+            long ri = fa_input_find(in, could.v[c]);
+            if (ri >= 0 && names_in_entries(in->ranks[ri].dump, p->name))
+                fa_ranks_add(&named, could.v[c]);
+        }
+        const fa_ranks *fill = could.n == slots ? &could : named.n == slots ? &named : NULL;
+        for (uint32_t k = 0, c = 0; fill && k < p->n; k++) {
+            if (p->members[k] >= 0) continue;
+            p->members[k] = fill->v[c++];
+            /* its entries in the communicator are this group's, not one of its own */
+            long ri = fa_input_find(in, p->members[k]);
+            char rk[640];
+            snprintf(rk, sizeof rk, "%ld\x1f%s", ri, p->name);
+            if (ri >= 0 && names_in_entries(in->ranks[ri].dump, p->name))
+                fa_smap_put(recorder_key, rk, (uint64_t)i);
+        }
         fa_ranks_free(&have);
         fa_ranks_free(&could);
+        fa_ranks_free(&named);
     }
 }
 
@@ -515,7 +542,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     builder b = { 0 };
     fa_smap recorder_key = { 0 }; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
-    fill_unknown_slots(in, &b);
+    fill_unknown_slots(in, &b, &recorder_key);
     size_t first_config = b.n;
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;

@@ -1674,6 +1674,40 @@ static void a_communicator_says_how_large_the_job_is(void **state) {
     done(&j);
 }
 
+/* A recorder communicator of two whose slot 1 nobody's comms fill: rank 1's dump was cut before
+ * them, and rank 2 left none, so either could hold it. Rank 1's entries name the communicator:
+ * it is a member, the one slot is its, and its recv is the other side of rank 0's send, not an
+ * op of a group of its own (mutation gf01; sim seed 2099). */
+static void a_cut_dump_naming_a_communicator_fills_its_one_open_slot(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.group_ranks[0] = "[]";
+    group(&j, "5", "undefined", "[]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    p2p(&j, 0, "5", "send 0->1", 1, "scheduled");
+    p2p(&j, 1, "5", "recv 1<-0", 1, "scheduled");
+    j.skip[1] = 3;
+    j.skip[2] = 1;
+    snprintf(j.frtrace[0], sizeof j.frtrace[0],
+             "{\"comms\": {\"0\": {\"comm_rank\": 0, \"comm_size\": 3, \"parent\": null, "
+             "\"color\": 0, \"nccl_hash\": \"0x0\", \"state\": \"live\"}, "
+             "\"5\": {\"comm_rank\": 0, \"comm_size\": 2, \"parent\": null, "
+             "\"color\": 0, \"nccl_hash\": \"0x5\", \"state\": \"live\"}}, "
+             "\"global_rank\": 0, \"trigger\": \"timeout\", \"version\": \"1\"}");
+    run(&j);
+    size_t named = 0;
+    for (size_t g = 0; g < j.a.groups.n; g++) {
+        const fa_group *grp = &j.a.groups.v[g];
+        if (strcmp(grp->name, "5") != 0) continue;
+        named++;
+        assert_int_equal(grp->nmembers, 2);
+        assert_int_equal(grp->members[0], 0);
+        assert_int_equal(grp->members[1], 1);
+    }
+    assert_int_equal(named, 1);
+    done(&j);
+}
+
 /* Rank 1's ring no longer holds #2 (it wrapped), but its pg_status says it enqueued #2: it is in
  * flight there like rank 0, not a rank that never joined it. */
 static void pg_status_says_what_a_rank_enqueued_beyond_its_entries(void **state) {
@@ -2568,6 +2602,7 @@ int main(void) {
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
+        cmocka_unit_test(a_cut_dump_naming_a_communicator_fills_its_one_open_slot),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
         cmocka_unit_test(members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries),
         cmocka_unit_test(in_one_group_the_launch_numbers_tell_the_skipper),
