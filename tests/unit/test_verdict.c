@@ -1677,7 +1677,7 @@ static void a_communicator_says_how_large_the_job_is(void **state) {
 /* A recorder communicator of two whose slot 1 nobody's comms fill: rank 1's dump was cut before
  * them, and rank 2 left none, so either could hold it. Rank 1's entries name the communicator:
  * it is a member, the one slot is its, and its recv is the other side of rank 0's send, not an
- * op of a group of its own (mutation gf01; sim seed 2099). */
+ * op of a group of its own (mutations gf01, gf02; sim seed 2944). */
 static void a_cut_dump_naming_a_communicator_fills_its_one_open_slot(void **state) {
     job j;
     job_init(&j, 3);
