@@ -127,7 +127,7 @@ static bool may_be_member(const fa_dump *d, const char *name) {
  * silent about its communicators) are exactly as many as the unknown slots, they fill them in
  * order: one missing member is then known; several, in an order that only matters for
  * send/recv names. */
-static void fill_unknown_slots(const fa_input *in, builder *b) {
+static void fill_unknown_slots(const fa_input *in, builder *b, fa_smap *recorder_key) {
     int64_t top = job_top(in);
     for (size_t i = 0; i < b->n; i++) {
         proto_group *p = &b->v[i];
@@ -144,9 +144,17 @@ static void fill_unknown_slots(const fa_input *in, builder *b) {
                 (ri < 0 || may_be_member(in->ranks[ri].dump, p->name)))
                 fa_ranks_add(&could, r);
         }
-        if (could.n == slots)
-            for (uint32_t k = 0, c = 0; k < p->n; k++)
-                if (p->members[k] < 0) p->members[k] = could.v[c++];
+        for (uint32_t k = 0, c = 0; could.n == slots && k < p->n; k++) {
+            if (p->members[k] >= 0) continue;
+            p->members[k] = could.v[c++];
+            /* a member whose dump was cut before its comms: its entries of the communicator are
+             * this group's, not a group of their own rebuilt around it (tests/sim seed 153: rank
+             * 2 alone in a copy of a 3-rank communicator, filled with ranks 3,4 the job lacks) */
+            long ri = fa_input_find(in, p->members[k]);
+            char rk[640];
+            snprintf(rk, sizeof rk, "%ld\x1f%s", ri, p->name);
+            if (ri >= 0) fa_smap_put(recorder_key, rk, (uint64_t)i);
+        }
         fa_ranks_free(&have);
         fa_ranks_free(&could);
     }
@@ -515,7 +523,7 @@ int fa_groups_build(const fa_input *in, fa_groups *g, fr_error *err) {
     builder b = { 0 };
     fa_smap recorder_key = { 0 }; /* (rank index, name) -> proto, for groups not from pg_config */
     rebuild_recorder_groups(in, &b, &recorder_key);
-    fill_unknown_slots(in, &b);
+    fill_unknown_slots(in, &b, &recorder_key);
     size_t first_config = b.n;
     for (size_t r = 0; r < in->nranks; r++) {
         const fa_dump *d = in->ranks[r].dump;
