@@ -213,33 +213,6 @@ static int64_t *issued_tops(const fa_groups *groups, const fa_match *m) {
     return top;
 }
 
-/* The p2p_seq_id of call c's first entry. */
-static int64_t call_p2p_seq(const fa_input *in, const fa_match *m, const fa_call *c) {
-    return fa_entry_p2p_seq(in->ranks[c->rank_index].dump, fa_call_entry(m, in, c, 0));
-}
-
-/* Whether a member's call in op o proves that the others' calls ran: a collective that a member
- * surely completed (fa_call_proves_all_joined); a send/recv whose receiver completed it (the
- * sender's data reached it; a send may complete into the receiver's buffers alone), which
- * proves it of the sender only (*sender, its global rank), where both sides number it alike:
- * pairs are made by order, and a ring that dropped the older ones on one side pairs a send with
- * an earlier receive (tests/sim seed 10185: rank 23's send #6 with rank 24's receive #3). */
-static bool op_proves_joined(const fa_input *in, const fa_match *m, const fa_op *o,
-                             int32_t *sender) {
-    const fa_call *sent = NULL, *received = NULL;
-    for (uint32_t k = 0; k < o->ncalls; k++) {
-        const fa_call *c = &m->calls[o->first_call + k];
-        if (!o->is_p2p && fa_call_proves_all_joined(m, in, c)) return true;
-        if (o->is_p2p && o->src >= 0 && in->ranks[c->rank_index].rank == o->src) sent = c;
-        if (o->is_p2p && o->src >= 0 && in->ranks[c->rank_index].rank == o->dst) received = c;
-    }
-    if (!sent || !received || !fa_call_proves_all_joined(m, in, received) ||
-        call_p2p_seq(in, m, sent) != call_p2p_seq(in, m, received))
-        return false;
-    *sender = o->src;
-    return true;
-}
-
 static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_match *m,
                             const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
@@ -266,13 +239,13 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
         }
     for (size_t i = 0; i < m->nops; i++) {
         const fa_op *o = &m->ops[i];
-        int32_t sender = -1;
-        bool done = op_proves_joined(in, m, o, &sender);
+        bool done = false;
+        for (uint32_t k = 0; k < o->ncalls && !o->is_p2p && !done; k++)
+            done = fa_call_proves_all_joined(m, in, &m->calls[o->first_call + k]);
         bool counted = !o->is_p2p && o->seq <= by_stream[o->group];
         for (uint32_t k = 0; k < o->ncalls && (done || counted); k++) {
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
-            if (o->is_p2p && in->ranks[c->rank_index].rank != sender) continue;
             /* what streams and counters prove is held against a head the GPU started, or a
              * lone collective of the group (behind_lone): an older entry left pending may be
              * a bundle's or a batch's, left scheduled when its end marker completed (then its
@@ -284,7 +257,7 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
                                by_stream[o->group] >= top[o->group];
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
                 fa_call_record_id(m, in, c, 0) <= oldest[c->rank_index] ||
-                ((!done || o->is_p2p) && !head_started[c->rank_index] && !behind_lone))
+                (!done && !head_started[c->rank_index] && !behind_lone))
                 continue;
             *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
         }
