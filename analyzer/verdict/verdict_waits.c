@@ -609,15 +609,18 @@ static bool queued_everywhere(const decider *d, size_t op, const int64_t *head) 
     return pending > 0;
 }
 
-/* Whether a member of unknown state now (an older or cut dump) had, as its dump shows, joined
- * op i: the op is its oldest call not completed, everything before it finished (tests/sim's
- * W1: arrived; E8, E13). It waits there or has gone on: nobody waits for it to issue the op
- * (tests/sim seed 2879: rank 79's cut dump ends in the bundle #11 that every rank has pending,
- * read as "never issued it"). */
-static bool arrived_when_dumped(const decider *d, const rank_facts *f, fa_member_state s, size_t i,
-                                uint32_t p) {
+/* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
+ * joined the op (its oldest call not completed: everything before it finished; tests/sim's W1:
+ * arrived; E13), or every member with op pending has it queued behind an older pending call
+ * (queued_all: nobody waits in it yet). Then it waits there or has gone on (tests/sim seed 2879:
+ * rank 79's cut dump ends in the bundle #11 that every rank has pending, read as "never issued
+ * it"). Not an older dump's rank: where a peer waits on it in a send/recv, the alternatives that
+ * older dumps open stay (seeds 330, 2557, 2684). */
+static bool cut_not_waited(const decider *d, const rank_facts *f, fa_member_state s, size_t i,
+                           uint32_t p, bool queued_all) {
     int64_t rec = fa_vg_call_record(d, i, p);
-    return s == FA_MS_STALE && rec < INT64_MAX - 1 && rec <= f->open_head;
+    return s == FA_MS_STALE && f->cut &&
+           (queued_all || (rec < INT64_MAX - 1 && rec <= f->open_head));
 }
 
 int fa_vw_build_graph(decider *d) {
@@ -700,7 +703,7 @@ int fa_vw_build_graph(decider *d) {
             } else if (fa_member_state_absent(s) && !alone && !queued &&
                        !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
-                       !arrived_when_dumped(d, f, s, i, p) && !(s == FA_MS_STALE && queued_all) &&
+                       !cut_not_waited(d, f, s, i, p, queued_all) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
