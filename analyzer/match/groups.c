@@ -136,8 +136,7 @@ static bool names_in_entries(const fa_dump *d, const char *name) {
  * order: one missing member is then known; several, in an order that only matters for
  * send/recv names. Else the ranks among them whose entries name the communicator (a dump cut
  * before its comms: they are members) fill them when exactly as many (tests/sim seed 2944: rank
- * 1's cut dump names communicators whose open slots ranks without a dump could also fill; its
- * entries there are then the group's, not a rebuilt group's of its own). */
+ * 1's cut dump names communicators whose open slots ranks without a dump could also fill). */
 static void fill_unknown_slots(const fa_input *in, builder *b, fa_smap *recorder_key) {
     int64_t top = job_top(in);
     for (size_t i = 0; i < b->n; i++) {
@@ -165,15 +164,13 @@ static void fill_unknown_slots(const fa_input *in, builder *b, fa_smap *recorder
         for (uint32_t k = 0, c = 0; fill && k < p->n; k++) {
             if (p->members[k] >= 0) continue;
             p->members[k] = fill->v[c++];
-            /* a rank placed because its entries name the communicator: those entries are this
-             * group's, not one of its own. (Mapping the entries of a rank placed by elimination
-             * too fixed seeds 2099, 153, 2492 but left 10185 and 10641 ambiguous: a cut member
-             * then reads as a possible stopper beside a rank that never issued the op; branch
-             * wt-skip8-slotmap.) */
+            /* a member whose dump was cut before its comms: its entries of the communicator are
+             * this group's, not a group of their own rebuilt around it (tests/sim seed 153: rank
+             * 2 alone in a copy of a 3-rank communicator, filled with ranks 3,4 the job lacks) */
             long ri = fa_input_find(in, p->members[k]);
             char rk[640];
             snprintf(rk, sizeof rk, "%ld\x1f%s", ri, p->name);
-            if (fill == &named && ri >= 0) fa_smap_put(recorder_key, rk, (uint64_t)i);
+            if (ri >= 0) fa_smap_put(recorder_key, rk, (uint64_t)i);
         }
         fa_ranks_free(&have);
         fa_ranks_free(&could);

@@ -84,6 +84,24 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
     }
 }
 
+/* A send/recv whose entries still say pending while the member's own counters, where they
+ * number send/recv alone (fa_view.counts_p2p), say it completed: its own number (the entry's
+ * p2p_seq_id, from the same counter) is at most its last completed one. PyTorch leaves a
+ * batch's send/recv entries "scheduled" when the batch completed (tests/sim seed 929: rank 270,
+ * its counters at 20 completed, read as waiting in its p2p #1). */
+static void complete_p2p_by_counters(const fa_input *in, fa_match *m, const fa_op *o) {
+    for (uint32_t i = 0; i < o->ncalls; i++) {
+        fa_call *c = &m->calls[o->first_call + i];
+        const fa_view *v = view_of(m, o->group, c->member);
+        const fa_dump *d = in->ranks[c->rank_index].dump;
+        if (c->state == FR_STATE_COMPLETED || !v->counts_p2p) continue;
+        bool done = true;
+        for (uint32_t k = 0; k < fa_call_nentries(m, c) && done; k++)
+            done = fa_entry_p2p_seq(d, fa_call_entry(m, in, c, k)) <= v->completed_max;
+        c->state = done ? FR_STATE_COMPLETED : c->state;
+    }
+}
+
 /* A collective whose entries still say pending while the rank's own counters (pg_status, or
  * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
  * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
@@ -101,7 +119,10 @@ static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_
                 true;
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
-        if (o->is_p2p) continue;
+        if (o->is_p2p) {
+            complete_p2p_by_counters(in, m, o);
+            continue;
+        }
         for (uint32_t i = 0; i < o->ncalls; i++) {
             fa_call *c = &m->calls[o->first_call + i];
             const fa_view *v = view_of(m, o->group, c->member);
@@ -174,6 +195,41 @@ static int64_t launch_record(const fa_match *m, const fa_input *in, const fa_op 
     return fa_entry_record_id(d, &d->entries[at]);
 }
 
+/* Per view (group, member): the record id of the member's oldest pending collective there that
+ * is one entry of its own (not a send/recv, whose batch entries may stay scheduled, nor a
+ * bundle's member, left scheduled when its end marker completed); INT64_MAX none. NULL when out
+ * of memory. */
+static int64_t *lone_heads(const fa_input *in, const fa_groups *groups, const fa_match *m) {
+    size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
+    int64_t *head = malloc((nviews + 1) * sizeof *head);
+    if (!head) return NULL;
+    for (size_t v = 0; v <= nviews; v++) head[v] = INT64_MAX;
+    for (size_t i = 0; i < m->nops; i++) {
+        const fa_op *o = &m->ops[i];
+        for (uint32_t k = 0; k < o->ncalls && !o->is_p2p; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            if (c->state == FR_STATE_COMPLETED || fa_call_nentries(m, c) != 1) continue;
+            size_t v = m->view_at[o->group] + c->member;
+            int64_t rec = fa_call_record_id(m, in, c, 0);
+            if (rec < head[v]) head[v] = rec;
+        }
+    }
+    return head;
+}
+
+/* Per group: the highest collective seq any member's dump shows issued there (-1 none). NULL
+ * when out of memory. */
+static int64_t *issued_tops(const fa_groups *groups, const fa_match *m) {
+    int64_t *top = malloc((groups->n + 1) * sizeof *top);
+    for (size_t g = 0; top && g < groups->n; g++) {
+        top[g] = -1;
+        for (uint32_t p = 0; p < groups->v[g].nmembers; p++)
+            if (m->views[m->view_at[g] + p].issued_max > top[g])
+                top[g] = m->views[m->view_at[g] + p].issued_max;
+    }
+    return top;
+}
+
 /* A rank's launches run in issue order on its stream, and a collective completes only once
  * every member ran it, a send/recv once its other side did: an op that a peer surely completed
  * while the rank's dump has it pending behind an older pending launch of its own (a send/recv:
@@ -184,7 +240,8 @@ static int64_t launch_record(const fa_match *m, const fa_input *in, const fa_op 
  * entries still pending are a bundle's, left scheduled when its end marker completed.) A peer's own
  * stream and counters prove it too (by_stream: an only-active dump keeps no completed entry). Such
  * dumps are older (fa_stale). */
-static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_stream) {
+static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_match *m,
+                            const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
     bool *head_started = calloc(in->nranks + 1, 1);
     if (!oldest || !head_started) {
@@ -193,6 +250,11 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
         return;
     }
     for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
+    int64_t *lone = lone_heads(in, groups, m), *top = issued_tops(groups, m);
+    if (!top) {
+        free(lone);
+        lone = NULL;
+    }
     for (size_t i = 0; i < m->nops; i++)
         for (uint32_t k = 0; k < m->ops[i].ncalls; k++) {
             const fa_call *call = &m->calls[m->ops[i].first_call + k];
@@ -215,19 +277,26 @@ static void older_in_stream(const fa_input *in, fa_match *m, const int64_t *by_s
             /* a send/recv held only by a head that may be a bundle whose end marker an
              * only-active dump dropped (it completed) proves nothing (tests/sim seed 1815) */
             if (o->is_p2p && !window_whole(in, c->rank_index)) continue;
-            /* what streams and counters prove is held against a head the GPU started: an
-             * older entry left pending may be a bundle's or a batch's, left scheduled when its
-             * end marker completed (then its stream went on), and without timing nothing
-             * tells (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
+            /* what streams and counters prove is held against a head the GPU started, or a
+             * lone collective of the group (behind_lone): an older entry left pending may be
+             * a bundle's or a batch's, left scheduled when its end marker completed (then its
+             * stream went on), and without timing nothing tells; while a member of the group
+             * still waits in it, the rank may have stopped there with its completions
+             * unrecorded (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
+            int64_t rec = fa_call_record_id(m, in, c, 0);
+            bool behind_lone = lone && rec > lone[m->view_at[o->group] + c->member] &&
+                               by_stream[o->group] >= top[o->group];
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
                 launch_record(m, in, o, c) <= oldest[c->rank_index] ||
-                (!done && !head_started[c->rank_index]))
+                (!done && !head_started[c->rank_index] && !behind_lone))
                 continue;
             *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
         }
     }
     free(oldest);
     free(head_started);
+    free(lone);
+    free(top);
 }
 
 /* Groups where send/recv ran, as far as any dump shows: an entry of a send/recv, or one whose
@@ -278,6 +347,16 @@ static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, s
     return bound;
 }
 
+/* Whether a member's dump numbers the group's work with the recorder's launch numbers: then all
+ * do, a dump cut before its recorder keys too (tests/sim seed 10185: rank 5's send/recv batch,
+ * launch #2, read as proof that collective #2 completed, and its peers' dumps older). */
+static bool launch_numbered(const fa_input *in, const fa_group *g) {
+    for (uint32_t p = 0; p < g->nmembers; p++)
+        if (g->member_input[p] >= 0 && in->ranks[g->member_input[p]].dump->launch_numbered)
+            return true;
+    return false;
+}
+
 /* What a member's own dump proves it completed in a group, for dumps whose calls return at once
  * (NCCL's) and whose collectives carry their own numbers per group (not the recorder's launch
  * numbers, which send/recv batches share): a stream runs its launches in issue order, so every
@@ -310,11 +389,12 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
         }
     }
     for (size_t g = 0; g < groups->n; g++)
-        for (uint32_t p = 0; p < groups->v[g].nmembers; p++) {
+        for (uint32_t p = 0; p < groups->v[g].nmembers && !launch_numbered(in, &groups->v[g]);
+             p++) {
             long ri = groups->v[g].member_input[p];
             size_t v = m->view_at[g] + p;
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
-            if (!d || d->blocks_caller || d->launch_numbered) continue;
+            if (!d || d->blocks_caller) continue;
             int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
             int64_t counted = m->views[v].completed_max;
             if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
@@ -383,7 +463,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
             }
         }
     }
-    older_in_stream(in, m, by_stream);
+    older_in_stream(in, groups, m, by_stream);
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
         for (uint32_t p = 0; p < grp->nmembers; p++) {

@@ -52,6 +52,8 @@ typedef struct rank_facts {
                           * doubts excused (fa_vw_join_excused_unknowns): its victim */
     bool stale;          /* its dump is older than its peers', or cut short (fa_stale) */
     bool cut;            /* ... cut short: a truncated dump kept for its whole entries */
+    int64_t open_head;   /* a stale dump's oldest call not completed (its record id), whatever
+                          * its state now: INT64_MAX none (or not stale) */
     bool failed;         /* gloo: its newest op ended while a member never joined it or still has it
                           * pending: it failed, its peer gone (it waits on the members without a
                           * dump, possibly) */
@@ -111,6 +113,7 @@ typedef struct decider {
     fa_verdict *v;
     rank_facts *facts;
     size_t nfacts;
+    bool any_stale; /* some rank_facts.stale */
     fa_imap node_of_rank;
     fa_imap async_error; /* node * ngroups + group -> ncclResult name (char *, in the store) */
     graph g;

@@ -30,6 +30,19 @@ static int add_edge(graph *g, uint32_t a, uint32_t b) {
     return 0;
 }
 
+/* Each stale dump's oldest call not completed (rank_facts.open_head): as of its dump the rank
+ * had finished everything before it. */
+static void note_open_heads(decider *d) {
+    for (size_t i = 0; i < d->m->nops; i++)
+        for (uint32_t k = 0; k < d->m->ops[i].ncalls; k++) {
+            const fa_call *c = &d->m->calls[d->m->ops[i].first_call + k];
+            long node = fa_vg_rank_node(d, d->in->ranks[c->rank_index].rank);
+            if (node < 0 || !d->facts[node].stale || c->state == FR_STATE_COMPLETED) continue;
+            int64_t rec = fa_call_record_id(d->m, d->in, c, 0);
+            if (rec < d->facts[node].open_head) d->facts[node].open_head = rec;
+        }
+}
+
 int fa_vw_collect_ranks(decider *d) {
     fa_ranks all = { 0 };
     for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
@@ -41,6 +54,7 @@ int fa_vw_collect_ranks(decider *d) {
     d->nfacts = all.n;
     for (size_t i = 0; i < all.n; i++)
         d->facts[i] = (rank_facts){ .rank = all.v[i],
+                                    .open_head = INT64_MAX,
                                     .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
                                     .missing_op = -1,
                                     .lag_op = -1,
@@ -66,10 +80,11 @@ int fa_vw_collect_ranks(decider *d) {
     for (size_t i = 0; i < d->in->nranks; i++) { /* older than its peers' (match.h, fa_stale) */
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
         if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) {
-            d->facts[node].stale = true;
+            d->facts[node].stale = d->any_stale = true;
             d->facts[node].cut = d->m->rank_stale[i].cut;
         }
     }
+    note_open_heads(d);
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {
         long node = fa_vg_rank_node(d, d->in->rejected[i].rank);
@@ -577,6 +592,37 @@ static void count_states(const decider *d, const fa_group *grp, uint32_t n,
     }
 }
 
+/* Whether every member with op pending has it queued behind an older pending call of its own
+ * (`head`, its oldest pending record): nobody waits in it yet (tests/sim's W1), so a member of
+ * unknown state absent from it explains no wait there (tests/sim seed 2879: all_reduce #15,
+ * pending behind the bundle #11 on every rank but 79, whose dump was cut before #15). */
+static bool queued_everywhere(const decider *d, size_t op, const int64_t *head) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
+    size_t pending = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || fa_vg_call_record(d, op, d->members[k]) <= head[node]) return false;
+        pending++;
+    }
+    return pending > 0;
+}
+
+/* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
+ * joined the op (its oldest call not completed: everything before it finished; tests/sim's W1:
+ * arrived; E13), or every member with op pending has it queued behind an older pending call
+ * (queued_all: nobody waits in it yet). Then it waits there or has gone on (tests/sim seed 2879:
+ * rank 79's cut dump ends in the bundle #11 that every rank has pending, read as "never issued
+ * it"). Not an older dump's rank: where a peer waits on it in a send/recv, the alternatives that
+ * older dumps open stay (seeds 330, 2557, 2684). */
+static bool cut_not_waited(const decider *d, const rank_facts *f, fa_member_state s, size_t i,
+                           uint32_t p, bool queued_all) {
+    int64_t rec = fa_vg_call_record(d, i, p);
+    return s == FA_MS_STALE && f->cut &&
+           (queued_all || (rec < INT64_MAX - 1 && rec <= f->open_head));
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -619,6 +665,7 @@ int fa_vw_build_graph(decider *d) {
         const fa_group *grp = &d->groups->v[o->group];
         bool queued = lag && queued_behind_lag(d, i);
         bool behind = queued_behind_sure_waits(d, i, held, head);
+        bool queued_all = d->any_stale && queued_everywhere(d, i, head);
         uint32_t n = fa_vg_expected_states(d, i);
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
@@ -656,6 +703,7 @@ int fa_vw_build_graph(decider *d) {
             } else if (fa_member_state_absent(s) && !alone && !queued &&
                        !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
+                       !cut_not_waited(d, f, s, i, p, queued_all) &&
                        !(behind && unseen_or_idle(s, head[node]))) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;

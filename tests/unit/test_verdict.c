@@ -2538,6 +2538,153 @@ static void a_batch_peers_completed_behind_the_head_shows_an_older_dump(void **s
     done(&j);
 }
 
+/* Ranks 0 and 1 completed #3 (their counters: an only-active dump keeps no completed entry),
+ * while rank 2's dump still has #2 and #3 pending. Its stream runs #2 before #3, and #3
+ * completed only once rank 2 ran it too: its GPU went past #2, so its dump is older than theirs
+ * (or no longer recorded completions), no stalled GPU. The group finished all anyone issued:
+ * nothing waits, ok (sim seeds 897, 1977; mutant os01). Where a member still has work of the group
+ * pending, a stall is still read (gpu_lag_names_the_stalled_rank, the real gpu_error runs). */
+static void a_pending_collective_its_stream_went_past_is_older(void **state) {
+    job j;
+    job_init(&j, 3);
+    rec(&j, 2, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 3, "scheduled");
+    for (int r = 0; r < 3; r++)
+        sprintf(j.status[r],
+                "\"0\": {\"last_enqueued_collective\": 3, \"last_started_collective\": -1, "
+                "\"last_completed_collective\": %d}",
+                r == 2 ? 1 : 3);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    assert_true(fa_stale_known(&j.a.match.rank_stale[2]));
+    done(&j);
+    /* rank 1 has #4 pending, which rank 0 never issued: the group's work is not all done, and
+     * rank 0 may have stopped with its completions unrecorded, as the real gpu_error runs show
+     * (mutant os03) */
+    job_init(&j, 2);
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 0, "0", "all_reduce", 3, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 4, "scheduled");
+    for (int r = 0; r < 2; r++)
+        sprintf(j.status[r],
+                "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                "\"last_completed_collective\": %d}",
+                3 + r, r ? 3 : 1);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_false(fa_stale_known(&j.a.match.rank_stale[0]));
+    assert_int_equal(j.a.verdict.evidence[0].kind, FA_EV_STALLED);
+    done(&j);
+}
+
+/* In the pair group 5, rank 1's send/recv entries stay scheduled while its own counters, which
+ * number send/recv alone there, say it completed both: they are done, and rank 1 waits for
+ * nobody. Rank 0's dump is older (rank 1 completed #2 of the default group, rank 0 shows #1
+ * pending) and holds nothing of group 5: nobody needs it there either, ok (sim seed 929;
+ * mutant pc01). */
+static void send_recv_its_own_counters_completed_wait_for_nobody(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "5", "pp", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "completed"));
+    rec(&j, 1, "0", "all_reduce", 2, "completed");
+    p2p(&j, 1, "5", "recv 1<-0", 1, "scheduled");
+    p2p(&j, 1, "5", "send 1->0", 2, "scheduled");
+    strcpy(j.status[1], "\"5\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+                        "\"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* A recorder communicator of three, its members rebuilt from the comms of ranks 0 and 1; rank
+ * 2's dump was cut inside its entries, before its comms: it takes the slot left (the one rank
+ * that can), and its entries of the communicator are that group's, not a group of their own
+ * filled with ranks 3 and 4 that the job lacks (sim seeds 153, 2492; mutant rk01). */
+static void a_cut_recorder_dump_joins_the_communicator_it_fills(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "5", "tp", "[]");
+    j.output_sizes = "[[12, 4]]";
+    coll(&j, "5", "all_gather", 1, S("completed", "completed", "completed"));
+    coll(&j, "5", "all_gather", 2, S("completed", "completed", "completed"));
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"5\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": \"0\", "
+                 "\"color\": 0, \"nccl_hash\": \"0x5\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    j.skip[2] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    long tp = -1;
+    for (size_t g = 0; g < j.a.groups.n; g++)
+        if (strcmp(j.a.groups.v[g].name, "5") == 0) tp = tp < 0 ? (long)g : -2;
+    assert_true(tp >= 0);
+    assert_int_equal(j.a.groups.v[tp].nmembers, 3);
+    assert_int_equal(j.a.groups.v[tp].members[2], 2);
+    assert_int_equal(j.a.groups.v[0].nmembers, 3);
+    done(&j);
+}
+
+/* The same communicator; rank 2's cut dump lost its recorder keys but is the recorder's, as its
+ * peers' are: its all_reduce pending as #3 is launch #3, after the send/recv batch (launch #2),
+ * and proves no collective #2 that rank 1, which shows #1 alone, must have joined: rank 1's dump
+ * is not older (sim seed 10185; mutant rk02). */
+static void a_cut_dump_beside_recorder_dumps_counts_launches(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "5", "tp", "[]");
+    coll(&j, "5", "all_reduce", 1, S("completed", "completed", NULL));
+    j.p2p_coll_seq = 1;
+    p2p(&j, 0, "5", "send 0->2", 2, "started");
+    batch_end(&j, 0, "5", 2, "started");
+    p2p(&j, 2, "5", "recv 2<-0", 2, "completed");
+    batch_end(&j, 2, "5", 2, "completed");
+    rec(&j, 2, "5", "all_reduce", 3, "scheduled");
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"5\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": \"0\", "
+                 "\"color\": 0, \"nccl_hash\": \"0x5\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    j.skip[2] = 3;
+    run(&j);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[1]));
+    done(&j);
+}
+
+/* Rank 2's dump was cut inside its entries: it shows #1 done and #2's bundle (an all_reduce and
+ * a broadcast, their end marker lost) pending, the oldest it had open, as on ranks 0 and 1, which
+ * have #3 queued behind it. As of its dump rank 2 had joined #2; nobody waits in the bundle's
+ * broadcast nor in #3 yet (queued behind the all_reduce), where what it did is unknown: nothing
+ * blocked, ok, never "rank 2 never issued #2" (sim seed 2879; mutants aw01, aw03). */
+static void a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "broadcast", 2, S("scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", NULL));
+    j.skip[2] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* The cases of dumps that end before the others' (older, or cut short) and of counters that say
+ * more than the entries: a group of their own, main's list being long enough. */
+static int run_partial_dump_tests(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_pending_collective_its_stream_went_past_is_older),
+        cmocka_unit_test(send_recv_its_own_counters_completed_wait_for_nobody),
+        cmocka_unit_test(a_cut_recorder_dump_joins_the_communicator_it_fills),
+        cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
+        cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
+    };
+    return cmocka_run_group_tests_name("partial dumps", tests, NULL, NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2647,5 +2794,6 @@ int main(void) {
         cmocka_unit_test(a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + run_partial_dump_tests();
 }
