@@ -388,9 +388,10 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             if (c->state != FR_STATE_COMPLETED && o->seq < oldest[v]) oldest[v] = o->seq;
         }
     }
-    for (size_t g = 0; g < groups->n; g++)
-        for (uint32_t p = 0; p < groups->v[g].nmembers && !launch_numbered(in, &groups->v[g]);
-             p++) {
+    for (size_t g = 0; g < groups->n; g++) {
+        /* once per group, not per member: a 200 000-rank group is one scan, not 4e10 */
+        if (launch_numbered(in, &groups->v[g])) continue;
+        for (uint32_t p = 0; p < groups->v[g].nmembers; p++) {
             long ri = groups->v[g].member_input[p];
             size_t v = m->view_at[g] + p;
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
@@ -400,6 +401,7 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
             if (done >= 1 && done > proven[g]) proven[g] = done;
         }
+    }
     free(oldest);
     free(p2p);
     free(p2p_bound);
