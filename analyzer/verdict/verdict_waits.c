@@ -550,7 +550,8 @@ static bool *held_heads(decider *d, const long *head_op, const int64_t *head,
  * where it surely waits for a member that has not joined (tests/sim's W1: a rank waits in its
  * oldest unfinished launch only). Nobody then waits in `op` yet, so the members absent from it
  * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
- * `head` holds each node's oldest pending record (waiting_on_missing). */
+ * `head` holds each node's oldest pending record (waiting_on_missing). sees_missing NULL: any
+ * older pending call will do (queued_everywhere). */
 static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *sees_missing,
                                      const int64_t *head) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
@@ -559,7 +560,7 @@ static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *se
     for (uint32_t k = 0; k < n; k++) {
         if (!fa_member_state_pending(d->states[k])) continue;
         long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (node < 0 || !sees_missing[node] ||
+        if (node < 0 || (sees_missing && !sees_missing[node]) ||
             fa_vg_call_record(d, op, d->members[k]) <= head[node])
             return false;
         pending++;
@@ -597,16 +598,7 @@ static void count_states(const decider *d, const fa_group *grp, uint32_t n,
  * unknown state absent from it explains no wait there (tests/sim seed 2879: all_reduce #15,
  * pending behind the bundle #11 on every rank but 79, whose dump was cut before #15). */
 static bool queued_everywhere(const decider *d, size_t op, const int64_t *head) {
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
-    size_t pending = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (!fa_member_state_pending(d->states[k])) continue;
-        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (node < 0 || fa_vg_call_record(d, op, d->members[k]) <= head[node]) return false;
-        pending++;
-    }
-    return pending > 0;
+    return queued_behind_sure_waits(d, op, NULL, head);
 }
 
 /* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
