@@ -58,10 +58,7 @@ static bool shapes_have_tensor(const fa_store *store, uint32_t id) {
  * float, no mismatch for NCCL, a hang). Hashed by content: the two names are two strings. */
 static uint64_t nccl_type_key(const char *type) {
     if (strcmp(type, "all_reduce_barrier") == 0) type = "all_reduce";
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)type; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    return h;
+    return fa_hash_bytes(type, strlen(type));
 }
 
 /* What a call's members must agree on, as a hash. Shapes and dtype sets are interned in the
@@ -438,6 +435,13 @@ static bool split_part(const checker *k, const fa_call *c) {
     return fa_entry_coll_seq(d, a) == fa_entry_coll_seq(d, b);
 }
 
+/* Whether call c's type and sizes are unknown: cut short by the ring (head_cut), or at a wrapped
+ * ring's head in an op that is the first part of a split bundle (`split`, split_part). */
+static bool call_unknown(const checker *k, const fa_op *op, const fa_call *c, uint32_t most,
+                         bool split) {
+    return head_cut(k, op, c, most) || (split && at_ring_head(k, c));
+}
+
 /* Calls cut short by the ring (head_cut), and calls at a wrapped ring's head in an op that is
  * the first part of a split bundle (split_part: they may be a later part), agree with the first
  * whole call: what is unknown is never read as a disagreement. */
@@ -451,14 +455,11 @@ static void unknown_agrees(checker *k, const fa_op *op) {
         split = split || (!at_ring_head(k, c) && split_part(k, c));
     }
     long whole = -1;
-    for (uint32_t i = 0; i < op->ncalls && whole < 0; i++) {
-        const fa_call *c = &k->m->calls[op->first_call + i];
-        if (!head_cut(k, op, c, most) && !(split && at_ring_head(k, c))) whole = i;
-    }
-    for (uint32_t i = 0; i < op->ncalls && whole >= 0; i++) {
-        const fa_call *c = &k->m->calls[op->first_call + i];
-        if (head_cut(k, op, c, most) || (split && at_ring_head(k, c))) k->sig[i] = k->sig[whole];
-    }
+    for (uint32_t i = 0; i < op->ncalls && whole < 0; i++)
+        if (!call_unknown(k, op, &k->m->calls[op->first_call + i], most, split)) whole = i;
+    for (uint32_t i = 0; i < op->ncalls && whole >= 0; i++)
+        if (call_unknown(k, op, &k->m->calls[op->first_call + i], most, split))
+            k->sig[i] = k->sig[whole];
 }
 
 static void check_op(checker *k, size_t op_index) {
