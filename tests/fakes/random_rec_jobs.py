@@ -1,0 +1,614 @@
+#!/usr/bin/env python3
+"""Random recorder jobs on the fakes, with known answers, scored like tests/sim/accuracy.py.
+
+    random_rec_jobs.py --seeds A:B --frtrace build/frtrace [--build build] [--json FILE]
+                       [--keep] [--workdir DIR]
+    random_rec_jobs.py --seed N --describe          the drawn job and its answer, nothing run
+
+The simulator (tests/sim) writes recorder-format dumps by simulation; this runs the recorder
+itself (build/libfrtrace-recorder.so preloaded) over the fake NCCL and CUDA (build/fakes) in
+jobs nobody wrote by hand. From a seed alone (random.Random(N)) draw() picks a run of
+tests/fakes/driver.c:
+  mode      train (the driver's default), or now and then its lifecycle tour (InitRankConfig,
+            InitRankScalable, Shrink, Abort, Revoke) with a SKIP on the shrunk communicator;
+  layout    NRANKS 2 to 8, STEPS 3 to 8, GROUPED (coalesced collectives) or not;
+  faults    none, one or two (distinct kinds, distinct ranks) of SKIP, OMIT, STALL, MISMATCH,
+            CRASH, SLOW and the fake library's ASYNC_ERR and HANG_IN (init or destroy, alone),
+            each at a random rank and step;
+  dumps     pickle or JSON (FRTRACE_FORMAT), a dump at exit or not (FRTRACE_DUMP_ON_EXIT), and
+            the trigger of a hang: the watchdog (FRTRACE_TIMEOUT_SEC=1), SIGUSR2 from the
+            driver (SIGNAL_AFTER_MS) or the trigger file, created here; a job that does not hang
+            is read from its exit dumps.
+model() then runs the driver's program on a model of the fakes (fake_nccl.c: a collective
+completes once every member reached it with the same count, a member past it counts as there;
+a send never blocks, a receive waits for its send; each rank's stream runs its operations in
+order, its CPU issues a step and waits for its stream) to the point where nothing moves: what
+each rank issued, what completed, where its stream and its CPU stopped, who left a dump. That is
+checked against the dumps the recorder wrote (entries and completed entries per rank; a run
+that disagrees is a broken model or fake, reported as `model`, never scored), and expect()
+derives the answer the evidence supports, by the rules of tests/sim/answer.py:
+  E3  a collective whose recorded calls disagree in size: mismatch, the members outside the
+      unique largest side (no unique one: every recorded member) (MISMATCH);
+  W1  a rank waits in its oldest unfinished operation for the members that did not reach it
+      (a collective), or for its peer (a receive);
+  W2  culprits of a hang: the ranks the wait-for chains end at that are not seen waiting (a
+      stopped CPU: SKIP; a dead rank with its fatal dump: CRASH; a stream stalled before an
+      operation it was given: STALL; a communicator in error: ASYNC_ERR); a deadlock of waiting
+      ranks is broken at the rank whose order the others contradict (OMIT: it left out a
+      collective, then waits in the next step's receive for a peer that waits for it);
+  E1  a rank without a dump (it exited without FRTRACE_DUMP_ON_EXIT) that others wait for is a
+      culprit, or an alternative beside a culprit the dumps show;
+  H1  nobody waits: ok, and where a SLOW rank is the only fault, it is the one straggler;
+  a rank stuck inside ncclCommInitRank (the others in ncclCommSplit, nothing recorded) or
+  ncclCommDestroy (nobody waits) is the culprit of a hang; frtrace's `inconclusive` naming
+  nobody there is honest, scored ambiguous.
+`frtrace -f json DIR/dumps` is scored by accuracy.py's score(): exact, ambiguous (honestly
+undecided) or wrong. Prints one row per fault class, a total, and for each seed that is not
+exact what was drawn, expected and said, with a command that reproduces it (the seed, and the
+driver's own command line). Jobs run one at a time, each a few seconds (DEADLINE,
+DUMPS_EXPECTED: the driver ends 300 ms after the dumps the model predicts exist). A seed's
+directory is removed once scored unless it is not exact (or --keep). Exits 1 when a seed is
+wrong or its run disagrees with the model. tests/t0703-random-recorder-jobs.sh runs a few seeds
+in `make check`; `make recorder-jobs` more (RECORDER_JOBS=A:B).
+"""
+import argparse
+import glob
+import json
+import os
+import pickle
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tests", "sim"))
+from accuracy import fmt_verdict, parse_seeds, score  # noqa: E402
+
+TRAIN_FAULTS = ("skip", "omit", "stall", "mismatch", "crash", "slow", "async_err", "hang_in")
+SETTLE_MS = 1500  # a hang has formed by then (signal and trigger file), plus the slow ranks'
+
+
+# ---------------------------------------------------------------- drawing the job from the seed
+
+def draw(seed):
+    rng = random.Random(seed)
+    job = {"seed": seed, "mode": "lifecycle" if rng.random() < 0.1 else "train",
+           "nranks": rng.randint(2, 8), "steps": rng.randint(3, 8),
+           "grouped": rng.random() < 0.5, "faults": [],
+           "format": "json" if rng.random() < 0.25 else "pickle",
+           "exit_dump": rng.random() < 0.5,
+           "trigger": rng.choice(["timeout", "timeout", "signal", "trigger_file"])}
+    if job["mode"] == "lifecycle":
+        job.update(nranks=max(3, job["nranks"]), steps=3, grouped=False)
+        if rng.random() < 0.7:  # the shrunk communicator leaves out the last rank
+            job["faults"].append({"kind": "skip", "rank": rng.randrange(job["nranks"] - 1),
+                                  "step": rng.randrange(3)})
+        return job
+    n = rng.choices([0, 1, 2], [0.15, 0.55, 0.3])[0]
+    for i in range(n):
+        taken = {f["rank"] for f in job["faults"]}
+        # HANG_IN (inside init or destroy) is rarer and always alone
+        kinds = [k for k in TRAIN_FAULTS if k not in {f["kind"] for f in job["faults"]} and
+                 (k != "hang_in" or n == 1)]
+        kind = rng.choice(kinds)
+        if kind == "hang_in" and rng.random() < 0.5:
+            kind = "skip"
+        rank = rng.choice([r for r in range(job["nranks"]) if r not in taken])
+        f = {"kind": kind, "rank": rank, "step": rng.randrange(job["steps"])}
+        if kind == "mismatch":
+            f["count"] = rng.choice([7, 512, 1000, 2048])
+        elif kind == "slow":
+            f["ms"] = rng.randint(40, 80)
+            del f["step"]
+        elif kind == "async_err":  # after this many collectives on the world communicator
+            f["after"] = rng.randrange(job["steps"] * (3 if job["grouped"] else 1))
+            del f["step"]
+        elif kind == "hang_in":
+            f["where"] = rng.choice(["init", "destroy"])
+            del f["step"]
+        job["faults"].append(f)
+    return job
+
+
+def fault(job, kind):
+    return next((f for f in job["faults"] if f["kind"] == kind), None)
+
+
+def fault_class(job):
+    kinds = sorted(("lifecycle_" if job["mode"] == "lifecycle" else "") +
+                   (f["kind"] + "_" + f["where"] if f["kind"] == "hang_in" else f["kind"])
+                   for f in job["faults"])
+    if not kinds:
+        return "lifecycle" if job["mode"] == "lifecycle" else "healthy"
+    return kinds[0] if len(kinds) == 1 else "two:" + "+".join(kinds)
+
+
+def describe(job):
+    fs = []
+    for f in job["faults"]:
+        extra = "".join(" %s=%s" % (k, v) for k, v in sorted(f.items())
+                        if k not in ("kind", "rank"))
+        fs.append("%s rank %d%s" % (f["kind"], f["rank"], extra))
+    return "seed %d: %s %d ranks, %d steps%s, %s, %s%s, trigger %s; %s" % (
+        job["seed"], job["mode"], job["nranks"], job["steps"],
+        " grouped" if job["grouped"] else "", job["format"],
+        "exit dumps" if job["exit_dump"] else "no exit dumps", "", job["trigger"],
+        "; ".join(fs) or "no fault")
+
+
+# ---------------------------------------------------------------- the driver on the fakes, modelled
+
+def members(job, comm, r):
+    n = job["nranks"]
+    return list(range(n)) if comm == "world" else [q for q in range(n) if q % 2 == r % 2]
+
+
+def program(job, r, step):
+    """The operations rank r's CPU gives its stream in one step (driver.c's one_step)."""
+    n = job["nranks"]
+    ops = []
+    stall, mism, omit = fault(job, "stall"), fault(job, "mismatch"), fault(job, "omit")
+    here = lambda f: f is not None and f["rank"] == r and f["step"] == step  # noqa: E731
+    if here(stall):
+        ops.append({"kind": "stall"})
+    if not here(omit):
+        ops.append({"kind": "coll", "comm": "world", "count": mism["count"] if here(mism)
+                    else 1024, "label": (step, "all_reduce")})
+    ops += [{"kind": "send", "comm": "world", "peer": (r + 1) % n},
+            {"kind": "recv", "comm": "world", "peer": (r + n - 1) % n},
+            {"kind": "coll", "comm": "half", "count": 64, "label": (step, "all_to_all")},
+            {"kind": "coll", "comm": "half", "count": 32, "label": (step, "all_gather")}]
+    if job["grouped"]:
+        ops += [{"kind": "coll", "comm": "world", "count": 512, "label": (step, "ar512")},
+                {"kind": "coll", "comm": "world", "count": 128, "label": (step, "ar128")},
+                {"kind": "coll", "comm": "half", "count": 64, "label": (step, "bcast")}]
+    return ops
+
+
+def comm_key(comm, r):
+    return "world" if comm == "world" else "half%d" % (r % 2)
+
+
+def model(job):
+    """Runs the train program on the fakes' semantics until nothing moves. Per rank: cpu (where
+    its CPU ended: exited, stopped, dead, sync, hang_init, hang_destroy), ops (each issued
+    operation with its state: completed, started, scheduled), dumped (whether a dump is
+    written)."""
+    n = job["nranks"]
+    skip, crash, aerr, hang = (fault(job, k) for k in ("skip", "crash", "async_err", "hang_in"))
+    cpu = ["run"] * n
+    step = [0] * n
+    ops = [[] for _ in range(n)]
+    head = [0] * n
+    arrive = {}  # (comm key, rank) -> (seq, count) of its latest collective reached
+    issued = {}  # (comm key, rank) -> collectives issued
+    sent, recvd = {}, {}
+    if hang is not None and hang["where"] == "init":
+        for r in range(n):  # the others wait in ncclCommSplit for it: nothing is recorded
+            cpu[r] = "hang_init" if r == hang["rank"] else "split"
+    moved = True
+    while moved:
+        moved = False
+        for r in range(n):
+            if cpu[r] == "run" or (cpu[r] == "sync" and head[r] == len(ops[r])):
+                s = step[r]
+                if s == job["steps"]:
+                    cpu[r] = "hang_destroy" if hang and hang["rank"] == r else "exited"
+                elif crash and crash["rank"] == r and crash["step"] == s:
+                    cpu[r] = "dead"
+                elif skip and skip["rank"] == r and skip["step"] == s:
+                    cpu[r] = "stopped"
+                else:
+                    for op in program(job, r, s):
+                        op = dict(op, state="scheduled")
+                        if op["kind"] == "coll":
+                            k = (comm_key(op["comm"], r), r)
+                            issued[k] = issued.get(k, 0) + 1
+                            op["seq"] = issued[k]
+                        elif op["kind"] in ("send", "recv"):
+                            k = (op["kind"], r, op["peer"])
+                            sent[k] = sent.get(k, 0) + 1
+                            op["nth"] = sent[k]
+                        ops[r].append(op)
+                    step[r] += 1
+                    cpu[r] = "sync"
+                moved = True
+            while head[r] < len(ops[r]):  # the stream
+                op = ops[r][head[r]]
+                if op["kind"] == "stall":
+                    break
+                if op["kind"] == "send":
+                    k = (r, op["peer"])
+                    recvd[k] = recvd.get(k, 0) + 1
+                elif op["kind"] == "recv":
+                    op["state"] = "started"
+                    if recvd.get((op["peer"], r), 0) < op["nth"]:
+                        break
+                else:
+                    op["state"] = "started"
+                    key = comm_key(op["comm"], r)
+                    if aerr and aerr["rank"] == r and op["comm"] == "world" and \
+                            op["seq"] > aerr["after"]:
+                        op["async_err"] = True
+                        break
+                    arrive[key, r] = (op["seq"], op["count"])
+                    ok = True
+                    for m in members(job, op["comm"], r):
+                        a = arrive.get((key, m))
+                        if a is None or a[0] < op["seq"] or (a[0] == op["seq"] and
+                                                             a[1] != op["count"]):
+                            ok = False
+                    if not ok:
+                        break
+                op["state"] = "completed"
+                head[r] += 1
+                moved = True
+    return {"cpu": cpu, "ops": ops, "head": head, "arrive": arrive}
+
+
+def dumped(job, m):
+    """Who writes a dump: every live rank once a hang is seen (the watchdog, the signal, the
+    trigger file), a dead one its fatal dump, an exited one only with FRTRACE_DUMP_ON_EXIT."""
+    hang_seen = any(c in ("sync", "stopped", "hang_init", "split") for c in m["cpu"]) and \
+        any(h < len(o) for h, o in zip(m["head"], m["ops"])) or \
+        any(c in ("hang_init", "hang_destroy") for c in m["cpu"])
+    out = []
+    for r, c in enumerate(m["cpu"]):
+        if c == "dead":
+            out.append(r)
+        elif c == "exited":
+            if job["exit_dump"] or not hang_seen:
+                out.append(r)
+        elif hang_seen:
+            out.append(r)
+    return out, hang_seen
+
+
+# ---------------------------------------------------------------- the answer the dumps support
+
+def sccs(nodes, edges):
+    """Strongly connected components (Tarjan, recursive: a few ranks only)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def expect(job, m, with_dump):
+    """(expected, notes): status, culprit_ranks, alternatives, stragglers."""
+    n, notes = job["nranks"], []
+    exp = {"status": "ok", "culprit_ranks": [], "alternatives": [], "stragglers": []}
+    known = set(with_dump)
+    if job["mode"] == "lifecycle":
+        skip = fault(job, "skip")
+        if skip:
+            exp.update(status="hang", culprit_ranks=[skip["rank"]])
+            notes.append("W2: rank %d stopped on the shrunk communicator" % skip["rank"])
+        return exp, notes
+    hang = fault(job, "hang_in")
+    if hang is not None:
+        exp.update(status="hang", culprit_ranks=[hang["rank"]])
+        notes.append("rank %d stuck inside ncclComm%s" % (
+            hang["rank"], "InitRank (the others in ncclCommSplit)" if hang["where"] == "init"
+            else "Destroy"))
+        return exp, notes
+    # E3: the recorded calls of one collective (by the fakes' order per communicator) disagree
+    calls = {}
+    for r in known:
+        for op in m["ops"][r]:
+            if op["kind"] == "coll":
+                calls.setdefault((comm_key(op["comm"], r), op["seq"]), []).append((r, op))
+    odd = set()
+    for key, cs in sorted(calls.items()):
+        if len(cs) < 2 or len({op["label"] for _, op in cs}) > 1 or \
+                len({op["count"] for _, op in cs}) == 1:
+            continue
+        sides = {}
+        for r, op in cs:
+            sides.setdefault(op["count"], []).append(r)
+        big = sorted(len(v) for v in sides.values())
+        if len(big) > 1 and big[-1] == big[-2]:
+            odd.update(r for r, _ in cs)
+        else:
+            top = max(sides.values(), key=len)
+            odd.update(r for r, _ in cs if r not in top)
+        notes.append("E3: %s #%d sizes %s" % (key[0], key[1], {c: sorted(v) for c, v in
+                                                               sides.items()}))
+    if odd:
+        exp.update(status="mismatch", culprit_ranks=sorted(odd))
+        return exp, notes
+    # W1: who waits for whom where nothing moves
+    graph, sinks = {}, set()
+    for r in range(n):
+        h = m["head"][r]
+        if h == len(m["ops"][r]):
+            continue
+        op = m["ops"][r][h]
+        if op["kind"] == "stall":
+            sinks.add(r)
+            notes.append("W2: rank %d's stream stalled" % r)
+        elif op.get("async_err"):
+            sinks.add(r)
+            notes.append("W2: rank %d's communicator in error" % r)
+        elif op["kind"] == "recv":
+            graph[r] = [op["peer"]]
+        else:
+            key = comm_key(op["comm"], r)
+            graph[r] = [q for q in members(job, op["comm"], r) if q != r and
+                        m["arrive"].get((key, q), (0, 0))[0] < op["seq"]]
+    if not graph and not sinks:
+        slow = fault(job, "slow")
+        if slow is not None and len(job["faults"]) == 1:
+            exp["stragglers"] = [slow["rank"]]
+        return exp, notes
+    seen = known
+    known_graph = {v: [w for w in ws if w in seen] for v, ws in graph.items()}
+    hidden = sorted({w for ws in graph.values() for w in ws if w not in seen})
+    culprits = set(sinks)
+    omit = fault(job, "omit")
+    for c in sccs(sorted(set(graph) | {w for ws in known_graph.values() for w in ws}),
+                  known_graph):
+        comp = set(c)
+        if any(w not in comp for v in c for w in known_graph.get(v, [])):
+            continue  # not a sink
+        if len(c) == 1 and c[0] not in graph:
+            if c[0] not in sinks:
+                notes.append("W2: rank %d is not waiting (%s)" % (c[0], m["cpu"][c[0]]))
+            culprits.add(c[0])
+        elif len(c) == 1 and not known_graph.get(c[0]):
+            continue  # waits for ranks without a dump only
+        else:
+            breaker = [v for v in c if omit and v == omit["rank"]]
+            notes.append("E11: deadlock of %s broken at %s" % (c, breaker or c))
+            culprits.update(breaker or c)
+    if culprits:
+        exp["alternatives"] = [[u] for u in hidden]
+        if hidden:
+            notes.append("E1: no dump of %s, beside %s" % (hidden, sorted(culprits)))
+    else:
+        culprits = set(hidden)
+        notes.append("E1: no dump of %s, waited for" % hidden)
+    exp.update(status="hang", culprit_ranks=sorted(culprits))
+    return exp, notes
+
+
+# ---------------------------------------------------------------- running it
+
+def env_of(job, expected_dumps, hang):
+    env = {"NRANKS": job["nranks"], "STEPS": job["steps"], "FRTRACE_LOG": "warn",
+           "FRTRACE_FORMAT": job["format"], "DEADLINE": 8,
+           "DUMPS_EXPECTED": expected_dumps if hang else 0}
+    if job["grouped"]:
+        env["GROUPED"] = 1
+    if job["exit_dump"] or not hang:
+        env["FRTRACE_DUMP_ON_EXIT"] = 1
+    slow_ms = 0
+    for f in job["faults"]:
+        k = f["kind"]
+        if k == "slow":
+            env["SLOW"] = "%d:%d" % (f["rank"], f["ms"])
+            slow_ms = f["ms"] * job["steps"]
+        elif k == "mismatch":
+            env["MISMATCH"] = "%d@%d:%d" % (f["rank"], f["step"], f["count"])
+        elif k == "async_err":
+            env["ASYNC_ERR"] = "%d@%d" % (f["rank"], f["after"])
+        elif k == "hang_in":
+            env["HANG_IN"] = "%d@%s" % (f["rank"], f["where"])
+        else:
+            env[k.upper()] = "%d@%d" % (f["rank"], f["step"])
+    settle = SETTLE_MS + slow_ms
+    if job["trigger"] == "timeout" or not hang:
+        env["FRTRACE_TIMEOUT_SEC"] = 1
+    else:
+        env["FRTRACE_TIMEOUT_SEC"] = 60
+        if job["trigger"] == "signal":
+            env["SIGNAL_AFTER_MS"] = settle // 10 * 10
+    return {k: str(v) for k, v in env.items()}, settle
+
+
+def run_job(args, job, out, expected_dumps, hang):
+    """Runs the driver in out/ (dumps in out/dumps); returns (driver output, seconds, command)."""
+    env, settle = env_of(job, expected_dumps, hang)
+    tag = "rrj%d-%d" % (os.getpid(), job["seed"])
+    env.update(FRTRACE_DUMP_DIR=os.path.join(out, "dumps"),
+               FRTRACE_TRIGGER_FILE=os.path.join(out, "trigger"), FAKE_SHM_TAG=tag)
+    so = os.path.join(args.build, "libfrtrace-recorder.so")
+    driver = os.path.join(args.build, "fakes", "frtrace-driver")
+    argv = [driver] + (["lifecycle"] if job["mode"] == "lifecycle" else [])
+    shown = {k: v for k, v in env.items() if k not in ("FAKE_SHM_TAG",)}
+    cmd = "env %s LD_PRELOAD=%s %s" % (" ".join("%s=%s" % (k, shlex.quote(v)) for k, v in
+                                                 sorted(shown.items())), so, " ".join(argv))
+    t0 = time.time()
+    p = subprocess.Popen(argv, cwd=out, env=dict(os.environ, LD_PRELOAD=so, **env),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    if hang and job["trigger"] == "trigger_file":
+        try:
+            p.wait(settle / 1000)
+        except subprocess.TimeoutExpired:
+            open(os.path.join(out, "trigger"), "w").close()
+    try:
+        so_out, so_err = p.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        so_out, so_err = p.communicate()
+    for f in glob.glob("/dev/shm/frtrace-fake-%s-*" % tag):
+        os.unlink(f)
+    return so_out + so_err, time.time() - t0, cmd
+
+
+def read_dump(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    return json.loads(raw) if raw[:1] == b"{" else pickle.loads(raw)
+
+
+def check_model(job, m, with_dump, out):
+    """Where the dumps disagree with the model: a list of differences (empty: they agree)."""
+    diffs = []
+    files = sorted(os.listdir(os.path.join(out, "dumps"))) if \
+        os.path.isdir(os.path.join(out, "dumps")) else []
+    ranks = sorted(int(f[5:]) for f in files if f.startswith("rank_") and f[5:].isdigit())
+    if ranks != with_dump:
+        diffs.append("dumps of ranks %s, the model says %s" % (ranks, with_dump))
+    if job["mode"] == "lifecycle":
+        return diffs
+    for r in ranks:
+        try:
+            d = read_dump(os.path.join(out, "dumps", "rank_%d" % r))
+        except Exception as e:  # the recorder wrote something unreadable: say so
+            diffs.append("rank %d: unreadable dump (%r)" % (r, e))
+            continue
+        es = [e for e in d.get("entries", []) if e.get("profiling_name") != "nccl:coalesced"]
+        mo = [op for op in m["ops"][r] if op["kind"] != "stall"]
+        got = (len(es), sum(e.get("state") == "completed" for e in es))
+        # a send/recv batch completes as one (its events sit around the group's end)
+        want = (len(mo), sum(op["state"] == "completed" and (
+            op["kind"] != "send" or mo[i + 1]["state"] == "completed") for i, op in
+            enumerate(mo)))
+        # the fatal dump writes the states of the poller's last look (every 50 ms), never
+        # newer: a rank that crashed may show fewer completed
+        fatal = str(d.get("frtrace", {}).get("trigger", "")).startswith("fatal")
+        if got[0] != want[0] or (got[1] > want[1] if fatal else got[1] != want[1]):
+            diffs.append("rank %d: %d entries, %d completed; the model %d, %d" % (r, *got,
+                                                                                  *want))
+    return diffs
+
+
+def run_seed(args, seed):
+    job = draw(seed)
+    out = os.path.abspath(os.path.join(args.workdir, "seed-%d" % seed))
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    if job["mode"] == "lifecycle":
+        m = None
+        skip = fault(job, "skip")
+        n = job["nranks"]
+        hang = skip is not None
+        with_dump = [r for r in range(n) if not hang or r < n - 1 or job["exit_dump"]]
+    else:
+        m = model(job)
+        with_dump, hang = dumped(job, m)
+    exp, notes = expect(job, m, with_dump)
+    driver_out, job_s, cmd = run_job(args, job, out, len(with_dump), hang)
+    diffs = check_model(job, m, with_dump, out)
+    db = os.path.join(out, "db.json")
+    with open(db, "w") as f:
+        run = subprocess.run([args.frtrace, "-f", "json", os.path.join(out, "dumps")],
+                             stdout=f, stderr=subprocess.PIPE, text=True, timeout=120)
+    try:
+        with open(db) as f:
+            d = json.load(f)
+        got = dict(d.get("verdict", {}))
+        got["stragglers"] = d.get("stragglers", [])
+    except ValueError:
+        got = None
+    cls = fault_class(job)
+    if diffs:
+        result, why = "model", "; ".join(diffs)
+    else:
+        result, why = score(exp, got, run.returncode, "slow" if cls == "slow" else
+                            "healthy" if cls == "healthy" else cls, len(with_dump))
+    row = {"seed": seed, "class": cls, "result": result, "why": why, "job": describe(job),
+           "expected": exp, "got": got, "notes": notes, "job_s": job_s, "dir": out,
+           "command": "cd %s && rm -rf dumps trigger && %s && %s -f json dumps" % (
+               out, cmd, args.frtrace), "driver": driver_out.strip()[-400:]}
+    if result == "exact" and not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    return row
+
+
+def report(args, rows, elapsed):
+    print("%-26s %6s %6s %9s %6s %6s" % ("class", "jobs", "exact", "ambiguous", "wrong",
+                                         "model"))
+    tot = [0] * 5
+    for c in sorted({r["class"] for r in rows}):
+        rs = [r for r in rows if r["class"] == c]
+        k = [len(rs)] + [sum(r["result"] == x for r in rs) for x in ("exact", "ambiguous",
+                                                                      "wrong", "model")]
+        tot = [a + b for a, b in zip(tot, k)]
+        print("%-26s %6d %6d %9d %6d %6d" % (c, *k))
+    print("%-26s %6d %6d %9d %6d %6d" % ("total", *tot))
+    print("%d recorder jobs in %.0f s, one at a time" % (len(rows), elapsed))
+    for r in sorted((r for r in rows if r["result"] != "exact"), key=lambda r: r["seed"]):
+        print("%s %s seed %d: expected %s, got %s%s\n    %s%s\n    python3 %s --seeds %d:%d "
+              "--frtrace %s --keep\n    %s" % (
+                  r["result"], r["class"], r["seed"], fmt_verdict(r["expected"]),
+                  fmt_verdict(r["got"]), (" (%s)" % r["why"]) if r["why"] else "", r["job"],
+                  ("\n    notes: " + "; ".join(r["notes"])) if r["notes"] else "",
+                  os.path.relpath(os.path.abspath(__file__)), r["seed"], r["seed"] + 1,
+                  args.frtrace, r["command"]))
+    return tot[3] + tot[4]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seeds", default="0:20")
+    p.add_argument("--seed", type=int, help="with --describe: the job of this seed")
+    p.add_argument("--describe", action="store_true", help="print the drawn job and answer")
+    p.add_argument("--frtrace", default="build/frtrace")
+    p.add_argument("--build", default=None, help="the build folder (default: frtrace's)")
+    p.add_argument("--workdir", default=None, help="default: BUILD/recorder-jobs")
+    p.add_argument("--json", help="write every seed's row to this file")
+    p.add_argument("--keep", action="store_true", help="keep the dumps of exact seeds too")
+    args = p.parse_args()
+    if args.describe:
+        job = draw(args.seed if args.seed is not None else parse_seeds(args.seeds)[0])
+        m = model(job) if job["mode"] == "train" else None
+        with_dump, hang = dumped(job, m) if m else (list(range(job["nranks"])), True)
+        exp, notes = expect(job, m, with_dump)
+        print(describe(job))
+        print("expected %s; dumps of %s%s" % (fmt_verdict(exp), with_dump,
+                                               "".join("\n  " + x for x in notes)))
+        return
+    args.frtrace = os.path.abspath(args.frtrace)
+    args.build = os.path.abspath(args.build or os.path.dirname(args.frtrace))
+    args.workdir = args.workdir or os.path.join(args.build, "recorder-jobs")
+    for need in ("libfrtrace-recorder.so", "fakes/frtrace-driver"):
+        if not os.path.exists(os.path.join(args.build, need)):
+            sys.exit("random_rec_jobs.py: %s is not built" % os.path.join(args.build, need))
+    os.makedirs(args.workdir, exist_ok=True)
+    t0 = time.time()
+    rows = []
+    for seed in parse_seeds(args.seeds):
+        row = run_seed(args, seed)
+        rows.append(row)
+        print("seed %d %-9s %s -> %s (%.1f s)" % (seed, row["result"], row["class"],
+                                                  fmt_verdict(row["got"]), row["job_s"]),
+              flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
+    print()
+    bad = report(args, rows, time.time() - t0)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Random recorder jobs (tests/fakes/random_rec_jobs.py, issue 18): the recorder's own bytes, in
+# jobs of the fake driver nobody wrote by hand (ranks, steps, grouped calls, zero to two faults,
+# the dump's trigger, all drawn from a seed), each with the answer its dumps support; frtrace is
+# scored on 20 seeds, none may be wrong. `make recorder-jobs` runs hundreds.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/fakes/rec-lib.sh"
+require_recorder 'random recorder jobs'
+
+JOBS="$TOP/tests/fakes/random_rec_jobs.py"
+SEEDS=${FRTRACE_RECORDER_JOBS:-14:34}
+
+test_expect_success 'a seed draws the same job and answer every time, and seeds draw different ones' '
+    python3 "$JOBS" --seed 7 --describe >a &&
+    python3 "$JOBS" --seed 7 --describe >b &&
+    python3 "$JOBS" --seed 8 --describe >c &&
+    cmp a b &&
+    ! cmp -s a c &&
+    grep -q "^seed 7: train .* ranks" a &&
+    grep -q "^expected " a
+'
+
+test_expect_success "seeds $SEEDS: frtrace right or honestly undecided on every job, the dumps as modelled" '
+    python3 "$JOBS" --seeds "$SEEDS" --frtrace "$FRTRACE" --workdir "$PWD/jobs" --json rows.json >out 2>&1 ||
+    { tail -40 out && false; } &&
+    grep -E "^total +[0-9]+ +[0-9]+ +[0-9]+ +0 +0$" out &&
+    python3 -c "
+import json
+rows = json.load(open(\"rows.json\"))
+assert len(rows) == 20 or \"$SEEDS\" != \"14:34\", len(rows)
+assert len({r[\"class\"] for r in rows}) >= 8 or \"$SEEDS\" != \"14:34\", rows"
+'
+
+test_done
