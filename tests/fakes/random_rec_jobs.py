@@ -15,7 +15,9 @@ tests/fakes/driver.c:
   faults    none, one or two (distinct kinds, distinct ranks) of SKIP, OMIT, STALL, MISMATCH,
             CRASH, SLOW and the fake library's ASYNC_ERR and HANG_IN (init or destroy, alone),
             each at a random rank and step;
-  dumps     pickle or JSON (FRTRACE_FORMAT), a dump at exit or not (FRTRACE_DUMP_ON_EXIT), and
+  dumps     pickle or JSON (FRTRACE_FORMAT), a dump at exit or not (FRTRACE_DUMP_ON_EXIT), now
+            and then end events only (FRTRACE_GPU_EVENTS=1) or a ring of 24 to 64 entries that
+            wraps (FRTRACE_BUFFER_SIZE, drawn from a second generator), and
             the trigger of a hang: the watchdog (FRTRACE_TIMEOUT_SEC=1), SIGUSR2 from the
             driver (SIGNAL_AFTER_MS) or the trigger file, created here; a job that does not hang
             is read from its exit dumps.
@@ -32,16 +34,24 @@ derives the answer the evidence supports, by the rules of tests/sim/answer.py:
   W1  a rank waits in its oldest unfinished operation for the members that did not reach it
       (a collective), or for its peer (a receive);
   W2  culprits of a hang: the ranks the wait-for chains end at that are not seen waiting (a
-      stopped CPU: SKIP; a dead rank with its fatal dump: CRASH; a stream stalled before an
-      operation it was given: STALL; a communicator in error: ASYNC_ERR); a deadlock of waiting
-      ranks is broken at the rank whose order the others contradict (OMIT: it left out a
-      collective, then waits in the next step's receive for a peer that waits for it);
+      stopped CPU: SKIP; a dead rank with its fatal dump: CRASH; a communicator in error:
+      ASYNC_ERR, whose member takes no further part; a stream stalled before an operation every
+      peer reached: STALL; a stalled rank whose peers did not all reach that operation waits
+      for them, as tests/sim says); a deadlock of waiting ranks is broken at the rank whose
+      order the others contradict (OMIT: it left out a collective, then waits in the next
+      step's receive for a peer that waits for it);
+  GPU events  with FRTRACE_GPU_EVENTS=1 (drawn now and then) nothing shows what started: a
+      stalled stream looks like one in flight; where every rank is in flight, the watchdog's
+      timeout says hang (no culprit shown), a signal or trigger file a running job (ok);
   E1  a rank without a dump (it exited without FRTRACE_DUMP_ON_EXIT) that others wait for is a
       culprit, or an alternative beside a culprit the dumps show;
-  H1  nobody waits: ok, and where a SLOW rank is the only fault, it is the one straggler;
+  H1  nobody waits: ok; where a SLOW rank is the only fault and late at 5 or more all_reduces
+      (5 steps), it is the one straggler (fewer: the stragglers are not scored);
   a rank stuck inside ncclCommInitRank (the others in ncclCommSplit, nothing recorded) or
-  ncclCommDestroy (nobody waits) is the culprit of a hang; frtrace's `inconclusive` naming
-  nobody there is honest, scored ambiguous.
+  ncclCommDestroy (nobody waits) past the watchdog's timeout is the culprit of a hang
+  (frtrace's `inconclusive` naming nobody there is honest, scored ambiguous); inside
+  ncclCommDestroy for less than the timeout (a signal's or trigger file's dump) nothing shows
+  it: ok.
 `frtrace -f json DIR/dumps` is scored by accuracy.py's score(): exact, ambiguous (honestly
 undecided) or wrong. Prints one row per fault class, a total, and for each seed that is not
 exact what was drawn, expected and said, with a command that reproduces it (the seed, and the
@@ -70,6 +80,7 @@ sys.path.insert(0, os.path.join(TOP, "tests", "sim"))
 from accuracy import fmt_verdict, parse_seeds, score  # noqa: E402
 
 TRAIN_FAULTS = ("skip", "omit", "stall", "mismatch", "crash", "slow", "async_err", "hang_in")
+GROUP = ("ar512", "ar128", "bcast")  # GROUPED: the coalesced collectives of a step, one group
 SETTLE_MS = 1500  # a hang has formed by then (signal and trigger file), plus the slow ranks'
 
 
@@ -77,12 +88,16 @@ SETTLE_MS = 1500  # a hang has formed by then (signal and trigger file), plus th
 
 def draw(seed):
     rng = random.Random(seed)
+    # drawn apart (added later), so that the other draws of a seed stay as they were
+    ring = random.Random("ring-%d" % seed)
     job = {"seed": seed, "mode": "lifecycle" if rng.random() < 0.1 else "train",
            "nranks": rng.randint(2, 8), "steps": rng.randint(3, 8),
            "grouped": rng.random() < 0.5, "faults": [],
            "format": "json" if rng.random() < 0.25 else "pickle",
            "exit_dump": rng.random() < 0.5,
-           "trigger": rng.choice(["timeout", "timeout", "signal", "trigger_file"])}
+           "trigger": rng.choice(["timeout", "timeout", "signal", "trigger_file"]),
+           "events": 1 if rng.random() < 0.15 else 2}
+    job["ring"] = ring.choice([24, 40, 64]) if ring.random() < 0.15 else None
     if job["mode"] == "lifecycle":
         job.update(nranks=max(3, job["nranks"]), steps=3, grouped=False)
         if rng.random() < 0.7:  # the shrunk communicator leaves out the last rank
@@ -119,6 +134,12 @@ def fault(job, kind):
     return next((f for f in job["faults"] if f["kind"] == kind), None)
 
 
+def slow_shows(job):
+    """H1: a slow rank shows where it is late at 5 or more collectives: one a step, the step's
+    first all_reduce (the operations after it start together on every stream)."""
+    return job["steps"] >= 5 and not job["ring"]
+
+
 def fault_class(job):
     kinds = sorted(("lifecycle_" if job["mode"] == "lifecycle" else "") +
                    (f["kind"] + "_" + f["where"] if f["kind"] == "hang_in" else f["kind"])
@@ -137,7 +158,9 @@ def describe(job):
     return "seed %d: %s %d ranks, %d steps%s, %s, %s%s, trigger %s; %s" % (
         job["seed"], job["mode"], job["nranks"], job["steps"],
         " grouped" if job["grouped"] else "", job["format"],
-        "exit dumps" if job["exit_dump"] else "no exit dumps", "", job["trigger"],
+        "exit dumps" if job["exit_dump"] else "no exit dumps",
+        (", end events only" if job["events"] == 1 else "") +
+        (", ring of %d" % job["ring"] if job["ring"] else ""), job["trigger"],
         "; ".join(fs) or "no fault")
 
 
@@ -188,6 +211,7 @@ def model(job):
     arrive = {}  # (comm key, rank) -> (seq, count) of its latest collective reached
     issued = {}  # (comm key, rank) -> collectives issued
     sent, recvd = {}, {}
+    broken = set()
     if hang is not None and hang["where"] == "init":
         for r in range(n):  # the others wait in ncclCommSplit for it: nothing is recorded
             cpu[r] = "hang_init" if r == hang["rank"] else "split"
@@ -210,6 +234,9 @@ def model(job):
                             k = (comm_key(op["comm"], r), r)
                             issued[k] = issued.get(k, 0) + 1
                             op["seq"] = issued[k]
+                            if aerr and aerr["rank"] == r and op["comm"] == "world" and \
+                                    op["seq"] > aerr["after"]:
+                                broken.add(r)  # the fake reports the error once issued
                         elif op["kind"] in ("send", "recv"):
                             k = (op["kind"], r, op["peer"])
                             sent[k] = sent.get(k, 0) + 1
@@ -248,7 +275,14 @@ def model(job):
                 op["state"] = "completed"
                 head[r] += 1
                 moved = True
-    return {"cpu": cpu, "ops": ops, "head": head, "arrive": arrive}
+    return {"cpu": cpu, "ops": ops, "head": head, "arrive": arrive, "broken": broken}
+
+
+def sent_to(m, recv, r):
+    """Whether the send a receive of rank r waits for was made."""
+    peer = recv["peer"]
+    return sum(op["kind"] == "send" and op["peer"] == r and op["state"] == "completed"
+               for op in m["ops"][peer]) >= recv["nth"]
 
 
 def dumped(job, m):
@@ -256,7 +290,7 @@ def dumped(job, m):
     trigger file), a dead one its fatal dump, an exited one only with FRTRACE_DUMP_ON_EXIT."""
     hang_seen = any(c in ("sync", "stopped", "hang_init", "split") for c in m["cpu"]) and \
         any(h < len(o) for h, o in zip(m["head"], m["ops"])) or \
-        any(c in ("hang_init", "hang_destroy") for c in m["cpu"])
+        any(c in ("hang_init", "hang_destroy") for c in m["cpu"]) or bool(m["broken"])
     out = []
     for r, c in enumerate(m["cpu"]):
         if c == "dead":
@@ -312,6 +346,10 @@ def expect(job, m, with_dump):
             notes.append("W2: rank %d stopped on the shrunk communicator" % skip["rank"])
         return exp, notes
     hang = fault(job, "hang_in")
+    if hang is not None and hang["where"] == "destroy" and job["trigger"] != "timeout":
+        notes.append("rank %d inside ncclCommDestroy, not yet for the watchdog's timeout; "
+                     "nothing recorded pending" % hang["rank"])
+        return exp, notes
     if hang is not None:
         exp.update(status="hang", culprit_ranks=[hang["rank"]])
         notes.append("rank %d stuck inside ncclComm%s" % (
@@ -345,26 +383,69 @@ def expect(job, m, with_dump):
         return exp, notes
     # W1: who waits for whom where nothing moves
     graph, sinks = {}, set()
+    # what the dumps show of who reached what: every collective before a rank's oldest
+    # unfinished operation, and that one where it started (FRTRACE_GPU_EVENTS=1: no start
+    # events, so the oldest unfinished one, whether started or not)
+    arrive = dict(m["arrive"])
+    for r in range(n):
+        h = m["head"][r]
+        if job["events"] == 1 and h < len(m["ops"][r]) and m["ops"][r][h]["kind"] == "stall":
+            nxt = next((op for op in m["ops"][r][h:] if op["kind"] == "coll"), None)
+            if nxt is not None:
+                arrive[comm_key(nxt["comm"], r), r] = (nxt["seq"], nxt["count"])
+    pending = []
     for r in range(n):
         h = m["head"][r]
         if h == len(m["ops"][r]):
             continue
         op = m["ops"][r][h]
-        if op["kind"] == "stall":
-            sinks.add(r)
+        pending.append(r)
+        stalled = op["kind"] == "stall"
+        if stalled:  # it waits in the operation its stream never started, as a rank would
+            op = next(o for o in m["ops"][r][h:] if o["kind"] != "stall")
+            if job["events"] == 1:
+                notes.append("rank %d's stream stalled before %s, unseen without start events"
+                             % (r, op.get("label", (0, op["kind"]))[1]))
+        if op["kind"] == "send" or (op["kind"] == "recv" and stalled and sent_to(m, op, r)):
+            sinks.add(r)  # nothing it waits for: a stalled stream (W2)
             notes.append("W2: rank %d's stream stalled" % r)
-        elif op.get("async_err"):
-            sinks.add(r)
-            notes.append("W2: rank %d's communicator in error" % r)
+        if r in m["broken"]:
+            continue  # below
         elif op["kind"] == "recv":
             graph[r] = [op["peer"]]
         else:
             key = comm_key(op["comm"], r)
-            graph[r] = [q for q in members(job, op["comm"], r) if q != r and
-                        m["arrive"].get((key, q), (0, 0))[0] < op["seq"]]
+            graph[r] = [q for q in members(job, op["comm"], r) if q != r and (
+                arrive.get((key, q), (0, 0))[0] < op["seq"] or
+                (op["comm"] == "world" and q in m["broken"]))]
+            if not graph[r]:
+                del graph[r]
+                if stalled and job["events"] == 2:
+                    sinks.add(r)  # every peer reached it, its GPU never started it (W2)
+                    notes.append("W2: rank %d's stream stalled" % r)
+            elif stalled and job["events"] == 2:
+                notes.append("rank %d's stream stalled, waiting for %s there as well" % (
+                    r, graph[r]))
+    for r in sorted(m["broken"]):
+        # its communicator reported an error (the fake: once it issued one collective too many):
+        # it takes no further part there, whatever its stream is at (ASYNC_ERR)
+        sinks.add(r)
+        notes.append("W2: rank %d's communicator in error" % r)
+        if r not in pending:
+            pending.append(r)
+    if not graph and not sinks and pending:
+        # every member is in its oldest unfinished collective, none is seen missing: stuck, no
+        # culprit the dumps show; a hang where the watchdog's timeout says so, else work in
+        # flight (the judgement call of a running job's snapshot)
+        if job["trigger"] == "timeout":
+            exp.update(status="hang")
+            notes.append("stuck: ranks %s in flight, the watchdog's timeout" % pending)
+        else:
+            notes.append("ranks %s in flight, nothing shows a wait" % pending)
+        return exp, notes
     if not graph and not sinks:
         slow = fault(job, "slow")
-        if slow is not None and len(job["faults"]) == 1:
+        if slow is not None and len(job["faults"]) == 1 and slow_shows(job):
             exp["stragglers"] = [slow["rank"]]
         return exp, notes
     seen = known
@@ -406,6 +487,10 @@ def env_of(job, expected_dumps, hang):
            "DUMPS_EXPECTED": expected_dumps if hang else 0}
     if job["grouped"]:
         env["GROUPED"] = 1
+    if job["events"] != 2:
+        env["FRTRACE_GPU_EVENTS"] = job["events"]
+    if job["ring"]:
+        env["FRTRACE_BUFFER_SIZE"] = job["ring"]
     if job["exit_dump"] or not hang:
         env["FRTRACE_DUMP_ON_EXIT"] = 1
     slow_ms = 0
@@ -432,9 +517,13 @@ def env_of(job, expected_dumps, hang):
     return {k: str(v) for k, v in env.items()}, settle
 
 
-def run_job(args, job, out, expected_dumps, hang):
+def run_job(args, job, out, expected_dumps, hang, early=False):
     """Runs the driver in out/ (dumps in out/dumps); returns (driver output, seconds, command)."""
     env, settle = env_of(job, expected_dumps, hang)
+    if early:
+        # an async error is dumped at once, perhaps before the other ranks stopped moving: the
+        # dumps that count are the later ones (the timeout, the signal, the trigger file)
+        env.update(DUMPS_EXPECTED="0", DEADLINE=str(-(-(settle + 1500) // 1000)))
     tag = "rrj%d-%d" % (os.getpid(), job["seed"])
     env.update(FRTRACE_DUMP_DIR=os.path.join(out, "dumps"),
                FRTRACE_TRIGGER_FILE=os.path.join(out, "trigger"), FAKE_SHM_TAG=tag)
@@ -487,11 +576,21 @@ def check_model(job, m, with_dump, out):
             continue
         es = [e for e in d.get("entries", []) if e.get("profiling_name") != "nccl:coalesced"]
         mo = [op for op in m["ops"][r] if op["kind"] != "stall"]
+        if job["ring"]:  # the ring keeps the newest entries, end markers of groups included
+            marked = []
+            for op in mo:
+                marked.append(op)
+                if op["kind"] == "recv" or op.get("label", (0, ""))[1] == "bcast":
+                    marked.append(None)
+            mo = [op for op in marked[-job["ring"]:] if op is not None]
         got = (len(es), sum(e.get("state") == "completed" for e in es))
         # a send/recv batch completes as one (its events sit around the group's end)
         want = (len(mo), sum(op["state"] == "completed" and (
-            op["kind"] != "send" or mo[i + 1]["state"] == "completed") for i, op in
-            enumerate(mo)))
+            op["kind"] != "send" or i + 1 == len(mo) or mo[i + 1]["state"] == "completed") and
+            (op.get("label", (0, ""))[1] not in GROUP or all(
+                o["state"] == "completed" for o in mo if o.get("label", (0, ""))[1] in GROUP
+                and o["label"][0] == op["label"][0])) for i, op in enumerate(mo)))
+        # the same for a coalesced group;
         # the fatal dump writes the states of the poller's last look (every 50 ms), never
         # newer: a rank that crashed may show fewer completed
         fatal = str(d.get("frtrace", {}).get("trigger", "")).startswith("fatal")
@@ -516,7 +615,8 @@ def run_seed(args, seed):
         m = model(job)
         with_dump, hang = dumped(job, m)
     exp, notes = expect(job, m, with_dump)
-    driver_out, job_s, cmd = run_job(args, job, out, len(with_dump), hang)
+    driver_out, job_s, cmd = run_job(args, job, out, len(with_dump), hang,
+                                     bool(m and m["broken"]))
     diffs = check_model(job, m, with_dump, out)
     db = os.path.join(out, "db.json")
     with open(db, "w") as f:
@@ -533,8 +633,10 @@ def run_seed(args, seed):
     if diffs:
         result, why = "model", "; ".join(diffs)
     else:
-        result, why = score(exp, got, run.returncode, "slow" if cls == "slow" else
-                            "healthy" if cls == "healthy" else cls, len(with_dump))
+        # stragglers are scored in healthy jobs and where a lone SLOW rank shows (H1)
+        result, why = score(exp, got, run.returncode, "healthy" if cls == "healthy" else
+                            "slow" if cls == "slow" and slow_shows(job) else cls,
+                            len(with_dump))
     row = {"seed": seed, "class": cls, "result": result, "why": why, "job": describe(job),
            "expected": exp, "got": got, "notes": notes, "job_s": job_s, "dir": out,
            "command": "cd %s && rm -rf dumps trigger && %s && %s -f json dumps" % (
