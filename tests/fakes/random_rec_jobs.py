@@ -35,7 +35,8 @@ derives the answer the evidence supports, by the rules of tests/sim/answer.py:
       (a collective), or for its peer (a receive);
   W2  culprits of a hang: the ranks the wait-for chains end at that are not seen waiting (a
       stopped CPU: SKIP; a dead rank with its fatal dump: CRASH; a communicator in error:
-      ASYNC_ERR, whose member takes no further part; a stream stalled before an operation every
+      ASYNC_ERR, whose member takes no further part, unless a member crashed: ncclRemoteError
+      is what a dead peer leaves the survivors; a stream stalled before an operation every
       peer reached: STALL; a stalled rank whose peers did not all reach that operation waits
       for them, as tests/sim says); a deadlock of waiting ranks is broken at the rank whose
       order the others contradict (OMIT: it left out a collective, then waits in the next
@@ -426,13 +427,20 @@ def expect(job, m, with_dump):
             elif stalled and job["events"] == 2:
                 notes.append("rank %d's stream stalled, waiting for %s there as well" % (
                     r, graph[r]))
+    dead = [q for q in range(n) if m["cpu"][q] == "dead"]
     for r in sorted(m["broken"]):
+        if r not in pending:
+            pending.append(r)
+        if dead:
+            # ncclRemoteError is what a dead peer leaves its communicator's survivors: the
+            # crash explains it, and the rank waits for the dead one
+            graph[r] = dead
+            notes.append("rank %d's communicator in error, beside the crash of %s" % (r, dead))
+            continue
         # its communicator reported an error (the fake: once it issued one collective too many):
         # it takes no further part there, whatever its stream is at (ASYNC_ERR)
         sinks.add(r)
         notes.append("W2: rank %d's communicator in error" % r)
-        if r not in pending:
-            pending.append(r)
     if not graph and not sinks and pending:
         # every member is in its oldest unfinished collective, none is seen missing: stuck, no
         # culprit the dumps show; a hang where the watchdog's timeout says so, else work in
@@ -635,7 +643,8 @@ def run_seed(args, seed):
     else:
         # stragglers are scored in healthy jobs and where a lone SLOW rank shows (H1)
         result, why = score(exp, got, run.returncode, "healthy" if cls == "healthy" else
-                            "slow" if cls == "slow" and slow_shows(job) else cls,
+                            "slow" if cls == "slow" and slow_shows(job) else
+                            "slow_unscored" if cls == "slow" else cls,
                             len(with_dump))
     row = {"seed": seed, "class": cls, "result": result, "why": why, "job": describe(job),
            "expected": exp, "got": got, "notes": notes, "job_s": job_s, "dir": out,
