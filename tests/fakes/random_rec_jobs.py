@@ -357,16 +357,17 @@ def expect(job, m, with_dump):
             hang["rank"], "InitRank (the others in ncclCommSplit)" if hang["where"] == "init"
             else "Destroy"))
         return exp, notes
-    # E3: the recorded calls of one collective (by the fakes' order per communicator) disagree
+    # E3: the recorded calls of one collective disagree. One collective: the same operation of
+    # the same step, which the recorder numbers alike on every rank that issued the same ones
+    # before it (a rank that left one out numbers the rest differently: it issued none of them)
     calls = {}
     for r in known:
         for op in m["ops"][r]:
             if op["kind"] == "coll":
-                calls.setdefault((comm_key(op["comm"], r), op["seq"]), []).append((r, op))
+                calls.setdefault((comm_key(op["comm"], r), op["label"]), []).append((r, op))
     odd = set()
     for key, cs in sorted(calls.items()):
-        if len(cs) < 2 or len({op["label"] for _, op in cs}) > 1 or \
-                len({op["count"] for _, op in cs}) == 1:
+        if len(cs) < 2 or len({op["count"] for _, op in cs}) == 1:
             continue
         sides = {}
         for r, op in cs:
@@ -377,8 +378,8 @@ def expect(job, m, with_dump):
         else:
             top = max(sides.values(), key=len)
             odd.update(r for r, _ in cs if r not in top)
-        notes.append("E3: %s #%d sizes %s" % (key[0], key[1], {c: sorted(v) for c, v in
-                                                               sides.items()}))
+        notes.append("E3: %s %s of step %d sizes %s" % (
+            key[0], key[1][1], key[1][0], {c: sorted(v) for c, v in sides.items()}))
     if odd:
         exp.update(status="mismatch", culprit_ranks=sorted(odd))
         return exp, notes
