@@ -84,6 +84,51 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
     }
 }
 
+/* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
+ * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker
+ * (the batch's `coalesced`); a lone send/recv has a number of its own, and a collective issued
+ * after it that carries the same count is neither. */
+static bool in_visible_batch(const fa_input *in, const fa_dump *d, uint32_t i) {
+    const fa_entry *e = &d->entries[i];
+    uint32_t pg = fa_entry_pg(in->store, e);
+    for (int side = -1; side <= 1; side += 2) {
+        if ((side < 0 && i == 0) || (side > 0 && i + 1 >= d->nentries)) continue;
+        const fa_entry *n = e + side;
+        const fa_opinfo *op = fa_store_op(in->store, fa_entry_traits(in->store, n)->name);
+        if (fa_entry_pg(in->store, n) == pg && fa_entry_p2p_seq(d, n) == fa_entry_p2p_seq(d, e) &&
+            (op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the member completed, in the group, work it issued after send/recv call c, c being
+ * part of a batch: a number it completed there (pg_status's last completed, a completed
+ * collective) above both counts that c's entries carry (collective_seq_id and p2p_seq_id: the
+ * group's collectives and send/recv launches so far, c's own included). Whichever counter gave
+ * that number (PyTorch's pg_status mixes them where send/recv ran), the work came after c. A
+ * batch runs on the group's own communicator and stream, as its collectives do, in issue
+ * order: it completed too (tests/sim seeds 4525, 4771, 9616: a batch at the end of an
+ * only-active dump, its entries left "scheduled" when its dropped end marker completed, and the
+ * group's next collective completed). Not a lone send/recv: PyTorch runs it on a communicator
+ * of the pair, its own stream, which later work does not wait for (real run gpu_error_1st:
+ * rank 3's send to 15 pending behind completed work of its pipeline group). Not gloo's (its
+ * calls block, its counters count op ids, a retired op may have failed). */
+static bool later_work_done(const fa_match *m, const fa_input *in, const fa_call *c,
+                            const fa_view *v) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    if (d->blocks_caller || v->completed_max < 1 ||
+        !in_visible_batch(in, d, fa_call_entry_index(m, c, 0)))
+        return false;
+    for (uint32_t k = 0; k < fa_call_nentries(m, c); k++) {
+        const fa_entry *e = fa_call_entry(m, in, c, k);
+        if (fa_entry_coll_seq(d, e) >= v->completed_max ||
+            fa_entry_p2p_seq(d, e) >= v->completed_max)
+            return false;
+    }
+    return true;
+}
+
 /* A send/recv whose entries still say pending while the member's own counters, where they
  * number send/recv alone (fa_view.counts_p2p), say it completed: its own number (the entry's
  * p2p_seq_id, from the same counter) is at most its last completed one. PyTorch leaves a
@@ -94,10 +139,11 @@ static void complete_p2p_by_counters(const fa_input *in, fa_match *m, const fa_o
         fa_call *c = &m->calls[o->first_call + i];
         const fa_view *v = view_of(m, o->group, c->member);
         const fa_dump *d = in->ranks[c->rank_index].dump;
-        if (c->state == FR_STATE_COMPLETED || !v->counts_p2p) continue;
-        bool done = true;
+        if (c->state == FR_STATE_COMPLETED) continue;
+        bool done = v->counts_p2p;
         for (uint32_t k = 0; k < fa_call_nentries(m, c) && done; k++)
             done = fa_entry_p2p_seq(d, fa_call_entry(m, in, c, k)) <= v->completed_max;
+        done |= later_work_done(m, in, c, v);
         c->state = done ? FR_STATE_COMPLETED : c->state;
     }
 }

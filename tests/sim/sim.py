@@ -76,11 +76,13 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      ended); one collective in flight everywhere with nothing queued behind it is ok.
  G1  Generation keeps the answer decidable, and says so: faults strike after the first step
      (every rank has used each of its groups, so dumps show memberships); a dump is drawn older
-     only when the evidence shows it (E8) — otherwise its moment changes nothing and it is
-     written as final; a ring keeps every unfinished entry (the frontier) and drops history; no
-     mismatch member loses its dump by damage or has it drawn older; under gloo the highest
-     rank keeps its dump (no gloo dump states the world size); damage never hides the last
-     visible wait of a hang, nor turns a healthy job's in-flight collective into a wait.
+     only when the evidence shows it (E8), in the dumps as finally drawn (an earlier rule
+     checked each draw alone, and a later draw could take its evidence away: seed 3303) —
+     otherwise its moment changes nothing and it is written as final; a ring keeps every
+     unfinished entry (the frontier) and drops history; no mismatch member loses its dump by
+     damage or has it drawn older; under gloo the highest rank keeps its dump (no gloo dump
+     states the world size); damage never hides the last visible wait of a hang, nor turns a
+     healthy job's in-flight collective into a wait.
 """
 import argparse
 import json
@@ -330,6 +332,7 @@ def plan_dumps(job, eng):
             if len(set(inst.sigs.values())) > 1:
                 keep.update(inst.members)
         cands = sorted(r for r in dumps if not dumps[r]["fatal"] and r not in keep)
+        final = {r: T[r] for r in dumps}
         for r in rng.sample(cands, min(len(cands), rng.choice([1, 1, 2, 3]))):
             first = eng.stream[r][0].issue_t if eng.stream[r] else 0.0
             t = first + rng.uniform(0.0, 1.0) * max(0.0, eng.t_stop - first)
@@ -342,6 +345,15 @@ def plan_dumps(job, eng):
                 dumps[r]["older"] = True
             else:
                 T[r] = saved  # G1: an older dump the evidence could not tell: not drawn
+        # G1, E8: a later draw can take away the evidence an earlier one rested on (seed 3303:
+        # rank 0 drawn older while rank 1's final dump proved it, then rank 1 drawn older too,
+        # leaving nothing that shows rank 0's dump older): each older dump must still be provable
+        # from the dumps as drawn, or it is written as final. Restoring a dump's moment only adds
+        # evidence for the others, so one pass settles it.
+        for r in sorted(dumps):
+            if dumps[r]["older"] and not older_provable(eng, r, T, known):
+                T[r] = dumps[r]["time"] = final[r]
+                dumps[r]["older"] = False
     if rc["ring_wanted"]:
         need, total = 1, None
         for r in dumps:

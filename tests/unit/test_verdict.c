@@ -2597,6 +2597,38 @@ static void send_recv_its_own_counters_completed_wait_for_nobody(void **state) {
     done(&j);
 }
 
+/* Rank 1's batch (send 1->2, recv 1<-0) ends its only-active dump, its entries left "scheduled"
+ * and its end marker dropped; its pg_status says it completed #3 in the group, a number above
+ * both counts the batch carries (collective #2 before it, send/recv #1 its own): work it issued
+ * after the batch completed on the group's stream, so the batch did too, and nobody waits. With
+ * #2 completed, the collective before the batch, nothing is proven; nor for a lone send (PyTorch
+ * runs it on a communicator of the pair, with its own stream: real run gpu_error_1st): rank 1
+ * still waits, a hang (sim seeds 4525, 4771, 9616; mutants lw01, lw02, lw03). */
+static void a_batch_behind_completed_work_is_done(void **state) {
+    for (int c = 0; c < 3; c++) {
+        int later = c != 1;
+        job j;
+        job_init(&j, 3);
+        group(&j, "2", "mesh_shard", "[0, 1, 2]");
+        coll(&j, "2", "all_reduce", 1, S("completed", "completed", "completed"));
+        coll(&j, "2", "all_reduce", 2, S("completed", "completed", "completed"));
+        j.p2p_coll_seq = 2;
+        p2p(&j, 1, "2", "send 1->2", 1, "scheduled");
+        if (c != 2) p2p(&j, 1, "2", "recv 1<-0", 1, "scheduled");
+        for (int r = 0; r < 3; r++)
+            snprintf(j.status[r], sizeof j.status[r],
+                     "\"2\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                     "\"last_completed_collective\": %d}",
+                     2 + later, 2 + later);
+        run(&j);
+        if (c == 0)
+            assert_culprits(&j, FA_STATUS_OK, "");
+        else
+            assert_culprits(&j, FA_STATUS_HANG, "2");
+        done(&j);
+    }
+}
+
 /* A recorder communicator of three, its members rebuilt from the comms of ranks 0 and 1; rank
  * 2's dump was cut inside its entries, before its comms: it takes the slot left (the one rank
  * that can), and its entries of the communicator are that group's, not a group of their own
@@ -2678,6 +2710,7 @@ static int run_partial_dump_tests(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_pending_collective_its_stream_went_past_is_older),
         cmocka_unit_test(send_recv_its_own_counters_completed_wait_for_nobody),
+        cmocka_unit_test(a_batch_behind_completed_work_is_done),
         cmocka_unit_test(a_cut_recorder_dump_joins_the_communicator_it_fills),
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
