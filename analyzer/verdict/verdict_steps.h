@@ -26,6 +26,9 @@ bool fa_vw_neighbor(const graph *g, size_t v, size_t k, uint32_t *w);
  * first wrong post's batch begins (INT64_MAX for none; NULL when out of memory). */
 bool *fa_vw_wrong_peer_ops(const decider *d);
 int64_t *fa_vw_wrong_end_records(const decider *d, const bool *drop);
+/* Whether every member pending in op (n states in d->members/d->states) is held there by its own
+ * wrong end (wrong_from): nobody waits on op's absent members. */
+bool fa_vw_held_by_wrong_end(const decider *d, size_t op, uint32_t n, const int64_t *wrong_from);
 /* The index in its dump of the first entry of the batch call c's first entry belongs to; the
  * record id of that entry for member's call in send/recv op `op` (INT64_MAX without one). */
 uint32_t fa_vw_batch_start(const decider *d, const fa_call *c);

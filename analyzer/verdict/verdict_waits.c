@@ -615,6 +615,16 @@ static bool cut_not_waited(const decider *d, const rank_facts *f, fa_member_stat
            (queued_all || (rec < INT64_MAX - 1 && rec <= f->open_head));
 }
 
+/* Whether op (its n expected states in d->members/d->states) waits on none of its absent
+ * members: a collective one member issued where nobody else went (fa_vw_lonely_op), a send/recv
+ * posted to the wrong peer, or an op whose every pending member is held by its own wrong end
+ * (fa_vw_held_by_wrong_end). */
+static bool waits_on_no_absent(const decider *d, size_t op, uint32_t n, size_t pending,
+                               const bool *wrong_peer, const int64_t *wrong_from) {
+    return (pending == 1 && fa_vw_lonely_op(d, (long)op)) || wrong_peer[op] ||
+           fa_vw_held_by_wrong_end(d, op, n, wrong_from);
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -670,7 +680,7 @@ int fa_vw_build_graph(decider *d) {
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
-        bool alone = (pending == 1 && fa_vw_lonely_op(d, (long)i)) || wrong_peer[i];
+        bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from);
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];

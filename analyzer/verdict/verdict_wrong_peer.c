@@ -380,3 +380,23 @@ int64_t *fa_vw_wrong_end_records(const decider *d, const bool *drop) {
     }
     return from;
 }
+
+/* Whether every member pending in op (its n expected states in d->members/d->states, as
+ * fa_vg_expected_states left them) is held there by its own send/recv to the wrong peer: op
+ * lies at or after the batch of that wrong end (wrong_from, fa_vw_wrong_end_records), whose
+ * stream runs nothing past it. Nobody then waits in op on anyone, so its absent members are
+ * waited for by nobody: a peer that only such an op names is no culprit (tests/sim seed 6644:
+ * rank 135 received from 138 instead of 134 in a batch that also sends to 136; 136's dump keeps
+ * only what is in flight and shows nothing, which proves nothing about that send, and 135 waits
+ * on no one there). False when nobody is pending. */
+bool fa_vw_held_by_wrong_end(const decider *d, size_t op, uint32_t n, const int64_t *wrong_from) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    bool pending = false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || fa_vg_call_record(d, op, d->members[k]) < wrong_from[node]) return false;
+        pending = true;
+    }
+    return pending;
+}

@@ -2750,6 +2750,27 @@ static void undescribed_groups_run_by_consecutive_numbers(void **state) {
     done(&j);
 }
 
+/* A ring of batches, each rank sending to the next and receiving from the one before, with
+ * dumps that keep only what is in flight (record ids start past 0). Rank 1 received from 3
+ * instead of 0: its batch (send 1->2, recv 1<-3) never completes, and 0's (send 0->1) waits on
+ * it. Ranks 2 and 3 show nothing: whether 2 received 1's send is unknown, and 1 waits there on
+ * nobody but itself (its own wrong recv holds its batch): 1 alone is the culprit (tests/sim
+ * seed 6644; mutation wp22). */
+static void a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 0; r < 4; r++) j.first_record[r] = 5;
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-3", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-3", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -2859,6 +2880,7 @@ int main(void) {
         cmocka_unit_test(a_waited_peer_that_waits_on_the_poster_excuses_nobody),
         cmocka_unit_test(a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
+        cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
