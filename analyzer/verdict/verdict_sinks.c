@@ -598,6 +598,14 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
 
+/* Whether the rank at `node` has its own entry in op `o`: it issued it, as its dump shows, not a
+ * state read from its counters (sim seed 10978: a rank blocked in a send/recv batch whose
+ * entries carry the group's collective count, read as pending in that collective). */
+static bool issued_it(const decider *d, size_t node, const fa_op *o) {
+    long pos = fa_group_position(&d->groups->v[o->group], d->facts[node].rank);
+    return pos >= 0 && fa_op_call(d->m, (size_t)(o - d->m->ops), (uint32_t)pos) != NULL;
+}
+
 /* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
  * never issued: it issued a later collective of the op's group, or the ranks that issued both
  * the op it waits in and the missing one ran the missing one first (program_order), or, for a
@@ -610,9 +618,10 @@ static bool went_past(const decider *d, size_t node, long missing_op) {
     if (ri < 0) return false;
     if (missing->is_p2p) return p2p_family_vote(d, node, missing) < 0;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
-        if (pending->group == missing->group) return pending->seq > missing->seq;
+        if (pending->group == missing->group && issued_it(d, node, pending))
+            return pending->seq > missing->seq;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
-        int order = program_order(d, ri, pending, missing);
+        int order = issued_it(d, node, pending) ? program_order(d, ri, pending, missing) : 0;
         if (order) return order < 0;
     }
     return false;
