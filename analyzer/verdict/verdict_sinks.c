@@ -378,40 +378,111 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
     return agree > contradict ? 1 : -1;
 }
 
-static bool blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
-                           size_t nmine) {
+/* The name (its traits' profiling name: kind and group-relative direction) of input rank ri's
+ * send or recv in `group` numbered p2p #seq, or -1 when it holds none. */
+static long p2p_name_at(const decider *d, size_t ri, uint32_t group, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    long slot = -1;
+    for (uint32_t k = 0; k < dump->npgs && slot < 0; k++)
+        if (fa_groups_find(d->groups, ri, dump->pgs[k].name) == (long)group) slot = k;
+    for (uint32_t i = 0; slot >= 0 && i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        if (t->pg != (uint32_t)slot || !t->is_p2p || fa_entry_p2p_seq(dump, e) != seq) continue;
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        if (op->is_send || op->is_recv) return (long)t->name;
+    }
+    return -1;
+}
+
+/* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
+ * (one program, tests/sim's pipeline groups) hold, at the member in the rank's place, the same
+ * numbered send/recv as it. Where they hold the one it has pending in G (its oldest there) by
+ * its number, it follows the program and has not got to the missing one: +1; where they hold
+ * another one there, it left out what the program has at that number and went on: -1 (sim seed
+ * 5944: rank 3 skipped its recv from 7 and posts its next send at the recv's number, which its
+ * sibling stages hold as that recv). Two voters at least and a majority decide; else 0. */
+static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) {
+    const fa_group *g = &d->groups->v[missing->group];
+    long pos = fa_group_position(g, d->facts[node].rank);
+    const fa_entry *own = NULL;
+    int64_t seq = INT64_MAX;
+    for (size_t e = d->g.edge_at[node]; pos >= 0 && e < d->g.edge_at[node + 1]; e++) {
+        uint32_t x = d->g.edges[e];
+        if (x < d->g.nrank_nodes) continue;
+        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
+        const fa_op *o = &d->m->ops[op];
+        const fa_call *c =
+            o->is_p2p && o->group == missing->group ? fa_op_call(d->m, op, (uint32_t)pos) : NULL;
+        if (!c) continue;
+        const fa_entry *ce = fa_call_entry(d->m, d->in, c, 0);
+        int64_t s = fa_entry_p2p_seq(d->in->ranks[c->rank_index].dump, ce);
+        if (s < seq) seq = s, own = ce;
+    }
+    if (!own) return 0;
+    uint32_t name = fa_entry_traits(d->in->store, own)->name;
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
+        const fa_group *sib = &d->groups->v[gi];
+        if (sib == g || sib->nmembers != g->nmembers || !one_family(sib, g)) continue;
+        long ri = fa_input_find(d->in, sib->members[pos]);
+        long at = ri >= 0 ? p2p_name_at(d, (size_t)ri, (uint32_t)gi, seq) : -1;
+        if (at < 0) continue;
+        asked++;
+        if ((uint32_t)at == name)
+            agree++;
+        else
+            contradict++;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+/* The order of the op the rank waits in and `missing_op`, the one others wait for it in: +1 when
+ * its history (or its peers') puts the pending op first (it is blocked before reaching the
+ * missing one), -1 when the missing op comes first (it went past it: it skipped it), 0 when
+ * nothing tells. */
+static int pending_order(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                         size_t nmine) {
     const rank_facts *f = &d->facts[node];
     long ri = fa_input_find(d->in, f->rank);
     const fa_op *missing = &d->m->ops[missing_op], *pending;
-    if (ri < 0 || missing->is_p2p) return false;
+    if (ri < 0) return 0;
+    if (missing->is_p2p) return p2p_family_vote(d, node, missing);
     /* one group first (launch-numbered dumps, where another op took the missing one's number):
      * pending before it, the rank never got there; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
-        if (pending->group == missing->group) return pending->seq < missing->seq;
+        if (pending->group == missing->group) return pending->seq < missing->seq ? 1 : -1;
     /* across groups, in a job of two ranks: each side's history holds its own order only and no
      * third rank says which one the program runs (tests/sim's E11: both are named, as the two
      * sides of a two-member mismatch; seeds 6689, 5155) */
-    if (d->nfacts <= 2) return false;
+    if (d->nfacts <= 2) return 0;
     /* the component's vote, then the others' histories: where the ranks that issued the two
      * ops ran them in one order */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         int order = pending->group != missing->group
                         ? order_vote(d, mine, nmine, node, pending, missing)
                         : 0;
-        if (order) return order > 0;
+        if (order) return order;
     }
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         int order = program_order(d, ri, pending, missing);
-        if (order) return order > 0;
+        if (order) return order;
     }
-    if (missing->seq < 2) return false;
+    if (missing->seq < 2) return 0;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         if (pending->seq < 2) continue;
         int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
         int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
-        if (before_pending >= 0 && before_missing >= 0) return before_pending < before_missing;
+        if (before_pending >= 0 && before_missing >= 0)
+            return before_pending < before_missing ? 1 : -1;
     }
-    return false;
+    return 0;
+}
+
+static bool blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                           size_t nmine) {
+    return pending_order(d, node, missing_op, mine, nmine) > 0;
 }
 
 /* Whether the rank waits in a lonely op: whatever its history says, it went there alone. */
@@ -525,6 +596,95 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     for (size_t k = 0; k < nranks; k++) behind_unknown |= d->facts[mine[k]].behind_excused;
     if (excused < candidates || behind_unknown) return;
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
+}
+
+/* Whether the rank at `node` has its own entry in op `o`: it issued it, as its dump shows, not a
+ * state read from its counters (sim seed 10978: a rank blocked in a send/recv batch whose
+ * entries carry the group's collective count, read as pending in that collective). */
+static bool issued_it(const decider *d, size_t node, const fa_op *o) {
+    long pos = fa_group_position(&d->groups->v[o->group], d->facts[node].rank);
+    return pos >= 0 && fa_op_call(d->m, (size_t)(o - d->m->ops), (uint32_t)pos) != NULL;
+}
+
+/* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
+ * never issued: it issued a later collective of the op's group, or the ranks that issued both
+ * the op it waits in and the missing one ran the missing one first (program_order), or, for a
+ * send/recv, the sibling groups of its family hold another operation at the number of the one it
+ * has pending (p2p_family_vote). Stricter than pending_order, whose other readings (a voter
+ * holding only the missing op, the step before) weigh a cycle that is judged anyway. */
+static bool went_past(const decider *d, size_t node, long missing_op) {
+    long ri = fa_input_find(d->in, d->facts[node].rank);
+    const fa_op *missing = &d->m->ops[missing_op], *pending;
+    if (ri < 0) return false;
+    if (missing->is_p2p) return p2p_family_vote(d, node, missing) < 0;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group && issued_it(d, node, pending))
+            return pending->seq > missing->seq;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = issued_it(d, node, pending) ? program_order(d, ri, pending, missing) : 0;
+        if (order) return order < 0;
+    }
+    return false;
+}
+
+/* Whether the component (not a sink: it waits on ranks outside too) is held by itself: a rank
+ * in it with a dump as new as its peers' is absent from one of its ops, and its history shows it
+ * went past that op (pending_order: it skipped it), while what it waits in waits, through the
+ * cycle, on that op. No rank outside can release it, whatever they did: the skip is a root
+ * cause even beside a rank whose dump is missing, older or cut, which everyone there waits on
+ * too (sim seeds 3318, 894: a rank that left out an all_reduce and went on, and a rank whose dump
+ * is unreadable or cut, named alone for the waits the skip explains). */
+static bool holds_itself(const decider *d, const uint32_t *ops, size_t nops) {
+    size_t nabsent = 0;
+    absence *absent = component_absences(d, ops, nops, &nabsent);
+    bool held = false;
+    for (size_t k = 0; absent && k < nabsent && !held; k++) {
+        const rank_facts *f = &d->facts[absent[k].rank];
+        if (!f->has_dump || f->stale || waits_alone(d, absent[k].rank)) continue;
+        long op = d->g.op_of_node[absent[k].op - d->g.nrank_nodes];
+        held = went_past(d, absent[k].rank, op);
+    }
+    free(absent);
+    return held;
+}
+
+/* Per component, whether judge_sinks judges it though it is no sink: it holds itself. NULL when
+ * out of memory. */
+static bool *self_held(const decider *d, const bool *leaves, const size_t *at,
+                       const uint32_t *nodes) {
+    bool *held = calloc(d->ncomps + 1, 1);
+    for (uint32_t c = 0; held && c < d->ncomps; c++) {
+        if (!leaves[c]) continue;
+        const uint32_t *mine = nodes + at[c];
+        size_t nmine = at[c + 1] - at[c], nranks = 0;
+        while (nranks < nmine && mine[nranks] < d->nfacts) nranks++;
+        held[c] = nranks > 1 && holds_itself(d, mine + nranks, nmine - nranks);
+    }
+    return held;
+}
+
+/* Per component, how it is waited on from outside: WAITED_BY_HELD from a component that holds
+ * itself, WAITED_BY_OTHER from any other. NULL when out of memory. */
+enum { WAITED_BY_HELD = 1, WAITED_BY_OTHER = 2 };
+
+static uint8_t *waited_from(const decider *d, const bool *held) {
+    uint8_t *by = calloc(d->ncomps + 1, 1);
+    for (size_t n = 0; by && n < d->g.nnodes; n++)
+        for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
+            uint32_t c = d->comp[d->g.edges[e]];
+            if (c != d->comp[n]) by[c] |= held[d->comp[n]] ? WAITED_BY_HELD : WAITED_BY_OTHER;
+        }
+    return by;
+}
+
+/* Whether a sink component of ranks mine[0..nranks) holds only ranks of unknown state (no
+ * readable dump, an older or cut one) and is waited on only from components that hold
+ * themselves (`by`, waited_from): whatever those ranks did, the waits on them are explained, and
+ * they may have stopped too (an alternative), no culprits of their own. */
+static bool explained_unknowns(const decider *d, uint8_t by, const uint32_t *mine, size_t nranks) {
+    for (size_t k = 0; k < nranks; k++)
+        if (d->facts[mine[k]].has_dump && !d->facts[mine[k]].stale) return false;
+    return nranks > 0 && by == WAITED_BY_HELD;
 }
 
 /* A send or recv that one side posted and the other never did, in a sink, filed under `who`: the
@@ -704,7 +864,8 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
 }
 
 void fa_vs_judge_sinks(decider *d) {
-    bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1);
+    bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1), *held = NULL;
+    uint8_t *by = NULL;
     size_t *at = NULL;
     uint32_t *nodes = NULL;
     if (!leaves || !busy || nodes_by_component(d, &at, &nodes)) goto out;
@@ -719,11 +880,19 @@ void fa_vs_judge_sinks(decider *d) {
     }
     size_t first = d->findings->n;
     fa_imap missing = { 0 };
+    held = self_held(d, leaves, at, nodes);
+    by = held ? waited_from(d, held) : NULL;
+    if (!by) goto out;
     for (uint32_t c = 0; c < d->ncomps; c++) {
-        if (leaves[c]) continue;
+        if (leaves[c] && !held[c]) continue;
         const uint32_t *mine = nodes + at[c];
         size_t nmine = at[c + 1] - at[c], nranks = 0;
         while (nranks < nmine && mine[nranks] < d->nfacts) nranks++; /* rank nodes come first */
+        if (!leaves[c] && explained_unknowns(d, by[c], mine, nranks)) {
+            for (size_t k = 0; k < nranks; k++)
+                if (d->facts[mine[k]].waited) fa_ranks_add(&d->maybe_also, d->facts[mine[k]].rank);
+            continue;
+        }
         bool any_lag = false, any_waited = false, any_broken = false;
         for (size_t k = 0; k < nranks; k++) {
             size_t r = mine[k];
@@ -770,6 +939,8 @@ void fa_vs_judge_sinks(decider *d) {
 out:
     free(leaves);
     free(busy);
+    free(held);
+    free(by);
     free(at);
     free(nodes);
 }
