@@ -41,6 +41,7 @@ typedef enum fa_cause {
     FA_CAUSE_ASYNC_ERROR,   /* its communicator reported an asynchronous NCCL error */
     FA_CAUSE_UNREADABLE,    /* missing_dump: the rank's file exists but was rejected (unreadable) */
     FA_CAUSE_NEVER_STARTED, /* state_mismatch: others started it on the GPU, these never did */
+    FA_CAUSE_TIMEOUT,       /* stuck_collective: scheduled everywhere past a watchdog's timeout */
 } fa_cause;
 
 typedef struct fa_finding {

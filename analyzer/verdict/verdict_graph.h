@@ -43,6 +43,8 @@ typedef struct rank_facts {
     bool crashed;      /* its dump was written from a fatal signal's handler */
     int signal;        /* that signal's number, 0 unknown */
     bool stuck_in_api; /* it dumped because a thread was stuck inside an NCCL call */
+    bool timed_out;    /* its dump says its watchdog timed out: its oldest pending op ran past
+                        * the timeout (recorder trigger "timeout") */
     long broken_op;    /* the op most ranks wait on it in, in a group where it is broken; -1 */
     size_t broken_waiters;
     bool maybe_in_p2p;   /* idle, but may be blocked in a send/recv its backend did not record */

@@ -156,6 +156,51 @@ static void describe_missing(decider *d, fa_finding *x) {
     free(who);
 }
 
+/* Whether op is the oldest call not completed in the dump of a member whose own watchdog timed
+ * out (rank_facts.timed_out): the recorder dumps "timeout" for its oldest pending entry once that
+ * outlived the timeout, so the dump proves this op ran past it. */
+static bool timed_out_here(const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        const fa_call *c = &d->m->calls[o->first_call + k];
+        const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+        long node = fa_vg_rank_node(d, d->in->ranks[c->rank_index].rank);
+        if (node < 0 || !d->facts[node].timed_out || d->facts[node].stale) continue;
+        int64_t rec = fa_call_record_id(d->m, d->in, c, 0);
+        bool oldest = true;
+        for (uint32_t i = 0; i < dump->nentries && oldest; i++)
+            oldest =
+                fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED ||
+                fa_entry_record_id(dump, &dump->entries[i]) >= rec;
+        if (oldest) return true;
+    }
+    return false;
+}
+
+/* Every member has op scheduled, none started it (no start events recorded: FRTRACE_GPU_EVENTS=1
+ * writes end events only), none completed it, with work queued behind it, and a member's own
+ * watchdog timed out on it: not a snapshot of a running job (the contract's ok) but a collective
+ * stuck past the timeout, like one started everywhere (random_rec_jobs seed 253: a stream stalled
+ * before all_reduce #7, every rank's dump showing it scheduled). No culprit: the dumps do not
+ * show whose stream stopped. */
+static void judge_timed_out(decider *d, size_t op, const fa_ranks *scheduled, bool queued) {
+    const fa_op *o = &d->m->ops[op];
+    if (!queued || o->is_p2p || scheduled->n != fa_vg_expected_states(d, op) ||
+        !timed_out_here(d, op) || find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0))
+        return;
+    fa_finding *x = fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
+    if (!x) return;
+    x->cause = FA_CAUSE_TIMEOUT;
+    for (size_t i = 0; i < scheduled->n; i++) fa_ranks_add(&x->others, scheduled->v[i]);
+    char group[300], label[200];
+    fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+    fa_finding_set_detail(x,
+                          "every member has %s %s pending and none completed it, with more work "
+                          "queued behind, past the watchdog's timeout: suspect the GPU or the "
+                          "network",
+                          group, label);
+}
+
 /* Every member joined, nothing is missing: who never started it, or is it simply stuck?
  * nodes[0..nn) are the component's nodes, ascending. */
 static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
@@ -215,6 +260,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
                                       group, label);
             }
         }
+        if (!started.n) judge_timed_out(d, op, &scheduled, queued);
         fa_ranks_free(&started);
         fa_ranks_free(&scheduled);
     }

@@ -155,9 +155,16 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
             c->others_verb = "completed it";
         }
         break;
-    case FA_STUCK_COLLECTIVE:
-        snprintf(c->verb, sizeof c->verb,
-                 "%s started on every member and never completed (suspect GPU or network)", where);
+    case FA_STUCK_COLLECTIVE: /* no start events: pending everywhere past the timeout */
+        if (f->cause == FA_CAUSE_TIMEOUT)
+            snprintf(c->verb, sizeof c->verb,
+                     "%s pending on every member past the watchdog's timeout (suspect GPU or "
+                     "network)",
+                     where);
+        else
+            snprintf(c->verb, sizeof c->verb,
+                     "%s started on every member and never completed (suspect GPU or network)",
+                     where);
         break;
     case FA_TYPE_MISMATCH:
     case FA_DTYPE_MISMATCH:

@@ -94,7 +94,8 @@ int fa_vw_collect_ranks(decider *d) {
     return 0;
 }
 
-/* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api", and
+/* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api",
+ * "timeout" (its watchdog saw its oldest pending op outlive the timeout), and
  * communicators in state "async_error:X". PyTorch dumps have no trigger and no comms. */
 int fa_vw_read_self_reports(decider *d) {
     static const char fatal[] = FR_TRIGGER_FATAL_PREFIX, async[] = FR_COMM_ASYNC_ERROR_PREFIX;
@@ -110,6 +111,7 @@ int fa_vw_read_self_reports(decider *d) {
             f->signal = *end || signal < 0 || signal > 1000 ? 0 : (int)signal;
         }
         f->stuck_in_api = dump->trigger && strcmp(dump->trigger, FR_TRIGGER_STUCK_IN_API) == 0;
+        f->timed_out = dump->trigger && strcmp(dump->trigger, FR_TRIGGER_TIMEOUT) == 0;
         for (uint32_t c = 0; c < dump->ncomms; c++) {
             const char *state = dump->comms[c].state;
             long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);

@@ -2778,6 +2778,31 @@ static void a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for(void **s
     done(&j);
 }
 
+/* End events only (FRTRACE_GPU_EVENTS=1: nothing is ever "started"): every rank has all_reduce
+ * #2 scheduled with #3 queued behind it. From a running job that is ok; but rank 0's dump says its
+ * own watchdog timed out, on #2, its oldest pending op: the collective is stuck past the timeout,
+ * hang with stuck_collective and no culprit (random_rec_jobs seeds 253, 354, 406, 532; mutant
+ * to01). Without that word the same entries stay ok. */
+static void a_collective_scheduled_everywhere_past_a_timeout_is_stuck(void **state) {
+    for (int timed_out = 0; timed_out < 2; timed_out++) {
+        job j;
+        job_init(&j, 3);
+        coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+        coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled"));
+        coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", "scheduled"));
+        for (int r = 0; r < 3; r++)
+            snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                     "{\"global_rank\": %d, \"trigger\": \"%s\", \"version\": \"1\"}", r,
+                     r == 0 && timed_out ? "timeout" : "trigger_file");
+        run(&j);
+        assert_culprits(&j, timed_out ? FA_STATUS_HANG : FA_STATUS_OK, "");
+        const fa_finding *x = finding(&j, FA_STUCK_COLLECTIVE);
+        assert_true(timed_out ? x && j.a.match.ops[x->op].seq == 2 : !x);
+        if (x) assert_int_equal(x->cause, FA_CAUSE_TIMEOUT);
+        done(&j);
+    }
+}
+
 /* The cases of dumps that end before the others' (older, or cut short) and of counters that say
  * more than the entries: a group of their own, main's list being long enough. */
 static int run_partial_dump_tests(void) {
@@ -2958,6 +2983,7 @@ int main(void) {
         cmocka_unit_test(a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
         cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
+        cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
