@@ -297,11 +297,42 @@ static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
     return NULL;
 }
 
+/* Whether undescribed groups a and b are one group shifted: of one size (two or more), b's
+ * member at each group rank that of a plus one offset, every member known. The groups of one
+ * dimension of a Megatron or DeviceMesh layout are so ({12,44}, {16,48}); a group of another
+ * dimension may be too (pipeline and embedding groups of two stages), so the callers match an
+ * op's counterpart by its name and number as well. */
+static bool shifted(const fa_group *a, const fa_group *b) {
+    if (a->nmembers != b->nmembers || a->nmembers < 2 || a->members[0] < 0 || b->members[0] < 0)
+        return false;
+    int64_t offset = b->members[0] - a->members[0];
+    for (uint32_t p = 1; p < a->nmembers; p++)
+        if (a->members[p] < 0 || b->members[p] < 0 || b->members[p] - a->members[p] != offset)
+            return false;
+    return true;
+}
+
 /* Whether groups a and b are of one family (one description, named by the program: the groups
- * of an SPMD program's family run the same numbered collectives in the same order). */
+ * of an SPMD program's family run the same numbered collectives in the same order; without a
+ * description, as the recorder and gloo jobs often leave them, one group shifted: tests/sim
+ * seeds 4058, 5690, where a rank ran its data-parallel collective on its pipeline or tensor
+ * group and only the shifted groups of the other ranks said which order the program runs). */
 static bool one_family(const fa_group *a, const fa_group *b) {
-    return a == b || (a->desc[0] && strcmp(a->desc, "default_pg") != 0 &&
-                      strcmp(a->desc, "undefined") != 0 && strcmp(a->desc, b->desc) == 0);
+    if (a == b) return true;
+    if (fa_desc_says_nothing(a->desc) && fa_desc_says_nothing(b->desc)) return shifted(a, b);
+    return a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, "undefined") != 0 &&
+           strcmp(a->desc, b->desc) == 0;
+}
+
+/* Whether group g may hold the counterpart of an op of group `of`, asked beside an op of group
+ * `other`: of itself, or a group of its family, unless g is undescribed and of other's family
+ * too (a pipeline and an embedding group of the same two stages are one group shifted each: an
+ * all_reduce #1 in a rank's embedding group is no counterpart of an all_reduce #1 that another
+ * ran in its pipeline group, nor of its embedding one, when either may be meant). */
+static bool stands_for(const fa_group *g, const fa_group *of, const fa_group *other) {
+    if (g == of) return true;
+    if (!one_family(g, of)) return false;
+    return !fa_desc_says_nothing(g->desc) || (g != other && !one_family(g, other));
 }
 
 enum { ORDER_WITNESSES = 8 };
@@ -320,9 +351,9 @@ static int witness_order(const decider *d, size_t wi, const fa_op *first, const 
             continue;
         long g = fa_groups_find(d->groups, wi, dump->pgs[fa_entry_pg(d->in->store, e)].name);
         if (g < 0) continue;
-        if (at_first < 0 && seq == first->seq && one_family(&d->groups->v[g], gf))
+        if (at_first < 0 && seq == first->seq && stands_for(&d->groups->v[g], gf, gs))
             at_first = fa_entry_record_id(dump, e);
-        else if (at_second < 0 && seq == second->seq && one_family(&d->groups->v[g], gs))
+        else if (at_second < 0 && seq == second->seq && stands_for(&d->groups->v[g], gs, gf))
             at_second = fa_entry_record_id(dump, e);
     }
     return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
@@ -375,7 +406,7 @@ enum { MAX_ORDER_VOTERS = 64 };
 
 /* The record_id of input rank ri's entry that stands where op does (its seq and name, in op's
  * group or one of its family), or -1. */
-static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
+static int64_t counterpart(const decider *d, size_t ri, const fa_op *op, const fa_op *other) {
     const fa_entry *rep = fa_op_rep_entry(d->m, op);
     if (!rep) return -1;
     uint32_t name = fa_entry_traits(d->in->store, rep)->name;
@@ -385,7 +416,8 @@ static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
         const fa_traits *t = fa_entry_traits(d->in->store, e);
         if (t->is_p2p || t->name != name || fa_entry_coll_seq(dump, e) != op->seq) continue;
         long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
-        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group]))
+        if (gi >= 0 &&
+            stands_for(&d->groups->v[gi], &d->groups->v[op->group], &d->groups->v[other->group]))
             return fa_entry_record_id(dump, e);
     }
     return -1;
@@ -393,13 +425,63 @@ static int64_t counterpart(const decider *d, size_t ri, const fa_op *op) {
 
 /* Whether input rank ri is a member of a group of op's family: only then does the lack of its
  * counterpart say that it has not got there yet. */
-static bool in_family(const decider *d, size_t ri, const fa_op *op) {
+static long family_group(const decider *d, size_t ri, const fa_op *op) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
         long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
-        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group])) return true;
+        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group])) return gi;
+    }
+    return -1;
+}
+
+static bool in_family(const decider *d, size_t ri, const fa_op *op) {
+    return family_group(d, ri, op) >= 0;
+}
+
+/* Whether input rank ri's dump would hold its entry numbered seq in group gi, had the rank
+ * issued one: it kept every entry from its first (record_id 0), or it holds an entry of that
+ * group numbered below seq (a send/recv too, where the recorder numbers launches alike); a ring
+ * drops the oldest entries, never one between two it kept. */
+static bool window_reaches(const decider *d, size_t ri, long gi, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    if (dump->nentries && fa_entry_record_id(dump, &dump->entries[0]) == 0) return true;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        int64_t n = fa_entry_traits(d->in->store, e)->is_p2p
+                        ? (dump->launch_numbered ? fa_entry_p2p_seq(dump, e) : -1)
+                        : fa_entry_coll_seq(dump, e);
+        if (n >= 1 && n < seq &&
+            fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) == gi)
+            return true;
     }
     return false;
+}
+
+/* The group of op's family that input rank ri is a member of, by the job's groups (its dump
+ * need not name a group it never ran anything in), or -1. */
+static long member_of_family(const decider *d, size_t ri, const fa_op *op) {
+    const fa_group *of = &d->groups->v[op->group];
+    for (size_t gi = 0; gi < d->groups->n; gi++)
+        if (one_family(of, &d->groups->v[gi]) &&
+            fa_group_position(&d->groups->v[gi], d->in->ranks[ri].rank) >= 0)
+            return (long)gi;
+    return -1;
+}
+
+/* Whether input rank ri's dump proves it has not issued op's counterpart, which it lacks: where
+ * op's group has a description, as before, its lack (the families' voters' word, real random
+ * seeds 35, 161); in an undescribed group's family (one group shifted), only a dump that keeps
+ * completed entries (not an only-active one, which drops them: sim seed 1145) and whose window
+ * reaches back below op's number in its group of that family. */
+static bool absent_proven(const decider *d, size_t ri, const fa_op *op) {
+    if (!fa_desc_says_nothing(d->groups->v[op->group].desc)) return true;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    bool keeps_completed = false;
+    for (uint32_t i = 0; i < dump->nentries && !keeps_completed; i++)
+        keeps_completed =
+            fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED;
+    long gi = member_of_family(d, ri, op);
+    return keeps_completed && gi >= 0 && window_reaches(d, ri, gi, op->seq);
 }
 
 /* +1 when the ranks of the component mine[0..n) other than `node` that are members of both
@@ -414,10 +496,11 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
             !in_family(d, (size_t)ri, missing))
             continue;
         asked++;
-        int64_t p = counterpart(d, (size_t)ri, pending), m = counterpart(d, (size_t)ri, missing);
-        if (m >= 0 && (p < 0 || m < p))
+        int64_t p = counterpart(d, (size_t)ri, pending, missing),
+                m = counterpart(d, (size_t)ri, missing, pending);
+        if (m >= 0 && (p < 0 ? absent_proven(d, (size_t)ri, pending) : m < p))
             contradict++;
-        else if (p >= 0 && (m < 0 || p < m))
+        else if (p >= 0 && (m < 0 ? absent_proven(d, (size_t)ri, missing) : p < m))
             agree++;
     }
     if (agree + contradict < 2 || agree == contradict) return 0;
@@ -484,6 +567,57 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
     return agree > contradict ? 1 : -1;
 }
 
+/* One voter's word for sibling_vote: +1 it issued `pending`'s counterpart first, -1
+ * `missing`'s, 0 it cannot say. A voter that holds one op's counterpart and not the other's says
+ * which came first only when its window reaches back below the absent one's number. */
+static int sibling_word(const decider *d, size_t ri, const fa_op *pending, const fa_op *missing) {
+    long pg = member_of_family(d, ri, pending), mg = member_of_family(d, ri, missing);
+    if (pg < 0 || mg < 0) return 0;
+    int64_t pr = counterpart(d, ri, pending, missing), mr = counterpart(d, ri, missing, pending);
+    if (mr >= 0 &&
+        (pr >= 0 ? mr < pr
+                 : window_reaches(d, ri, pg, pending->seq) && absent_proven(d, ri, pending)))
+        return -1;
+    if (pr >= 0 &&
+        (mr >= 0 ? pr < mr
+                 : window_reaches(d, ri, mg, missing->seq) && absent_proven(d, ri, missing)))
+        return 1;
+    return 0;
+}
+
+/* The word of the job's ranks where the component's cannot tell (a cycle of two ranks that
+ * only wait on each other, in two groups they share): the members, by the job's groups, with a
+ * fresh dump and not waited on for an op they never issued themselves (accused), of the groups
+ * of either op's family (their own groups and the sibling groups, which run the same program),
+ * as order_vote asks its voters, each once. +1 pending first, -1 missing first, 0 undecided
+ * (fewer than two voters, or a tie). Where the two groups are a pipeline and an embedding group
+ * of the same two stages without descriptions, no sibling can tell them apart (stands_for) and
+ * the cycle stays undecided (sim seeds 4996, 7859). */
+static int sibling_vote(const decider *d, size_t node, const fa_op *pending, const fa_op *missing) {
+    const fa_group *fams[] = { &d->groups->v[pending->group], &d->groups->v[missing->group] };
+    size_t voters[MAX_ORDER_VOTERS], nvoters = 0;
+    int agree = 0, contradict = 0;
+    for (int f = 0; f < 2; f++)
+        for (size_t gi = 0; gi < d->groups->n && nvoters < MAX_ORDER_VOTERS; gi++) {
+            const fa_group *g = &d->groups->v[gi];
+            if (!one_family(fams[f], g)) continue;
+            for (uint32_t p = 0; p < g->nmembers && nvoters < MAX_ORDER_VOTERS; p++) {
+                long ri = g->member_input[p], vn = ri >= 0 ? fa_vg_rank_node(d, g->members[p]) : -1;
+                if (vn < 0 || (size_t)vn == node || d->facts[vn].stale || accused(d, (size_t)ri))
+                    continue;
+                bool asked = false;
+                for (size_t k = 0; k < nvoters && !asked; k++) asked = voters[k] == (size_t)ri;
+                if (asked) continue;
+                voters[nvoters++] = (size_t)ri;
+                int says = sibling_word(d, (size_t)ri, pending, missing);
+                agree += says > 0;
+                contradict += says < 0;
+            }
+        }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
 /* The order of the op the rank waits in and `missing_op`, the one others wait for it in: +1 when
  * its history (or its peers') puts the pending op first (it is blocked before reaching the
  * missing one), -1 when the missing op comes first (it went past it: it skipped it), 0 when
@@ -513,6 +647,10 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
     }
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
         int order = program_order(d, ri, pending, missing);
+        if (order) return order;
+    }
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = pending->group != missing->group ? sibling_vote(d, node, pending, missing) : 0;
         if (order) return order;
     }
     if (missing->seq < 2) return 0;

@@ -2703,6 +2703,69 @@ static void a_batch_behind_completed_work_is_done(void **state) {
     }
 }
 
+/* Groups 1 {0, 1} and 2 {2, 3} have no description: one group shifted, one family (the tensor
+ * groups of a layout). Each step runs a tensor all_reduce, then default_pg's; rank 3 ran its next
+ * tensor all_reduce (#2) instead of default_pg #1, where 0-2 wait for it, while it waits for 2 in
+ * group 2. Ranks 2 and 3 alone cannot tell whose order is the program's; ranks 0 and 1, in the
+ * shifted group 1, ran default_pg #1 with no tensor #2 before it: rank 3 is the culprit, rank 2
+ * blocked before (sim seeds 5690, 4058; mutant gw01). */
+static void shifted_undescribed_groups_tell_the_order(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 3, "2", "all_reduce", 2, "started");
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* Pipeline groups 3 {0, 2}, 4 {1, 3} and embedding groups 5 {0, 2}, 6 {1, 3}: each pair runs
+ * embedding #1, #2, then pipeline #1. Rank 3 ran pipeline #1 before embedding #2: it waits for 1
+ * there, 1 waits for it in embedding #2, and nobody else waits on either. The cycle's two ranks
+ * each hold their own order only; the other pair, outside the cycle, ran embedding #2 first:
+ * rank 3 is the culprit, rank 1 blocked before (sim seeds 4058, 9650; mutant gw02). */
+static void the_sibling_pair_outside_a_cycle_tells_its_order(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "3", "PP", "[0, 2]");
+    group(&j, "4", "PP", "[1, 3]");
+    group(&j, "5", "EMB", "[0, 2]");
+    group(&j, "6", "EMB", "[1, 3]");
+    coll(&j, "5", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "6", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    coll(&j, "5", "all_reduce", 2, S("completed", NULL, "completed", NULL));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    rec(&j, 1, "6", "all_reduce", 2, "started");
+    rec(&j, 3, "4", "all_reduce", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* The same groups, but 1 {0, 1} and 2 {0, 1} both shifted from 3 {2, 3} (a pipeline and an
+ * embedding group of two stages): rank 3 ran all_reduce #1 on group 3, waiting there for 2,
+ * while 2 waits for it in group 4 {2, 3}'s all_reduce #2. Rank 0's all_reduce #1 in group 1 may
+ * stand for either op: nobody can tell the order, and both are named (mutant gw03). */
+static void a_group_shifted_from_both_ops_witnesses_neither(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "3", "undefined", "[2, 3]");
+    group(&j, "4", "undefined", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "4", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("completed", "completed", NULL, NULL));
+    rec(&j, 2, "4", "all_reduce", 2, "started");
+    rec(&j, 3, "3", "all_reduce", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2,3");
+    done(&j);
+}
+
 /* A recorder communicator of three, its members rebuilt from the comms of ranks 0 and 1; rank
  * 2's dump was cut inside its entries, before its comms: it takes the slot left (the one rank
  * that can), and its entries of the communicator are that group's, not a group of their own
@@ -2810,6 +2873,9 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(a_pending_collective_its_stream_went_past_is_older),
         cmocka_unit_test(send_recv_its_own_counters_completed_wait_for_nobody),
         cmocka_unit_test(a_batch_behind_completed_work_is_done),
+        cmocka_unit_test(shifted_undescribed_groups_tell_the_order),
+        cmocka_unit_test(the_sibling_pair_outside_a_cycle_tells_its_order),
+        cmocka_unit_test(a_group_shifted_from_both_ops_witnesses_neither),
         cmocka_unit_test(a_cut_recorder_dump_joins_the_communicator_it_fills),
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
