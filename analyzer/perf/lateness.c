@@ -77,6 +77,7 @@ static void read_call(const fa_late_env *env, const fa_call *c, bool blocking, f
         t->done[i] = fa_time_completed(d, last);
         t->duration[i] = fa_time_duration(d, first);
         t->ready[i] = blocking ? fa_ready_ns(env->ready, env->m, c) : 0;
+        if (blocking && fa_held_unrecorded(env->ready, env->m, c)) t->ready[i] = t->arrival[i];
         int64_t next = blocking ? fa_time_created(d, last + 1) : 0;
         if (next && t->arrival[i]) t->stay[i] = (double)(next - t->arrival[i]) / 1e6;
         int64_t before = first ? fa_time_completed(d, first - 1) : 0;

@@ -42,6 +42,97 @@ static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, i
     for (size_t i = 0; i < known; i++) next_ready[s->call[i]] = done + (int64_t)s->others[i];
 }
 
+/* Per input rank and group slot of its dump (pg_at[rank] + slot): at how many recorded
+ * operations of the group its stay is known (known[]), and at how many it waited for a peer
+ * (waits[]): it arrived before the last member by the tolerance or more and stayed longer than
+ * the member that stayed least by as much (a stay is on the rank's own clock, but it also holds
+ * the rank's own work before its next call: a rank that pauses after the operation is no waiter
+ * for that; an arrival is compared across clocks, which a node's offset can shift). */
+static void count_waits(const fa_input *in, const fa_match *m, int64_t tolerance,
+                        const size_t *pg_at, uint32_t *known, uint32_t *waits, int64_t *stay,
+                        int64_t *arrival) {
+    for (size_t op = 0; op < m->nops; op++) {
+        const fa_op *o = &m->ops[op];
+        int64_t least = INT64_MAX, last_arrival = 0;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            const fa_dump *d = in->ranks[c->rank_index].dump;
+            uint32_t first = fa_call_entry_index(m, c, 0),
+                     last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
+            int64_t at = created(d, first), next = created(d, last + 1);
+            arrival[k] = at;
+            stay[k] = at && next >= at ? next - at : -1;
+            if (stay[k] >= 0 && stay[k] < least) least = stay[k];
+            if (at > last_arrival) last_arrival = at;
+        }
+        for (uint32_t k = 0; k < o->ncalls && least != INT64_MAX; k++) {
+            const fa_call *c = &m->calls[o->first_call + k];
+            const fa_dump *d = in->ranks[c->rank_index].dump;
+            size_t slot = pg_at[c->rank_index] +
+                          fa_entry_pg(in->store, &d->entries[fa_call_entry_index(m, c, 0)]);
+            if (stay[k] < 0) continue;
+            known[slot]++;
+            waits[slot] += stay[k] - least >= tolerance && last_arrival - arrival[k] >= tolerance;
+        }
+    }
+}
+
+/* One rank's calls that an unrecorded operation may have held: for each entry right after op ids
+ * its group skipped (fa_entry.unrecorded_before), in a group where the rank waited for a peer at
+ * most of the recorded operations whose stays are known (count_waits), the entries
+ * after the group's previous one up to it; a running count over the rank's entries (stretches
+ * opened and closed, one pass). */
+static void mark_held(const fa_input *in, const fa_match *m, const fa_readiness *rd, size_t r,
+                      const uint32_t *known, const uint32_t *waits, int32_t *opens,
+                      uint32_t *last_in_pg) {
+    const fa_dump *d = in->ranks[r].dump;
+    if (!d || !d->blocks_caller || !d->nentries) return;
+    memset(opens, 0, (d->nentries + 1) * sizeof *opens);
+    for (uint32_t g = 0; g < d->npgs; g++) last_in_pg[g] = UINT32_MAX;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        uint32_t g = fa_entry_pg(in->store, &d->entries[i]);
+        if (d->entries[i].unrecorded_before && 2 * waits[g] > known[g]) {
+            opens[last_in_pg[g] == UINT32_MAX ? 0 : last_in_pg[g] + 1]++;
+            opens[i + 1]--;
+        }
+        last_in_pg[g] = i;
+    }
+    int32_t open = 0;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        open += opens[i];
+        uint32_t ci = rd->entry_call[rd->rank_at[r] + i];
+        if (open > 0 && ci != FA_NO_CALL && i == fa_call_entry_index(m, &m->calls[ci], 0))
+            rd->held_unrecorded[ci / 8] |= (uint8_t)(1u << (ci % 8));
+    }
+}
+
+/* rd->held_unrecorded: count_waits over every op, then mark_held over every rank. */
+static int mark_held_calls(const fa_input *in, const fa_match *m, int64_t tolerance, size_t widest,
+                           fa_readiness *rd) {
+    size_t npgs = 0, longest = 0, widest_pgs = 1;
+    size_t *pg_at = malloc((in->nranks + 1) * sizeof *pg_at);
+    for (size_t r = 0; pg_at && r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        pg_at[r] = npgs;
+        npgs += d ? d->npgs : 0;
+        if (d && d->nentries > longest) longest = d->nentries;
+        if (d && d->npgs > widest_pgs) widest_pgs = d->npgs;
+    }
+    uint32_t *known = calloc(npgs + 1, sizeof *known), *waits = calloc(npgs + 1, sizeof *waits);
+    int64_t *stay = malloc(2 * widest * sizeof *stay); /* and the arrivals */
+    int32_t *opens = malloc((longest + 1) * sizeof *opens);
+    uint32_t *last_in_pg = malloc(widest_pgs * sizeof *last_in_pg);
+    rd->held_unrecorded = calloc(m->ncalls / 8 + 1, 1);
+    int rc = pg_at && known && waits && stay && opens && last_in_pg && rd->held_unrecorded ? 0 : -1;
+    if (rc == 0) {
+        count_waits(in, m, tolerance, pg_at, known, waits, stay, stay + widest);
+        for (size_t r = 0; r < in->nranks; r++)
+            mark_held(in, m, rd, r, known + pg_at[r], waits + pg_at[r], opens, last_in_pg);
+    }
+    free(pg_at), free(known), free(waits), free(stay), free(opens), free(last_in_pg);
+    return rc;
+}
+
 int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
                        fa_readiness *rd) {
     memset(rd, 0, sizeof *rd);
@@ -76,6 +167,7 @@ int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_
         }
         for (size_t op = 0; op < m->nops; op++)
             ready_after(in, m, &m->ops[op], tolerance_ns, &s, rd->next_ready);
+        rc = mark_held_calls(in, m, tolerance_ns, widest, rd);
     }
     free(s.wake), free(s.others), free(s.tmp), free(s.call);
     if (rc) fa_readiness_free(rd);
@@ -83,6 +175,6 @@ int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_
 }
 
 void fa_readiness_free(fa_readiness *rd) {
-    free(rd->rank_at), free(rd->entry_call), free(rd->next_ready);
+    free(rd->rank_at), free(rd->entry_call), free(rd->next_ready), free(rd->held_unrecorded);
     memset(rd, 0, sizeof *rd);
 }

@@ -23,15 +23,29 @@
  * tolerance) did not hold its callers: gloo's asynchronous calls (DistributedDataParallel's bucket
  * all_reduces, `async_op=True`) return at once. Its calls' successors get no ready time.
  *
+ * Such a backend may also run operations it does not record (gloo's send/recv: the op ids its
+ * entries skip, fa_entry.unrecorded_before). One of them, in a group where the rank waited for a
+ * peer at the operations it did record, may have held it anywhere between its recorded
+ * neighbours in that group: a pipeline stage that waits for a slow stage at its barrier waits for
+ * it at its send/recv too, and comes late to its next data-parallel collective (a real gloo job,
+ * tests/interop random seed 67). Where no entry says when the unrecorded operation ran, every call
+ * of the rank in that stretch may have been held up to its arrival: its ready time is its arrival
+ * (it made no delay that the dumps show). The rank waited in the group when, at some recorded
+ * operation of it, it stayed longer than the member that stayed least, by the tolerance or more
+ * (its stay: from its arrival to its next call, on its own clock). A slow rank, which the others
+ * wait for, stays least and keeps its blame.
+ *
  * Built only for jobs with such a backend, once over the matched ops: per entry of every rank the
  * call it belongs to (4 bytes an entry), per call the ready time of the rank's next call (8 bytes
- * a call); a call's ready time is that of the call owning the entry before its first one, 0 when
- * unknown (a dump's first entry, an entry matched to no op, no arrivals, an op that did not
- * block).
+ * a call) and a bit, held by an unrecorded operation; a call's ready time is that of the call
+ * owning the entry before its first one, 0 when unknown (a dump's first entry, an entry matched
+ * to no op, no arrivals, an op that did not block); where that bit is set, the reader takes its
+ * arrival instead (fa_held_unrecorded).
  */
 #ifndef FRTRACE_READINESS_H
 #define FRTRACE_READINESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "load/load.h"
@@ -43,6 +57,7 @@ typedef struct fa_readiness {
     size_t *rank_at;      /* per input rank: its first slot in entry_call; [nranks] the end */
     uint32_t *entry_call; /* per entry of every rank: its call, FA_NO_CALL none */
     int64_t *next_ready;  /* per call: when its rank was free for its next call (ns), 0 unknown */
+    uint8_t *held_unrecorded; /* per call, a bit: an unrecorded operation may have held it */
 } fa_readiness;
 _Static_assert(sizeof *((fa_readiness *)0)->entry_call == 4 &&
                    sizeof *((fa_readiness *)0)->next_ready == 8,
@@ -62,6 +77,13 @@ static inline int64_t fa_ready_ns(const fa_readiness *rd, const fa_match *m, con
     if (e == 0) return 0;
     uint32_t prev = rd->entry_call[rd->rank_at[c->rank_index] + e - 1];
     return prev == FA_NO_CALL ? 0 : rd->next_ready[prev];
+}
+
+/* Whether an operation its backend did not record may have held call c's rank up to its arrival
+ * (then it was ready only when it arrived). */
+static inline bool fa_held_unrecorded(const fa_readiness *rd, const fa_match *m, const fa_call *c) {
+    size_t ci = (size_t)(c - m->calls);
+    return rd->held_unrecorded && (rd->held_unrecorded[ci / 8] >> (ci % 8)) & 1;
 }
 
 #endif
