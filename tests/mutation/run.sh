@@ -14,7 +14,9 @@
 # recompiles one file, not two): applies its one textual substitution to the scratch copy of its
 # file, rebuilds, and runs its tests until one fails:
 #   * first the test that killed this mutant in an earlier run (build/mutation/killers, kept
-#     between runs), when there is one: a mutant that stays killed costs one test;
+#     between runs; else tests/mutation/killers.txt, the same list as committed after a full
+#     run, so that a fresh checkout starts with the hints), when there is one: a mutant that
+#     stays killed costs one test;
 #   * then the rest, fastest first by the baseline's times: the unit test binaries and the
 #     story scripts that exercise the file (listed in mutants.txt by number, t0200 for
 #     tests/t0200-*.sh; each story stops at its first failing test, with a timeout). A unit test
@@ -39,6 +41,7 @@ MUT="$TOP/build/mutation"
 TREE="$MUT/tree"
 LOGS="$MUT/logs"
 KILLERS="$MUT/killers" # ID<TAB>TEST: what killed each mutant last time (kept between runs)
+KNOWN="$TOP/tests/mutation/killers.txt" # the same, committed: the hints of a fresh checkout
 PASSED="$MUT/passed"   # the tests the tree passed unmutated, since its sources last changed
 TIMEOUT=${MUTATION_TIMEOUT:-600}
 FULL=${MUTATION_FULL:-0}
@@ -190,6 +193,8 @@ while IFS="$TAB" read -r id file scripts note; do
         by="(does not compile: $log.build)"
     else
         hint=$(awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KILLERS" | tail -n 1)
+        [ -z "$hint" ] && [ -f "$KNOWN" ] &&
+            hint=$(awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KNOWN")
         [ "$FULL" = 1 ] && hint=""
         by=$(run_tests "$(unit_tests "$file" | tr '\n' ' ')$scripts" "$hint" "$log" </dev/null)
         grep -v "^$id$TAB" "$KILLERS" >"$KILLERS.new"
@@ -219,4 +224,5 @@ if [ "$judged" -gt 0 ]; then
     echo "== kill rate $killed/$judged = $((100 * killed / judged))%; without the equivalent ones $killed/$((judged - equivalent)) = $((100 * killed / (judged - equivalent > 0 ? judged - equivalent : 1)))%"
 fi
 [ -n "$survivors" ] && echo "== survivors needing a test:$survivors"
+echo "== the killers are in $KILLERS; after a full run, commit them as tests/mutation/killers.txt"
 [ -z "$survivors" ] && [ "$stillborn" -eq 0 ]
