@@ -79,6 +79,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "sim"))
 from accuracy import fmt_verdict, parse_seeds, score  # noqa: E402
+from answer import sccs  # noqa: E402
 
 TRAIN_FAULTS = ("skip", "omit", "stall", "mismatch", "crash", "slow", "async_err", "hang_in")
 GROUP = ("ar512", "ar128", "bcast")  # GROUPED: the coalesced collectives of a step, one group
@@ -305,35 +306,6 @@ def dumped(job, m):
 
 
 # ---------------------------------------------------------------- the answer the dumps support
-
-def sccs(nodes, edges):
-    """Strongly connected components (Tarjan, recursive: a few ranks only)."""
-    index, low, on, stack, out = {}, {}, set(), [], []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in edges.get(v, []):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            out.append(sorted(comp))
-    for v in nodes:
-        if v not in index:
-            visit(v)
-    return out
-
 
 def expect(job, m, with_dump):
     """(expected, notes): status, culprit_ranks, alternatives, stragglers."""
