@@ -179,10 +179,10 @@ static bool timed_out_here(const decider *d, size_t op) {
 
 /* Every member has op scheduled, none started it (no start events recorded: FRTRACE_GPU_EVENTS=1
  * writes end events only), none completed it, with work queued behind it, and a member's own
- * watchdog timed out on it: not a snapshot of a running job (the contract's ok) but a collective
- * stuck past the timeout, like one started everywhere (random_rec_jobs seed 253: a stream stalled
- * before all_reduce #7, every rank's dump showing it scheduled). No culprit: the dumps do not
- * show whose stream stopped. */
+ * watchdog timed out on it: not a snapshot of a running job (man/frtrace.1, VERDICT: ok) but a
+ * collective stuck past the timeout, like one started everywhere (random_rec_jobs seed 253: a
+ * stream stalled before all_reduce #7, every rank's dump showing it scheduled). No culprit: the
+ * dumps do not show whose stream stopped. */
 static void judge_timed_out(decider *d, size_t op, const fa_ranks *scheduled, bool queued) {
     const fa_op *o = &d->m->ops[op];
     if (!queued || o->is_p2p || scheduled->n != fa_vg_expected_states(d, op) ||

@@ -32,14 +32,15 @@ class Job:
         self.groups[name] = (desc, ranks)
 
     def add(self, rank, name, op, seq, state="completed", ins=((4, 4),), outs=None, dtype="Float",
-            p2p=False, p2p_seq=0, out_dtype=None, backend="nccl", at_ns=None, retired=None, done_ns=None):
+            p2p=False, p2p_seq=0, out_dtype=None, backend="nccl", at_ns=None, retired=None, done_ns=None,
+            op_id=None):
         outs = ins if outs is None else outs
         at_ns = 1700000000000000000 + self.record[rank] if at_ns is None else at_ns
         self.entries[rank].append({
             "record_id": self.record[rank], "pg_id": int(name) if name.isdigit() else 0,
             "process_group": [name, self.groups[name][0]],
             "thread_name": "pt_main_thread", "thread_id": "1",
-            "collective_seq_id": seq, "p2p_seq_id": p2p_seq, "op_id": self.record[rank] + 1,
+            "collective_seq_id": seq, "p2p_seq_id": p2p_seq, "op_id": self.record[rank] + 1 if op_id is None else op_id,
             "profiling_name": backend + ":" + op, "time_created_ns": at_ns,
             "input_sizes": [list(s) for s in ins], "input_dtypes": [dtype] * len(ins),
             "output_sizes": [list(s) for s in outs], "output_dtypes": [out_dtype or dtype] * len(outs),
@@ -391,7 +392,7 @@ def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1, clock_
         j.groups.setdefault(dp[r], ("undefined", []))[1].append(r)
         j.groups.setdefault(pp[r], ("PIPELINE_MODEL_PARALLEL_GROUP", []))[1].append(r)
     free = {r: 0.0 for r in range(8)}  # ms: when each rank is free to go on
-    seq = {}
+    seq, op_ids = {}, {}
     for _ in range(steps):
         for k, kind in enumerate(["tp", "p2p", "pp", "dp"] + ["world"] * world_ops):
             arrive = {}
@@ -403,6 +404,8 @@ def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1, clock_
                 for r in range(4):
                     free[r] = arrive[r]
                     free[r + 4] = max(arrive[r + 4], arrive[r]) + 0.1
+                for r in range(8):  # gloo counts it in the pipeline group's op ids, unrecorded
+                    op_ids[(r, pp[r])] = op_ids.get((r, pp[r]), 0) + 1
                 continue
             group = {"tp": tp, "pp": pp, "dp": dp, "world": {r: "0" for r in range(8)}}[kind]
             for name in sorted(set(group.values())):
@@ -411,8 +414,10 @@ def gloo_steps(slow_at=None, steps=8, jitter_ms=1.5, seed=1, world_ops=1, clock_
                 seq[name] = seq.get(name, 0) + 1
                 for r in members:
                     ahead = (clock_ahead or {}).get(r, 0.0)
+                    op_ids[(r, name)] = op_ids.get((r, name), 0) + 1  # PyTorch's: per group
                     j.add(r, name, "all_reduce", seq[name], "scheduled", backend="gloo",
-                          retired=True, at_ns=1700000000000000000 + int((arrive[r] + ahead) * 1e6))
+                          retired=True, at_ns=1700000000000000000 + int((arrive[r] + ahead) * 1e6),
+                          op_id=op_ids[(r, name)])
                     free[r] = done
     return j
 
