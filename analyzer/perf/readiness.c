@@ -8,6 +8,15 @@
 
 static int64_t created(const fa_dump *d, uint32_t e) { return fa_time_created(d, e); }
 
+/* Call c's arrival (its first entry's time_created_ns) and its rank's next call's (the entry
+ * after its last one), 0 where unknown. */
+static void call_span(const fa_input *in, const fa_match *m, const fa_call *c, int64_t *arrival,
+                      int64_t *next) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    *arrival = created(d, fa_call_entry_index(m, c, 0));
+    *next = created(d, fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1) + 1);
+}
+
 /* Scratch for one op's members, sized for the widest op. */
 typedef struct wake_scratch {
     double *wake, *others, *tmp;
@@ -18,19 +27,16 @@ typedef struct wake_scratch {
  * when the op did not block (a member went on before its last arrival) or nothing is known. */
 static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, int64_t tolerance,
                         wake_scratch *s, int64_t *next_ready) {
-    int64_t done = 0;
+    int64_t done = 0, at, next;
     for (uint32_t k = 0; k < o->ncalls; k++) {
-        const fa_call *c = &m->calls[o->first_call + k];
-        int64_t at = created(in->ranks[c->rank_index].dump, fa_call_entry_index(m, c, 0));
+        call_span(in, m, &m->calls[o->first_call + k], &at, &next);
         if (at > done) done = at;
     }
     size_t known = 0;
     bool blocking = done != 0;
     for (uint32_t k = 0; k < o->ncalls && blocking; k++) {
         uint32_t ci = o->first_call + k;
-        const fa_call *c = &m->calls[ci];
-        uint32_t last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
-        int64_t next = created(in->ranks[c->rank_index].dump, last + 1);
+        call_span(in, m, &m->calls[ci], &at, &next);
         if (!next) continue;
         if (next + tolerance < done) blocking = false;
         s->wake[known] = next > done ? (double)(next - done) : 0;
@@ -55,11 +61,8 @@ static void count_waits(const fa_input *in, const fa_match *m, int64_t tolerance
         const fa_op *o = &m->ops[op];
         int64_t least = INT64_MAX, last_arrival = 0;
         for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &m->calls[o->first_call + k];
-            const fa_dump *d = in->ranks[c->rank_index].dump;
-            uint32_t first = fa_call_entry_index(m, c, 0),
-                     last = fa_call_entry_index(m, c, fa_call_nentries(m, c) - 1);
-            int64_t at = created(d, first), next = created(d, last + 1);
+            int64_t at, next;
+            call_span(in, m, &m->calls[o->first_call + k], &at, &next);
             arrival[k] = at;
             stay[k] = at && next >= at ? next - at : -1;
             if (stay[k] >= 0 && stay[k] < least) least = stay[k];

@@ -30,10 +30,12 @@
  * it at its send/recv too, and comes late to its next data-parallel collective (a real gloo job,
  * tests/interop random seed 67). Where no entry says when the unrecorded operation ran, every call
  * of the rank in that stretch may have been held up to its arrival: its ready time is its arrival
- * (it made no delay that the dumps show). The rank waited in the group when, at some recorded
- * operation of it, it stayed longer than the member that stayed least, by the tolerance or more
- * (its stay: from its arrival to its next call, on its own clock). A slow rank, which the others
- * wait for, stays least and keeps its blame.
+ * (it made no delay that the dumps show). The rank waited in the group when, at most of its
+ * recorded operations whose stays are known, it arrived before the last member by the tolerance
+ * or more and stayed longer than the member that stayed least by as much (its stay: from its
+ * arrival to its next call, on its own clock; the arrival alone is compared across clocks, the
+ * stay alone also holds a pause of its own after the operation). A slow rank, which the others
+ * wait for, arrives last and keeps its blame.
  *
  * Built only for jobs with such a backend, once over the matched ops: per entry of every rank the
  * call it belongs to (4 bytes an entry), per call the ready time of the rank's next call (8 bytes
