@@ -17,7 +17,7 @@
  * names the minority by majority (two members or a tie: everyone on the minority side).
  * The recorder's launch numbers (fa_dump.launch_numbered) key its collectives too; where they
  * diverge between members whose numbers run unbroken from 1, NCCL's pairing by order is
- * checked as well: the members' k-th collectives must agree (match_check.c).
+ * checked as well: the members' k-th collectives must agree (match_order.c).
  *
  * For each (group, member) the matcher also derives what is known of that member's progress:
  * issued_max and completed_max, from its entries and pg_status (through pg_id, or the pg_id the

@@ -1,6 +1,7 @@
 /* match_build.h — what the steps of fa_match_build (match.c) share: the comparison of entries
  * (match_compare.c), the pairing of send/recv records into ops (match_p2p.c, its builder), and
- * the agreement checks (match_check.c). Internal to match*.c; nothing else includes it.
+ * the agreement checks (match_check.c, and through match_check.h the files it calls). Internal
+ * to match*.c; nothing else includes it.
  */
 #ifndef FRTRACE_MATCH_BUILD_H
 #define FRTRACE_MATCH_BUILD_H
@@ -47,8 +48,8 @@ fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_
 int fa_mb_pair_p2p(builder *b);
 
 /* match_check.c: sorts each op's calls by member, screens every op on all cores and reports
- * on the ones that are not clean, in op order (at most `cap` findings per group). -1 when out of
- * memory. */
+ * on the ones that are not clean, in op order, then on collectives paired by their order (at
+ * most `cap` findings per group). -1 when out of memory. */
 int fa_mb_check_all(const fa_input *in, const fa_groups *groups, fa_match *m, const fa_walk *walk,
                     int cap, int jobs, fa_findings *findings);
 
