@@ -544,6 +544,55 @@ static void an_older_dump_is_unknown_not_guilty(void **state) {
     done(&j);
 }
 
+/* Rank 0's dump keeps only what is active (PyTorch's only-active dump) and has no pg_status: it
+ * holds all_reduce #5 pending, nothing else, in a group where four send/recv ran before it (its
+ * p2p_seq_id), so its completed count, 4, may be a send/recv number and proves nothing by
+ * itself. Its stream does: it runs its launches in order, so collectives #1 to #4 completed on
+ * it, and every member issued them. Rank 1's dump, which stops with #3 pending, was written
+ * before (older) and says nothing of the end; rank 1 is no stalled GPU. Rank 2 left no dump: it
+ * is the culprit (mutation ro20; sim seed 577). */
+static void an_only_active_stream_head_shows_a_peer_dump_older(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", NULL));
+    coll(&j, "0", "all_reduce", 2, S(NULL, "completed", NULL));
+    rec(&j, 1, "0", "all_reduce", 3, "scheduled");
+    j.op_id[0][0] = 4;
+    j.coll_p2p_seq = 4;
+    rec(&j, 0, "0", "all_reduce", 5, "scheduled");
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.match.rank_stale[1].seq, 4);
+    done(&j);
+}
+
+/* Rank 2 left no dump; ranks 1 and 3 wait for it in their groups with it. Rank 0's batch sends to
+ * rank 3 and receives from rank 1, whose send is queued behind its wait for rank 2: rank 0 waits
+ * on rank 1 only jointly. But rank 3 completed its side of the batch while rank 0's entries are
+ * all still scheduled: rank 0's stream may have stopped there (a GPU stall), so nothing proves it
+ * waits. Rank 2 stopped, or only its dump was lost while a stalled rank 0 held it: inconclusive,
+ * and rank 0 is the rank that waits for nobody (mutation ls02; sim seed 2628). */
+static void a_rank_whose_batch_a_peer_completed_may_be_stalled(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "g1", "[1, 2]");
+    group(&j, "3", "g3", "[0, 1, 3]");
+    group(&j, "4", "g4", "[2, 3]");
+    j.skip[2] = 1;
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    p2p(&j, 1, "3", "send 1->0", 1, "scheduled");
+    p2p(&j, 0, "3", "send 0->2", 1, "scheduled");
+    p2p(&j, 0, "3", "recv 0<-1", 1, "scheduled");
+    batch_end(&j, 0, "3", 1, "scheduled");
+    p2p(&j, 3, "3", "recv 2<-0", 1, "completed");
+    rec(&j, 3, "4", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "while rank 0 waits for nobody"));
+    done(&j);
+}
+
 /* gloo: rank 3 died and left no dump. Its tensor-parallel group is rebuilt from the dumps as {2}
  * alone, but its family (the other TENSOR_MODEL_PARALLEL_GROUP has two members) says it lost a
  * member: rank 3 is put back. Rank 2's all_reduce with it ended (gloo retires a failed op) and
@@ -771,6 +820,26 @@ static void a_rank_alone_in_a_wrong_group_op_is_the_root(void **state) {
     rec(&j, 3, "4", "all_reduce", 2, "scheduled");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* After default #1 and DP #1, ranks 0 and 3 wait in default #2 and never issued DP #2; ranks 1
+ * and 2 wait in DP #2 and never issued default #2: a cycle, two against two. Each pair's own
+ * history (default #1 before DP #1) says nothing of which of the two #2 the program runs first;
+ * the other pair, whose complete dumps hold the one op and show no trace of the other, votes
+ * against each rank's order. No side is proven right: all four are named. Read as "not proven",
+ * a voter lacking the op its rank waits in would leave the order to the ranks' own histories,
+ * which name ranks 1 and 2 alone (mutation ov02). */
+static void a_two_against_two_cycle_names_both_sides(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S(NULL, "scheduled", "scheduled", NULL));
+    coll(&j, "0", "all_reduce", 2, S("scheduled", NULL, NULL, "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0-3");
     done(&j);
 }
 
@@ -2956,6 +3025,8 @@ int main(void) {
         cmocka_unit_test(a_gloo_collective_retired_while_a_peer_waits_failed),
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
         cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
+        cmocka_unit_test(a_rank_whose_batch_a_peer_completed_may_be_stalled),
+        cmocka_unit_test(an_only_active_stream_head_shows_a_peer_dump_older),
         cmocka_unit_test(a_dumpless_member_is_missing_not_a_smaller_group),
         cmocka_unit_test(gloo_pipeline_pair_both_idle_is_an_ambiguity),
         cmocka_unit_test(gloo_send_that_never_happened_is_one_of_two),
@@ -2965,6 +3036,7 @@ int main(void) {
         cmocka_unit_test(gloo_has_no_gpu_lag),
         cmocka_unit_test(a_group_with_two_ways_to_fill_is_left_as_found),
         cmocka_unit_test(a_rank_alone_in_a_wrong_group_op_is_the_root),
+        cmocka_unit_test(a_two_against_two_cycle_names_both_sides),
         cmocka_unit_test(a_skip_cycle_holds_beside_a_rank_without_dump),
         cmocka_unit_test(a_pair_across_an_older_dump_is_no_size_mismatch),
         cmocka_unit_test(a_send_recv_left_out_is_told_by_the_sibling_stages),
