@@ -87,7 +87,8 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
 /* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
  * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker
  * (the batch's `coalesced`); a lone send/recv has a number of its own, and a collective issued
- * after it that carries the same count is neither. */
+ * after it that carries the same count is neither (stricter than match_p2p.c's in_batch, which
+ * takes any entry beside it of that group and number). */
 static bool in_visible_batch(const fa_input *in, const fa_dump *d, uint32_t i) {
     const fa_entry *e = &d->entries[i];
     uint32_t pg = fa_entry_pg(in->store, e);
