@@ -376,6 +376,7 @@ typedef struct search {
     uint32_t *stamp, now;
     uint32_t *queue;
     size_t nqueue;
+    const uint8_t *self_held; /* possible edges where a rank would wait on itself: not followed */
 } search;
 
 /* Everything reachable from `start` over proven and possible edges: s->queue[0..nqueue). */
@@ -393,7 +394,7 @@ static void reach(const decider *d, search *s, uint32_t start) {
                 s->queue[tail++] = g->edges[e];
             }
         for (size_t e = fa_vg_possible_begin(g, n); e < fa_vg_possible_end(g, n); e++)
-            if (s->stamp[g->pedges[e]] != s->now) {
+            if (!s->self_held[e] && s->stamp[g->pedges[e]] != s->now) {
                 s->stamp[g->pedges[e]] = s->now;
                 s->queue[tail++] = g->pedges[e];
             }
@@ -553,10 +554,12 @@ int fa_vg_weigh_doubts(decider *d) {
     if (!d->g.npedges) return 0;
     size_t n = d->g.nnodes, *rev_at = NULL;
     uint32_t *rev = NULL;
-    search s = { calloc(n + 1, sizeof *s.stamp), 0, malloc((n + 1) * sizeof *s.queue), 0 };
+    uint8_t *self_held = fa_vg_self_held(d);
+    search s = { calloc(n + 1, sizeof *s.stamp), 0, malloc((n + 1) * sizeof *s.queue), 0,
+                 self_held };
     uint8_t *wf = calloc(n + 1, 1), *is_root = calloc(n + 1, 1);
     fa_option *options = malloc((d->nfacts + 1) * sizeof *options);
-    int rc = s.stamp && s.queue && wf && is_root && options
+    int rc = s.stamp && s.queue && wf && is_root && options && self_held
                  ? fa_vg_reverse_edges(&d->g, true, &rev_at, &rev)
                  : -1;
     if (rc == 0) rc = seed_proven_sinks(d, wf);
@@ -616,6 +619,7 @@ int fa_vg_weigh_doubts(decider *d) {
     free(rev);
     free(s.stamp);
     free(s.queue);
+    free(self_held);
     free(wf);
     free(is_root);
     free(options);
