@@ -13,8 +13,8 @@
  *
  * needs(u), a least fixpoint over the proven edges, holds what cannot go on before u does:
  *   - u;
- *   - an op whose every other expected member has started it (u absent from it or unknown): had
- *     u joined it, it would have completed;
+ *   - an op whose every other expected member has started it (u absent from it or unknown), none
+ *     of them with a GPU that may have stalled nor broken: had u joined it, it would have ended;
  *   - an op that a rank in needs(u), other than u, has not joined (an op waits for every absent
  *     member);
  *   - a rank the dumps show (its own dump, as new as its peers') each of whose pending ops is in
@@ -51,10 +51,15 @@ static uint32_t *lone_absentees(const decider *d) {
         uint32_t n = fa_vg_expected_states(d, op), others = 0;
         long who = -1;
         for (uint32_t k = 0; k < n; k++) {
-            if (fa_vg_is_started(d->states[k])) continue;
+            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (fa_vg_is_started(d->states[k])) {
+                /* a member that started it may never end it (its GPU stalled, it crashed) */
+                others += node < 0 || d->facts[node].maybe_stalled || d->facts[node].crashed ||
+                          fa_vg_broken(d, (size_t)node, d->m->ops[op].group);
+                continue;
+            }
             others++;
-            if (fa_member_state_absent(d->states[k]))
-                who = fa_vg_rank_node(d, grp->members[d->members[k]]);
+            if (fa_member_state_absent(d->states[k])) who = node;
         }
         lone[x] = others == 1 && who >= 0 && !fa_vg_unknown_slot(grp) ? (uint32_t)who : UINT32_MAX;
     }

@@ -2872,6 +2872,26 @@ static void an_unknown_rank_is_no_victim_where_it_would_wait_on_itself(void **st
     done(&j);
 }
 
+/* The same job, rank 3 without any dump: rank 1 still cannot wait where it would wait on itself,
+ * but beside another rank without a dump that others wait for E1's judgement names both, as
+ * before (name_waited_unknowns), never rank 1 alone with rank 3 excused behind it (sim seed 2805;
+ * mutant sh03). */
+static void two_ranks_without_a_dump_stay_named_beside_a_self_held_wait(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "dp", "[0, 1]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 2, "0", "all_reduce", 2, "started");
+    j.skip[1] = j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,3");
+    done(&j);
+}
+
 /* End events only (FRTRACE_GPU_EVENTS=1: nothing is ever "started"): every rank has all_reduce
  * #2 scheduled with #3 queued behind it. From a running job that is ok; but rank 0's dump says its
  * own watchdog timed out, on #2, its oldest pending op: the collective is stuck past the timeout,
@@ -2911,6 +2931,7 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
         cmocka_unit_test(an_unknown_rank_is_no_victim_where_it_would_wait_on_itself),
+        cmocka_unit_test(two_ranks_without_a_dump_stay_named_beside_a_self_held_wait),
     };
     return cmocka_run_group_tests_name("partial dumps", tests, NULL, NULL);
 }
