@@ -37,6 +37,10 @@ int fa_vg_alternatives(decider *d);
 
 void fa_vg_free_ambiguities(decider *d);
 
+/* One flag per possible edge u -> x of d->g (pedges): x cannot go on before u does, so u waiting
+ * there waits on itself and is no victim (verdict_selfheld.c). NULL when out of memory. */
+uint8_t *fa_vg_self_held(const decider *d);
+
 /* Whether input rank ri issued, in some group of op's family (groups of one description), a
  * later collective than op: the ranks of an SPMD program run a family's collectives in one order,
  * so it went past the point where a member that never completed op stands. */

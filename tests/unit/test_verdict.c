@@ -2910,6 +2910,57 @@ static void a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for(void **s
     done(&j);
 }
 
+/* Rank 0 waits for rank 1, which left no dump, in their group's all_reduce #1; rank 2 waits in
+ * default_pg's all_reduce #2 for rank 0, which never issued it, and for rank 3, whose dump was cut
+ * after its whole entries (ranks 2 and 3 are past their own group's all_reduce #2). Rank 1 waiting
+ * there, blocked behind rank 3, would need rank 0 to join it first, which rank 0 cannot before rank
+ * 1 joins their all_reduce: rank 1 would wait on itself. So rank 1 is the culprit, never "1 or 3";
+ * rank 3 may have stopped too, an alternative beside it (sim seed 183; mutant sh01). */
+static void an_unknown_rank_is_no_victim_where_it_would_wait_on_itself(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "dp", "[0, 1]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 2, "0", "all_reduce", 2, "started");
+    j.skip[1] = 1;
+    j.skip[3] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    bool beside = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++) {
+        char *who = fa_ranks_format(j.a.verdict.alternatives[i].ranks.v,
+                                    j.a.verdict.alternatives[i].ranks.n);
+        beside |= strcmp(who, "1,3") == 0;
+        free(who);
+    }
+    assert_true(beside);
+    done(&j);
+}
+
+/* The same job, rank 3 without any dump: rank 1 still cannot wait where it would wait on itself,
+ * but beside another rank without a dump that others wait for E1's judgement names both, as
+ * before (name_waited_unknowns), never rank 1 alone with rank 3 excused behind it (sim seed 2805;
+ * mutant sh03). */
+static void two_ranks_without_a_dump_stay_named_beside_a_self_held_wait(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "dp", "[0, 1]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 2, "0", "all_reduce", 2, "started");
+    j.skip[1] = j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,3");
+    done(&j);
+}
+
 /* End events only (FRTRACE_GPU_EVENTS=1: nothing is ever "started"): every rank has all_reduce
  * #2 scheduled with #3 queued behind it. From a running job that is ok; but rank 0's dump says its
  * own watchdog timed out, on #2, its oldest pending op: the collective is stuck past the timeout,
@@ -2948,6 +2999,8 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(a_cut_recorder_dump_joins_the_communicator_it_fills),
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
+        cmocka_unit_test(an_unknown_rank_is_no_victim_where_it_would_wait_on_itself),
+        cmocka_unit_test(two_ranks_without_a_dump_stay_named_beside_a_self_held_wait),
     };
     return cmocka_run_group_tests_name("partial dumps", tests, NULL, NULL);
 }
