@@ -507,11 +507,15 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
     return agree > contradict ? 1 : -1;
 }
 
-/* The name (its traits' profiling name: kind and group-relative direction) of input rank ri's
- * send or recv in `group` numbered p2p #seq, or -1 when it holds none. */
-static long p2p_name_at(const decider *d, size_t ri, uint32_t group, int64_t seq) {
+/* What input rank ri's sends and recvs in `group` numbered p2p #seq say of one named `name` (a
+ * traits' profiling name: kind and group-relative direction): +1 one of them is it, -1 it holds
+ * some and none is it, 0 it holds none. A batch numbers its sends and recvs alike, so one
+ * number may hold several (sim seed 4569: a stage's recv, its oldest pending, beside the send
+ * of its batch that its siblings list first, read as another operation at that number). */
+static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq, uint32_t name) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     long slot = -1;
+    int word = 0;
     for (uint32_t k = 0; k < dump->npgs && slot < 0; k++)
         if (fa_groups_find(d->groups, ri, dump->pgs[k].name) == (long)group) slot = k;
     for (uint32_t i = 0; slot >= 0 && i < dump->nentries; i++) {
@@ -519,9 +523,11 @@ static long p2p_name_at(const decider *d, size_t ri, uint32_t group, int64_t seq
         const fa_traits *t = fa_entry_traits(d->in->store, e);
         if (t->pg != (uint32_t)slot || !t->is_p2p || fa_entry_p2p_seq(dump, e) != seq) continue;
         const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-        if (op->is_send || op->is_recv) return (long)t->name;
+        if (!op->is_send && !op->is_recv) continue;
+        if (t->name == name) return 1;
+        word = -1;
     }
-    return -1;
+    return word;
 }
 
 /* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
@@ -555,13 +561,10 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
         const fa_group *sib = &d->groups->v[gi];
         if (sib == g || sib->nmembers != g->nmembers || !one_family(sib, g)) continue;
         long ri = fa_input_find(d->in, sib->members[pos]);
-        long at = ri >= 0 ? p2p_name_at(d, (size_t)ri, (uint32_t)gi, seq) : -1;
-        if (at < 0) continue;
-        asked++;
-        if ((uint32_t)at == name)
-            agree++;
-        else
-            contradict++;
+        int word = ri >= 0 ? p2p_word_at(d, (size_t)ri, (uint32_t)gi, seq, name) : 0;
+        asked += word != 0;
+        agree += word > 0;
+        contradict += word < 0;
     }
     if (agree + contradict < 2 || agree == contradict) return 0;
     return agree > contradict ? 1 : -1;

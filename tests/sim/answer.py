@@ -63,6 +63,23 @@ The rules (sim.py's table gives them with their numbers):
     group running send/recv alone, as every gloo pipeline here: no dump names the group),
     nothing links it to its peer: W2 names it, as tests/interop/random_job.py (p2p_shown) and
     the real random143_sigkill_stuck do.
+ E15 Went past. A rank with a fresh dump that others wait for in an instance it never issued,
+    whose dump records no call of that program step on that group but records a later step's
+    call, went past the instance: it left it out (a skip, or a collective on another group in
+    its place), and nothing any other rank does can complete it. It is a culprit beside the
+    sinks, whatever else it waits for (an older dump, a rank seen idle): those stay what they
+    were without it (an unknown rank an alternative, W2's sinks culprits). The program's order
+    of the two steps is what the dumps show only through witnesses: two or more other fresh
+    dumps record the step (one rank's word alone may be its own deviation, E12: seed 95), and
+    one of them, not itself waited for in an instance it never issued, records the later step
+    too (frtrace's program_order and sibling votes). A send/recv step is not every member's:
+    its witnesses are the members in the rank's place in the sibling groups of its family
+    (frtrace's p2p_family_vote), so the rank a wrong peer named, which has no call there by the
+    program, is none (seed 5153). A waiter whose idle peer went past its operation is no E12
+    or E14 culprit: the skip explains it (seed 10779: 7 left out its CP batch with 6, and 6,
+    left alone in it, was named). Sim seeds 6145, 5143: a wrong-group all_reduce waiting on an
+    older dump (an earlier reading named that dump's rank alone), and a skipped gloo
+    all_gather beside idle pipeline ranks (its skipper was not named).
  H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
     and nothing is queued behind it is ok too. The stragglers are the slow ranks the dumps can
     show: those with a group of two or more whose every member's readable dump records at least
@@ -208,6 +225,75 @@ def waits(view, r, gloo):
     return ("waits", sorted(set(missing)))
 
 
+def step_of(view, inst):
+    """(phase, group) of the program step an instance runs: its members' calls share both."""
+    L = next(iter(inst.launches.values()), None)
+    return (L.call.phase, L.call.group) if L is not None else (None, None)
+
+
+def is_p2p(inst):
+    L = next(iter(inst.launches.values()), None)
+    return L is not None and L.call.is_p2p()
+
+
+def fresh_rank(view, r):
+    return r in view.known and r not in view.stale and r not in view.fatal
+
+
+def recorded_step(view, r, phase, family):
+    """Whether r's dump records a call of program step `phase` on a group of `family`."""
+    return any(L.call.phase == phase and L.call.group.family == family and view.visible(L, r)
+               for L in view.eng.stream[r])
+
+
+def went_past(view, r, inst, accused):
+    """E15: r, waited for in `inst`, never issued it, yet its fresh dump records a later step's
+    call, and another fresh dump records both steps (the program's order shown). A witness
+    that is itself waited for in an instance it never issued (`accused`) may have left that
+    one out: its order is what is in doubt (frtrace's accused())."""
+    phase, group = step_of(view, inst)
+    if phase is None or not fresh_rank(view, r) or r in inst.launches:
+        return False
+    mine = [L for L in view.eng.stream[r] if view.visible(L, r)]
+    if any(L.call.phase == phase and L.call.group is group for L in mine):
+        return False  # it ran this step on this group, another instance of it
+    later = {(L.call.phase, L.call.group.family) for L in mine if L.call.phase > phase}
+    if is_p2p(inst):  # a pair's step is not every member's: the sibling groups' members in
+        # r's place say whether the program has r there (frtrace's p2p_family_vote)
+        at = group.local(r)
+        step = [g.members[at] for g in view.eng.job.layout.families[group.kind]
+                if g is not group and g.size == group.size and g.members[at] != r]
+        step = [w for w in step if fresh_rank(view, w) and
+                any(L.call.phase == phase and L.call.group.family == group.family and
+                    view.visible(L, w) for L in view.eng.stream[w])]
+    else:
+        step = [w for w in range(len(view.eng.stream)) if w != r and fresh_rank(view, w) and
+                recorded_step(view, w, phase, group.family)]
+    if len(step) < 2:
+        return False  # one rank's word alone: it may be the one off the program (E12, sim seed
+        # 95: an all_to_all on the world group in an ep step, which nobody else ran)
+    return any(w not in accused and any(recorded_step(view, w, ph, fam) for ph, fam in later)
+               for w in step)
+
+
+def skippers(view, graph):
+    """E15: the ranks the dumps show went past an instance a waiter waits for them in."""
+    absent = []  # (instance, member): waited for in an instance it has no launch in
+    for v, ws in graph.items():
+        fr = view.frontier(v)
+        for inst in (fr.insts if fr is not None and ws else []):
+            absent += [(inst, m) for m in view.missing(inst)[0]
+                       if m != v and m in ws and m not in inst.launches]
+    accused = {m for _, m in absent}
+    out, asked = set(), set()
+    for inst, m in absent:
+        if m not in out and (inst.key, m) not in asked:
+            asked.add((inst.key, m))
+            if went_past(view, m, inst, accused):
+                out.add(m)
+    return out
+
+
 def sccs(nodes, edges):
     """Tarjan's strongly connected components (iterative)."""
     index, low, on, stack, out = {}, {}, set(), [], []
@@ -275,13 +361,14 @@ def reason(view, gloo, fault_ranks):
     # (nothing pending), and that nobody else waits for, issued an operation the group will
     # never run: it is the odd one. Idle ranks that other waiters wait for too never joined
     # them either (W2): several ranks seen waiting for them agree on the program.
+    skipped = skippers(view, graph)  # E15, read before E12 and E14 rewrite the waits
     extra = set()
     for r, ws in graph.items():
         fr = view.frontier(r)
         if fr is None or not ws:
             continue
         size = sum(len(i.members) for i in fr.insts)
-        seen_idle = [m for m in ws if idle(m) and waited_by.get(m) == {r}]
+        seen_idle = [m for m in ws if idle(m) and waited_by.get(m) == {r} and m not in skipped]
         if len(seen_idle) * 2 > size:
             extra.add(r)
     # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
@@ -291,7 +378,7 @@ def reason(view, gloo, fault_ranks):
     for r, ws in graph.items():
         fr = view.frontier(r)
         if not ws or fr is None or not fr.call.is_p2p() or \
-                any(not idle(m) or waited_by.get(m, set()) != {r} for m in ws):
+                any(not idle(m) or m in skipped or waited_by.get(m, set()) != {r} for m in ws):
             continue
         halves = {("recv" if op.name == "send" else "send") for op in fr.call.ops if op.peer in ws}
         for z in waited_by.get(r, ()):
@@ -317,6 +404,7 @@ def reason(view, gloo, fault_ranks):
     comps = sccs(sorted(reach), known_graph)
     comp_of = {v: i for i, c in enumerate(comps) for v in c}
     culprits, cycles = set(stalled), []
+    culprits |= skipped  # E15: went past an instance others wait for it in
     for i, c in enumerate(comps):
         if any(comp_of[w] != i for v in c for w in known_graph.get(v, [])):
             continue  # not a sink

@@ -70,6 +70,15 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      shows in no dump. A rank blocked in one looks idle, as a stopped rank does: named by W2,
      nothing linking it to its peer (as tests/interop/random_job.py's p2p_shown and the real
      random143_sigkill_stuck read it).
+ E15 A rank with a fresh dump, waited for in an operation it never issued and whose step on
+     that group it recorded no call of, that records a later step's call, went past it (a skip,
+     or a collective on another group in its place): a culprit whatever else it waits for (an
+     older dump then an alternative), and no E12/E14 culprit made of its waiter. The order of the
+     two steps must be shown: two or more other dumps record the step (for a send/recv, the
+     members in its place in the sibling groups: seed 5153's wrong peer named a rank with no
+     call there), and one not itself waited for in an operation it never issued records both
+     (an earlier reading named the older dump 13 of seed 6145 alone, missed 165 of seed 5143,
+     and named 6, left alone in the CP batch 7 skipped, in seed 10779).
  H1  Nobody waits: ok, stragglers exactly the slow ranks the dumps can show (none under clock
      offsets alone; a slow rank shows in a group where every member's readable dump records 5
      of its collectives with it: not without its dump, nor in only-active dumps of a job that
