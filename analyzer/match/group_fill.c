@@ -190,30 +190,62 @@ static bool shows_its_groups(const fa_input *in, int64_t r) {
            !hides_a_group(d);
 }
 
+/* Whether the dump's groups leave a number unnamed: torch numbers a process's groups (pg_id)
+ * 0, 1, 2, ... in the order it made them, one for each group it is a member of, so a number
+ * between 1 and its highest that neither an entry nor pg_status names is a group it joined and
+ * never recorded anything in (a gloo pipeline group, whose send/recv gloo does not record and
+ * pg_status does not count: tests/sim seed 7859; the real random16_two_exit). 0 is the default
+ * group, every rank's. Numbers past 4096 are not a count. */
+static bool leaves_a_group_unnamed(const fa_dump *d) {
+    enum { MAX_PG_COUNT = 4096 };
+    int64_t top = 0;
+    for (uint32_t k = 0; k < d->npgs; k++)
+        if (d->pgs[k].pg_id > top) top = d->pgs[k].pg_id;
+    for (uint32_t s = 0; s < d->nstatus; s++)
+        if (d->status[s].pg_id > top) top = d->status[s].pg_id;
+    if (top <= 1 || top > MAX_PG_COUNT) return false;
+    uint32_t named = 0; /* distinct numbers 1..top that an entry names */
+    bool seen[MAX_PG_COUNT + 1] = { false };
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        int64_t id = d->pgs[k].pg_id;
+        if (id >= 1 && !seen[id]) seen[id] = true, named++;
+    }
+    for (uint32_t s = 0; s < d->nstatus; s++) {
+        int64_t id = d->status[s].pg_id;
+        if (id >= 1 && !seen[id]) seen[id] = true, named++;
+    }
+    return named < (uint32_t)top;
+}
+
 /* The ranks whose dumps do not show every group they joined (shows_its_groups), found once per
  * job: v, those up to top (the job's highest rank as the fill began); every rank above top left
- * no dump, so it is one too. */
+ * no dump, so it is one too. unnamed: the others whose dumps leave a group unnamed
+ * (leaves_a_group_unnamed), candidates before a rank above top is presumed. */
 typedef struct unseen_ranks {
-    fa_ranks v;
+    fa_ranks v, unnamed;
     int64_t top;
 } unseen_ranks;
 
 static void find_unseen(const fa_input *in, int64_t top, unseen_ranks *out) {
     out->top = top;
-    for (int64_t r = 0; r <= top; r++)
-        if (!shows_its_groups(in, r)) fa_ranks_add(&out->v, r);
+    for (int64_t r = 0; r <= top; r++) {
+        if (!shows_its_groups(in, r))
+            fa_ranks_add(&out->v, r);
+        else if (leaves_a_group_unnamed(in->ranks[fa_input_find(in, r)].dump))
+            fa_ranks_add(&out->unnamed, r);
+    }
 }
 
 /* The job's ranks that none of the family's groups holds and whose dumps do not show every group
  * they joined (unseen: no dump, cut, wrapped, a group it counts but never names; a family holds
  * each rank once, so the one rank it lacks is that group's), up to *top (every rank that dumped
- * is at most *top). Ranks above *top are added while there are fewer than `slots` (tests/sim
- * seed 7859: not for a pipeline group whose partner's dump counts its send/recv there, a rank 6
- * in a job of six). Linear in the unseen ranks and the family's members, not in the job's size:
- * a job of 100 000 ranks has many families. */
+ * is at most *top). With `unnamed`, the ranks whose group numbers leave one unnamed too
+ * (leaves_a_group_unnamed) and no rank above *top; without, ranks above *top are added while
+ * there are fewer than `slots`. Linear in the unseen ranks and the family's members, not in the
+ * job's size: a job of 100 000 ranks has many families. */
 static void family_candidates(const unseen_ranks *unseen, const fa_fill_group *groups,
-                              const size_t *family, size_t nf, size_t slots, int64_t *top,
-                              fa_ranks *out) {
+                              const size_t *family, size_t nf, size_t slots, bool unnamed,
+                              int64_t *top, fa_ranks *out) {
     fa_ranks held = { 0 };
     for (size_t f = 0; f < nf; f++)
         for (size_t k = 0; k < groups[family[f]].members.n; k++)
@@ -223,7 +255,10 @@ static void family_candidates(const unseen_ranks *unseen, const fa_fill_group *g
         if (!fa_ranks_contains(&held, unseen->v.v[k])) fa_ranks_add(out, unseen->v.v[k]);
     for (int64_t r = unseen->top + 1; r <= *top; r++)
         if (!fa_ranks_contains(&held, r)) fa_ranks_add(out, r);
-    while (out->n < slots) fa_ranks_add(out, ++*top);
+    for (size_t k = 0; unnamed && k < unseen->unnamed.n; k++)
+        if (!fa_ranks_contains(&held, unseen->unnamed.v[k]))
+            fa_ranks_add(out, unseen->unnamed.v[k]);
+    while (!unnamed && out->n < slots) fa_ranks_add(out, ++*top);
     fa_ranks_normalize(out);
     fa_ranks_free(&held);
 }
@@ -238,6 +273,30 @@ static void note(char **notes, const fa_fill_group *g) {
         *notes = text;
     }
     free(who);
+}
+
+/* Fills the family's short groups by the stride: a group filled takes its ranks from the
+ * candidates, which may leave another group's run the only one: again until nothing more is
+ * filled. */
+static void stride_fills(fa_fill_group *groups, const size_t *family, size_t nf, const size_t *want,
+                         int64_t stride, fa_ranks *candidates, size_t *nshort, char **notes) {
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t f = 0; f < nf; f++) {
+            fa_fill_group *g = &groups[family[f]];
+            if (want[f] <= g->members.n || !g->members.n) continue;
+            if (!fill_by_stride(&g->members, &g->added, want[f], stride, candidates)) continue;
+            note(notes, g);
+            (*nshort)--;
+            more = true;
+            fa_ranks rest = { 0 };
+            for (size_t k = 0; k < candidates->n; k++)
+                if (!fa_ranks_contains(&g->added, candidates->v[k]))
+                    fa_ranks_add(&rest, candidates->v[k]);
+            fa_ranks_free(candidates);
+            *candidates = rest;
+        }
+    }
 }
 
 /* One family (groups[family[0..nf)], one description): sizes, candidates, fills. */
@@ -260,27 +319,24 @@ static void fill_family(const unseen_ranks *unseen, fa_fill_group *groups, const
     }
     fa_ranks candidates = { 0 };
     int64_t reach = *top; /* candidates above the job's highest rank, while too few below */
-    if (slots) family_candidates(unseen, groups, family, nf, slots, &reach, &candidates);
     int64_t stride = slots ? family_stride(groups, family, nf, full) : 0;
-    /* A group filled takes its ranks from the candidates, which may leave another group's run
-     * the only one: again until nothing more is filled. */
-    for (bool more = stride != 0; more;) {
-        more = false;
-        for (size_t f = 0; f < nf; f++) {
-            fa_fill_group *g = &groups[family[f]];
-            if (want[f] <= g->members.n || !g->members.n) continue;
-            if (!fill_by_stride(&g->members, &g->added, want[f], stride, &candidates)) continue;
-            note(notes, g);
-            nshort--;
-            more = true;
-            fa_ranks rest = { 0 };
-            for (size_t k = 0; k < candidates.n; k++)
-                if (!fa_ranks_contains(&g->added, candidates.v[k]))
-                    fa_ranks_add(&rest, candidates.v[k]);
-            fa_ranks_free(&candidates);
-            candidates = rest;
-        }
+    /* First the ranks whose dumps prove a group they never name, by the stride alone (sim seed
+     * 7859: rank 2 in the pipeline group {2,5}, not a rank 6 in a job of six); then, for the
+     * groups still short, as before: a rank above the job's highest is presumed (sim seed 8195,
+     * where the ranks with unnamed groups make no one run). */
+    if (stride && unseen->unnamed.n) {
+        family_candidates(unseen, groups, family, nf, slots, true, &reach, &candidates);
+        stride_fills(groups, family, nf, want, stride, &candidates, &nshort, notes);
+        fa_ranks_free(&candidates);
+        candidates = (fa_ranks){ 0 };
+        slots = 0;
+        for (size_t f = 0; f < nf; f++)
+            if (want[f] > groups[family[f]].members.n)
+                slots += want[f] - groups[family[f]].members.n;
     }
+    if (slots) family_candidates(unseen, groups, family, nf, slots, false, &reach, &candidates);
+    if (slots && stride)
+        stride_fills(groups, family, nf, want, stride, &candidates, &nshort, notes);
     for (size_t f = 0; f < nf && slots; f++) {
         fa_fill_group *g = &groups[family[f]];
         if (want[f] <= g->members.n || !g->members.n) continue;
@@ -383,7 +439,7 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
         free(order);
         return -1;
     }
-    unseen_ranks unseen = { { 0 }, 0 };
+    unseen_ranks unseen = { { 0 }, { 0 }, 0 };
     find_unseen(in, *top, &unseen);
     for (size_t i = 0; i < n; i++) order[i] = i;
     qsort_r(order, n, sizeof *order, by_desc, groups);
@@ -404,5 +460,6 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
     free(words);
     free(order);
     fa_ranks_free(&unseen.v);
+    fa_ranks_free(&unseen.unnamed);
     return rc;
 }

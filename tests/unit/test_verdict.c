@@ -1312,6 +1312,41 @@ static void a_whole_ring_whose_status_hides_a_group_fills_it(void **state) {
     done(&j);
 }
 
+/* gloo, members inferred: data-parallel groups 1 {0,1} and 2 {2,3}, pipeline groups 3 {0,2} and
+ * 4 {1,3}, whose send/recv gloo does not record, and a group 5 of all four. Rank 3 ran an
+ * all_gather of two in group 4 instead of its all_reduce #2 in group 5, where ranks 0-2 wait for
+ * it. No entry of rank 1 names group 4, but its groups' numbers (pg_id 1 and 5) leave numbers
+ * unnamed: groups it joined and recorded nothing in. Group 4 takes back rank 1 (the one run of
+ * its family's stride, 2), not a rank 4 above every dump in a job of four (sim seed 7859: rank 2,
+ * not a rank 6 in a job of six; kills gn01). */
+static void a_rank_whose_group_numbers_skip_one_fills_a_group(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[2, 3]");
+    group(&j, "3", "undefined", "[0, 2]");
+    group(&j, "4", "undefined", "[1, 3]");
+    group(&j, "5", "Y", "[0, 1, 2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "5", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "5", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", NULL));
+    j.output_sizes = "[[4, 4], [4, 4]]";
+    rec(&j, 3, "4", "all_gather", 1, "scheduled");
+    j.output_sizes = NULL;
+    run(&j);
+    const fa_group *pipe = group_named(&j, "4");
+    assert_int_equal(pipe->nmembers, 2);
+    assert_int_equal(pipe->members[0], 1);
+    assert_int_equal(pipe->members[1], 3);
+    assert_int_equal(group_named(&j, "5")->nmembers, 4);
+    assert_int_equal(j.a.groups.without_dump.n, 0);
+    done(&j);
+}
+
 /* A batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 3 receives from 0 instead of
  * 2. Ranks 0 and 1 completed their batches (their rings wrapped: older dumps' windows), ranks 2
  * and 3 did not: 2's send to 3 and 3's recv from 0 are left unmatched. Rank 0's window shows its
@@ -3105,6 +3140,7 @@ int main(void) {
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
+        cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
