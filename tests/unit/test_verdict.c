@@ -2489,6 +2489,32 @@ static void launch_numbers_shifted_by_an_omission_pair_in_order(void **state) {
     done(&j);
 }
 
+/* Only-active dumps of a ring of batches (each sends to the next, receives from the one before):
+ * rank 0 sent to 2 instead of 1. Rank 2 completed batch #2 (its recv took rank 1's send on the
+ * wire, the dump dropped it) and waits in #3, of other shapes; rank 1's batch #2 waits for the
+ * send rank 0 never posted. Rank 1's send #2 and rank 2's recv #3, next in order, differ in id
+ * and shapes: nothing shows them one transfer, no size mismatch; rank 0 is the culprit (tests/sim
+ * seed 7382; mutant up01). */
+static void a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 6;
+    j.p2p_sizes = "[[4096]]";
+    p2p(&j, 0, "0", "send 0->2", 2, "started");
+    p2p(&j, 0, "0", "recv 0<-2", 2, "started");
+    batch_end(&j, 0, "0", 2, "started");
+    p2p(&j, 1, "0", "send 1->2", 2, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 2, "started");
+    batch_end(&j, 1, "0", 2, "started");
+    j.p2p_sizes = "[[1]]";
+    p2p(&j, 2, "0", "send 2->0", 3, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 3, "scheduled");
+    batch_end(&j, 2, "0", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Dumps that begin past record 0 (a ring, or only-active): ranks 0 and 1 begin with a plain
  * all_gather #7, pending, no end marker after it; rank 2's #7 is a bundle of two. A bundle the
  * ring cut keeps its end marker (the newest record), and nothing says #7 completed (which could
@@ -3085,6 +3111,7 @@ int main(void) {
         cmocka_unit_test(a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death),
         cmocka_unit_test(recorder_collectives_pair_by_their_order),
         cmocka_unit_test(launch_numbers_shifted_by_an_omission_pair_in_order),
+        cmocka_unit_test(a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch),
         cmocka_unit_test(a_pending_call_without_its_marker_was_not_cut),
         cmocka_unit_test(a_barrier_is_an_all_reduce_to_nccl),
         cmocka_unit_test(a_lone_send_between_pairs_pairs_in_order),
