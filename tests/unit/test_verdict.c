@@ -2494,7 +2494,7 @@ static void launch_numbers_shifted_by_an_omission_pair_in_order(void **state) {
  * wire, the dump dropped it) and waits in #3, of other shapes; rank 1's batch #2 waits for the
  * send rank 0 never posted. Rank 1's send #2 and rank 2's recv #3, next in order, differ in id
  * and shapes: nothing shows them one transfer, no size mismatch; rank 0 is the culprit (tests/sim
- * seed 7382; mutant up01). */
+ * seed 7382; mutant pu01). */
 static void a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch(void **state) {
     job j;
     job_init(&j, 3);
