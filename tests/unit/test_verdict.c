@@ -2550,6 +2550,75 @@ static void recorder_collectives_pair_by_their_order(void **state) {
     done(&j);
 }
 
+/* A ring of batches under the recorder's launch numbers, windows past record 0 (rings that
+ * wrapped): rank 1 left step 2's all_reduce out, so its batch took launch #3, its peers' #4. Its
+ * send 1->2 (#3) and rank 2's recv 2<-1 (#4), both pending, are one transfer to NCCL, which pairs
+ * a peer's sends and recvs in order: equal ids would leave each unmatched and name rank 2 as never
+ * receiving. Ranks 0 and 2 wait in all_reduce #3 for rank 1, which waits in its batch for them:
+ * rank 1 left the collective out (random_rec_jobs seeds 19, 92, 483; mutant ln01). */
+static void launch_numbers_shifted_by_an_omission_pair_in_order(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 4;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    j.p2p_coll_seq = 1;
+    for (int r = 0; r < 3; r++) {
+        char send[32], recv[32];
+        snprintf(send, sizeof send, "send %d->%d", r, (r + 1) % 3);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 2) % 3);
+        p2p(&j, r, "0", send, 2, "completed");
+        p2p(&j, r, "0", recv, 2, "completed");
+        batch_end(&j, r, "0", 2, "completed");
+    }
+    rec(&j, 0, "0", "all_reduce", 3, "started");
+    rec(&j, 2, "0", "all_reduce", 3, "started");
+    p2p(&j, 1, "0", "send 1->2", 3, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 3, "scheduled");
+    batch_end(&j, 1, "0", 3, "scheduled");
+    j.p2p_coll_seq = 3;
+    p2p(&j, 0, "0", "send 0->1", 4, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 4, "scheduled");
+    batch_end(&j, 0, "0", 4, "scheduled");
+    p2p(&j, 2, "0", "send 2->0", 4, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 4, "scheduled");
+    batch_end(&j, 2, "0", 4, "scheduled");
+    for (int r = 0; r < 3; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Only-active dumps of a ring of batches (each sends to the next, receives from the one before):
+ * rank 0 sent to 2 instead of 1. Rank 2 completed batch #2 (its recv took rank 1's send on the
+ * wire, the dump dropped it) and waits in #3, of other shapes; rank 1's batch #2 waits for the
+ * send rank 0 never posted. Rank 1's send #2 and rank 2's recv #3, next in order, differ in id
+ * and shapes: nothing shows them one transfer, no size mismatch; rank 0 is the culprit (tests/sim
+ * seed 7382; mutant pu01). */
+static void a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 6;
+    j.p2p_sizes = "[[4096]]";
+    p2p(&j, 0, "0", "send 0->2", 2, "started");
+    p2p(&j, 0, "0", "recv 0<-2", 2, "started");
+    batch_end(&j, 0, "0", 2, "started");
+    p2p(&j, 1, "0", "send 1->2", 2, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 2, "started");
+    batch_end(&j, 1, "0", 2, "started");
+    j.p2p_sizes = "[[1]]";
+    p2p(&j, 2, "0", "send 2->0", 3, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 3, "scheduled");
+    batch_end(&j, 2, "0", 3, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Dumps that begin past record 0 (a ring, or only-active): ranks 0 and 1 begin with a plain
  * all_gather #7, pending, no end marker after it; rank 2's #7 is a bundle of two. A bundle the
  * ring cut keeps its end marker (the newest record), and nothing says #7 completed (which could
@@ -3202,6 +3271,8 @@ int main(void) {
         cmocka_unit_test(a_group_before_a_wrapped_window_makes_no_dump_older),
         cmocka_unit_test(a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death),
         cmocka_unit_test(recorder_collectives_pair_by_their_order),
+        cmocka_unit_test(launch_numbers_shifted_by_an_omission_pair_in_order),
+        cmocka_unit_test(a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch),
         cmocka_unit_test(a_pending_call_without_its_marker_was_not_cut),
         cmocka_unit_test(a_barrier_is_an_all_reduce_to_nccl),
         cmocka_unit_test(a_lone_send_between_pairs_pairs_in_order),
