@@ -1,0 +1,452 @@
+/* verdict_order.c — the evidence of order: which of two ops a rank would issue first, and
+ * whether it went past an op it never issued. A rank that others wait on for an op it never
+ * issued, while it waits in another, is either blocked before that op (a victim) or skipped it
+ * (the root). Its own history rarely says which, so the dumps of others are asked: the op's own
+ * group when both ops are in it (their numbers), the ranks that issued both ops (program_order),
+ * the rank's sink component and the sibling groups of the ops' families, which run the same
+ * program (order_vote, sibling_vote; one_family, stands_for say which groups count), the sibling
+ * stages for a send/recv (p2p_family_vote), and last the step before each op. A witness whose own
+ * order is in doubt (accused) says nothing; a rank's lack of an entry counts only where its dump
+ * proves it (absent_proven). verdict_sinks.c asks fa_vo_blocked_before to excuse victims and
+ * fa_vo_went_past to find cycles that hold themselves.
+ */
+#include "verdict/verdict_order.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The record_id of input rank ri's collective entry in `group` with `seq`, or -1. */
+static int64_t record_at(const decider *d, size_t ri, uint32_t group, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        if (fa_entry_coll_seq(dump, e) != seq || fa_entry_traits(d->in->store, e)->is_p2p) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) ==
+            (long)group)
+            return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* In a cycle of ranks that each wait in one op for another that never issued its own (a rank
+ * skipped a collective and went on to the next group's), the rank's own history tells the
+ * skipper from its victim: the step before, which of the two groups came first. When the op it
+ * is pending in (group H, #t) comes before the one it is missing (group G, #s) in its program,
+ * as H #t-1 came before G #s-1, it is blocked before reaching the missing op: a victim. In one
+ * group (the recorder numbers send/recv batches and collectives alike, so a rank that left one
+ * out holds another op at its number) the numbers say it: pending at #t < #s, a victim. */
+/* The op nodes the rank waits in within its component, one at a time: *at walks its edges. */
+static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
+    while (*at < d->g.edge_at[node + 1]) {
+        uint32_t x = d->g.edges[(*at)++];
+        if (x < d->g.nrank_nodes || d->comp[x] != d->comp[node]) continue;
+        const fa_op *pending = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+        if (!pending->is_p2p) return pending;
+    }
+    return NULL;
+}
+
+/* Whether undescribed groups a and b are one group shifted: of one size (two or more), b's
+ * member at each group rank that of a plus one offset, every member known. The groups of one
+ * dimension of a Megatron or DeviceMesh layout are so ({12,44}, {16,48}); a group of another
+ * dimension may be too (pipeline and embedding groups of two stages), so the callers match an
+ * op's counterpart by its name and number as well. */
+static bool shifted(const fa_group *a, const fa_group *b) {
+    if (a->nmembers != b->nmembers || a->nmembers < 2 || a->members[0] < 0 || b->members[0] < 0)
+        return false;
+    int64_t offset = b->members[0] - a->members[0];
+    for (uint32_t p = 1; p < a->nmembers; p++)
+        if (a->members[p] < 0 || b->members[p] < 0 || b->members[p] - a->members[p] != offset)
+            return false;
+    return true;
+}
+
+/* Whether groups a and b are of one family (one description, named by the program: the groups
+ * of an SPMD program's family run the same numbered collectives in the same order; without a
+ * description, as the recorder and gloo jobs often leave them, one group shifted: tests/sim
+ * seeds 4058, 5690, where a rank ran its data-parallel collective on its pipeline or tensor
+ * group and only the shifted groups of the other ranks said which order the program runs). */
+static bool one_family(const fa_group *a, const fa_group *b) {
+    if (a == b) return true;
+    if (fa_desc_says_nothing(a->desc) && fa_desc_says_nothing(b->desc)) return shifted(a, b);
+    return a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, "undefined") != 0 &&
+           strcmp(a->desc, b->desc) == 0;
+}
+
+/* Whether group g may hold the counterpart of an op of group `of`, asked beside an op of group
+ * `other`: of itself, or a group of its family, unless g is undescribed and of other's family
+ * too (a pipeline and an embedding group of the same two stages are one group shifted each: an
+ * all_reduce #1 in a rank's embedding group is no counterpart of an all_reduce #1 that another
+ * ran in its pipeline group, nor of its embedding one, when either may be meant). */
+static bool stands_for(const fa_group *g, const fa_group *of, const fa_group *other) {
+    if (g == of) return true;
+    if (!one_family(g, of)) return false;
+    return !fa_desc_says_nothing(g->desc) || (g != other && !one_family(g, other));
+}
+
+enum { ORDER_WITNESSES = 8 };
+
+/* What input rank wi's history says of the program's order: +1 when it issued the `first`
+ * family's #first_seq before the `second` family's #second_seq, -1 after, 0 when it holds
+ * only one of them (or neither). */
+static int witness_order(const decider *d, size_t wi, const fa_op *first, const fa_op *second) {
+    const fa_dump *dump = d->in->ranks[wi].dump;
+    const fa_group *gf = &d->groups->v[first->group], *gs = &d->groups->v[second->group];
+    int64_t at_first = -1, at_second = -1;
+    for (uint32_t i = 0; i < dump->nentries && (at_first < 0 || at_second < 0); i++) {
+        const fa_entry *e = &dump->entries[i];
+        int64_t seq = fa_entry_coll_seq(dump, e);
+        if ((seq != first->seq && seq != second->seq) || fa_entry_traits(d->in->store, e)->is_p2p)
+            continue;
+        long g = fa_groups_find(d->groups, wi, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (g < 0) continue;
+        if (at_first < 0 && seq == first->seq && stands_for(&d->groups->v[g], gf, gs))
+            at_first = fa_entry_record_id(dump, e);
+        else if (at_second < 0 && seq == second->seq && stands_for(&d->groups->v[g], gs, gf))
+            at_second = fa_entry_record_id(dump, e);
+    }
+    return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
+}
+
+/* Whether input rank wi is itself waited on in an op it never issued: its own order is what is
+ * in doubt (it may have gone where nobody else went), so it witnesses nothing of the program's
+ * (sim seeds 1981, 836: a rank that ran an all_reduce in its TP group instead of its DP group
+ * said its partner, blocked before that op, had left it out). Not a rank pending in that op's
+ * group at an earlier number: it is blocked before the op, on its way there, and its order
+ * stands (sim seed 3964: a rank stuck in its TP all_reduce, which its partner left out, with the
+ * world's all_reduce before the one it never issued still pending, is the witness that names
+ * the partner). */
+static bool accused(const decider *d, size_t wi) {
+    long node = fa_vg_rank_node(d, d->in->ranks[wi].rank);
+    if (node < 0 || !d->facts[node].waited || d->facts[node].missing_op < 0) return false;
+    const fa_op *missing = &d->m->ops[d->facts[node].missing_op], *pending;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, (size_t)node, &at)) != NULL;)
+        if (pending->group == missing->group && pending->seq < missing->seq) return false;
+    return true;
+}
+
+/* The program's order of `pending` and `missing` as the ranks that issued either of them tell
+ * it (their own history: what they issued in those groups' families, and in which order):
+ * +1 pending comes first, -1 missing does, 0 no witness or no majority. The rank itself
+ * (input ri) is no witness; at most ORDER_WITNESSES others are asked. */
+static int program_order(const decider *d, long ri, const fa_op *pending, const fa_op *missing) {
+    int votes = 0, asked = 0;
+    const fa_op *ops[] = { pending, missing };
+    for (int o = 0; o < 2 && asked < ORDER_WITNESSES; o++)
+        for (uint32_t k = 0; k < ops[o]->ncalls && asked < ORDER_WITNESSES; k++) {
+            size_t wi = d->m->calls[ops[o]->first_call + k].rank_index;
+            if ((long)wi == ri || accused(d, wi)) continue;
+            int says = witness_order(d, wi, pending, missing);
+            votes += says;
+            asked += says != 0;
+        }
+    return (votes > 0) - (votes < 0);
+}
+
+/* The component's word on a cycle (tests/sim's E11: the fault rank is the one whose order the
+ * others contradict). A rank pending in op P while others wait on it in op M that it never
+ * issued claims "P before M". Another rank of its sink component that is a member of both ops'
+ * families (a sibling TP group runs the same program) says which came first for it: having
+ * issued M's counterpart and not P's, or M's first, it contradicts; P's first, it agrees. The
+ * skipper is the minority, so two voters at least and a majority decide. Unlike program_order's
+ * witnesses, a voter need not have issued both: in a fresh cycle nobody has (real random seeds
+ * 35, 161: a skipped world barrier). Voters are capped: cycles are small. */
+enum { MAX_ORDER_VOTERS = 64 };
+
+/* The record_id of input rank ri's entry that stands where op does (its seq and name, in op's
+ * group or one of its family), or -1. */
+static int64_t counterpart(const decider *d, size_t ri, const fa_op *op, const fa_op *other) {
+    const fa_entry *rep = fa_op_rep_entry(d->m, op);
+    if (!rep) return -1;
+    uint32_t name = fa_entry_traits(d->in->store, rep)->name;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = dump->nentries; i-- > 0;) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        if (t->is_p2p || t->name != name || fa_entry_coll_seq(dump, e) != op->seq) continue;
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (gi >= 0 &&
+            stands_for(&d->groups->v[gi], &d->groups->v[op->group], &d->groups->v[other->group]))
+            return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* Whether input rank ri is a member of a group of op's family: only then does the lack of its
+ * counterpart say that it has not got there yet. */
+static long family_group(const decider *d, size_t ri, const fa_op *op) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; k < dump->npgs; k++) {
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
+        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group])) return gi;
+    }
+    return -1;
+}
+
+static bool in_family(const decider *d, size_t ri, const fa_op *op) {
+    return family_group(d, ri, op) >= 0;
+}
+
+/* Whether input rank ri's dump would hold its entry numbered seq in group gi, had the rank
+ * issued one: it kept every entry from its first (record_id 0), or it holds an entry of that
+ * group numbered below seq (a send/recv too, where the recorder numbers launches alike); a ring
+ * drops the oldest entries, never one between two it kept. */
+static bool window_reaches(const decider *d, size_t ri, long gi, int64_t seq) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    if (dump->nentries && fa_entry_record_id(dump, &dump->entries[0]) == 0) return true;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        int64_t n = fa_entry_traits(d->in->store, e)->is_p2p
+                        ? (dump->launch_numbered ? fa_entry_p2p_seq(dump, e) : -1)
+                        : fa_entry_coll_seq(dump, e);
+        if (n >= 1 && n < seq &&
+            fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name) == gi)
+            return true;
+    }
+    return false;
+}
+
+/* The group of op's family that input rank ri is a member of, by the job's groups (its dump
+ * need not name a group it never ran anything in), or -1. */
+static long member_of_family(const decider *d, size_t ri, const fa_op *op) {
+    const fa_group *of = &d->groups->v[op->group];
+    for (size_t gi = 0; gi < d->groups->n; gi++)
+        if (one_family(of, &d->groups->v[gi]) &&
+            fa_group_position(&d->groups->v[gi], d->in->ranks[ri].rank) >= 0)
+            return (long)gi;
+    return -1;
+}
+
+/* Whether input rank ri's dump proves it has not issued op's counterpart, which it lacks: where
+ * op's group has a description, as before, its lack (the families' voters' word, real random
+ * seeds 35, 161); in an undescribed group's family (one group shifted), only a dump that keeps
+ * completed entries (not an only-active one, which drops them: sim seed 1145) and whose window
+ * reaches back below op's number in its group of that family. */
+static bool absent_proven(const decider *d, size_t ri, const fa_op *op) {
+    if (!fa_desc_says_nothing(d->groups->v[op->group].desc)) return true;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    bool keeps_completed = false;
+    for (uint32_t i = 0; i < dump->nentries && !keeps_completed; i++)
+        keeps_completed =
+            fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED;
+    long gi = member_of_family(d, ri, op);
+    return keeps_completed && gi >= 0 && window_reaches(d, ri, gi, op->seq);
+}
+
+/* +1 when the ranks of the component mine[0..n) other than `node` that are members of both
+ * families mostly put `pending` first (the rank is blocked before `missing`), -1 when they
+ * mostly put `missing` first (it went past it), 0 undecided. */
+static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t node,
+                      const fa_op *pending, const fa_op *missing) {
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t k = 0; k < n && asked < MAX_ORDER_VOTERS; k++) {
+        long ri = mine[k] == node ? -1 : fa_input_find(d->in, d->facts[mine[k]].rank);
+        if (ri < 0 || !d->facts[mine[k]].has_dump || !in_family(d, (size_t)ri, pending) ||
+            !in_family(d, (size_t)ri, missing))
+            continue;
+        asked++;
+        int64_t p = counterpart(d, (size_t)ri, pending, missing),
+                m = counterpart(d, (size_t)ri, missing, pending);
+        if (m >= 0 && (p < 0 ? absent_proven(d, (size_t)ri, pending) : m < p))
+            contradict++;
+        else if (p >= 0 && (m < 0 ? absent_proven(d, (size_t)ri, missing) : p < m))
+            agree++;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+/* What input rank ri's sends and recvs in `group` numbered p2p #seq say of one named `name` (a
+ * traits' profiling name: kind and group-relative direction): +1 one of them is it, -1 it holds
+ * some and none is it, 0 it holds none. A batch numbers its sends and recvs alike, so one
+ * number may hold several (sim seed 4569: a stage's recv, its oldest pending, beside the send
+ * of its batch that its siblings list first, read as another operation at that number). */
+static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq, uint32_t name) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    long slot = -1;
+    int word = 0;
+    for (uint32_t k = 0; k < dump->npgs && slot < 0; k++)
+        if (fa_groups_find(d->groups, ri, dump->pgs[k].name) == (long)group) slot = k;
+    for (uint32_t i = 0; slot >= 0 && i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        if (t->pg != (uint32_t)slot || !t->is_p2p || fa_entry_p2p_seq(dump, e) != seq) continue;
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        if (!op->is_send && !op->is_recv) continue;
+        if (t->name == name) return 1;
+        word = -1;
+    }
+    return word;
+}
+
+/* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
+ * (one program, tests/sim's pipeline groups) hold, at the member in the rank's place, the same
+ * numbered send/recv as it. Where they hold the one it has pending in G (its oldest there) by
+ * its number, it follows the program and has not got to the missing one: +1; where they hold
+ * another one there, it left out what the program has at that number and went on: -1 (sim seed
+ * 5944: rank 3 skipped its recv from 7 and posts its next send at the recv's number, which its
+ * sibling stages hold as that recv). Two voters at least and a majority decide; else 0. */
+static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) {
+    const fa_group *g = &d->groups->v[missing->group];
+    long pos = fa_group_position(g, d->facts[node].rank);
+    const fa_entry *own = NULL;
+    int64_t seq = INT64_MAX;
+    for (size_t e = d->g.edge_at[node]; pos >= 0 && e < d->g.edge_at[node + 1]; e++) {
+        uint32_t x = d->g.edges[e];
+        if (x < d->g.nrank_nodes) continue;
+        size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
+        const fa_op *o = &d->m->ops[op];
+        const fa_call *c =
+            o->is_p2p && o->group == missing->group ? fa_op_call(d->m, op, (uint32_t)pos) : NULL;
+        if (!c) continue;
+        const fa_entry *ce = fa_call_entry(d->m, d->in, c, 0);
+        int64_t s = fa_entry_p2p_seq(d->in->ranks[c->rank_index].dump, ce);
+        if (s < seq) seq = s, own = ce;
+    }
+    if (!own) return 0;
+    uint32_t name = fa_entry_traits(d->in->store, own)->name;
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
+        const fa_group *sib = &d->groups->v[gi];
+        if (sib == g || sib->nmembers != g->nmembers || !one_family(sib, g)) continue;
+        long ri = fa_input_find(d->in, sib->members[pos]);
+        int word = ri >= 0 ? p2p_word_at(d, (size_t)ri, (uint32_t)gi, seq, name) : 0;
+        asked += word != 0;
+        agree += word > 0;
+        contradict += word < 0;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+/* One voter's word for sibling_vote: +1 it issued `pending`'s counterpart first, -1
+ * `missing`'s, 0 it cannot say. A voter that holds one op's counterpart and not the other's says
+ * which came first only when its window reaches back below the absent one's number. */
+static int sibling_word(const decider *d, size_t ri, const fa_op *pending, const fa_op *missing) {
+    long pg = member_of_family(d, ri, pending), mg = member_of_family(d, ri, missing);
+    if (pg < 0 || mg < 0) return 0;
+    int64_t pr = counterpart(d, ri, pending, missing), mr = counterpart(d, ri, missing, pending);
+    if (mr >= 0 &&
+        (pr >= 0 ? mr < pr
+                 : window_reaches(d, ri, pg, pending->seq) && absent_proven(d, ri, pending)))
+        return -1;
+    if (pr >= 0 &&
+        (mr >= 0 ? pr < mr
+                 : window_reaches(d, ri, mg, missing->seq) && absent_proven(d, ri, missing)))
+        return 1;
+    return 0;
+}
+
+/* The word of the job's ranks where the component's cannot tell (a cycle of two ranks that
+ * only wait on each other, in two groups they share): the members, by the job's groups, with a
+ * fresh dump and not waited on for an op they never issued themselves (accused), of the groups
+ * of either op's family (their own groups and the sibling groups, which run the same program),
+ * as order_vote asks its voters, each once. +1 pending first, -1 missing first, 0 undecided
+ * (fewer than two voters, or a tie). Where the two groups are a pipeline and an embedding group
+ * of the same two stages without descriptions, no sibling can tell them apart (stands_for) and
+ * the cycle stays undecided (sim seeds 4996, 7859). */
+static int sibling_vote(const decider *d, size_t node, const fa_op *pending, const fa_op *missing) {
+    const fa_group *fams[] = { &d->groups->v[pending->group], &d->groups->v[missing->group] };
+    size_t voters[MAX_ORDER_VOTERS], nvoters = 0;
+    int agree = 0, contradict = 0;
+    for (int f = 0; f < 2; f++)
+        for (size_t gi = 0; gi < d->groups->n && nvoters < MAX_ORDER_VOTERS; gi++) {
+            const fa_group *g = &d->groups->v[gi];
+            if (!one_family(fams[f], g)) continue;
+            for (uint32_t p = 0; p < g->nmembers && nvoters < MAX_ORDER_VOTERS; p++) {
+                long ri = g->member_input[p], vn = ri >= 0 ? fa_vg_rank_node(d, g->members[p]) : -1;
+                if (vn < 0 || (size_t)vn == node || d->facts[vn].stale || accused(d, (size_t)ri))
+                    continue;
+                bool asked = false;
+                for (size_t k = 0; k < nvoters && !asked; k++) asked = voters[k] == (size_t)ri;
+                if (asked) continue;
+                voters[nvoters++] = (size_t)ri;
+                int says = sibling_word(d, (size_t)ri, pending, missing);
+                agree += says > 0;
+                contradict += says < 0;
+            }
+        }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
+/* The order of the op the rank waits in and `missing_op`, the one others wait for it in: +1 when
+ * its history (or its peers') puts the pending op first (it is blocked before reaching the
+ * missing one), -1 when the missing op comes first (it went past it: it skipped it), 0 when
+ * nothing tells. */
+static int pending_order(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                         size_t nmine) {
+    const rank_facts *f = &d->facts[node];
+    long ri = fa_input_find(d->in, f->rank);
+    const fa_op *missing = &d->m->ops[missing_op], *pending;
+    if (ri < 0) return 0;
+    if (missing->is_p2p) return p2p_family_vote(d, node, missing);
+    /* one group first (launch-numbered dumps, where another op took the missing one's number):
+     * pending before it, the rank never got there; pending after it, it went past */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group) return pending->seq < missing->seq ? 1 : -1;
+    /* across groups, in a job of two ranks: each side's history holds its own order only and no
+     * third rank says which one the program runs (tests/sim's E11: both are named, as the two
+     * sides of a two-member mismatch; seeds 6689, 5155) */
+    if (d->nfacts <= 2) return 0;
+    /* the component's vote, then the others' histories: where the ranks that issued the two
+     * ops ran them in one order */
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = pending->group != missing->group
+                        ? order_vote(d, mine, nmine, node, pending, missing)
+                        : 0;
+        if (order) return order;
+    }
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = program_order(d, ri, pending, missing);
+        if (order) return order;
+    }
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = pending->group != missing->group ? sibling_vote(d, node, pending, missing) : 0;
+        if (order) return order;
+    }
+    if (missing->seq < 2) return 0;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        if (pending->seq < 2) continue;
+        int64_t before_pending = record_at(d, (size_t)ri, pending->group, pending->seq - 1);
+        int64_t before_missing = record_at(d, (size_t)ri, missing->group, missing->seq - 1);
+        if (before_pending >= 0 && before_missing >= 0)
+            return before_pending < before_missing ? 1 : -1;
+    }
+    return 0;
+}
+
+/* pending_order's +1: see verdict_order.h. */
+bool fa_vo_blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                          size_t nmine) {
+    return pending_order(d, node, missing_op, mine, nmine) > 0;
+}
+
+/* Whether the rank at `node` has its own entry in op `o`: it issued it, as its dump shows, not a
+ * state read from its counters (sim seed 10978: a rank blocked in a send/recv batch whose
+ * entries carry the group's collective count, read as pending in that collective). */
+static bool issued_it(const decider *d, size_t node, const fa_op *o) {
+    long pos = fa_group_position(&d->groups->v[o->group], d->facts[node].rank);
+    return pos >= 0 && fa_op_call(d->m, (size_t)(o - d->m->ops), (uint32_t)pos) != NULL;
+}
+
+/* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
+ * never issued: it issued a later collective of the op's group, or the ranks that issued both
+ * the op it waits in and the missing one ran the missing one first (program_order), or, for a
+ * send/recv, the sibling groups of its family hold another operation at the number of the one it
+ * has pending (p2p_family_vote). Stricter than pending_order, whose other readings (a voter
+ * holding only the missing op, the step before) weigh a cycle that is judged anyway. */
+bool fa_vo_went_past(const decider *d, size_t node, long missing_op) {
+    long ri = fa_input_find(d->in, d->facts[node].rank);
+    const fa_op *missing = &d->m->ops[missing_op], *pending;
+    if (ri < 0) return false;
+    if (missing->is_p2p) return p2p_family_vote(d, node, missing) < 0;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
+        if (pending->group == missing->group && issued_it(d, node, pending))
+            return pending->seq > missing->seq;
+    for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;) {
+        int order = issued_it(d, node, pending) ? program_order(d, ri, pending, missing) : 0;
+        if (order) return order < 0;
+    }
+    return false;
+}

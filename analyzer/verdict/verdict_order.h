@@ -1,0 +1,21 @@
+/* verdict_order.h — the evidence of order (verdict_order.c): which of two ops a rank would issue
+ * first, from its own history and its peers', and whether it went past an op it never issued.
+ * Internal to verdict*.c.
+ */
+#ifndef FRTRACE_VERDICT_ORDER_H
+#define FRTRACE_VERDICT_ORDER_H
+
+#include "verdict/verdict_graph.h"
+
+/* Whether the rank at `node`, which others wait on in `missing_op` that it never issued, is
+ * blocked before reaching that op: its history, or its peers' (the component's ranks
+ * mine[0..nmine) among them), puts the op it waits in first. A victim, not the root. */
+bool fa_vo_blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                          size_t nmine);
+
+/* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
+ * never issued (it skipped it): stricter than fa_vo_blocked_before's reading, as it rules on
+ * components that wait on ranks outside too. */
+bool fa_vo_went_past(const decider *d, size_t node, long missing_op);
+
+#endif
