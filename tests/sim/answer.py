@@ -49,8 +49,8 @@ The rules (sim.py's table gives them with their numbers):
     dump is waited for, a cut or older dump beside it is no proof of going on: a cut dump shows
     nothing after its cut (a rank whose CPU stopped still writes one), an older dump only that
     the rank passed its old frontier. A rank named for a wait only through such a dump (E8),
-    or a member beside the unknown rank in a waiter's operation that no readable dump shows
-    past it (passed()), may have stopped there, the unknown rank blocked behind it: the answer
+    or a member beside the unknown rank in a waiter's operation whose dump is cut (not older:
+    E8 stands) and that no readable dump shows past it (passed()), may have stopped there, the unknown rank blocked behind it: the answer
     is one of them (alternatives, no culprit), the reasons in evidence.reasons (one_of()).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) and waited for by nobody else issued an operation the
@@ -82,10 +82,12 @@ The rules (sim.py's table gives them with their numbers):
 class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
-    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False):
+    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
+                 older=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
+        self.older = set(stale) - set(self.cut) if older is None else older  # E8 older dumps
         self.hide_p2p = hide_p2p  # gloo: send/recv are in no entry and no pg_status count (E10)
         self._frontier, self._completed, self._missing = {}, {}, {}
 
@@ -462,7 +464,8 @@ def one_of(view, graph, hidden):
             if not gone:
                 continue
             for c in unsure:
-                if c != v and c not in cand and not passed(view, c, inst) and \
+                if c != v and c not in cand and c in view.cut and c not in view.older and \
+                        not passed(view, c, inst) and \
                         can_block(view, graph, x, c):
                     cand.add(c)
                     reasons.append("E15: rank %d waits in launch %d for rank%s %s (no readable "
@@ -587,7 +590,8 @@ def expected(job, eng, dumps):
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo)
+    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo,
+                older={r for r in known if dumps[r].get("older")})
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)

@@ -58,8 +58,8 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      among those waited for, a cut or older dump beside it is no proof of going on: a cut dump
      shows nothing after its cut (a rank whose CPU stopped still writes one), an older one only
      that the rank passed its old frontier. Such a rank named for a wait (E8), or a member
-     beside the unknown one in a waiter's operation that no readable dump shows past it (a cut
-     dump; an older one whose peers completed nothing with it at or beyond that operation),
+     beside the unknown one in a waiter's operation whose dump is cut (an older one keeps E8's
+     presumption) and that no readable dump shows past it,
      may have stopped there, and the unknown rank may be blocked behind it: the answer is
      one of them (alternatives, no culprit). An earlier rule named the unknown rank alone
      (seed 975: rank 1 waits for 0, cut with no entries, and 2, no dump) or both (2019: rank 1,
