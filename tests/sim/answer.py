@@ -45,6 +45,13 @@ The rules (sim.py's table gives them with their numbers):
     is presumed to have gone on. (pg_status's counters would say more; the rules do not credit
     them, so they never expect more than the entries prove.) A re-pickled dump cut anywhere, or
     a dump cut before its entries, is unreadable (E1).
+ E16 One of them. Where no seen rank explains the waits (W2) and a rank without a readable
+    dump is waited for, a cut or older dump beside it is no proof of going on: a cut dump shows
+    nothing after its cut (a rank whose CPU stopped still writes one), an older dump only that
+    the rank passed its old frontier. A rank named for a wait only through such a dump (E8),
+    or a member beside the unknown rank in a waiter's operation whose dump is cut (not older:
+    E8 stands) and that no readable dump shows past it (passed()), may have stopped there, the unknown rank blocked behind it: the answer
+    is one of them (alternatives, no culprit), the reasons in evidence.reasons (one_of()).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) and waited for by nobody else issued an operation the
     group will never run: it is the culprit, the idle majority is not (a rank that used the
@@ -92,10 +99,12 @@ The rules (sim.py's table gives them with their numbers):
 class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
-    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False):
+    def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
+                 older=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
+        self.older = set(stale) - set(self.cut) if older is None else older  # E8 older dumps
         self.hide_p2p = hide_p2p  # gloo: send/recv are in no entry and no pg_status count (E10)
         self._frontier, self._completed, self._missing = {}, {}, {}
 
@@ -419,15 +428,141 @@ def reason(view, gloo, fault_ranks):
             else:
                 culprits.update(v for v in c if v in fault_ranks)
     # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
-    alternatives = []
+    alternatives, reasons = [], []
     if culprits:
         alternatives = [[u] for u in hidden]
     else:
-        culprits = set(hidden)
+        culprits, alternatives, reasons = one_of(view, graph, hidden)
     return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,
             "stuck": stuck, "in_flight": in_flight, "culprits": sorted(culprits),
-            "alternatives": alternatives, "cycles": cycles,
+            "alternatives": alternatives, "cycles": cycles, "reasons": reasons,
             "waiting": bool(graph) or bool(stalled)}
+
+
+def passed(view, c, inst):
+    """A readable peer's dump shows c completed an instance that lies at or beyond inst in c's
+    stream: c went on past inst (what makes a dump older, E8, proves no more than that)."""
+    L = inst.launches.get(c)
+    if L is None:
+        return False
+    for M in view.eng.stream[c][L.pos:]:
+        for i in M.insts:
+            for m, K in i.launches.items():
+                if m != c and m in view.known and not K.failed and \
+                        K.done_t is not None and K.done_t <= view.T[m] and view.visible(K, m):
+                    return True
+    return False
+
+
+def program_keys(eng, x):
+    """The instance keys of x's program, call by call, as the engine binds them (issued or
+    not: a rank without a dump may have gone as far as any of them)."""
+    out, coll, p2p = [], {}, {}
+    for call in eng.job.calls[x]:
+        g, keys = call.group, []
+        if call.is_p2p():
+            for op in call.ops:
+                src, dst = (x, op.peer) if op.name == "send" else (op.peer, x)
+                k = p2p[(g.uid, src, dst, op.name)] = p2p.get((g.uid, src, dst, op.name), 0) + 1
+                keys.append((("p", g.uid, src, dst, k), (min(src, dst), max(src, dst))))
+        else:
+            k = coll[g.uid] = coll.get(g.uid, 0) + 1
+            keys.append((("c", g.uid, k), tuple(g.members)))
+        out.append(keys)
+    return out
+
+
+def can_block(view, graph, x, y):
+    """Could x be blocked behind y, as far as the dumps show? x has not passed the earliest
+    operation of its program that a waiter is pending in with it (a collective completes for
+    none before all arrive), so x is pending at or before it; y holds x up only in an operation
+    there that no dump shows completed and that no dump shows y past."""
+    waited = set()
+    for v in graph:
+        fr = view.frontier(v)
+        waited.update(i.key for i in (fr.insts if fr is not None else []) if x != v)
+    prog = program_keys(view.eng, x)
+    first = next((n for n, keys in enumerate(prog) if any(k in waited for k, _ in keys)), None)
+    if first is None:
+        return False
+    # y, or a seen waiter whose waits lead to y, holds x up in an operation up to there
+    behind, todo = set(), [y]
+    back = {}
+    for v, ws in graph.items():
+        for w in ws:
+            back.setdefault(w, []).append(v)
+    while todo:
+        w = todo.pop()
+        if w not in behind:
+            behind.add(w)
+            todo.extend(back.get(w, []))
+    for keys in prog[:first + 1]:
+        for key, members in keys:
+            inst = view.eng.insts.get(key)
+            for z in members:
+                if z == x or z not in behind:
+                    continue
+                if inst is None:
+                    return True  # nobody issued it: no member arrived
+                if completed_somewhere(view, inst, view.known):
+                    continue
+                if (z == y and not passed(view, y, inst)) or \
+                        (z != y and z in sum(view.missing(inst), [])):
+                    return True
+    return False
+
+
+def one_of(view, graph, hidden):
+    """E16: (culprits, alternatives, reasons) where no seen rank explains the waits. The hidden
+    ranks are the culprits (E1), unless a cut or older dump is among the candidates: a cut dump
+    shows nothing after its cut (a rank whose CPU stopped still writes one), and an older one
+    leaves open whether the rank went on as far as the wait; either may be blocked behind a
+    rank without a dump, or that rank behind it. Then the dumps prove only one of them."""
+    unknown = [u for u in hidden if u not in view.known]
+    if len(unknown) != 1:  # several unknown ranks are all named (E1); "one of" cannot say more
+        return set(hidden), [], []
+    reasons = []
+    cand, x = set(hidden), unknown[0]
+    stale = [u for u in hidden if u in view.stale]
+    if len(stale) == 1:  # x or u alone explains the waits where the other may be blocked on it
+        u = stale[0]
+        x_alone, u_alone = can_block(view, graph, u, x), can_block(view, graph, x, u)
+        what = "a cut" if u in view.cut else "an older"
+        if x_alone and u_alone:
+            reasons.append("E16: rank %d, named for a wait only through %s dump, may be blocked "
+                           "behind rank %d, which left no readable dump, or rank %d behind "
+                           "it: one of them" % (u, what, x, x))
+            return set(), [[x], [u]], reasons
+        if x_alone != u_alone:
+            a, b = (x, u) if x_alone else (u, x)
+            reasons.append("E16: rank %d may be blocked behind rank %d (%s dump), not the "
+                           "reverse: %d is named, %d an alternative" % (
+                               b, a, "no readable" if a == x else what, a, b))
+            return {a}, [[b]], reasons
+        return set(hidden), [], []
+    if stale:
+        return set(hidden), [], []
+    # a cut member beside a missing unknown one in a waiter's operation: the cut dump does not
+    # show it arrived (E13 presumed it went on, as after an older dump; nothing shows it did)
+    for v in sorted(graph):
+        fr = view.frontier(v)
+        for inst in (fr.insts if fr is not None else []):
+            missing, unsure = view.missing(inst)
+            gone = [m for m in missing if m in unknown]
+            if not gone:
+                continue
+            for c in unsure:
+                if c != v and c not in cand and c in view.cut and c not in view.older and \
+                        not passed(view, c, inst) and \
+                        can_block(view, graph, x, c):
+                    cand.add(c)
+                    reasons.append("E16: rank %d waits in launch %d for rank%s %s (no readable "
+                                   "dump) and for rank %d, whose dump stops before it: either "
+                                   "may have stopped" % (v, fr.pos, "s" if len(gone) > 1
+                                                         else "", ",".join(map(str, gone)), c))
+    if not reasons:
+        return set(hidden), [], []
+    return set(), [[u] for u in sorted(cand)], reasons
 
 
 def fault_roots(result, fault_ranks):
@@ -543,7 +678,8 @@ def expected(job, eng, dumps):
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo)
+    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo,
+                older={r for r in known if dumps[r].get("older")})
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)
@@ -570,7 +706,7 @@ def expected(job, eng, dumps):
                      "names_other_than_truth": status == "hang" and
                      culprits != fault_roots(truth, fault_ranks),
                      "wait_for": seen["graph"], "cycles": seen["cycles"],
-                     "mismatches": mm_found},
+                     "mismatches": mm_found, "reasons": seen["reasons"]},
         "expected": {"status": status, "culprit_ranks": culprits, "alternatives": alternatives,
                      "stragglers": stragglers, "class": job.cls},
     }

@@ -54,6 +54,16 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      rule read a cut JSON dump as unreadable, claiming less than the dump shows (seeds 316,
      336, 788). Re-pickled dumps cut anywhere, and dumps cut before their entries, are
      unreadable (E1).
+ E16 One of them. Where no seen rank explains the waits and a rank without a readable dump is
+     among those waited for, a cut or older dump beside it is no proof of going on: a cut dump
+     shows nothing after its cut (a rank whose CPU stopped still writes one), an older one only
+     that the rank passed its old frontier. Such a rank named for a wait (E8), or a member
+     beside the unknown one in a waiter's operation whose dump is cut (an older one keeps E8's
+     presumption) and that no readable dump shows past it,
+     may have stopped there, and the unknown rank may be blocked behind it: the answer is
+     one of them (alternatives, no culprit). An earlier rule named the unknown rank alone
+     (seed 975: rank 1 waits for 0, cut with no entries, and 2, no dump) or both (2019: rank 1,
+     older, was a victim blocked behind 0).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending), and that nobody else waits for, issued an operation the group will
      never run: it is the culprit, not the idle majority. Idle ranks that several waiters wait
