@@ -1916,6 +1916,17 @@ static void members_agreeing_on_the_pg_id_lend_it_to_a_rank_without_entries(void
     done(&j);
 }
 
+/* Every rank's recorder dump says it timed out and names one live communicator "0" of the whole
+ * job, the rank its own comm_rank: the launch-numbered dumps of frtrace's recorder. */
+static void recorder_comm_zero(job *j) {
+    for (int r = 0; r < j->world; r++)
+        snprintf(j->frtrace[r], sizeof j->frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": %d, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, j->world, r);
+}
+
 /* The recorder numbers every launch of a communicator: rank 0 left all_reduce #2 out (no entry
  * of its carries #2) and went on to #3, where it waits for rank 1; rank 1 waits in #2 for rank
  * 0. Each misses the op the other is pending in, and in one group the numbers tell the skipper
@@ -1926,12 +1937,7 @@ static void in_one_group_the_launch_numbers_tell_the_skipper(void **state) {
     coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
     rec(&j, 0, "0", "all_reduce", 3, "scheduled");
     rec(&j, 1, "0", "all_reduce", 2, "scheduled");
-    for (int r = 0; r < 2; r++)
-        snprintf(j.frtrace[r], sizeof j.frtrace[r],
-                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 2, \"parent\": null, "
-                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
-                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
-                 r, r);
+    recorder_comm_zero(&j);
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
     done(&j);
@@ -2536,12 +2542,7 @@ static void recorder_collectives_pair_by_their_order(void **state) {
     j.p2p_coll_seq = 1;
     p2p(&j, 2, "0", "send 2->0", 2, "scheduled");
     coll(&j, "0", "broadcast", 3, S("scheduled", "scheduled", "scheduled"));
-    for (int r = 0; r < 3; r++)
-        snprintf(j.frtrace[r], sizeof j.frtrace[r],
-                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": null, "
-                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
-                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
-                 r, r);
+    recorder_comm_zero(&j);
     run(&j);
     assert_culprits(&j, FA_STATUS_MISMATCH, "2");
     const fa_finding *f = finding(&j, FA_TYPE_MISMATCH);
@@ -2582,12 +2583,7 @@ static void launch_numbers_shifted_by_an_omission_pair_in_order(void **state) {
     p2p(&j, 2, "0", "send 2->0", 4, "scheduled");
     p2p(&j, 2, "0", "recv 2<-1", 4, "scheduled");
     batch_end(&j, 2, "0", 4, "scheduled");
-    for (int r = 0; r < 3; r++)
-        snprintf(j.frtrace[r], sizeof j.frtrace[r],
-                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 3, \"parent\": null, "
-                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}}, "
-                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
-                 r, r);
+    recorder_comm_zero(&j);
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
