@@ -78,7 +78,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "sim"))
-from accuracy import fmt_verdict, parse_seeds, score  # noqa: E402
+from accuracy import fmt_verdict, parse_seeds, run_seeds, score  # noqa: E402
 from answer import sccs  # noqa: E402
 
 TRAIN_FAULTS = ("skip", "omit", "stall", "mismatch", "crash", "slow", "async_err", "hang_in")
@@ -679,16 +679,8 @@ def main():
             sys.exit("random_rec_jobs.py: %s is not built" % os.path.join(args.build, need))
     os.makedirs(args.workdir, exist_ok=True)
     t0 = time.time()
-    rows = []
-    for seed in parse_seeds(args.seeds):
-        row = run_seed(args, seed)
-        rows.append(row)
-        print("seed %d %-9s %s -> %s (%.1f s)" % (seed, row["result"], row["class"],
-                                                  fmt_verdict(row["got"]), row["job_s"]),
-              flush=True)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=1)
+    rows = run_seeds(parse_seeds(args.seeds), lambda seed: run_seed(args, seed), args.json, 9,
+                     "%.1f")
     print()
     bad = report(args, rows, time.time() - t0)
     sys.exit(1 if bad else 0)

@@ -23,7 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "sim"))
-from accuracy import fmt_verdict, parse_seeds, score, verdict_of  # noqa: E402
+from accuracy import fmt_verdict, parse_seeds, run_seeds, score, verdict_of  # noqa: E402
 
 
 def run_seed(args, seed):
@@ -93,16 +93,8 @@ def main():
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     t0 = time.time()
-    rows = []
-    for seed in parse_seeds(args.seeds):
-        row = run_seed(args, seed)
-        rows.append(row)
-        print("seed %d %-10s %s -> %s (%.0f s)" % (seed, row["result"], row["class"],
-                                                   fmt_verdict(row["got"]), row["job_s"]),
-              flush=True)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(rows, f, indent=1)
+    rows = run_seeds(parse_seeds(args.seeds), lambda seed: run_seed(args, seed), args.json, 10,
+                     "%.0f")
     print()
     wrong = report(args, rows, time.time() - t0)
     sys.exit(1 if wrong else 0)

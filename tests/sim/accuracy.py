@@ -179,6 +179,23 @@ def parse_seeds(spec):
     return list(range(int(a), int(b))) if b else [int(a)]
 
 
+def run_seeds(seeds, run_seed, json_path, result_width, time_format):
+    """One job a seed, in order (the random real and recorder jobs: each runs processes of its
+    own): a line per seed as it ends, and every row so far in json_path after each, so that an
+    interrupted run keeps what it scored. Returns the rows."""
+    rows = []
+    for seed in seeds:
+        row = run_seed(seed)
+        rows.append(row)
+        print(("seed %d %-*s %s -> %s (" + time_format + " s)")
+              % (seed, result_width, row["result"], row["class"], fmt_verdict(row["got"]),
+                 row["job_s"]), flush=True)
+        if json_path:
+            with open(json_path, "w") as f:
+                json.dump(rows, f, indent=1)
+    return rows
+
+
 def seed_file(path):
     out = []
     with open(path) as f:
