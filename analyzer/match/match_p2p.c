@@ -286,6 +286,12 @@ static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, co
     return e;
 }
 
+/* Whether record x is still pending in a batch_isend_irecv (the kind the recorder's launch numbers
+ * misplace when its rank left a collective out). */
+static bool pending_in_batch(const builder *b, const p2p_rec *x) {
+    return x->state != FR_STATE_COMPLETED && in_batch(b, x);
+}
+
 /* Whether pairing by equal p2p_seq_id (pair_by_seq) is borne out where the ids are not known to
  * count alike (a group of more than two, or the recorder's launch numbers): in a group of more
  * than two every record of the run sits in a batch (a ring of batch_isend_irecv in which every
@@ -322,17 +328,17 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
         } else if (ss < rs) {
             if (s->state == FR_STATE_COMPLETED && ss >= low_r && ss <= top_r) return false;
             lone_since_pair |= pairs > 0;
-            lone_send |= s->state != FR_STATE_COMPLETED && in_batch(b, s);
+            lone_send |= pending_in_batch(b, s);
             i++;
         } else {
             if (r->state == FR_STATE_COMPLETED && rs >= low_s && rs <= top_s) return false;
             lone_since_pair |= pairs > 0;
-            lone_recv |= r->state != FR_STATE_COMPLETED && in_batch(b, r);
+            lone_recv |= pending_in_batch(b, r);
             j++;
         }
     }
-    for (; i < ns; i++) lone_send |= v[S[i]].state != FR_STATE_COMPLETED && in_batch(b, &v[S[i]]);
-    for (; j < nr; j++) lone_recv |= v[R[j]].state != FR_STATE_COMPLETED && in_batch(b, &v[R[j]]);
+    for (; i < ns; i++) lone_send |= pending_in_batch(b, &v[S[i]]);
+    for (; j < nr; j++) lone_recv |= pending_in_batch(b, &v[R[j]]);
     return pairs > 0 && !(launches && lone_send && lone_recv);
 }
 
