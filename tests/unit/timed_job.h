@@ -41,23 +41,30 @@ static inline long long tj_ns(const timed_job *j, int rank, double ms) {
     return TJ_T0_NS + (long long)((ms + j->clock_ms[rank]) * 1e6);
 }
 
-/* rank enters its next all_reduce of group g at `arrival` ms, completed at `done` ms (true
- * times; the dump reads them on the rank's clock). */
+/* rank enters its next all_reduce of group g at `arrival` ms; done > 0: completed at `done` ms
+ * (true times; the dump reads them on the rank's clock); done 0: still "started" when its dump
+ * was taken (no completion, no duration). */
 static inline void tj_call(timed_job *j, int rank, int g, double arrival, double done) {
     char *at = j->entries[rank] + strlen(j->entries[rank]);
     assert_true(at + TJ_ENTRY_BYTES < j->entries[rank] + TJ_ENTRIES_BYTES);
     int id = j->nentries[rank]++, seq = ++j->seq[rank][g];
+    char completed[32] = "null", duration[32] = "null";
+    if (done > 0) {
+        snprintf(completed, sizeof completed, "%lld", tj_ns(j, rank, done));
+        snprintf(duration, sizeof duration, "%.3f", done - arrival);
+    }
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
             "\"collective_seq_id\": %d, \"p2p_seq_id\": 0, \"op_id\": %d, "
             "\"profiling_name\": \"nccl:all_reduce\", \"time_created_ns\": %lld, "
-            "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %lld, "
-            "\"duration_ms\": %.3f, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
+            "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %s, "
+            "\"duration_ms\": %s, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
             "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
-            "\"completed\", \"retired\": true, \"timeout_ms\": 600000, \"is_p2p\": false, "
+            "\"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
             id ? ", " : "", id, g, g, seq, seq + j->p2p_seq[rank][g], tj_ns(j, rank, arrival),
-            tj_ns(j, rank, arrival), tj_ns(j, rank, done), done - arrival);
+            tj_ns(j, rank, arrival), completed, duration, done > 0 ? "completed" : "started",
+            done > 0 ? "true" : "false");
 }
 
 /* rank sends to group rank `to` of group g (its next send/recv there) at `arrival` ms, completed
