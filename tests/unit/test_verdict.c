@@ -3041,6 +3041,29 @@ static void an_unknown_rank_is_no_victim_where_it_would_wait_on_itself(void **st
     done(&j);
 }
 
+/* The same job, rank 0 having also issued their group's all_reduce #2 (scheduled, queued behind
+ * #1 on the group's stream, which waits for rank 1): rank 0 still cannot go on before rank 1
+ * does, and rank 1 waiting in default_pg's all_reduce #2 would still wait on itself. So rank 1
+ * alone, never "1 or 3" (verdict_selfheld.c's worklist covering #2 by the older #1; sim seed 183;
+ * mutant sh02). */
+static void a_pending_op_queued_behind_a_self_held_one_is_held_too(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "dp", "[0, 1]");
+    group(&j, "2", "dp", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 2, "started");
+    j.skip[1] = 1;
+    j.skip[3] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* The same job, rank 3 without any dump: rank 1 still cannot wait where it would wait on itself,
  * but beside another rank without a dump that others wait for E1's judgement names both, as
  * before (name_waited_unknowns), never rank 1 alone with rank 3 excused behind it (sim seed 2805;
@@ -3100,6 +3123,7 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
         cmocka_unit_test(an_unknown_rank_is_no_victim_where_it_would_wait_on_itself),
+        cmocka_unit_test(a_pending_op_queued_behind_a_self_held_one_is_held_too),
         cmocka_unit_test(two_ranks_without_a_dump_stay_named_beside_a_self_held_wait),
     };
     return cmocka_run_group_tests_name("partial dumps", tests, NULL, NULL);
