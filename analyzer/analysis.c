@@ -52,22 +52,6 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
 }
 
-/* A job that looks fine only because some ranks' entries had no place in their groups (see
- * groups.h, outsiders) is not ok: nothing can be said of the collectives those ranks recorded. */
-static void doubt_outsiders(fa_analysis *a) {
-    if (a->verdict.status != FA_STATUS_OK || !a->groups.outsiders.n) return;
-    char *who = fa_ranks_format(a->groups.outsiders.v, a->groups.outsiders.n);
-    bool many = a->groups.outsiders.n > 1;
-    free(a->verdict.summary);
-    a->verdict.summary =
-        xasprintf("inconclusive: rank%s %s recorded collectives in groups whose member lists "
-                  "leave %s out, so those were not matched (a torchft job? try --transform-ft "
-                  "--group-world-size N)",
-                  many ? "s" : "", who ? who : "?", many ? "them" : "it");
-    a->verdict.status = FA_STATUS_INCONCLUSIVE;
-    free(who);
-}
-
 /* Stragglers and stats (perf.h); an ok verdict's summary names the slow ranks. */
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms,
@@ -120,7 +104,7 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
         fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
     else
         free(mixed_jobs);
-    if (rc == 0 && !mixed_jobs) doubt_outsiders(a);
+    if (rc == 0 && !mixed_jobs) fa_verdict_doubt_outsiders(&a->verdict, &a->groups);
     if (timing) fa_timing_note("verdict", &t);
     fa_progress_stage(opt->progress, FA_STAGE_TIMING);
     if (rc == 0) rc = judge_speed(opt, a, err);

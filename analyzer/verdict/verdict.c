@@ -15,6 +15,7 @@
 #include "verdict/verdict_graph.h"
 #include "verdict/verdict_possible.h"
 #include "verdict/verdict_steps.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,22 @@ void fa_verdict_withdraw(fa_verdict *v, char *summary) {
     v->status = FA_STATUS_INCONCLUSIVE;
     v->summary = summary;
     v->first_culprit_finding = first;
+}
+
+/* A job that looks fine only because some ranks' entries had no place in their groups (see
+ * groups.h, outsiders) is not ok: nothing can be said of the collectives those ranks recorded. */
+void fa_verdict_doubt_outsiders(fa_verdict *v, const fa_groups *groups) {
+    if (v->status != FA_STATUS_OK || !groups->outsiders.n) return;
+    char *who = fa_ranks_format(groups->outsiders.v, groups->outsiders.n);
+    bool many = groups->outsiders.n > 1;
+    free(v->summary);
+    v->summary =
+        xasprintf("inconclusive: rank%s %s recorded collectives in groups whose member lists "
+                  "leave %s out, so those were not matched (a torchft job? try --transform-ft "
+                  "--group-world-size N)",
+                  many ? "s" : "", who ? who : "?", many ? "them" : "it");
+    v->status = FA_STATUS_INCONCLUSIVE;
+    free(who);
 }
 
 const char *fa_status_name(fa_status s) {

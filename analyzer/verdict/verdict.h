@@ -119,6 +119,9 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
 void fa_verdict_free(fa_verdict *v);
 /* Inconclusive after all, with `summary` (taken over): no culprits, evidence or wait chain. */
 void fa_verdict_withdraw(fa_verdict *v, char *summary);
+/* Inconclusive instead of ok where some ranks' entries had no place in their groups (groups.h,
+ * outsiders): nothing can be said of the collectives they recorded. */
+void fa_verdict_doubt_outsiders(fa_verdict *v, const fa_groups *groups);
 const char *fa_status_name(fa_status status);
 
 /* fa_signal_label and fa_op_label, how a crash and an op are named everywhere: verdict_title.h. */
