@@ -54,6 +54,8 @@ typedef struct rank_facts {
                           * doubts excused (fa_vw_join_excused_unknowns): its victim */
     bool stale;          /* its dump is older than its peers', or cut short (fa_stale) */
     bool cut;            /* ... cut short: a truncated dump kept for its whole entries */
+    bool may_drop_done;  /* its dump neither begins at record 0 nor shows a completed entry (an
+                          * only-active dump): what it completed may be gone from it */
     int64_t open_head;   /* a stale dump's oldest call not completed (its record id), whatever
                           * its state now: INT64_MAX none (or not stale) */
     bool failed;         /* gloo: its newest op ended while a member never joined it or still has it

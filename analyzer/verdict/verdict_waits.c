@@ -43,6 +43,23 @@ static void note_open_heads(decider *d) {
         }
 }
 
+/* Marks each rank whose dump may have dropped what it completed (rank_facts.may_drop_done): one
+ * that does not begin at record 0 and shows nothing completed. A ring that wrapped but keeps
+ * completed entries drops only entries older than those it shows. */
+static void note_dropped_done(decider *d) {
+    for (size_t i = 0; i < d->in->nranks; i++) {
+        const fa_dump *dump = d->in->ranks[i].dump;
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        if (node < 0 || (dump->nentries && fa_entry_record_id(dump, &dump->entries[0]) == 0))
+            continue;
+        bool shows_done = false;
+        for (uint32_t e = 0; e < dump->nentries && !shows_done; e++)
+            shows_done =
+                fa_entry_traits(d->in->store, &dump->entries[e])->state == FR_STATE_COMPLETED;
+        d->facts[node].may_drop_done = !shows_done;
+    }
+}
+
 int fa_vw_collect_ranks(decider *d) {
     fa_ranks all = { 0 };
     for (size_t i = 0; i < d->in->nranks; i++) fa_ranks_add(&all, d->in->ranks[i].rank);
@@ -85,6 +102,7 @@ int fa_vw_collect_ranks(decider *d) {
         }
     }
     note_open_heads(d);
+    note_dropped_done(d);
     /* a rank whose file exists but was rejected is unreadable, not absent */
     for (size_t i = 0; i < d->in->nrejected; i++) {
         long node = fa_vg_rank_node(d, d->in->rejected[i].rank);
@@ -554,6 +572,16 @@ static bool *held_heads(decider *d, const long *head_op, const int64_t *head,
  * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
  * `head` holds each node's oldest pending record (waiting_on_missing). sees_missing NULL: any
  * older pending call will do (queued_everywhere). */
+/* The record where member's launch of op begins: a send/recv's batch is one launch (its first
+ * entry's record; tests/sim's W1 and verdict_wrong_peer.c's queued_in read it so), a collective's
+ * own call. A transfer in the batch at a rank's stream head is no more queued behind that head
+ * than the batch's first transfer is (random_rec_jobs seed 225: rank 0's batch sends to rank 1,
+ * whose recv is queued, and receives from the idle rank 2: it waits for rank 2 there too). */
+static int64_t launch_record(const decider *d, size_t op, uint32_t member) {
+    return d->m->ops[op].is_p2p ? fa_vw_batch_first_record(d, op, member)
+                                : fa_vg_call_record(d, op, member);
+}
+
 static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *sees_missing,
                                      const int64_t *head) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
@@ -563,7 +591,7 @@ static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *se
         if (!fa_member_state_pending(d->states[k])) continue;
         long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
         if (node < 0 || (sees_missing && !sees_missing[node]) ||
-            fa_vg_call_record(d, op, d->members[k]) <= head[node])
+            launch_record(d, op, d->members[k]) <= head[node])
             return false;
         pending++;
     }
@@ -577,6 +605,53 @@ static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *se
  * by it, and the cycle and wrong-group judges read where it never issued what its peers did. */
 static bool unseen_or_idle(fa_member_state s, int64_t head) {
     return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
+}
+
+/* Whether member's batch of send/recv op `op` holds a transfer with a known peer other than
+ * group rank `peer`: that one may hold the batch while peer's end ran on the wire. A batch whose
+ * every transfer is with peer cannot be held while peer did each of its ends, short of a stalled
+ * GPU or network (tests/sim seed 10413: rank 2's send to and recv from rank 1, whose only-active
+ * dump shows nothing: it never posted them). */
+static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member, long peer) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return false;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    uint32_t at = fa_vw_batch_start(d, c);
+    const fa_entry *first = &dump->entries[at];
+    uint32_t pg = fa_entry_pg(d->in->store, first);
+    int64_t seq = fa_entry_p2p_seq(dump, first);
+    for (uint32_t i = at; i < dump->nentries; i++) {
+        const fa_entry *x = &dump->entries[i];
+        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
+        if (!is_transfer(d, x)) continue;
+        const fa_opinfo *name = fa_store_op(d->in->store, fa_entry_traits(d->in->store, x)->name);
+        int64_t other = name->is_send ? name->dst : name->src;
+        if (other >= 0 && other != peer) return true;
+    }
+    return false;
+}
+
+/* Whether idle member p (state s, its node's head) of send/recv op `op` may have done its end
+ * of the transfer, which its window no longer shows: its dump does not hold every entry from
+ * record 0 and it shows nothing completed (an only-active dump, which drops what completed; a
+ * ring that wrapped but keeps completed entries drops only older ones, and this op would be newer
+ * than them: sim seed 10539's rank 0, stopped in CPU code), and every member
+ * pending there posted it in a batch with other transfers, which may hold the batch while this
+ * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
+ * shows nothing, in the batch whose send 135 never received). An idle member whose whole history
+ * is shown never posted it (random_rec_jobs seed 225). */
+static bool maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
+                               int64_t head, long node) {
+    if (!d->m->ops[op].is_p2p || s != FA_MS_NEVER || head != INT64_MAX) return false;
+    if (!d->facts[node].may_drop_done) return false;
+    long peer = fa_group_position(&d->groups->v[d->m->ops[op].group], d->facts[node].rank);
+    bool pending = false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        if (!batch_holds_other_peer(d, op, d->members[k], peer)) return false;
+        pending = true;
+    }
+    return pending;
 }
 
 /* Of the n members d->states holds for an op of grp: how many have it pending, completed it, and
@@ -708,7 +783,8 @@ int fa_vw_build_graph(decider *d) {
                        !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !cut_not_waited(d, f, s, i, p, queued_all) &&
-                       !(behind && unseen_or_idle(s, head[node]))) {
+                       !(behind && unseen_or_idle(s, head[node])) &&
+                       !maybe_done_unshown(d, i, n, s, head[node], node)) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 f->died |= failed && !open && s == FA_MS_NO_DUMP;

@@ -2846,7 +2846,8 @@ static void send_recv_its_own_counters_completed_wait_for_nobody(void **state) {
  * after the batch completed on the group's stream, so the batch did too, and nobody waits. With
  * #2 completed, the collective before the batch, nothing is proven; nor for a lone send (PyTorch
  * runs it on a communicator of the pair, with its own stream: real run gpu_error_1st): rank 1
- * still waits, a hang (sim seeds 4525, 4771, 9616; mutants lw01, lw02, lw03). */
+ * still waits, a hang, for both idle peers of its batch, one launch (sim seeds 4525, 4771, 9616;
+ * mutants lw01, lw02, lw03; to02). */
 static void a_batch_behind_completed_work_is_done(void **state) {
     for (int c = 0; c < 3; c++) {
         int later = c != 1;
@@ -2866,8 +2867,8 @@ static void a_batch_behind_completed_work_is_done(void **state) {
         run(&j);
         if (c == 0)
             assert_culprits(&j, FA_STATUS_OK, "");
-        else
-            assert_culprits(&j, FA_STATUS_HANG, "2");
+        else /* the batch is one launch: its recv waits on rank 0 as its send on rank 2 */
+            assert_culprits(&j, FA_STATUS_HANG, c == 1 ? "0,2" : "2");
         done(&j);
     }
 }
@@ -3109,6 +3110,30 @@ static void a_collective_scheduled_everywhere_past_a_timeout_is_stuck(void **sta
     }
 }
 
+/* Rank 2 stopped after #1 (nothing pending); rank 0 left all_reduce #2 out and waits in its
+ * batch, whose send to rank 1 is queued behind rank 1's #2 and whose recv from rank 2 rank 2 never
+ * posted; rank 1 waits in #2 for 0 and 2. The batch is one launch at rank 0's stream head: its
+ * recv from rank 2 is as much rank 0's wait as its send, not queued behind it, so rank 2, idle
+ * and waited for, is the culprit; never ok (random_rec_jobs seed 225; mutant to02). */
+static void a_recv_in_the_batch_at_the_stream_head_is_a_wait(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "5", "dp", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "5", "all_to_all", 1, S("completed", NULL, "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "scheduled");
+    rec(&j, 0, "5", "all_to_all", 2, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 2, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    p2p(&j, 1, "0", "send 1->2", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* The cases of dumps that end before the others' (older, or cut short) and of counters that say
  * more than the entries: a group of their own, main's list being long enough. */
 static int run_partial_dump_tests(void) {
@@ -3179,6 +3204,38 @@ static void a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody(voi
     batch_end(&j, 1, "0", 1, "started");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 0's batch sends to and receives from rank 1 alone; rank 1's dump keeps only what is in
+ * flight and shows nothing. Rank 1 cannot have done both ends on the wire while rank 0's batch
+ * still waits (short of a stalled GPU or network, which a culprit rules out first): it never
+ * posted them, the culprit (tests/sim seed 10413; mutant wu02). */
+static void a_batch_only_with_a_peer_that_shows_nothing_waits_for_it(void **state) {
+    job j;
+    job_init(&j, 2);
+    for (int r = 0; r < 2; r++) j.first_record[r] = 5;
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-1", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* As above with a batch to two peers, but the rings of ranks 1 and 2 wrapped keeping completed
+ * entries (all_reduce #1): a ring drops its oldest entries, never one newer than those it shows,
+ * so neither posted its end; both are waited for (tests/sim seed 10539; mutant wu03). */
+static void a_wrapped_ring_that_keeps_completed_work_hides_no_transfer(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 5;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,2");
     done(&j);
 }
 
@@ -3302,6 +3359,9 @@ int main(void) {
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
         cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
         cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
+        cmocka_unit_test(a_recv_in_the_batch_at_the_stream_head_is_a_wait),
+        cmocka_unit_test(a_batch_only_with_a_peer_that_shows_nothing_waits_for_it),
+        cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
