@@ -149,6 +149,18 @@ static void complete_p2p_by_counters(const fa_input *in, fa_match *m, const fa_o
     }
 }
 
+/* Whether collective call c's entries carry a p2p_seq_id above 0: its rank had issued send/recv
+ * in the group before it, though its window may hold none of them (an only-active dump drops the
+ * completed ones, a ring the old ones). PyTorch's pg_status then may count send/recv numbers
+ * (tests/sim seed 10900: rank 0's last completed 1 was its batch p2p #1, not its pending
+ * all_reduce_barrier #1). */
+static bool counted_p2p_before(const fa_input *in, const fa_match *m, const fa_call *c) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    for (uint32_t k = 0; k < fa_call_nentries(m, c); k++)
+        if (fa_entry_p2p_seq(d, fa_call_entry(m, in, c, k)) > 0) return true;
+    return false;
+}
+
 /* A collective whose entries still say pending while the rank's own counters (pg_status, or
  * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
  * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
@@ -161,9 +173,11 @@ static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_
     bool *has_p2p = calloc(nviews + 1, 1);
     if (!has_p2p) return -1;
     for (size_t op = 0; op < m->nops; op++)
-        for (uint32_t i = 0; m->ops[op].is_p2p && i < m->ops[op].ncalls; i++)
-            has_p2p[m->view_at[m->ops[op].group] + m->calls[m->ops[op].first_call + i].member] =
-                true;
+        for (uint32_t i = 0; i < m->ops[op].ncalls; i++) {
+            const fa_call *c = &m->calls[m->ops[op].first_call + i];
+            if (m->ops[op].is_p2p || counted_p2p_before(in, m, c))
+                has_p2p[m->view_at[m->ops[op].group] + c->member] = true;
+        }
     for (size_t op = 0; op < m->nops; op++) {
         const fa_op *o = &m->ops[op];
         if (o->is_p2p) {

@@ -101,15 +101,17 @@ _Static_assert(sizeof(fa_call) == 12, "fa_call is 12 bytes: the memory budget co
  * last entry: a bundle shows its end marker), fa_op_rep_rank (its input rank), fa_op_type (its
  * first entry's op type). */
 #define FA_NO_CALL_ID UINT32_MAX /* fa_op.rep_call: none chosen */
-#define FA_MAX_GROUPS ((1u << 27) - 1)
+#define FA_MAX_GROUPS ((1u << 26) - 1)
 typedef struct fa_op {
-    uint32_t group : 27; /* fewer than FA_MAX_GROUPS groups (fa_match_build refuses more) */
+    uint32_t group : 26; /* fewer than FA_MAX_GROUPS groups (fa_match_build refuses more) */
     uint32_t is_p2p : 1;
     uint32_t mismatch : 1;   /* a type/size/dtype/all_to_all finding names this op */
     uint32_t unmatched : 1;  /* p2p with one side absent */
     uint32_t passes : 1;     /* every expected member issued it and no check names it (passes.h) */
     uint32_t unverified : 1; /* does not pass only for members without a dump; every member with
                               * one completed it (passes.h) */
+    uint32_t order_unshown : 1;  /* p2p: paired by order alone, unanchored (match_p2p.c:
+                                  * order_pair): its dtypes are not compared */
     uint32_t first_call, ncalls; /* calls of this op, ascending member */
     uint32_t rep_call;           /* index into fa_match.calls of its representative, or none */
     int32_t src, dst; /* p2p: global ranks of sender and receiver, -1 unknown (or past 2^31) */

@@ -36,19 +36,24 @@ static void set_representative(checker *k, fa_op *op, long rep_call) {
 }
 
 /* fa_match_entries for a send/recv pair, with the names already parsed in the store. */
-static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea,
-                             const fa_entry *b, const fr_entry *eb) {
+static fa_match_state p2p_pair_state(const fa_store *store, const fa_entry *a, const fr_entry *ea,
+                                     const fa_entry *b, const fr_entry *eb) {
     const fa_opinfo *ia = fa_store_op(store, fa_entry_traits(store, a)->name),
                     *ib = fa_store_op(store, fa_entry_traits(store, b)->name);
-    if (!ia->parsed || !ib->parsed) return false;
+    if (!ia->parsed || !ib->parsed) return FA_SIZE_OR_SYNTAX_MISMATCH;
     fa_opname na = {
         .is_send = ia->is_send, .is_recv = ia->is_recv, .src = ia->src, .dst = ia->dst
     };
     fa_opname nb = {
         .is_send = ib->is_send, .is_recv = ib->is_recv, .src = ib->src, .dst = ib->dst
     };
-    if (!na.is_send && !na.is_recv) return fa_match_entries(ea, eb, 2, NULL, 0) == FA_FULLY_MATCHED;
-    return fa_mb_match_p2p(&na, ea, &nb, eb) == FA_FULLY_MATCHED;
+    if (!na.is_send && !na.is_recv) return fa_match_entries(ea, eb, 2, NULL, 0);
+    return fa_mb_match_p2p(&na, ea, &nb, eb);
+}
+
+static bool p2p_pair_matches(const fa_store *store, const fa_entry *a, const fr_entry *ea,
+                             const fa_entry *b, const fr_entry *eb) {
+    return p2p_pair_state(store, a, ea, b, eb) == FA_FULLY_MATCHED;
 }
 
 /* The common case of p2p_pair_matches from interned ids alone: a parsed send and recv that name
@@ -66,7 +71,9 @@ static bool p2p_pair_surely_matches(const fa_store *store, const fa_entry *ea, c
     const fa_traits *send = ia->is_send ? a : b, *recv = ia->is_send ? b : a;
     uint32_t got =
         fa_store_shapes(store, recv->out_sizes)->count ? recv->out_sizes : recv->in_sizes;
-    return send->in_sizes == got;
+    uint32_t want =
+        fa_store_strings(store, recv->out_dtypes)->count ? recv->out_dtypes : recv->in_dtypes;
+    return send->in_sizes == got && send->in_dtypes == want;
 }
 
 /* Whether a send/recv pair joins a record of a dump older than its peers' (fa_stale) to one of a
@@ -100,13 +107,29 @@ static void check_op(checker *k, size_t op_index) {
             fr_entry ea, eb;
             fa_call_expand(k->m, k->in, a, 0, &ea);
             fa_call_expand(k->m, k->in, b, 0, &eb);
-            if (!p2p_pair_matches(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
-                                  fa_call_entry(k->m, k->in, b, 0), &eb)) {
+            fa_match_state st = p2p_pair_state(k->in->store, fa_call_entry(k->m, k->in, a, 0), &ea,
+                                               fa_call_entry(k->m, k->in, b, 0), &eb);
+            bool dtypes = st == FA_COLLECTIVE_DTYPE_MISMATCH;
+            if (st != FA_FULLY_MATCHED && !(dtypes && op->order_unshown)) {
                 k->odd[0] = k->odd[1] = true;
-                fa_finding *f = fa_mc_add_mismatch(k, op_index, FA_SIZE_MISMATCH);
+                fa_finding *f =
+                    fa_mc_add_mismatch(k, op_index, dtypes ? FA_DTYPE_MISMATCH : FA_SIZE_MISMATCH);
+                /* the calls come in member order: the sender may be either */
+                const fa_store *store = k->in->store;
+                bool a_sends =
+                    fa_store_op(store,
+                                fa_entry_traits(store, fa_call_entry(k->m, k->in, a, 0))->name)
+                        ->is_send;
+                const fr_entry *es = a_sends ? &ea : &eb, *er = a_sends ? &eb : &ea;
                 char x[200], y[200];
-                fa_shapes_text(&ea.input_sizes, x, sizeof x);
-                fa_shapes_text(&eb.output_sizes, y, sizeof y);
+                if (dtypes) {
+                    fa_mc_dtypes_pair(es, x, sizeof x);
+                    fa_mc_dtypes_pair(er, y, sizeof y);
+                } else {
+                    fa_shapes_text(&es->input_sizes, x, sizeof x);
+                    fa_shapes_text(er->output_sizes.count ? &er->output_sizes : &er->input_sizes, y,
+                                   sizeof y);
+                }
                 if (f)
                     fa_finding_set_detail(f, "send %lld->%lld carries %s but the recv expects %s",
                                           (long long)op->src, (long long)op->dst, x, y);

@@ -114,6 +114,12 @@ fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_
     const fr_shapes *got = recv->output_sizes.count ? &recv->output_sizes : &recv->input_sizes;
     if (!src_ok || !dst_ok || !shapes_equal(&send->input_sizes, got))
         return FA_SIZE_OR_SYNTAX_MISMATCH;
+    /* the bytes of one dtype read as another: a recv of BFloat16 fed a Half send is no match,
+     * though NCCL moves the bytes (tests/sim seed 2939: a wrong peer shifted a rank's sends) */
+    const fr_strings *want = recv->output_dtypes.count ? &recv->output_dtypes : &recv->input_dtypes;
+    if (fa_mb_has_tensor(&send->input_sizes) && send->input_dtypes.count && want->count &&
+        !dtype_sets_equal(&send->input_dtypes, want))
+        return FA_COLLECTIVE_DTYPE_MISMATCH;
     return FA_FULLY_MATCHED;
 }
 

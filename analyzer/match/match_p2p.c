@@ -429,6 +429,20 @@ static bool unshown_pair(const builder *b, const p2p_rec *s, const p2p_rec *r, b
            !queued_behind(b, s) && !queued_behind(b, r);
 }
 
+/* p2p_op for a send and recv (either may be NULL) that pair_run's fallback pairs by their order
+ * in the two windows. That order is shown where both windows hold a completed transfer of the run
+ * (`anchored`: the newest completed ones pair, and the pending ones follow them in order); else a
+ * side's window may start after transfers the other side's still shows (a ring that wrapped, an
+ * older dump), and the two records may be different transfers. Their sizes are compared as before
+ * (unshown_pair splits a pair whose ids and shapes both differ); their dtypes are not: a pair of
+ * one size and other dtypes would be a mismatch nobody made (tests/sim seed 504: ring 32, pipeline
+ * stages, stage 1's pending send #16 paired with stage 0's recv #12 of one size, other dtypes). */
+static int order_pair(builder *b, const p2p_rec *s, const p2p_rec *r, bool anchored) {
+    if (p2p_op(b, s, r)) return -1;
+    b->m->ops[b->m->nops - 1].order_unshown = s && r && !anchored;
+    return 0;
+}
+
 /* Pairs one (group, sender, receiver) run, the records b->p2p[run[0..n-1]] (sends first): by
  * p2p_seq_id where the two sides' ids count alike (pair_by_seq), in order where both histories are
  * whole, by p2p_seq_id again where the ids bear it out (seq_ids_borne_out); else completed ones
@@ -464,9 +478,9 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     size_t es = cs > cr ? done_on_wire(b, S + cr, cs - cr, R + cr, nr - cr) : 0; /* sends done */
     size_t er = cr > cs ? done_on_wire(b, R + cs, cr - cs, S + cs, ns - cs) : 0; /* recvs done */
     for (size_t i = 0; i < es; i++)
-        if (p2p_op(b, &v[S[cs - es + i]], &v[R[cr + i]])) return -1;
+        if (order_pair(b, &v[S[cs - es + i]], &v[R[cr + i]], cs && cr)) return -1;
     for (size_t i = 0; i < er; i++)
-        if (p2p_op(b, &v[S[cs + i]], &v[R[cr - er + i]])) return -1;
+        if (order_pair(b, &v[S[cs + i]], &v[R[cr - er + i]], cs && cr)) return -1;
     for (size_t i = 0; i < cs - es && i < cr - er; i++)
         if (p2p_op(b, &v[S[cs - es - 1 - i]], &v[R[cr - er - 1 - i]])) return -1;
     size_t ps = ns - cs - er, pr = nr - cr - es;
@@ -482,7 +496,7 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
         if (s && r && unshown_pair(b, s, r, cs || cr))
             rc = p2p_op(b, s, NULL) || p2p_op(b, NULL, r);
         else
-            rc = p2p_op(b, s, r);
+            rc = order_pair(b, s, r, cs && cr);
     }
     free(PS);
     return rc;

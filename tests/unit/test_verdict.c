@@ -3239,6 +3239,69 @@ static void a_wrapped_ring_that_keeps_completed_work_hides_no_transfer(void **st
     done(&j);
 }
 
+/* A send of Float that its recv reads as Half: the sizes agree, the dtypes do not. Both windows
+ * whole, so the order pairs them (tests/sim seeds 2939, 2270, 3671, 7881: a wrong peer shifted
+ * which send meets which recv; mutation wp30). */
+static void a_send_and_its_recv_of_other_dtypes_mismatch(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    j.p2p_dtype = "Half";
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "0,1");
+    done(&j);
+}
+
+/* Rank 0's ring wrapped (its first record is 3) and holds only its pending send #5 to rank 1;
+ * rank 1 holds its completed recv #1 and its pending recv #2 from rank 0. Rank 1's completed recv
+ * has no partner in rank 0's window: the transfers between them that rank 0's ring dropped are
+ * unknown, so the pending send and the pending recv, paired by their order alone, may be
+ * different transfers. Their dtypes differing is no mismatch (tests/sim seed 504: pipeline stages
+ * under a ring of 32; mutation wp31). */
+static void a_pair_by_order_alone_compares_no_dtypes(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.first_record[0] = 3;
+    p2p(&j, 0, "0", "send 0->1", 5, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "completed");
+    j.p2p_dtype = "Half";
+    p2p(&j, 1, "0", "recv 1<-0", 2, "scheduled");
+    j.p2p_dtype = NULL;
+    run(&j);
+    assert_true(j.a.verdict.status != FA_STATUS_MISMATCH);
+    assert_null(finding(&j, FA_DTYPE_MISMATCH));
+    done(&j);
+}
+
+/* A ring of batches (each rank sends to the next, receives from the one before), only-active
+ * dumps: rank 2 posted its recv from 0 instead of 1. Ranks 0 and 3 completed their batches (the
+ * dumps dropped them) and hold all_reduce_barrier #1 pending; their entries carry p2p_seq_id 1
+ * and their pg_status says 1 completed. That 1 is the batch's number (PyTorch's counters mix
+ * send/recv numbers in), not the barrier's: the barrier is not read as completed, and rank 2 is
+ * the culprit, not an "ok" job (tests/sim seed 10900; mutation wp32). */
+static void a_counter_after_send_recv_completes_no_collective(void **state) {
+    job j;
+    job_init(&j, 4);
+    p2p(&j, 1, "0", "send 1->2", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "scheduled");
+    p2p(&j, 2, "0", "send 2->3", 1, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-0", 1, "scheduled");
+    batch_end(&j, 2, "0", 1, "scheduled");
+    j.coll_p2p_seq = 1;
+    coll(&j, "0", "all_reduce_barrier", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    for (int r = 0; r < 4; r++)
+        sprintf(j.status[r],
+                "\"0\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+                "\"last_completed_collective\": %d}",
+                r == 0 || r == 3 ? 1 : -1);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -3356,6 +3419,9 @@ int main(void) {
         cmocka_unit_test(a_recv_queued_behind_a_wrong_source_pairs_with_the_pending_send),
         cmocka_unit_test(a_waited_peer_that_waits_on_the_poster_excuses_nobody),
         cmocka_unit_test(a_peer_blocked_through_a_chain_to_the_poster_excuses_nobody),
+        cmocka_unit_test(a_send_and_its_recv_of_other_dtypes_mismatch),
+        cmocka_unit_test(a_pair_by_order_alone_compares_no_dtypes),
+        cmocka_unit_test(a_counter_after_send_recv_completes_no_collective),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
         cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
         cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
