@@ -639,6 +639,7 @@ int fa_vg_weigh_doubts(decider *d) {
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
+    if (rc == 0) rc = fa_vg_hidden_pair(d, is_root);
     free(rev_at);
     free(rev);
     free(s.stamp);

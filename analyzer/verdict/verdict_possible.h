@@ -37,6 +37,11 @@ int fa_vg_alternatives(decider *d);
 
 void fa_vg_free_ambiguities(decider *d);
 
+/* After the doubts are weighed: two hidden roots (one without a readable dump, one with an older
+ * or cut dump) that share a group and no root the dumps show become one ambiguity, "one of them"
+ * (verdict_hidden.c). is_root: weigh_doubts' marks. 0, or -1 when out of memory. */
+int fa_vg_hidden_pair(decider *d, uint8_t *is_root);
+
 /* One flag per possible edge u -> x of d->g (pedges): x cannot go on before u does, so u waiting
  * there waits on itself and is no victim (verdict_selfheld.c). NULL when out of memory. */
 uint8_t *fa_vg_self_held(const decider *d);

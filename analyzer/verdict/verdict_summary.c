@@ -189,6 +189,40 @@ static void say_ok(decider *d) {
         d->v->summary = NULL;
 }
 
+/* Nothing blocked as far as the entries show, but gloo records no send/recv: a rank seen idle
+ * may be blocked in one, and a rank that left no dump file (an unreadable file proves its rank
+ * lived to dump) may be the peer it waits on, stopped or killed where nobody saw. The dumps do not
+ * prove the job healthy then: inconclusive, naming both (sim seeds 1419, 1959, 5862: a two-rank
+ * gloo job, rank 0 killed, rank 1 idle after its last collective, its groups rebuilt from its own
+ * entries, so that nothing lists rank 0 beside it). */
+static bool say_idle_beside_lost(decider *d) {
+    fa_ranks idle = { 0 }, gone = { 0 };
+    for (size_t i = 0; i < d->nfacts; i++) {
+        const rank_facts *f = &d->facts[i];
+        if (f->idle && !f->stale)
+            fa_ranks_add(&idle, f->rank);
+        else if (!f->has_dump && !f->unreadable)
+            fa_ranks_add(&gone, f->rank);
+    }
+    bool say = idle.n && gone.n;
+    if (say) {
+        fa_ranks_normalize(&idle);
+        fa_ranks_normalize(&gone);
+        char *i = short_ranks(&idle), *g = short_ranks(&gone);
+        d->v->status = FA_STATUS_INCONCLUSIVE;
+        if (asprintf(&d->v->summary,
+                     "inconclusive: rank%s %s idle, rank%s %s left no dump: a rank seen idle may "
+                     "be blocked in a send/recv with a lost one",
+                     idle.n > 1 ? "s" : "", i ? i : "?", gone.n > 1 ? "s" : "", g ? g : "?") < 0)
+            d->v->summary = NULL;
+        free(i);
+        free(g);
+    }
+    fa_ranks_free(&idle);
+    fa_ranks_free(&gone);
+    return say;
+}
+
 /* Nothing named, yet ranks wait for ranks that are blocked themselves (the wait chain's level 1):
  * a cycle of waits whose root the dumps do not tell (each misses what the other is pending in,
  * and neither history shows which left the common order). Not ok: inconclusive, naming them. */
@@ -436,7 +470,7 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
         v->status = FA_STATUS_INCONCLUSIVE;
         v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                             "without collectives, or the buffer was off)");
-    } else if (!say_unresolved_waits(d)) {
+    } else if (!say_unresolved_waits(d) && !(any_unrecorded_p2p(in) && say_idle_beside_lost(d))) {
         say_ok(d);
     }
     (void)missing_dump_with_op;

@@ -544,6 +544,51 @@ static void an_older_dump_is_unknown_not_guilty(void **state) {
     done(&j);
 }
 
+/* Ranks 0 and 1 wait in their data-parallel groups, 0 for rank 2, which left no dump, 1 for
+ * rank 3, whose dump is older than its peers' (rank 1 completed #1 of their group with it; its
+ * dump shows none of that group). Ranks 2 and 3 share a tensor-parallel group, where 3's dump
+ * stops with #2 pending: 3 may be blocked there behind 2, or 2 behind 3 in a later one that 3's
+ * old dump cannot show. Either alone explains both waits: one of them, no culprit (E16; sim
+ * seeds 2470, 2944; mutation hp01). */
+static void an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 2]");
+    group(&j, "2", "DATA_PARALLEL_GROUP", "[1, 3]");
+    group(&j, "3", "TENSOR_MODEL_PARALLEL_GROUP", "[2, 3]");
+    j.skip[2] = 1;
+    rec(&j, 3, "3", "all_reduce", 1, "completed");
+    rec(&j, 3, "3", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "2", "all_reduce", 1, "completed");
+    rec(&j, 1, "2", "all_reduce", 2, "scheduled");
+    rec(&j, 0, "1", "all_reduce", 1, "completed");
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_int_equal(j.a.verdict.nalternatives, 2);
+    assert_non_null(strstr(j.a.verdict.summary, "rank 2 or 3"));
+    done(&j);
+}
+
+/* gloo, two ranks: rank 0 left no dump file; rank 1 completed its collectives (gloo retires them)
+ * and has nothing pending, in a group rebuilt from its own entries alone. gloo records no
+ * send/recv, so rank 1 may sit in one with rank 0: nothing proves the job healthy, and nothing
+ * names rank 0 either: inconclusive, not ok (sim seeds 1419, 1959, 5862; mutation hp02). */
+static void a_gloo_rank_idle_beside_a_lost_one_is_not_ok(void **state) {
+    job j;
+    job_init(&j, 2);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "3", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    rec(&j, 1, "3", "all_reduce", 1, "completed");
+    rec(&j, 1, "3", "all_reduce", 2, "completed");
+    j.skip[0] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "rank 1 idle, rank 0 left no dump"));
+    done(&j);
+}
+
 /* Rank 0's dump keeps only what is active (PyTorch's only-active dump) and has no pg_status: it
  * holds all_reduce #5 pending, nothing else, in a group where four send/recv ran before it (its
  * p2p_seq_id), so its completed count, 4, may be a send/recv number and proves nothing by
@@ -3428,6 +3473,8 @@ int main(void) {
         cmocka_unit_test(a_recv_in_the_batch_at_the_stream_head_is_a_wait),
         cmocka_unit_test(a_batch_only_with_a_peer_that_shows_nothing_waits_for_it),
         cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
+        cmocka_unit_test(an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them),
+        cmocka_unit_test(a_gloo_rank_idle_beside_a_lost_one_is_not_ok),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();

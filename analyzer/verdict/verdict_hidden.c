@@ -1,0 +1,61 @@
+/* verdict_hidden.c — two hidden roots, one of which the dumps cannot tell from the other.
+ *
+ * When no rank the dumps show is a root cause, verdict_possible.c names each rank of unknown
+ * state that others wait for and whose possible waits reach no other root: a rank without a
+ * readable dump (X), and a rank whose dump is older than its peers' or cut short (U), each a root
+ * of its own waits. But U's dump says nothing of U after its moment (a rank whose CPU stopped
+ * still dumps; an older dump shows only that the rank passed its old frontier), and X says
+ * nothing at all: where the two share a group, U may have gone on and be blocked in that group's
+ * next operation, which X never joined, or X may be blocked there behind U. Either alone explains
+ * every wait, so the dumps prove only one of them (tests/sim's E16; sim seeds 2470, 2944, 4201):
+ * an ambiguity, no culprit.
+ */
+#include <stdlib.h>
+
+#include "verdict/verdict_possible.h"
+
+/* Whether ranks nodes a and b are members of one group in which no rank the dumps show waits
+ * (no op node of the graph is in it): the possible waits (verdict_possible.c) and the self-held
+ * ones (verdict_selfheld.c) already weigh every op someone waits in, and a group where nobody
+ * does is where the dumps show nothing of either past the older dump's frontier. */
+static bool share_unwatched_group(const decider *d, uint32_t a, uint32_t b) {
+    const graph *g = &d->g;
+    uint8_t *watched = calloc(d->groups->n + 1, 1);
+    if (!watched) return false;
+    for (size_t x = g->nrank_nodes; x < g->nnodes; x++)
+        watched[d->m->ops[g->op_of_node[x - g->nrank_nodes]].group] = 1;
+    bool found = false;
+    for (size_t k = 0; k < d->groups->n && !found; k++) {
+        const fa_group *grp = &d->groups->v[k];
+        found = !watched[k] && fa_group_position(grp, d->facts[a].rank) >= 0 &&
+                fa_group_position(grp, d->facts[b].rank) >= 0;
+    }
+    free(watched);
+    return found;
+}
+
+int fa_vg_hidden_pair(decider *d, uint8_t *is_root) {
+    if (d->nambiguities) return 0;
+    fa_ranks_normalize(&d->maybe_also);
+    uint32_t pair[2], n = 0;
+    for (uint32_t node = 0; node < d->nfacts; node++) {
+        const rank_facts *f = &d->facts[node];
+        bool named = is_root[node] || fa_ranks_contains(&d->maybe_also, f->rank);
+        if (!named) continue;
+        if (n == 2 || (f->has_dump && !f->stale)) return 0;
+        pair[n++] = node;
+    }
+    if (n != 2) return 0;
+    const rank_facts *a = &d->facts[pair[0]], *b = &d->facts[pair[1]];
+    if (a->has_dump == b->has_dump) return 0; /* one without a dump, one with an older/cut one */
+    if (!share_unwatched_group(d, pair[0], pair[1])) return 0;
+    fa_option options[2];
+    for (int k = 0; k < 2; k++) {
+        rank_facts *f = &d->facts[pair[k]];
+        options[k] = (fa_option){ pair[k], f->has_dump ? FA_WHY_STALE : FA_WHY_NO_DUMP };
+        is_root[pair[k]] = 0;
+        f->doubt = FA_DOUBT_AMBIGUOUS;
+    }
+    d->maybe_also.n = 0;
+    return fa_vg_note_ambiguity(d, options, 2);
+}
