@@ -389,7 +389,8 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
  * rank of unknown state is (sim seeds 4996, 10606, 7859: a rank that ran a collective in its
  * group of two stages instead of its data-parallel group, and its partner, which never issued
  * that one and waits in an op the first has queued behind it). Not where an ambiguity is open:
- * its alternatives would drop the offer. */
+ * its alternatives would drop the offer. After the other excuses: a rank they clear is no root
+ * (sim seed 2516: the peer of a skipped send). */
 static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
     if (d->nambiguities) return;
     int8_t *order = malloc(nranks + 1);
@@ -688,8 +689,8 @@ void fa_vs_judge_sinks(decider *d) {
         if (!busy[c] && !any_waited) continue; /* nobody waits here */
         if (!any_broken && !any_lag) {
             excuse_blocked_victims(d, mine, nranks, mine + nranks, nmine - nranks);
-            offer_undecided(d, mine, nranks);
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
+            offer_undecided(d, mine, nranks);
         }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];
