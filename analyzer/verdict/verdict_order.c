@@ -370,6 +370,32 @@ static int sibling_vote(const decider *d, size_t node, const fa_op *pending, con
     return agree > contradict ? 1 : -1;
 }
 
+/* Whether the rank at `node`, pending in `pending` of the missing op's group at a lower number,
+ * has pending in its component a collective of another group that it issued before `pending`
+ * and that the program, as the component's ranks or the ranks that issued them tell it, runs
+ * after `missing`: the rank left the common order before it got to `pending`, whose number then
+ * says nothing of where it stopped (sim seed 10278: rank 18 ran its all_reduce #3 of the whole
+ * job in its group of two, then the job's next all_reduce as its #3; everyone else waits at #3,
+ * and #4 is missing on 18 alone). */
+static bool older_breaks_order(const decider *d, size_t node, const fa_op *pending,
+                               const fa_op *missing, const uint32_t *mine, size_t nmine) {
+    long ri = fa_input_find(d->in, d->facts[node].rank);
+    long pos = fa_group_position(&d->groups->v[pending->group], d->facts[node].rank);
+    if (ri < 0 || pos < 0) return false;
+    int64_t rec = fa_vg_call_record(d, (size_t)(pending - d->m->ops), (uint32_t)pos);
+    const fa_op *older;
+    for (size_t at = d->g.edge_at[node]; (older = next_pending(d, node, &at)) != NULL;) {
+        long p = fa_group_position(&d->groups->v[older->group], d->facts[node].rank);
+        if (older->group == missing->group || p < 0 ||
+            fa_vg_call_record(d, (size_t)(older - d->m->ops), (uint32_t)p) >= rec)
+            continue;
+        if (order_vote(d, mine, nmine, node, older, missing) < 0 ||
+            program_order(d, ri, older, missing) < 0)
+            return true;
+    }
+    return false;
+}
+
 /* The order of the op the rank waits in and `missing_op`, the one others wait for it in: +1 when
  * its history (or its peers') puts the pending op first (it is blocked before reaching the
  * missing one), -1 when the missing op comes first (it went past it: it skipped it), 0 when
@@ -382,9 +408,14 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
     if (ri < 0) return 0;
     if (missing->is_p2p) return p2p_family_vote(d, node, missing);
     /* one group first (launch-numbered dumps, where another op took the missing one's number):
-     * pending before it, the rank never got there; pending after it, it went past */
+     * pending before it, the rank never got there, unless an op it issued earlier breaks the
+     * program's order; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
-        if (pending->group == missing->group) return pending->seq < missing->seq ? 1 : -1;
+        if (pending->group == missing->group)
+            return pending->seq < missing->seq &&
+                           !older_breaks_order(d, node, pending, missing, mine, nmine)
+                       ? 1
+                       : -1;
     /* across groups, in a job of two ranks: each side's history holds its own order only and no
      * third rank says which one the program runs (tests/sim's E11: both are named, as the two
      * sides of a two-member mismatch; seeds 6689, 5155) */
@@ -414,6 +445,11 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
             return before_pending < before_missing ? 1 : -1;
     }
     return 0;
+}
+
+int fa_vo_order(const decider *d, size_t node, long missing_op, const uint32_t *mine,
+                size_t nmine) {
+    return pending_order(d, node, missing_op, mine, nmine);
 }
 
 /* pending_order's +1: see verdict_order.h. */

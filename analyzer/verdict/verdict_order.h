@@ -13,6 +13,10 @@
 bool fa_vo_blocked_before(const decider *d, size_t node, long missing_op, const uint32_t *mine,
                           size_t nmine);
 
+/* What fa_vo_blocked_before reads: +1 blocked before `missing_op`, -1 went past it (its history
+ * or its peers' put the missing op first), 0 nothing tells. */
+int fa_vo_order(const decider *d, size_t node, long missing_op, const uint32_t *mine, size_t nmine);
+
 /* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
  * never issued (it skipped it): stricter than fa_vo_blocked_before's reading, as it rules on
  * components that wait on ranks outside too. */

@@ -734,6 +734,28 @@ static int add_alternative(decider *d, const size_t *pick) {
     return 0;
 }
 
+/* "rank 8 never issued group 9cc2d0731fd93936 all_reduce #9, and no order shown says whether it
+ * is blocked before it: it may be a root too, beside the culprits" (a rank with a fresh dump that
+ * verdict_sinks.c offer_undecided left undecided); -1 when out of memory. */
+static int undecided_words(const decider *d, const rank_facts *f, const char *who, char **out) {
+    char group[300] = "", label[200] = "";
+    if (f->missing_op >= 0)
+        fa_vg_context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    return asprintf(out,
+                    "rank %s never issued %s %s, and no order shown says whether it is blocked "
+                    "before it: it may be a root too, beside the culprits",
+                    who ? who : "?", group, label);
+}
+
+/* Whether every rank of maybe_also is of unknown state (no readable dump, an older one). */
+static bool all_unknown(const decider *d) {
+    for (size_t k = 0; k < d->maybe_also.n; k++) {
+        long node = fa_vg_rank_node(d, d->maybe_also.v[k]);
+        if (node >= 0 && d->facts[node].has_dump && !d->facts[node].stale) return false;
+    }
+    return true;
+}
+
 /* The culprits, and with them ranks of unknown state that may have stopped too: "rank 3's dump
  * is unreadable (a FIFO): it may have stopped too". One alternative per rank, or one for all of
  * them when there are many. */
@@ -751,7 +773,8 @@ static int maybe_alternatives(decider *d) {
         long node = fa_vg_rank_node(d, m->v[each > 1 ? i : 0]);
         const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
         char *who = fa_ranks_format(m->v + (each > 1 ? i : 0), one ? 1 : m->n);
-        int n = f && f->unreadable && one
+        int n = f && f->has_dump && !f->stale && one ? undecided_words(d, f, who, &a->explanation)
+                : f && f->unreadable && one
                     ? asprintf(&a->explanation,
                                "rank %s's dump is unreadable (%s): it may have stopped too, beside "
                                "the culprits",
@@ -761,9 +784,14 @@ static int maybe_alternatives(decider *d) {
                                "rank %s's dump is older than its peers': it may have stopped too, "
                                "beside the culprits",
                                who ? who : "?")
-                    : asprintf(&a->explanation,
+                : all_unknown(d)
+                    ? asprintf(&a->explanation,
                                "rank%s %s, without a readable or recent dump, may have stopped "
                                "too, beside the culprits",
+                               one ? "" : "s", who ? who : "?")
+                    : asprintf(&a->explanation,
+                               "rank%s %s may have stopped too, beside the culprits (what the "
+                               "dumps show does not say whether they are blocked behind them)",
                                one ? "" : "s", who ? who : "?");
         free(who);
         if (n < 0) a->explanation = NULL;

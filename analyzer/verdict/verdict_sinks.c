@@ -381,6 +381,38 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
     for (size_t k = 0; k < nranks; k++) d->facts[mine[k]].excused = false;
 }
 
+/* Where a candidate of sink component mine[0..nranks) left the program's order (its history or
+ * its peers' put the op it never issued before the one it waits in: fa_vo_order's -1), a
+ * candidate with a fresh dump, pending, whose order nothing tells (0) may be blocked behind it
+ * where no order shows it: the first explains the waits on it, and the dumps do not prove it a
+ * root of its own. It is no culprit but offered beside them (maybe_also, an alternative), as a
+ * rank of unknown state is (sim seeds 4996, 10606, 7859: a rank that ran a collective in its
+ * group of two stages instead of its data-parallel group, and its partner, which never issued
+ * that one and waits in an op the first has queued behind it). Not where an ambiguity is open:
+ * its alternatives would drop the offer. After the other excuses: a rank they clear is no root
+ * (sim seed 2516: the peer of a skipped send). */
+static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
+    if (d->nambiguities) return;
+    int8_t *order = malloc(nranks + 1);
+    size_t skippers = 0;
+    for (size_t k = 0; order && k < nranks; k++) {
+        const rank_facts *f = &d->facts[mine[k]];
+        order[k] = 2; /* no candidate, or judged already */
+        if (!f->waited || f->missing_op < 0 || f->excused || f->behind_excused ||
+            f->doubt != FA_DOUBT_NONE || !f->has_dump || f->stale ||
+            !fa_vg_node_pending(d, mine[k]) || waits_alone(d, mine[k]))
+            continue;
+        order[k] = (int8_t)fa_vo_order(d, mine[k], f->missing_op, mine, nranks);
+        skippers += order[k] < 0;
+    }
+    for (size_t k = 0; order && skippers && k < nranks; k++)
+        if (order[k] == 0) {
+            d->facts[mine[k]].excused = true;
+            fa_ranks_add(&d->maybe_also, d->facts[mine[k]].rank);
+        }
+    free(order);
+}
+
 /* Whether the component (not a sink: it waits on ranks outside too) is held by itself: a rank
  * in it with a dump as new as its peers' is absent from one of its ops, and its history shows it
  * went past that op (pending_order: it skipped it), while what it waits in waits, through the
@@ -658,6 +690,7 @@ void fa_vs_judge_sinks(decider *d) {
         if (!any_broken && !any_lag) {
             excuse_blocked_victims(d, mine, nranks, mine + nranks, nmine - nranks);
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
+            offer_undecided(d, mine, nranks);
         }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];

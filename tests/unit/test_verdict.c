@@ -2981,6 +2981,60 @@ static void a_group_shifted_from_both_ops_witnesses_neither(void **state) {
     done(&j);
 }
 
+/* Pairs 5 {1, 3} and 6 {0, 2}, one group shifted. Rank 3 ran the job's all_reduce #2 in its
+ * pair (5 #2), then the job's next one as its #2: every rank has 0 #2 pending, ranks 0-2 #3 as
+ * well, which 3 never issued, and 3 waits for 1 in 5 #2. Rank 3's 0 #2 below the missing #3 does
+ * not show it blocked before #3: it issued 5 #2 first, which every other rank, holding 0 #3 and
+ * no #2 in its pair, puts after. Rank 3 alone is the culprit, 1 blocked before (sim seed 10278;
+ * mutant or01). */
+static void an_op_issued_out_of_order_before_a_lower_number_breaks_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "5", "undefined", "[1, 3]");
+    group(&j, "6", "undefined", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "6", "all_reduce", 1, S("completed", NULL, "completed", NULL));
+    coll(&j, "5", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    rec(&j, 3, "5", "all_reduce", 2, "scheduled");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S("scheduled", "scheduled", "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* Pairs of two stages 1 {0, 2} and 2 {0, 2} (a pipeline and an embedding group, one group
+ * shifted from each other and from 3 {1, 3}, 4 {1, 3}), a data-parallel pair 5 {0, 1}. Ranks 0
+ * and 1 run broadcast #1 in 5, then each rank all_reduce #1 in its embedding group. Rank 0 ran the
+ * broadcast in group 1 instead: it waits there for 2, 2 waits for it in 2's all_reduce #1, and 1
+ * waits for it in 5. Rank 1's history shows 0 went past that broadcast; nothing tells whether 2,
+ * absent from group 1's, is blocked before it (no sibling can tell the two groups of the pair
+ * apart). Rank 0 is the culprit; 2 is offered beside it, not named (sim seeds 4996, 10606, 7859;
+ * mutant ou01). */
+static void a_rank_beside_one_that_left_the_order_is_offered_not_named(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 2]");
+    group(&j, "2", "undefined", "[0, 2]");
+    group(&j, "3", "undefined", "[1, 3]");
+    group(&j, "4", "undefined", "[1, 3]");
+    group(&j, "5", "undefined", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    rec(&j, 0, "1", "broadcast", 1, "started");
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    rec(&j, 1, "5", "broadcast", 1, "started");
+    rec(&j, 1, "4", "all_reduce", 1, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 1, "started");
+    rec(&j, 3, "4", "all_reduce", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 2);
+    assert_true(offered);
+    done(&j);
+}
+
 /* A recorder communicator of three, its members rebuilt from the comms of ranks 0 and 1; rank
  * 2's dump was cut inside its entries, before its comms: it takes the slot left (the one rank
  * that can), and its entries of the communicator are that group's, not a group of their own
@@ -3189,6 +3243,8 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(shifted_undescribed_groups_tell_the_order),
         cmocka_unit_test(the_sibling_pair_outside_a_cycle_tells_its_order),
         cmocka_unit_test(a_group_shifted_from_both_ops_witnesses_neither),
+        cmocka_unit_test(an_op_issued_out_of_order_before_a_lower_number_breaks_it),
+        cmocka_unit_test(a_rank_beside_one_that_left_the_order_is_offered_not_named),
         cmocka_unit_test(a_cut_recorder_dump_joins_the_communicator_it_fills),
         cmocka_unit_test(a_cut_dump_beside_recorder_dumps_counts_launches),
         cmocka_unit_test(a_cut_dump_that_joined_the_oldest_open_op_is_not_waited_for),
