@@ -426,19 +426,20 @@ static int64_t open_release(const chain_ctx *x, size_t r, uint32_t last, int64_t
 }
 
 /* Whether call d's rebuilt end can have held its rank, however short its wait there (release.h:
- * (2)). Where calls block (gloo) only a wait by the floor does: nothing corrects gloo's clocks,
- * so an end read through its members' raw arrivals is as far off as their clocks are, and a
- * rank whose clock reads ahead, seemingly last everywhere, would be released at its own
- * arrivals (readiness.h caps a blocking call's lateness by its own delay already). */
+ * (2)): an end no earlier than the rank's own arrival there (one read before it, through
+ * corrected clocks that miss, held nothing: seed 1688). Where calls block (gloo) only a wait by
+ * the floor does: nothing corrects gloo's clocks, so an end read through its members' raw
+ * arrivals is as far off as their clocks are, and a rank whose clock reads ahead, seemingly last
+ * everywhere, would be released at its own arrivals (readiness.h caps a blocking call's lateness
+ * by its own delay already). */
 static bool may_have_held(const chain_ctx *x, uint32_t d) {
     const fa_store *st = x->in->store;
     const fa_entry *rep = fa_op_rep_entry(x->m, &x->m->ops[x->call_op[d]]);
-    if (!rep || !fa_backend_blocks_caller(
-                    fa_backend_of(fa_store_op(st, fa_entry_traits(st, rep)->name)->text)))
-        return true;
+    bool blocks = rep && fa_backend_blocks_caller(
+                             fa_backend_of(fa_store_op(st, fa_entry_traits(st, rep)->name)->text));
     const fa_call *c = &x->m->calls[d];
     int64_t arrived = fa_time_created(dump_of(x, c), first_entry(x->m, c));
-    return arrived && x->chain[d] - (arrived - x->off[c->rank_index]) >= x->floor_ns;
+    return arrived && x->chain[d] - (arrived - x->off[c->rank_index]) >= (blocks ? x->floor_ns : 0);
 }
 
 /* The latest time no later than `arrival` (its rank's clock) at which call d's end may have
