@@ -10,7 +10,8 @@ require_recorder 'random recorder jobs'
 JOBS="$TOP/tests/fakes/random_rec_jobs.py"
 # 20 seeds of 14 kinds of fault and trigger, about 30 s (40 s under SANITIZE=1); none of them meets
 # the analyzer's known wrongs of `make recorder-jobs` (seeds 19, 92, 483 of 0:300 were, until
-# the recorder's launch numbers paired in order; 225 still is), nor an async
+# the recorder's launch numbers paired in order; 225 was, until a batch counted as one launch),
+# nor an async
 # error beside a crash, whose answer depends on which dump shows the error first (seed 270:
 # exact on the plain build, "hang 2,3" under SANITIZE=1, where the answer is rank 2's crash)
 SEEDS=${FRTRACE_RECORDER_JOBS:-276:296}
