@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/backend.h"
 #include "perf/clocks.h"
 #include "perf/rank_clocks.h"
 #include "perf/perfstat.h"
@@ -38,6 +37,7 @@ typedef struct chain_ctx {
     bool ordered;            /* linking: a send/recv waits for the call before it, whatever it is */
     int64_t floor_ns;        /* a wait shorter than this held nobody */
     int64_t noise_ns;        /* the job's discovery noise: by how much an offset may miss */
+    uint8_t *waited;         /* per call: its op completed the floor or more after it arrived */
     uint8_t *behind;         /* per call: it came the floor or more after the lower median of
                               * its op's arrivals known (it was late itself there) */
     double *scratch;         /* an op's arrivals (the widest op's calls) */
@@ -161,6 +161,10 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     if (!x->ordered) mark_behind(x, o); /* the second rebuild keeps only its ends */
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
+        const fa_call *c = &m->calls[ci];
+        int64_t arrived = fa_time_created(dump_of(x, c), first_entry(m, c));
+        x->waited[ci] =
+            done != UNKNOWN && arrived && done - (arrived - x->off[c->rank_index]) >= x->floor_ns;
         x->chain[ci] = done;
         x->open[ci] = open;
         for (uint32_t k2 = x->succ_at[ci]; k2 < x->succ_at[ci + 1]; k2++) {
@@ -425,32 +429,14 @@ static int64_t open_release(const chain_ctx *x, size_t r, uint32_t last, int64_t
     return best;
 }
 
-/* Whether call d's rebuilt end can have held its rank, however short its wait there (release.h:
- * (2)): an end no earlier than the rank's own arrival there (one read before it, through
- * corrected clocks that miss, held nothing: seed 1688). Where calls block (gloo) only a wait by
- * the floor does: nothing corrects gloo's clocks, so an end read through its members' raw
- * arrivals is as far off as their clocks are, and a rank whose clock reads ahead, seemingly last
- * everywhere, would be released at its own arrivals (readiness.h caps a blocking call's lateness
- * by its own delay already). */
-static bool may_have_held(const chain_ctx *x, uint32_t d) {
-    const fa_store *st = x->in->store;
-    const fa_entry *rep = fa_op_rep_entry(x->m, &x->m->ops[x->call_op[d]]);
-    bool blocks = rep && fa_backend_blocks_caller(
-                             fa_backend_of(fa_store_op(st, fa_entry_traits(st, rep)->name)->text));
-    const fa_call *c = &x->m->calls[d];
-    int64_t arrived = fa_time_created(dump_of(x, c), first_entry(x->m, c));
-    return arrived && x->chain[d] - (arrived - x->off[c->rank_index]) >= (blocks ? x->floor_ns : 0);
-}
-
 /* The latest time no later than `arrival` (its rank's clock) at which call d's end may have
- * released its rank, before its entry `first`, 0 none: its rebuilt end, however short the rank's
- * wait in it (release.h: (2)); where that end is known only to lie in a span (release.h),
- * open_release's. */
+ * released its rank, before its entry `first`, 0 none: its rebuilt end, where the rank waited in
+ * it; where that end is known only to lie in a span (release.h), open_release's. */
 static int64_t release_at(const chain_ctx *x, uint32_t d, uint32_t first, int64_t arrival) {
     const fa_call *dc = &x->m->calls[d];
     int64_t off = x->off[dc->rank_index], best = 0;
     bool known = x->chain[d] != UNKNOWN;
-    if (known && may_have_held(x, d)) best = released_at(x, d, x->chain[d] + off, arrival);
+    if (known && x->waited[d]) best = released_at(x, d, x->chain[d] + off, arrival);
     /* the end as late as the launches in order make it: a span too (in_order_ends) */
     int64_t hi = x->open[d];
     if (hi == UNKNOWN && known && x->in_order[d] != UNKNOWN && x->in_order[d] > x->chain[d])
@@ -565,6 +551,7 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
         rl->start_in_order = malloc((m->ncalls + 1) * sizeof *rl->start_in_order);
         x.pending = malloc((m->nops + 1) * sizeof *x.pending);
         x.queue = malloc((m->nops + 1) * sizeof *x.queue);
+        x.waited = calloc(m->ncalls + 1, 1);
         x.behind = calloc(m->ncalls + 1, 1);
         size_t widest = 1;
         for (size_t op = 0; op < m->nops; op++)
@@ -575,8 +562,8 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
         x.paused = calloc(m->ncalls + 1, 1);
         rl->longest = malloc((m->ncalls + 1) * sizeof *rl->longest);
         rc = x.off && x.dep && x.chain && x.base && x.open && x.in_order && x.in_order_base &&
-                     rl->start_in_order && x.pending && x.queue && x.behind && x.scratch &&
-                     rl->release && rl->start && x.paused && rl->longest
+                     rl->start_in_order && x.pending && x.queue && x.waited && x.behind &&
+                     x.scratch && rl->release && rl->start && x.paused && rl->longest
                  ? 0
                  : -1;
     }
@@ -602,8 +589,8 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
     }
     free(x.behind), free(x.scratch);
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.in_order),
-        free(x.in_order_base), free(x.pending), free(x.queue), free(x.succ_at), free(x.succ),
-        free(x.dep_at), free(x.deps), free(x.paused), free(x.usual);
+        free(x.in_order_base), free(x.pending), free(x.queue), free(x.waited), free(x.succ_at),
+        free(x.succ), free(x.dep_at), free(x.deps), free(x.paused), free(x.usual);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;

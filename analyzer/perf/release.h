@@ -15,23 +15,20 @@
  * completion late because of a slow member carries that lateness on, and nothing else does.
  *
  * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
- * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) whether
- * r waited in it long or not at all (a wait below the floor still holds r: 4 ms there and 4 ms of
- * its own make it 8 ms late, of which only the 4 are its own; seeds 2178, 4346, 7332, 8159, 10373,
- * 10826; a slow rank, which comes last, is released at its own arrival and keeps its whole pause;
- * where calls block, gloo, whose clocks nothing corrects, only a wait by the floor), and (3) that
- * held r: r issued nothing after it until it completed (a sync point), or r's first call after it
- * came within the floor of it and r had paused before that call by the floor longer than the other
- * members of its op, or than its own usual step (the median time between its arrivals: a group that
- * waited for one slow peer together paused alike), or the call is a send/recv (its one peer tells
- * nothing), as at its bound of launches in flight; an entry no op holds is judged on its usual
- * step. A rank that went on issuing on its own cadence while its launch waited meets its peers'
- * ends on the way without waiting for them: it is behind by itself, and is not cleared. lateness.h
- * caps the member's lateness at c by its arrival less that release, which only ever clears blame;
- * and where every step of the rank since, from one arrival to the next, stayed below the floor
- * (`longest`), by that step: jitter that added up over several calls is no pause of its own. Where
- * nothing released it, `longest` runs from the first arrival its dump holds (the job's start, or a
- * ring's oldest entry): a rank that never paused by the floor in all its dump shows is no straggler
+ * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
+ * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
+ * nothing after it until it completed (a sync point), or r's first call after it came within the
+ * floor of it and r had paused before that call by the floor longer than the other members of its
+ * op, or than its own usual step (the median time between its arrivals: a group that waited for
+ * one slow peer together paused alike), or the call is a send/recv (its one peer tells nothing),
+ * as at its bound of launches in flight; an entry no op holds is judged on its usual step. A rank
+ * that went on issuing on its own cadence while its launch waited meets its peers' ends on the
+ * way without waiting for them: it is behind by itself, and is not cleared. lateness.h caps the
+ * member's lateness at c by its arrival less that release, which only ever clears blame; and where
+ * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
+ * by that step: jitter that added up over several calls is no pause of its own. Where nothing
+ * released it, `longest` runs from the first arrival its dump holds (the job's start, or a ring's
+ * oldest entry): a rank that never paused by the floor in all its dump shows is no straggler
  * there either (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
  * it arrives: nothing releases it.
  *

@@ -170,40 +170,6 @@ static void a_pause_at_an_entry_no_op_holds_shows_a_release(void **state) {
     free(j);
 }
 
-/* Group 0 of ranks 0 and 2, group 1 of ranks 0 and 1. Each step rank 0 waits 4 ms for rank 2 in
- * group 0, less than the floor, issues nothing until that ends (a sync point), then takes `own`
- * ms itself before it meets rank 1 in group 1, which came at once. */
-static void short_wait(timed_job *j, double own) {
-    memset(j, 0, sizeof *j);
-    j->world = WORLD;
-    tj_group(j, (const int[]){ 0, 2, -1 });
-    tj_group(j, (const int[]){ 0, 1, -1 });
-    for (int s = 0; s < STEPS; s++) {
-        double t = s * 100.0;
-        tj_call(j, 0, 0, t, t + 4.2);
-        tj_call(j, 2, 0, t + 4, t + 4.2);
-        tj_call(j, 1, 1, t + 0.5, t + 4 + own + 0.2);
-        tj_call(j, 0, 1, t + 4 + own, t + 4 + own + 0.2);
-    }
-    tj_run(j);
-}
-
-/* The wait below the floor and 3.9 ms of its own make rank 0 7.4 ms late to group 1 at every
- * step: the end that released it, however short its wait there, leaves it 3.9 ms of its own,
- * jitter. 25 ms of its own, after the same wait, are its own delay: it is named. */
-static void a_wait_below_the_floor_at_a_sync_point_releases(void **state) {
-    (void)state;
-    timed_job *j = malloc(sizeof *j);
-    short_wait(j, 3.9);
-    assert_int_equal(j->a.perf.nstragglers, 0);
-    tj_done(j);
-    short_wait(j, 25);
-    assert_true(named(j, 0));
-    assert_int_equal(j->a.perf.nstragglers, 1);
-    tj_done(j);
-    free(j);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_victim_released_by_a_known_end_is_not_named),
@@ -211,7 +177,6 @@ int main(void) {
         cmocka_unit_test(a_victim_of_a_send_to_a_rank_without_a_dump_is_not_named),
         cmocka_unit_test(an_older_dumps_pending_entry_hides_no_completion),
         cmocka_unit_test(a_pause_at_an_entry_no_op_holds_shows_a_release),
-        cmocka_unit_test(a_wait_below_the_floor_at_a_sync_point_releases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
