@@ -43,9 +43,6 @@
 
 #include "grow.h"
 
-const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
-           FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv";
-
 enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024 };
 
 static int add_possible(graph *g, uint32_t a, uint32_t b) {
@@ -649,19 +646,6 @@ int fa_vg_weigh_doubts(decider *d) {
     free(is_root);
     free(options);
     return rc;
-}
-
-int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
-    ambiguity *grown = realloc(d->ambiguities, (d->nambiguities + 1) * sizeof *grown);
-    if (!grown) return -1;
-    d->ambiguities = grown;
-    ambiguity *a = &d->ambiguities[d->nambiguities];
-    a->options = malloc((n + 1) * sizeof *a->options);
-    if (!a->options) return -1;
-    memcpy(a->options, options, n * sizeof *options);
-    a->n = n;
-    d->nambiguities++;
-    return 0;
 }
 
 void fa_vg_free_ambiguities(decider *d) {

@@ -6,9 +6,6 @@
 
 #include "verdict/verdict_graph.h"
 
-/* Why an option of an ambiguity would be the root cause (its explanation's words). */
-extern const char FA_WHY_STOPPED[], FA_WHY_NO_DUMP[], FA_WHY_STALE[], FA_WHY_SKIPPED_P2P[];
-
 /* Marks what is unknown of each rank (a dump older than its peers', an op that may have failed)
  * and adds the possible edges to d->g (pedge_at, pedges). 0, or -1 when out of memory. */
 int fa_vg_add_possible_waits(decider *d);

@@ -749,9 +749,8 @@ int fa_vw_build_graph(decider *d) {
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
         count_states(d, grp, n, sees_missing, &pending, &completed, &sure);
-        /* an older dump's rank is presumed to have gone on: waited on only where nobody else
-         * explains the wait (tests/sim's E8), not here when a member surely has not joined, nor
-         * when each rank pending here surely waits for such a member at its stream's head */
+        /* an older dump's rank is presumed gone on: waited on only where nobody else explains
+         * the wait (sim's E8), not when a member surely never joined here, or all pending wait */
         bool stale_gone_on =
             (flags[i] & (OP_MISSING | OP_UNSTARTED)) || (pending && sure == pending);
         if (pending == 0) continue;
