@@ -225,12 +225,8 @@ static long member_of_family(const decider *d, size_t ri, const fa_op *op) {
 static bool absent_proven(const decider *d, size_t ri, const fa_op *op) {
     if (!fa_desc_says_nothing(d->groups->v[op->group].desc)) return true;
     const fa_dump *dump = d->in->ranks[ri].dump;
-    bool keeps_completed = false;
-    for (uint32_t i = 0; i < dump->nentries && !keeps_completed; i++)
-        keeps_completed =
-            fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED;
     long gi = member_of_family(d, ri, op);
-    return keeps_completed && gi >= 0 && window_reaches(d, ri, gi, op->seq);
+    return fa_vg_shows_completed(d, dump) && gi >= 0 && window_reaches(d, ri, gi, op->seq);
 }
 
 /* +1 when the ranks of the component mine[0..n) other than `node` that are members of both

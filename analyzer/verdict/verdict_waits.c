@@ -52,11 +52,7 @@ static void note_dropped_done(decider *d) {
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
         if (node < 0 || (dump->nentries && fa_entry_record_id(dump, &dump->entries[0]) == 0))
             continue;
-        bool shows_done = false;
-        for (uint32_t e = 0; e < dump->nentries && !shows_done; e++)
-            shows_done =
-                fa_entry_traits(d->in->store, &dump->entries[e])->state == FR_STATE_COMPLETED;
-        d->facts[node].may_drop_done = !shows_done;
+        d->facts[node].may_drop_done = !fa_vg_shows_completed(d, dump);
     }
 }
 
@@ -566,12 +562,6 @@ static bool *held_heads(decider *d, const long *head_op, const int64_t *head,
     return held;
 }
 
-/* Whether every member with `op` pending has it queued behind its stream's head, an older op
- * where it surely waits for a member that has not joined (tests/sim's W1: a rank waits in its
- * oldest unfinished launch only). Nobody then waits in `op` yet, so the members absent from it
- * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
- * `head` holds each node's oldest pending record (waiting_on_missing). sees_missing NULL: any
- * older pending call will do (queued_everywhere). */
 /* The record where member's launch of op begins: a send/recv's batch is one launch (its first
  * entry's record; tests/sim's W1 and verdict_wrong_peer.c's queued_in read it so), a collective's
  * own call. A transfer in the batch at a rank's stream head is no more queued behind that head
@@ -582,6 +572,12 @@ static int64_t launch_record(const decider *d, size_t op, uint32_t member) {
                                 : fa_vg_call_record(d, op, member);
 }
 
+/* Whether every member with `op` pending has it queued behind its stream's head, an older op
+ * where it surely waits for a member that has not joined (tests/sim's W1: a rank waits in its
+ * oldest unfinished launch only). Nobody then waits in `op` yet, so the members absent from it
+ * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
+ * `head` holds each node's oldest pending record (waiting_on_missing). sees_missing NULL: any
+ * older pending call will do (queued_everywhere). */
 static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *sees_missing,
                                      const int64_t *head) {
     const fa_group *grp = &d->groups->v[d->m->ops[op].group];
@@ -635,8 +631,8 @@ static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member,
  * of the transfer, which its window no longer shows: its dump does not hold every entry from
  * record 0 and it shows nothing completed (an only-active dump, which drops what completed; a
  * ring that wrapped but keeps completed entries drops only older ones, and this op would be newer
- * than them: sim seed 10539's rank 0, stopped in CPU code), and every member
- * pending there posted it in a batch with other transfers, which may hold the batch while this
+ * than them: sim seed 10539's rank 0, stopped in CPU code), and every member pending there
+ * posted it in a batch holding a transfer with another peer, which may hold the batch while this
  * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
  * shows nothing, in the batch whose send 135 never received). An idle member whose whole history
  * is shown never posted it (random_rec_jobs seed 225). */
