@@ -4,6 +4,8 @@
  */
 #include "verdict/verdict_graph.h"
 
+#include <string.h>
+
 #include "verdict/verdict_title.h"
 
 /* The ncclResult name of the async error the rank's communicator for `group` reported, or NULL. */
@@ -26,6 +28,19 @@ bool fa_vg_broken(const decider *d, size_t node, uint32_t group) {
 }
 
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
+int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
+    ambiguity *grown = realloc(d->ambiguities, (d->nambiguities + 1) * sizeof *grown);
+    if (!grown) return -1;
+    d->ambiguities = grown;
+    ambiguity *a = &d->ambiguities[d->nambiguities];
+    a->options = malloc((n + 1) * sizeof *a->options);
+    if (!a->options) return -1;
+    memcpy(a->options, options, n * sizeof *options);
+    a->n = n;
+    d->nambiguities++;
+    return 0;
+}
+
 bool fa_vg_shows_completed(const decider *d, const fa_dump *dump) {
     for (uint32_t i = 0; i < dump->nentries; i++)
         if (fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED)

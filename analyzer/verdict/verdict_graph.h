@@ -175,6 +175,10 @@ const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group);
 bool fa_vg_broken(const decider *d, size_t node, uint32_t group);
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
+/* Records an ambiguity in decider.ambiguities (takes a copy of the options). 0, or -1 when out
+ * of memory. */
+int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n);
+
 /* Whether the dump shows a completed entry: one that keeps what completed (not an only-active
  * dump, which drops it). */
 bool fa_vg_shows_completed(const decider *d, const fa_dump *dump);

@@ -11,7 +11,6 @@
  * an ambiguity, no culprit.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "verdict/verdict_possible.h"
 
@@ -33,21 +32,6 @@ static bool share_unwatched_group(const decider *d, uint32_t a, uint32_t b) {
     }
     free(watched);
     return found;
-}
-
-/* Here, not in verdict_possible.c, which notes its own ambiguities through it too: this file
- * then calls nothing of the file that calls it (t0110). */
-int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
-    ambiguity *grown = realloc(d->ambiguities, (d->nambiguities + 1) * sizeof *grown);
-    if (!grown) return -1;
-    d->ambiguities = grown;
-    ambiguity *a = &d->ambiguities[d->nambiguities];
-    a->options = malloc((n + 1) * sizeof *a->options);
-    if (!a->options) return -1;
-    memcpy(a->options, options, n * sizeof *options);
-    a->n = n;
-    d->nambiguities++;
-    return 0;
 }
 
 int fa_vg_hidden_pair(decider *d, uint8_t *is_root) {
