@@ -8,7 +8,6 @@
 #include "match/mixed.h"
 #include "match/passes.h"
 #include "util/timing.h"
-#include "util/xmalloc.h"
 #include "load/transform_ft.h"
 
 static void input_findings(fa_analysis *a, bool mixed_jobs) {
@@ -52,19 +51,11 @@ static void input_findings(fa_analysis *a, bool mixed_jobs) {
     }
 }
 
-/* Stragglers and stats (perf.h); an ok verdict's summary names the slow ranks. */
+/* Stragglers and stats (perf.h); the reports name the slow ranks (report/title.h). */
 static int judge_speed(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (fa_perf_build(&a->in, &a->groups, &a->match, a->verdict.status, opt->straggler_floor_ms,
-                      opt->jobs, &a->perf) != 0) {
-        fr_fail(err, "out of memory judging the ranks' speed");
-        return -1;
-    }
-    char *slow = a->verdict.status == FA_STATUS_OK ? fa_perf_summary(&a->perf) : NULL;
-    if (slow) {
-        free(a->verdict.summary);
-        a->verdict.summary = xasprintf("ok: no hang; %s", slow);
-    }
-    free(slow);
+                      opt->jobs, &a->perf) != 0)
+        return fr_fail(err, "out of memory judging the ranks' speed");
     return 0;
 }
 

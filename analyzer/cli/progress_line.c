@@ -25,6 +25,10 @@ struct fa_progress_line {
 
 enum { TICK_MS = 250 };
 
+/* ECMA-48 "erase in line" (EL, CSI K): clears from the cursor to the end of the line, so that a
+ * shorter line drawn over a longer one leaves nothing of it behind. */
+#define ERASE_TO_END_OF_LINE "\033[K"
+
 static const char *stage_words(fa_stage stage) {
     switch (stage) {
     case FA_STAGE_READING: return "reading dumps";
@@ -42,13 +46,13 @@ static void draw(fa_progress_line *l) {
     size_t done = atomic_load(&l->p->files_done), total = atomic_load(&l->p->files_total);
     double mb = (double)atomic_load(&l->p->bytes_done) / 1e6;
     if (stage == FA_STAGE_START)
-        fprintf(stderr, "\rfrtrace: %s\033[K", stage_words(stage));
+        fprintf(stderr, "\rfrtrace: %s" ERASE_TO_END_OF_LINE, stage_words(stage));
     else if (stage == FA_STAGE_READING)
-        fprintf(stderr, "\rfrtrace: %s: %zu of %zu files, %.0f MB\033[K", stage_words(stage), done,
-                total, mb);
+        fprintf(stderr, "\rfrtrace: %s: %zu of %zu files, %.0f MB" ERASE_TO_END_OF_LINE,
+                stage_words(stage), done, total, mb);
     else
-        fprintf(stderr, "\rfrtrace: %s (%zu files read, %.0f MB)\033[K", stage_words(stage), done,
-                mb);
+        fprintf(stderr, "\rfrtrace: %s (%zu files read, %.0f MB)" ERASE_TO_END_OF_LINE,
+                stage_words(stage), done, mb);
     fflush(stderr);
     l->shown = true;
 }
@@ -100,7 +104,7 @@ void fa_progress_line_stop(fa_progress_line *l) {
     pthread_mutex_unlock(&l->lock);
     pthread_join(l->thread, NULL);
     if (l->shown) {
-        fputs("\r\033[K", stderr);
+        fputs("\r" ERASE_TO_END_OF_LINE, stderr);
         fflush(stderr);
     }
     pthread_mutex_destroy(&l->lock);

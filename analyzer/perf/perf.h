@@ -101,8 +101,4 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
                   double floor_ms, int jobs, fa_perf *p);
 void fa_perf_free(fa_perf *p);
 
-/* "rank 3 is slow: last to arrive in 64 of 64 collectives, 40 ms late (median)" for one, a
- * shorter line for several; malloc'd, NULL when there are none. */
-char *fa_perf_summary(const fa_perf *p);
-
 #endif

@@ -32,6 +32,7 @@
 #include "report/report.h"
 #include "report/perf_report.h"
 #include "report/report_whereabouts.h"
+#include "report/headline.h"
 
 /* ---------------------------------------------------------------- fragment cache --- */
 
@@ -794,7 +795,9 @@ int fa_report_db(const fa_analysis *a, const fa_report_options *opt, FILE *out) 
         jw_open(&w, '{');
         jw_str(&w, "status", fa_status_name(a->verdict.status));
         jw_ints(&w, "culprit_ranks", a->verdict.culprits.v, a->verdict.culprits.n);
-        jw_str(&w, "summary", a->verdict.summary ? a->verdict.summary : "");
+        char *title = fa_headline(a);
+        jw_str(&w, "summary", title ? title : "");
+        free(title);
         write_alternatives(&w, a);
         write_explanation(&w, a);
         jw_close(&w, '}');

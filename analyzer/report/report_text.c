@@ -15,6 +15,7 @@
 #include "report/report_whereabouts.h"
 #include "report/stacks.h"
 #include "report/table.h"
+#include "report/headline.h"
 #include "report/wrap.h"
 
 static void finding_heading(const fa_analysis *a, const fa_finding *f, char *buf, size_t len) {
@@ -185,13 +186,16 @@ static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt,
 #define ANSI_INCONCLUSIVE "\033[1;33m" /* bold yellow */
 #define ANSI_BROKEN       "\033[1;31m" /* bold red: a hang, a crash, a mismatch */
 #define ANSI_RESET        "\033[0m"
-static void print_title(const fa_verdict *v, const fa_report_options *opt, FILE *out) {
-    const char *colour = v->status == FA_STATUS_OK             ? ANSI_OK
-                         : v->status == FA_STATUS_INCONCLUSIVE ? ANSI_INCONCLUSIVE
-                                                               : ANSI_BROKEN;
+static void print_title(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
+    fa_status status = a->verdict.status;
+    const char *colour = status == FA_STATUS_OK             ? ANSI_OK
+                         : status == FA_STATUS_INCONCLUSIVE ? ANSI_INCONCLUSIVE
+                                                            : ANSI_BROKEN;
+    char *title = fa_headline(a);
     fputs(opt->color ? colour : "", out);
-    fr_text_fputs(out, v->summary ? v->summary : fa_status_name(v->status));
+    fr_text_fputs(out, title ? title : fa_status_name(status));
     fprintf(out, "%s\n", opt->color ? ANSI_RESET : "");
+    free(title);
 }
 
 static void print_status(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
@@ -217,7 +221,7 @@ static void print_status(const fa_analysis *a, const fa_report_options *opt, FIL
 
 int fa_report_text(const fa_analysis *a, const fa_report_options *opt, FILE *out) {
     const fa_verdict *v = &a->verdict;
-    print_title(v, opt, out);
+    print_title(a, opt, out);
     print_status(a, opt, out);
     if (opt->selected_ranks || opt->pg_filters)
         fputs("(showing only findings about the selected ranks/groups; the verdict covers every "

@@ -18,6 +18,7 @@
 #include "report/report_whereabouts.h"
 #include "report/stacks.h"
 #include "report/table.h"
+#include "report/headline.h"
 
 static void finding_heading(const fa_analysis *a, const fa_finding *f, fa_markup m, FILE *out) {
     char group[300] = "", label[200] = "";
@@ -45,7 +46,9 @@ static void print_status(const fa_analysis *a, fa_markup m, FILE *out) {
     const fa_verdict *v = &a->verdict;
     char *culprits = fa_ranks_format(v->culprits.v, v->culprits.n);
     fa_mu_heading(out, m, 1);
-    fa_mu_code(out, m, v->summary ? v->summary : fa_status_name(v->status));
+    char *title = fa_headline(a);
+    fa_mu_code(out, m, title ? title : fa_status_name(v->status));
+    free(title);
     fputs("\n\n", out);
     fa_table t;
     fa_table_init(&t, 5);

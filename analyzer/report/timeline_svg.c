@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/perf_report.h"
+#include "report/headline.h"
 #include "safe_text.h"
 
 enum { SVG_W = 1200, SVG_LABEL = 190, SVG_RIGHT = 20, SVG_TOP = 92 };
@@ -119,7 +120,9 @@ static void svg_head(const svg_plot *p, FILE *out) {
             SVG_W, p->height, SVG_W, p->height);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" "
                  "font-size=\"14\" font-weight=\"bold\">");
-    xml_text(out, a->verdict.summary ? a->verdict.summary : fa_status_name(a->verdict.status));
+    char *title = fa_headline(a);
+    xml_text(out, title ? title : fa_status_name(a->verdict.status));
+    free(title);
     fprintf(out,
             "</text>\n<text x=\"10\" y=\"38\" fill=\"" CAPTION_INK
             "\">%zu of %zu ranks%s, %.1f ms %s; bars: "

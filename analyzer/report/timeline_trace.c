@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "report/json_writer.h"
 #include "report/perf_report.h"
+#include "report/headline.h"
 #include "safe_text.h"
 
 /* Perfetto nests the slices of one thread track: ordered by start (the longer first when two
@@ -329,13 +330,14 @@ static int trace_rank(const view *v, jw *w, size_t r, long *used, bool *seen, la
  * the time origin), then the verdict as the name of a process above every rank. */
 static void trace_head(const view *v, const fa_timeline_sel *sel, jw *w) {
     const fa_analysis *a = v->a;
+    char *title = fa_headline(a);
     jw_open(w, '{');
     jw_str(w, "displayTimeUnit", "ms");
     jw_key(w, "otherData");
     jw_open(w, '{');
     jw_str(w, "generator", "frtrace");
     jw_text(w, "dir", a->in.dir);
-    jw_text(w, "verdict", a->verdict.summary);
+    jw_text(w, "verdict", title);
     jw_i64(w, "time_zero_ns", v->t0);
     jw_i64(w, "ranks_drawn", (int64_t)sel->n);
     jw_i64(w, "ranks_left_out", (int64_t)sel->dropped);
@@ -346,9 +348,10 @@ static void trace_head(const view *v, const fa_timeline_sel *sel, jw *w) {
     trace_meta_open(w, -1, NULL, "process_name");
     jw_str_begin(w, "name");
     jw_str_part(w, "verdict: ");
-    jw_str_part(w, a->verdict.summary);
+    jw_str_part(w, title);
     jw_str_end(w);
     trace_meta_close(w);
+    free(title);
 }
 
 int fa_timeline_write_trace(const fa_analysis *a, const fa_report_options *opt,
