@@ -1,8 +1,8 @@
 /* verdict_steps.h — the steps fa_verdict_decide (verdict.c) runs, each part in its own file:
- * the wait graph (verdict_waits.c, with verdict_wrong_peer.c for send/recv posted to the wrong
- * peer), the judging of its sink components (verdict_sinks.c, with verdict_order.c for the
- * evidence of order), and
- * the status with its summary line (verdict_summary.c). Internal to verdict*.c.
+ * the wait graph (verdict_waits.c, with verdict_heads.c for where each rank's stream stands and
+ * verdict_wrong_peer.c for send/recv posted to the wrong peer), the judging of its sink
+ * components (verdict_sinks.c, with verdict_order.c for the evidence of order), and the status
+ * with its summary line (verdict_summary.c). Internal to verdict*.c.
  */
 #ifndef FRTRACE_VERDICT_STEPS_H
 #define FRTRACE_VERDICT_STEPS_H

@@ -1,8 +1,8 @@
 /* verdict_waits.c — the verdict's wait graph: a node per rank with its facts (collect_ranks,
  * read_self_reports), the waits the dumps prove (build_graph, add_unrecorded_p2p_waits: what gloo
- * did not record; where each rank's stream stands: its lag, its sure waits), and its strongly
- * connected components (see verdict_steps.h). Send/recv posted to the wrong peer are
- * verdict_wrong_peer.c's.
+ * did not record), and its strongly connected components (see verdict_steps.h). Where each
+ * rank's stream stands (its lag, its head, the heads held for good) is verdict_heads.c's;
+ * send/recv posted to the wrong peer are verdict_wrong_peer.c's.
  *
  * Finding the ops someone has pending means asking every member of every op for its state; all
  * cores do that (scan_ops), and an op with one completed call per member is answered from its
@@ -14,6 +14,7 @@
 #include "recorder_keys.h"
 #include "util/parallel.h"
 #include "verdict/verdict_graph.h"
+#include "verdict/verdict_heads.h"
 #include "verdict/verdict_possible.h"
 #include "verdict/verdict_steps.h"
 
@@ -154,12 +155,7 @@ static bool any_call_incomplete(const fa_match *m, const fa_op *o) {
     return false;
 }
 
-/* The screening of every op for build_graph, on every core: per op, OP_PENDING when a member has
- * it pending, OP_INCOMPLETE when one of its calls is not completed; a member surely has not
- * joined it: OP_MISSING, its dump shows it never issued it, or it left no dump; OP_UNSTARTED, it
- * has the op scheduled where another member's dump, as new as its peers', says it started it
- * (the GPU of the one that did not start it has not reached it). */
-enum { OP_PENDING = 1, OP_INCOMPLETE = 2, OP_MISSING = 4, OP_UNSTARTED = 8 };
+/* The screening of every op for build_graph, on every core: the OP_* flags of verdict_heads.h. */
 
 typedef struct op_scan {
     const decider *d;
@@ -285,45 +281,6 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
     return out;
 }
 
-/* GPU lag is a stream that stopped completing work: said only of a dump that is as new as its
- * peers', from a backend whose calls are enqueued on a GPU (gloo runs them on the CPU, and its
- * "retired" marks a failed op as one that completed). */
-static bool lag_possible(const decider *d, size_t node) {
-    const rank_facts *f = &d->facts[node];
-    long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
-    return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
-}
-
-/* Whether member's call in send/recv op `op` is the only transfer of its batch (none beside it
- * in its dump carries the same group and p2p_seq_id but a `coalesced` end marker), or was posted
- * alone: then its other side completing proves the transfer done on the wire, and its own call
- * still pending is its stream's lag, not a wait (in a batch of several, another transfer may
- * hold it). */
-static bool is_transfer(const decider *d, const fa_entry *e) {
-    const fa_opinfo *name = fa_store_op(d->in->store, fa_entry_traits(d->in->store, e)->name);
-    return name->is_send || name->is_recv;
-}
-
-static bool p2p_alone_in_batch(const decider *d, size_t op, uint32_t member) {
-    const fa_call *c = fa_op_call(d->m, op, member);
-    if (!c || fa_call_nentries(d->m, c) != 1) return false;
-    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
-    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
-    int64_t seq = fa_entry_p2p_seq(dump, e);
-    for (uint32_t i = at; i-- > 0;) {
-        const fa_entry *x = &dump->entries[i];
-        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
-        if (is_transfer(d, x)) return false;
-    }
-    for (uint32_t i = at + 1; i < dump->nentries; i++) {
-        const fa_entry *x = &dump->entries[i];
-        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
-        if (is_transfer(d, x)) return false;
-    }
-    return true;
-}
-
 /* Whether collective `op` is one that a single member issued while every other member of a
  * group of three or more provably never did (each with a dump, blocked elsewhere), or may not
  * have (no readable dump, an older one) where more than half provably never did: in a cycle of
@@ -346,310 +303,6 @@ bool fa_vw_lonely_op(const decider *d, long op) {
     return 2 * never > g->nmembers;
 }
 
-/* How many transfers of each batch were done on the wire: per (input rank, the batch's first
- * record), the send/recv ops whose other side completed while this member's call is pending.
- * A batch all of whose transfers are so done waits for nobody: its stream's lag (find_lag). */
-static int transfers_done(const decider *d, fa_imap *done) {
-    for (size_t i = 0; i < d->m->nops; i++) {
-        const fa_op *o = &d->m->ops[i];
-        if (!o->is_p2p || o->ncalls != 2) continue;
-        const fa_call *a = &d->m->calls[o->first_call], *b = a + 1;
-        bool ca = a->state == FR_STATE_COMPLETED, cb = b->state == FR_STATE_COMPLETED;
-        if (ca == cb) continue;
-        const fa_call *pending = ca ? b : a;
-        uint64_t key = fa_key2(pending->rank_index,
-                               (uint64_t)fa_vw_batch_first_record(d, i, pending->member)),
-                 n = 0;
-        fa_imap_get(done, key, &n);
-        if (fa_imap_put(done, key, n + 1)) return -1;
-    }
-    return 0;
-}
-
-/* Whether member's call in send/recv op `op` sits in a batch every transfer of which its other
- * side completed (`done`, transfers_done), and whose end marker the dump shows not completed
- * (PyTorch leaves a batch's send/recv "scheduled" when the marker completes, and an only-active
- * dump drops that marker): the batch ran on the wire, and its own entries still pending are its
- * stream's lag. */
-static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op, uint32_t member) {
-    const fa_call *c = fa_op_call(d->m, op, member);
-    if (!c) return false;
-    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
-    uint32_t pg = fa_entry_pg(d->in->store, e), at = fa_vw_batch_start(d, c);
-    int64_t seq = fa_entry_p2p_seq(dump, e);
-    uint64_t transfers = 0, n = 0;
-    uint64_t key = fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(dump, &dump->entries[at]));
-    bool open_marker = false;
-    for (; at < dump->nentries && fa_entry_pg(d->in->store, &dump->entries[at]) == pg &&
-           fa_entry_p2p_seq(dump, &dump->entries[at]) == seq;
-         at++) {
-        const fa_entry *x = &dump->entries[at];
-        bool transfer = is_transfer(d, x);
-        transfers += transfer;
-        open_marker |= !transfer && fa_entry_traits(d->in->store, x)->state != FR_STATE_COMPLETED;
-    }
-    return open_marker && fa_imap_get(done, key, &n) && n == transfers && transfers > 0;
-}
-
-/* GPU lag first, from every pending op: a member with op pending that a peer completed. Of
- * several, its oldest (its stream stopped there; what it issued after is queued behind).
- * Whether any rank has lag. The same walk marks maybe_stalled, the looser reading the summary
- * asks (any such op, broken members, batched send/recv and older dumps included). */
-static bool find_lag(decider *d, const uint8_t *flags) {
-    bool any = false;
-    fa_imap done = { 0 };
-    if (transfers_done(d, &done)) {
-        fa_imap_free(&done);
-        return false;
-    }
-    for (size_t i = 0; i < d->m->nops; i++) {
-        const fa_op *o = &d->m->ops[i];
-        if (!(flags[i] & OP_PENDING)) continue;
-        const fa_group *grp = &d->groups->v[o->group];
-        uint32_t n = fa_vg_expected_states(d, i);
-        bool completed = false;
-        for (uint32_t k = 0; k < n; k++) completed |= d->states[k] == FA_MS_COMPLETED;
-        for (uint32_t k = 0; k < n && completed; k++) {
-            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
-            rank_facts *f = &d->facts[node];
-            f->maybe_stalled = true;
-            if ((o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
-                 !batch_done_on_wire(d, &done, i, d->members[k])) ||
-                fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
-                continue;
-            int64_t rec = fa_vg_call_record(d, i, d->members[k]);
-            if (!f->lag || rec < f->lag_record) {
-                f->lag = any = true;
-                f->lag_op = (long)i;
-                f->lag_record = rec;
-            }
-        }
-    }
-    fa_imap_free(&done);
-    return any;
-}
-
-/* Whether every member with op pending has it queued behind its own stalled op (issued after
- * its lag op): their streams stopped before it, so nobody waits in it yet, for anyone (a rank
- * that never issued it is no cause of theirs). */
-static bool queued_behind_lag(decider *d, size_t op) {
-    if (d->m->ops[op].is_p2p) return false;
-    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    size_t pending = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (!fa_member_state_pending(d->states[k])) continue;
-        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
-        if (!f || !f->lag || fa_vg_call_record(d, op, d->members[k]) <= f->lag_record) return false;
-        pending++;
-    }
-    return pending > 0;
-}
-
-/* Per node: whether the rank's oldest pending op (its stream's head, by record id) is one where
- * it waits for a member that surely has not joined it (OP_MISSING: every member pending waits;
- * OP_UNSTARTED: those that started it wait for those that have it only scheduled). What it
- * issued after waits behind that head. An older dump's rank is presumed to have gone on (it is
- * weighed as an unknown rank only where nobody else can explain a wait), so such a rank does not
- * wait on it anywhere. Fills head[node] with the node's oldest pending record (INT64_MAX: it
- * has nothing pending) and head_op[node] with its op (-1). NULL when out of memory. */
-static bool *waiting_on_missing(decider *d, const uint8_t *flags, int64_t *head, long *head_op) {
-    bool *sees = calloc(d->nfacts + 1, 1);
-    for (size_t r = 0; head && r < d->nfacts; r++) head[r] = INT64_MAX, head_op[r] = -1;
-    for (size_t i = 0; sees && head && i < d->m->nops; i++) {
-        if (!(flags[i] & OP_PENDING)) continue;
-        const fa_group *grp = &d->groups->v[d->m->ops[i].group];
-        uint32_t n = fa_vg_expected_states(d, i);
-        for (uint32_t k = 0; k < n; k++) {
-            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
-            int64_t rec = fa_vg_call_record(d, i, d->members[k]);
-            if (rec >= head[node]) continue;
-            head[node] = rec;
-            head_op[node] = (long)i;
-            sees[node] = flags[i] & OP_MISSING     ? true
-                         : flags[i] & OP_UNSTARTED ? d->states[k] == FA_MS_STARTED
-                                                   : false;
-        }
-    }
-    return sees;
-}
-
-/* One "queued behind" link of spread_sure_heads: `waiter`'s head op is one that `member` has
- * queued behind its own head. */
-typedef struct head_link {
-    uint32_t member, waiter;
-} head_link;
-
-/* The links of every rank whose head is not yet a sure wait (NULL when out of memory). */
-static head_link *queued_head_links(decider *d, const long *head_op, const int64_t *head,
-                                    const bool *sees, size_t *n) {
-    head_link *links = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (size_t r = 0; r < d->nfacts; r++) {
-        if (sees[r] || head_op[r] < 0) continue;
-        size_t op = (size_t)head_op[r];
-        const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-        uint32_t m = fa_vg_expected_states(d, op);
-        for (uint32_t k = 0; k < m; k++) {
-            long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-            if (node < 0 || (size_t)node == r || !fa_member_state_pending(d->states[k]) ||
-                fa_vg_call_record(d, op, d->members[k]) <= head[node])
-                continue;
-            if (fr_grow((void **)&links, &cap, *n + 1, sizeof *links, 64)) {
-                free(links);
-                return NULL;
-            }
-            links[(*n)++] = (head_link){ (uint32_t)node, (uint32_t)r };
-        }
-    }
-    return links ? links : malloc(sizeof *links);
-}
-
-/* A rank whose head is an op every member joined may wait there for good too: a member that has
- * the op queued behind its own head, where that member surely waits, never runs it (tests/sim's
- * W1: a rank waits in its oldest unfinished launch only). The rank's wait is then as sure as the
- * member's, and what it issued after its head waits behind it (sim seed 9128: a rank pending in
- * an all_gather that its peer queued behind a wait for a dead rank; its later recv from an idle
- * rank is no wait yet). Spreads sees[] from the sure heads along those links, each link once:
- * linear in the head ops' members. 0, or -1 when out of memory. */
-static int spread_sure_heads(decider *d, const long *head_op, const int64_t *head, bool *sees) {
-    size_t n = 0;
-    head_link *links = queued_head_links(d, head_op, head, sees, &n);
-    size_t *at = calloc(d->nfacts + 2, sizeof *at);
-    uint32_t *waiters = malloc((n + 1) * sizeof *waiters), *queue = NULL;
-    queue = malloc((d->nfacts + 1) * sizeof *queue);
-    int rc = links && at && waiters && queue ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) at[links[i].member + 2]++;
-    for (size_t v = 2; rc == 0 && v < d->nfacts + 2; v++) at[v] += at[v - 1];
-    for (size_t i = 0; rc == 0 && i < n; i++) waiters[at[links[i].member + 1]++] = links[i].waiter;
-    size_t qn = 0;
-    for (size_t v = 0; rc == 0 && v < d->nfacts; v++)
-        if (sees[v]) queue[qn++] = (uint32_t)v;
-    for (size_t q = 0; rc == 0 && q < qn; q++)
-        for (size_t e = at[queue[q]]; e < at[queue[q] + 1]; e++)
-            if (!sees[waiters[e]]) {
-                sees[waiters[e]] = true;
-                queue[qn++] = waiters[e];
-            }
-    free(links);
-    free(at);
-    free(waiters);
-    free(queue);
-    return rc;
-}
-
-/* The heads held for good: those of sees_missing, and a GPU stalled at its head (find_lag) that
- * never gets past it, spread like them to the ranks whose head such a rank holds queued (sim seed
- * 6137). What a stalled GPU holds queued waits for nobody yet; but the stall is no wait for a
- * member that never joined, so it does not say that an older dump's rank went on (stale_gone_on
- * reads sees_missing alone: sim seeds 4877, 7237, 9722 keep that rank's doubt). A copy; NULL
- * when out of memory. */
-static bool *held_heads(decider *d, const long *head_op, const int64_t *head,
-                        const bool *sees_missing) {
-    bool *held = malloc(d->nfacts + 1);
-    if (!held) return NULL;
-    for (size_t r = 0; r < d->nfacts; r++)
-        held[r] = sees_missing[r] || (d->facts[r].lag && d->facts[r].lag_record == head[r]);
-    if (spread_sure_heads(d, head_op, head, held)) {
-        free(held);
-        return NULL;
-    }
-    return held;
-}
-
-/* The record where member's launch of op begins: a send/recv's batch is one launch (its first
- * entry's record; tests/sim's W1 and verdict_wrong_peer.c's queued_in read it so), a collective's
- * own call. A transfer in the batch at a rank's stream head is no more queued behind that head
- * than the batch's first transfer is (random_rec_jobs seed 225: rank 0's batch sends to rank 1,
- * whose recv is queued, and receives from the idle rank 2: it waits for rank 2 there too). */
-static int64_t launch_record(const decider *d, size_t op, uint32_t member) {
-    return d->m->ops[op].is_p2p ? fa_vw_batch_first_record(d, op, member)
-                                : fa_vg_call_record(d, op, member);
-}
-
-/* Whether every member with `op` pending has it queued behind its stream's head, an older op
- * where it surely waits for a member that has not joined (tests/sim's W1: a rank waits in its
- * oldest unfinished launch only). Nobody then waits in `op` yet, so the members absent from it
- * explain no wait here (unseen_or_idle): each pending member's wait is explained at its head.
- * `head` holds each node's oldest pending record (waiting_on_missing). sees_missing NULL: any
- * older pending call will do (queued_everywhere). */
-static bool queued_behind_sure_waits(const decider *d, size_t op, const bool *sees_missing,
-                                     const int64_t *head) {
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    uint32_t n = fa_vg_states_into(d, op, d->members, d->states);
-    size_t pending = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (!fa_member_state_pending(d->states[k])) continue;
-        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (node < 0 || (sees_missing && !sees_missing[node]) ||
-            launch_record(d, op, d->members[k]) <= head[node])
-            return false;
-        pending++;
-    }
-    return pending > 0;
-}
-
-/* Of a member absent from an op that nobody waits in yet (queued_behind_sure_waits): whether
- * the edge to it would make it a root on that op alone. A member without a readable dump is
- * named only where someone waits for it (E1); a member idle in its dump (nothing pending) is a
- * sink that only such an edge reaches. A member with work pending keeps its edge: it is no sink
- * by it, and the cycle and wrong-group judges read where it never issued what its peers did. */
-static bool unseen_or_idle(fa_member_state s, int64_t head) {
-    return s == FA_MS_NO_DUMP || (s == FA_MS_NEVER && head == INT64_MAX);
-}
-
-/* Whether member's batch of send/recv op `op` holds a transfer with a known peer other than
- * group rank `peer`: that one may hold the batch while peer's end ran on the wire. A batch whose
- * every transfer is with peer cannot be held while peer did each of its ends, short of a stalled
- * GPU or network (tests/sim seed 10413: rank 2's send to and recv from rank 1, whose only-active
- * dump shows nothing: it never posted them). */
-static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member, long peer) {
-    const fa_call *c = fa_op_call(d->m, op, member);
-    if (!c) return false;
-    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-    uint32_t at = fa_vw_batch_start(d, c);
-    const fa_entry *first = &dump->entries[at];
-    uint32_t pg = fa_entry_pg(d->in->store, first);
-    int64_t seq = fa_entry_p2p_seq(dump, first);
-    for (uint32_t i = at; i < dump->nentries; i++) {
-        const fa_entry *x = &dump->entries[i];
-        if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
-        if (!is_transfer(d, x)) continue;
-        const fa_opinfo *name = fa_store_op(d->in->store, fa_entry_traits(d->in->store, x)->name);
-        int64_t other = name->is_send ? name->dst : name->src;
-        if (other >= 0 && other != peer) return true;
-    }
-    return false;
-}
-
-/* Whether idle member p (state s, its node's head) of send/recv op `op` may have done its end
- * of the transfer, which its window no longer shows: its dump does not hold every entry from
- * record 0 and it shows nothing completed (an only-active dump, which drops what completed; a
- * ring that wrapped but keeps completed entries drops only older ones, and this op would be newer
- * than them: sim seed 10539's rank 0, stopped in CPU code), and every member pending there
- * posted it in a batch holding a transfer with another peer, which may hold the batch while this
- * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
- * shows nothing, in the batch whose send 135 never received). An idle member whose whole history
- * is shown never posted it (random_rec_jobs seed 225). */
-static bool maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
-                               int64_t head, long node) {
-    if (!d->m->ops[op].is_p2p || s != FA_MS_NEVER || head != INT64_MAX) return false;
-    if (!d->facts[node].may_drop_done) return false;
-    long peer = fa_group_position(&d->groups->v[d->m->ops[op].group], d->facts[node].rank);
-    bool pending = false;
-    for (uint32_t k = 0; k < n; k++) {
-        if (!fa_member_state_pending(d->states[k])) continue;
-        if (!batch_holds_other_peer(d, op, d->members[k], peer)) return false;
-        pending = true;
-    }
-    return pending;
-}
-
 /* Of the n members d->states holds for an op of grp: how many have it pending, completed it, and
  * are pending there while surely waiting at their stream's head for a member that never joined
  * (sees_missing). */
@@ -664,14 +317,6 @@ static void count_states(const decider *d, const fa_group *grp, uint32_t n,
         long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
         *sure += node >= 0 && sees_missing[node];
     }
-}
-
-/* Whether every member with op pending has it queued behind an older pending call of its own
- * (`head`, its oldest pending record): nobody waits in it yet (tests/sim's W1), so a member of
- * unknown state absent from it explains no wait there (tests/sim seed 2879: all_reduce #15,
- * pending behind the bundle #11 on every rank but 79, whose dump was cut before #15). */
-static bool queued_everywhere(const decider *d, size_t op, const int64_t *head) {
-    return queued_behind_sure_waits(d, op, NULL, head);
 }
 
 /* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
@@ -707,28 +352,17 @@ int fa_vw_build_graph(decider *d) {
     uint8_t *flags = scan_all_ops(d);
     bool *wrong_peer = fa_vw_wrong_peer_ops(d);
     int64_t *wrong_from = wrong_peer ? fa_vw_wrong_end_records(d, wrong_peer) : NULL;
-    int64_t *head = malloc((d->nfacts + 1) * sizeof *head);
-    long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
-    bool lag = flags && find_lag(d, flags);
-    bool *sees_missing =
-        flags && head && head_op ? waiting_on_missing(d, flags, head, head_op) : NULL;
-    if (sees_missing && spread_sure_heads(d, head_op, head, sees_missing)) {
-        free(sees_missing);
-        sees_missing = NULL;
-    }
-    bool *held = sees_missing ? held_heads(d, head_op, head, sees_missing) : NULL;
-    free(head_op);
+    stream_heads h;
+    int found = flags ? fa_vh_find(d, flags, &h) : -1;
     size_t nsilent = 0;
     uint32_t *silent = silent_cut_ranks(d, &nsilent);
-    if (!op_nodes || !flags || !wrong_peer || !wrong_from || !held || !silent) {
-        free(held);
+    if (!op_nodes || found || !wrong_peer || !wrong_from || !silent) {
+        if (found == 0) fa_vh_free(&h);
         free(silent);
-        free(head);
         free(op_nodes);
         free(flags);
         free(wrong_peer);
         free(wrong_from);
-        free(sees_missing);
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
@@ -738,13 +372,13 @@ int fa_vw_build_graph(decider *d) {
         if (!(flags[i] & OP_PENDING)) continue;
         const fa_op *o = &d->m->ops[i];
         const fa_group *grp = &d->groups->v[o->group];
-        bool queued = lag && queued_behind_lag(d, i);
-        bool behind = queued_behind_sure_waits(d, i, held, head);
-        bool queued_all = d->any_stale && queued_everywhere(d, i, head);
+        bool queued = h.lag && fa_vh_queued_behind_lag(d, i);
+        bool behind = fa_vh_queued_behind_held(d, i, &h);
+        bool queued_all = d->any_stale && fa_vh_queued_everywhere(d, i, &h);
         uint32_t n = fa_vg_expected_states(d, i);
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
-        count_states(d, grp, n, sees_missing, &pending, &completed, &sure);
+        count_states(d, grp, n, h.sees_missing, &pending, &completed, &sure);
         /* an older dump's rank is presumed gone on: waited on only where nobody else explains
          * the wait (sim's E8), not when a member surely never joined here, or all pending wait */
         bool stale_gone_on =
@@ -778,8 +412,8 @@ int fa_vw_build_graph(decider *d) {
                        !(failed && !open && s == FA_MS_NEVER) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !cut_not_waited(d, f, s, i, p, queued_all) &&
-                       !(behind && unseen_or_idle(s, head[node])) &&
-                       !maybe_done_unshown(d, i, n, s, head[node], node)) {
+                       !(behind && fa_vh_unseen_or_idle(s, h.head[node])) &&
+                       !fa_vh_maybe_done_unshown(d, i, n, s, h.head[node], node)) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 f->died |= failed && !open && s == FA_MS_NO_DUMP;
@@ -791,9 +425,7 @@ int fa_vw_build_graph(decider *d) {
     }
     free(flags);
     free(wrong_peer);
-    free(sees_missing);
-    free(held);
-    free(head);
+    fa_vh_free(&h);
     free(wrong_from);
     free(silent);
     if (rc) return -1;
