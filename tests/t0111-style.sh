@@ -126,24 +126,4 @@ test_expect_success 'the scratch tree sync copies only what differs and drops wh
     test ! -e dst/d/gone && test -f dst/build/obj
 '
 
-# A story of three tests, the second failing, for the run selection of tests/lib.sh.
-three_tests() {
-    printf '%s\n' "FRTRACE_TOP=\$TOP" ". \"\$TOP/tests/lib.sh\"" "echo set-up ran" \
-        "test_expect_success one true" "test_expect_success two false" \
-        "test_expect_success three true" test_done >three.sh
-}
-
-test_expect_success 'FRTRACE_TEST_RUN runs only the tests it names, numbered as in the whole story' '
-    three_tests &&
-    FRTRACE_TEST_RUN=3 sh three.sh >out &&
-    grep -q "^set-up ran$" out &&
-    grep -q "^ok 1 # skip not selected" out && grep -q "^ok 2 # skip not selected" out &&
-    grep -q "^ok 3 - three$" out && grep -q "^1\.\.3$" out &&
-    test_expect_code 1 env FRTRACE_TEST_RUN=1,2 sh three.sh >out &&
-    grep -q "^ok 1 - one$" out && grep -q "^not ok 2 - two$" out &&
-    grep -q "^ok 3 # skip not selected" out &&
-    test_expect_code 1 env FRTRACE_TEST_RUN= sh three.sh >out &&
-    grep -q "^ok 3 - three$" out
-'
-
 test_done
