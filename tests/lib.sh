@@ -23,7 +23,12 @@
 #     status is the one that matters (end with the check, or `|| return 1` after each step).
 #   * Diagnostics: anything the body prints goes to the log, shown under "not ok" (last 30
 #     lines); FRTRACE_TEST_CHAIN_LINT=0 turns the linter off, for a quick experiment only;
-#     FRTRACE_TEST_IMMEDIATE=1 stops a script at its first failing test.
+#     FRTRACE_TEST_IMMEDIATE=1 stops a script at its first failing test;
+#     FRTRACE_TEST_RUN=N[,M...] runs only those tests' bodies, by their number in the script
+#     (git's --run): the others print "ok N # skip not selected", the numbering stays, and the
+#     script's own set-up outside the bodies still runs. A test that reads what an earlier one
+#     left in $TRASH fails alone (tests/mutation/run.sh checks a test passes alone before it
+#     trusts a kill by it).
 
 set -u
 TOP=${FRTRACE_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -86,6 +91,10 @@ test_eval_() {
 test_expect_success() {
     desc=$1 body=$2
     test_count=$((test_count + 1))
+    if ! test_selected_; then
+        echo "ok $test_count # skip not selected (FRTRACE_TEST_RUN=$FRTRACE_TEST_RUN)"
+        return 0
+    fi
     dir="$TRASH/$test_count"
     mkdir -p "$dir"
     if ! test_chain_lint_ "$body" >"$dir.out" 2>&1; then
@@ -107,6 +116,15 @@ test_expect_success() {
         test_failed=$((test_failed + 1))
         test_stop_if_immediate_
     fi
+}
+
+# test_selected_: whether the current test is one FRTRACE_TEST_RUN names (every test when unset
+# or empty): "3" or "3,17", numbers separated by commas.
+test_selected_() {
+    case ",${FRTRACE_TEST_RUN:-$test_count}," in
+        *",$test_count,"*) return 0 ;;
+    esac
+    return 1
 }
 
 # FRTRACE_TEST_IMMEDIATE=1: the script stops at its first failing test (tests/mutation/run.sh).

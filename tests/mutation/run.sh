@@ -16,7 +16,14 @@
 #   * first the test that killed this mutant in an earlier run (build/mutation/killers, kept
 #     between runs; else tests/mutation/killers.txt, the same list as committed after a full
 #     run, so that a fresh checkout starts with the hints), when there is one: a mutant that
-#     stays killed costs one test;
+#     stays killed costs one test. For a story the hint names the test in it that failed first,
+#     "t0200:17", and only that test runs first (FRTRACE_TEST_RUN=17, tests/lib.sh), not the
+#     story from its test 1; a kill by it counts only when that test passes alone on the
+#     unmutated tree (it may need an earlier test's files), which the baseline checks once per
+#     hint, remembered with the baseline's (build/mutation/alone; a test 1 needs no check: alone
+#     it runs as in the story). Where it does not pass alone, or does not kill the mutant, the
+#     whole story runs next, as for a hint that names only the story ("t0200", as older lists
+#     have it);
 #   * then the rest, fastest first by the baseline's times: the unit test binaries and the
 #     story scripts that exercise the file (listed in mutants.txt by number, t0200 for
 #     tests/t0200-*.sh; each story stops at its first failing test, with a timeout). A unit test
@@ -40,9 +47,10 @@ LIST=${MUTANTS:-$TOP/tests/mutation/mutants.txt}
 MUT="$TOP/build/mutation"
 TREE="$MUT/tree"
 LOGS="$MUT/logs"
-KILLERS="$MUT/killers" # ID<TAB>TEST: what killed each mutant last time (kept between runs)
+KILLERS="$MUT/killers" # ID<TAB>TEST (tNNNN:N in a story): what killed each mutant last time
 KNOWN="$TOP/tests/mutation/killers.txt" # the same, committed: the hints of a fresh checkout
 PASSED="$MUT/passed"   # the tests the tree passed unmutated, since its sources last changed
+ALONE="$MUT/alone"     # tNNNN:N<TAB>pass|fail: that story's test N alone on the same tree
 TIMEOUT=${MUTATION_TIMEOUT:-600}
 FULL=${MUTATION_FULL:-0}
 MUTATE="python3 $TOP/tests/mutation/mutate.py"
@@ -54,7 +62,7 @@ ids=$($MUTATE list "$LIST" "$@" | cut -f1) || exit 2
 # --- the scratch tree ------------------------------------------------------------------------
 rm -rf "$LOGS" "$MUT/orig" # orig: a file as this run found it, restored after each mutant
 mkdir -p "$TREE" "$LOGS" "$MUT/orig"
-touch "$KILLERS" "$PASSED"
+touch "$KILLERS" "$PASSED" "$ALONE"
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
     if [ -f "$TREE/Makefile" ]; then # a tree of an earlier run: copy what changed since
         (cd "$TOP" && git ls-files -z --cached --others --exclude-standard) |
@@ -97,16 +105,38 @@ units() {
 # sums FILE: the unit test binaries' checksums, one "SUM  build/tests/NAME" a line.
 sums() { (cd "$TREE" && sha1sum $(units | sed 's|^|build/tests/|')) >"$1"; }
 
-# run_one TEST LOG: runs a unit test binary (test_*) or a story (tNNNN); status 0 when it passed.
+# run_one TEST LOG: runs a unit test binary (test_*), a story (tNNNN) or one test of a story
+# (tNNNN:N, FRTRACE_TEST_RUN=N); status 0 when it passed.
 run_one() {
     echo "== $1" >>"$2"
     case $1 in
         test_*) (cd "$TREE" && CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "build/tests/$1") \
             >>"$2" 2>&1 ;;
-        *)  script=$(ls "$TREE/tests/$1"*.sh 2>/dev/null | head -n 1)
+        *)  script=$(ls "$TREE/tests/${1%%:*}"*.sh 2>/dev/null | head -n 1)
+            only=""
+            case $1 in *:*) only=${1#*:} ;; esac
             [ -n "$script" ] && (cd "$TREE" && FRTRACE_TOP="$TREE" FRTRACE_TEST_IMMEDIATE=1 \
-                BUILD=build timeout "$TIMEOUT" sh "$script") >>"$2" 2>&1 ;;
+                FRTRACE_TEST_RUN="$only" BUILD=build timeout "$TIMEOUT" sh "$script") \
+                >>"$2" 2>&1 ;;
     esac
+}
+
+# killer TEST LOG FROM: the name a failing TEST goes by in the killers file: for a story, with the
+# number of its first "not ok" in LOG after line FROM ("t0200:17"), where it has one.
+killer() {
+    case $1 in
+        test_* | *:*) echo "$1" ;;
+        *)  n=$(tail -n "+$(($3 + 1))" "$2" | sed -n 's/^not ok \([0-9][0-9]*\) .*/\1/p' |
+                head -n 1)
+            echo "$1${n:+:$n}" ;;
+    esac
+}
+
+# alone_ok tNNNN:N: whether the baseline saw that test pass alone (a test 1 always does: alone it
+# runs as it ran in the story, which passed the baseline).
+alone_ok() {
+    case $1 in *:1) return 0 ;; esac
+    grep -qx "$1${TAB}pass" "$ALONE"
 }
 
 # by_cost TEST...: the tests, fastest first by the baseline's times ($MUT/cost), one a line.
@@ -117,16 +147,21 @@ by_cost() {
     done | sort -n -s -k1,1 | cut -f2
 }
 
-# run_tests TESTS HINT LOG: runs the hint (when one of TESTS), then the rest fastest first;
-# prints the first failing test's name (nothing when all pass).
+# run_tests TESTS HINT LOG: runs the hint (when one of TESTS; a story's test "tNNNN:N" alone
+# first when it passed alone on the baseline, then its whole story), then the rest fastest
+# first; prints the first failing test's name (nothing when all pass), "tNNNN:N" for a story.
 run_tests() {
     tests=$1 hint=$2 log=$3 ran=" "
+    case $hint in
+        *:*) if alone_ok "$hint"; then hint="$hint ${hint%%:*}"; else hint=${hint%%:*}; fi ;;
+    esac
     for t in $hint $(by_cost $tests); do
-        case " $tests " in *" $t "*) ;; *) continue ;; esac
+        case " $tests " in *" ${t%%:*} "*) ;; *) continue ;; esac
         case $ran in *" $t "*) continue ;; esac
         ran="$ran$t "
+        from=$(wc -l <"$log")
         if ! run_one "$t" "$log"; then
-            echo "$t"
+            killer "$t" "$log" "$from"
             return
         fi
     done
@@ -154,6 +189,7 @@ fi
 sums "$MUT/baseline.sums"
 all_scripts=$($MUTATE list "$LIST" "$@" | cut -f3 | tr ' ' '\n' | sort -u | tr '\n' ' ')
 [ "$FULL" = 1 ] && : >"$PASSED"
+[ -s "$PASSED" ] || : >"$ALONE" # the sources changed (or none passed yet): judged again
 touch "$MUT/cost"
 for t in $(units) $all_scripts; do
     grep -qx "$t" "$PASSED" && continue # passed on these very sources in an earlier run
@@ -168,6 +204,18 @@ for t in $(units) $all_scripts; do
     echo "$t" >>"$PASSED"
 done
 echo "== baseline: the unit tests and $all_scripts pass"
+# The stories' tests that the hints name alone ("t0200:17"): does each pass alone here? Once per
+# hint while the sources stay the same (build/mutation/alone, emptied with build/mutation/passed).
+for id in $([ "$FULL" = 1 ] || echo "$ids"); do
+    awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KILLERS" | tail -n 1
+    [ -f "$KNOWN" ] && awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KNOWN"
+done | grep "^t[0-9]*:[0-9][0-9]*$" | grep -v ":1$" | sort -u | while read -r t; do
+    case " $all_scripts " in *" ${t%%:*} "*) ;; *) continue ;; esac # a story this run uses
+    grep -q "^$t$TAB" "$ALONE" && continue
+    if run_one "$t" "$LOGS/alone.log" </dev/null; then r=pass; else r=fail; fi
+    printf '%s\t%s\n' "$t" "$r" >>"$ALONE"
+    echo "== $t alone on the unmutated tree: $r"
+done
 
 total=0 killed=0 survived=0 equivalent=0 stillborn=0
 survivors=""

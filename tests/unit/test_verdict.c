@@ -1029,12 +1029,28 @@ static void an_unreadable_member_did_not_die_in_an_ended_op(void **state) {
 /* gloo: rank 1's file is there but unreadable, so it lived to dump, and rank 0's newest op did
  * not fail for its death: rank 0, idle, never issued #2, which rank 2 waits in. Rank 0 stopped:
  * the culprit, rank 1 only an alternative (it may have stopped too). Mutation ro01: an unreadable
- * member read as one that died makes rank 0 a victim and names rank 1 alone (sim seed 445). */
+ * member read as one that died makes rank 0 a victim and names rank 1 alone (sim seed 445, before
+ * rank 2's entry past #1 proved #1 ran, fa_vg_op_ran; the second job keeps the op unproven, as
+ * sim seed 3793 does). */
 static void an_unreadable_member_does_not_excuse_an_idle_rank(void **state) {
     job j;
     job_init(&j, 3);
     j.backend = "gloo";
     coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    rec(&j, 2, "0", "all_reduce", 2, "scheduled");
+    j.skip[1] = 2;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+    /* the same where rank 0's newest op is one no dump shows ran (in the first job rank 2, past
+     * #1, proves #1 ran, and no member can have died in it): its pair op with rank 1, retired on
+     * rank 0's newest entry, could have failed only if rank 1 had died, and rank 1 lived to write
+     * its file (ro01 names rank 1 alone) */
+    job_init(&j, 3);
+    j.backend = "gloo";
+    group(&j, "1", "pair", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL));
     rec(&j, 2, "0", "all_reduce", 2, "scheduled");
     j.skip[1] = 2;
     run(&j);
@@ -2199,6 +2215,29 @@ static void a_victim_of_an_excused_unknown_is_no_culprit(void **state) {
     for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
         offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 3);
     assert_true(offered);
+    done(&j);
+    /* The same where rank 4 waits in D #1, D's first op: no earlier round of B and D in rank 2's
+     * history says whether it reached B #2 before D #1 (fa_vo_blocked_before cannot excuse it),
+     * so only its wait on the excused rank 3 keeps it from being named: a victim, named, beside
+     * the root (mutation ro29 survived the case above, where that order excuses rank 2 too; sim
+     * seed 10571: rank 0 named beside the culprit 53). */
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[2, 3]");
+    group(&j, "3", "C", "[0, 3]");
+    group(&j, "4", "D", "[2, 4]");
+    j.skip[3] = 1;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL, "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", NULL, NULL));
+    coll(&j, "3", "all_reduce", 1, S("completed", NULL, NULL, NULL, NULL));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 0, "3", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 2, "scheduled");
+    rec(&j, 4, "4", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
 }
 
