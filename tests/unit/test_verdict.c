@@ -32,7 +32,8 @@ typedef struct job {
     int nentries[MAX_RANKS];
     int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short; 3: a
                                        * file cut inside its entries, after the whole ones (its
-                                       * pg_config was after the cut) */
+                                       * pg_config was after the cut); 4: cut inside its
+                                       * entries, pg_config and pg_status before them whole */
     int coll_p2p_seq;                 /* what rec() writes as p2p_seq_id: a collective carries
                                        * its group's send/recv count so far; 0 unless set */
     int p2p_coll_seq;                 /* what p2p() and batch_end() write as collective_seq_id
@@ -171,6 +172,7 @@ static void run(job *j) {
                          .frtrace = j->frtrace[r],
                          .cut = j->skip[r] == 2   ? JD_CUT_CONFIG
                                 : j->skip[r] == 3 ? JD_CUT_ENTRIES
+                                : j->skip[r] == 4 ? JD_CUT_AFTER_STATUS
                                                   : JD_WHOLE };
         jd_write(j->dir, r, &dump, write_groups, j);
     }
@@ -2409,6 +2411,25 @@ static void a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait(void **sta
     done(&j);
 }
 
+/* Rank 1's dump was cut inside its entries after all_reduce #2 (its pg_config and pg_status,
+ * written before the entries as in a torch pickle, are whole): its counters say it issued #3 and
+ * completed #2, and rank 0 completed #3. Rank 1's GPU stalled in #3: it is named, the job is not
+ * "ok, in flight" (mutation sg04; sim seed 9877). */
+static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    j.skip[1] = 4;
+    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* The same counters say nothing of a number the rank's own entries show went elsewhere: rank 1
  * left its send #3 out, so its recv is #3; rank 0's recv #3 from it was never sent, whatever
  * rank 1's pg_status counts (mutation p4b; sim seed 149). */
@@ -3592,6 +3613,7 @@ int main(void) {
         cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
         cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
         cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
+        cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
