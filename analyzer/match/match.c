@@ -43,6 +43,27 @@
  * Runs after the walk (issued_max is the entries' collective numbers alone) and before
  * fold_status raises it. Not gloo's (its counters count op ids) nor the recorder's launch
  * numbers. */
+static bool nccl_numbered(const fa_dump *d) {
+    return d && !d->launch_numbered && !d->blocks_caller && !d->records_no_p2p;
+}
+
+/* A member of a group of two whose window holds no entry there (an only-active dump dropped
+ * what completed, a ring the old ones) counts send/recv alone too where its peer's entries there
+ * all carry collective_seq_id 0: a collective completes on nobody before every member issued it,
+ * and the peer issued none before its newest entry there, so a number the member completed is
+ * a send/recv's, or a collective's that the peer issued after every send/recv it shows, which
+ * then completed on its stream, their other sides (the member's) done (tests/sim seed 3347:
+ * pipeline pair 846/386, 846's send #4 pending, 386's "completed 4" with no entry left, read as
+ * "386 never posted its recv" where 846's GPU stalled). */
+static void p2p_counters_unshown(const fa_input *in, const fa_group *g, fa_match *m, size_t gi) {
+    for (uint32_t p = 0; p < 2; p++) {
+        fa_view *v = view_of(m, (uint32_t)gi, p), *peer = view_of(m, (uint32_t)gi, 1 - p);
+        long ri = g->member_input[p];
+        if (v->has_entries || ri < 0 || !peer->counts_p2p) continue;
+        v->counts_p2p = nccl_numbered(in->ranks[ri].dump);
+    }
+}
+
 static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
@@ -50,9 +71,9 @@ static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *
             fa_view *v = view_of(m, (uint32_t)gi, p);
             long ri = g->member_input[p];
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
-            v->counts_p2p = d && v->has_entries && v->issued_max <= 0 && !d->launch_numbered &&
-                            !d->blocks_caller && !d->records_no_p2p;
+            v->counts_p2p = v->has_entries && v->issued_max <= 0 && nccl_numbered(d);
         }
+        if (g->nmembers == 2) p2p_counters_unshown(in, g, m, gi);
     }
 }
 

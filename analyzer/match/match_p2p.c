@@ -200,6 +200,50 @@ static bool whole_history(const builder *b, uint32_t ri) {
            fa_entry_record_id(d, &d->entries[d->nentries - 1]) == (int64_t)d->nentries - 1;
 }
 
+/* Whether input rank ri's window holds every record from its first to its newest (no gap that an
+ * only-active dump leaves where completed ones were) and was not cut short: what it issued after
+ * its first record is all shown, its newest send/recv number in a group its count there. */
+static bool window_gapless(const builder *b, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    return d->nentries && !d->truncated &&
+           fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
+                   fa_entry_record_id(d, &d->entries[0]) ==
+               (int64_t)d->nentries - 1;
+}
+
+/* The highest p2p_seq_id that input rank ri's entries of group gi carry (a collective's too: it
+ * carries the group's send/recv count so far), -1 where none is of that group. */
+static int64_t shown_p2p_count(const builder *b, uint32_t ri, uint32_t gi) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    int64_t top = -1;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        if (fa_groups_find(b->groups, ri, d->pgs[k].name) != (long)gi) continue;
+        for (uint32_t i = 0; i < d->nentries; i++)
+            if (fa_entry_pg(b->in->store, &d->entries[i]) == k &&
+                fa_entry_p2p_seq(d, &d->entries[i]) > top)
+                top = fa_entry_p2p_seq(d, &d->entries[i]);
+    }
+    return top;
+}
+
+/* A run with records on one side alone, in a group of two whose ids count alike (seq_ids_align):
+ * a completed one numbered past every send/recv count that the other side's gapless window shows
+ * in the group (one entry there at least: a window holding none may begin after them) completed
+ * with a partner that dump had not yet posted: that dump is older (note_older; tests/sim seed
+ * 4201: rank 1's send #5 to 5 completed, rank 5's ring ends its pipeline records at #4). */
+static void note_older_alone(builder *b, const uint32_t *run, size_t n) {
+    const p2p_rec *x0 = &b->p2p[run[0]];
+    const fa_group *g = &b->groups->v[x0->group];
+    uint32_t other = x0->is_send ? x0->dst_pos : x0->src_pos;
+    long ri = other < g->nmembers ? g->member_input[other] : -1;
+    if (ri < 0 || !window_gapless(b, (uint32_t)ri)) return;
+    int64_t count = shown_p2p_count(b, (uint32_t)ri, x0->group);
+    for (size_t i = 0; i < n && count >= 0; i++) {
+        const p2p_rec *x = &b->p2p[run[i]];
+        if (x->state == FR_STATE_COMPLETED && fa_p2p_seq(b->in, x) > count) note_older(b, x);
+    }
+}
+
 /* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
  * the k-th send pairs with the k-th recv, whatever each side recorded of its state (in a batch
  * that never completed, an op done on the wire stays "scheduled"). */
@@ -463,6 +507,9 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
         seq_ids_borne_out(b, S, ns, R, nr))
         return pair_by_seq(b, S, ns, R, nr);
+    if (!(ns && nr) && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
+        seq_ids_align(b, &v[run[0]]))
+        note_older_alone(b, run, n);
     while (cs < ns && v[S[cs]].state == FR_STATE_COMPLETED) cs++;
     while (cr < nr && v[R[cr]].state == FR_STATE_COMPLETED) cr++;
     if (v[run[0]].src_pos == UINT32_MAX ||

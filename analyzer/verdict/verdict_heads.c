@@ -26,6 +26,20 @@ static bool lag_possible(const decider *d, size_t node) {
     return ri >= 0 && !f->stale && !d->in->ranks[ri].dump->blocks_caller;
 }
 
+/* Whether a rank whose dump was cut short (and is not shown older by anything else) lags in an
+ * op its own counters say it issued and did not complete (FA_MS_IN_FLIGHT): a torch pickle keeps
+ * pg_status before its entries, whole, as of the dump's moment, like its peers' dumps (sim seed
+ * 9877: rank 5's TP counters "enqueued 6, completed 2", its partner completed #3). Not a dump
+ * that lost its pg_status (a JSON one cut inside its entries): its entries alone number what it
+ * issued, not what completed, and an op its ring dropped reads as in flight (sim seed 4288). */
+static bool counted_lag(const decider *d, size_t node, fa_member_state s) {
+    const rank_facts *f = &d->facts[node];
+    long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+    const fa_dump *dump = ri >= 0 ? d->in->ranks[ri].dump : NULL;
+    return s == FA_MS_IN_FLIGHT && f->cut && dump && d->m->rank_stale[ri].group < 0 &&
+           !dump->blocks_caller && dump->nstatus > 0;
+}
+
 /* Whether member's call in send/recv op `op` is the only transfer of its batch (none beside it
  * in its dump carries the same group and p2p_seq_id but a `coalesced` end marker), or was posted
  * alone: then its other side completing proves the transfer done on the wire, and its own call
@@ -127,7 +141,8 @@ static bool find_lag(decider *d, const uint8_t *flags) {
             f->maybe_stalled = true;
             if ((o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
                  !batch_done_on_wire(d, &done, i, d->members[k])) ||
-                fa_vg_broken(d, (size_t)node, o->group) || !lag_possible(d, (size_t)node))
+                fa_vg_broken(d, (size_t)node, o->group) ||
+                !(lag_possible(d, (size_t)node) || counted_lag(d, (size_t)node, d->states[k])))
                 continue;
             int64_t rec = fa_vg_call_record(d, i, d->members[k]);
             if (!f->lag || rec < f->lag_record) {

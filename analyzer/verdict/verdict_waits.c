@@ -319,6 +319,17 @@ static void count_states(const decider *d, const fa_group *grp, uint32_t n,
     }
 }
 
+/* Whether the others pending in an op wait on `node`, a broken member there (crashed, or its
+ * communicator failed) in state s: not where it never issued the op, idle, and nobody waits in
+ * the op yet (`behind`: every member pending has it queued behind a sure wait; tests/sim's W1),
+ * as an idle member would explain no wait there (sim seed 10673: rank 5's fatal-signal dump,
+ * all_reduce #2 queued behind the send/recv that wait on rank 4, which stopped). */
+static bool broken_waited_on(const decider *d, long node, fa_member_state s, uint32_t group,
+                             bool behind, int64_t head) {
+    return s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, group) &&
+           !(behind && fa_vh_unseen_or_idle(s, head));
+}
+
 /* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
  * joined the op (its oldest call not completed: everything before it finished; tests/sim's W1:
  * arrived; E13), or every member with op pending has it queued behind an older pending call
@@ -393,7 +404,7 @@ int fa_vw_build_graph(decider *d) {
             long node = fa_vg_rank_node(d, grp->members[p]);
             if (node < 0) continue;
             rank_facts *f = &d->facts[node];
-            if (s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, o->group)) {
+            if (broken_waited_on(d, node, s, o->group, behind, h.head[node])) {
                 /* it will never get further here: the others pending wait on it, it on nothing,
                  * and what it has pending is no sign of a stopped GPU */
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;

@@ -18,7 +18,7 @@
 #include "analysis.h"
 
 enum { JD_DIR_BYTES = 64 };
-enum { JD_WHOLE, JD_CUT_CONFIG, JD_CUT_ENTRIES };
+enum { JD_WHOLE, JD_CUT_CONFIG, JD_CUT_ENTRIES, JD_CUT_AFTER_STATUS };
 
 /* What a rank's dump holds besides its groups; entries NULL: the rank writes no file. */
 typedef struct jd_dump {
@@ -26,7 +26,9 @@ typedef struct jd_dump {
     const char *pg_status; /* pg_status's members, or "" (no pg_status) */
     const char *frtrace;   /* the recorder's "frtrace" value, or "" (none) */
     int cut; /* JD_CUT_CONFIG: the file ends right after pg_config opens; JD_CUT_ENTRIES: it
-              * holds only the entries, cut inside the next one (the whole ones salvageable) */
+              * holds only the entries, cut inside the next one (the whole ones salvageable);
+              * JD_CUT_AFTER_STATUS: whole up to its entries, cut inside the next one (a torch
+              * pickle's layout: pg_config and pg_status before the entries) */
 } jd_dump;
 
 /* Writes rank's pg_config members to f (ctx: the caller's job). */
@@ -58,6 +60,11 @@ static inline void jd_write(const char *dir, int rank, const jd_dump *dump, jd_g
     }
     groups(f, ctx, rank);
     if (dump->pg_status[0]) fprintf(f, "}, \"pg_status\": {%s", dump->pg_status);
+    if (dump->cut == JD_CUT_AFTER_STATUS) {
+        fprintf(f, "}, \"entries\": [%s, {\"record_id\": 9", dump->entries);
+        fclose(f);
+        return;
+    }
     fprintf(f, "}, \"entries\": [%s]%s%s}\n", dump->entries,
             dump->frtrace[0] ? ", \"frtrace\": " : "", dump->frtrace);
     fclose(f);

@@ -32,7 +32,8 @@ typedef struct job {
     int nentries[MAX_RANKS];
     int skip[MAX_RANKS];              /* 1: this rank wrote no dump; 2: a file cut short; 3: a
                                        * file cut inside its entries, after the whole ones (its
-                                       * pg_config was after the cut) */
+                                       * pg_config was after the cut); 4: cut inside its
+                                       * entries, pg_config and pg_status before them whole */
     int coll_p2p_seq;                 /* what rec() writes as p2p_seq_id: a collective carries
                                        * its group's send/recv count so far; 0 unless set */
     int p2p_coll_seq;                 /* what p2p() and batch_end() write as collective_seq_id
@@ -171,6 +172,7 @@ static void run(job *j) {
                          .frtrace = j->frtrace[r],
                          .cut = j->skip[r] == 2   ? JD_CUT_CONFIG
                                 : j->skip[r] == 3 ? JD_CUT_ENTRIES
+                                : j->skip[r] == 4 ? JD_CUT_AFTER_STATUS
                                                   : JD_WHOLE };
         jd_write(j->dir, r, &dump, write_groups, j);
     }
@@ -2390,6 +2392,83 @@ static void pg_status_says_a_dropped_recv_completed(void **state) {
     done(&j);
 }
 
+/* A pipeline pair: rank 0's send #4 to rank 1 is pending, and rank 1's window holds no entry of
+ * the pair's group at all (an only-active dump dropped what completed). Rank 0's entries there
+ * carry collective_seq_id 0: no collective ran in the group before them, and none completes on
+ * rank 1 without rank 0, so rank 1's "completed 4" is its send/recv number: it received #4, and
+ * rank 0's GPU stalled in its send; rank 1 did not "never post" it (mutation sg01; sim seed 3347,
+ * two_faults 6035). */
+static void pg_status_of_a_peer_without_entries_says_its_recv_completed(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "PP", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 4, "started");
+    strcpy(j.status[1], "\"1\": {\"last_enqueued_collective\": 4, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 4}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_non_null(strstr(j.a.verdict.summary, "stalled"));
+    done(&j);
+}
+
+/* A pipeline pair whose p2p_seq_ids count alike: rank 0's send #5 to rank 1 completed, so rank 1
+ * had posted its recv #5; rank 1's ring (record ids from 3, no gap, not cut) shows its send/recv
+ * there up to #4 and nothing after: its dump was written before, and is older (mutation sg02; sim
+ * seed 4201, where the older dump beside a lost one makes "4 or 5"). */
+static void a_completed_send_past_a_gapless_window_shows_its_dump_older(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "PP", "[0, 1]");
+    rec(&j, 0, "0", "all_reduce", 1, "completed");
+    p2p(&j, 0, "1", "send 0->1", 5, "completed");
+    p2p(&j, 0, "1", "recv 0<-1", 6, "scheduled");
+    j.first_record[1] = 3;
+    p2p(&j, 1, "1", "send 1->0", 4, "completed");
+    rec(&j, 1, "0", "all_reduce", 1, "completed");
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_false(fa_stale_known(&j.a.match.rank_stale[0]));
+    done(&j);
+}
+
+/* Rank 2 crashed (its recorder dump says fatal:11) before all_reduce #2 of the default group,
+ * which rank 0 has queued behind its recv #1 from rank 1, which rank 1 never posted (it stopped).
+ * Nobody waits in #2 yet (tests/sim's W1: a rank waits in its oldest pending launch), so the
+ * crash explains no wait: rank 1 is the culprit, rank 2 is not named beside it (mutation sg03;
+ * sim seed 10673). */
+static void a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 0, "1", "recv 0<-1", 1, "scheduled");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    strcpy(j.frtrace[2], "{\"global_rank\": 2, \"trigger\": \"fatal:11\", \"version\": \"1\"}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 1's dump was cut inside its entries after all_reduce #2 (its pg_config and pg_status,
+ * written before the entries as in a torch pickle, are whole): its counters say it issued #3 and
+ * completed #2, and rank 0 completed #3. Rank 1's GPU stalled in #3: it is named, the job is not
+ * "ok, in flight" (mutation sg04; sim seed 9877). */
+static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    j.skip[1] = 4;
+    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* The same counters say nothing of a number the rank's own entries show went elsewhere: rank 1
  * left its send #3 out, so its recv is #3; rank 0's recv #3 from it was never sent, whatever
  * rank 1's pg_status counts (mutation p4b; sim seed 149). */
@@ -3570,6 +3649,10 @@ int main(void) {
         cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
         cmocka_unit_test(an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them),
         cmocka_unit_test(a_gloo_rank_idle_beside_a_lost_one_is_not_ok),
+        cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
+        cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
+        cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
+        cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
