@@ -496,6 +496,24 @@ static void a_gloo_collective_retired_while_a_peer_waits_failed(void **state) {
     done(&j);
 }
 
+/* gloo runs a broadcast one-to-all: a receiver goes on once its data came, whether or not every
+ * member joined. Rank 0, the root, still has broadcast #1 pending; rank 1 completed it and waits
+ * in #2; rank 2 retired #1, its newest entry, and has nothing pending; rank 3 wrote no dump.
+ * Rank 1 past #1 proves only that the root sent to it, not that #1 ran to its end on every
+ * member (rank 0 has it pending): rank 2's #1 may have failed with the dead rank 3, so 2 is no
+ * stopped rank, and rank 3 is the culprit (real seed 206, where 2 was named; mutation vg01). */
+static void a_gloo_broadcast_past_on_a_receiver_proves_no_end(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "broadcast", 1, S("scheduled", "completed", "completed", NULL));
+    rec(&j, 1, "0", "broadcast", 2, "scheduled");
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
 /* The recorder lists a communicator whose members it did not learn with ranks []: its members
  * come from every dump's communicators (global rank, comm_rank, comm_size), rank 1's too,
  * though it recorded nothing in it. Rank 1 never issued #1, which rank 0 waits in: rank 1 is
@@ -3421,6 +3439,7 @@ int main(void) {
         cmocka_unit_test(gpu_lag_names_the_stalled_rank),
         cmocka_unit_test(missing_dump_everyone_waits_for_is_culprit),
         cmocka_unit_test(a_gloo_collective_retired_while_a_peer_waits_failed),
+        cmocka_unit_test(a_gloo_broadcast_past_on_a_receiver_proves_no_end),
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
         cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
         cmocka_unit_test(a_rank_whose_batch_a_peer_completed_may_be_stalled),
