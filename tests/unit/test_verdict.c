@@ -518,7 +518,7 @@ static void a_gloo_broadcast_past_on_a_receiver_proves_no_end(void **state) {
  * and all_reduce #2, which needs every member, and waits in #3; rank 1's dump is older, ending
  * with #1 retired; rank 2 wrote no dump. #2 ran, so every member went past #1 (gloo's calls
  * block): rank 1 did not fail in #1, and rank 2 is the culprit, with rank 1's older dump no
- * explanation (real seed 109; mutation vg02). */
+ * explanation (real seed 109; sim seed 875). */
 static void a_gloo_broadcast_before_a_collective_that_ran_ran(void **state) {
     job j;
     job_init(&j, 3);
