@@ -247,9 +247,13 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
  * ever joined. (NCCL's rings pass the data through every member, as before.) */
 bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c) {
     if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(m, in, c)) return false;
-    if (!in->ranks[c->rank_index].dump->blocks_caller) return true;
+    return !fa_call_one_to_all(in, m, c);
+}
+
+bool fa_call_one_to_all(const fa_input *in, const fa_match *m, const fa_call *c) {
+    if (!in->ranks[c->rank_index].dump->blocks_caller) return false;
     const fa_traits *t = fa_entry_traits(in->store, fa_call_entry(m, in, c, 0));
-    return !(fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED);
+    return (fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED) != 0;
 }
 
 /* Whether input rank ri's dump holds every record between its first and its last (no gap that an

@@ -241,6 +241,10 @@ static inline bool fa_call_end_uncertain(const fa_match *m, const fa_input *in, 
  * (not gloo's uncertain "retired" on its rank's newest entry), and not a rooted collective of a
  * backend that runs it on the host one-to-all, as gloo does (match.c). */
 bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c);
+/* Whether call c is a rooted collective (broadcast, scatter, gather, reduce) of a backend that
+ * runs it on the host one-to-all (gloo): its completion on one member proves nothing of the
+ * others but the root's part (match.c). */
+bool fa_call_one_to_all(const fa_input *in, const fa_match *m, const fa_call *c);
 /* The k-th entry of call c in full (for reports; see fa_entry_expand). */
 static inline void fa_call_expand(const fa_match *m, const fa_input *in, const fa_call *c,
                                   uint32_t k, fr_entry *out) {

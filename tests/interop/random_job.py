@@ -635,6 +635,13 @@ def expect(job, outdir):
             else:
                 roots.add(m)
     roots |= e12
+    # E15: a rank waited for in a recorded operation it never issued, whose own dump shows it
+    # waiting in a later operation of the program (the order a fresh dump that recorded both
+    # shows: every rank runs the steps in one order), went past that operation: it is a root
+    # cause whatever it waits for itself, as tests/sim's E15 says (seed 200: 6 left out its DP
+    # all_reduce and waits in the world's all_to_all; 8 and 10 wait for it in that all_reduce
+    # while 6 waits for them, and following only 6's own wait took 6 for a victim)
+    roots |= went_past(job, hist, waiting, waits, state)
     dead_ranks = {r for r in range(world) if state(r) == "dead"}
     # E9: a rank whose newest recorded operation failed (retired, as finished ones are) with
     # members that left no dump waits for them, whether or not others wait too (seed 143: rank
@@ -730,6 +737,22 @@ def expect(job, outdir):
                                                                       sorted(certain)))
     exp.update(status="hang", culprit_ranks=sorted(certain), alternatives=alternatives)
     return exp, notes
+
+
+def went_past(job, hist, waiting, waits, state):
+    """The ranks seen waiting in a recorded operation later in the program than one that a
+    waiter waits in for them (E15): they never issued it, and a fresh dump records both
+    operations, the earlier first."""
+    def at(r):
+        s, i, _ = hist[r][0][-1]
+        return (s, i)
+
+    def shows_order(first, then):
+        return any(state(q) not in ("dead", "unknown") and
+                   [(s, i) for (s, i, _) in hist[q][0] if (s, i) in (first, then)] ==
+                   [first, then] for q in hist)
+    return {r for w in waiting for r in waits.get(w, ())
+            if r in waiting and at(r) > at(w) and shows_order(at(w), at(r))}
 
 
 def ahead(job, hist, p, r):
@@ -897,6 +920,19 @@ def self_test():
           upto(2, 1, last="issue 2 1 -\nerror RuntimeError: Connection reset by peer"), None],
          "hang", [0], [[3]]),
     ]
+    # E15 (real seed 200): rank 1 leaves out its DP all_reduce, runs its send/recv with 0 and
+    # waits in the world's all_reduce, where 0 waits too; 3 waits for 1 in that DP all_reduce,
+    # and 2, past the DP all_reduce with 0, blocks in its send/recv with 3, which no dump shows
+    # (E10: it looks stopped). 1 went past an operation it is waited for in: named beside 2
+    dp_pipe = dict(job, roles={"pp": ([[0, 1], [2, 3]], None), "dp": ([[0, 2], [1, 3]], None),
+                               "world": ([[0, 1, 2, 3]], None)},
+                   ops=[{"kind": "all_reduce", "role": "dp", "n": 4},
+                        {"kind": "send_recv", "role": "pp", "n": 4},
+                        {"kind": "all_reduce", "role": "world", "n": 4}],
+                   faults=[{"kind": "skip", "rank": 1, "step": 2, "op": 0}])
+    cases.append((dp_pipe, [upto(2, 2), upto(2, 0, last="skipped 2 0\nissue 2 1 -\ndone 2 1\n"
+                                                     "issue 2 2 -"),
+                            upto(2, 1), upto(2, 0)], "hang", [1, 2], []))
     bad = 0
     for n, (j, said, status, culprits, alternatives) in enumerate(cases):
         with tempfile.TemporaryDirectory() as d:
