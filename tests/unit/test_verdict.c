@@ -1311,6 +1311,26 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
     done(&j);
 }
 
+/* Two ranks, two groups of the pair: rank 0 ran all_reduce #4 in group 2 and then #3 in group 1;
+ * rank 1 ran #3 and #4 in group 1 and never #4 in group 2. Rank 0 is below #4 in group 1, yet it
+ * ran group 2's #4 before: with no third rank to say which order the program runs, it may be the
+ * one that left it, and both are named (tests/sim's E11; sim seed 5155; kills or02). */
+static void a_two_rank_cycle_below_the_missing_number_names_both(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[0, 1]");
+    coll(&j, "1", "all_reduce", 2, S("completed", "completed"));
+    coll(&j, "2", "all_reduce", 3, S("completed", "completed"));
+    rec(&j, 0, "2", "all_reduce", 4, "started");
+    rec(&j, 0, "1", "all_reduce", 3, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 3, "started");
+    rec(&j, 1, "1", "all_reduce", 4, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
 /* Rank 4 ran its data-parallel all_reduce #2 on the world group (its #2 there, started), then the
  * world's own all_reduce as its #3, which nobody else issued; ranks 0-2 wait in the data-parallel
  * #2, their world #2 queued behind it. Rank 3 left no dump. The ranks that ran both put the
@@ -3476,6 +3496,7 @@ int main(void) {
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
+        cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
