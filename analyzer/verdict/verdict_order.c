@@ -427,12 +427,11 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
      * pending before it, the rank never got there, unless an op it issued earlier breaks the
      * program's order; pending after it, it went past */
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
-        if (pending->group == missing->group) {
-            if (pending->seq > missing->seq ||
-                older_breaks_order(d, node, pending, missing, mine, nmine))
-                return -1;
-            return d->nfacts <= 2 && older_unshared(d, node, pending) ? 0 : 1;
-        }
+        if (pending->group == missing->group)
+            return pending->seq < missing->seq &&
+                           !older_breaks_order(d, node, pending, missing, mine, nmine)
+                       ? (d->nfacts <= 2 && older_unshared(d, node, pending) ? 0 : 1)
+                       : -1;
     /* across groups, in a job of two ranks: each side's history holds its own order only and no
      * third rank says which one the program runs (tests/sim's E11: both are named, as the two
      * sides of a two-member mismatch; seeds 6689, 5155) */
