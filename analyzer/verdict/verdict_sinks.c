@@ -419,14 +419,18 @@ static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
  * cycle, on that op. No rank outside can release it, whatever they did: the skip is a root
  * cause even beside a rank whose dump is missing, older or cut, which everyone there waits on
  * too (sim seeds 3318, 894: a rank that left out an all_reduce and went on, and a rank whose dump
- * is unreadable or cut, named alone for the waits the skip explains). */
+ * is unreadable or cut, named alone for the waits the skip explains). So too where the rank
+ * waits in an op it went to alone: a collective run on the wrong group is how it left the order,
+ * and the witnesses' word on that order is what went_past reads, not the lonely op (sim seeds
+ * 1832, 3138, 8384, 8519: the op others wait in left out, the world's next collective issued
+ * alone, a rank without a readable dump named in its place). */
 static bool holds_itself(const decider *d, const uint32_t *ops, size_t nops) {
     size_t nabsent = 0;
     absence *absent = component_absences(d, ops, nops, &nabsent);
     bool held = false;
     for (size_t k = 0; absent && k < nabsent && !held; k++) {
         const rank_facts *f = &d->facts[absent[k].rank];
-        if (!f->has_dump || f->stale || waits_alone(d, absent[k].rank)) continue;
+        if (!f->has_dump || f->stale) continue;
         long op = d->g.op_of_node[absent[k].op - d->g.nrank_nodes];
         held = fa_vo_went_past(d, absent[k].rank, op);
     }

@@ -86,7 +86,9 @@ The rules (sim.py's table gives them with their numbers):
     or E14 culprit: the skip explains it (seed 10779: 7 left out its CP batch with 6, and 6,
     left alone in it, was named). Sim seeds 6145, 5143: a wrong-group all_reduce waiting on an
     older dump (an earlier reading named that dump's rank alone), and a skipped gloo
-    all_gather beside idle pipeline ranks (its skipper was not named).
+    all_gather beside idle pipeline ranks (its skipper was not named). An instance one member
+    issued alone, while most of its group (three or more) is seen elsewhere, is that member's
+    word alone: it makes no witness doubtful (lonely(); seeds 6446, 8456).
  H1 Healthy. No waits: ok. A healthy dump taken while one collective is in flight on every rank
     and nothing is queued behind it is ok too. The stragglers are the slow ranks the dumps can
     show: those with a group of two or more whose every member's readable dump records at least
@@ -285,6 +287,15 @@ def went_past(view, r, inst, accused):
                for w in step)
 
 
+def lonely(view, inst):
+    """Whether one member alone issued `inst` while more than half of its group of three or more,
+    seen with fresh dumps, never did (frtrace's fa_vw_lonely_op)."""
+    if len(inst.members) < 3 or len(inst.launches) != 1:
+        return False
+    never = sum(1 for m in inst.members if m not in inst.launches and fresh_rank(view, m))
+    return 2 * never > len(inst.members)
+
+
 def skippers(view, graph):
     """E15: the ranks the dumps show went past an instance a waiter waits for them in."""
     absent = []  # (instance, member): waited for in an instance it has no launch in
@@ -293,7 +304,11 @@ def skippers(view, graph):
         for inst in (fr.insts if fr is not None and ws else []):
             absent += [(inst, m) for m in view.missing(inst)[0]
                        if m != v and m in ws and m not in inst.launches]
-    accused = {m for _, m in absent}
+    # an instance one member issued alone, while most of its group (three or more) is seen
+    # elsewhere, is that member's word alone (E15's rule for witnesses): it accuses nobody of
+    # leaving it out (frtrace's fa_vw_lonely_op; sim seeds 6446, 8456: a broadcast a rank ran on
+    # the world group in its tensor group's step made every other rank a doubtful witness)
+    accused = {m for inst, m in absent if not lonely(view, inst)}
     out, asked = set(), set()
     for inst, m in absent:
         if m not in out and (inst.key, m) not in asked:

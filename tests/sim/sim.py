@@ -88,7 +88,10 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      members in its place in the sibling groups: seed 5153's wrong peer named a rank with no
      call there), and one not itself waited for in an operation it never issued records both
      (an earlier reading named the older dump 13 of seed 6145 alone, missed 165 of seed 5143,
-     and named 6, left alone in the CP batch 7 skipped, in seed 10779).
+     and named 6, left alone in the CP batch 7 skipped, in seed 10779). An operation one member
+     issued alone, where most of its group of three or more is seen elsewhere, is that member's
+     word alone and makes no witness doubtful (seeds 6446, 8456: a rank's broadcast on the world
+     group made every other rank "waited for", and an unreadable dump was named in its place).
  H1  Nobody waits: ok, stragglers exactly the slow ranks the dumps can show (none under clock
      offsets alone; a slow rank shows in a group where every member's readable dump records 5
      of its collectives with it: not without its dump, nor in only-active dumps of a job that

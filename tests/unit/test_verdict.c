@@ -1366,6 +1366,54 @@ static void a_two_rank_cycle_across_groups_names_both(void **state) {
     done(&j);
 }
 
+/* Two ranks, two groups of the pair: rank 0 ran all_reduce #4 in group 2 and then #3 in group 1;
+ * rank 1 ran #3 and #4 in group 1 and never #4 in group 2. Rank 0 is below #4 in group 1, yet it
+ * ran group 2's #4 before: with no third rank to say which order the program runs, it may be the
+ * one that left it, and both are named (tests/sim's E11; sim seed 5155; kills or02). */
+static void a_two_rank_cycle_below_the_missing_number_names_both(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[0, 1]");
+    coll(&j, "1", "all_reduce", 2, S("completed", "completed"));
+    coll(&j, "2", "all_reduce", 3, S("completed", "completed"));
+    rec(&j, 0, "2", "all_reduce", 4, "started");
+    rec(&j, 0, "1", "all_reduce", 3, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 3, "started");
+    rec(&j, 1, "1", "all_reduce", 4, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
+/* Rank 4 ran its data-parallel all_reduce #2 on the world group (its #2 there, started), then the
+ * world's own all_reduce as its #3, which nobody else issued; ranks 0-2 wait in the data-parallel
+ * #2, their world #2 queued behind it. Rank 3 left no dump. The ranks that ran both put the
+ * data-parallel #2 first: rank 4 went past it, and that cycle holds itself whatever rank 3 did,
+ * though rank 4 waits in an op it went to alone (sim seeds 1832, 8384, 3138, 8519; kills hs01). */
+static void a_rank_alone_in_its_next_op_still_holds_its_cycle(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2, 3, 4]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL, "completed"));
+    for (int r = 0; r < 3; r++) {
+        rec(&j, r, "1", "all_reduce", 2, "scheduled");
+        rec(&j, r, "0", "all_reduce", 2, "scheduled");
+    }
+    rec(&j, 4, "0", "all_reduce", 2, "started");
+    rec(&j, 4, "0", "all_reduce", 3, "scheduled");
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "4");
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 3);
+    assert_true(offered);
+    done(&j);
+}
+
 /* The job of the two tests below; rank 3's ring starts at record `first3` (5: wrapped). */
 static void run_hidden_group_job(job *j, int first3) {
     job_init(j, 4);
@@ -3605,6 +3653,8 @@ int main(void) {
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
+        cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
+        cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
