@@ -523,11 +523,13 @@ static int64_t orphan_release(const chain_ctx *x, size_t r, uint32_t first, int6
  * jitter (seeds 7332, 8159: 3.8 ms more than its peers, 7.5 ms in all); longest_step counts the
  * step from the release less this lead. Each op's steps are sorted once (x->lead): the lower
  * median of all but one member's is the next one up where that member's is at or below the
- * middle, else the middle one. */
+ * middle, else the middle one. Only members that waited there for a peer (x->waited) count. */
 static int64_t step_after(const chain_ctx *x, uint32_t ci, int64_t end) {
     const fa_call *c = &x->m->calls[ci];
     int64_t next = fa_time_created(dump_of(x, c), last_entry(x->m, c) + 1);
-    return next && next >= end ? next - end : -1;
+    /* only a member that waited there for a peer: the last to start, the end's own, went on
+     * at its own pace (a slow member's step is its slowness: seed 4694) */
+    return x->waited[ci] && next && next >= end ? next - end : -1;
 }
 
 static int cmp_double(const void *a, const void *b) {
