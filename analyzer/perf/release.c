@@ -15,6 +15,15 @@
 #define UNCONSTRAIN     INT64_MIN /* no earlier launch holds the start back */
 #define FA_RELEASE_SKIP 4         /* entries without an op passed over to a predecessor */
 #define FA_RELEASE_RUN  64        /* the longest send/recv run followed back */
+#define WAITED_LONG     1         /* x->waited: by the floor or more (waited_for_peer) */
+#define WAITED_SHORT    2         /* less, for a peer that started after it */
+
+/* Per op, its members' steps from its rebuilt end to their next call (peers_lead): how many
+ * (-1 not read yet), their lower median, and the two values about it. */
+typedef struct op_lead {
+    int64_t all, lo, hi;
+    int32_t n;
+} op_lead;
 
 typedef struct chain_ctx {
     const fa_input *in;
@@ -37,13 +46,14 @@ typedef struct chain_ctx {
     bool ordered;            /* linking: a send/recv waits for the call before it, whatever it is */
     int64_t floor_ns;        /* a wait shorter than this held nobody */
     int64_t noise_ns;        /* the job's discovery noise: by how much an offset may miss */
-    uint8_t *waited;         /* per call: its op completed the floor or more after it arrived */
+    uint8_t *waited;         /* per call: its rank waited there for a peer (waited_for_peer) */
     uint8_t *behind;         /* per call: it came the floor or more after the lower median of
                               * its op's arrivals known (it was late itself there) */
     double *scratch;         /* an op's arrivals (the widest op's calls) */
     uint32_t *pending;       /* per op: its calls whose predecessor is not rebuilt yet */
     uint32_t *queue;         /* ops ready to rebuild */
     uint8_t *paused;         /* per call: its rank paused before it longer than its peers */
+    op_lead *lead;           /* per op: peers_lead's steps */
     int64_t *usual;          /* per input rank: its median step between arrivals (ns), 0 unknown */
     uint32_t *dep_at, *deps; /* per call: the calls it waits for, deps[dep_at[c]..dep_at[c+1]) */
     uint32_t *succ_at, *succ; /* per call: the calls that wait for it, likewise */
@@ -114,6 +124,28 @@ static void mark_behind(chain_ctx *x, const fa_op *o) {
     }
 }
 
+/* Whether call ci's rank waited at its op, which ended at `done` (common clock), for a peer: the
+ * end came the floor or more after the rank arrived; or, where calls return at once (NCCL),
+ * after the rank's own start there at all, however short the wait (a rank held 4 ms at a sync
+ * point, then 4 ms on its own, is 8 ms late to its next group, and only 4 are its own: seeds
+ * 2178, 4346, 7332, 8159, 10373, 10826). The last member to start, the end's own, waited for
+ * nobody: a slow rank, last everywhere, is never released by its own arrivals (t0600). Where
+ * calls block (gloo) only a wait by the floor counts: nothing corrects gloo's clocks, and a rank
+ * whose clock reads ahead, seemingly last everywhere, would be released at its peers' ends that
+ * read after its arrivals (test_perf_gloo_clock). */
+static uint8_t waited_for_peer(const chain_ctx *x, uint32_t ci, int64_t done) {
+    const fa_call *c = &x->m->calls[ci];
+    const fa_dump *d = dump_of(x, c);
+    int64_t arrived = fa_time_created(d, first_entry(x->m, c));
+    if (!arrived) return 0;
+    int64_t came = arrived - x->off[c->rank_index], waited = done - came;
+    if (waited >= x->floor_ns) return WAITED_LONG;
+    int64_t miss = x->off[c->rank_index] ? x->noise_ns : 0, start = came - miss;
+    if (x->base[ci] != UNKNOWN && x->base[ci] != UNCONSTRAIN && x->base[ci] > start)
+        start = x->base[ci];
+    return !d->blocks_caller && waited >= 0 && done > start ? WAITED_SHORT : 0;
+}
+
 /* Op `op`'s completion from its members' starts, and its calls' chains; then the calls that
  * wait for them may be ready. */
 static void rebuild_op(chain_ctx *x, size_t op) {
@@ -161,10 +193,7 @@ static void rebuild_op(chain_ctx *x, size_t op) {
     if (!x->ordered) mark_behind(x, o); /* the second rebuild keeps only its ends */
     for (uint32_t k = 0; k < o->ncalls; k++) {
         uint32_t ci = o->first_call + k;
-        const fa_call *c = &m->calls[ci];
-        int64_t arrived = fa_time_created(dump_of(x, c), first_entry(m, c));
-        x->waited[ci] =
-            done != UNKNOWN && arrived && done - (arrived - x->off[c->rank_index]) >= x->floor_ns;
+        x->waited[ci] = done != UNKNOWN ? waited_for_peer(x, ci, done) : 0;
         x->chain[ci] = done;
         x->open[ci] = open;
         for (uint32_t k2 = x->succ_at[ci]; k2 < x->succ_at[ci + 1]; k2++) {
@@ -276,14 +305,14 @@ static int in_order_ends(chain_ctx *x) {
  * release to its first arrival after it, and so on to c's arrival), ms; NaN when an arrival is
  * unknown or more than FA_RELEASE_LOOKBACK entries came between. */
 static float longest_step(const chain_ctx *x, const fa_call *c, uint32_t first, int64_t arrival,
-                          int64_t release) {
+                          int64_t release, int64_t lead) {
     const fa_dump *d = dump_of(x, c);
     int64_t hi = arrival, longest = 0;
     for (int k = 0; k < FA_RELEASE_LOOKBACK; k++) {
         int64_t at = first > (uint32_t)k ? fa_time_created(d, first - 1 - (uint32_t)k) : 0;
         if (!at) return NAN;
         if (at <= release) {
-            if (hi - release > longest) longest = hi - release;
+            if (hi - release - lead > longest) longest = hi - release - lead;
             return (float)((double)longest / 1e6);
         }
         if (hi - at > longest) longest = hi - at;
@@ -399,6 +428,18 @@ static int64_t released_at(const chain_ctx *x, uint32_t d, int64_t at, int64_t a
     return sync || held_at_bound(x, dc->rank_index, last_entry(x->m, dc), at) ? at : 0;
 }
 
+/* Where its rank waited at call d for a peer below the floor (waited_for_peer), whether the end
+ * `at` released it: only where the rank went on at once, its next entry within the floor after
+ * it. A short wait is within the jitter: a rank whose next call came later was as likely busy on
+ * its own, its CPU ahead, as blocked there (a slow node's two ranks wait for each other by their
+ * jitter and issue their next call a slot later: t0600, nccl_slow_node). Returns at or 0. */
+static int64_t went_on_at(const chain_ctx *x, uint32_t d, int64_t at, int64_t arrival) {
+    const fa_call *dc = &x->m->calls[d];
+    if (at <= 0 || at > arrival) return 0;
+    int64_t next = fa_time_created(dump_of(x, dc), last_entry(x->m, dc) + 1);
+    return next && next >= at && next - at < x->floor_ns ? at : 0;
+}
+
 #define FA_RELEASE_PAUSES 16 /* entries before a call looked at for a pause that ended a span */
 
 /* Where a launch of input rank r ending at its entry `last`, which the rank reached at `came`,
@@ -436,7 +477,8 @@ static int64_t release_at(const chain_ctx *x, uint32_t d, uint32_t first, int64_
     const fa_call *dc = &x->m->calls[d];
     int64_t off = x->off[dc->rank_index], best = 0;
     bool known = x->chain[d] != UNKNOWN;
-    if (known && x->waited[d]) best = released_at(x, d, x->chain[d] + off, arrival);
+    if (known && x->waited[d] == WAITED_LONG) best = released_at(x, d, x->chain[d] + off, arrival);
+    if (known && x->waited[d] == WAITED_SHORT) best = went_on_at(x, d, x->chain[d] + off, arrival);
     /* the end as late as the launches in order make it: a span too (in_order_ends) */
     int64_t hi = x->open[d];
     if (hi == UNKNOWN && known && x->in_order[d] != UNKNOWN && x->in_order[d] > x->chain[d])
@@ -474,6 +516,50 @@ static int64_t orphan_release(const chain_ctx *x, size_t r, uint32_t first, int6
     return best;
 }
 
+/* How long the other members of call d's op, held there until its rebuilt end (their next call
+ * came after it), took from that end to their next call: the lower median, 0 unknown (none such,
+ * or a member's clock corrected, which may miss by the noise). Released by the same end, a rank
+ * that took longer than they did to its next call by less than the floor paused no more than
+ * jitter (seeds 7332, 8159: 3.8 ms more than its peers, 7.5 ms in all); longest_step counts the
+ * step from the release less this lead. Each op's steps are sorted once (x->lead): the lower
+ * median of all but one member's is the next one up where that member's is at or below the
+ * middle, else the middle one. Only members that waited there for a peer (x->waited) count. */
+static int64_t step_after(const chain_ctx *x, uint32_t ci, int64_t end) {
+    const fa_call *c = &x->m->calls[ci];
+    int64_t next = fa_time_created(dump_of(x, c), last_entry(x->m, c) + 1);
+    /* only a member that waited there for a peer: the last to start, the end's own, went on
+     * at its own pace (a slow member's step is its slowness: seed 4694) */
+    return x->waited[ci] && next && next >= end ? next - end : -1;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double u = *(const double *)a, v = *(const double *)b;
+    return (u > v) - (u < v);
+}
+
+static int64_t peers_lead(chain_ctx *x, uint32_t d) {
+    const fa_op *o = &x->m->ops[x->call_op[d]];
+    op_lead *l = &x->lead[x->call_op[d]];
+    int64_t end = x->chain[d];
+    if (l->n < 0) {
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < o->ncalls; k++) {
+            int64_t step = step_after(x, o->first_call + k, end);
+            if (step >= 0) x->scratch[n++] = (double)step;
+        }
+        for (uint32_t k = 0; k < o->ncalls; k++)
+            if (x->off[x->m->calls[o->first_call + k].rank_index]) n = 0;
+        qsort(x->scratch, n, sizeof *x->scratch, cmp_double);
+        l->n = (int32_t)n;
+        l->all = n ? (int64_t)x->scratch[(n - 1) / 2] : 0;
+        l->lo = n >= 2 ? (int64_t)x->scratch[(n - 2) / 2] : 0;
+        l->hi = n >= 2 ? (int64_t)x->scratch[(n - 2) / 2 + 1] : 0;
+    }
+    int64_t own = step_after(x, d, end);
+    if (own < 0) return l->all;
+    return l->n < 2 ? 0 : own <= l->lo ? l->hi : l->lo;
+}
+
 /* When call c, issued at `arrival`, started on the device after what it waited for (`base`,
  * common clock), on its rank's clock; 0 unknown. */
 static int64_t start_after(const chain_ctx *x, const fa_call *c, int64_t arrival, int64_t base) {
@@ -491,18 +577,22 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *st
         const fa_call *c = &m->calls[ci];
         uint32_t first = first_entry(m, c);
         int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0;
-        uint32_t d = x->dep[ci];
+        uint32_t d = x->dep[ci], by = NO_CALL; /* the call whose known end released it */
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
             int64_t at = release_at(x, d, first, arrival);
-            if (at > best) best = at;
+            if (at > best)
+                best = at, by = x->chain[d] != UNKNOWN && at == x->chain[d] + x->off[c->rank_index]
+                                    ? d
+                                    : NO_CALL;
         }
         if (arrival) {
             int64_t at = orphan_release(x, c->rank_index, first, arrival);
-            if (at > best) best = at;
+            if (at > best) best = at, by = NO_CALL;
         }
         release[ci] = best;
         int64_t since = best ? best : from_start(x, c);
-        x->rl->longest[ci] = since ? longest_step(x, c, first, arrival, since) : NAN;
+        int64_t lead = by != NO_CALL ? peers_lead(x, by) : 0;
+        x->rl->longest[ci] = since ? longest_step(x, c, first, arrival, since, lead) : NAN;
         start[ci] = start_after(x, c, arrival, x->base[ci]);
         start_in_order[ci] = start_after(x, c, arrival, x->in_order_base[ci]);
     }
@@ -560,10 +650,12 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
         rl->release = malloc((m->ncalls + 1) * sizeof *rl->release);
         rl->start = malloc((m->ncalls + 1) * sizeof *rl->start);
         x.paused = calloc(m->ncalls + 1, 1);
+        x.lead = malloc((m->nops + 1) * sizeof *x.lead);
+        for (size_t op = 0; x.lead && op < m->nops; op++) x.lead[op].n = -1;
         rl->longest = malloc((m->ncalls + 1) * sizeof *rl->longest);
         rc = x.off && x.dep && x.chain && x.base && x.open && x.in_order && x.in_order_base &&
                      rl->start_in_order && x.pending && x.queue && x.waited && x.behind &&
-                     x.scratch && rl->release && rl->start && x.paused && rl->longest
+                     x.scratch && rl->release && rl->start && x.paused && x.lead && rl->longest
                  ? 0
                  : -1;
     }
@@ -590,7 +682,7 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
     free(x.behind), free(x.scratch);
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.in_order),
         free(x.in_order_base), free(x.pending), free(x.queue), free(x.waited), free(x.succ_at),
-        free(x.succ), free(x.dep_at), free(x.deps), free(x.paused), free(x.usual);
+        free(x.succ), free(x.dep_at), free(x.deps), free(x.paused), free(x.usual), free(x.lead);
     free(x.rank_at), free(x.entry_call), free(x.call_op);
     if (rc) fa_release_free(rl);
     return rc;

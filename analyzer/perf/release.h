@@ -16,21 +16,31 @@
  *
  * For call c of rank r, `release` is the rebuilt completion of the latest of r's earlier launches
  * (at most FA_RELEASE_LOOKBACK back) that (1) completed no later than r's arrival at c, (2) r
- * waited in (it completed the floor or more after r arrived at it), and (3) that held r: r issued
- * nothing after it until it completed (a sync point), or r's first call after it came within the
- * floor of it and r had paused before that call by the floor longer than the other members of its
- * op, or than its own usual step (the median time between its arrivals: a group that waited for
- * one slow peer together paused alike), or the call is a send/recv (its one peer tells nothing),
- * as at its bound of launches in flight; an entry no op holds is judged on its usual step. A rank
- * that went on issuing on its own cadence while its launch waited meets its peers' ends on the
- * way without waiting for them: it is behind by itself, and is not cleared. lateness.h caps the
- * member's lateness at c by its arrival less that release, which only ever clears blame; and where
- * every step of the rank since, from one arrival to the next, stayed below the floor (`longest`),
- * by that step: jitter that added up over several calls is no pause of its own. Where nothing
- * released it, `longest` runs from the first arrival its dump holds (the job's start, or a ring's
- * oldest entry): a rank that never paused by the floor in all its dump shows is no straggler
- * there either (lateness.h caps by it alike). A slow rank arrives last, its launches complete when
- * it arrives: nothing releases it.
+ * waited in (it completed the floor or more after r arrived at it; or, where calls return at once
+ * (NCCL), any time after r's own start there, a peer having started later, where r's next entry
+ * came within the floor after that end: held 4 ms at a sync point, then 4 ms on its own, a rank is
+ * 8 ms late to its next group, only 4 of them its own, seeds 2178, 4346, 10373, 10826; a wait
+ * within the jitter followed by a call a slot later is no evidence that it was held, as of a slow
+ * node's ranks waiting for each other; the last member to start, whose arrival is the end, waited
+ * for nobody), and (3) that held r: r issued nothing after it until it completed (a sync point), or
+ * r's first call after it came within the floor of it and r had paused before that call by the
+ * floor longer than the other members of its op, or than its own usual step (the median time
+ * between its arrivals: a group that waited for one slow peer together paused alike), or the call
+ * is a send/recv (its one peer tells nothing), as at its bound of launches in flight; an entry no
+ * op holds is judged on its usual step. A rank that went on issuing on its own cadence while its
+ * launch waited meets its peers' ends on the way without waiting for them: it is behind by itself,
+ * and is not cleared. lateness.h caps the member's lateness at c by its arrival less that release,
+ * which only ever clears blame; and where every step of the rank since, from one arrival to the
+ * next, stayed below the floor (`longest`), by that step: jitter that added up over several calls
+ * is no pause of its own. The step from a known end that released r to r's next arrival counts less
+ * the lower median of the same step of the op's other members held there (their next call after
+ * that end): released together, they went on together, and r's extra time, below the floor, is
+ * jitter too (seeds 7332, 8159: 7.5 ms from the end, 3.8 more than its peers took; not where a
+ * member's clock was corrected, which may miss by the noise). Where nothing released it, `longest`
+ * runs from the first arrival its dump holds (the job's start, or a ring's oldest entry): a rank
+ * that never paused by the floor in all its dump shows is no straggler there either (lateness.h
+ * caps by it alike). A slow rank arrives last, its launches complete when it arrives: nothing
+ * releases it.
  *
  * Where an op's end rests on what the dumps cannot show exactly, it is known only to lie in a
  * span, from its rebuilt end: a member left no dump (or its ring no longer holds the call), and
@@ -71,7 +81,8 @@
  * Built once over the matched ops, linear in the calls (Kahn's order over the per-rank chains;
  * each call looks at most FA_RELEASE_LOOKBACK calls or entries back or ahead): per entry of every
  * rank its call (4 bytes, while building), per call its release and start (8 bytes each) and
- * longest step (4), some 40 bytes more while building; per rank its clock offset and usual step.
+ * longest step (4), some 40 bytes more while building; per op its members' steps after its end
+ * (peers_lead, 32 bytes); per rank its clock offset and usual step.
  */
 #ifndef FRTRACE_RELEASE_H
 #define FRTRACE_RELEASE_H

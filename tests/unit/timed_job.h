@@ -23,6 +23,7 @@ typedef struct timed_job {
     int member[TJ_MAX_GROUPS][TJ_MAX_RANKS]; /* member[g][r]: 1 when rank r is in group g */
     double clock_ms[TJ_MAX_RANKS];           /* how far ahead each rank's clock reads */
     int no_dump[TJ_MAX_RANKS];               /* 1: the rank left no dump (its calls unwritten) */
+    int no_durations;                        /* 1: tj_call writes no duration_ms (timing off) */
     char entries[TJ_MAX_RANKS][TJ_ENTRIES_BYTES];
     int nentries[TJ_MAX_RANKS];
     int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];     /* the last collective_seq_id per rank and group */
@@ -51,7 +52,7 @@ static inline void tj_call(timed_job *j, int rank, int g, double arrival, double
     char completed[32] = "null", duration[32] = "null";
     if (done > 0) {
         snprintf(completed, sizeof completed, "%lld", tj_ns(j, rank, done));
-        snprintf(duration, sizeof duration, "%.3f", done - arrival);
+        if (!j->no_durations) snprintf(duration, sizeof duration, "%.3f", done - arrival);
     }
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
