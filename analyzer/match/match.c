@@ -256,15 +256,6 @@ bool fa_call_one_to_all(const fa_input *in, const fa_match *m, const fa_call *c)
     return (fa_store_op(in->store, t->name)->flags & FA_OP_ROOTED) != 0;
 }
 
-/* Whether input rank ri's dump holds every record between its first and its last (no gap that an
- * only-active dump leaves where completed ones were, a bundle's end marker among them). */
-static bool window_whole(const fa_input *in, size_t ri) {
-    const fa_dump *d = in->ranks[ri].dump;
-    return d->nentries && fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
-                                  fa_entry_record_id(d, &d->entries[0]) ==
-                              (int64_t)d->nentries - 1;
-}
-
 /* The record id where call c's launch begins: its own first entry's, or for a send/recv that of
  * the first entry of its batch (the entries before it with its group and p2p_seq_id), which
  * is launched as a whole. */
@@ -362,7 +353,7 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
             fa_stale *s = &m->rank_stale[c->rank_index];
             /* a send/recv held only by a head that may be a bundle whose end marker an
              * only-active dump dropped (it completed) proves nothing (tests/sim seed 1815) */
-            if (o->is_p2p && !window_whole(in, c->rank_index)) continue;
+            if (o->is_p2p && !fa_mb_window_whole(in->ranks[c->rank_index].dump)) continue;
             /* what streams and counters prove is held against a head the GPU started, or a
              * lone collective of the group (behind_lone): an older entry left pending may be
              * a bundle's or a batch's, left scheduled when its end marker completed (then its

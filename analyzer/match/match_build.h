@@ -43,6 +43,14 @@ bool fa_mb_own_dtypes_disagree(const fr_entry *e, uint32_t flags);
 fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b,
                                const fr_entry *eb);
 
+/* Whether dump d holds every record between its first and its last (no gap that an only-active
+ * dump leaves where completed ones were, a bundle's end marker among them). */
+static inline bool fa_mb_window_whole(const fa_dump *d) {
+    return d->nentries && fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
+                                  fa_entry_record_id(d, &d->entries[0]) ==
+                              (int64_t)d->nentries - 1;
+}
+
 /* match_p2p.c: orders the send/recv records and pairs them into ops whose calls follow the
  * collective ones. -1 when out of memory. */
 int fa_mb_pair_p2p(builder *b);

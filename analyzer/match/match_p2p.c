@@ -200,15 +200,12 @@ static bool whole_history(const builder *b, uint32_t ri) {
            fa_entry_record_id(d, &d->entries[d->nentries - 1]) == (int64_t)d->nentries - 1;
 }
 
-/* Whether input rank ri's window holds every record from its first to its newest (no gap that an
- * only-active dump leaves where completed ones were) and was not cut short: what it issued after
- * its first record is all shown, its newest send/recv number in a group its count there. */
+/* Whether input rank ri's window holds every record from its first to its newest
+ * (fa_mb_window_whole) and was not cut short: what it issued after its first record is all
+ * shown, its newest send/recv number in a group its count there. */
 static bool window_gapless(const builder *b, uint32_t ri) {
     const fa_dump *d = b->in->ranks[ri].dump;
-    return d->nentries && !d->truncated &&
-           fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
-                   fa_entry_record_id(d, &d->entries[0]) ==
-               (int64_t)d->nentries - 1;
+    return !d->truncated && fa_mb_window_whole(d);
 }
 
 /* The highest p2p_seq_id that input rank ri's entries of group gi carry (a collective's too: it
