@@ -2,6 +2,7 @@
 """accuracy.py — frtrace against many simulated jobs with known answers (`make accuracy`).
 
     python3 tests/sim/accuracy.py --seeds A:B [-j N] [--frtrace PATH] [--seed-file FILE]
+                                  [--cache DIR]
 
 For each seed in [A, B) (and each seed listed in --seed-file, `SEED  note` lines), sim.py writes
 the job into a scratch directory, `frtrace DIR/dumps -o db.json` analyses it, and the verdict is
@@ -18,6 +19,9 @@ scored against answer.json's `expected`:
              so, ok for a broken job or the reverse, mismatch for hang, a crash), and any
              verdict whose culprit_evidence has rows of a rank outside its culprit_ranks (every
              rank named as a culprit anywhere is in culprit_ranks).
+With --cache DIR each job is kept in DIR/<simulator hash>/<seed> (about 1 MB a job) and read
+back by later runs instead of simulated again: scoring another frtrace over 11 000 kept jobs takes
+frtrace's time alone. The hash covers every tests/sim/*.py, so a changed simulator starts afresh.
 Prints one row per fault class, a total, and for every seed that is not exact one line with
 what was expected, what frtrace said and the command that reproduces it. Exits 1 when any seed
 is wrong.
@@ -35,6 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import faults  # noqa: E402
+import hashlib  # noqa: E402
 import sim  # noqa: E402
 
 STRAGGLER_CLASSES = ("healthy", "slow", "clock_offset")
@@ -145,13 +150,44 @@ def fmt_verdict(v):
     return s
 
 
+def sim_hash():
+    """A short hash of the simulator's sources: the key of the jobs a --cache keeps."""
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(HERE)):
+        if name.endswith(".py"):
+            with open(os.path.join(HERE, name), "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
+
+
+def make_job(seed, tmp, cache):
+    """The job of `seed` in a directory: (dir, answer doc). Without a cache, simulated into tmp;
+    with one, read back from cache/seed, or simulated there first (into a scratch directory
+    renamed into place, so that a run cut short leaves no half job)."""
+    if not cache:
+        return tmp, sim.make(seed, tmp)
+    kept = os.path.join(cache, str(seed))
+    if not os.path.exists(os.path.join(kept, "answer.json")):
+        part = tempfile.mkdtemp(prefix=".%d-" % seed, dir=cache)
+        sim.make(seed, part)
+        try:
+            os.rename(part, kept)
+        except OSError:  # another run kept it first (or left a half one without answer.json)
+            if not os.path.exists(os.path.join(kept, "answer.json")):
+                shutil.rmtree(kept, ignore_errors=True)
+                os.rename(part, kept)
+            shutil.rmtree(part, ignore_errors=True)
+    with open(os.path.join(kept, "answer.json")) as f:
+        return kept, json.load(f)
+
+
 def one(args):
-    seed, frtrace = args
+    seed, frtrace, cache = args
     tmp = tempfile.mkdtemp(prefix="frtrace-sim-", dir=SCRATCH)
     try:
         t0 = time.time()
         try:
-            doc = sim.make(seed, tmp)
+            job_dir, doc = make_job(seed, tmp, cache)
         except Exception as e:  # a simulator bug: reported, never hidden
             return {"seed": seed, "class": "sim_error", "backend": "?", "world": 0,
                     "result": "wrong", "why": "sim.py failed: %r" % e, "expected": {
@@ -159,7 +195,7 @@ def one(args):
                     "got": None, "gen_s": time.time() - t0, "run_s": 0.0, "dump": None}
         t1 = time.time()
         db = os.path.join(tmp, "db.json")
-        p = subprocess.run([frtrace, os.path.join(tmp, "dumps"), "-o", db],
+        p = subprocess.run([frtrace, os.path.join(job_dir, "dumps"), "-o", db],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t2 = time.time()
         got = verdict_of(db)
@@ -245,6 +281,7 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--frtrace", default=FRTRACE)
     p.add_argument("--json", help="write every seed's row to this file")
+    p.add_argument("--cache", help="keep the simulated jobs here and reuse them")
     p.add_argument("--self-test", action="store_true", help="check the scoring rules, then exit")
     a = p.parse_args()
     if a.self_test:
@@ -256,7 +293,11 @@ def main():
     frtrace = os.path.abspath(a.frtrace)
     t0 = time.time()
     rows = []
-    work = [(s, frtrace) for s in seeds]
+    cache = None
+    if a.cache:
+        cache = os.path.join(os.path.abspath(a.cache), sim_hash())
+        os.makedirs(cache, exist_ok=True)
+    work = [(s, frtrace, cache) for s in seeds]
     pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
     results = pool.imap_unordered(one, work, chunksize=4) if pool else map(one, work)
     for row in results:
