@@ -25,5 +25,8 @@
 /* --- communicator states --- */
 #define FR_COMM_ASYNC_ERROR        "async_error"
 #define FR_COMM_ASYNC_ERROR_PREFIX FR_COMM_ASYNC_ERROR ":" /* then the ncclResult_t name */
+/* The ncclResult_t name NCCL reports for "a problem on a remote peer", what the survivors of a
+ * peer that died see: the analyzer reads it beside a member's crash as that crash's. */
+#define FR_NCCL_REMOTE_ERROR "ncclRemoteError"
 
 #endif

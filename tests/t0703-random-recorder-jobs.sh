@@ -10,10 +10,7 @@ require_recorder 'random recorder jobs'
 JOBS="$TOP/tests/fakes/random_rec_jobs.py"
 # 20 seeds of 14 kinds of fault and trigger, about 30 s (40 s under SANITIZE=1); none of them meets
 # the analyzer's known wrongs of `make recorder-jobs` (seeds 19, 92, 483 of 0:300 were, until
-# the recorder's launch numbers paired in order; 225 was, until a batch counted as one launch),
-# nor an async
-# error beside a crash, whose answer depends on which dump shows the error first (seed 270:
-# exact on the plain build, "hang 2,3" under SANITIZE=1, where the answer is rank 2's crash)
+# the recorder's launch numbers paired in order; 225 was, until a batch counted as one launch)
 SEEDS=${FRTRACE_RECORDER_JOBS:-276:296}
 
 test_expect_success 'a seed draws the same job and answer every time, and seeds draw different ones' '
@@ -35,6 +32,18 @@ import json
 rows = json.load(open(\"rows.json\"))
 assert len(rows) == 20 or \"$SEEDS\" != \"276:296\", len(rows)
 assert len({r[\"class\"] for r in rows}) >= 8 or \"$SEEDS\" != \"276:296\", rows"
+'
+
+# An async error beside a crash: the survivor's communicator reports ncclRemoteError, as NCCL's
+# do when a peer dies; the crash explains it and the crashed rank is the culprit (seed 244 named
+# the survivor, 270 both, whichever dump showed the error first).
+test_expect_success 'seeds 244, 270: ncclRemoteError beside a crash names the crashed rank alone' '
+    for seed in 244 270; do
+        python3 "$JOBS" --seeds $seed:$((seed + 1)) --frtrace "$FRTRACE" --workdir "$PWD/err$seed" \
+            >out$seed 2>&1 || { tail -20 out$seed && false; } || return 1
+    done &&
+    grep "^seed 244 exact .* -> hang 7 " out244 &&
+    grep "^seed 270 exact .* -> hang 2 " out270
 '
 
 test_done

@@ -109,11 +109,58 @@ int fa_vw_collect_ranks(decider *d) {
     return 0;
 }
 
+/* Per group, whether a member's process crashed (its dump's trigger "fatal:N"): a new array of
+ * d->groups->n flags, or NULL without memory. */
+static bool *groups_with_a_crash(const decider *d) {
+    bool *crash = calloc(d->groups->n + 1, sizeof *crash);
+    for (size_t g = 0; crash && g < d->groups->n; g++) {
+        const fa_group *grp = &d->groups->v[g];
+        for (uint32_t k = 0; k < grp->nmembers && !crash[g]; k++) {
+            long node = fa_vg_rank_node(d, grp->members[k]);
+            crash[g] = node >= 0 && d->facts[node].crashed;
+        }
+    }
+    return crash;
+}
+
+/* The communicators of a recorder dump in state "async_error:X", in d->async_error; but not
+ * ncclRemoteError in a group where a member crashed: that is what NCCL reports to the survivors
+ * of a peer that died (a problem on a remote peer), the crash explains it, and the rank waits on
+ * the dead one like any other member (random recorder jobs 244, 270: the survivor was named
+ * instead of the rank that crashed). Another error, or a remote one with no crash to explain
+ * it, is the rank's own. */
+static int read_async_errors(decider *d) {
+    static const char async[] = FR_COMM_ASYNC_ERROR_PREFIX;
+    bool *crash = NULL;
+    for (size_t i = 0; i < d->in->nranks; i++) {
+        const fa_dump *dump = d->in->ranks[i].dump;
+        long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
+        for (uint32_t c = 0; node >= 0 && c < dump->ncomms; c++) {
+            const char *state = dump->comms[c].state;
+            long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
+            if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
+            const char *error = state + sizeof async - 1;
+            if (strcmp(error, FR_NCCL_REMOTE_ERROR) == 0) {
+                if (!crash && !(crash = groups_with_a_crash(d))) return -1;
+                if (crash[group]) continue;
+            }
+            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group,
+                            (uint64_t)(uintptr_t)error)) {
+                free(crash);
+                return -1;
+            }
+        }
+    }
+    free(crash);
+    return 0;
+}
+
 /* What a recorder dump says of its own rank: trigger "fatal:N" (crashed), "stuck_in_api",
  * "timeout" (its watchdog saw its oldest pending op outlive the timeout), and
- * communicators in state "async_error:X". PyTorch dumps have no trigger and no comms. */
+ * communicators in state "async_error:X" (read_async_errors, once every crash is known).
+ * PyTorch dumps have no trigger and no comms. */
 int fa_vw_read_self_reports(decider *d) {
-    static const char fatal[] = FR_TRIGGER_FATAL_PREFIX, async[] = FR_COMM_ASYNC_ERROR_PREFIX;
+    static const char fatal[] = FR_TRIGGER_FATAL_PREFIX;
     for (size_t i = 0; i < d->in->nranks; i++) {
         const fa_dump *dump = d->in->ranks[i].dump;
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
@@ -127,16 +174,8 @@ int fa_vw_read_self_reports(decider *d) {
         }
         f->stuck_in_api = dump->trigger && strcmp(dump->trigger, FR_TRIGGER_STUCK_IN_API) == 0;
         f->timed_out = dump->trigger && strcmp(dump->trigger, FR_TRIGGER_TIMEOUT) == 0;
-        for (uint32_t c = 0; c < dump->ncomms; c++) {
-            const char *state = dump->comms[c].state;
-            long group = fa_groups_find(d->groups, i, dump->comms[c].pg_name);
-            if (!state || group < 0 || strncmp(state, async, sizeof async - 1) != 0) continue;
-            if (fa_imap_put(&d->async_error, (uint64_t)node * d->groups->n + (uint64_t)group,
-                            (uint64_t)(uintptr_t)(state + sizeof async - 1)))
-                return -1;
-        }
     }
-    return 0;
+    return read_async_errors(d);
 }
 
 /* The op with the most waiters (then the lowest seq of one group) names where it is waited on. */

@@ -2552,6 +2552,39 @@ static void a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait(void **sta
     done(&j);
 }
 
+/* Rank 2 crashed (fatal:11) after all_reduce #1; ranks 0 and 1 wait in #2, and rank 1's
+ * communicator reports ncclRemoteError, what NCCL tells the survivors of a peer that died: the
+ * crash explains it, rank 2 is the culprit and rank 1 a victim (mutation ae01; random recorder
+ * jobs 244, 270). Without the crash (rank 2 waits in #2 too), the same error is rank 1's own: it
+ * is the culprit. A CUDA error of its own GPU is never a peer's: beside the crash, both are
+ * named (ae02). */
+static void a_remote_error_beside_a_crash_is_the_crash(void **state) {
+    static const struct {
+        int crash;
+        const char *error, *culprits;
+    } cases[] = { { 1, "ncclRemoteError", "2" },
+                  { 0, "ncclRemoteError", "1" },
+                  { 1, "ncclUnhandledCudaError", "1,2" } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        job j;
+        job_init(&j, 3);
+        coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+        coll(&j, "0", "all_reduce", 2,
+             S("scheduled", "scheduled", cases[i].crash ? NULL : "scheduled"));
+        snprintf(j.frtrace[1], sizeof j.frtrace[1],
+                 "{\"global_rank\": 1, \"trigger\": \"timeout\", \"version\": \"1\", "
+                 "\"comms\": {\"0\": {\"comm_rank\": 1, \"comm_size\": 3, "
+                 "\"state\": \"async_error:%s\"}}}",
+                 cases[i].error);
+        if (cases[i].crash)
+            strcpy(j.frtrace[2],
+                   "{\"global_rank\": 2, \"trigger\": \"fatal:11\", \"version\": \"1\"}");
+        run(&j);
+        assert_culprits(&j, FA_STATUS_HANG, cases[i].culprits);
+        done(&j);
+    }
+}
+
 /* Rank 1's dump was cut inside its entries after all_reduce #2 (its pg_config and pg_status,
  * written before the entries as in a torch pickle, are whole): its counters say it issued #3 and
  * completed #2, and rank 0 completed #3. Rank 1's GPU stalled in #3: it is named, the job is not
@@ -3758,6 +3791,7 @@ int main(void) {
         cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
         cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
         cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
+        cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
