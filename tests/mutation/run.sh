@@ -16,7 +16,9 @@
 #   * first the test that killed this mutant in an earlier run (build/mutation/killers, kept
 #     between runs; else tests/mutation/killers.txt, the same list as committed after a full
 #     run, so that a fresh checkout starts with the hints), when there is one: a mutant that
-#     stays killed costs one test. For a story the hint names the test in it that failed first,
+#     stays killed costs one test; a unit test binary named so is built alone and run before
+#     the full build (quick_kill: one object, one link, one test). For a story the hint names
+#     the test in it that failed first,
 #     "t0200:17", and only that test runs first (FRTRACE_TEST_RUN=17, tests/lib.sh), not the
 #     story from its test 1; a kill by it counts only when that test passes alone on the
 #     unmutated tree (it may need an earlier test's files), which the baseline checks once per
@@ -91,6 +93,21 @@ build() {
     # two makes, as `make check` does: `all` re-enters make, which must not race build-tests
     (cd "$TREE" && env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here all &&
         env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here build-tests) >"$1" 2>&1
+}
+
+# quick_kill HINT LOG: where the hint is a unit test binary (test_*), builds that binary alone (its
+# libraries and itself, not the CLI and the other thirty test binaries) and runs it; status 0 and
+# the hint printed when it fails (the mutant is killed, and no full build is needed: most kills
+# cost one object, one link and one test). A build that fails, or a test that passes, falls
+# through to the full build and the tests in order, as without the hint.
+quick_kill() {
+    case $1 in test_*) ;; *) return 1 ;; esac
+    [ "$FULL" = 1 ] && return 1
+    (cd "$TREE" && env -u MAKEFLAGS -u MAKELEVEL make -j2 FUZZ_CC=no-fuzzer-here \
+        "build/tests/$1") >"$2.quick-build" 2>&1 || return 1
+    from=$(wc -l <"$2")
+    run_one "$1" "$2" && return 1
+    killer "$1" "$2" "$from"
 }
 
 now_ms() { date +%s%3N; }
@@ -178,6 +195,22 @@ unit_tests() {
     esac
 }
 
+# hint_of ID: the test that killed the mutant last time (build/mutation/killers, else the
+# committed tests/mutation/killers.txt); nothing with MUTATION_FULL=1. Status 0 always.
+hint_of() {
+    [ "$FULL" = 1 ] && return 0
+    h=$(awk -F "$TAB" -v id="$1" '$1 == id { print $2 }' "$KILLERS" | tail -n 1)
+    [ -z "$h" ] && [ -f "$KNOWN" ] && h=$(awk -F "$TAB" -v id="$1" '$1 == id { print $2 }' "$KNOWN")
+    echo "$h"
+}
+
+# record_killer ID TEST: remembers what killed the mutant (TEST empty: nothing did).
+record_killer() {
+    grep -v "^$1$TAB" "$KILLERS" >"$KILLERS.new"
+    [ -n "$2" ] && printf '%s\t%s\n' "$1" "$2" >>"$KILLERS.new"
+    mv "$KILLERS.new" "$KILLERS"
+}
+
 echo "== mutation testing in $TREE"
 # the mutants that do not apply or compile: stillborn, no build needed to tell
 $MUTATE check --compile "$LIST" "$TREE" $ids >"$LOGS/check.log" 2>&1
@@ -235,19 +268,18 @@ while IFS="$TAB" read -r id file scripts note; do
         result="STILLBORN"
         stillborn=$((stillborn + 1))
         by="($(tail -n 1 "$log"))"
+    elif hint=$(hint_of "$id") && by=$(quick_kill "$hint" "$log" </dev/null); then
+        record_killer "$id" "$by"
+        result="KILLED"
+        killed=$((killed + 1))
+        by="by $by"
     elif ! build "$log.build" </dev/null; then
         result="STILLBORN"
         stillborn=$((stillborn + 1))
         by="(does not compile: $log.build)"
     else
-        hint=$(awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KILLERS" | tail -n 1)
-        [ -z "$hint" ] && [ -f "$KNOWN" ] &&
-            hint=$(awk -F "$TAB" -v id="$id" '$1 == id { print $2 }' "$KNOWN")
-        [ "$FULL" = 1 ] && hint=""
         by=$(run_tests "$(unit_tests "$file" | tr '\n' ' ')$scripts" "$hint" "$log" </dev/null)
-        grep -v "^$id$TAB" "$KILLERS" >"$KILLERS.new"
-        [ -n "$by" ] && printf '%s\t%s\n' "$id" "$by" >>"$KILLERS.new"
-        mv "$KILLERS.new" "$KILLERS"
+        record_killer "$id" "$by"
         if [ -n "$by" ]; then
             result="KILLED"
             killed=$((killed + 1))
