@@ -253,8 +253,14 @@ done
 total=0 killed=0 survived=0 equivalent=0 stillborn=0
 survivors=""
 # file by file (a stable sort: the list's order within a file)
-$MUTATE list "$LIST" "$@" | sort -s -t "$TAB" -k2,2 >"$MUT/mutants.tsv"
+# (an empty field written "-": read splits at runs of tabs, so that an empty list of stories
+# would hand the note to $scripts)
+$MUTATE list "$LIST" "$@" | sort -s -t "$TAB" -k2,2 |
+    awk -F "$TAB" -v OFS="$TAB" '{ for (i = 1; i <= 4; i++) if ($i == "") $i = "-"; print }' \
+        >"$MUT/mutants.tsv"
 while IFS="$TAB" read -r id file scripts note; do
+    [ "$scripts" = "-" ] && scripts=""
+    [ "$note" = "-" ] && note=""
     total=$((total + 1))
     start=$(now_ms)
     log="$LOGS/$id.log"
