@@ -625,23 +625,34 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
  * done by its own counters (done_by_own_counters), -1 none. */
 typedef struct own_counters {
     uint32_t rank_index; /* whose dump `done` describes; UINT32_MAX none yet */
-    int64_t *done;       /* per pg slot; then, per pg slot, its highest collective_seq_id */
+    int64_t *done;       /* per pg slot; then scratch: two more per pg slot */
     size_t cap;
 } own_counters;
 
-/* The p2p_seq_id that pg_status says the rank completed last in pg slot k, where the last one it
- * enqueued there is numbered as its newest send/recv (top) and no collective it issued there
- * carries that number (coll: the highest collective_seq_id of its entries there; PyTorch's
- * pg_status numbers a collective by its collective_seq_id, tests/sim seed 684: a completed
- * barrier #1 beside a pending batch #1); -1 otherwise. */
-static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t coll) {
+/* The p2p_seq_id that pg_status says the rank completed last in pg slot k, where the last work
+ * it enqueued there is shown as its newest entry there: numbered as its newest send/recv (top),
+ * or as the collective that is its newest entry (last: that collective_seq_id, -1 where the
+ * newest entry is no plain collective; tests/sim seed 5419, a collective issued on the pipeline
+ * group after its batches); and where no collective it issued there carries that number (coll:
+ * the highest collective_seq_id of its entries there; PyTorch's pg_status numbers a collective
+ * by its collective_seq_id, tests/sim seed 684: a completed barrier #1 beside a pending batch
+ * #1); -1 otherwise. */
+static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t last, int64_t coll) {
     for (uint32_t s = 0; s < d->nstatus; s++)
-        if (d->status[s].pg_id == d->pgs[k].pg_id)
-            return d->status[s].last_enqueued == top && d->status[s].last_completed <= top &&
-                           d->status[s].last_completed > coll
-                       ? d->status[s].last_completed
+        if (d->status[s].pg_id == d->pgs[k].pg_id) {
+            const fr_pg_status *st = &d->status[s];
+            bool shown = st->last_enqueued == top || st->last_enqueued == last;
+            return shown && st->last_completed <= top && st->last_completed > coll
+                       ? st->last_completed
                        : -1;
+        }
     return -1;
+}
+
+/* Whether dump entry e is a collective of its own (no send/recv, no end marker). */
+static bool plain_collective(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return !op->is_send && !op->is_recv && !(op->flags & (FA_OP_END_MARKER | FA_OP_COALESCED));
 }
 
 /* Per pg slot k of input rank ri's dump (o->done[k]): the p2p_seq_id up to which its
@@ -651,18 +662,19 @@ static int own_counters_of(const builder *b, own_counters *o, uint32_t ri) {
     const fa_dump *d = b->in->ranks[ri].dump;
     const fa_store *store = b->in->store;
     if (o->rank_index == ri) return 0;
-    if (fa_grow((void **)&o->done, &o->cap, 2 * (size_t)d->npgs + 1, sizeof *o->done)) return -1;
-    int64_t *coll = o->done + d->npgs;
+    if (fa_grow((void **)&o->done, &o->cap, 3 * (size_t)d->npgs + 1, sizeof *o->done)) return -1;
+    int64_t *coll = o->done + d->npgs, *last = coll + d->npgs;
     o->rank_index = ri;
-    for (uint32_t k = 0; k < d->npgs; k++) o->done[k] = coll[k] = -1;
+    for (uint32_t k = 0; k < d->npgs; k++) o->done[k] = coll[k] = last[k] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) { /* the newest transfer's number, per group */
         const fa_entry *e = &d->entries[i];
         uint32_t k = fa_entry_pg(store, e);
         if (fa_entry_coll_seq(d, e) > coll[k]) coll[k] = fa_entry_coll_seq(d, e);
         if (is_transfer(b, e)) o->done[k] = fa_entry_p2p_seq(d, e);
+        last[k] = plain_collective(b, e) ? fa_entry_coll_seq(d, e) : -1;
     }
     for (uint32_t k = 0; k < d->npgs; k++)
-        o->done[k] = o->done[k] >= 0 ? counted_done(d, k, o->done[k], coll[k]) : -1;
+        o->done[k] = o->done[k] >= 0 ? counted_done(d, k, o->done[k], last[k], coll[k]) : -1;
     for (uint32_t k = 0; k < d->npgs; k++) { /* kept where that number's transfer shows pending */
         bool pending = false;
         for (uint32_t i = 0; i < d->nentries && o->done[k] >= 0 && !pending; i++) {

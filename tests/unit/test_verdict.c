@@ -2593,6 +2593,43 @@ static void a_pending_batch_of_one_done_by_its_own_counters(void **state) {
     done(&j);
 }
 
+/* Rank 1 issued all_reduce #1 on its pipeline group after its batches of one recv (left
+ * "scheduled", markers dropped): its pg_status's last enqueued is that collective, its newest
+ * entry there, and its last completed, 2, above every collective number it issued there, is a
+ * send/recv's: its recvs #1 and #2 are done, as rank 0's sends are by its own counters, so that
+ * rank 0's pending send #3 is not paired with a recv rank 1 finished (mutation sg09; sim seed
+ * 5419, where the sides' mixed states made a size mismatch). */
+static void a_collective_after_the_batches_is_their_ranks_last_enqueued(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    j.p2p_sizes = "[[1]]";
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 1, "scheduled");
+    j.p2p_sizes = "[[8]]";
+    p2p(&j, 0, "1", "send 0->1", 2, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 2, "scheduled");
+    j.p2p_sizes = "[[4]]";
+    p2p(&j, 0, "1", "send 0->1", 3, "scheduled");
+    batch_end(&j, 0, "1", 3, "scheduled");
+    j.coll_p2p_seq = 2;
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    static const char *const fmt =
+        "\"0\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+        "\"last_completed_collective\": 1}, \"1\": {\"last_enqueued_collective\": %d, "
+        "\"last_started_collective\": -1, \"last_completed_collective\": 2}";
+    snprintf(j.status[0], sizeof j.status[0], fmt, 3);
+    snprintf(j.status[1], sizeof j.status[1], fmt, 1);
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++) {
+        const fa_call *c = fa_op_call(&j.a.match, op, 1);
+        if (j.a.match.ops[op].is_p2p && c) assert_int_equal(c->state, FR_STATE_COMPLETED);
+    }
+    assert_null(finding(&j, FA_SIZE_MISMATCH));
+    done(&j);
+}
+
 /* PyTorch's pg_status numbers a collective by its collective_seq_id and a batch by its
  * p2p_seq_id: rank 0's "completed 1" is its all_reduce #1, not its batch #1 (send to 1, recv
  * from 2, its end marker still pending), whose entries carry collective count 1: the batch stays
@@ -3871,6 +3908,7 @@ int main(void) {
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_pending_batch_of_one_done_by_its_own_counters),
         cmocka_unit_test(a_collective_number_completed_is_no_batch_of_that_number),
+        cmocka_unit_test(a_collective_after_the_batches_is_their_ranks_last_enqueued),
         cmocka_unit_test(a_whole_history_with_fewer_sends_than_its_peer_received_is_older),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
