@@ -241,6 +241,50 @@ static void note_older_alone(builder *b, const uint32_t *run, size_t n) {
     }
 }
 
+/* Whether input rank ri's dump shows an entry completed: it is no only-active dump (PyTorch's
+ * only_active drops every entry it saw completed), so none of its newest records was left out. */
+static bool keeps_completed(const builder *b, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    for (uint32_t i = 0; i < d->nentries; i++)
+        if (fa_entry_traits(b->in->store, &d->entries[i])->state == FR_STATE_COMPLETED) return true;
+    return false;
+}
+
+/* One end of a run, input rank ri, whose dump holds its whole history (record ids from 0, no gap,
+ * not cut, no only-active dump: keeps_completed) shows fewer transfers of the run (nx; none at
+ * all where the run holds no record of it) than the other end's records Y[0..ny-1] show
+ * completed: each completed transfer had its partner on the wire, one for one (NCCL pairs a
+ * peer's sends and recvs in order), so rank ri issued more than its dump shows, after it was
+ * written: that dump is older than the other's (tests/sim seed 10130: rank 31's recorder dump,
+ * records 0-4, shows one send to its pipeline peer 82, whose ring shows two recvs from 31
+ * completed; 31's pending all_reduce #1, completed by every peer, read as a stalled GPU beside
+ * the two ranks without a readable dump). Whatever the numbering (the recorder's launch numbers
+ * too): only counts are compared. Not gloo's (it records no send/recv). */
+static void note_older_by_count(builder *b, long ri, size_t nx, const uint32_t *Y, size_t ny) {
+    if (ri < 0) return;
+    const fa_dump *d = b->in->ranks[ri].dump;
+    fa_stale *st = &b->m->rank_stale[ri];
+    if (d->records_no_p2p || st->group >= 0 || !window_gapless(b, (uint32_t)ri) ||
+        !whole_history(b, (uint32_t)ri))
+        return;
+    size_t done = 0;
+    const p2p_rec *newest = NULL;
+    for (size_t i = 0; i < ny; i++)
+        if (b->p2p[Y[i]].state == FR_STATE_COMPLETED) done++, newest = &b->p2p[Y[i]];
+    if (done <= nx || !keeps_completed(b, (uint32_t)ri)) return;
+    const p2p_rec *y = &b->p2p[Y[0]];
+    uint32_t pos = y->is_send ? y->dst_pos : y->src_pos;
+    int64_t issued = b->p2p_issued[b->m->view_at[y->group] + pos];
+    *st = (fa_stale){ (long)y->group, fa_p2p_seq(b->in, newest), issued, st->cut };
+}
+
+/* The input rank of the member at the other end of run record x, -1 without a dump. */
+static long other_end(const builder *b, const p2p_rec *x) {
+    const fa_group *g = &b->groups->v[x->group];
+    uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
+    return other < g->nmembers ? g->member_input[other] : -1;
+}
+
 /* NCCL pairs a peer's sends and recvs in the order they were posted: with both histories whole,
  * the k-th send pairs with the k-th recv, whatever each side recorded of its state (in a batch
  * that never completed, an op done on the wire stays "scheduled"). */
@@ -496,6 +540,8 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     while (ns < n && v[run[ns]].is_send) ns++;
     const uint32_t *S = run, *R = run + ns;
     size_t nr = n - ns, cs = 0, cr = 0;
+    note_older_by_count(b, other_end(b, &v[run[0]]), ns ? nr : ns, run, ns ? ns : nr);
+    if (ns && nr) note_older_by_count(b, other_end(b, &v[R[0]]), ns, R, nr);
     if (ns && nr && v[run[0]].src_pos != UINT32_MAX && v[run[0]].dst_pos != UINT32_MAX &&
         seq_ids_align(b, &v[run[0]]))
         return pair_by_seq(b, S, ns, R, nr);
@@ -575,6 +621,95 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
            fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
 }
 
+/* Per pg slot of one rank's dump: the highest p2p_seq_id up to which its send/recv there are
+ * done by its own counters (done_by_own_counters), -1 none. */
+typedef struct own_counters {
+    uint32_t rank_index; /* whose dump `done` describes; UINT32_MAX none yet */
+    int64_t *done;       /* per pg slot; then scratch: two more per pg slot */
+    size_t cap;
+} own_counters;
+
+/* The p2p_seq_id that pg_status says the rank completed last in pg slot k, where the last work
+ * it enqueued there is shown as its newest entry there: numbered as its newest send/recv (top),
+ * or as the collective that is its newest entry (last: that collective_seq_id, -1 where the
+ * newest entry is no plain collective; tests/sim seed 5419, a collective issued on the pipeline
+ * group after its batches); and where no collective it issued there carries that number (coll:
+ * the highest collective_seq_id of its entries there; PyTorch's pg_status numbers a collective
+ * by its collective_seq_id, tests/sim seed 684: a completed barrier #1 beside a pending batch
+ * #1); -1 otherwise. */
+static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t last, int64_t coll) {
+    for (uint32_t s = 0; s < d->nstatus; s++)
+        if (d->status[s].pg_id == d->pgs[k].pg_id) {
+            const fr_pg_status *st = &d->status[s];
+            bool shown = st->last_enqueued == top || st->last_enqueued == last;
+            return shown && st->last_completed <= top && st->last_completed > coll
+                       ? st->last_completed
+                       : -1;
+        }
+    return -1;
+}
+
+/* Whether dump entry e is a collective of its own (no send/recv, no end marker). */
+static bool plain_collective(const builder *b, const fa_entry *e) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    return !op->is_send && !op->is_recv && !(op->flags & (FA_OP_END_MARKER | FA_OP_COALESCED));
+}
+
+/* Per pg slot k of input rank ri's dump (o->done[k]): the p2p_seq_id up to which its
+ * send/recv there are done by its own counters (counted_done, where its entry of that number
+ * is a send/recv that still says pending), -1 none. */
+static int own_counters_of(const builder *b, own_counters *o, uint32_t ri) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    const fa_store *store = b->in->store;
+    if (o->rank_index == ri) return 0;
+    if (fa_grow((void **)&o->done, &o->cap, 3 * (size_t)d->npgs + 1, sizeof *o->done)) return -1;
+    int64_t *coll = o->done + d->npgs, *last = coll + d->npgs;
+    o->rank_index = ri;
+    for (uint32_t k = 0; k < d->npgs; k++) o->done[k] = coll[k] = last[k] = -1;
+    for (uint32_t i = 0; i < d->nentries; i++) { /* the newest transfer's number, per group */
+        const fa_entry *e = &d->entries[i];
+        uint32_t k = fa_entry_pg(store, e);
+        if (fa_entry_coll_seq(d, e) > coll[k]) coll[k] = fa_entry_coll_seq(d, e);
+        if (is_transfer(b, e)) o->done[k] = fa_entry_p2p_seq(d, e);
+        last[k] = plain_collective(b, e) ? fa_entry_coll_seq(d, e) : -1;
+    }
+    for (uint32_t k = 0; k < d->npgs; k++)
+        o->done[k] = o->done[k] >= 0 ? counted_done(d, k, o->done[k], last[k], coll[k]) : -1;
+    for (uint32_t k = 0; k < d->npgs; k++) { /* kept where that number's transfer shows pending */
+        bool pending = false;
+        for (uint32_t i = 0; i < d->nentries && o->done[k] >= 0 && !pending; i++) {
+            const fa_entry *e = &d->entries[i];
+            pending = fa_entry_pg(store, e) == k && fa_entry_p2p_seq(d, e) == o->done[k] &&
+                      is_transfer(b, e) && fa_entry_traits(store, e)->state != FR_STATE_COMPLETED;
+        }
+        o->done[k] = pending ? o->done[k] : -1;
+    }
+    return 0;
+}
+
+/* Whether pending send/recv record x completed by its rank's own counters, in a group of any
+ * size: pg_status says the rank completed work numbered C in the group, its last enqueued there
+ * is numbered as its newest send/recv (PyTorch's counters mix collective and send/recv numbers:
+ * read as send/recv numbers, as complete_p2p_by_counters reads a pair's, unless as many
+ * collectives as it numbered send/recv followed there, all completed), and its entry W numbered
+ * C still says pending. A lone send/recv that completed is dumped "completed" (its own end event
+ * is read at dump time), so W sits in a batch whose end marker completed (PyTorch leaves a
+ * batch's send/recv "scheduled"; an only-active dump drops the marker, and a batch of one
+ * transfer then shows nothing beside it): W ran on the group's own stream, in issue order after
+ * every earlier batch of the rank there, x's (numbered C or less) among them (tests/sim seed
+ * 3962: pipeline stages of batches of one, all done, their entries paired across windows that
+ * start at different transfers into size mismatches nobody made). A rank that ran the group's
+ * send/recv both alone and in batches could hold a lone x pending on its pair's stream: as
+ * complete_p2p_by_counters, this reads one program's send/recv as all batched or all alone.
+ * NCCL-numbered dumps only (gloo's counters count op ids, the recorder's launches). */
+static bool done_by_own_counters(const builder *b, own_counters *o, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    if (d->launch_numbered || d->blocks_caller || d->records_no_p2p ||
+        own_counters_of(b, o, x->rank_index))
+        return false;
+    return fa_p2p_seq(b->in, x) <= o->done[fa_entry_pg(b->in->store, &d->entries[x->entry])];
+}
+
 int fa_mb_pair_p2p(builder *b) {
     size_t nviews = b->groups->n
                         ? b->m->view_at[b->groups->n - 1] + b->groups->v[b->groups->n - 1].nmembers
@@ -592,9 +727,11 @@ int fa_mb_pair_p2p(builder *b) {
     }
     for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = b->p2p_completed[i] = -1;
     for (size_t i = 0; i < b->in->nranks; i++) b->p2p_oldest_pending[i] = UINT32_MAX;
+    own_counters own = { UINT32_MAX, NULL, 0 };
     for (size_t i = 0; i < b->np2p; i++) {
         p2p_rec *x = &b->p2p[i];
-        if (x->state != FR_STATE_COMPLETED && batch_end_dropped(b, x))
+        if (x->state != FR_STATE_COMPLETED &&
+            (batch_end_dropped(b, x) || done_by_own_counters(b, &own, x)))
             x->state = FR_STATE_COMPLETED;
         if (x->state != FR_STATE_COMPLETED && x->entry < b->p2p_oldest_pending[x->rank_index])
             b->p2p_oldest_pending[x->rank_index] = x->entry;
@@ -604,6 +741,7 @@ int fa_mb_pair_p2p(builder *b) {
         if (x->state == FR_STATE_COMPLETED && seq > b->p2p_completed[at])
             b->p2p_completed[at] = seq;
     }
+    free(own.done);
     int rc = 0;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
         size_t j = i;

@@ -2585,6 +2585,153 @@ static void a_remote_error_beside_a_crash_is_the_crash(void **state) {
     }
 }
 
+/* Pipeline stages 0, 1, 2 run batches of one send/recv; PyTorch leaves their entries "scheduled"
+ * and an only-active dump drops each batch's completed end marker, so nothing beside an entry
+ * says it sits in a batch. Each rank's pg_status says the group's last enqueued work, its newest
+ * send/recv, completed: a lone send/recv that completed would be dumped "completed", so those
+ * are batches, done on the group's stream after every earlier one. Rank 1's window starts later
+ * than rank 0's (a ring): paired by order, rank 0's send #3 of [[4]] would meet rank 1's recv #9
+ * of [[8]], a size mismatch nobody made. Rank 2 never issued all_reduce #2, which 0 and 1 wait
+ * in (mutation sg05; sim seeds 3962, 5219). */
+static void a_pending_batch_of_one_done_by_its_own_counters(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1, 2]");
+    static const struct {
+        int rank, seq;
+        const char *what, *sizes;
+    } p[] = { { 0, 3, "send 0->1", "[[4]]" },   { 0, 4, "recv 0<-1", "[[4]]" },
+              { 0, 5, "send 0->1", "[[8]]" },   { 0, 6, "recv 0<-1", "[[16]]" },
+              { 1, 8, "send 1->0", "[[4]]" },   { 1, 9, "recv 1<-0", "[[8]]" },
+              { 1, 10, "send 1->2", "[[8]]" },  { 1, 11, "recv 1<-2", "[[16]]" },
+              { 1, 12, "send 1->0", "[[16]]" }, { 2, 5, "recv 2<-1", "[[8]]" },
+              { 2, 6, "send 2->1", "[[16]]" } };
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
+        j.p2p_sizes = p[i].sizes;
+        p2p(&j, p[i].rank, "1", p[i].what, p[i].seq, "scheduled");
+    }
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    static const char *const fmt =
+        "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+        "\"last_completed_collective\": 1}, \"1\": {\"last_enqueued_collective\": %d, "
+        "\"last_started_collective\": -1, \"last_completed_collective\": %d}";
+    snprintf(j.status[0], sizeof j.status[0], fmt, 2, 6, 6);
+    snprintf(j.status[1], sizeof j.status[1], fmt, 2, 12, 12);
+    snprintf(j.status[2], sizeof j.status[2], fmt, 1, 6, 6);
+    run(&j);
+    assert_null(finding(&j, FA_SIZE_MISMATCH));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
+/* Rank 1 issued all_reduce #1 on its pipeline group after its batches of one recv (left
+ * "scheduled", markers dropped): its pg_status's last enqueued is that collective, its newest
+ * entry there, and its last completed, 2, above every collective number it issued there, is a
+ * send/recv's: its recvs #1 and #2 are done, as rank 0's sends are by its own counters, so that
+ * rank 0's pending send #3 is not paired with a recv rank 1 finished (mutation sg09; sim seed
+ * 5419, where the sides' mixed states made a size mismatch). */
+static void a_collective_after_the_batches_is_their_ranks_last_enqueued(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    j.p2p_sizes = "[[1]]";
+    p2p(&j, 0, "1", "send 0->1", 1, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 1, "scheduled");
+    j.p2p_sizes = "[[8]]";
+    p2p(&j, 0, "1", "send 0->1", 2, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 2, "scheduled");
+    j.p2p_sizes = "[[4]]";
+    p2p(&j, 0, "1", "send 0->1", 3, "scheduled");
+    batch_end(&j, 0, "1", 3, "scheduled");
+    j.coll_p2p_seq = 2;
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    static const char *const fmt =
+        "\"0\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+        "\"last_completed_collective\": 1}, \"1\": {\"last_enqueued_collective\": %d, "
+        "\"last_started_collective\": -1, \"last_completed_collective\": 2}";
+    snprintf(j.status[0], sizeof j.status[0], fmt, 3);
+    snprintf(j.status[1], sizeof j.status[1], fmt, 1);
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++) {
+        const fa_call *c = fa_op_call(&j.a.match, op, 1);
+        if (j.a.match.ops[op].is_p2p && c) assert_int_equal(c->state, FR_STATE_COMPLETED);
+    }
+    assert_null(finding(&j, FA_SIZE_MISMATCH));
+    done(&j);
+}
+
+/* PyTorch's pg_status numbers a collective by its collective_seq_id and a batch by its
+ * p2p_seq_id: rank 0's "completed 1" is its all_reduce #1, not its batch #1 (send to 1, recv
+ * from 2, its end marker still pending), whose entries carry collective count 1: the batch stays
+ * pending, and ranks 1 and 2, idle, never posted their ends (mutation sg08; sim seed 684, where
+ * the batch was read as done and the job as ok). */
+static void a_collective_number_completed_is_no_batch_of_that_number(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    j.p2p_coll_seq = 1;
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "scheduled");
+    strcpy(j.status[0], "\"0\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        if (j.a.match.ops[op].is_p2p) {
+            const fa_call *c = fa_op_call(&j.a.match, op, 0);
+            assert_non_null(c);
+            assert_int_not_equal(c->state, FR_STATE_COMPLETED);
+        }
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    done(&j);
+}
+
+/* Rank 1's recorder dump holds its whole history (record ids from 0, entries completed: no
+ * only-active dump) and one send to its pipeline peer 0, whose ring shows two recvs from 1
+ * completed: each had its send on the wire, so rank 1 sent again after its dump was written,
+ * which is older than rank 0's. Its all_reduce #1, still started, is no stalled GPU though rank
+ * 0 completed it (mutation sg06; sim seed 10130, where the recorder's launch numbers leave the
+ * pair's ids unaligned). */
+static void a_whole_history_with_fewer_sends_than_its_peer_received_is_older(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1]");
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r], "{\"global_rank\": %d, \"version\": \"1\"}", r);
+    j.first_record[0] = 3;
+    p2p(&j, 0, "1", "recv 0<-1", 2, "completed");
+    p2p(&j, 0, "1", "recv 0<-1", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 1, "completed");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    p2p(&j, 1, "1", "send 1->0", 1, "completed");
+    rec(&j, 1, "0", "all_reduce", 1, "started");
+    j.skip[2] = 1;
+    run(&j);
+    assert_true(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_false(fa_stale_known(&j.a.match.rank_stale[0]));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+    /* an only-active dump (nothing in it completed) may have dropped its newest records, sends
+     * that completed among them: no proof of an older dump (mutation sg07) */
+    job_init(&j, 3);
+    group(&j, "1", "PP", "[0, 1]");
+    for (int r = 0; r < 2; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r], "{\"global_rank\": %d, \"version\": \"1\"}", r);
+    j.first_record[0] = 3;
+    p2p(&j, 0, "1", "recv 0<-1", 2, "completed");
+    p2p(&j, 0, "1", "recv 0<-1", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    p2p(&j, 1, "1", "send 1->0", 1, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 1, "started");
+    j.skip[2] = 1;
+    run(&j);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[1]));
+    done(&j);
+}
+
 /* Rank 1's dump was cut inside its entries after all_reduce #2 (its pg_config and pg_status,
  * written before the entries as in a torch pickle, are whole): its counters say it issued #3 and
  * completed #2, and rank 0 completed #3. Rank 1's GPU stalled in #3: it is named, the job is not
@@ -3793,6 +3940,10 @@ int main(void) {
         cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
+        cmocka_unit_test(a_pending_batch_of_one_done_by_its_own_counters),
+        cmocka_unit_test(a_collective_number_completed_is_no_batch_of_that_number),
+        cmocka_unit_test(a_collective_after_the_batches_is_their_ranks_last_enqueued),
+        cmocka_unit_test(a_whole_history_with_fewer_sends_than_its_peer_received_is_older),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
