@@ -84,6 +84,40 @@ static bool stands_for(const fa_group *g, const fa_group *of, const fa_group *ot
     return !fa_desc_says_nothing(g->desc) || (g != other && !one_family(g, other));
 }
 
+/* The record_id of input rank ri's first collective entry numbered past op's in op's group or
+ * one of its family (stands_for), or -1. A group issues its collectives in number order: the
+ * rank issued op's counterpart before it, though its window (only-active, a ring) may have
+ * dropped that one (sim seed 9679: stage 0's tensor-parallel all_reduce #6 before its embedding
+ * all_reduce #2, #5 dropped, read as "embedding first" against a last stage pending in #5). */
+static int64_t later_in_family(const decider *d, size_t ri, const fa_op *op, const fa_op *other) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        if (fa_entry_traits(d->in->store, e)->is_p2p || fa_entry_coll_seq(dump, e) <= op->seq)
+            continue;
+        long gi = fa_groups_find(d->groups, ri, dump->pgs[fa_entry_pg(d->in->store, e)].name);
+        if (gi >= 0 &&
+            stands_for(&d->groups->v[gi], &d->groups->v[op->group], &d->groups->v[other->group]))
+            return fa_entry_record_id(dump, e);
+    }
+    return -1;
+}
+
+/* What input rank ri's history says of the order of `first` and `second` where its window
+ * dropped one of them (at_first or at_second -1: only-active, a ring) but kept a later
+ * collective of that one's group: +1 first before second, -1 second before first, 0 it cannot
+ * say (the later one was issued after the other: the dropped one may lie on either side; or
+ * both dropped). 2 where no such later collective speaks: the caller reads the records kept. */
+static int dropped_order(const decider *d, size_t ri, const fa_op *first, const fa_op *second,
+                         int64_t at_first, int64_t at_second) {
+    if ((at_first < 0) == (at_second < 0)) return at_first < 0 ? 0 : 2;
+    int64_t later = at_first < 0 ? later_in_family(d, ri, first, second)
+                                 : later_in_family(d, ri, second, first);
+    if (later < 0) return 2;
+    if (at_first < 0) return later < at_second ? 1 : 0;
+    return later < at_first ? -1 : 0;
+}
+
 enum { ORDER_WITNESSES = 8 };
 
 /* What input rank wi's history says of the program's order: +1 when it issued the `first`
@@ -105,6 +139,8 @@ static int witness_order(const decider *d, size_t wi, const fa_op *first, const 
         else if (at_second < 0 && seq == second->seq && stands_for(&d->groups->v[g], gs, gf))
             at_second = fa_entry_record_id(dump, e);
     }
+    int said = dropped_order(d, wi, first, second, at_first, at_second);
+    if (said != 2) return said;
     return at_first < 0 || at_second < 0 ? 0 : at_first < at_second ? 1 : -1;
 }
 
@@ -243,6 +279,12 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
         asked++;
         int64_t p = counterpart(d, (size_t)ri, pending, missing),
                 m = counterpart(d, (size_t)ri, missing, pending);
+        int said = dropped_order(d, (size_t)ri, pending, missing, p, m);
+        if (said != 2) {
+            agree += said > 0;
+            contradict += said < 0;
+            continue;
+        }
         if (m >= 0 && (p < 0 ? absent_proven(d, (size_t)ri, pending) : m < p))
             contradict++;
         else if (p >= 0 && (m < 0 ? absent_proven(d, (size_t)ri, missing) : p < m))
@@ -275,6 +317,63 @@ static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq,
     return word;
 }
 
+/* The first collective entry of input rank ri's dump after entry `at` (not a send/recv, nor an
+ * end marker): *gi its group (-1 unknown), *seq its number, *name its name. False when none. */
+static bool next_collective(const decider *d, size_t ri, uint32_t at, long *gi, int64_t *seq,
+                            uint32_t *name) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = at + 1; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        if (t->is_p2p || op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)) continue;
+        *gi = fa_groups_find(d->groups, ri, dump->pgs[t->pg].name);
+        *seq = fa_entry_coll_seq(dump, e);
+        *name = t->name;
+        return *gi >= 0;
+    }
+    return false;
+}
+
+/* Input rank ri's oldest pending send/recv entry in group gi: its index, or -1. */
+static long oldest_pending_p2p(const decider *d, size_t ri, long gi) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        if ((!op->is_send && !op->is_recv) || t->state == FR_STATE_COMPLETED || t->ended) continue;
+        if (fa_groups_find(d->groups, ri, dump->pgs[t->pg].name) == gi) return (long)i;
+    }
+    return -1;
+}
+
+/* Where a sibling's window no longer holds the rank's number (an only-active dump dropped what
+ * completed, a ring the old ones), its own oldest pending send/recv in its group still says
+ * where it stands: the same send/recv (`name`), followed in its dump by the same collective
+ * that follows the rank's (`own_at`; one group, or one of its family, by number and name), at
+ * a higher number than the rank's `seq`: both stand at one point of the program, and the
+ * sibling got there having posted more send/recv in the group than the rank: the rank left
+ * some out (-1; sim seeds 8918, 9679: a stage that skipped its send posts its next recv one
+ * number below its sibling stages', both before the same tensor-parallel all_reduce). 0 when
+ * the sibling says nothing of it. */
+static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, size_t ri, long gi,
+                          int64_t seq, uint32_t name) {
+    long at = oldest_pending_p2p(d, ri, gi);
+    if (at < 0) return 0;
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    const fa_entry *e = &dump->entries[at];
+    if (fa_entry_traits(d->in->store, e)->name != name || fa_entry_p2p_seq(dump, e) <= seq)
+        return 0;
+    long og, sg;
+    int64_t os, ss;
+    uint32_t on, sn;
+    if (!next_collective(d, own_ri, own_at, &og, &os, &on) ||
+        !next_collective(d, ri, (uint32_t)at, &sg, &ss, &sn))
+        return 0;
+    return os == ss && on == sn && one_family(&d->groups->v[og], &d->groups->v[sg]) ? -1 : 0;
+}
+
 /* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
  * (one program, tests/sim's pipeline groups) hold, at the member in the rank's place, the same
  * numbered send/recv as it. Where they hold the one it has pending in G (its oldest there) by
@@ -285,7 +384,7 @@ static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq,
 static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) {
     const fa_group *g = &d->groups->v[missing->group];
     long pos = fa_group_position(g, d->facts[node].rank);
-    const fa_entry *own = NULL;
+    const fa_call *own = NULL;
     int64_t seq = INT64_MAX;
     for (size_t e = d->g.edge_at[node]; pos >= 0 && e < d->g.edge_at[node + 1]; e++) {
         uint32_t x = d->g.edges[e];
@@ -297,16 +396,19 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
         if (!c) continue;
         const fa_entry *ce = fa_call_entry(d->m, d->in, c, 0);
         int64_t s = fa_entry_p2p_seq(d->in->ranks[c->rank_index].dump, ce);
-        if (s < seq) seq = s, own = ce;
+        if (s < seq) seq = s, own = c;
     }
     if (!own) return 0;
-    uint32_t name = fa_entry_traits(d->in->store, own)->name;
+    uint32_t name = fa_entry_traits(d->in->store, fa_call_entry(d->m, d->in, own, 0))->name;
     int agree = 0, contradict = 0, asked = 0;
     for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
         const fa_group *sib = &d->groups->v[gi];
         if (sib == g || sib->nmembers != g->nmembers || !one_family(sib, g)) continue;
         long ri = fa_input_find(d->in, sib->members[pos]);
         int word = ri >= 0 ? p2p_word_at(d, (size_t)ri, (uint32_t)gi, seq, name) : 0;
+        if (ri >= 0 && word == 0 && d->facts[node].has_dump)
+            word = p2p_shift_word(d, own->rank_index, fa_call_entry_index(d->m, own, 0), (size_t)ri,
+                                  (long)gi, seq, name);
         asked += word != 0;
         agree += word > 0;
         contradict += word < 0;

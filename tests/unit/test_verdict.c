@@ -1001,6 +1001,77 @@ static void a_send_recv_left_out_is_told_by_the_sibling_stages(void **state) {
     done(&j);
 }
 
+/* Only-active dumps: the sibling stages keep no completed send/recv, so none holds the rank's
+ * number any more. Stages 0 of the first two pipeline pairs (ranks 0, 2) stand in their recv
+ * 0<-1 #2, their tensor-parallel all_reduce #1 queued behind it; rank 4, stage 0 of the third
+ * pair, stands in the same recv before the same all_reduce at #1: it posted one send/recv fewer
+ * there (it left out its send #1), and 4 and 5 wait on each other. The siblings' own oldest
+ * pending send/recv says it: 4 left the program, 5 follows it (sim seeds 8918, 9679). Without
+ * the tensor-parallel all_reduce after it on both sides, nothing puts the siblings at the rank's
+ * point of the program (they may be a step ahead): no word. */
+static void a_send_recv_left_out_is_told_by_the_siblings_pending_one_later(void **state) {
+    for (int anchored = 1; anchored >= 0; anchored--) {
+        job j;
+        job_init(&j, 6);
+        j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+        group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+        group(&j, "2", "PIPELINE_MODEL_PARALLEL_GROUP", "[2, 3]");
+        group(&j, "3", "PIPELINE_MODEL_PARALLEL_GROUP", "[4, 5]");
+        group(&j, "4", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 2, 4]");
+        group(&j, "5", "TENSOR_MODEL_PARALLEL_GROUP", "[1, 3, 5]");
+        const char *names[] = { "1", "2" };
+        for (int p = 0; p < 2; p++) {
+            p2p(&j, 2 * p, names[p], "recv 0<-1", 2, "started");
+            if (anchored) rec(&j, 2 * p, "4", "all_reduce", 1, "scheduled");
+            p2p(&j, 2 * p + 1, names[p], "send 1->0", 2, "started");
+            rec(&j, 2 * p + 1, "5", "all_reduce", 1, "scheduled");
+        }
+        p2p(&j, 4, "3", "recv 0<-1", 1, "started"); /* its send #1 left out */
+        rec(&j, 4, "4", "all_reduce", 1, "scheduled");
+        p2p(&j, 5, "3", "recv 1<-0", 1, "started");
+        run(&j);
+        if (anchored)
+            assert_culprits(&j, FA_STATUS_HANG, "4");
+        else
+            assert_false(j.a.verdict.status == FA_STATUS_HANG && j.a.verdict.culprits.n == 1 &&
+                         j.a.verdict.culprits.v[0] == 4);
+        done(&j);
+    }
+}
+
+/* Only-active dumps. Rank 2 left TP #4 and #5 out and went on to the step's default_pg #3, where
+ * it waits for rank 3; rank 3 waits in TP #4 for rank 2. Ranks 0 and 1 completed TP #4, gone from
+ * their dumps, but their TP #5, pending before default_pg #3, says they issued #4 before it too
+ * (a group issues its collectives in number order): rank 3 never got to default_pg #3, a victim,
+ * and rank 2 is the one named (sim seed 9679, where the lack of the dropped collective made
+ * four victims culprits). Read by the kept entries alone, nobody tells the order: 2 and 3. */
+static void a_later_collective_of_the_group_says_its_dropped_one_came_first(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TP", "[0, 1]");
+    group(&j, "2", "TP", "[2, 3]");
+    for (int r = 0; r < 2; r++) {
+        rec(&j, r, "1", "all_reduce", 5, "scheduled");
+        rec(&j, r, "0", "all_reduce", 3, "started");
+    }
+    rec(&j, 2, "0", "all_reduce", 3, "started");
+    rec(&j, 3, "2", "all_reduce", 4, "started");
+    const char *tp[] = { "\"1\": {\"last_enqueued_collective\": 5, \"last_started_collective\": 4, "
+                         "\"last_completed_collective\": 4}",
+                         "\"2\": {\"last_enqueued_collective\": 3, \"last_started_collective\": 3, "
+                         "\"last_completed_collective\": 3}",
+                         "\"2\": {\"last_enqueued_collective\": 4, \"last_started_collective\": 4, "
+                         "\"last_completed_collective\": 3}" };
+    for (int r = 0; r < 4; r++)
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": %d, "
+                 "\"last_completed_collective\": 2}, %s",
+                 r < 3 ? 3 : 2, r < 3 ? 3 : 2, tp[r < 2 ? 0 : r - 1]);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Every member of a gloo group (members rebuilt from the entries) has #2 pending, but one issued
  * another operation there: the mismatch holds them up, not a member without a dump. */
 static void members_pending_in_different_ops_are_no_missing_member(void **state) {
@@ -3840,6 +3911,8 @@ int main(void) {
         cmocka_unit_test(a_skip_cycle_holds_beside_a_rank_without_dump),
         cmocka_unit_test(a_pair_across_an_older_dump_is_no_size_mismatch),
         cmocka_unit_test(a_send_recv_left_out_is_told_by_the_sibling_stages),
+        cmocka_unit_test(a_send_recv_left_out_is_told_by_the_siblings_pending_one_later),
+        cmocka_unit_test(a_later_collective_of_the_group_says_its_dropped_one_came_first),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
         cmocka_unit_test(an_unreadable_member_did_not_die_in_an_ended_op),
