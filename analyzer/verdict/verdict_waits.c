@@ -354,6 +354,27 @@ static bool waits_on_no_absent(const decider *d, size_t op, uint32_t n, size_t p
            fa_vw_held_by_wrong_end(d, op, n, wrong_from);
 }
 
+/* The edges of member p (node `node`) pending in op i (op node x, `pending` members pending):
+ * to the op and back, but none out of it where its call lies at or after its own send/recv to
+ * the wrong peer (wrong_from: fa_vw_wrong_end_records), whose batch holds its stream: nothing
+ * it has pending from there on waits on anyone (the wrong end itself keeps its loop: the sink
+ * judge finds it there). The others pending in op then wait for it as for a member that never
+ * joined: its stream will not reach op (tests/sim seeds 5995, 8682: rank 0's batch received from
+ * rank 1, which ran that batch without a send to 0 and waits for 0 in the group's next
+ * all_reduce, queued on 0 behind the batch). */
+static int add_pending_edges(decider *d, uint32_t x, size_t i, uint32_t p, long node,
+                             bool wrong_end, const int64_t *wrong_from, size_t pending) {
+    bool self_stuck = !wrong_end && fa_vg_call_record(d, i, p) >= wrong_from[node];
+    if ((!self_stuck && add_edge(&d->g, (uint32_t)node, x)) || add_edge(&d->g, x, (uint32_t)node))
+        return -1;
+    rank_facts *f = &d->facts[node];
+    if (self_stuck && pending > 1) {
+        f->waited = true;
+        note_waited(d, &f->missing_op, &f->missing_waiters, i, pending - 1);
+    }
+    return 0;
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -414,10 +435,7 @@ int fa_vw_build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                /* the wrong end itself keeps its loop: the sink judge finds it there */
-                bool self_stuck = !wrong_peer[i] && fa_vg_call_record(d, i, p) >= wrong_from[node];
-                if ((rc = (!self_stuck && add_edge(g, (uint32_t)node, x)) ||
-                          add_edge(g, x, (uint32_t)node)) != 0)
+                if ((rc = add_pending_edges(d, x, i, p, node, wrong_peer[i], wrong_from, pending)))
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
                        !(failed && !open && s == FA_MS_NEVER) &&

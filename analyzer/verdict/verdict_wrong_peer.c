@@ -102,6 +102,14 @@ static int note_waits_on(const decider *d, peer_blocks *b, size_t op, const fa_g
     return 0;
 }
 
+/* Whether member k of op (expected states in d->members/d->states, its node `node`) holds up the
+ * members pending there: absent, or queued behind an older pending call of its own. */
+static bool holds_up(const decider *d, const peer_blocks *b, size_t op, uint32_t k, long node) {
+    return node >= 0 &&
+           (fa_member_state_absent(d->states[k]) ||
+            (fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], node)));
+}
+
 /* b->oldest_pending from the calls alone: a call not completed, in a dump as new as its peers'. */
 static int find_oldest_pending(const decider *d, peer_blocks *b) {
     b->oldest_pending = malloc((d->nfacts + 1) * sizeof *b->oldest_pending);
@@ -121,6 +129,11 @@ static int find_oldest_pending(const decider *d, peer_blocks *b) {
     return 0;
 }
 
+/* b->blocked and b->waited per node, and b->asked: which asked peers wait on which posters, in
+ * an op where the poster is absent or has it queued behind an older pending call of its own (its
+ * stream has not reached it: tests/sim seeds 5995, 8682, a peer waiting in the group's next
+ * all_reduce for the rank whose batch before it received from the wrong peer). A member queued
+ * there makes no peer blocked: it issued the op, and where its own head waits is judged there. */
 static int blocked_ranks(const decider *d, peer_blocks *b) {
     b->blocked = calloc(d->nfacts + 1, 1);
     b->waited = calloc(d->nfacts + 1, 1);
@@ -128,21 +141,22 @@ static int blocked_ranks(const decider *d, peer_blocks *b) {
     for (size_t op = 0; op < d->m->nops; op++) {
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
-        bool absent = false;
-        bool pending = false;
+        bool absent = false, pending = false, held = false;
         for (uint32_t k = 0; k < n; k++) {
             absent |= fa_member_state_absent(d->states[k]);
             pending |= fa_member_state_pending(d->states[k]);
         }
+        for (uint32_t k = 0; pending && !absent && !held && k < n; k++)
+            held = holds_up(d, b, op, k, fa_vg_rank_node(d, grp->members[d->members[k]]));
         const fa_op *o = &d->m->ops[op];
         for (uint32_t k = 0; pending && !(o->is_p2p && o->ncalls == 1) && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node >= 0 && fa_member_state_absent(d->states[k])) b->waited[node] = true;
         }
-        for (uint32_t k = 0; absent && k < n; k++) {
+        for (uint32_t k = 0; (absent || held) && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
-            b->blocked[node] = true;
+            b->blocked[node] |= absent;
             if (b->asked_peer[node] && note_waits_on(d, b, op, grp, n, node)) return -1;
         }
     }
@@ -175,14 +189,6 @@ static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, p
         }
     }
     return 0;
-}
-
-/* Whether member k of op (expected states in d->members/d->states, its node `node`) holds up the
- * members pending there: absent, or queued behind an older pending call of its own. */
-static bool holds_up(const decider *d, const peer_blocks *b, size_t op, uint32_t k, long node) {
-    return node >= 0 &&
-           (fa_member_state_absent(d->states[k]) ||
-            (fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], node)));
 }
 
 /* The edges of op for build_holds (counted, or put when `put`): each node pending there to the
