@@ -71,6 +71,7 @@ int fa_vw_collect_ranks(decider *d) {
                                     .open_head = INT64_MAX,
                                     .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
                                     .missing_op = -1,
+                                    .queued_op = -1,
                                     .lag_op = -1,
                                     .lag_record = INT64_MAX,
                                     .broken_op = -1,
@@ -368,11 +369,22 @@ static int add_pending_edges(decider *d, uint32_t x, size_t i, uint32_t p, long 
     if ((!self_stuck && add_edge(&d->g, (uint32_t)node, x)) || add_edge(&d->g, x, (uint32_t)node))
         return -1;
     rank_facts *f = &d->facts[node];
-    if (self_stuck && pending > 1) {
-        f->waited = true;
-        note_waited(d, &f->missing_op, &f->missing_waiters, i, pending - 1);
-    }
+    if (self_stuck && pending > 1)
+        note_waited(d, &f->queued_op, &f->queued_waiters, i, pending - 1);
     return 0;
+}
+
+/* A poster waited for only where it has an op queued behind its own wrong end (queued_op,
+ * add_pending_edges) is waited for there; one that some op waits for as absent keeps that op,
+ * which says more (its own send/recv). */
+static void wait_on_queued_posters(decider *d) {
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->waited || f->queued_op < 0) continue;
+        f->waited = true;
+        f->missing_op = f->queued_op;
+        f->missing_waiters = f->queued_waiters;
+    }
 }
 
 int fa_vw_build_graph(decider *d) {
@@ -452,6 +464,7 @@ int fa_vw_build_graph(decider *d) {
         if (rc == 0 && !completed && pending == n && (grp->inferred || fa_vg_unknown_slot(grp)))
             rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
+    wait_on_queued_posters(d);
     free(flags);
     free(wrong_peer);
     fa_vh_free(&h);
