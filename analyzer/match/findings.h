@@ -42,6 +42,8 @@ typedef enum fa_cause {
     FA_CAUSE_UNREADABLE,    /* missing_dump: the rank's file exists but was rejected (unreadable) */
     FA_CAUSE_NEVER_STARTED, /* state_mismatch: others started it on the GPU, these never did */
     FA_CAUSE_TIMEOUT,       /* stuck_collective: scheduled everywhere past a watchdog's timeout */
+    FA_CAUSE_WRONG_PEER,    /* missing_ranks: issued, but queued behind its own send/recv posted
+                             * to the wrong peer, which its stream never gets past */
 } fa_cause;
 
 typedef struct fa_finding {

@@ -34,6 +34,9 @@ typedef struct rank_facts {
     bool waited;            /* some pending op waits for it to issue something */
     long missing_op;        /* the op most ranks wait for it in */
     size_t missing_waiters;
+    long queued_op; /* the op most ranks wait for it in that it has queued behind its own send/recv
+                     * to the wrong peer (verdict_waits.c's add_pending_edges), -1 */
+    size_t queued_waiters;
     bool lag;           /* has an op pending that a peer completed */
     bool maybe_stalled; /* lag's looser reading (find_lag): any op pending that a peer completed,
                          * whatever else is known of it; its GPU may have stalled there */

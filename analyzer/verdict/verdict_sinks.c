@@ -85,8 +85,8 @@ static fa_finding *find_op_finding(decider *d, fa_finding_kind kind, long op, si
  * through `index` (op, kind, cause -> finding), or added: one lookup per blamed rank. */
 static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind kind, long op,
                                    fa_cause cause) {
-    uint64_t at, key = (uint64_t)op << 2 | (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 |
-                       (kind == FA_MISSING_DUMP);
+    uint64_t at, key = (uint64_t)op << 3 | (uint64_t)(cause == FA_CAUSE_WRONG_PEER) << 2 |
+                       (uint64_t)(cause == FA_CAUSE_UNREADABLE) << 1 | (kind == FA_MISSING_DUMP);
     if (fa_imap_get(index, key, &at)) return &d->findings->v[at];
     fa_finding *x = fa_findings_add(d->findings, kind, (long)d->m->ops[op].group, op);
     if (!x) return NULL;
@@ -100,15 +100,31 @@ static fa_finding *missing_finding(decider *d, fa_imap *index, fa_finding_kind k
     return x;
 }
 
+/* Removes rank from a normalized set. */
+static void drop_rank(fa_ranks *set, int64_t rank) {
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i] != rank) set->v[kept++] = set->v[i];
+    set->n = kept;
+}
+
 /* Adds f's rank to the finding of the op it is missing from; ranks come ascending, so the set
  * stays sorted. The detail is written once per finding, after (describe_missing). */
 static void blame_missing(decider *d, rank_facts *f, fa_imap *index) {
     fa_finding_kind kind = f->has_dump ? FA_MISSING_RANKS : FA_MISSING_DUMP;
+    /* a rank with a call in the op it is waited for in issued it: its stream is held by its own
+     * send/recv to the wrong peer (verdict_waits.c's add_pending_edges) */
+    const fa_group *grp = &d->groups->v[d->m->ops[f->missing_op].group];
+    long pos = fa_group_position(grp, f->rank);
+    bool queued = pos >= 0 && fa_op_call(d->m, (size_t)f->missing_op, (uint32_t)pos);
     fa_finding *x = missing_finding(d, index, kind, f->missing_op,
-                                    f->unreadable ? FA_CAUSE_UNREADABLE : FA_CAUSE_ENTRIES);
+                                    f->unreadable ? FA_CAUSE_UNREADABLE
+                                    : queued      ? FA_CAUSE_WRONG_PEER
+                                                  : FA_CAUSE_ENTRIES);
     if (!x) return;
     fa_ranks_add(&x->ranks, f->rank);
     if (x->ranks.n > 1 && x->ranks.v[x->ranks.n - 2] >= f->rank) fa_ranks_normalize(&x->ranks);
+    if (queued) drop_rank(&x->others, f->rank); /* it waits there on nobody */
 }
 
 static void describe_missing(decider *d, fa_finding *x) {
@@ -136,6 +152,14 @@ static void describe_missing(decider *d, fa_finding *x) {
         fa_finding_set_detail(x, "rank%s %s wrote no dump; rank%s %s wait%s in %s %s",
                               x->ranks.n > 1 ? "s" : "", who, x->others.n > 1 ? "s" : "", waiting,
                               x->others.n > 1 ? "" : "s", group, label);
+    } else if (x->cause == FA_CAUSE_WRONG_PEER) {
+        fa_finding_set_detail(x,
+                              "rank%s %s wait%s in %s %s; rank%s %s issued it, but queued behind "
+                              "%s own send/recv posted to the wrong peer, which nothing will "
+                              "match: %s stream never gets there",
+                              x->others.n > 1 ? "s" : "", waiting, x->others.n > 1 ? "" : "s",
+                              group, label, x->ranks.n > 1 ? "s" : "", who,
+                              x->ranks.n > 1 ? "their" : "its", x->ranks.n > 1 ? "their" : "its");
     } else if (o->is_p2p) {
         fa_finding_set_detail(x,
                               "rank%s %s wait%s in %s %s; rank%s %s never posted the matching %s",

@@ -130,6 +130,9 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
     case FA_MISSING_RANKS:
         if (f->cause == FA_CAUSE_CRASH)
             snprintf(c->verb, sizeof c->verb, "crashed (%s) in %s", cause, where);
+        else if (f->cause == FA_CAUSE_WRONG_PEER)
+            snprintf(c->verb, sizeof c->verb, "posted a send/recv to the wrong peer before %s",
+                     where);
         else
             snprintf(c->verb, sizeof c->verb, "never joined %s", where);
         c->others_verb = "wait";

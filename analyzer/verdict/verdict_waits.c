@@ -71,6 +71,7 @@ int fa_vw_collect_ranks(decider *d) {
                                     .open_head = INT64_MAX,
                                     .has_dump = fa_input_find(d->in, all.v[i]) >= 0,
                                     .missing_op = -1,
+                                    .queued_op = -1,
                                     .lag_op = -1,
                                     .lag_record = INT64_MAX,
                                     .broken_op = -1,
@@ -393,6 +394,38 @@ static bool waits_on_no_absent(const decider *d, size_t op, uint32_t n, size_t p
            fa_vw_held_by_wrong_end(d, op, n, wrong_from);
 }
 
+/* The edges of member p (node `node`) pending in op i (op node x, `pending` members pending):
+ * to the op and back, but none out of it where its call lies at or after its own send/recv to
+ * the wrong peer (wrong_from: fa_vw_wrong_end_records), whose batch holds its stream: nothing
+ * it has pending from there on waits on anyone (the wrong end itself keeps its loop: the sink
+ * judge finds it there). The others pending in op then wait for it as for a member that never
+ * joined: its stream will not reach op (tests/sim seeds 5995, 8682: rank 0's batch received from
+ * rank 1, which ran that batch without a send to 0 and waits for 0 in the group's next
+ * all_reduce, queued on 0 behind the batch). */
+static int add_pending_edges(decider *d, uint32_t x, size_t i, uint32_t p, long node,
+                             bool wrong_end, const int64_t *wrong_from, size_t pending) {
+    bool self_stuck = !wrong_end && fa_vg_call_record(d, i, p) >= wrong_from[node];
+    if ((!self_stuck && add_edge(&d->g, (uint32_t)node, x)) || add_edge(&d->g, x, (uint32_t)node))
+        return -1;
+    rank_facts *f = &d->facts[node];
+    if (self_stuck && pending > 1)
+        note_waited(d, &f->queued_op, &f->queued_waiters, i, pending - 1);
+    return 0;
+}
+
+/* A poster waited for only where it has an op queued behind its own wrong end (queued_op,
+ * add_pending_edges) is waited for there; one that some op waits for as absent keeps that op,
+ * which says more (its own send/recv). */
+static void wait_on_queued_posters(decider *d) {
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->waited || f->queued_op < 0) continue;
+        f->waited = true;
+        f->missing_op = f->queued_op;
+        f->missing_waiters = f->queued_waiters;
+    }
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -453,10 +486,7 @@ int fa_vw_build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
-                /* the wrong end itself keeps its loop: the sink judge finds it there */
-                bool self_stuck = !wrong_peer[i] && fa_vg_call_record(d, i, p) >= wrong_from[node];
-                if ((rc = (!self_stuck && add_edge(g, (uint32_t)node, x)) ||
-                          add_edge(g, x, (uint32_t)node)) != 0)
+                if ((rc = add_pending_edges(d, x, i, p, node, wrong_peer[i], wrong_from, pending)))
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
                        !(failed && !open && s == FA_MS_NEVER) &&
@@ -473,6 +503,7 @@ int fa_vw_build_graph(decider *d) {
         if (rc == 0 && !completed && pending == n && (grp->inferred || fa_vg_unknown_slot(grp)))
             rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
+    wait_on_queued_posters(d);
     free(flags);
     free(wrong_peer);
     fa_vh_free(&h);

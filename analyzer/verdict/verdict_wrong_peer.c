@@ -38,7 +38,8 @@ typedef struct peer_blocks {
     bool *asked_peer;        /* per node: some pair asks about it */
     int64_t *oldest_pending; /* per node: the record id of its oldest pending call, INT64_MAX */
     fa_imap asked;
-    fa_imap passed; /* passed_key of each posted end's peer: 1 when it completed that slot */
+    fa_imap passed;  /* passed_key of each posted end's peer: 1 when it completed that slot */
+    fa_imap aligned; /* aligned_key: a pair of the two ranks matched in the group, both at seq */
     /* holds_at/holds: per rank node, the ops it has pending; per op (node d->nfacts + op), its
      * members that hold those up (absent, or queued behind an older pending call of their
      * own); CSR, built on first need (holds_chain). stamp: the search's marks, per node. */
@@ -88,18 +89,26 @@ static bool queued_in(const decider *d, const peer_blocks *b, size_t op, uint32_
  * `peer` up there (absent, or queued behind their own older pending call) and that some pair
  * asks about, noted in b->asked. */
 static int note_waits_on(const decider *d, peer_blocks *b, size_t op, const fa_group *grp,
-                         uint32_t n, long peer) {
+                         uint32_t n, long peer, uint64_t how) {
     for (uint32_t k = 0; k < n; k++) {
         long poster = fa_vg_rank_node(d, grp->members[d->members[k]]);
         if (!fa_member_state_absent(d->states[k]) &&
             !(fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], poster)))
             continue;
         uint64_t key = (uint64_t)peer * d->nfacts + (uint64_t)poster, seen;
-        if (poster >= 0 && fa_imap_get(&b->asked, key, &seen) && !seen &&
-            fa_imap_put(&b->asked, key, 1))
+        if (poster >= 0 && fa_imap_get(&b->asked, key, &seen) && (!seen || how < seen) &&
+            fa_imap_put(&b->asked, key, how))
             return -1;
     }
     return 0;
+}
+
+/* Whether member k of op (expected states in d->members/d->states, its node `node`) holds up the
+ * members pending there: absent, or queued behind an older pending call of its own. */
+static bool holds_up(const decider *d, const peer_blocks *b, size_t op, uint32_t k, long node) {
+    return node >= 0 &&
+           (fa_member_state_absent(d->states[k]) ||
+            (fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], node)));
 }
 
 /* b->oldest_pending from the calls alone: a call not completed, in a dump as new as its peers'. */
@@ -121,6 +130,11 @@ static int find_oldest_pending(const decider *d, peer_blocks *b) {
     return 0;
 }
 
+/* b->blocked and b->waited per node, and b->asked: which asked peers wait on which posters, in
+ * an op where the poster is absent or has it queued behind an older pending call of its own (its
+ * stream has not reached it: tests/sim seeds 5995, 8682, a peer waiting in the group's next
+ * all_reduce for the rank whose batch before it received from the wrong peer). A member queued
+ * there makes no peer blocked: it issued the op, and where its own head waits is judged there. */
 static int blocked_ranks(const decider *d, peer_blocks *b) {
     b->blocked = calloc(d->nfacts + 1, 1);
     b->waited = calloc(d->nfacts + 1, 1);
@@ -128,23 +142,52 @@ static int blocked_ranks(const decider *d, peer_blocks *b) {
     for (size_t op = 0; op < d->m->nops; op++) {
         const fa_group *grp = &d->groups->v[d->m->ops[op].group];
         uint32_t n = fa_vg_expected_states(d, op);
-        bool absent = false;
-        bool pending = false;
+        bool absent = false, pending = false, held = false;
         for (uint32_t k = 0; k < n; k++) {
             absent |= fa_member_state_absent(d->states[k]);
             pending |= fa_member_state_pending(d->states[k]);
         }
+        for (uint32_t k = 0; pending && !absent && !held && k < n; k++)
+            held = holds_up(d, b, op, k, fa_vg_rank_node(d, grp->members[d->members[k]]));
         const fa_op *o = &d->m->ops[op];
         for (uint32_t k = 0; pending && !(o->is_p2p && o->ncalls == 1) && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node >= 0 && fa_member_state_absent(d->states[k])) b->waited[node] = true;
         }
-        for (uint32_t k = 0; absent && k < n; k++) {
+        for (uint32_t k = 0; (absent || held) && k < n; k++) {
             long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
             if (node < 0 || !fa_member_state_pending(d->states[k])) continue;
-            b->blocked[node] = true;
-            if (b->asked_peer[node] && note_waits_on(d, b, op, grp, n, node)) return -1;
+            b->blocked[node] |= absent;
+            if (b->asked_peer[node] && note_waits_on(d, b, op, grp, n, node, absent ? 1 : 2))
+                return -1;
         }
+    }
+    return 0;
+}
+
+/* The key of (group, p2p_seq_id, the two global ranks in either order) in peer_blocks.aligned. */
+static uint64_t aligned_key(uint32_t group, int64_t seq, int64_t a, int64_t b) {
+    return fa_key2(passed_key(group, seq, a < b ? a : b), (uint64_t)(a < b ? b : a));
+}
+
+/* b->aligned: each send/recv of two calls whose entries carry one p2p_seq_id: the two ranks'
+ * launches of that number in the group exchanged data, so they are the same slot of the common
+ * pattern (a rank that skipped a send/recv before numbers its later launches one lower). */
+static int find_aligned_pairs(const decider *d, peer_blocks *b) {
+    for (size_t op = 0; op < d->m->nops; op++) {
+        const fa_op *o = &d->m->ops[op];
+        if (!o->is_p2p || o->ncalls != 2) continue;
+        const fa_call *x = &d->m->calls[o->first_call], *y = x + 1;
+        int64_t sx = fa_entry_p2p_seq(d->in->ranks[x->rank_index].dump,
+                                      fa_call_entry(d->m, d->in, x, 0)),
+                sy = fa_entry_p2p_seq(d->in->ranks[y->rank_index].dump,
+                                      fa_call_entry(d->m, d->in, y, 0));
+        const fa_group *grp = &d->groups->v[o->group];
+        if (sx == sy &&
+            fa_imap_put(&b->aligned,
+                        aligned_key(o->group, sx, grp->members[x->member], grp->members[y->member]),
+                        1))
+            return -1;
     }
     return 0;
 }
@@ -175,14 +218,6 @@ static int find_passed_slots(const decider *d, const lone_end *ends, size_t n, p
         }
     }
     return 0;
-}
-
-/* Whether member k of op (expected states in d->members/d->states, its node `node`) holds up the
- * members pending there: absent, or queued behind an older pending call of its own. */
-static bool holds_up(const decider *d, const peer_blocks *b, size_t op, uint32_t k, long node) {
-    return node >= 0 &&
-           (fa_member_state_absent(d->states[k]) ||
-            (fa_member_state_pending(d->states[k]) && queued_in(d, b, op, d->members[k], node)));
 }
 
 /* The edges of op for build_holds (counted, or put when `put`): each node pending there to the
@@ -291,7 +326,15 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         uint64_t passed = 0;
         const fa_op *o = &d->m->ops[ends[i].op];
         fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
-        if ((waited_elsewhere || (passed && waits_on_key)) && !same &&
+        /* a wait through an op the poster has queued counts where the two ranks' launches of
+         * that number are provably one slot (a pair of them matched there): after a skip the
+         * numbers shift (tests/sim seed 2792) */
+        uint64_t aligned = 0;
+        if (waits_on_key == 2)
+            fa_imap_get(&b->aligned, aligned_key(group, o->seq, ends[i].key, ends[i].other),
+                        &aligned);
+        bool waits = waits_on_key == 1 || (waits_on_key == 2 && aligned);
+        if ((waited_elsewhere || (passed && waits)) && !same &&
             (!held || holds_chain(d, b, peer, key)))
             drop[ends[i].op] = true;
     }
@@ -334,7 +377,8 @@ bool *fa_vw_wrong_peer_ops(const decider *d) {
     }
     bool ok = drop && by_src && by_dst && !ask_pairs(d, by_src, n, &b) &&
               !ask_pairs(d, by_dst, n, &b) && !blocked_ranks(d, &b) &&
-              !find_passed_slots(d, by_src, n, &b) && !find_passed_slots(d, by_dst, n, &b);
+              !find_passed_slots(d, by_src, n, &b) && !find_passed_slots(d, by_dst, n, &b) &&
+              !find_aligned_pairs(d, &b);
     for (int pass = 0; ok && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
@@ -354,6 +398,7 @@ bool *fa_vw_wrong_peer_ops(const decider *d) {
     free(b.stamp);
     fa_imap_free(&b.asked);
     fa_imap_free(&b.passed);
+    fa_imap_free(&b.aligned);
     if (!ok) {
         free(drop);
         return NULL;

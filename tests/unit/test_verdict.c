@@ -1977,6 +1977,30 @@ static void a_peer_past_the_slot_of_a_lone_send_is_no_culprit(void **state) {
     done(&j);
 }
 
+/* The same ring, but rank 1 issued all_reduce #2 too, queued behind its batch that nothing will
+ * complete: 0 waits for 1 there all the same, since 1's stream never gets there. 0 ran the slot
+ * of 1's send to the end without it, and waits on 1: 1 is the culprit, not 0 "never posting" a
+ * recv from 1, and the finding says that 1 issued #2 but has it queued (tests/sim seeds 5995,
+ * 8682; mutations wp33, wp34). */
+static void a_peer_past_the_slot_waits_on_the_poster_queued(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->0", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "scheduled");
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    if (!strstr(j.a.verdict.summary, "rank 1 posted a send/recv to the wrong peer before"))
+        fail_msg("summary: %s", j.a.verdict.summary);
+    done(&j);
+}
+
 /* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 received from 2 instead of 0, and rank
  * 3 left no dump. Rank 2's send to 3 is unmatched, and 1 waits to receive from 2: the pattern
  * of a send to the wrong peer, but 3 may well have posted its recv from 2 (nothing says it did
@@ -3946,6 +3970,7 @@ int main(void) {
         cmocka_unit_test(a_wrong_source_with_collectives_queued_behind_it),
         cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
         cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
+        cmocka_unit_test(a_peer_past_the_slot_waits_on_the_poster_queued),
         cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
         cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
         cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
