@@ -390,7 +390,11 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
  * group of two stages instead of its data-parallel group, and its partner, which never issued
  * that one and waits in an op the first has queued behind it). Not where an ambiguity is open:
  * its alternatives would drop the offer. After the other excuses: a rank they clear is no root
- * (sim seed 2516: the peer of a skipped send). */
+ * (sim seed 2516: the peer of a skipped send). So too a candidate whose dump is older or cut
+ * (stale): what it never issued is unknown, and beside a rank the dumps show left the order it is
+ * presumed to have gone on (tests/sim's E8, E13; sim seeds 2150, 1145: a rank that ran a
+ * reduce_scatter on its shard pair, or skipped an all_reduce, beside a peer whose cut dump lacks
+ * the op the first waits in, named as a second root). */
 static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
     if (d->nambiguities) return;
     int8_t *order = malloc(nranks + 1);
@@ -399,9 +403,13 @@ static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
         const rank_facts *f = &d->facts[mine[k]];
         order[k] = 2; /* no candidate, or judged already */
         if (!f->waited || f->missing_op < 0 || f->excused || f->behind_excused ||
-            f->doubt != FA_DOUBT_NONE || !f->has_dump || f->stale ||
-            !fa_vg_node_pending(d, mine[k]) || waits_alone(d, mine[k]))
+            f->doubt != FA_DOUBT_NONE || !f->has_dump)
             continue;
+        if (f->stale) { /* older or cut: what it never issued is unknown, presumed gone on */
+            order[k] = 0;
+            continue;
+        }
+        if (!fa_vg_node_pending(d, mine[k]) || waits_alone(d, mine[k])) continue;
         order[k] = (int8_t)fa_vo_order(d, mine[k], f->missing_op, mine, nranks);
         skippers += order[k] < 0;
     }
