@@ -414,7 +414,11 @@ static void excuse_blocked_victims(decider *d, const uint32_t *mine, size_t nran
  * group of two stages instead of its data-parallel group, and its partner, which never issued
  * that one and waits in an op the first has queued behind it). Not where an ambiguity is open:
  * its alternatives would drop the offer. After the other excuses: a rank they clear is no root
- * (sim seed 2516: the peer of a skipped send). */
+ * (sim seed 2516: the peer of a skipped send). So too a candidate whose dump is older or cut
+ * (stale): what it never issued is unknown, and beside a rank the dumps show left the order it is
+ * presumed to have gone on (tests/sim's E8, E13; sim seeds 2150, 1145: a rank that ran a
+ * reduce_scatter on its shard pair, or skipped an all_reduce, beside a peer whose cut dump lacks
+ * the op the first waits in, named as a second root). */
 static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
     if (d->nambiguities) return;
     int8_t *order = malloc(nranks + 1);
@@ -423,9 +427,13 @@ static void offer_undecided(decider *d, const uint32_t *mine, size_t nranks) {
         const rank_facts *f = &d->facts[mine[k]];
         order[k] = 2; /* no candidate, or judged already */
         if (!f->waited || f->missing_op < 0 || f->excused || f->behind_excused ||
-            f->doubt != FA_DOUBT_NONE || !f->has_dump || f->stale ||
-            !fa_vg_node_pending(d, mine[k]) || waits_alone(d, mine[k]))
+            f->doubt != FA_DOUBT_NONE || !f->has_dump)
             continue;
+        if (f->stale) { /* older or cut: what it never issued is unknown, presumed gone on */
+            order[k] = 0;
+            continue;
+        }
+        if (!fa_vg_node_pending(d, mine[k]) || waits_alone(d, mine[k])) continue;
         order[k] = (int8_t)fa_vo_order(d, mine[k], f->missing_op, mine, nranks);
         skippers += order[k] < 0;
     }
@@ -677,6 +685,39 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
     return n > 1 && 2 * completed >= n;
 }
 
+/* A rank with a fresh dump that others wait for in an op it never issued, which the dumps prove
+ * it went past (fa_vo_went_past: a later collective of that group, or the order of the ranks that
+ * ran both), left that op out: nothing any other rank does completes it, so it is a root beside
+ * the sinks, whatever it waits in itself (tests/sim's E15; sim seed 7266: a rank that ran its
+ * tensor-parallel all_reduce in its context-parallel pair waits there on its idle partner, the
+ * sink, while its tensor group waits on it). A rank whose state the doubts leave open is not
+ * judged here (verdict_possible.c), nor one that waits on a rank without a dump: beside that
+ * rank, the doubts and holds_itself weigh it (testdata random30_sigkill_split: rank 3, blocked
+ * in an all_reduce with the killed rank 0, read as past the all_to_all its expert peers wait for
+ * it in by groups of other sizes that share the description EXPERT_GROUP). */
+/* Whether the rank at `node` has an op pending that a member without a dump is absent from. */
+static bool waits_on_unseen(const decider *d, size_t node) {
+    for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
+        uint32_t x = d->g.edges[at];
+        for (uint32_t e = x >= d->g.nrank_nodes ? d->g.edge_at[x] : 0;
+             x >= d->g.nrank_nodes && e < d->g.edge_at[x + 1]; e++)
+            if (d->g.edges[e] < d->nfacts && !d->facts[d->g.edges[e]].has_dump) return true;
+    }
+    return false;
+}
+
+static void blame_skippers(decider *d, fa_imap *missing) {
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->culprit || !f->waited || f->missing_op < 0 || !f->has_dump || f->stale ||
+            f->excused || f->behind_excused || f->doubt != FA_DOUBT_NONE || waits_on_unseen(d, r) ||
+            !fa_vo_went_past(d, r, f->missing_op))
+            continue;
+        f->culprit = true;
+        blame_missing(d, f, missing);
+    }
+}
+
 void fa_vs_judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1), *held = NULL;
     uint8_t *by = NULL;
@@ -743,6 +784,7 @@ void fa_vs_judge_sinks(decider *d) {
             d->facts[r].culprit = true;
             blame_lag(d, &d->facts[r]);
         }
+    blame_skippers(d, &missing);
     for (size_t i = first; i < d->findings->n; i++) {
         fa_finding *x = &d->findings->v[i];
         if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&

@@ -61,7 +61,8 @@ static inline void jd_write(const char *dir, int rank, const jd_dump *dump, jd_g
     groups(f, ctx, rank);
     if (dump->pg_status[0]) fprintf(f, "}, \"pg_status\": {%s", dump->pg_status);
     if (dump->cut == JD_CUT_AFTER_STATUS) {
-        fprintf(f, "}, \"entries\": [%s, {\"record_id\": 9", dump->entries);
+        fprintf(f, "}, \"entries\": [%s%s{\"record_id\": 9", dump->entries,
+                dump->entries[0] ? ", " : ""); /* no whole entry: cut inside the first */
         fclose(f);
         return;
     }

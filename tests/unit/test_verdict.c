@@ -21,7 +21,7 @@
 #include "analysis.h"
 #include "job_dumps.h"
 
-enum { MAX_RANKS = 10, MAX_GROUPS = 6 };
+enum { MAX_RANKS = 10, MAX_GROUPS = 8 };
 
 typedef struct job {
     int world;
@@ -43,7 +43,7 @@ typedef struct job {
     int gloo_config;                  /* 1: pg_config holds only gloo's key "" (members inferred) */
     int op_id[MAX_RANKS][MAX_GROUPS]; /* per rank and group: the last op id (PyTorch counts per
                                        * group; gap() skips one, as gloo's unrecorded p2p do) */
-    char status[MAX_RANKS][256];      /* the rank's pg_status, or "" (none) */
+    char status[MAX_RANKS][512];      /* the rank's pg_status, or "" (none) */
     char frtrace[MAX_RANKS][512];     /* the recorder's "frtrace" key of the rank's dump, or "" */
     const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
     int first_record[MAX_RANKS];      /* the record_id of the rank's first entry: > 0, a ring
@@ -1485,6 +1485,79 @@ static void a_rank_alone_in_its_next_op_still_holds_its_cycle(void **state) {
     bool offered = false;
     for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
         offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 3);
+    assert_true(offered);
+    done(&j);
+}
+
+/* Tensor-parallel groups {0,1} and {2,3}, a data-parallel group {1,3}, a context-parallel pair
+ * {1,4}; the program runs TP #1, TP #2, then DP #1. Rank 1 left its TP #2 out: it ran an
+ * all_reduce in its CP pair instead, where it waits on rank 4, idle (the sink), and went on to
+ * DP #1. Rank 3 ran TP #2 before DP #1, so rank 1, holding DP #1 and not TP #2, went past the
+ * op rank 0 waits for it in: nothing anyone else does completes it, and rank 1 is a root beside
+ * the sink (sim seed 7266; kills bs01). */
+static void a_rank_that_went_past_its_op_is_a_root_beside_the_sink(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "TP", "[0, 1]");
+    group(&j, "2", "TP", "[2, 3]");
+    group(&j, "3", "DP", "[1, 3]");
+    group(&j, "4", "CP", "[1, 4]");
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed", NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed", NULL));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "4", "all_reduce", 1, "scheduled");
+    coll(&j, "3", "all_reduce", 1, S(NULL, "scheduled", NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,4");
+    done(&j);
+}
+
+/* Rank r's pg_status in a 2-D mesh: the last enqueued and completed collective of the world
+ * (def, def - 1), of its replicate group (rep, rep_done), of its shard pair (shard, shard_done). */
+static void mesh_status(job *j, int r, int def, int rep, int rep_done, int shard, int shard_done) {
+    snprintf(j->status[r], sizeof j->status[r],
+             "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": %d}, "
+             "\"1\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": %d}, "
+             "\"2\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": %d}",
+             def, def - 1, rep, rep_done, shard, shard_done);
+}
+
+/* A 2-D mesh of 8 ranks, replicate groups {0,2,4,6} and {1,3,5,7}, shard pairs {0,1} ... {6,7},
+ * only the ops not completed kept: every rank has the world's barrier #2 pending; ranks 0, 2, 6
+ * wait in replicate reduce_scatter #6, which rank 4 never issued: it ran it on its shard pair
+ * (#7), where it waits on rank 5, whose dump was cut in its entries (its counters, before them,
+ * say shard #6). The replicate peers' order (#6 before the barrier, which rank 4 holds) proves
+ * rank 4 went past it. Whether rank 5 never issued shard #7, its cut dump cannot say: it is
+ * offered beside rank 4, not named (sim seed 2150; kills ou02). */
+static void an_older_dump_beside_a_rank_that_left_the_order_is_offered(void **state) {
+    job j;
+    job_init(&j, 8);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5, 6, 7]";
+    group(&j, "1", "mesh_replicate", "[0, 2, 4, 6]");
+    group(&j, "1", "mesh_replicate", "[1, 3, 5, 7]");
+    const char *pairs[] = { "[0, 1]", "[2, 3]", "[4, 5]", "[6, 7]" };
+    for (int p = 0; p < 4; p++) group(&j, "2", "mesh_shard", pairs[p]);
+    for (int r = 0; r < 8; r++) {
+        j.first_record[r] = 12;
+        if (r == 0 || r == 2 || r == 6) rec(&j, r, "1", "all_reduce", 6, "scheduled");
+        if (r == 4) rec(&j, r, "2", "all_reduce", 7, "scheduled");
+        if (r != 5) rec(&j, r, "0", "all_reduce_barrier", 2, "scheduled");
+        bool waits = r == 0 || r == 2 || r == 6; /* in replicate #6 */
+        mesh_status(&j, r, 2, r == 4 ? 5 : 6, waits || r == 4 ? 5 : 6, r == 4 ? 7 : 6, 6);
+    }
+    j.skip[5] = 4;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "4");
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        offered |= fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 5);
     assert_true(offered);
     done(&j);
 }
@@ -3949,6 +4022,8 @@ int main(void) {
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
+        cmocka_unit_test(a_rank_that_went_past_its_op_is_a_root_beside_the_sink),
+        cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
