@@ -484,15 +484,28 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
     free(p2p_bound);
 }
 
+/* Whether dump d says its rank never ran an operation in group g: a whole PyTorch NCCL dump whose
+ * pg_config lists communicators (PyTorch records a group there when it creates the group's
+ * communicator, lazily at its first operation, or eagerly) and not g's. (Not gloo's single
+ * key, nor the recorder's, nor a dump cut short.) */
+static bool no_communicator(const fa_dump *d, const fa_group *g) {
+    if (d->truncated || d->blocks_caller || d->launch_numbered || d->records_no_p2p ||
+        d->ngroups == 0 || !g->name)
+        return false;
+    for (uint32_t i = 0; i < d->ngroups; i++)
+        if (d->groups[i].name && strcmp(d->groups[i].name, g->name) == 0) return false;
+    return true;
+}
+
 /* Whether a member's dump may hold nothing of the group because its ring wrapped: it dropped
  * earlier records (its first record_id is not 0) and knows no op of the group (no entry, no
  * counter). The group's ops may all lie before its window, done: nothing says the dump is older
  * (sim seed 7855: a barrier of the default group that one rank's ring still held, read as proof
  * that seven dumps were older, and the hang as nothing blocked). */
-static bool before_window(const fa_input *in, const fa_view *v, size_t ri) {
+static bool before_window(const fa_input *in, const fa_group *g, const fa_view *v, size_t ri) {
     const fa_dump *d = in->ranks[ri].dump;
     return v->issued_max < 0 && !v->has_entries && d->nentries > 0 &&
-           fa_entry_record_id(d, &d->entries[0]) > 0;
+           fa_entry_record_id(d, &d->entries[0]) > 0 && !no_communicator(d, g);
 }
 
 /* A member without entries in a group where send/recv ran, whose counters there stop below
@@ -502,11 +515,12 @@ static bool before_window(const fa_input *in, const fa_view *v, size_t ri) {
  * are a collective's. Its dump cannot say which (tests/sim seed 5160: rank 0's "enqueued 3,
  * completed 3" after collective #7 is its third send/recv batch, done, or an old dump's third
  * collective). NCCL's counters only (not gloo's op ids, nor the recorder's launch numbers). */
-static void mark_p2p_or_older(const fa_input *in, fa_view *v, long ri, int64_t issued) {
+static void mark_p2p_or_older(const fa_input *in, const fa_group *g, fa_view *v, long ri,
+                              int64_t issued) {
     if (ri < 0 || v->has_entries || v->issued_max < 1 || v->issued_max >= issued) return;
     const fa_dump *d = in->ranks[ri].dump;
     v->p2p_or_older = !d->blocks_caller && !d->launch_numbered && !d->records_no_p2p &&
-                      !before_window(in, v, (size_t)ri);
+                      !before_window(in, g, v, (size_t)ri);
 }
 
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
@@ -548,13 +562,14 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
         for (uint32_t p = 0; p < grp->nmembers; p++) {
             fa_view *v = view_of(m, (uint32_t)g, p);
             long ri = grp->member_input[p];
-            if (p2p[g]) mark_p2p_or_older(in, v, ri, by_stream[g]);
+            if (p2p[g]) mark_p2p_or_older(in, grp, v, ri, by_stream[g]);
             /* what a peer's stream proves is held against a member's own entries there, or
              * its counters where no send/recv ran (elsewhere their last enqueued number may be
              * a send/recv's): an only-active dump keeps no entry of a group it is done with */
             bool comparable = v->has_entries || !p2p[g];
             int64_t done = comparable && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
-            if (ri < 0 || done < 0 || v->issued_max >= done || before_window(in, v, (size_t)ri))
+            if (ri < 0 || done < 0 || v->issued_max >= done ||
+                before_window(in, grp, v, (size_t)ri))
                 continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || done - v->issued_max > s->seq - s->issued)

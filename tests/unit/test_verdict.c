@@ -48,6 +48,8 @@ typedef struct job {
     const char *output_sizes;         /* what rec() writes as output_sizes; NULL: [[4, 4]] */
     int first_record[MAX_RANKS];      /* the record_id of the rank's first entry: > 0, a ring
                                        * that wrapped (what came before is gone) */
+    const char *unmade[MAX_RANKS];    /* a group of the rank that its pg_config leaves out: its
+                                       * communicator was never made (NULL: none) */
     const char *p2p_sizes, *p2p_dtype; /* what p2p() writes as sizes and dtype; NULL: [[4, 4]],
                                         * Float */
     char dir[JD_DIR_BYTES];
@@ -158,6 +160,7 @@ static void write_groups(FILE *f, const void *ctx, int r) {
         snprintf(me, sizeof me, "%d", r);
         if (!strstr(j->group_ranks[g], me) && strcmp(j->group_ranks[g], "[]") != 0)
             continue; /* single-digit ranks: a member iff its digit appears */
+        if (j->unmade[r] && strcmp(j->unmade[r], j->group_name[g]) == 0) continue;
         fprintf(f, "%s\"%s\": {\"name\": \"%s\", \"desc\": \"%s\", \"ranks\": \"%s\"}",
                 n++ ? ", " : "", j->group_name[g], j->group_name[g], j->group_desc[g],
                 j->group_ranks[g]);
@@ -1196,6 +1199,48 @@ static void a_collective_after_a_batch_is_no_part_of_it(void **state) {
                 assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, p),
                                  FA_MS_COMPLETED);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Rank 3's CPU stopped before default_pg's all_reduce #2, which ranks 0 and 2 wait in. Rank 1's
+ * dump shows default_pg's #1 pending, which 0, 2 and 3 completed, and nothing of its pair group
+ * with rank 0, where rank 0 completed all_reduce #1 and waits in #2; its earlier records are gone
+ * (an only-active dump). Its pg_config lists no communicator of the pair group (PyTorch makes one
+ * at a group's first operation): it never ran #1 there, which rank 0 completed with it, so its
+ * dump is older than rank 0's (E8), no stalled GPU nor a rank that never issued #2; rank 3 is
+ * the culprit (sim seed 9939). With the pair group listed, its ops may lie before the window. */
+static void older_dump_job(job *j, const char *unmade) {
+    job_init(j, 4);
+    group(j, "1", "pair", "[0, 1]");
+    j->unmade[1] = unmade;
+    j->first_record[0] = j->first_record[1] = j->first_record[2] = 4;
+    rec(j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(j, 1, "0", "all_reduce", 1, "scheduled");
+    rec(j, 2, "0", "all_reduce", 2, "scheduled");
+    const char *st = "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                     "\"last_completed_collective\": %d}";
+    sprintf(j->status[0], st, 2, 1);
+    strcat(j->status[0], ", \"1\": {\"last_enqueued_collective\": 2, "
+                         "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    sprintf(j->status[1], st, 1, -1);
+    sprintf(j->status[2], st, 2, 1);
+    sprintf(j->status[3], st, 1, 1);
+    run(j);
+}
+
+static void a_group_missing_from_pg_config_shows_a_dump_older(void **state) {
+    job j;
+    older_dump_job(&j, "1");
+    assert_true(fa_stale_known(&j.a.match.rank_stale[1]));
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+static void a_group_in_pg_config_may_have_run_before_the_window(void **state) {
+    job j;
+    older_dump_job(&j, NULL);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[1]));
     done(&j);
 }
 
@@ -4077,6 +4122,8 @@ int main(void) {
         cmocka_unit_test(a_completed_marker_completes_a_bundle_split_by_type),
         cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
         cmocka_unit_test(a_collective_after_a_batch_is_no_part_of_it),
+        cmocka_unit_test(a_group_missing_from_pg_config_shows_a_dump_older),
+        cmocka_unit_test(a_group_in_pg_config_may_have_run_before_the_window),
         cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
         cmocka_unit_test(an_op_that_failed_on_a_death_waits_on_the_dead),
         cmocka_unit_test(an_accused_rank_is_no_witness_of_the_order),
