@@ -691,26 +691,12 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
  * the sinks, whatever it waits in itself (tests/sim's E15; sim seed 7266: a rank that ran its
  * tensor-parallel all_reduce in its context-parallel pair waits there on its idle partner, the
  * sink, while its tensor group waits on it). A rank whose state the doubts leave open is not
- * judged here (verdict_possible.c), nor one that waits on a rank without a dump: beside that
- * rank, the doubts and holds_itself weigh it (testdata random30_sigkill_split: rank 3, blocked
- * in an all_reduce with the killed rank 0, read as past the all_to_all its expert peers wait for
- * it in by groups of other sizes that share the description EXPERT_GROUP). */
-/* Whether the rank at `node` has an op pending that a member without a dump is absent from. */
-static bool waits_on_unseen(const decider *d, size_t node) {
-    for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
-        uint32_t x = d->g.edges[at];
-        for (uint32_t e = x >= d->g.nrank_nodes ? d->g.edge_at[x] : 0;
-             x >= d->g.nrank_nodes && e < d->g.edge_at[x + 1]; e++)
-            if (d->g.edges[e] < d->nfacts && !d->facts[d->g.edges[e]].has_dump) return true;
-    }
-    return false;
-}
-
+ * judged here (verdict_possible.c). */
 static void blame_skippers(decider *d, fa_imap *missing) {
     for (size_t r = 0; r < d->nfacts; r++) {
         rank_facts *f = &d->facts[r];
         if (f->culprit || !f->waited || f->missing_op < 0 || !f->has_dump || f->stale ||
-            f->excused || f->behind_excused || f->doubt != FA_DOUBT_NONE || waits_on_unseen(d, r) ||
+            f->excused || f->behind_excused || f->doubt != FA_DOUBT_NONE ||
             !fa_vo_went_past(d, r, f->missing_op))
             continue;
         f->culprit = true;
