@@ -50,15 +50,11 @@ static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
  * member at each group rank that of a plus one offset, every member known. The groups of one
  * dimension of a Megatron or DeviceMesh layout are so ({12,44}, {16,48}); a group of another
  * dimension may be too (pipeline and embedding groups of two stages), so the callers match an
- * op's counterpart by its name and number as well. Two groups of the same members (offset 0)
- * are two dimensions, never one group shifted (sim seed 4619: rank 5's all_reduce #2 in one of
- * two groups {5,7} read as the counterpart of the reduce_scatter #2 of the other, which rank 7
- * never issued, so 7, blocked in a send, was named as having gone past it). */
+ * op's counterpart by its name and number as well. */
 static bool shifted(const fa_group *a, const fa_group *b) {
     if (a->nmembers != b->nmembers || a->nmembers < 2 || a->members[0] < 0 || b->members[0] < 0)
         return false;
     int64_t offset = b->members[0] - a->members[0];
-    if (offset == 0) return false; /* the same members: another dimension, never a shift */
     for (uint32_t p = 1; p < a->nmembers; p++)
         if (a->members[p] < 0 || b->members[p] < 0 || b->members[p] - a->members[p] != offset)
             return false;
