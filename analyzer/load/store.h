@@ -209,6 +209,13 @@ static inline int64_t fa_entry_p2p_seq(const fa_dump *d, const fa_entry *e) {
 static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
     return fa_entry_traits(store, e)->pg;
 }
+/* Whether the dump shows an entry completed: it keeps what completed (PyTorch's only-active dump
+ * drops every entry it saw completed). The match and the verdict both ask it. */
+static inline bool fa_dump_shows_completed(const fa_dump *d) {
+    for (uint32_t i = 0; i < d->nentries; i++)
+        if (fa_entry_traits(d->store, &d->entries[i])->state == FR_STATE_COMPLETED) return true;
+    return false;
+}
 
 /* Entry i's times (perf.h reads them): its arrival (time_created_ns), 0 when unknown; when its
  * completion was discovered (time_discovered_completed_ns, to the microsecond), 0 when unknown;

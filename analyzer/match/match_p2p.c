@@ -241,18 +241,9 @@ static void note_older_alone(builder *b, const uint32_t *run, size_t n) {
     }
 }
 
-/* Whether input rank ri's dump shows an entry completed: it is no only-active dump (PyTorch's
- * only_active drops every entry it saw completed), so none of its newest records was left out. */
-static bool keeps_completed(const builder *b, uint32_t ri) {
-    const fa_dump *d = b->in->ranks[ri].dump;
-    for (uint32_t i = 0; i < d->nentries; i++)
-        if (fa_entry_traits(b->in->store, &d->entries[i])->state == FR_STATE_COMPLETED) return true;
-    return false;
-}
-
 /* One end of a run, input rank ri, whose dump holds its whole history (record ids from 0, no gap,
- * not cut, no only-active dump: keeps_completed) shows fewer transfers of the run (nx; none at
- * all where the run holds no record of it) than the other end's records Y[0..ny-1] show
+ * not cut, no only-active dump: fa_dump_shows_completed) shows fewer transfers of the run (nx; none
+ * at all where the run holds no record of it) than the other end's records Y[0..ny-1] show
  * completed: each completed transfer had its partner on the wire, one for one (NCCL pairs a
  * peer's sends and recvs in order), so rank ri issued more than its dump shows, after it was
  * written: that dump is older than the other's (tests/sim seed 10130: rank 31's recorder dump,
@@ -271,7 +262,7 @@ static void note_older_by_count(builder *b, long ri, size_t nx, const uint32_t *
     const p2p_rec *newest = NULL;
     for (size_t i = 0; i < ny; i++)
         if (b->p2p[Y[i]].state == FR_STATE_COMPLETED) done++, newest = &b->p2p[Y[i]];
-    if (done <= nx || !keeps_completed(b, (uint32_t)ri)) return;
+    if (done <= nx || !fa_dump_shows_completed(d)) return;
     const p2p_rec *y = &b->p2p[Y[0]];
     uint32_t pos = y->is_send ? y->dst_pos : y->src_pos;
     int64_t issued = b->p2p_issued[b->m->view_at[y->group] + pos];

@@ -41,13 +41,6 @@ int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n) {
     return 0;
 }
 
-bool fa_vg_shows_completed(const decider *d, const fa_dump *dump) {
-    for (uint32_t i = 0; i < dump->nentries; i++)
-        if (fa_entry_traits(d->in->store, &dump->entries[i])->state == FR_STATE_COMPLETED)
-            return true;
-    return false;
-}
-
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     const fa_call *c = fa_op_call(d->m, op, member);
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;

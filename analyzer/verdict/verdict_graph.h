@@ -182,9 +182,6 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
  * of memory. */
 int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n);
 
-/* Whether the dump shows a completed entry: one that keeps what completed (not an only-active
- * dump, which drops it). */
-bool fa_vg_shows_completed(const decider *d, const fa_dump *dump);
 /* Whether the group has a member slot whose rank no dump told (recorder groups rebuilt from the
  * dumps' communicators, groups.c: a member whose dump is missing or cut before its comms). */
 bool fa_vg_unknown_slot(const fa_group *grp);

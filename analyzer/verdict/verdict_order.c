@@ -262,7 +262,7 @@ static bool absent_proven(const decider *d, size_t ri, const fa_op *op) {
     if (!fa_desc_says_nothing(d->groups->v[op->group].desc)) return true;
     const fa_dump *dump = d->in->ranks[ri].dump;
     long gi = member_of_family(d, ri, op);
-    return fa_vg_shows_completed(d, dump) && gi >= 0 && window_reaches(d, ri, gi, op->seq);
+    return fa_dump_shows_completed(dump) && gi >= 0 && window_reaches(d, ri, gi, op->seq);
 }
 
 /* +1 when the ranks of the component mine[0..n) other than `node` that are members of both

@@ -53,7 +53,7 @@ static void note_dropped_done(decider *d) {
         long node = fa_vg_rank_node(d, d->in->ranks[i].rank);
         if (node < 0 || (dump->nentries && fa_entry_record_id(dump, &dump->entries[0]) == 0))
             continue;
-        d->facts[node].may_drop_done = !fa_vg_shows_completed(d, dump);
+        d->facts[node].may_drop_done = !fa_dump_shows_completed(dump);
     }
 }
 
