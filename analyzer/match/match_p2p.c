@@ -594,11 +594,30 @@ static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry
     return fa_entry_pg(b->in->store, e) == pg && fa_entry_p2p_seq(d, e) == seq && is_transfer(b, e);
 }
 
+/* Whether the end marker of batch number seq of pg slot pg, whose last transfer `end` is its
+ * dump's newest entry, was made: pg_status says the group's last work enqueued is numbered seq.
+ * A batch's transfers enqueue no work; its marker does, numbered by the send/recv count (seq),
+ * and is recorded right after them. The last work enqueued is no collective before the batch:
+ * those number up to the count `end` carries (collective_seq_id), the newest of them that count
+ * itself, which seq then must differ from; anything enqueued after the batch (a collective, a
+ * later send/recv) came after its marker too. A rank whose CPU stopped between the transfers and
+ * the marker shows its last collective's number or its previous batch's. NCCL's counters only
+ * (gloo counts op ids and records no send/recv; the recorder numbers launches). */
+static bool batch_end_made(const fa_dump *d, const fa_entry *end, uint32_t pg, int64_t seq) {
+    if (d->blocks_caller || d->launch_numbered || d->records_no_p2p) return false;
+    for (uint32_t s = 0; s < d->nstatus; s++)
+        if (d->status[s].pg_id == d->pgs[pg].pg_id)
+            return d->status[s].last_enqueued == seq && seq != fa_entry_coll_seq(d, end);
+    return false;
+}
+
 /* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
  * dropped: the batch's last transfer is followed by a gap in the record ids, where the marker
  * was. A dump drops only what completed (only-active), and PyTorch leaves a batch's send/recv
  * "scheduled" when its marker completes: the batch completed (as a rank's own counters say of a
- * coalesced bundle of collectives). */
+ * coalesced bundle of collectives). At the dump's end no gap shows, but a ring keeps the newest
+ * records: a marker made (batch_end_made) and not shown was dropped as completed (tests/sim seed
+ * 8926: a ring of batches, every rank's last, rank 86's dump unreadable). */
 static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     const fa_dump *d = b->in->ranks[x->rank_index].dump;
     const fa_entry *e = &d->entries[x->entry];
@@ -608,8 +627,9 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
         last++;
     const fa_entry *end = &d->entries[last];
-    return last > first && last + 1 < d->nentries &&
-           fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
+    if (last == first) return false;
+    if (last + 1 == d->nentries) return batch_end_made(d, end, pg, seq);
+    return fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
 }
 
 /* Per pg slot of one rank's dump: the highest p2p_seq_id up to which its send/recv there are

@@ -1202,6 +1202,47 @@ static void a_collective_after_a_batch_is_no_part_of_it(void **state) {
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 in default_pg, each rank's last work, after five
+ * collectives; rank 3's dump is unreadable. The only-active dumps of 0, 1 and 2 end with their
+ * batch's send and recv, left "scheduled" (PyTorch's way), the `coalesced` marker not shown.
+ * Their pg_status says the last work enqueued was numbered `seq`, the batch's send/recv number:
+ * with seq 1 only its marker enqueues that (a ring keeps the newest records, so a marker made
+ * and not shown was dropped as completed: nobody waits, sim seed 8926); with seq 5 it may be the
+ * fifth collective's, the marker never made (a CPU stopped between the transfers and the
+ * marker): ranks 0 and 2 wait for rank 3. */
+static void ring_of_batches_at_the_dumps_end(job *j, int seq) {
+    job_init(j, 4);
+    j->skip[3] = 1;
+    j->p2p_coll_seq = 5;
+    const char *ring[3][2] = { { "send 0->1", "recv 0<-3" },
+                               { "send 1->2", "recv 1<-0" },
+                               { "send 2->3", "recv 2<-1" } };
+    for (int r = 0; r < 3; r++) {
+        j->first_record[r] = 5;
+        p2p(j, r, "0", ring[r][0], seq, "scheduled");
+        p2p(j, r, "0", ring[r][1], seq, "scheduled");
+        sprintf(j->status[r],
+                "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                "\"last_completed_collective\": %d}",
+                seq, seq);
+    }
+    run(j);
+}
+
+static void a_batch_whose_marker_was_made_and_not_shown_completed(void **state) {
+    job j;
+    ring_of_batches_at_the_dumps_end(&j, 1);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+static void a_batch_whose_marker_may_not_have_been_made_is_pending(void **state) {
+    job j;
+    ring_of_batches_at_the_dumps_end(&j, 5);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
 /* Rank 3's CPU stopped before default_pg's all_reduce #2, which ranks 0 and 2 wait in. Rank 1's
  * dump shows default_pg's #1 pending, which 0, 2 and 3 completed, and nothing of its pair group
  * with rank 0, where rank 0 completed all_reduce #1 and waits in #2; its earlier records are gone
@@ -4094,6 +4135,8 @@ int main(void) {
         cmocka_unit_test(a_completed_marker_completes_a_bundle_split_by_type),
         cmocka_unit_test(a_dump_without_its_config_joins_the_group_its_peers_describe),
         cmocka_unit_test(a_collective_after_a_batch_is_no_part_of_it),
+        cmocka_unit_test(a_batch_whose_marker_was_made_and_not_shown_completed),
+        cmocka_unit_test(a_batch_whose_marker_may_not_have_been_made_is_pending),
         cmocka_unit_test(a_group_missing_from_pg_config_shows_a_dump_older),
         cmocka_unit_test(a_group_in_pg_config_may_have_run_before_the_window),
         cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
