@@ -1547,6 +1547,30 @@ static void a_two_rank_cycle_below_the_missing_number_names_both(void **state) {
     done(&j);
 }
 
+/* A job of two ranks: rank 1 left out all_reduce #6 and went on to a send/recv batch with rank 0,
+ * which ran #6 first and has the batch queued behind it. Rank 1 skipped #6, or rank 0 ran one the
+ * program does not have: no third rank shows which order is the program's, so both are named, as
+ * a tie of a mismatch is (sim seed 5760; kills ot01). */
+static void two_ranks_that_ran_two_orders_are_both_named(void **state) {
+    job j;
+    job_init(&j, 2);
+    for (int seq = 1; seq <= 5; seq++)
+        coll(&j, "0", "all_reduce", seq, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 6, "started");
+    j.p2p_coll_seq = 6;
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-1", 1, "scheduled");
+    batch_end(&j, 0, "0", 1, "scheduled");
+    j.p2p_coll_seq = 5;
+    p2p(&j, 1, "0", "recv 1<-0", 1, "started");
+    p2p(&j, 1, "0", "send 1->0", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    assert_non_null(strstr(j.a.verdict.summary, "disagree on default_pg (0) all_reduce #6"));
+    done(&j);
+}
+
 /* Rank 4 ran its data-parallel all_reduce #2 on the world group (its #2 there, started), then the
  * world's own all_reduce as its #3, which nobody else issued; ranks 0-2 wait in the data-parallel
  * #2, their world #2 queued behind it. Rank 3 left no dump. The ranks that ran both put the
@@ -4080,6 +4104,7 @@ int main(void) {
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
+        cmocka_unit_test(two_ranks_that_ran_two_orders_are_both_named),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
