@@ -178,6 +178,12 @@ static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call 
     bool member = n > 1 ? same_launch_member(in, d, e, &d->entries[last], pg)
                         : (i > 0 && same_launch_member(in, d, e, e - 1, pg)) ||
                               (i + 1 < d->nentries && same_launch_member(in, d, e, e + 1, pg));
+    /* the members run on to the bundle's last one: a bundle of several types is one call per
+     * type, and the gap after the last shows the marker that closed them all dropped (sim
+     * seeds 4956, 5111: the all_reduce of an all_reduce+broadcast bundle left pending) */
+    while (member && last + 1 < d->nentries &&
+           same_launch_member(in, d, e, &d->entries[last + 1], pg))
+        last++;
     /* the record after the members' is gone: the dump dropped it (a marker never recorded, as
      * where a job's PyTorch writes none, leaves no gap) */
     if (!member || !nccl_numbered(d) || last + 1 >= d->nentries ||
