@@ -151,6 +151,86 @@ static bool later_work_done(const fa_match *m, const fa_input *in, const fa_call
     return true;
 }
 
+/* Whether dump entry e (of pg slot pg) and entry n are the same launch's members: both
+ * collectives with one collective_seq_id, or both send/recv with one p2p_seq_id (no end marker). */
+static bool same_launch_member(const fa_input *in, const fa_dump *d, const fa_entry *e,
+                               const fa_entry *n, uint32_t pg) {
+    const fa_traits *te = fa_entry_traits(in->store, e), *tn = fa_entry_traits(in->store, n);
+    if (tn->pg != pg || te->is_p2p != tn->is_p2p ||
+        (fa_store_op(in->store, tn->name)->flags & FA_OP_END_MARKER))
+        return false;
+    return te->is_p2p ? fa_entry_p2p_seq_in(d, e, pg) == fa_entry_p2p_seq_in(d, n, pg)
+                      : fa_entry_coll_seq_in(d, e, pg) == fa_entry_coll_seq_in(d, n, pg);
+}
+
+/* What c's dump says of the end marker of the bundle or batch c belongs to, where c is one of
+ * its members (its own entries, or an entry beside it, are of the same launch), the record
+ * after its members' is missing from the dump, and no marker of it follows: 2 when the group's
+ * next operation follows instead, 1 when nothing of the group follows, 0 otherwise (a marker
+ * follows, c is no member, no record is missing, or a dump whose members' states are their own:
+ * gloo records no markers, the recorder updates its members). */
+static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call *c) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    uint32_t n = fa_call_nentries(m, c), i = fa_call_entry_index(m, c, 0),
+             last = fa_call_entry_index(m, c, n - 1);
+    const fa_entry *e = &d->entries[i];
+    uint32_t pg = fa_entry_pg(in->store, e);
+    bool member = n > 1 ? same_launch_member(in, d, e, &d->entries[last], pg)
+                        : (i > 0 && same_launch_member(in, d, e, e - 1, pg)) ||
+                              (i + 1 < d->nentries && same_launch_member(in, d, e, e + 1, pg));
+    /* the members run on to the bundle's last one: a bundle of several types is one call per
+     * type, and the gap after the last shows the marker that closed them all dropped (sim
+     * seeds 4956, 5111: the all_reduce of an all_reduce+broadcast bundle left pending) */
+    while (member && last + 1 < d->nentries &&
+           same_launch_member(in, d, e, &d->entries[last + 1], pg))
+        last++;
+    /* the record after the members' is gone: the dump dropped it (a marker never recorded, as
+     * where a job's PyTorch writes none, leaves no gap) */
+    if (!member || !nccl_numbered(d) || last + 1 >= d->nentries ||
+        fa_entry_record_id(d, &d->entries[last + 1]) <=
+            fa_entry_record_id(d, &d->entries[last]) + 1)
+        return 0;
+    bool p2p = fa_entry_traits(in->store, e)->is_p2p;
+    for (uint32_t j = last + 1; j < d->nentries; j++) {
+        const fa_entry *x = &d->entries[j];
+        if (fa_entry_pg(in->store, x) != pg || same_launch_member(in, d, e, x, pg)) continue;
+        const fa_traits *t = fa_entry_traits(in->store, x);
+        bool marker = (fa_store_op(in->store, t->name)->flags & FA_OP_END_MARKER) != 0;
+        bool its_own =
+            marker && (p2p ? fa_entry_p2p_seq_in(d, x, pg) == fa_entry_p2p_seq_in(d, e, pg)
+                           : fa_entry_coll_seq_in(d, x, pg) == fa_entry_coll_seq_in(d, e, pg));
+        return its_own ? 0 : 2;
+    }
+    return 1;
+}
+
+/* Bundle members whose end marker completed, read as completed. PyTorch records a coalesced
+ * bundle's or a batch's end marker right after its members, when the bundle ends, before it is
+ * launched and before the group's next operation, and leaves the members "scheduled" (the
+ * marker carries the launch's state). A dump drops an entry between ones it keeps only when
+ * that entry completed (only-active; a ring drops the oldest, a cut the newest). So where the
+ * record after the members is missing, the marker was dropped, completed, and the members with
+ * it, where the group's next operation follows them (recorded after the marker), or where
+ * another member completed the op (it was launched everywhere, so its marker was recorded)
+ * (tests/sim seeds 4806, 6007, 9097: ranks read as stalled in a coalesced collective whose
+ * marker completed). */
+static void complete_unmarked(const fa_input *in, fa_match *m) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t op = 0; op < m->nops; op++) {
+            const fa_op *o = &m->ops[op];
+            bool done = false;
+            for (uint32_t k = 0; pass && k < o->ncalls && !done; k++)
+                done = m->calls[o->first_call + k].state == FR_STATE_COMPLETED;
+            for (uint32_t k = 0; k < o->ncalls; k++) {
+                fa_call *c = &m->calls[o->first_call + k];
+                if (c->state == FR_STATE_COMPLETED) continue;
+                int how = unmarked_bundle(in, m, c);
+                bool ran = how == 2 || (how == 1 && done);
+                c->state = ran ? FR_STATE_COMPLETED : c->state;
+            }
+        }
+}
+
 /* A send/recv whose entries still say pending while the member's own counters, where they
  * number send/recv alone (fa_view.counts_p2p), say it completed: its own number (the entry's
  * p2p_seq_id, from the same counter) is at most its last completed one. PyTorch leaves a
@@ -215,6 +295,7 @@ static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_
         }
     }
     free(has_p2p);
+    complete_unmarked(in, m);
     return 0;
 }
 

@@ -1285,6 +1285,86 @@ static void a_group_in_pg_config_may_have_run_before_the_window(void **state) {
     done(&j);
 }
 
+/* A coalesced all_reduce #1 (two entries of one collective_seq_id) left "scheduled" on every
+ * rank, its completed `coalesced` marker dropped by only-active dumps (PyTorch's way). Ranks 0,
+ * 1, 3 went on to #2, which follows the bundle without its marker: the marker completed, and
+ * the bundle with it. Rank 2 went on only in a group of its own, but the others completed #1,
+ * so its bundle ran and its marker, recorded before the launch, completed too. Rank 2 never
+ * issued #2: it is named for #2, and nobody is a stalled GPU in #1 (tests/sim seeds 4806, 6007,
+ * 9097; mutations mc01, mc02, mc03). */
+static void a_bundle_without_its_marker_completed(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "solo", "[2]");
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    for (int r = 0; r < 4; r++) j.first_record[r] = 1; /* the markers, completed, dropped */
+    coll(&j, "0", "all_reduce", 2, S("scheduled", "scheduled", NULL, "scheduled"));
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        if (j.a.match.ops[op].seq == 1 && j.a.groups.v[j.a.match.ops[op].group].nmembers == 4)
+            for (uint32_t p = 0; p < 4; p++)
+                assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, p),
+                                 FA_MS_COMPLETED);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    if (!strstr(j.a.verdict.summary, "rank 2 never joined"))
+        fail_msg("summary: %s", j.a.verdict.summary);
+    done(&j);
+}
+
+/* The same bundle where no member went on in the group and nobody completed it. Rank 2's
+ * record after the bundle is gone, but nothing of the group follows there, and nothing shows
+ * the bundle launched: the record dropped may be another thread's, the marker not yet written.
+ * The bundle stays in flight on all, a snapshot of a running job (mutation mc04). */
+static void a_bundle_without_its_marker_nowhere_done_is_in_flight(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "solo", "[2]");
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    j.first_record[2] = 1;
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        for (uint32_t p = 0; j.a.groups.v[j.a.match.ops[op].group].nmembers == 4 && p < 4; p++)
+            assert_int_not_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, p),
+                                 FA_MS_COMPLETED);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* A coalesced bundle of two types (all_reduce and broadcast #1, one collective_seq_id, two ops
+ * here) on every rank, left "scheduled". Ranks 0 and 1 still show its `coalesced` marker
+ * pending: their dumps are older (pg_status: completed 0). Ranks 2 and 3 dropped the marker (the
+ * record after the broadcast is gone, completed) and ran a batch of send/recv after it, all
+ * their work done (pg_status: enqueued 9, completed 9): the marker closed the whole bundle, so
+ * the all_reduce, the bundle's first member, completed with the broadcast, not only the member
+ * right before the gap (mutation mc05: 2 and 3 read as pending in the all_reduce, and "rank 0
+ * or 1 stopped" in a job where nothing waits; sim seeds 4956, 5111, expected ok). */
+static void a_bundle_of_two_types_without_its_marker_completed_whole(void **state) {
+    job j;
+    job_init(&j, 4);
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "broadcast", 1, S("scheduled", "scheduled", "scheduled", "scheduled"));
+    coll(&j, "0", "coalesced", 1, S("scheduled", "scheduled", NULL, NULL));
+    j.first_record[2] = j.first_record[3] = 1; /* their markers, completed, dropped */
+    j.p2p_coll_seq = 1;
+    p2p(&j, 2, "0", "send 2->3", 1, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-3", 1, "scheduled");
+    p2p(&j, 3, "0", "recv 3<-2", 1, "scheduled");
+    p2p(&j, 3, "0", "send 3->2", 1, "scheduled");
+    const char *st = "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                     "\"last_completed_collective\": %d}";
+    for (int r = 0; r < 4; r++) sprintf(j.status[r], st, r < 2 ? 1 : 9, r < 2 ? 0 : 9);
+    run(&j);
+    for (size_t op = 0; op < j.a.match.nops; op++)
+        for (uint32_t p = 2; j.a.match.ops[op].seq == 1 && p < 4; p++)
+            assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, p), FA_MS_COMPLETED);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
 /* gloo, members rebuilt from the entries: rank 3's file was cut after its first entry, before
  * it showed its pair group (and before its pg_config). Rank 2 waits in its pair group {2, ?},
  * which its family says holds two: the member it lost is rank 3, whose groups after the cut are
@@ -4164,6 +4244,9 @@ int main(void) {
         cmocka_unit_test(a_batch_whose_marker_may_not_have_been_made_is_pending),
         cmocka_unit_test(a_group_missing_from_pg_config_shows_a_dump_older),
         cmocka_unit_test(a_group_in_pg_config_may_have_run_before_the_window),
+        cmocka_unit_test(a_bundle_without_its_marker_completed),
+        cmocka_unit_test(a_bundle_without_its_marker_nowhere_done_is_in_flight),
+        cmocka_unit_test(a_bundle_of_two_types_without_its_marker_completed_whole),
         cmocka_unit_test(a_cut_dump_may_be_the_member_a_group_lost),
         cmocka_unit_test(an_op_that_failed_on_a_death_waits_on_the_dead),
         cmocka_unit_test(an_accused_rank_is_no_witness_of_the_order),
