@@ -120,10 +120,34 @@ static void a_slow_rank_not_held_keeps_its_lateness(void **state) {
     done(j);
 }
 
+/* Rank 2 waited 60 ms for rank 3 in group 1, then ran group 1's next call with it at once (its
+ * gap no longer than rank 3's: it kept up, and waited for nobody), then came to group 0's second
+ * all_reduce 80 ms after ranks 0 and 1, 10 ms after that call, as they came 10 ms after theirs.
+ * The delay is still rank 3's, carried through a call where rank 2 waited for nobody: held
+ * before and kept up is held (held.h), and its lateness is capped by its own gap, none (kills
+ * s10). */
+static void a_victim_carries_its_wait_through_a_call_it_kept_up_in(void **state) {
+    (void)state;
+    job *j = job_new();
+    for (int r = 0; r < 3; r++) call(j, r, 0, 0, 10);
+    call(j, 2, 1, 20, 80);
+    call(j, 3, 1, 70, 80);
+    call(j, 2, 1, 85, 90);
+    call(j, 3, 1, 85, 90);
+    call(j, 0, 0, 20, 110), call(j, 1, 0, 20, 110), call(j, 2, 0, 100, 110);
+    call(j, 0, 0, 120, 130), call(j, 1, 0, 120, 130), call(j, 2, 0, 120, 130);
+    run(j);
+    assert_int_equal(j->nwalked, 3);
+    assert_false(isnan(j->late[1][2]));
+    assert_float_equal(j->late[1][2], 0.0, 0.5);
+    done(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_held_victim_is_late_by_its_own_gap_only),
         cmocka_unit_test(a_slow_rank_not_held_keeps_its_lateness),
+        cmocka_unit_test(a_victim_carries_its_wait_through_a_call_it_kept_up_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
