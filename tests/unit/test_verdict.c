@@ -1627,6 +1627,29 @@ static void a_two_rank_cycle_below_the_missing_number_names_both(void **state) {
     done(&j);
 }
 
+/* Rank 0's only-active dump ends in a batch of send/recv with rank 1, left "scheduled", its end
+ * marker not shown; rank 1 completed both transfers. The batch ran on the wire, so its marker was
+ * recorded, and an only-active dump drops a marker only when it completed (its pg_status says
+ * its last work, numbered 1, completed): no stalled GPU, as there would be with the marker shown
+ * pending (kills hw10). */
+static void a_batch_done_on_the_wire_without_its_marker_is_no_stall(void **state) {
+    job j;
+    job_init(&j, 2);
+    rec(&j, 1, "0", "all_reduce", 1, "completed");
+    j.first_record[0] = 1;
+    j.p2p_coll_seq = 1;
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-1", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "completed");
+    p2p(&j, 1, "0", "send 1->0", 1, "completed");
+    batch_end(&j, 1, "0", 1, "completed");
+    strcpy(j.status[0], "\"0\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
 /* A job of two ranks: rank 1 left out all_reduce #6 and went on to a send/recv batch with rank 0,
  * which ran #6 first and has the batch queued behind it. Rank 1 skipped #6, or rank 0 ran one the
  * program does not have: no third rank shows which order is the program's, so both are named, as
@@ -4188,6 +4211,7 @@ int main(void) {
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
         cmocka_unit_test(two_ranks_that_ran_two_orders_are_both_named),
+        cmocka_unit_test(a_batch_done_on_the_wire_without_its_marker_is_no_stall),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
