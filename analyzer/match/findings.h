@@ -44,8 +44,6 @@ typedef enum fa_cause {
     FA_CAUSE_TIMEOUT,       /* stuck_collective: scheduled everywhere past a watchdog's timeout */
     FA_CAUSE_WRONG_PEER,    /* missing_ranks: issued, but queued behind its own send/recv posted
                              * to the wrong peer, which its stream never gets past */
-    FA_CAUSE_ORDER_TIE,     /* missing_ranks: in a job of two ranks, one never issued it and the
-                             * other ran it before what the first waits in: either left the order */
 } fa_cause;
 
 typedef struct fa_finding {

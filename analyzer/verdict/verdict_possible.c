@@ -665,7 +665,20 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
         fa_vg_context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
         snprintf(op, sizeof op, " %s %s", group, label);
     }
-    if (o->why == FA_WHY_SKIPPED_P2P)
+    if (o->why == FA_WHY_ORDER) { /* a job of two ranks (verdict_sinks.c order_tie) */
+        const rank_facts *peer = &d->facts[o->node ^ 1];
+        long m = f->missing_op >= 0 ? f->missing_op : peer->missing_op;
+        char group[200] = "?", label[100] = "?";
+        if (m >= 0) fa_vg_context(d, (size_t)m, group, sizeof group, label, sizeof label);
+        if (f->missing_op >= 0)
+            snprintf(buf, len, "rank %lld left out %s %s, which rank %lld ran first",
+                     (long long)f->rank, group, label, (long long)peer->rank);
+        else
+            snprintf(buf, len,
+                     "rank %lld ran %s %s, which the program does not have (rank %lld went on "
+                     "without it)",
+                     (long long)f->rank, group, label, (long long)peer->rank);
+    } else if (o->why == FA_WHY_SKIPPED_P2P)
         snprintf(buf, len,
                  "rank %lld went on without a send/recv that rank %lld waits in (gloo records "
                  "none)",

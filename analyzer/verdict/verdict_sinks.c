@@ -691,48 +691,37 @@ static int64_t record_of(const decider *d, size_t op, int64_t rank) {
     return pos < 0 ? INT64_MAX - 1 : fa_vg_call_record(d, op, (uint32_t)pos);
 }
 
-/* In a job of two ranks, a sink holding both where one (named: it never issued collective M)
- * waits in an op P that the other issued after M and has queued behind it: the two ran the
- * program in two orders, the one P then M or without M, the other M then P. No third rank shows
- * which order is the program's: the first skipped M, or the second ran an M the program does not
- * have (another op, the wrong group). Both are named, as a tie of a mismatch is
- * (docs/database.md; tests/sim's E11; sim seed 5760: rank 1 left out all_reduce #6 and went on
- * to a send/recv batch that rank 0 has queued behind #6). */
-static void name_order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nmine,
-                           size_t first) {
-    if (d->nfacts != 2 || nranks != 2) return;
+/* In a job of two ranks, a sink holding both where one (a candidate: it never issued collective
+ * M, which the other waits in) waits in an op P that the other issued after M and has queued
+ * behind it: the two ran the program in two orders, the one P without M, the other M then P. No
+ * third rank shows which order is the program's: the first left M out, or the second ran an M
+ * the program does not have (another op, the wrong group). Either explains every wait, so the
+ * dumps prove neither: an ambiguity of the two, no culprit (tests/sim's E11 names both, as a tie
+ * of a mismatch; a key that knows the truth names one: "one of these" is what the dumps show;
+ * sim seed 5760, recorder jobs 387 390 395). Marks both so that the sink judge names neither
+ * (where the memory for the ambiguity is not there, the one that never issued M stays named). */
+static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nmine) {
+    if (d->nfacts != 2 || nranks != 2 || d->nambiguities) return;
     rank_facts *a = &d->facts[mine[0]], *b = &d->facts[mine[1]];
-    if (!a->has_dump || !b->has_dump || a->stale || b->stale || a->culprit == b->culprit) return;
-    rank_facts *named = a->culprit ? a : b, *other = a->culprit ? b : a;
-    size_t named_node = a->culprit ? mine[0] : mine[1];
-    long m = named->missing_op;
-    if (m < 0 || d->m->ops[m].is_p2p || record_of(d, (size_t)m, other->rank) >= INT64_MAX - 1)
+    bool ca = a->waited && a->missing_op >= 0 && !a->excused && !a->behind_excused,
+         cb = b->waited && b->missing_op >= 0 && !b->excused && !b->behind_excused;
+    if (!a->has_dump || !b->has_dump || a->stale || b->stale || ca == cb ||
+        a->doubt != FA_DOUBT_NONE || b->doubt != FA_DOUBT_NONE)
         return;
-    fa_finding *x = find_op_finding(d, FA_MISSING_RANKS, m, first);
-    if (!x || x->cause != FA_CAUSE_ENTRIES || x->ranks.n != 1) return;
-    int64_t at_m = record_of(d, (size_t)m, other->rank);
-    for (size_t k = nranks; k < nmine; k++) { /* the op nodes it waits in */
+    size_t left = ca ? mine[0] : mine[1], ran = ca ? mine[1] : mine[0];
+    long m = d->facts[left].missing_op;
+    int64_t at_m = record_of(d, (size_t)m, d->facts[ran].rank);
+    if (d->m->ops[m].is_p2p || at_m >= INT64_MAX - 1) return;
+    for (size_t k = nranks; k < nmine; k++) { /* the op nodes: one it waits in, the other after M */
         size_t op = d->g.op_of_node[mine[k] - d->g.nrank_nodes];
-        int64_t mine_at = record_of(d, op, named->rank), theirs = record_of(d, op, other->rank);
-        if ((long)op == m || mine_at >= INT64_MAX - 1 || theirs >= INT64_MAX - 1 ||
-            theirs <= at_m || absent_from(d, named_node, mine[k]))
+        int64_t theirs = record_of(d, op, d->facts[ran].rank);
+        if ((long)op == m || record_of(d, op, d->facts[left].rank) >= INT64_MAX - 1 ||
+            theirs >= INT64_MAX - 1 || theirs <= at_m || absent_from(d, left, mine[k]))
             continue;
-        other->culprit = true;
-        fa_ranks_add(&x->ranks, other->rank);
-        fa_ranks_normalize(&x->ranks);
-        drop_rank(&x->others, other->rank);
-        x->cause = FA_CAUSE_ORDER_TIE;
-        char group[300], label[200], pgroup[300], plabel[200];
-        fa_vg_context(d, (size_t)m, group, sizeof group, label, sizeof label);
-        fa_vg_context(d, op, pgroup, sizeof pgroup, plabel, sizeof plabel);
-        fa_finding_set_detail(x,
-                              "rank %lld never issued %s %s, which rank %lld waits in; rank %lld "
-                              "waits on rank %lld in %s %s, which rank %lld issued after it and "
-                              "has queued behind it: the two ranks ran them in two orders, and "
-                              "with no third rank nothing shows which left the program's",
-                              (long long)named->rank, group, label, (long long)other->rank,
-                              (long long)named->rank, (long long)other->rank, pgroup, plabel,
-                              (long long)other->rank);
+        fa_option options[2] = { { (uint32_t)left, FA_WHY_ORDER },
+                                 { (uint32_t)ran, FA_WHY_ORDER } };
+        if (fa_vg_note_ambiguity(d, options, 2) == 0)
+            d->facts[left].doubt = d->facts[ran].doubt = FA_DOUBT_AMBIGUOUS;
         return;
     }
 }
@@ -779,6 +768,7 @@ void fa_vs_judge_sinks(decider *d) {
             excuse_blocked_victims(d, mine, nranks, mine + nranks, nmine - nranks);
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
             offer_undecided(d, mine, nranks);
+            order_tie(d, mine, nranks, nmine);
         }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];
@@ -797,7 +787,6 @@ void fa_vs_judge_sinks(decider *d) {
             }
         }
         if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
-        if (!any_broken && !any_lag) name_order_tie(d, mine, nranks, nmine, first);
     }
     for (size_t r = 0; r < d->nfacts; r++) /* stalled beside the sinks: a root of its own */
         if (!d->facts[r].culprit && stalled_alone(d, &d->facts[r])) {

@@ -133,13 +133,9 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
         else if (f->cause == FA_CAUSE_WRONG_PEER)
             snprintf(c->verb, sizeof c->verb, "posted a send/recv to the wrong peer before %s",
                      where);
-        else if (f->cause == FA_CAUSE_ORDER_TIE)
-            snprintf(c->verb, sizeof c->verb, "disagree on %s (one ran it, one went past it)",
-                     where);
         else
             snprintf(c->verb, sizeof c->verb, "never joined %s", where);
-        /* a tie names both ranks of a job of two: nobody else waits */
-        c->others_verb = f->cause == FA_CAUSE_ORDER_TIE ? NULL : "wait";
+        c->others_verb = "wait";
         break;
     case FA_MISSING_DUMP:
         c->unreadable = f->cause == FA_CAUSE_UNREADABLE;
