@@ -50,27 +50,42 @@ static const fa_op *next_pending(const decider *d, size_t node, size_t *at) {
  * member at each group rank that of a plus one offset, every member known. The groups of one
  * dimension of a Megatron or DeviceMesh layout are so ({12,44}, {16,48}); a group of another
  * dimension may be too (pipeline and embedding groups of two stages), so the callers match an
- * op's counterpart by its name and number as well. */
+ * op's counterpart by its name and number as well. Two groups of the same members (offset 0)
+ * are two dimensions, never one group shifted (sim seed 4619: rank 5's all_reduce #2 in one of
+ * two groups {5,7} read as the counterpart of the reduce_scatter #2 of the other, which rank 7
+ * never issued, so 7, blocked in a send, was named as having gone past it). */
 static bool shifted(const fa_group *a, const fa_group *b) {
     if (a->nmembers != b->nmembers || a->nmembers < 2 || a->members[0] < 0 || b->members[0] < 0)
         return false;
     int64_t offset = b->members[0] - a->members[0];
+    if (offset == 0) return false; /* the same members: another dimension, never a shift */
     for (uint32_t p = 1; p < a->nmembers; p++)
         if (a->members[p] < 0 || b->members[p] < 0 || b->members[p] - a->members[p] != offset)
             return false;
     return true;
 }
 
+/* Whether groups a and b share a member. The groups of one family partition the ranks: two that
+ * share one are two dimensions under one description (real torch gloo jobs 62, 74, 194, 197,
+ * 214: EXPERT_GROUP both for the pairs {0,1} {2,3} and for {0,2} {1,3}). */
+static bool overlap(const fa_group *a, const fa_group *b) {
+    for (uint32_t p = 0; p < a->nmembers; p++)
+        if (a->members[p] >= 0 && fa_group_position(b, a->members[p]) >= 0) return true;
+    return false;
+}
+
 /* Whether groups a and b are of one family (one description, named by the program: the groups
  * of an SPMD program's family run the same numbered collectives in the same order; without a
  * description, as the recorder and gloo jobs often leave them, one group shifted: tests/sim
  * seeds 4058, 5690, where a rank ran its data-parallel collective on its pipeline or tensor
- * group and only the shifted groups of the other ranks said which order the program runs). */
+ * group and only the shifted groups of the other ranks said which order the program runs). Groups
+ * of one description are one family only at one size and without a shared member: a description
+ * may name split groups of several sizes or dimensions (real torch gloo jobs, EXPERT_GROUP). */
 static bool one_family(const fa_group *a, const fa_group *b) {
     if (a == b) return true;
     if (fa_desc_says_nothing(a->desc) && fa_desc_says_nothing(b->desc)) return shifted(a, b);
     return a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, "undefined") != 0 &&
-           strcmp(a->desc, b->desc) == 0;
+           strcmp(a->desc, b->desc) == 0 && a->nmembers == b->nmembers && !overlap(a, b);
 }
 
 /* Whether group g may hold the counterpart of an op of group `of`, asked beside an op of group

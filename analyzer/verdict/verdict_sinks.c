@@ -726,6 +726,25 @@ static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nm
     }
 }
 
+/* A rank with a fresh dump that others wait for in an op it never issued, which the dumps prove
+ * it went past (fa_vo_went_past: a later collective of that group, or the order of the ranks that
+ * ran both), left that op out: nothing any other rank does completes it, so it is a root beside
+ * the sinks, whatever it waits in itself (tests/sim's E15; sim seed 7266: a rank that ran its
+ * tensor-parallel all_reduce in its context-parallel pair waits there on its idle partner, the
+ * sink, while its tensor group waits on it). A rank whose state the doubts leave open is not
+ * judged here (verdict_possible.c). */
+static void blame_skippers(decider *d, fa_imap *missing) {
+    for (size_t r = 0; r < d->nfacts; r++) {
+        rank_facts *f = &d->facts[r];
+        if (f->culprit || !f->waited || f->missing_op < 0 || !f->has_dump || f->stale ||
+            f->excused || f->behind_excused || f->doubt != FA_DOUBT_NONE ||
+            !fa_vo_went_past(d, r, f->missing_op))
+            continue;
+        f->culprit = true;
+        blame_missing(d, f, missing);
+    }
+}
+
 void fa_vs_judge_sinks(decider *d) {
     bool *leaves = calloc(d->ncomps + 1, 1), *busy = calloc(d->ncomps + 1, 1), *held = NULL;
     uint8_t *by = NULL;
@@ -793,6 +812,7 @@ void fa_vs_judge_sinks(decider *d) {
             d->facts[r].culprit = true;
             blame_lag(d, &d->facts[r]);
         }
+    blame_skippers(d, &missing);
     for (size_t i = first; i < d->findings->n; i++) {
         fa_finding *x = &d->findings->v[i];
         if ((x->kind == FA_MISSING_DUMP || x->kind == FA_MISSING_RANKS) &&

@@ -1752,6 +1752,33 @@ static void an_older_dump_beside_a_rank_that_left_the_order_is_offered(void **st
     done(&j);
 }
 
+/* Tensor-parallel groups {0,1} and {2,3}, a data-parallel group {1,3}, a context-parallel pair
+ * {1,4}; the program runs TP #1, TP #2, then DP #1. Rank 1 left its TP #2 out: it ran an
+ * all_reduce in its CP pair instead, where it waits on rank 4, idle (the sink), and went on to
+ * DP #1. Rank 3 ran TP #2 before DP #1, so rank 1, holding DP #1 and not TP #2, went past the
+ * op rank 0 waits for it in: nothing anyone else does completes it, and rank 1 is a root beside
+ * the sink (sim seed 7266; kills bs01). */
+static void a_rank_that_went_past_its_op_is_a_root_beside_the_sink(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "TP", "[0, 1]");
+    group(&j, "2", "TP", "[2, 3]");
+    group(&j, "3", "DP", "[1, 3]");
+    group(&j, "4", "CP", "[1, 4]");
+    coll(&j, "0", "all_reduce", 1,
+         S("completed", "completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL, NULL));
+    coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed", NULL));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, "completed", "completed", NULL));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "4", "all_reduce", 1, "scheduled");
+    coll(&j, "3", "all_reduce", 1, S(NULL, "scheduled", NULL, "scheduled", NULL));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,4");
+    done(&j);
+}
+
 /* The job of the three tests below; rank 3's ring starts at record `first3` (5: wrapped), and
  * the data-parallel group of ranks 2 and 3 is named `dp23` ("2", or "1" with {0,1} named "2"). */
 static void run_hidden_group_job(job *j, int first3, const char *dp23) {
@@ -4218,6 +4245,7 @@ int main(void) {
         cmocka_unit_test(a_batch_done_on_the_wire_without_its_marker_is_no_stall),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
+        cmocka_unit_test(a_rank_that_went_past_its_op_is_a_root_beside_the_sink),
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
