@@ -2021,6 +2021,28 @@ static void an_op_queued_behind_a_stall_waits_for_nobody(void **state) {
     done(&j);
 }
 
+/* As above, rank 0's GPU stopped in A #1 with B #1 queued behind it, which rank 2 never issued;
+ * but rank 2 is not idle: it waits in the default group's #2 that rank 0 never reached. Nobody
+ * waits in B #1 yet, so nobody waits for rank 2 there either: it is a waiter, not a blocked rank
+ * others wait for (an op queued behind a stall waits for no absent member, whatever that member
+ * has pending elsewhere: the held-head rule spares only an idle or dumpless one; sim seed 471)
+ * (kills ro06). */
+static void a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_stall(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "completed", NULL));
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    coll(&j, "0", "all_reduce", 2, S(NULL, "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_ranks(&j.a.verdict.levels[1].ranks, "");
+    assert_ranks(&j.a.verdict.levels[2].ranks, "1,2");
+    done(&j);
+}
+
 /* Rank 0's dump lost its pg_config, and the name of its data-parallel group is shared by split
  * groups: its group is rebuilt from its entries as {0}, and a member without a dump may belong
  * too. Its reduce_scatter says two members: no size mismatch (a group rebuilt is at least as
@@ -4224,6 +4246,7 @@ int main(void) {
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
         cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
         cmocka_unit_test(an_op_queued_behind_a_stall_waits_for_nobody),
+        cmocka_unit_test(a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_stall),
         cmocka_unit_test(a_rebuilt_group_is_held_to_the_size_its_collectives_say),
         cmocka_unit_test(a_peer_past_the_ranks_stream_head_shows_an_older_dump),
         cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
