@@ -1590,6 +1590,27 @@ static void a_rank_below_the_highest_that_dumped_is_a_member_of_the_job(void **s
     done(&j);
 }
 
+/* gloo, three ranks: ranks 0 and 1 left no dump; rank 2 dumped, idle, its collectives retired,
+ * its pg_config empty, so its data-parallel group is rebuilt from its own entries and names no
+ * other member. No group the dumps show lists ranks 0 and 1, but both are below rank 2, which
+ * dumped, so both are the job's: most of the job is lost, and the one dump cannot speak for it
+ * (inconclusive on that ground, not as "rank 2 idle beside lost ranks"; sim seeds 677, 8546)
+ * (kills hg701). */
+static void most_of_a_gloo_job_lost_below_the_rank_that_dumped_is_inconclusive(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.no_config[2] = 1;
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2]");
+    rec(&j, 2, "1", "all_reduce", 1, "completed");
+    rec(&j, 2, "1", "all_reduce", 2, "completed");
+    j.skip[0] = j.skip[1] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "2 of 3 ranks left no readable dump (ranks 0,1)"));
+    done(&j);
+}
+
 /* Two ranks, two groups: rank 0 waits in default_pg #2 for rank 1, which waits in TP #2 for
  * rank 0. Each one's history holds its own order only (rank 0 ran default_pg #1 after TP #1, as
  * rank 1 did), and no third rank says which order the program runs: both are named, as the two
@@ -4229,6 +4250,7 @@ int main(void) {
         cmocka_unit_test(undescribed_groups_run_by_consecutive_numbers),
         cmocka_unit_test(split_groups_of_one_description_are_families_by_their_runs),
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
+        cmocka_unit_test(most_of_a_gloo_job_lost_below_the_rank_that_dumped_is_inconclusive),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
