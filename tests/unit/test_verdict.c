@@ -680,6 +680,35 @@ static void a_rank_whose_batch_a_peer_completed_may_be_stalled(void **state) {
     done(&j);
 }
 
+/* As above, without rank 3's side done: rank 0's batch waits on rank 1 only jointly, rank 1's send
+ * queued behind its wait for the dumpless rank 2, so a path of proven waits leads from rank 0 to
+ * rank 2. But rank 4 waits for rank 0 in g5 #1, which rank 0 never issued: its pending batch need
+ * not hold its CPU, and rank 0 may have stopped itself before g5 #1. It is no proven waiter: rank
+ * 2 stopped, or rank 0 did and only rank 2's dump was lost: inconclusive, rank 0 the rank that
+ * waits for nobody (sim seed 485) (kills ls01). */
+static void a_rank_others_wait_for_may_have_stopped_itself(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "g1", "[1, 2]");
+    group(&j, "3", "g3", "[0, 1, 3]");
+    group(&j, "4", "g4", "[2, 3]");
+    group(&j, "5", "g5", "[0, 4]");
+    j.skip[2] = 1;
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    p2p(&j, 1, "3", "send 1->0", 1, "scheduled");
+    p2p(&j, 0, "3", "send 0->2", 1, "scheduled");
+    p2p(&j, 0, "3", "recv 0<-1", 1, "scheduled");
+    batch_end(&j, 0, "3", 1, "scheduled");
+    p2p(&j, 3, "3", "recv 2<-0", 1, "scheduled");
+    rec(&j, 3, "4", "all_reduce", 1, "scheduled");
+    rec(&j, 4, "5", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "while rank 0 waits for nobody"));
+    done(&j);
+}
+
 /* gloo: rank 3 died and left no dump. Its tensor-parallel group is rebuilt from the dumps as {2}
  * alone, but its family (the other TENSOR_MODEL_PARALLEL_GROUP has two members) says it lost a
  * member: rank 3 is put back. Rank 2's all_reduce with it ended (gloo retires a failed op) and
@@ -4226,6 +4255,7 @@ int main(void) {
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
         cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
         cmocka_unit_test(a_rank_whose_batch_a_peer_completed_may_be_stalled),
+        cmocka_unit_test(a_rank_others_wait_for_may_have_stopped_itself),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peer_dump_older),
         cmocka_unit_test(a_dumpless_member_is_missing_not_a_smaller_group),
         cmocka_unit_test(gloo_pipeline_pair_both_idle_is_an_ambiguity),
