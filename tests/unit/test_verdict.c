@@ -2093,6 +2093,25 @@ static void a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_s
     done(&j);
 }
 
+/* Rank 2's dump is older than its peers' (they completed #2 and #3 with it; it shows #2 pending
+ * and no #3). Ranks 0 and 1 both have T #1 pending, and rank 0 has its send to rank 2 queued
+ * behind it. Every member pending in the send has it queued behind an older call, yet rank 2 is
+ * no cut dump that joined: an older dump's rank stays waited for there, and the dumps show a
+ * hang on it, not a healthy job with work in flight (sim seeds 330, 2557, 2684) (kills aw02). */
+static void an_older_dump_is_waited_for_in_a_send_queued_behind_the_peers_head(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "T", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S("completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "scheduled", NULL));
+    p2p(&j, 0, "0", "send 0->2", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Rank 0's dump lost its pg_config, and the name of its data-parallel group is shared by split
  * groups: its group is rebuilt from its entries as {0}, and a member without a dump may belong
  * too. Its reduce_scatter says two members: no size mismatch (a group rebuilt is at least as
@@ -4299,6 +4318,7 @@ int main(void) {
         cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
         cmocka_unit_test(an_op_queued_behind_a_stall_waits_for_nobody),
         cmocka_unit_test(a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_stall),
+        cmocka_unit_test(an_older_dump_is_waited_for_in_a_send_queued_behind_the_peers_head),
         cmocka_unit_test(a_rebuilt_group_is_held_to_the_size_its_collectives_say),
         cmocka_unit_test(a_peer_past_the_ranks_stream_head_shows_an_older_dump),
         cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
