@@ -1922,6 +1922,24 @@ static void a_recv_from_the_wrong_source_in_a_batched_ring(void **state) {
     done(&j);
 }
 
+/* Rank 1 posted its recv from 2 where its program received from 0: 0 sent to 1 and waits there,
+ * and 2 never sent. Rank 1 also waits for 0 in K #1, which 0 never issued: it is queued behind
+ * 0's send, which never completes. One fault explains both lone halves and the wait in K: rank
+ * 1 is the culprit, and the sender 0, held in its send by 1, is its victim, not a second
+ * culprit for K #1 (sim seed 6681) (kills pq06). */
+static void the_sender_a_wrong_source_left_unmatched_is_a_victim(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "K", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-2", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* Only-active dumps of a batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 2 sends
  * to 0 instead of 3: ranks 0 and 1 completed their batches and kept no entry; their counters
  * stop at 3 while rank 3's say collective #7 completed, which every member issued. Their 3 is
@@ -4311,6 +4329,7 @@ int main(void) {
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
+        cmocka_unit_test(the_sender_a_wrong_source_left_unmatched_is_a_victim),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
