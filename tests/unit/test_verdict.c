@@ -1926,7 +1926,9 @@ static void a_recv_from_the_wrong_source_in_a_batched_ring(void **state) {
  * and 2 never sent. Rank 1 also waits for 0 in K #1, which 0 never issued: it is queued behind
  * 0's send, which never completes. One fault explains both lone halves and the wait in K: rank
  * 1 is the culprit, and the sender 0, held in its send by 1, is its victim, not a second
- * culprit for K #1 (sim seed 6681) (kills pq06). */
+ * culprit for K #1 (sim seed 6681) (kills pq06). The sink judge pairs the two halves only
+ * because rank 1's wrong end keeps its own loop, so that its recv lies in rank 1's sink beside
+ * 0's send (sim seed 3297) (kills wp14). */
 static void the_sender_a_wrong_source_left_unmatched_is_a_victim(void **state) {
     job j;
     job_init(&j, 3);
