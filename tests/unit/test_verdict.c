@@ -4176,6 +4176,30 @@ static void a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody(voi
     done(&j);
 }
 
+/* As above, with whole histories, and ranks 2 and 3 both pending in X #1 of their own group.
+ * Rank 1's send to 2 lies in the batch of its wrong recv from 3, which never completes: it waits
+ * on nobody absent, so rank 2, busy in X, is not waited for there (an op whose every pending
+ * member is held by its own wrong end) and is never named; the maybe-done-unshown rule cannot
+ * spare it, as rank 2 has work pending (tests/sim seed 6644) (kills wp22). */
+static void a_busy_peer_of_the_wrong_batch_is_waited_by_nobody(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "X", "[2, 3]");
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-3", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-3", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 3, "1", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    assert_true(fa_ranks_contains(&j.a.verdict.culprits, 1));
+    assert_false(fa_ranks_contains(&j.a.verdict.culprits, 2));
+    done(&j);
+}
+
 /* Rank 0's batch sends to and receives from rank 1 alone; rank 1's dump keeps only what is in
  * flight and shows nothing. Rank 1 cannot have done both ends on the wire while rank 0's batch
  * still waits (short of a stalled GPU or network, which a culprit rules out first): it never
@@ -4415,6 +4439,7 @@ int main(void) {
         cmocka_unit_test(a_counter_after_send_recv_completes_no_collective),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
         cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
+        cmocka_unit_test(a_busy_peer_of_the_wrong_batch_is_waited_by_nobody),
         cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
         cmocka_unit_test(a_recv_in_the_batch_at_the_stream_head_is_a_wait),
         cmocka_unit_test(a_batch_only_with_a_peer_that_shows_nothing_waits_for_it),
