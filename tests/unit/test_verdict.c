@@ -680,6 +680,35 @@ static void a_rank_whose_batch_a_peer_completed_may_be_stalled(void **state) {
     done(&j);
 }
 
+/* As above, without rank 3's side done: rank 0's batch waits on rank 1 only jointly, rank 1's send
+ * queued behind its wait for the dumpless rank 2, so a path of proven waits leads from rank 0 to
+ * rank 2. But rank 4 waits for rank 0 in g5 #1, which rank 0 never issued: its pending batch need
+ * not hold its CPU, and rank 0 may have stopped itself before g5 #1. It is no proven waiter: rank
+ * 2 stopped, or rank 0 did and only rank 2's dump was lost: inconclusive, rank 0 the rank that
+ * waits for nobody (sim seed 485) (kills ls01). */
+static void a_rank_others_wait_for_may_have_stopped_itself(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    group(&j, "1", "g1", "[1, 2]");
+    group(&j, "3", "g3", "[0, 1, 3]");
+    group(&j, "4", "g4", "[2, 3]");
+    group(&j, "5", "g5", "[0, 4]");
+    j.skip[2] = 1;
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    p2p(&j, 1, "3", "send 1->0", 1, "scheduled");
+    p2p(&j, 0, "3", "send 0->2", 1, "scheduled");
+    p2p(&j, 0, "3", "recv 0<-1", 1, "scheduled");
+    batch_end(&j, 0, "3", 1, "scheduled");
+    p2p(&j, 3, "3", "recv 2<-0", 1, "scheduled");
+    rec(&j, 3, "4", "all_reduce", 1, "scheduled");
+    rec(&j, 4, "5", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "while rank 0 waits for nobody"));
+    done(&j);
+}
+
 /* gloo: rank 3 died and left no dump. Its tensor-parallel group is rebuilt from the dumps as {2}
  * alone, but its family (the other TENSOR_MODEL_PARALLEL_GROUP has two members) says it lost a
  * member: rank 3 is put back. Rank 2's all_reduce with it ended (gloo retires a failed op) and
@@ -1590,6 +1619,27 @@ static void a_rank_below_the_highest_that_dumped_is_a_member_of_the_job(void **s
     done(&j);
 }
 
+/* gloo, three ranks: ranks 0 and 1 left no dump; rank 2 dumped, idle, its collectives retired,
+ * its pg_config empty, so its data-parallel group is rebuilt from its own entries and names no
+ * other member. No group the dumps show lists ranks 0 and 1, but both are below rank 2, which
+ * dumped, so both are the job's: most of the job is lost, and the one dump cannot speak for it
+ * (inconclusive on that ground, not as "rank 2 idle beside lost ranks"; sim seeds 677, 8546)
+ * (kills hg701). */
+static void most_of_a_gloo_job_lost_below_the_rank_that_dumped_is_inconclusive(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.backend = "gloo";
+    j.no_config[2] = 1;
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2]");
+    rec(&j, 2, "1", "all_reduce", 1, "completed");
+    rec(&j, 2, "1", "all_reduce", 2, "completed");
+    j.skip[0] = j.skip[1] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "2 of 3 ranks left no readable dump (ranks 0,1)"));
+    done(&j);
+}
+
 /* Two ranks, two groups: rank 0 waits in default_pg #2 for rank 1, which waits in TP #2 for
  * rank 0. Each one's history holds its own order only (rank 0 ran default_pg #1 after TP #1, as
  * rank 1 did), and no third rank says which order the program runs: both are named, as the two
@@ -1903,6 +1953,26 @@ static void a_recv_from_the_wrong_source_in_a_batched_ring(void **state) {
     done(&j);
 }
 
+/* Rank 1 posted its recv from 2 where its program received from 0: 0 sent to 1 and waits there,
+ * and 2 never sent. Rank 1 also waits for 0 in K #1, which 0 never issued: it is queued behind
+ * 0's send, which never completes. One fault explains both lone halves and the wait in K: rank
+ * 1 is the culprit, and the sender 0, held in its send by 1, is its victim, not a second
+ * culprit for K #1 (sim seed 6681) (kills pq06). The sink judge pairs the two halves only
+ * because rank 1's wrong end keeps its own loop, so that its recv lies in rank 1's sink beside
+ * 0's send (sim seed 3297) (kills wp14). */
+static void the_sender_a_wrong_source_left_unmatched_is_a_victim(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "K", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-2", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* Only-active dumps of a batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 2 sends
  * to 0 instead of 3: ranks 0 and 1 completed their batches and kept no entry; their counters
  * stop at 3 while rank 3's say collective #7 completed, which every member issued. Their 3 is
@@ -2049,6 +2119,47 @@ static void an_op_queued_behind_a_stall_waits_for_nobody(void **state) {
     rec(&j, 0, "2", "all_reduce", 1, "scheduled");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* As above, rank 0's GPU stopped in A #1 with B #1 queued behind it, which rank 2 never issued;
+ * but rank 2 is not idle: it waits in the default group's #2 that rank 0 never reached. Nobody
+ * waits in B #1 yet, so nobody waits for rank 2 there either: it is a waiter, not a blocked rank
+ * others wait for (an op queued behind a stall waits for no absent member, whatever that member
+ * has pending elsewhere: the held-head rule spares only an idle or dumpless one; sim seed 471)
+ * (kills ro06). */
+static void a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_stall(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "A", "[0, 1]");
+    group(&j, "2", "B", "[0, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "completed", NULL));
+    rec(&j, 0, "2", "all_reduce", 1, "scheduled");
+    coll(&j, "0", "all_reduce", 2, S(NULL, "scheduled", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_ranks(&j.a.verdict.levels[1].ranks, "");
+    assert_ranks(&j.a.verdict.levels[2].ranks, "1,2");
+    done(&j);
+}
+
+/* Rank 2's dump is older than its peers' (they completed #2 and #3 with it; it shows #2 pending
+ * and no #3). Ranks 0 and 1 both have T #1 pending, and rank 0 has its send to rank 2 queued
+ * behind it. Every member pending in the send has it queued behind an older call, yet rank 2 is
+ * no cut dump that joined: an older dump's rank stays waited for there, and the dumps show a
+ * hang on it, not a healthy job with work in flight (sim seeds 330, 2557, 2684) (kills aw02). */
+static void an_older_dump_is_waited_for_in_a_send_queued_behind_the_peers_head(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "T", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed", "scheduled"));
+    coll(&j, "0", "all_reduce", 3, S("completed", "completed", NULL));
+    coll(&j, "1", "all_reduce", 1, S("scheduled", "scheduled", NULL));
+    p2p(&j, 0, "0", "send 0->2", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
     done(&j);
 }
 
@@ -4096,6 +4207,30 @@ static void a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody(voi
     done(&j);
 }
 
+/* As above, with whole histories, and ranks 2 and 3 both pending in X #1 of their own group.
+ * Rank 1's send to 2 lies in the batch of its wrong recv from 3, which never completes: it waits
+ * on nobody absent, so rank 2, busy in X, is not waited for there (an op whose every pending
+ * member is held by its own wrong end) and is never named; the maybe-done-unshown rule cannot
+ * spare it, as rank 2 has work pending (tests/sim seed 6644) (kills wp22). */
+static void a_busy_peer_of_the_wrong_batch_is_waited_by_nobody(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "X", "[2, 3]");
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-3", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-3", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 3, "1", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    assert_true(fa_ranks_contains(&j.a.verdict.culprits, 1));
+    assert_false(fa_ranks_contains(&j.a.verdict.culprits, 2));
+    done(&j);
+}
+
 /* Rank 0's batch sends to and receives from rank 1 alone; rank 1's dump keeps only what is in
  * flight and shows nothing. Rank 1 cannot have done both ends on the wire while rank 0's batch
  * still waits (short of a stalled GPU or network, which a culprit rules out first): it never
@@ -4214,6 +4349,7 @@ int main(void) {
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
         cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
         cmocka_unit_test(a_rank_whose_batch_a_peer_completed_may_be_stalled),
+        cmocka_unit_test(a_rank_others_wait_for_may_have_stopped_itself),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peer_dump_older),
         cmocka_unit_test(a_dumpless_member_is_missing_not_a_smaller_group),
         cmocka_unit_test(gloo_pipeline_pair_both_idle_is_an_ambiguity),
@@ -4238,6 +4374,7 @@ int main(void) {
         cmocka_unit_test(undescribed_groups_run_by_consecutive_numbers),
         cmocka_unit_test(split_groups_of_one_description_are_families_by_their_runs),
         cmocka_unit_test(a_rank_below_the_highest_that_dumped_is_a_member_of_the_job),
+        cmocka_unit_test(most_of_a_gloo_job_lost_below_the_rank_that_dumped_is_inconclusive),
         cmocka_unit_test(a_candidate_no_group_took_is_no_rank),
         cmocka_unit_test(a_two_rank_cycle_across_groups_names_both),
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
@@ -4250,12 +4387,15 @@ int main(void) {
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
+        cmocka_unit_test(the_sender_a_wrong_source_left_unmatched_is_a_victim),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
         cmocka_unit_test(a_completed_broadcast_proves_no_member_joined),
         cmocka_unit_test(a_group_filled_leaves_its_neighbour_one_way),
         cmocka_unit_test(an_unknown_rank_beside_a_seen_root_is_an_alternative),
         cmocka_unit_test(a_bundle_cut_by_the_ring_is_no_mismatch),
         cmocka_unit_test(an_op_queued_behind_a_stall_waits_for_nobody),
+        cmocka_unit_test(a_member_busy_elsewhere_is_not_waited_for_in_an_op_queued_behind_a_stall),
+        cmocka_unit_test(an_older_dump_is_waited_for_in_a_send_queued_behind_the_peers_head),
         cmocka_unit_test(a_rebuilt_group_is_held_to_the_size_its_collectives_say),
         cmocka_unit_test(a_peer_past_the_ranks_stream_head_shows_an_older_dump),
         cmocka_unit_test(a_stall_beside_a_stopped_rank_is_a_root_too),
@@ -4331,6 +4471,7 @@ int main(void) {
         cmocka_unit_test(a_counter_after_send_recv_completes_no_collective),
         cmocka_unit_test(a_batch_peers_completed_behind_the_head_shows_an_older_dump),
         cmocka_unit_test(a_peer_of_the_wrong_batch_that_shows_nothing_is_waited_by_nobody),
+        cmocka_unit_test(a_busy_peer_of_the_wrong_batch_is_waited_by_nobody),
         cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
         cmocka_unit_test(a_recv_in_the_batch_at_the_stream_head_is_a_wait),
         cmocka_unit_test(a_batch_only_with_a_peer_that_shows_nothing_waits_for_it),
