@@ -47,6 +47,11 @@ int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member) {
     return c ? fa_call_record_id(d->m, d->in, c, 0) : INT64_MAX - 1;
 }
 
+int64_t fa_vg_rank_record(const decider *d, size_t op, int64_t rank) {
+    long pos = fa_group_position(&d->groups->v[d->m->ops[op].group], rank);
+    return pos < 0 ? INT64_MAX - 1 : fa_vg_call_record(d, op, (uint32_t)pos);
+}
+
 bool fa_vg_unknown_slot(const fa_group *grp) {
     for (uint32_t p = 0; p < grp->nmembers; p++)
         if (grp->members[p] < 0) return true;

@@ -179,6 +179,8 @@ const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group);
 bool fa_vg_broken(const decider *d, size_t node, uint32_t group);
 /* The record_id of the member's entry for op (for choosing its oldest pending op). */
 int64_t fa_vg_call_record(const decider *d, size_t op, uint32_t member);
+/* The same for the member with global `rank` (INT64_MAX - 1 when it is none, or has no call). */
+int64_t fa_vg_rank_record(const decider *d, size_t op, int64_t rank);
 /* Records an ambiguity in decider.ambiguities (takes a copy of the options). 0, or -1 when out
  * of memory. */
 int fa_vg_note_ambiguity(decider *d, const fa_option *options, size_t n);

@@ -665,8 +665,7 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
         uint32_t x = d->g.edges[e];
         if (x < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[x - d->g.nrank_nodes];
-        long pos = fa_group_position(&d->groups->v[d->m->ops[op].group], f->rank);
-        if (pos >= 0 && fa_vg_call_record(d, op, (uint32_t)pos) < f->lag_record) return false;
+        if (fa_vg_rank_record(d, op, f->rank) < f->lag_record) return false;
     }
     const fa_group *grp = &d->groups->v[d->m->ops[f->lag_op].group];
     uint32_t n = fa_vg_expected_states(d, (size_t)f->lag_op);
@@ -683,12 +682,6 @@ static bool stalled_alone(decider *d, const rank_facts *f) {
      * show that streams, not the op, stopped (one completion beside many pending says more of
      * that one dump) */
     return n > 1 && 2 * completed >= n;
-}
-
-/* The call record of the member with `rank` in op (INT64_MAX - 1 when it has none). */
-static int64_t record_of(const decider *d, size_t op, int64_t rank) {
-    long pos = fa_group_position(&d->groups->v[d->m->ops[op].group], rank);
-    return pos < 0 ? INT64_MAX - 1 : fa_vg_call_record(d, op, (uint32_t)pos);
 }
 
 /* In a job of two ranks, a sink holding both where one (a candidate: it never issued collective
@@ -710,12 +703,12 @@ static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nm
         return;
     size_t left = ca ? mine[0] : mine[1], ran = ca ? mine[1] : mine[0];
     long m = d->facts[left].missing_op;
-    int64_t at_m = record_of(d, (size_t)m, d->facts[ran].rank);
+    int64_t at_m = fa_vg_rank_record(d, (size_t)m, d->facts[ran].rank);
     if (d->m->ops[m].is_p2p || at_m >= INT64_MAX - 1) return;
     for (size_t k = nranks; k < nmine; k++) { /* the op nodes: one it waits in, the other after M */
         size_t op = d->g.op_of_node[mine[k] - d->g.nrank_nodes];
-        int64_t theirs = record_of(d, op, d->facts[ran].rank);
-        if ((long)op == m || record_of(d, op, d->facts[left].rank) >= INT64_MAX - 1 ||
+        int64_t theirs = fa_vg_rank_record(d, op, d->facts[ran].rank);
+        if ((long)op == m || fa_vg_rank_record(d, op, d->facts[left].rank) >= INT64_MAX - 1 ||
             theirs >= INT64_MAX - 1 || theirs <= at_m || absent_from(d, left, mine[k]))
             continue;
         fa_option options[2] = { { (uint32_t)left, FA_WHY_ORDER },
