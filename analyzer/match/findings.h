@@ -44,6 +44,9 @@ typedef enum fa_cause {
     FA_CAUSE_TIMEOUT,       /* stuck_collective: scheduled everywhere past a watchdog's timeout */
     FA_CAUSE_WRONG_PEER,    /* missing_ranks: issued, but queued behind its own send/recv posted
                              * to the wrong peer, which its stream never gets past */
+    FA_CAUSE_UNFINISHED_SETUP, /* missing_ranks with no op: still inside the call that makes the
+                                * group's communicator, which its peers made and wait on
+                                * (verdict_setup.c; odd_what the call, usual_what theirs) */
 } fa_cause;
 
 typedef struct fa_finding {
@@ -60,7 +63,8 @@ typedef struct fa_finding {
     const char *error; /* FA_CAUSE_ASYNC_ERROR: the ncclResult name (in the store), or NULL */
     /* type_mismatch and dtype_mismatch: what the culprits issued ("all_gather", "Int") and what
      * the others did ("all_reduce", "Float"), malloc'd, so that a title can name both; NULL
-     * when the dumps do not say (no majority side) */
+     * when the dumps do not say (no majority side). FA_CAUSE_UNFINISHED_SETUP: the NCCL calls
+     * the culprits and the others are inside ("ncclCommInitRank", "ncclCommSplit"). */
     char *odd_what, *usual_what;
 } fa_finding;
 

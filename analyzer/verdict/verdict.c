@@ -4,7 +4,8 @@
  * Steps (verdict_steps.h): collect_ranks (a node per rank, its facts), read_self_reports (what
  * recorder dumps say of their rank), build_graph, add_unrecorded_p2p_waits (what gloo did not
  * record), the possible waits and doubts (verdict_possible.c), components (verdict_waits.c);
- * judge_sinks (verdict_sinks.c: culprits, one finding per cause); then fa_verdict_explain
+ * judge_sinks (verdict_sinks.c: culprits, one finding per cause), and where they found none, a
+ * communicator whose making never finished (verdict_setup.c); then fa_verdict_explain
  * (verdict_explain.c: evidence, wait chain, victims), the alternatives, and the status with its
  * summary (verdict_summary.c picks it, verdict_title.c writes the line). The decider and the
  * graph are in verdict_graph.h.
@@ -42,6 +43,12 @@ static void keep_culprits_evidence(fa_verdict *v) {
     roots->n = n;
 }
 
+static bool any_mismatch(const fa_findings *findings, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (fa_finding_is_mismatch(findings->v[i].kind)) return true;
+    return false;
+}
+
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
@@ -62,6 +69,8 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     if (rc == 0) rc = fa_vw_join_excused_unknowns(&d);
     if (rc == 0) {
         fa_vs_judge_sinks(&d);
+        if (findings->n == before && !d.nambiguities && !any_mismatch(findings, before))
+            rc = fa_vsetup_judge_unfinished(&d);
         size_t after_sinks = findings->n;
         v->first_culprit_finding = before;
         v->nculprit_findings = after_sinks - before;

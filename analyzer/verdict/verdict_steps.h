@@ -39,6 +39,11 @@ int64_t fa_vw_batch_first_record(const decider *d, size_t op, uint32_t member);
 void fa_vs_judge_sinks(decider *d);
 void fa_vs_note_idle_missing_dumps(decider *d);
 
+/* verdict_setup.c: where the sinks found nothing, ranks still inside the making of a
+ * communicator that its other members made and wait on (recorder dumps' comms and stacks): a
+ * missing_ranks finding naming them. 0, or -1 when out of memory. */
+int fa_vsetup_judge_unfinished(decider *d);
+
 /* verdict_summary.c: the status and its summary, after the culprits, the explanation and the
  * alternatives. `before` is the first finding the sinks added; `mismatch` and `stuck` say whether
  * a mismatch finding, a stuck collective among the sinks' findings, was made. */

@@ -130,7 +130,12 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
     case FA_MISSING_RANKS:
         if (f->cause == FA_CAUSE_CRASH)
             snprintf(c->verb, sizeof c->verb, "crashed (%s) in %s", cause, where);
-        else if (f->cause == FA_CAUSE_WRONG_PEER)
+        else if (f->cause == FA_CAUSE_UNFINISHED_SETUP) {
+            snprintf(c->verb, sizeof c->verb, "stuck in %.60s of %s",
+                     f->odd_what ? f->odd_what : "making", group);
+            snprintf(c->where_after, sizeof c->where_after, "%.60s",
+                     f->usual_what ? f->usual_what : "NCCL calls");
+        } else if (f->cause == FA_CAUSE_WRONG_PEER)
             snprintf(c->verb, sizeof c->verb, "posted a send/recv to the wrong peer before %s",
                      where);
         else
