@@ -498,9 +498,8 @@ static bool older_breaks_order(const decider *d, size_t node, const fa_op *pendi
     int64_t rec = fa_vg_call_record(d, (size_t)(pending - d->m->ops), (uint32_t)pos);
     const fa_op *older;
     for (size_t at = d->g.edge_at[node]; (older = next_pending(d, node, &at)) != NULL;) {
-        long p = fa_group_position(&d->groups->v[older->group], d->facts[node].rank);
-        if (older->group == missing->group || p < 0 ||
-            fa_vg_call_record(d, (size_t)(older - d->m->ops), (uint32_t)p) >= rec)
+        if (older->group == missing->group ||
+            fa_vg_rank_record(d, (size_t)(older - d->m->ops), d->facts[node].rank) >= rec)
             continue;
         if (order_vote(d, mine, nmine, node, older, missing) < 0 ||
             program_order(d, ri, older, missing) < 0)
@@ -520,10 +519,8 @@ static bool older_unshared(const decider *d, size_t node, const fa_op *pending) 
     int64_t rec = fa_vg_call_record(d, (size_t)(pending - d->m->ops), (uint32_t)pos);
     const fa_op *older;
     for (size_t at = d->g.edge_at[node]; (older = next_pending(d, node, &at)) != NULL;) {
-        long p = fa_group_position(&d->groups->v[older->group], d->facts[node].rank);
-        if (older->group != pending->group && p >= 0 &&
-            older->ncalls < d->groups->v[older->group].nmembers &&
-            fa_vg_call_record(d, (size_t)(older - d->m->ops), (uint32_t)p) < rec)
+        if (older->group != pending->group && older->ncalls < d->groups->v[older->group].nmembers &&
+            fa_vg_rank_record(d, (size_t)(older - d->m->ops), d->facts[node].rank) < rec)
             return true;
     }
     return false;
