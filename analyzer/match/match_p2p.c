@@ -478,13 +478,66 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
     return !batch_shown_whole(b, (uint32_t)ri, x->group, seq);
 }
 
-/* The pending records P[0..n-1] less those partner_maybe_dropped says nothing is shown to pair
- * with (kept in order, in place); how many are left. */
+/* Whether pending send/recv record x may be a member of a batch that completed, though its dump
+ * shows no entry beside it: the records right before and after it are missing (lost to a ring
+ * that wrapped, or dropped as completed by an only-active dump: a batch's other transfer and its
+ * end marker may be among them), and pg_status says the rank completed, in x's group, work
+ * numbered above both counts x carries (later work there, as later_work_done in match.c reads
+ * it; a batch runs on the group's stream, in issue order). */
+static bool maybe_done_member(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    int64_t id = fa_entry_record_id(d, e);
+    bool before = x->entry ? fa_entry_record_id(d, e - 1) < id - 1 : id > 0;
+    bool after = (uint32_t)x->entry + 1 < d->nentries && fa_entry_record_id(d, e + 1) > id + 1;
+    if (!before || !after || d->launch_numbered || d->blocks_caller) return false;
+    int64_t pg_id = d->pgs[fa_entry_pg(b->in->store, e)].pg_id;
+    for (uint32_t s = 0; s < d->nstatus; s++)
+        if (d->status[s].pg_id == pg_id)
+            return d->status[s].last_completed > fa_entry_p2p_seq(d, e) &&
+                   d->status[s].last_completed > fa_entry_coll_seq(d, e);
+    return false;
+}
+
+/* Whether pending record x's other side, whose window shows none of this run's transfers, had
+ * issued send/recv in x's group before its window: its oldest entry there carries a send/recv
+ * count above what that entry itself launched (PyTorch numbers a group's send/recv launches per
+ * rank, a batch once; a collective carries the count so far). Those transfers lie before a ring
+ * that wrapped, or an only-active dump dropped them as completed: x's partner may be one of them,
+ * so the dumps do not show it was never posted (tests/sim seed 7109: rank 0's recv from 4,
+ * frozen "scheduled" in a completed batch at its ring's edge, read as waiting for a send that
+ * rank 4 made before its own ring's edge, ahead of rank 0's send to the wrong peer). Not the
+ * recorder's launch numbers, nor gloo's (it records no send/recv); not where x's batch is queued
+ * behind an older pending one of its rank (queued_behind: it ran nothing, its wait is real). */
+static bool partner_before_window(const builder *b, const p2p_rec *x, size_t ny) {
+    long ri = other_end(b, x);
+    if (ri < 0 || ny || whole_history(b, (uint32_t)ri) || queued_behind(b, x) ||
+        !maybe_done_member(b, x))
+        return false;
+    const fa_dump *d = b->in->ranks[ri].dump;
+    if (d->launch_numbered || d->records_no_p2p) return false;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        if (fa_groups_find(b->groups, (uint32_t)ri, d->pgs[k].name) != (long)x->group) continue;
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            const fa_entry *e = &d->entries[i];
+            if (fa_entry_pg(b->in->store, e) != k) continue;
+            const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+            bool own = op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER);
+            return fa_entry_p2p_seq(d, e) - (own ? 1 : 0) >= 1;
+        }
+    }
+    return false;
+}
+
+/* The pending records P[0..n-1] less those partner_maybe_dropped or partner_before_window says
+ * nothing is shown to pair with (kept in order, in place); how many are left. */
 static size_t drop_unpairable(const builder *b, uint32_t *P, size_t n, const uint32_t *Y,
                               size_t ny) {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (!partner_maybe_dropped(b, &b->p2p[P[i]], Y, ny)) P[kept++] = P[i];
+        if (!partner_maybe_dropped(b, &b->p2p[P[i]], Y, ny) &&
+            !partner_before_window(b, &b->p2p[P[i]], ny))
+            P[kept++] = P[i];
     return kept;
 }
 

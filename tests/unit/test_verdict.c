@@ -2405,6 +2405,45 @@ static void a_peer_past_the_slot_waits_on_the_poster_queued(void **state) {
     done(&j);
 }
 
+/* A ring of batches in group 1 (0 -> 1 -> 2 -> 0) where rank 0 sent to 2 instead of 1. Before
+ * it, rank 0's dump keeps a recv from 2 of default_pg's send/recv #1 (record 3, "scheduled"),
+ * the records before and after it gone (a ring that wrapped, an only-active dump that dropped
+ * what completed), and its pg_status says it completed default_pg's work #2, issued after that
+ * recv: the recv may be a member of a batch that completed. Rank 2's window starts later (record
+ * 8), its own batch in group 1 done (its marker dropped) and its all_reduce #1 there pending,
+ * and shows none of its send/recv to 0 in default_pg, yet its all_reduce #3 there carries a
+ * send/recv count of 1: it issued one before its window, which may be the send that recv took.
+ * Rank 2 is not named for "never posting" that send (mutation wp37: "rank 2 never joined
+ * default_pg recv 0<-2"); rank 0, whom 1 waits for in group 1, is the culprit (tests/sim seed
+ * 7109). */
+static void a_send_before_the_peers_window_is_not_never_posted(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "dp", "[0, 1, 2]");
+    j.first_record[0] = 3;
+    j.p2p_coll_seq = 1;
+    p2p(&j, 0, "0", "recv 0<-2", 1, "scheduled");
+    j.p2p_coll_seq = 0;
+    j.first_record[0] = 7; /* records 4-7 gone: the next entry is record 8 */
+    j.first_record[1] = j.first_record[2] = 8;
+    const char *sends[] = { "send 0->2", "send 1->2", "send 2->0" },
+               *recvs[] = { "recv 0<-2", "recv 1<-0", "recv 2<-1" };
+    for (int r = 0; r < 3; r++) {
+        p2p(&j, r, "1", sends[r], 1, "scheduled");
+        p2p(&j, r, "1", recvs[r], 1, "scheduled");
+        if (r < 2) batch_end(&j, r, "1", 1, "scheduled");
+    }
+    j.first_record[2]++; /* rank 2's marker completed, dropped: its batch ran */
+    j.coll_p2p_seq = 1;
+    rec(&j, 2, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 3, "scheduled");
+    strcpy(j.status[0], "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+                        "\"last_completed_collective\": 2}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 received from 2 instead of 0, and rank
  * 3 left no dump. Rank 2's send to 3 is unmatched, and 1 waits to receive from 2: the pattern
  * of a send to the wrong peer, but 3 may well have posted its recv from 2 (nothing says it did
@@ -4408,6 +4447,7 @@ int main(void) {
         cmocka_unit_test(a_wrong_peer_waiting_on_the_queued_poster_is_no_excuse),
         cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
         cmocka_unit_test(a_peer_past_the_slot_waits_on_the_poster_queued),
+        cmocka_unit_test(a_send_before_the_peers_window_is_not_never_posted),
         cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
         cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
         cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
