@@ -2785,6 +2785,26 @@ static void an_only_active_stream_head_shows_a_peers_dump_older(void **state) {
     done(&j);
 }
 
+/* Rank 0's dump keeps only what is active (its record ids skip one): it holds all_reduce #1
+ * scheduled, then the record after it dropped (completed), then its send to rank 1 scheduled,
+ * which rank 1's recv completed. The head may be a one-member bundle whose end marker completed
+ * and was dropped (complete_unmarked reads only bundles of several members, or a member beside
+ * its own entries), so the send completed on its peer proves nothing about rank 0's dump being
+ * older (mutation wp21; sim seed 1815). */
+static void a_completed_send_behind_a_maybe_bundle_head_proves_no_older_dump(void **state) {
+    job j;
+    job_init(&j, 2);
+    rec(&j, 0, "0", "all_reduce", 1, "scheduled");
+    j.nentries[0]++; /* record 1 dropped: the bundle's end marker, completed */
+    p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 1, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "completed");
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[0]));
+    done(&j);
+}
+
 /* Rank 1 left nothing active, and its pg_status says it completed #4 in a group where no
  * send/recv ran: rank 0, whose dump stops at #2 pending, is older, not stalled: ok. Where the
  * group also carries send/recv, PyTorch's counters may hold a send/recv number: they prove
@@ -4483,6 +4503,7 @@ int main(void) {
         cmocka_unit_test(a_mismatch_among_a_few_dumps_of_a_lost_job_is_inconclusive),
         cmocka_unit_test(ranks_below_a_dumped_rank_count_as_lost),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
+        cmocka_unit_test(a_completed_send_behind_a_maybe_bundle_head_proves_no_older_dump),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
         cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
         cmocka_unit_test(a_victim_of_an_excused_unknown_is_no_culprit),
