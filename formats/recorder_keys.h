@@ -29,4 +29,16 @@
  * peer that died see: the analyzer reads it beside a member's crash as that crash's. */
 #define FR_NCCL_REMOTE_ERROR "ncclRemoteError"
 
+/* --- NCCL calls a thread can be stuck in outside the recorded operations --- */
+/* Those that make a communicator, then those that end one, in the order of the recorder's
+ * rec_api enum (recorder/inflight.h), which names them by these lists; the analyzer reads the
+ * same names off a dump's stacks (analyzer/verdict/verdict_setup.c: a rank still making a
+ * communicator its peers made). */
+#define FR_NCCL_MAKING_CALLS                                                                       \
+    "ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitRankScalable", "ncclCommInitAll",   \
+        "ncclCommSplit", "ncclCommShrink"
+#define FR_NCCL_MAKING_COUNT 6
+#define FR_NCCL_ENDING_CALLS                                                                       \
+    "ncclCommFinalize", "ncclCommDestroy", "ncclCommAbort", "ncclCommRevoke", "ncclGroupEnd"
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../formats/recorder_keys.h"
 #include "ring.h"
 
 static rec_inflight g_slots[REC_INFLIGHT_SLOTS];
@@ -39,18 +40,7 @@ void rec_inflight_reset(void) {
 }
 
 const char *rec_api_name(unsigned api) {
-    static const char *const lifecycle[] = { "none",
-                                             "ncclCommInitRank",
-                                             "ncclCommInitRankConfig",
-                                             "ncclCommInitRankScalable",
-                                             "ncclCommInitAll",
-                                             "ncclCommSplit",
-                                             "ncclCommShrink",
-                                             "ncclCommFinalize",
-                                             "ncclCommDestroy",
-                                             "ncclCommAbort",
-                                             "ncclCommRevoke",
-                                             "ncclGroupEnd" };
+    static const char *const lifecycle[] = { "none", FR_NCCL_MAKING_CALLS, FR_NCCL_ENDING_CALLS };
     static const char *const ops[REC_OP_COUNT_] = { [REC_OP_ALL_REDUCE] = "ncclAllReduce",
                                                     [REC_OP_BROADCAST] = "ncclBroadcast",
                                                     [REC_OP_REDUCE] = "ncclReduce",

@@ -23,33 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder_keys.h"
 #include "util/xmalloc.h"
 
 /* NCCL's entry points a thread can block in, those that make a communicator first. */
 static const char *const entry_points[] = {
-    "ncclCommInitRank",
-    "ncclCommInitRankConfig",
-    "ncclCommInitRankScalable",
-    "ncclCommInitAll",
-    "ncclCommSplit",
-    "ncclCommShrink",
-    "ncclCommFinalize",
-    "ncclCommDestroy",
-    "ncclCommAbort",
-    "ncclCommRevoke",
-    "ncclGroupEnd",
-    "ncclAllReduce",
-    "ncclBroadcast",
-    "ncclReduce",
-    "ncclAllGather",
-    "ncclReduceScatter",
-    "ncclAlltoAll",
-    "ncclGather",
-    "ncclScatter",
-    "ncclSend",
-    "ncclRecv",
+    FR_NCCL_MAKING_CALLS, FR_NCCL_ENDING_CALLS, "ncclAllReduce",     "ncclBroadcast",
+    "ncclReduce",         "ncclAllGather",      "ncclReduceScatter", "ncclAlltoAll",
+    "ncclGather",         "ncclScatter",        "ncclSend",          "ncclRecv",
 };
-enum { MAKERS = 6, NO_CALL = -1 };
+enum { MAKERS = FR_NCCL_MAKING_COUNT, NO_CALL = -1 };
 
 static int entry_point_of(const char *name) {
     if (!name) return NO_CALL;
