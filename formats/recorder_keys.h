@@ -23,6 +23,7 @@
 #define FR_TRIGGER_FATAL_PREFIX FR_TRIGGER_FATAL ":" /* then the signal's number: "fatal:11" */
 
 /* --- communicator states --- */
+#define FR_COMM_LIVE               "live" /* made, in use */
 #define FR_COMM_ASYNC_ERROR        "async_error"
 #define FR_COMM_ASYNC_ERROR_PREFIX FR_COMM_ASYNC_ERROR ":" /* then the ncclResult_t name */
 /* The ncclResult_t name NCCL reports for "a problem on a remote peer", what the survivors of a

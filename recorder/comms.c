@@ -214,8 +214,8 @@ void rec_comms_reset(void) {
 }
 
 const char *rec_comm_state_name(int state) {
-    static const char *const names[] = { "live",    "finalized", "destroyed",
-                                         "aborted", "revoked",   FR_COMM_ASYNC_ERROR };
+    static const char *const names[] = { FR_COMM_LIVE, "finalized", "destroyed",
+                                         "aborted",    "revoked",   FR_COMM_ASYNC_ERROR };
     return (state >= 0 && state <= REC_COMM_ERROR) ? names[state] : "unknown";
 }
 

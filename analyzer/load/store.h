@@ -217,6 +217,13 @@ static inline bool fa_dump_shows_completed(const fa_dump *d) {
     return false;
 }
 
+/* The pg_status of the dump's pg slot k (the first with its pg_id), NULL when it has none. */
+static inline const fr_pg_status *fa_dump_pg_status(const fa_dump *d, uint32_t k) {
+    for (uint32_t s = 0; s < d->nstatus; s++)
+        if (d->status[s].pg_id == d->pgs[k].pg_id) return &d->status[s];
+    return NULL;
+}
+
 /* Entry i's times (perf.h reads them): its arrival (time_created_ns), 0 when unknown; when its
  * completion was discovered (time_discovered_completed_ns, to the microsecond), 0 when unknown;
  * its duration_ms, NaN when absent. Readers go through these, not the layout. */

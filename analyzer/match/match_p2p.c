@@ -491,12 +491,9 @@ static bool maybe_done_member(const builder *b, const p2p_rec *x) {
     bool before = x->entry ? fa_entry_record_id(d, e - 1) < id - 1 : id > 0;
     bool after = (uint32_t)x->entry + 1 < d->nentries && fa_entry_record_id(d, e + 1) > id + 1;
     if (!before || !after || d->launch_numbered || d->blocks_caller) return false;
-    int64_t pg_id = d->pgs[fa_entry_pg(b->in->store, e)].pg_id;
-    for (uint32_t s = 0; s < d->nstatus; s++)
-        if (d->status[s].pg_id == pg_id)
-            return d->status[s].last_completed > fa_entry_p2p_seq(d, e) &&
-                   d->status[s].last_completed > fa_entry_coll_seq(d, e);
-    return false;
+    const fr_pg_status *st = fa_dump_pg_status(d, fa_entry_pg(b->in->store, e));
+    return st && st->last_completed > fa_entry_p2p_seq(d, e) &&
+           st->last_completed > fa_entry_coll_seq(d, e);
 }
 
 /* Whether pending record x's other side, whose window shows none of this run's transfers, had
@@ -658,10 +655,8 @@ static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry
  * (gloo counts op ids and records no send/recv; the recorder numbers launches). */
 static bool batch_end_made(const fa_dump *d, const fa_entry *end, uint32_t pg, int64_t seq) {
     if (d->blocks_caller || d->launch_numbered || d->records_no_p2p) return false;
-    for (uint32_t s = 0; s < d->nstatus; s++)
-        if (d->status[s].pg_id == d->pgs[pg].pg_id)
-            return d->status[s].last_enqueued == seq && seq != fa_entry_coll_seq(d, end);
-    return false;
+    const fr_pg_status *st = fa_dump_pg_status(d, pg);
+    return st && st->last_enqueued == seq && seq != fa_entry_coll_seq(d, end);
 }
 
 /* Whether record x sits in a batch of two or more send/recv whose `coalesced` end marker the dump
@@ -702,15 +697,11 @@ typedef struct own_counters {
  * by its collective_seq_id, tests/sim seed 684: a completed barrier #1 beside a pending batch
  * #1); -1 otherwise. */
 static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t last, int64_t coll) {
-    for (uint32_t s = 0; s < d->nstatus; s++)
-        if (d->status[s].pg_id == d->pgs[k].pg_id) {
-            const fr_pg_status *st = &d->status[s];
-            bool shown = st->last_enqueued == top || st->last_enqueued == last;
-            return shown && st->last_completed <= top && st->last_completed > coll
-                       ? st->last_completed
-                       : -1;
-        }
-    return -1;
+    const fr_pg_status *st = fa_dump_pg_status(d, k);
+    if (!st) return -1;
+    bool shown = st->last_enqueued == top || st->last_enqueued == last;
+    return shown && st->last_completed <= top && st->last_completed > coll ? st->last_completed
+                                                                           : -1;
 }
 
 /* Whether dump entry e is a collective of its own (no send/recv, no end marker). */

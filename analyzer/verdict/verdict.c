@@ -43,12 +43,6 @@ static void keep_culprits_evidence(fa_verdict *v) {
     roots->n = n;
 }
 
-static bool any_mismatch(const fa_findings *findings, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (fa_finding_is_mismatch(findings->v[i].kind)) return true;
-    return false;
-}
-
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
@@ -69,12 +63,6 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     if (rc == 0) rc = fa_vw_join_excused_unknowns(&d);
     if (rc == 0) {
         fa_vs_judge_sinks(&d);
-        if (findings->n == before && !d.nambiguities && !any_mismatch(findings, before))
-            rc = fa_vsetup_judge_unfinished(&d);
-        size_t after_sinks = findings->n;
-        v->first_culprit_finding = before;
-        v->nculprit_findings = after_sinks - before;
-
         bool mismatch = false, stuck = false;
         for (size_t i = 0; i < before; i++)
             if (fa_finding_is_mismatch(findings->v[i].kind)) {
@@ -82,6 +70,11 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
                 for (size_t k = 0; k < findings->v[i].ranks.n; k++)
                     fa_ranks_add(&v->culprits, findings->v[i].ranks.v[k]);
             }
+        if (findings->n == before && !d.nambiguities && !mismatch)
+            rc = fa_vsetup_judge_unfinished(&d);
+        size_t after_sinks = findings->n;
+        v->first_culprit_finding = before;
+        v->nculprit_findings = after_sinks - before;
         for (size_t i = before; i < after_sinks; i++) {
             stuck |= findings->v[i].kind == FA_STUCK_COLLECTIVE;
             if (!mismatch)

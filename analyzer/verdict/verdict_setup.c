@@ -77,7 +77,8 @@ static void tally_comms(const decider *d, const int *inside, comm_tally *t) {
             if (comm->comm_size > t[g].size) t[g].size = comm->comm_size;
             t[g].held++;
             t[g].makers += inside[i] != NO_CALL && inside[i] < MAKERS;
-            t[g].waiting += inside[i] != NO_CALL && comm->state && strcmp(comm->state, "live") == 0;
+            t[g].waiting +=
+                inside[i] != NO_CALL && comm->state && strcmp(comm->state, FR_COMM_LIVE) == 0;
         }
     }
 }
