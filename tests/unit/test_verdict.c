@@ -2536,6 +2536,29 @@ static void a_lone_recv_whose_send_completed_is_a_stalled_gpu(void **state) {
     done(&j);
 }
 
+/* Pipeline stages 2 -> 1 in a group of three, both rings wrapped (what came before is gone):
+ * rank 2's send #4 completed and its send #6 is still started, alone; rank 1 completed both of
+ * its recvs from 2 in its window. The newest recv completed, so a send ran with it: paired from
+ * the newest backwards (send #4 with recv #5), send #6 would have no recv and rank 1, which
+ * waits in all_reduce #2 for rank 2, would be named for never posting one. Send #6 pairs with
+ * recv #5: rank 2's GPU stopped after the transfer (tests/sim seed 5436; seed 7846 is the
+ * older dump that looks alike and the verdict weighs as one). */
+static void a_lone_pending_send_whose_newest_recv_completed_pairs_with_it(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "7", "pipeline", "[0, 1, 2]");
+    for (int r = 0; r < 3; r++) j.first_record[r] = 10;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    p2p(&j, 1, "7", "recv 1<-2", 3, "completed");
+    p2p(&j, 2, "7", "send 2->1", 4, "completed");
+    p2p(&j, 1, "7", "recv 1<-2", 5, "completed");
+    p2p(&j, 2, "7", "send 2->1", 6, "started");
+    coll(&j, "0", "all_reduce", 2, S("started", "started", "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* A SIGKILL'd rank left no dump, and the one dump there is has every group to itself but for a
  * recorder communicator of two: the job has a rank 1 (global ranks are dense), which fills the
  * slot and is the culprit; never "ok" with one rank of one. */
@@ -4491,6 +4514,7 @@ int main(void) {
         cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
+        cmocka_unit_test(a_lone_pending_send_whose_newest_recv_completed_pairs_with_it),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(a_cut_dump_naming_a_communicator_fills_its_one_open_slot),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
