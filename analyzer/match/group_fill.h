@@ -18,7 +18,9 @@
  *         choices); a group alone in lacking members takes them all when their number is
  *         right. Where the job has too few ranks without a dump, the job is larger than the
  *         dumps' ranks show (the highest rank left none): ranks above are candidates, and the job
- *         grows by those a group took back.
+ *         grows by those a group took back; not where the family lost no dump and every rank
+ *         whose group numbers leave one unnamed is blocked in an operation its dump records
+ *         (the member is one of them, which one no dump says: the group stays short, and said).
  * What cannot be decided is left as found, and said.
  */
 #ifndef FRTRACE_GROUP_FILL_H

@@ -1923,6 +1923,39 @@ static void a_rank_whose_group_numbers_skip_one_fills_a_group(void **state) {
     done(&j);
 }
 
+/* gloo, members inferred: data-parallel groups 1 {0,1} and 2 {2,3}, pipeline groups 3 {0,2} and
+ * 4 {1,3} where nobody records anything (gloo's send/recv), and a group 5 of all four. Rank 3
+ * ran an all_reduce in group 4 instead of its all_reduce #2 in group 5, where ranks 0-2 wait for
+ * it. Group 4 is seen in rank 3's dump alone, its wait says a member is missing, and no stride
+ * says which: ranks 0-2 each leave a group number unnamed, and each is blocked in group 5 #2, so
+ * whichever is the partner never reached group 4. No rank 4 above every dump is presumed (sim
+ * seeds 1337, 4651, 7939 named a rank 168 of 168): rank 3 is the root. With rank 1 idle (it
+ * never issued #2: it may be the partner, blocked in an unrecorded send/recv) the presumption
+ * stays (sim seed 8195). */
+static void a_lone_wrong_group_presumes_no_rank_above_the_job(void **state) {
+    for (int idle = 0; idle < 2; idle++) {
+        job j;
+        job_init(&j, 4);
+        j.backend = "gloo";
+        j.gloo_config = 1;
+        group(&j, "1", "undefined", "[0, 1]");
+        group(&j, "2", "undefined", "[2, 3]");
+        group(&j, "3", "undefined", "[0, 2]");
+        group(&j, "4", "undefined", "[1, 3]");
+        group(&j, "5", "Y", "[0, 1, 2, 3]");
+        coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+        coll(&j, "2", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+        coll(&j, "5", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+        coll(&j, "5", "all_reduce", 2,
+             S("scheduled", idle ? NULL : "scheduled", "scheduled", NULL));
+        rec(&j, 3, "4", "all_reduce", 1, "scheduled");
+        run(&j);
+        assert_int_equal(group_named(&j, "4")->nmembers, idle ? 2 : 1);
+        if (!idle) assert_culprits(&j, FA_STATUS_HANG, "3");
+        done(&j);
+    }
+}
+
 /* A batched ring in default_pg, 0 -> 1 -> 2 -> 3 -> 0, where rank 3 receives from 0 instead of
  * 2. Ranks 0 and 1 completed their batches (their rings wrapped: older dumps' windows), ranks 2
  * and 3 did not: 2's send to 3 and 3's recv from 0 are left unmatched. Rank 0's window shows its
@@ -4486,6 +4519,7 @@ int main(void) {
         cmocka_unit_test(a_rank_whose_dump_hides_a_group_fills_it),
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
+        cmocka_unit_test(a_lone_wrong_group_presumes_no_rank_above_the_job),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(the_sender_a_wrong_source_left_unmatched_is_a_victim),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
