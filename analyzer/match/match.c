@@ -314,8 +314,11 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     m->rank_stale = malloc((in->nranks + 1) * sizeof *m->rank_stale);
     if (!m->views || !m->rank_newest_pending || !m->rank_stale) return -1;
     for (size_t i = 0; i < nviews; i++)
-        m->views[i] =
-            (fa_view){ -1, -1, -1, INT64_MAX, INT64_MAX, false, false, false, false, false };
+        m->views[i] = (fa_view){ .issued_max = -1,
+                                 .completed_max = -1,
+                                 .pg_id = -1,
+                                 .window_min = INT64_MAX,
+                                 .p2p_min = INT64_MAX };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;
@@ -353,6 +356,28 @@ static int64_t launch_record(const fa_match *m, const fa_input *in, const fa_op 
     return fa_entry_record_id(d, &d->entries[at]);
 }
 
+/* Whether collective call c, one entry left pending, is a launch of its own: its GPU started
+ * it (PyTorch leaves no bundle member "started": the members stay "scheduled", or follow the
+ * launch, whose end marker then stays in the dump beside them), or the dump keeps the record
+ * right after it and that is no member of the same launch (PyTorch records a bundle's end
+ * marker right after its members, so a member whose marker an only-active dump dropped, it
+ * having completed, leaves a gap there, or a member of another type). */
+static bool surely_own_launch(const fa_match *m, const fa_input *in, const fa_call *c) {
+    if (fa_call_nentries(m, c) != 1) return false;
+    if (c->state == FR_STATE_STARTED) return true;
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    uint32_t i = fa_call_entry_index(m, c, 0);
+    if (i + 1 >= d->nentries ||
+        fa_entry_record_id(d, &d->entries[i + 1]) != fa_entry_record_id(d, &d->entries[i]) + 1)
+        return false;
+    const fa_entry *e = &d->entries[i], *n = &d->entries[i + 1];
+    uint32_t pg = fa_entry_pg(in->store, e);
+    const fa_traits *tn = fa_entry_traits(in->store, n);
+    const fa_opinfo *op = fa_store_op(in->store, tn->name);
+    return tn->pg != pg || fa_entry_coll_seq_in(d, n, pg) != fa_entry_coll_seq_in(d, e, pg) ||
+           tn->is_p2p || op->is_send || op->is_recv;
+}
+
 /* Per view (group, member): the record id of the member's oldest pending collective there that
  * is one entry of its own (not a send/recv, whose batch entries may stay scheduled, nor a
  * bundle's member, left scheduled when its end marker completed); INT64_MAX none. NULL when out
@@ -388,11 +413,22 @@ static int64_t *issued_tops(const fa_groups *groups, const fa_match *m) {
     return top;
 }
 
+/* Whether send/recv call c of op o is part of a batch issued after a collective launch of its
+ * rank's own that the rank had surely not completed (running, per input rank: the record id of
+ * its oldest pending call that surely_own_launch finds; INT64_MAX none). */
+static bool behind_running(const fa_match *m, const fa_input *in, const fa_op *o, const fa_call *c,
+                           const int64_t *running) {
+    const fa_dump *d = in->ranks[c->rank_index].dump;
+    return running && in_visible_batch(in, d, fa_call_entry_index(m, c, 0)) &&
+           launch_record(m, in, o, c) > running[c->rank_index];
+}
+
 /* A rank's launches run in issue order on its stream, and a collective completes only once
  * every member ran it, a send/recv once its other side did: an op that a peer surely completed
  * while the rank's dump has it pending behind an older pending launch of its own (a send/recv:
- * behind an older launch than its batch, in a window without gaps) was run by the rank after its
- * dump was taken (tests/sim seed 2440: a stage whose peers completed their ring's next batches).
+ * behind an older launch than its batch, in a window without gaps or behind a collective surely
+ * launched alone: behind_running) was run by the rank after its dump was taken (tests/sim seed
+ * 2440: a stage whose peers completed their ring's next batches).
  * (The peer completing the rank's oldest pending launch itself is what a stalled GPU looks like,
  * and proves nothing; so does a call the rank's GPU started, which no older launch holds up: older
  * entries still pending are a bundle's, left scheduled when its end marker completed.) A peer's own
@@ -408,15 +444,20 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
         return;
     }
     for (size_t r = 0; r < in->nranks; r++) oldest[r] = INT64_MAX;
-    int64_t *lone = lone_heads(in, groups, m), *top = issued_tops(groups, m);
-    if (!top) {
+    int64_t *lone = lone_heads(in, groups, m), *top = issued_tops(groups, m),
+            *running = malloc((in->nranks + 1) * sizeof *running);
+    if (!top || !running) {
         free(lone);
         lone = NULL;
     }
+    for (size_t r = 0; running && r < in->nranks; r++) running[r] = INT64_MAX;
     for (size_t i = 0; i < m->nops; i++)
         for (uint32_t k = 0; k < m->ops[i].ncalls; k++) {
             const fa_call *call = &m->calls[m->ops[i].first_call + k];
             int64_t rec = fa_call_record_id(m, in, call, 0);
+            if (running && !m->ops[i].is_p2p && call->state != FR_STATE_COMPLETED &&
+                rec < running[call->rank_index] && surely_own_launch(m, in, call))
+                running[call->rank_index] = rec;
             if (call->state == FR_STATE_COMPLETED || rec >= oldest[call->rank_index]) continue;
             oldest[call->rank_index] = rec;
             /* a lone collective entry is never left scheduled by a completed end marker */
@@ -433,8 +474,13 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
             const fa_call *c = &m->calls[o->first_call + k];
             fa_stale *s = &m->rank_stale[c->rank_index];
             /* a send/recv held only by a head that may be a bundle whose end marker an
-             * only-active dump dropped (it completed) proves nothing (tests/sim seed 1815) */
-            if (o->is_p2p && !fa_mb_window_whole(in->ranks[c->rank_index].dump)) continue;
+             * only-active dump dropped (it completed) proves nothing (tests/sim seed 1815); a
+             * batch behind a pending collective launch of its own is held (tests/sim seeds
+             * 10725, 6853, 9680: ranks 53, 282, 12, their batches' other sides completed,
+             * behind a collective started or left pending, read as stalled GPUs) */
+            if (o->is_p2p && !fa_mb_window_whole(in->ranks[c->rank_index].dump) &&
+                !behind_running(m, in, o, c, running))
+                continue;
             /* what streams and counters prove is held against a head the GPU started, or a
              * lone collective of the group (behind_lone): an older entry left pending may be
              * a bundle's or a batch's, left scheduled when its end marker completed (then its
@@ -454,6 +500,7 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
     free(oldest);
     free(head_started);
     free(lone);
+    free(running);
     free(top);
 }
 
@@ -604,6 +651,26 @@ static void mark_p2p_or_older(const fa_input *in, const fa_group *g, fa_view *v,
                       !before_window(in, g, v, (size_t)ri);
 }
 
+/* Per input rank: whether some group where no send/recv ran shows its dump as far as its peers
+ * there: its counters or entries reach the collective its peers' streams prove every member
+ * issued (by_stream). Its numbers there are collectives', so the dump is not shown older, and
+ * counters elsewhere that may be send/recv numbers or an older dump's read as the former (sim
+ * seed 7672: rank 20 stopped, "completed 5" in mesh_dp where its peers wait in #6, its mesh_cp
+ * counters "1" ambiguous). NULL when out of memory. */
+static bool *current_somewhere(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                               const bool *p2p, const int64_t *by_stream) {
+    bool *current = calloc(in->nranks + 1, 1);
+    for (size_t g = 0; current && g < groups->n; g++) {
+        if (p2p[g] || by_stream[g] < 1) continue;
+        for (uint32_t p = 0; p < groups->v[g].nmembers; p++) {
+            long ri = groups->v[g].member_input[p];
+            if (ri >= 0 && m->views[m->view_at[g] + p].issued_max >= by_stream[g])
+                current[ri] = true;
+        }
+    }
+    return current;
+}
+
 /* Which dumps are older than their peers' (fa_stale): per group, the highest seq that a member
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
  * newest entry, in a collective that needs every member: fa_call_proves_all_joined; or its own
@@ -638,12 +705,14 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
         }
     }
     older_in_stream(in, groups, m, by_stream);
+    bool *current = current_somewhere(in, groups, m, p2p, by_stream);
     for (size_t g = 0; g < groups->n; g++) {
         const fa_group *grp = &groups->v[g];
         for (uint32_t p = 0; p < grp->nmembers; p++) {
             fa_view *v = view_of(m, (uint32_t)g, p);
             long ri = grp->member_input[p];
             if (p2p[g]) mark_p2p_or_older(in, grp, v, ri, by_stream[g]);
+            v->later_unknown = v->p2p_or_older && ri >= 0 && current && !current[ri];
             /* what a peer's stream proves is held against a member's own entries there, or
              * its counters where no send/recv ran (elsewhere their last enqueued number may be
              * a send/recv's): an only-active dump keeps no entry of a group it is done with */
@@ -657,6 +726,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
                 *s = (fa_stale){ (long)g, done, v->issued_max, s->cut };
         }
     }
+    free(current);
     free(proven);
     free(by_stream);
     free(p2p);

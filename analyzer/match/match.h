@@ -140,6 +140,9 @@ typedef struct fa_view {
     bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
                            * collective every member must have issued (find_stale): a send/recv's
                            * numbers, or a dump older than its peers'; nobody can tell which */
+    bool later_unknown;   /* p2p_or_older, and no group without send/recv shows the member's
+                           * dump as far as its peers there (find_stale): what it did in the
+                           * group's later collectives is unknown */
 } fa_view;
 
 /* A dump older than its peers': some member of `group` completed #seq there, which needs every
@@ -205,6 +208,11 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     /* inside a launch-numbered window, the seq id went to something else: not this collective */
     if (v->launch_numbered && o->seq >= v->window_min && o->seq <= v->issued_max)
         return FA_MS_NEVER;
+    /* counters that are send/recv numbers or an older dump's: beyond them, nothing is known
+     * (tests/sim seed 1353: rank 145's "completed 2", its batch p2p #2 or an old dump's
+     * collective #2, read as "never issued" all_reduce_barrier #8; seed 7672's rank 20, as far
+     * as its peers in a group without send/recv, keeps "never issued") */
+    if (v->later_unknown && o->seq > v->issued_max) return FA_MS_STALE;
     if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
     if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
     return stale ? FA_MS_STALE : FA_MS_NEVER;

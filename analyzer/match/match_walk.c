@@ -66,6 +66,8 @@ typedef struct open_group {
     int64_t p2p_seq;
     size_t batch_first, batch_n;
     int64_t min_pending;
+    bool seen;                       /* an entry of the group was walked: the two below hold */
+    int64_t seen_count, seen_record; /* its collectives issued so far, and its record_id */
 } open_group;
 
 typedef struct walker {
@@ -353,6 +355,29 @@ static bool orphan_marker(const open_group *o, const fa_dump *d, uint32_t i, int
            fa_entry_record_id(d, &d->entries[i - 1]) != fa_entry_record_id(d, &d->entries[i]) - 1;
 }
 
+/* Collectives that the rank issued in the group between its previous entry there and entry e,
+ * and that the dump lacks, completed: raised into completed_max. An entry's collective_seq_id
+ * counts the group's collectives issued so far (a collective's its own, a send/recv's or an end
+ * marker's those before it), so a count above the previous entry's says which were issued in
+ * between; records missing between the two, at least as many, say the dump dropped them, and a
+ * dump drops a record between two it keeps only when it completed (only-active: a ring drops
+ * the oldest, a cut the newest). The group's work completes in issue order, so everything up to
+ * there did (tests/sim seed 10725: an only-active dump whose send/recv entries carry #7, its
+ * _allgather_base #7 dropped, read as "in flight (no entry)" beside pg_status's "completed 2",
+ * the number of its batch p2p #2, and 244 ranks named as stalled). Not gloo's (its send/recv
+ * are not recorded) nor launch-numbered dumps (one counter numbers both). */
+static void note_dropped(open_group *o, fa_view *v, const fa_dump *d, const fa_entry *e,
+                         int64_t seq, bool collective) {
+    int64_t before = collective ? seq - 1 : seq, record = fa_entry_record_id(d, e);
+    bool numbered = !d->launch_numbered && !d->blocks_caller && !d->records_no_p2p;
+    if (numbered && o->seen && before > o->seen_count &&
+        record - o->seen_record - 1 >= before - o->seen_count && before > v->completed_max)
+        v->completed_max = before;
+    o->seen = true;
+    o->seen_count = seq;
+    o->seen_record = record;
+}
+
 static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t i) {
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
@@ -368,6 +393,9 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     if (!w->placing) {
         note_progress(v, seq, p2p_seq, d->pgs[t->pg].pg_id, d,
                       t->is_p2p || name->is_send || name->is_recv);
+        note_dropped(
+            o, v, d, e, seq,
+            !(t->is_p2p || name->is_send || name->is_recv || (name->flags & FA_OP_END_MARKER)));
         if (state != FR_STATE_COMPLETED &&
             fa_entry_record_id(d, e) > m->rank_newest_pending[rank_index])
             m->rank_newest_pending[rank_index] = fa_entry_record_id(d, e);

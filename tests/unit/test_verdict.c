@@ -2861,6 +2861,107 @@ static void a_completed_send_behind_a_maybe_bundle_head_proves_no_older_dump(voi
     done(&j);
 }
 
+/* Ranks 0 and 1 keep only what is active: each shows the members of its batch p2p #1
+ * (collective count 2) and of its batch p2p #2 (count 3), left "scheduled" by PyTorch, with the
+ * records between them gone: batch #1's end marker and all_reduce #3, which the entries' counts
+ * say was issued in between, dropped because they completed. Their pg_status's "completed 2" is
+ * batch #2's number, not a collective's. Rank 2 still has #3 started: its GPU stalled there, and
+ * ranks 0 and 1 completed #3 (not "in flight, no entry": sim seed 10725 named 244 ranks). */
+static void a_collective_dropped_between_entries_completed(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 2; r++) {
+        char send[16], recv[16];
+        snprintf(send, sizeof send, "send %d->%d", r, 1 - r);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, 1 - r);
+        j.p2p_coll_seq = 2;
+        p2p(&j, r, "0", send, 1, "scheduled");
+        p2p(&j, r, "0", recv, 1, "scheduled");
+        j.nentries[r] += 2; /* batch #1's end marker and all_reduce #3: completed, dropped */
+        j.p2p_coll_seq = 3;
+        p2p(&j, r, "0", send, 2, "scheduled");
+        p2p(&j, r, "0", recv, 2, "scheduled");
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 2, "
+                            "\"last_started_collective\": 2, \"last_completed_collective\": 2}");
+    }
+    rec(&j, 2, "0", "all_reduce", 3, "started");
+    run(&j);
+    size_t op = 0;
+    while (j.a.match.ops[op].is_p2p || j.a.match.ops[op].seq != 3) op++;
+    assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 0), FA_MS_COMPLETED);
+    assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 1), FA_MS_COMPLETED);
+    char *got = culprits(&j);
+    assert_null(strchr(got, '0'));
+    assert_null(strchr(got, '1'));
+    free(got);
+    done(&j);
+}
+
+/* Rank 0's dump keeps only what is active (record 1 dropped): all_reduce #2 of group A
+ * scheduled, a lone entry of its own (the record after it, kept, is its batch), then its batch
+ * with rank 1 in the default group, whose other side rank 1 completed. Rank 0's stream runs the
+ * batch only after #2, so it did after its dump was taken: the dump is older, #2 no stalled GPU
+ * (sim seeds 10725, 6853, 9680). With #2 followed by a dropped record instead (a member
+ * of a bundle whose end marker completed), nothing says so (seed 1815). */
+static void a_completed_batch_behind_a_lone_pending_head_shows_an_older_dump(void **state) {
+    for (int lone = 0; lone < 2; lone++) {
+        job j;
+        job_init(&j, 2);
+        group(&j, "1", "A", "[0, 1]");
+        rec(&j, 0, "1", "all_reduce", 1, "completed");
+        j.nentries[0]++; /* record 1 dropped (completed): the window is not whole */
+        rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+        if (!lone) j.nentries[0]++; /* record 3 dropped: #2's end marker, completed */
+        p2p(&j, 0, "0", "send 0->1", 1, "scheduled");
+        p2p(&j, 0, "0", "recv 0<-1", 1, "scheduled");
+        batch_end(&j, 0, "0", 1, "scheduled");
+        rec(&j, 1, "1", "all_reduce", 1, "completed");
+        rec(&j, 1, "1", "all_reduce", 2, "completed");
+        p2p(&j, 1, "0", "send 1->0", 1, "scheduled");
+        p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+        batch_end(&j, 1, "0", 1, "completed");
+        run(&j);
+        assert_int_equal(fa_stale_known(&j.a.match.rank_stale[0]), lone);
+        done(&j);
+    }
+}
+
+/* Rank 1 keeps no entry (only-active) in a group where send/recv ran; its pg_status says
+ * "completed 2": its batch p2p #2, done (then it never issued #4), or an older dump's
+ * collective #2. Ranks 0 and 2 wait in #4, rank 0's stream having completed #3, which needs
+ * rank 1 too: rank 1's state in #4 is unknown, not "never issued" (sim seed 1353: rank 145
+ * named beside the real culprit). Unless a group without send/recv (B) shows rank 1's dump as
+ * far as its peers there (its "completed 1" where they wait in #2): its numbers elsewhere read
+ * as send/recv's, and it never issued #4 (sim seed 7672: rank 20, stopped). */
+static void counters_of_send_recv_or_an_older_dump_leave_later_collectives_unknown(void **state) {
+    for (int current = 0; current < 2; current++) {
+        job j;
+        job_init(&j, 3);
+        if (current) group(&j, "1", "B", "[0, 1, 2]");
+        j.coll_p2p_seq = 2;
+        j.first_record[0] = j.first_record[2] = 9; /* the rest completed, dropped */
+        rec(&j, 0, "0", "all_reduce", 4, "started");
+        rec(&j, 2, "0", "all_reduce", 4, "scheduled");
+        j.coll_p2p_seq = 0;
+        if (current) {
+            rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+            rec(&j, 2, "1", "all_reduce", 2, "scheduled");
+        }
+        snprintf(j.status[1], sizeof j.status[1],
+                 "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": 2, "
+                 "\"last_completed_collective\": 2}%s",
+                 current ? ", \"1\": {\"last_enqueued_collective\": 1, "
+                           "\"last_started_collective\": 1, \"last_completed_collective\": 1}"
+                         : "");
+        run(&j);
+        size_t op = 0;
+        while (j.a.match.ops[op].is_p2p || j.a.match.ops[op].seq != 4) op++;
+        assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 1),
+                         current ? FA_MS_NEVER : FA_MS_STALE);
+        done(&j);
+    }
+}
+
 /* Rank 1 left nothing active, and its pg_status says it completed #4 in a group where no
  * send/recv ran: rank 0, whose dump stops at #2 pending, is older, not stalled: ok. Where the
  * group also carries send/recv, PyTorch's counters may hold a send/recv number: they prove
@@ -4562,6 +4663,9 @@ int main(void) {
         cmocka_unit_test(ranks_below_a_dumped_rank_count_as_lost),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peers_dump_older),
         cmocka_unit_test(a_completed_send_behind_a_maybe_bundle_head_proves_no_older_dump),
+        cmocka_unit_test(a_collective_dropped_between_entries_completed),
+        cmocka_unit_test(a_completed_batch_behind_a_lone_pending_head_shows_an_older_dump),
+        cmocka_unit_test(counters_of_send_recv_or_an_older_dump_leave_later_collectives_unknown),
         cmocka_unit_test(counters_past_a_ranks_issued_work_show_it_older),
         cmocka_unit_test(a_member_not_started_is_missing_before_an_older_dump),
         cmocka_unit_test(a_victim_of_an_excused_unknown_is_no_culprit),
