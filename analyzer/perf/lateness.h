@@ -11,8 +11,9 @@
  * where clocks were corrected shrunk towards 0 by what the offsets may miss (its own and the
  * others' median's; against the members read exactly where two or more are; of an even count of
  * others, the lower middle: delays only add, and of three ranks two of which are slow the less
- * slow one is compared with the on-time one), and capped by the
- * delay it made itself: where its previous call held it, its gap (from that call's
+ * slow one is compared with the on-time one; where the group's window corrected no clock, less
+ * how far its rank's clock reads ahead of the others' over the whole job, rank_clocks.h), and
+ * capped by the delay it made itself: where its previous call held it, its gap (from that call's
  * completion to this arrival, on its own clock) less the median gap of the other members; where
  * its backend blocks (gloo), its arrival less its ready time. There, too, a call that blocks
  * ends after its last member came, so the others cannot go on before a rank arrives unless its
@@ -71,6 +72,7 @@ typedef struct fa_op_times {
     double *started_late; /* likewise its latest possible start (launches in order), 0 unknown */
     double *at;           /* ms: arrival after the op's first raw arrival, less the clock offset */
     double *uncertain;    /* ms by which that offset may miss (clocks.h), 0 in step */
+    double *job_off;      /* ms: its rank's clock offset over the job (rank_clocks.h), 0 in step */
     double *late;         /* ms */
     double *excess;       /* ms, NaN unknown */
     long last;            /* the call that arrived last alone, -1 a tie */

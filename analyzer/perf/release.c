@@ -678,6 +678,8 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
             memcpy(x.in_order_base, x.base, m->ncalls * sizeof *x.base);
         }
         releases(&x, rl->release, rl->start, rl->start_in_order);
+        rl->offset = x.off; /* lateness.h reads them too */
+        x.off = NULL;
     }
     free(x.behind), free(x.scratch);
     free(x.off), free(x.dep), free(x.chain), free(x.base), free(x.open), free(x.in_order),
@@ -690,5 +692,6 @@ int fa_release_build(const fa_input *in, const fa_groups *groups, const fa_match
 
 void fa_release_free(fa_release *rl) {
     free(rl->release), free(rl->start), free(rl->start_in_order), free(rl->longest);
+    free(rl->offset);
     memset(rl, 0, sizeof *rl);
 }

@@ -105,6 +105,8 @@ typedef struct fa_release {
                        * its rank's clock; 0 unknown */
     int64_t *start_in_order; /* likewise where every launch waits for the one before it on its
                               * rank, send/recv runs too: the latest it may have started */
+    int64_t *offset;         /* per input rank: its clock's offset over the job, what the chains
+                              * read its times against (rank_clocks.h; 0 in step) */
 } fa_release;
 
 /* 0, or -1 when out of memory (rl is then empty: every release unknown). */
@@ -134,6 +136,11 @@ static inline int64_t fa_release_start_ns(const fa_release *rl, const fa_match *
 static inline int64_t fa_release_start_in_order_ns(const fa_release *rl, const fa_match *m,
                                                    const fa_call *c) {
     return rl->start_in_order ? rl->start_in_order[c - m->calls] : 0;
+}
+
+/* Input rank r's clock offset over the job (ms, rank_clocks.h): 0 in step or unknown. */
+static inline double fa_release_offset_ms(const fa_release *rl, uint32_t r) {
+    return rl->offset ? (double)rl->offset[r] / 1e6 : 0;
 }
 
 #endif
