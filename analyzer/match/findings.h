@@ -44,6 +44,8 @@ typedef enum fa_cause {
     FA_CAUSE_TIMEOUT,       /* stuck_collective: scheduled everywhere past a watchdog's timeout */
     FA_CAUSE_WRONG_PEER,    /* missing_ranks: issued, but queued behind its own send/recv posted
                              * to the wrong peer, which its stream never gets past */
+    FA_CAUSE_WENT_ALONE,    /* missing_ranks: the culprit issued the op alone and waits there;
+                             * `others` are the idle members that never did (verdict_sinks.c) */
     FA_CAUSE_UNFINISHED_SETUP, /* missing_ranks with no op: still inside the call that makes the
                                 * group's communicator, which its peers made and wait on
                                 * (verdict_setup.c; odd_what the call, usual_what theirs) */

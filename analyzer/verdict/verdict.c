@@ -46,7 +46,9 @@ static void keep_culprits_evidence(fa_verdict *v) {
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = { .in = in, .groups = groups, .m = m, .findings = findings, .v = v };
+    decider d = {
+        .in = in, .groups = groups, .m = m, .findings = findings, .v = v, .unplaced_op = -1
+    };
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;

@@ -134,8 +134,11 @@ typedef struct decider {
     fa_member_state *states; /* scratch: their states (fa_vg_expected_states) */
     uint32_t *comp;          /* node -> component */
     size_t ncomps;
-    size_t inflight; /* ops with a call not completed (build_graph counts them for the summary) */
-    uint32_t *dense; /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
+    size_t inflight;  /* ops with a call not completed (build_graph counts them for the summary) */
+    long unplaced_op; /* an op of a rebuilt group that every member seen has pending, none
+                       * completed, and no rank without a dump could join: its other members
+                       * recorded nothing in the group (build_graph; -1: none) */
+    uint32_t *dense;  /* rank -> node + 1 (0: none) when ranks are dense; else node_of_rank */
     size_t ndense;
     uint32_t *unseen; /* the nodes of ranks without a (readable) dump */
     size_t nunseen;

@@ -540,10 +540,15 @@ static void make_root(decider *d, uint32_t root, uint32_t by, uint8_t *wf, uint8
 }
 
 /* Whether a rank the dumps show (its own dump, as new as its peers') is a root cause: its dump
- * accuses it, or it is waited on and stopped. */
+ * accuses it, or it is waited on and stopped. A crash nobody is seen waiting on is no such root:
+ * it explains no wait the dumps show, so the ranks without a dump that others wait for are not
+ * excused beside it (tests/sim's E1; sim seed 9824: rank 1's fatal-signal dump, rank 2 waiting for
+ * rank 3, which left none, read as a collective stuck on every member). */
 static bool seen_root(const decider *d, const uint8_t *is_root) {
     for (size_t node = 0; node < d->nfacts; node++)
-        if (is_root[node] && !unknown(&d->facts[node])) return true;
+        if (is_root[node] && !unknown(&d->facts[node]) &&
+            !(d->facts[node].crashed && !d->facts[node].waited))
+            return true;
     return false;
 }
 

@@ -1,7 +1,9 @@
 /* verdict_sinks.c — judging the wait graph's sink components (judge_sinks): in each, the ranks
  * that hold the others up and why (a crash or a failed communicator of their own, GPU lag, an op
  * they never issued, a collective stuck with every member in it), one finding per cause; ranks
- * that their own history excuses (blocked before, a send/recv to the wrong peer) are victims.
+ * that their own history excuses (blocked before, a send/recv to the wrong peer) are victims; a
+ * rank alone in an op that the idle rest of its group never issued went where they do not follow
+ * (judge_alone).
  * Outside the sinks, a rank whose GPU stalled in its oldest pending op, which every other member
  * completed, is a root of its own (stalled_alone). Whether a rank is blocked before an op it never
  * issued, or went past it, is verdict_order.c's evidence (fa_vo_*).
@@ -227,6 +229,67 @@ static void judge_timed_out(decider *d, size_t op, const fa_ranks *scheduled, bo
                           group, label);
 }
 
+/* Whether op, pending on the rank of `node`, is its oldest pending op (tests/sim's W1: the one
+ * it waits in; what it issued after is queued behind it). */
+static bool oldest_pending(const decider *d, size_t node, size_t op) {
+    int64_t rank = d->facts[node].rank, mine = fa_vg_rank_record(d, op, rank);
+    for (uint32_t at = d->g.edge_at[node]; at < d->g.edge_at[node + 1]; at++) {
+        uint32_t x = d->g.edges[at];
+        if (x >= d->g.nrank_nodes &&
+            fa_vg_rank_record(d, (size_t)d->g.op_of_node[x - d->g.nrank_nodes], rank) < mine)
+            return false;
+    }
+    return true;
+}
+
+/* A lonely op (fa_vw_lonely_op) that nobody waits on its rank for: in a cycle the others' waits
+ * name that rank, but here it waits alone, where it has nothing older pending, for members that
+ * are idle in their dumps (nothing pending, and nobody else waits for them either), more than
+ * half the group, whose dumps show all they completed (an only-active one may have dropped the
+ * op: sim seed 2782). Its stream went where the group will not follow: it is the root, not the idle
+ * majority (tests/sim's E12; sim seed 9228: rank 4 alone in fsdp_shard's _allgather_base #6,
+ * ranks 3 and 5 idle after #5). Idle members that someone else waits for are left to the others'
+ * waits (several ranks agree on the program there). */
+static void judge_alone(decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *grp = &d->groups->v[o->group];
+    uint32_t alone = d->m->calls[o->first_call].member;
+    long node = fa_vg_rank_node(d, grp->members[alone]);
+    if (node < 0 || d->facts[node].culprit || !oldest_pending(d, (size_t)node, op)) return;
+    fa_ranks idle = { 0 };
+    uint32_t n = fa_vg_expected_states(d, op);
+    for (uint32_t k = 0; k < n; k++) {
+        long m = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (m < 0 || m == node || d->states[k] != FA_MS_NEVER) continue;
+        const rank_facts *f = &d->facts[m];
+        /* a dump that may have dropped what it completed (only-active) may have run the op */
+        if (f->has_dump && !f->stale && !f->may_drop_done && !f->waited &&
+            !fa_vg_node_pending(d, (size_t)m))
+            fa_ranks_add(&idle, f->rank);
+    }
+    if (2 * idle.n > grp->nmembers) {
+        fa_finding *x = fa_findings_add(d->findings, FA_MISSING_RANKS, (long)o->group, (long)op);
+        x->cause = FA_CAUSE_WENT_ALONE;
+        fa_ranks_add(&x->ranks, d->facts[node].rank);
+        fa_ranks_normalize(&idle);
+        x->others = idle;
+        idle = (fa_ranks){ 0 };
+        d->facts[node].culprit = true;
+        char group[300], label[200];
+        fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+        char *who = fa_ranks_format(x->others.v, x->others.n);
+        fa_finding_set_detail(x,
+                              "rank %lld waits alone in %s %s, its oldest pending op; rank%s %s, "
+                              "idle with nothing pending, never issued it: rank %lld went where "
+                              "the group does not follow (an op too many, or in the wrong group)",
+                              (long long)d->facts[node].rank, group, label,
+                              x->others.n > 1 ? "s" : "", who ? who : "?",
+                              (long long)d->facts[node].rank);
+        free(who);
+    }
+    fa_ranks_free(&idle);
+}
+
 /* Every member joined, nothing is missing: who never started it, or is it simply stuck?
  * nodes[0..nn) are the component's nodes, ascending. */
 static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
@@ -234,7 +297,10 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         size_t n = nodes[k];
         if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
-        if (fa_vw_lonely_op(d, (long)op)) continue; /* ahead of the others, not stuck */
+        if (fa_vw_lonely_op(d, (long)op)) { /* ahead of the others, not stuck */
+            judge_alone(d, op);
+            continue;
+        }
         fa_ranks started = { 0 }, scheduled = { 0 };
         members_in_state(d, op, fa_vg_is_started, &started);
         members_in_state(d, op, fa_vg_is_scheduled, &scheduled);

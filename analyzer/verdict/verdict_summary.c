@@ -241,6 +241,36 @@ static bool say_unresolved_waits(decider *d) {
     return true;
 }
 
+/* Nothing named, yet the members seen of a group rebuilt from the entries all wait in one of its
+ * collectives, which no member completed and no rank without a dump could join
+ * (decider.unplaced_op): its other members are ranks whose dumps record nothing in that group,
+ * and the dumps do not say which (gloo names no member; sim seed 8475: rank 2 blocked in its
+ * data-parallel group's first all_reduce, rank 3 stopped before it). Not ok: inconclusive. */
+static bool say_unplaced_waits(decider *d) {
+    if (d->unplaced_op < 0) return false;
+    size_t op = (size_t)d->unplaced_op;
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    fa_ranks waiting = { 0 };
+    uint32_t n = fa_vg_expected_states(d, op);
+    for (uint32_t k = 0; k < n; k++)
+        if (fa_member_state_pending(d->states[k]))
+            fa_ranks_add(&waiting, grp->members[d->members[k]]);
+    fa_ranks_normalize(&waiting);
+    char group[300], label[200];
+    fa_vg_context(d, op, group, sizeof group, label, sizeof label);
+    char *who = short_ranks(&waiting);
+    d->v->status = FA_STATUS_INCONCLUSIVE;
+    if (asprintf(&d->v->summary,
+                 "inconclusive: rank%s %s wait%s in %s %s, whose other members recorded nothing "
+                 "there: the dumps do not say which ranks those are",
+                 waiting.n > 1 ? "s" : "", who ? who : "?", waiting.n > 1 ? "" : "s", group,
+                 label) < 0)
+        d->v->summary = NULL;
+    free(who);
+    fa_ranks_free(&waiting);
+    return true;
+}
+
 #define GLOO_NOTE "; gloo records no send/recv"
 
 /* Whether some dump comes from a backend that records no send/recv (backend.h). */
@@ -473,7 +503,8 @@ void fa_vs_summarize(decider *d, size_t before, bool mismatch, bool stuck) {
         v->status = FA_STATUS_INCONCLUSIVE;
         v->summary = strdup("inconclusive: the dumps hold no Flight Recorder entries (dumped "
                             "without collectives, or the buffer was off)");
-    } else if (!say_unresolved_waits(d) && !(any_unrecorded_p2p(in) && say_idle_beside_lost(d))) {
+    } else if (!say_unresolved_waits(d) && !(any_unrecorded_p2p(in) && say_idle_beside_lost(d)) &&
+               !say_unplaced_waits(d)) {
         say_ok(d);
     }
     (void)missing_dump_with_op;

@@ -135,6 +135,10 @@ static void shape(const fa_title_input *in, const fa_finding *f, int level, clau
                      f->odd_what ? f->odd_what : "making", group);
             snprintf(c->where_after, sizeof c->where_after, "%.60s",
                      f->usual_what ? f->usual_what : "NCCL calls");
+        } else if (f->cause == FA_CAUSE_WENT_ALONE) {
+            snprintf(c->verb, sizeof c->verb, "issued %s alone", where);
+            c->others_verb = "never issued it";
+            break;
         } else if (f->cause == FA_CAUSE_WRONG_PEER)
             snprintf(c->verb, sizeof c->verb, "posted a send/recv to the wrong peer before %s",
                      where);

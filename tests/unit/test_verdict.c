@@ -939,6 +939,58 @@ static void a_rank_alone_in_a_wrong_group_op_is_the_root(void **state) {
     done(&j);
 }
 
+/* Rank 0 waits alone in DP #2, its oldest pending op; ranks 1 and 2, the rest of DP, are idle
+ * after #1 (nothing pending) and nobody else waits for them: rank 0 went where the group does not
+ * follow (an op too many, or one of another group), and it is the root, not the idle majority,
+ * though nobody waits for it (tests/sim's E12; sim seeds 9228, 7762: ranks 4 and 0 were named by
+ * nobody). */
+static void a_rank_alone_beside_an_idle_majority_is_the_root(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    const fa_finding *x = finding(&j, FA_MISSING_RANKS);
+    assert_non_null(x);
+    assert_int_equal(x->cause, FA_CAUSE_WENT_ALONE);
+    assert_ranks(&x->others, "1,2");
+    assert_non_null(strstr(j.a.verdict.summary, "issued"));
+    done(&j);
+}
+
+/* gloo names no group's members: they are rebuilt from the entries. Rank 2 waits in group 5's
+ * first collective, which no other dump records: the group looks like {2} alone, yet a
+ * collective of one member never waits. Its other members left dumps that record nothing there,
+ * and nothing says which ranks they are: not ok, inconclusive (sim seed 8475: rank 3 stopped
+ * before it, and the job was called ok with exit status 0). */
+static void a_gloo_wait_in_a_group_nobody_else_recorded_is_not_ok(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "2", "undefined", "[2, 3]");
+    group(&j, "10", "undefined", "[1, 3]");
+    group(&j, "11", "undefined", "[0, 1]");
+    group(&j, "12", "undefined", "[2, 3]");
+    coll(&j, "10", "all_reduce", 1, S(NULL, "completed", NULL, "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "11", "all_to_all", 2, S("completed", "completed", NULL, NULL));
+    coll(&j, "12", "all_to_all", 2, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 2, "2", "all_reduce", 3, "scheduled");
+    /* every dump counts work in a group none of its entries names (the pipeline pairs, whose
+     * send/recv gloo records nowhere): each rank may be the member group 2 lacks */
+    for (int r = 0; r < 4; r++)
+        strcpy(j.status[r], "\"9\": {\"last_enqueued_collective\": 1, "
+                            "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    assert_non_null(strstr(j.a.verdict.summary, "rank 2 waits in group 2 all_reduce #3"));
+    done(&j);
+}
+
 /* After default #1 and DP #1, ranks 0 and 3 wait in default #2 and never issued DP #2; ranks 1
  * and 2 wait in DP #2 and never issued default #2: a cycle, two against two. Each pair's own
  * history (default #1 before DP #1) says nothing of which of the two #2 the program runs first;
@@ -4594,6 +4646,8 @@ int main(void) {
         cmocka_unit_test(gloo_has_no_gpu_lag),
         cmocka_unit_test(a_group_with_two_ways_to_fill_is_left_as_found),
         cmocka_unit_test(a_rank_alone_in_a_wrong_group_op_is_the_root),
+        cmocka_unit_test(a_rank_alone_beside_an_idle_majority_is_the_root),
+        cmocka_unit_test(a_gloo_wait_in_a_group_nobody_else_recorded_is_not_ok),
         cmocka_unit_test(a_two_against_two_cycle_names_both_sides),
         cmocka_unit_test(a_skip_cycle_holds_beside_a_rank_without_dump),
         cmocka_unit_test(a_pair_across_an_older_dump_is_no_size_mismatch),
