@@ -335,51 +335,13 @@ static size_t count_outliers(const scored *v, size_t k, double floor_ms, double 
     return outliers;
 }
 
-static int64_t pair_rank(const fa_groups *groups, const pair *p) {
-    return groups->v[p->group].members[p->member];
-}
-
-/* Into met, the ranks of the found pairs (found[0..nfound)) that the rank of pair p met where
- * they were found late, in the group of one of their found pairs: it may have waited for them
- * there, and come late to its other groups by them. Returns how many (repeats and all). */
-static size_t met_found(const fa_groups *groups, const pair *pairs, const size_t *found,
-                        size_t nfound, const pair *p, int64_t *met) {
-    int64_t rank = pair_rank(groups, p);
-    size_t n = 0;
-    for (size_t f = 0; f < nfound; f++) {
-        const fa_group *G = &groups->v[pairs[found[f]].group];
-        for (uint32_t i = 0; rank >= 0 && i < G->nmembers; i++)
-            if (G->members[i] == rank) {
-                met[n++] = pair_rank(groups, &pairs[found[f]]);
-                break;
-            }
-    }
-    return n;
-}
-
-static bool among(const int64_t *v, size_t n, int64_t x) {
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == x) return true;
-    return false;
-}
-
 /* Of the outliers (v, sorted descending, the first `outliers` of k), those late beyond chance
- * (late_beyond_chance): the chance rate is every other pair's, but for its own group's outliers
- * and the stragglers found elsewhere that its rank never met: another member of its group that
- * stands out, late by its own cause, is no chance, whether it scored above it (two slow ranks of
- * one group: seeds 259, 2387) or below (two slow of three: the slower one's rate would count the
- * other's lateness, seed 9800); nor is a slow rank late at every collective of groups the pair's
- * rank is in none of (seed 6410: the second slow rank, masked by the first at most of its own
- * collectives, seemed late by chance beside it). So, as Rosner's test peels a sample, the outliers
- * are tested again against the rate without those found, until no more are. A straggler found
- * late in a group the pair's rank is in stays in its rate, all its pairs: that rank may have
- * waited for it there and come late to its other groups by it (seed 5534: a slow rank's twelve
- * peers of one dimension, each late at half its collectives of the other, are no stragglers for
- * being late where the slow one is not), and so do members of other groups late alike,
- * none found (a loaded machine, or clocks nothing corrects: seed 7772). Each round looks at the
- * found pairs' groups once per outlier: the outliers are few. */
-static int mark_late(pair *pairs, const fa_groups *groups, const scored *v, size_t k,
-                     size_t outliers) {
+ * (late_beyond_chance): the chance rate is every other pair's, but for its own group's outliers:
+ * another member of its group that stands out, late by its own cause, is no chance, whether it
+ * scored above it (two slow ranks of one group: seeds 259, 2387) or below (two slow of three:
+ * the slower one's rate would count the other's lateness, seed 9800), where members of other
+ * groups late alike are (a loaded machine, or clocks nothing corrects: seed 7772). */
+static int mark_late(pair *pairs, const scored *v, size_t k, size_t outliers) {
     uint32_t ngroups = 0;
     uint64_t base_late = 0, base_judged = 0;
     for (size_t i = 0; i < k; i++) {
@@ -388,43 +350,24 @@ static int mark_late(pair *pairs, const fa_groups *groups, const scored *v, size
         if (p->group + 1 > ngroups) ngroups = p->group + 1;
     }
     uint64_t *named = calloc(2 * (size_t)ngroups + 1, sizeof *named); /* per group: late, n */
-    size_t *found = malloc((outliers + 1) * sizeof *found), nfound = 0;
-    int64_t *met = malloc((outliers + 1) * sizeof *met);
-    if (!named || !found || !met) {
-        free(named), free(found), free(met);
-        return -1;
-    }
+    if (!named) return -1;
     for (size_t i = 0; i < outliers; i++) {
         const pair *p = &pairs[v[i].pair];
         uint64_t *g = &named[2 * (size_t)p->group];
         g[0] += p->nlate, g[1] += p->n;
     }
-    for (bool more = true; more;) {
-        more = false;
-        for (size_t i = 0; i < outliers; i++) {
-            pair *p = &pairs[v[i].pair];
-            if (p->late) continue;
-            const uint64_t *g = &named[2 * (size_t)p->group];
-            uint64_t late = base_late - g[0], judged = base_judged - g[1];
-            size_t nmet = met_found(groups, pairs, found, nfound, p, met);
-            for (size_t f = 0; f < nfound; f++) {
-                const pair *q = &pairs[found[f]];
-                if (q->group == p->group || among(met, nmet, pair_rank(groups, q))) continue;
-                late -= q->nlate, judged -= q->n;
-            }
-            if (!late_beyond_chance(p, late, judged)) continue;
-            p->late = more = true;
-            found[nfound++] = v[i].pair;
-        }
+    for (size_t i = 0; i < outliers; i++) {
+        pair *p = &pairs[v[i].pair];
+        uint64_t *g = &named[2 * (size_t)p->group];
+        p->late = late_beyond_chance(p, base_late - g[0], base_judged - g[1]);
     }
-    free(named), free(found), free(met);
+    free(named);
     return 0;
 }
 
 /* The robust test over every pair's score (late_score or slow_median): outliers above the floor,
  * and for lateness, late more often than chance. */
-static int mark_outliers(pair *pairs, const fa_groups *groups, size_t n, bool slow,
-                         double floor_ms) {
+static int mark_outliers(pair *pairs, size_t n, bool slow, double floor_ms) {
     scored *v = malloc((n + 1) * sizeof *v);
     double *scratch = malloc((n + 1) * sizeof *scratch);
     if (!v || !scratch) {
@@ -443,7 +386,7 @@ static int mark_outliers(pair *pairs, const fa_groups *groups, size_t n, bool sl
         if (slow)
             for (size_t i = 0; i < outliers; i++) pairs[v[i].pair].slow = true;
         else
-            rc = mark_late(pairs, groups, v, k, outliers);
+            rc = mark_late(pairs, v, k, outliers);
     }
     free(v), free(scratch);
     return rc;
@@ -554,8 +497,8 @@ static int compare_stragglers(const void *a, const void *b) {
 /* Names the ranks with a late or slow pair, most significant first. */
 static int find_stragglers(judge *J, pair *pairs, size_t npairs, fa_perf *p) {
     const fa_groups *groups = J->env.groups;
-    int rc = mark_outliers(pairs, groups, npairs, false, p->floor_ms);
-    if (rc == 0) rc = mark_outliers(pairs, groups, npairs, true, p->floor_ms);
+    int rc = mark_outliers(pairs, npairs, false, p->floor_ms);
+    if (rc == 0) rc = mark_outliers(pairs, npairs, true, p->floor_ms);
     if (rc == 0 && npairs)
         qsort_r(pairs, npairs, sizeof *pairs, compare_pairs_by_rank, (void *)groups);
     for (size_t i = 0; i < npairs && rc == 0;) {

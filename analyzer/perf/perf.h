@@ -19,9 +19,8 @@
  * generalized ESD test does (FA_STRAGGLER_PEEL rounds), above the lower median and spread of the
  * scores below it where those are on time (two slow ranks of four mask each other in the whole
  * sample; one of two has no sample to stand out of), and, for lateness, it was late by the floor
- * more often than the rate of the other pairs (but its group's other outliers, and the pairs found
- * so before it: a member that stands out beside it, or a straggler elsewhere, is late by its own
- * cause) makes likely by chance (a binomial tail
+ * more often than the rate of the other pairs (but its group's other outliers: a member that
+ * stands out beside it is late by its own cause) makes likely by chance (a binomial tail
  * below FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random, and one of them by
  * chance more than the rest). Jitter below the floor counts nothing, and a floor of milliseconds
  * keeps a healthy job's small systematic offsets (one rank's Python) from being called slow.
