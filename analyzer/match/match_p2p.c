@@ -487,6 +487,57 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
     return !batch_shown_whole(b, (uint32_t)ri, x->group, seq);
 }
 
+/* Whether the record right after entry i of dump d is missing from it (a gap in the record ids:
+ * a ring keeps the newest records, so only an only-active dump, which drops what completed, leaves
+ * one there). */
+static bool next_record_dropped(const fa_dump *d, uint32_t i) {
+    return i + 1 < d->nentries &&
+           fa_entry_record_id(d, &d->entries[i + 1]) > fa_entry_record_id(d, &d->entries[i]) + 1;
+}
+
+/* Whether send/recv record x's rank says in pg_status that it completed, in x's group, work
+ * numbered above both counts x carries: work launched after x there (as later_work_done in
+ * match.c reads it). NCCL's PyTorch counters only (gloo counts op ids, the recorder launches). */
+static bool later_work_done(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    if (d->launch_numbered || d->blocks_caller) return false;
+    const fr_pg_status *st = fa_dump_pg_status(d, fa_entry_pg(b->in->store, e));
+    return st && st->last_completed > fa_entry_p2p_seq(d, e) &&
+           st->last_completed > fa_entry_coll_seq(d, e);
+}
+
+/* Per pg slot of one rank's dump: whether it shows the rank posting send/recv there in batches
+ * (batch_isend_irecv): a transfer followed by another transfer or an end marker of its number. */
+typedef struct batches_shown {
+    uint32_t rank_index; /* whose dump `in` describes; UINT32_MAX none yet */
+    bool *in;            /* per pg slot */
+    size_t cap;
+} batches_shown;
+
+/* Whether record x's rank's dump shows batches in x's pg slot (1), or not (0); -1 out of memory.
+ * Computed once per rank (the records come rank by rank): one pass over its entries. */
+static int shown_in_batches(const builder *b, batches_shown *shown, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_store *store = b->in->store;
+    if (shown->rank_index != x->rank_index) {
+        if (fa_grow((void **)&shown->in, &shown->cap, (size_t)d->npgs + 1, sizeof *shown->in))
+            return -1;
+        memset(shown->in, 0, ((size_t)d->npgs + 1) * sizeof *shown->in);
+        shown->rank_index = x->rank_index;
+        for (uint32_t i = 0; i + 1 < d->nentries; i++) {
+            const fa_entry *e = &d->entries[i], *n = e + 1;
+            uint32_t pg = fa_entry_pg(store, e);
+            const fa_opinfo *op = fa_store_op(store, fa_entry_traits(store, n)->name);
+            if (is_transfer(b, e) && fa_entry_pg(store, n) == pg &&
+                fa_entry_p2p_seq(d, n) == fa_entry_p2p_seq(d, e) &&
+                (op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)))
+                shown->in[pg] = true;
+        }
+    }
+    return shown->in[fa_entry_pg(store, &d->entries[x->entry])];
+}
+
 /* Whether pending send/recv record x may be a member of a batch that completed, though its dump
  * shows no entry beside it: the records right before and after it are missing (lost to a ring
  * that wrapped, or dropped as completed by an only-active dump: a batch's other transfer and its
@@ -498,11 +549,26 @@ static bool maybe_done_member(const builder *b, const p2p_rec *x) {
     const fa_entry *e = &d->entries[x->entry];
     int64_t id = fa_entry_record_id(d, e);
     bool before = x->entry ? fa_entry_record_id(d, e - 1) < id - 1 : id > 0;
-    bool after = (uint32_t)x->entry + 1 < d->nentries && fa_entry_record_id(d, e + 1) > id + 1;
-    if (!before || !after || d->launch_numbered || d->blocks_caller) return false;
-    const fr_pg_status *st = fa_dump_pg_status(d, fa_entry_pg(b->in->store, e));
-    return st && st->last_completed > fa_entry_p2p_seq(d, e) &&
-           st->last_completed > fa_entry_coll_seq(d, e);
+    return before && next_record_dropped(d, x->entry) && later_work_done(b, x);
+}
+
+/* Whether pending send/recv record x sits in a batch that completed though its dump shows none of
+ * the batch beside it, where its rank's dump shows it posting the group's send/recv in batches
+ * (a batch's transfer beside another of its number, or beside its end marker: batches_shown):
+ * the record right after x is missing (an only-active dump dropped it as completed: the batch's
+ * end marker, or its other transfer; a ring may have taken those before x), and pg_status says
+ * the rank completed later work in the group (later_work_done). A batch runs on the group's
+ * stream in issue order, and its send/recv stay "scheduled" when its marker completes: x is done
+ * (tests/sim seed 8881: a ring of batches wrapped inside every rank's batch #1, whose recv, read
+ * as pending, held batch #2 queued behind it and paired with the peer's send #2 into a size
+ * mismatch nobody made). Not of a rank whose dump shows no batch there: PyTorch runs a lone
+ * send/recv on a communicator of its pair, whose stream later work of the group does not wait for
+ * (real run gpu_error_1st: rank 0's lone send to the stalled 12 pending, the group's later
+ * transfers to others completed). */
+static bool done_alone_in_batched_group(const builder *b, batches_shown *shown, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    if (!next_record_dropped(d, x->entry) || !later_work_done(b, x)) return false;
+    return shown_in_batches(b, shown, x) > 0; /* out of memory: the stricter reading */
 }
 
 /* Whether pending record x's other side, whose window shows none of this run's transfers, had
@@ -792,10 +858,12 @@ int fa_mb_pair_p2p(builder *b) {
     for (size_t i = 0; i < nviews; i++) b->p2p_issued[i] = b->p2p_completed[i] = -1;
     for (size_t i = 0; i < b->in->nranks; i++) b->p2p_oldest_pending[i] = UINT32_MAX;
     own_counters own = { UINT32_MAX, NULL, 0 };
+    batches_shown shown = { UINT32_MAX, NULL, 0 };
     for (size_t i = 0; i < b->np2p; i++) {
         p2p_rec *x = &b->p2p[i];
         if (x->state != FR_STATE_COMPLETED &&
-            (batch_end_dropped(b, x) || done_by_own_counters(b, &own, x)))
+            (batch_end_dropped(b, x) || done_alone_in_batched_group(b, &shown, x) ||
+             done_by_own_counters(b, &own, x)))
             x->state = FR_STATE_COMPLETED;
         if (x->state != FR_STATE_COMPLETED && x->entry < b->p2p_oldest_pending[x->rank_index])
             b->p2p_oldest_pending[x->rank_index] = x->entry;
@@ -806,6 +874,7 @@ int fa_mb_pair_p2p(builder *b) {
             b->p2p_completed[at] = seq;
     }
     free(own.done);
+    free(shown.in);
     int rc = 0;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
         size_t j = i;

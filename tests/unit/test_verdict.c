@@ -2644,6 +2644,42 @@ static void a_lone_pending_send_whose_newest_recv_completed_pairs_with_it(void *
     done(&j);
 }
 
+/* A ring of batches in group 2 (0 -> 1 -> 2 -> 0), each rank's ring wrapped inside its batch #1:
+ * the window starts at that batch's recv (record 3; its send is gone), the record after it is
+ * missing too (an only-active dump dropped the batch's end marker and the all_reduce #2 after
+ * it, completed), and pg_status says the group's work #2 completed. PyTorch leaves a batch's
+ * send/recv "scheduled" when its marker completes: the recv is done, not the oldest pending
+ * batch that batch #2 is queued behind. Rank 2 never issued batch #2: it is the culprit, and
+ * rank 0's send #2 ([[4]]) pairs with rank 1's recv #2, not with its recv #1 ([[1]]) as a size
+ * mismatch nobody made (tests/sim seed 8881: "mismatch: ranks 0-17 used other sizes"). */
+static void a_batch_recv_at_the_rings_edge_with_later_work_done_completed(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "2", "mesh_shard", "[0, 1, 2]");
+    const char *sends[] = { "send 0->1", "send 1->2" },
+               *recvs[] = { "recv 0<-2", "recv 1<-0", "recv 2<-1" };
+    j.p2p_coll_seq = 1;
+    j.p2p_sizes = "[[1]]";
+    for (int r = 0; r < 3; r++) {
+        j.first_record[r] = 3;
+        p2p(&j, r, "2", recvs[r], 1, "scheduled");
+        j.first_record[r] += 4; /* records 4-7 gone: the next entry is record 8 */
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"2\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": 2}");
+    }
+    j.p2p_coll_seq = 2;
+    j.p2p_sizes = "[[4]]";
+    for (int r = 0; r < 2; r++) {
+        p2p(&j, r, "2", sends[r], 2, "scheduled");
+        p2p(&j, r, "2", recvs[r], 2, "scheduled");
+        batch_end(&j, r, "2", 2, "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* A SIGKILL'd rank left no dump, and the one dump there is has every group to itself but for a
  * recorder communicator of two: the job has a rank 1 (global ranks are dense), which fills the
  * slot and is the culprit; never "ok" with one rank of one. */
@@ -4704,6 +4740,7 @@ int main(void) {
         cmocka_unit_test(a_collective_on_the_wrong_group_beside_a_lost_dump),
         cmocka_unit_test(a_lone_recv_whose_send_completed_is_a_stalled_gpu),
         cmocka_unit_test(a_lone_pending_send_whose_newest_recv_completed_pairs_with_it),
+        cmocka_unit_test(a_batch_recv_at_the_rings_edge_with_later_work_done_completed),
         cmocka_unit_test(a_communicator_says_how_large_the_job_is),
         cmocka_unit_test(a_cut_dump_naming_a_communicator_fills_its_one_open_slot),
         cmocka_unit_test(pg_status_says_what_a_rank_enqueued_beyond_its_entries),
