@@ -36,7 +36,11 @@ The rules (sim.py's table gives them with their numbers):
  E14 Wrong peer. A rank waiting in a send/recv on peers seen idle that nobody else waits for,
     while another rank waits on it in the other half (it sends to the rank that receives, or
     the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
-    with the other unmatched half are not (both halves meet in it).
+    with the other unmatched half are not (both halves meet in it). Peers without a readable
+    dump beside the idle ones in that send/recv change nothing of it; each is an alternative
+    (E1: it may have stopped too). An earlier rule needed every peer seen idle and named the
+    idle one (seed 3071: 1's batch sends to 5 and receives from 0, whose dump is garbage; 5's
+    whole dump shows its batch of that step done without a recv from 1; 2 waits for 1's send).
  E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
     entries before the cut; a torch JSON dump (keys sorted: the entries first) keeps the whole
     entries before the cut and loses pg_config and pg_status. Readers salvage exactly those
@@ -55,7 +59,13 @@ The rules (sim.py's table gives them with their numbers):
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) and waited for by nobody else issued an operation the
     group will never run: it is the culprit, the idle majority is not (a rank that used the
-    wrong group or peer late in the job, when everyone else had finished). Idle ranks that
+    wrong group or peer late in the job, when everyone else had finished). A member that never
+    issued it and is seen waiting for the waiter alone in another operation (one the waiter
+    never issued: it went to this one instead) counts with the idle ones, where some are idle:
+    it too shows the waiter off the program (seeds 510, 8061: 87 ran an all_reduce on the world
+    group in its DP group's step; the other DP group, 100 of 200, idle, the 99 of its own
+    waiting for it in DP all_reduce #3, which 87 never issued; an earlier reading named the 100
+    idle ranks, exactly half, and not 87). Idle ranks that
     other ranks wait for too never joined them (W2): the waiters, each seen in the program's
     next operation, agree on it, and several ranks stopped at one point look exactly so
     (an earlier rule named the waiters there: seeds 2124, 3778, 5818, three ranks stopped).
@@ -393,23 +403,35 @@ def reason(view, gloo, fault_ranks):
             continue
         size = sum(len(i.members) for i in fr.insts)
         seen_idle = [m for m in ws if idle(m) and waited_by.get(m) == {r} and m not in skipped]
-        if len(seen_idle) * 2 > size:
+        # a member that never issued r's operation and waits for r alone elsewhere contradicts
+        # r's order as an idle one does: r owes it an operation r never issued (seeds 510, 8061:
+        # exactly half idle, the other half waiting for r in the operation r left for this one)
+        owed = [m for m in ws if graph.get(m) == [r] and m not in skipped and
+                not any(m in i.launches and view.visible(i.launches[m], m) for i in fr.insts)]
+        if len(seen_idle) * 2 > size or (seen_idle and (len(seen_idle) + len(owed)) * 2 > size):
             extra.add(r)
     # E14: a rank that waits in a send/recv on idle peers that nobody else waits for, while
     # another rank waits on it in the other half of that send/recv (it sends to the rank that
     # receives, or the reverse), posted to the wrong peer: it explains both unmatched halves.
-    posters = set()
+    # A peer without a readable dump beside the idle one (the same batch) changes nothing of
+    # that: the post to the idle peer is unmatched whatever it did; it stays an alternative (E1:
+    # it may have stopped too). Seed 3071: 1's batch sends to 5 and receives from 0 (garbage);
+    # 5's whole dump shows its batch of that step done with no recv from 1; 2 waits for 1's send.
+    posters, beside = set(), set()
     for r, ws in graph.items():
         fr = view.frontier(r)
-        if not ws or fr is None or not fr.call.is_p2p() or \
-                any(not idle(m) or m in skipped or waited_by.get(m, set()) != {r} for m in ws):
+        shown = [m for m in ws if m in view.known]
+        if not shown or fr is None or not fr.call.is_p2p() or \
+                any(not idle(m) or m in skipped or waited_by.get(m, set()) != {r} for m in shown):
             continue
-        halves = {("recv" if op.name == "send" else "send") for op in fr.call.ops if op.peer in ws}
+        halves = {("recv" if op.name == "send" else "send") for op in fr.call.ops
+                  if op.peer in shown}
         for z in waited_by.get(r, ()):
             fz = view.frontier(z)
             if z != r and fz is not None and fz.call.is_p2p() and \
                     any(op.peer == r and op.name in halves for op in fz.call.ops):
                 posters.add(r)
+                beside.update(m for m in ws if m not in view.known)
     extra |= posters
     for r in extra:
         graph[r] = []
@@ -445,7 +467,7 @@ def reason(view, gloo, fault_ranks):
     # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
     alternatives, reasons = [], []
     if culprits:
-        alternatives = [[u] for u in hidden]
+        alternatives = [[u] for u in sorted(set(hidden) | (beside - culprits))]
     else:
         culprits, alternatives, reasons = one_of(view, graph, hidden)
     return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,

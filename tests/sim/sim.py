@@ -45,7 +45,9 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      readable dump, waits for rank 0, whose dump is garbage).
  E14 A rank waiting in a send/recv on idle peers nobody else waits for, while another waits
      on it in the other half (a send for its recv, or the reverse), posted to the wrong peer:
-     the culprit, not the idle peer nor the other unmatched half.
+     the culprit, not the idle peer nor the other unmatched half. Peers without a readable
+     dump beside the idle ones there are alternatives (E1), no bar (seed 3071: an earlier rule
+     named the idle peer, whose whole dump shows its batch done without the other half).
  E13 A torch pickle or JSON dump cut inside its entries: the whole entries before the cut are
      known as of its moment, the rest unknown, as after an older dump (E8). Readers salvage
      exactly those (man/frtrace.1: a file truncated mid-write is used only when its whole
@@ -66,7 +68,10 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      older, was a victim blocked behind 0).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending), and that nobody else waits for, issued an operation the group will
-     never run: it is the culprit, not the idle majority. Idle ranks that several waiters wait
+     never run: it is the culprit, not the idle majority. Where some are idle, a member seen
+     waiting for the waiter alone in an operation the waiter never issued counts with them
+     (seeds 510, 8061: exactly half idle, the other half waiting for the waiter in the op it
+     left; an earlier rule named the idle half). Idle ranks that several waiters wait
      for never joined them (W2): the waiters agree on the program, and ranks stopped at one
      point look just so (an earlier rule named the waiters of seeds 2124, 3778 and 5818, where
      three ranks stopped: more than the dumps show).
