@@ -91,9 +91,14 @@ static int own_words(const fa_input *in, const fa_fill_group *groups, size_t n, 
             long i = slot[t->pg];
             if (i < 0 || t->is_p2p) continue;
             newest[t->pg] = e;
-            if (!(fa_store_op(in->store, t->name)->flags & FA_OP_ALL_GATHER)) continue;
-            int64_t from = fa_store_numel(in->store, t->in_sizes),
-                    to = fa_store_numel(in->store, t->out_sizes);
+            /* an all_gather's output is size times its input; a reduce_scatter's input is size
+             * times its output (sim seed 3654: gloo's reduce_scatter of 4 tensors in a group
+             * whose member with an unreadable dump is unseen) */
+            uint32_t flags = fa_store_op(in->store, t->name)->flags;
+            if (!(flags & (FA_OP_ALL_GATHER | FA_OP_REDUCE_SCATTER))) continue;
+            bool gather = flags & FA_OP_ALL_GATHER;
+            int64_t from = fa_store_numel(in->store, gather ? t->in_sizes : t->out_sizes),
+                    to = fa_store_numel(in->store, gather ? t->out_sizes : t->in_sizes);
             if (from > 0 && to % from == 0 && to / from > words[i].said && to / from <= (1 << 24))
                 words[i].said = to / from;
         }
@@ -330,9 +335,27 @@ static void note_short(char **notes, const fa_fill_group *g, size_t n) {
     }
 }
 
+/* The stride of a group's own members: the greatest common divisor of their gaps (2 for
+ * 1,5,7), 0 for fewer than two members. */
+static int64_t own_stride(const fa_ranks *m) {
+    int64_t g = 0;
+    for (size_t k = 1; k < m->n; k++) {
+        int64_t a = m->v[k] - m->v[k - 1], b = g;
+        while (b) {
+            int64_t t = a % b;
+            a = b;
+            b = t;
+        }
+        g = a;
+    }
+    return g;
+}
+
 /* Fills the family's short groups by the stride: a group filled takes its ranks from the
  * candidates, which may leave another group's run the only one: again until nothing more is
- * filled. */
+ * filled. stride 0: no group of the family is complete to show one (sim seed 3654: gloo groups
+ * 2,4,6 and 1,5,7 of four, each short of the member whose dump is lost), and each group's own
+ * members show theirs (own_stride); the one run through them over candidates still decides. */
 static void stride_fills(fa_fill_group *groups, const size_t *family, size_t nf, const size_t *want,
                          int64_t stride, fa_ranks *candidates, size_t *nshort, char **notes) {
     for (bool more = true; more;) {
@@ -340,7 +363,15 @@ static void stride_fills(fa_fill_group *groups, const size_t *family, size_t nf,
         for (size_t f = 0; f < nf; f++) {
             fa_fill_group *g = &groups[family[f]];
             if (want[f] <= g->members.n || !g->members.n) continue;
-            if (!fill_by_stride(&g->members, &g->added, want[f], stride, candidates)) continue;
+            int64_t step = stride ? stride : own_stride(&g->members);
+            if (step <= 0) continue;
+            /* its own run spans its holes: a group of 0-22/2,32-294/2 is 148 members, whatever
+             * the fewer its entries say (sim seed 9747: ranks 24-30, blocked in a send/recv gloo
+             * does not record, never issued a collective of their data-parallel group) */
+            size_t size = want[f],
+                   span = (size_t)((g->members.v[g->members.n - 1] - g->members.v[0]) / step) + 1;
+            if (!stride && span > size) size = span;
+            if (!fill_by_stride(&g->members, &g->added, size, step, candidates)) continue;
             note(notes, g);
             (*nshort)--;
             more = true;
@@ -396,8 +427,7 @@ static void fill_family(const unseen_ranks *unseen, fa_fill_group *groups, const
         slots = 0;
     }
     if (slots) family_candidates(unseen, groups, family, nf, slots, false, &reach, &candidates);
-    if (slots && stride)
-        stride_fills(groups, family, nf, want, stride, &candidates, &nshort, notes);
+    if (slots) stride_fills(groups, family, nf, want, stride, &candidates, &nshort, notes);
     for (size_t f = 0; f < nf && slots; f++) {
         fa_fill_group *g = &groups[family[f]];
         if (want[f] <= g->members.n || !g->members.n) continue;

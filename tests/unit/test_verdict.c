@@ -4648,6 +4648,134 @@ static void a_rank_pending_in_an_op_a_peer_completed_is_not_behind_a_lost_rank(v
     done(&j);
 }
 
+/* gloo groups rebuilt from the entries (pg_config names no member). A {0,1,2}: ranks 0,1 wait in
+ * all_reduce #2, which rank 2 never issued: rank 2 is pending alone in B all_reduce #2 after it
+ * completed B #1, which needed B's other member; that member's ring wrapped (ranks 3 and 5: their
+ * dumps lost whatever came first) and no dump names it. Rank 2 waits for it (gloo blocks in its
+ * call): a victim, not a culprit for A. Ranks 3,5 wait in C #1 for rank 4, idle, whose counters
+ * count C (its entries name no C): the culprit (sim seed 5387: rank 16 alone in its expert
+ * group's all_to_all #2, partner 20's ring of 3 without it, 20 blocked behind the stopped rank
+ * 21). */
+static void a_lone_member_after_a_completed_collective_waits_for_its_partner(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "A", "[]");
+    group(&j, "2", "B", "[]");
+    group(&j, "3", "C", "[]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    rec(&j, 2, "2", "all_reduce", 1, "completed");
+    rec(&j, 2, "2", "all_reduce", 2, "scheduled");
+    j.first_record[3] = j.first_record[5] = 5;
+    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    rec(&j, 4, "0", "barrier", 1, "completed"); /* counts C, names none: C's member */
+    strcpy(j.status[4], "\"3\": {\"last_enqueued_collective\": 0, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 0}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "4");
+    done(&j);
+}
+
+/* The same, but B #2 is the group's first collective: nothing shows B ran with another member,
+ * and rank 2 may have issued it on the wrong group (sim seed 1337): it stays named. */
+static void a_lone_member_in_a_first_collective_stays_named(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "A", "[]");
+    group(&j, "2", "B", "[]");
+    group(&j, "3", "C", "[]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    rec(&j, 2, "2", "all_reduce", 1, "scheduled");
+    j.first_record[3] = j.first_record[5] = 5;
+    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    rec(&j, 4, "0", "barrier", 1, "completed"); /* counts C, names none: C's member */
+    strcpy(j.status[4], "\"3\": {\"last_enqueued_collective\": 0, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 0}");
+    run(&j);
+    char *got = culprits(&j);
+    assert_non_null(strstr(got, "2"));
+    free(got);
+    done(&j);
+}
+
+/* Ranks 4 and 5 left no dump. Ranks 0,2,6 wait for 4 in A #2; ranks 1,7 wait in B #2 for 5 and
+ * for 3, which waits for 4 in T #1. Nothing the dumps show is stuck: rank 5 may be blocked in B
+ * #2 behind 3, but an unknown rank is never seen waiting, and a rank without a dump is no
+ * witness that another is blocked (tests/sim's E1): both are named, not 4 with 5 beside it
+ * (sim seeds 3093, 3654: a killed rank and a garbage dump). */
+static void an_unknown_rank_behind_another_unknown_is_named(void **state) {
+    job j;
+    job_init(&j, 8);
+    j.backend = "gloo";
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5, 6, 7]";
+    group(&j, "1", "A", "[0, 2, 4, 6]");
+    group(&j, "2", "B", "[1, 3, 5, 7]");
+    group(&j, "3", "T", "[3, 4]");
+    j.skip[4] = j.skip[5] = 1;
+    coll(&j, "1", "all_reduce", 1,
+         S("completed", NULL, "completed", NULL, NULL, NULL, "completed"));
+    coll(&j, "1", "all_reduce", 2,
+         S("scheduled", NULL, "scheduled", NULL, NULL, NULL, "scheduled"));
+    coll(&j, "2", "all_reduce", 1,
+         S(NULL, "completed", NULL, "completed", NULL, NULL, NULL, "completed"));
+    coll(&j, "2", "all_reduce", 2, S(NULL, "scheduled", NULL, NULL, NULL, NULL, NULL, "scheduled"));
+    rec(&j, 3, "3", "all_reduce", 1, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "4,5");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    done(&j);
+}
+
+/* The members of group `name`, as the verdict saw them ("0,2,4,6"). */
+static char *members_of(const job *j, const char *name) {
+    for (size_t i = 0; i < j->a.groups.n; i++)
+        if (strcmp(j->a.groups.v[i].name, name) == 0) {
+            fa_ranks m = { 0 };
+            for (uint32_t k = 0; k < j->a.groups.v[i].nmembers; k++)
+                fa_ranks_add(&m, j->a.groups.v[i].members[k]);
+            fa_ranks_normalize(&m);
+            char *text = fa_ranks_format(m.v, m.n);
+            fa_ranks_free(&m);
+            return text;
+        }
+    return NULL;
+}
+
+/* gloo groups rebuilt from the entries: 1 as {2,4,6}, 2 as {1,5,7}; ranks 0 and 3 left no dump.
+ * Their reduce_scatters take 16 elements in and give 4 out: groups of four, each short of one
+ * member, and no group of the family is complete to show its stride. Each group's own members
+ * do (2): the one run of four through them over ranks without a dump is {0,2,4,6}, {1,3,5,7}
+ * (sim seed 3654; 9747, 10947: a span of 148 by 2, wider than what the entries say). */
+static void short_groups_are_filled_by_their_own_stride(void **state) {
+    job j;
+    job_init(&j, 8);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    j.output_sizes = "[[4]]";
+    group(&j, "1", "undefined", "[]");
+    group(&j, "2", "undefined", "[]");
+    j.skip[0] = j.skip[3] = 1;
+    coll(&j, "1", "reduce_scatter", 1,
+         S(NULL, NULL, "completed", NULL, "completed", NULL, "completed"));
+    coll(&j, "2", "reduce_scatter", 1,
+         S(NULL, "completed", NULL, NULL, NULL, "completed", NULL, "completed"));
+    coll(&j, "1", "reduce_scatter", 2, S(NULL, NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    coll(&j, "2", "reduce_scatter", 2,
+         S(NULL, NULL, NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    run(&j);
+    char *one = members_of(&j, "1"), *two = members_of(&j, "2");
+    assert_string_equal(one ? one : "?", "0,2,4,6");
+    assert_string_equal(two ? two : "?", "1,3,5,7");
+    free(one);
+    free(two);
+    done(&j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -4820,6 +4948,10 @@ int main(void) {
         cmocka_unit_test(a_collective_after_the_batches_is_their_ranks_last_enqueued),
         cmocka_unit_test(a_whole_history_with_fewer_sends_than_its_peer_received_is_older),
         cmocka_unit_test(a_rank_pending_in_an_op_a_peer_completed_is_not_behind_a_lost_rank),
+        cmocka_unit_test(a_lone_member_after_a_completed_collective_waits_for_its_partner),
+        cmocka_unit_test(a_lone_member_in_a_first_collective_stays_named),
+        cmocka_unit_test(an_unknown_rank_behind_another_unknown_is_named),
+        cmocka_unit_test(short_groups_are_filled_by_their_own_stride),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
