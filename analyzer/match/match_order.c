@@ -98,6 +98,44 @@ static bool numbers_whole(const launch_rec *r, size_t lo, size_t hi) {
     return hi > lo;
 }
 
+/* The number of the last launch that the member at view `vi` completed in its group by its
+ * dump's pg_status (the recorder numbers it as a launch), -1 unknown. */
+static int64_t status_completed(const checker *k, size_t vi, const launch_rec *r) {
+    const fa_view *v = &k->m->views[vi];
+    const fa_dump *d = k->in->ranks[k->m->calls[r->call].rank_index].dump;
+    int64_t done = -1;
+    for (uint32_t s = 0; s < d->nstatus && v->pg_id >= 0; s++)
+        if (d->status[s].pg_id == v->pg_id && d->status[s].last_completed > done)
+            done = d->status[s].last_completed;
+    return done;
+}
+
+/* Where the member's completed prefix in the group ends, as its records [lo, hi) show it: the
+ * newest launch number whose records all completed (where none did, the window's start follows
+ * the last launch pg_status says completed), every later launch number up to the newest record
+ * shown (none lost between them) and none of those later records completed. -1 when not so
+ * (nothing says, a gap, a completed record after a pending one, pg_status past the records). */
+static int64_t completed_anchor(const checker *k, const launch_rec *r, size_t lo, size_t hi) {
+    if (lo >= hi) return -1;
+    int64_t anchor = -1, status = status_completed(k, r[lo].view, &r[lo]);
+    size_t from = lo;
+    for (size_t i = lo; i < hi; i++)
+        if (k->m->calls[r[i].call].state == FR_STATE_COMPLETED) anchor = r[i].launch, from = i;
+    if (anchor < 0 && (status < 0 || r[lo].launch != status + 1)) return -1;
+    if (anchor < 0) anchor = status;
+    if (status >= 0 && status != anchor) return -1;
+    int64_t want = r[from].launch;
+    for (size_t i = from; i < hi; i++) {
+        if (r[i].launch == want) continue; /* more calls of the same launch */
+        if (r[i].launch != want + 1 || k->m->calls[r[i].call].state == FR_STATE_COMPLETED)
+            return -1;
+        want++;
+    }
+    for (size_t i = lo; i < hi; i++)
+        if (r[i].launch == anchor && k->m->calls[r[i].call].state != FR_STATE_COMPLETED) return -1;
+    return anchor;
+}
+
 typedef struct ordinal {
     int64_t launch;
     uint32_t call; /* UINT32_MAX: several ops took the launch (a bundle split by type): unknown */
@@ -215,10 +253,10 @@ typedef struct order_scratch {
     bool *odd;
 } order_scratch;
 
-/* Compares the group's members' collectives ordinal by ordinal (records [lo, hi) are the
- * group's, by view). */
-static void compare_group_order(checker *k, uint32_t group, const launch_rec *r, size_t lo,
-                                size_t hi, order_scratch *s) {
+/* Per member, its collectives in order (s->start, s->count) from launch 1 where its numbers are
+ * whole (numbers_whole); the most any member has. */
+static uint32_t whole_ordinals(const checker *k, uint32_t group, const launch_rec *r, size_t lo,
+                               size_t hi, order_scratch *s) {
     const fa_group *g = &k->groups->v[group];
     size_t base = k->m->view_at[group], at = lo, used = 0;
     uint32_t most = 0;
@@ -231,6 +269,52 @@ static void compare_group_order(checker *k, uint32_t group, const launch_rec *r,
         used += s->count[p];
         if (s->count[p] > most) most = s->count[p];
     }
+    return most;
+}
+
+/* Per member, its pending collectives in order, counted after its completed prefix
+ * (completed_anchor), where two or more members show one and all of those end their prefix at
+ * one launch number; the most any member has (0: not so). A collective completes on every
+ * member at once, so the members completed the same collectives, as many each: their first
+ * pending ones are their (m+1)-th, whatever their windows lost before (a ring that wrapped).
+ * The one launch number guards against a stalled GPU, whose pending collective its peers
+ * completed: its prefix ends earlier than theirs (tests/sim seeds 8824, 8371: a rank that
+ * issued its all_reduce on the wrong communicator, its pair's next launch a send/recv batch
+ * there; its pair partner's all_reduce meets its broadcast). */
+static uint32_t anchored_ordinals(const checker *k, uint32_t group, const launch_rec *r, size_t lo,
+                                  size_t hi, order_scratch *s) {
+    const fa_group *g = &k->groups->v[group];
+    size_t base = k->m->view_at[group], at = lo, used = 0;
+    uint32_t most = 0, members = 0;
+    int64_t common = -1;
+    for (uint32_t p = 0; p < g->nmembers; p++) {
+        size_t from = at;
+        while (at < hi && r[at].view == base + p) at++;
+        int64_t anchor = completed_anchor(k, r, from, at);
+        s->start[p] = used;
+        s->count[p] = 0;
+        if (anchor < 0) continue;
+        if (common >= 0 && anchor != common) return 0;
+        common = anchor;
+        members++;
+        size_t first = from;
+        while (first < at && r[first].launch <= anchor) first++;
+        s->count[p] = member_ordinals(k, r, first, at, s->ord + used);
+        used += s->count[p];
+        if (s->count[p] > most) most = s->count[p];
+    }
+    return members >= 2 ? most : 0;
+}
+
+/* Compares the group's members' collectives ordinal by ordinal (records [lo, hi) are the
+ * group's, by view): from launch 1 where two members' numbers are whole, else after a completed
+ * prefix they share (anchored_ordinals). */
+static void compare_group_order(checker *k, uint32_t group, const launch_rec *r, size_t lo,
+                                size_t hi, order_scratch *s) {
+    const fa_group *g = &k->groups->v[group];
+    uint32_t most = whole_ordinals(k, group, r, lo, hi, s), whole = 0;
+    for (uint32_t p = 0; p < g->nmembers; p++) whole += s->count[p] > 0;
+    if (whole < 2) most = anchored_ordinals(k, group, r, lo, hi, s);
     checker local = *k;
     local.sig = s->sig;
     local.odd = s->odd;

@@ -409,6 +409,7 @@ static bool seq_ids_borne_out(const builder *b, const uint32_t *S, size_t ns, co
         int64_t ss = fa_p2p_seq(b->in, s), rs = fa_p2p_seq(b->in, r);
         if (ss == rs) {
             if (!same_shapes(b, s, r) || lone_since_pair) return false;
+            if (launches && (lone_send || lone_recv)) return false;
             pairs++, i++, j++;
         } else if (ss < rs) {
             if (s->state == FR_STATE_COMPLETED && ss >= low_r && ss <= top_r) return false;
@@ -465,6 +466,29 @@ static bool queued_behind(const builder *b, const p2p_rec *x) {
     return oldest != UINT32_MAX && oldest < start;
 }
 
+/* Whether input rank ri's window holds a completed end marker of a send/recv batch of group gi
+ * numbered seq or above, under the recorder's launch numbers (a batch's launch is its newest:
+ * its p2p_seq_id above its collective_seq_id). A ring that wrapped inside the batch keeps its
+ * marker, the newest of its entries, and drops its transfers: the marker alone says they ran
+ * (tests/sim seed 9966: rank 0's ring kept only the marker of its batch #1, whose recv from 7
+ * completed; 7's send #1, pending in a batch held up by its other recv, read as pairing with 0's
+ * recv of batch #2 into a size mismatch nobody made). */
+static bool batch_marker_done(const builder *b, uint32_t ri, uint32_t gi, int64_t seq) {
+    const fa_dump *d = b->in->ranks[ri].dump;
+    if (!d->launch_numbered) return false;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        const fa_entry *e = &d->entries[i];
+        const fa_traits *t = fa_entry_traits(b->in->store, e);
+        int64_t p = fa_entry_p2p_seq(d, e);
+        if (t->state != FR_STATE_COMPLETED || p < seq || p <= fa_entry_coll_seq(d, e) ||
+            !(fa_store_op(b->in->store, t->name)->flags & FA_OP_END_MARKER))
+            continue;
+        const char *name = d->pgs[fa_entry_pg(b->in->store, e)].name;
+        if (fa_groups_find(b->groups, ri, name) == (long)gi) return true;
+    }
+    return false;
+}
+
 /* Whether pending record x, in a batch, may have been done on the wire with a partner that the
  * other side's window no longer holds: the other side's dump is not its whole history, holds no
  * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
@@ -480,7 +504,8 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
     long ri = other < g->nmembers ? g->member_input[other] : -1;
     int64_t seq = fa_p2p_seq(b->in, x);
     if (ri < 0 || whole_history(b, (uint32_t)ri) || !in_batch(b, x) || queued_behind(b, x) ||
-        b->p2p_completed[b->m->view_at[x->group] + other] < seq)
+        (b->p2p_completed[b->m->view_at[x->group] + other] < seq &&
+         !batch_marker_done(b, (uint32_t)ri, x->group, seq)))
         return false;
     for (size_t i = 0; i < ny; i++)
         if (fa_p2p_seq(b->in, &b->p2p[Y[i]]) == seq) return false;

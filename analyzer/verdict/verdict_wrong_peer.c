@@ -293,6 +293,22 @@ static bool holds_chain(const decider *d, peer_blocks *b, long peer, long key) {
     return found;
 }
 
+/* Whether lone send/recv op's one call sits in a batch of its rank (an entry beside it of its
+ * group and p2p_seq_id: another transfer, or the end marker). */
+static bool posted_in_batch(const decider *d, size_t op) {
+    const fa_call *c = &d->m->calls[d->m->ops[op].first_call];
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    const fa_entry *e = fa_call_entry(d->m, d->in, c, 0);
+    uint32_t pg = fa_entry_pg(d->in->store, e), at = (uint32_t)(e - dump->entries);
+    int64_t seq = fa_entry_p2p_seq(dump, e);
+    for (int side = -1; side <= 1; side += 2) {
+        if ((side < 0 && at == 0) || (side > 0 && at + 1 >= dump->nentries)) continue;
+        const fa_entry *n = e + side;
+        if (fa_entry_pg(d->in->store, n) == pg && fa_entry_p2p_seq(dump, n) == seq) return true;
+    }
+    return false;
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
  * it for the opposite end in the same group (a wrong peer is another member of the group the
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
@@ -306,7 +322,8 @@ static bool holds_chain(const decider *d, peer_blocks *b, long peer, long key) {
  * key, which posted where nobody waits (others waiting for the peer wait for key through it).
  * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
  * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
- * end without it shows the same: the common pattern went on without key's half. */
+ * end without it shows the same: the common pattern went on without key's half (a slot only
+ * where key posted its end in a batch: posted_in_batch). */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
                             peer_blocks *b, bool *drop) {
     for (size_t i = from; i < to; i++) {
@@ -325,7 +342,12 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         }
         uint64_t passed = 0;
         const fa_op *o = &d->m->ops[ends[i].op];
-        fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
+        /* the slot is a step of a common pattern only where key posted its end in a batch (a
+         * ring's step): pipeline stages post lone send/recv whose numbers differ from rank to
+         * rank (tests/sim seed 639: stage 478's recv #8 from 728, whose #8 was its own recv
+         * from the next stage, read as 478 posting to the wrong peer beside 728 that did) */
+        if (posted_in_batch(d, ends[i].op))
+            fa_imap_get(&b->passed, passed_key(group, o->seq, ends[i].other), &passed);
         /* a wait through an op the poster has queued counts where the two ranks' launches of
          * that number are provably one slot (a pair of them matched there): after a skip the
          * numbers shift (tests/sim seed 2792) */

@@ -3837,6 +3837,159 @@ static void launch_numbers_shifted_by_an_omission_pair_in_order(void **state) {
     done(&j);
 }
 
+/* A ring of batches under the recorder's launch numbers, windows past record 0: at launch #2
+ * rank 2 sent to 1 instead of 3, so its batch waits (1 never receives from 2) and its send to 3
+ * of launch #3, [[1]], is the next one rank 3 gets. Rank 3's recv 3<-2 of launch #2, [[2]],
+ * pending, comes before its recv of launch #3: NCCL pairs a peer's sends and recvs in order, so
+ * the send of #3 meets the recv of #2 and their sizes differ, though equal launch numbers pair
+ * it with the recv of #3 of its own size. A pending record in a batch left alone before a pair of
+ * equal numbers refutes the numbers (tests/sim seeds 8329, 4350, 5020: hang, the wrong rank). */
+static void a_lone_pending_recv_before_equal_launch_numbers_pairs_in_order(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 0; r < 4; r++) j.first_record[r] = 4;
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    j.p2p_coll_seq = 1;
+    j.p2p_sizes = "[[2]]";
+    const char *st2[4] = { "completed", "completed", "started", "started" };
+    for (int r = 0; r < 4; r++) {
+        char send[32], recv[32];
+        snprintf(send, sizeof send, "send %d->%d", r, r == 2 ? 1 : (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        p2p(&j, r, "0", send, 2, st2[r]);
+        p2p(&j, r, "0", recv, 2, st2[r]);
+        batch_end(&j, r, "0", 2, st2[r]);
+    }
+    j.p2p_sizes = "[[1]]";
+    const char *st3[4] = { "started", "started", "scheduled", "scheduled" };
+    for (int r = 0; r < 4; r++) {
+        char send[32], recv[32];
+        snprintf(send, sizeof send, "send %d->%d", r, (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        p2p(&j, r, "0", send, 3, st3[r]);
+        p2p(&j, r, "0", recv, 3, st3[r]);
+        batch_end(&j, r, "0", 3, st3[r]);
+    }
+    recorder_comm_zero(&j);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "2,3");
+    done(&j);
+}
+
+/* The same ring: at launch #2 rank 2 sent to 0 instead of 3. Rank 0's ring kept only the end
+ * marker of its batch #2, completed: its recv 0<-3 took rank 3's send of #2 ([[8]]) on the
+ * wire. Rank 3's batch #2 waits for its recv from 2; its send, pending with it, is no partner of
+ * rank 0's recv of #3 ([[2]]): the completed marker says rank 0's transfers of #2 ran, as they
+ * would if shown. No size mismatch: a hang (tests/sim seed 9966). */
+static void a_completed_batch_marker_alone_says_its_transfers_ran(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 1; r < 4; r++) {
+        j.first_record[r] = 4;
+        rec(&j, r, "0", "all_reduce", 1, "completed");
+    }
+    j.first_record[0] = 6;
+    j.p2p_coll_seq = 1;
+    j.p2p_sizes = "[[8]]";
+    batch_end(&j, 0, "0", 2, "completed");
+    const char *st2[4] = { NULL, "completed", "started", "started" };
+    for (int r = 1; r < 4; r++) {
+        char send[32], recv[32];
+        snprintf(send, sizeof send, "send %d->%d", r, r == 2 ? 0 : (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        p2p(&j, r, "0", send, 2, st2[r]);
+        p2p(&j, r, "0", recv, 2, st2[r]);
+        batch_end(&j, r, "0", 2, st2[r]);
+    }
+    j.p2p_sizes = "[[2]]";
+    p2p(&j, 0, "0", "send 0->1", 3, "started");
+    p2p(&j, 0, "0", "recv 0<-3", 3, "started");
+    batch_end(&j, 0, "0", 3, "started");
+    p2p(&j, 1, "0", "send 1->2", 3, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 3, "started");
+    batch_end(&j, 1, "0", 3, "started");
+    recorder_comm_zero(&j);
+    run(&j);
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    assert_null(finding(&j, FA_SIZE_MISMATCH));
+    done(&j);
+}
+
+/* A recorder communicator of two, windows past record 0 (rings), both members' pg_status saying
+ * launch #3 was their last completed there: they completed the same collectives (one completes
+ * on every member at once), as many each, so their first pending collectives are the pair NCCL
+ * meets, whatever the launch numbers say. Rank 1 issued its all_reduce elsewhere: its batch took
+ * launch #4, its broadcast #5, while rank 0's all_reduce is #4: all_reduce against broadcast, a
+ * type mismatch of two, both named (tests/sim seeds 8824, 8371: rank 0 read as waiting for a
+ * rank that never issued #4). */
+static void collectives_pair_in_order_after_a_shared_completed_prefix(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "dp", "[0, 1]");
+    for (int r = 0; r < 2; r++) {
+        j.first_record[r] = 6;
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": 3}",
+                 r ? 5 : 6);
+        rec(&j, r, "1", "all_gather", 1, "completed"); /* not the ring's first record of "0" */
+    }
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    j.p2p_coll_seq = 4;
+    p2p(&j, 0, "0", "send 0->1", 5, "scheduled");
+    p2p(&j, 0, "0", "recv 0<-1", 5, "scheduled");
+    batch_end(&j, 0, "0", 5, "scheduled");
+    rec(&j, 0, "0", "broadcast", 6, "scheduled");
+    j.p2p_coll_seq = 3;
+    p2p(&j, 1, "0", "recv 1<-0", 4, "scheduled");
+    p2p(&j, 1, "0", "send 1->0", 4, "scheduled");
+    batch_end(&j, 1, "0", 4, "scheduled");
+    rec(&j, 1, "0", "broadcast", 5, "scheduled");
+    recorder_comm_zero(&j);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "0,1");
+    assert_non_null(finding(&j, FA_TYPE_MISMATCH));
+    done(&j);
+}
+
+/* Pipeline stages 0 -> 1 -> 2 -> 3 and back on communicator "1" of the recorder, each send/recv
+ * alone (no batch), numbered by each stage's own launches: stage 2 sent its launch #4 to 0
+ * instead of 1, and waits there; stage 1 waits in its recv #3 from 2. Stage 2 completed a recv
+ * #3 of its own (from 3) and waits for 1 in all_reduce #2 of "0", which 1 never issued: yet that
+ * is no step of a common pattern that 1 left out, as a ring's batch is; lone send/recv of
+ * pipeline stages carry numbers that differ from stage to stage. Stage 2 is the culprit, not 1
+ * beside it (tests/sim seed 639). */
+static void a_pipeline_stage_past_a_number_is_no_wrong_peer_of_its_receiver(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pp", "[0, 1, 2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "1", "send 0->1", 1, "completed");
+    p2p(&j, 0, "1", "recv 0<-1", 2, "scheduled");
+    p2p(&j, 1, "1", "recv 1<-0", 1, "completed");
+    p2p(&j, 1, "1", "send 1->2", 2, "completed");
+    p2p(&j, 1, "1", "recv 1<-2", 3, "scheduled");
+    p2p(&j, 1, "1", "send 1->0", 4, "scheduled");
+    p2p(&j, 2, "1", "recv 2<-1", 1, "completed");
+    p2p(&j, 2, "1", "send 2->3", 2, "completed");
+    p2p(&j, 2, "1", "recv 2<-3", 3, "completed");
+    p2p(&j, 2, "1", "send 2->0", 4, "scheduled");
+    p2p(&j, 3, "1", "recv 3<-2", 1, "completed");
+    p2p(&j, 3, "1", "send 3->2", 2, "completed");
+    coll(&j, "0", "all_reduce", 2, S(NULL, NULL, "scheduled", "scheduled"));
+    for (int r = 0; r < 4; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 4, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}, \"1\": "
+                 "{\"comm_rank\": %d, \"comm_size\": 4, \"parent\": null, \"color\": -1, "
+                 "\"nccl_hash\": \"0x1\", \"state\": \"live\"}}, \"global_rank\": %d, "
+                 "\"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Only-active dumps of a ring of batches (each sends to the next, receives from the one before):
  * rank 0 sent to 2 instead of 1. Rank 2 completed batch #2 (its recv took rank 1's send on the
  * wire, the dump dropped it) and waits in #3, of other shapes; rank 1's batch #2 waits for the
@@ -4919,6 +5072,10 @@ int main(void) {
         cmocka_unit_test(a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death),
         cmocka_unit_test(recorder_collectives_pair_by_their_order),
         cmocka_unit_test(launch_numbers_shifted_by_an_omission_pair_in_order),
+        cmocka_unit_test(a_lone_pending_recv_before_equal_launch_numbers_pairs_in_order),
+        cmocka_unit_test(a_completed_batch_marker_alone_says_its_transfers_ran),
+        cmocka_unit_test(collectives_pair_in_order_after_a_shared_completed_prefix),
+        cmocka_unit_test(a_pipeline_stage_past_a_number_is_no_wrong_peer_of_its_receiver),
         cmocka_unit_test(a_pair_of_other_ids_and_shapes_in_dropped_windows_is_no_mismatch),
         cmocka_unit_test(a_pending_call_without_its_marker_was_not_cut),
         cmocka_unit_test(a_barrier_is_an_all_reduce_to_nccl),
