@@ -20,6 +20,8 @@ typedef struct stream_heads {
     bool *sees_missing; /* per node: at its head it surely waits for a member that never joined */
     bool *held;         /* per node: its head is held for good (sees_missing, or its GPU stalled
                          * there), and so is the head of a rank that has it queued behind */
+    uint32_t *unplaced; /* per node: its pending ops that its dump's counters alone show (no
+                         * entry: no record to order them by) */
 } stream_heads;
 
 /* Fills h from the ops' flags (scan_all_ops; never NULL), and marks each rank's lag and
@@ -33,6 +35,9 @@ bool fa_vh_queued_behind_lag(decider *d, size_t op);
  * _everywhere, behind any older pending call of its own. Nobody then waits in op yet. */
 bool fa_vh_queued_behind_held(const decider *d, size_t op, const stream_heads *h);
 bool fa_vh_queued_everywhere(const decider *d, size_t op, const stream_heads *h);
+/* Likewise of every member pending in op but `node`: nobody else waits in op yet, so none waits
+ * there on node, whatever node's own state. */
+bool fa_vh_others_behind_held(const decider *d, size_t op, const stream_heads *h, long node);
 /* Of a member absent from an op nobody waits in yet: whether an edge to it would make it a root
  * on that op alone (no readable dump, or idle: `head` is its node's). */
 bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head);

@@ -393,9 +393,38 @@ static void count_states(const decider *d, const fa_group *grp, uint32_t n,
  * as an idle member would explain no wait there (sim seed 10673: rank 5's fatal-signal dump,
  * all_reduce #2 queued behind the send/recv that wait on rank 4, which stopped). */
 static bool broken_waited_on(const decider *d, long node, fa_member_state s, uint32_t group,
-                             bool behind, int64_t head) {
+                             bool behind, long unwaited) {
+    return s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, group) && !behind &&
+           node != unwaited;
+}
+
+/* A broken member that nobody waits on in op (broken_waited_on's exceptions): it waits on
+ * nobody either, so it gets no edge there at all. */
+static bool broken_unneeded(const decider *d, long node, fa_member_state s, uint32_t group,
+                            bool behind, long unwaited) {
     return s != FA_MS_COMPLETED && fa_vg_broken(d, (size_t)node, group) &&
-           !(behind && fa_vh_unseen_or_idle(s, head));
+           (behind || node == unwaited);
+}
+
+/* The broken member pending in op whom nobody waits on there: every other member pending has op
+ * queued behind its own head, held for good (tests/sim's W1: a rank waits at its head only), so
+ * it is a member like the others, blocked at its own head or behind it (sim seed 5696: rank 9's
+ * fatal-signal dump, its all_to_all #2 started with rank 1, which has it queued behind a wait for
+ * rank 2, killed; nobody's head op waits on rank 9). -1 when there is none. Overwrites
+ * d->members and d->states. */
+static long broken_unwaited(const decider *d, size_t op, const stream_heads *h) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op);
+    long broken = -1;
+    for (uint32_t k = 0; k < n; k++) {
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || !fa_member_state_pending(d->states[k]) ||
+            !fa_vg_broken(d, (size_t)node, d->m->ops[op].group))
+            continue;
+        if (broken >= 0) return -1; /* two broken: each may be what the other waits on */
+        broken = node;
+    }
+    return broken >= 0 && fa_vh_others_behind_held(d, op, h, broken) ? broken : -1;
 }
 
 /* Whether a member whose dump was cut short explains no wait in op i: as its dump shows, it had
@@ -486,6 +515,7 @@ int fa_vw_build_graph(decider *d) {
         bool queued = h.lag && fa_vh_queued_behind_lag(d, i);
         bool behind = fa_vh_queued_behind_held(d, i, &h);
         bool queued_all = d->any_stale && fa_vh_queued_everywhere(d, i, &h);
+        long unwaited = broken_unwaited(d, i, &h);
         uint32_t n = fa_vg_expected_states(d, i);
         bool open = false, failed = fa_vg_ended_failed(d, i, d->members, d->states, n, &open);
         size_t pending = 0, completed = 0, sure = 0;
@@ -498,13 +528,15 @@ int fa_vw_build_graph(decider *d) {
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
         bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from);
+        size_t waiting = 0; /* members pending here that are not broken: they wait */
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
             fa_member_state s = d->states[k];
             long node = fa_vg_rank_node(d, grp->members[p]);
             if (node < 0) continue;
             rank_facts *f = &d->facts[node];
-            if (broken_waited_on(d, node, s, o->group, behind, h.head[node])) {
+            if (broken_unneeded(d, node, s, o->group, behind, unwaited)) continue;
+            if (broken_waited_on(d, node, s, o->group, behind, unwaited)) {
                 /* it will never get further here: the others pending wait on it, it on nothing,
                  * and what it has pending is no sign of a stopped GPU */
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
@@ -514,6 +546,7 @@ int fa_vw_build_graph(decider *d) {
                     note_waited(d, &f->broken_op, &f->broken_waiters, i, waiters);
                 }
             } else if (fa_member_state_pending(s)) {
+                waiting++;
                 if ((rc = add_pending_edges(d, x, i, p, node, wrong_peer[i], wrong_from, pending)))
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
@@ -528,7 +561,11 @@ int fa_vw_build_graph(decider *d) {
                 note_waited(d, &f->missing_op, &f->missing_waiters, i, pending);
             }
         }
-        if (rc == 0 && !completed && pending == n && (grp->inferred || fa_vg_unknown_slot(grp)))
+        /* a broken member pending alone waits on nobody: no unseen member is waited for there
+         * (sim seed 1796: rank 3 crashed in all_gather #12 of a pair whose other slot no dump
+         * names; rank 1 or 2 fills it, and neither was waited for there) */
+        if (rc == 0 && !completed && pending == n && waiting &&
+            (grp->inferred || fa_vg_unknown_slot(grp)))
             rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
     wait_on_queued_posters(d);

@@ -3355,6 +3355,58 @@ static void a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait(void **sta
     done(&j);
 }
 
+/* Rank 2 crashed (fatal:11) while it waited, at its stream's head, in all_to_all #1 of group
+ * "2" with rank 1, which has that op queued behind its own head: all_reduce #1 of group "1",
+ * where ranks 0 and 1 wait for rank 3, which left no dump. Nobody's head waits on rank 2 (tests/
+ * sim's W1), neither there nor in the default group's all_reduce #2, queued on 0 and 1 and never
+ * issued by 2: the crash explains no wait, rank 3 does (sim seed 5696: rank 9 was named). */
+static void a_crash_at_a_head_that_peers_queued_behind_a_wait_explains_no_wait(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TP", "[0, 1, 3]");
+    group(&j, "2", "EP", "[1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 1, "1", "all_reduce", 1, "started");
+    rec(&j, 1, "2", "all_to_all", 1, "scheduled");
+    rec(&j, 2, "2", "all_to_all", 1, "started");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    j.skip[3] = 1;
+    strcpy(j.frtrace[2], "{\"global_rank\": 2, \"trigger\": \"fatal:11\", \"version\": \"1\"}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* Recorder pairs "5" (rank 0 and a slot no dump names) and "6" (the same, with rank 3); ranks 1
+ * and 2 left no dump. Rank 0 waits in all_reduce #1 of "5" for whichever of them is its
+ * partner; rank 3 crashed (fatal:11) in all_reduce #1 of "6", where it alone is pending: a crashed
+ * rank waits on nobody, so nobody waits there for the slot's rank, and the crash explains no wait
+ * (nothing the dumps show puts 1 or 2 behind it). Not a collective stuck on every member, nor both
+ * 1 and 2 named where one slot waits: inconclusive, naming nobody (sim seed 1796). */
+static void a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "5", "undefined", "[]");
+    group(&j, "6", "undefined", "[]");
+    j.unmade[0] = "6";
+    j.unmade[3] = "5";
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, NULL, "completed"));
+    rec(&j, 0, "5", "all_reduce", 1, "started");
+    rec(&j, 3, "6", "all_reduce", 1, "started");
+    j.skip[1] = j.skip[2] = 1;
+    strcpy(j.frtrace[0], "{\"comms\": {\"5\": {\"comm_rank\": 0, \"comm_size\": 2, "
+                         "\"state\": \"live\"}}, \"global_rank\": 0, \"trigger\": "
+                         "\"trigger_file\", \"version\": \"1\"}");
+    strcpy(j.frtrace[3], "{\"comms\": {\"6\": {\"comm_rank\": 1, \"comm_size\": 2, "
+                         "\"state\": \"live\"}}, \"global_rank\": 3, \"trigger\": "
+                         "\"fatal:11\", \"version\": \"1\"}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_INCONCLUSIVE, "");
+    done(&j);
+}
+
 /* Rank 2 crashed (fatal:11) after all_reduce #1; ranks 0 and 1 wait in #2, and rank 1's
  * communicator reports ncclRemoteError, what NCCL tells the survivors of a peer that died: the
  * crash explains it, rank 2 is the culprit and rank 1 a victim (mutation ae01; random recorder
@@ -3551,6 +3603,35 @@ static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
                         "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Ranks 0 and 2 run TP #1 ([0, 1, 2]) before the default group's all_reduce #2. Rank 1 left no
+ * dump; rank 0 waits for it in TP #1 and has #2 queued behind. Rank 3 is idle: it never issued
+ * #2. Rank 2's dump was cut after all_reduce #1: its counters say it issued TP #1 and #2 and
+ * completed neither, with no entry to order them by, so nothing shows it waiting in #2 rather
+ * than in TP #1. Nobody is seen waiting in #2: idle rank 3 explains no wait and is not named
+ * (sim seed 3422: rank 3, stopped, named for the default group's all_reduce #1 queued on every
+ * rank behind waits on two killed ranks, beside a cut dump counted in both). */
+static void a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TP", "[0, 1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    j.skip[1] = 1;
+    j.skip[2] = 4;
+    strcpy(j.status[2], "\"0\": {\"last_enqueued_collective\": 2, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}, "
+                        "\"1\": {\"last_enqueued_collective\": 1, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": -1}");
+    run(&j);
+    char *got = culprits(&j);
+    if (strchr(got, '3')) fail_msg("rank 3 named: %s", j.a.verdict.summary);
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        assert_false(fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, 3));
+    free(got);
     done(&j);
 }
 
@@ -5098,6 +5179,9 @@ int main(void) {
         cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
         cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
         cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
+        cmocka_unit_test(a_crash_at_a_head_that_peers_queued_behind_a_wait_explains_no_wait),
+        cmocka_unit_test(a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective),
+        cmocka_unit_test(a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither),
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_pending_batch_of_one_done_by_its_own_counters),
