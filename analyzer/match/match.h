@@ -213,8 +213,11 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
      * collective #2, read as "never issued" all_reduce_barrier #8; seed 7672's rank 20, as far
      * as its peers in a group without send/recv, keeps "never issued") */
     if (v->later_unknown && o->seq > v->issued_max) return FA_MS_STALE;
-    if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
-    if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
+    /* counters that number send/recv alone (counts_p2p) say nothing of a collective: rank 1's
+     * "completed 6" in its pipeline pair is its send #6, not the all_reduce #1 its peer issued
+     * there by mistake (tests/sim seeds 8558, 9888) */
+    if (!v->counts_p2p && o->seq <= v->completed_max) return FA_MS_COMPLETED;
+    if (!v->counts_p2p && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
     return stale ? FA_MS_STALE : FA_MS_NEVER;
 }
 
