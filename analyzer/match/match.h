@@ -133,9 +133,11 @@ typedef struct fa_view {
     int64_t p2p_min; /* the lowest p2p_seq_id of its send/recv entries in the group; INT64_MAX */
     bool has_dump;
     bool has_entries;
+    bool has_collective;  /* an entry of a collective of its own there (no send/recv, no marker) */
     bool launch_numbered; /* its dump's (fa_dump.launch_numbered) */
     bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
-                           * of two, no collective in the member's entries (a send/recv entry
+                           * of two, no collective in the member's entries (has_collective:
+                           * torch's own tests number collectives from 0, and a send/recv entry
                            * carries the collective count), NCCL's counters (p2p_counters) */
     bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
                            * collective every member must have issued (find_stale): a send/recv's
