@@ -6,10 +6,8 @@
 # comes out right, take it off the list.
 . "$(dirname "$0")/lib.sh"
 SIM="$TOP/tests/sim"
-# Still wrong (issue 18): 279 an older dump that only counters show. 8558: a pipeline pair's
-# counters that number its send/recv read as a completed collective; the rule that fixed it (its
-# counters say nothing of a collective) turned exact seeds 811, 2026, 3430, 6370 wrong: withdrawn.
-STILL_WRONG="279 8558"
+# Still wrong (issue 18): 279 an older dump that only counters show.
+STILL_WRONG="279"
 # Seeds that must stay exact, not merely not wrong: their answer once was honest but vaguer
 # ("inconclusive") than the dumps allow. 739, 1013: ranks pending in a collective every member
 # joined, behind a member blocked on the killed rank, wait for it too; they are no stopped rank.

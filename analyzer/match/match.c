@@ -71,7 +71,8 @@ static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *
             fa_view *v = view_of(m, (uint32_t)gi, p);
             long ri = g->member_input[p];
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
-            v->counts_p2p = v->has_entries && v->issued_max <= 0 && nccl_numbered(d);
+            v->counts_p2p =
+                v->has_entries && !v->has_collective && v->issued_max <= 0 && nccl_numbered(d);
         }
         if (g->nmembers == 2) p2p_counters_unshown(in, g, m, gi);
     }

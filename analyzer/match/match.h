@@ -133,9 +133,11 @@ typedef struct fa_view {
     int64_t p2p_min; /* the lowest p2p_seq_id of its send/recv entries in the group; INT64_MAX */
     bool has_dump;
     bool has_entries;
+    bool has_collective;  /* an entry of a collective of its own there (no send/recv, no marker) */
     bool launch_numbered; /* its dump's (fa_dump.launch_numbered) */
     bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
-                           * of two, no collective in the member's entries (a send/recv entry
+                           * of two, no collective in the member's entries (has_collective:
+                           * torch's own tests number collectives from 0, and a send/recv entry
                            * carries the collective count), NCCL's counters (p2p_counters) */
     bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
                            * collective every member must have issued (find_stale): a send/recv's
@@ -213,8 +215,11 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
      * collective #2, read as "never issued" all_reduce_barrier #8; seed 7672's rank 20, as far
      * as its peers in a group without send/recv, keeps "never issued") */
     if (v->later_unknown && o->seq > v->issued_max) return FA_MS_STALE;
-    if (o->seq <= v->completed_max) return FA_MS_COMPLETED;
-    if (o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
+    /* counters that number send/recv alone (counts_p2p) say nothing of a collective: rank 1's
+     * "completed 6" in its pipeline pair is its send #6, not the all_reduce #1 its peer issued
+     * there by mistake (tests/sim seeds 8558, 9888) */
+    if (!v->counts_p2p && o->seq <= v->completed_max) return FA_MS_COMPLETED;
+    if (!v->counts_p2p && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
     return stale ? FA_MS_STALE : FA_MS_NEVER;
 }
 

@@ -414,6 +414,7 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
         if (!w->placing && seq > v->completed_max) v->completed_max = seq;
         return 0;
     }
+    if (!w->placing && !v->has_collective) v->has_collective = true;
     if (add_collective_entry(w, o, d, (uint32_t)gi, seq, state, name, i)) return -1;
     if (w->placing) return 0;
     if (state == FR_STATE_COMPLETED) {

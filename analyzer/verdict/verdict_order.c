@@ -81,7 +81,7 @@ static bool overlap(const fa_group *a, const fa_group *b) {
  * group and only the shifted groups of the other ranks said which order the program runs). Groups
  * of one description are one family only at one size and without a shared member: a description
  * may name split groups of several sizes or dimensions (real torch gloo jobs, EXPERT_GROUP). */
-static bool one_family(const fa_group *a, const fa_group *b) {
+bool fa_vo_one_family(const fa_group *a, const fa_group *b) {
     if (a == b) return true;
     if (fa_desc_says_nothing(a->desc) && fa_desc_says_nothing(b->desc)) return shifted(a, b);
     return a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, "undefined") != 0 &&
@@ -95,8 +95,8 @@ static bool one_family(const fa_group *a, const fa_group *b) {
  * ran in its pipeline group, nor of its embedding one, when either may be meant). */
 static bool stands_for(const fa_group *g, const fa_group *of, const fa_group *other) {
     if (g == of) return true;
-    if (!one_family(g, of)) return false;
-    return !fa_desc_says_nothing(g->desc) || (g != other && !one_family(g, other));
+    if (!fa_vo_one_family(g, of)) return false;
+    return !fa_desc_says_nothing(g->desc) || (g != other && !fa_vo_one_family(g, other));
 }
 
 /* The record_id of input rank ri's first collective entry numbered past op's in op's group or
@@ -229,7 +229,7 @@ static long family_group(const decider *d, size_t ri, const fa_op *op) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t k = 0; k < dump->npgs; k++) {
         long gi = fa_groups_find(d->groups, ri, dump->pgs[k].name);
-        if (gi >= 0 && one_family(&d->groups->v[gi], &d->groups->v[op->group])) return gi;
+        if (gi >= 0 && fa_vo_one_family(&d->groups->v[gi], &d->groups->v[op->group])) return gi;
     }
     return -1;
 }
@@ -262,7 +262,7 @@ static bool window_reaches(const decider *d, size_t ri, long gi, int64_t seq) {
 static long member_of_family(const decider *d, size_t ri, const fa_op *op) {
     const fa_group *of = &d->groups->v[op->group];
     for (size_t gi = 0; gi < d->groups->n; gi++)
-        if (one_family(of, &d->groups->v[gi]) &&
+        if (fa_vo_one_family(of, &d->groups->v[gi]) &&
             fa_group_position(&d->groups->v[gi], d->in->ranks[ri].rank) >= 0)
             return (long)gi;
     return -1;
@@ -386,7 +386,7 @@ static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, size
     if (!next_collective(d, own_ri, own_at, &og, &os, &on) ||
         !next_collective(d, ri, (uint32_t)at, &sg, &ss, &sn))
         return 0;
-    return os == ss && on == sn && one_family(&d->groups->v[og], &d->groups->v[sg]) ? -1 : 0;
+    return os == ss && on == sn && fa_vo_one_family(&d->groups->v[og], &d->groups->v[sg]) ? -1 : 0;
 }
 
 /* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
@@ -418,7 +418,7 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
     int agree = 0, contradict = 0, asked = 0;
     for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
         const fa_group *sib = &d->groups->v[gi];
-        if (sib == g || sib->nmembers != g->nmembers || !one_family(sib, g)) continue;
+        if (sib == g || sib->nmembers != g->nmembers || !fa_vo_one_family(sib, g)) continue;
         long ri = fa_input_find(d->in, sib->members[pos]);
         int word = ri >= 0 ? p2p_word_at(d, (size_t)ri, (uint32_t)gi, seq, name) : 0;
         if (ri >= 0 && word == 0 && d->facts[node].has_dump)
@@ -465,7 +465,7 @@ static int sibling_vote(const decider *d, size_t node, const fa_op *pending, con
     for (int f = 0; f < 2; f++)
         for (size_t gi = 0; gi < d->groups->n && nvoters < MAX_ORDER_VOTERS; gi++) {
             const fa_group *g = &d->groups->v[gi];
-            if (!one_family(fams[f], g)) continue;
+            if (!fa_vo_one_family(fams[f], g)) continue;
             for (uint32_t p = 0; p < g->nmembers && nvoters < MAX_ORDER_VOTERS; p++) {
                 long ri = g->member_input[p], vn = ri >= 0 ? fa_vg_rank_node(d, g->members[p]) : -1;
                 if (vn < 0 || (size_t)vn == node || d->facts[vn].stale || accused(d, (size_t)ri))

@@ -22,4 +22,8 @@ int fa_vo_order(const decider *d, size_t node, long missing_op, const uint32_t *
  * components that wait on ranks outside too. */
 bool fa_vo_went_past(const decider *d, size_t node, long missing_op);
 
+/* Whether groups a and b are of one family (one description, or without one a group shifted:
+ * the groups of an SPMD program's family run the same ops in the same order). */
+bool fa_vo_one_family(const fa_group *a, const fa_group *b);
+
 #endif

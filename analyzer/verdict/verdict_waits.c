@@ -15,6 +15,7 @@
 #include "util/parallel.h"
 #include "verdict/verdict_graph.h"
 #include "verdict/verdict_heads.h"
+#include "verdict/verdict_order.h"
 #include "verdict/verdict_possible.h"
 #include "verdict/verdict_steps.h"
 
@@ -349,6 +350,43 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
     return out;
 }
 
+/* Whether collective `op`, issued by one member of a group of two, is one its family never runs:
+ * the other member's dump shows it never issued it; its own group ran send/recv and no other
+ * collective; and the groups of its family that ran send/recv (at least one: the other pipeline
+ * pairs) ran no collective. Of the two members of the pair, the one that ran a collective where
+ * the program runs none left it (it issued the op in the wrong group), as a lonely op of a larger
+ * group says (tests/sim seed 2026: rank 348's all_reduce #1 in its pipeline pair {348, 724}, 724
+ * pending elsewhere; the other pairs ran send/recv only). A group of the family that ran no
+ * send/recv is no witness: undescribed groups are one family by their shift, and an embedding
+ * pair of the first and last stages is a pipeline pair shifted. Without a sibling (a job of two
+ * ranks, seeds 8558, 9888) nothing says which of the two left the program: both stay named.
+ * NCCL's counters only: the recorder numbers launches, and its pairs' cycles keep both named
+ * (sim seed 7266: 39's all_reduce in its cp pair beside 47, E3's tie of launch numbers). */
+static bool lonely_in_pair(const decider *d, size_t op) {
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *g = &d->groups->v[o->group];
+    uint32_t other = 1 - d->m->calls[o->first_call].member;
+    if (d->m->views[d->m->view_at[o->group] + other].launch_numbered ||
+        d->m->views[d->m->view_at[o->group] + 1 - other].launch_numbered ||
+        fa_op_member_state(d->m, d->groups, op, other) != FA_MS_NEVER)
+        return false;
+    uint8_t *ran = calloc(d->groups->n + 1, 1); /* per group: 1 send/recv, 2 a collective */
+    if (!ran) return false;
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *x = &d->m->ops[i];
+        if (i != op && fa_vo_one_family(g, &d->groups->v[x->group]))
+            ran[x->group] |= x->is_p2p ? 1 : 2;
+    }
+    bool sibling = false, alone = ran[o->group] == 1;
+    for (size_t k = 0; k < d->groups->n && alone; k++) {
+        if (k == o->group || !(ran[k] & 1)) continue;
+        sibling = true;
+        alone = ran[k] == 1;
+    }
+    free(ran);
+    return alone && sibling;
+}
+
 /* Whether collective `op` is one that a single member issued while every other member of a
  * group of three or more provably never did (each with a dump, blocked elsewhere), or may not
  * have (no readable dump, an older one) where more than half provably never did: in a cycle of
@@ -360,6 +398,7 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
 bool fa_vw_lonely_op(const decider *d, long op) {
     const fa_op *o = &d->m->ops[op];
     const fa_group *g = &d->groups->v[o->group];
+    if (!o->is_p2p && o->ncalls == 1 && g->nmembers == 2) return lonely_in_pair(d, (size_t)op);
     if (o->is_p2p || o->ncalls != 1 || g->nmembers < 3) return false;
     uint32_t alone = d->m->calls[o->first_call].member, never = 0;
     for (uint32_t k = 0; k < g->nmembers; k++) {
@@ -483,6 +522,26 @@ static void wait_on_queued_posters(decider *d) {
     }
 }
 
+/* A rank whose oldest pending op is a collective it issued alone in its pipeline pair where its
+ * family never runs one (lonely_in_pair) went where nobody follows: its stream will not get past
+ * it, so what it has queued behind waits on nobody, and the others pending there wait for it as
+ * for a member that never joined (as behind a send/recv posted to the wrong peer: wrong_from,
+ * from the record after the lonely call; sim seed 6370: rank 47's all_reduce in its pair, its
+ * data group's all_reduce #3 queued behind it, where ranks 7-79/8 wait, no timing to tell). */
+static void held_by_lonely_pairs(const decider *d, int64_t *wrong_from) {
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (o->is_p2p || o->ncalls != 1 || d->groups->v[o->group].nmembers != 2 ||
+            !lonely_in_pair(d, i))
+            continue;
+        const fa_call *c = &d->m->calls[o->first_call];
+        long node = fa_vg_rank_node(d, d->groups->v[o->group].members[c->member]);
+        int64_t rec = fa_vg_call_record(d, i, c->member);
+        if (node >= 0 && rec < INT64_MAX - 1 && rec + 1 < wrong_from[node])
+            wrong_from[node] = rec + 1;
+    }
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -506,6 +565,7 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
+    held_by_lonely_pairs(d, wrong_from);
     int rc = 0;
     for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
         d->inflight += (flags[i] & OP_INCOMPLETE) != 0;

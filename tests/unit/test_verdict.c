@@ -4302,6 +4302,64 @@ static void a_pending_collective_its_stream_went_past_is_older(void **state) {
     done(&j);
 }
 
+/* Two ranks, a pipeline pair 5 where they ran send/recv only, and an embedding group 6. Rank 0
+ * ran an all_reduce #1 in group 5 instead of its #2 in group 6, where rank 1 waits. Rank 1's
+ * pg_status says it completed 2 in group 5: PyTorch numbers a send/recv's work by the group's
+ * send/recv count, and rank 1 issued no collective there (counts_p2p), so that is its recv #2,
+ * not the all_reduce #1 it never issued: rank 0 did not stall with rank 1 done (sim seeds
+ * 8558, 9888); each waits for the other, a two-rank cycle, both named. */
+static void send_recv_counters_complete_no_collective_of_a_pair(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "5", "PIPELINE", "[0, 1]");
+    group(&j, "6", "EMB", "[0, 1]");
+    coll(&j, "6", "all_reduce", 1, S("completed", "completed"));
+    p2p(&j, 0, "5", "send 0->1", 1, "completed");
+    p2p(&j, 1, "5", "recv 1<-0", 1, "completed");
+    p2p(&j, 0, "5", "recv 0<-1", 2, "completed");
+    p2p(&j, 1, "5", "send 1->0", 2, "completed");
+    j.coll_p2p_seq = 2;
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    j.coll_p2p_seq = 0;
+    rec(&j, 1, "6", "all_reduce", 2, "scheduled");
+    strcpy(j.status[0],
+           "\"5\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 1, "
+           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    strcpy(j.status[1],
+           "\"5\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 2, "
+           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
+/* Four ranks, pipeline pairs {0, 2} and {1, 3} (one family) that ran send/recv only, and a data
+ * group of all four. Rank 0 ran an all_reduce #1 in its pair instead of the data group's #2,
+ * which it has queued behind it; rank 2, with nothing pending in the pair, waits in the data
+ * group's #2 for rank 0 (a two-rank cycle). The sibling pair ran no collective: rank 0 went
+ * where the program never goes, rank 2 is its victim (sim seed 2026: 348 named, not 724). */
+static void a_collective_no_sibling_pair_runs_names_its_issuer(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "5", "PIPELINE", "[0, 2]");
+    group(&j, "6", "PIPELINE", "[1, 3]");
+    group(&j, "7", "DATA", "[0, 1, 2, 3]");
+    coll(&j, "7", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "5", "send 0->1", 1, "completed");
+    p2p(&j, 2, "5", "recv 1<-0", 1, "completed");
+    p2p(&j, 1, "6", "send 0->1", 1, "completed");
+    p2p(&j, 3, "6", "recv 1<-0", 1, "completed");
+    j.coll_p2p_seq = 1;
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    j.coll_p2p_seq = 0;
+    coll(&j, "7", "all_reduce", 2, S("scheduled", "started", "started", "started"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* In the pair group 5, rank 1's send/recv entries stay scheduled while its own counters, which
  * number send/recv alone there, say it completed both: they are done, and rank 1 waits for
  * nobody. Rank 0's dump is older (rank 1 completed #2 of the default group, rank 0 shows #1
@@ -5193,6 +5251,8 @@ int main(void) {
         cmocka_unit_test(a_lone_member_in_a_first_collective_stays_named),
         cmocka_unit_test(an_unknown_rank_behind_another_unknown_is_named),
         cmocka_unit_test(short_groups_are_filled_by_their_own_stride),
+        cmocka_unit_test(send_recv_counters_complete_no_collective_of_a_pair),
+        cmocka_unit_test(a_collective_no_sibling_pair_runs_names_its_issuer),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
