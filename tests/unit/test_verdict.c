@@ -4940,6 +4940,26 @@ static void a_rank_pending_in_an_op_a_peer_completed_is_not_behind_a_lost_rank(v
     done(&j);
 }
 
+/* The job of the two tests below: gloo groups A, B, C rebuilt from the entries (pg_config names
+ * no member); rank 2 pending alone in B, after completing B #1 there when `b_ran_before`. */
+static void lone_member_job(job *j, bool b_ran_before) {
+    job_init(j, 6);
+    j->backend = "gloo";
+    j->gloo_config = 1;
+    group(j, "1", "A", "[]");
+    group(j, "2", "B", "[]");
+    group(j, "3", "C", "[]");
+    coll(j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
+    coll(j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL));
+    if (b_ran_before) rec(j, 2, "2", "all_reduce", 1, "completed");
+    rec(j, 2, "2", "all_reduce", b_ran_before ? 2 : 1, "scheduled");
+    j->first_record[3] = j->first_record[5] = 5;
+    coll(j, "3", "all_reduce", 1, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
+    rec(j, 4, "0", "barrier", 1, "completed"); /* counts C, names none: C's member */
+    strcpy(j->status[4], "\"3\": {\"last_enqueued_collective\": 0, "
+                         "\"last_started_collective\": -1, \"last_completed_collective\": 0}");
+}
+
 /* gloo groups rebuilt from the entries (pg_config names no member). A {0,1,2}: ranks 0,1 wait in
  * all_reduce #2, which rank 2 never issued: rank 2 is pending alone in B all_reduce #2 after it
  * completed B #1, which needed B's other member; that member's ring wrapped (ranks 3 and 5: their
@@ -4950,44 +4970,18 @@ static void a_rank_pending_in_an_op_a_peer_completed_is_not_behind_a_lost_rank(v
  * 21). */
 static void a_lone_member_after_a_completed_collective_waits_for_its_partner(void **state) {
     job j;
-    job_init(&j, 6);
-    j.backend = "gloo";
-    j.gloo_config = 1;
-    group(&j, "1", "A", "[]");
-    group(&j, "2", "B", "[]");
-    group(&j, "3", "C", "[]");
-    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
-    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL));
-    rec(&j, 2, "2", "all_reduce", 1, "completed");
-    rec(&j, 2, "2", "all_reduce", 2, "scheduled");
-    j.first_record[3] = j.first_record[5] = 5;
-    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
-    rec(&j, 4, "0", "barrier", 1, "completed"); /* counts C, names none: C's member */
-    strcpy(j.status[4], "\"3\": {\"last_enqueued_collective\": 0, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 0}");
+    lone_member_job(&j, true);
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "4");
     done(&j);
 }
 
-/* The same, but B #2 is the group's first collective: nothing shows B ran with another member,
- * and rank 2 may have issued it on the wrong group (sim seed 1337): it stays named. */
+/* The same, but rank 2's pending B collective is the group's first: nothing shows B ran with
+ * another member, and rank 2 may have issued it on the wrong group (sim seed 1337): it stays named.
+ */
 static void a_lone_member_in_a_first_collective_stays_named(void **state) {
     job j;
-    job_init(&j, 6);
-    j.backend = "gloo";
-    j.gloo_config = 1;
-    group(&j, "1", "A", "[]");
-    group(&j, "2", "B", "[]");
-    group(&j, "3", "C", "[]");
-    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed"));
-    coll(&j, "1", "all_reduce", 2, S("scheduled", "scheduled", NULL));
-    rec(&j, 2, "2", "all_reduce", 1, "scheduled");
-    j.first_record[3] = j.first_record[5] = 5;
-    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, "scheduled", NULL, "scheduled"));
-    rec(&j, 4, "0", "barrier", 1, "completed"); /* counts C, names none: C's member */
-    strcpy(j.status[4], "\"3\": {\"last_enqueued_collective\": 0, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 0}");
+    lone_member_job(&j, false);
     run(&j);
     char *got = culprits(&j);
     assert_non_null(strstr(got, "2"));
