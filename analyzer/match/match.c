@@ -106,25 +106,6 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
     }
 }
 
-/* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
- * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker
- * (the batch's `coalesced`); a lone send/recv has a number of its own, and a collective issued
- * after it that carries the same count is neither (stricter than match_p2p.c's in_batch, which
- * takes any entry beside it of that group and number). */
-static bool in_visible_batch(const fa_input *in, const fa_dump *d, uint32_t i) {
-    const fa_entry *e = &d->entries[i];
-    uint32_t pg = fa_entry_pg(in->store, e);
-    for (int side = -1; side <= 1; side += 2) {
-        if ((side < 0 && i == 0) || (side > 0 && i + 1 >= d->nentries)) continue;
-        const fa_entry *n = e + side;
-        const fa_opinfo *op = fa_store_op(in->store, fa_entry_traits(in->store, n)->name);
-        if (fa_entry_pg(in->store, n) == pg && fa_entry_p2p_seq(d, n) == fa_entry_p2p_seq(d, e) &&
-            (op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)))
-            return true;
-    }
-    return false;
-}
-
 /* Whether the member completed, in the group, work it issued after send/recv call c, c being
  * part of a batch: a number it completed there (pg_status's last completed, a completed
  * collective) above both counts that c's entries carry (collective_seq_id and p2p_seq_id: the
@@ -141,7 +122,7 @@ static bool later_work_done(const fa_match *m, const fa_input *in, const fa_call
                             const fa_view *v) {
     const fa_dump *d = in->ranks[c->rank_index].dump;
     if (d->blocks_caller || v->completed_max < 1 ||
-        !in_visible_batch(in, d, fa_call_entry_index(m, c, 0)))
+        !fa_mb_in_visible_batch(in, d, fa_call_entry_index(m, c, 0)))
         return false;
     for (uint32_t k = 0; k < fa_call_nentries(m, c); k++) {
         const fa_entry *e = fa_call_entry(m, in, c, k);
@@ -420,7 +401,7 @@ static int64_t *issued_tops(const fa_groups *groups, const fa_match *m) {
 static bool behind_running(const fa_match *m, const fa_input *in, const fa_op *o, const fa_call *c,
                            const int64_t *running) {
     const fa_dump *d = in->ranks[c->rank_index].dump;
-    return running && in_visible_batch(in, d, fa_call_entry_index(m, c, 0)) &&
+    return running && fa_mb_in_visible_batch(in, d, fa_call_entry_index(m, c, 0)) &&
            launch_record(m, in, o, c) > running[c->rank_index];
 }
 

@@ -51,6 +51,25 @@ static inline bool fa_mb_window_whole(const fa_dump *d) {
                               (int64_t)d->nentries - 1;
 }
 
+/* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
+ * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker
+ * (the batch's `coalesced`); a lone send/recv has a number of its own, and a collective issued
+ * after it that carries the same count is neither (stricter than match_p2p.c's in_batch, which
+ * takes any entry beside it of that group and number). */
+static inline bool fa_mb_in_visible_batch(const fa_input *in, const fa_dump *d, uint32_t i) {
+    const fa_entry *e = &d->entries[i];
+    uint32_t pg = fa_entry_pg(in->store, e);
+    for (int side = -1; side <= 1; side += 2) {
+        if ((side < 0 && i == 0) || (side > 0 && i + 1 >= d->nentries)) continue;
+        const fa_entry *n = e + side;
+        const fa_opinfo *op = fa_store_op(in->store, fa_entry_traits(in->store, n)->name);
+        if (fa_entry_pg(in->store, n) == pg && fa_entry_p2p_seq(d, n) == fa_entry_p2p_seq(d, e) &&
+            (op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)))
+            return true;
+    }
+    return false;
+}
+
 /* match_p2p.c: orders the send/recv records and pairs them into ops whose calls follow the
  * collective ones. -1 when out of memory. */
 int fa_mb_pair_p2p(builder *b);

@@ -533,7 +533,7 @@ static bool later_work_done(const builder *b, const p2p_rec *x) {
 }
 
 /* Per pg slot of one rank's dump: whether it shows the rank posting send/recv there in batches
- * (batch_isend_irecv): a transfer followed by another transfer or an end marker of its number. */
+ * (batch_isend_irecv): a transfer in a visible batch (fa_mb_in_visible_batch). */
 typedef struct batches_shown {
     uint32_t rank_index; /* whose dump `in` describes; UINT32_MAX none yet */
     bool *in;            /* per pg slot */
@@ -550,15 +550,9 @@ static int shown_in_batches(const builder *b, batches_shown *shown, const p2p_re
             return -1;
         memset(shown->in, 0, ((size_t)d->npgs + 1) * sizeof *shown->in);
         shown->rank_index = x->rank_index;
-        for (uint32_t i = 0; i + 1 < d->nentries; i++) {
-            const fa_entry *e = &d->entries[i], *n = e + 1;
-            uint32_t pg = fa_entry_pg(store, e);
-            const fa_opinfo *op = fa_store_op(store, fa_entry_traits(store, n)->name);
-            if (is_transfer(b, e) && fa_entry_pg(store, n) == pg &&
-                fa_entry_p2p_seq(d, n) == fa_entry_p2p_seq(d, e) &&
-                (op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)))
-                shown->in[pg] = true;
-        }
+        for (uint32_t i = 0; i < d->nentries; i++)
+            if (is_transfer(b, &d->entries[i]) && fa_mb_in_visible_batch(b->in, d, i))
+                shown->in[fa_entry_pg(store, &d->entries[i])] = true;
     }
     return shown->in[fa_entry_pg(store, &d->entries[x->entry])];
 }
@@ -777,7 +771,7 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     const fa_entry *end = &d->entries[last];
     if (last == first) return false;
     if (last + 1 == d->nentries) return batch_end_made(d, end, pg, seq);
-    return fa_entry_record_id(d, end + 1) > fa_entry_record_id(d, end) + 1;
+    return next_record_dropped(d, last);
 }
 
 /* Per pg slot of one rank's dump: the highest p2p_seq_id up to which its send/recv there are
