@@ -99,6 +99,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.members);
     free(d.states);
     free(d.facts);
+    free(d.runs);
     fa_imap_free(&d.node_of_rank);
     free(d.dense);
     free(d.unseen);

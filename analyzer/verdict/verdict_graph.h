@@ -116,6 +116,14 @@ typedef struct ambiguity {
     size_t n;
 } ambiguity;
 
+/* What ran in a group, as verdict_waits.c's lonely_in_pair reads it: counted once per verdict
+ * (fa_vw_build_graph), the family test asked once per group that needs it. */
+typedef struct group_runs {
+    uint32_t collectives;   /* collective ops of the group */
+    bool p2p;               /* a send/recv op ran there */
+    int8_t family_p2p_only; /* lonely_in_pair's family test: 0 not asked yet, 1 holds, -1 not */
+} group_runs;
+
 /* Everything the verdict works with while deciding; fa_verdict_decide owns and frees it. */
 typedef struct decider {
     const fa_input *in;
@@ -146,6 +154,7 @@ typedef struct decider {
     size_t nambiguities;
     fa_ranks maybe_also; /* waited ranks of unknown state the culprits explain: they may have
                           * stopped too, which the dumps cannot rule out (an alternative) */
+    group_runs *runs;    /* per group (fa_vw_build_graph); NULL before, or out of memory */
 } decider;
 
 /* The node of a rank, or -1. */

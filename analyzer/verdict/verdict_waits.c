@@ -350,6 +350,37 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
     return out;
 }
 
+/* Counts what ran in each group (decider.runs): its collective ops, and whether a send/recv
+ * op ran there. One pass over the ops; NULL when out of memory. */
+static void count_group_runs(decider *d) {
+    d->runs = calloc(d->groups->n + 1, sizeof *d->runs);
+    for (size_t i = 0; d->runs && i < d->m->nops; i++) {
+        const fa_op *x = &d->m->ops[i];
+        if (x->is_p2p)
+            d->runs[x->group].p2p = true;
+        else
+            d->runs[x->group].collectives++;
+    }
+}
+
+/* Whether the other groups of group g's family that ran send/recv (at least one) ran no
+ * collective; asked once per group (decider.runs is written through the const decider: a
+ * cache, not a decision). */
+static bool family_p2p_only(const decider *d, uint32_t g) {
+    group_runs *r = &d->runs[g];
+    if (r->family_p2p_only == 0) {
+        bool sibling = false, only = true;
+        for (size_t k = 0; k < d->groups->n && only; k++) {
+            if (k == g || !d->runs[k].p2p || !fa_vo_one_family(&d->groups->v[g], &d->groups->v[k]))
+                continue;
+            sibling = true;
+            only = d->runs[k].collectives == 0;
+        }
+        r->family_p2p_only = sibling && only ? 1 : -1;
+    }
+    return r->family_p2p_only > 0;
+}
+
 /* Whether collective `op`, issued by one member of a group of two, is one its family never runs:
  * the other member's dump shows it never issued it; its own group ran send/recv and no other
  * collective; and the groups of its family that ran send/recv (at least one: the other pipeline
@@ -364,27 +395,14 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
  * (sim seed 7266: 39's all_reduce in its cp pair beside 47, E3's tie of launch numbers). */
 static bool lonely_in_pair(const decider *d, size_t op) {
     const fa_op *o = &d->m->ops[op];
-    const fa_group *g = &d->groups->v[o->group];
     uint32_t other = 1 - d->m->calls[o->first_call].member;
     if (d->m->views[d->m->view_at[o->group] + other].launch_numbered ||
         d->m->views[d->m->view_at[o->group] + 1 - other].launch_numbered ||
         fa_op_member_state(d->m, d->groups, op, other) != FA_MS_NEVER)
         return false;
-    uint8_t *ran = calloc(d->groups->n + 1, 1); /* per group: 1 send/recv, 2 a collective */
-    if (!ran) return false;
-    for (size_t i = 0; i < d->m->nops; i++) {
-        const fa_op *x = &d->m->ops[i];
-        if (i != op && fa_vo_one_family(g, &d->groups->v[x->group]))
-            ran[x->group] |= x->is_p2p ? 1 : 2;
-    }
-    bool sibling = false, alone = ran[o->group] == 1;
-    for (size_t k = 0; k < d->groups->n && alone; k++) {
-        if (k == o->group || !(ran[k] & 1)) continue;
-        sibling = true;
-        alone = ran[k] == 1;
-    }
-    free(ran);
-    return alone && sibling;
+    if (!d->runs) return false; /* out of memory: the stricter reading */
+    const group_runs *own = &d->runs[o->group];
+    return own->p2p && own->collectives == 1 && family_p2p_only(d, o->group);
 }
 
 /* Whether collective `op` is one that a single member issued while every other member of a
@@ -565,6 +583,7 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
+    count_group_runs(d);
     held_by_lonely_pairs(d, wrong_from);
     int rc = 0;
     for (size_t i = 0; i < d->m->nops && rc == 0; i++) {
