@@ -70,7 +70,7 @@ def verdict(frtrace, path):
     try:
         db = json.loads(run.stdout)
     except ValueError:
-        return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}", None
+        return None, None, f"exit {run.returncode}, no JSON: {run.stderr.strip()[:200]}", None, None
     v = db["verdict"]
     return (v["status"], v["culprit_ranks"], v["summary"],
             [s["rank"] for s in db.get("stragglers", [])],
