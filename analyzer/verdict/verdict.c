@@ -14,6 +14,7 @@
 
 #include "verdict/verdict_explain.h"
 #include "verdict/verdict_graph.h"
+#include "verdict/verdict_order.h"
 #include "verdict/verdict_possible.h"
 #include "verdict/verdict_steps.h"
 #include "util/xmalloc.h"
@@ -100,6 +101,8 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.states);
     free(d.facts);
     free(d.runs);
+    free(d.family_runs);
+    fa_vo_families_free(&d.families);
     fa_imap_free(&d.node_of_rank);
     free(d.dense);
     free(d.unseen);

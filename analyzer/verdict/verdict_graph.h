@@ -124,6 +124,21 @@ typedef struct group_runs {
     int8_t family_p2p_only; /* lonely_in_pair's family test: 0 not asked yet, 1 holds, -1 not */
 } group_runs;
 
+/* The families of the groups (fa_vo_families, verdict_order.c). */
+#define FA_NO_FAMILY UINT32_MAX
+typedef struct fa_families {
+    uint32_t *of;    /* per group: its family, FA_NO_FAMILY where no other group can be of it */
+    bool *partition; /* per family: every two of its groups are one family (fa_vo_one_family);
+                      * false where two share their members (then ask fa_vo_one_family) */
+    uint32_t n;
+} fa_families;
+
+/* What ran in a family of groups (fa_vo_families), for lonely_in_pair: its groups that ran
+ * send/recv, and of those the ones that ran a collective too. */
+typedef struct family_runs {
+    uint32_t p2p, busy;
+} family_runs;
+
 /* Everything the verdict works with while deciding; fa_verdict_decide owns and frees it. */
 typedef struct decider {
     const fa_input *in;
@@ -152,9 +167,11 @@ typedef struct decider {
     size_t nunseen;
     ambiguity *ambiguities; /* verdict_possible.c */
     size_t nambiguities;
-    fa_ranks maybe_also; /* waited ranks of unknown state the culprits explain: they may have
-                          * stopped too, which the dumps cannot rule out (an alternative) */
-    group_runs *runs;    /* per group (fa_vw_build_graph); NULL before, or out of memory */
+    fa_ranks maybe_also;      /* waited ranks of unknown state the culprits explain: they may have
+                               * stopped too, which the dumps cannot rule out (an alternative) */
+    group_runs *runs;         /* per group (fa_vw_build_graph); NULL before, or out of memory */
+    fa_families families;     /* the groups' families (with runs); .of NULL if not found */
+    family_runs *family_runs; /* per family (with runs); NULL before, or out of memory */
 } decider;
 
 /* The node of a rank, or -1. */

@@ -13,6 +13,8 @@
 #include "verdict/verdict_order.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The record_id of input rank ri's collective entry in `group` with `seq`, or -1. */
@@ -86,6 +88,81 @@ bool fa_vo_one_family(const fa_group *a, const fa_group *b) {
     if (fa_desc_says_nothing(a->desc) && fa_desc_says_nothing(b->desc)) return shifted(a, b);
     return a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, "undefined") != 0 &&
            strcmp(a->desc, b->desc) == 0 && a->nmembers == b->nmembers && !overlap(a, b);
+}
+
+/* Group g's family key into *key (fa_vo_one_family's terms): "D size desc" for a described
+ * group, "S size offsets" for an undescribed one whose members are all known; false where no
+ * other group can be of g's family (the default group, an undescribed group of one, or of an
+ * unknown member). */
+static bool family_key(const fa_group *g, char **key, size_t *cap) {
+    bool nothing = fa_desc_says_nothing(g->desc);
+    if (!nothing && strcmp(g->desc, "default_pg") == 0) return false;
+    if (nothing && (g->nmembers < 2 || g->members[0] < 0)) return false;
+    size_t need = 32 + (nothing ? 21 * (size_t)g->nmembers : strlen(g->desc));
+    if (need > *cap) {
+        char *grown = realloc(*key, need);
+        if (!grown) return false;
+        *key = grown, *cap = need;
+    }
+    size_t at = (size_t)snprintf(*key, *cap, "%c%u ", nothing ? 'S' : 'D', g->nmembers);
+    if (!nothing) {
+        memcpy(*key + at, g->desc, strlen(g->desc) + 1);
+        return true;
+    }
+    for (uint32_t p = 1; p < g->nmembers; p++) {
+        if (g->members[p] < 0) return false;
+        at += (size_t)snprintf(*key + at, *cap - at, "%lld,",
+                               (long long)(g->members[p] - g->members[0]));
+    }
+    return true;
+}
+
+/* Marks family f no partition where group g shares a member with an earlier group of it: the
+ * first member for an undescribed group (shifted groups of one offset pattern are one group only
+ * where their first members match), every member for a described one (overlap). */
+static int note_members(const fa_group *g, uint32_t f, fa_imap *seen, bool *partition) {
+    uint32_t upto = fa_desc_says_nothing(g->desc) ? 1 : g->nmembers;
+    for (uint32_t p = 0; p < upto; p++) {
+        if (g->members[p] < 0) continue;
+        uint64_t key = fa_key2(f, (uint64_t)g->members[p]), any;
+        if (fa_imap_get(seen, key, &any)) partition[f] = false; /* a hash clash errs safe */
+        if (fa_imap_put(seen, key, 1) != 0) return -1;
+    }
+    return 0;
+}
+
+int fa_vo_families(const fa_groups *groups, fa_families *out) {
+    memset(out, 0, sizeof *out);
+    fa_smap by_key = { 0 };
+    fa_imap seen = { 0 };
+    char *key = NULL;
+    size_t cap = 0;
+    out->of = malloc((groups->n + 1) * sizeof *out->of);
+    out->partition = malloc((groups->n + 1) * sizeof *out->partition);
+    int rc = out->of && out->partition ? 0 : -1;
+    for (size_t g = 0; rc == 0 && g < groups->n; g++) {
+        out->of[g] = FA_NO_FAMILY;
+        if (!family_key(&groups->v[g], &key, &cap)) continue;
+        uint64_t f;
+        if (!fa_smap_get(&by_key, key, &f)) {
+            f = out->n;
+            out->partition[out->n++] = true;
+            rc = fa_smap_put(&by_key, key, f);
+        }
+        out->of[g] = (uint32_t)f;
+        if (rc == 0) rc = note_members(&groups->v[g], (uint32_t)f, &seen, out->partition);
+    }
+    free(key);
+    fa_smap_free(&by_key);
+    fa_imap_free(&seen);
+    if (rc != 0) fa_vo_families_free(out);
+    return rc;
+}
+
+void fa_vo_families_free(fa_families *f) {
+    free(f->of);
+    free(f->partition);
+    memset(f, 0, sizeof *f);
 }
 
 /* Whether group g may hold the counterpart of an op of group `of`, asked beside an op of group

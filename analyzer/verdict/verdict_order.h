@@ -26,4 +26,12 @@ bool fa_vo_went_past(const decider *d, size_t node, long missing_op);
  * the groups of an SPMD program's family run the same ops in the same order). */
 bool fa_vo_one_family(const fa_group *a, const fa_group *b);
 
+/* The families of a job's groups (fa_families, verdict_graph.h), found in one pass: a group's
+ * family key is its description and size, or undescribed its size and member offsets; so that a
+ * question over a group's family reads its family's counts instead of testing every group. */
+
+/* Fills *out: 0, or -1 when out of memory (*out then empty). */
+int fa_vo_families(const fa_groups *groups, fa_families *out);
+void fa_vo_families_free(fa_families *f);
+
 #endif

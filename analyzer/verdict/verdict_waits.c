@@ -351,7 +351,9 @@ static uint32_t *silent_cut_ranks(const decider *d, size_t *n) {
 }
 
 /* Counts what ran in each group (decider.runs): its collective ops, and whether a send/recv
- * op ran there. One pass over the ops; NULL when out of memory. */
+ * op ran there; and per family (decider.families) its groups that ran send/recv, and of those
+ * the ones that ran a collective too. One pass over the ops and one over the groups; runs NULL
+ * when out of memory. */
 static void count_group_runs(decider *d) {
     d->runs = calloc(d->groups->n + 1, sizeof *d->runs);
     for (size_t i = 0; d->runs && i < d->m->nops; i++) {
@@ -361,22 +363,47 @@ static void count_group_runs(decider *d) {
         else
             d->runs[x->group].collectives++;
     }
+    if (!d->runs || fa_vo_families(d->groups, &d->families) != 0) return;
+    d->family_runs = calloc(d->families.n + 1, sizeof *d->family_runs);
+    for (size_t g = 0; d->family_runs && g < d->groups->n; g++) {
+        uint32_t f = d->families.of[g];
+        if (f == FA_NO_FAMILY || !d->runs[g].p2p) continue;
+        d->family_runs[f].p2p++;
+        d->family_runs[f].busy += d->runs[g].collectives > 0;
+    }
+}
+
+/* family_p2p_only's answer the long way, every other group tested (a family whose groups share
+ * members, or counts lost to a lack of memory). */
+static bool family_p2p_only_scan(const decider *d, uint32_t g) {
+    bool sibling = false;
+    for (size_t k = 0; k < d->groups->n; k++) {
+        if (k == g || !d->runs[k].p2p || !fa_vo_one_family(&d->groups->v[g], &d->groups->v[k]))
+            continue;
+        if (d->runs[k].collectives > 0) return false;
+        sibling = true;
+    }
+    return sibling;
 }
 
 /* Whether the other groups of group g's family that ran send/recv (at least one) ran no
- * collective; asked once per group (decider.runs is written through the const decider: a
- * cache, not a decision). */
+ * collective; the family's counts less g's own, or the scan where they cannot say; asked once
+ * per group (decider.runs is written through the const decider: a cache, not a decision). */
 static bool family_p2p_only(const decider *d, uint32_t g) {
     group_runs *r = &d->runs[g];
     if (r->family_p2p_only == 0) {
-        bool sibling = false, only = true;
-        for (size_t k = 0; k < d->groups->n && only; k++) {
-            if (k == g || !d->runs[k].p2p || !fa_vo_one_family(&d->groups->v[g], &d->groups->v[k]))
-                continue;
-            sibling = true;
-            only = d->runs[k].collectives == 0;
+        uint32_t f = d->families.of ? d->families.of[g] : FA_NO_FAMILY;
+        bool only;
+        if (d->families.of && f == FA_NO_FAMILY) {
+            only = false; /* no other group is of its family */
+        } else if (d->family_runs && d->families.partition[f]) {
+            uint32_t others = d->family_runs[f].p2p - r->p2p;
+            uint32_t busy = d->family_runs[f].busy - (r->p2p && r->collectives > 0);
+            only = others > 0 && busy == 0;
+        } else {
+            only = family_p2p_only_scan(d, g);
         }
-        r->family_p2p_only = sibling && only ? 1 : -1;
+        r->family_p2p_only = only ? 1 : -1;
     }
     return r->family_p2p_only > 0;
 }

@@ -4360,6 +4360,37 @@ static void a_collective_no_sibling_pair_runs_names_its_issuer(void **state) {
     done(&j);
 }
 
+/* As above, with a second dimension under the pairs' description: PIPELINE also names {0, 1},
+ * which ran a send/recv and a collective. It shares members with both pairs, so it is no sibling
+ * of theirs (real gloo jobs name two dimensions EXPERT_GROUP alike); the family's counts, where
+ * two of its groups share members, give way to asking each group (mutant fm01). */
+static void a_collective_no_sibling_pair_runs_beside_an_overlapping_dimension(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "5", "PIPELINE", "[0, 2]");
+    group(&j, "6", "PIPELINE", "[1, 3]");
+    group(&j, "7", "DATA", "[0, 1, 2, 3]");
+    group(&j, "8", "PIPELINE", "[0, 1]");
+    p2p(&j, 0, "8", "send 0->1", 1, "completed");
+    p2p(&j, 1, "8", "recv 1<-0", 1, "completed");
+    j.coll_p2p_seq = 1;
+    rec(&j, 0, "8", "all_reduce", 1, "completed");
+    rec(&j, 1, "8", "all_reduce", 1, "completed");
+    j.coll_p2p_seq = 0;
+    coll(&j, "7", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    p2p(&j, 0, "5", "send 0->1", 1, "completed");
+    p2p(&j, 2, "5", "recv 1<-0", 1, "completed");
+    p2p(&j, 1, "6", "send 0->1", 1, "completed");
+    p2p(&j, 3, "6", "recv 1<-0", 1, "completed");
+    j.coll_p2p_seq = 1;
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    j.coll_p2p_seq = 0;
+    coll(&j, "7", "all_reduce", 2, S("scheduled", "started", "started", "started"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* In the pair group 5, rank 1's send/recv entries stay scheduled while its own counters, which
  * number send/recv alone there, say it completed both: they are done, and rank 1 waits for
  * nobody. Rank 0's dump is older (rank 1 completed #2 of the default group, rank 0 shows #1
@@ -5247,6 +5278,7 @@ int main(void) {
         cmocka_unit_test(short_groups_are_filled_by_their_own_stride),
         cmocka_unit_test(send_recv_counters_complete_no_collective_of_a_pair),
         cmocka_unit_test(a_collective_no_sibling_pair_runs_names_its_issuer),
+        cmocka_unit_test(a_collective_no_sibling_pair_runs_beside_an_overlapping_dimension),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
