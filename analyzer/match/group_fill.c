@@ -385,20 +385,64 @@ static void stride_fills(fa_fill_group *groups, const size_t *family, size_t nf,
     }
 }
 
-/* One family (groups[family[0..nf)], one description): sizes, candidates, fills. */
+/* How many ranks a family of disjoint groups lacks when it spans the whole job: every rank up to
+ * top is a member of one of its groups or a rank whose dump does not show its groups (unseen);
+ * those are counted. 0 when some rank whose dump shows its groups is in none of them: the
+ * family is not a dimension of the whole job (embedding groups, a subset's groups). */
+static size_t lacked_of_whole_job(const unseen_ranks *unseen, const fa_fill_group *groups,
+                                  const size_t *family, size_t nf, int64_t top) {
+    fa_ranks held = { 0 };
+    for (size_t f = 0; f < nf; f++)
+        for (size_t k = 0; k < groups[family[f]].members.n; k++)
+            fa_ranks_add(&held, groups[family[f]].members.v[k]);
+    fa_ranks_normalize(&held);
+    size_t outside = 0;
+    for (size_t k = 0; k < unseen->v.n; k++) outside += !fa_ranks_contains(&held, unseen->v.v[k]);
+    bool whole = held.n && held.v[0] >= 0 && held.v[held.n - 1] <= top &&
+                 held.n + outside == (size_t)(top + 1);
+    fa_ranks_free(&held);
+    return whole ? outside : 0;
+}
+
+/* The size each group has of a family of several groups that spans the whole job
+ * (lacked_of_whole_job): a dimension's groups are of one size, so the job's ranks divided by
+ * the groups, where no more groups of one size could hold the ones seen (a group of ranks
+ * without a dump alone would make the groups smaller than the largest seen), and that size is
+ * at least the largest seen; its short groups then hold the ranks it lacks (sim seed 11785: four
+ * data-parallel groups of 192 in a job of 768, three of them one short, the three ranks without
+ * a dump; the older rule wanted half the family at the largest size seen). A family of one group
+ * says nothing so: a group made of a subset of the ranks looks alike (test_verdict
+ * a_gloo_failure_beside_a_member_the_group_may_lack_proves_no_death). 0: no such size. */
+static size_t whole_job_size(const unseen_ranks *unseen, const fa_fill_group *groups,
+                             const size_t *family, size_t nf, size_t full, int64_t top) {
+    size_t ranks = (size_t)(top + 1);
+    if (nf < 2 || top < 0 || ranks % nf || ranks / nf < full || full * (nf + 1) <= ranks ||
+        !lacked_of_whole_job(unseen, groups, family, nf, top))
+        return 0;
+    return ranks / nf;
+}
+
+/* One family (groups[family[0..nf)], one description; `dimension`: a family, not a group without
+ * one): sizes, candidates, fills. */
 static void fill_family(const unseen_ranks *unseen, fa_fill_group *groups, const size_t *family,
-                        size_t nf, const own_word *words, int64_t *top, char **notes) {
+                        size_t nf, bool dimension, const own_word *words, int64_t *top,
+                        char **notes) {
     size_t full = 0, nfull = 0, slots = 0, nshort = 0;
     for (size_t f = 0; f < nf; f++)
         if (groups[family[f]].members.n > full) full = groups[family[f]].members.n;
     for (size_t f = 0; f < nf; f++) nfull += groups[family[f]].members.n == full;
     size_t *want = malloc((nf + 1) * sizeof *want);
     if (!want) return;
+    /* where half the family agrees on a size, that rule stands (the ranks it leaves out stay the
+     * verdict's unknowns: sim seed 11957, whose verdict grew vaguer with them put back) */
+    size_t whole =
+        dimension && 2 * nfull < nf ? whole_job_size(unseen, groups, family, nf, full, *top) : 0;
     for (size_t f = 0; f < nf; f++) {
         size_t n = groups[family[f]].members.n, w = n;
         int64_t said = own_size(&groups[family[f]], &words[family[f]]);
         if (said > (int64_t)w) w = (size_t)said;
         if (nf > 1 && 2 * nfull >= nf && full > w) w = full; /* half the family or more agree */
+        if (whole > w) w = whole;
         want[f] = w;
         slots += w - n;
         nshort += w > n;
@@ -496,7 +540,7 @@ static int fill_runs(const unseen_ranks *unseen, fa_fill_group *groups, size_t *
     size_t i = 0;
     if (!consecutive) { /* described groups without numbers: one family, as the description says */
         while (i < n && name_number(groups[order[i]].name) < 0) i++;
-        if (i) fill_family(unseen, groups, order, i, words, top, notes);
+        if (i) fill_family(unseen, groups, order, i, true, words, top, notes);
     }
     int64_t last = *top; /* the members are ranks that dumped: none above the job's top */
     uint32_t *mark = calloc((size_t)(last + 2), sizeof *mark), run = 0;
@@ -513,7 +557,7 @@ static int fill_runs(const unseen_ranks *unseen, fa_fill_group *groups, size_t *
             at = name_number(groups[order[j]].name);
             j++;
         }
-        fill_family(unseen, groups, order + i, j - i, words, top, notes);
+        fill_family(unseen, groups, order + i, j - i, true, words, top, notes);
         i = j;
     }
     free(mark);
@@ -545,7 +589,7 @@ int fa_fill_groups(const fa_input *in, fa_fill_group *groups, size_t n, int64_t 
             rc = fill_runs(&unseen, groups, order + i, j - i, false, words, top, notes);
         else /* no family: each group by its own entries */
             for (size_t k = i; k < j; k++)
-                fill_family(&unseen, groups, order + k, 1, words, top, notes);
+                fill_family(&unseen, groups, order + k, 1, false, words, top, notes);
         i = j;
     }
     free(words);

@@ -244,17 +244,27 @@ static bool counted_p2p_before(const fa_input *in, const fa_match *m, const fa_c
     return false;
 }
 
+static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, size_t nviews,
+                                  const fa_match *m);
+
 /* A collective whose entries still say pending while the rank's own counters (pg_status, or
  * in-order completion) say it completed: the counters win. PyTorch leaves the entries of a
  * coalesced bundle "scheduled" when their end marker completed, and an only-active dump drops
- * that marker with the completed entries. Not where the member also has send/recv in the group
- * (PyTorch's counters then mix in send/recv numbers), nor for gloo (its counters count op ids,
- * and a retired op may have failed) nor launch-numbered dumps (their numbers mix send/recv
- * batches). Returns -1 when out of memory. */
+ * that marker with the completed entries. Where the member also has send/recv in the group,
+ * PyTorch's counters mix in send/recv numbers: only a completed number above every send/recv
+ * number the member can have reached (p2p_number_bounds) is a collective's (sim seed 12173: rank
+ * 12's "completed 3", its send/recv all #1, its bundle #3 left scheduled, read as a dump older
+ * than its peers' and the rank whose CPU stopped offered as "unknown"). Not for gloo (its
+ * counters count op ids, and a retired op may have failed) nor launch-numbered dumps (their
+ * numbers mix send/recv batches). Returns -1 when out of memory. */
 static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
     size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
     bool *has_p2p = calloc(nviews + 1, 1);
-    if (!has_p2p) return -1;
+    int64_t *p2p_bound = has_p2p ? p2p_number_bounds(in, groups, nviews, m) : NULL;
+    if (!has_p2p || !p2p_bound) {
+        free(has_p2p);
+        return -1;
+    }
     for (size_t op = 0; op < m->nops; op++)
         for (uint32_t i = 0; i < m->ops[op].ncalls; i++) {
             const fa_call *c = &m->calls[m->ops[op].first_call + i];
@@ -271,12 +281,14 @@ static int complete_by_counters(const fa_input *in, const fa_groups *groups, fa_
             fa_call *c = &m->calls[o->first_call + i];
             const fa_view *v = view_of(m, o->group, c->member);
             const fa_dump *d = in->ranks[c->rank_index].dump;
+            size_t at = m->view_at[o->group] + c->member;
             if (c->state != FR_STATE_COMPLETED && o->seq <= v->completed_max && !d->blocks_caller &&
-                !d->launch_numbered && !has_p2p[m->view_at[o->group] + c->member])
+                !d->launch_numbered && (!has_p2p[at] || v->completed_max > p2p_bound[at]))
                 c->state = FR_STATE_COMPLETED;
         }
     }
     free(has_p2p);
+    free(p2p_bound);
     complete_unmarked(in, m);
     return 0;
 }

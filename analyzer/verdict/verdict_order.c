@@ -466,6 +466,72 @@ static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, size
     return os == ss && on == sn && fa_vo_one_family(&d->groups->v[og], &d->groups->v[sg]) ? -1 : 0;
 }
 
+/* What input rank ri's launch-numbered dump holds at launch #seq of `group` (the recorder draws
+ * collectives' and send/recv batches' numbers from one counter): LAUNCH_BATCH a send/recv,
+ * LAUNCH_COLL a collective (*name its traits' name), LAUNCH_NONE nothing (or not such a dump). */
+enum { LAUNCH_NONE, LAUNCH_BATCH, LAUNCH_COLL };
+static int launch_at(const decider *d, size_t ri, long group, int64_t seq, uint32_t *name) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    if (!dump->launch_numbered || group < 0) return LAUNCH_NONE;
+    for (uint32_t i = 0; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        bool transfer = op->is_send || op->is_recv;
+        if (op->flags & FA_OP_END_MARKER) continue;
+        if ((transfer ? fa_entry_p2p_seq(dump, e) : fa_entry_coll_seq(dump, e)) != seq ||
+            fa_groups_find(d->groups, ri, dump->pgs[t->pg].name) != group)
+            continue;
+        *name = t->name;
+        return transfer ? LAUNCH_BATCH : LAUNCH_COLL;
+    }
+    return LAUNCH_NONE;
+}
+
+/* Where the rank at `node` holds one operation at launch #seq of group G (kind, name: launch_at)
+ * and a peer waits on it there for another (a send/recv batch where the rank ran a collective,
+ * or the reverse; `missing_name` the missing collective's), both numbered alike by the one
+ * launch counter: neither went past the other's; one of them left the program's order. The
+ * members in the rank's place in G's sibling groups (one program) say which: holding what the
+ * rank holds, it follows the program, +1 (the peer deviated); holding the missing one, it left
+ * it out, -1 (sim seed 11211: rank 257 ran its mesh broadcast as launch #4 where its partner 256
+ * and every sibling pair ran a send/recv batch, the broadcast #5; 256, whose #5 broadcast is
+ * numbered past 257's #4, was read as having gone past it). Two voters at least and a majority
+ * decide; else 0. */
+static int launch_slot_vote(const decider *d, size_t node, const fa_op *missing) {
+    long ri = fa_input_find(d->in, d->facts[node].rank);
+    const fa_group *g = &d->groups->v[missing->group];
+    long pos = fa_group_position(g, d->facts[node].rank);
+    uint32_t own_name = 0, missing_name = 0, name = 0;
+    int own = ri >= 0 && pos >= 0
+                  ? launch_at(d, (size_t)ri, (long)missing->group, missing->seq, &own_name)
+                  : LAUNCH_NONE;
+    int other = missing->is_p2p ? LAUNCH_BATCH : LAUNCH_COLL;
+    if (own == LAUNCH_NONE || own == other) return 0;
+    if (!missing->is_p2p) {
+        const fa_op *o = missing;
+        if (o->rep_call == UINT32_MAX || o->ncalls == 0) return 0;
+        missing_name =
+            fa_entry_traits(d->in->store, fa_call_entry(d->m, d->in, &d->m->calls[o->rep_call], 0))
+                ->name;
+    }
+    int agree = 0, contradict = 0, asked = 0;
+    for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
+        const fa_group *sib = &d->groups->v[gi];
+        if (sib == g || sib->nmembers != g->nmembers || !fa_vo_one_family(sib, g)) continue;
+        long vi = fa_input_find(d->in, sib->members[pos]);
+        int kind = vi >= 0 ? launch_at(d, (size_t)vi, (long)gi, missing->seq, &name) : LAUNCH_NONE;
+        if (kind == LAUNCH_NONE) continue;
+        asked++;
+        if (kind == own && (own == LAUNCH_BATCH || name == own_name))
+            agree++;
+        else if (kind == other && (other == LAUNCH_BATCH || name == missing_name))
+            contradict++;
+    }
+    if (agree + contradict < 2 || agree == contradict) return 0;
+    return agree > contradict ? 1 : -1;
+}
+
 /* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
  * (one program, tests/sim's pipeline groups) hold, at the member in the rank's place, the same
  * numbered send/recv as it. Where they hold the one it has pending in G (its oldest there) by
@@ -613,6 +679,8 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
     long ri = fa_input_find(d->in, f->rank);
     const fa_op *missing = &d->m->ops[missing_op], *pending;
     if (ri < 0) return 0;
+    int slot = launch_slot_vote(d, node, missing);
+    if (slot) return slot;
     if (missing->is_p2p) return p2p_family_vote(d, node, missing);
     /* one group first (launch-numbered dumps, where another op took the missing one's number):
      * pending before it, the rank never got there, unless an op it issued earlier breaks the
@@ -683,6 +751,8 @@ bool fa_vo_went_past(const decider *d, size_t node, long missing_op) {
     long ri = fa_input_find(d->in, d->facts[node].rank);
     const fa_op *missing = &d->m->ops[missing_op], *pending;
     if (ri < 0) return false;
+    int slot = launch_slot_vote(d, node, missing);
+    if (slot) return slot < 0;
     if (missing->is_p2p) return p2p_family_vote(d, node, missing) < 0;
     for (size_t at = d->g.edge_at[node]; (pending = next_pending(d, node, &at)) != NULL;)
         if (pending->group == missing->group && issued_it(d, node, pending))

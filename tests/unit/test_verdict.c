@@ -586,6 +586,40 @@ static void an_older_dump_is_unknown_not_guilty(void **state) {
     done(&j);
 }
 
+/* Only-active dumps of three ranks: each ran a send/recv batch (p2p #1) and a bundle of two
+ * collectives (#2) in the default group, whose end markers completed and were dropped, their
+ * entries left "scheduled". Ranks 0 and 1 went on to all_to_all #3, where they wait; rank 2's
+ * CPU stopped before it. Rank 2's own counters say "completed 2", above every send/recv number
+ * it can have reached (1): its bundle completed, its dump is as new as its peers', and rank 2,
+ * which never issued #3, is the culprit (sim seed 12173: read as an older dump, rank 2 only
+ * "unknown" and the hang blamed on a rank without a readable dump). */
+static void own_counters_past_every_send_recv_number_complete_a_bundle(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) {
+        j.first_record[r] = 2; /* records 0 and 1 (done) and each end marker dropped */
+        j.p2p_coll_seq = 1;
+        p2p(&j, r, "0", r == 0 ? "send 0->1" : r == 1 ? "send 1->2" : "send 2->0", 1, "scheduled");
+        p2p(&j, r, "0", r == 0 ? "recv 0<-2" : r == 1 ? "recv 1<-0" : "recv 2<-1", 1, "scheduled");
+        j.nentries[r]++;
+        j.p2p_coll_seq = 0;
+        j.coll_p2p_seq = 1;
+        rec(&j, r, "0", "all_reduce", 2, "scheduled");
+        rec(&j, r, "0", "broadcast", 2, "scheduled");
+        j.nentries[r]++;
+        if (r < 2) rec(&j, r, "0", "all_to_all", 3, "started");
+        j.coll_p2p_seq = 0;
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": %d, "
+                 "\"last_completed_collective\": 2}",
+                 r < 2 ? 3 : 2, r < 2 ? 3 : 2);
+    }
+    run(&j);
+    assert_false(fa_stale_known(&j.a.match.rank_stale[2]));
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Ranks 0 and 1 wait in their data-parallel groups, 0 for rank 2, which left no dump, 1 for
  * rank 3, whose dump is older than its peers' (rank 1 completed #1 of their group with it; its
  * dump shows none of that group). Ranks 2 and 3 share a tensor-parallel group, where 3's dump
@@ -1972,6 +2006,48 @@ static void a_rank_whose_group_numbers_skip_one_fills_a_group(void **state) {
     assert_int_equal(pipe->members[1], 3);
     assert_int_equal(group_named(&j, "5")->nmembers, 4);
     assert_int_equal(j.a.groups.without_dump.n, 0);
+    done(&j);
+}
+
+/* gloo, members inferred, nine ranks: data-parallel groups 1 {0,3,6}, 2 {1,4,7}, 3 {2,5,8},
+ * tensor-parallel groups 4 {0,1,2}, 5 {3,4,5}, 6 {6,7,8}. Ranks 2 and 4 wrote no dump; their
+ * tensor partners wait for them in tensor all_reduce #2, ranks 6-8 in data-parallel all_reduce
+ * #2. The data-parallel family spans the job but for those two, one of its three groups complete
+ * (the older rule wanted half): 9 ranks, three groups of 3 (no fourth group could hold the ones
+ * seen), so each short group takes back its run's hole (sim seed 11785: four groups of 192,
+ * three each one short, rank 405 "a lost dump nothing depends on"; kills ms01). */
+static void a_family_spanning_the_job_takes_back_its_lost_ranks(void **state) {
+    job j;
+    job_init(&j, 9);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5, 6, 7, 8]";
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 3, 6]");
+    group(&j, "2", "DATA_PARALLEL_GROUP", "[1, 4, 7]");
+    group(&j, "3", "DATA_PARALLEL_GROUP", "[2, 5, 8]");
+    group(&j, "4", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1, 2]");
+    group(&j, "5", "TENSOR_MODEL_PARALLEL_GROUP", "[3, 4, 5]");
+    group(&j, "6", "TENSOR_MODEL_PARALLEL_GROUP", "[6, 7, 8]");
+    j.skip[2] = j.skip[4] = 1;
+    const char *c = "completed", *w = "scheduled";
+    coll(&j, "1", "all_reduce", 1, S(c, NULL, NULL, c, NULL, NULL, c));
+    coll(&j, "2", "all_reduce", 1, S(NULL, c, NULL, NULL, NULL, NULL, NULL, c));
+    coll(&j, "3", "all_reduce", 1, S(NULL, NULL, NULL, NULL, NULL, c, NULL, NULL, c));
+    coll(&j, "4", "all_reduce", 1, S(c, c));
+    coll(&j, "5", "all_reduce", 1, S(NULL, NULL, NULL, c, NULL, c));
+    coll(&j, "6", "all_reduce", 1, S(NULL, NULL, NULL, NULL, NULL, NULL, c, c, c));
+    coll(&j, "4", "all_reduce", 2, S(w, w));
+    coll(&j, "5", "all_reduce", 2, S(NULL, NULL, NULL, w, NULL, w));
+    coll(&j, "6", "all_reduce", 2, S(NULL, NULL, NULL, NULL, NULL, NULL, c, c, c));
+    coll(&j, "1", "all_reduce", 2, S(NULL, NULL, NULL, NULL, NULL, NULL, w));
+    coll(&j, "2", "all_reduce", 2, S(NULL, NULL, NULL, NULL, NULL, NULL, NULL, w));
+    coll(&j, "3", "all_reduce", 2, S(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, w));
+    run(&j);
+    for (int g = 1; g <= 6; g++) {
+        char name[2] = { (char)('0' + g), 0 };
+        assert_int_equal(group_named(&j, name)->nmembers, 3);
+    }
+    assert_culprits(&j, FA_STATUS_HANG, "2,4");
     done(&j);
 }
 
@@ -4487,6 +4563,49 @@ static void the_sibling_pair_outside_a_cycle_tells_its_order(void **state) {
     done(&j);
 }
 
+/* The recorder, three pairs 1 {0, 1}, 2 {2, 3}, 3 {4, 5} without descriptions (one family): each
+ * runs all_reduce #1, a send/recv batch (launch #2: one counter numbers both) and broadcast #3.
+ * Rank 5 left the batch out: its broadcast took launch #2, where it waits for 4, while 4 waits in
+ * the batch for it, its broadcast #3 queued behind. Rank 4's #3 is numbered past 5's #2, but it
+ * went past nothing: it holds the batch at #2, as rank 4's place in the sibling pairs (0, 2) does,
+ * and rank 5 is the one that left the order (sim seed 11211: 256 named for 257's skip). */
+static void a_batch_at_the_launch_number_a_peer_ran_a_collective_at_is_no_skip(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[2, 3]");
+    group(&j, "3", "undefined", "[4, 5]");
+    for (int r = 0; r < 6; r++) {
+        const char *g = r < 2 ? "1" : r < 4 ? "2" : "3";
+        bool stuck = r >= 4;
+        rec(&j, r, g, "all_reduce", 1, "completed");
+        if (r == 5) {
+            rec(&j, r, g, "broadcast", 2, "started");
+            continue;
+        }
+        j.p2p_coll_seq = 1;
+        p2p(&j, r, g, r % 2 ? "recv 1<-0" : "send 0->1", 2, stuck ? "started" : "completed");
+        p2p(&j, r, g, r % 2 ? "send 1->0" : "recv 0<-1", 2, stuck ? "started" : "completed");
+        batch_end(&j, r, g, 2, stuck ? "started" : "completed");
+        j.p2p_coll_seq = 0;
+        j.coll_p2p_seq = 2;
+        rec(&j, r, g, "broadcast", 3, stuck ? "scheduled" : "completed");
+        j.coll_p2p_seq = 0;
+    }
+    for (int r = 0; r < 6; r++)
+        snprintf(j.frtrace[r], sizeof j.frtrace[r],
+                 "{\"comms\": {\"0\": {\"comm_rank\": %d, \"comm_size\": 6, \"parent\": null, "
+                 "\"color\": -1, \"nccl_hash\": \"0x0\", \"state\": \"live\"}, "
+                 "\"%d\": {\"comm_rank\": %d, \"comm_size\": 2, \"parent\": \"0\", "
+                 "\"color\": %d, \"nccl_hash\": \"0x%d\", \"state\": \"live\"}}, "
+                 "\"global_rank\": %d, \"trigger\": \"timeout\", \"version\": \"1\"}",
+                 r, r / 2 + 1, r % 2, r / 2, r / 2 + 1, r);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "5");
+    done(&j);
+}
+
 /* The same groups, but 1 {0, 1} and 2 {0, 1} both shifted from 3 {2, 3} (a pipeline and an
  * embedding group of two stages): rank 3 ran all_reduce #1 on group 3, waiting there for 2,
  * while 2 waits for it in group 4 {2, 3}'s all_reduce #2. Rank 0's all_reduce #1 in group 1 may
@@ -4767,6 +4886,7 @@ static int run_partial_dump_tests(void) {
         cmocka_unit_test(send_recv_its_own_counters_completed_wait_for_nobody),
         cmocka_unit_test(a_batch_behind_completed_work_is_done),
         cmocka_unit_test(shifted_undescribed_groups_tell_the_order),
+        cmocka_unit_test(a_batch_at_the_launch_number_a_peer_ran_a_collective_at_is_no_skip),
         cmocka_unit_test(the_sibling_pair_outside_a_cycle_tells_its_order),
         cmocka_unit_test(a_group_shifted_from_both_ops_witnesses_neither),
         cmocka_unit_test(an_op_issued_out_of_order_before_a_lower_number_breaks_it),
@@ -5115,6 +5235,7 @@ int main(void) {
         cmocka_unit_test(a_gloo_broadcast_before_a_collective_that_ran_ran),
         cmocka_unit_test(a_recorder_group_without_members_is_rebuilt_from_the_comms),
         cmocka_unit_test(an_older_dump_is_unknown_not_guilty),
+        cmocka_unit_test(own_counters_past_every_send_recv_number_complete_a_bundle),
         cmocka_unit_test(a_rank_whose_batch_a_peer_completed_may_be_stalled),
         cmocka_unit_test(a_rank_others_wait_for_may_have_stopped_itself),
         cmocka_unit_test(an_only_active_stream_head_shows_a_peer_dump_older),
@@ -5156,6 +5277,7 @@ int main(void) {
         cmocka_unit_test(a_whole_ring_whose_status_hides_a_group_fills_it),
         cmocka_unit_test(a_rank_whose_group_numbers_skip_one_fills_a_group),
         cmocka_unit_test(a_lone_wrong_group_presumes_no_rank_above_the_job),
+        cmocka_unit_test(a_family_spanning_the_job_takes_back_its_lost_ranks),
         cmocka_unit_test(a_recv_from_the_wrong_source_in_a_batched_ring),
         cmocka_unit_test(the_sender_a_wrong_source_left_unmatched_is_a_victim),
         cmocka_unit_test(counters_below_a_proven_collective_are_no_unposted_send_recv),
