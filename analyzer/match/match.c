@@ -78,7 +78,9 @@ static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *
     }
 }
 
-static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m) {
+/* Per view, the pg_id its dump's pg_status counts the group under (ids[v]): the one its own
+ * entries carry, else the one its peers' entries there agree on; -1 unknown. */
+static void agreed_pg_ids(const fa_groups *groups, fa_match *m, int64_t *ids) {
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
         int64_t consensus = -1;
@@ -91,8 +93,80 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
         }
         for (uint32_t p = 0; p < g->nmembers; p++) {
             fa_view *v = view_of(m, (uint32_t)gi, p);
+            ids[m->view_at[gi] + p] = v->pg_id >= 0 ? v->pg_id : (agree ? consensus : -1);
+        }
+    }
+}
+
+/* The view of input rank ri in the group its pg_config names at slot j, or SIZE_MAX. */
+static size_t config_view(const fa_input *in, const fa_groups *groups, const fa_match *m, size_t ri,
+                          uint32_t j) {
+    const fr_group_config *c = &in->ranks[ri].dump->groups[j];
+    long gi = c->name ? fa_groups_find(groups, ri, c->name) : -1;
+    long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
+    return pos >= 0 ? m->view_at[gi] + (size_t)pos : SIZE_MAX;
+}
+
+/* Whether some group of the dump's pg_config other than slot `skip` is counted under `id`. */
+static bool id_claimed(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                       const int64_t *ids, size_t ri, uint32_t skip, int64_t id) {
+    const fa_dump *d = in->ranks[ri].dump;
+    for (uint32_t j = 0; j < d->ngroups; j++) {
+        size_t v = j == skip ? SIZE_MAX : config_view(in, groups, m, ri, j);
+        if (v != SIZE_MAX && ids[v] == id) return true;
+    }
+    return false;
+}
+
+/* A group that no dump's entries number (an only-active dump keeps no entry of a group whose
+ * work all completed; a ring drops the oldest) still has its pg_status counters: PyTorch's
+ * pg_config lists every group the process made (its recorder notes a group when the group is
+ * made), pg_status each group that recorded work, under the group's pg_id. Where a NCCL dump's
+ * pg_config holds exactly one group whose pg_id is unknown and its pg_status exactly one pg_id
+ * that no other group of its pg_config claims, they are each other's: no other group is left
+ * to own that counter (tests/sim seed 11786: rank 2's default_pg "enqueued 1" where its peers
+ * completed #2, no entry of default_pg anywhere, so its dump was not seen older and its pending
+ * all_reduce #3 read as a stalled GPU). A member left without a pg_id and without entries has
+ * counters nobody can name (fa_view.counters_unknown): what it issued there is unknown, never
+ * "nothing" (sim seed 7832: 359 ranks with two groups unnamed read as older dumps). */
+static void pg_ids_by_elimination(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                                  int64_t *ids) {
+    for (size_t ri = 0; ri < in->nranks; ri++) {
+        const fa_dump *d = in->ranks[ri].dump;
+        if (!nccl_numbered(d) || d->truncated) continue;
+        size_t unknown = SIZE_MAX;
+        uint32_t nunknown = 0, slot = 0, nfree = 0;
+        for (uint32_t j = 0; j < d->ngroups; j++) {
+            size_t v = config_view(in, groups, m, ri, j);
+            if (v == SIZE_MAX || ids[v] < 0) unknown = v, slot = j, nunknown++;
+        }
+        if (nunknown != 1 || unknown == SIZE_MAX) continue;
+        int64_t id = -1;
+        for (uint32_t s = 0; s < d->nstatus; s++) {
+            bool seen = false; /* pg_status names each pg_id once; a repeat is not a second */
+            for (uint32_t t = 0; t < s && !seen; t++)
+                seen = d->status[t].pg_id == d->status[s].pg_id;
+            if (seen || id_claimed(in, groups, m, ids, ri, slot, d->status[s].pg_id)) continue;
+            id = d->status[s].pg_id;
+            nfree++;
+        }
+        if (nfree == 1) ids[unknown] = id;
+    }
+}
+
+static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m) {
+    size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
+    int64_t *ids = malloc((nviews + 1) * sizeof *ids);
+    if (!ids) return;
+    agreed_pg_ids(groups, m, ids);
+    pg_ids_by_elimination(in, groups, m, ids);
+    for (size_t gi = 0; gi < groups->n; gi++) {
+        const fa_group *g = &groups->v[gi];
+        for (uint32_t p = 0; p < g->nmembers; p++) {
+            fa_view *v = view_of(m, (uint32_t)gi, p);
             v->has_dump = g->member_input[p] >= 0;
-            int64_t pg_id = v->pg_id >= 0 ? v->pg_id : (agree ? consensus : -1);
+            int64_t pg_id = ids[m->view_at[gi] + p];
+            v->counters_unknown = v->has_dump && pg_id < 0 && !v->has_entries;
             if (!v->has_dump || pg_id < 0) continue;
             const fa_dump *d = in->ranks[g->member_input[p]].dump;
             for (uint32_t s = 0; s < d->nstatus; s++) {
@@ -104,6 +178,7 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
             }
         }
     }
+    free(ids);
 }
 
 /* Whether the member completed, in the group, work it issued after send/recv call c, c being
@@ -516,6 +591,25 @@ static bool *groups_with_p2p(const fa_input *in, const fa_groups *groups) {
     return p2p;
 }
 
+/* Groups where a collective ran, as far as any dump shows: a collective's entry, or one whose
+ * collective_seq_id (the group's collective count when it was recorded) is past 0. NULL when
+ * out of memory. */
+static bool *groups_with_collectives(const fa_input *in, const fa_groups *groups) {
+    bool *coll = calloc(groups->n + 1, 1);
+    for (size_t ri = 0; coll && ri < in->nranks; ri++) {
+        const fa_dump *d = in->ranks[ri].dump;
+        for (uint32_t i = 0; i < d->nentries; i++) {
+            const fa_entry *e = &d->entries[i];
+            const fa_traits *t = fa_entry_traits(in->store, e);
+            bool marker = (fa_store_op(in->store, t->name)->flags & FA_OP_END_MARKER) != 0;
+            if ((t->is_p2p || marker) && fa_entry_coll_seq(d, e) <= 0) continue;
+            long gi = fa_groups_find(groups, ri, d->pgs[fa_entry_pg(in->store, e)].name);
+            if (gi >= 0) coll[gi] = true;
+        }
+    }
+    return coll;
+}
+
 /* Per view (group, member), the highest send/recv number the member's pg_status could hold in
  * the group (INT64_MAX: no bound known): the p2p_seq_id its newest entry there carries (the
  * group's send/recv count so far), plus one for each record id after that entry that its dump
@@ -570,11 +664,12 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
                              int64_t *proven) {
     size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
     int64_t *oldest = malloc((nviews + 1) * sizeof *oldest);
-    bool *p2p = groups_with_p2p(in, groups);
+    bool *p2p = groups_with_p2p(in, groups), *coll = groups_with_collectives(in, groups);
     int64_t *p2p_bound = p2p_number_bounds(in, groups, nviews, m);
-    if (!oldest || !p2p || !p2p_bound) {
+    if (!oldest || !p2p || !coll || !p2p_bound) {
         free(oldest);
         free(p2p);
+        free(coll);
         free(p2p_bound);
         return;
     }
@@ -597,12 +692,16 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             if (!d || d->blocks_caller) continue;
             int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
             int64_t counted = m->views[v].completed_max;
-            if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
+            /* the bound cannot count what an only-active dump dropped after the newest entry:
+             * where no dump shows a collective in the group, nothing makes the number above it
+             * a collective's rather than a later send/recv's */
+            if ((!p2p[g] || (coll[g] && counted > p2p_bound[v])) && counted > done) done = counted;
             if (done >= 1 && done > proven[g]) proven[g] = done;
         }
     }
     free(oldest);
     free(p2p);
+    free(coll);
     free(p2p_bound);
 }
 
@@ -712,7 +811,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
              * a send/recv's): an only-active dump keeps no entry of a group it is done with */
             bool comparable = v->has_entries || !p2p[g];
             int64_t done = comparable && by_stream[g] > proven[g] ? by_stream[g] : proven[g];
-            if (ri < 0 || done < 0 || v->issued_max >= done ||
+            if (ri < 0 || done < 0 || v->issued_max >= done || v->counters_unknown ||
                 before_window(in, grp, v, (size_t)ri))
                 continue;
             fa_stale *s = &m->rank_stale[ri];

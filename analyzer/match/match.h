@@ -133,6 +133,9 @@ typedef struct fa_view {
     int64_t p2p_min; /* the lowest p2p_seq_id of its send/recv entries in the group; INT64_MAX */
     bool has_dump;
     bool has_entries;
+    /* no entry there, and which pg_status key counts the group is unknown (no pg_id named by an
+     * entry, peers' or by elimination: fold_status): what it issued there is unknown */
+    bool counters_unknown;
     bool has_collective;  /* an entry of a collective of its own there (no send/recv, no marker) */
     bool launch_numbered; /* its dump's (fa_dump.launch_numbered) */
     bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
