@@ -78,75 +78,6 @@ static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *
     }
 }
 
-/* Whether pg_config name s is a group number as PyTorch names a group it makes (the count of
- * groups made so far, in decimal): digits only, short enough to compare as a number. */
-static bool numbered_name(const char *s) {
-    size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 18) return false;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return true;
-}
-
-/* The local pg_id that dump d's pg_config gives group name `name`: its place among the dump's
- * group names, as numbers, ascending (-1 where a name is no number, or `name` is not listed).
- * PyTorch names a group by how many groups the job had made (every rank calls new_group for
- * every group, in one order), and numbers a process's own groups 0, 1, 2, ... in the order it
- * made them (ProcessGroupNCCL's local id, pg_status's key): the orders agree. */
-static int64_t config_pg_id(const fa_dump *d, const char *name) {
-    if (!numbered_name(name)) return -1;
-    long long self = strtoll(name, NULL, 10);
-    int64_t below = 0;
-    bool listed = false;
-    for (uint32_t i = 0; i < d->ngroups; i++) {
-        if (!numbered_name(d->groups[i].name)) return -1;
-        long long k = strtoll(d->groups[i].name, NULL, 10);
-        below += k < self;
-        listed |= k == self;
-    }
-    return listed ? below : -1;
-}
-
-/* Whether dump d's pg_config orders its groups as their local pg_ids (config_pg_id): the ids the
- * dump shows in use, those pg_status counts under (a group counted has a communicator, which
- * pg_config lists) and its entries' and the default group's 0, are exactly 0 .. n-1 for its n
- * pg_config groups, and each group its entries name has the pg_id there that its name's place
- * gives. PyTorch may list a group only once its communicator is made, at its first operation:
- * an older dump then lists fewer groups than it numbered (tests/sim seed 7853's rank 14: "0",
- * "12", "75", "296", counting under 2, 3 and 5). Then the counters of a group none of its entries
- * names (an only-active dump drops what completed, a ring the old ones) are read at that place
- * (seed 7853: rank 67's empty dump counting 2 in a data-parallel group whose members completed
- * 4, read as "never joined" the default group's all_reduce #3 rather than as an older dump). Not
- * where names are no numbers (torch releases that write one "" pg_config entry). */
-static bool config_numbers_groups(const fa_dump *d) {
-    enum { MAX_PLACED = 64 };
-    bool used[MAX_PLACED] = { false };
-    if (d->ngroups < 2 || d->ngroups > MAX_PLACED || config_pg_id(d, "0") != 0) return false;
-    used[0] = true;
-    for (uint32_t s = 0; s < d->nstatus; s++) {
-        if (d->status[s].pg_id < 0 || d->status[s].pg_id >= (int64_t)d->ngroups) return false;
-        used[d->status[s].pg_id] = true;
-    }
-    for (uint32_t k = 0; k < d->npgs; k++) {
-        if (config_pg_id(d, d->pgs[k].name) != d->pgs[k].pg_id) return false;
-        used[d->pgs[k].pg_id] = true;
-    }
-    for (uint32_t k = 0; k < d->ngroups; k++)
-        if (!used[k]) return false;
-    return true;
-}
-
-/* Group gi's local pg_id in input rank ri's dump by its pg_config (config_pg_id), -1 unknown. */
-static int64_t member_config_pg_id(const fa_input *in, const fa_groups *groups, long ri,
-                                   size_t gi) {
-    const fa_dump *d = in->ranks[ri].dump;
-    if (!config_numbers_groups(d)) return -1;
-    for (uint32_t i = 0; i < d->ngroups; i++)
-        if (d->groups[i].name && fa_groups_find(groups, (size_t)ri, d->groups[i].name) == (long)gi)
-            return config_pg_id(d, d->groups[i].name);
-    return -1;
-}
-
 static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m) {
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
@@ -158,20 +89,10 @@ static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m
             if (consensus >= 0 && consensus != v->pg_id) agree = false;
             consensus = v->pg_id;
         }
-        /* by pg_config for all members whose counters no entry places, or for none: a member
-         * left unplaced beside placed peers would read as older than they (sim seed 12603) */
-        bool by_config = !agree || consensus < 0;
-        for (uint32_t p = 0; p < g->nmembers && by_config; p++) {
-            const fa_view *v = view_of(m, (uint32_t)gi, p);
-            by_config = g->member_input[p] < 0 || v->pg_id >= 0 ||
-                        member_config_pg_id(in, groups, g->member_input[p], gi) >= 0;
-        }
         for (uint32_t p = 0; p < g->nmembers; p++) {
             fa_view *v = view_of(m, (uint32_t)gi, p);
             v->has_dump = g->member_input[p] >= 0;
             int64_t pg_id = v->pg_id >= 0 ? v->pg_id : (agree ? consensus : -1);
-            if (v->has_dump && pg_id < 0 && by_config)
-                pg_id = member_config_pg_id(in, groups, g->member_input[p], gi);
             if (!v->has_dump || pg_id < 0) continue;
             const fa_dump *d = in->ranks[g->member_input[p]].dump;
             for (uint32_t s = 0; s < d->nstatus; s++) {

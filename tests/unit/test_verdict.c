@@ -3086,37 +3086,6 @@ static void counters_of_send_recv_or_an_older_dump_leave_later_collectives_unkno
     }
 }
 
-/* Rank 3 left nothing active (no entry) and counts 2 in the default group, where ranks 0-2 wait
- * in all_reduce #3; in group 1, whose members' dumps hold no entry either (so no entry says which
- * pg_status key is group 1), it counts 2 where its peers completed 4, which needs rank 3. Its
- * pg_config names its groups "0" and "1" and its pg_status counts under exactly the ids 0 and 1:
- * the names' order gives the ids (PyTorch numbers a process's groups in the order it made them,
- * and names them by the job's count): its dump is older than its peers', and what it did after
- * it, all_reduce #3 too, is unknown (FA_MS_STALE), not "never issued" (mutation ol02; tests/sim
- * seed 7853's rank 67). */
-static void a_dumps_group_names_place_its_counters(void **state) {
-    job j;
-    job_init(&j, 4);
-    group(&j, "1", "dp", "[0, 1, 2, 3]");
-    for (int r = 0; r < 3; r++) {
-        j.first_record[r] = 9; /* the rest completed, dropped */
-        rec(&j, r, "0", "all_reduce", 3, "scheduled");
-        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 3, "
-                            "\"last_started_collective\": -1, \"last_completed_collective\": 2}, "
-                            "\"1\": {\"last_enqueued_collective\": 4, "
-                            "\"last_started_collective\": -1, \"last_completed_collective\": 4}");
-    }
-    strcpy(j.status[3],
-           "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
-           "\"last_completed_collective\": 2}, \"1\": {\"last_enqueued_collective\": 2, "
-           "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
-    run(&j);
-    size_t op = 0;
-    while (j.a.match.ops[op].is_p2p || j.a.match.ops[op].seq != 3) op++;
-    assert_int_equal(fa_op_member_state(&j.a.match, &j.a.groups, op, 3), FA_MS_STALE);
-    done(&j);
-}
-
 /* Rank 1 left nothing active, and its pg_status says it completed #4 in a group where no
  * send/recv ran: rank 0, whose dump stops at #2 pending, is older, not stalled: ok. Where the
  * group also carries send/recv, PyTorch's counters may hold a send/recv number: they prove
@@ -5216,7 +5185,6 @@ int main(void) {
         cmocka_unit_test(a_peer_past_the_slot_waits_on_the_poster_queued),
         cmocka_unit_test(a_send_before_the_peers_window_is_not_never_posted),
         cmocka_unit_test(a_batch_waiting_for_its_one_transfer_has_no_dropped_partner),
-        cmocka_unit_test(a_dumps_group_names_place_its_counters),
         cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
         cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
         cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
