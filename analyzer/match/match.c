@@ -845,9 +845,8 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) rc = fa_walk_ranks(in, groups, jobs, m, &walk);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    builder b = {
-        in, groups, m, walk.calls_cap, walk.ops_cap, walk.p2p, walk.np2p, NULL, NULL, NULL
-    };
+    builder b = { in,        groups, m,    walk.calls_cap, walk.ops_cap, walk.p2p,
+                  walk.np2p, NULL,   NULL, NULL,           NULL };
     walk.p2p = NULL; /* the builder's now */
     if (rc == 0) rc = fa_mb_pair_p2p(&b);
     /* Each stage's scratch is freed as soon as its stage ends: holding the p2p records while

@@ -24,6 +24,7 @@ typedef struct builder {
     int64_t *p2p_completed; /* per view: the highest among those that completed, -1 none */
     uint32_t *p2p_oldest_pending; /* per input rank: the dump entry of its oldest send/recv still
                                    * pending (batch end markers applied), UINT32_MAX none */
+    const uint32_t *p2p_order;    /* b->p2p's indices run by run (sort_p2p), while pairing */
 } builder;
 
 static inline fa_view *view_of(const fa_match *m, uint32_t group, uint32_t member) {

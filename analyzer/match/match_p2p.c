@@ -489,6 +489,86 @@ static bool batch_marker_done(const builder *b, uint32_t ri, uint32_t gi, int64_
     return false;
 }
 
+static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry *e, uint32_t pg,
+                              int64_t seq);
+
+/* The records of run (group gi, sender position src, receiver position dst) whose sends or recvs
+ * (is_send) are asked for: *lo and *hi bound them in b->p2p_order (sorted by compare_runs). */
+static void find_run(const builder *b, uint32_t gi, uint32_t src, uint32_t dst, bool is_send,
+                     size_t *lo, size_t *hi) {
+    p2p_run key = { gi, src, dst, is_send, 0, 0 }, *kp = &key;
+    size_t a = 0, z = b->np2p;
+    for (int edge = 0; edge < 2; edge++) { /* the first record not below key, then above it */
+        size_t l = a, h = b->np2p;
+        while (l < h) {
+            size_t mid = l + (h - l) / 2;
+            const p2p_rec *x = &b->p2p[b->p2p_order[mid]];
+            p2p_run here = { x->group, x->src_pos, x->dst_pos, x->is_send, 0, 0 }, *hp = &here;
+            int c = compare_runs(&hp, &kp);
+            if (c < 0 || (edge && c == 0))
+                l = mid + 1;
+            else
+                h = mid;
+        }
+        if (edge)
+            z = l;
+        else
+            a = l;
+    }
+    *lo = a, *hi = z;
+}
+
+/* Whether transfer entry e of input rank ri's dump (group gi, p2p_seq_id seq) is shown done at
+ * its partner: the peer's record of the same pair and number, the other way, completed (its
+ * batch's end marker applied: batch_end_dropped and the rest lift it before pairing). */
+static bool done_at_partner(const builder *b, uint32_t ri, const fa_entry *e, uint32_t gi,
+                            int64_t seq) {
+    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
+    const fa_group *g = &b->groups->v[gi];
+    int64_t peer = op->is_send ? op->dst : op->src;
+    uint32_t self = UINT32_MAX;
+    for (uint32_t k = 0; k < g->nmembers; k++)
+        if (g->member_input[k] == (long)ri) self = k;
+    if (peer < 0 || peer >= g->nmembers || self == UINT32_MAX) return false;
+    uint32_t src = op->is_send ? self : (uint32_t)peer, dst = op->is_send ? (uint32_t)peer : self;
+    size_t lo, hi;
+    find_run(b, gi, src, dst, !op->is_send, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        const p2p_rec *y = &b->p2p[b->p2p_order[i]];
+        if (fa_p2p_seq(b->in, y) == seq && y->state == FR_STATE_COMPLETED) return true;
+    }
+    return false;
+}
+
+/* Whether pending record x is shown to be the transfer its batch still waits for: its dump shows
+ * the batch's end marker not completed (the batch did not finish: a batch completes as a whole),
+ * and every other transfer of the batch is done at its partner (done_at_partner). Then x did not
+ * move on the wire, and neither did a partner of it: a partner that completed would have
+ * completed x. The other side's dropped records (an only-active dump drops what completed) hold
+ * no partner of x then (tests/sim seed 1790: rank 262's recv from 235 posted instead of one from
+ * 261, beside its send to 263 that 263's completed batch received; 235's batch of that number
+ * completed, its marker dropped, its first transfer at its window's edge). */
+static bool waited_for_in_batch(const builder *b, const p2p_rec *x) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    while (first > 0 && transfer_of_batch(b, d, &d->entries[first - 1], pg, seq)) first--;
+    while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
+        last++;
+    if (first == last || last + 1 >= d->nentries) return false;
+    const fa_entry *end = &d->entries[last + 1];
+    const fa_traits *t = fa_entry_traits(b->in->store, end);
+    if (fa_entry_pg(b->in->store, end) != pg || fa_entry_p2p_seq(d, end) != seq ||
+        !(fa_store_op(b->in->store, t->name)->flags & FA_OP_END_MARKER) ||
+        t->state == FR_STATE_COMPLETED)
+        return false;
+    for (uint32_t i = first; i <= last; i++)
+        if (i != x->entry && !done_at_partner(b, x->rank_index, &d->entries[i], x->group, seq))
+            return false;
+    return true;
+}
+
 /* Whether pending record x, in a batch, may have been done on the wire with a partner that the
  * other side's window no longer holds: the other side's dump is not its whole history, holds no
  * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
@@ -509,7 +589,7 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
         return false;
     for (size_t i = 0; i < ny; i++)
         if (fa_p2p_seq(b->in, &b->p2p[Y[i]]) == seq) return false;
-    return !batch_shown_whole(b, (uint32_t)ri, x->group, seq);
+    return !batch_shown_whole(b, (uint32_t)ri, x->group, seq) && !waited_for_in_batch(b, x);
 }
 
 /* Whether the record right after entry i of dump d is missing from it (a gap in the record ids:
@@ -895,6 +975,7 @@ int fa_mb_pair_p2p(builder *b) {
     free(own.done);
     free(shown.in);
     int rc = 0;
+    b->p2p_order = order;
     for (size_t i = 0; i < b->np2p && rc == 0;) {
         size_t j = i;
         while (j < b->np2p && same_pair(&b->p2p[order[j]], &b->p2p[order[i]])) j++;
@@ -902,6 +983,7 @@ int fa_mb_pair_p2p(builder *b) {
         i = j;
     }
     free(order);
+    b->p2p_order = NULL;
     free(b->p2p_issued);
     free(b->p2p_completed);
     free(b->p2p_oldest_pending);

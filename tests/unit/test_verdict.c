@@ -2605,6 +2605,42 @@ static void a_send_before_the_peers_window_is_not_never_posted(void **state) {
     done(&j);
 }
 
+/* A ring of batches in group 1 (0 -> 1 -> 2 -> 3 -> 0) where rank 3 received from 1 instead of
+ * 2. Only-active dumps: ranks 0 and 1 completed their batches (markers dropped, a gap in the
+ * record ids) and wait in all_reduce #1; rank 1's window starts at its batch's first transfer,
+ * so a ring may have taken an earlier one of it (a send to 3?). But rank 3's marker says
+ * "started": its batch did not complete, while its other transfer, the send to 0, is done at 0
+ * (0's batch completed): the recv from 1 is what it waits for, and no partner of it ran. Rank 3,
+ * which posted to the wrong peer (2 waits to send to it), is named, not left unseen behind a
+ * dropped partner (tests/sim seed 1790: rank 262's recv from 235). */
+static void a_batch_waiting_for_its_one_transfer_has_no_dropped_partner(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "cp", "[0, 1, 2, 3]");
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3", "send 3->0" },
+               *recvs[] = { "recv 0<-3", "recv 1<-0", "recv 2<-1", "recv 3<-1" };
+    j.coll_p2p_seq = 1;
+    for (int r = 0; r < 4; r++) {
+        j.first_record[r] = 5;
+        p2p(&j, r, "1", sends[r], 1, "scheduled");
+        p2p(&j, r, "1", recvs[r], 1, "scheduled");
+        if (r < 2)
+            j.first_record[r]++; /* its marker completed, dropped: its batch ran */
+        else
+            batch_end(&j, r, "1", 1, r == 3 ? "started" : "scheduled");
+        rec(&j, r, "1", "all_reduce", 1, r < 2 ? "started" : "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    bool shown = false; /* the recv from 1 is kept, unmatched (mutation ol01: dropped) */
+    for (size_t i = 0; i < j.a.findings.n; i++) {
+        const char *detail = j.a.findings.v[i].detail;
+        shown |= detail && strstr(detail, "rank 3 receives from rank 1") != NULL;
+    }
+    if (!shown) fail_msg("no finding shows rank 3's recv from 1 (%s)", j.a.verdict.summary);
+    done(&j);
+}
+
 /* A ring of batches 0 -> 1 -> 2 -> 3 -> 0 where rank 1 received from 2 instead of 0, and rank
  * 3 left no dump. Rank 2's send to 3 is unmatched, and 1 waits to receive from 2: the pattern
  * of a send to the wrong peer, but 3 may well have posted its recv from 2 (nothing says it did
@@ -5367,6 +5403,7 @@ int main(void) {
         cmocka_unit_test(a_peer_past_the_slot_of_a_lone_send_is_no_culprit),
         cmocka_unit_test(a_peer_past_the_slot_waits_on_the_poster_queued),
         cmocka_unit_test(a_send_before_the_peers_window_is_not_never_posted),
+        cmocka_unit_test(a_batch_waiting_for_its_one_transfer_has_no_dropped_partner),
         cmocka_unit_test(a_send_to_a_rank_without_a_dump_is_no_wrong_peer),
         cmocka_unit_test(unmatched_halves_in_two_groups_are_no_wrong_peer),
         cmocka_unit_test(a_peer_that_others_wait_for_is_no_wrong_peer),
