@@ -387,7 +387,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
                                  .completed_max = -1,
                                  .pg_id = -1,
                                  .window_min = INT64_MAX,
-                                 .p2p_min = INT64_MAX };
+                                 .p2p_min = INT64_MAX,
+                                 .p2p_run = -1 };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
     return 0;

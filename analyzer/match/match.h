@@ -131,6 +131,9 @@ typedef struct fa_view {
     int64_t window_min;    /* launch-numbered dumps (store.h): the lowest seq id its entries in
                             * the group carry (collectives' and send/recv batches'); INT64_MAX */
     int64_t p2p_min; /* the lowest p2p_seq_id of its send/recv entries in the group; INT64_MAX */
+    int64_t p2p_run; /* the highest p2p_seq_id carried by a collective entry of its own in the
+                      * group that started or completed: its send/recv up to there ran before
+                      * (note_p2p_run); -1 none */
     bool has_dump;
     bool has_entries;
     /* no entry there, and which pg_status key counts the group is unknown (no pg_id named by an
@@ -205,6 +208,8 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     bool stale = fa_stale_known(&m->rank_stale[g->member_input[member]]);
     if (o->is_p2p) { /* its counters say what a window that dropped the entry cannot */
         if (v->p2p_or_older && o->seq <= v->issued_max) return FA_MS_STALE;
+        /* a later collective of its own started on the pair's stream: its end ran before */
+        if (g->nmembers == 2 && o->seq <= v->p2p_run) return FA_MS_COMPLETED;
         bool counted = v->counts_p2p && o->seq < v->p2p_min;
         if (counted && o->seq <= v->completed_max) return FA_MS_COMPLETED;
         if (counted && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;

@@ -378,6 +378,24 @@ static void note_dropped(open_group *o, fa_view *v, const fa_dump *d, const fa_e
     o->seen_record = record;
 }
 
+/* A collective entry carries the group's send/recv count so far (p2p_seq_id): the rank issued its
+ * send/recv up to that number before the collective. Where the collective started or completed,
+ * the group's stream ran everything issued on it before (work on a stream runs in issue order;
+ * batch_isend_irecv runs on the group's communicator, and a blocking send/recv orders the
+ * current stream that the next collective waits on), so those send/recv ran too, though an
+ * only-active dump dropped them (tests/sim seed 11349: rank 22's only-active dump shows only
+ * mesh_tp broadcast #8 started, carrying p2p #3, the batch its partner 23 stalled in; read as
+ * "22 never posted it"). NCCL counters only: not gloo's (no send/recv recorded) nor
+ * launch-numbered dumps (one counter numbers both). Used for groups of two, where the send/recv
+ * numbers are the pair's (fa_op_member_state_of). */
+static void note_p2p_run(fa_view *v, const fa_dump *d, int64_t p2p_seq, fr_state state,
+                         bool collective) {
+    if (!collective || d->launch_numbered || d->blocks_caller || d->records_no_p2p ||
+        (state != FR_STATE_STARTED && state != FR_STATE_COMPLETED))
+        return;
+    if (p2p_seq > v->p2p_run) v->p2p_run = p2p_seq;
+}
+
 static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t i) {
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
@@ -393,6 +411,9 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     if (!w->placing) {
         note_progress(v, seq, p2p_seq, d->pgs[t->pg].pg_id, d,
                       t->is_p2p || name->is_send || name->is_recv);
+        note_p2p_run(
+            v, d, p2p_seq, state,
+            !(t->is_p2p || name->is_send || name->is_recv || (name->flags & FA_OP_END_MARKER)));
         note_dropped(
             o, v, d, e, seq,
             !(t->is_p2p || name->is_send || name->is_recv || (name->flags & FA_OP_END_MARKER)));

@@ -113,6 +113,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     free(d.g.to);
     free(d.g.op_of_node);
     free(d.comp);
+    free(d.joined_ops);
     if (rc) fr_fail(err, "out of memory while deciding the verdict");
     return rc;
 }

@@ -102,7 +102,7 @@ static void ended_as_pending(const decider *d, size_t op, const uint32_t *member
 
 /* Whether the rank wrote a file, unreadable or not: it lived to dump, so no op failed because it
  * died (gloo fails an op whose peer died, and retires it). */
-static bool left_a_file(const decider *d, int64_t rank) {
+bool fa_vg_left_a_file(const decider *d, int64_t rank) {
     long node = fa_vg_rank_node(d, rank);
     return node >= 0 && d->facts[node].unreadable != NULL;
 }
@@ -136,7 +136,7 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members,
         const fa_call *mine = c < end && c->member == p ? c : NULL;
         states[k] = fa_op_member_state_of(d->m, d->groups, op, p, mine);
         dumpless |=
-            states[k] == FA_MS_NO_DUMP && !left_a_file(d, d->groups->v[o->group].members[p]);
+            states[k] == FA_MS_NO_DUMP && !fa_vg_left_a_file(d, d->groups->v[o->group].members[p]);
         uncertain |= mine && fa_call_end_uncertain(d->m, d->in, mine);
     }
     bool ran = uncertain && fa_vg_op_ran(d, op);
@@ -169,7 +169,7 @@ bool fa_vg_ended_failed(const decider *d, size_t op, const uint32_t *members,
             open |= !retired;
         }
         dead |= states[k] == FA_MS_NO_DUMP &&
-                !left_a_file(d, d->groups->v[o->group].members[members[k]]);
+                !fa_vg_left_a_file(d, d->groups->v[o->group].members[members[k]]);
     }
     *still_open = open;
     return ended && dead;

@@ -172,6 +172,12 @@ typedef struct decider {
     group_runs *runs;         /* per group (fa_vw_build_graph); NULL before, or out of memory */
     fa_families families;     /* the groups' families (with runs); .of NULL if not found */
     family_runs *family_runs; /* per family (with runs); NULL before, or out of memory */
+    fa_ranks maybe_also; /* waited ranks of unknown state the culprits explain: they may have
+                          * stopped too, which the dumps cannot rule out (an alternative) */
+    group_runs *runs;    /* per group (fa_vw_build_graph); NULL before, or out of memory */
+    uint8_t *joined_ops; /* per op node: its waits on an excused rank of unknown state were
+                          * dropped (fa_vw_join_excused_unknowns): that rank may have joined the
+                          * op, or not; NULL: none */
 } decider;
 
 /* The node of a rank, or -1. */
@@ -222,6 +228,9 @@ uint32_t fa_vg_states_into(const decider *d, size_t op, uint32_t *members, fa_me
 /* Whether the dumps show that op ran to its end for every member (no member failed or died in
  * it): a member's call surely completed, a collective or a call of a backend that blocks. */
 bool fa_vg_op_ran(const decider *d, size_t op);
+/* Whether the rank wrote a file, unreadable or not: it lived to dump, so no op failed because it
+ * died (gloo fails an op whose peer died, and retires it). */
+bool fa_vg_left_a_file(const decider *d, int64_t rank);
 /* Whether op (its states just filled) is one gloo ended as failed: a member that completed it is
  * read as pending (a peer died in it). Its waiters wait for the members without a dump only,
  * unless *still_open: a member has it pending, not ended. */

@@ -120,13 +120,8 @@ static bool batch_done_on_wire(const decider *d, const fa_imap *done, size_t op,
  * several, its oldest (its stream stopped there; what it issued after is queued behind).
  * Whether any rank has lag. The same walk marks maybe_stalled, the looser reading the summary
  * asks (any such op, broken members, batched send/recv and older dumps included). */
-static bool find_lag(decider *d, const uint8_t *flags) {
+static bool find_lag(decider *d, const uint8_t *flags, const fa_imap *done) {
     bool any = false;
-    fa_imap done = { 0 };
-    if (transfers_done(d, &done)) {
-        fa_imap_free(&done);
-        return false;
-    }
     for (size_t i = 0; i < d->m->nops; i++) {
         const fa_op *o = &d->m->ops[i];
         if (!(flags[i] & OP_PENDING)) continue;
@@ -140,7 +135,7 @@ static bool find_lag(decider *d, const uint8_t *flags) {
             rank_facts *f = &d->facts[node];
             f->maybe_stalled = true;
             if ((o->is_p2p && !p2p_alone_in_batch(d, i, d->members[k]) &&
-                 !batch_done_on_wire(d, &done, i, d->members[k])) ||
+                 !batch_done_on_wire(d, done, i, d->members[k])) ||
                 fa_vg_broken(d, (size_t)node, o->group) ||
                 !(lag_possible(d, (size_t)node) || counted_lag(d, (size_t)node, d->states[k])))
                 continue;
@@ -152,7 +147,6 @@ static bool find_lag(decider *d, const uint8_t *flags) {
             }
         }
     }
-    fa_imap_free(&done);
     return any;
 }
 
@@ -340,8 +334,13 @@ bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head) {
  * group rank `peer`: that one may hold the batch while peer's end ran on the wire. A batch whose
  * every transfer is with peer cannot be held while peer did each of its ends, short of a stalled
  * GPU or network (tests/sim seed 10413: rank 2's send to and recv from rank 1, whose only-active
- * dump shows nothing: it never posted them). */
-static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member, long peer) {
+ * dump shows nothing: it never posted them). Nor can a transfer whose other side completed
+ * (`done`, transfers_done: it ran on the wire) hold it: when every transfer with another peer
+ * is so done, only peer's end is left to hold the batch (tests/sim seed 11937: rank 9's batch
+ * receives from rank 8, whose send completed, and sends to rank 10, idle, whose only-active dump
+ * shows nothing: read as "10 may have done its end", and 9, 11 named instead of 10). */
+static bool batch_holds_other_peer(const decider *d, const fa_imap *done, size_t op,
+                                   uint32_t member, long peer) {
     const fa_call *c = fa_op_call(d->m, op, member);
     if (!c) return false;
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
@@ -349,15 +348,18 @@ static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member,
     const fa_entry *first = &dump->entries[at];
     uint32_t pg = fa_entry_pg(d->in->store, first);
     int64_t seq = fa_entry_p2p_seq(dump, first);
+    uint64_t others = 0, ran = 0;
     for (uint32_t i = at; i < dump->nentries; i++) {
         const fa_entry *x = &dump->entries[i];
         if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
         if (!is_transfer(d, x)) continue;
         const fa_opinfo *name = fa_store_op(d->in->store, fa_entry_traits(d->in->store, x)->name);
         int64_t other = name->is_send ? name->dst : name->src;
-        if (other >= 0 && other != peer) return true;
+        others += other >= 0 && other != peer;
     }
-    return false;
+    /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
+    fa_imap_get(done, fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(dump, first)), &ran);
+    return others > ran;
 }
 
 /* Whether idle member p (state s, its node's head) of send/recv op `op` may have done its end
@@ -367,17 +369,18 @@ static bool batch_holds_other_peer(const decider *d, size_t op, uint32_t member,
  * than them: sim seed 10539's rank 0, stopped in CPU code), and every member pending there
  * posted it in a batch holding a transfer with another peer, which may hold the batch while this
  * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
- * shows nothing, in the batch whose send 135 never received). An idle member whose whole history
- * is shown never posted it (random_rec_jobs seed 225). */
+ * shows nothing, in the batch whose send 135 never received), unless that transfer ran on the
+ * wire already (batch_holds_other_peer). An idle member whose whole history is shown never
+ * posted it (random_rec_jobs seed 225). */
 bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
-                              int64_t head, long node) {
-    if (!d->m->ops[op].is_p2p || s != FA_MS_NEVER || head != INT64_MAX) return false;
+                              const stream_heads *h, long node) {
+    if (!d->m->ops[op].is_p2p || s != FA_MS_NEVER || h->head[node] != INT64_MAX) return false;
     if (!d->facts[node].may_drop_done) return false;
     long peer = fa_group_position(&d->groups->v[d->m->ops[op].group], d->facts[node].rank);
     bool pending = false;
     for (uint32_t k = 0; k < n; k++) {
         if (!fa_member_state_pending(d->states[k])) continue;
-        if (!batch_holds_other_peer(d, op, d->members[k], peer)) return false;
+        if (!batch_holds_other_peer(d, &h->wire_done, op, d->members[k], peer)) return false;
         pending = true;
     }
     return pending;
@@ -395,7 +398,12 @@ int fa_vh_find(decider *d, const uint8_t *flags, stream_heads *h) {
     *h = (stream_heads){ 0 };
     h->head = malloc((d->nfacts + 1) * sizeof *h->head);
     long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
-    h->lag = find_lag(d, flags);
+    if (transfers_done(d, &h->wire_done)) {
+        free(head_op);
+        fa_vh_free(h);
+        return -1;
+    }
+    h->lag = find_lag(d, flags, &h->wire_done);
     h->unplaced = calloc(d->nfacts + 1, sizeof *h->unplaced);
     h->sees_missing = h->head && head_op && h->unplaced
                           ? waiting_on_missing(d, flags, h->head, head_op, h->unplaced)
@@ -416,6 +424,7 @@ void fa_vh_free(stream_heads *h) {
     free(h->sees_missing);
     free(h->held);
     free(h->unplaced);
+    fa_imap_free(&h->wire_done);
     *h = (stream_heads){ 0 };
 }
 

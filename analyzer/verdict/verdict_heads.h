@@ -22,6 +22,8 @@ typedef struct stream_heads {
                          * there), and so is the head of a rank that has it queued behind */
     uint32_t *unplaced; /* per node: its pending ops that its dump's counters alone show (no
                          * entry: no record to order them by) */
+    fa_imap wire_done;  /* per (input rank, its batch's first record): the batch's transfers whose
+                         * other side completed while its own call is pending (done on the wire) */
 } stream_heads;
 
 /* Fills h from the ops' flags (scan_all_ops; never NULL), and marks each rank's lag and
@@ -44,6 +46,6 @@ bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head);
 /* Whether idle member `node` (state s, its head) of send/recv op `op` (its n states in
  * d->members/d->states) may have done its end of the transfer, which its dump no longer shows. */
 bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
-                              int64_t head, long node);
+                              const stream_heads *h, long node);
 
 #endif

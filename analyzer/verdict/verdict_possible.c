@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "verdict/verdict_order.h"
 
 enum { MAX_IDLE_CHECKED = 256, MAX_P2P_GROUP = 1024 };
 
@@ -611,6 +612,18 @@ static void name_waited_unknowns(decider *d, const fa_option *options, size_t n,
     }
 }
 
+/* Whether a rank with a dump as new as its peers' is waited for in an op it never issued and the
+ * dumps prove it went past (fa_vo_went_past: tests/sim's E15): a root the dumps show, which the
+ * sink judge names whatever it waits in itself (blame_skippers). Beside it a rank of unknown
+ * state that others wait for may be blocked behind it, as beside any seen root (E1; sim seed
+ * 12988: rank 3 ran its shard pair's reduce_scatter on the default group instead, and rank 5,
+ * whose dump is garbage, was named beside it). */
+static bool skipped(const decider *d, size_t node) {
+    const rank_facts *f = &d->facts[node];
+    return f->waited && f->missing_op >= 0 && f->has_dump && !f->stale &&
+           fa_vo_went_past(d, node, f->missing_op);
+}
+
 int fa_vg_weigh_doubts(decider *d) {
     if (!d->g.npedges) return 0;
     size_t n = d->g.nnodes, *rev_at = NULL;
@@ -626,7 +639,8 @@ int fa_vg_weigh_doubts(decider *d) {
     if (rc == 0) keep_self_held_beside_e1(d, &s, self_held, options);
     if (rc == 0) rc = seed_proven_sinks(d, wf);
     for (size_t node = 0; rc == 0 && node < d->nfacts; node++) /* their own dumps accuse them */
-        if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0)
+        if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0 ||
+            skipped(d, node))
             wf[node] = is_root[node] = 1;
     if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     /* One root in reach makes a root: first for the ranks the dumps show, then for those of

@@ -290,8 +290,24 @@ static void judge_alone(decider *d, size_t op) {
     fa_ranks_free(&idle);
 }
 
+/* Drops from `scheduled` (members with op scheduled, not started) those that have an older op
+ * pending (oldest_pending): their stream has not reached op, it waits behind that one, and
+ * what holds it is judged there; "never started on the GPU" is said only of a stream's head
+ * (sim seed 11855: rank 0's EMBEDDING all_reduce #2 queued behind its DATA_PARALLEL
+ * _reduce_scatter_base #3, which waits on the killed rank 2). */
+static void unqueued(const decider *d, size_t op, fa_ranks *scheduled) {
+    size_t kept = 0;
+    for (size_t i = 0; i < scheduled->n; i++) {
+        long node = fa_vg_rank_node(d, scheduled->v[i]);
+        if (node < 0 || oldest_pending(d, (size_t)node, op)) scheduled->v[kept++] = scheduled->v[i];
+    }
+    scheduled->n = kept;
+}
+
 /* Every member joined, nothing is missing: who never started it, or is it simply stuck?
- * nodes[0..nn) are the component's nodes, ascending. */
+ * (Unless a member of unknown state was only excused there, joined_ops: it may not have joined,
+ * so nothing says the op is stuck with every member in it.) nodes[0..nn) are the component's
+ * nodes, ascending. */
 static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
     for (size_t k = 0; k < nn; k++) {
         size_t n = nodes[k];
@@ -304,6 +320,9 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
         fa_ranks started = { 0 }, scheduled = { 0 };
         members_in_state(d, op, fa_vg_is_started, &started);
         members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
+        unqueued(d, op, &scheduled);
+        /* a member of unknown state that the doubts excused may not have joined it at all */
+        bool unsure = d->joined_ops && d->joined_ops[n - d->g.nrank_nodes];
         if (started.n && scheduled.n) {
             fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
                                             (long)d->m->ops[op].group, (long)op);
@@ -337,7 +356,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
                     fa_call_record_id(d->m, d->in, call, fa_call_nentries(d->m, call) - 1))
                 queued = true;
         }
-        if (started.n && !scheduled.n && queued &&
+        if (started.n && !scheduled.n && queued && !unsure &&
             !find_op_finding(d, FA_STUCK_COLLECTIVE, (long)op, 0)) {
             fa_finding *x =
                 fa_findings_add(d->findings, FA_STUCK_COLLECTIVE, (long)o->group, (long)op);
@@ -352,7 +371,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
                                       group, label);
             }
         }
-        if (!started.n) judge_timed_out(d, op, &scheduled, queued);
+        if (!started.n && !unsure) judge_timed_out(d, op, &scheduled, queued);
         fa_ranks_free(&started);
         fa_ranks_free(&scheduled);
     }

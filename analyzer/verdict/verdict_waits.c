@@ -587,6 +587,30 @@ static void held_by_lonely_pairs(const decider *d, int64_t *wrong_from) {
     }
 }
 
+/* A member absent from an op gloo ended as failed (fa_vg_ended_failed) that lived to dump: it
+ * never issued the op, or its file is there but unreadable. gloo fails an op whose peer died, so
+ * it did not end the op, and nobody waits for it there any more (sim seeds 2895, 11823: rank 1's
+ * garbage file beside the dead rank 0's missing one). */
+static bool lived_to_dump(const decider *d, fa_member_state s, int64_t rank) {
+    return s == FA_MS_NEVER || (s == FA_MS_NO_DUMP && fa_vg_left_a_file(d, rank));
+}
+
+/* Whether every member pending in the op (its n expected states in d->members/d->states) crashed:
+ * its dump was written from a fatal signal's handler, so the process is gone and waits for
+ * nobody (tests/sim's W1: a dead rank is never seen waiting). A member absent there then explains
+ * no wait (sim seed 12527: rank 1 crashed with all_gather #15 pending in its pair, where rank 0,
+ * whose CPU stopped, never issued it; nobody alive waits for rank 0). */
+static bool only_crashed_pending(const decider *d, const fa_group *grp, uint32_t n) {
+    size_t crashed = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!fa_member_state_pending(d->states[k])) continue;
+        long node = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (node < 0 || !d->facts[node].crashed) return false;
+        crashed++;
+    }
+    return crashed > 0;
+}
+
 int fa_vw_build_graph(decider *d) {
     graph *g = &d->g;
     g->nrank_nodes = d->nfacts;
@@ -633,7 +657,8 @@ int fa_vw_build_graph(decider *d) {
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
-        bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from);
+        bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from) ||
+                     only_crashed_pending(d, grp, n);
         size_t waiting = 0; /* members pending here that are not broken: they wait */
         for (uint32_t k = 0; k < n; k++) {
             uint32_t p = d->members[k];
@@ -656,11 +681,11 @@ int fa_vw_build_graph(decider *d) {
                 if ((rc = add_pending_edges(d, x, i, p, node, wrong_peer[i], wrong_from, pending)))
                     break;
             } else if (fa_member_state_absent(s) && !alone && !queued &&
-                       !(failed && !open && s == FA_MS_NEVER) &&
+                       !(failed && !open && lived_to_dump(d, s, grp->members[p])) &&
                        !(s == FA_MS_STALE && !f->cut && stale_gone_on) &&
                        !cut_not_waited(d, f, s, i, p, queued_all) &&
                        !(behind && fa_vh_unseen_or_idle(s, h.head[node])) &&
-                       !fa_vh_maybe_done_unshown(d, i, n, s, h.head[node], node)) {
+                       !fa_vh_maybe_done_unshown(d, i, n, s, &h, node)) {
                 if ((rc = add_edge(g, x, (uint32_t)node)) != 0) break;
                 f->waited = true;
                 f->died |= failed && !open && s == FA_MS_NO_DUMP;
@@ -692,11 +717,29 @@ bool fa_vw_neighbor(const graph *g, size_t v, size_t k, uint32_t *w) {
     return true;
 }
 
+/* Whether the rank at `node` left the program's order itself: it is pending in an op it went to
+ * alone (fa_vw_lonely_op), or others wait for it in an op it never issued and the dumps prove it
+ * went past (fa_vo_went_past, tests/sim's E15). Whatever else it has pending waits behind its own
+ * departure from the program, not behind anyone. */
+static bool left_the_order(const decider *d, uint32_t node) {
+    const rank_facts *f = &d->facts[node];
+    for (size_t e = d->g.edge_at[node]; e < d->g.edge_at[node + 1]; e++) {
+        uint32_t x = d->g.edges[e];
+        if (x >= d->g.nrank_nodes && fa_vw_lonely_op(d, d->g.op_of_node[x - d->g.nrank_nodes]))
+            return true;
+    }
+    return f->waited && f->missing_op >= 0 && f->has_dump && !f->stale &&
+           fa_vo_went_past(d, node, f->missing_op);
+}
+
 /* The ranks pending in an op that waited on an excused rank (joined[op node]) and now waits on
  * nobody absent (as many edges out to ranks as in from them: every member left is pending in
  * it), which no member completed, are that rank's victims, blocked behind it or behind what it
- * waits on: never culprits for the waits on them elsewhere (behind_excused). 0, or -1 when out
- * of memory. */
+ * waits on: never culprits for the waits on them elsewhere (behind_excused). Not a rank that left
+ * the order itself (left_the_order): that is where its stream stands, by its own doing
+ * (sim seed 12988: rank 3 ran the default group's collective instead of its shard pair's, and
+ * has the replicate group's all_reduce, which also waited on rank 5's garbage dump, queued). 0,
+ * or -1 when out of memory. */
 static int excuse_behind_joined(decider *d, const bool *joined) {
     graph *g = &d->g;
     size_t nops = g->nnodes - g->nrank_nodes;
@@ -717,7 +760,7 @@ static int excuse_behind_joined(decider *d, const bool *joined) {
     for (size_t e = 0; e < g->nedges; e++) {
         uint32_t x = g->to[e];
         if (g->from[e] < d->nfacts && x >= g->nrank_nodes && joined[x - g->nrank_nodes] &&
-            balance[x - g->nrank_nodes] == 0)
+            balance[x - g->nrank_nodes] == 0 && !left_the_order(d, g->from[e]))
             d->facts[g->from[e]].behind_excused = true;
     }
     free(balance);
@@ -747,8 +790,12 @@ int fa_vw_join_excused_unknowns(decider *d) {
     bool any = kept != g->nedges;
     g->nedges = kept;
     int rc = any ? excuse_behind_joined(d, joined) : 0;
-    free(joined);
-    if (!any || rc) return rc;
+    if (!any || rc) {
+        free(joined);
+        return rc;
+    }
+    free(d->joined_ops);
+    d->joined_ops = (uint8_t *)joined;
     free(d->comp);
     d->comp = NULL;
     d->ncomps = 0;

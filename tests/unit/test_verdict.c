@@ -3467,6 +3467,89 @@ static void a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait(void **sta
     done(&j);
 }
 
+/* gloo: rank 3's newest all_reduce #2 retired (finished or failed), rank 2 idle after #1 never
+ * issued it, rank 0 left no file, rank 1's file is unreadable. The op failed on the dead member:
+ * rank 0. Rank 1 lived to write its file, so it did not die in #2, and rank 3 no longer waits
+ * for it there (sim seed 11823: ranks 0,1 were named). */
+static void a_failed_gloo_op_waits_on_the_dead_not_on_an_unreadable_file(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    coll(&j, "0", "all_reduce", 1, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 3, "0", "all_reduce", 2, "completed");
+    j.skip[0] = 1;
+    j.skip[1] = 2;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Rank 1 crashed (fatal:11) with all_reduce #2 of its pair with rank 0 pending; rank 0, idle,
+ * never issued it. A dead rank waits for nobody: rank 0 explains no wait there. Rank 2 waits in
+ * its pair's all_reduce #1 for rank 3, which never issued it: rank 3 alone is the culprit (sim
+ * seed 12527: rank 0, whose CPU stopped, was named beside the stalled rank). */
+static void a_crash_pending_alone_waits_for_nobody(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "PP", "[0, 1]");
+    group(&j, "2", "TP", "[2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+    rec(&j, 1, "1", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "2", "all_reduce", 1, "started");
+    strcpy(j.frtrace[1], "{\"global_rank\": 1, \"trigger\": \"fatal:11\", \"version\": \"1\"}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* A collective entry carries its group's send/recv count so far: rank 0's only-active dump keeps
+ * only broadcast #2 of its pair, started, carrying p2p #1: it issued its end of batch #1 before,
+ * and the pair's stream ran it before starting #2. Rank 1's batch #1 is still pending though
+ * rank 0 did its end, and rank 2 waits for rank 1 in their DP all_reduce #1: rank 1 is the
+ * culprit, rank 0 is not (sim seed 11349: "rank 0 never posted p2p #1", both named). */
+static void a_started_collective_carrying_a_send_recv_count_ran_it(void **state) {
+    job j;
+    job_init(&j, 3);
+    group(&j, "1", "TP", "[0, 1]");
+    group(&j, "2", "DP", "[1, 2]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed"));
+    j.first_record[0] = 5;
+    j.coll_p2p_seq = 1;
+    rec(&j, 0, "1", "broadcast", 2, "started");
+    j.coll_p2p_seq = 0;
+    j.p2p_coll_seq = 1;
+    p2p(&j, 1, "1", "send 1->0", 1, "started");
+    p2p(&j, 1, "1", "recv 1<-0", 1, "started");
+    batch_end(&j, 1, "1", 1, "started");
+    j.coll_p2p_seq = 1;
+    rec(&j, 1, "1", "broadcast", 2, "scheduled");
+    j.coll_p2p_seq = 0;
+    rec(&j, 2, "2", "all_reduce", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
+/* Rank 1's batch receives from rank 0, whose batch completed, and sends to rank 2, idle, whose
+ * only-active dump shows nothing. The transfer with rank 0 ran on the wire: it cannot hold rank
+ * 1's batch, so rank 2 cannot have done its end unseen: rank 1 waits for rank 2, the culprit
+ * (sim seed 11937: ranks 9, 11 named beside 10). */
+static void a_transfer_done_on_the_wire_holds_no_batch(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.p2p_coll_seq = 1;
+    p2p(&j, 0, "0", "send 0->1", 1, "completed");
+    batch_end(&j, 0, "0", 1, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "scheduled");
+    p2p(&j, 1, "0", "send 1->2", 1, "scheduled");
+    batch_end(&j, 1, "0", 1, "started");
+    j.first_record[2] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    done(&j);
+}
+
 /* Rank 2 crashed (fatal:11) while it waited, at its stream's head, in all_to_all #1 of group
  * "2" with rank 1, which has that op queued behind its own head: all_reduce #1 of group "1",
  * where ranks 0 and 1 wait for rank 3, which left no dump. Nobody's head waits on rank 2 (tests/
@@ -5488,6 +5571,10 @@ int main(void) {
         cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
         cmocka_unit_test(a_crash_before_an_op_nobody_waits_in_yet_explains_no_wait),
         cmocka_unit_test(a_crash_at_a_head_that_peers_queued_behind_a_wait_explains_no_wait),
+        cmocka_unit_test(a_failed_gloo_op_waits_on_the_dead_not_on_an_unreadable_file),
+        cmocka_unit_test(a_crash_pending_alone_waits_for_nobody),
+        cmocka_unit_test(a_started_collective_carrying_a_send_recv_count_ran_it),
+        cmocka_unit_test(a_transfer_done_on_the_wire_holds_no_batch),
         cmocka_unit_test(a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective),
         cmocka_unit_test(a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither),
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
