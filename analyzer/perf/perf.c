@@ -604,7 +604,7 @@ int fa_perf_build(const fa_input *in, const fa_groups *groups, const fa_match *m
     for (unsigned w = 0; w < nw && rc == 0; w++) rc = fa_late_scratch_init(&J.s[w], maxcalls);
     bool timing = fa_timing_wanted();
     double t = fa_clock();
-    if (rc == 0) rc = fa_readiness_build(in, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
+    if (rc == 0) rc = fa_readiness_build(in, groups, m, (int64_t)(p->floor_ms * 1e6), &J.ready);
     if (rc == 0) rc = fa_held_build(in, m, p->floor_ms, jobs, &J.held);
     if (rc == 0) rc = fa_release_build(in, groups, m, p->floor_ms, &J.release);
     if (rc == 0) rc = fa_clock_noise(in, m, &J.env.clock_noise_ms);

@@ -23,10 +23,20 @@ typedef struct wake_scratch {
     uint32_t *call; /* which call each known wake-up is */
 } wake_scratch;
 
+/* Whether op o lacks a member's call: a member without a dump, or whose dump (cut, or a window)
+ * holds nothing of it. */
+static bool missing_member(const fa_groups *groups, const fa_op *o) {
+    if (o->is_p2p) return o->unmatched || o->ncalls < 2;
+    return o->ncalls < groups->v[o->group].nmembers;
+}
+
 /* The op's calls' next_ready: its last arrival plus the other members' lower median wake-up; all 0
- * when the op did not block (a member went on before its last arrival) or nothing is known. */
-static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, int64_t tolerance,
-                        wake_scratch *s, int64_t *next_ready) {
+ * when the op did not block (a member went on before its last arrival) or nothing is known.
+ * Where one member alone went on to a known next call and another member's arrival is unknown,
+ * the op may have ended as late as that next call (the unknown member came last): its rank made
+ * no delay there that the dumps show. */
+static void ready_after(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                        const fa_op *o, int64_t tolerance, wake_scratch *s, int64_t *next_ready) {
     int64_t done = 0, at, next;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         call_span(in, m, &m->calls[o->first_call + k], &at, &next);
@@ -43,6 +53,10 @@ static void ready_after(const fa_input *in, const fa_match *m, const fa_op *o, i
         s->call[known++] = ci;
     }
     for (uint32_t k = 0; k < o->ncalls; k++) next_ready[o->first_call + k] = blocking ? done : 0;
+    if (blocking && known == 1 && missing_member(groups, o)) {
+        call_span(in, m, &m->calls[s->call[0]], &at, &next);
+        next_ready[s->call[0]] = next;
+    }
     if (!blocking || known < 2) return;
     fa_lower_median_of_others(s->wake, known, s->tmp, s->others);
     for (size_t i = 0; i < known; i++) next_ready[s->call[i]] = done + (int64_t)s->others[i];
@@ -136,8 +150,8 @@ static int mark_held_calls(const fa_input *in, const fa_match *m, int64_t tolera
     return rc;
 }
 
-int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
-                       fa_readiness *rd) {
+int fa_readiness_build(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                       int64_t tolerance_ns, fa_readiness *rd) {
     memset(rd, 0, sizeof *rd);
     bool any_blocking = false;
     for (size_t r = 0; r < in->nranks; r++) any_blocking |= in->ranks[r].dump->blocks_caller;
@@ -169,7 +183,7 @@ int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_
                     (uint32_t)ci;
         }
         for (size_t op = 0; op < m->nops; op++)
-            ready_after(in, m, &m->ops[op], tolerance_ns, &s, rd->next_ready);
+            ready_after(in, groups, m, &m->ops[op], tolerance_ns, &s, rd->next_ready);
         rc = mark_held_calls(in, m, tolerance_ns, widest, rd);
     }
     free(s.wake), free(s.others), free(s.tmp), free(s.call);

@@ -19,6 +19,12 @@
  * readiness only ever clears blame, never adds it; it clears a shifted clock's too (a rank whose
  * clock runs ahead is late against its peers but never against itself).
  *
+ * Where a member left no record of the op (no dump, a dump cut before it, a window past it) and
+ * only one member's next call is known, that member may have waited for the unrecorded one until
+ * just before its next call: its ready time is that call's arrival (it made no delay the dumps
+ * show; seed 12044). With two or more known next calls the ready time is the lower median of the
+ * others' next calls, whatever the op's end, and stays.
+ *
  * An op that some member left for its next call before the op's last arrival (by more than the
  * tolerance) did not hold its callers: gloo's asynchronous calls (DistributedDataParallel's bucket
  * all_reduces, `async_op=True`) return at once. Its calls' successors get no ready time.
@@ -51,6 +57,7 @@
 #include <stdint.h>
 
 #include "load/load.h"
+#include "match/groups.h"
 #include "match/match.h"
 
 #define FA_NO_CALL UINT32_MAX
@@ -68,8 +75,8 @@ _Static_assert(sizeof *((fa_readiness *)0)->entry_call == 4 &&
 /* 0, or -1 when out of memory (rd is then empty). Builds nothing (rd empty, every ready time
  * unknown) when no dump comes from a backend whose calls block. An op that a member left more
  * than tolerance_ns before its last arrival is taken as not blocking. */
-int fa_readiness_build(const fa_input *in, const fa_match *m, int64_t tolerance_ns,
-                       fa_readiness *rd);
+int fa_readiness_build(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                       int64_t tolerance_ns, fa_readiness *rd);
 void fa_readiness_free(fa_readiness *rd);
 
 /* When call c's rank was free to arrive at its op (ns), 0 when unknown. */

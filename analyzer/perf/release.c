@@ -569,6 +569,19 @@ static int64_t start_after(const chain_ctx *x, const fa_call *c, int64_t arrival
     return arrival > at ? arrival : at;
 }
 
+/* Where the rank waited in its earlier call d for a peer below the floor (WAITED_SHORT), the
+ * call's rebuilt end where that may have held it as a known end releases (released_at: a sync
+ * point, or its bound of launches in flight: its first call after the end came within the floor
+ * of it, having paused before that call longer than its peers or its usual step), 0 otherwise.
+ * went_on_at releases on a short wait only where the rank's very next entry followed the end; a
+ * rank that issued another call before the end and paused into it (held at its bound) shows the
+ * same hold. Only `longest` counts from it (steps since, all below the floor: jitter), not the
+ * cap by the time since: a short wait is within the jitter. */
+static int64_t short_wait_end(const chain_ctx *x, uint32_t d, int64_t arrival) {
+    if (x->chain[d] == UNKNOWN || x->waited[d] != WAITED_SHORT) return 0;
+    return released_at(x, d, x->chain[d] + x->off[x->m->calls[d].rank_index], arrival);
+}
+
 /* Per call, the latest chain value of its rank's FA_RELEASE_LOOKBACK calls before it that is no
  * later than its arrival, on its rank's clock. */
 static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *start_in_order) {
@@ -576,7 +589,7 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *st
     for (size_t ci = 0; ci < m->ncalls; ci++) {
         const fa_call *c = &m->calls[ci];
         uint32_t first = first_entry(m, c);
-        int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0;
+        int64_t arrival = fa_time_created(dump_of(x, c), first), best = 0, waited = 0;
         uint32_t d = x->dep[ci], by = NO_CALL; /* the call whose known end released it */
         for (int k = 0; k < FA_RELEASE_LOOKBACK && d != NO_CALL && arrival; k++, d = x->dep[d]) {
             int64_t at = release_at(x, d, first, arrival);
@@ -584,6 +597,8 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *st
                 best = at, by = x->chain[d] != UNKNOWN && at == x->chain[d] + x->off[c->rank_index]
                                     ? d
                                     : NO_CALL;
+            int64_t end = short_wait_end(x, d, arrival);
+            if (end > waited) waited = end;
         }
         if (arrival) {
             int64_t at = orphan_release(x, c->rank_index, first, arrival);
@@ -592,7 +607,13 @@ static void releases(chain_ctx *x, int64_t *release, int64_t *start, int64_t *st
         release[ci] = best;
         int64_t since = best ? best : from_start(x, c);
         int64_t lead = by != NO_CALL ? peers_lead(x, by) : 0;
-        x->rl->longest[ci] = since ? longest_step(x, c, first, arrival, since, lead) : NAN;
+        float longest = since ? longest_step(x, c, first, arrival, since, lead) : NAN;
+        /* and from a later end that held it after a short wait: each bounds its own delay */
+        if (waited > since) {
+            float from_wait = longest_step(x, c, first, arrival, waited, 0);
+            if (isnan(longest) || from_wait < longest) longest = from_wait;
+        }
+        x->rl->longest[ci] = longest;
         start[ci] = start_after(x, c, arrival, x->base[ci]);
         start_in_order[ci] = start_after(x, c, arrival, x->in_order_base[ci]);
     }

@@ -39,8 +39,12 @@
  * member's clock was corrected, which may miss by the noise). Where nothing released it, `longest`
  * runs from the first arrival its dump holds (the job's start, or a ring's oldest entry): a rank
  * that never paused by the floor in all its dump shows is no straggler there either (lateness.h
- * caps by it alike). A slow rank arrives last, its launches complete when it arrives: nothing
- * releases it.
+ * caps by it alike). Where the rank waited at an earlier launch for a peer below the floor and
+ * issued another call before its end, then paused into the first call after it as (3) asks (held
+ * at its bound of launches in flight), `longest` also runs from that end, and the smaller of the
+ * two bounds its own delay (seed 11111: held until the end, then 4.1 and 3.3 ms of jitter, read
+ * as one 7.7 ms pause); it does not cap by the time since, as a short wait is within the jitter. A
+ * slow rank arrives last, its launches complete when it arrives: nothing releases it.
  *
  * Where an op's end rests on what the dumps cannot show exactly, it is known only to lie in a
  * span, from its rebuilt end: a member left no dump (or its ring no longer holds the call), and

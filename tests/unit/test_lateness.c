@@ -67,7 +67,8 @@ static void run(job *j) {
         &a->in, &a->groups, m, a->verdict.status, floor_ms, &ready, &held, NULL, 0
     };
     fa_late_scratch s;
-    assert_int_equal(fa_readiness_build(&a->in, m, (int64_t)(floor_ms * 1e6), &ready), 0);
+    assert_int_equal(fa_readiness_build(&a->in, &a->groups, m, (int64_t)(floor_ms * 1e6), &ready),
+                     0);
     assert_int_equal(fa_held_build(&a->in, m, floor_ms, 1, &held), 0);
     assert_int_equal(fa_clock_noise(&a->in, m, &env.clock_noise_ms), 0);
     assert_int_equal(fa_late_scratch_init(&s, WORLD), 0);
