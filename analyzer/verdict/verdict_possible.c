@@ -751,7 +751,12 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
                      "rank %lld ran %s %s, which the program does not have (rank %lld went on "
                      "without it)",
                      (long long)f->rank, group, label, (long long)peer->rank);
-    } else if (o->why == FA_WHY_SKIPPED_P2P)
+    } else if (o->why == FA_WHY_STALLED_AFTER) /* verdict_two_readings.c */
+        snprintf(buf, len,
+                 "rank %lld's GPU stalled after the transfer%s%s, which its peer's dump (what is "
+                 "in flight only) may have dropped done",
+                 (long long)f->rank, op[0] ? " of" : "", op);
+    else if (o->why == FA_WHY_SKIPPED_P2P)
         snprintf(buf, len,
                  "rank %lld went on without a send/recv that rank %lld waits in (gloo records "
                  "none)",

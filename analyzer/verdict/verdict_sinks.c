@@ -866,6 +866,7 @@ void fa_vs_judge_sinks(decider *d) {
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
             offer_undecided(d, mine, nranks);
             order_tie(d, mine, nranks, nmine);
+            fa_vs_two_readings(d, mine, nranks);
         }
         for (size_t k = 0; k < nranks; k++) {
             rank_facts *f = &d->facts[mine[k]];

@@ -38,6 +38,10 @@ int64_t fa_vw_batch_first_record(const decider *d, size_t op, uint32_t member);
 /* verdict_sinks.c: the culprits of every sink component, one finding per cause. */
 void fa_vs_judge_sinks(decider *d);
 void fa_vs_note_idle_missing_dumps(decider *d);
+/* verdict_two_readings.c: a sink of one idle rank (mine, nranks rank nodes) whose dump may have
+ * dropped its end of the send/recv one rank alone waits in with it: "it never posted, or the
+ * waiter's GPU stalled after the transfer", an ambiguity of the two. */
+void fa_vs_two_readings(decider *d, const uint32_t *mine, size_t nranks);
 
 /* verdict_setup.c: where the sinks found nothing, ranks still inside the making of a
  * communicator that its other members made and wait on (recorder dumps' comms and stacks): a

@@ -430,7 +430,7 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
  * says between which, after the culprits it could name, and why it cannot tell. */
 static void say_ambiguous(decider *d) {
     if (!d->nambiguities) return;
-    bool p2p = false, lost = false, order = false;
+    bool p2p = false, lost = false, order = false, stall = false;
     char clauses[600] = "", previous[300] = "";
     size_t at = 0;
     for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
@@ -452,10 +452,14 @@ static void say_ambiguous(decider *d) {
             p2p |= why == FA_WHY_SKIPPED_P2P || f->maybe_in_p2p;
             lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
             order |= why == FA_WHY_ORDER;
+            stall |= why == FA_WHY_STALLED_AFTER;
         }
     }
-    const char *why = order ? "two ranks ran it in two orders: one left an op out, or the other "
-                              "ran one too many"
+    const char *why = order   ? "two ranks ran it in two orders: one left an op out, or the other "
+                                "ran one too many"
+                      : stall ? "one never posted its end of a send/recv, or the other's GPU "
+                                "stalled after the transfer: the first's dump keeps only what is "
+                                "in flight"
                       : p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
                       : p2p         ? "one stopped; gloo records no send/recv"
                                     : "a lost or older dump hides which stopped";

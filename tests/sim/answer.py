@@ -56,6 +56,13 @@ The rules (sim.py's table gives them with their numbers):
     or a member beside the unknown rank in a waiter's operation whose dump is cut (not older:
     E8 stands) and that no readable dump shows past it (passed()), may have stopped there, the unknown rank blocked behind it: the answer
     is one of them (alternatives, no culprit), the reasons in evidence.reasons (one_of()).
+ E17 Two readings. A rank waiting in a send/recv with one peer alone (no other peer in its
+    batch), in a group of more than two, whose dump holds no entry (an only-active dump with
+    nothing in flight: what it completed is dropped), idle and waited for by nobody else: the
+    bytes fit "the peer never posted" (the waiter waits for it) and "the waiter's GPU stalled
+    after the transfer" (the peer's launch done) alike, as pg_status counts send/recv per rank,
+    not per pair, in such a group. The answer is one of the two (alternatives, no culprit),
+    whichever the truth is (seeds 452 and 10413; two_readings()).
  E12 Extra operation. A waiter whose operation more than half of its members never issued
     while seen idle (nothing pending) and waited for by nobody else issued an operation the
     group will never run: it is the culprit, the idle majority is not (a rank that used the
@@ -112,8 +119,9 @@ class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
     def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
-                 older=None):
+                 older=None, drops=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self.drops = drops or (lambda r: False)  # E17: r's dump is empty, may drop done
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
         self.older = set(stale) - set(self.cut) if older is None else older  # E8 older dumps
@@ -464,16 +472,57 @@ def reason(view, gloo, fault_ranks):
                 culprits.update(c)
             else:
                 culprits.update(v for v in c if v in fault_ranks)
+    # E17: a waiter in a send/recv with one peer alone (group of more than two) whose dump is
+    # empty (only-active: what it completed is dropped), that peer idle and waited for by
+    # nobody else: "the peer never posted" (the waiter waits for it, a sink) and "the waiter's
+    # GPU stalled after the transfer" (the peer's launch done, the waiter stalled) read alike.
+    two = two_readings(view, graph, stalled, waited_by, skipped, idle, culprits)
+    reasons = []
+    for x, y in two:
+        culprits.discard(y)
+        culprits.discard(x)
+        reasons.append("E17: rank %d waits in a send/recv with rank %d alone, whose dump is "
+                       "empty: %d never posted, or %d's GPU stalled after the transfer: one of "
+                       "them" % (x, y, y, x))
     # E1: a rank nobody can see is needed only when no seen culprit could be what it waits for
-    alternatives, reasons = [], []
-    if culprits:
+    alternatives = []
+    if culprits or two:
         alternatives = [[u] for u in sorted(set(hidden) | (beside - culprits))]
+        alternatives = sorted({tuple(a) for a in alternatives} |
+                              {(v,) for x, y in two for v in (x, y)})
+        alternatives = [list(a) for a in alternatives]
     else:
         culprits, alternatives, reasons = one_of(view, graph, hidden)
     return {"graph": {str(k): v for k, v in sorted(graph.items())}, "stalled": stalled,
             "stuck": stuck, "in_flight": in_flight, "culprits": sorted(culprits),
             "alternatives": alternatives, "cycles": cycles, "reasons": reasons,
             "waiting": bool(graph) or bool(stalled)}
+
+
+def two_readings(view, graph, stalled, waited_by, skipped, idle, culprits):
+    """E17: the (waiter, peer) pairs whose bytes read alike for "the peer never posted" and
+    "the waiter's GPU stalled after the transfer": the waiter, fresh, has a send/recv of a group
+    of more than two at its frontier with that peer alone, and waits for it alone (it never
+    posted: a sink) or is stalled there (the peer's launch done); the peer is idle, waited for
+    by nobody else, and its dump holds no entry (view.drops: only-active, nothing in flight).
+    The pg_status counters of such a group count send/recv per rank, not per pair."""
+    out = []
+    for x in sorted(set(graph) | set(stalled)):
+        fr = view.frontier(x)
+        if fr is None or not fr.call.is_p2p() or fr.call.group.size <= 2 or \
+                not fresh_rank(view, x) or x in skipped:
+            continue
+        peers = {op.peer for op in fr.call.ops}
+        if len(peers) != 1:
+            continue
+        y = peers.pop()
+        if not idle(y) or y in skipped or not view.drops(y) or \
+                waited_by.get(y, set()) - {x} or \
+                (x in graph and graph[x] != [y]) or (x not in graph and waited_by.get(y)) or \
+                (y if x in graph else x) not in culprits:
+            continue
+        out.append((x, y))
+    return out
 
 
 def passed(view, c, inst):
@@ -673,6 +722,15 @@ def recorded_launches(job, eng, dumps, r, cut):
     return {p for p in launch_of if r not in cut or p < cut[r]}
 
 
+def empty_dump(job, eng, dumps, r, seen):
+    """E17: r's readable dump holds no entry (an only-active dump of a rank with nothing in
+    flight: what it completed is dropped; frtrace's may_drop_done with no entry at all)."""
+    if r not in seen:
+        import record  # the dump as written (sim.py writes it the same way)
+        seen[r] = not record.dump_dict(job, eng, r, dumps[r]["time"])["entries"]
+    return seen[r]
+
+
 def shows_slow(job, eng, dumps, known, cut, rank):
     """H1: a slow rank is a straggler the dumps can show only where its lateness can be
     measured: in a group of two or more whose every member's readable dump records at least
@@ -711,12 +769,14 @@ def expected(job, eng, dumps):
     truth_mm, _ = mismatch(truth_view, eng)
 
     known = {r for r, d in dumps.items() if d["readable"]}
+    drops_seen = {}
     T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
     view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo,
-                older={r for r in known if dumps[r].get("older")})
+                older={r for r in known if dumps[r].get("older")},
+                drops=None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen))
     seen = reason(view, gloo, fault_ranks)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)

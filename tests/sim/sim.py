@@ -66,6 +66,15 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      one of them (alternatives, no culprit). An earlier rule named the unknown rank alone
      (seed 975: rank 1 waits for 0, cut with no entries, and 2, no dump) or both (2019: rank 1,
      older, was a victim blocked behind 0).
+ E17 Two readings. A rank waiting in a send/recv with one peer alone (its batch holds no other
+     peer), in a group of more than two, on an idle peer that nobody else waits for and whose
+     dump holds no entry (only-active, nothing in flight: what it completed is dropped), reads
+     alike whether the peer never posted its end or the waiter's GPU stalled after the
+     transfer: the pg_status counters of such a group count send/recv per rank, not per pair.
+     Expected is one of them (alternatives, no culprit), as frtrace says it. An earlier rule
+     credited every launch issued before the dump as shown, even one the dump dropped (seed
+     452: 118's send to 86 in a pipeline group of 4, 86's only-active dump empty, 118 named
+     stalled; 10413: the reverse truth, 1 never posted, read the same and named 1).
  E12 A waiter whose operation more than half of its members never issued while seen idle
      (nothing pending), and that nobody else waits for, issued an operation the group will
      never run: it is the culprit, not the idle majority. Where some are idle, a member seen

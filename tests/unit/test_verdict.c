@@ -5113,6 +5113,28 @@ static void a_batch_only_with_a_peer_that_shows_nothing_waits_for_it(void **stat
     done(&j);
 }
 
+/* As above in a group of three: rank 2 idle too, its dump (only-active) empty. The pg_status
+ * counters of a group of more than two count send/recv per rank, not per pair, so nothing shows
+ * whether rank 1 never posted its ends or did them, its only-active dump dropping them done,
+ * while rank 0's GPU stalled after the transfers: one of 0 and 1, no culprit (tests/sim's E17;
+ * sim seeds 452, 10413). */
+static void a_lone_peer_that_shows_nothing_in_a_group_of_three_is_one_of_two(void **state) {
+    job j;
+    job_init(&j, 3);
+    for (int r = 0; r < 3; r++) j.first_record[r] = 5;
+    p2p(&j, 0, "0", "send 0->1", 1, "started");
+    p2p(&j, 0, "0", "recv 0<-1", 1, "started");
+    batch_end(&j, 0, "0", 1, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_int_equal(j.a.verdict.nalternatives, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(j.a.verdict.alternatives[i].ranks.n, 1);
+        assert_true(fa_ranks_contains(&j.a.verdict.alternatives[i].ranks, (int64_t)i));
+    }
+    done(&j);
+}
+
 /* As above with a batch to two peers, but the rings of ranks 1 and 2 wrapped keeping completed
  * entries (all_reduce #1): a ring drops its oldest entries, never one newer than those it shows,
  * so neither posted its end; both are waited for (tests/sim seed 10539; mutant wu03). */
@@ -5564,6 +5586,7 @@ int main(void) {
         cmocka_unit_test(a_collective_scheduled_everywhere_past_a_timeout_is_stuck),
         cmocka_unit_test(a_recv_in_the_batch_at_the_stream_head_is_a_wait),
         cmocka_unit_test(a_batch_only_with_a_peer_that_shows_nothing_waits_for_it),
+        cmocka_unit_test(a_lone_peer_that_shows_nothing_in_a_group_of_three_is_one_of_two),
         cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
         cmocka_unit_test(an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them),
         cmocka_unit_test(a_gloo_rank_idle_beside_a_lost_one_is_not_ok),
