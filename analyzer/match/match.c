@@ -592,25 +592,6 @@ static bool *groups_with_p2p(const fa_input *in, const fa_groups *groups) {
     return p2p;
 }
 
-/* Groups where a collective ran, as far as any dump shows: a collective's entry, or one whose
- * collective_seq_id (the group's collective count when it was recorded) is past 0. NULL when
- * out of memory. */
-static bool *groups_with_collectives(const fa_input *in, const fa_groups *groups) {
-    bool *coll = calloc(groups->n + 1, 1);
-    for (size_t ri = 0; coll && ri < in->nranks; ri++) {
-        const fa_dump *d = in->ranks[ri].dump;
-        for (uint32_t i = 0; i < d->nentries; i++) {
-            const fa_entry *e = &d->entries[i];
-            const fa_traits *t = fa_entry_traits(in->store, e);
-            bool marker = (fa_store_op(in->store, t->name)->flags & FA_OP_END_MARKER) != 0;
-            if ((t->is_p2p || marker) && fa_entry_coll_seq(d, e) <= 0) continue;
-            long gi = fa_groups_find(groups, ri, d->pgs[fa_entry_pg(in->store, e)].name);
-            if (gi >= 0) coll[gi] = true;
-        }
-    }
-    return coll;
-}
-
 /* Per view (group, member), the highest send/recv number the member's pg_status could hold in
  * the group (INT64_MAX: no bound known): the p2p_seq_id its newest entry there carries (the
  * group's send/recv count so far), plus one for each record id after that entry that its dump
@@ -665,12 +646,11 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
                              int64_t *proven) {
     size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
     int64_t *oldest = malloc((nviews + 1) * sizeof *oldest);
-    bool *p2p = groups_with_p2p(in, groups), *coll = groups_with_collectives(in, groups);
+    bool *p2p = groups_with_p2p(in, groups);
     int64_t *p2p_bound = p2p_number_bounds(in, groups, nviews, m);
-    if (!oldest || !p2p || !coll || !p2p_bound) {
+    if (!oldest || !p2p || !p2p_bound) {
         free(oldest);
         free(p2p);
-        free(coll);
         free(p2p_bound);
         return;
     }
@@ -693,16 +673,12 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             if (!d || d->blocks_caller) continue;
             int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
             int64_t counted = m->views[v].completed_max;
-            /* the bound cannot count what an only-active dump dropped after the newest entry:
-             * where no dump shows a collective in the group, nothing makes the number above it
-             * a collective's rather than a later send/recv's */
-            if ((!p2p[g] || (coll[g] && counted > p2p_bound[v])) && counted > done) done = counted;
+            if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
             if (done >= 1 && done > proven[g]) proven[g] = done;
         }
     }
     free(oldest);
     free(p2p);
-    free(coll);
     free(p2p_bound);
 }
 

@@ -344,11 +344,24 @@ static bool batch_holds_other_peer(const decider *d, const fa_imap *done, size_t
     const fa_call *c = fa_op_call(d->m, op, member);
     if (!c) return false;
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    uint64_t ran = 0;
+    /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
+    fa_imap_get(done,
+                fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(
+                                           dump, &dump->entries[fa_vw_batch_start(d, c)])),
+                &ran);
+    return fa_vh_batch_others(d, op, member, peer) > ran;
+}
+
+uint64_t fa_vh_batch_others(const decider *d, size_t op, uint32_t member, long peer) {
+    const fa_call *c = fa_op_call(d->m, op, member);
+    if (!c) return 0;
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
     uint32_t at = fa_vw_batch_start(d, c);
     const fa_entry *first = &dump->entries[at];
     uint32_t pg = fa_entry_pg(d->in->store, first);
     int64_t seq = fa_entry_p2p_seq(dump, first);
-    uint64_t others = 0, ran = 0;
+    uint64_t others = 0;
     for (uint32_t i = at; i < dump->nentries; i++) {
         const fa_entry *x = &dump->entries[i];
         if (fa_entry_pg(d->in->store, x) != pg || fa_entry_p2p_seq(dump, x) != seq) break;
@@ -357,9 +370,7 @@ static bool batch_holds_other_peer(const decider *d, const fa_imap *done, size_t
         int64_t other = name->is_send ? name->dst : name->src;
         others += other >= 0 && other != peer;
     }
-    /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
-    fa_imap_get(done, fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(dump, first)), &ran);
-    return others > ran;
+    return others;
 }
 
 /* Whether idle member p (state s, its node's head) of send/recv op `op` may have done its end

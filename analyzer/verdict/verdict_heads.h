@@ -43,6 +43,10 @@ bool fa_vh_others_behind_held(const decider *d, size_t op, const stream_heads *h
 /* Of a member absent from an op nobody waits in yet: whether an edge to it would make it a root
  * on that op alone (no readable dump, or idle: `head` is its node's). */
 bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head);
+
+/* How many transfers of member's batch of send/recv op `op` (member: a group rank) are with a
+ * known peer other than group rank `peer`. */
+uint64_t fa_vh_batch_others(const decider *d, size_t op, uint32_t member, long peer);
 /* Whether idle member `node` (state s, its head) of send/recv op `op` (its n states in
  * d->members/d->states) may have done its end of the transfer, which its dump no longer shows. */
 bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,

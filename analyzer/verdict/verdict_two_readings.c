@@ -1,7 +1,8 @@
 /* verdict_two_readings.c — a send/recv whose idle peer's dump may have dropped its end.
  *
- * Rank X waits in a send/recv with one peer Y alone (the batch holds no transfer with another
- * peer: verdict_heads.c fa_vh_maybe_done_unshown excuses Y otherwise), nobody else waits on Y,
+ * Rank X waits in a send/recv with one peer Y alone (its batch holds no transfer with another
+ * peer, fa_vh_batch_others: tests/sim's E17 reads no other; where that other transfer ran on
+ * the wire, Y is what holds the batch, sim seed 11937), nobody else waits on Y,
  * and Y's dump holds no entry at all (an only-active dump of a rank with nothing in flight:
  * rank_facts.may_drop_done, what Y completed is dropped; a dump that holds entries, even frozen
  * members of a batch whose marker was dropped, says more and is left to the other rules). In a
@@ -12,6 +13,7 @@
  * ambiguity of the two, no culprit (tests/sim's E17; sim seeds 452, where the truth is X's
  * stall, and 10413, where it is Y's missing post: the dumps read the same).
  */
+#include "verdict/verdict_heads.h"
 #include "verdict/verdict_steps.h"
 
 static bool has_edge(const graph *g, uint32_t a, uint32_t b) {
@@ -21,12 +23,19 @@ static bool has_edge(const graph *g, uint32_t a, uint32_t b) {
 }
 
 /* Whether op node x is a send/recv op of a group of more than two that waits on y and on its
- * pending member w alone (an op waits back on its pending members). */
+ * pending member w alone (an op waits back on its pending members), w's batch there holding
+ * transfers with y alone. */
 static bool waits_on_y_alone(const decider *d, uint32_t x, uint32_t y, uint32_t w) {
     const graph *g = &d->g;
     if (x < g->nrank_nodes) return false;
-    const fa_op *o = &d->m->ops[g->op_of_node[x - g->nrank_nodes]];
-    if (!o->is_p2p || d->groups->v[o->group].nmembers <= 2) return false;
+    size_t op = g->op_of_node[x - g->nrank_nodes];
+    const fa_op *o = &d->m->ops[op];
+    const fa_group *grp = &d->groups->v[o->group];
+    if (!o->is_p2p || grp->nmembers <= 2) return false;
+    long member = fa_group_position(grp, d->facts[w].rank);
+    if (member < 0 ||
+        fa_vh_batch_others(d, op, (uint32_t)member, fa_group_position(grp, d->facts[y].rank)))
+        return false;
     for (size_t e = g->edge_at[x]; e < g->edge_at[x + 1]; e++)
         if (g->edges[e] != y && g->edges[e] != w) return false;
     return true;

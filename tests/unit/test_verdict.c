@@ -5390,36 +5390,6 @@ static void an_entryless_groups_counters_are_its_last_pg_status_key(void **state
     }
 }
 
-/* A pipeline group of three stages that runs send/recv alone (every entry carries a collective
- * count of 0): each stage's only-active dump keeps its batches' transfers, "scheduled" where
- * their dropped end markers completed, and its pg_status counts the batches it ran after its
- * newest entry too, which the dump dropped: the middle stage "completed 8" past its newest entry's
- * #4. No dump shows a collective there, so nothing makes 8 a collective's number: the end stages'
- * "4" is no older dump (mutation ok03: "rank 0 or 2 stopped after its dump", tests/sim seed
- * 12320). */
-static void send_recv_counted_past_the_newest_entry_make_no_dump_older(void **state) {
-    job j;
-    job_init(&j, 3);
-    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1, 2]");
-    const char *stage[3][4] = { { "send 0->1", "recv 0<-1" },
-                                { "recv 1<-0", "send 1->2", "recv 1<-2", "send 1->0" },
-                                { "recv 2<-1", "send 2->1" } };
-    for (int r = 0; r < 3; r++) {
-        int n = r == 1 ? 4 : 2;
-        for (int k = 0; k < n; k++) {
-            p2p(&j, r, "1", stage[r][k], k + 1, "scheduled");
-            j.first_record[r]++; /* its end marker completed: dropped */
-        }
-        sprintf(j.status[r],
-                "\"1\": {\"last_enqueued_collective\": %d, \"last_started_collective\": "
-                "-1, \"last_completed_collective\": %d}",
-                2 * n, 2 * n);
-    }
-    run(&j);
-    assert_culprits(&j, FA_STATUS_OK, "");
-    done(&j);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_across_groups),
@@ -5615,7 +5585,6 @@ int main(void) {
         cmocka_unit_test(a_collective_no_sibling_pair_runs_names_its_issuer),
         cmocka_unit_test(a_collective_no_sibling_pair_runs_beside_an_overlapping_dimension),
         cmocka_unit_test(an_entryless_groups_counters_are_its_last_pg_status_key),
-        cmocka_unit_test(send_recv_counted_past_the_newest_entry_make_no_dump_older),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + run_partial_dump_tests();
