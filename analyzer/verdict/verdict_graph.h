@@ -172,9 +172,9 @@ typedef struct decider {
     group_runs *runs;         /* per group (fa_vw_build_graph); NULL before, or out of memory */
     fa_families families;     /* the groups' families (with runs); .of NULL if not found */
     family_runs *family_runs; /* per family (with runs); NULL before, or out of memory */
-    uint8_t *joined_ops;      /* per op node: its waits on an excused rank of unknown state were
-                               * dropped (fa_vw_join_excused_unknowns): that rank may have joined the
-                               * op, or not; NULL: none */
+    uint8_t *joined_ops;      /* per op node: its waits on an excused rank of unknown state
+                               * were dropped (fa_vw_join_excused_unknowns): that rank may have
+                               * joined the op, or not; NULL: none */
 } decider;
 
 /* The node of a rank, or -1. */
