@@ -255,6 +255,16 @@ static void find_unseen(const fa_input *in, int64_t top, unseen_ranks *out) {
     }
 }
 
+/* The ranks the family's groups hold, sorted. */
+static fa_ranks family_members(const fa_fill_group *groups, const size_t *family, size_t nf) {
+    fa_ranks held = { 0 };
+    for (size_t f = 0; f < nf; f++)
+        for (size_t k = 0; k < groups[family[f]].members.n; k++)
+            fa_ranks_add(&held, groups[family[f]].members.v[k]);
+    fa_ranks_normalize(&held);
+    return held;
+}
+
 /* Whether the family's short groups may lack only ranks the dumps already hold: its groups lost
  * no dump (no rank whose dump hides its groups lies outside the family), some rank outside it
  * leaves a group unnamed, and every such rank is blocked in an operation its dump records. The
@@ -266,11 +276,7 @@ static void find_unseen(const fa_input *in, int64_t top, unseen_ranks *out) {
  * stays there and the verdict weighs the unknown member. */
 static bool lacks_only_blocked(const unseen_ranks *unseen, const fa_fill_group *groups,
                                const size_t *family, size_t nf) {
-    fa_ranks held = { 0 };
-    for (size_t f = 0; f < nf; f++)
-        for (size_t k = 0; k < groups[family[f]].members.n; k++)
-            fa_ranks_add(&held, groups[family[f]].members.v[k]);
-    fa_ranks_normalize(&held);
+    fa_ranks held = family_members(groups, family, nf);
     size_t outside = 0;
     bool ok = true;
     for (size_t k = 0; k < unseen->v.n && ok; k++) ok = fa_ranks_contains(&held, unseen->v.v[k]);
@@ -292,11 +298,7 @@ static bool lacks_only_blocked(const unseen_ranks *unseen, const fa_fill_group *
 static void family_candidates(const unseen_ranks *unseen, const fa_fill_group *groups,
                               const size_t *family, size_t nf, size_t slots, bool unnamed,
                               int64_t *top, fa_ranks *out) {
-    fa_ranks held = { 0 };
-    for (size_t f = 0; f < nf; f++)
-        for (size_t k = 0; k < groups[family[f]].members.n; k++)
-            fa_ranks_add(&held, groups[family[f]].members.v[k]);
-    fa_ranks_normalize(&held);
+    fa_ranks held = family_members(groups, family, nf);
     for (size_t k = 0; k < unseen->v.n; k++) /* all at most unseen->top, at most *top */
         if (!fa_ranks_contains(&held, unseen->v.v[k])) fa_ranks_add(out, unseen->v.v[k]);
     for (int64_t r = unseen->top + 1; r <= *top; r++)
@@ -391,11 +393,7 @@ static void stride_fills(fa_fill_group *groups, const size_t *family, size_t nf,
  * family is not a dimension of the whole job (embedding groups, a subset's groups). */
 static size_t lacked_of_whole_job(const unseen_ranks *unseen, const fa_fill_group *groups,
                                   const size_t *family, size_t nf, int64_t top) {
-    fa_ranks held = { 0 };
-    for (size_t f = 0; f < nf; f++)
-        for (size_t k = 0; k < groups[family[f]].members.n; k++)
-            fa_ranks_add(&held, groups[family[f]].members.v[k]);
-    fa_ranks_normalize(&held);
+    fa_ranks held = family_members(groups, family, nf);
     size_t outside = 0;
     for (size_t k = 0; k < unseen->v.n; k++) outside += !fa_ranks_contains(&held, unseen->v.v[k]);
     bool whole = held.n && held.v[0] >= 0 && held.v[held.n - 1] <= top &&

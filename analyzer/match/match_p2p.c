@@ -492,6 +492,19 @@ static bool batch_marker_done(const builder *b, uint32_t ri, uint32_t gi, int64_
 static bool transfer_of_batch(const builder *b, const fa_dump *d, const fa_entry *e, uint32_t pg,
                               int64_t seq);
 
+/* The entries [*first, *last] of record x's batch in its dump: the run of transfers around it
+ * of its group and p2p_seq_id. */
+static void batch_span(const builder *b, const p2p_rec *x, uint32_t *first, uint32_t *last) {
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    const fa_entry *e = &d->entries[x->entry];
+    uint32_t pg = fa_entry_pg(b->in->store, e);
+    int64_t seq = fa_entry_p2p_seq(d, e);
+    *first = *last = x->entry;
+    while (*first > 0 && transfer_of_batch(b, d, &d->entries[*first - 1], pg, seq)) (*first)--;
+    while (*last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[*last + 1], pg, seq))
+        (*last)++;
+}
+
 /* The records of run (group gi, sender position src, receiver position dst) whose sends or recvs
  * (is_send) are asked for: *lo and *hi bound them in b->p2p_order (sorted by compare_runs). */
 static void find_run(const builder *b, uint32_t gi, uint32_t src, uint32_t dst, bool is_send,
@@ -551,11 +564,9 @@ static bool done_at_partner(const builder *b, uint32_t ri, const fa_entry *e, ui
 static bool waited_for_in_batch(const builder *b, const p2p_rec *x) {
     const fa_dump *d = b->in->ranks[x->rank_index].dump;
     const fa_entry *e = &d->entries[x->entry];
-    uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
+    uint32_t pg = fa_entry_pg(b->in->store, e), first, last;
     int64_t seq = fa_entry_p2p_seq(d, e);
-    while (first > 0 && transfer_of_batch(b, d, &d->entries[first - 1], pg, seq)) first--;
-    while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
-        last++;
+    batch_span(b, x, &first, &last);
     if (first == last || last + 1 >= d->nentries) return false;
     const fa_entry *end = &d->entries[last + 1];
     const fa_traits *t = fa_entry_traits(b->in->store, end);
@@ -843,11 +854,9 @@ static bool batch_end_made(const fa_dump *d, const fa_entry *end, uint32_t pg, i
 static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
     const fa_dump *d = b->in->ranks[x->rank_index].dump;
     const fa_entry *e = &d->entries[x->entry];
-    uint32_t pg = fa_entry_pg(b->in->store, e), first = x->entry, last = x->entry;
+    uint32_t pg = fa_entry_pg(b->in->store, e), first, last;
     int64_t seq = fa_entry_p2p_seq(d, e);
-    while (first > 0 && transfer_of_batch(b, d, &d->entries[first - 1], pg, seq)) first--;
-    while (last + 1 < d->nentries && transfer_of_batch(b, d, &d->entries[last + 1], pg, seq))
-        last++;
+    batch_span(b, x, &first, &last);
     const fa_entry *end = &d->entries[last];
     if (last == first) return false;
     if (last + 1 == d->nentries) return batch_end_made(d, end, pg, seq);
