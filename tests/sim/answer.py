@@ -32,7 +32,20 @@ The rules (sim.py's table gives them with their numbers):
     peer completing the frontier itself is what a stalled GPU looks like: no proof). Such a rank
     is presumed to have gone on: a waiter's missing member only when no other member is missing
     there, and its own (old) frontier is not read as a wait; when waited for, it is weighed as
-    an unknown rank (E1).
+    an unknown rank (E1). The bytes prove it older only through an instance its dump shows it
+    had not issued (its counters stop below it): a collective a peer completed, or a transfer a
+    peer received from it (older_shown()). Instances it shows issued and pending that peers
+    completed prove only that its GPU ran them: the real NVIDIA runs gpu_error_1st/2nd show a
+    dozen such launches behind the head of a GPU that failed, in fresh dumps. And a send a peer
+    completed to it proves no recv (NCCL completes a send that fits the receiver's buffer first).
+    Where only those show it older, the dump is read both ways: older (gone on), or final, its
+    GPU having run past what it recorded (then stopped anywhere after: it holds up whoever waits
+    for it, not stalled where nobody does) or, with a send alone, stopped where its dump shows;
+    where the final reading names a rank the older one does not, the answer is what both name,
+    the rest of what either names alternatives (either(); seeds 12994, 12069: the older reading
+    alone named the rank without a dump, or the wrong peer, where the dumps also allow the rank
+    with the older-looking dump). Where it names only ranks the older reading names, that one
+    stands (it names every older dump a wait may rest on).
  E14 Wrong peer. A rank waiting in a send/recv on peers seen idle that nobody else waits for,
     while another rank waits on it in the other half (it sends to the rank that receives, or
     the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
@@ -119,8 +132,9 @@ class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
     def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
-                 older=None, drops=None):
+                 older=None, drops=None, lagging=()):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
+        self.lagging = set(lagging)  # E8: read as a GPU whose completions went unrecorded
         self.drops = drops or (lambda r: False)  # E17: r's dump is empty, may drop done
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
@@ -222,6 +236,8 @@ def waits(view, r, gloo):
         return None
     fr = view.frontier(r)
     eng = view.eng
+    if r in view.lagging:  # E8's second reading: its GPU ran past what it recorded and may
+        return ("stuck", [])  # have stopped anywhere after: it holds up those who wait for it
     if fr is None:
         if gloo:
             last = [L for L in eng.stream[r] if view.visible(L, r)]
@@ -757,6 +773,60 @@ def shows_slow(job, eng, dumps, known, cut, rank):
     return False
 
 
+def older_shown(eng, r, T, known, issued=False):
+    """E8: a readable, whole peer's dump completed, with r, an instance that r's dump shows r
+    had not issued (beyond its frontier, issued after its dump moment): r issued it later, so its
+    dump is older. A collective proves it (it completes once every member ran it), and so does a
+    transfer the peer received from r; a send the peer completed to r does not (NCCL completes a
+    send that fits the receiver's buffer before the recv is posted: seed 12069). An instance r
+    shows issued and pending that a peer completed proves no more than that r's GPU ran it: the
+    real NVIDIA runs gpu_error_1st/2nd show peers completing a dozen launches queued behind the
+    head of a rank whose GPU failed, in fresh dumps (seeds 12994, 5257)."""
+    front = next((L.pos for L in eng.stream[r] if L.issue_t > T[r] or
+                  not (L.done_t is not None and L.done_t <= T[r])), len(eng.stream[r]))
+    for L in eng.stream[r][front:]:
+        if (L.issue_t <= T[r]) != issued or (L.pos == front and issued):
+            continue  # `issued`: the instances r shows pending behind its frontier instead
+        for inst in L.insts:
+            for m, P in inst.launches.items():
+                if m != r and m in known and not P.failed and P.done_t is not None and \
+                        P.done_t <= T[m] and (not L.call.is_p2p() or inst.key[3] == m):
+                    return True
+    return False
+
+
+def either(a, b, u, lagging):
+    """E8: the verdicts of two readings of rank u's dump (a: older; b: final, its GPU having run
+    past what it recorded, or, with a send alone, stopped where it shows) where the dumps cannot
+    tell them apart. Where b names a rank a does not, the answer is what both name, the rest of
+    what either names offered as alternatives (one of them). Where b names only ranks a names
+    too, a stands: a names every older dump a wait may rest on (weighed as unknown ranks, E1),
+    and b named fewer only by presuming the other older dumps went on (seed 3388: 3, 5 and 6
+    older, b named 6 alone). Where one reading sees nobody waiting, a stands too: a GPU that ran
+    past what it recorded holds up only those who wait for it (no seed of 0:15000 has a wait in
+    one reading and none in the other; 5257: ok both ways)."""
+    if not a["waiting"] or not b["waiting"] or set(b["culprits"]) <= set(a["culprits"]):
+        alts = {x for alt in a["alternatives"] + b["alternatives"] for x in alt} - \
+            set(a["culprits"]) if a["waiting"] and b["waiting"] else set()
+        if not alts - {x for alt in a["alternatives"] for x in alt}:
+            return a
+        return dict(a, alternatives=[[x] for x in sorted(alts)])
+    both = set(a["culprits"]) & set(b["culprits"])
+    named = set(a["culprits"]) | set(b["culprits"]) | \
+        {x for alt in a["alternatives"] + b["alternatives"] for x in alt}
+    if both == set(a["culprits"]) and named - both == \
+            {x for alt in a["alternatives"] for x in alt}:
+        return a  # the same answer
+    out = dict(a, culprits=sorted(both), alternatives=[[x] for x in sorted(named - both)])
+    out["reasons"] = a["reasons"] + [
+        ("E8: rank %d's dump shows pending launches that its peers completed with it, none it "
+         "had not issued: its dump is older, or its GPU ran past what it recorded (a GPU error): "
+         "one of them" if lagging else
+         "E8: only a send a peer completed to rank %d lies past its dump, which a recv it never "
+         "posted allows: its dump is older, or it stopped where its dump shows: one of them") % u]
+    return out
+
+
 def expected(job, eng, dumps):
     """answer.json's `truth` and `expected` from the run and the dumps written."""
     W = job.layout.world
@@ -774,10 +844,17 @@ def expected(job, eng, dumps):
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
-    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo,
-                older={r for r in known if dumps[r].get("older")},
-                drops=None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen))
+    older = {r for r in known if dumps[r].get("older")}
+    drops = None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen)
+    view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo, older=older,
+                drops=drops)
     seen = reason(view, gloo, fault_ranks)
+    whole = {r for r in known if r not in cut}
+    for u in sorted(r for r in older if not older_shown(eng, r, T, whole)):
+        lag = View(eng, known, T, stale - {u}, fatal, cut, set(dumps), hide_p2p=gloo,
+                   older=older - {u}, drops=drops,
+                   lagging={u} if older_shown(eng, u, T, whole, issued=True) else ())
+        seen = either(seen, reason(lag, gloo, fault_ranks), u, lag.lagging)
     mm, mm_found = mismatch(view, eng)
     unknown = sorted(everyone - known)
     alternatives = []

@@ -40,6 +40,15 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      or one its dump does not show; a peer completing the frontier itself is what a stalled GPU
      looks like) says nothing about the end: the rank is presumed to have gone on; a missing
      member only when nobody else is missing there, and then weighed as an unknown rank (E1).
+     The bytes prove it only through an instance the dump shows the rank had not issued: a
+     collective a peer completed, or a transfer a peer received from it. Launches it shows
+     pending that peers completed prove only that its GPU ran them (the real gpu_error_1st/2nd:
+     a failed GPU's fresh dump, a dozen such launches), and a send a peer completed to it proves
+     no recv (NCCL completes a send into the receiver's buffer). Drawn older on those alone, the
+     dump is read both ways (older; final, its GPU having run past what it recorded, or stopped
+     where it shows): where the readings name different ranks, expected is what both name, the
+     rest alternatives (answer.py either(); an earlier rule named 0 alone in seed 12994, where
+     2's fresh-looking dump may be a failed GPU's, and 3 alone in 12069).
      A dump whose only witness damage made unreadable (or cut) shows nothing older: it is read
      as final (an earlier rule kept it older: seed 3052 expected ok where rank 1, the only
      readable dump, waits for rank 0, whose dump is garbage).
