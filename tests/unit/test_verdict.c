@@ -995,6 +995,26 @@ static void a_rank_alone_beside_an_idle_majority_is_the_root(void **state) {
     done(&j);
 }
 
+/* Rank 0 waits alone in DP #2 of four; ranks 1 and 2 are idle after #1, rank 3 waits in its EP
+ * pair's #2 for 2, which never issued it: two idle ranks are no majority, and 3 is held by 2,
+ * not by 0. Nothing says 0 went where the group does not follow: it waits for 1 and 2, stopped,
+ * both named (tests/sim's W2; sim seed 13804: 0 read as ahead of its group and 1 never named). */
+static void a_rank_alone_beside_idle_ranks_no_majority_waits_for_them(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2, 3]");
+    group(&j, "2", "EXPERT_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "3", "EXPERT_MODEL_PARALLEL_GROUP", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    coll(&j, "2", "all_to_all", 1, S("completed", "completed", NULL, NULL));
+    coll(&j, "3", "all_to_all", 1, S(NULL, NULL, "completed", "completed"));
+    rec(&j, 3, "3", "all_to_all", 2, "scheduled");
+    rec(&j, 0, "1", "all_reduce", 2, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,2");
+    done(&j);
+}
+
 /* gloo names no group's members: they are rebuilt from the entries. Rank 2 waits in group 5's
  * first collective, which no other dump records: the group looks like {2} alone, yet a
  * collective of one member never waits. Its other members left dumps that record nothing there,
@@ -3801,6 +3821,26 @@ static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
     done(&j);
 }
 
+/* The same job, rank 1's counters "enqueued 4, completed 1" below the all_reduce #2 its own
+ * entries show completed: they number something else than its collectives (PyTorch gives a
+ * send/recv batch the group's send/recv number), so they are no proof that #3 did not complete
+ * on it: no stalled GPU is read from them (mutation pq09; sim seed 13374: rank 20's cut dump,
+ * "completed 2" after its batch #2, named stalled in #4 beside 55 ranks saying the same). */
+static void a_cut_dump_whose_counters_trail_its_entries_shows_no_lag(void **state) {
+    job j;
+    job_init(&j, 2);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(&j, "0", "all_reduce", 2, S("completed", "completed"));
+    rec(&j, 0, "0", "all_reduce", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    j.skip[1] = 4;
+    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
+                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_null(finding(&j, FA_STATE_MISMATCH));
+    done(&j);
+}
+
 /* Ranks 0 and 2 run TP #1 ([0, 1, 2]) before the default group's all_reduce #2. Rank 1 left no
  * dump; rank 0 waits for it in TP #1 and has #2 queued behind. Rank 3 is idle: it never issued
  * #2. Rank 2's dump was cut after all_reduce #1: its counters say it issued TP #1 and #2 and
@@ -5426,6 +5466,7 @@ int main(void) {
         cmocka_unit_test(a_group_with_two_ways_to_fill_is_left_as_found),
         cmocka_unit_test(a_rank_alone_in_a_wrong_group_op_is_the_root),
         cmocka_unit_test(a_rank_alone_beside_an_idle_majority_is_the_root),
+        cmocka_unit_test(a_rank_alone_beside_idle_ranks_no_majority_waits_for_them),
         cmocka_unit_test(a_gloo_wait_in_a_group_nobody_else_recorded_is_not_ok),
         cmocka_unit_test(a_two_against_two_cycle_names_both_sides),
         cmocka_unit_test(a_skip_cycle_holds_beside_a_rank_without_dump),
@@ -5572,6 +5613,7 @@ int main(void) {
         cmocka_unit_test(a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither),
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
+        cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
         cmocka_unit_test(a_pending_batch_of_one_done_by_its_own_counters),
         cmocka_unit_test(a_collective_number_completed_is_no_batch_of_that_number),
         cmocka_unit_test(a_collective_after_the_batches_is_their_ranks_last_enqueued),
