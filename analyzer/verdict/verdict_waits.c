@@ -525,138 +525,14 @@ static bool cut_not_waited(const decider *d, const rank_facts *f, fa_member_stat
            (queued_all || (rec < INT64_MAX - 1 && rec <= f->open_head));
 }
 
-/* Whether the only member that has not joined op `ho` is the one at group position `pos`. */
-static bool waits_for_it_alone(const decider *d, size_t ho, uint32_t pos) {
-    const fa_group *g = &d->groups->v[d->m->ops[ho].group];
-    if (pos >= g->nmembers || fa_op_member_state(d->m, d->groups, ho, pos) != FA_MS_NEVER)
-        return false;
-    for (uint32_t k = 0; k < g->nmembers; k++)
-        if (k != pos && g->members[k] >= 0 &&
-            fa_member_state_absent(fa_op_member_state(d->m, d->groups, ho, k)))
-            return false;
-    return true;
-}
-
-/* Whether the members that never issued lonely op `op` leave its one rank the one that went
- * where the group does not follow (tests/sim's E11, E12): none of them is idle in its dump
- * (nothing pending: each is held elsewhere, where the cycle and wrong-group judges read the
- * order); or more than half the group are idle ones (E12: they went on without it) and ones that
- * wait at their stream's head for the lonely rank alone, in an op it never issued (it owes them
- * that op: sim seeds 510, 8061); or no idle one is seen stuck: no other rank waits for it at its
- * head (`stuck_idle`), so it may have gone on, its dump older than it looks (sim seed 7417).
- * An idle one that another rank waits for never went on: it stopped, and the lonely rank waits
- * for the idle ones there as any waiter does (W2); they are named as stopped ranks are (sim seed
- * 13804: rank 0 alone in reduce_scatter #3 of four, ranks 1 and 2 idle, both stopped, rank 3
- * waiting in its ep pair for 2: 0 was read as ahead of the group, and 1 never named). */
-static bool lonely_witnessed(const decider *d, size_t op, const stream_heads *h,
-                             const long *head_op, const bool *stuck_idle) {
-    const fa_op *o = &d->m->ops[op];
-    const fa_group *g = &d->groups->v[o->group];
-    if (g->nmembers < 3 || !head_op || !stuck_idle) return true; /* a pair: its own rule */
-    uint32_t alone = d->m->calls[o->first_call].member, idle = 0, owed = 0;
-    bool stuck = false;
-    for (uint32_t k = 0; k < g->nmembers; k++) {
-        long node = k == alone ? -1 : fa_vg_rank_node(d, g->members[k]);
-        if (node < 0 || h->head[node] != INT64_MAX ||
-            fa_op_member_state(d->m, d->groups, op, k) != FA_MS_NEVER)
-            continue;
-        idle++;
-        stuck |= stuck_idle[node];
-    }
-    if (idle == 0 || !stuck || 2 * idle > g->nmembers) return true;
-    /* the owed members: many wait at one head op, whose answer is asked once (linear) */
-    fa_imap asked = { 0 };
-    int64_t lonely = g->members[alone];
-    for (uint32_t k = 0; k < g->nmembers; k++) {
-        long node = k == alone ? -1 : fa_vg_rank_node(d, g->members[k]);
-        if (node < 0 || h->head[node] == INT64_MAX || head_op[node] < 0 ||
-            fa_op_member_state(d->m, d->groups, op, k) != FA_MS_NEVER)
-            continue;
-        size_t ho = (size_t)head_op[node];
-        uint64_t said;
-        if (!fa_imap_get(&asked, ho, &said)) {
-            long pos = fa_group_position(&d->groups->v[d->m->ops[ho].group], lonely);
-            said = pos >= 0 && waits_for_it_alone(d, ho, (uint32_t)pos);
-            if (fa_imap_put(&asked, ho, said) != 0) break; /* out of memory: as counted */
-        }
-        owed += (uint32_t)said;
-    }
-    fa_imap_free(&asked);
-    return 2 * (idle + owed) > g->nmembers;
-}
-
-/* Per node, the op of its stream's head (h->head: its oldest pending record), -1 none. NULL
- * when out of memory. One pass over the pending ops' calls. */
-static long *head_ops(const decider *d, const uint8_t *flags, const stream_heads *h) {
-    long *at = malloc((d->nfacts + 1) * sizeof *at);
-    for (size_t r = 0; at && r < d->nfacts; r++) at[r] = -1;
-    for (size_t i = 0; at && i < d->m->nops; i++) {
-        if (!(flags[i] & OP_PENDING)) continue;
-        const fa_op *o = &d->m->ops[i];
-        const fa_group *grp = &d->groups->v[o->group];
-        for (uint32_t k = 0; k < o->ncalls; k++) {
-            const fa_call *c = &d->m->calls[o->first_call + k];
-            long node = fa_vg_rank_node(d, grp->members[c->member]);
-            if (node >= 0 && c->state != FR_STATE_COMPLETED &&
-                fa_vg_call_record(d, i, c->member) == h->head[node])
-                at[node] = (long)i;
-        }
-    }
-    return at;
-}
-
-/* Per node: whether it is idle (nothing pending) and another rank waits for it at its stream's
- * head, in an op it never issued that is no lonely op (each head op once). NULL when out of
- * memory. */
-static bool *idle_waited_at_heads(const decider *d, const stream_heads *h, const long *head_op) {
-    bool *stuck = calloc(d->nfacts + 1, 1), *seen = calloc(d->m->nops + 1, 1);
-    for (size_t q = 0; stuck && seen && q < d->nfacts; q++) {
-        long ho = head_op[q];
-        if (ho < 0 || seen[ho]) continue;
-        seen[ho] = true;
-        if (d->m->ops[ho].ncalls == 1 && fa_vw_lonely_op(d, ho)) continue;
-        const fa_group *g = &d->groups->v[d->m->ops[ho].group];
-        uint32_t n = fa_op_expected(d->m, d->groups, (size_t)ho, d->members);
-        for (uint32_t k = 0; k < n; k++) {
-            long node = fa_vg_rank_node(d, g->members[d->members[k]]);
-            if (node >= 0 && h->head[node] == INT64_MAX &&
-                fa_op_member_state(d->m, d->groups, (size_t)ho, d->members[k]) == FA_MS_NEVER)
-                stuck[node] = true;
-        }
-    }
-    free(seen);
-    return stuck;
-}
-
-/* What lonely_witnessed reads of the stream heads: each rank's head op (head_ops), and the idle
- * ranks another rank waits for at its head (idle_waited_at_heads). NULL arrays when out of
- * memory: lonely ops are then read as before. */
-typedef struct heads_seen {
-    long *op;
-    bool *stuck_idle;
-} heads_seen;
-
-static heads_seen see_heads(const decider *d, const uint8_t *flags, const stream_heads *h) {
-    heads_seen hs = { head_ops(d, flags, h), NULL };
-    if (hs.op) hs.stuck_idle = idle_waited_at_heads(d, h, hs.op);
-    return hs;
-}
-
-static void heads_seen_free(heads_seen *hs) {
-    free(hs->op);
-    free(hs->stuck_idle);
-}
-
 /* Whether op (its n expected states in d->members/d->states) waits on none of its absent
  * members: a collective one member issued where nobody else went (fa_vw_lonely_op), a send/recv
  * posted to the wrong peer, or an op whose every pending member is held by its own wrong end
  * (fa_vw_held_by_wrong_end). */
 static bool waits_on_no_absent(const decider *d, size_t op, uint32_t n, size_t pending,
-                               const bool *wrong_peer, const int64_t *wrong_from,
-                               const stream_heads *h, const heads_seen *hs) {
-    return (pending == 1 && fa_vw_lonely_op(d, (long)op) &&
-            lonely_witnessed(d, op, h, hs->op, hs->stuck_idle)) ||
-           wrong_peer[op] || fa_vw_held_by_wrong_end(d, op, n, wrong_from);
+                               const bool *wrong_peer, const int64_t *wrong_from) {
+    return (pending == 1 && fa_vw_lonely_op(d, (long)op)) || wrong_peer[op] ||
+           fa_vw_held_by_wrong_end(d, op, n, wrong_from);
 }
 
 /* The edges of member p (node `node`) pending in op i (op node x, `pending` members pending):
@@ -758,7 +634,6 @@ int fa_vw_build_graph(decider *d) {
         return -1;
     }
     g->op_of_node = op_nodes; /* freed with the graph, whatever happens below */
-    heads_seen hs = see_heads(d, flags, &h);
     count_group_runs(d);
     held_by_lonely_pairs(d, wrong_from);
     int rc = 0;
@@ -782,7 +657,7 @@ int fa_vw_build_graph(decider *d) {
         if (pending == 0) continue;
         uint32_t x = (uint32_t)(g->nrank_nodes + nop_nodes);
         op_nodes[nop_nodes++] = (long)i;
-        bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from, &h, &hs) ||
+        bool alone = waits_on_no_absent(d, i, n, pending, wrong_peer, wrong_from) ||
                      only_crashed_pending(d, grp, n);
         size_t waiting = 0; /* members pending here that are not broken: they wait */
         for (uint32_t k = 0; k < n; k++) {
@@ -825,7 +700,6 @@ int fa_vw_build_graph(decider *d) {
             rc = wait_for_unseen_members(d, x, i, pending, silent, nsilent);
     }
     wait_on_queued_posters(d);
-    heads_seen_free(&hs);
     free(flags);
     free(wrong_peer);
     fa_vh_free(&h);
