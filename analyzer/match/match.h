@@ -153,6 +153,17 @@ typedef struct fa_view {
                            * group's later collectives is unknown */
 } fa_view;
 
+/* The last number that view v's member completed in its group by its dump's own pg_status (not
+ * raised by its entries, as completed_max is), -1 unknown: a collective's, or where send/recv
+ * ran there perhaps a batch's (the recorder: a launch's). */
+static inline int64_t fa_view_status_completed(const fa_dump *d, const fa_view *v) {
+    int64_t done = -1;
+    for (uint32_t s = 0; s < d->nstatus && v->pg_id >= 0; s++)
+        if (d->status[s].pg_id == v->pg_id && d->status[s].last_completed > done)
+            done = d->status[s].last_completed;
+    return done;
+}
+
 /* A dump older than its peers': some member of `group` completed #seq there, which needs every
  * member, while this rank's dump shows it issued no further than #issued. What it says it never
  * issued after its dump was taken is unknown, and what it has pending may have completed since.

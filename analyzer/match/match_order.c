@@ -101,13 +101,8 @@ static bool numbers_whole(const launch_rec *r, size_t lo, size_t hi) {
 /* The number of the last launch that the member at view `vi` completed in its group by its
  * dump's pg_status (the recorder numbers it as a launch), -1 unknown. */
 static int64_t status_completed(const checker *k, size_t vi, const launch_rec *r) {
-    const fa_view *v = &k->m->views[vi];
-    const fa_dump *d = k->in->ranks[k->m->calls[r->call].rank_index].dump;
-    int64_t done = -1;
-    for (uint32_t s = 0; s < d->nstatus && v->pg_id >= 0; s++)
-        if (d->status[s].pg_id == v->pg_id && d->status[s].last_completed > done)
-            done = d->status[s].last_completed;
-    return done;
+    return fa_view_status_completed(k->in->ranks[k->m->calls[r->call].rank_index].dump,
+                                    &k->m->views[vi]);
 }
 
 /* Where the member's completed prefix in the group ends, as its records [lo, hi) show it: the

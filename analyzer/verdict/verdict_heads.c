@@ -40,21 +40,6 @@ static bool counted_lag(const decider *d, size_t node, fa_member_state s) {
            !dump->blocks_caller && dump->nstatus > 0;
 }
 
-/* The last collective that `member` of group g completed there by its dump's own pg_status
- * counter (not raised by its entries), -1 unknown. */
-static int64_t status_completed(const decider *d, uint32_t g, uint32_t member) {
-    const fa_group *grp = &d->groups->v[g];
-    long ri = member < grp->nmembers ? grp->member_input[member] : -1;
-    const fa_view *v = &d->m->views[d->m->view_at[g] + member];
-    int64_t done = -1;
-    if (ri < 0 || v->pg_id < 0) return -1;
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t s = 0; s < dump->nstatus; s++)
-        if (dump->status[s].pg_id == v->pg_id && dump->status[s].last_completed > done)
-            done = dump->status[s].last_completed;
-    return done;
-}
-
 /* Whether member's own pg_status counter in op's group is as far as the collectives its entries
  * there show completed: then it numbers collectives, and "completed k" says #k+1 on did not
  * complete (counted_lag). Below them, it numbers a send/recv batch (PyTorch gives a batch the
@@ -64,8 +49,11 @@ static int64_t status_completed(const decider *d, uint32_t g, uint32_t member) {
  * its peers', read as stalled in #4). */
 static bool counter_numbers_collectives(const decider *d, size_t op, uint32_t member) {
     uint32_t g = d->m->ops[op].group;
-    int64_t own = status_completed(d, g, member);
-    return own >= 0 && own >= d->m->views[d->m->view_at[g] + member].completed_max;
+    const fa_group *grp = &d->groups->v[g];
+    long ri = member < grp->nmembers ? grp->member_input[member] : -1;
+    const fa_view *v = &d->m->views[d->m->view_at[g] + member];
+    int64_t own = ri >= 0 ? fa_view_status_completed(d->in->ranks[ri].dump, v) : -1;
+    return own >= 0 && own >= v->completed_max;
 }
 
 /* Whether member's call in send/recv op `op` is the only transfer of its batch (none beside it

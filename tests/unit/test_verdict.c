@@ -3782,21 +3782,30 @@ static void a_whole_history_with_fewer_sends_than_its_peer_received_is_older(voi
     done(&j);
 }
 
+/* Two ranks, all_reduce #1 and #2 completed on both; rank 0 completed #3 and has #4 scheduled;
+ * rank 1's dump cut inside its entries after #2, its pg_status (whole, written before the
+ * entries) saying it enqueued #4 and completed `completed`. Run. */
+static void run_cut_after_two_all_reduces(job *j, int completed) {
+    job_init(j, 2);
+    coll(j, "0", "all_reduce", 1, S("completed", "completed"));
+    coll(j, "0", "all_reduce", 2, S("completed", "completed"));
+    rec(j, 0, "0", "all_reduce", 3, "completed");
+    rec(j, 0, "0", "all_reduce", 4, "scheduled");
+    j->skip[1] = 4;
+    snprintf(j->status[1], sizeof j->status[1],
+             "\"0\": {\"last_enqueued_collective\": 4, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": %d}",
+             completed);
+    run(j);
+}
+
 /* Rank 1's dump was cut inside its entries after all_reduce #2 (its pg_config and pg_status,
  * written before the entries as in a torch pickle, are whole): its counters say it issued #3 and
  * completed #2, and rank 0 completed #3. Rank 1's GPU stalled in #3: it is named, the job is not
  * "ok, in flight" (mutation sg04; sim seed 9877). */
 static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
     job j;
-    job_init(&j, 2);
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
-    coll(&j, "0", "all_reduce", 2, S("completed", "completed"));
-    rec(&j, 0, "0", "all_reduce", 3, "completed");
-    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
-    j.skip[1] = 4;
-    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
-    run(&j);
+    run_cut_after_two_all_reduces(&j, 2);
     assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
 }
@@ -3808,15 +3817,7 @@ static void a_cut_dump_whose_counters_lag_is_a_stalled_gpu(void **state) {
  * "completed 2" after its batch #2, named stalled in #4 beside 55 ranks saying the same). */
 static void a_cut_dump_whose_counters_trail_its_entries_shows_no_lag(void **state) {
     job j;
-    job_init(&j, 2);
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed"));
-    coll(&j, "0", "all_reduce", 2, S("completed", "completed"));
-    rec(&j, 0, "0", "all_reduce", 3, "completed");
-    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
-    j.skip[1] = 4;
-    strcpy(j.status[1], "\"0\": {\"last_enqueued_collective\": 4, "
-                        "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
-    run(&j);
+    run_cut_after_two_all_reduces(&j, 1);
     assert_null(finding(&j, FA_STATE_MISMATCH));
     done(&j);
 }
