@@ -27,14 +27,21 @@ void fa_finding_set_detail(fa_finding *f, const char *fmt, ...) {
     f->detail = text;
 }
 
+void fa_finding_release(fa_finding *f) {
+    fa_ranks_free(&f->ranks);
+    fa_ranks_free(&f->others);
+    free(f->detail);
+    free(f->odd_what);
+    free(f->usual_what);
+    memset(f, 0, sizeof *f);
+}
+
+void fa_findings_truncate(fa_findings *list, size_t n) {
+    while (list->n > n) fa_finding_release(&list->v[--list->n]);
+}
+
 void fa_findings_free(fa_findings *list) {
-    for (size_t i = 0; i < list->n; i++) {
-        fa_ranks_free(&list->v[i].ranks);
-        fa_ranks_free(&list->v[i].others);
-        free(list->v[i].detail);
-        free(list->v[i].odd_what);
-        free(list->v[i].usual_what);
-    }
+    fa_findings_truncate(list, 0);
     free(list->v);
     memset(list, 0, sizeof *list);
 }

@@ -80,6 +80,10 @@ fa_finding *fa_findings_add(fa_findings *list, fa_finding_kind kind, long group,
 void fa_finding_set_detail(fa_finding *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void fa_findings_free(fa_findings *list);
+/* Frees what one finding holds (it stays in the list, zeroed). */
+void fa_finding_release(fa_finding *f);
+/* Drops the findings from the n-th on (a verdict's reading that is not kept). */
+void fa_findings_truncate(fa_findings *list, size_t n);
 
 const char *fa_finding_kind_name(fa_finding_kind kind);
 bool fa_finding_is_warning(fa_finding_kind kind);

@@ -390,7 +390,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
                                  .p2p_min = INT64_MAX,
                                  .p2p_run = -1 };
     for (size_t r = 0; r <= in->nranks; r++)
-        m->rank_stale[r] = (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated };
+        m->rank_stale[r] =
+            (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated, false };
     return 0;
 }
 
@@ -503,7 +504,8 @@ static bool behind_running(const fa_match *m, const fa_input *in, const fa_op *o
  * and proves nothing; so does a call the rank's GPU started, which no older launch holds up: older
  * entries still pending are a bundle's, left scheduled when its end marker completed.) A peer's own
  * stream and counters prove it too (by_stream: an only-active dump keeps no completed entry). Such
- * dumps are older (fa_stale). */
+ * dumps are older (fa_stale), or their GPUs ran past what they recorded: the proof is launches
+ * they show issued (issued_only), and find_stale's proof replaces it. */
 static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_match *m,
                             const int64_t *by_stream) {
     int64_t *oldest = malloc((in->nranks + 1) * sizeof *oldest);
@@ -564,7 +566,7 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
                 launch_record(m, in, o, c) <= oldest[c->rank_index] ||
                 (!done && !head_started[c->rank_index] && !behind_lone))
                 continue;
-            *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut };
+            *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut, true };
         }
     }
     free(oldest);
@@ -745,8 +747,9 @@ static bool *current_somewhere(const fa_input *in, const fa_groups *groups, cons
  * surely completed (its state says completed, beyond gloo's uncertain "retired" on a rank's
  * newest entry, in a collective that needs every member: fa_call_proves_all_joined; or its own
  * stream's order and counters, proven_by_stream), which every member must have issued;
- * a member with a dump that shows less was dumped before. Collectives only: a send completes
- * without every member. */
+ * a member with a dump that shows less was dumped before (it had not issued what its peers
+ * completed: a proof that replaces one of launches it issued, fa_stale.issued_only).
+ * Collectives only: a send completes without every member. */
 static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m) {
     int64_t *proven = malloc((groups->n + 1) * sizeof *proven),
             *by_stream = malloc((groups->n + 1) * sizeof *by_stream);
@@ -792,8 +795,8 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
                 before_window(in, grp, v, (size_t)ri))
                 continue;
             fa_stale *s = &m->rank_stale[ri];
-            if (s->group < 0 || done - v->issued_max > s->seq - s->issued)
-                *s = (fa_stale){ (long)g, done, v->issued_max, s->cut };
+            if (s->group < 0 || s->issued_only || done - v->issued_max > s->seq - s->issued)
+                *s = (fa_stale){ (long)g, done, v->issued_max, s->cut, false };
         }
     }
     free(current);

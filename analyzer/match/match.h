@@ -172,6 +172,14 @@ typedef struct fa_stale {
     long group;
     int64_t seq, issued;
     bool cut; /* a truncated dump kept for its whole entries: it says nothing after them */
+    /* The only proof is what the dump shows the rank issued: launches pending there that peers
+     * completed (older_in_stream), or a send a peer completed to it (note_older). A GPU that ran
+     * past what it recorded and stopped leaves the same bytes (real runs gpu_error_1st/2nd), and
+     * so does a recv never posted (NCCL completes a send that fits the receiver's buffer): the
+     * verdict reads such a dump both ways (verdict_either.c). False where something the rank had
+     * not issued proves it: a collective its peers completed beyond its counters, a transfer a
+     * peer received from it. */
+    bool issued_only;
 } fa_stale;
 
 /* Whether what the rank's dump says ends before the others' do (older, or cut short). */

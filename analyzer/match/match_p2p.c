@@ -178,9 +178,17 @@ static bool seq_ids_align(const builder *b, const p2p_rec *any) {
            !b->in->ranks[dst].dump->launch_numbered;
 }
 
+/* Whether a proof of kind issued_only (fa_stale) may take the place of what st holds: the first
+ * proof, or one that rests on less (a proof by what the rank had not issued wins). */
+static bool stale_replaceable(const fa_stale *st, bool issued_only) {
+    return st->group < 0 || (st->issued_only && !issued_only);
+}
+
 /* x completed without its other side, whose dump shows no send/recv in the group as far as x:
  * that dump is older than x's (a send and its recv complete together), unless the other side's
- * window had not reached it. */
+ * window had not reached it. A completed send proves less: NCCL completes a send that fits the
+ * receiver's buffer before the recv is posted, so the receiver's dump is older or it never
+ * posted the recv (fa_stale.issued_only; tests/sim seed 12069). */
 static void note_older(builder *b, const p2p_rec *x) {
     const fa_group *g = &b->groups->v[x->group];
     uint32_t other = x->is_send ? x->dst_pos : x->src_pos;
@@ -188,8 +196,8 @@ static void note_older(builder *b, const p2p_rec *x) {
     int64_t issued = ri >= 0 ? b->p2p_issued[b->m->view_at[x->group] + other] : INT64_MAX;
     fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
     int64_t seq = fa_p2p_seq(b->in, x);
-    if (st && issued < seq && st->group < 0)
-        *st = (fa_stale){ (long)x->group, seq, issued, st->cut };
+    if (st && issued < seq && stale_replaceable(st, x->is_send))
+        *st = (fa_stale){ (long)x->group, seq, issued, st->cut, x->is_send };
 }
 
 /* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
@@ -255,7 +263,8 @@ static void note_older_by_count(builder *b, long ri, size_t nx, const uint32_t *
     if (ri < 0) return;
     const fa_dump *d = b->in->ranks[ri].dump;
     fa_stale *st = &b->m->rank_stale[ri];
-    if (d->records_no_p2p || st->group >= 0 || !window_gapless(b, (uint32_t)ri) ||
+    bool sends = ny && b->p2p[Y[0]].is_send; /* sends completed to it prove less (note_older) */
+    if (d->records_no_p2p || !stale_replaceable(st, sends) || !window_gapless(b, (uint32_t)ri) ||
         !whole_history(b, (uint32_t)ri))
         return;
     size_t done = 0;
@@ -266,7 +275,7 @@ static void note_older_by_count(builder *b, long ri, size_t nx, const uint32_t *
     const p2p_rec *y = &b->p2p[Y[0]];
     uint32_t pos = y->is_send ? y->dst_pos : y->src_pos;
     int64_t issued = b->p2p_issued[b->m->view_at[y->group] + pos];
-    *st = (fa_stale){ (long)y->group, fa_p2p_seq(b->in, newest), issued, st->cut };
+    *st = (fa_stale){ (long)y->group, fa_p2p_seq(b->in, newest), issued, st->cut, sends };
 }
 
 /* The input rank of the member at the other end of run record x, -1 without a dump. */

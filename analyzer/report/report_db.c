@@ -136,6 +136,7 @@ static void write_input(jw *w, const fa_analysis *a) {
         jw_str(w, "group_id", a->groups.v[st->group].id);
         jw_int(w, "peers_completed_seq", st->seq);
         jw_int(w, "dump_reaches_seq", st->issued);
+        jw_bool(w, "issued_only", st->issued_only);
         jw_close(w, '}');
     }
     jw_close(w, ']');

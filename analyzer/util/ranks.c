@@ -11,6 +11,10 @@ void fa_ranks_add(fa_ranks *set, int64_t rank) {
     set->v[set->n++] = rank;
 }
 
+void fa_ranks_add_all(fa_ranks *set, const fa_ranks *from) {
+    for (size_t k = 0; k < from->n; k++) fa_ranks_add(set, from->v[k]);
+}
+
 static int compare_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);

@@ -17,9 +17,10 @@ typedef struct fa_ranks {
     size_t n, cap;
 } fa_ranks;
 
-void fa_ranks_add(fa_ranks *set, int64_t rank);           /* appends (xmalloc.h: never fails) */
-void fa_ranks_normalize(fa_ranks *set);                   /* sorts ascending, drops duplicates */
-int fa_ranks_contains(const fa_ranks *set, int64_t rank); /* on a normalized set */
+void fa_ranks_add(fa_ranks *set, int64_t rank);             /* appends (xmalloc.h: never fails) */
+void fa_ranks_add_all(fa_ranks *set, const fa_ranks *from); /* appends every rank of from */
+void fa_ranks_normalize(fa_ranks *set);                     /* sorts ascending, drops duplicates */
+int fa_ranks_contains(const fa_ranks *set, int64_t rank);   /* on a normalized set */
 void fa_ranks_free(fa_ranks *set);
 
 enum { FA_RANKS_STRIDE_MIN = 5 };

@@ -8,10 +8,14 @@
  * communicator whose making never finished (verdict_setup.c); then fa_verdict_explain
  * (verdict_explain.c: evidence, wait chain, victims), the alternatives, and the status with its
  * summary (verdict_summary.c picks it, verdict_title.c writes the line). The decider and the
- * graph are in verdict_graph.h.
+ * graph are in verdict_graph.h. This is one decision (fa_verdict_decide_reading); the entry
+ * point, fa_verdict_decide, is in verdict_either.c: where a dump is older only by what it shows
+ * issued, the verdict is decided in each of its readings first, and last with what they agree on
+ * (the plan, carried out by verdict_agreed.c).
  */
 #include "verdict/verdict.h"
 
+#include "verdict/verdict_either.h"
 #include "verdict/verdict_explain.h"
 #include "verdict/verdict_graph.h"
 #include "verdict/verdict_order.h"
@@ -44,12 +48,17 @@ static void keep_culprits_evidence(fa_verdict *v) {
     roots->n = n;
 }
 
-int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
-                      fa_findings *findings, fa_verdict *v, fr_error *err) {
+int fa_verdict_decide_reading(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                              fa_findings *findings, fa_verdict *v, const fa_either_plan *plan,
+                              fr_error *err) {
     memset(v, 0, sizeof *v);
-    decider d = {
-        .in = in, .groups = groups, .m = m, .findings = findings, .v = v, .unplaced_op = -1
-    };
+    decider d = { .in = in,
+                  .groups = groups,
+                  .m = m,
+                  .findings = findings,
+                  .v = v,
+                  .unplaced_op = -1,
+                  .plan = plan };
     uint32_t widest = 2;
     for (size_t i = 0; i < groups->n; i++)
         if (groups->v[i].nmembers > widest) widest = groups->v[i].nmembers;
@@ -76,6 +85,7 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
         if (findings->n == before && !d.nambiguities && !mismatch)
             rc = fa_vsetup_judge_unfinished(&d);
         size_t after_sinks = findings->n;
+        if (plan && fa_ve_apply_plan(&d, before, &after_sinks) != 0) rc = -1;
         v->first_culprit_finding = before;
         v->nculprit_findings = after_sinks - before;
         for (size_t i = before; i < after_sinks; i++) {

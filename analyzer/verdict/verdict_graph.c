@@ -13,7 +13,8 @@
 const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
            FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv",
            FA_WHY_ORDER[] = "ran another order",
-           FA_WHY_STALLED_AFTER[] = "stalled after the transfer";
+           FA_WHY_STALLED_AFTER[] = "stalled after the transfer",
+           FA_WHY_RAN_PAST[] = "ran past what it recorded";
 
 const char *fa_vg_async_error(const decider *d, size_t node, uint32_t group) {
     uint64_t at;

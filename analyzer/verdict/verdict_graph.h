@@ -102,7 +102,7 @@ typedef struct graph {
 /* Why an option of an ambiguity would be the root cause: its explanation's words
  * (verdict_graph.c). */
 extern const char FA_WHY_STOPPED[], FA_WHY_NO_DUMP[], FA_WHY_STALE[], FA_WHY_SKIPPED_P2P[],
-    FA_WHY_ORDER[], FA_WHY_STALLED_AFTER[];
+    FA_WHY_ORDER[], FA_WHY_STALLED_AFTER[], FA_WHY_RAN_PAST[];
 
 /* One way the dumps allow: the ranks that are root causes if it is the truth. */
 typedef struct fa_option {
@@ -175,6 +175,7 @@ typedef struct decider {
     uint8_t *joined_ops;      /* per op node: its waits on an excused rank of unknown state
                                * were dropped (fa_vw_join_excused_unknowns): that rank may have
                                * joined the op, or not; NULL: none */
+    const struct fa_either_plan *plan; /* what the readings agree on (verdict_either.c), NULL */
 } decider;
 
 /* The node of a rank, or -1. */

@@ -756,6 +756,11 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
                  "rank %lld's GPU stalled after the transfer%s%s, which its peer's dump (what is "
                  "in flight only) may have dropped done",
                  (long long)f->rank, op[0] ? " of" : "", op);
+    else if (o->why == FA_WHY_RAN_PAST) /* verdict_either.c */
+        snprintf(buf, len,
+                 "rank %lld stopped where its dump ends, which is not older: its GPU ran past "
+                 "what it recorded, or it never posted a recv its peer's send completed to",
+                 (long long)f->rank);
     else if (o->why == FA_WHY_SKIPPED_P2P)
         snprintf(buf, len,
                  "rank %lld went on without a send/recv that rank %lld waits in (gloo records "

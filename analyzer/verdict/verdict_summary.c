@@ -430,7 +430,7 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
  * says between which, after the culprits it could name, and why it cannot tell. */
 static void say_ambiguous(decider *d) {
     if (!d->nambiguities) return;
-    bool p2p = false, lost = false, order = false, stall = false;
+    bool p2p = false, lost = false, order = false, stall = false, ran_past = false;
     char clauses[600] = "", previous[300] = "";
     size_t at = 0;
     for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
@@ -453,6 +453,7 @@ static void say_ambiguous(decider *d) {
             lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
             order |= why == FA_WHY_ORDER;
             stall |= why == FA_WHY_STALLED_AFTER;
+            ran_past |= why == FA_WHY_RAN_PAST;
         }
     }
     const char *why = order   ? "two ranks ran it in two orders: one left an op out, or the other "
@@ -460,6 +461,8 @@ static void say_ambiguous(decider *d) {
                       : stall ? "one never posted its end of a send/recv, or the other's GPU "
                                 "stalled after the transfer: the first's dump keeps only what is "
                                 "in flight"
+                      : ran_past    ? "a dump whose peers completed what it shows issued is "
+                                      "older, or its GPU ran past what it recorded and stopped"
                       : p2p && lost ? "gloo records no send/recv, and a dump is lost or older"
                       : p2p         ? "one stopped; gloo records no send/recv"
                                     : "a lost or older dump hides which stopped";

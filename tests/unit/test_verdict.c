@@ -3822,6 +3822,33 @@ static void a_cut_dump_whose_counters_trail_its_entries_shows_no_lag(void **stat
     done(&j);
 }
 
+/* Rank 2 was killed (no dump). Rank 0 completed all_reduce #1-#3 and waits in #4. Rank 1's
+ * dump shows #2 and #3 pending, which rank 0 completed: the only proof that its dump is older is
+ * what it shows issued. Read older, rank 2 stopped the job (rank 1 went on, unseen); read final,
+ * rank 1's GPU ran past what it recorded and stopped (real runs gpu_error_1st/2nd), and rank 2
+ * may have died behind it. The dumps allow both: neither is named alone, both are offered
+ * (verdict_either.c; tests/sim seed 378). */
+static void a_dump_older_only_by_what_it_issued_is_read_both_ways(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    rec(&j, 0, "0", "all_reduce", 2, "completed");
+    rec(&j, 0, "0", "all_reduce", 3, "completed");
+    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 3, "scheduled");
+    j.skip[2] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    bool offered[3] = { false };
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        for (size_t k = 0; k < j.a.verdict.alternatives[i].ranks.n; k++)
+            offered[j.a.verdict.alternatives[i].ranks.v[k] % 3] = true;
+    assert_true(offered[1] && offered[2] && !offered[0]);
+    assert_non_null(strstr(j.a.verdict.summary, "rank 1 or 2"));
+    done(&j);
+}
+
 /* Ranks 0 and 2 run TP #1 ([0, 1, 2]) before the default group's all_reduce #2. Rank 1 left no
  * dump; rank 0 waits for it in TP #1 and has #2 queued behind. Rank 3 is idle: it never issued
  * #2. Rank 2's dump was cut after all_reduce #1: its counters say it issued TP #1 and #2 and
@@ -5594,6 +5621,7 @@ int main(void) {
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
+        cmocka_unit_test(a_dump_older_only_by_what_it_issued_is_read_both_ways),
         cmocka_unit_test(a_pending_batch_of_one_done_by_its_own_counters),
         cmocka_unit_test(a_collective_number_completed_is_no_batch_of_that_number),
         cmocka_unit_test(a_collective_after_the_batches_is_their_ranks_last_enqueued),

@@ -1,0 +1,186 @@
+/* verdict_either.c — a dump older only by what it shows issued, read both ways.
+ *
+ * A dump is older than its peers' (fa_stale) where they completed with the rank something it had
+ * not issued. Where the only proof is what the dump shows issued (fa_stale.issued_only: launches
+ * pending there that peers completed, a send a peer completed to it), the bytes fit a second
+ * reading as well: the dump is final, and the rank's GPU ran past what it recorded and stopped
+ * (the real NVIDIA runs gpu_error_1st/2nd: a failed GPU's fresh dump leaves pending a dozen
+ * launches its peers completed), or it never posted the recv. Nothing in the dumps tells the two
+ * apart, so the verdict takes what both readings say (tests/sim's E8).
+ *
+ * The verdict is decided in the first reading (every such dump older: what the rank did since
+ * is unknown), then once per such rank u with u's dump read as final (a copy of the match's
+ * rank_stale with u's entry cleared), each decision's findings rolled back after it. Folding
+ * each answer b into the answer a so far:
+ *   - b names a culprit a does not: the culprits are the ranks both name, and every other rank
+ *     either names (culprits and alternatives) is offered: one of them;
+ *   - b names only culprits a names, or one reading sees nobody waiting: a stands (it names
+ *     every older dump a wait may rest on), b's alternatives joined to a's.
+ * Where the fold changed the first answer, the verdict is decided once more in the first
+ * reading, with the plan (fa_either_plan), which verdict_agreed.c carries out: the withdrawn
+ * culprits leave their findings, the offered ranks are noted as an ambiguity; the evidence, the
+ * alternatives and the title then come from the usual steps. This file holds fa_verdict_decide,
+ * the verdict's entry point; verdict.c one decision (fa_verdict_decide_reading).
+ *
+ * Cost: nothing where no dump is older by what it shows issued. Else one decision per such rank,
+ * at most MAX_SINGLE_READINGS of them; beyond that one decision reads all of them final together
+ * (a job of 100 000 ranks decides at most MAX_SINGLE_READINGS + 2 times).
+ */
+#include "verdict/verdict.h"
+#include "verdict/verdict_either.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_SINGLE_READINGS = 8 };
+
+/* What one decision says: whether anyone waits (a hang), its culprits, and the other ranks its
+ * alternatives offer. */
+typedef struct reading {
+    bool waiting;
+    fa_ranks culprits, offered;
+} reading;
+
+static void reading_free(reading *r) {
+    fa_ranks_free(&r->culprits);
+    fa_ranks_free(&r->offered);
+}
+
+static bool read_both_ways(const fa_stale *s) { return s->group >= 0 && s->issued_only && !s->cut; }
+
+/* Decides the verdict in m's reading and keeps its answer in out; findings as before. */
+static int read_once(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                     fa_findings *findings, reading *out, fr_error *err) {
+    size_t n = findings->n;
+    bool *explained = malloc((n + 1) * sizeof *explained);
+    if (!explained) return -1;
+    for (size_t i = 0; i < n; i++) explained[i] = findings->v[i].explained;
+    fa_verdict v;
+    int rc = fa_verdict_decide_reading(in, groups, m, findings, &v, NULL, err);
+    memset(out, 0, sizeof *out);
+    if (rc == 0) {
+        out->waiting = v.status == FA_STATUS_HANG;
+        for (size_t k = 0; k < v.culprits.n; k++) fa_ranks_add(&out->culprits, v.culprits.v[k]);
+        fa_ranks_normalize(&out->culprits);
+        for (size_t a = 0; a < v.nalternatives; a++)
+            for (size_t k = 0; k < v.alternatives[a].ranks.n; k++)
+                if (!fa_ranks_contains(&out->culprits, v.alternatives[a].ranks.v[k]))
+                    fa_ranks_add(&out->offered, v.alternatives[a].ranks.v[k]);
+        fa_ranks_normalize(&out->offered);
+    }
+    fa_verdict_free(&v);
+    fa_findings_truncate(findings, n);
+    for (size_t i = 0; i < n; i++) findings->v[i].explained = explained[i];
+    free(explained);
+    return rc;
+}
+
+/* The ranks of `set` not in `but` (normalized). */
+static void difference(const fa_ranks *set, const fa_ranks *but, fa_ranks *out) {
+    for (size_t k = 0; k < set->n; k++)
+        if (!fa_ranks_contains(but, set->v[k])) fa_ranks_add(out, set->v[k]);
+    fa_ranks_normalize(out);
+}
+
+/* Folds reading b into a (the header's two cases). */
+static void fold(reading *a, const reading *b) {
+    if (!a->waiting || !b->waiting) return;
+    fa_ranks only_b = { 0 };
+    difference(&b->culprits, &a->culprits, &only_b);
+    bool narrower = only_b.n == 0;
+    fa_ranks_free(&only_b);
+    if (narrower) {
+        for (size_t k = 0; k < b->offered.n; k++)
+            if (!fa_ranks_contains(&a->culprits, b->offered.v[k]))
+                fa_ranks_add(&a->offered, b->offered.v[k]);
+        fa_ranks_normalize(&a->offered);
+        return;
+    }
+    fa_ranks both = { 0 }, named = { 0 };
+    for (size_t k = 0; k < a->culprits.n; k++)
+        if (fa_ranks_contains(&b->culprits, a->culprits.v[k]))
+            fa_ranks_add(&both, a->culprits.v[k]);
+    fa_ranks_add_all(&named, &a->culprits);
+    fa_ranks_add_all(&named, &b->culprits);
+    fa_ranks_add_all(&named, &a->offered);
+    fa_ranks_add_all(&named, &b->offered);
+    fa_ranks_normalize(&both);
+    fa_ranks_normalize(&named);
+    fa_ranks_free(&a->offered);
+    difference(&named, &both, &a->offered);
+    fa_ranks_free(&a->culprits);
+    fa_ranks_free(&named);
+    a->culprits = both;
+}
+
+/* The answer of the reading where the dumps of the ranks marked in `final` (input ranks) are
+ * read as final, folded into a. */
+static int fold_final(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                      fa_findings *findings, const bool *final, reading *a, fr_error *err) {
+    fa_stale *stale = malloc((in->nranks + 1) * sizeof *stale);
+    if (!stale) return -1;
+    memcpy(stale, m->rank_stale, (in->nranks + 1) * sizeof *stale);
+    for (size_t ri = 0; ri < in->nranks; ri++)
+        if (final[ri]) stale[ri].group = -1, stale[ri].issued_only = false;
+    fa_match mb = *m;
+    mb.rank_stale = stale;
+    reading b;
+    int rc = read_once(in, groups, &mb, findings, &b, err);
+    if (rc == 0) fold(a, &b);
+    reading_free(&b);
+    free(stale);
+    return rc;
+}
+
+static int weigh(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                 fa_findings *findings, size_t nboth, fa_either_plan *plan, fr_error *err) {
+    reading a, first;
+    if (read_once(in, groups, m, findings, &a, err) != 0) return -1;
+    int rc = 0;
+    bool *final = a.waiting ? calloc(in->nranks + 1, 1) : NULL;
+    if (a.waiting && !final) rc = -1;
+    memset(&first, 0, sizeof first);
+    if (final) {
+        fa_ranks_add_all(&first.culprits, &a.culprits);
+        fa_ranks_add_all(&first.offered, &a.offered);
+    }
+    for (size_t ri = 0; final && rc == 0 && ri < in->nranks; ri++) {
+        if (!read_both_ways(&m->rank_stale[ri])) continue;
+        fa_ranks_add(&plan->ran_past, in->ranks[ri].rank);
+        final[ri] = true;
+        if (nboth > MAX_SINGLE_READINGS) continue; /* all of them at once, below */
+        rc = fold_final(in, groups, m, findings, final, &a, err);
+        final[ri] = false;
+    }
+    if (final && rc == 0 && nboth > MAX_SINGLE_READINGS)
+        rc = fold_final(in, groups, m, findings, final, &a, err);
+    if (final && rc == 0) {
+        difference(&first.culprits, &a.culprits, &plan->withdrawn);
+        difference(&a.offered, &first.offered, &plan->offered);
+    }
+    fa_ranks_normalize(&plan->ran_past);
+    free(final);
+    reading_free(&a);
+    reading_free(&first);
+    return rc;
+}
+
+/* Decided once where every dump reads one way; where some dump is older only by what it shows
+ * issued, after its readings, with what they agree on (verdict_agreed.c). */
+int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                      fa_findings *findings, fa_verdict *v, fr_error *err) {
+    fa_either_plan plan;
+    memset(&plan, 0, sizeof plan);
+    size_t nboth = 0;
+    for (size_t ri = 0; ri < in->nranks; ri++) nboth += read_both_ways(&m->rank_stale[ri]);
+    if (nboth && weigh(in, groups, m, findings, nboth, &plan, err) != 0) {
+        fa_ve_plan_free(&plan);
+        memset(v, 0, sizeof *v);
+        fr_fail(err, "out of memory while deciding the verdict");
+        return -1;
+    }
+    bool agreed = plan.withdrawn.n || plan.offered.n;
+    int rc = fa_verdict_decide_reading(in, groups, m, findings, v, agreed ? &plan : NULL, err);
+    fa_ve_plan_free(&plan);
+    return rc;
+}
