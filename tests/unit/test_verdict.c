@@ -3828,17 +3828,20 @@ static void a_cut_dump_whose_counters_trail_its_entries_shows_no_lag(void **stat
  * rank 1's GPU ran past what it recorded and stopped (real runs gpu_error_1st/2nd), and rank 2
  * may have died behind it. The dumps allow both: neither is named alone, both are offered
  * (verdict_either.c; tests/sim seed 378). */
+static void run_rank_1_behind_rank_0(job *j, int completed_by_0) {
+    job_init(j, 3);
+    coll(j, "0", "all_reduce", 1, S("completed", "completed", NULL));
+    for (int seq = 2; seq <= completed_by_0; seq++) rec(j, 0, "0", "all_reduce", seq, "completed");
+    rec(j, 0, "0", "all_reduce", completed_by_0 + 1, "scheduled");
+    rec(j, 1, "0", "all_reduce", 2, "scheduled");
+    rec(j, 1, "0", "all_reduce", 3, "scheduled");
+    j->skip[2] = 1;
+    run(j);
+}
+
 static void a_dump_older_only_by_what_it_issued_is_read_both_ways(void **state) {
     job j;
-    job_init(&j, 3);
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
-    rec(&j, 0, "0", "all_reduce", 2, "completed");
-    rec(&j, 0, "0", "all_reduce", 3, "completed");
-    rec(&j, 0, "0", "all_reduce", 4, "scheduled");
-    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
-    rec(&j, 1, "0", "all_reduce", 3, "scheduled");
-    j.skip[2] = 1;
-    run(&j);
+    run_rank_1_behind_rank_0(&j, 3);
     assert_culprits(&j, FA_STATUS_HANG, "");
     bool offered[3] = { false };
     for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
@@ -3857,16 +3860,7 @@ static void a_dump_older_only_by_what_it_issued_is_read_both_ways(void **state) 
  * what rank 1 issued was kept, and "1 or 2" read both ways). */
 static void a_dump_older_by_what_it_never_issued_is_read_older_only(void **state) {
     job j;
-    job_init(&j, 3);
-    coll(&j, "0", "all_reduce", 1, S("completed", "completed", NULL));
-    rec(&j, 0, "0", "all_reduce", 2, "completed");
-    rec(&j, 0, "0", "all_reduce", 3, "completed");
-    rec(&j, 0, "0", "all_reduce", 4, "completed");
-    rec(&j, 0, "0", "all_reduce", 5, "scheduled");
-    rec(&j, 1, "0", "all_reduce", 2, "scheduled");
-    rec(&j, 1, "0", "all_reduce", 3, "scheduled");
-    j.skip[2] = 1;
-    run(&j);
+    run_rank_1_behind_rank_0(&j, 4);
     assert_culprits(&j, FA_STATUS_HANG, "2");
     assert_false(j.a.match.rank_stale[1].issued_only);
     done(&j);
