@@ -197,6 +197,21 @@ test_expect_success 'a group without a description is "group N" everywhere, neve
     head -n 1 skip | grep -q "never joined group 5 all_reduce #4"
 '
 
+test_expect_success 'a dump older only by what it shows issued: "rank 2 or 9", and what tells them apart' '
+    python3 "$TOP/tests/sim/sim.py" --seed 378 --out older >/dev/null &&
+    test_expect_code 1 "$FRTRACE" -o older.json older/dumps >older.txt &&
+    head -n 1 older.txt | grep -q "^hang: rank 2 or 9 in group 1 (a dump whose peers completed what it shows issued is older, or its GPU ran past what it recorded and stopped)$" &&
+    grep -q "culprit ranks: none" older.txt &&
+    tr "\n" " " <older.txt | tr -s " " | grep -q "Xid lines in its kernel log" &&
+    test_expect_code 1 "$FRTRACE" -f markdown older/dumps >older.md &&
+    grep -q "Xid lines in its kernel log" older.md &&
+    python3 -c "
+import json; d = json.load(open(\"older.json\"))
+assert d[\"verdict\"][\"culprit_ranks\"] == [], d[\"verdict\"]
+old = {o[\"rank\"]: o[\"issued_only\"] for o in d[\"input\"][\"older_dumps\"]}
+assert old.get(9) is True, old"
+'
+
 test_expect_success 'a large job: strided rank sets compressed, nobody waits for themselves' '
     "$TOP/$BUILD/bench/gen_dumps" --ranks 512 --entries 40 --faults 1 --seed 3 job >gen.out &&
     test_expect_code 1 "$FRTRACE" --width 0 job >out &&

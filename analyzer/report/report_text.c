@@ -149,9 +149,15 @@ static void print_alternatives(const fa_analysis *a, const fa_report_options *op
         free(line);
         free(who);
     }
+    bool ran_past = fa_stale_any_issued_only(a->match.rank_stale, a->in.nranks);
     fa_wrap_print(out, "  ", "  ",
-                  "what would tell them apart: each rank's stack at dump time (py-spy dump, or the "
-                  "recorder's frtrace_stacks), or a backend that records send/recv",
+                  ran_past ? "what would tell them apart: each rank's stack at dump time (py-spy "
+                             "dump, or the recorder's frtrace_stacks), a GPU error on the node of "
+                             "a rank whose dump may be final (Xid lines in its kernel log), or a "
+                             "later dump of that rank"
+                           : "what would tell them apart: each rank's stack at dump time (py-spy "
+                             "dump, or the recorder's frtrace_stacks), or a backend that records "
+                             "send/recv",
                   opt->width);
     fputc('\n', out);
 }

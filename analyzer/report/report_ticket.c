@@ -99,6 +99,10 @@ static void print_alternatives(const fa_analysis *a, fa_markup m, FILE *out) {
                v->culprits.n ? "Each rank's stack at dump time would tell them apart."
                              : "None of these ranks is proven at fault; each rank's stack at dump "
                                "time, or a backend that records send/recv, would tell them apart.");
+    if (fa_stale_any_issued_only(a->match.rank_stale, a->in.nranks))
+        fa_mu_note(out, m,
+                   "A dump older only by what it shows issued may be final: a GPU error on that "
+                   "rank's node (Xid lines in its kernel log) or a later dump of it would say.");
 }
 
 static void print_wait_chain(const fa_analysis *a, const fa_report_options *opt, fa_markup m,
