@@ -185,12 +185,17 @@ typedef struct fa_stale {
 /* Whether what the rank's dump says ends before the others' do (older, or cut short). */
 static inline bool fa_stale_known(const fa_stale *s) { return s->group >= 0 || s->cut; }
 
-/* Whether some dump of the nranks input ranks is older only by what it shows issued: the reports
- * then say what tells its two readings apart. */
+/* Whether the dump is older only by what it shows issued (and not cut): the verdict reads it
+ * both ways (verdict_either.c). */
+static inline bool fa_stale_read_both_ways(const fa_stale *s) {
+    return s->group >= 0 && s->issued_only && !s->cut;
+}
+
+/* Whether some dump of the nranks input ranks is read both ways: the reports then say what tells
+ * its two readings apart. */
 static inline bool fa_stale_any_issued_only(const fa_stale *rank_stale, size_t nranks) {
     for (size_t r = 0; r < nranks; r++)
-        if (rank_stale[r].group >= 0 && rank_stale[r].issued_only && !rank_stale[r].cut)
-            return true;
+        if (fa_stale_read_both_ways(&rank_stale[r])) return true;
     return false;
 }
 

@@ -9,22 +9,25 @@
  * apart, so the verdict takes what both readings say (tests/sim's E8).
  *
  * The verdict is decided in the first reading (every such dump older: what the rank did since
- * is unknown), then once per such rank u with u's dump read as final (a copy of the match's
- * rank_stale with u's entry cleared), each decision's findings rolled back after it. Folding
- * each answer b into the answer a so far:
+ * is unknown); where it is a hang, its findings are set aside, and the verdict is decided once
+ * per such rank u with u's dump read as final (a copy of the match's rank_stale with u's entry
+ * cleared), each of these decisions rolled back after it. Folding each answer b into the answer
+ * a so far:
  *   - b names a culprit a does not: the culprits are the ranks both name, and every other rank
  *     either names (culprits and alternatives) is offered: one of them;
  *   - b names only culprits a names, or one reading sees nobody waiting: a stands (it names
  *     every older dump a wait may rest on), b's alternatives joined to a's.
- * Where the fold changed the first answer, the verdict is decided once more in the first
- * reading, with the plan (fa_either_plan), which verdict_agreed.c carries out: the withdrawn
+ * Where the fold left the first answer as it was, the first decision stands (its findings put
+ * back); where it changed it, the verdict is decided once more in the first reading, with the
+ * plan (fa_either_plan), which verdict_agreed.c carries out: the withdrawn
  * culprits leave their findings, the offered ranks are noted as an ambiguity; the evidence, the
  * alternatives and the title then come from the usual steps. This file holds fa_verdict_decide,
  * the verdict's entry point; verdict.c one decision (fa_verdict_decide_reading).
  *
- * Cost: nothing where no dump is older by what it shows issued. Else one decision per such rank,
- * at most MAX_SINGLE_READINGS of them; beyond that one decision reads all of them final together
- * (a job of 100 000 ranks decides at most MAX_SINGLE_READINGS + 2 times).
+ * Cost: nothing where no dump is older by what it shows issued or the first decision is no hang.
+ * Else one decision more per such rank, at most MAX_SINGLE_READINGS of them; beyond that one
+ * decision reads all of them final together; and one more where the answer changes (a job of
+ * 100 000 ranks decides at most MAX_SINGLE_READINGS + 2 times).
  */
 #include "verdict/verdict.h"
 #include "verdict/verdict_either.h"
@@ -46,40 +49,50 @@ static void reading_free(reading *r) {
     fa_ranks_free(&r->offered);
 }
 
-static bool read_both_ways(const fa_stale *s) { return s->group >= 0 && s->issued_only && !s->cut; }
+/* Appends the ranks of `set` not in `but` (normalized) to out, and normalizes it. */
+static void difference(const fa_ranks *set, const fa_ranks *but, fa_ranks *out) {
+    for (size_t k = 0; k < set->n; k++)
+        if (!fa_ranks_contains(but, set->v[k])) fa_ranks_add(out, set->v[k]);
+    fa_ranks_normalize(out);
+}
+
+/* What decision v says. */
+static void read_verdict(const fa_verdict *v, reading *out) {
+    memset(out, 0, sizeof *out);
+    out->waiting = v->status == FA_STATUS_HANG;
+    fa_ranks_add_all(&out->culprits, &v->culprits);
+    fa_ranks_normalize(&out->culprits);
+    for (size_t a = 0; a < v->nalternatives; a++)
+        difference(&v->alternatives[a].ranks, &out->culprits, &out->offered);
+}
+
+/* The explained flags of the first n findings (the one thing a decision changes in them), to put
+ * back with restore_flags; NULL when out of memory. */
+static bool *save_flags(const fa_findings *findings, size_t n) {
+    bool *flags = malloc((n + 1) * sizeof *flags);
+    for (size_t i = 0; flags && i < n; i++) flags[i] = findings->v[i].explained;
+    return flags;
+}
+
+static void restore_flags(fa_findings *findings, const bool *flags, size_t n) {
+    for (size_t i = 0; i < n; i++) findings->v[i].explained = flags[i];
+}
 
 /* Decides the verdict in m's reading and keeps its answer in out; findings as before. */
 static int read_once(const fa_input *in, const fa_groups *groups, const fa_match *m,
                      fa_findings *findings, reading *out, fr_error *err) {
     size_t n = findings->n;
-    bool *explained = malloc((n + 1) * sizeof *explained);
+    bool *explained = save_flags(findings, n);
     if (!explained) return -1;
-    for (size_t i = 0; i < n; i++) explained[i] = findings->v[i].explained;
     fa_verdict v;
     int rc = fa_verdict_decide_reading(in, groups, m, findings, &v, NULL, err);
     memset(out, 0, sizeof *out);
-    if (rc == 0) {
-        out->waiting = v.status == FA_STATUS_HANG;
-        for (size_t k = 0; k < v.culprits.n; k++) fa_ranks_add(&out->culprits, v.culprits.v[k]);
-        fa_ranks_normalize(&out->culprits);
-        for (size_t a = 0; a < v.nalternatives; a++)
-            for (size_t k = 0; k < v.alternatives[a].ranks.n; k++)
-                if (!fa_ranks_contains(&out->culprits, v.alternatives[a].ranks.v[k]))
-                    fa_ranks_add(&out->offered, v.alternatives[a].ranks.v[k]);
-        fa_ranks_normalize(&out->offered);
-    }
+    if (rc == 0) read_verdict(&v, out);
     fa_verdict_free(&v);
     fa_findings_truncate(findings, n);
-    for (size_t i = 0; i < n; i++) findings->v[i].explained = explained[i];
+    restore_flags(findings, explained, n);
     free(explained);
     return rc;
-}
-
-/* The ranks of `set` not in `but` (normalized). */
-static void difference(const fa_ranks *set, const fa_ranks *but, fa_ranks *out) {
-    for (size_t k = 0; k < set->n; k++)
-        if (!fa_ranks_contains(but, set->v[k])) fa_ranks_add(out, set->v[k]);
-    fa_ranks_normalize(out);
 }
 
 /* Folds reading b into a (the header's two cases). */
@@ -90,10 +103,7 @@ static void fold(reading *a, const reading *b) {
     bool narrower = only_b.n == 0;
     fa_ranks_free(&only_b);
     if (narrower) {
-        for (size_t k = 0; k < b->offered.n; k++)
-            if (!fa_ranks_contains(&a->culprits, b->offered.v[k]))
-                fa_ranks_add(&a->offered, b->offered.v[k]);
-        fa_ranks_normalize(&a->offered);
+        difference(&b->offered, &a->culprits, &a->offered);
         return;
     }
     fa_ranks both = { 0 }, named = { 0 };
@@ -132,55 +142,94 @@ static int fold_final(const fa_input *in, const fa_groups *groups, const fa_matc
     return rc;
 }
 
+/* Folds the final readings into the first one's answer (first, a hang) and leaves in plan what
+ * changed: the culprits withdrawn, the ranks offered. */
 static int weigh(const fa_input *in, const fa_groups *groups, const fa_match *m,
-                 fa_findings *findings, size_t nboth, fa_either_plan *plan, fr_error *err) {
-    reading a, first;
-    if (read_once(in, groups, m, findings, &a, err) != 0) return -1;
+                 fa_findings *findings, size_t nboth, const reading *first, fa_either_plan *plan,
+                 fr_error *err) {
+    bool *final = calloc(in->nranks + 1, 1);
+    if (!final) return -1;
+    reading a = { first->waiting, { 0 }, { 0 } };
+    fa_ranks_add_all(&a.culprits, &first->culprits);
+    fa_ranks_add_all(&a.offered, &first->offered);
     int rc = 0;
-    bool *final = a.waiting ? calloc(in->nranks + 1, 1) : NULL;
-    if (a.waiting && !final) rc = -1;
-    memset(&first, 0, sizeof first);
-    if (final) {
-        fa_ranks_add_all(&first.culprits, &a.culprits);
-        fa_ranks_add_all(&first.offered, &a.offered);
-    }
-    for (size_t ri = 0; final && rc == 0 && ri < in->nranks; ri++) {
-        if (!read_both_ways(&m->rank_stale[ri])) continue;
+    for (size_t ri = 0; rc == 0 && ri < in->nranks; ri++) {
+        if (!fa_stale_read_both_ways(&m->rank_stale[ri])) continue;
         fa_ranks_add(&plan->ran_past, in->ranks[ri].rank);
         final[ri] = true;
         if (nboth > MAX_SINGLE_READINGS) continue; /* all of them at once, below */
         rc = fold_final(in, groups, m, findings, final, &a, err);
         final[ri] = false;
     }
-    if (final && rc == 0 && nboth > MAX_SINGLE_READINGS)
+    if (rc == 0 && nboth > MAX_SINGLE_READINGS)
         rc = fold_final(in, groups, m, findings, final, &a, err);
-    if (final && rc == 0) {
-        difference(&first.culprits, &a.culprits, &plan->withdrawn);
-        difference(&a.offered, &first.offered, &plan->offered);
+    if (rc == 0) {
+        difference(&first->culprits, &a.culprits, &plan->withdrawn);
+        difference(&a.offered, &first->offered, &plan->offered);
     }
     fa_ranks_normalize(&plan->ran_past);
     free(final);
     reading_free(&a);
-    reading_free(&first);
+    return rc;
+}
+
+/* The final readings of a first decision v (a hang, its findings from the n-th on) into plan:
+ * its findings are set aside meanwhile (the others decide on those before it) and put back, with
+ * the explained flags it left (flags_before: those it found). */
+static int weigh_beside(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                        fa_findings *findings, size_t n, const bool *flags_before, size_t nboth,
+                        const fa_verdict *v, fa_either_plan *plan, fr_error *err) {
+    size_t ntail = findings->n - n;
+    fa_finding *tail = malloc((ntail + 1) * sizeof *tail);
+    bool *flags_after = save_flags(findings, n);
+    int rc = tail && flags_after ? 0 : -1;
+    if (rc == 0) {
+        memcpy(tail, findings->v + n, ntail * sizeof *tail);
+        findings->n = n;
+        restore_flags(findings, flags_before, n);
+        reading first;
+        read_verdict(v, &first);
+        rc = weigh(in, groups, m, findings, nboth, &first, plan, err);
+        reading_free(&first);
+        memcpy(findings->v + n, tail, ntail * sizeof *tail); /* the list never shrinks */
+        findings->n = n + ntail;
+        restore_flags(findings, flags_after, n);
+    }
+    free(tail);
+    free(flags_after);
     return rc;
 }
 
 /* Decided once where every dump reads one way; where some dump is older only by what it shows
- * issued, after its readings, with what they agree on (verdict_agreed.c). */
+ * issued and the first decision is a hang, the final readings follow, and where they change its
+ * answer, a last decision with what they agree on (verdict_agreed.c) replaces it. */
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,
                       fa_findings *findings, fa_verdict *v, fr_error *err) {
-    fa_either_plan plan;
-    memset(&plan, 0, sizeof plan);
-    size_t nboth = 0;
-    for (size_t ri = 0; ri < in->nranks; ri++) nboth += read_both_ways(&m->rank_stale[ri]);
-    if (nboth && weigh(in, groups, m, findings, nboth, &plan, err) != 0) {
-        fa_ve_plan_free(&plan);
+    size_t nboth = 0, n = findings->n;
+    for (size_t ri = 0; ri < in->nranks; ri++) nboth += fa_stale_read_both_ways(&m->rank_stale[ri]);
+    bool *flags_before = nboth ? save_flags(findings, n) : NULL;
+    if (nboth && !flags_before) {
         memset(v, 0, sizeof *v);
         fr_fail(err, "out of memory while deciding the verdict");
         return -1;
     }
-    bool agreed = plan.withdrawn.n || plan.offered.n;
-    int rc = fa_verdict_decide_reading(in, groups, m, findings, v, agreed ? &plan : NULL, err);
+    int rc = fa_verdict_decide_reading(in, groups, m, findings, v, NULL, err);
+    if (rc != 0 || !nboth || v->status != FA_STATUS_HANG) {
+        free(flags_before);
+        return rc;
+    }
+    fa_either_plan plan;
+    memset(&plan, 0, sizeof plan);
+    rc = weigh_beside(in, groups, m, findings, n, flags_before, nboth, v, &plan, err);
+    if (rc == 0 && (plan.withdrawn.n || plan.offered.n)) {
+        fa_verdict_free(v);
+        fa_findings_truncate(findings, n);
+        restore_flags(findings, flags_before, n);
+        rc = fa_verdict_decide_reading(in, groups, m, findings, v, &plan, err);
+    } else if (rc != 0) {
+        fr_fail(err, "out of memory while deciding the verdict");
+    }
     fa_ve_plan_free(&plan);
+    free(flags_before);
     return rc;
 }

@@ -412,17 +412,17 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
         if (!p2p && f->p2p_group >= 0) p2p = &d->groups->v[f->p2p_group];
         if (!g && f->missing_op >= 0) g = &d->groups->v[d->m->ops[f->missing_op].group];
     }
-    if (p2p) g = p2p; /* where the send/recv that may have gone amiss runs */
-    /* a group without a description is "group N", as everywhere */
-    bool named = g && !fa_desc_says_nothing(g->desc);
-    const char *where = !g ? NULL : named ? g->desc : g->id, *in = named ? " in " : " in group ";
+    if (p2p) g = p2p;     /* where the send/recv that may have gone amiss runs */
+    char label[200] = ""; /* a group without a description: "group N", as everywhere */
+    if (g && fa_desc_says_nothing(g->desc)) fa_group_label(g, label, sizeof label);
+    const char *where = !g ? NULL : label[0] ? label : g->desc;
     fa_ranks_normalize(&who);
     char *list = short_ranks(&who);
     if (who.n == 2)
         snprintf(buf, len, "rank %lld or %lld%s%.80s", (long long)who.v[0], (long long)who.v[1],
-                 where ? in : "", where ? where : "");
+                 where ? " in " : "", where ? where : "");
     else
-        snprintf(buf, len, "one of ranks %s%s%.80s", list ? list : "?", where ? in : "",
+        snprintf(buf, len, "one of ranks %s%s%.80s", list ? list : "?", where ? " in " : "",
                  where ? where : "");
     free(list);
     fa_ranks_free(&who);
