@@ -6,12 +6,8 @@
 # comes out right, take it off the list.
 . "$(dirname "$0")/lib.sh"
 SIM="$TOP/tests/sim"
-# Still wrong (issue 18): 279 an older dump that only counters show. 2440: rank 35's dump
-# (pending launches its peers completed) reads older or final, "14 or 35"; frtrace reads it both
-# ways (verdict_either.c) but its final reading names 14 beside 35 (14's send to the wrong peer is
-# a root of its own there; the simulator's wait graph has it wait on 29, blocked behind 35), so 14
-# stays named, 35 offered.
-STILL_WRONG="279 2440"
+# Still wrong (issue 18): 279 an older dump that only counters show.
+STILL_WRONG="279"
 # Seeds that must stay exact, not merely not wrong: their answer once was honest but vaguer
 # ("inconclusive") than the dumps allow. 739, 1013: ranks pending in a collective every member
 # joined, behind a member blocked on the killed rank, wait for it too; they are no stopped rank.
@@ -27,7 +23,11 @@ STILL_WRONG="279 2440"
 # possibly blocked behind the other: one of them (E16), neither both named nor inconclusive.
 # 1069, 2711, 1113: a dump older only by what it shows issued, read final, names its rank beside
 # the culprit: it is offered beside them (E8, verdict_either.c), not left out.
-KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113"
+# 2440, 1608, 1022: the rank that posted to the wrong peer stays named where a dump read final
+# stops beside it (a cycle through the wrong peer, a stopped peer in its batch); the other is
+# offered. 15089: a cut pickle's pg_status shows its rank completed what its peer is pending in.
+KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
+2440 1608 1022 15089"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

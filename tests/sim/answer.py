@@ -16,7 +16,10 @@ The rules (sim.py's table gives them with their numbers):
     is broken at its fault rank, the one whose order the other ranks contradict (it issued an
     operation that they issue only after the one they wait in) (E11); in a job of two ranks
     nobody can tell which order is right: both are named, as the two sides of a two-member
-    mismatch.
+    mismatch. Such a component is a deadlock even where its ranks wait for others as well: each
+    waits for every member missing from its launch, so the cycle never clears whatever the
+    others do (seed 2440: 14 sent to 29 instead of 15; 29 waits in the next collective for 14
+    and for 35, whose dump may be final: 35 going on frees neither).
  E1 Unknown. A rank without a readable dump (none written, garbage, cut before its entries) is
     unknown: it is never seen waiting. When others wait for it and no rank that the dumps show stuck
     (W2) explains their waits, it is a culprit (missing_dump); when such ranks exist, it may be
@@ -51,7 +54,8 @@ The rules (sim.py's table gives them with their numbers):
     the reverse), posted to the wrong peer: it is the culprit; the idle peer and the rank left
     with the other unmatched half are not (both halves meet in it). Peers without a readable
     dump beside the idle ones in that send/recv change nothing of it; each is an alternative
-    (E1: it may have stopped too). An earlier rule needed every peer seen idle and named the
+    (E1: it may have stopped too). Peers there seen stopped (stuck, a stalled GPU) change
+    nothing of it either: they are culprits beside it (seed 1608). An earlier rule needed every peer seen idle and named the
     idle one (seed 3071: 1's batch sends to 5 and receives from 0, whose dump is garbage; 5's
     whole dump shows its batch of that step done without a recv from 1; 2 waits for 1's send).
  E13 Cut dumps. A torch pickle cut inside its entries keeps pg_config, pg_status and the whole
@@ -59,9 +63,15 @@ The rules (sim.py's table gives them with their numbers):
     entries before the cut and loses pg_config and pg_status. Readers salvage exactly those
     entries: the launches they record are known as of the dump's moment (started, completed,
     their calls' types and sizes), the rest is unknown, as after an older dump (E8): the rank
-    is presumed to have gone on. (pg_status's counters would say more; the rules do not credit
-    them, so they never expect more than the entries prove.) A re-pickled dump cut anywhere, or
-    a dump cut before its entries, is unreadable (E1).
+    is presumed to have gone on. A cut pickle's pg_status, written before its entries, says
+    which collectives the rank completed in each group: those at or before its last completed
+    number, where that number is a collective's (PyTorch's NCCL numbers a send/recv from its own
+    counter) or a launch's (our recorder numbers both from one); an instance so completed
+    completed (counted_done(); seeds 15089, 15341: the rank cut before its first entry had
+    completed the all_reduce its peer's stalled GPU is pending in; an earlier rule, crediting
+    no counter, named the cut rank). Nothing else of the counters is credited, so the rules
+    never expect more than the dump proves. A re-pickled dump cut anywhere, or a dump cut
+    before its entries, is unreadable (E1).
  E16 One of them. Where no seen rank explains the waits (W2) and a rank without a readable
     dump is waited for, a cut or older dump beside it is no proof of going on: a cut dump shows
     nothing after its cut (a rank whose CPU stopped still writes one), an older dump only that
@@ -132,12 +142,15 @@ class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
     def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
-                 older=None, drops=None, lagging=()):
+                 older=None, drops=None, lagging=(), counted=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.lagging = set(lagging)  # E8: read as a GPU whose completions went unrecorded
         self.drops = drops or (lambda r: False)  # E17: r's dump is empty, may drop done
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
+        # E13: cut ranks whose pickle kept pg_status before its entries -> whether send/recv
+        # and collectives share its sequence ids (our recorder) or not (PyTorch's NCCL)
+        self.counted = dict(counted or {})
         self.older = set(stale) - set(self.cut) if older is None else older  # E8 older dumps
         self.hide_p2p = hide_p2p  # gloo: send/recv are in no entry and no pg_status count (E10)
         self._frontier, self._completed, self._missing = {}, {}, {}
@@ -195,11 +208,26 @@ def completed_somewhere(view, inst, members_known):
     done = False
     for m, L in inst.launches.items():
         if m in members_known and not L.failed and L.done_t is not None \
-                and L.done_t <= view.T[m] and view.visible(L, m):
+                and L.done_t <= view.T[m] and (view.visible(L, m) or counted_done(view, L, m)):
             done = True
             break
     view._completed[key] = done
     return done
+
+
+def counted_done(view, L, m):
+    """E13: m's cut pickle kept pg_status, whose last completed sequence id in L's group is
+    that of a launch at or after L (launches complete in order on a group's stream): any launch
+    where send/recv and collectives share the numbers (our recorder), a collective where they do
+    not (PyTorch's NCCL: a send/recv's number says nothing of the collectives)."""
+    if m not in view.counted or L.call.is_p2p():
+        return False
+    last = None
+    for K in view.eng.stream[m]:
+        if K.call.group is L.call.group and K.done_t is not None and K.done_t <= view.T[m]:
+            last = K
+    return last is not None and last.pos >= L.pos and \
+        (view.counted[m] or not last.call.is_p2p())
 
 
 def arrived(view, m, inst):
@@ -441,10 +469,14 @@ def reason(view, gloo, fault_ranks):
     # that: the post to the idle peer is unmatched whatever it did; it stays an alternative (E1:
     # it may have stopped too). Seed 3071: 1's batch sends to 5 and receives from 0 (garbage);
     # 5's whole dump shows its batch of that step done with no recv from 1; 2 waits for 1's send.
-    posters, beside = set(), set()
+    # A peer there that is stopped itself (stuck, its GPU stalled) changes nothing of it either;
+    # it holds up the poster and is named beside it (seed 1608: 8 sends to 13 instead of 9 and
+    # receives from 15, whose dump read final shows a GPU that stopped).
+    posters, beside, holders = set(), set(), set()
     for r, ws in graph.items():
         fr = view.frontier(r)
-        shown = [m for m in ws if m in view.known]
+        held = [m for m in ws if m in view.known and (m in stuck or m in stalled)]
+        shown = [m for m in ws if m in view.known and m not in held]
         if not shown or fr is None or not fr.call.is_p2p() or \
                 any(not idle(m) or m in skipped or waited_by.get(m, set()) != {r} for m in shown):
             continue
@@ -456,6 +488,7 @@ def reason(view, gloo, fault_ranks):
                     any(op.peer == r and op.name in halves for op in fz.call.ops):
                 posters.add(r)
                 beside.update(m for m in ws if m not in view.known)
+                holders.update(held)
     extra |= posters
     for r in extra:
         graph[r] = []
@@ -475,9 +508,10 @@ def reason(view, gloo, fault_ranks):
     comp_of = {v: i for i, c in enumerate(comps) for v in c}
     culprits, cycles = set(stalled), []
     culprits |= skipped  # E15: went past an instance others wait for it in
+    culprits |= holders  # E14: stopped in the poster's send/recv beside its wrong peer
     for i, c in enumerate(comps):
-        if any(comp_of[w] != i for v in c for w in known_graph.get(v, [])):
-            continue  # not a sink
+        if len(c) == 1 and any(comp_of[w] != i for w in known_graph.get(c[0], [])):
+            continue  # not a sink; a cycle is a deadlock even where it waits for others too
         if len(c) == 1 and (c[0] not in graph or c[0] in extra):
             culprits.add(c[0])  # seen not waiting: stopped, dead (its fatal dump), or E12
         elif len(c) == 1:
@@ -842,17 +876,20 @@ def expected(job, eng, dumps):
     drops_seen = {}
     T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
+    import record  # the encoding of each dump (sim.py writes it so)
+    counted = {r: job.backend == "recorder" for r in cut  # E13
+               if record.rank_format(job, r) == "pickle" and not gloo}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
     older = {r for r in known if dumps[r].get("older")}
     drops = None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen)
     view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo, older=older,
-                drops=drops)
+                drops=drops, counted=counted)
     seen = reason(view, gloo, fault_ranks)
     whole = {r for r in known if r not in cut}
     for u in sorted(r for r in older if not older_shown(eng, r, T, whole)):
         lag = View(eng, known, T, stale - {u}, fatal, cut, set(dumps), hide_p2p=gloo,
-                   older=older - {u}, drops=drops,
+                   older=older - {u}, drops=drops, counted=counted,
                    lagging={u} if older_shown(eng, u, T, whole, issued=True) else ())
         seen = either(seen, reason(lag, gloo, fault_ranks), u, lag.lagging)
     mm, mm_found = mismatch(view, eng)

@@ -25,6 +25,7 @@ dump_dict(job, engine, rank, T) builds the dump as a dict in the producer's key 
 Entries are those issued by time T; only-active dumps keep those not completed; a ring of
 `ring` entries keeps the newest.
 """
+import random
 import struct
 
 EPOCH_NS = 1795580000000000000
@@ -288,3 +289,13 @@ def dump_dict(job, engine, rank, T, trigger=None, entry_launch=None):
         fr["comms"] = comms
         d["frtrace"] = fr
     return d
+
+
+def rank_format(job, r):
+    """The encoding of r's dump: the job's, or in a mixed directory sometimes the other one
+    (drawn from the seed and the rank alone, so that damage() and answer.py know it before the
+    files)."""
+    fmt = job.rec["format"]
+    if job.rec["mixed"] and random.Random(job.seed * 1000003 + r).random() < 0.3:
+        fmt = "json" if fmt != "json" else "pickle"
+    return fmt

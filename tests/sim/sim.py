@@ -25,8 +25,12 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
  W1  A rank waits in its oldest unfinished launch for the members that have not started it.
  W2  Culprits of a hang: the sink ranks reachable from waiting ranks (not seen waiting: a stopped
      CPU, a dead or unknown rank), plus ranks whose GPU stalled (a frontier every peer completed);
-     a sink cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank, whose
-     order the other ranks contradict (E11); in a two-rank job both are named.
+     a cycle of waiting ranks (a deadlock after a skip) is broken at its fault rank, whose
+     order the other ranks contradict (E11); in a two-rank job both are named. A cycle is a
+     deadlock even where its ranks wait for others too: each waits for every member missing
+     from its launch (an earlier rule named only the sinks: seed 2440's final reading of 35
+     named 35 alone, where 14, which sent to 29 instead of 15, and 29, waiting for 14, were
+     deadlocked whatever 35 did).
  E1  No readable dump (none, garbage, cut before its entries): the rank is unknown. When
      others wait for it, it is a culprit (missing_dump) unless the dumps show a stuck rank
      (W2) that it may be waiting for too: then it is an alternative, not a culprit.
@@ -56,15 +60,20 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      on it in the other half (a send for its recv, or the reverse), posted to the wrong peer:
      the culprit, not the idle peer nor the other unmatched half. Peers without a readable
      dump beside the idle ones there are alternatives (E1), no bar (seed 3071: an earlier rule
-     named the idle peer, whose whole dump shows its batch done without the other half).
+     named the idle peer, whose whole dump shows its batch done without the other half); peers
+     there seen stopped (stuck, a stalled GPU) are culprits beside it, no bar (seed 1608: an
+     earlier rule named the idle peer 13 and 15, read final, where 8 sent to 13, not 9).
  E13 A torch pickle or JSON dump cut inside its entries: the whole entries before the cut are
      known as of its moment, the rest unknown, as after an older dump (E8). Readers salvage
      exactly those (man/frtrace.1: a file truncated mid-write is used only when its whole
      entries can be told apart; a JSON entry is whole once its closing brace is read; torch's
      JSON sorts its keys, so pg_config and pg_status, after the entries, are lost). An earlier
      rule read a cut JSON dump as unreadable, claiming less than the dump shows (seeds 316,
-     336, 788). Re-pickled dumps cut anywhere, and dumps cut before their entries, are
-     unreadable (E1).
+     336, 788). A cut pickle keeps pg_status: a collective at or before the last number it
+     completed in a group (a collective's, or our recorder's launch's) completed (an earlier
+     rule credited no counter and named the cut rank of seeds 15089 and 15341, whose counters
+     show it completed the all_reduce its peer's stalled GPU is pending in). Re-pickled dumps
+     cut anywhere, and dumps cut before their entries, are unreadable (E1).
  E16 One of them. Where no seen rank explains the waits and a rank without a readable dump is
      among those waited for, a cut or older dump beside it is no proof of going on: a cut dump
      shows nothing after its cut (a rank whose CPU stopped still writes one), an older one only
@@ -459,21 +468,12 @@ def older_unproven(eng, dumps):
             if d["older"] and not older_provable(eng, o, T, known)]
 
 
-def rank_format(job, r):
-    """The encoding of r's dump: the job's, or in a mixed directory sometimes the other one
-    (drawn from the seed and the rank alone, so that damage() knows it before the files)."""
-    fmt = job.rec["format"]
-    if job.rec["mixed"] and random.Random(job.seed * 1000003 + r).random() < 0.3:
-        fmt = "json" if fmt != "json" else "pickle"
-    return fmt
-
-
 def cut_plan(job, eng, dumps, r):
     """E13: where a truncated torch pickle or JSON dump is cut: inside the first entry of a
     launch, so that the entries before it (whole launches) stay readable. None: nothing
     salvageable (a Python re-pickle, or no entries; a JSON dump keeps nothing before its
     entries): the dump is unreadable."""
-    fmt = rank_format(job, r)
+    fmt = record.rank_format(job, r)
     if fmt not in ("pickle", "json"):
         return None
     launch_of = []
@@ -532,7 +532,7 @@ def write_job(job, eng, dumps, out):
     files = {}
     for r in sorted(dumps):
         info = dumps[r]
-        fmt = rank_format(job, r)
+        fmt = record.rank_format(job, r)
         trigger = None
         if job.backend == "recorder":
             trigger = "fatal:11" if info["fatal"] else rng.choice(["timeout", "trigger_file"])
