@@ -3,7 +3,9 @@
  * they never issued, a collective stuck with every member in it), one finding per cause; ranks
  * that their own history excuses (blocked before, a send/recv to the wrong peer) are victims; a
  * rank alone in an op that the idle rest of its group never issued went where they do not follow
- * (judge_alone).
+ * (judge_alone). A component that is no sink is judged as one where it holds itself: a rank in
+ * it went past an op others wait for it in (holds_itself), or its fresh ranks wait for one another
+ * in collectives each never issued (absence_cycle); nothing outside can release it.
  * Outside the sinks, a rank whose GPU stalled in its oldest pending op, which every other member
  * completed, is a root of its own (stalled_alone). Whether a rank is blocked before an op it never
  * issued, or went past it, is verdict_order.c's evidence (fa_vo_*).
@@ -555,18 +557,88 @@ static bool holds_itself(const decider *d, const uint32_t *ops, size_t nops) {
     return held;
 }
 
+/* Scratch for absence_cycle, of the graph's size: node -> index in the component (UINT32_MAX
+ * outside it), in-degrees, and the peeling queue with its end. */
+typedef struct peel {
+    uint32_t *local, *indeg, *queue;
+    size_t tail;
+} peel;
+
+static bool fresh_node(const decider *d, uint32_t node) {
+    return node < d->nfacts && d->facts[node].has_dump && !d->facts[node].stale;
+}
+
+static void count_in(peel *p, uint32_t to) { p->indeg[p->local[to]]++; }
+
+static void peel_to(peel *p, uint32_t to) {
+    if (--p->indeg[p->local[to]] == 0) p->queue[p->tail++] = to;
+}
+
+static bool op_node_is_p2p(const decider *d, uint32_t node) {
+    return d->m->ops[d->g.op_of_node[node - d->g.nrank_nodes]].is_p2p;
+}
+
+/* Calls visit(p, to) for each edge of the component's absence graph leaving node n: from a rank
+ * whose dump is as new as its peers' to the ops it is pending in, from an op to the members it
+ * waits on that are absent from it and have such a dump. */
+static void absence_edges(const decider *d, uint32_t n, peel *p, void (*visit)(peel *, uint32_t)) {
+    bool rank = n < d->nfacts;
+    if (rank && !fresh_node(d, n)) return;
+    for (size_t e = d->g.edge_at[n]; e < d->g.edge_at[n + 1]; e++) {
+        uint32_t to = d->g.edges[e];
+        if (p->local[to] == UINT32_MAX) continue;
+        if (rank ? to >= d->g.nrank_nodes && !op_node_is_p2p(d, to)
+                 : fresh_node(d, to) && absent_from(d, to, n))
+            visit(p, to);
+    }
+}
+
+/* Whether ranks of the component mine[0..n) whose dumps are as new as their peers' wait for one
+ * another through ops that each of them is absent from (X pending in an op that Y never issued,
+ * Y pending in one X never issued): each waits for every member missing from its op, so no rank
+ * outside the cycle can release it, whatever it did (tests/sim W2; sim seeds 12146, 4942: two
+ * ranks that ran a skip's two orders wait for each other and for a rank whose dump is older,
+ * which was named alone). Members merely pending in one op together are no such cycle. Kahn's
+ * peeling over those edges alone: nodes left unpeeled lie on a cycle. */
+static bool absence_cycle(const decider *d, const uint32_t *mine, size_t n, peel *p) {
+    for (size_t k = 0; k < n; k++) {
+        p->local[mine[k]] = (uint32_t)k;
+        p->indeg[k] = 0;
+    }
+    for (size_t k = 0; k < n; k++) absence_edges(d, mine[k], p, count_in);
+    p->tail = 0;
+    for (size_t k = 0; k < n; k++)
+        if (p->indeg[k] == 0) p->queue[p->tail++] = mine[k];
+    for (size_t head = 0; head < p->tail; head++) absence_edges(d, p->queue[head], p, peel_to);
+    bool cycle = p->tail < n;
+    for (size_t k = 0; k < n; k++) p->local[mine[k]] = UINT32_MAX;
+    return cycle;
+}
+
 /* Per component, whether judge_sinks judges it though it is no sink: it holds itself. NULL when
  * out of memory. */
 static bool *self_held(const decider *d, const bool *leaves, const size_t *at,
                        const uint32_t *nodes) {
     bool *held = calloc(d->ncomps + 1, 1);
+    size_t nn = d->g.nnodes + 1;
+    peel p = { malloc(nn * sizeof *p.local), malloc(nn * sizeof *p.indeg),
+               malloc(nn * sizeof *p.queue), 0 };
+    if (!p.local || !p.indeg || !p.queue) {
+        free(held);
+        held = NULL;
+    }
+    for (size_t k = 0; held && k < nn; k++) p.local[k] = UINT32_MAX;
     for (uint32_t c = 0; held && c < d->ncomps; c++) {
         if (!leaves[c]) continue;
         const uint32_t *mine = nodes + at[c];
         size_t nmine = at[c + 1] - at[c], nranks = 0;
         while (nranks < nmine && mine[nranks] < d->nfacts) nranks++;
-        held[c] = nranks > 1 && holds_itself(d, mine + nranks, nmine - nranks);
+        held[c] = nranks > 1 && (holds_itself(d, mine + nranks, nmine - nranks) ||
+                                 absence_cycle(d, mine, nmine, &p));
     }
+    free(p.local);
+    free(p.indeg);
+    free(p.queue);
     return held;
 }
 

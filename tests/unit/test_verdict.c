@@ -3866,6 +3866,34 @@ static void a_dump_older_by_what_it_never_issued_is_read_older_only(void **state
     done(&j);
 }
 
+/* Rank 0 left out the tensor-parallel all_reduce #1 of its pair with rank 1 and went on to the
+ * world's all_reduce #2; rank 1 waits in the pair's #1, so they wait for each other in
+ * collectives each never issued, and both wait on rank 3 too, which left no dump (so does rank 2,
+ * in #2). No rank outside the cycle can release it, whatever rank 3 did: 3 is offered as an
+ * alternative beside the cycle, never named alone (verdict_sinks.c absence_cycle; mutation ac01;
+ * tests/sim seeds 12146, 16556: an older dump or another group's rank named in its place). */
+static void ranks_waiting_for_each_other_hold_themselves_beside_a_lost_dump(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    rec(&j, 1, "1", "all_reduce", 1, "scheduled");
+    rec(&j, 0, "0", "all_reduce", 2, "scheduled");
+    rec(&j, 2, "0", "all_reduce", 2, "scheduled");
+    j.skip[3] = 1;
+    run(&j);
+    char *got = culprits(&j);
+    bool offered = false;
+    for (size_t i = 0; i < j.a.verdict.nalternatives; i++)
+        for (size_t k = 0; k < j.a.verdict.alternatives[i].ranks.n; k++)
+            offered |= j.a.verdict.alternatives[i].ranks.v[k] == 3;
+    if (j.a.verdict.status != FA_STATUS_HANG || strchr(got, '3') || !offered)
+        fail_msg("culprits '%s', rank 3 %s (%s)", got, offered ? "offered" : "not offered",
+                 j.a.verdict.summary);
+    free(got);
+    done(&j);
+}
+
 /* Rank 0's sends to rank 1 in their pipeline pair completed beyond what rank 1's dump shows
  * there: with `ring`, its window (a ring without a gap) shows its recv #1 and no later one, and
  * send #2 completed (note_older); without, its whole history shows no send/recv there, and send
@@ -5670,6 +5698,7 @@ int main(void) {
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
+        cmocka_unit_test(ranks_waiting_for_each_other_hold_themselves_beside_a_lost_dump),
         cmocka_unit_test(a_dump_older_only_by_what_it_issued_is_read_both_ways),
         cmocka_unit_test(a_dump_older_by_what_it_never_issued_is_read_older_only),
         cmocka_unit_test(a_send_completed_to_a_rank_proves_its_dump_older_only_by_doubt),
