@@ -596,10 +596,12 @@ static void absence_edges(const decider *d, uint32_t n, peel *p, void (*visit)(p
 /* Whether ranks of the component mine[0..n) whose dumps are as new as their peers' wait for one
  * another through ops that each of them is absent from (X pending in an op that Y never issued,
  * Y pending in one X never issued): each waits for every member missing from its op, so no rank
- * outside the cycle can release it, whatever it did (tests/sim W2; sim seeds 12146, 4942: two
- * ranks that ran a skip's two orders wait for each other and for a rank whose dump is older,
- * which was named alone). Members merely pending in one op together are no such cycle. Kahn's
- * peeling over those edges alone: nodes left unpeeled lie on a cycle. */
+ * outside the cycle can release it, whatever it did (tests/sim W2; sim seed 12146: two ranks
+ * that ran a skip's two orders wait for each other and for a rank whose dump is older, which was
+ * named alone; 16556, gloo). Members merely pending in one op together are no such cycle, nor is
+ * a send/recv a peer never posted (the victims of a send to the wrong peer wait for one another
+ * so: sim seeds 146, 1341, 7382). Kahn's peeling over those edges alone: nodes left unpeeled lie
+ * on a cycle. */
 static bool absence_cycle(const decider *d, const uint32_t *mine, size_t n, peel *p) {
     for (size_t k = 0; k < n; k++) {
         p->local[mine[k]] = (uint32_t)k;
