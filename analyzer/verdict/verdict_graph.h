@@ -75,6 +75,10 @@ typedef struct rank_facts {
     uint8_t doubt;      /* fa_doubt: what verdict_possible.c made of a rank that may be a root */
 } rank_facts;
 
+/* Whether the rank's state at the end is known: it left a dump as new as its peers' (not older,
+ * not cut short). */
+static inline bool fa_vg_state_known(const rank_facts *f) { return f->has_dump && !f->stale; }
+
 /* A rank that waits on nobody the dumps show, but might: what the possible waits make of it. */
 typedef enum fa_doubt {
     FA_DOUBT_NONE,      /* proven, or nothing possible: judged from proof */

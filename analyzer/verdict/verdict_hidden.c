@@ -42,7 +42,7 @@ int fa_vg_hidden_pair(decider *d, uint8_t *is_root) {
         const rank_facts *f = &d->facts[node];
         bool named = is_root[node] || fa_ranks_contains(&d->maybe_also, f->rank);
         if (!named) continue;
-        if (n == 2 || (f->has_dump && !f->stale)) return 0;
+        if (n == 2 || fa_vg_state_known(f)) return 0;
         pair[n++] = node;
     }
     if (n != 2) return 0;

@@ -72,8 +72,6 @@ static int index_possible(graph *g) {
     return 0;
 }
 
-static bool unknown(const rank_facts *f) { return !f->has_dump || f->stale; }
-
 /* ------------------------------------------------ ranks whose state is unknown ------ */
 
 /* The ranks an op of a group with a slot of unknown rank waits on because one of them may fill
@@ -83,7 +81,8 @@ static int slot_candidate_edges(decider *d, size_t x, const fa_group *grp) {
     int rc = 0;
     for (size_t e = d->g.edge_at[x]; e < d->g.edge_at[x + 1] && rc == 0; e++) {
         uint32_t r = d->g.edges[e];
-        if (r < d->nfacts && unknown(&d->facts[r]) && fa_group_position(grp, d->facts[r].rank) < 0)
+        if (r < d->nfacts && !fa_vg_state_known(&d->facts[r]) &&
+            fa_group_position(grp, d->facts[r].rank) < 0)
             rc = add_possible(&d->g, r, (uint32_t)x);
     }
     return rc;
@@ -332,10 +331,11 @@ static int unrecorded_p2p_edges(decider *d, size_t node) {
             long peer = grp->members[m] >= 0 ? fa_vg_rank_node(d, grp->members[m]) : -1;
             if (peer < 0 || (size_t)peer == node) continue;
             rank_facts *p = &d->facts[peer];
-            int verdict = unknown(p) ? P2P_MAY_BLOCK
-                                     : p2p_peer(d, (size_t)ri, (size_t)grp->member_input[m],
-                                                fa_vg_node_pending(d, (size_t)peer),
-                                                dump->pgs[k].name, fa_entry_coll_seq(dump, last));
+            int verdict = !fa_vg_state_known(p)
+                              ? P2P_MAY_BLOCK
+                              : p2p_peer(d, (size_t)ri, (size_t)grp->member_input[m],
+                                         fa_vg_node_pending(d, (size_t)peer), dump->pgs[k].name,
+                                         fa_entry_coll_seq(dump, last));
             if (verdict == P2P_CLEARED) continue;
             if (add_possible(&d->g, (uint32_t)node, (uint32_t)peer)) return -1;
             f->maybe_in_p2p = true;
@@ -583,7 +583,7 @@ static void make_root(decider *d, uint32_t root, uint32_t by, uint8_t *wf, uint8
  * rank 3, which left none, read as a collective stuck on every member). */
 static bool seen_root(const decider *d, const uint8_t *is_root) {
     for (size_t node = 0; node < d->nfacts; node++)
-        if (is_root[node] && !unknown(&d->facts[node]) &&
+        if (is_root[node] && fa_vg_state_known(&d->facts[node]) &&
             !(d->facts[node].crashed && !d->facts[node].waited))
             return true;
     return false;
@@ -620,7 +620,7 @@ static void name_waited_unknowns(decider *d, const fa_option *options, size_t n,
  * whose dump is garbage, was named beside it). */
 static bool skipped(const decider *d, size_t node) {
     const rank_facts *f = &d->facts[node];
-    return f->waited && f->missing_op >= 0 && f->has_dump && !f->stale &&
+    return f->waited && f->missing_op >= 0 && fa_vg_state_known(f) &&
            fa_vo_went_past(d, node, f->missing_op);
 }
 
@@ -664,7 +664,7 @@ int fa_vg_weigh_doubts(decider *d) {
             rc = !beside && !shown ? -1 : 0;
         }
         for (uint32_t node = 0; node < d->nfacts; node++)
-            if (is_candidate(d, node) && !unknown(&d->facts[node]) == seen && !wf[node] &&
+            if (is_candidate(d, node) && fa_vg_state_known(&d->facts[node]) == seen && !wf[node] &&
                 root_options(d, &s, node, options) == 1 &&
                 (seen || options[0].node != node || !beside))
                 make_root(d, options[0].node, node, wf, is_root);
@@ -674,7 +674,7 @@ int fa_vg_weigh_doubts(decider *d) {
         if (!is_candidate(d, node) || wf[node]) continue;
         size_t nopt = root_options(d, &s, node, options);
         if (nopt == 0) continue; /* a proven cycle: judged as before (verdict.c) */
-        if (nopt == 1 && beside && options[0].node == node && unknown(&d->facts[node])) {
+        if (nopt == 1 && beside && options[0].node == node && !fa_vg_state_known(&d->facts[node])) {
             wf[node] = 1; /* excused, and offered as an alternative (older dumps too) */
             d->facts[node].doubt = FA_DOUBT_EXCUSED;
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
@@ -704,7 +704,8 @@ int fa_vg_weigh_doubts(decider *d) {
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
-            if (unknown(f)) /* no dump, or an older one: it may have stopped (later) too */
+            if (!fa_vg_state_known(
+                    f)) /* no dump, or an older one: it may have stopped (later) too */
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
@@ -831,7 +832,7 @@ static int undecided_words(const decider *d, const rank_facts *f, const char *wh
 static bool all_unknown(const decider *d) {
     for (size_t k = 0; k < d->maybe_also.n; k++) {
         long node = fa_vg_rank_node(d, d->maybe_also.v[k]);
-        if (node >= 0 && d->facts[node].has_dump && !d->facts[node].stale) return false;
+        if (node >= 0 && fa_vg_state_known(&d->facts[node])) return false;
     }
     return true;
 }
@@ -853,7 +854,7 @@ static int maybe_alternatives(decider *d) {
         long node = fa_vg_rank_node(d, m->v[each > 1 ? i : 0]);
         const rank_facts *f = node >= 0 ? &d->facts[node] : NULL;
         char *who = fa_ranks_format(m->v + (each > 1 ? i : 0), one ? 1 : m->n);
-        int n = f && f->has_dump && !f->stale && one ? undecided_words(d, f, who, &a->explanation)
+        int n = f && fa_vg_state_known(f) && one ? undecided_words(d, f, who, &a->explanation)
                 : f && f->unreadable && one
                     ? asprintf(&a->explanation,
                                "rank %s's dump is unreadable (%s): it may have stopped too, beside "

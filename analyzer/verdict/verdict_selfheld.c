@@ -33,8 +33,6 @@
 
 enum { SELF_HELD_BUDGET = 40000000 };
 
-static bool known(const rank_facts *f) { return f->has_dump && !f->stale; }
-
 /* Per op node: the node of the one expected member that has not started it, when every other
  * expected member has and that one's state is unknown (or it never issued it); UINT32_MAX else. */
 static uint32_t *lone_absentees(const decider *d) {
@@ -151,7 +149,7 @@ static void offsets(size_t *at, size_t n) {
 /* Whether rank node w is judged: shown by its own dump, something pending, waits on ops alone. */
 static bool judged(const decider *d, uint32_t w) {
     const graph *g = &d->g;
-    if (!known(&d->facts[w]) || !fa_vg_node_pending(d, w)) return false;
+    if (!fa_vg_state_known(&d->facts[w]) || !fa_vg_node_pending(d, w)) return false;
     for (size_t e = g->edge_at[w]; e < g->edge_at[w + 1]; e++)
         if (g->edges[e] < g->nrank_nodes) return false; /* a wait on a rank: not judged here */
     return true;
@@ -303,7 +301,7 @@ uint8_t *fa_vg_self_held(const decider *d) {
     int rc = lone ? needs_init(d, lone, streams, &c) : (c = (needs_ctx){ 0 }, -1);
     for (uint32_t u = 0; rc == 0 && u < d->nfacts && c.work < SELF_HELD_BUDGET; u++) {
         size_t b = fa_vg_possible_begin(g, u), e = fa_vg_possible_end(g, u);
-        if (b == e || known(&d->facts[u])) continue;
+        if (b == e || fa_vg_state_known(&d->facts[u])) continue;
         fill_needs(&c, u);
         for (size_t k = b; k < e; k++) drop[k] = is_in(&c, g->pedges[k]);
     }

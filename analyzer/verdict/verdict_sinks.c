@@ -265,7 +265,7 @@ static void judge_alone(decider *d, size_t op) {
         if (m < 0 || m == node || d->states[k] != FA_MS_NEVER) continue;
         const rank_facts *f = &d->facts[m];
         /* a dump that may have dropped what it completed (only-active) may have run the op */
-        if (f->has_dump && !f->stale && !f->may_drop_done && !f->waited &&
+        if (fa_vg_state_known(f) && !f->may_drop_done && !f->waited &&
             !fa_vg_node_pending(d, (size_t)m))
             fa_ranks_add(&idle, f->rank);
     }
@@ -549,7 +549,7 @@ static bool holds_itself(const decider *d, const uint32_t *ops, size_t nops) {
     bool held = false;
     for (size_t k = 0; absent && k < nabsent && !held; k++) {
         const rank_facts *f = &d->facts[absent[k].rank];
-        if (!f->has_dump || f->stale) continue;
+        if (!fa_vg_state_known(f)) continue;
         long op = d->g.op_of_node[absent[k].op - d->g.nrank_nodes];
         held = fa_vo_went_past(d, absent[k].rank, op);
     }
@@ -565,7 +565,7 @@ typedef struct peel {
 } peel;
 
 static bool fresh_node(const decider *d, uint32_t node) {
-    return node < d->nfacts && d->facts[node].has_dump && !d->facts[node].stale;
+    return node < d->nfacts && fa_vg_state_known(&d->facts[node]);
 }
 
 static void count_in(peel *p, uint32_t to) { p->indeg[p->local[to]]++; }
@@ -664,7 +664,7 @@ static uint8_t *waited_from(const decider *d, const bool *held) {
  * they may have stopped too (an alternative), no culprits of their own. */
 static bool explained_unknowns(const decider *d, uint8_t by, const uint32_t *mine, size_t nranks) {
     for (size_t k = 0; k < nranks; k++)
-        if (d->facts[mine[k]].has_dump && !d->facts[mine[k]].stale) return false;
+        if (fa_vg_state_known(&d->facts[mine[k]])) return false;
     return nranks > 0 && by == WAITED_BY_HELD;
 }
 
@@ -857,8 +857,8 @@ static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nm
     rank_facts *a = &d->facts[mine[0]], *b = &d->facts[mine[1]];
     bool ca = a->waited && a->missing_op >= 0 && !a->excused && !a->behind_excused,
          cb = b->waited && b->missing_op >= 0 && !b->excused && !b->behind_excused;
-    if (!a->has_dump || !b->has_dump || a->stale || b->stale || ca == cb ||
-        a->doubt != FA_DOUBT_NONE || b->doubt != FA_DOUBT_NONE)
+    if (!fa_vg_state_known(a) || !fa_vg_state_known(b) || ca == cb || a->doubt != FA_DOUBT_NONE ||
+        b->doubt != FA_DOUBT_NONE)
         return;
     size_t left = ca ? mine[0] : mine[1], ran = ca ? mine[1] : mine[0];
     long m = d->facts[left].missing_op;
@@ -888,9 +888,8 @@ static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nm
 static void blame_skippers(decider *d, fa_imap *missing) {
     for (size_t r = 0; r < d->nfacts; r++) {
         rank_facts *f = &d->facts[r];
-        if (f->culprit || !f->waited || f->missing_op < 0 || !f->has_dump || f->stale ||
-            f->excused || f->behind_excused || f->doubt != FA_DOUBT_NONE ||
-            !fa_vo_went_past(d, r, f->missing_op))
+        if (f->culprit || !f->waited || f->missing_op < 0 || !fa_vg_state_known(f) || f->excused ||
+            f->behind_excused || f->doubt != FA_DOUBT_NONE || !fa_vo_went_past(d, r, f->missing_op))
             continue;
         f->culprit = true;
         blame_missing(d, f, missing);

@@ -75,7 +75,7 @@ static long lone_waiter(const decider *d, uint32_t y) {
 }
 
 static bool plain_fresh(const rank_facts *f) {
-    return f->has_dump && !f->stale && !f->cut && !f->crashed && !f->lag && f->broken_op < 0 &&
+    return fa_vg_state_known(f) && !f->cut && !f->crashed && !f->lag && f->broken_op < 0 &&
            !f->excused && !f->behind_excused && f->doubt == FA_DOUBT_NONE;
 }
 

@@ -728,7 +728,7 @@ static bool left_the_order(const decider *d, uint32_t node) {
         if (x >= d->g.nrank_nodes && fa_vw_lonely_op(d, d->g.op_of_node[x - d->g.nrank_nodes]))
             return true;
     }
-    return f->waited && f->missing_op >= 0 && f->has_dump && !f->stale &&
+    return f->waited && f->missing_op >= 0 && fa_vg_state_known(f) &&
            fa_vo_went_past(d, node, f->missing_op);
 }
 
@@ -778,8 +778,7 @@ int fa_vw_join_excused_unknowns(decider *d) {
     for (size_t e = 0; e < g->nedges; e++) {
         uint32_t to = g->to[e];
         bool drop = to < d->nfacts && g->from[e] >= g->nrank_nodes &&
-                    d->facts[to].doubt == FA_DOUBT_EXCUSED &&
-                    (!d->facts[to].has_dump || d->facts[to].stale);
+                    d->facts[to].doubt == FA_DOUBT_EXCUSED && !fa_vg_state_known(&d->facts[to]);
         if (drop) {
             joined[g->from[e] - g->nrank_nodes] = true;
             continue;

@@ -332,7 +332,7 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
         bool held = b->blocked[peer] || b->waited[peer];
-        if (!d->facts[peer].has_dump || d->facts[peer].stale) continue; /* it may have posted */
+        if (!fa_vg_state_known(&d->facts[peer])) continue; /* it may have posted */
         uint32_t group = d->m->ops[ends[i].op].group;
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
