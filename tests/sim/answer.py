@@ -136,6 +136,7 @@ The rules (sim.py's table gives them with their numbers):
     unreadable, whose dumps keep only what is in flight (only-active), or whose peers left none,
     cannot be told from a peer whose own GPU is slow: nobody is expected.
 """
+import record  # the dump as written and its encoding (sim.py writes them so)
 
 
 class View:
@@ -766,7 +767,6 @@ STRAGGLER_MIN_RECORDED = 5  # H1: collectives of a group every member's dump rec
 def recorded_launches(job, eng, dumps, r, cut):
     """The stream positions of the launches whose entries r's readable dump keeps (ring,
     only-active, a cut: E13)."""
-    import record  # the dump as written (sim.py writes it the same way)
     launch_of = []
     record.dump_dict(job, eng, r, dumps[r]["time"], None, launch_of)
     return {p for p in launch_of if r not in cut or p < cut[r]}
@@ -776,8 +776,7 @@ def empty_dump(job, eng, dumps, r, seen):
     """E17: r's readable dump holds no entry (an only-active dump of a rank with nothing in
     flight: what it completed is dropped; frtrace's may_drop_done with no entry at all)."""
     if r not in seen:
-        import record  # the dump as written (sim.py writes it the same way)
-        seen[r] = not record.dump_dict(job, eng, r, dumps[r]["time"])["entries"]
+            seen[r] = not record.dump_dict(job, eng, r, dumps[r]["time"])["entries"]
     return seen[r]
 
 
@@ -876,7 +875,6 @@ def expected(job, eng, dumps):
     drops_seen = {}
     T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
-    import record  # the encoding of each dump (sim.py writes it so)
     counted = {r: job.backend == "recorder" for r in cut  # E13
                if record.rank_format(job, r) == "pickle" and not gloo}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
