@@ -704,9 +704,8 @@ int fa_vg_weigh_doubts(decider *d) {
             f->doubt = FA_DOUBT_NONE;
         else if (is_candidate(d, node) && f->doubt == FA_DOUBT_NONE && wf[node]) {
             f->doubt = FA_DOUBT_EXCUSED; /* the roots explain it */
-            if (!fa_vg_state_known(
-                    f)) /* no dump, or an older one: it may have stopped (later) too */
-                fa_ranks_add(&d->maybe_also, f->rank);
+            /* no dump, or an older one: it may have stopped (later) too */
+            if (!fa_vg_state_known(f)) fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
     if (rc == 0) rc = fa_vg_hidden_pair(d, is_root);
