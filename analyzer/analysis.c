@@ -91,6 +91,10 @@ int fa_analyze(const fa_options *opt, fa_analysis *a, fr_error *err) {
     if (timing) fa_timing_note("match", &t);
     fa_progress_stage(opt->progress, FA_STAGE_DECIDING);
     int rc = fa_verdict_decide(&a->in, &a->groups, &a->match, &a->findings, &a->verdict, err);
+    if (rc == 0 && a->verdict.read_final.n) { /* the match as the verdict read it: GPUs stalled */
+        fa_match_read_final(&a->match, &a->in, a->verdict.read_final.v, a->verdict.read_final.n);
+        fa_match_mark_passes(&a->groups, &a->match, opt->jobs);
+    }
     if (rc == 0 && mixed_jobs)
         fa_verdict_withdraw(&a->verdict, mixed_jobs); /* nobody is blamed */
     else

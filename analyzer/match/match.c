@@ -391,7 +391,7 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
                                  .p2p_run = -1 };
     for (size_t r = 0; r <= in->nranks; r++)
         m->rank_stale[r] =
-            (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated, false };
+            (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated, false, false };
     return 0;
 }
 
@@ -556,17 +556,20 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
             /* what streams and counters prove is held against a head the GPU started, or a
              * lone collective of the group (behind_lone): an older entry left pending may be
              * a bundle's or a batch's, left scheduled when its end marker completed (then its
-             * stream went on), and without timing nothing tells; while a member of the group
-             * still waits in it, the rank may have stopped there with its completions
-             * unrecorded (real runs gpu_error_1st/2nd: stalled GPUs, no older dumps) */
+             * stream went on), and without timing nothing tells; where that proof is the
+             * counters alone while a member of the group still has its work pending, the rank
+             * may as well have stopped there with its completions unrecorded (real runs
+             * gpu_error_1st/2nd: stalled GPUs, no older dumps): stall_first, which the verdict
+             * reads older only where that moves the blame off such ranks (tests/sim seed 12994) */
             int64_t rec = fa_call_record_id(m, in, c, 0);
-            bool behind_lone = lone && rec > lone[m->view_at[o->group] + c->member] &&
-                               by_stream[o->group] >= top[o->group];
+            bool behind_lone = lone && rec > lone[m->view_at[o->group] + c->member];
+            bool held_open = behind_lone && by_stream[o->group] < top[o->group];
             if (c->state == FR_STATE_COMPLETED || c->state == FR_STATE_STARTED || s->group >= 0 ||
                 launch_record(m, in, o, c) <= oldest[c->rank_index] ||
                 (!done && !head_started[c->rank_index] && !behind_lone))
                 continue;
-            *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut, true };
+            bool stall_first = !done && !head_started[c->rank_index] && held_open;
+            *s = (fa_stale){ (long)o->group, o->seq, o->seq - 1, s->cut, true, stall_first };
         }
     }
     free(oldest);
@@ -796,7 +799,7 @@ static void find_stale(const fa_input *in, const fa_groups *groups, fa_match *m)
                 continue;
             fa_stale *s = &m->rank_stale[ri];
             if (s->group < 0 || s->issued_only || done - v->issued_max > s->seq - s->issued)
-                *s = (fa_stale){ (long)g, done, v->issued_max, s->cut, false };
+                *s = (fa_stale){ (long)g, done, v->issued_max, s->cut, false, false };
         }
     }
     free(current);
@@ -844,6 +847,14 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     fa_walk_free(&walk);
     if (rc) fr_fail(err, "out of memory while matching");
     return rc;
+}
+
+void fa_match_read_final(fa_match *m, const fa_input *in, const int64_t *ranks, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        long ri = fa_input_find(in, ranks[k]);
+        fa_stale *s = ri >= 0 ? &m->rank_stale[ri] : NULL;
+        if (s && s->stall_first) *s = (fa_stale){ -1, -1, -1, s->cut, false, false };
+    }
 }
 
 void fa_match_free(fa_match *m) {

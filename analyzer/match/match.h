@@ -180,6 +180,11 @@ typedef struct fa_stale {
      * not issued proves it: a collective its peers completed beyond its counters, a transfer a
      * peer received from it. */
     bool issued_only;
+    /* Of those, a proof by a peer's counters past a head the GPU never started while a member
+     * still has the group's work pending: what a failed GPU's fresh dump shows (real runs
+     * gpu_error_1st/2nd). Read older only where that moves the blame off such ranks
+     * (verdict_either.c). */
+    bool stall_first;
 } fa_stale;
 
 /* Whether what the rank's dump says ends before the others' do (older, or cut short). */
@@ -220,6 +225,9 @@ typedef struct fa_match {
 int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap, int jobs,
                    fa_match *m, fa_findings *findings, fr_error *err);
 void fa_match_free(fa_match *m);
+/* The verdict read these ranks' dumps final (fa_verdict.read_final): their stall_first proof no
+ * longer makes them older, and the reports show them as the verdict read them. */
+void fa_match_read_final(fa_match *m, const fa_input *in, const int64_t *ranks, size_t n);
 
 /* The state of `member` (position in the op's group) for op `op`. */
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op,

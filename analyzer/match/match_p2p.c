@@ -197,7 +197,7 @@ static void note_older(builder *b, const p2p_rec *x) {
     fa_stale *st = ri >= 0 ? &b->m->rank_stale[ri] : NULL;
     int64_t seq = fa_p2p_seq(b->in, x);
     if (st && issued < seq && stale_replaceable(st, x->is_send))
-        *st = (fa_stale){ (long)x->group, seq, issued, st->cut, x->is_send };
+        *st = (fa_stale){ (long)x->group, seq, issued, st->cut, x->is_send, false };
 }
 
 /* Whether input rank ri's dump holds every entry it recorded: record ids 0, 1, 2, ... without a
@@ -275,7 +275,7 @@ static void note_older_by_count(builder *b, long ri, size_t nx, const uint32_t *
     const p2p_rec *y = &b->p2p[Y[0]];
     uint32_t pos = y->is_send ? y->dst_pos : y->src_pos;
     int64_t issued = b->p2p_issued[b->m->view_at[y->group] + pos];
-    *st = (fa_stale){ (long)y->group, fa_p2p_seq(b->in, newest), issued, st->cut, sends };
+    *st = (fa_stale){ (long)y->group, fa_p2p_seq(b->in, newest), issued, st->cut, sends, false };
 }
 
 /* The input rank of the member at the other end of run record x, -1 without a dump. */

@@ -130,6 +130,7 @@ int fa_verdict_decide_reading(const fa_input *in, const fa_groups *groups, const
 
 void fa_verdict_free(fa_verdict *v) {
     fa_ranks_free(&v->culprits);
+    fa_ranks_free(&v->read_final);
     for (size_t i = 0; i < v->nevidence; i++) {
         fa_ranks_free(&v->evidence[i].waiters);
         fa_ranks_free(&v->evidence[i].done);

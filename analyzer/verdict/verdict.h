@@ -112,6 +112,9 @@ typedef struct fa_verdict {
     size_t nexplained_p2p; /* p2p_unmatched findings explained by the hang (finding.explained) */
     fa_alternative *alternatives; /* empty when the culprits are the whole answer */
     size_t nalternatives;
+    /* Ranks whose dumps the match held older by fa_stale.stall_first alone and the verdict read
+     * final, their GPUs stalled (verdict_either.c): fa_match_read_final makes the match agree. */
+    fa_ranks read_final;
 } fa_verdict;
 
 int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_match *m,

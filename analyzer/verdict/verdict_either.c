@@ -17,6 +17,12 @@
  *     either names (culprits and alternatives) is offered: one of them;
  *   - b names only culprits a names, or one reading sees nobody waiting: a stands (it names
  *     every older dump a wait may rest on), b's alternatives joined to a's.
+ * Before any fold: where every rank the first decision names or offers has a dump older only by
+ * a never-started head its peers' counters show done (fa_stale.stall_first), the older reading
+ * moves the blame nowhere else, and the decision with those dumps read final, their GPUs stalled,
+ * is the verdict (read_final; the real runs gpu_error_1st/2nd: "ranks 12,14 stalled", where each
+ * read older leaves the blame on the other). Beside a lost dump or any other rank, they are read
+ * both ways as above (tests/sim seed 12994: "0 or 2").
  * Where the fold left the first answer as it was, the first decision stands (its findings put
  * back); where it changed it, the verdict is decided once more in the first reading, with the
  * plan (fa_either_plan), which verdict_agreed.c carries out: the withdrawn
@@ -200,6 +206,49 @@ static int weigh_beside(const fa_input *in, const fa_groups *groups, const fa_ma
     return rc;
 }
 
+/* Whether every rank decision v names or offers is one whose dump reads older only by a peer's
+ * counters past a head its GPU never started (fa_stale.stall_first), and it names or offers one:
+ * then the older reading moves the blame nowhere else, and the stall reading stands (real runs
+ * gpu_error_1st/2nd: ranks 12 and 14, each the other's alternative when both read older). */
+static bool blame_stays_on_stalls(const fa_input *in, const fa_match *m, const fa_verdict *v) {
+    size_t named = 0;
+    for (size_t a = 0; a <= v->nalternatives; a++) {
+        const fa_ranks *set = a < v->nalternatives ? &v->alternatives[a].ranks : &v->culprits;
+        for (size_t k = 0; k < set->n; k++, named++) {
+            long ri = fa_input_find(in, set->v[k]);
+            if (ri < 0 || !fa_stale_read_both_ways(&m->rank_stale[ri]) ||
+                !m->rank_stale[ri].stall_first)
+                return false;
+        }
+    }
+    return named > 0;
+}
+
+/* The decision with every stall_first dump read final, in place of v. */
+static int decide_stalled(const fa_input *in, const fa_groups *groups, const fa_match *m,
+                          fa_findings *findings, size_t n, const bool *flags_before, fa_verdict *v,
+                          fr_error *err) {
+    fa_stale *stale = malloc((in->nranks + 1) * sizeof *stale);
+    if (!stale) return -1;
+    memcpy(stale, m->rank_stale, (in->nranks + 1) * sizeof *stale);
+    fa_ranks final = { 0 };
+    for (size_t ri = 0; ri < in->nranks; ri++)
+        if (stale[ri].stall_first) {
+            stale[ri] = (fa_stale){ -1, -1, -1, stale[ri].cut, false, false };
+            fa_ranks_add(&final, in->ranks[ri].rank);
+        }
+    fa_match mb = *m;
+    mb.rank_stale = stale;
+    fa_verdict_free(v);
+    fa_findings_truncate(findings, n);
+    restore_flags(findings, flags_before, n);
+    int rc = fa_verdict_decide_reading(in, groups, &mb, findings, v, NULL, err);
+    fa_ranks_normalize(&final);
+    v->read_final = final;
+    free(stale);
+    return rc;
+}
+
 /* Decided once where every dump reads one way; where some dump is older only by what it shows
  * issued and the first decision is a hang, the final readings follow, and where they change its
  * answer, a last decision with what they agree on (verdict_agreed.c) replaces it. */
@@ -215,6 +264,11 @@ int fa_verdict_decide(const fa_input *in, const fa_groups *groups, const fa_matc
     }
     int rc = fa_verdict_decide_reading(in, groups, m, findings, v, NULL, err);
     if (rc != 0 || !nboth || v->status != FA_STATUS_HANG) {
+        free(flags_before);
+        return rc;
+    }
+    if (blame_stays_on_stalls(in, m, v)) {
+        rc = decide_stalled(in, groups, m, findings, n, flags_before, v, err);
         free(flags_before);
         return rc;
     }

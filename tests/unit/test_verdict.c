@@ -3858,6 +3858,52 @@ static void a_dump_older_by_what_it_never_issued_is_read_older_only(void **state
     done(&j);
 }
 
+/* Only-active dumps, no timing, pg_status "completed 3" on the ranks in `fresh`: each holds
+ * all_reduce #4 and #5 pending. Each rank in `behind` shows #2 and #3 pending, never started, and
+ * "completed 1": launches its peers' counters show done while they still have the group's work
+ * pending. Its dump is older, or its GPU ran past what it recorded and stopped (the real runs
+ * gpu_error_1st/2nd); the other ranks left no dump. */
+static void run_heads_the_peers_counted_done(job *j, int world, const char *fresh,
+                                             const char *behind) {
+    job_init(j, world);
+    const char *st = "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                     "\"last_completed_collective\": %d}";
+    for (int r = 0; r < world; r++) {
+        bool is_fresh = strchr(fresh, '0' + r) != NULL;
+        if (!is_fresh && !strchr(behind, '0' + r)) {
+            j->skip[r] = 1;
+            continue;
+        }
+        int head = is_fresh ? 4 : 2;
+        rec(j, r, "0", "all_reduce", head, "scheduled");
+        rec(j, r, "0", "all_reduce", head + 1, "scheduled");
+        snprintf(j->status[r], sizeof j->status[r], st, head + 1, head - 1);
+    }
+    run(j);
+}
+
+/* Rank 2 left no dump; rank 1's dump reads older (rank 2 stopped the job) or final (rank 1's GPU
+ * stopped, rank 2 perhaps dead behind it): one of them, neither named alone (sim seed 12994). */
+static void a_head_peers_counted_done_beside_a_lost_dump_is_one_of_two(void **state) {
+    job j;
+    run_heads_the_peers_counted_done(&j, 3, "0", "1");
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_true(offers(&j, 1) && offers(&j, 2) && !offers(&j, 0));
+    done(&j);
+}
+
+/* Ranks 1 and 3 both so: read older, each leaves the blame on the other, nowhere else, so the
+ * reading moves it nowhere: both GPUs stalled, both named, their dumps final in the reports
+ * too (verdict_either.c blame_stays_on_stalls; real runs gpu_error_1st/2nd: 12 and 14). */
+static void heads_peers_counted_done_that_blame_only_each_other_are_stalls(void **state) {
+    job j;
+    run_heads_the_peers_counted_done(&j, 4, "02", "13");
+    assert_culprits(&j, FA_STATUS_HANG, "1,3");
+    assert_int_equal(j.a.verdict.nalternatives, 0);
+    assert_true(j.a.match.rank_stale[1].group < 0 && j.a.match.rank_stale[3].group < 0);
+    done(&j);
+}
+
 /* Rank 0 left out the tensor-parallel all_reduce #1 of its pair with rank 1 and went on to the
  * world's all_reduce #2; rank 1 waits in the pair's #1, so they wait for each other in
  * collectives each never issued, and both wait on rank 3 too, which left no dump (so does rank 2,
@@ -5685,6 +5731,8 @@ int main(void) {
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
         cmocka_unit_test(ranks_waiting_for_each_other_hold_themselves_beside_a_lost_dump),
+        cmocka_unit_test(a_head_peers_counted_done_beside_a_lost_dump_is_one_of_two),
+        cmocka_unit_test(heads_peers_counted_done_that_blame_only_each_other_are_stalls),
         cmocka_unit_test(a_dump_older_only_by_what_it_issued_is_read_both_ways),
         cmocka_unit_test(a_dump_older_by_what_it_never_issued_is_read_older_only),
         cmocka_unit_test(a_send_completed_to_a_rank_proves_its_dump_older_only_by_doubt),
