@@ -154,12 +154,50 @@ static void pg_ids_by_elimination(const fa_input *in, const fa_groups *groups, c
     }
 }
 
+/* The send/recv count that input rank ri's newest entry in group gi carries (its p2p_seq_id: the
+ * group's send/recv launches so far), -1 none. Walks back from the dump's end to that entry. */
+static int64_t newest_p2p_count(const fa_input *in, const fa_groups *groups, long ri, size_t gi) {
+    const fa_dump *d = in->ranks[ri].dump;
+    for (uint32_t i = d->nentries; i-- > 0;) {
+        const fa_entry *e = &d->entries[i];
+        if (fa_groups_find(groups, (size_t)ri, d->pgs[fa_entry_pg(in->store, e)].name) == (long)gi)
+            return fa_entry_p2p_seq(d, e);
+    }
+    return -1;
+}
+
+/* A member of a group of two whose window holds no entry there counts send/recv too where its
+ * own pg_status number there (ids: the pg_id counting it) is above every collective its peer's
+ * entries show issued, and no higher than the send/recv count the peer's newest entry there
+ * carries: a collective completes on nobody before every member issued it, so the number is a
+ * send/recv's (else the peer's dump is older, which nothing shows). Before fold_status raises
+ * issued_max (tests/sim seed 16614: rank 0's "completed 8" in its pipeline pair, its eighth
+ * send/recv, read as completing the all_reduce #1 that rank 1 issued there by mistake). */
+static void p2p_counters_above_peer(const fa_input *in, const fa_groups *groups, fa_match *m,
+                                    size_t gi, const int64_t *ids) {
+    const fa_group *g = &groups->v[gi];
+    for (uint32_t p = 0; g->nmembers == 2 && p < 2; p++) {
+        fa_view *v = view_of(m, (uint32_t)gi, p), *peer = view_of(m, (uint32_t)gi, 1 - p);
+        long ri = g->member_input[p], pi = g->member_input[1 - p];
+        int64_t pg_id = ids[m->view_at[gi] + p], done = -1;
+        if (v->has_entries || v->counts_p2p || ri < 0 || pi < 0 || pg_id < 0 ||
+            !peer->has_collective || !nccl_numbered(in->ranks[ri].dump))
+            continue;
+        const fa_dump *d = in->ranks[ri].dump;
+        for (uint32_t s = 0; s < d->nstatus; s++)
+            if (d->status[s].pg_id == pg_id && d->status[s].last_completed > done)
+                done = d->status[s].last_completed;
+        v->counts_p2p = done > peer->issued_max && done <= newest_p2p_count(in, groups, pi, gi);
+    }
+}
+
 static void fold_status(const fa_input *in, const fa_groups *groups, fa_match *m) {
     size_t nviews = groups->n ? m->view_at[groups->n - 1] + groups->v[groups->n - 1].nmembers : 0;
     int64_t *ids = malloc((nviews + 1) * sizeof *ids);
     if (!ids) return;
     agreed_pg_ids(groups, m, ids);
     pg_ids_by_elimination(in, groups, m, ids);
+    for (size_t gi = 0; gi < groups->n; gi++) p2p_counters_above_peer(in, groups, m, gi, ids);
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
         for (uint32_t p = 0; p < g->nmembers; p++) {

@@ -144,7 +144,9 @@ typedef struct fa_view {
     bool counts_p2p;      /* pg_status numbers only send/recv here, alike on both sides: a group
                            * of two, no collective in the member's entries (has_collective:
                            * torch's own tests number collectives from 0, and a send/recv entry
-                           * carries the collective count), NCCL's counters (p2p_counters) */
+                           * carries the collective count), NCCL's counters (p2p_counters);
+                           * or a member without entries there whose number is above every
+                           * collective its peer issued (p2p_counters_above_peer) */
     bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
                            * collective every member must have issued (find_stale): a send/recv's
                            * numbers, or a dump older than its peers'; nobody can tell which */

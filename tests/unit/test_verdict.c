@@ -4690,6 +4690,34 @@ static void send_recv_counters_complete_no_collective_of_a_pair(void **state) {
     done(&j);
 }
 
+/* The same job in only-active dumps: rank 1's window holds nothing of group 5 (what it completed
+ * there was dropped) and its own entries prove nothing of its counters. Its "completed 2" there is
+ * above every collective rank 0's entries show issued in the pair (#1, pending) and within the
+ * send/recv count rank 0's all_reduce carries (2): a collective completes on nobody before every
+ * member issued it, so it is a send/recv's number (mutation ap01; sim seed 16614: rank 1 named
+ * alone, "stalled in all_reduce #1 (rank 0 completed it)"). */
+static void send_recv_counters_above_the_peers_collectives_complete_none(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "5", "PIPELINE", "[0, 1]");
+    group(&j, "6", "EMB", "[0, 1]");
+    j.coll_p2p_seq = 2;
+    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
+    j.coll_p2p_seq = 0;
+    rec(&j, 1, "6", "all_reduce", 2, "scheduled");
+    strcpy(j.status[0],
+           "\"5\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 1, "
+           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    strcpy(j.status[1],
+           "\"5\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 2, "
+           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0,1");
+    done(&j);
+}
+
 /* Four ranks, pipeline pairs {0, 2} and {1, 3} (one family) that ran send/recv only, and a data
  * group of all four. Rank 0 ran an all_reduce #1 in its pair instead of the data group's #2,
  * which it has queued behind it; rank 2, with nothing pending in the pair, waits in the data
@@ -5746,6 +5774,7 @@ int main(void) {
         cmocka_unit_test(an_unknown_rank_behind_another_unknown_is_named),
         cmocka_unit_test(short_groups_are_filled_by_their_own_stride),
         cmocka_unit_test(send_recv_counters_complete_no_collective_of_a_pair),
+        cmocka_unit_test(send_recv_counters_above_the_peers_collectives_complete_none),
         cmocka_unit_test(a_collective_no_sibling_pair_runs_names_its_issuer),
         cmocka_unit_test(a_collective_no_sibling_pair_runs_beside_an_overlapping_dimension),
         cmocka_unit_test(an_entryless_groups_counters_are_its_last_pg_status_key),
