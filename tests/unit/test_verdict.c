@@ -4662,58 +4662,49 @@ static void a_pending_collective_its_stream_went_past_is_older(void **state) {
  * pg_status says it completed 2 in group 5: PyTorch numbers a send/recv's work by the group's
  * send/recv count, and rank 1 issued no collective there (counts_p2p), so that is its recv #2,
  * not the all_reduce #1 it never issued: rank 0 did not stall with rank 1 done (sim seeds
- * 8558, 9888); each waits for the other, a two-rank cycle, both named. */
-static void send_recv_counters_complete_no_collective_of_a_pair(void **state) {
-    job j;
-    job_init(&j, 2);
-    group(&j, "5", "PIPELINE", "[0, 1]");
-    group(&j, "6", "EMB", "[0, 1]");
-    coll(&j, "6", "all_reduce", 1, S("completed", "completed"));
-    p2p(&j, 0, "5", "send 0->1", 1, "completed");
-    p2p(&j, 1, "5", "recv 1<-0", 1, "completed");
-    p2p(&j, 0, "5", "recv 0<-1", 2, "completed");
-    p2p(&j, 1, "5", "send 1->0", 2, "completed");
-    j.coll_p2p_seq = 2;
-    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
-    j.coll_p2p_seq = 0;
-    rec(&j, 1, "6", "all_reduce", 2, "scheduled");
-    strcpy(j.status[0],
+ * 8558, 9888); each waits for the other, a two-rank cycle, both named. `whole`: the dumps keep
+ * what completed; else they are only-active, and rank 1's window holds nothing of group 5. */
+static void run_all_reduce_in_the_send_recv_pair(job *j, bool whole) {
+    job_init(j, 2);
+    group(j, "5", "PIPELINE", "[0, 1]");
+    group(j, "6", "EMB", "[0, 1]");
+    if (whole) {
+        coll(j, "6", "all_reduce", 1, S("completed", "completed"));
+        p2p(j, 0, "5", "send 0->1", 1, "completed");
+        p2p(j, 1, "5", "recv 1<-0", 1, "completed");
+        p2p(j, 0, "5", "recv 0<-1", 2, "completed");
+        p2p(j, 1, "5", "send 1->0", 2, "completed");
+    }
+    j->coll_p2p_seq = 2;
+    rec(j, 0, "5", "all_reduce", 1, "scheduled");
+    j->coll_p2p_seq = 0;
+    rec(j, 1, "6", "all_reduce", 2, "scheduled");
+    strcpy(j->status[0],
            "\"5\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
            "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 1, "
            "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
-    strcpy(j.status[1],
+    strcpy(j->status[1],
            "\"5\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
            "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 2, "
            "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
-    run(&j);
+    run(j);
+}
+
+static void send_recv_counters_complete_no_collective_of_a_pair(void **state) {
+    job j;
+    run_all_reduce_in_the_send_recv_pair(&j, true);
     assert_culprits(&j, FA_STATUS_HANG, "0,1");
     done(&j);
 }
 
-/* The same job in only-active dumps: rank 1's window holds nothing of group 5 (what it completed
- * there was dropped) and its own entries prove nothing of its counters. Its "completed 2" there is
- * above every collective rank 0's entries show issued in the pair (#1, pending) and within the
- * send/recv count rank 0's all_reduce carries (2): a collective completes on nobody before every
- * member issued it, so it is a send/recv's number (mutation ap01; sim seed 16614: rank 1 named
- * alone, "stalled in all_reduce #1 (rank 0 completed it)"). */
+/* The same job in only-active dumps: rank 1's "completed 2" in group 5 is above every collective
+ * rank 0's entries show issued in the pair (#1, pending) and within the send/recv count rank 0's
+ * all_reduce carries (2): a collective completes on nobody before every member issued it, so it
+ * is a send/recv's number (mutation ap01; sim seed 16614: rank 1 named alone, "stalled in
+ * all_reduce #1 (rank 0 completed it)"). */
 static void send_recv_counters_above_the_peers_collectives_complete_none(void **state) {
     job j;
-    job_init(&j, 2);
-    group(&j, "5", "PIPELINE", "[0, 1]");
-    group(&j, "6", "EMB", "[0, 1]");
-    j.coll_p2p_seq = 2;
-    rec(&j, 0, "5", "all_reduce", 1, "scheduled");
-    j.coll_p2p_seq = 0;
-    rec(&j, 1, "6", "all_reduce", 2, "scheduled");
-    strcpy(j.status[0],
-           "\"5\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
-           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 1, "
-           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
-    strcpy(j.status[1],
-           "\"5\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
-           "\"last_completed_collective\": 2}, \"6\": {\"last_enqueued_collective\": 2, "
-           "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
-    run(&j);
+    run_all_reduce_in_the_send_recv_pair(&j, false);
     assert_culprits(&j, FA_STATUS_HANG, "0,1");
     done(&j);
 }
