@@ -209,6 +209,12 @@ static inline int64_t fa_entry_p2p_seq(const fa_dump *d, const fa_entry *e) {
 static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
     return fa_entry_traits(store, e)->pg;
 }
+/* The dump's newest entry in pg slot k, or NULL. */
+static inline const fa_entry *fa_dump_last_in_slot(const fa_dump *d, uint32_t k) {
+    for (uint32_t i = d->nentries; i-- > 0;)
+        if (fa_entry_pg(d->store, &d->entries[i]) == k) return &d->entries[i];
+    return NULL;
+}
 /* Whether the dump shows an entry completed: it keeps what completed (PyTorch's only-active dump
  * drops every entry it saw completed). The match and the verdict both ask it. */
 static inline bool fa_dump_shows_completed(const fa_dump *d) {

@@ -155,15 +155,18 @@ static void pg_ids_by_elimination(const fa_input *in, const fa_groups *groups, c
 }
 
 /* The send/recv count that input rank ri's newest entry in group gi carries (its p2p_seq_id: the
- * group's send/recv launches so far), -1 none. Walks back from the dump's end to that entry. */
+ * group's send/recv launches so far), -1 none: the newest entry of the dump's pg slots that name
+ * the group. */
 static int64_t newest_p2p_count(const fa_input *in, const fa_groups *groups, long ri, size_t gi) {
     const fa_dump *d = in->ranks[ri].dump;
-    for (uint32_t i = d->nentries; i-- > 0;) {
-        const fa_entry *e = &d->entries[i];
-        if (fa_groups_find(groups, (size_t)ri, d->pgs[fa_entry_pg(in->store, e)].name) == (long)gi)
-            return fa_entry_p2p_seq(d, e);
+    const fa_entry *newest = NULL;
+    for (uint32_t k = 0; k < d->npgs; k++) {
+        const fa_entry *e = fa_groups_find(groups, (size_t)ri, d->pgs[k].name) == (long)gi
+                                ? fa_dump_last_in_slot(d, k)
+                                : NULL;
+        if (e && (!newest || e > newest)) newest = e;
     }
-    return -1;
+    return newest ? fa_entry_p2p_seq(d, newest) : -1;
 }
 
 /* A member of a group of two whose window holds no entry there counts send/recv too where its
@@ -179,14 +182,11 @@ static void p2p_counters_above_peer(const fa_input *in, const fa_groups *groups,
     for (uint32_t p = 0; g->nmembers == 2 && p < 2; p++) {
         fa_view *v = view_of(m, (uint32_t)gi, p), *peer = view_of(m, (uint32_t)gi, 1 - p);
         long ri = g->member_input[p], pi = g->member_input[1 - p];
-        int64_t pg_id = ids[m->view_at[gi] + p], done = -1;
+        int64_t pg_id = ids[m->view_at[gi] + p];
         if (v->has_entries || v->counts_p2p || ri < 0 || pi < 0 || pg_id < 0 ||
             !peer->has_collective || !nccl_numbered(in->ranks[ri].dump))
             continue;
-        const fa_dump *d = in->ranks[ri].dump;
-        for (uint32_t s = 0; s < d->nstatus; s++)
-            if (d->status[s].pg_id == pg_id && d->status[s].last_completed > done)
-                done = d->status[s].last_completed;
+        int64_t done = fa_dump_status_completed(in->ranks[ri].dump, pg_id);
         v->counts_p2p = done > peer->issued_max && done <= newest_p2p_count(in, groups, pi, gi);
     }
 }
@@ -428,8 +428,7 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
                                  .p2p_min = INT64_MAX,
                                  .p2p_run = -1 };
     for (size_t r = 0; r <= in->nranks; r++)
-        m->rank_stale[r] =
-            (fa_stale){ -1, -1, -1, r < in->nranks && in->ranks[r].dump->truncated, false, false };
+        m->rank_stale[r] = fa_stale_none(r < in->nranks && in->ranks[r].dump->truncated);
     return 0;
 }
 
@@ -650,13 +649,12 @@ static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, s
         if (!d->nentries || d->truncated) continue; /* a cut dump's entries end early */
         int64_t last = fa_entry_record_id(d, &d->entries[d->nentries - 1]);
         for (uint32_t k = 0; k < d->npgs; k++) {
-            uint32_t i = d->nentries;
-            while (i-- > 0 && fa_entry_pg(in->store, &d->entries[i]) != k) {}
-            if (i == UINT32_MAX) continue;
+            const fa_entry *e = fa_dump_last_in_slot(d, k);
+            if (!e) continue;
             long gi = fa_groups_find(groups, ri, d->pgs[k].name);
             long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
             if (pos < 0) continue;
-            const fa_entry *e = &d->entries[i];
+            size_t i = (size_t)(e - d->entries);
             int64_t hidden = last - fa_entry_record_id(d, e) - (int64_t)(d->nentries - 1 - i);
             bound[m->view_at[gi] + (size_t)pos] =
                 fa_entry_p2p_seq(d, e) + (hidden > 0 ? hidden : 0);
@@ -891,7 +889,7 @@ void fa_match_read_final(fa_match *m, const fa_input *in, const int64_t *ranks, 
     for (size_t k = 0; k < n; k++) {
         long ri = fa_input_find(in, ranks[k]);
         fa_stale *s = ri >= 0 ? &m->rank_stale[ri] : NULL;
-        if (s && s->stall_first) *s = (fa_stale){ -1, -1, -1, s->cut, false, false };
+        if (s && s->stall_first) *s = fa_stale_none(s->cut);
     }
 }
 

@@ -157,13 +157,17 @@ typedef struct fa_view {
 
 /* The last number that view v's member completed in its group by its dump's own pg_status (not
  * raised by its entries, as completed_max is), -1 unknown: a collective's, or where send/recv
- * ran there perhaps a batch's (the recorder: a launch's). */
-static inline int64_t fa_view_status_completed(const fa_dump *d, const fa_view *v) {
+ * ran there perhaps a batch's (the recorder: a launch's). fa_dump_status_completed: the same
+ * for the group that the dump counts under pg_id (-1: unknown). */
+static inline int64_t fa_dump_status_completed(const fa_dump *d, int64_t pg_id) {
     int64_t done = -1;
-    for (uint32_t s = 0; s < d->nstatus && v->pg_id >= 0; s++)
-        if (d->status[s].pg_id == v->pg_id && d->status[s].last_completed > done)
+    for (uint32_t s = 0; s < d->nstatus && pg_id >= 0; s++)
+        if (d->status[s].pg_id == pg_id && d->status[s].last_completed > done)
             done = d->status[s].last_completed;
     return done;
+}
+static inline int64_t fa_view_status_completed(const fa_dump *d, const fa_view *v) {
+    return fa_dump_status_completed(d, v->pg_id);
 }
 
 /* A dump older than its peers': some member of `group` completed #seq there, which needs every
@@ -188,6 +192,11 @@ typedef struct fa_stale {
      * (verdict_either.c). */
     bool stall_first;
 } fa_stale;
+
+/* A dump not known to be older than its peers' (cut short or not). */
+static inline fa_stale fa_stale_none(bool cut) {
+    return (fa_stale){ -1, -1, -1, cut, false, false };
+}
 
 /* Whether what the rank's dump says ends before the others' do (older, or cut short). */
 static inline bool fa_stale_known(const fa_stale *s) { return s->group >= 0 || s->cut; }

@@ -233,12 +233,10 @@ static int decide_stalled(const fa_input *in, const fa_groups *groups, const fa_
     memcpy(stale, m->rank_stale, (in->nranks + 1) * sizeof *stale);
     fa_ranks final = { 0 };
     for (size_t ri = 0; ri < in->nranks; ri++)
-        if (stale[ri].stall_first) {
-            stale[ri] = (fa_stale){ -1, -1, -1, stale[ri].cut, false, false };
-            fa_ranks_add(&final, in->ranks[ri].rank);
-        }
+        if (stale[ri].stall_first) fa_ranks_add(&final, in->ranks[ri].rank);
     fa_match mb = *m;
     mb.rank_stale = stale;
+    fa_match_read_final(&mb, in, final.v, final.n);
     fa_verdict_free(v);
     fa_findings_truncate(findings, n);
     restore_flags(findings, flags_before, n);

@@ -235,13 +235,6 @@ static int failed_edges(decider *d, size_t node, size_t op) {
     return 0;
 }
 
-/* The rank's newest entry in pg slot k, or NULL. */
-static const fa_entry *last_in_slot(const fa_dump *dump, uint32_t k) {
-    for (uint32_t i = dump->nentries; i-- > 0;)
-        if (fa_entry_pg(dump->store, &dump->entries[i]) == k) return &dump->entries[i];
-    return NULL;
-}
-
 /* What input rank ri did in the group named `name` after its collective #seq: nothing recorded
  * (AFTER_NOTHING), an unrecorded operation first (AFTER_UNRECORDED: its next entry there follows
  * skipped op ids), or a recorded collective at once (AFTER_COLLECTIVE). */
@@ -324,7 +317,7 @@ static int unrecorded_p2p_edges(decider *d, size_t node) {
         long gi = dump->pgs[k].skips_op_ids
                       ? fa_groups_find(d->groups, (size_t)ri, dump->pgs[k].name)
                       : -1;
-        const fa_entry *last = gi >= 0 ? last_in_slot(dump, k) : NULL;
+        const fa_entry *last = gi >= 0 ? fa_dump_last_in_slot(dump, k) : NULL;
         if (!last || d->groups->v[gi].nmembers > MAX_P2P_GROUP) continue;
         const fa_group *grp = &d->groups->v[gi];
         for (uint32_t m = 0; m < grp->nmembers; m++) {
