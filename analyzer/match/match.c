@@ -39,7 +39,8 @@
  * of two both sides number every send/recv between them alike, so the numbers are the op's,
  * below the member's oldest send/recv entry there (p2p_min: where its window dropped them; a
  * number its entries show went to that entry, and one that left a send/recv out numbers the
- * rest differently: tests/sim seed 149).
+ * rest differently: tests/sim seed 149). In a group of any size such a member's numbers are its
+ * own send/recv's (counts_own_p2p): they compare with its own entries' p2p_seq_ids alone.
  * Runs after the walk (issued_max is the entries' collective numbers alone) and before
  * fold_status raises it. Not gloo's (its counters count op ids) nor the recorder's launch
  * numbers. */
@@ -67,12 +68,13 @@ static void p2p_counters_unshown(const fa_input *in, const fa_group *g, fa_match
 static void p2p_counters(const fa_input *in, const fa_groups *groups, fa_match *m) {
     for (size_t gi = 0; gi < groups->n; gi++) {
         const fa_group *g = &groups->v[gi];
-        for (uint32_t p = 0; g->nmembers == 2 && p < g->nmembers; p++) {
+        for (uint32_t p = 0; p < g->nmembers; p++) {
             fa_view *v = view_of(m, (uint32_t)gi, p);
             long ri = g->member_input[p];
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
-            v->counts_p2p =
+            v->counts_own_p2p =
                 v->has_entries && !v->has_collective && v->issued_max <= 0 && nccl_numbered(d);
+            v->counts_p2p = g->nmembers == 2 && v->counts_own_p2p;
         }
         if (g->nmembers == 2) p2p_counters_unshown(in, g, m, gi);
     }
@@ -258,13 +260,30 @@ static bool same_launch_member(const fa_input *in, const fa_dump *d, const fa_en
                       : fa_entry_coll_seq_in(d, e, pg) == fa_entry_coll_seq_in(d, n, pg);
 }
 
+/* Whether some dump of the job with NCCL's numbering shows a bundle's or batch's end marker:
+ * the job's PyTorch records them. */
+static bool job_records_markers(const fa_input *in) {
+    for (size_t r = 0; r < in->nranks; r++) {
+        const fa_dump *d = in->ranks[r].dump;
+        for (uint32_t i = 0; d && nccl_numbered(d) && i < d->nentries; i++)
+            if (fa_store_op(in->store, fa_entry_traits(in->store, &d->entries[i])->name)->flags &
+                FA_OP_END_MARKER)
+                return true;
+    }
+    return false;
+}
+
 /* What c's dump says of the end marker of the bundle or batch c belongs to, where c is one of
  * its members (its own entries, or an entry beside it, are of the same launch), the record
  * after its members' is missing from the dump, and no marker of it follows: 2 when the group's
  * next operation follows instead, 1 when nothing of the group follows, 0 otherwise (a marker
  * follows, c is no member, no record is missing, or a dump whose members' states are their own:
- * gloo records no markers, the recorder updates its members). */
-static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call *c) {
+ * gloo records no markers, the recorder updates its members). Members that end the dump are
+ * 2 too where the job records markers (`marks`) and the dump was not cut: PyTorch records the
+ * marker right after them, and only an only-active dump drops an entry after ones it keeps, a
+ * completed one (tests/sim seed 16972: ranks 3-6 of a ring exchange on default_pg, whose
+ * batches ran, read as waiting on the ranks with older dumps). */
+static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call *c, bool marks) {
     const fa_dump *d = in->ranks[c->rank_index].dump;
     uint32_t n = fa_call_nentries(m, c), i = fa_call_entry_index(m, c, 0),
              last = fa_call_entry_index(m, c, n - 1);
@@ -279,6 +298,8 @@ static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call 
     while (member && last + 1 < d->nentries &&
            same_launch_member(in, d, e, &d->entries[last + 1], pg))
         last++;
+    if (member && nccl_numbered(d) && last + 1 >= d->nentries)
+        return marks && !d->truncated ? 2 : 0;
     /* the record after the members' is gone: the dump dropped it (a marker never recorded, as
      * where a job's PyTorch writes none, leaves no gap) */
     if (!member || !nccl_numbered(d) || last + 1 >= d->nentries ||
@@ -310,6 +331,7 @@ static int unmarked_bundle(const fa_input *in, const fa_match *m, const fa_call 
  * (tests/sim seeds 4806, 6007, 9097: ranks read as stalled in a coalesced collective whose
  * marker completed). */
 static void complete_unmarked(const fa_input *in, fa_match *m) {
+    bool marks = job_records_markers(in);
     for (int pass = 0; pass < 2; pass++)
         for (size_t op = 0; op < m->nops; op++) {
             const fa_op *o = &m->ops[op];
@@ -319,7 +341,7 @@ static void complete_unmarked(const fa_input *in, fa_match *m) {
             for (uint32_t k = 0; k < o->ncalls; k++) {
                 fa_call *c = &m->calls[o->first_call + k];
                 if (c->state == FR_STATE_COMPLETED) continue;
-                int how = unmarked_bundle(in, m, c);
+                int how = unmarked_bundle(in, m, c, marks);
                 bool ran = how == 2 || (how == 1 && done);
                 c->state = ran ? FR_STATE_COMPLETED : c->state;
             }
@@ -327,17 +349,18 @@ static void complete_unmarked(const fa_input *in, fa_match *m) {
 }
 
 /* A send/recv whose entries still say pending while the member's own counters, where they
- * number send/recv alone (fa_view.counts_p2p), say it completed: its own number (the entry's
- * p2p_seq_id, from the same counter) is at most its last completed one. PyTorch leaves a
- * batch's send/recv entries "scheduled" when the batch completed (tests/sim seed 929: rank 270,
- * its counters at 20 completed, read as waiting in its p2p #1). */
+ * number send/recv alone (fa_view.counts_p2p, counts_own_p2p), say it completed: its own number
+ * (the entry's p2p_seq_id, from the same counter) is at most its last completed one. PyTorch leaves
+ * a batch's send/recv entries "scheduled" when the batch completed (tests/sim seed 929: rank 270,
+ * its counters at 20 completed, read as waiting in its p2p #1; seed 12320: a pipeline of four
+ * stages). */
 static void complete_p2p_by_counters(const fa_input *in, fa_match *m, const fa_op *o) {
     for (uint32_t i = 0; i < o->ncalls; i++) {
         fa_call *c = &m->calls[o->first_call + i];
         const fa_view *v = view_of(m, o->group, c->member);
         const fa_dump *d = in->ranks[c->rank_index].dump;
         if (c->state == FR_STATE_COMPLETED) continue;
-        bool done = v->counts_p2p;
+        bool done = v->counts_p2p || v->counts_own_p2p;
         for (uint32_t k = 0; k < fa_call_nentries(m, c) && done; k++)
             done = fa_entry_p2p_seq(d, fa_call_entry(m, in, c, k)) <= v->completed_max;
         done |= later_work_done(m, in, c, v);
@@ -713,7 +736,10 @@ static void proven_by_stream(const fa_input *in, const fa_groups *groups, fa_mat
             const fa_dump *d = ri >= 0 ? in->ranks[ri].dump : NULL;
             if (!d || d->blocks_caller) continue;
             int64_t done = oldest[v] != INT64_MAX && oldest[v] > 1 ? oldest[v] - 1 : -1;
-            int64_t counted = m->views[v].completed_max;
+            /* counters that number the member's own send/recv (counts_own_p2p) prove no
+             * collective (sim seed 12320: a pipeline stage's "completed 20", its twentieth
+             * send/recv, read as proof that the stages at the ends, at 10, dumped earlier) */
+            int64_t counted = m->views[v].counts_own_p2p ? -1 : m->views[v].completed_max;
             if ((!p2p[g] || counted > p2p_bound[v]) && counted > done) done = counted;
             if (done >= 1 && done > proven[g]) proven[g] = done;
         }

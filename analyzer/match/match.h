@@ -147,6 +147,9 @@ typedef struct fa_view {
                            * carries the collective count), NCCL's counters (p2p_counters);
                            * or a member without entries there whose number is above every
                            * collective its peer issued (p2p_counters_above_peer) */
+    bool counts_own_p2p;  /* pg_status numbers the member's own send/recv here, in a group of any
+                           * size (no collective in its entries, NCCL's counters): its own
+                           * entries' p2p_seq_ids compare with it, a peer's or an op's do not */
     bool p2p_or_older;    /* no entry in a group where send/recv ran, and counters below a
                            * collective every member must have issued (find_stale): a send/recv's
                            * numbers, or a dump older than its peers'; nobody can tell which */

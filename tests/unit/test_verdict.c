@@ -1790,6 +1790,83 @@ static void a_batch_done_on_the_wire_without_its_marker_is_no_stall(void **state
     done(&j);
 }
 
+/* A ring of batches 0 -> 1 -> 2 -> 3 -> 4 -> 0 on the default group, only-active dumps (record
+ * ids start past the completed all_reduce #1): rank 1 receives from 4 where its program received
+ * from 0, and rank 3's dump is older (it shows only #1). The dumps of 2 and 4 end in their
+ * batches' send/recv, "scheduled", without the end marker that the job's PyTorch records (0's and
+ * 1's dumps show theirs pending): it completed and was dropped, so their batches ran, with 3. 0
+ * waits to send to 1, which never posted that recv, and 1 to receive from 4, idle: 1 posted to
+ * the wrong peer, the culprit; not 3, whose older dump nobody waits on (sim seed 16972; kills
+ * um01). In a job whose PyTorch records no markers, nothing says that those batches ran: a hang
+ * still (kills um02). */
+static void batches_that_end_only_active_dumps_without_their_markers_ran(void **state) {
+    job j;
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    rec(&j, 3, "0", "all_reduce", 1, "completed");
+    j.p2p_coll_seq = 1;
+    const char *sends[] = { "send 0->1", "send 1->2", "send 2->3", NULL, "send 4->0" },
+               *recvs[] = { "recv 0<-4", "recv 1<-4", "recv 2<-1", NULL, "recv 4<-3" };
+    for (int r = 0; r < 5; r++) {
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 1, "
+                            "\"last_started_collective\": 1, \"last_completed_collective\": 1}");
+        if (r == 3) continue;
+        j.first_record[r] = 1;
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+        if (r < 2) batch_end(&j, r, "0", 1, "started");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+    /* a job whose PyTorch records no markers: nothing says that 2's and 4's batches ran */
+    job_init(&j, 5);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
+    rec(&j, 3, "0", "all_reduce", 1, "completed");
+    j.p2p_coll_seq = 1;
+    for (int r = 0; r < 5; r++) {
+        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 1, "
+                            "\"last_started_collective\": 1, \"last_completed_collective\": 1}");
+        if (r == 3) continue;
+        j.first_record[r] = 1;
+        p2p(&j, r, "0", sends[r], 1, "scheduled");
+        p2p(&j, r, "0", recvs[r], 1, "scheduled");
+    }
+    run(&j);
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    done(&j);
+}
+
+/* A pipeline of four stages on one group, only-active dumps: each stage's send/recv, one batch
+ * each, left "scheduled" when their end markers completed and were dropped, and as many lone
+ * send/recv after them, completed and dropped. No rank ran a collective there, so each one's
+ * pg_status numbers its own send/recv: the middle stages' "completed 8" is no collective that
+ * the end stages, at 4, had not issued (no older dump), and each "completed" is past every
+ * p2p_seq_id its rank shows (nothing in flight): ok, whatever the group's size (sim seed 12320;
+ * kills op01, op02). */
+static void own_send_recv_counters_complete_them_in_a_group_of_four(void **state) {
+    job j;
+    job_init(&j, 4);
+    const char *chain[4][4] = { { "send 0->1", "recv 0<-1", NULL, NULL },
+                                { "recv 1<-0", "send 1->2", "recv 1<-2", "send 1->0" },
+                                { "recv 2<-1", "send 2->3", "recv 2<-3", "send 2->1" },
+                                { "recv 3<-2", "send 3->2", NULL, NULL } };
+    for (int r = 0; r < 4; r++) {
+        j.first_record[r] = 1;
+        int n = 0;
+        for (int k = 0; k < 4 && chain[r][k]; k++) p2p(&j, r, "0", chain[r][k], ++n, "scheduled");
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": %d}",
+                 2 * n, 2 * n);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    for (size_t r = 0; r < 4; r++) assert_false(fa_stale_known(&j.a.match.rank_stale[r]));
+    assert_non_null(strstr(j.a.verdict.summary, "(0 operations in flight)"));
+    done(&j);
+}
+
 /* A job of two ranks: rank 1 left out all_reduce #6 and went on to a send/recv batch with rank 0,
  * which ran #6 first and has the batch queued behind it. Rank 1 skipped #6, or rank 0 ran one the
  * program does not have: no third rank shows which order is the program's, so the verdict is
@@ -5623,6 +5700,8 @@ int main(void) {
         cmocka_unit_test(a_two_rank_cycle_below_the_missing_number_names_both),
         cmocka_unit_test(two_ranks_that_ran_two_orders_are_one_or_the_other),
         cmocka_unit_test(a_batch_done_on_the_wire_without_its_marker_is_no_stall),
+        cmocka_unit_test(batches_that_end_only_active_dumps_without_their_markers_ran),
+        cmocka_unit_test(own_send_recv_counters_complete_them_in_a_group_of_four),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_that_went_past_its_op_is_a_root_beside_the_sink),
