@@ -904,6 +904,7 @@ int fa_match_build(const fa_input *in, const fa_groups *groups, int mismatch_cap
     if (rc == 0) fold_status(in, groups, m);
     if (rc == 0) rc = complete_by_counters(in, groups, m);
     if (rc == 0) find_stale(in, groups, m);
+    if (rc == 0) rc = fa_mb_aligned_absent(in, groups, m);
     if (rc == 0) rc = fa_mb_check_all(in, groups, m, &walk, mismatch_cap, jobs, findings);
     if (timing) fa_timing_note("  check", &t);
     fa_walk_free(&walk);
@@ -927,6 +928,7 @@ void fa_match_free(fa_match *m) {
     free(m->views);
     free(m->rank_newest_pending);
     free(m->rank_stale);
+    free(m->absent_done);
     memset(m, 0, sizeof *m);
 }
 

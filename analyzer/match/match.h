@@ -231,6 +231,9 @@ typedef struct fa_match {
     int64_t *rank_newest_pending; /* per input rank: record_id of its newest pending entry, -1 */
     fa_stale *rank_stale;         /* per input rank */
     bool any_entries;
+    uint32_t *absent_done; /* send/recv ops whose absent side went past them in step with its
+                            * peer and completed (match_aligned.c), ascending */
+    size_t nabsent_done;
 } fa_match;
 
 /* Builds ops and calls for every group, runs the agreement checks, adds mismatch and p2p
@@ -242,6 +245,20 @@ void fa_match_free(fa_match *m);
 /* The verdict read these ranks' dumps final (fa_verdict.read_final): their stall_first proof no
  * longer makes them older, and the reports show them as the verdict read them. */
 void fa_match_read_final(fa_match *m, const fa_input *in, const int64_t *ranks, size_t n);
+
+/* Whether send/recv op `op`'s absent side went past it in step with its peer (match_aligned.c):
+ * a binary search of the few such ops. */
+static inline bool fa_match_absent_done(const fa_match *m, size_t op) {
+    size_t lo = 0, hi = m->nabsent_done;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->absent_done[mid] < op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nabsent_done && m->absent_done[lo] == op;
+}
 
 /* The state of `member` (position in the op's group) for op `op`. */
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op,
@@ -262,6 +279,7 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
     const fa_view *v = &m->views[m->view_at[o->group] + member];
     bool stale = fa_stale_known(&m->rank_stale[g->member_input[member]]);
     if (o->is_p2p) { /* its counters say what a window that dropped the entry cannot */
+        if (fa_match_absent_done(m, op)) return FA_MS_COMPLETED;
         if (v->p2p_or_older && o->seq <= v->issued_max) return FA_MS_STALE;
         /* a later collective of its own started on the pair's stream: its end ran before */
         if (g->nmembers == 2 && o->seq <= v->p2p_run) return FA_MS_COMPLETED;

@@ -74,6 +74,9 @@ static inline bool fa_mb_in_visible_batch(const fa_input *in, const fa_dump *d, 
 /* match_p2p.c: orders the send/recv records and pairs them into ops whose calls follow the
  * collective ones. -1 when out of memory. */
 int fa_mb_pair_p2p(builder *b);
+/* match_aligned.c: the send/recv ops whose absent side went past them in step with its peer,
+ * into m->absent_done (after find_stale). Returns -1 when out of memory. */
+int fa_mb_aligned_absent(const fa_input *in, const fa_groups *groups, fa_match *m);
 
 /* match_check.c: sorts each op's calls by member, screens every op on all cores and reports
  * on the ones that are not clean, in op order, then on collectives paired by their order (at

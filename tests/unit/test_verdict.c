@@ -1867,6 +1867,67 @@ static void own_send_recv_counters_complete_them_in_a_group_of_four(void **state
     done(&j);
 }
 
+/* A mesh group of three exchanging a batch between collectives #7 and #8: rank 2's GPU stalled in
+ * it (its batch pending, "scheduled" without timing), while the only-active dumps of 0 and 1 show
+ * only broadcast #8, which carries the send/recv count 1 as rank 2's own #8 does: each made its
+ * first send/recv launch before #8, in step with 2, and the dump dropped it, completed. 2 stalled,
+ * not "0,1 never joined" (sim seeds 1250, 16774; kills al01, al03). Had 1 left its half out,
+ * its #8 would carry the count 0: it never joined (kills al02). */
+static void halves_dropped_in_step_with_the_peers_count_completed(void **state) {
+    for (int skipped = 0; skipped < 2; skipped++) {
+        job j;
+        job_init(&j, 3);
+        group(&j, "1", "mesh_tp", "[0, 1, 2]");
+        j.first_record[0] = j.first_record[1] = 10;
+        j.first_record[2] = 7;
+        j.p2p_coll_seq = 7;
+        p2p(&j, 2, "1", "send 2->0", 1, "scheduled");
+        p2p(&j, 2, "1", "recv 2<-1", 1, "scheduled");
+        batch_end(&j, 2, "1", 1, "scheduled");
+        for (int r = 0; r < 3; r++) {
+            j.coll_p2p_seq = r == 1 && skipped ? 0 : 1;
+            rec(&j, r, "1", "broadcast", 8, "scheduled");
+            snprintf(j.status[r], sizeof j.status[r],
+                     "\"1\": {\"last_enqueued_collective\": 8, \"last_started_collective\": -1, "
+                     "\"last_completed_collective\": %d}",
+                     r == 2              ? 7
+                     : r == 1 && skipped ? 7
+                                         : 1);
+        }
+        run(&j);
+        assert_culprits(&j, FA_STATUS_HANG, skipped ? "1" : "2");
+        done(&j);
+    }
+    /* a ring 0 -> 1 -> 2 -> 3 -> 0 in a group of four where 2 received from 0 instead of 1: 3
+     * and 0 went past their halves in step, but 1's send to 2 waits, and 2's window shows its
+     * own batch: 2 posted to the wrong peer, it never joined, no stalled GPU (sim seed 1783;
+     * kills al04) */
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "mesh_tp", "[0, 1, 2, 3]");
+    const char *sends[] = { NULL, "send 1->2", "send 2->3", NULL },
+               *recvs[] = { NULL, "recv 1<-0", "recv 2<-0", NULL };
+    for (int r = 0; r < 4; r++) {
+        j.first_record[r] = 10;
+        j.p2p_coll_seq = 7;
+        if (sends[r]) {
+            p2p(&j, r, "1", sends[r], 1, "scheduled");
+            p2p(&j, r, "1", recvs[r], 1, "scheduled");
+            batch_end(&j, r, "1", 1, "scheduled");
+        }
+        j.coll_p2p_seq = 1;
+        rec(&j, r, "1", "broadcast", 8, "scheduled");
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"1\": {\"last_enqueued_collective\": 8, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": %d}",
+                 sends[r] ? 7 : 1);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_int_equal(j.a.verdict.evidence[0].kind, FA_EV_NEVER_ISSUED);
+    done(&j);
+}
+
 /* A job of two ranks: rank 1 left out all_reduce #6 and went on to a send/recv batch with rank 0,
  * which ran #6 first and has the batch queued behind it. Rank 1 skipped #6, or rank 0 ran one the
  * program does not have: no third rank shows which order is the program's, so the verdict is
@@ -5702,6 +5763,7 @@ int main(void) {
         cmocka_unit_test(a_batch_done_on_the_wire_without_its_marker_is_no_stall),
         cmocka_unit_test(batches_that_end_only_active_dumps_without_their_markers_ran),
         cmocka_unit_test(own_send_recv_counters_complete_them_in_a_group_of_four),
+        cmocka_unit_test(halves_dropped_in_step_with_the_peers_count_completed),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_that_went_past_its_op_is_a_root_beside_the_sink),
