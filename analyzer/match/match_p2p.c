@@ -597,6 +597,27 @@ static bool waited_for_in_batch(const builder *b, const p2p_rec *x) {
  * then it ran nothing). Its transfers there ran, and NCCL pairs a peer's sends and recvs in
  * order: x is not shown to pair with the other side's later pending records, whose shapes would
  * then be compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
+/* Whether x's p2p_seq_id compares with its other side's counts: in a group of two both number
+ * every send/recv between them, and the recorder numbers each communicator's launches, which the
+ * members of a ring of batches make alike. Under PyTorch's numbering in a larger group each member
+ * counts its own send/recv, and the ids of two ranks agree where each posts one batch per step
+ * (a ring of batch_isend_irecv), but not those of pipeline stages, the middle ones posting twice
+ * per step to the end ones' once: where the ids the two ranks show there do not even overlap
+ * (each one's lowest above the other's highest: fa_view.p2p_min, builder.p2p_issued), they are no
+ * ring's (sim seed 18328: rank 0's recv #6 from 30, its batch's marker pending, read as done on
+ * the wire because 30 completed its own #9, and 0's recv #8 then paired with 30's send #12 into a
+ * size mismatch nobody made). */
+static bool ids_comparable(const builder *b, const p2p_rec *x) {
+    const fa_group *g = &b->groups->v[x->group];
+    if (g->nmembers == 2 || b->in->ranks[x->rank_index].dump->launch_numbered) return true;
+    uint32_t own = x->is_send ? x->src_pos : x->dst_pos,
+             other = x->is_send ? x->dst_pos : x->src_pos;
+    if (own >= g->nmembers || other >= g->nmembers) return false;
+    size_t at = b->m->view_at[x->group];
+    const fa_view *a = &b->m->views[at + own], *o = &b->m->views[at + other];
+    return a->p2p_min <= b->p2p_issued[at + other] && o->p2p_min <= b->p2p_issued[at + own];
+}
+
 static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint32_t *Y,
                                   size_t ny) {
     const fa_group *g = &b->groups->v[x->group];
@@ -604,6 +625,7 @@ static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint
     long ri = other < g->nmembers ? g->member_input[other] : -1;
     int64_t seq = fa_p2p_seq(b->in, x);
     if (ri < 0 || whole_history(b, (uint32_t)ri) || !in_batch(b, x) || queued_behind(b, x) ||
+        !ids_comparable(b, x) ||
         (b->p2p_completed[b->m->view_at[x->group] + other] < seq &&
          !batch_marker_done(b, (uint32_t)ri, x->group, seq)))
         return false;

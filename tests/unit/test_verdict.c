@@ -1928,6 +1928,39 @@ static void halves_dropped_in_step_with_the_peers_count_completed(void **state) 
     done(&j);
 }
 
+/* A pipeline of four stages on one group, windows wrapped: the end stage 0 counts one send/recv
+ * per step, the middle stage 1 two, so their p2p_seq_ids do not compare. 0's recv #4 from 1
+ * completed, #6 ([[128]]) and #8 ([[1]]) are pending; 1, which completed its own #9, has its
+ * sends #12 ([[128]]) and #16 ([[1]]) to 0 pending. 1's "completed #9" says nothing of 0's #6
+ * (the numbers they show, #4-#8 and #9-#16, do not overlap as a ring's would): the pending ones
+ * pair in order, shapes alike, no size mismatch (sim seed 18328; kills pd01). */
+static void send_recv_ids_of_pipeline_stages_do_not_compare(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1, 2, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", "completed", "completed", "completed"));
+    const struct {
+        int rank, seq;
+        const char *what, *sizes, *end;
+    } p[] = {
+        { 0, 4, "recv 0<-1", "[[8]]", "completed" },
+        { 0, 6, "recv 0<-1", "[[128]]", "started" },
+        { 0, 8, "recv 0<-1", "[[1]]", "scheduled" },
+        { 1, 9, "recv 1<-0", "[[8]]", "completed" },
+        { 1, 12, "send 1->0", "[[128]]", "scheduled" },
+        { 1, 16, "send 1->0", "[[1]]", "scheduled" },
+    };
+    j.first_record[0] = j.first_record[1] = 20;
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+        j.p2p_sizes = p[i].sizes;
+        p2p(&j, p[i].rank, "1", p[i].what, p[i].seq, "scheduled");
+        batch_end(&j, p[i].rank, "1", p[i].seq, p[i].end);
+    }
+    run(&j);
+    assert_int_not_equal(j.a.verdict.status, FA_STATUS_MISMATCH);
+    done(&j);
+}
+
 /* A job of two ranks: rank 1 left out all_reduce #6 and went on to a send/recv batch with rank 0,
  * which ran #6 first and has the batch queued behind it. Rank 1 skipped #6, or rank 0 ran one the
  * program does not have: no third rank shows which order is the program's, so the verdict is
@@ -5764,6 +5797,7 @@ int main(void) {
         cmocka_unit_test(batches_that_end_only_active_dumps_without_their_markers_ran),
         cmocka_unit_test(own_send_recv_counters_complete_them_in_a_group_of_four),
         cmocka_unit_test(halves_dropped_in_step_with_the_peers_count_completed),
+        cmocka_unit_test(send_recv_ids_of_pipeline_stages_do_not_compare),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
         cmocka_unit_test(a_rank_that_went_past_its_op_is_a_root_beside_the_sink),
