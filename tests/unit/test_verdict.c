@@ -1799,40 +1799,34 @@ static void a_batch_done_on_the_wire_without_its_marker_is_no_stall(void **state
  * the wrong peer, the culprit; not 3, whose older dump nobody waits on (sim seed 16972; kills
  * um01). In a job whose PyTorch records no markers, nothing says that those batches ran: a hang
  * still (kills um02). */
-static void batches_that_end_only_active_dumps_without_their_markers_ran(void **state) {
-    job j;
-    job_init(&j, 5);
-    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
-    rec(&j, 3, "0", "all_reduce", 1, "completed");
-    j.p2p_coll_seq = 1;
+/* The ring of batches_that_end_only_active_dumps_without_their_markers_ran: 0 and 1 close their
+ * batches with a pending end marker where `markers`, nobody where not. */
+static void wrong_source_ring_of_five(job *j, bool markers) {
+    job_init(j, 5);
+    j->group_ranks[0] = "[0, 1, 2, 3, 4]";
+    rec(j, 3, "0", "all_reduce", 1, "completed");
+    j->p2p_coll_seq = 1;
     const char *sends[] = { "send 0->1", "send 1->2", "send 2->3", NULL, "send 4->0" },
                *recvs[] = { "recv 0<-4", "recv 1<-4", "recv 2<-1", NULL, "recv 4<-3" };
     for (int r = 0; r < 5; r++) {
-        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 1, "
-                            "\"last_started_collective\": 1, \"last_completed_collective\": 1}");
+        strcpy(j->status[r], "\"0\": {\"last_enqueued_collective\": 1, "
+                             "\"last_started_collective\": 1, \"last_completed_collective\": 1}");
         if (r == 3) continue;
-        j.first_record[r] = 1;
-        p2p(&j, r, "0", sends[r], 1, "scheduled");
-        p2p(&j, r, "0", recvs[r], 1, "scheduled");
-        if (r < 2) batch_end(&j, r, "0", 1, "started");
+        j->first_record[r] = 1;
+        p2p(j, r, "0", sends[r], 1, "scheduled");
+        p2p(j, r, "0", recvs[r], 1, "scheduled");
+        if (markers && r < 2) batch_end(j, r, "0", 1, "started");
     }
-    run(&j);
+    run(j);
+}
+
+static void batches_that_end_only_active_dumps_without_their_markers_ran(void **state) {
+    job j;
+    wrong_source_ring_of_five(&j, true);
     assert_culprits(&j, FA_STATUS_HANG, "1");
     done(&j);
     /* a job whose PyTorch records no markers: nothing says that 2's and 4's batches ran */
-    job_init(&j, 5);
-    j.group_ranks[0] = "[0, 1, 2, 3, 4]";
-    rec(&j, 3, "0", "all_reduce", 1, "completed");
-    j.p2p_coll_seq = 1;
-    for (int r = 0; r < 5; r++) {
-        strcpy(j.status[r], "\"0\": {\"last_enqueued_collective\": 1, "
-                            "\"last_started_collective\": 1, \"last_completed_collective\": 1}");
-        if (r == 3) continue;
-        j.first_record[r] = 1;
-        p2p(&j, r, "0", sends[r], 1, "scheduled");
-        p2p(&j, r, "0", recvs[r], 1, "scheduled");
-    }
-    run(&j);
+    wrong_source_ring_of_five(&j, false);
     assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
     done(&j);
 }
