@@ -84,8 +84,9 @@ static bool went_past_in_step(const fa_input *in, const fa_match *m, const fa_ca
     const fa_dump *dx = in->ranks[c->rank_index].dump;
     const fa_entry *xe = fa_call_entry(m, in, c, 0), *me = &dm->entries[at];
     int64_t s = fa_entry_p2p_seq(dx, xe), next = fa_entry_coll_seq(dx, xe) + 1;
-    if (s < 1 || fa_entry_coll_seq(dm, me) != next || fa_entry_p2p_seq(dm, me) != s ||
-        v->p2p_min <= s || next_collective_count(in, m, c, next) != s)
+    if (dx->launch_numbered || dx->blocks_caller || dx->records_no_p2p || s < 1 ||
+        fa_entry_coll_seq(dm, me) != next || fa_entry_p2p_seq(dm, me) != s || v->p2p_min <= s ||
+        next_collective_count(in, m, c, next) != s)
         return false;
     /* its S-th launch is gone from the window: dropped as completed, or run before its #C+1
      * started on the stream */

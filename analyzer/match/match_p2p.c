@@ -589,14 +589,6 @@ static bool waited_for_in_batch(const builder *b, const p2p_rec *x) {
     return true;
 }
 
-/* Whether pending record x, in a batch, may have been done on the wire with a partner that the
- * other side's window no longer holds: the other side's dump is not its whole history, holds no
- * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
- * it completed its send/recv of the group up to x's id or beyond (a batch's end marker lifts its
- * entries); and x's batch is not queued behind an older pending one of its rank (queued_behind:
- * then it ran nothing). Its transfers there ran, and NCCL pairs a peer's sends and recvs in
- * order: x is not shown to pair with the other side's later pending records, whose shapes would
- * then be compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
 /* Whether x's p2p_seq_id compares with its other side's counts: in a group of two both number
  * every send/recv between them, and the recorder numbers each communicator's launches, which the
  * members of a ring of batches make alike. Under PyTorch's numbering in a larger group each member
@@ -618,6 +610,15 @@ static bool ids_comparable(const builder *b, const p2p_rec *x) {
     return a->p2p_min <= b->p2p_issued[at + other] && o->p2p_min <= b->p2p_issued[at + own];
 }
 
+/* Whether pending record x, in a batch, may have been done on the wire with a partner that the
+ * other side's window no longer holds: the other side's dump is not its whole history, holds no
+ * record of this run with x's p2p_seq_id (Y[0..ny-1], the other side's records), and shows that
+ * it completed its send/recv of the group up to x's id or beyond (a batch's end marker lifts its
+ * entries), where its counts compare with x's id (ids_comparable); and x's batch is not queued
+ * behind an older pending one of its rank (queued_behind: then it ran nothing). Its transfers
+ * there ran, and NCCL pairs a peer's sends and recvs in
+ * order: x is not shown to pair with the other side's later pending records, whose shapes would
+ * then be compared across two transfers (a ring wrapped inside a batch: tests/sim seed 2292). */
 static bool partner_maybe_dropped(const builder *b, const p2p_rec *x, const uint32_t *Y,
                                   size_t ny) {
     const fa_group *g = &b->groups->v[x->group];
