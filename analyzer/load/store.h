@@ -209,6 +209,13 @@ static inline int64_t fa_entry_p2p_seq(const fa_dump *d, const fa_entry *e) {
 static inline uint32_t fa_entry_pg(const fa_store *store, const fa_entry *e) {
     return fa_entry_traits(store, e)->pg;
 }
+/* Whether entry e is a collective of its own: no send/recv (by its is_p2p flag or its name) and no
+ * end marker of a coalesced bundle or batch. */
+static inline bool fa_entry_plain_collective(const fa_store *store, const fa_entry *e) {
+    const fa_traits *t = fa_entry_traits(store, e);
+    const fa_opinfo *op = fa_store_op(store, t->name);
+    return !t->is_p2p && !op->is_send && !op->is_recv && !(op->flags & FA_OP_END_MARKER);
+}
 /* The dump's newest entry in pg slot k, or NULL. */
 static inline const fa_entry *fa_dump_last_in_slot(const fa_dump *d, uint32_t k) {
     for (uint32_t i = d->nentries; i-- > 0;)

@@ -103,10 +103,7 @@ static void agreed_pg_ids(const fa_groups *groups, fa_match *m, int64_t *ids) {
 /* The view of input rank ri in the group its pg_config names at slot j, or SIZE_MAX. */
 static size_t config_view(const fa_input *in, const fa_groups *groups, const fa_match *m, size_t ri,
                           uint32_t j) {
-    const fr_group_config *c = &in->ranks[ri].dump->groups[j];
-    long gi = c->name ? fa_groups_find(groups, ri, c->name) : -1;
-    long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
-    return pos >= 0 ? m->view_at[gi] + (size_t)pos : SIZE_MAX;
+    return fa_mb_view_named(in, groups, m, ri, in->ranks[ri].dump->groups[j].name);
 }
 
 /* Whether some group of the dump's pg_config other than slot `skip` is counted under `id`. */
@@ -673,14 +670,11 @@ static int64_t *p2p_number_bounds(const fa_input *in, const fa_groups *groups, s
         int64_t last = fa_entry_record_id(d, &d->entries[d->nentries - 1]);
         for (uint32_t k = 0; k < d->npgs; k++) {
             const fa_entry *e = fa_dump_last_in_slot(d, k);
-            if (!e) continue;
-            long gi = fa_groups_find(groups, ri, d->pgs[k].name);
-            long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
-            if (pos < 0) continue;
+            size_t v = e ? fa_mb_view_named(in, groups, m, ri, d->pgs[k].name) : SIZE_MAX;
+            if (v == SIZE_MAX) continue;
             size_t i = (size_t)(e - d->entries);
             int64_t hidden = last - fa_entry_record_id(d, e) - (int64_t)(d->nentries - 1 - i);
-            bound[m->view_at[gi] + (size_t)pos] =
-                fa_entry_p2p_seq(d, e) + (hidden > 0 ? hidden : 0);
+            bound[v] = fa_entry_p2p_seq(d, e) + (hidden > 0 ? hidden : 0);
         }
     }
     return bound;

@@ -22,12 +22,6 @@
  * send/recv); beyond, the rule does not apply. */
 enum { NEXT_COLLECTIVE_REACH = 64 };
 
-/* Whether entry e is a collective of its own (not a send/recv, not an end marker). */
-static bool own_collective(const fa_input *in, const fa_entry *e) {
-    const fa_traits *t = fa_entry_traits(in->store, e);
-    return !t->is_p2p && !(fa_store_op(in->store, t->name)->flags & FA_OP_END_MARKER);
-}
-
 /* Per view, the dump index of the member's oldest collective in the group; UINT32_MAX none. */
 static uint32_t *oldest_collectives(const fa_input *in, const fa_groups *groups, const fa_match *m,
                                     size_t nviews) {
@@ -47,14 +41,12 @@ static uint32_t *oldest_collectives(const fa_input *in, const fa_groups *groups,
             view_of_slot = grown;
             nslots = d->npgs;
         }
-        for (uint32_t k = 0; k < d->npgs; k++) {
-            long gi = fa_groups_find(groups, ri, d->pgs[k].name);
-            long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
-            view_of_slot[k] = pos >= 0 ? m->view_at[gi] + (size_t)pos : SIZE_MAX;
-        }
+        for (uint32_t k = 0; k < d->npgs; k++)
+            view_of_slot[k] = fa_mb_view_named(in, groups, m, ri, d->pgs[k].name);
         for (uint32_t i = 0; i < d->nentries; i++) {
             size_t v = view_of_slot[fa_entry_pg(in->store, &d->entries[i])];
-            if (v != SIZE_MAX && oldest[v] == UINT32_MAX && own_collective(in, &d->entries[i]))
+            if (v != SIZE_MAX && oldest[v] == UINT32_MAX &&
+                fa_entry_plain_collective(in->store, &d->entries[i]))
                 oldest[v] = i;
         }
     }
@@ -71,7 +63,7 @@ static int64_t next_collective_count(const fa_input *in, const fa_match *m, cons
     uint32_t pg = fa_entry_pg(in->store, &d->entries[last]);
     for (uint32_t i = last + 1; i < d->nentries && i <= last + NEXT_COLLECTIVE_REACH; i++) {
         const fa_entry *e = &d->entries[i];
-        if (fa_entry_pg(in->store, e) != pg || !own_collective(in, e)) continue;
+        if (fa_entry_pg(in->store, e) != pg || !fa_entry_plain_collective(in->store, e)) continue;
         return fa_entry_coll_seq(d, e) == want ? fa_entry_p2p_seq(d, e) : -1;
     }
     return -1;

@@ -31,6 +31,15 @@ static inline fa_view *view_of(const fa_match *m, uint32_t group, uint32_t membe
     return &m->views[m->view_at[group] + member];
 }
 
+/* The view of input rank ri in the group its dump calls `name` (a pg slot's or a pg_config
+ * entry's), or SIZE_MAX: no such group, or the rank is no member of it. */
+static inline size_t fa_mb_view_named(const fa_input *in, const fa_groups *groups,
+                                      const fa_match *m, size_t ri, const char *name) {
+    long gi = name ? fa_groups_find(groups, ri, name) : -1;
+    long pos = gi >= 0 ? fa_group_position(&groups->v[gi], in->ranks[ri].rank) : -1;
+    return pos >= 0 ? m->view_at[gi] + (size_t)pos : SIZE_MAX;
+}
+
 /* match_compare.c */
 bool fa_mb_is_all_to_all(const char *t);
 bool fa_mb_has_tensor(const fr_shapes *s);

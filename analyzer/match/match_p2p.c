@@ -919,12 +919,6 @@ static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t l
                                                                            : -1;
 }
 
-/* Whether dump entry e is a collective of its own (no send/recv, no end marker). */
-static bool plain_collective(const builder *b, const fa_entry *e) {
-    const fa_opinfo *op = fa_store_op(b->in->store, fa_entry_traits(b->in->store, e)->name);
-    return !op->is_send && !op->is_recv && !(op->flags & (FA_OP_END_MARKER | FA_OP_COALESCED));
-}
-
 /* Per pg slot k of input rank ri's dump (o->done[k]): the p2p_seq_id up to which its
  * send/recv there are done by its own counters (counted_done, where its entry of that number
  * is a send/recv that still says pending), -1 none. */
@@ -941,7 +935,7 @@ static int own_counters_of(const builder *b, own_counters *o, uint32_t ri) {
         uint32_t k = fa_entry_pg(store, e);
         if (fa_entry_coll_seq(d, e) > coll[k]) coll[k] = fa_entry_coll_seq(d, e);
         if (is_transfer(b, e)) o->done[k] = fa_entry_p2p_seq(d, e);
-        last[k] = plain_collective(b, e) ? fa_entry_coll_seq(d, e) : -1;
+        last[k] = fa_entry_plain_collective(store, e) ? fa_entry_coll_seq(d, e) : -1;
     }
     for (uint32_t k = 0; k < d->npgs; k++)
         o->done[k] = o->done[k] >= 0 ? counted_done(d, k, o->done[k], last[k], coll[k]) : -1;

@@ -416,9 +416,8 @@ static bool next_collective(const decider *d, size_t ri, uint32_t at, long *gi, 
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t i = at + 1; i < dump->nentries; i++) {
         const fa_entry *e = &dump->entries[i];
+        if (!fa_entry_plain_collective(d->in->store, e)) continue;
         const fa_traits *t = fa_entry_traits(d->in->store, e);
-        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-        if (t->is_p2p || op->is_send || op->is_recv || (op->flags & FA_OP_END_MARKER)) continue;
         *gi = fa_groups_find(d->groups, ri, dump->pgs[t->pg].name);
         *seq = fa_entry_coll_seq(dump, e);
         *name = t->name;
