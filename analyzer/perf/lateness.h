@@ -56,6 +56,8 @@ typedef struct fa_op_times {
     bool completed;    /* every call completed */
     bool judged;       /* judged for stragglers (perf.h): late, excess and last are set */
     bool corrected;    /* arrivals corrected for clocks (clocks.h) */
+    bool same_launch;  /* a later member of the previous op's launch: a coalesced group whose end
+                        * marker is not shown, its entries one op each at one collective_seq_id */
     uint32_t *member;  /* position in the group */
     int64_t *arrival;  /* raw, 0 unknown */
     int64_t *done;     /* completion, 0 unknown */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "timed_job.h"
 
@@ -112,12 +113,53 @@ static void a_step_across_an_end_it_waited_in_is_not_its_own_pause(void **state)
     free(j);
 }
 
+/* Two ranks, rank 1 60 ms late at each of `launches` coalesced groups of an all_reduce and a
+ * broadcast whose end markers are not shown (each member an op of its own at the group's seq
+ * id, as an only-active dump leaves them). */
+static void coalesced_late(timed_job *j, int launches) {
+    j->world = 2;
+    tj_group(j, (const int[]){ 0, 1, -1 });
+    for (int s = 0; s < launches; s++) {
+        double t = s * 100.0;
+        for (int member = 0; member < 2; member++) {
+            j->same_launch = member;
+            j->op = member ? "nccl:broadcast" : NULL;
+            tj_call(j, 0, 0, t + member, t + 61 + member);
+            tj_call(j, 1, 0, t + 60 + member, t + 61 + member);
+        }
+    }
+    j->same_launch = 0;
+    j->op = NULL;
+    tj_run(j);
+}
+
+/* The members of one coalesced group arrive together: one measurement, not one per entry. Four
+ * launches (eight entries) are fewer than FA_STRAGGLER_MIN_JUDGED collectives: nobody is named
+ * (sim seed 15296: a 2-rank job read as eight collectives); six are enough, and name rank 1. */
+static void a_coalesced_group_is_judged_once(void **state) {
+    (void)state;
+    timed_job *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    coalesced_late(j, 4);
+    assert_int_equal(j->a.perf.judged, 4);
+    assert_int_equal(j->a.perf.nstragglers, 0);
+    tj_done(j);
+    memset(j, 0, sizeof *j);
+    coalesced_late(j, 6);
+    assert_int_equal(j->a.perf.judged, 6);
+    assert_int_equal(j->a.perf.nstragglers, 1);
+    assert_int_equal(j->a.perf.stragglers[0].rank, 1);
+    tj_done(j);
+    free(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_node_ahead_by_little_more_than_the_minimum_is_no_straggler),
         cmocka_unit_test(
             a_gloo_rank_alone_in_an_op_beside_a_member_without_a_record_is_no_straggler),
         cmocka_unit_test(a_step_across_an_end_it_waited_in_is_not_its_own_pause),
+        cmocka_unit_test(a_coalesced_group_is_judged_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

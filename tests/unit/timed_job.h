@@ -25,6 +25,9 @@ typedef struct timed_job {
     int no_dump[TJ_MAX_RANKS];               /* 1: the rank left no dump (its calls unwritten) */
     int no_durations;                        /* 1: tj_call writes no duration_ms (timing off) */
     int gloo; /* 1: tj_call writes gloo's all_reduce: no discovered times, "scheduled" (blocks) */
+    int same_launch; /* 1: tj_call's call joins its rank's previous one in the group: a
+                      * coalesced group's member whose end marker is not shown (one seq id) */
+    const char *op;  /* the profiling name tj_call writes on NCCL (NULL: nccl:all_reduce) */
     char entries[TJ_MAX_RANKS][TJ_ENTRIES_BYTES];
     int nentries[TJ_MAX_RANKS];
     int seq[TJ_MAX_RANKS][TJ_MAX_GROUPS];     /* the last collective_seq_id per rank and group */
@@ -49,7 +52,7 @@ static inline long long tj_ns(const timed_job *j, int rank, double ms) {
 static inline void tj_call(timed_job *j, int rank, int g, double arrival, double done) {
     char *at = j->entries[rank] + strlen(j->entries[rank]);
     assert_true(at + TJ_ENTRY_BYTES < j->entries[rank] + TJ_ENTRIES_BYTES);
-    int id = j->nentries[rank]++, seq = ++j->seq[rank][g];
+    int id = j->nentries[rank]++, seq = j->same_launch ? j->seq[rank][g] : ++j->seq[rank][g];
     char completed[32] = "null", duration[32] = "null";
     if (j->gloo) {
         sprintf(at,
@@ -70,15 +73,15 @@ static inline void tj_call(timed_job *j, int rank, int g, double arrival, double
     sprintf(at,
             "%s{\"record_id\": %d, \"pg_id\": %d, \"process_group\": [\"%d\", \"default\"], "
             "\"collective_seq_id\": %d, \"p2p_seq_id\": 0, \"op_id\": %d, "
-            "\"profiling_name\": \"nccl:all_reduce\", \"time_created_ns\": %lld, "
+            "\"profiling_name\": \"%s\", \"time_created_ns\": %lld, "
             "\"time_discovered_started_ns\": %lld, \"time_discovered_completed_ns\": %s, "
             "\"duration_ms\": %s, \"input_sizes\": [[4, 4]], \"input_dtypes\": [\"Float\"], "
             "\"output_sizes\": [[4, 4]], \"output_dtypes\": [\"Float\"], \"state\": "
             "\"%s\", \"retired\": %s, \"timeout_ms\": 600000, \"is_p2p\": false, "
             "\"frames\": []}",
-            id ? ", " : "", id, g, g, seq, seq + j->p2p_seq[rank][g], tj_ns(j, rank, arrival),
-            tj_ns(j, rank, arrival), completed, duration, done > 0 ? "completed" : "started",
-            done > 0 ? "true" : "false");
+            id ? ", " : "", id, g, g, seq, seq + j->p2p_seq[rank][g],
+            j->op ? j->op : "nccl:all_reduce", tj_ns(j, rank, arrival), tj_ns(j, rank, arrival),
+            completed, duration, done > 0 ? "completed" : "started", done > 0 ? "true" : "false");
 }
 
 /* rank sends to group rank `to` of group g (its next send/recv there) at `arrival` ms, completed
