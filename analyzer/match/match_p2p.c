@@ -899,7 +899,7 @@ static bool batch_end_dropped(const builder *b, const p2p_rec *x) {
  * done by its own counters (done_by_own_counters), -1 none. */
 typedef struct own_counters {
     uint32_t rank_index; /* whose dump `done` describes; UINT32_MAX none yet */
-    int64_t *done;       /* per pg slot; then scratch: two more per pg slot */
+    int64_t *done;       /* per pg slot; then scratch: three more per pg slot */
     size_t cap;
 } own_counters;
 
@@ -910,13 +910,17 @@ typedef struct own_counters {
  * group after its batches); and where no collective it issued there carries that number (coll:
  * the highest collective_seq_id of its entries there; PyTorch's pg_status numbers a collective
  * by its collective_seq_id, tests/sim seed 684: a completed barrier #1 beside a pending batch
- * #1); -1 otherwise. */
-static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t last, int64_t coll) {
+ * #1), or where it is below the collectives its stream ran before its oldest pending one (pend:
+ * that one's collective_seq_id): collectives complete in order, so work numbered less that
+ * completed after them is a send/recv (tests/sim seed 15624: rank 2's "completed 1", its ring
+ * exchange batch #1 after all_gather #5 pending, read as stalled in its recv); -1 otherwise. */
+static int64_t counted_done(const fa_dump *d, uint32_t k, int64_t top, int64_t last, int64_t coll,
+                            int64_t pend) {
     const fr_pg_status *st = fa_dump_pg_status(d, k);
     if (!st) return -1;
     bool shown = st->last_enqueued == top || st->last_enqueued == last;
-    return shown && st->last_completed <= top && st->last_completed > coll ? st->last_completed
-                                                                           : -1;
+    bool not_collective = st->last_completed > coll || st->last_completed < pend - 1;
+    return shown && st->last_completed <= top && not_collective ? st->last_completed : -1;
 }
 
 /* Per pg slot k of input rank ri's dump (o->done[k]): the p2p_seq_id up to which its
@@ -926,19 +930,23 @@ static int own_counters_of(const builder *b, own_counters *o, uint32_t ri) {
     const fa_dump *d = b->in->ranks[ri].dump;
     const fa_store *store = b->in->store;
     if (o->rank_index == ri) return 0;
-    if (fa_grow((void **)&o->done, &o->cap, 3 * (size_t)d->npgs + 1, sizeof *o->done)) return -1;
-    int64_t *coll = o->done + d->npgs, *last = coll + d->npgs;
+    if (fa_grow((void **)&o->done, &o->cap, 4 * (size_t)d->npgs + 1, sizeof *o->done)) return -1;
+    int64_t *coll = o->done + d->npgs, *last = coll + d->npgs, *pend = last + d->npgs;
     o->rank_index = ri;
-    for (uint32_t k = 0; k < d->npgs; k++) o->done[k] = coll[k] = last[k] = -1;
+    for (uint32_t k = 0; k < d->npgs; k++) o->done[k] = coll[k] = last[k] = pend[k] = -1;
     for (uint32_t i = 0; i < d->nentries; i++) { /* the newest transfer's number, per group */
         const fa_entry *e = &d->entries[i];
         uint32_t k = fa_entry_pg(store, e);
+        bool plain = fa_entry_plain_collective(store, e);
         if (fa_entry_coll_seq(d, e) > coll[k]) coll[k] = fa_entry_coll_seq(d, e);
         if (is_transfer(b, e)) o->done[k] = fa_entry_p2p_seq(d, e);
-        last[k] = fa_entry_plain_collective(store, e) ? fa_entry_coll_seq(d, e) : -1;
+        last[k] = plain ? fa_entry_coll_seq(d, e) : -1;
+        if (plain && pend[k] < 0 && fa_entry_traits(store, e)->state != FR_STATE_COMPLETED)
+            pend[k] = fa_entry_coll_seq(d, e);
     }
     for (uint32_t k = 0; k < d->npgs; k++)
-        o->done[k] = o->done[k] >= 0 ? counted_done(d, k, o->done[k], last[k], coll[k]) : -1;
+        o->done[k] =
+            o->done[k] >= 0 ? counted_done(d, k, o->done[k], last[k], coll[k], pend[k]) : -1;
     for (uint32_t k = 0; k < d->npgs; k++) { /* kept where that number's transfer shows pending */
         bool pending = false;
         for (uint32_t i = 0; i < d->nentries && o->done[k] >= 0 && !pending; i++) {

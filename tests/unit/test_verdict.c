@@ -1861,6 +1861,44 @@ static void own_send_recv_counters_complete_them_in_a_group_of_four(void **state
     done(&j);
 }
 
+/* The next entry rank `r` records gets record_id `id` (the ones between dropped: an only-active
+ * dump keeps only what is pending). */
+static void at_record(job *j, int r, int id) { j->first_record[r] = id - j->nentries[r]; }
+
+/* A ring exchange batch #1 on default_pg after collective #4, then all_reduce #5: rank 1's CPU
+ * stopped before the all_reduce. Only-active dumps whose rings kept four records: 0, 2 and 3
+ * show their batch's recv (its send and its completed end marker are gone) and all_reduce #5
+ * and broadcast #6 pending; their pg_status "completed 1" is below the collectives their
+ * streams ran before all_reduce #5, so it numbers the batch, done: 1 never joined, not "2
+ * stalled in its recv" (sim seed 15624; kills cb01). */
+static void counters_below_the_streams_collectives_number_a_batch(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.p2p_coll_seq = 4;
+    const char *ring[4][2] = { { "recv 0<-3", NULL },
+                               { "send 1->2", "recv 1<-0" },
+                               { "recv 2<-1", NULL },
+                               { "recv 3<-2", NULL } };
+    for (int r = 0; r < 4; r++) {
+        at_record(&j, r, r == 1 ? 4 : 5);
+        for (int k = 0; k < 2 && ring[r][k]; k++) p2p(&j, r, "0", ring[r][k], 1, "scheduled");
+        if (r != 1) {
+            at_record(&j, r, 7);
+            j.coll_p2p_seq = 1;
+            rec(&j, r, "0", "all_reduce", 5, "scheduled");
+            rec(&j, r, "0", "broadcast", 6, "scheduled");
+            j.coll_p2p_seq = 0;
+        }
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": %d, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": 1}",
+                 r == 1 ? 1 : 6);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* A mesh group of three exchanging a batch between collectives #7 and #8: rank 2's GPU stalled in
  * it (its batch pending, "scheduled" without timing), while the only-active dumps of 0 and 1 show
  * only broadcast #8, which carries the send/recv count 1 as rank 2's own #8 does: each made its
@@ -5791,6 +5829,7 @@ int main(void) {
         cmocka_unit_test(batches_that_end_only_active_dumps_without_their_markers_ran),
         cmocka_unit_test(own_send_recv_counters_complete_them_in_a_group_of_four),
         cmocka_unit_test(halves_dropped_in_step_with_the_peers_count_completed),
+        cmocka_unit_test(counters_below_the_streams_collectives_number_a_batch),
         cmocka_unit_test(send_recv_ids_of_pipeline_stages_do_not_compare),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
