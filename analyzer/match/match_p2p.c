@@ -358,12 +358,14 @@ static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r) {
  * the other side's oldest pending ones (C[0..extra-1] those completed ones, P[0..pending-1] the
  * pending ones): a send that completed proves that its recv ran, and in a batch that has not
  * completed a recv done on the wire stays pending (likewise the reverse). A lone pending send
- * pairs so too with a completed recv where its window has no gap: the data came, so the send ran,
- * and its rank's dump is older, or its GPU stopped after the transfer (tests/sim seeds 5436, 7846:
- * pairing the completed ones from the newest backwards left the lone pending send unmatched and
- * named its idle receiver as never posting the recv). Where its window has gaps (only-active),
- * a lone-looking pending record may be a batch of one whose completed end marker was dropped
- * (seed 660), and none is paired so. Not a lone pending recv with a completed send: NCCL
+ * pairs so too with a completed recv: the data came, so the send ran, and its rank's dump is
+ * older, or its GPU stopped after the transfer (tests/sim seeds 5436, 7846: pairing the completed
+ * ones from the newest backwards left the lone pending send unmatched and named its idle
+ * receiver as never posting the recv), or, in a window with gaps (only-active), it sat in a batch
+ * of one whose completed end marker was dropped (seed 660), done all the same (seed 3941: a
+ * pipeline stage's pending send #4 to stage 0, whose recv #2 of its shapes its counters show
+ * done, paired instead with 0's pending recv #4 of other shapes, a size mismatch nobody made).
+ * Not a lone pending recv with a completed send: NCCL
  * completes a send that fits the receiver's buffer before the recv is posted (the bench's
  * generated jobs, t0630: pipeline stages named stalled beside the rank that never joined). Nor
  * one of other shapes: a surplus that is only the older edge of a longer window pairs across
@@ -373,7 +375,7 @@ static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, co
     size_t e = extra < pending ? extra : pending;
     for (size_t i = 0; i < e; i++) {
         const p2p_rec *c = &b->p2p[C[extra - e + i]], *p = &b->p2p[P[i]];
-        if (!(in_batch(b, p) || (!c->is_send && window_gapless(b, p->rank_index))) ||
+        if (!(in_batch(b, p) || !c->is_send) ||
             !same_shapes(b, c->is_send ? c : p, c->is_send ? p : c))
             return 0;
     }

@@ -244,6 +244,25 @@ static bool oldest_pending(const decider *d, size_t node, size_t op) {
     return true;
 }
 
+/* The members of lonely op `op` that never issued it and are idle in fresh dumps that show all
+ * they completed (nothing pending): roots the op waits for (judge_alone). */
+static void blame_idle_absent(decider *d, size_t op, fa_imap *missing) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op);
+    for (uint32_t k = 0; k < n; k++) {
+        long m = fa_vg_rank_node(d, grp->members[d->members[k]]);
+        if (m < 0 || d->states[k] != FA_MS_NEVER) continue;
+        rank_facts *f = &d->facts[m];
+        if (f->culprit || !fa_vg_state_known(f) || f->may_drop_done ||
+            fa_vg_node_pending(d, (size_t)m))
+            continue;
+        f->waited = f->culprit = true;
+        f->missing_op = (long)op;
+        f->missing_waiters = 1;
+        blame_missing(d, f, missing);
+    }
+}
+
 /* A lonely op (fa_vw_lonely_op) that nobody waits on its rank for: in a cycle the others' waits
  * name that rank, but here it waits alone, where it has nothing older pending, for members that
  * are idle in their dumps (nothing pending, and nobody else waits for them either), more than
@@ -251,8 +270,12 @@ static bool oldest_pending(const decider *d, size_t node, size_t op) {
  * op: sim seed 2782). Its stream went where the group will not follow: it is the root, not the idle
  * majority (tests/sim's E12; sim seed 9228: rank 4 alone in fsdp_shard's _allgather_base #6,
  * ranks 3 and 5 idle after #5). Idle members that someone else waits for are left to the others'
- * waits (several ranks agree on the program there). */
-static void judge_alone(decider *d, size_t op) {
+ * waits (several ranks agree on the program there). Where the idle ones are fewer, and nobody
+ * waits for the rank elsewhere (no cycle through it), its op waits for them as for any member
+ * that never joined: each is a root, stopped (sim seed 13804: gloo rank 0 in data-parallel
+ * reduce_scatter #3 that 1, 2 and 3 never issued, 3 blocked in its expert all_to_all on 2, 1
+ * idle and left unnamed). */
+static void judge_alone(decider *d, size_t op, fa_imap *missing) {
     const fa_op *o = &d->m->ops[op];
     const fa_group *grp = &d->groups->v[o->group];
     uint32_t alone = d->m->calls[o->first_call].member;
@@ -269,7 +292,9 @@ static void judge_alone(decider *d, size_t op) {
             !fa_vg_node_pending(d, (size_t)m))
             fa_ranks_add(&idle, f->rank);
     }
-    if (2 * idle.n > grp->nmembers) {
+    if (2 * idle.n <= grp->nmembers && !d->facts[node].waited) {
+        blame_idle_absent(d, op, missing);
+    } else if (2 * idle.n > grp->nmembers) {
         fa_finding *x = fa_findings_add(d->findings, FA_MISSING_RANKS, (long)o->group, (long)op);
         x->cause = FA_CAUSE_WENT_ALONE;
         fa_ranks_add(&x->ranks, d->facts[node].rank);
@@ -310,13 +335,13 @@ static void unqueued(const decider *d, size_t op, fa_ranks *scheduled) {
  * (Unless a member of unknown state was only excused there, joined_ops: it may not have joined,
  * so nothing says the op is stuck with every member in it.) nodes[0..nn) are the component's
  * nodes, ascending. */
-static void judge_joined(decider *d, const uint32_t *nodes, size_t nn) {
+static void judge_joined(decider *d, const uint32_t *nodes, size_t nn, fa_imap *missing) {
     for (size_t k = 0; k < nn; k++) {
         size_t n = nodes[k];
         if (n < d->g.nrank_nodes) continue;
         size_t op = (size_t)d->g.op_of_node[n - d->g.nrank_nodes];
         if (fa_vw_lonely_op(d, (long)op)) { /* ahead of the others, not stuck */
-            judge_alone(d, op);
+            judge_alone(d, op, missing);
             continue;
         }
         fa_ranks started = { 0 }, scheduled = { 0 };
@@ -957,7 +982,7 @@ void fa_vs_judge_sinks(decider *d) {
                 blame_missing(d, f, &missing);
             }
         }
-        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine);
+        if (!any_broken && !any_lag && !any_waited) judge_joined(d, mine, nmine, &missing);
     }
     for (size_t r = 0; r < d->nfacts; r++) /* stalled beside the sinks: a root of its own */
         if (!d->facts[r].culprit && stalled_alone(d, &d->facts[r])) {

@@ -1865,6 +1865,88 @@ static void own_send_recv_counters_complete_them_in_a_group_of_four(void **state
  * dump keeps only what is pending). */
 static void at_record(job *j, int r, int id) { j->first_record[r] = id - j->nentries[r]; }
 
+/* A pipeline of four on group 3 (PyTorch numbering each stage's own send/recv), only-active,
+ * timed: stage 0's GPU stalled in its send #3 to 1 (started). Stage 0's recv #2 from 1 ([[128]])
+ * is done by its counters ("completed 2"); stage 1's window, with gaps, still shows its send #4
+ * to 0 ([[128]]) "scheduled", then its send #8 to 0 ([[1]]) started. The data came, so #4 ran:
+ * it pairs with 0's recv #2, and #8 with 0's pending recv #4 ([[1]]): 0 stalled, no size
+ * mismatch (sim seed 3941; kills dw01). */
+static void a_completed_recv_pairs_with_a_pending_send_in_a_window_with_gaps(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "3", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1, 2, 3]");
+    struct {
+        int rank, record;
+        const char *what;
+        int seq;
+        const char *state, *sizes;
+    } sends[] = {
+        { 0, 0, "send 0->1", 1, "scheduled", "[[4]]" },
+        { 0, 2, "recv 0<-1", 2, "scheduled", "[[128]]" },
+        { 0, 6, "send 0->1", 3, "started", "[[4]]" },
+        { 0, 7, "recv 0<-1", 4, "scheduled", "[[1]]" },
+        { 1, 0, "recv 1<-0", 1, "scheduled", "[[4]]" },
+        { 1, 2, "send 1->2", 2, "scheduled", "[[4]]" },
+        { 1, 4, "recv 1<-2", 3, "scheduled", "[[128]]" },
+        { 1, 6, "send 1->0", 4, "scheduled", "[[128]]" },
+        { 1, 12, "send 1->0", 8, "started", "[[1]]" },
+        { 2, 0, "recv 2<-1", 1, "scheduled", "[[4]]" },
+        { 2, 2, "send 2->3", 2, "scheduled", "[[4]]" },
+        { 2, 4, "recv 2<-3", 3, "scheduled", "[[128]]" },
+        { 2, 6, "send 2->1", 4, "scheduled", "[[128]]" },
+        { 3, 0, "recv 3<-2", 1, "scheduled", "[[4]]" },
+        { 3, 2, "send 3->2", 2, "scheduled", "[[128]]" },
+    };
+    for (size_t k = 0; k < sizeof sends / sizeof *sends; k++) {
+        at_record(&j, sends[k].rank, sends[k].record);
+        j.p2p_sizes = sends[k].sizes;
+        p2p(&j, sends[k].rank, "3", sends[k].what, sends[k].seq, sends[k].state);
+    }
+    const int all_reduce_at[4] = { 9, 13, 13, 9 };
+    const char *all_reduce[4] = { "scheduled", "scheduled", "started", "scheduled" };
+    const int pp_counts[4][3] = { { 4, 3, 2 }, { 8, 8, 7 }, { 8, 8, 8 }, { 4, 4, 4 } };
+    for (int r = 0; r < 4; r++) {
+        at_record(&j, r, all_reduce_at[r]);
+        rec(&j, r, "0", "all_reduce", 2, all_reduce[r]);
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": %d, "
+                 "\"last_completed_collective\": 1}, \"3\": {\"last_enqueued_collective\": %d, "
+                 "\"last_started_collective\": %d, \"last_completed_collective\": %d}",
+                 r == 2 ? 2 : 1, pp_counts[r][0], pp_counts[r][1], pp_counts[r][2]);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* gloo, four ranks: a data-parallel group of all four, expert pairs {0, 1} and {2, 3}. Rank 0
+ * waits in data-parallel all_reduce #3, which 1, 2 and 3 never issued: 3 is blocked in its
+ * pair's all_reduce #2 on 2, and 1 and 2 are idle, their last calls done (gloo's calls block: 0
+ * went on past its pair's #3 with 1). The op is 0's alone, but the idle ones are no majority
+ * and nobody waits for 0: it waits for them, and both stopped, not 2 alone (sim seed 13804;
+ * kills ja01). */
+static void idle_members_beside_a_lonely_op_are_roots(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    group(&j, "10", "ep", "[0, 1]");
+    group(&j, "11", "ep", "[2, 3]");
+    for (int r = 0; r < 4; r++) {
+        const char *pair = r < 2 ? "10" : "11";
+        rec(&j, r, pair, "all_reduce", 1, "completed");
+        rec(&j, r, "0", "all_reduce", 1, "completed");
+        rec(&j, r, "0", "all_reduce", 2, "completed");
+        if (r == 2) continue;
+        rec(&j, r, pair, "all_reduce", 2, r == 3 ? "scheduled" : "completed");
+        if (r == 3) continue;
+        rec(&j, r, pair, "all_reduce", 3, "completed");
+        if (r == 0) rec(&j, r, "0", "all_reduce", 3, "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1,2");
+    done(&j);
+}
+
 /* A ring exchange batch #1 on default_pg after collective #4, then all_reduce #5: rank 1's CPU
  * stopped before the all_reduce. Only-active dumps whose rings kept four records: 0, 2 and 3
  * show their batch's recv (its send and its completed end marker are gone) and all_reduce #5
@@ -5830,6 +5912,8 @@ int main(void) {
         cmocka_unit_test(own_send_recv_counters_complete_them_in_a_group_of_four),
         cmocka_unit_test(halves_dropped_in_step_with_the_peers_count_completed),
         cmocka_unit_test(counters_below_the_streams_collectives_number_a_batch),
+        cmocka_unit_test(a_completed_recv_pairs_with_a_pending_send_in_a_window_with_gaps),
+        cmocka_unit_test(idle_members_beside_a_lonely_op_are_roots),
         cmocka_unit_test(send_recv_ids_of_pipeline_stages_do_not_compare),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
