@@ -812,8 +812,12 @@ static int add_alternative(decider *d, const size_t *pick) {
  * verdict_sinks.c offer_undecided left undecided); -1 when out of memory. */
 static int undecided_words(const decider *d, const rank_facts *f, const char *who, char **out) {
     char group[300] = "", label[200] = "";
-    if (f->missing_op >= 0)
-        fa_vg_context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
+    if (f->missing_op < 0) /* no op of its own to name (sim seed 8203 printed "never issued  ,") */
+        return asprintf(out,
+                        "rank %s, which others wait for, may be a root too, beside the "
+                        "culprits: no order shown says whether it is blocked",
+                        who ? who : "?");
+    fa_vg_context(d, (size_t)f->missing_op, group, sizeof group, label, sizeof label);
     return asprintf(out,
                     "rank %s never issued %s %s, and no order shown says whether it is blocked "
                     "before it: it may be a root too, beside the culprits",
