@@ -876,7 +876,44 @@ static int maybe_alternatives(decider *d) {
     return 0;
 }
 
+/* The ranks without a readable dump that lie among the members of a group rebuilt from the
+ * entries, in an op someone waits in, and that no group of its family holds (hole_edges' holes):
+ * a member without a dump is a missing member, not a smaller group, so the waiters there may
+ * wait for it too (its family in fa_vo_one_family's terms: an undescribed group's are the groups
+ * it is shifted from, as the verdict's order reads them). Beside the culprits each may have stopped
+ * too (sim seeds 11172, 14222: gloo data-parallel groups rebuilt without the killed rank 25 and the
+ * unreadable rank 3, the verdict naming the other lost ranks alone). At most MAX_HOLES of them in
+ * the job. */
+static bool one_family_holds(const decider *d, const fa_group *grp, int64_t rank) {
+    for (size_t g = 0; g < d->groups->n; g++)
+        if (&d->groups->v[g] != grp && fa_vo_one_family(&d->groups->v[g], grp) &&
+            fa_group_position(&d->groups->v[g], rank) >= 0)
+            return true;
+    return false;
+}
+
+static void offer_holes(decider *d) {
+    if (d->nunseen > MAX_HOLES) return;
+    for (size_t x = d->g.nrank_nodes; x < d->g.nnodes; x++) {
+        const fa_group *grp = &d->groups->v[d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]].group];
+        if (!grp->inferred || grp->nmembers < 2) continue;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (uint32_t k = 0; k < grp->nmembers; k++) {
+            if (grp->members[k] < lo) lo = grp->members[k];
+            if (grp->members[k] > hi) hi = grp->members[k];
+        }
+        for (size_t u = 0; u < d->nunseen; u++) {
+            const rank_facts *f = &d->facts[d->unseen[u]];
+            if (f->rank > lo && f->rank < hi && !f->culprit &&
+                fa_group_position(grp, f->rank) < 0 && !one_family_holds(d, grp, f->rank) &&
+                !fa_ranks_contains(&d->v->culprits, f->rank))
+                fa_ranks_add(&d->maybe_also, f->rank);
+        }
+    }
+}
+
 int fa_vg_alternatives(decider *d) {
+    if (d->v->culprits.n) offer_holes(d);
     fa_ranks_normalize(&d->maybe_also);
     if (!d->nambiguities && d->maybe_also.n && d->v->culprits.n) {
         fa_verdict *v = d->v; /* first the culprits alone: the explanation that needs fewest */

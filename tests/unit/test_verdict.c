@@ -1947,6 +1947,36 @@ static void idle_members_beside_a_lonely_op_are_roots(void **state) {
     done(&j);
 }
 
+/* gloo, six ranks, members inferred: expert pairs {0,1} {2,3} {4,5}, one data-parallel group of
+ * all six. Rank 2 was killed before expert all_reduce #2, where 3 waits for it; rank 4 before
+ * data-parallel all_reduce #2, where 0, 1 and 5 wait (for 3, blocked, and whoever else). The
+ * data-parallel group rebuilt from the dumps lacks 2 and 4: 2 is the culprit, and 4, a member
+ * without a dump inside the group's span that no group of its family holds, may have stopped
+ * too: offered, not dropped as "nothing depends on it" (sim seeds 11172, 14222; kills oh01). */
+static void a_lost_rank_inside_a_rebuilt_group_may_have_stopped_too(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.backend = "gloo";
+    j.gloo_config = 1;
+    group(&j, "1", "DATA_PARALLEL_GROUP", "[0, 1, 2, 3, 4, 5]");
+    group(&j, "10", "EXPERT_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "11", "EXPERT_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "12", "EXPERT_MODEL_PARALLEL_GROUP", "[4, 5]");
+    const char *pair[6] = { "10", "10", "11", "11", "12", "12" };
+    for (int r = 0; r < 6; r++) {
+        if (r == 2 || r == 4) continue;
+        rec(&j, r, pair[r], "all_reduce", 1, "completed");
+        rec(&j, r, "1", "all_reduce", 1, "completed");
+        rec(&j, r, pair[r], "all_reduce", 2, r == 3 ? "scheduled" : "completed");
+        if (r != 3) rec(&j, r, "1", "all_reduce", 2, "scheduled");
+    }
+    j.skip[2] = j.skip[4] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_true(offers(&j, 4));
+    done(&j);
+}
+
 /* A ring exchange batch #1 on default_pg after collective #4, then all_reduce #5: rank 1's CPU
  * stopped before the all_reduce. Only-active dumps whose rings kept four records: 0, 2 and 3
  * show their batch's recv (its send and its completed end marker are gone) and all_reduce #5
@@ -5914,6 +5944,7 @@ int main(void) {
         cmocka_unit_test(counters_below_the_streams_collectives_number_a_batch),
         cmocka_unit_test(a_completed_recv_pairs_with_a_pending_send_in_a_window_with_gaps),
         cmocka_unit_test(idle_members_beside_a_lonely_op_are_roots),
+        cmocka_unit_test(a_lost_rank_inside_a_rebuilt_group_may_have_stopped_too),
         cmocka_unit_test(send_recv_ids_of_pipeline_stages_do_not_compare),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
