@@ -97,6 +97,7 @@ int fa_verdict_decide_reading(const fa_input *in, const fa_groups *groups, const
         fa_ranks_normalize(&v->culprits);
         if (mismatch) fa_vg_free_ambiguities(&d); /* the mismatch is the cause */
         if (fa_verdict_explain(&d, before) != 0) rc = -1;
+        if (!mismatch) fa_vg_offer_holes(&d);
         if (rc == 0 && fa_vg_alternatives(&d) != 0) rc = -1;
         fa_vs_note_idle_missing_dumps(&d);
         fa_vs_summarize(&d, before, mismatch, stuck);

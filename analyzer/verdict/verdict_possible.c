@@ -892,8 +892,8 @@ static bool one_family_holds(const decider *d, const fa_group *grp, int64_t rank
     return false;
 }
 
-static void offer_holes(decider *d) {
-    if (d->nunseen > MAX_HOLES) return;
+void fa_vg_offer_holes(decider *d) {
+    if (d->nunseen > MAX_HOLES || !d->v->culprits.n) return;
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes; x++) {
         const fa_group *grp = &d->groups->v[d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]].group];
         if (!grp->inferred || grp->nmembers < 2) continue;
@@ -913,7 +913,6 @@ static void offer_holes(decider *d) {
 }
 
 int fa_vg_alternatives(decider *d) {
-    if (d->v->culprits.n) offer_holes(d);
     fa_ranks_normalize(&d->maybe_also);
     if (!d->nambiguities && d->maybe_also.n && d->v->culprits.n) {
         fa_verdict *v = d->v; /* first the culprits alone: the explanation that needs fewest */

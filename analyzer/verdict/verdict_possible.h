@@ -24,6 +24,10 @@ int fa_vg_reverse_edges(const graph *g, bool with_possible, size_t **at_out, uin
 void fa_vg_mark_reaching(const decider *d, const size_t *rev_at, const uint32_t *rev, uint8_t *wf,
                          uint32_t *queue);
 
+/* Offers beside the culprits the ranks without a readable dump inside a group rebuilt from
+ * the entries, where others wait, that no group of its family holds (into maybe_also). */
+void fa_vg_offer_holes(decider *d);
+
 /* The verdict's alternatives from the certain culprits and the ambiguities: every combination of
  * one option per ambiguity (at most FA_MAX_ALTERNATIVES, then one entry per ambiguity), each
  * with the culprits and its explanation. 0, or -1 when out of memory. */
