@@ -41,10 +41,11 @@ STILL_WRONG="279 8203"
 # coalesced group is one measurement of lateness (perf/lateness.c). 15624: counters below the
 # collectives a stream ran number a send/recv (match_p2p.c counted_done). 3941: a completed recv
 # pairs with the pending send of its shapes in a window with gaps (done_on_wire). 13804: idle
-# members beside a lonely op are roots (verdict_sinks.c judge_alone).
+# members beside a lonely op are roots (verdict_sinks.c judge_alone). 16129: a pair member's
+# counters complete a transfer its only-active window dropped inside its span (fa_p2p_dropped).
 KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
 2440 1608 1022 15089 12146 16556 12994 9801 14651 16614 12320 16972 16774 18328 7432 6917 9966
-15296 15624 3941 13804"
+15296 15624 3941 13804 16129"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

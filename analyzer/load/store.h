@@ -191,6 +191,13 @@ static inline int64_t fa_entry_record_id(const fa_dump *d, const fa_entry *e) {
     if (d->wide) return d->wide[3 * i];
     return d->record_base + (d->record ? (int64_t)d->record[i] : (int64_t)i);
 }
+/* Whether dump d holds every record between its first and its last (no gap that an only-active
+ * dump leaves where completed ones were, a bundle's end marker among them). */
+static inline bool fa_dump_window_whole(const fa_dump *d) {
+    return d->nentries && fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
+                                  fa_entry_record_id(d, &d->entries[0]) ==
+                              (int64_t)d->nentries - 1;
+}
 /* ..._in: the same, its pg slot already known (its traits' pg). */
 static inline int64_t fa_entry_coll_seq_in(const fa_dump *d, const fa_entry *e, uint32_t pg) {
     if (d->wide) return d->wide[3 * (size_t)(e - d->entries) + 1];

@@ -457,6 +457,21 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
  * (broadcast, scatter, gather, reduce) of a backend that runs it on the host one-to-all, as gloo
  * does: a broadcast's receiver goes on once the root's data came, whether or not another member
  * ever joined. (NCCL's rings pass the data through every member, as before.) */
+bool fa_p2p_dropped(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member) {
+    const fa_op *o = &m->ops[op];
+    long ri = groups->v[o->group].member_input[member];
+    const fa_dump *d = ri >= 0 ? m->in->ranks[ri].dump : NULL;
+    if (!d || fa_dump_window_whole(d)) return false;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        const fa_entry *e = &d->entries[i];
+        const fa_traits *t = fa_entry_traits(m->in->store, e);
+        if (t->is_p2p && fa_entry_p2p_seq(d, e) == o->seq &&
+            fa_groups_find(groups, (size_t)ri, d->pgs[t->pg].name) == (long)o->group)
+            return false;
+    }
+    return true;
+}
+
 bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c) {
     if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(m, in, c)) return false;
     return !fa_call_one_to_all(in, m, c);
@@ -607,7 +622,7 @@ static void older_in_stream(const fa_input *in, const fa_groups *groups, fa_matc
              * batch behind a pending collective launch of its own is held (tests/sim seeds
              * 10725, 6853, 9680: ranks 53, 282, 12, their batches' other sides completed,
              * behind a collective started or left pending, read as stalled GPUs) */
-            if (o->is_p2p && !fa_mb_window_whole(in->ranks[c->rank_index].dump) &&
+            if (o->is_p2p && !fa_dump_window_whole(in->ranks[c->rank_index].dump) &&
                 !behind_running(m, in, o, c, running))
                 continue;
             /* what streams and counters prove is held against a head the GPU started, or a

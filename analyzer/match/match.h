@@ -260,6 +260,10 @@ static inline bool fa_match_absent_done(const fa_match *m, size_t op) {
     return lo < m->nabsent_done && m->absent_done[lo] == op;
 }
 
+/* Whether member's dump, a window with gaps (an only-active dump drops what completed), shows no
+ * send/recv numbered as send/recv op `op` in its group (match.c). */
+bool fa_p2p_dropped(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member);
+
 /* The state of `member` (position in the op's group) for op `op`. */
 fa_member_state fa_op_member_state(const fa_match *m, const fa_groups *groups, size_t op,
                                    uint32_t member);
@@ -283,7 +287,12 @@ static inline fa_member_state fa_op_member_state_of(const fa_match *m, const fa_
         if (v->p2p_or_older && o->seq <= v->issued_max) return FA_MS_STALE;
         /* a later collective of its own started on the pair's stream: its end ran before */
         if (g->nmembers == 2 && o->seq <= v->p2p_run) return FA_MS_COMPLETED;
-        bool counted = v->counts_p2p && o->seq < v->p2p_min;
+        /* below its window, or inside one with gaps where no send/recv of its number shows: an
+         * only-active dump drops what completed (sim seed 16129: rank 13's recv #3 from 5, gone
+         * between its #2 and #4, "completed 3" in their pair, read as never posted where 5's GPU
+         * stalled in the send); a number its entries show went to that entry (seed 149) */
+        bool counted =
+            v->counts_p2p && (o->seq < v->p2p_min || fa_p2p_dropped(m, groups, op, member));
         if (counted && o->seq <= v->completed_max) return FA_MS_COMPLETED;
         if (counted && o->seq <= v->issued_max) return FA_MS_IN_FLIGHT;
         return stale ? FA_MS_STALE : FA_MS_NEVER;

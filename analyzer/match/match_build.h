@@ -53,13 +53,6 @@ bool fa_mb_own_dtypes_disagree(const fr_entry *e, uint32_t flags);
 fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b,
                                const fr_entry *eb);
 
-/* Whether dump d holds every record between its first and its last (no gap that an only-active
- * dump leaves where completed ones were, a bundle's end marker among them). */
-static inline bool fa_mb_window_whole(const fa_dump *d) {
-    return d->nentries && fa_entry_record_id(d, &d->entries[d->nentries - 1]) -
-                                  fa_entry_record_id(d, &d->entries[0]) ==
-                              (int64_t)d->nentries - 1;
-}
 
 /* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
  * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker

@@ -209,11 +209,11 @@ static bool whole_history(const builder *b, uint32_t ri) {
 }
 
 /* Whether input rank ri's window holds every record from its first to its newest
- * (fa_mb_window_whole) and was not cut short: what it issued after its first record is all
+ * (fa_dump_window_whole) and was not cut short: what it issued after its first record is all
  * shown, its newest send/recv number in a group its count there. */
 static bool window_gapless(const builder *b, uint32_t ri) {
     const fa_dump *d = b->in->ranks[ri].dump;
-    return !d->truncated && fa_mb_window_whole(d);
+    return !d->truncated && fa_dump_window_whole(d);
 }
 
 /* The highest p2p_seq_id that input rank ri's entries of group gi carry (a collective's too: it

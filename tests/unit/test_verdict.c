@@ -1977,6 +1977,33 @@ static void a_lost_rank_inside_a_rebuilt_group_may_have_stopped_too(void **state
     done(&j);
 }
 
+/* A pipeline pair, only-active dumps keeping their transfers "scheduled" (batches of one whose
+ * completed markers were dropped). Rank 0's GPU stalled in its send #3 to 1; rank 1's dump shows
+ * #1, #2 and #4, its recv #3 dropped in between as completed, and its pair's counters say
+ * "completed 3": 1 received, 0 stalled, not "1 never posted its recv" (sim seed 16129; kills
+ * pd02). */
+static void a_transfer_dropped_inside_a_window_with_gaps_completed(void **state) {
+    job j;
+    job_init(&j, 2);
+    const char *zero[] = { "send 0->1", "recv 0<-1", "send 0->1", "recv 0<-1" };
+    const char *one[] = { "recv 1<-0", "send 1->0", "recv 1<-0", "send 1->0" };
+    for (int k = 0; k < 4; k++) {
+        at_record(&j, 0, 3 * k);
+        p2p(&j, 0, "0", zero[k], k + 1, k == 2 ? "started" : "scheduled");
+        if (k == 2) continue; /* rank 1's recv #3, completed, dropped */
+        at_record(&j, 1, 3 * k);
+        p2p(&j, 1, "0", one[k], k + 1, "scheduled");
+    }
+    for (int r = 0; r < 2; r++)
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": 4, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": %d}",
+                 r == 0 ? 2 : 3);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* A ring exchange batch #1 on default_pg after collective #4, then all_reduce #5: rank 1's CPU
  * stopped before the all_reduce. Only-active dumps whose rings kept four records: 0, 2 and 3
  * show their batch's recv (its send and its completed end marker are gone) and all_reduce #5
@@ -5945,6 +5972,7 @@ int main(void) {
         cmocka_unit_test(a_completed_recv_pairs_with_a_pending_send_in_a_window_with_gaps),
         cmocka_unit_test(idle_members_beside_a_lonely_op_are_roots),
         cmocka_unit_test(a_lost_rank_inside_a_rebuilt_group_may_have_stopped_too),
+        cmocka_unit_test(a_transfer_dropped_inside_a_window_with_gaps_completed),
         cmocka_unit_test(send_recv_ids_of_pipeline_stages_do_not_compare),
         cmocka_unit_test(a_rank_alone_in_its_next_op_still_holds_its_cycle),
         cmocka_unit_test(an_older_dump_beside_a_rank_that_left_the_order_is_offered),
