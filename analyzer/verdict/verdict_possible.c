@@ -90,13 +90,21 @@ static int slot_candidate_edges(decider *d, size_t x, const fa_group *grp) {
 
 static bool same_family(const fa_group *a, const fa_group *b);
 
-/* Whether a group of grp's family other than grp holds `rank`. */
-static bool family_holds(const decider *d, const fa_group *grp, int64_t rank) {
+/* Whether `rank` is a hole of group grp, rebuilt from the entries: it lies among the group's
+ * members but is none of them, and no other group of its family (`family`) holds it. */
+static bool is_hole(const decider *d, const fa_group *grp, int64_t rank,
+                    bool (*family)(const fa_group *, const fa_group *)) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t k = 0; k < grp->nmembers; k++) {
+        if (grp->members[k] < lo) lo = grp->members[k];
+        if (grp->members[k] > hi) hi = grp->members[k];
+    }
+    if (rank <= lo || rank >= hi || fa_group_position(grp, rank) >= 0) return false;
     for (size_t g = 0; g < d->groups->n; g++)
-        if (&d->groups->v[g] != grp && same_family(&d->groups->v[g], grp) &&
+        if (&d->groups->v[g] != grp && family(&d->groups->v[g], grp) &&
             fa_group_position(&d->groups->v[g], rank) >= 0)
-            return true;
-    return false;
+            return false;
+    return true;
 }
 
 /* An op of a group rebuilt from the entries that waits on a member whose dump is cut or older
@@ -109,17 +117,10 @@ static bool family_holds(const decider *d, const fa_group *grp, int64_t rank) {
 enum { MAX_HOLES = 16 };
 static int hole_edges(decider *d, size_t x, const fa_group *grp, bool waits_on_stale) {
     if (!grp->inferred || !waits_on_stale || grp->nmembers < 2 || d->nunseen > MAX_HOLES) return 0;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (uint32_t k = 0; k < grp->nmembers; k++) {
-        if (grp->members[k] < lo) lo = grp->members[k];
-        if (grp->members[k] > hi) hi = grp->members[k];
-    }
-    for (size_t u = 0; u < d->nunseen; u++) {
-        int64_t r = d->facts[d->unseen[u]].rank;
-        if (r > lo && r < hi && fa_group_position(grp, r) < 0 && !family_holds(d, grp, r) &&
+    for (size_t u = 0; u < d->nunseen; u++)
+        if (is_hole(d, grp, d->facts[d->unseen[u]].rank, same_family) &&
             add_possible(&d->g, (uint32_t)x, d->unseen[u]))
             return -1;
-    }
     return 0;
 }
 
@@ -884,29 +885,15 @@ static int maybe_alternatives(decider *d) {
  * too (sim seeds 11172, 14222: gloo data-parallel groups rebuilt without the killed rank 25 and the
  * unreadable rank 3, the verdict naming the other lost ranks alone). At most MAX_HOLES of them in
  * the job. */
-static bool one_family_holds(const decider *d, const fa_group *grp, int64_t rank) {
-    for (size_t g = 0; g < d->groups->n; g++)
-        if (&d->groups->v[g] != grp && fa_vo_one_family(&d->groups->v[g], grp) &&
-            fa_group_position(&d->groups->v[g], rank) >= 0)
-            return true;
-    return false;
-}
-
 void fa_vg_offer_holes(decider *d) {
     if (d->nunseen > MAX_HOLES || !d->v->culprits.n) return;
     for (size_t x = d->g.nrank_nodes; x < d->g.nnodes; x++) {
         const fa_group *grp = &d->groups->v[d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]].group];
         if (!grp->inferred || grp->nmembers < 2) continue;
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (uint32_t k = 0; k < grp->nmembers; k++) {
-            if (grp->members[k] < lo) lo = grp->members[k];
-            if (grp->members[k] > hi) hi = grp->members[k];
-        }
         for (size_t u = 0; u < d->nunseen; u++) {
             const rank_facts *f = &d->facts[d->unseen[u]];
-            if (f->rank > lo && f->rank < hi && !f->culprit &&
-                fa_group_position(grp, f->rank) < 0 && !one_family_holds(d, grp, f->rank) &&
-                !fa_ranks_contains(&d->v->culprits, f->rank))
+            if (!f->culprit && !fa_ranks_contains(&d->v->culprits, f->rank) &&
+                is_hole(d, grp, f->rank, fa_vo_one_family))
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }
