@@ -53,7 +53,6 @@ bool fa_mb_own_dtypes_disagree(const fr_entry *e, uint32_t flags);
 fa_match_state fa_mb_match_p2p(const fa_opname *a, const fr_entry *ea, const fa_opname *b,
                                const fr_entry *eb);
 
-
 /* Whether dump entry i is a send/recv of a batch (batch_isend_irecv): an entry beside it is of
  * the same group and p2p_seq_id and is a send/recv (the batch's other transfer) or an end marker
  * (the batch's `coalesced`); a lone send/recv has a number of its own, and a collective issued
