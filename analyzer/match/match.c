@@ -452,11 +452,8 @@ static int alloc_views(const fa_input *in, const fa_groups *groups, fa_match *m)
     return 0;
 }
 
-/* Whether call c's completion proves that every member of its op issued it: surely completed
- * (not gloo's uncertain "retired" on the rank's newest entry), and not a rooted collective
- * (broadcast, scatter, gather, reduce) of a backend that runs it on the host one-to-all, as gloo
- * does: a broadcast's receiver goes on once the root's data came, whether or not another member
- * ever joined. (NCCL's rings pass the data through every member, as before.) */
+/* fa_p2p_dropped (match.h): one pass over the member's entries, asked only of a pair member
+ * whose counters number send/recv and whose window the op's number falls inside. */
 bool fa_p2p_dropped(const fa_match *m, const fa_groups *groups, size_t op, uint32_t member) {
     const fa_op *o = &m->ops[op];
     long ri = groups->v[o->group].member_input[member];
@@ -472,6 +469,11 @@ bool fa_p2p_dropped(const fa_match *m, const fa_groups *groups, size_t op, uint3
     return true;
 }
 
+/* Whether call c's completion proves that every member of its op issued it: surely completed
+ * (not gloo's uncertain "retired" on the rank's newest entry), and not a rooted collective
+ * (broadcast, scatter, gather, reduce) of a backend that runs it on the host one-to-all, as gloo
+ * does: a broadcast's receiver goes on once the root's data came, whether or not another member
+ * ever joined. (NCCL's rings pass the data through every member, as before.) */
 bool fa_call_proves_all_joined(const fa_match *m, const fa_input *in, const fa_call *c) {
     if (c->state != FR_STATE_COMPLETED || fa_call_end_uncertain(m, in, c)) return false;
     return !fa_call_one_to_all(in, m, c);
