@@ -365,11 +365,10 @@ static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r) {
  * of one whose completed end marker was dropped (seed 660), done all the same (seed 3941: a
  * pipeline stage's pending send #4 to stage 0, whose recv #2 of its shapes its counters show
  * done, paired instead with 0's pending recv #4 of other shapes, a size mismatch nobody made).
- * Not a lone pending recv with a completed send: NCCL
- * completes a send that fits the receiver's buffer before the recv is posted (the bench's
- * generated jobs, t0630: pipeline stages named stalled beside the rank that never joined). Nor
- * one of other shapes: a surplus that is only the older edge of a longer window pairs across
- * transfers, which their shapes mostly show. */
+ * Not a lone pending recv with a completed send: NCCL completes a send that fits the receiver's
+ * buffer before the recv is posted (the bench's generated jobs, t0630: pipeline stages named
+ * stalled beside the rank that never joined). Nor one of other shapes: a surplus that is only
+ * the older edge of a longer window pairs across transfers, which their shapes mostly show. */
 static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, const uint32_t *P,
                            size_t pending) {
     size_t e = extra < pending ? extra : pending;

@@ -90,21 +90,27 @@ static int slot_candidate_edges(decider *d, size_t x, const fa_group *grp) {
 
 static bool same_family(const fa_group *a, const fa_group *b);
 
-/* Whether `rank` lies among the members of group grp (between its lowest and highest) without
- * being one of them. */
-static bool inside_not_member(const fa_group *grp, int64_t rank) {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+/* The lowest and highest global rank of group grp's members (span[0], span[1]). */
+static void member_span(const fa_group *grp, int64_t span[2]) {
+    span[0] = INT64_MAX, span[1] = INT64_MIN;
     for (uint32_t k = 0; k < grp->nmembers; k++) {
-        if (grp->members[k] < lo) lo = grp->members[k];
-        if (grp->members[k] > hi) hi = grp->members[k];
+        if (grp->members[k] < span[0]) span[0] = grp->members[k];
+        if (grp->members[k] > span[1]) span[1] = grp->members[k];
     }
-    return rank > lo && rank < hi && fa_group_position(grp, rank) < 0;
+}
+
+/* Whether `rank` lies among the members of group grp (strictly inside its span) without being
+ * one of them. */
+static bool inside_not_member(const fa_group *grp, const int64_t span[2], int64_t rank) {
+    return rank > span[0] && rank < span[1] && fa_group_position(grp, rank) < 0;
 }
 
 /* Whether `rank` is a hole of group grp, rebuilt from the entries: inside it, not a member, and
  * held by no other group of its family (same_family). */
 static bool is_hole(const decider *d, const fa_group *grp, int64_t rank) {
-    if (!inside_not_member(grp, rank)) return false;
+    int64_t span[2];
+    member_span(grp, span);
+    if (!inside_not_member(grp, span, rank)) return false;
     for (size_t g = 0; g < d->groups->n; g++)
         if (&d->groups->v[g] != grp && same_family(&d->groups->v[g], grp) &&
             fa_group_position(&d->groups->v[g], rank) >= 0)
@@ -905,13 +911,15 @@ void fa_vg_offer_holes(decider *d) {
         const fa_group *grp = &d->groups->v[gi];
         if (looked[gi] || !grp->inferred || grp->nmembers < 2) continue;
         looked[gi] = true;
+        int64_t span[2];
+        member_span(grp, span);
         for (size_t u = 0; u < nu; u++) {
             const rank_facts *f = &d->facts[d->unseen[u]];
             bool kin = false;
             for (size_t k = 0; k < held[u].n && !kin; k++)
                 kin = fa_vo_one_family(&d->groups->v[held[u].v[k]], grp);
             if (!kin && !f->culprit && !fa_ranks_contains(&d->v->culprits, f->rank) &&
-                inside_not_member(grp, f->rank))
+                inside_not_member(grp, span, f->rank))
                 fa_ranks_add(&d->maybe_also, f->rank);
         }
     }

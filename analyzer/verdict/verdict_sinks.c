@@ -244,18 +244,12 @@ static bool oldest_pending(const decider *d, size_t node, size_t op) {
     return true;
 }
 
-/* The members of lonely op `op` that never issued it and are idle in fresh dumps that show all
- * they completed (nothing pending): roots the op waits for (judge_alone). */
-static void blame_idle_absent(decider *d, size_t op, fa_imap *missing) {
-    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
-    uint32_t n = fa_vg_expected_states(d, op);
-    for (uint32_t k = 0; k < n; k++) {
-        long m = fa_vg_rank_node(d, grp->members[d->members[k]]);
-        if (m < 0 || d->states[k] != FA_MS_NEVER) continue;
-        rank_facts *f = &d->facts[m];
-        if (f->culprit || !fa_vg_state_known(f) || f->may_drop_done ||
-            fa_vg_node_pending(d, (size_t)m))
-            continue;
+/* The ranks at `nodes` (members of op that never issued it, idle: judge_alone) are roots the op
+ * waits for, each blamed there unless named already. */
+static void blame_stopped(decider *d, size_t op, const fa_ranks *nodes, fa_imap *missing) {
+    for (size_t i = 0; i < nodes->n; i++) {
+        rank_facts *f = &d->facts[nodes->v[i]];
+        if (f->culprit) continue;
         f->waited = f->culprit = true;
         f->missing_op = (long)op;
         f->missing_waiters = 1;
@@ -281,20 +275,20 @@ static void judge_alone(decider *d, size_t op, fa_imap *missing) {
     uint32_t alone = d->m->calls[o->first_call].member;
     long node = fa_vg_rank_node(d, grp->members[alone]);
     if (node < 0 || d->facts[node].culprit || !oldest_pending(d, (size_t)node, op)) return;
-    fa_ranks idle = { 0 };
+    fa_ranks idle = { 0 }, stopped = { 0 }; /* stopped: the idle ones' nodes, waited for or not */
     uint32_t n = fa_vg_expected_states(d, op);
     for (uint32_t k = 0; k < n; k++) {
         long m = fa_vg_rank_node(d, grp->members[d->members[k]]);
         if (m < 0 || m == node || d->states[k] != FA_MS_NEVER) continue;
         const rank_facts *f = &d->facts[m];
         /* a dump that may have dropped what it completed (only-active) may have run the op */
-        if (fa_vg_state_known(f) && !f->may_drop_done && !f->waited &&
-            !fa_vg_node_pending(d, (size_t)m))
-            fa_ranks_add(&idle, f->rank);
+        if (!fa_vg_state_known(f) || f->may_drop_done || fa_vg_node_pending(d, (size_t)m)) continue;
+        fa_ranks_add(&stopped, m);
+        if (!f->waited) fa_ranks_add(&idle, f->rank);
     }
-    if (2 * idle.n <= grp->nmembers && !d->facts[node].waited) {
-        blame_idle_absent(d, op, missing);
-    } else if (2 * idle.n > grp->nmembers) {
+    if (2 * idle.n <= grp->nmembers) {
+        if (!d->facts[node].waited) blame_stopped(d, op, &stopped, missing);
+    } else {
         fa_finding *x = fa_findings_add(d->findings, FA_MISSING_RANKS, (long)o->group, (long)op);
         x->cause = FA_CAUSE_WENT_ALONE;
         fa_ranks_add(&x->ranks, d->facts[node].rank);
@@ -315,6 +309,7 @@ static void judge_alone(decider *d, size_t op, fa_imap *missing) {
         free(who);
     }
     fa_ranks_free(&idle);
+    fa_ranks_free(&stopped);
 }
 
 /* Drops from `scheduled` (members with op scheduled, not started) those that have an older op
