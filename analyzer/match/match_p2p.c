@@ -301,13 +301,88 @@ static int pair_in_order(builder *b, const uint32_t *S, size_t ns, const uint32_
     return 0;
 }
 
+static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r);
+
+/* The first send and the first recv of a run that no equal p2p_seq_id pairs (indices into S and
+ * R, or SIZE_MAX), in pair_by_seq's walk. */
+static void first_unpaired(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
+                           size_t nr, size_t *fs, size_t *fr) {
+    size_t i = 0, j = 0;
+    *fs = *fr = SIZE_MAX;
+    while ((i < ns || j < nr) && (*fs == SIZE_MAX || *fr == SIZE_MAX)) {
+        int64_t ss = i < ns ? fa_p2p_seq(b->in, &b->p2p[S[i]]) : INT64_MAX,
+                rs = j < nr ? fa_p2p_seq(b->in, &b->p2p[R[j]]) : INT64_MAX;
+        if (ss == rs) {
+            i++, j++;
+        } else if (ss < rs) {
+            if (*fs == SIZE_MAX) *fs = i;
+            i++;
+        } else {
+            if (*fr == SIZE_MAX) *fr = j;
+            j++;
+        }
+    }
+}
+
+/* Whether the rank of record x holds, in x's group, a send/recv numbered seq and none of x's
+ * kind there (a send, where x is one): that number went to another transfer, so x's side posted
+ * none of x's kind at it. Nothing there proves nothing: an only-active dump drops what completed. */
+static bool number_held_otherwise(const builder *b, const p2p_rec *x, int64_t seq) {
+    const fa_store *store = b->in->store;
+    const fa_dump *d = b->in->ranks[x->rank_index].dump;
+    uint32_t pg = fa_entry_pg(store, &d->entries[x->entry]);
+    bool held = false;
+    for (uint32_t i = 0; i < d->nentries; i++) {
+        const fa_entry *e = &d->entries[i];
+        if (fa_entry_pg(store, e) != pg || fa_entry_p2p_seq(d, e) != seq) continue;
+        const fa_opinfo *op = fa_store_op(store, fa_entry_traits(store, e)->name);
+        if (!op->is_send && !op->is_recv) continue;
+        if (op->is_send == (bool)x->is_send) return false;
+        held = true;
+    }
+    return held;
+}
+
+/* NCCL pairs a peer's sends and recvs in the order they were posted, whatever their numbers. A
+ * run whose ids pair every earlier transfer and leave one pending send and one pending recv,
+ * each the first without its id on the other side, pairs those two on the wire, where the side
+ * of the lower number shows it posted another transfer at it (number_held_otherwise: not a send
+ * or recv its only-active dump dropped done, nor one a stalled GPU left pending on the other
+ * side, sim seed 8408); of other shapes, they are a size mismatch the two ranks made, not two
+ * halves nobody posted (tests/sim's E3; sim seeds 1978, 3485: a stage that left out its recv
+ * posts its next recv, of the next transfer's shapes, while its peer's send waits at the number
+ * of the one left out, where the stage holds its next send). Of the same shapes they are one
+ * transfer whose numbers a left-out send/recv shifted: left to the ids (the order evidence reads
+ * them so). Sets *ps, *pr to the two indices, or SIZE_MAX. */
+static void mismatched_on_wire(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
+                               size_t nr, size_t *ps, size_t *pr) {
+    size_t fs, fr;
+    first_unpaired(b, S, ns, R, nr, &fs, &fr);
+    *ps = *pr = SIZE_MAX;
+    if (fs == SIZE_MAX || fr == SIZE_MAX) return;
+    const p2p_rec *s = &b->p2p[S[fs]], *r = &b->p2p[R[fr]];
+    int64_t at_s = fa_p2p_seq(b->in, s), at_r = fa_p2p_seq(b->in, r);
+    if (s->state == FR_STATE_COMPLETED || r->state == FR_STATE_COMPLETED || same_shapes(b, s, r) ||
+        !number_held_otherwise(b, at_s < at_r ? r : s, at_s < at_r ? at_s : at_r))
+        return;
+    *ps = fs;
+    *pr = fr;
+}
+
 /* Pairs by equal p2p_seq_id (both sides in entry order, so ids ascend); a record without its
  * other side is unmatched when pending, and the window's edge (or an older dump's) when
- * completed. */
+ * completed; the two that NCCL pairs on the wire against their ids (mismatched_on_wire) pair. */
 static int pair_by_seq(builder *b, const uint32_t *S, size_t ns, const uint32_t *R, size_t nr) {
     const p2p_rec *v = b->p2p;
-    size_t i = 0, j = 0;
+    size_t i = 0, j = 0, ws, wr;
+    mismatched_on_wire(b, S, ns, R, nr, &ws, &wr);
+    if (ws != SIZE_MAX && p2p_op(b, &v[S[ws]], &v[R[wr]])) return -1;
     while (i < ns || j < nr) {
+        if (i == ws || j == wr) {
+            i += i == ws;
+            j += j == wr;
+            continue;
+        }
         const p2p_rec *s = i < ns ? &v[S[i]] : NULL, *r = j < nr ? &v[R[j]] : NULL;
         int64_t ss = s ? fa_p2p_seq(b->in, s) : 0, rs = r ? fa_p2p_seq(b->in, r) : 0;
         if (s && r && ss == rs) {

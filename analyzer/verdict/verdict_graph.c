@@ -12,7 +12,7 @@
 /* The words of fa_option.why: here, below every file that names an option. */
 const char FA_WHY_STOPPED[] = "stopped", FA_WHY_NO_DUMP[] = "no dump",
            FA_WHY_STALE[] = "older dump", FA_WHY_SKIPPED_P2P[] = "skipped a send/recv",
-           FA_WHY_ORDER[] = "ran another order",
+           FA_WHY_ORDER[] = "ran another order", FA_WHY_PAIR_ORDER[] = "posted another order",
            FA_WHY_STALLED_AFTER[] = "stalled after the transfer",
            FA_WHY_RAN_PAST[] = "ran past what it recorded";
 

@@ -106,7 +106,7 @@ typedef struct graph {
 /* Why an option of an ambiguity would be the root cause: its explanation's words
  * (verdict_graph.c). */
 extern const char FA_WHY_STOPPED[], FA_WHY_NO_DUMP[], FA_WHY_STALE[], FA_WHY_SKIPPED_P2P[],
-    FA_WHY_ORDER[], FA_WHY_STALLED_AFTER[], FA_WHY_RAN_PAST[];
+    FA_WHY_ORDER[], FA_WHY_PAIR_ORDER[], FA_WHY_STALLED_AFTER[], FA_WHY_RAN_PAST[];
 
 /* One way the dumps allow: the ranks that are root causes if it is the truth. */
 typedef struct fa_option {

@@ -409,60 +409,74 @@ static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq,
     return word;
 }
 
-/* The first collective entry of input rank ri's dump after entry `at` (not a send/recv, nor an
- * end marker): *gi its group (-1 unknown), *seq its number, *name its name. False when none. */
-static bool next_collective(const decider *d, size_t ri, uint32_t at, long *gi, int64_t *seq,
-                            uint32_t *name) {
+/* Whether input rank ri's entry i is a send/recv of group gi still pending. */
+static bool pending_p2p_in(const decider *d, size_t ri, uint32_t i, long gi) {
     const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t i = at + 1; i < dump->nentries; i++) {
-        const fa_entry *e = &dump->entries[i];
-        if (!fa_entry_plain_collective(d->in->store, e)) continue;
-        const fa_traits *t = fa_entry_traits(d->in->store, e);
-        *gi = fa_groups_find(d->groups, ri, dump->pgs[t->pg].name);
-        *seq = fa_entry_coll_seq(dump, e);
-        *name = t->name;
-        return *gi >= 0;
+    const fa_traits *t = fa_entry_traits(d->in->store, &dump->entries[i]);
+    const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+    return (op->is_send || op->is_recv) && t->state != FR_STATE_COMPLETED && !t->ended &&
+           fa_groups_find(d->groups, ri, dump->pgs[t->pg].name) == gi;
+}
+
+/* The first entry of input rank ri's dump at or after `at` that is a plain collective or a
+ * pending send/recv of group gi (what a run of the program in that group is made of), or
+ * nentries. */
+static uint32_t next_step_entry(const decider *d, size_t ri, uint32_t at, long gi) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    while (at < dump->nentries && !fa_entry_plain_collective(d->in->store, &dump->entries[at]) &&
+           !pending_p2p_in(d, ri, at, gi))
+        at++;
+    return at;
+}
+
+enum { MAX_RUN = 64 };
+
+/* Whether input ranks a (from entry ia, group ga) and b (from ib, gb) hold one run of the
+ * program: the same pending send/recv, one for one by name, then the same collective (its number
+ * and name, in one family of groups). A sibling further on within the same step holds fewer of
+ * them before that collective, so it is no such run. */
+static bool same_run(const decider *d, size_t a, uint32_t ia, long ga, size_t b, uint32_t ib,
+                     long gb) {
+    const fa_dump *da = d->in->ranks[a].dump, *db = d->in->ranks[b].dump;
+    for (int steps = 0; steps < MAX_RUN; steps++, ia++, ib++) {
+        ia = next_step_entry(d, a, ia, ga);
+        ib = next_step_entry(d, b, ib, gb);
+        if (ia >= da->nentries || ib >= db->nentries) return false;
+        const fa_entry *x = &da->entries[ia], *y = &db->entries[ib];
+        bool xc = fa_entry_plain_collective(d->in->store, x),
+             yc = fa_entry_plain_collective(d->in->store, y);
+        const fa_traits *tx = fa_entry_traits(d->in->store, x),
+                        *ty = fa_entry_traits(d->in->store, y);
+        if (xc != yc || tx->name != ty->name) return false;
+        if (!xc) continue;
+        long gx = fa_groups_find(d->groups, a, da->pgs[tx->pg].name),
+             gy = fa_groups_find(d->groups, b, db->pgs[ty->pg].name);
+        return gx >= 0 && gy >= 0 && fa_entry_coll_seq(da, x) == fa_entry_coll_seq(db, y) &&
+               fa_vo_one_family(&d->groups->v[gx], &d->groups->v[gy]);
     }
     return false;
 }
 
-/* Input rank ri's oldest pending send/recv entry in group gi: its index, or -1. */
-static long oldest_pending_p2p(const decider *d, size_t ri, long gi) {
+/* Where a sibling's window no longer holds the rank's number (an only-active dump dropped what
+ * completed, a ring the old ones), its pending send/recv in its group still say where it stands:
+ * one of them, the same send/recv (`name`) as the rank's at a higher number than its `seq`, that
+ * starts the same run (same_run: the same send/recv after it, then the same collective): both
+ * stand at one point of the program, and the sibling got there having posted more send/recv in
+ * the group than the rank: the rank left some out (-1; sim seeds 8918, 9679: a stage that
+ * skipped its send posts its next recv one number below its sibling stages', both before the
+ * same tensor-parallel all_reduce; 12007: the sibling's send at that point is not its oldest
+ * pending, a send of the step before is). 0 when the sibling says nothing of it. */
+static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, long own_g, size_t ri,
+                          long gi, int64_t seq, uint32_t name) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     for (uint32_t i = 0; i < dump->nentries; i++) {
         const fa_entry *e = &dump->entries[i];
-        const fa_traits *t = fa_entry_traits(d->in->store, e);
-        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-        if ((!op->is_send && !op->is_recv) || t->state == FR_STATE_COMPLETED || t->ended) continue;
-        if (fa_groups_find(d->groups, ri, dump->pgs[t->pg].name) == gi) return (long)i;
+        if (fa_entry_traits(d->in->store, e)->name != name || fa_entry_p2p_seq(dump, e) <= seq ||
+            !pending_p2p_in(d, ri, i, gi))
+            continue;
+        if (same_run(d, own_ri, own_at, own_g, ri, i, gi)) return -1;
     }
-    return -1;
-}
-
-/* Where a sibling's window no longer holds the rank's number (an only-active dump dropped what
- * completed, a ring the old ones), its own oldest pending send/recv in its group still says
- * where it stands: the same send/recv (`name`), followed in its dump by the same collective
- * that follows the rank's (`own_at`; one group, or one of its family, by number and name), at
- * a higher number than the rank's `seq`: both stand at one point of the program, and the
- * sibling got there having posted more send/recv in the group than the rank: the rank left
- * some out (-1; sim seeds 8918, 9679: a stage that skipped its send posts its next recv one
- * number below its sibling stages', both before the same tensor-parallel all_reduce). 0 when
- * the sibling says nothing of it. */
-static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, size_t ri, long gi,
-                          int64_t seq, uint32_t name) {
-    long at = oldest_pending_p2p(d, ri, gi);
-    if (at < 0) return 0;
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    const fa_entry *e = &dump->entries[at];
-    if (fa_entry_traits(d->in->store, e)->name != name || fa_entry_p2p_seq(dump, e) <= seq)
-        return 0;
-    long og, sg;
-    int64_t os, ss;
-    uint32_t on, sn;
-    if (!next_collective(d, own_ri, own_at, &og, &os, &on) ||
-        !next_collective(d, ri, (uint32_t)at, &sg, &ss, &sn))
-        return 0;
-    return os == ss && on == sn && fa_vo_one_family(&d->groups->v[og], &d->groups->v[sg]) ? -1 : 0;
+    return 0;
 }
 
 /* What input rank ri's launch-numbered dump holds at launch #seq of `group` (the recorder draws
@@ -531,17 +545,101 @@ static int launch_slot_vote(const decider *d, size_t node, const fa_op *missing)
     return agree > contradict ? 1 : -1;
 }
 
+/* The first plain collective of input rank ri's dump after entry `at`: *gi its group (-1
+ * unknown), *seq its number, *name its name. False when none. */
+static bool next_collective(const decider *d, size_t ri, uint32_t at, long *gi, int64_t *seq,
+                            uint32_t *name) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t i = at + 1; i < dump->nentries; i++) {
+        const fa_entry *e = &dump->entries[i];
+        if (!fa_entry_plain_collective(d->in->store, e)) continue;
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        *gi = fa_groups_find(d->groups, ri, dump->pgs[t->pg].name);
+        *seq = fa_entry_coll_seq(dump, e);
+        *name = t->name;
+        return *gi >= 0;
+    }
+    return false;
+}
+
+/* What input rank own_ri's dump says of send/recv #seq of group own_g, which it holds no entry
+ * of and has nothing pending in, beside a sibling's (input rank ri, group gi): the sibling holds
+ * a send/recv at that number and then collective X; the rank holds X too, after a send/recv of
+ * the group numbered below #seq (its window reaches back past the number) and none at it: it went
+ * on to X without it, -1 (sim seed 16063: a stage that left out its recv #6 and ran the next
+ * step's all_reduces, while its partner waits in the send). 0 when the rank's dump does not show
+ * it; SIBLING_SILENT when the sibling holds nothing there (an embedding group of the same two
+ * stages reads as one family with the pipeline group: sim seed 4942). */
+enum { SIBLING_SILENT = 2 };
+static int p2p_passed_word(const decider *d, size_t own_ri, long own_g, size_t ri, long gi,
+                           int64_t seq) {
+    const fa_dump *sd = d->in->ranks[ri].dump, *od = d->in->ranks[own_ri].dump;
+    long at = -1;
+    for (uint32_t i = 0; i < sd->nentries && at < 0; i++) {
+        const fa_entry *e = &sd->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        if ((op->is_send || op->is_recv) && fa_entry_p2p_seq(sd, e) == seq &&
+            fa_groups_find(d->groups, ri, sd->pgs[t->pg].name) == gi)
+            at = (long)i;
+    }
+    long xg;
+    int64_t xs;
+    uint32_t xn;
+    if (at < 0 || !next_collective(d, ri, (uint32_t)at, &xg, &xs, &xn)) return SIBLING_SILENT;
+    bool below = false;
+    for (uint32_t i = 0; i < od->nentries; i++) {
+        const fa_entry *e = &od->entries[i];
+        const fa_traits *t = fa_entry_traits(d->in->store, e);
+        const fa_opinfo *op = fa_store_op(d->in->store, t->name);
+        long g = fa_groups_find(d->groups, own_ri, od->pgs[t->pg].name);
+        if (op->is_send || op->is_recv) {
+            if (g != own_g) continue;
+            if (fa_entry_p2p_seq(od, e) >= seq) return 0;
+            below = true;
+        } else if (below && fa_entry_plain_collective(d->in->store, e) && t->name == xn &&
+                   fa_entry_coll_seq(od, e) == xs && g >= 0 &&
+                   fa_vo_one_family(&d->groups->v[g], &d->groups->v[xg])) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* p2p_family_vote where the rank has no send/recv pending in the missing one's group: the
+ * members in its place in the sibling groups, by p2p_passed_word: -1 where two or more of them,
+ * and more than half of those that hold the number, say it went past; else 0. */
+static int p2p_passed_vote(const decider *d, size_t own_ri, const fa_op *missing, uint32_t pos) {
+    const fa_group *g = &d->groups->v[missing->group];
+    int contradict = 0, asked = 0;
+    for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
+        const fa_group *sib = &d->groups->v[gi];
+        if (sib == g || sib->nmembers != g->nmembers || !fa_vo_one_family(sib, g)) continue;
+        long ri = fa_input_find(d->in, sib->members[pos]);
+        int word = ri < 0 ? SIBLING_SILENT
+                          : p2p_passed_word(d, own_ri, (long)missing->group, (size_t)ri, (long)gi,
+                                            missing->seq);
+        asked += word != SIBLING_SILENT;
+        contradict += word < 0;
+    }
+    return contradict >= 2 && 2 * contradict > asked ? -1 : 0;
+}
+
 /* For a send/recv that the rank at `node` is absent from, in group G: the groups of G's family
  * (one program, tests/sim's pipeline groups) hold, at the member in the rank's place, the same
  * numbered send/recv as it. Where they hold the one it has pending in G (its oldest there) by
  * its number, it follows the program and has not got to the missing one: +1; where they hold
  * another one there, it left out what the program has at that number and went on: -1 (sim seed
  * 5944: rank 3 skipped its recv from 7 and posts its next send at the recv's number, which its
- * sibling stages hold as that recv). Two voters at least and a majority decide; else 0. */
+ * sibling stages hold as that recv). In a group of two, the rank's own op at the missing one's
+ * number, where it has one, is the one asked of: its oldest pending may lie before the number,
+ * where the siblings agree with it, and say nothing of where it left the program (sim seed
+ * 12007). A rank with nothing pending in G is asked of by its history (p2p_passed_vote). Two
+ * voters at least and a majority decide; else 0. */
 static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) {
     const fa_group *g = &d->groups->v[missing->group];
     long pos = fa_group_position(g, d->facts[node].rank);
-    const fa_call *own = NULL;
+    const fa_call *own = NULL, *at_missing = NULL;
     int64_t seq = INT64_MAX;
     for (size_t e = d->g.edge_at[node]; pos >= 0 && e < d->g.edge_at[node + 1]; e++) {
         uint32_t x = d->g.edges[e];
@@ -554,7 +652,15 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
         const fa_entry *ce = fa_call_entry(d->m, d->in, c, 0);
         int64_t s = fa_entry_p2p_seq(d->in->ranks[c->rank_index].dump, ce);
         if (s < seq) seq = s, own = c;
+        if (s == missing->seq && g->nmembers == 2) { /* its own op at the number */
+            at_missing = c;
+            break;
+        }
     }
+    if (at_missing) seq = missing->seq, own = at_missing;
+    long ri_own = fa_input_find(d->in, d->facts[node].rank);
+    if (!own && ri_own >= 0 && d->facts[node].has_dump && pos >= 0)
+        return p2p_passed_vote(d, (size_t)ri_own, missing, (uint32_t)pos);
     if (!own) return 0;
     uint32_t name = fa_entry_traits(d->in->store, fa_call_entry(d->m, d->in, own, 0))->name;
     int agree = 0, contradict = 0, asked = 0;
@@ -564,8 +670,8 @@ static int p2p_family_vote(const decider *d, size_t node, const fa_op *missing) 
         long ri = fa_input_find(d->in, sib->members[pos]);
         int word = ri >= 0 ? p2p_word_at(d, (size_t)ri, (uint32_t)gi, seq, name) : 0;
         if (ri >= 0 && word == 0 && d->facts[node].has_dump)
-            word = p2p_shift_word(d, own->rank_index, fa_call_entry_index(d->m, own, 0), (size_t)ri,
-                                  (long)gi, seq, name);
+            word = p2p_shift_word(d, own->rank_index, fa_call_entry_index(d->m, own, 0),
+                                  (long)missing->group, (size_t)ri, (long)gi, seq, name);
         asked += word != 0;
         agree += word > 0;
         contradict += word < 0;

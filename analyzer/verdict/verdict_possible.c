@@ -756,7 +756,12 @@ static void option_words(const decider *d, const fa_option *o, char *buf, size_t
                      "rank %lld ran %s %s, which the program does not have (rank %lld went on "
                      "without it)",
                      (long long)f->rank, group, label, (long long)peer->rank);
-    } else if (o->why == FA_WHY_STALLED_AFTER) /* verdict_two_readings.c */
+    } else if (o->why == FA_WHY_PAIR_ORDER) /* verdict_sinks.c pair_tie */
+        snprintf(buf, len,
+                 "rank %lld left out a send/recv with rank %lld, or posted one the program does "
+                 "not have",
+                 (long long)f->rank, (long long)d->facts[f->blamed_by].rank);
+    else if (o->why == FA_WHY_STALLED_AFTER) /* verdict_two_readings.c */
         snprintf(buf, len,
                  "rank %lld's GPU stalled after the transfer%s%s, which its peer's dump (what is "
                  "in flight only) may have dropped done",

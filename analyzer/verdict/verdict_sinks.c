@@ -734,6 +734,7 @@ static void excuse_wrong_peers(decider *d, const uint32_t *ops, size_t nops) {
         bool sent;
         if (!fa_vg_lone_p2p(d, op, &sent)) continue;
         const fa_op *o = &d->m->ops[op];
+        if (d->groups->v[o->group].nmembers == 2) continue;
         /* wrong destination, about the sender s: its lone send (excuse the receiver that never
          * posted) and a lone recv from it (excuse the receiver waiting) */
         dest[nd++] = (lone_p2p){ o->src, o->dst, o->group, sent };
@@ -898,6 +899,66 @@ static void order_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nm
     }
 }
 
+/* Whether op node x of the graph is a send/recv of a group of two that waits on the rank at
+ * `node`, which is absent from it: a half its peer posted and it never did. */
+static bool pair_half_missing(const decider *d, uint32_t node, uint32_t x) {
+    const fa_op *o = &d->m->ops[d->g.op_of_node[x - d->g.nrank_nodes]];
+    return o->is_p2p && d->groups->v[o->group].nmembers == 2 && absent_from(d, node, x);
+}
+
+/* The op node of the component (op nodes ops[0..nops)) by which the rank at `node` is waited on
+ * in a group of two (pair_half_missing), or UINT32_MAX. */
+static uint32_t pair_wait_on(const decider *d, uint32_t node, const uint32_t *ops, size_t nops) {
+    for (size_t k = 0; k < nops; k++) {
+        uint32_t x = ops[k];
+        for (size_t e = d->g.edge_at[x]; e < d->g.edge_at[x + 1]; e++)
+            if (d->g.edges[e] == node && pair_half_missing(d, node, x)) return x;
+    }
+    return UINT32_MAX;
+}
+
+/* A sink whose two candidates left (fresh dumps, no excuse, no doubt) are the two members of one
+ * group of two, each waited on by the other in a send/recv of it that it never posted (a send
+ * where its peer's number holds another send, a recv behind it): the two posted their transfers
+ * in two orders, one leaving one out or the other posting one too many. Where the sibling
+ * stages say nothing of which (fa_vo_order 0 for both: their dumps keep only what is in flight,
+ * their counters no group), either explains every wait: an ambiguity of the two, no culprit
+ * (tests/sim's E11 breaks the cycle at its fault rank, which the dumps do not show; sim seed
+ * 1875: rank 11 left out a recv from 2 and posts its next send at its number; 2 waits in its
+ * send, behind which its recv of 11's send waits; every sibling's dump holds what is in flight
+ * in other groups only). */
+static void pair_tie(decider *d, const uint32_t *mine, size_t nranks, size_t nmine) {
+    if (d->nambiguities || d->nfacts <= 2) return; /* a job of two: both named, a tie (E11) */
+    uint32_t cand[2], at[2];
+    size_t n = 0;
+    for (size_t k = 0; k < nranks; k++) {
+        const rank_facts *f = &d->facts[mine[k]];
+        if (!f->waited || f->missing_op < 0 || f->excused || f->behind_excused ||
+            f->doubt != FA_DOUBT_NONE)
+            continue;
+        if (n == 2 || !fa_vg_state_known(f)) return;
+        cand[n++] = mine[k];
+    }
+    if (n != 2) return;
+    for (size_t i = 0; i < 2; i++) {
+        at[i] = pair_wait_on(d, cand[i], mine + nranks, nmine - nranks);
+        if (at[i] == UINT32_MAX) return;
+    }
+    long ops[2] = { (long)d->g.op_of_node[at[0] - d->g.nrank_nodes],
+                    (long)d->g.op_of_node[at[1] - d->g.nrank_nodes] };
+    if (d->m->ops[ops[0]].group != d->m->ops[ops[1]].group ||
+        fa_vo_order(d, cand[0], ops[0], mine, nranks) != 0 ||
+        fa_vo_order(d, cand[1], ops[1], mine, nranks) != 0)
+        return;
+    fa_option options[2] = { { cand[0], FA_WHY_PAIR_ORDER }, { cand[1], FA_WHY_PAIR_ORDER } };
+    if (fa_vg_note_ambiguity(d, options, 2) != 0) return;
+    d->facts[cand[0]].doubt = d->facts[cand[1]].doubt = FA_DOUBT_AMBIGUOUS;
+    for (size_t i = 0; i < 2; i++) { /* the option's words name the peer, the title the group */
+        d->facts[cand[i]].blamed_by = cand[1 - i];
+        d->facts[cand[i]].p2p_group = (long)d->m->ops[ops[0]].group;
+    }
+}
+
 /* A rank with a fresh dump that others wait for in an op it never issued, which the dumps prove
  * it went past (fa_vo_went_past: a later collective of that group, or the order of the ranks that
  * ran both), left that op out: nothing any other rank does completes it, so it is a root beside
@@ -959,6 +1020,7 @@ void fa_vs_judge_sinks(decider *d) {
             excuse_wrong_peers(d, mine + nranks, nmine - nranks);
             offer_undecided(d, mine, nranks);
             order_tie(d, mine, nranks, nmine);
+            pair_tie(d, mine, nranks, nmine);
             fa_vs_two_readings(d, mine, nranks);
         }
         for (size_t k = 0; k < nranks; k++) {

@@ -432,7 +432,7 @@ static void ambiguity_clause(const decider *d, const ambiguity *a, char *buf, si
  * says between which, after the culprits it could name, and why it cannot tell. */
 static void say_ambiguous(decider *d) {
     if (!d->nambiguities) return;
-    bool p2p = false, lost = false, order = false, stall = false, ran_past = false;
+    bool p2p = false, lost = false, order = false, pair = false, stall = false, ran_past = false;
     char clauses[600] = "", previous[300] = "";
     size_t at = 0;
     for (size_t i = 0; i < d->nambiguities && at < sizeof clauses; i++) {
@@ -454,12 +454,15 @@ static void say_ambiguous(decider *d) {
             p2p |= why == FA_WHY_SKIPPED_P2P || f->maybe_in_p2p;
             lost |= why == FA_WHY_NO_DUMP || why == FA_WHY_STALE;
             order |= why == FA_WHY_ORDER;
+            pair |= why == FA_WHY_PAIR_ORDER;
             stall |= why == FA_WHY_STALLED_AFTER;
             ran_past |= why == FA_WHY_RAN_PAST;
         }
     }
     const char *why = order   ? "two ranks ran it in two orders: one left an op out, or the other "
                                 "ran one too many"
+                      : pair  ? "two ranks posted their send/recv in two orders: one left one "
+                                "out, or the other posted one too many; no sibling shows which"
                       : stall ? "one never posted its end of a send/recv, or the other's GPU "
                                 "stalled after the transfer: the first's dump keeps only what is "
                                 "in flight"

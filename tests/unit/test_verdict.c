@@ -1161,6 +1161,144 @@ static void a_send_recv_left_out_is_told_by_the_siblings_pending_one_later(void 
     }
 }
 
+/* Only-active dumps, three pipeline pairs of one family: stage 0 receives #1, sends #2, receives
+ * #3 (of other shapes), then both stages run their tensor-parallel all_reduce #1. The siblings'
+ * #2 completed (gone from their dumps); their #1 and #3 are pending. Rank 5, stage 1 of the third
+ * pair, left out its recv #2 and posts its send of #3's shapes at #2, before the all_reduce: its
+ * sibling stages hold that send at #3, before the same all_reduce (the oldest they have pending is
+ * #1, which rank 5 agrees with: no word of where it left the program). Rank 4 holds its send #2
+ * where 5 holds a send too. Rank 5 is the one named, not 4, and no recv from the wrong source
+ * excuses either in a group of two, where there is no other source (sim seed 12007). */
+static void a_pair_left_out_send_recv_is_told_by_the_siblings_later_run(void **state) {
+    job j;
+    job_init(&j, 6);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5]";
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "PIPELINE_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "3", "PIPELINE_MODEL_PARALLEL_GROUP", "[4, 5]");
+    group(&j, "4", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 2, 4]");
+    group(&j, "5", "TENSOR_MODEL_PARALLEL_GROUP", "[1, 3, 5]");
+    const char *names[] = { "1", "2", "3" };
+    for (int p = 0; p < 3; p++) {
+        j.p2p_sizes = "[[4]]";
+        p2p(&j, 2 * p, names[p], "recv 0<-1", 1, "started");
+        p2p(&j, 2 * p + 1, names[p], "send 1->0", 1, "started");
+        if (p == 2) {
+            j.p2p_sizes = "[[64]]";
+            p2p(&j, 4, "3", "send 0->1", 2, "scheduled");
+        }
+        j.p2p_sizes = "[[128]]";
+        p2p(&j, 2 * p, names[p], "recv 0<-1", 3, "scheduled");
+        rec(&j, 2 * p, "4", "all_reduce", 1, "scheduled");
+        p2p(&j, 2 * p + 1, names[p], "send 1->0", p == 2 ? 2 : 3, "scheduled"); /* 5: #3 at #2 */
+        rec(&j, 2 * p + 1, "5", "all_reduce", 1, "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "5");
+    done(&j);
+}
+
+/* Three pipeline pairs of one family (and two more whose dumps hold nothing of the pipeline,
+ * their send/recv gone: silent, no votes): stage 0 sends #1, receives #2, then runs its
+ * tensor-parallel all_reduce #1 and the job's all_reduce #1. Rank 4, stage 0 of the third pair,
+ * left out its recv #2: its whole dump shows its send #1, then the tensor-parallel all_reduce,
+ * done with its sibling stages, which ran their recv #2 first. It has nothing pending in the
+ * pipeline group, so no pending send/recv of its own says where it stands; its history says it
+ * went past #2. Rank 5 waits in its send #2 to 4, and the job's all_reduce waits on 5: 4 is
+ * named, not 5 (sim seeds 16063; 4942, where embedding groups of the same two stages read as
+ * the pipeline's family and said nothing). */
+static void a_stage_with_nothing_pending_that_ran_past_its_recv_is_named(void **state) {
+    job j;
+    job_init(&j, 10);
+    j.group_ranks[0] = "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]";
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "PIPELINE_MODEL_PARALLEL_GROUP", "[2, 3]");
+    group(&j, "3", "PIPELINE_MODEL_PARALLEL_GROUP", "[4, 5]");
+    group(&j, "6", "PIPELINE_MODEL_PARALLEL_GROUP", "[6, 7]");
+    group(&j, "7", "PIPELINE_MODEL_PARALLEL_GROUP", "[8, 9]");
+    group(&j, "4", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 2, 4, 6, 8]");
+    group(&j, "5", "TENSOR_MODEL_PARALLEL_GROUP", "[1, 3, 5, 7, 9]");
+    const char *names[] = { "1", "2", "3" };
+    for (int p = 0; p < 5; p++) {
+        if (p < 3) {
+            p2p(&j, 2 * p, names[p], "send 0->1", 1, "completed");
+            p2p(&j, 2 * p + 1, names[p], "recv 1<-0", 1, "completed");
+            if (p < 2) p2p(&j, 2 * p, names[p], "recv 0<-1", 2, "completed");
+            p2p(&j, 2 * p + 1, names[p], "send 1->0", 2, p < 2 ? "completed" : "started");
+        }
+        rec(&j, 2 * p, "4", "all_reduce", 1, "completed");
+        rec(&j, 2 * p, "0", "all_reduce", 1, "scheduled");
+        if (p == 2) continue; /* rank 5 is blocked in its send */
+        rec(&j, 2 * p + 1, "5", "all_reduce", 1, "scheduled");
+        rec(&j, 2 * p + 1, "0", "all_reduce", 1, "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "4");
+    done(&j);
+}
+
+/* A pair whose stage 0 (rank 0) left out its recv #2: its next send lands at #2, where rank 1's
+ * send #2 waits, and its recv #3 is of the shapes of 1's send #4. NCCL pairs the pair's sends
+ * and recvs in the order they were posted: 1's send #2 meets 0's recv #3, of other shapes: a
+ * size mismatch of both (tests/sim's E3; sim seeds 1978, 3485), not halves nobody posted. Where
+ * the two have the same shapes, they are one transfer whose numbers the left-out recv shifted: no
+ * mismatch. Nor where nothing shows the lower number went elsewhere: only-active dumps, rank 0's
+ * GPU stalled in its recv #2 from 1, whose send #2 completed and is gone from its dump; 1's next
+ * send #4, of other shapes, is no partner of that recv (sim seed 8408). */
+static void a_pairs_next_transfer_of_other_shapes_is_a_mismatch(void **state) {
+    for (int variant = 0; variant < 3; variant++) {
+        bool same = variant == 1, dropped = variant == 2;
+        job j;
+        job_init(&j, 2);
+        group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+        j.p2p_sizes = "[[4]]";
+        if (dropped) {
+            p2p(&j, 0, "1", "recv 0<-1", 2, "started"); /* 1's send #2 done, dropped */
+            p2p(&j, 0, "1", "send 0->1", 3, "scheduled");
+            p2p(&j, 1, "1", "recv 1<-0", 3, "started");
+            j.p2p_sizes = "[[16]]";
+            p2p(&j, 1, "1", "send 1->0", 4, "scheduled");
+        } else {
+            p2p(&j, 0, "1", "send 0->1", 1, "completed");
+            p2p(&j, 1, "1", "recv 1<-0", 1, "completed");
+            p2p(&j, 1, "1", "send 1->0", 2, "started");
+            p2p(&j, 0, "1", "send 0->1", 2, "started"); /* its recv #2 left out */
+            j.p2p_sizes = same ? "[[4]]" : "[[16]]";
+            p2p(&j, 0, "1", "recv 0<-1", 3, "scheduled");
+            p2p(&j, 1, "1", "recv 1<-0", 3, "scheduled");
+            p2p(&j, 1, "1", "send 1->0", 4, "scheduled");
+        }
+        run(&j);
+        if (same || dropped)
+            assert_true(j.a.verdict.status != FA_STATUS_MISMATCH);
+        else
+            assert_culprits(&j, FA_STATUS_MISMATCH, "0,1");
+        done(&j);
+    }
+}
+
+/* Only-active dumps of a pipeline pair in a larger job: rank 3, stage 1, left out its recv #2 and
+ * posts its send #3 at #2; rank 2 waits in its send #2, its recv #3 behind it, and the job's
+ * all_reduce waits on 2. The sibling pairs' dumps hold nothing of the pipeline (what they ran
+ * completed and is gone): nothing says whether 3 left one out or 2 posted one too many. One of
+ * them, no culprit (sim seed 1875, where 2 alone was named). */
+static void a_pair_in_two_orders_without_siblings_words_is_one_of_two(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "PIPELINE_MODEL_PARALLEL_GROUP", "[0, 1]");
+    group(&j, "2", "PIPELINE_MODEL_PARALLEL_GROUP", "[2, 3]");
+    j.p2p_sizes = "[[4]]";
+    p2p(&j, 2, "2", "send 0->1", 2, "started");
+    p2p(&j, 3, "2", "send 1->0", 2, "started"); /* its recv #2 left out */
+    p2p(&j, 2, "2", "recv 0<-1", 3, "scheduled");
+    coll(&j, "0", "all_reduce", 1, S("scheduled", "scheduled", NULL, "scheduled"));
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "");
+    assert_true(offers(&j, 2) && offers(&j, 3));
+    assert_non_null(strstr(j.a.verdict.summary, "rank 2 or 3"));
+    done(&j);
+}
+
 /* Only-active dumps. Rank 2 left TP #4 and #5 out and went on to the step's default_pg #3, where
  * it waits for rank 3; rank 3 waits in TP #4 for rank 2. Ranks 0 and 1 completed TP #4, gone from
  * their dumps, but their TP #5, pending before default_pg #3, says they issued #4 before it too
@@ -5950,6 +6088,10 @@ int main(void) {
         cmocka_unit_test(a_pair_across_an_older_dump_is_no_size_mismatch),
         cmocka_unit_test(a_send_recv_left_out_is_told_by_the_sibling_stages),
         cmocka_unit_test(a_send_recv_left_out_is_told_by_the_siblings_pending_one_later),
+        cmocka_unit_test(a_pair_left_out_send_recv_is_told_by_the_siblings_later_run),
+        cmocka_unit_test(a_stage_with_nothing_pending_that_ran_past_its_recv_is_named),
+        cmocka_unit_test(a_pairs_next_transfer_of_other_shapes_is_a_mismatch),
+        cmocka_unit_test(a_pair_in_two_orders_without_siblings_words_is_one_of_two),
         cmocka_unit_test(a_later_collective_of_the_group_says_its_dropped_one_came_first),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
