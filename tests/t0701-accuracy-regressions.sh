@@ -43,13 +43,14 @@ STILL_WRONG="279 8203"
 # pairs with the pending send of its shapes in a window with gaps (done_on_wire). 13804: idle
 # members beside a lonely op are roots (verdict_sinks.c judge_alone). 16129: a pair member's
 # counters complete a transfer its only-active window dropped inside its span (fa_p2p_dropped).
-# 1978: a pair's first unpaired send and recv meet on the wire, of other shapes a size mismatch
-# (match_p2p.c mismatched_on_wire); 8408: not where the lower number may be a transfer an
-# only-active dump dropped done. 12007, 16063, 4942: the sibling stages tell which stage of a pair
-# left a send/recv out (verdict_order.c p2p_family_vote, p2p_passed_vote).
+# 1978: a pair's first pending send and recv meet on the wire, of other shapes a size mismatch
+# (match_p2p.c mismatched_on_wire); 13523: so too in a ring of batches, a recv from the wrong
+# peer; 8408: not where the lower number may be a transfer an only-active dump dropped done.
+# 12007, 16063, 4942: the sibling stages tell which stage of a pair left a send/recv out
+# (verdict_order.c p2p_family_vote, p2p_passed_vote).
 KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
 2440 1608 1022 15089 12146 16556 12994 9801 14651 16614 12320 16972 16774 18328 7432 6917 9966
-15296 15624 3941 13804 16129 1978 8408 12007 16063 4942"
+15296 15624 3941 13804 16129 1978 8408 12007 16063 4942 13523"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

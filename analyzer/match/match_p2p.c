@@ -303,30 +303,18 @@ static int pair_in_order(builder *b, const uint32_t *S, size_t ns, const uint32_
 
 static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r);
 
-/* The first send and the first recv of a run that no equal p2p_seq_id pairs (indices into S and
- * R, or SIZE_MAX), in pair_by_seq's walk. */
-static void first_unpaired(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
-                           size_t nr, size_t *fs, size_t *fr) {
-    size_t i = 0, j = 0;
-    *fs = *fr = SIZE_MAX;
-    while ((i < ns || j < nr) && (*fs == SIZE_MAX || *fr == SIZE_MAX)) {
-        int64_t ss = i < ns ? fa_p2p_seq(b->in, &b->p2p[S[i]]) : INT64_MAX,
-                rs = j < nr ? fa_p2p_seq(b->in, &b->p2p[R[j]]) : INT64_MAX;
-        if (ss == rs) {
-            i++, j++;
-        } else if (ss < rs) {
-            if (*fs == SIZE_MAX) *fs = i;
-            i++;
-        } else {
-            if (*fr == SIZE_MAX) *fr = j;
-            j++;
-        }
-    }
+/* The index of the first record of S[0..n) (one side of a run, in entry order) that has not
+ * completed, or SIZE_MAX. */
+static size_t first_pending(const builder *b, const uint32_t *S, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (b->p2p[S[i]].state != FR_STATE_COMPLETED) return i;
+    return SIZE_MAX;
 }
 
 /* Whether the rank of record x holds, in x's group, a send/recv numbered seq and none of x's
- * kind there (a send, where x is one): that number went to another transfer, so x's side posted
- * none of x's kind at it. Nothing there proves nothing: an only-active dump drops what completed. */
+ * kind with x's peer there (a send to the same rank, where x is one): that number went to another
+ * transfer, so x's side posted none to that peer at it. Nothing there proves nothing: an
+ * only-active dump drops what completed. */
 static bool number_held_otherwise(const builder *b, const p2p_rec *x, int64_t seq) {
     const fa_store *store = b->in->store;
     const fa_dump *d = b->in->ranks[x->rank_index].dump;
@@ -337,32 +325,34 @@ static bool number_held_otherwise(const builder *b, const p2p_rec *x, int64_t se
         if (fa_entry_pg(store, e) != pg || fa_entry_p2p_seq(d, e) != seq) continue;
         const fa_opinfo *op = fa_store_op(store, fa_entry_traits(store, e)->name);
         if (!op->is_send && !op->is_recv) continue;
-        if (op->is_send == (bool)x->is_send) return false;
+        if (x->is_send ? op->is_send && op->dst == (int64_t)x->dst_pos
+                       : op->is_recv && op->src == (int64_t)x->src_pos)
+            return false;
         held = true;
     }
     return held;
 }
 
-/* NCCL pairs a peer's sends and recvs in the order they were posted, whatever their numbers. A
- * run whose ids pair every earlier transfer and leave one pending send and one pending recv,
- * each the first without its id on the other side, pairs those two on the wire, where the side
- * of the lower number shows it posted another transfer at it (number_held_otherwise: not a send
- * or recv its only-active dump dropped done, nor one a stalled GPU left pending on the other
- * side, sim seed 8408); of other shapes, they are a size mismatch the two ranks made, not two
- * halves nobody posted (tests/sim's E3; sim seeds 1978, 3485: a stage that left out its recv
- * posts its next recv, of the next transfer's shapes, while its peer's send waits at the number
- * of the one left out, where the stage holds its next send). Of the same shapes they are one
- * transfer whose numbers a left-out send/recv shifted: left to the ids (the order evidence reads
- * them so). Sets *ps, *pr to the two indices, or SIZE_MAX. */
+/* NCCL pairs a peer's sends and recvs in the order they were posted, whatever their numbers: the
+ * first send of a run still pending and its first recv still pending meet on the wire, where
+ * their numbers differ and the side of the lower number shows it posted another transfer at it
+ * (number_held_otherwise: not one to this peer that its only-active dump dropped done, nor one
+ * a stalled GPU left pending on the other side, sim seed 8408). Of other shapes they are a size
+ * mismatch the two ranks made, not two halves nobody posted (tests/sim's E3; sim seeds 1978,
+ * 3485: a stage that left out its recv posts its next recv, of the next transfer's shapes,
+ * while its peer's send waits at the number of the one left out, where the stage holds its next
+ * send; 13523: a rank whose batch received from the wrong peer receives its peer's next send
+ * in its next batch, at that send's number). Of the same shapes they are one transfer whose
+ * numbers a left-out send/recv shifted: left to the ids (the order evidence reads them so). Sets
+ * *ps, *pr to the two indices, or SIZE_MAX. */
 static void mismatched_on_wire(const builder *b, const uint32_t *S, size_t ns, const uint32_t *R,
                                size_t nr, size_t *ps, size_t *pr) {
-    size_t fs, fr;
-    first_unpaired(b, S, ns, R, nr, &fs, &fr);
+    size_t fs = first_pending(b, S, ns), fr = first_pending(b, R, nr);
     *ps = *pr = SIZE_MAX;
     if (fs == SIZE_MAX || fr == SIZE_MAX) return;
     const p2p_rec *s = &b->p2p[S[fs]], *r = &b->p2p[R[fr]];
     int64_t at_s = fa_p2p_seq(b->in, s), at_r = fa_p2p_seq(b->in, r);
-    if (s->state == FR_STATE_COMPLETED || r->state == FR_STATE_COMPLETED || same_shapes(b, s, r) ||
+    if (at_s == at_r || same_shapes(b, s, r) ||
         !number_held_otherwise(b, at_s < at_r ? r : s, at_s < at_r ? at_s : at_r))
         return;
     *ps = fs;

@@ -1277,6 +1277,33 @@ static void a_pairs_next_transfer_of_other_shapes_is_a_mismatch(void **state) {
     }
 }
 
+/* A ring of four that exchanges in batches: each rank sends to the next and receives from the one
+ * before. In batch #2 rank 2 receives from 0 instead of 1; in batch #3 (other shapes) it
+ * receives from 1. NCCL pairs 1's sends to 2 in posting order: its send #2 meets 2's recv #3, of
+ * other shapes, since 2's #2 holds no recv from 1: a size mismatch of 1 and 2 (tests/sim's E3;
+ * sim seed 13523, rings that wrapped), not "2 never posted the recv" with 1's #3 paired by
+ * number. */
+static void a_ring_batch_from_the_wrong_peer_meets_the_next_transfer(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 0; r < 4; r++) {
+        char send[16], recv[16];
+        j.first_record[r] = 8; /* rings that wrapped: no whole history to pair in order */
+        snprintf(send, sizeof send, "send %d->%d", r, (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, r == 2 ? 0 : (r + 3) % 4);
+        j.p2p_sizes = "[[4]]";
+        p2p(&j, r, "0", send, 2, "scheduled");
+        p2p(&j, r, "0", recv, 2, "scheduled");
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        j.p2p_sizes = "[[16]]";
+        p2p(&j, r, "0", send, 3, "scheduled");
+        p2p(&j, r, "0", recv, 3, "scheduled");
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_MISMATCH, "1,2");
+    done(&j);
+}
+
 /* Only-active dumps of a pipeline pair in a larger job: rank 3, stage 1, left out its recv #2 and
  * posts its send #3 at #2; rank 2 waits in its send #2, its recv #3 behind it, and the job's
  * all_reduce waits on 2. The sibling pairs' dumps hold nothing of the pipeline (what they ran
@@ -6091,6 +6118,7 @@ int main(void) {
         cmocka_unit_test(a_pair_left_out_send_recv_is_told_by_the_siblings_later_run),
         cmocka_unit_test(a_stage_with_nothing_pending_that_ran_past_its_recv_is_named),
         cmocka_unit_test(a_pairs_next_transfer_of_other_shapes_is_a_mismatch),
+        cmocka_unit_test(a_ring_batch_from_the_wrong_peer_meets_the_next_transfer),
         cmocka_unit_test(a_pair_in_two_orders_without_siblings_words_is_one_of_two),
         cmocka_unit_test(a_later_collective_of_the_group_says_its_dropped_one_came_first),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
