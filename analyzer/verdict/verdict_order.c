@@ -608,13 +608,17 @@ static int p2p_passed_word(const decider *d, size_t own_ri, long own_g, size_t r
 
 /* p2p_family_vote where the rank has no send/recv pending in the missing one's group: the
  * members in its place in the sibling groups, by p2p_passed_word: -1 where two or more of them,
- * and more than half of those that hold the number, say it went past; else 0. */
+ * and more than half of those that hold the number, say it went past; else 0. Silent ones do
+ * not count as asked, so how many are looked at is bounded on its own (each costs a scan of its
+ * dump; a family of a huge job has thousands). */
 static int p2p_passed_vote(const decider *d, size_t own_ri, const fa_op *missing, uint32_t pos) {
     const fa_group *g = &d->groups->v[missing->group];
-    int contradict = 0, asked = 0;
-    for (size_t gi = 0; gi < d->groups->n && asked < MAX_ORDER_VOTERS; gi++) {
+    int contradict = 0, asked = 0, looked = 0;
+    for (size_t gi = 0;
+         gi < d->groups->n && asked < MAX_ORDER_VOTERS && looked < 4 * MAX_ORDER_VOTERS; gi++) {
         const fa_group *sib = &d->groups->v[gi];
         if (sib == g || sib->nmembers != g->nmembers || !fa_vo_one_family(sib, g)) continue;
+        looked++;
         long ri = fa_input_find(d->in, sib->members[pos]);
         int word = ri < 0 ? SIBLING_SILENT
                           : p2p_passed_word(d, own_ri, (long)missing->group, (size_t)ri, (long)gi,
