@@ -386,6 +386,15 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
     return agree > contradict ? 1 : -1;
 }
 
+/* The pg slot of input rank ri's dump that is group gi (its entries' traits.pg), or -1: found
+ * once, so that a scan of the entries compares slots rather than looking each name up. */
+static long group_slot(const decider *d, size_t ri, long gi) {
+    const fa_dump *dump = d->in->ranks[ri].dump;
+    for (uint32_t k = 0; gi >= 0 && k < dump->npgs; k++)
+        if (fa_groups_find(d->groups, ri, dump->pgs[k].name) == gi) return (long)k;
+    return -1;
+}
+
 /* What input rank ri's sends and recvs in `group` numbered p2p #seq say of one named `name` (a
  * traits' profiling name: kind and group-relative direction): +1 one of them is it, -1 it holds
  * some and none is it, 0 it holds none. A batch numbers its sends and recvs alike, so one
@@ -393,10 +402,8 @@ static int order_vote(const decider *d, const uint32_t *mine, size_t n, size_t n
  * of its batch that its siblings list first, read as another operation at that number). */
 static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq, uint32_t name) {
     const fa_dump *dump = d->in->ranks[ri].dump;
-    long slot = -1;
+    long slot = group_slot(d, ri, (long)group);
     int word = 0;
-    for (uint32_t k = 0; k < dump->npgs && slot < 0; k++)
-        if (fa_groups_find(d->groups, ri, dump->pgs[k].name) == (long)group) slot = k;
     for (uint32_t i = 0; slot >= 0 && i < dump->nentries; i++) {
         const fa_entry *e = &dump->entries[i];
         const fa_traits *t = fa_entry_traits(d->in->store, e);
@@ -409,22 +416,22 @@ static int p2p_word_at(const decider *d, size_t ri, uint32_t group, int64_t seq,
     return word;
 }
 
-/* Whether input rank ri's entry i is a send/recv of group gi still pending. */
-static bool pending_p2p_in(const decider *d, size_t ri, uint32_t i, long gi) {
-    const fa_dump *dump = d->in->ranks[ri].dump;
-    const fa_traits *t = fa_entry_traits(d->in->store, &dump->entries[i]);
+/* Whether input rank ri's entry i is a send/recv of its pg slot `slot` (group_slot) still
+ * pending. */
+static bool pending_p2p_in(const decider *d, size_t ri, uint32_t i, long slot) {
+    const fa_traits *t = fa_entry_traits(d->in->store, &d->in->ranks[ri].dump->entries[i]);
     const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-    return (op->is_send || op->is_recv) && t->state != FR_STATE_COMPLETED && !t->ended &&
-           fa_groups_find(d->groups, ri, dump->pgs[t->pg].name) == gi;
+    return (long)t->pg == slot && (op->is_send || op->is_recv) && t->state != FR_STATE_COMPLETED &&
+           !t->ended;
 }
 
 /* The first entry of input rank ri's dump at or after `at` that is a plain collective or a
- * pending send/recv of group gi (what a run of the program in that group is made of), or
- * nentries. */
-static uint32_t next_step_entry(const decider *d, size_t ri, uint32_t at, long gi) {
+ * pending send/recv of its pg slot `slot` (what a run of the program in that group is made of),
+ * or nentries. */
+static uint32_t next_step_entry(const decider *d, size_t ri, uint32_t at, long slot) {
     const fa_dump *dump = d->in->ranks[ri].dump;
     while (at < dump->nentries && !fa_entry_plain_collective(d->in->store, &dump->entries[at]) &&
-           !pending_p2p_in(d, ri, at, gi))
+           !pending_p2p_in(d, ri, at, slot))
         at++;
     return at;
 }
@@ -438,9 +445,10 @@ enum { MAX_RUN = 64 };
 static bool same_run(const decider *d, size_t a, uint32_t ia, long ga, size_t b, uint32_t ib,
                      long gb) {
     const fa_dump *da = d->in->ranks[a].dump, *db = d->in->ranks[b].dump;
+    long sa = group_slot(d, a, ga), sb = group_slot(d, b, gb);
     for (int steps = 0; steps < MAX_RUN; steps++, ia++, ib++) {
-        ia = next_step_entry(d, a, ia, ga);
-        ib = next_step_entry(d, b, ib, gb);
+        ia = next_step_entry(d, a, ia, sa);
+        ib = next_step_entry(d, b, ib, sb);
         if (ia >= da->nentries || ib >= db->nentries) return false;
         const fa_entry *x = &da->entries[ia], *y = &db->entries[ib];
         bool xc = fa_entry_plain_collective(d->in->store, x),
@@ -469,10 +477,11 @@ static bool same_run(const decider *d, size_t a, uint32_t ia, long ga, size_t b,
 static int p2p_shift_word(const decider *d, size_t own_ri, uint32_t own_at, long own_g, size_t ri,
                           long gi, int64_t seq, uint32_t name) {
     const fa_dump *dump = d->in->ranks[ri].dump;
-    for (uint32_t i = 0; i < dump->nentries; i++) {
+    long slot = group_slot(d, ri, gi);
+    for (uint32_t i = 0; slot >= 0 && i < dump->nentries; i++) {
         const fa_entry *e = &dump->entries[i];
         if (fa_entry_traits(d->in->store, e)->name != name || fa_entry_p2p_seq(dump, e) <= seq ||
-            !pending_p2p_in(d, ri, i, gi))
+            !pending_p2p_in(d, ri, i, slot))
             continue;
         if (same_run(d, own_ri, own_at, own_g, ri, i, gi)) return -1;
     }
@@ -574,13 +583,12 @@ enum { SIBLING_SILENT = 2 };
 static int p2p_passed_word(const decider *d, size_t own_ri, long own_g, size_t ri, long gi,
                            int64_t seq) {
     const fa_dump *sd = d->in->ranks[ri].dump, *od = d->in->ranks[own_ri].dump;
-    long at = -1;
-    for (uint32_t i = 0; i < sd->nentries && at < 0; i++) {
+    long at = -1, sslot = group_slot(d, ri, gi), oslot = group_slot(d, own_ri, own_g);
+    for (uint32_t i = 0; sslot >= 0 && i < sd->nentries && at < 0; i++) {
         const fa_entry *e = &sd->entries[i];
         const fa_traits *t = fa_entry_traits(d->in->store, e);
         const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-        if ((op->is_send || op->is_recv) && fa_entry_p2p_seq(sd, e) == seq &&
-            fa_groups_find(d->groups, ri, sd->pgs[t->pg].name) == gi)
+        if ((long)t->pg == sslot && (op->is_send || op->is_recv) && fa_entry_p2p_seq(sd, e) == seq)
             at = (long)i;
     }
     long xg;
@@ -592,15 +600,14 @@ static int p2p_passed_word(const decider *d, size_t own_ri, long own_g, size_t r
         const fa_entry *e = &od->entries[i];
         const fa_traits *t = fa_entry_traits(d->in->store, e);
         const fa_opinfo *op = fa_store_op(d->in->store, t->name);
-        long g = fa_groups_find(d->groups, own_ri, od->pgs[t->pg].name);
         if (op->is_send || op->is_recv) {
-            if (g != own_g) continue;
+            if ((long)t->pg != oslot) continue;
             if (fa_entry_p2p_seq(od, e) >= seq) return 0;
             below = true;
         } else if (below && fa_entry_plain_collective(d->in->store, e) && t->name == xn &&
-                   fa_entry_coll_seq(od, e) == xs && g >= 0 &&
-                   fa_vo_one_family(&d->groups->v[g], &d->groups->v[xg])) {
-            return -1;
+                   fa_entry_coll_seq(od, e) == xs) {
+            long g = fa_groups_find(d->groups, own_ri, od->pgs[t->pg].name);
+            if (g >= 0 && fa_vo_one_family(&d->groups->v[g], &d->groups->v[xg])) return -1;
         }
     }
     return 0;
