@@ -6,9 +6,8 @@
 # comes out right, take it off the list.
 . "$(dirname "$0")/lib.sh"
 SIM="$TOP/tests/sim"
-# Still wrong (issue 18): 279 an older dump that only counters show; 8203 a wrong peer read behind
-# an older dump (the simulator names the older dump; kept for its alternatives' words).
-STILL_WRONG="279 8203"
+# Still wrong (issue 18): 279 an older dump that only counters show.
+STILL_WRONG="279"
 # Seeds that must stay exact, not merely not wrong: their answer once was honest but vaguer
 # ("inconclusive") than the dumps allow. 739, 1013: ranks pending in a collective every member
 # joined, behind a member blocked on the killed rank, wait for it too; they are no stopped rank.
@@ -47,10 +46,12 @@ STILL_WRONG="279 8203"
 # (match_p2p.c mismatched_on_wire); 13523: so too in a ring of batches, a recv from the wrong
 # peer; 8408: not where the lower number may be a transfer an only-active dump dropped done.
 # 12007, 16063, 4942: the sibling stages tell which stage of a pair left a send/recv out
-# (verdict_order.c p2p_family_vote, p2p_passed_vote).
+# (verdict_order.c p2p_family_vote, p2p_passed_vote). 17689: an end queued behind its poster's own
+# recv makes no wrong receiver of a peer whose sender posted to the wrong peer (verdict_wrong_peer.c
+# queued_end).
 KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
 2440 1608 1022 15089 12146 16556 12994 9801 14651 16614 12320 16972 16774 18328 7432 6917 9966
-15296 15624 3941 13804 16129 1978 8408 12007 16063 4942 13523"
+15296 15624 3941 13804 16129 1978 8408 12007 16063 4942 13523 17689"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

@@ -309,6 +309,14 @@ static bool posted_in_batch(const decider *d, size_t op) {
     return false;
 }
 
+/* Whether the lone end that its poster (end->other, not the key it is filed under) posted is
+ * queued behind an older pending call of the poster's own: its stream has not reached it, so it
+ * waits on nobody yet, and says less of key than an end its poster waits in (mark_wrong_ends). */
+static bool queued_end(const decider *d, const peer_blocks *b, const lone_end *end) {
+    const fa_call *c = &d->m->calls[d->m->ops[end->op].first_call];
+    return queued_in(d, b, end->op, c->member, fa_vg_rank_node(d, end->other));
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
  * it for the opposite end in the same group (a wrong peer is another member of the group the
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
@@ -323,12 +331,20 @@ static bool posted_in_batch(const decider *d, size_t op) {
  * Where the peer that waits on the other half is not seen (no dump, cut), a peer waiting for key
  * that ran the very slot of key's end (its send/recv of the group with key's p2p_seq_id) to the
  * end without it shows the same: the common pattern went on without key's half (a slot only
- * where key posted its end in a batch: posted_in_batch). */
+ * where key posted its end in a batch: posted_in_batch).
+ * An end waiting on key that its poster has queued behind an older pending call of its own
+ * (queued_end) waits on nobody yet: it counts (wrong_poster set, the second round) only where
+ * the peer key's end would excuse posted no wrong end itself (wrong_poster[peer], from the first
+ * round). tests/sim seed 17689: stage 1 sent to 3 instead of 2; 2's recv from 1 looked posted to
+ * the wrong source beside 3's send to 2, queued behind 3's recv from 2 (which 2's send, queued
+ * behind that recv from 1, answers); seed 15721: 4 received from 16 instead of 3, and 3's only
+ * lone send to 4 is its second, queued behind its first. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
-                            peer_blocks *b, bool *drop) {
+                            peer_blocks *b, const bool *wrong_poster, bool *drop) {
     for (size_t i = from; i < to; i++) {
         long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
         if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
+        if (wrong_poster && wrong_poster[peer]) continue;
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
         bool held = b->blocked[peer] || b->waited[peer];
@@ -337,7 +353,8 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
             if (ends[k].posted_by_key || d->m->ops[ends[k].op].group != group) continue;
-            waited_elsewhere |= ends[k].other != ends[i].other;
+            waited_elsewhere |=
+                ends[k].other != ends[i].other && (wrong_poster || !queued_end(d, b, &ends[k]));
             same |= ends[k].other == ends[i].other;
         }
         uint64_t passed = 0;
@@ -360,6 +377,18 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
             (!held || holds_chain(d, b, peer, key)))
             drop[ends[i].op] = true;
     }
+}
+
+/* Per node, whether the rank posted one of the lone ends in drop; NULL when out of memory. */
+static bool *wrong_posters(const decider *d, const bool *drop) {
+    bool *poster = calloc(d->nfacts + 1, 1);
+    for (size_t op = 0; poster && op < d->m->nops; op++) {
+        if (!drop[op]) continue;
+        const fa_call *c = &d->m->calls[d->m->ops[op].first_call];
+        long node = fa_vg_rank_node(d, d->groups->v[d->m->ops[op].group].members[c->member]);
+        if (node >= 0) poster[node] = true;
+    }
+    return poster;
 }
 
 /* The (peer, poster) pairs of the ends that a rank posted itself, asked of blocked_ranks (called
@@ -404,11 +433,21 @@ bool *fa_vw_wrong_peer_ops(const decider *d) {
     for (int pass = 0; ok && pass < 2; pass++) {
         lone_end *ends = pass ? by_dst : by_src;
         qsort(ends, n, sizeof *ends, compare_ends);
-        for (size_t i = 0, j; i < n; i = j) {
-            for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
-            mark_wrong_ends(d, ends, i, j, &b, drop);
-        }
     }
+    /* first on the ends their posters wait in, then on queued ones too where the rank they would
+     * excuse posted no wrong end itself (mark_wrong_ends) */
+    bool *wrong_poster = NULL;
+    for (int round = 0; ok && round < 2; round++) {
+        for (int pass = 0; pass < 2; pass++) {
+            lone_end *ends = pass ? by_dst : by_src;
+            for (size_t i = 0, j; i < n; i = j) {
+                for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
+                mark_wrong_ends(d, ends, i, j, &b, wrong_poster, drop);
+            }
+        }
+        if (!round) ok = (wrong_poster = wrong_posters(d, drop)) != NULL;
+    }
+    free(wrong_poster);
     free(by_src);
     free(by_dst);
     free(b.blocked);

@@ -1304,6 +1304,28 @@ static void a_ring_batch_from_the_wrong_peer_meets_the_next_transfer(void **stat
     done(&j);
 }
 
+/* Four pipeline stages on one communicator (our recorder's numbering: each rank counts its own
+ * send/recv). Stage 1 sends to 3 instead of 2 and then waits to receive from 2; 2 waits to receive
+ * from 1, its send to 3 behind that recv; 3's recv from 2 meets that send, and 3's send to 2 waits
+ * behind its recv. 2's recv from 1 is no recv from the wrong source: the only end that waits on 2
+ * (3's send) is queued behind 3's own recv, and 1, which it would excuse, posted a wrong end of
+ * its own. Rank 1 is named (sim seed 17689, where 2 was). */
+static void a_queued_send_does_not_make_its_peer_a_wrong_receiver(void **state) {
+    job j;
+    job_init(&j, 4);
+    p2p(&j, 0, "0", "send 0->1", 5, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 5, "completed");
+    p2p(&j, 1, "0", "send 1->3", 6, "scheduled");
+    p2p(&j, 1, "0", "recv 1<-2", 7, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 6, "scheduled");
+    p2p(&j, 2, "0", "send 2->3", 7, "scheduled");
+    p2p(&j, 3, "0", "recv 3<-2", 6, "scheduled");
+    p2p(&j, 3, "0", "send 3->2", 7, "scheduled");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "1");
+    done(&j);
+}
+
 /* Only-active dumps of a pipeline pair in a larger job: rank 3, stage 1, left out its recv #2 and
  * posts its send #3 at #2; rank 2 waits in its send #2, its recv #3 behind it, and the job's
  * all_reduce waits on 2. The sibling pairs' dumps hold nothing of the pipeline (what they ran
@@ -3401,6 +3423,38 @@ static void in_one_group_the_launch_numbers_tell_the_skipper(void **state) {
     recorder_comm_zero(&j);
     run(&j);
     assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
+/* Our recorder's dumps of a ring's batches, sizes alike, dtypes not, rings that wrapped. In batch
+ * #2 rank 2 receives from 0 instead of 1; 0 ran both batches to the end, and so did 3 its #2 on
+ * the wire. NCCL pairs 1's sends to 2 in posting order: its send #2 meets 2's recv #3, so the only
+ * end left waiting on 2 is 1's send #3, queued behind its #2. Queued, it still makes 2's recv
+ * from 0 the wrong end, as 0 posted no wrong end of its own: 2 is named, not 0 for a send it
+ * never owed (sim seed 15721). */
+static void a_queued_send_still_shows_a_wrong_receiver(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 0; r < 4; r++) {
+        char send[16], recv[16];
+        j.first_record[r] = 8;
+        snprintf(send, sizeof send, "send %d->%d", r, (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, r == 2 ? 0 : (r + 3) % 4);
+        const char *st = r == 0 || r == 3 ? "completed" : "scheduled";
+        j.p2p_dtype = "BFloat16";
+        p2p(&j, r, "0", send, 2, st);
+        p2p(&j, r, "0", recv, 2, st);
+        batch_end(&j, r, "0", 2, st);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        st = r == 0 ? "completed" : "scheduled";
+        j.p2p_dtype = "Half";
+        p2p(&j, r, "0", send, 3, st);
+        p2p(&j, r, "0", recv, 3, st);
+        batch_end(&j, r, "0", 3, st);
+    }
+    recorder_comm_zero(&j);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
     done(&j);
 }
 
@@ -6120,6 +6174,8 @@ int main(void) {
         cmocka_unit_test(a_pairs_next_transfer_of_other_shapes_is_a_mismatch),
         cmocka_unit_test(a_ring_batch_from_the_wrong_peer_meets_the_next_transfer),
         cmocka_unit_test(a_pair_in_two_orders_without_siblings_words_is_one_of_two),
+        cmocka_unit_test(a_queued_send_does_not_make_its_peer_a_wrong_receiver),
+        cmocka_unit_test(a_queued_send_still_shows_a_wrong_receiver),
         cmocka_unit_test(a_later_collective_of_the_group_says_its_dropped_one_came_first),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
