@@ -810,12 +810,17 @@ static bool partner_before_window(const builder *b, const p2p_rec *x, size_t ny)
 }
 
 /* The pending records P[0..n-1] less those partner_maybe_dropped or partner_before_window says
- * nothing is shown to pair with (kept in order, in place); how many are left. */
-static size_t drop_unpairable(const builder *b, uint32_t *P, size_t n, const uint32_t *Y,
-                              size_t ny) {
+ * nothing is shown to pair with (kept in order, in place); how many are left. Where the run's
+ * newest completed send and recv, a pair, carry different p2p_seq_ids (ids_apart), the two sides
+ * count apart whatever their ranges (pipeline stages: ids_comparable's overlap test is fooled
+ * once their windows meet), and no id says a partner fell off a window (tests/sim seed 18907:
+ * stage 3's recv #6 from 2 dropped as done with a send #6 that stage 2, its own numbers at #11,
+ * never made; 2's send #11 then read as never received, 3 named). */
+static size_t drop_unpairable(const builder *b, uint32_t *P, size_t n, const uint32_t *Y, size_t ny,
+                              bool ids_apart) {
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)
-        if (!partner_maybe_dropped(b, &b->p2p[P[i]], Y, ny) &&
+        if ((ids_apart || !partner_maybe_dropped(b, &b->p2p[P[i]], Y, ny)) &&
             !partner_before_window(b, &b->p2p[P[i]], ny))
             P[kept++] = P[i];
     return kept;
@@ -902,8 +907,12 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
     if (!PS) return -1;
     memcpy(PS, S + cs + er, ps * sizeof *PS);
     memcpy(PR, R + cr + es, pr * sizeof *PR);
-    ps = drop_unpairable(b, PS, ps, R, nr);
-    pr = drop_unpairable(b, PR, pr, S, ns);
+    /* the run's newest completed pair carries two ids: its sides count apart (pipeline stages),
+     * and no id says a partner fell off a window */
+    bool apart = cs > es && cr > er &&
+                 fa_p2p_seq(b->in, &v[S[cs - es - 1]]) != fa_p2p_seq(b->in, &v[R[cr - er - 1]]);
+    ps = drop_unpairable(b, PS, ps, R, nr, apart);
+    pr = drop_unpairable(b, PR, pr, S, ns, apart);
     int rc = 0;
     for (size_t i = 0; rc == 0 && (i < ps || i < pr); i++) {
         const p2p_rec *s = i < ps ? &v[PS[i]] : NULL, *r = i < pr ? &v[PR[i]] : NULL;

@@ -396,6 +396,18 @@ static void note_p2p_run(fa_view *v, const fa_dump *d, int64_t p2p_seq, fr_state
     if (p2p_seq > v->p2p_run) v->p2p_run = p2p_seq;
 }
 
+/* A send/recv batch whose end marker completed: batch_isend_irecv runs on the group's
+ * communicator, whose work completes in issue order, and the marker carries the count of the
+ * group's collectives issued before it (seq), so they completed too, though a window dropped them
+ * and pg_status numbers the batch (tests/sim seed 18907: ranks 16 and 17, their rings starting at
+ * the batch after all_reduce_barrier #2, "completed 1" its p2p number, read as stalled in the
+ * barrier that ranks 1 and 2 completed). NCCL counters only, as note_dropped. */
+static void note_batch_done(fa_view *v, const fa_dump *d, int64_t seq, fr_state state) {
+    if (state == FR_STATE_COMPLETED && !d->launch_numbered && !d->blocks_caller &&
+        !d->records_no_p2p && seq > v->completed_max)
+        v->completed_max = seq;
+}
+
 static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t i) {
     const fa_entry *e = &d->entries[i];
     fa_match *m = w->m;
@@ -428,6 +440,7 @@ static int walk_entry(walker *w, uint32_t rank_index, const fa_dump *d, uint32_t
     }
     if (closes_p2p_batch(w, o, p2p_seq, state, name)) {
         o->last_p2p = false;
+        if (!w->placing) note_batch_done(v, d, seq, state);
         return 0;
     }
     o->last_p2p = false;

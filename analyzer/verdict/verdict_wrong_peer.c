@@ -317,6 +317,21 @@ static bool queued_end(const decider *d, const peer_blocks *b, const lone_end *e
     return queued_in(d, b, end->op, c->member, fa_vg_rank_node(d, end->other));
 }
 
+/* Whether lone ops a and b move tensors of one shape and dtype: a send/recv posted to the wrong
+ * peer carries what its right peer waits for, so the end that waits on its poster is of its
+ * shapes (tests/sim seed 12978: pipeline stage 2's forward send to 3, [[16]] Float, read as
+ * meant for stage 1, whose backward recv of [[1]] Half waits on it, beside stage 3's recv of
+ * [[16]] Float from stage 0, the true wrong end). Not asked of an end queued behind its poster's
+ * own older call (queued_end): NCCL pairs in posting order, and the one left over is a later
+ * transfer of the run, of its own shapes (sim seed 15721). */
+static bool same_tensor(const decider *d, uint32_t a, uint32_t b) {
+    const fa_entry *x = fa_op_rep_entry(d->m, &d->m->ops[a]),
+                   *y = fa_op_rep_entry(d->m, &d->m->ops[b]);
+    if (!x || !y) return true;
+    const fa_traits *tx = fa_entry_traits(d->in->store, x), *ty = fa_entry_traits(d->in->store, y);
+    return tx->in_sizes == ty->in_sizes && tx->in_dtypes == ty->in_dtypes;
+}
+
 /* Marks drop[op] for each end that `key` posted to a peer other than every peer that waits on
  * it for the opposite end in the same group (a wrong peer is another member of the group the
  * send/recv names), when that peer's dump shows it never posted the other side (no dump, or an
@@ -353,8 +368,9 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         bool waited_elsewhere = false, same = false;
         for (size_t k = from; k < to; k++) {
             if (ends[k].posted_by_key || d->m->ops[ends[k].op].group != group) continue;
-            waited_elsewhere |=
-                ends[k].other != ends[i].other && (wrong_poster || !queued_end(d, b, &ends[k]));
+            bool queued = queued_end(d, b, &ends[k]);
+            waited_elsewhere |= ends[k].other != ends[i].other && (wrong_poster || !queued) &&
+                                (queued || same_tensor(d, ends[k].op, ends[i].op));
             same |= ends[k].other == ends[i].other;
         }
         uint64_t passed = 0;

@@ -627,6 +627,75 @@ static void own_counters_past_every_send_recv_number_complete_a_bundle(void **st
     done(&j);
 }
 
+/* Every rank ran all_reduce_barrier #2 and then a ring exchange, batch p2p #1, whose end marker
+ * completed. Ranks 2 and 3's rings start at the batch (the barrier fell off), and their pg_status
+ * numbers the batch: "completed 1". The batch, on the group's stream after the barrier, carries
+ * the collective count 2: the barrier completed there too. Nothing is pending: ok (sim seed
+ * 18907, where 2 and 3's like were "stalled in the barrier" ranks 0 and 1 completed). */
+static void a_completed_batch_completes_the_collectives_before_it(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 0; r < 4; r++) {
+        char send[16], recv[16];
+        j.first_record[r] = 6;
+        if (r < 2) {
+            j.first_record[r] = 5;
+            rec(&j, r, "0", "all_reduce_barrier", 2, "completed");
+        }
+        snprintf(send, sizeof send, "send %d->%d", r, (r + 1) % 4);
+        snprintf(recv, sizeof recv, "recv %d<-%d", r, (r + 3) % 4);
+        j.p2p_coll_seq = 2;
+        p2p(&j, r, "0", send, 1, "scheduled");
+        p2p(&j, r, "0", recv, 1, "scheduled");
+        batch_end(&j, r, "0", 1, "completed");
+        j.p2p_coll_seq = 0;
+        snprintf(j.status[r], sizeof j.status[r],
+                 "\"0\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+                 "\"last_completed_collective\": %d}",
+                 r < 2 ? 2 : 1);
+    }
+    run(&j);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+}
+
+/* Pipeline stages 0, 1 and 2 (ranks 0-2) count their own send/recv apart, the middle stage
+ * twice per step; 1 and 2's rings wrapped: 1's sends to 2 run #5 (done) and #11 (pending, behind
+ * its pending recv #10 from 0, after its send #9 to 0, done); 2's recvs from 1 run #4 (done, the
+ * partner of 1's #5) and #6 (pending). Their windows' ids overlap, but the completed pair carries
+ * #5 and #4: the ids do not compare, and 2's #6 is no recv done with a send #6 that 1's window
+ * dropped: it pairs with 1's #11 (sim seed 18907, where 1's #11 was then read as never received
+ * and 2 named for it). Every transfer from 1 to 2 is a pair. */
+static void pipeline_stages_whose_completed_pair_has_two_ids_pair_their_pending_ones(void **state) {
+    job j;
+    job_init(&j, 4);
+    for (int r = 1; r < 3; r++) j.first_record[r] = 8;
+    for (int r = 0; r < 4; r++) rec(&j, r, "0", "all_reduce", 1, "completed");
+    j.p2p_coll_seq = 1; /* the send/recv carry the collective count so far */
+    p2p(&j, 0, "0", "recv 0<-1", 1, "completed");
+    p2p(&j, 1, "0", "send 1->2", 5, "completed");
+    p2p(&j, 1, "0", "send 1->0", 9, "completed");
+    p2p(&j, 1, "0", "recv 1<-0", 10, "scheduled");
+    batch_end(&j, 1, "0", 10, "scheduled");
+    p2p(&j, 1, "0", "send 1->2", 11, "scheduled");
+    batch_end(&j, 1, "0", 11, "scheduled");
+    p2p(&j, 2, "0", "recv 2<-1", 4, "completed");
+    p2p(&j, 2, "0", "recv 2<-1", 6, "scheduled");
+    batch_end(&j, 2, "0", 6, "scheduled");
+    j.p2p_coll_seq = 0;
+    for (int r = 0; r < 4; r += 3) rec(&j, r, "0", "all_reduce", 2, "scheduled");
+    run(&j);
+    size_t pairs = 0;
+    for (size_t op = 0; op < j.a.match.nops; op++) {
+        const fa_op *o = &j.a.match.ops[op];
+        if (!o->is_p2p || o->src != 1 || o->dst != 2) continue;
+        assert_int_equal(o->ncalls, 2);
+        pairs++;
+    }
+    assert_int_equal(pairs, 2);
+    done(&j);
+}
+
 /* Ranks 0 and 1 wait in their data-parallel groups, 0 for rank 2, which left no dump, 1 for
  * rank 3, whose dump is older than its peers' (rank 1 completed #1 of their group with it; its
  * dump shows none of that group). Ranks 2 and 3 share a tensor-parallel group, where 3's dump
@@ -3426,6 +3495,27 @@ static void in_one_group_the_launch_numbers_tell_the_skipper(void **state) {
     done(&j);
 }
 
+/* Four pipeline stages in one group. Stage 3 posts its forward recv from 0 instead of 2; 2 waits
+ * in its forward send to 3 ([[16]] Float), 1 in its backward recv from 2 ([[1]] Half), 0 in its
+ * backward recv from 1. 2's send is no send to the wrong peer beside 1's recv: a wrong send
+ * carries what the right peer waits for, and 1 waits for another tensor. 3's recv, of the shapes
+ * of 2's send, is the wrong end: 3 is named, not 2 beside it (sim seed 12978). */
+static void a_send_of_other_shapes_than_the_waiting_recv_is_no_wrong_peer(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.p2p_sizes = "[[1]]";
+    j.p2p_dtype = "Half";
+    p2p(&j, 0, "0", "recv 0<-1", 3, "started");
+    p2p(&j, 1, "0", "recv 1<-2", 7, "started");
+    j.p2p_sizes = "[[16]]";
+    j.p2p_dtype = "Float";
+    p2p(&j, 2, "0", "send 2->3", 6, "started");
+    p2p(&j, 3, "0", "recv 3<-0", 3, "started");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
 /* Our recorder's dumps of a ring's batches, sizes alike, dtypes not, rings that wrapped. In batch
  * #2 rank 2 receives from 0 instead of 1; 0 ran both batches to the end, and so did 3 its #2 on
  * the wire. NCCL pairs 1's sends to 2 in posting order: its send #2 meets 2's recv #3, so the only
@@ -6176,6 +6266,7 @@ int main(void) {
         cmocka_unit_test(a_pair_in_two_orders_without_siblings_words_is_one_of_two),
         cmocka_unit_test(a_queued_send_does_not_make_its_peer_a_wrong_receiver),
         cmocka_unit_test(a_queued_send_still_shows_a_wrong_receiver),
+        cmocka_unit_test(a_send_of_other_shapes_than_the_waiting_recv_is_no_wrong_peer),
         cmocka_unit_test(a_later_collective_of_the_group_says_its_dropped_one_came_first),
         cmocka_unit_test(members_pending_in_different_ops_are_no_missing_member),
         cmocka_unit_test(members_all_pending_where_all_gathers_say_all_are_there),
@@ -6312,6 +6403,8 @@ int main(void) {
         cmocka_unit_test(a_lone_peer_that_shows_nothing_in_a_group_of_three_is_one_of_two),
         cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
         cmocka_unit_test(an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them),
+        cmocka_unit_test(a_completed_batch_completes_the_collectives_before_it),
+        cmocka_unit_test(pipeline_stages_whose_completed_pair_has_two_ids_pair_their_pending_ones),
         cmocka_unit_test(a_gloo_rank_idle_beside_a_lost_one_is_not_ok),
         cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
         cmocka_unit_test(a_completed_send_past_a_gapless_window_shows_its_dump_older),
