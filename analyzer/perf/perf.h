@@ -22,7 +22,9 @@
  * more often than the rate of the other pairs (but its group's other outliers: a member that
  * stands out beside it is late by its own cause) makes likely by chance (a binomial tail
  * below FA_STRAGGLER_ALPHA: on a loaded machine every rank is late at random, and one of them by
- * chance more than the rest). Jitter below the floor counts nothing, and a floor of milliseconds
+ * chance more than the rest), and consistently: in most of its collectives, or by several floors
+ * (FA_STRAGGLER_MOST_LATE, FA_STRAGGLER_FAR_LATE; roughly corrected clocks leave a healthy rank
+ * a little late in about half). Jitter below the floor counts nothing, and a floor of milliseconds
  * keeps a healthy job's small systematic offsets (one rank's Python) from being called slow.
  * Ordered most significant first.
  *
@@ -50,6 +52,10 @@
 /* The chance below which a rank late by the floor in k of its n collectives, where the other
  * ranks are so at rate p, is taken as more than noise: P(Binomial(n, p) >= k) < alpha. */
 #define FA_STRAGGLER_ALPHA 1e-3
+/* A late rank is late consistently: in this share of its judged collectives or more, or, less
+ * often, by this many floors on average when late (perf.c: consistently_late). */
+#define FA_STRAGGLER_MOST_LATE 0.6
+#define FA_STRAGGLER_FAR_LATE  3.0
 /* Scores tested one by one against the rest below them (perf.c: count_outliers). */
 #define FA_STRAGGLER_PEEL 8
 
