@@ -696,6 +696,35 @@ static void pipeline_stages_whose_completed_pair_has_two_ids_pair_their_pending_
     done(&j);
 }
 
+/* Only-active dumps, timed. Rank 0's batch #2 with rank 1 in their context-parallel pair started
+ * and never completed; rank 1's dump keeps nothing of the pair (it dropped what completed), and
+ * its counters there say "completed 2": both transfers ran on the wire, and rank 0's GPU stopped
+ * completing work. Rank 1 waits in all_reduce #3, queued behind 0's batch there. Rank 0 stalled
+ * (sim seed 17102, where the batch read as stuck on every member, "suspect the GPU or the
+ * network", and nobody was named). */
+static void a_batch_its_peers_counters_complete_is_a_stalled_gpu(void **state) {
+    job j;
+    job_init(&j, 2);
+    group(&j, "1", "CONTEXT_PARALLEL_GROUP", "[0, 1]");
+    j.first_record[0] = 4;
+    j.first_record[1] = 7;
+    p2p(&j, 0, "1", "send 0->1", 2, "started");
+    p2p(&j, 0, "1", "recv 0<-1", 2, "started");
+    batch_end(&j, 0, "1", 2, "started");
+    rec(&j, 0, "0", "all_reduce", 3, "scheduled");
+    rec(&j, 1, "0", "all_reduce", 3, "started");
+    static const char *const fmt =
+        "\"0\": {\"last_enqueued_collective\": 3, \"last_started_collective\": %d, "
+        "\"last_completed_collective\": 2}, \"1\": {\"last_enqueued_collective\": 2, "
+        "\"last_started_collective\": 2, \"last_completed_collective\": %d}";
+    snprintf(j.status[0], sizeof j.status[0], fmt, 2, 1);
+    snprintf(j.status[1], sizeof j.status[1], fmt, 3, 2);
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_null(finding(&j, FA_STUCK_COLLECTIVE));
+    done(&j);
+}
+
 /* Ranks 0 and 1 wait in their data-parallel groups, 0 for rank 2, which left no dump, 1 for
  * rank 3, whose dump is older than its peers' (rank 1 completed #1 of their group with it; its
  * dump shows none of that group). Ranks 2 and 3 share a tensor-parallel group, where 3's dump
@@ -6404,6 +6433,7 @@ int main(void) {
         cmocka_unit_test(a_wrapped_ring_that_keeps_completed_work_hides_no_transfer),
         cmocka_unit_test(an_older_dump_beside_a_lost_one_in_a_shared_group_is_one_of_them),
         cmocka_unit_test(a_completed_batch_completes_the_collectives_before_it),
+        cmocka_unit_test(a_batch_its_peers_counters_complete_is_a_stalled_gpu),
         cmocka_unit_test(pipeline_stages_whose_completed_pair_has_two_ids_pair_their_pending_ones),
         cmocka_unit_test(a_gloo_rank_idle_beside_a_lost_one_is_not_ok),
         cmocka_unit_test(pg_status_of_a_peer_without_entries_says_its_recv_completed),
