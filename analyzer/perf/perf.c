@@ -335,12 +335,6 @@ static size_t count_outliers(const scored *v, size_t k, double floor_ms, double 
     return outliers;
 }
 
-/* Of the outliers (v, sorted descending, the first `outliers` of k), those late beyond chance
- * (late_beyond_chance): the chance rate is every other pair's, but for its own group's outliers:
- * another member of its group that stands out, late by its own cause, is no chance, whether it
- * scored above it (two slow ranks of one group: seeds 259, 2387) or below (two slow of three:
- * the slower one's rate would count the other's lateness, seed 9800), where members of other
- * groups late alike are (a loaded machine, or clocks nothing corrects: seed 7772). */
 /* Whether pair p was late consistently: in most of its judged collectives (FA_STRAGGLER_MOST_LATE
  * of them), or, when less often, by far more than the floor (FA_STRAGGLER_FAR_LATE floors on
  * average when late). Clocks that the offsets correct only roughly (nodes seconds apart, a group
@@ -356,6 +350,13 @@ static bool consistently_late(const pair *p, double floor_ms) {
            when_late >= FA_STRAGGLER_FAR_LATE * floor_ms;
 }
 
+/* Of the outliers (v, sorted descending, the first `outliers` of k), those late beyond chance
+ * (late_beyond_chance) and consistently (consistently_late): the chance rate is every other pair's,
+ * but for its own group's outliers: another member of its group that stands out, late by its own
+ * cause, is no chance, whether it scored above it (two slow ranks of one group: seeds 259, 2387) or
+ * below (two slow of three: the slower one's rate would count the other's lateness, seed 9800),
+ * where members of other groups late alike are (a loaded machine, or clocks nothing corrects: seed
+ * 7772). */
 static int mark_late(pair *pairs, const scored *v, size_t k, size_t outliers, double floor_ms) {
     uint32_t ngroups = 0;
     uint64_t base_late = 0, base_judged = 0;
