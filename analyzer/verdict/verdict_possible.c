@@ -643,9 +643,13 @@ int fa_vg_weigh_doubts(decider *d) {
                  : -1;
     if (rc == 0) keep_self_held_beside_e1(d, &s, self_held, options);
     if (rc == 0) rc = seed_proven_sinks(d, wf);
-    for (size_t node = 0; rc == 0 && node < d->nfacts; node++) /* their own dumps accuse them */
-        if (d->facts[node].lag || d->facts[node].crashed || d->facts[node].broken_op >= 0 ||
-            skipped(d, node))
+    /* their own dumps accuse them; a crash only where someone is seen waiting on it (seen_root):
+     * a rank without a dump that only possibly waits on a crash nobody waits on is no victim of
+     * it (tests/sim seed 19103: rank 0 timed out in all_reduce #4 with rank 1, which left no
+     * dump; rank 3 crashed in a group with 1 and nobody waits on it: "ok", nobody named) */
+    for (size_t node = 0; rc == 0 && node < d->nfacts; node++)
+        if (d->facts[node].lag || (d->facts[node].crashed && d->facts[node].waited) ||
+            d->facts[node].broken_op >= 0 || skipped(d, node))
             wf[node] = is_root[node] = 1;
     if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     /* One root in reach makes a root: first for the ranks the dumps show, then for those of

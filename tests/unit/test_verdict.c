@@ -4274,6 +4274,28 @@ static void a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective(
     done(&j);
 }
 
+/* Rank 0 waits in all_reduce #1 of its pair with rank 1, which left no dump; rank 3 crashed
+ * (fatal:11) in all_reduce #1 of its pair with rank 1, where nobody waits on it. Rank 1 may have
+ * stopped, or sat blocked behind the crash: a hang, rank 1 or 3, never "ok" because the crash
+ * (a root of nothing anyone is seen waiting in) seemed to explain rank 1 (sim seed 19103, held
+ * out, where the job read as healthy). */
+static void a_lost_rank_beside_a_crash_nobody_waits_on_is_no_healthy_job(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "undefined", "[0, 1]");
+    group(&j, "2", "undefined", "[1, 3]");
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    rec(&j, 0, "1", "all_reduce", 1, "started");
+    rec(&j, 3, "2", "all_reduce", 1, "started");
+    j.skip[1] = 1;
+    strcpy(j.frtrace[0], "{\"global_rank\": 0, \"trigger\": \"timeout\", \"version\": \"1\"}");
+    strcpy(j.frtrace[3], "{\"global_rank\": 3, \"trigger\": \"fatal:11\", \"version\": \"1\"}");
+    run(&j);
+    assert_int_equal(j.a.verdict.status, FA_STATUS_HANG);
+    assert_true(fa_ranks_contains(&j.a.verdict.culprits, 1) || offers(&j, 1));
+    done(&j);
+}
+
 /* Rank 2 crashed (fatal:11) after all_reduce #1; ranks 0 and 1 wait in #2, and rank 1's
  * communicator reports ncclRemoteError, what NCCL tells the survivors of a peer that died: the
  * crash explains it, rank 2 is the culprit and rank 1 a victim (mutation ae01; random recorder
@@ -6445,6 +6467,7 @@ int main(void) {
         cmocka_unit_test(a_started_collective_carrying_a_send_recv_count_ran_it),
         cmocka_unit_test(a_transfer_done_on_the_wire_holds_no_batch),
         cmocka_unit_test(a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective),
+        cmocka_unit_test(a_lost_rank_beside_a_crash_nobody_waits_on_is_no_healthy_job),
         cmocka_unit_test(a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither),
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
