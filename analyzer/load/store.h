@@ -153,6 +153,13 @@ _Static_assert(sizeof *((fa_dump *)0)->created_us + sizeof *((fa_dump *)0)->crea
                    10,
                "an entry's times are 10 bytes: the memory budget counts on it");
 
+/* Whether the dump numbers its work as PyTorch's NCCL does: collectives by the group's collective
+ * counter, send/recv by its send/recv counter, pg_status by whichever gave the last work's number
+ * (not gloo's op ids, which also count unrecorded send/recv, nor the recorder's launch numbers). */
+static inline bool fa_dump_nccl_numbered(const fa_dump *d) {
+    return !d->launch_numbered && !d->blocks_caller && !d->records_no_p2p;
+}
+
 typedef struct fa_frames {
     uint32_t n;
     const fr_frame *v;

@@ -44,9 +44,7 @@
  * Runs after the walk (issued_max is the entries' collective numbers alone) and before
  * fold_status raises it. Not gloo's (its counters count op ids) nor the recorder's launch
  * numbers. */
-static bool nccl_numbered(const fa_dump *d) {
-    return d && !d->launch_numbered && !d->blocks_caller && !d->records_no_p2p;
-}
+static bool nccl_numbered(const fa_dump *d) { return d && fa_dump_nccl_numbered(d); }
 
 /* A member of a group of two whose window holds no entry there (an only-active dump dropped
  * what completed, a ring the old ones) counts send/recv alone too where its peer's entries there

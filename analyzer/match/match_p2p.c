@@ -1051,9 +1051,7 @@ static int own_counters_of(const builder *b, own_counters *o, uint32_t ri) {
  * NCCL-numbered dumps only (gloo's counters count op ids, the recorder's launches). */
 static bool done_by_own_counters(const builder *b, own_counters *o, const p2p_rec *x) {
     const fa_dump *d = b->in->ranks[x->rank_index].dump;
-    if (d->launch_numbered || d->blocks_caller || d->records_no_p2p ||
-        own_counters_of(b, o, x->rank_index))
-        return false;
+    if (!fa_dump_nccl_numbered(d) || own_counters_of(b, o, x->rank_index)) return false;
     return fa_p2p_seq(b->in, x) <= o->done[fa_entry_pg(b->in->store, &d->entries[x->entry])];
 }
 

@@ -369,8 +369,7 @@ static bool orphan_marker(const open_group *o, const fa_dump *d, uint32_t i, int
 static void note_dropped(open_group *o, fa_view *v, const fa_dump *d, const fa_entry *e,
                          int64_t seq, bool collective) {
     int64_t before = collective ? seq - 1 : seq, record = fa_entry_record_id(d, e);
-    bool numbered = !d->launch_numbered && !d->blocks_caller && !d->records_no_p2p;
-    if (numbered && o->seen && before > o->seen_count &&
+    if (fa_dump_nccl_numbered(d) && o->seen && before > o->seen_count &&
         record - o->seen_record - 1 >= before - o->seen_count && before > v->completed_max)
         v->completed_max = before;
     o->seen = true;
@@ -390,7 +389,7 @@ static void note_dropped(open_group *o, fa_view *v, const fa_dump *d, const fa_e
  * numbers are the pair's (fa_op_member_state_of). */
 static void note_p2p_run(fa_view *v, const fa_dump *d, int64_t p2p_seq, fr_state state,
                          bool collective) {
-    if (!collective || d->launch_numbered || d->blocks_caller || d->records_no_p2p ||
+    if (!collective || !fa_dump_nccl_numbered(d) ||
         (state != FR_STATE_STARTED && state != FR_STATE_COMPLETED))
         return;
     if (p2p_seq > v->p2p_run) v->p2p_run = p2p_seq;
@@ -403,8 +402,7 @@ static void note_p2p_run(fa_view *v, const fa_dump *d, int64_t p2p_seq, fr_state
  * the batch after all_reduce_barrier #2, "completed 1" its p2p number, read as stalled in the
  * barrier that ranks 1 and 2 completed). NCCL counters only, as note_dropped. */
 static void note_batch_done(fa_view *v, const fa_dump *d, int64_t seq, fr_state state) {
-    if (state == FR_STATE_COMPLETED && !d->launch_numbered && !d->blocks_caller &&
-        !d->records_no_p2p && seq > v->completed_max)
+    if (state == FR_STATE_COMPLETED && fa_dump_nccl_numbered(d) && seq > v->completed_max)
         v->completed_max = seq;
 }
 

@@ -91,11 +91,10 @@ static bool p2p_alone_in_batch(const decider *d, size_t op, uint32_t member) {
  * send/recv). */
 static bool absent_counted_done(const decider *d, size_t op) {
     const fa_op *o = &d->m->ops[op];
-    const fa_group *grp = &d->groups->v[o->group];
-    const fa_call *c = &d->m->calls[o->first_call];
-    long src = fa_group_position(grp, o->src), dst = fa_group_position(grp, o->dst);
-    long other = (long)c->member == src ? dst : src;
-    return other >= 0 && other != (long)c->member &&
+    bool sent;
+    if (!fa_vg_lone_p2p(d, op, &sent)) return false;
+    long other = fa_group_position(&d->groups->v[o->group], sent ? o->dst : o->src);
+    return other >= 0 && other != (long)d->m->calls[o->first_call].member &&
            fa_op_member_state(d->m, d->groups, op, (uint32_t)other) == FA_MS_COMPLETED;
 }
 
@@ -108,8 +107,8 @@ static int transfers_done(const decider *d, fa_imap *done) {
         /* an op whose absent side went past it in step (match_aligned.c) completed there, or
          * whose absent side's own counters complete it (an only-active dump dropped its record:
          * tests/sim seed 17102, rank 19's "completed 4" in its pair, 17's batch #4 pending) */
-        bool absent_done = o->ncalls == 1 && o->is_p2p &&
-                           (fa_match_absent_done(d->m, i) || absent_counted_done(d, i));
+        bool absent_done =
+            o->ncalls == 1 && (fa_match_absent_done(d->m, i) || absent_counted_done(d, i));
         if (!o->is_p2p || (o->ncalls != 2 && !absent_done)) continue;
         const fa_call *a = &d->m->calls[o->first_call], *b = absent_done ? a : a + 1;
         bool ca = a->state == FR_STATE_COMPLETED,

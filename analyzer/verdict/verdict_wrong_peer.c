@@ -348,18 +348,18 @@ static bool same_tensor(const decider *d, uint32_t a, uint32_t b) {
  * end without it shows the same: the common pattern went on without key's half (a slot only
  * where key posted its end in a batch: posted_in_batch).
  * An end waiting on key that its poster has queued behind an older pending call of its own
- * (queued_end) waits on nobody yet: it counts (wrong_poster set, the second round) only where
- * the peer key's end would excuse posted no wrong end itself (wrong_poster[peer], from the first
- * round). tests/sim seed 17689: stage 1 sent to 3 instead of 2; 2's recv from 1 looked posted to
- * the wrong source beside 3's send to 2, queued behind 3's recv from 2 (which 2's send, queued
- * behind that recv from 1, answers); seed 15721: 4 received from 16 instead of 3, and 3's only
- * lone send to 4 is its second, queued behind its first. */
+ * (queued_end) waits on nobody yet: it counts (wrong_from set, the second round) only where
+ * the peer key's end would excuse posted no wrong end itself (fa_vw_wrong_end_records of the
+ * first round's drops). tests/sim seed 17689: stage 1 sent to 3 instead of 2; 2's recv from 1
+ * looked posted to the wrong source beside 3's send to 2, queued behind 3's recv from 2 (which 2's
+ * send, queued behind that recv from 1, answers); seed 15721: 4 received from 16 instead of 3, and
+ * 3's only lone send to 4 is its second, queued behind its first. */
 static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from, size_t to,
-                            peer_blocks *b, const bool *wrong_poster, bool *drop) {
+                            peer_blocks *b, const int64_t *wrong_from, bool *drop) {
     for (size_t i = from; i < to; i++) {
         long peer = fa_vg_rank_node(d, ends[i].other), key = fa_vg_rank_node(d, ends[i].key);
         if (!ends[i].posted_by_key || peer < 0 || key < 0) continue;
-        if (wrong_poster && wrong_poster[peer]) continue;
+        if (wrong_from && wrong_from[peer] != INT64_MAX) continue; /* it posted a wrong end */
         uint64_t waits_on_key = 0;
         fa_imap_get(&b->asked, (uint64_t)peer * d->nfacts + (uint64_t)key, &waits_on_key);
         bool held = b->blocked[peer] || b->waited[peer];
@@ -369,7 +369,7 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
         for (size_t k = from; k < to; k++) {
             if (ends[k].posted_by_key || d->m->ops[ends[k].op].group != group) continue;
             bool queued = queued_end(d, b, &ends[k]);
-            waited_elsewhere |= ends[k].other != ends[i].other && (wrong_poster || !queued) &&
+            waited_elsewhere |= ends[k].other != ends[i].other && (wrong_from || !queued) &&
                                 (queued || same_tensor(d, ends[k].op, ends[i].op));
             same |= ends[k].other == ends[i].other;
         }
@@ -393,18 +393,6 @@ static void mark_wrong_ends(const decider *d, const lone_end *ends, size_t from,
             (!held || holds_chain(d, b, peer, key)))
             drop[ends[i].op] = true;
     }
-}
-
-/* Per node, whether the rank posted one of the lone ends in drop; NULL when out of memory. */
-static bool *wrong_posters(const decider *d, const bool *drop) {
-    bool *poster = calloc(d->nfacts + 1, 1);
-    for (size_t op = 0; poster && op < d->m->nops; op++) {
-        if (!drop[op]) continue;
-        const fa_call *c = &d->m->calls[d->m->ops[op].first_call];
-        long node = fa_vg_rank_node(d, d->groups->v[d->m->ops[op].group].members[c->member]);
-        if (node >= 0) poster[node] = true;
-    }
-    return poster;
 }
 
 /* The (peer, poster) pairs of the ends that a rank posted itself, asked of blocked_ranks (called
@@ -452,18 +440,18 @@ bool *fa_vw_wrong_peer_ops(const decider *d) {
     }
     /* first on the ends their posters wait in, then on queued ones too where the rank they would
      * excuse posted no wrong end itself (mark_wrong_ends) */
-    bool *wrong_poster = NULL;
+    int64_t *wrong_from = NULL; /* per node: where its first wrong end's batch begins */
     for (int round = 0; ok && round < 2; round++) {
         for (int pass = 0; pass < 2; pass++) {
             lone_end *ends = pass ? by_dst : by_src;
             for (size_t i = 0, j; i < n; i = j) {
                 for (j = i; j < n && ends[j].key == ends[i].key; j++) {}
-                mark_wrong_ends(d, ends, i, j, &b, wrong_poster, drop);
+                mark_wrong_ends(d, ends, i, j, &b, wrong_from, drop);
             }
         }
-        if (!round) ok = (wrong_poster = wrong_posters(d, drop)) != NULL;
+        if (!round) ok = (wrong_from = fa_vw_wrong_end_records(d, drop)) != NULL;
     }
-    free(wrong_poster);
+    free(wrong_from);
     free(by_src);
     free(by_dst);
     free(b.blocked);
