@@ -124,6 +124,27 @@ static int transfers_done(const decider *d, fa_imap *done) {
     return 0;
 }
 
+/* How many transfers of each batch are running at both sides (the key of transfers_done): the
+ * send/recv ops whose two calls are both started (timing on) and pending. Nothing but a failed
+ * GPU or network holds such a transfer, so it holds no batch while a third rank's end ran on the
+ * wire (batch_holds_other_peer). */
+static int transfers_ready(const decider *d, fa_imap *ready) {
+    for (size_t i = 0; i < d->m->nops; i++) {
+        const fa_op *o = &d->m->ops[i];
+        if (!o->is_p2p || o->ncalls != 2) continue;
+        const fa_call *c = &d->m->calls[o->first_call];
+        if (c[0].state != FR_STATE_STARTED || c[1].state != FR_STATE_STARTED) continue;
+        for (int k = 0; k < 2; k++) {
+            uint64_t key = fa_key2(c[k].rank_index,
+                                   (uint64_t)fa_vw_batch_first_record(d, i, c[k].member)),
+                     n = 0;
+            fa_imap_get(ready, key, &n);
+            if (fa_imap_put(ready, key, n + 1)) return -1;
+        }
+    }
+    return 0;
+}
+
 /* Whether member's call in send/recv op `op` sits in a batch every transfer of which its other
  * side completed (`done`, transfers_done), and whose end marker the dump shows not completed
  * (PyTorch leaves a batch's send/recv "scheduled" when the marker completes, and an only-active
@@ -374,19 +395,23 @@ bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head) {
  * (`done`, transfers_done: it ran on the wire) hold it: when every transfer with another peer
  * is so done, only peer's end is left to hold the batch (tests/sim seed 11937: rank 9's batch
  * receives from rank 8, whose send completed, and sends to rank 10, idle, whose only-active dump
- * shows nothing: read as "10 may have done its end", and 9, 11 named instead of 10). */
-static bool batch_holds_other_peer(const decider *d, const fa_imap *done, size_t op,
+ * shows nothing: read as "10 may have done its end", and 9, 11 named instead of 10). Nor can a
+ * transfer started at both sides (`wire_ready`, transfers_ready), short of a failed GPU or
+ * network (tests/sim seed 22378: ranks 1 and 2 each send to the other and receive from rank 0
+ * in one batch, all started; 0, idle in its only-active dump, was read as "may have done its
+ * ends", and the job as a stuck GPU or network). */
+static bool batch_holds_other_peer(const decider *d, const stream_heads *h, size_t op,
                                    uint32_t member, long peer) {
     const fa_call *c = fa_op_call(d->m, op, member);
     if (!c) return false;
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-    uint64_t ran = 0;
+    uint64_t ran = 0, running = 0;
     /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
-    fa_imap_get(done,
-                fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(
-                                           dump, &dump->entries[fa_vw_batch_start(d, c)])),
-                &ran);
-    return fa_vh_batch_others(d, op, member, peer) > ran;
+    uint64_t key = fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(
+                                              dump, &dump->entries[fa_vw_batch_start(d, c)]));
+    fa_imap_get(&h->wire_done, key, &ran);
+    fa_imap_get(&h->wire_ready, key, &running);
+    return fa_vh_batch_others(d, op, member, peer) > ran + running;
 }
 
 uint64_t fa_vh_batch_others(const decider *d, size_t op, uint32_t member, long peer) {
@@ -417,7 +442,7 @@ uint64_t fa_vh_batch_others(const decider *d, size_t op, uint32_t member, long p
  * posted it in a batch holding a transfer with another peer, which may hold the batch while this
  * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
  * shows nothing, in the batch whose send 135 never received), unless that transfer ran on the
- * wire already (batch_holds_other_peer). An idle member whose whole history is shown never
+ * wire already or runs at both sides (batch_holds_other_peer). An idle member whose whole history is shown never
  * posted it (random_rec_jobs seed 225). */
 bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
                               const stream_heads *h, long node) {
@@ -427,7 +452,7 @@ bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member
     bool pending = false;
     for (uint32_t k = 0; k < n; k++) {
         if (!fa_member_state_pending(d->states[k])) continue;
-        if (!batch_holds_other_peer(d, &h->wire_done, op, d->members[k], peer)) return false;
+        if (!batch_holds_other_peer(d, h, op, d->members[k], peer)) return false;
         pending = true;
     }
     return pending;
@@ -445,7 +470,7 @@ int fa_vh_find(decider *d, const uint8_t *flags, stream_heads *h) {
     *h = (stream_heads){ 0 };
     h->head = malloc((d->nfacts + 1) * sizeof *h->head);
     long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
-    if (transfers_done(d, &h->wire_done)) {
+    if (transfers_done(d, &h->wire_done) || transfers_ready(d, &h->wire_ready)) {
         free(head_op);
         fa_vh_free(h);
         return -1;
@@ -472,6 +497,7 @@ void fa_vh_free(stream_heads *h) {
     free(h->held);
     free(h->unplaced);
     fa_imap_free(&h->wire_done);
+    fa_imap_free(&h->wire_ready);
     *h = (stream_heads){ 0 };
 }
 

@@ -4222,6 +4222,27 @@ static void a_transfer_done_on_the_wire_holds_no_batch(void **state) {
     done(&j);
 }
 
+/* Ranks 1 and 2 each send to the other and receive from rank 0 in one batch, every end started;
+ * rank 0, idle, its only-active dump showing nothing. The transfer between 1 and 2 runs at both
+ * sides: nothing but a failed GPU or network holds it, so it cannot hold their batches while 0
+ * did its ends unseen: 0 never posted them, the culprit (sim seed 22378: read as "started on
+ * every member and never completed, suspect GPU or network", nobody named). */
+static void a_transfer_running_at_both_sides_holds_no_batch(void **state) {
+    job j;
+    job_init(&j, 3);
+    j.p2p_coll_seq = 1;
+    p2p(&j, 1, "0", "send 1->2", 1, "started");
+    p2p(&j, 1, "0", "recv 1<-0", 1, "started");
+    batch_end(&j, 1, "0", 1, "started");
+    p2p(&j, 2, "0", "send 2->0", 1, "started");
+    p2p(&j, 2, "0", "recv 2<-1", 1, "started");
+    batch_end(&j, 2, "0", 1, "started");
+    j.first_record[0] = 3;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    done(&j);
+}
+
 /* Rank 2 crashed (fatal:11) while it waited, at its stream's head, in all_to_all #1 of group
  * "2" with rank 1, which has that op queued behind its own head: all_reduce #1 of group "1",
  * where ranks 0 and 1 wait for rank 3, which left no dump. Nobody's head waits on rank 2 (tests/
@@ -6466,6 +6487,7 @@ int main(void) {
         cmocka_unit_test(a_crash_pending_alone_waits_for_nobody),
         cmocka_unit_test(a_started_collective_carrying_a_send_recv_count_ran_it),
         cmocka_unit_test(a_transfer_done_on_the_wire_holds_no_batch),
+        cmocka_unit_test(a_transfer_running_at_both_sides_holds_no_batch),
         cmocka_unit_test(a_slot_waited_beside_a_crash_nobody_waits_on_is_no_stuck_collective),
         cmocka_unit_test(a_lost_rank_beside_a_crash_nobody_waits_on_is_no_healthy_job),
         cmocka_unit_test(a_cut_dump_counted_in_two_ops_is_seen_waiting_in_neither),
