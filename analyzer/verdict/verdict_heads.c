@@ -407,8 +407,8 @@ static bool batch_holds_other_peer(const decider *d, const stream_heads *h, size
     const fa_dump *dump = d->in->ranks[c->rank_index].dump;
     uint64_t ran = 0, running = 0;
     /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
-    uint64_t key = fa_key2(c->rank_index, (uint64_t)fa_entry_record_id(
-                                              dump, &dump->entries[fa_vw_batch_start(d, c)]));
+    uint64_t key = fa_key2(
+        c->rank_index, (uint64_t)fa_entry_record_id(dump, &dump->entries[fa_vw_batch_start(d, c)]));
     fa_imap_get(&h->wire_done, key, &ran);
     fa_imap_get(&h->wire_ready, key, &running);
     return fa_vh_batch_others(d, op, member, peer) > ran + running;
@@ -442,8 +442,8 @@ uint64_t fa_vh_batch_others(const decider *d, size_t op, uint32_t member, long p
  * posted it in a batch holding a transfer with another peer, which may hold the batch while this
  * one ran on the wire (tests/sim seed 6644: rank 134's recv from 133, whose only-active dump
  * shows nothing, in the batch whose send 135 never received), unless that transfer ran on the
- * wire already or runs at both sides (batch_holds_other_peer). An idle member whose whole history is shown never
- * posted it (random_rec_jobs seed 225). */
+ * wire already or runs at both sides (batch_holds_other_peer). An idle member whose whole history
+ * is shown never posted it (random_rec_jobs seed 225). */
 bool fa_vh_maybe_done_unshown(const decider *d, size_t op, uint32_t n, fa_member_state s,
                               const stream_heads *h, long node) {
     if (!d->m->ops[op].is_p2p || s != FA_MS_NEVER || h->head[node] != INT64_MAX) return false;
