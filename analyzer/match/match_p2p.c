@@ -419,6 +419,23 @@ static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r) {
     return send->in_sizes == got;
 }
 
+/* Whether a surplus of completed records on one side is its window's older edge rather than its
+ * newest transfers done on the wire: pairing e of the other side's pending records P with them
+ * would leave this side's own pending records Q (queued of them) without a partner, while
+ * pending pairs with pending, in order, of the shapes each recv expects (the bench's generated
+ * pipelines, whose rings wrapped at different records: stage 2's window kept one more completed
+ * recv from stage 1 at its old edge, read as done on the wire with stage 1's pending send, and
+ * stage 1 named stalled there and as never posting the send stage 2 waits for). */
+static bool older_edge(const builder *b, const uint32_t *P, size_t pending, size_t e,
+                       const uint32_t *Q, size_t queued) {
+    if (e == 0 || queued + e <= pending) return false;
+    for (size_t i = 0; i < pending && i < queued; i++) {
+        const p2p_rec *p = &b->p2p[P[i]], *q = &b->p2p[Q[i]];
+        if (!same_shapes(b, p->is_send ? p : q, p->is_send ? q : p)) return false;
+    }
+    return true;
+}
+
 /* How many of one side's newest completed records, left without a completed partner, pair with
  * the other side's oldest pending ones (C[0..extra-1] those completed ones, P[0..pending-1] the
  * pending ones): a send that completed proves that its recv ran, and in a batch that has not
@@ -435,8 +452,9 @@ static bool same_shapes(const builder *b, const p2p_rec *s, const p2p_rec *r) {
  * stalled beside the rank that never joined). Nor one of other shapes: a surplus that is only
  * the older edge of a longer window pairs across transfers, which their shapes mostly show. */
 static size_t done_on_wire(const builder *b, const uint32_t *C, size_t extra, const uint32_t *P,
-                           size_t pending) {
+                           size_t pending, const uint32_t *Q, size_t queued) {
     size_t e = extra < pending ? extra : pending;
+    if (older_edge(b, P, pending, e, Q, queued)) return 0;
     for (size_t i = 0; i < e; i++) {
         const p2p_rec *c = &b->p2p[C[extra - e + i]], *p = &b->p2p[P[i]];
         if (!(in_batch(b, p) || !c->is_send) ||
@@ -894,8 +912,10 @@ static int pair_run(builder *b, const uint32_t *run, size_t n) {
         }
         return 0;
     }
-    size_t es = cs > cr ? done_on_wire(b, S + cr, cs - cr, R + cr, nr - cr) : 0; /* sends done */
-    size_t er = cr > cs ? done_on_wire(b, R + cs, cr - cs, S + cs, ns - cs) : 0; /* recvs done */
+    size_t es = cs > cr ? done_on_wire(b, S + cr, cs - cr, R + cr, nr - cr, S + cs, ns - cs)
+                        : 0; /* sends done */
+    size_t er = cr > cs ? done_on_wire(b, R + cs, cr - cs, S + cs, ns - cs, R + cr, nr - cr)
+                        : 0; /* recvs done */
     for (size_t i = 0; i < es; i++)
         if (order_pair(b, &v[S[cs - es + i]], &v[R[cr + i]], cs && cr)) return -1;
     for (size_t i = 0; i < er; i++)
