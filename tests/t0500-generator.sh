@@ -152,6 +152,41 @@ else
         "$GEN" --ranks 256 --entries 400 --seed 21 healthy >/dev/null &&
         test "$(analyze healthy)" = "ok:"
     '
+
+    # 512 ranks x 2 000 entries: the stages' rings wrapped at different records, so that stage
+    # 2's window keeps one completed recv from stage 1 more than stage 1's keeps sends to it
+    test_expect_success 'pipeline windows that wrapped at different records: the injected culprit alone' '
+        c=$("$GEN" --ranks 512 --entries 2000 --faults 1 --period 0 wrapped) &&
+        test "$(analyze wrapped)" = "hang:${c#culprit_ranks:}" ||
+        { echo "generator: $c  frtrace: $(analyze wrapped)"; false; }
+    '
+
+    # The performance view takes the most memory (tens of bytes per call); 110 MB of address
+    # space holds the rest of this job's analysis (it needs 70) but not the view (it needs 150).
+    # Not under SANITIZE=1, whose shadow memory needs terabytes of address space.
+    if [ "${SANITIZE:-}" != 1 ]; then
+        test_expect_success 'a job whose performance view does not fit in memory keeps its verdict' '
+            "$GEN" --ranks 512 --entries 2000 --faults 1 --period 0 wrapped >/dev/null &&
+            limited="ulimit -v 110000 && exec \"\$0\" -J 1 \"\$@\"" &&
+            test_expect_code 1 sh -c "$limited" "$FRTRACE" -o db.json wrapped >out 2>err &&
+            grep -q "^hang: rank [0-9]* never joined" out &&
+            grep -q "the performance view (slow ranks, stats) was left out: out of memory" err &&
+            python3 -c "
+import json
+d = json.load(open(\"db.json\"))
+assert d[\"perf_skipped\"] == \"out of memory\", d.get(\"perf_skipped\")
+assert d[\"stragglers\"] == [] and d[\"stats\"] == [] and d[\"verdict\"][\"culprit_ranks\"]
+" &&
+            test_expect_code 2 sh -c "$limited" "$FRTRACE" stats wrapped >out 2>err &&
+            grep -q "left out: out of memory; nothing to show" err &&
+            test_expect_code 1 "$FRTRACE" -J 1 -o db.json wrapped >out 2>err &&
+            ! grep -q "left out" err &&
+            python3 -c "
+import json
+assert \"perf_skipped\" not in json.load(open(\"db.json\"))
+"
+        '
+    fi
 fi
 
 test_done

@@ -761,6 +761,17 @@ static int run(request *rq) {
     }
     print_input_messages(&a);
     warn_unmatched_filters(&a.in, &a.groups, &rq->report);
+    if (a.perf.skipped) { /* the rest stands without it; stats has nothing else to show */
+        fprintf(stderr, "frtrace: the performance view (slow ranks, stats) was left out: %s; %s\n",
+                a.perf.skipped,
+                rq->command == FA_CMD_STATS      ? "nothing to show"
+                : rq->command == FA_CMD_TIMELINE ? "no slow rank is marked"
+                                                 : "the verdict does not need it");
+        if (rq->command == FA_CMD_STATS) {
+            fa_analysis_free(&a);
+            return 2;
+        }
+    }
     if (rq->command != FA_CMD_ANALYZE) {
         int perf_status =
             fa_perf_cli_run(&a, &rq->report, rq->command, rq->format, rq->output, &rq->perf);

@@ -97,6 +97,7 @@ typedef struct fa_perf {
     size_t judged;       /* collectives judged for stragglers */
     size_t ranks_judged; /* ranks with at least FA_STRAGGLER_MIN_JUDGED of them */
     bool any_arrival, any_duration;
+    const char *skipped; /* why the view was not built (fa_analyze: out of memory), or NULL */
 } fa_perf;
 
 /* Fills p; floor_ms <= 0 takes the default. Groups are read by `jobs` threads (<= 0: one per

@@ -212,6 +212,8 @@ void fa_perf_write_db_keys(const fa_analysis *a, const fa_report_options *opt, j
     write_stragglers(a, w);
     jw_key(w, "stats");
     write_stats(a, opt, w);
+    /* both empty for want of memory, not for want of slow ranks */
+    if (a->perf.skipped) jw_str(w, "perf_skipped", a->perf.skipped);
 }
 
 /* ------------------------------------------------------------ frtrace stats ---------- */
