@@ -98,55 +98,53 @@ static bool absent_counted_done(const decider *d, size_t op) {
            fa_op_member_state(d->m, d->groups, op, (uint32_t)other) == FA_MS_COMPLETED;
 }
 
-/* How many transfers of each batch were done on the wire: per (input rank, the batch's first
- * record), the send/recv ops whose other side completed while this member's call is pending.
- * A batch all of whose transfers are so done waits for nobody: its stream's lag (find_lag). */
-static int transfers_done(const decider *d, fa_imap *done) {
+/* The key of call c's batch in stream_heads' wire maps: its input rank and the record its
+ * batch begins at. */
+static uint64_t batch_key(const decider *d, const fa_call *c) {
+    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
+    return fa_key2(c->rank_index,
+                   (uint64_t)fa_entry_record_id(dump, &dump->entries[fa_vw_batch_start(d, c)]));
+}
+
+/* Counts one more under key in map; -1 when out of memory. */
+static int count_under(fa_imap *map, uint64_t key) {
+    uint64_t n = 0;
+    fa_imap_get(map, key, &n);
+    return fa_imap_put(map, key, n + 1) ? -1 : 0;
+}
+
+/* Per batch (batch_key), in one pass over the send/recv ops: how many of its transfers were done
+ * on the wire (`done`: the op's other side completed while this member's call is pending; a
+ * batch all of whose transfers are so done waits for nobody: its stream's lag, find_lag), and
+ * how many run at both sides (`ready`: both calls started, with timing on, and pending; nothing
+ * but a failed GPU or network holds such a transfer, so it holds no batch while a third rank's
+ * end ran on the wire: batch_holds_other_peer). -1 when out of memory. */
+static int tally_transfers(const decider *d, fa_imap *done, fa_imap *ready) {
     for (size_t i = 0; i < d->m->nops; i++) {
         const fa_op *o = &d->m->ops[i];
+        if (!o->is_p2p) continue;
+        const fa_call *a = &d->m->calls[o->first_call];
+        if (o->ncalls == 2 && a[0].state == FR_STATE_STARTED && a[1].state == FR_STATE_STARTED) {
+            if (count_under(ready, batch_key(d, &a[0])) || count_under(ready, batch_key(d, &a[1])))
+                return -1;
+            continue;
+        }
         /* an op whose absent side went past it in step (match_aligned.c) completed there, or
          * whose absent side's own counters complete it (an only-active dump dropped its record:
          * tests/sim seed 17102, rank 19's "completed 4" in its pair, 17's batch #4 pending) */
         bool absent_done =
             o->ncalls == 1 && (fa_match_absent_done(d->m, i) || absent_counted_done(d, i));
-        if (!o->is_p2p || (o->ncalls != 2 && !absent_done)) continue;
-        const fa_call *a = &d->m->calls[o->first_call], *b = absent_done ? a : a + 1;
+        if (o->ncalls != 2 && !absent_done) continue;
+        const fa_call *b = absent_done ? a : a + 1;
         bool ca = a->state == FR_STATE_COMPLETED,
              cb = absent_done || b->state == FR_STATE_COMPLETED;
-        if (ca == cb) continue;
-        const fa_call *pending = ca ? b : a;
-        uint64_t key = fa_key2(pending->rank_index,
-                               (uint64_t)fa_vw_batch_first_record(d, i, pending->member)),
-                 n = 0;
-        fa_imap_get(done, key, &n);
-        if (fa_imap_put(done, key, n + 1)) return -1;
-    }
-    return 0;
-}
-
-/* How many transfers of each batch are running at both sides (the key of transfers_done): the
- * send/recv ops whose two calls are both started (timing on) and pending. Nothing but a failed
- * GPU or network holds such a transfer, so it holds no batch while a third rank's end ran on the
- * wire (batch_holds_other_peer). */
-static int transfers_ready(const decider *d, fa_imap *ready) {
-    for (size_t i = 0; i < d->m->nops; i++) {
-        const fa_op *o = &d->m->ops[i];
-        if (!o->is_p2p || o->ncalls != 2) continue;
-        const fa_call *c = &d->m->calls[o->first_call];
-        if (c[0].state != FR_STATE_STARTED || c[1].state != FR_STATE_STARTED) continue;
-        for (int k = 0; k < 2; k++) {
-            uint64_t key = fa_key2(c[k].rank_index,
-                                   (uint64_t)fa_vw_batch_first_record(d, i, c[k].member)),
-                     n = 0;
-            fa_imap_get(ready, key, &n);
-            if (fa_imap_put(ready, key, n + 1)) return -1;
-        }
+        if (ca != cb && count_under(done, batch_key(d, ca ? b : a))) return -1;
     }
     return 0;
 }
 
 /* Whether member's call in send/recv op `op` sits in a batch every transfer of which its other
- * side completed (`done`, transfers_done), and whose end marker the dump shows not completed
+ * side completed (`done`, tally_transfers), and whose end marker the dump shows not completed
  * (PyTorch leaves a batch's send/recv "scheduled" when the marker completes, and an only-active
  * dump drops that marker): the batch ran on the wire, and its own entries still pending are its
  * stream's lag. */
@@ -392,11 +390,11 @@ bool fa_vh_unseen_or_idle(fa_member_state s, int64_t head) {
  * every transfer is with peer cannot be held while peer did each of its ends, short of a stalled
  * GPU or network (tests/sim seed 10413: rank 2's send to and recv from rank 1, whose only-active
  * dump shows nothing: it never posted them). Nor can a transfer whose other side completed
- * (`done`, transfers_done: it ran on the wire) hold it: when every transfer with another peer
+ * (`done`, tally_transfers: it ran on the wire) hold it: when every transfer with another peer
  * is so done, only peer's end is left to hold the batch (tests/sim seed 11937: rank 9's batch
  * receives from rank 8, whose send completed, and sends to rank 10, idle, whose only-active dump
  * shows nothing: read as "10 may have done its end", and 9, 11 named instead of 10). Nor can a
- * transfer started at both sides (`wire_ready`, transfers_ready), short of a failed GPU or
+ * transfer started at both sides (`wire_ready`, tally_transfers), short of a failed GPU or
  * network (tests/sim seed 22378: ranks 1 and 2 each send to the other and receive from rank 0
  * in one batch, all started; 0, idle in its only-active dump, was read as "may have done its
  * ends", and the job as a stuck GPU or network). */
@@ -404,11 +402,8 @@ static bool batch_holds_other_peer(const decider *d, const stream_heads *h, size
                                    uint32_t member, long peer) {
     const fa_call *c = fa_op_call(d->m, op, member);
     if (!c) return false;
-    const fa_dump *dump = d->in->ranks[c->rank_index].dump;
-    uint64_t ran = 0, running = 0;
+    uint64_t ran = 0, running = 0, key = batch_key(d, c);
     /* peer's end is in no op of two calls here (peer idle, no call): what ran is the others' */
-    uint64_t key = fa_key2(
-        c->rank_index, (uint64_t)fa_entry_record_id(dump, &dump->entries[fa_vw_batch_start(d, c)]));
     fa_imap_get(&h->wire_done, key, &ran);
     fa_imap_get(&h->wire_ready, key, &running);
     return fa_vh_batch_others(d, op, member, peer) > ran + running;
@@ -470,7 +465,7 @@ int fa_vh_find(decider *d, const uint8_t *flags, stream_heads *h) {
     *h = (stream_heads){ 0 };
     h->head = malloc((d->nfacts + 1) * sizeof *h->head);
     long *head_op = malloc((d->nfacts + 1) * sizeof *head_op);
-    if (transfers_done(d, &h->wire_done) || transfers_ready(d, &h->wire_ready)) {
+    if (tally_transfers(d, &h->wire_done, &h->wire_ready)) {
         free(head_op);
         fa_vh_free(h);
         return -1;

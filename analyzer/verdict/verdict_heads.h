@@ -25,7 +25,7 @@ typedef struct stream_heads {
     fa_imap wire_done;  /* per (input rank, its batch's first record): the batch's transfers whose
                          * other side completed while its own call is pending (done on the wire) */
     fa_imap wire_ready; /* the same key: the batch's transfers started at both sides, which only
-                         * a failed GPU or network holds (transfers_ready) */
+                         * a failed GPU or network holds (tally_transfers) */
 } stream_heads;
 
 /* Fills h from the ops' flags (scan_all_ops; never NULL), and marks each rank's lag and
