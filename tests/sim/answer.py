@@ -69,8 +69,14 @@ The rules (sim.py's table gives them with their numbers):
     counter) or a launch's (our recorder numbers both from one); an instance so completed
     completed (counted_done(); seeds 15089, 15341: the rank cut before its first entry had
     completed the all_reduce its peer's stalled GPU is pending in; an earlier rule, crediting
-    no counter, named the cut rank). Nothing else of the counters is credited, so the rules
-    never expect more than the dump proves. A re-pickled dump cut anywhere, or a dump cut
+    no counter, named the cut rank). Its last enqueued number says alike which collectives it
+    issued (counted_issued()): its CPU did not stop before them, so E16 offers no such member as
+    one that may have stopped there (seeds 975, 9718, 2490: a cut rank in flight in the
+    all_gather its peer waits in for a killed rank was read as possibly stopped before it, "one
+    of them", where the killed rank alone explains the wait, as frtrace reads those counters);
+    whether its GPU started them they do not say, so W1 still reads it as not arrived (seed
+    9877). Nothing else of the counters is credited, so the rules never expect more than the
+    dump proves. A re-pickled dump cut anywhere, or a dump cut
     before its entries, is unreadable (E1).
  E16 One of them. Where no seen rank explains the waits (W2) and a rank without a readable
     dump is waited for, a cut or older dump beside it is no proof of going on: a cut dump shows
@@ -229,6 +235,25 @@ def counted_done(view, L, m):
             last = K
     return last is not None and last.pos >= L.pos and \
         (view.counted[m] or not last.call.is_p2p())
+
+
+def counted_issued(view, L, m):
+    """E13: m's cut pickle kept pg_status, whose last enqueued sequence id in L's group is that
+    of a collective at or after L: m issued L by its dump's moment, so its CPU did not stop
+    before it (whether its GPU started it the counters do not say: W1 still reads it absent
+    there, seed 9877's stalled GPU). Our
+    recorder's count is its last collective's launch number, shared with send/recv, so it
+    covers a send/recv launch before it too (seed 2490); PyTorch's NCCL holds a send/recv's own
+    number when one came last, which says nothing of the collectives, and numbers no send/recv
+    from the collectives' counter."""
+    if L is None or m not in view.counted or (L.call.is_p2p() and not view.counted[m]):
+        return False
+    last = None
+    for K in view.eng.stream[m]:
+        if K.call.group is L.call.group and K.issue_t <= view.T[m] and \
+                not (view.counted[m] and K.call.is_p2p()):
+            last = K
+    return last is not None and last.pos >= L.pos and not last.call.is_p2p()
 
 
 def arrived(view, m, inst):
@@ -649,6 +674,21 @@ def can_block(view, graph, x, y):
     return False
 
 
+def issued_where_waited(view, graph, u):
+    """E13, E16: u's cut pickle's counters say it issued every instance a seen waiter waits in
+    for it (its CPU went on to them: it stopped nowhere before)."""
+    found = False
+    for v in graph:
+        fr = view.frontier(v)
+        for inst in (fr.insts if fr is not None and v != u else []):
+            missing, unsure = view.missing(inst)
+            if u in missing or u in unsure:
+                if not counted_issued(view, inst.launches.get(u), u):
+                    return False
+                found = True
+    return found
+
+
 def one_of(view, graph, hidden):
     """E16: (culprits, alternatives, reasons) where no seen rank explains the waits. The hidden
     ranks are the culprits (E1), unless a cut or older dump is among the candidates: a cut dump
@@ -664,6 +704,11 @@ def one_of(view, graph, hidden):
     if len(stale) == 1:  # x or u alone explains the waits where the other may be blocked on it
         u = stale[0]
         x_alone, u_alone = can_block(view, graph, u, x), can_block(view, graph, x, u)
+        if x_alone and issued_where_waited(view, graph, u):
+            reasons.append("E16: rank %d, named for a wait only through a cut dump whose counters "
+                           "say it issued what it is waited for in, did not stop before it: it "
+                           "is blocked behind rank %d, which left no readable dump" % (u, x))
+            return set(hidden) - {u}, [], reasons
         what = "a cut" if u in view.cut else "an older"
         if x_alone and u_alone:
             reasons.append("E16: rank %d, named for a wait only through %s dump, may be blocked "
@@ -691,6 +736,7 @@ def one_of(view, graph, hidden):
             for c in unsure:
                 if c != v and c not in cand and c in view.cut and c not in view.older and \
                         not passed(view, c, inst) and \
+                        not counted_issued(view, inst.launches.get(c), c) and \
                         can_block(view, graph, x, c):
                     cand.add(c)
                     reasons.append("E16: rank %d waits in launch %d for rank%s %s (no readable "

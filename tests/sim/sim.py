@@ -72,8 +72,11 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      336, 788). A cut pickle keeps pg_status: a collective at or before the last number it
      completed in a group (a collective's, or our recorder's launch's) completed (an earlier
      rule credited no counter and named the cut rank of seeds 15089 and 15341, whose counters
-     show it completed the all_reduce its peer's stalled GPU is pending in). Re-pickled dumps
-     cut anywhere, and dumps cut before their entries, are unreadable (E1).
+     show it completed the all_reduce its peer's stalled GPU is pending in), and one at or
+     before its last enqueued number was issued: the rank did not stop before it (seeds 975,
+     9718: a cut rank in flight where its peer waits for a killed rank is no "one of them"),
+     though whether its GPU started it is unknown (seed 9877).
+     Re-pickled dumps cut anywhere, and dumps cut before their entries, are unreadable (E1).
  E16 One of them. Where no seen rank explains the waits and a rank without a readable dump is
      among those waited for, a cut or older dump beside it is no proof of going on: a cut dump
      shows nothing after its cut (a rank whose CPU stopped still writes one), an older one only
