@@ -56,11 +56,15 @@ STILL_WRONG="279"
 # consistently_late). 17102, 18253: a batch whose absent halves its peers' counters complete ran on
 # the wire: its poster's GPU stalled (verdict_heads.c absent_counted_done). 22378 (held out): a
 # transfer started at both sides holds no batch while an idle rank did its ends unseen
-# (verdict_heads.c transfers_ready).
+# (verdict_heads.c transfers_ready). 975, 2490: a cut dump in flight by its counters, waited for
+# nowhere, is no stopped rank (verdict_possible.c root_why); 3482: waited for where it issued
+# nothing, it stays one. 7087: a collective in flight by a cut dump's counters alone was not
+# "never started on the GPU" (verdict_graph.h fa_vg_is_scheduled). 7603: a cut rank its peer
+# completed a later collective with went past the lost rank's op (issued_or_joined_in).
 KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
 2440 1608 1022 15089 12146 16556 12994 9801 14651 16614 12320 16972 16774 18328 7432 6917 9966
 15296 15624 3941 13804 16129 1978 8408 12007 16063 4942 13523 17689 12978 18907 5544
-17394 17102 18253 22378"
+17394 17102 18253 22378 975 2490 3482 7087 7603"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

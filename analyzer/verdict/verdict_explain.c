@@ -183,7 +183,7 @@ static int collect_evidence(decider *d, size_t nmatch_findings) {
                                   &pending, NULL);
             else if (fa_member_state_pending(s) && completed.n)
                 rc = add_evidence(d, r, op, FA_EV_STALLED, &pending, &completed);
-            else if (fa_vg_is_scheduled(s) && started.n)
+            else if (fa_vg_never_started(d, op, k) && started.n)
                 rc = add_evidence(d, r, op, FA_EV_NEVER_STARTED, &pending, &started);
         }
         fa_ranks_free(&pending);

@@ -195,3 +195,30 @@ bool fa_vg_lone_p2p(const decider *d, size_t op, bool *sent) {
     *sent = d->groups->v[o->group].members[d->m->calls[o->first_call].member] == o->src;
     return true;
 }
+
+/* The last started number of the pg_status counting view v's group: the one under its pg_id,
+ * or where that is unknown (the counters were told apart by elimination), the one whose
+ * enqueued and completed numbers are the view's; -1 unknown. */
+static int64_t status_started(const fa_dump *dump, const fa_view *v) {
+    int64_t started = -1;
+    size_t found = 0;
+    for (uint32_t s = 0; s < dump->nstatus; s++) {
+        const fr_pg_status *st = &dump->status[s];
+        bool same = v->pg_id >= 0 ? st->pg_id == v->pg_id
+                                  : st->last_enqueued == v->issued_max &&
+                                        st->last_completed == v->completed_max;
+        if (same && found++ == 0) started = st->last_started;
+    }
+    return found == 1 ? started : -1;
+}
+
+bool fa_vg_never_started(const decider *d, size_t op, uint32_t k) {
+    if (d->states[k] == FA_MS_SCHEDULED) return true;
+    if (d->states[k] != FA_MS_IN_FLIGHT) return false;
+    const fa_op *o = &d->m->ops[op];
+    long ri = fa_input_find(d->in, d->groups->v[o->group].members[d->members[k]]);
+    if (ri < 0) return false;
+    int64_t started = status_started(d->in->ranks[ri].dump,
+                                     &d->m->views[d->m->view_at[o->group] + d->members[k]]);
+    return started >= 0 && started < o->seq;
+}

@@ -57,6 +57,7 @@ typedef struct rank_facts {
                           * doubts excused (fa_vw_join_excused_unknowns): its victim */
     bool stale;          /* its dump is older than its peers', or cut short (fa_stale) */
     bool cut;            /* ... cut short: a truncated dump kept for its whole entries */
+    bool older;          /* ... older: a peer completed what it had not issued (fa_stale.group) */
     bool may_drop_done;  /* its dump neither begins at record 0 nor shows a completed entry (an
                           * only-active dump): what it completed may be gone from it */
     int64_t open_head;   /* a stale dump's oldest call not completed (its record id), whatever
@@ -197,9 +198,13 @@ static inline bool fa_vg_node_pending(const decider *d, size_t node) {
 /* Member-state tests, for members_in_state and the evidence. */
 static inline bool fa_vg_is_completed(fa_member_state s) { return s == FA_MS_COMPLETED; }
 static inline bool fa_vg_is_started(fa_member_state s) { return s == FA_MS_STARTED; }
-static inline bool fa_vg_is_scheduled(fa_member_state s) {
-    return s == FA_MS_SCHEDULED || s == FA_MS_IN_FLIGHT;
-}
+/* Whether member k of op (d->members/d->states just filled by fa_vg_expected_states) is known
+ * never to have started it on its GPU: scheduled by its own entry, or in flight by a cut dump's
+ * counters alone whose last started number (kept where timing was on) is below the op's (sim
+ * seed 747: rank 0's GPU stalled before _allgather_base #15, "started 14"). Counters without a
+ * started number say nothing of it (sim seed 7087: a healthy job, rank 0's dump cut before the
+ * all_reduce #13 that rank 1 started, "started 13"). */
+bool fa_vg_never_started(const decider *d, size_t op, uint32_t k);
 
 /* The node's possible edges (none when the graph has no possible edges). */
 static inline size_t fa_vg_possible_begin(const graph *g, size_t node) {

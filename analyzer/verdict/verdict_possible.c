@@ -272,6 +272,22 @@ static int64_t issued_in(const decider *d, size_t ri, long gi) {
     return pos < 0 ? -1 : d->m->views[d->m->view_at[gi] + (size_t)pos].issued_max;
 }
 
+/* issued_in, or for a dump cut short, the highest collective a member of group gi completed
+ * there: a collective completes for none before every member joined, so the rank issued it,
+ * whatever its cut dump still shows (tests/sim seed 7603: rank 1's JSON dump cut after 13
+ * entries, rank 0 completing their shard pair's #24 with it). Linear in the group's size. */
+static int64_t issued_or_joined_in(const decider *d, size_t ri, long gi) {
+    int64_t most = issued_in(d, ri, gi);
+    long node = fa_vg_rank_node(d, d->in->ranks[ri].rank);
+    if (node < 0 || !d->facts[node].cut) return most;
+    const fa_group *grp = &d->groups->v[gi];
+    for (uint32_t k = 0; k < grp->nmembers; k++) {
+        int64_t done = d->m->views[d->m->view_at[gi] + k].completed_max;
+        if (d->m->views[d->m->view_at[gi] + k].has_dump && done > most) most = done;
+    }
+    return most;
+}
+
 static bool same_family(const fa_group *a, const fa_group *b) {
     return a == b ||
            (a->desc[0] && strcmp(a->desc, "default_pg") != 0 && strcmp(a->desc, b->desc) == 0);
@@ -400,11 +416,18 @@ int fa_vg_add_possible_waits(decider *d) {
 /* ------------------------------------------------ weighing the doubts ------------- */
 
 /* A rank can be a root cause when nothing proves it waits: idle with a dump (and not failed:
- * a failed rank is a victim), with an unknown state, or blamable in a clash. */
+ * a failed rank is a victim), with an unknown state, or blamable in a clash. A dump cut short
+ * but not older than its peers' that shows the rank pending (its entries, or a torch pickle's
+ * counters, written before them: in flight) and that nobody waits for in an op it did not
+ * issue shows it waiting as of the dump's moment, as a whole dump does: no stopped rank
+ * (tests/sim's E13, E16; seeds 975, 2490: a cut rank in flight in the all_gather its peer
+ * waits in for a killed rank was offered as "0 or 2"). Waited for elsewhere, its CPU may have
+ * stopped after what it issued (NCCL returns at once): it stays one (seed 3482). */
 static const char *root_why(const decider *d, size_t node) {
     const rank_facts *f = &d->facts[node];
     if (!f->has_dump) return FA_WHY_NO_DUMP;
-    if (f->stale) return FA_WHY_STALE;
+    if (f->stale && !(f->cut && !f->older && !f->waited && fa_vg_node_pending(d, node)))
+        return FA_WHY_STALE;
     if (fa_vg_node_pending(d, node)) return f->blamable ? FA_WHY_SKIPPED_P2P : NULL;
     return f->failed ? NULL : FA_WHY_STOPPED;
 }
@@ -988,7 +1011,7 @@ bool fa_vg_passed_op(const decider *d, size_t ri, size_t op) {
         long g = fa_groups_find(d->groups, ri, x->pgs[i].name);
         const fa_group *in = g >= 0 ? &d->groups->v[g] : NULL;
         if (in && (in == at || (!fa_desc_says_nothing(at->desc) && same_family(in, at))) &&
-            issued_in(d, ri, g) > d->m->ops[op].seq)
+            issued_or_joined_in(d, ri, g) > d->m->ops[op].seq)
             return true;
     }
     return false;

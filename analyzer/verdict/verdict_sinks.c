@@ -28,6 +28,15 @@ static void members_in_state(const decider *d, size_t op, bool (*want)(fa_member
     fa_ranks_normalize(out);
 }
 
+/* The members of op known never to have started it (fa_vg_never_started), into `out`. */
+static void never_started_members(const decider *d, size_t op, fa_ranks *out) {
+    const fa_group *grp = &d->groups->v[d->m->ops[op].group];
+    uint32_t n = fa_vg_expected_states(d, op);
+    for (uint32_t k = 0; k < n; k++)
+        if (fa_vg_never_started(d, op, k)) fa_ranks_add(out, grp->members[d->members[k]]);
+    fa_ranks_normalize(out);
+}
+
 static void blame_lag(decider *d, rank_facts *f) {
     fa_finding *x = fa_findings_add(d->findings, FA_STATE_MISMATCH,
                                     (long)d->m->ops[f->lag_op].group, f->lag_op);
@@ -341,7 +350,7 @@ static void judge_joined(decider *d, const uint32_t *nodes, size_t nn, fa_imap *
         }
         fa_ranks started = { 0 }, scheduled = { 0 };
         members_in_state(d, op, fa_vg_is_started, &started);
-        members_in_state(d, op, fa_vg_is_scheduled, &scheduled);
+        never_started_members(d, op, &scheduled);
         unqueued(d, op, &scheduled);
         /* a member of unknown state that the doubts excused may not have joined it at all */
         bool unsure = d->joined_ops && d->joined_ops[n - d->g.nrank_nodes];

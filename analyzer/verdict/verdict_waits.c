@@ -98,6 +98,7 @@ int fa_vw_collect_ranks(decider *d) {
         if (node >= 0 && fa_stale_known(&d->m->rank_stale[i])) {
             d->facts[node].stale = d->any_stale = true;
             d->facts[node].cut = d->m->rank_stale[i].cut;
+            d->facts[node].older = d->m->rank_stale[i].group >= 0;
         }
     }
     note_open_heads(d);

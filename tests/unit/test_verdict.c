@@ -4537,6 +4537,104 @@ static void a_cut_dump_whose_counters_trail_its_entries_shows_no_lag(void **stat
     done(&j);
 }
 
+/* Three ranks; rank 2 was killed before all_reduce #2 (no dump). Rank 1 waits in #2. Rank 0's
+ * dump was cut inside its first entry, its pg_status (whole, before the entries, as in a torch
+ * pickle) saying it enqueued #2 and completed #1: it is in flight in #2 like rank 1, a waiter,
+ * not a rank that may have stopped before it. Rank 2 alone explains the wait (sim seeds 975,
+ * 9718; an earlier reading offered "rank 0 or 2"). */
+static void a_cut_dump_in_flight_by_its_counters_is_no_stopped_rank(void **state) {
+    job j;
+    job_init(&j, 3);
+    coll(&j, "0", "all_reduce", 1, S(NULL, "completed", NULL));
+    rec(&j, 1, "0", "all_reduce", 2, "started");
+    j.skip[0] = 4;
+    j.skip[2] = 1;
+    snprintf(j.status[0], sizeof j.status[0],
+             "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": 1}");
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "2");
+    assert_false(offers(&j, 0));
+    done(&j);
+}
+
+/* The same kind of cut dump, but its rank is waited for where it issued nothing: ranks 0 and 3
+ * wait in the world's all_reduce #2 for ranks 1 and 2; rank 2 was killed (no dump); rank 1's
+ * dump, cut inside its first entry, says by its counters that it is in flight in its pair's #2
+ * with rank 3 and enqueued only #1 in the world. NCCL returns at once: its CPU may have stopped
+ * after the pair's #2, before the world's #2, so rank 1 stays offered beside rank 2 (sim seed
+ * 3482). */
+static void a_cut_dump_in_flight_elsewhere_stays_offered_where_it_is_waited_for(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "pair", "[1, 3]");
+    rec(&j, 3, "1", "all_reduce", 1, "completed");
+    rec(&j, 3, "1", "all_reduce", 2, "scheduled");
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, NULL, "completed"));
+    coll(&j, "0", "all_reduce", 2, S("started", NULL, NULL, "scheduled"));
+    j.skip[1] = 4;
+    j.skip[2] = 1;
+    snprintf(j.status[1], sizeof j.status[1],
+             "\"0\": {\"last_enqueued_collective\": 1, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": 1}, \"1\": {\"last_enqueued_collective\": 2, "
+             "\"last_started_collective\": -1, \"last_completed_collective\": 1}");
+    run(&j);
+    assert_true(offers(&j, 1));
+    done(&j);
+}
+
+/* Shard pairs {0,1} and {2,3}. Rank 3 was killed before their all_reduce #2 (no dump), where
+ * rank 2 waits. Rank 0 completed #1-#3 with rank 1, whose JSON dump was cut after #1 (no
+ * pg_status): rank 1 joined #3, so it went past the point where rank 3 is waited for and cannot
+ * hold it up; nothing seen is a stopped rank beside the lost one: rank 3 is named, the verdict
+ * is not "a stopped rank or a lost dump?" (sim seed 7603). */
+static void a_cut_rank_its_peer_completed_past_the_lost_one_is_no_doubt(void **state) {
+    job j;
+    job_init(&j, 4);
+    group(&j, "1", "shard", "[0, 1]");
+    group(&j, "1", "shard", "[2, 3]");
+    coll(&j, "1", "all_reduce", 1, S("completed", "completed", "completed", NULL));
+    rec(&j, 0, "1", "all_reduce", 2, "completed");
+    rec(&j, 0, "1", "all_reduce", 3, "completed");
+    rec(&j, 2, "1", "all_reduce", 2, "started");
+    j.skip[1] = 3;
+    j.skip[3] = 1;
+    run(&j);
+    assert_culprits(&j, FA_STATUS_HANG, "3");
+    done(&j);
+}
+
+/* Two ranks; rank 1 completed all_reduce #1 and started #2. Rank 0's dump was cut inside its
+ * first entry; its counters say it enqueued #2, completed #1 and last started `started`. Run. */
+static void run_cut_in_flight_beside_a_started_peer(job *j, int started) {
+    job_init(j, 2);
+    rec(j, 1, "0", "all_reduce", 1, "completed");
+    rec(j, 1, "0", "all_reduce", 2, "started");
+    j->skip[0] = 4;
+    snprintf(j->status[0], sizeof j->status[0],
+             "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": %d, "
+             "\"last_completed_collective\": 1}",
+             started);
+    run(j);
+}
+
+/* Counters that say rank 0 started #2 (or say nothing of starts: -1, timing off) show a job
+ * with one collective in flight everywhere: ok, not "rank 0 never started #2 on the GPU" (sim
+ * seed 7087). Counters that say it last started #1 do show that: rank 0 is named (seed 747). */
+static void a_cut_dumps_started_counter_says_whether_it_never_started(void **state) {
+    job j;
+    run_cut_in_flight_beside_a_started_peer(&j, 2);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+    run_cut_in_flight_beside_a_started_peer(&j, -1);
+    assert_culprits(&j, FA_STATUS_OK, "");
+    done(&j);
+    run_cut_in_flight_beside_a_started_peer(&j, 1);
+    assert_culprits(&j, FA_STATUS_HANG, "0");
+    assert_non_null(strstr(j.a.verdict.summary, "never started"));
+    done(&j);
+}
+
 /* Rank 2 was killed (no dump). Rank 0 completed all_reduce #1-#3 and waits in #4. Rank 1's
  * dump shows #2 and #3 pending, which rank 0 completed: the only proof that its dump is older is
  * what it shows issued. Read older, rank 2 stopped the job (rank 1 went on, unseen); read final,
@@ -6494,6 +6592,10 @@ int main(void) {
         cmocka_unit_test(a_remote_error_beside_a_crash_is_the_crash),
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
+        cmocka_unit_test(a_cut_dump_in_flight_by_its_counters_is_no_stopped_rank),
+        cmocka_unit_test(a_cut_dumps_started_counter_says_whether_it_never_started),
+        cmocka_unit_test(a_cut_dump_in_flight_elsewhere_stays_offered_where_it_is_waited_for),
+        cmocka_unit_test(a_cut_rank_its_peer_completed_past_the_lost_one_is_no_doubt),
         cmocka_unit_test(ranks_waiting_for_each_other_hold_themselves_beside_a_lost_dump),
         cmocka_unit_test(a_head_peers_counted_done_beside_a_lost_dump_is_one_of_two),
         cmocka_unit_test(heads_peers_counted_done_that_blame_only_each_other_are_stalls),
