@@ -73,10 +73,12 @@ The rules (sim.py's table gives them with their numbers):
     issued (counted_issued()): its CPU did not stop before them, so E16 offers no such member as
     one that may have stopped there (seeds 975, 9718, 2490: a cut rank in flight in the
     all_gather its peer waits in for a killed rank was read as possibly stopped before it, "one
-    of them", where the killed rank alone explains the wait, as frtrace reads those counters);
-    whether its GPU started them they do not say, so W1 still reads it as not arrived (seed
-    9877). Nothing else of the counters is credited, so the rules never expect more than the
-    dump proves. A re-pickled dump cut anywhere, or a dump cut
+    of them", where the killed rank alone explains the wait, as frtrace reads those counters;
+    gloo's count its collectives alone, seed 21536). Whether its GPU started them only its last
+    started number says (kept where timing was on): W1 reads a member whose started number
+    covers an instance as arrived there (counted_started(); seed 9718), one whose enqueued
+    number alone does as not (seed 9877's stalled GPU). Nothing else of the counters is
+    credited, so the rules never expect more than the dump proves. A re-pickled dump cut anywhere, or a dump cut
     before its entries, is unreadable (E1).
  E16 One of them. Where no seen rank explains the waits (W2) and a rank without a readable
     dump is waited for, a cut or older dump beside it is no proof of going on: a cut dump shows
@@ -149,7 +151,7 @@ class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
     def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
-                 older=None, drops=None, lagging=(), counted=None):
+                 older=None, drops=None, lagging=(), counted=None, numbered=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.lagging = set(lagging)  # E8: read as a GPU whose completions went unrecorded
         self.drops = drops or (lambda r: False)  # E17: r's dump is empty, may drop done
@@ -158,6 +160,10 @@ class View:
         # E13: cut ranks whose pickle kept pg_status before its entries -> whether send/recv
         # and collectives share its sequence ids (our recorder) or not (PyTorch's NCCL)
         self.counted = dict(counted or {})
+        # E13: cut ranks whose pickle kept pg_status -> how its numbers count launches: "launch"
+        # (our recorder: one counter), "coll" (PyTorch's NCCL: a send/recv's own number may
+        # come last), "gloo" (collectives only); and whether it holds a started number (timing)
+        self.numbered = dict(numbered or {})
         self.older = set(stale) - set(self.cut) if older is None else older  # E8 older dumps
         self.hide_p2p = hide_p2p  # gloo: send/recv are in no entry and no pg_status count (E10)
         self._frontier, self._completed, self._missing = {}, {}, {}
@@ -237,23 +243,44 @@ def counted_done(view, L, m):
         (view.counted[m] or not last.call.is_p2p())
 
 
-def counted_issued(view, L, m):
-    """E13: m's cut pickle kept pg_status, whose last enqueued sequence id in L's group is that
-    of a collective at or after L: m issued L by its dump's moment, so its CPU did not stop
-    before it (whether its GPU started it the counters do not say: W1 still reads it absent
-    there, seed 9877's stalled GPU). Our
-    recorder's count is its last collective's launch number, shared with send/recv, so it
-    covers a send/recv launch before it too (seed 2490); PyTorch's NCCL holds a send/recv's own
-    number when one came last, which says nothing of the collectives, and numbers no send/recv
-    from the collectives' counter."""
-    if L is None or m not in view.counted or (L.call.is_p2p() and not view.counted[m]):
+def last_counted(view, L, m, reached):
+    """E13: whether m's cut pickle's pg_status number for L's group, the last launch there for
+    which reached(K) holds, covers L: a collective's number (or our recorder's launch's, shared
+    with send/recv); where PyTorch's NCCL gave a send/recv its own number last, nothing is said;
+    gloo counts collectives alone."""
+    kind = view.numbered.get(m, (None, False))[0]
+    if L is None or kind is None or (L.call.is_p2p() and kind != "launch"):
         return False
     last = None
     for K in view.eng.stream[m]:
-        if K.call.group is L.call.group and K.issue_t <= view.T[m] and \
-                not (view.counted[m] and K.call.is_p2p()):
+        if K.call.group is L.call.group and reached(K) and \
+                not (kind == "gloo" and K.call.is_p2p()):
             last = K
-    return last is not None and last.pos >= L.pos and not last.call.is_p2p()
+    return last is not None and last.pos >= L.pos and (kind == "launch" or
+                                                       not last.call.is_p2p())
+
+
+def counted_issued(view, L, m):
+    """E13: m's cut pickle's last enqueued number says it issued L by its dump's moment, so its
+    CPU did not stop before it (whether its GPU started it, only a started number says:
+    counted_started; seed 9877's stalled GPU). Our recorder's enqueued count is its last
+    collective's launch number, shared with send/recv, so it covers a send/recv launch before
+    it too (seed 2490)."""
+    if L is None or m not in view.numbered:
+        return False
+    if view.numbered[m][0] == "launch":  # the last collective's launch number
+        return last_counted(view, L, m, lambda K: K.issue_t <= view.T[m] and
+                            not K.call.is_p2p())
+    return last_counted(view, L, m, lambda K: K.issue_t <= view.T[m])
+
+
+def counted_started(view, L, m):
+    """E13, W1: m's cut pickle kept a last started number (timing on) that covers L: its GPU
+    started L, so it arrived there (seed 9718: rank 1's "started 4" in the all_gather #4 that
+    rank 2 waits in for the stalled rank 0; read as absent, rank 1 was named beside it)."""
+    if L is None or not view.numbered.get(m, (None, False))[1]:
+        return False
+    return last_counted(view, L, m, lambda K: K.start_t is not None and K.start_t <= view.T[m])
 
 
 def arrived(view, m, inst):
@@ -267,6 +294,8 @@ def arrived(view, m, inst):
     L = inst.launches.get(m)
     T = view.T[m]
     if L is None or not view.visible(L, m):
+        if counted_started(view, L, m):
+            return True  # E13: its cut pickle's started number covers the launch
         return None if m in view.stale else False
     fr = view.frontier(m)
     if fr is None or fr.pos >= L.pos:
@@ -921,6 +950,10 @@ def expected(job, eng, dumps):
     drops_seen = {}
     T = [dumps[r]["time"] if r in dumps else eng.t_stop for r in range(W)]
     cut = {r: dumps[r]["cut"]["launch"] for r in known if dumps[r].get("cut")}
+    numbered = {r: ({"recorder": "launch", "gloo": "gloo"}.get(job.backend, "coll"),  # E13
+                    job.backend != "gloo" and (job.rec["timing"] or
+                                               job.rec.get("gpu_events") == 2))
+                for r in cut if record.rank_format(job, r) == "pickle"}
     counted = {r: job.backend == "recorder" for r in cut  # E13
                if record.rank_format(job, r) == "pickle" and not gloo}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
@@ -928,12 +961,12 @@ def expected(job, eng, dumps):
     older = {r for r in known if dumps[r].get("older")}
     drops = None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen)
     view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo, older=older,
-                drops=drops, counted=counted)
+                drops=drops, counted=counted, numbered=numbered)
     seen = reason(view, gloo, fault_ranks)
     whole = {r for r in known if r not in cut}
     for u in sorted(r for r in older if not older_shown(eng, r, T, whole)):
         lag = View(eng, known, T, stale - {u}, fatal, cut, set(dumps), hide_p2p=gloo,
-                   older=older - {u}, drops=drops, counted=counted,
+                   older=older - {u}, drops=drops, counted=counted, numbered=numbered,
                    lagging={u} if older_shown(eng, u, T, whole, issued=True) else ())
         seen = either(seen, reason(lag, gloo, fault_ranks), u, lag.lagging)
     mm, mm_found = mismatch(view, eng)

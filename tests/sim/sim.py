@@ -75,7 +75,8 @@ RULES — how answer.json's `expected` follows from the simulated truth (answer.
      show it completed the all_reduce its peer's stalled GPU is pending in), and one at or
      before its last enqueued number was issued: the rank did not stop before it (seeds 975,
      9718: a cut rank in flight where its peer waits for a killed rank is no "one of them"),
-     though whether its GPU started it is unknown (seed 9877).
+     and one at or before its last started number (timing on) it arrived at (W1; seed 9718);
+     whether its GPU started one only enqueued is unknown (seed 9877).
      Re-pickled dumps cut anywhere, and dumps cut before their entries, are unreadable (E1).
  E16 One of them. Where no seen rank explains the waits and a rank without a readable dump is
      among those waited for, a cut or older dump beside it is no proof of going on: a cut dump
