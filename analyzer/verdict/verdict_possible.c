@@ -1003,6 +1003,17 @@ int fa_vg_alternatives(decider *d) {
  * "undefined" (created without a description) are each their own family here: the word names
  * no dimension (sim seed 8195: a rank's op on a wrong undescribed group is no point that ranks
  * busy in other undescribed groups went past). */
+/* Whether a rank's progress in group `in` tells how far it went in the program against an op of
+ * group `at`: the same group, or one of its family (fa_vo_one_family). Undescribed groups are of
+ * one family only by their members (a group shifted), which a group rebuilt from the entries
+ * does not know for sure (sim seed 8195: gloo's groups, a rank's op on a wrong group is no point
+ * that ranks busy in other groups went past). */
+static bool passes_for(const fa_group *in, const fa_group *at) {
+    if (in == at) return true;
+    if (fa_desc_says_nothing(at->desc) && (at->inferred || in->inferred)) return false;
+    return fa_vo_one_family(in, at);
+}
+
 bool fa_vg_passed_op(const decider *d, size_t ri, size_t op) {
     const fa_dump *x = d->in->ranks[ri].dump;
     const fa_group *at = &d->groups->v[d->m->ops[op].group];
@@ -1010,8 +1021,7 @@ bool fa_vg_passed_op(const decider *d, size_t ri, size_t op) {
     for (uint32_t i = 0; i < x->npgs; i++) {
         long g = fa_groups_find(d->groups, ri, x->pgs[i].name);
         const fa_group *in = g >= 0 ? &d->groups->v[g] : NULL;
-        if (in && (in == at || (!fa_desc_says_nothing(at->desc) && same_family(in, at))) &&
-            issued_or_joined_in(d, ri, g) > d->m->ops[op].seq)
+        if (in && passes_for(in, at) && issued_or_joined_in(d, ri, g) >= d->m->ops[op].seq)
             return true;
     }
     return false;

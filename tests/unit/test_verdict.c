@@ -4635,6 +4635,31 @@ static void a_cut_dumps_started_counter_says_whether_it_never_started(void **sta
     done(&j);
 }
 
+/* Data-parallel pairs {0,1} and {2,3} of one family; rank 3 was killed before their #2, where
+ * rank 2 waits. Ranks 0 and 1 completed their own pair's #2 and are idle: they ran the program's
+ * step #2, so they went past everything before it, and rank 3 cannot be blocked behind them
+ * there: rank 3 is named, not "a stopped rank or a lost dump?" (sim seeds 945, 6891: an
+ * earlier reading asked for a later step than the lost rank's). The same with undescribed
+ * groups (our recorder's) whose members the dumps list: groups shifted are one family (seeds
+ * 5983, 8822). */
+static void idle_ranks_at_the_lost_ranks_step_in_a_sibling_group_are_no_doubt(void **state) {
+    const char *descs[] = { "dp", "undefined" };
+    for (int k = 0; k < 2; k++) {
+        job j;
+        job_init(&j, 4);
+        group(&j, "1", descs[k], "[0, 1]");
+        group(&j, "2", descs[k], "[2, 3]");
+        coll(&j, "1", "all_reduce", 1, S("completed", "completed", NULL, NULL));
+        coll(&j, "1", "all_reduce", 2, S("completed", "completed", NULL, NULL));
+        rec(&j, 2, "2", "all_reduce", 1, "completed");
+        rec(&j, 2, "2", "all_reduce", 2, "started");
+        j.skip[3] = 1;
+        run(&j);
+        assert_culprits(&j, FA_STATUS_HANG, "3");
+        done(&j);
+    }
+}
+
 /* Rank 2 was killed (no dump). Rank 0 completed all_reduce #1-#3 and waits in #4. Rank 1's
  * dump shows #2 and #3 pending, which rank 0 completed: the only proof that its dump is older is
  * what it shows issued. Read older, rank 2 stopped the job (rank 1 went on, unseen); read final,
@@ -6593,6 +6618,7 @@ int main(void) {
         cmocka_unit_test(a_cut_dump_whose_counters_lag_is_a_stalled_gpu),
         cmocka_unit_test(a_cut_dump_whose_counters_trail_its_entries_shows_no_lag),
         cmocka_unit_test(a_cut_dump_in_flight_by_its_counters_is_no_stopped_rank),
+        cmocka_unit_test(idle_ranks_at_the_lost_ranks_step_in_a_sibling_group_are_no_doubt),
         cmocka_unit_test(a_cut_dumps_started_counter_says_whether_it_never_started),
         cmocka_unit_test(a_cut_dump_in_flight_elsewhere_stays_offered_where_it_is_waited_for),
         cmocka_unit_test(a_cut_rank_its_peer_completed_past_the_lost_one_is_no_doubt),
