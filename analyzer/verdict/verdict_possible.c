@@ -280,11 +280,9 @@ static int64_t issued_or_joined_in(const decider *d, size_t ri, long gi) {
     int64_t most = issued_in(d, ri, gi);
     long node = fa_vg_rank_node(d, d->in->ranks[ri].rank);
     if (node < 0 || !d->facts[node].cut) return most;
-    const fa_group *grp = &d->groups->v[gi];
-    for (uint32_t k = 0; k < grp->nmembers; k++) {
-        int64_t done = d->m->views[d->m->view_at[gi] + k].completed_max;
-        if (d->m->views[d->m->view_at[gi] + k].has_dump && done > most) most = done;
-    }
+    const fa_view *views = &d->m->views[d->m->view_at[gi]];
+    for (uint32_t k = 0; k < d->groups->v[gi].nmembers; k++)
+        if (views[k].has_dump && views[k].completed_max > most) most = views[k].completed_max;
     return most;
 }
 
@@ -998,11 +996,6 @@ int fa_vg_alternatives(decider *d) {
     return rc;
 }
 
-/* Whether input rank ri issued, in some group of op's family, a later collective than op: an
- * SPMD rank past the point where op stands (ahead's test, against one op). Groups described
- * "undefined" (created without a description) are each their own family here: the word names
- * no dimension (sim seed 8195: a rank's op on a wrong undescribed group is no point that ranks
- * busy in other undescribed groups went past). */
 /* Whether a rank's progress in group `in` tells how far it went in the program against an op of
  * group `at`: the same group, or one of its family (fa_vo_one_family). Undescribed groups are of
  * one family only by their members (a group shifted), which a group rebuilt from the entries
@@ -1014,6 +1007,8 @@ static bool passes_for(const fa_group *in, const fa_group *at) {
     return fa_vo_one_family(in, at);
 }
 
+/* ahead's test against one op: an SPMD rank that issued op, or the op of its number in a
+ * group of its family (passes_for), or a later one, ran everything before it. */
 bool fa_vg_passed_op(const decider *d, size_t ri, size_t op) {
     const fa_dump *x = d->in->ranks[ri].dump;
     const fa_group *at = &d->groups->v[d->m->ops[op].group];

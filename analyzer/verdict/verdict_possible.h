@@ -44,9 +44,11 @@ int fa_vg_hidden_pair(decider *d, uint8_t *is_root);
  * there waits on itself and is no victim (verdict_selfheld.c). NULL when out of memory. */
 uint8_t *fa_vg_self_held(const decider *d);
 
-/* Whether input rank ri issued, in some group of op's family (groups of one description), a
- * later collective than op: the ranks of an SPMD program run a family's collectives in one order,
- * so it went past the point where a member that never completed op stands. */
+/* Whether input rank ri issued op, or in some group of op's family (one description; undescribed
+ * groups whose members the dumps list, shifted) the collective of op's number or a later one
+ * (a dump cut short counts as far as a peer completed with it): the ranks of an SPMD program run
+ * a family's collectives in one order, so it went past what a member that never issued op has
+ * to do before it. */
 bool fa_vg_passed_op(const decider *d, size_t ri, size_t op);
 
 #endif
