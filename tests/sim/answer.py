@@ -151,15 +151,12 @@ class View:
     """What the reasoning may read about each rank: known (a readable dump), at time T."""
 
     def __init__(self, engine, known, T, stale, fatal, cut=None, wrote=None, hide_p2p=False,
-                 older=None, drops=None, lagging=(), counted=None, numbered=None):
+                 older=None, drops=None, lagging=(), numbered=None):
         self.eng, self.known, self.T, self.stale, self.fatal = engine, known, T, stale, fatal
         self.lagging = set(lagging)  # E8: read as a GPU whose completions went unrecorded
         self.drops = drops or (lambda r: False)  # E17: r's dump is empty, may drop done
         self.wrote = known if wrote is None else wrote  # ranks with a dump file, readable or not
         self.cut = cut or {}  # rank -> first launch whose entries a truncated dump lost (E13)
-        # E13: cut ranks whose pickle kept pg_status before its entries -> whether send/recv
-        # and collectives share its sequence ids (our recorder) or not (PyTorch's NCCL)
-        self.counted = dict(counted or {})
         # E13: cut ranks whose pickle kept pg_status -> how its numbers count launches: "launch"
         # (our recorder: one counter), "coll" (PyTorch's NCCL: a send/recv's own number may
         # come last), "gloo" (collectives only); and whether it holds a started number (timing)
@@ -233,14 +230,9 @@ def counted_done(view, L, m):
     that of a launch at or after L (launches complete in order on a group's stream): any launch
     where send/recv and collectives share the numbers (our recorder), a collective where they do
     not (PyTorch's NCCL: a send/recv's number says nothing of the collectives)."""
-    if m not in view.counted or L.call.is_p2p():
-        return False
-    last = None
-    for K in view.eng.stream[m]:
-        if K.call.group is L.call.group and K.done_t is not None and K.done_t <= view.T[m]:
-            last = K
-    return last is not None and last.pos >= L.pos and \
-        (view.counted[m] or not last.call.is_p2p())
+    if view.numbered.get(m, ("gloo",))[0] == "gloo" or L.call.is_p2p():
+        return False  # gloo's completed count takes retired (failed) ops too: not credited
+    return last_counted(view, L, m, lambda K: K.done_t is not None and K.done_t <= view.T[m])
 
 
 def last_counted(view, L, m, reached):
@@ -954,19 +946,17 @@ def expected(job, eng, dumps):
                     job.backend != "gloo" and (job.rec["timing"] or
                                                job.rec.get("gpu_events") == 2))
                 for r in cut if record.rank_format(job, r) == "pickle"}
-    counted = {r: job.backend == "recorder" for r in cut  # E13
-               if record.rank_format(job, r) == "pickle" and not gloo}
     stale = {r for r in known if dumps[r].get("older")} | set(cut)  # E13: like an older dump
     fatal = {r for r in known if dumps[r].get("fatal")}
     older = {r for r in known if dumps[r].get("older")}
     drops = None if gloo else lambda r: empty_dump(job, eng, dumps, r, drops_seen)
     view = View(eng, known, T, stale, fatal, cut, set(dumps), hide_p2p=gloo, older=older,
-                drops=drops, counted=counted, numbered=numbered)
+                drops=drops, numbered=numbered)
     seen = reason(view, gloo, fault_ranks)
     whole = {r for r in known if r not in cut}
     for u in sorted(r for r in older if not older_shown(eng, r, T, whole)):
         lag = View(eng, known, T, stale - {u}, fatal, cut, set(dumps), hide_p2p=gloo,
-                   older=older - {u}, drops=drops, counted=counted, numbered=numbered,
+                   older=older - {u}, drops=drops, numbered=numbered,
                    lagging={u} if older_shown(eng, u, T, whole, issued=True) else ())
         seen = either(seen, reason(lag, gloo, fault_ranks), u, lag.lagging)
     mm, mm_found = mismatch(view, eng)
