@@ -60,11 +60,14 @@ STILL_WRONG="279"
 # nowhere, is no stopped rank (verdict_possible.c root_why); 3482: waited for where it issued
 # nothing, it stays one. 7087: a collective in flight by a cut dump's counters alone was not
 # "never started on the GPU" (verdict_graph.h fa_vg_is_scheduled). 7603: a cut rank its peer
-# completed a later collective with went past the lost rank's op (issued_or_joined_in).
+# completed a later collective with went past the lost rank's op (issued_or_joined_in). 2397,
+# 4617: a rank others wait for, pending behind a killed rank's victims, is its victim too: the
+# killed rank is named (verdict_summary.c seen_waiting), unless several lost ranks may fill the
+# slot it waits on (13594, 15622: never two of them named for one slot).
 KEEP_EXACT="739 1013 1299 2169 99 18 2176 277 2998 752 670 9349 1815 2470 2944 7641 1069 2711 1113
 2440 1608 1022 15089 12146 16556 12994 9801 14651 16614 12320 16972 16774 18328 7432 6917 9966
 15296 15624 3941 13804 16129 1978 8408 12007 16063 4942 13523 17689 12978 18907 5544
-17394 17102 18253 22378 975 2490 3482 7087 7603"
+17394 17102 18253 22378 975 2490 3482 7087 7603 2397 4617"
 # SEED:RANK pairs: ranks the dumps clear, never named nor offered as an alternative, whatever
 # else the verdict says. 2930: rank 15's dump, cut, records other groups than the one whose slot
 # of unknown rank waits; it is no candidate for that slot (m506).

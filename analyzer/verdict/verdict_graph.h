@@ -153,7 +153,9 @@ typedef struct decider {
     fa_verdict *v;
     rank_facts *facts;
     size_t nfacts;
-    bool any_stale; /* some rank_facts.stale */
+    bool any_stale;    /* some rank_facts.stale */
+    bool slot_guessed; /* an op waits on several ranks without a dump, any of which may be the
+                        * member its group lacks (build_graph's wait_for_unseen_members) */
     fa_imap node_of_rank;
     fa_imap async_error; /* node * ngroups + group -> ncclResult name (char *, in the store) */
     graph g;

@@ -325,6 +325,7 @@ static int wait_for_unseen_members(decider *d, uint32_t x, size_t op, size_t pen
         f->waited = true;
         note_waited(d, &f->missing_op, &f->missing_waiters, op, pending);
     }
+    d->slot_guessed |= added > 1;
     /* Nobody without a dump to wait on, in a group rebuilt as one member: a collective of one
      * never waits, so the members it waits for left dumps that record nothing in the group
      * (gloo names no member: its first collective there, sim seed 8475). The dumps do not say
