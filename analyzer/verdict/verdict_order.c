@@ -838,6 +838,10 @@ static int pending_order(const decider *d, size_t node, long missing_op, const u
     return 0;
 }
 
+int fa_vo_program_order(const decider *d, const fa_op *first, const fa_op *second) {
+    return program_order(d, -1, first, second);
+}
+
 int fa_vo_order(const decider *d, size_t node, long missing_op, const uint32_t *mine,
                 size_t nmine) {
     return pending_order(d, node, missing_op, mine, nmine);

