@@ -703,7 +703,9 @@ static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
  * presumed to have gone on, as where nothing else explains a wait (tests/sim's E8, E13), and
  * the rank without a dump alone explains it (sim seeds 6752, 2162, 4283: "rank 1 or 7" where
  * rank 1, killed, was waited for in an expert all_to_all that comes before the data-parallel
- * op whose cut member 7 was offered beside it). The count left. */
+ * op whose cut member 7 was offered beside it). The count left. The rank left alone so is a root
+ * (the caller's make_root), not one named only where proven waited for (name_waited_unknowns:
+ * held-out sim seed 11328, where nobody proven waited for it, read "ok"). */
 static size_t drop_unblocking(const decider *d, fa_option *options, size_t n, bool beside) {
     long lost = -1;
     if (beside) return n;
@@ -786,8 +788,6 @@ int fa_vg_weigh_doubts(decider *d) {
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
             continue;
         }
-        /* a rank without a dump left alone by drop_unblocking is a root (make_root below), not
-         * one named only where proven waited for (held-out sim seed 11328 read "ok") */
         if (!beside && nopt == found && all_without_dump(d, options, nopt)) {
             name_waited_unknowns(d, options, nopt, wf, is_root);
             fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
