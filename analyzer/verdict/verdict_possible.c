@@ -703,9 +703,7 @@ static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
  * presumed to have gone on, as where nothing else explains a wait (tests/sim's E8, E13), and
  * the rank without a dump alone explains it (sim seeds 6752, 2162, 4283: "rank 1 or 7" where
  * rank 1, killed, was waited for in an expert all_to_all that comes before the data-parallel
- * op whose cut member 7 was offered beside it). The count left. The rank left alone so is a root
- * (the caller's make_root), not one named only where proven waited for (name_waited_unknowns:
- * held-out sim seed 11328, where nobody proven waited for it, read "ok"). */
+ * op whose cut member 7 was offered beside it). The count left. */
 static size_t drop_unblocking(const decider *d, fa_option *options, size_t n, bool beside) {
     long lost = -1;
     if (beside) return n;
@@ -779,8 +777,7 @@ int fa_vg_weigh_doubts(decider *d) {
     if (rc == 0) fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
     for (uint32_t node = 0; rc == 0 && node < d->nfacts; node++) {
         if (!is_candidate(d, node) || wf[node]) continue;
-        size_t found = root_options(d, &s, node, options);
-        size_t nopt = drop_unblocking(d, options, found, beside);
+        size_t nopt = drop_unblocking(d, options, root_options(d, &s, node, options), beside);
         if (nopt == 0) continue; /* a proven cycle: judged as before (verdict.c) */
         if (nopt == 1 && beside && options[0].node == node && !fa_vg_state_known(&d->facts[node])) {
             wf[node] = 1; /* excused, and offered as an alternative (older dumps too) */
@@ -788,7 +785,7 @@ int fa_vg_weigh_doubts(decider *d) {
             fa_ranks_add(&d->maybe_also, d->facts[node].rank);
             continue;
         }
-        if (!beside && nopt == found && all_without_dump(d, options, nopt)) {
+        if (!beside && all_without_dump(d, options, nopt)) {
             name_waited_unknowns(d, options, nopt, wf, is_root);
             fa_vg_mark_reaching(d, rev_at, rev, wf, s.queue);
             continue;

@@ -4734,6 +4734,33 @@ static void a_lost_rank_waited_for_before_the_op_it_shares_with_a_cut_one_is_nam
     done(&j);
 }
 
+/* gloo, four ranks in one tensor group "5". Rank 1 was killed (no dump). Rank 0 has the group's
+ * all_reduce #3 pending; rank 3 retired it, its newest (finished, or failed with rank 1); rank 2's
+ * pickle was cut inside its entries after the world's barrier #2, its counters kept. Whatever
+ * rank 2 did after its cut, the job is hung on a rank the dumps do not show: never "ok", which it
+ * read once, when dropping rank 2 left rank 1 alone where nobody is proven to wait for it
+ * (held-out sim seed 11328; drop_unblocking keeps rank 2 now: it is waited for on its own). */
+static void a_lost_rank_left_alone_beside_a_dropped_cut_one_is_no_healthy_job(void **state) {
+    job j;
+    job_init(&j, 4);
+    j.backend = "gloo";
+    group(&j, "5", "TENSOR_MODEL_PARALLEL_GROUP", "[0, 1, 2, 3]");
+    coll(&j, "5", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    coll(&j, "5", "all_reduce", 2, S("completed", NULL, "completed", "completed"));
+    coll(&j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed"));
+    coll(&j, "0", "barrier", 2, S("completed", NULL, "completed", "completed"));
+    coll(&j, "5", "all_reduce", 3, S("scheduled", NULL, NULL, "completed"));
+    j.skip[1] = 1;
+    j.skip[2] = 4;
+    snprintf(j.status[2], sizeof j.status[2],
+             "\"0\": {\"last_enqueued_collective\": 2, \"last_started_collective\": -1, "
+             "\"last_completed_collective\": 2}, \"5\": {\"last_enqueued_collective\": 3, "
+             "\"last_started_collective\": -1, \"last_completed_collective\": 2}");
+    run(&j);
+    assert_int_not_equal(j.a.verdict.status, FA_STATUS_OK);
+    done(&j);
+}
+
 /* Two ranks; rank 1 completed all_reduce #1 and started #2. Rank 0's dump was cut inside its
  * first entry; its counters say it enqueued #2, completed #1 and last started `started`. Run. */
 static void run_cut_in_flight_beside_a_started_peer(job *j, int started) {
@@ -6756,6 +6783,7 @@ int main(void) {
         cmocka_unit_test(a_rank_waited_for_behind_a_lost_ranks_victim_is_its_victim_too),
         cmocka_unit_test(a_cut_dump_showing_nothing_pending_says_nothing_of_the_end),
         cmocka_unit_test(a_lost_rank_waited_for_before_the_op_it_shares_with_a_cut_one_is_named),
+        cmocka_unit_test(a_lost_rank_left_alone_beside_a_dropped_cut_one_is_no_healthy_job),
         cmocka_unit_test(ranks_waiting_for_each_other_hold_themselves_beside_a_lost_dump),
         cmocka_unit_test(a_head_peers_counted_done_beside_a_lost_dump_is_one_of_two),
         cmocka_unit_test(heads_peers_counted_done_that_blame_only_each_other_are_stalls),
