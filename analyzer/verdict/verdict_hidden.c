@@ -8,7 +8,9 @@
  * nothing at all: where the two share a group, U may have gone on and be blocked in that group's
  * next operation, which X never joined, or X may be blocked there behind U. Either alone explains
  * every wait, so the dumps prove only one of them (tests/sim's E16; sim seeds 2470, 2944, 4201):
- * an ambiguity, no culprit.
+ * an ambiguity, no culprit. Unless U cannot hold X up (fa_vg_may_hold: waited for only beside X,
+ * in ops that come after one X is waited for in: sim seeds 6752, 9935 read "rank 1 or 7" where
+ * the killed rank 1 alone explains every wait).
  */
 #include <stdlib.h>
 
@@ -48,7 +50,8 @@ int fa_vg_hidden_pair(decider *d, uint8_t *is_root) {
     if (n != 2) return 0;
     const rank_facts *a = &d->facts[pair[0]], *b = &d->facts[pair[1]];
     if (a->has_dump == b->has_dump) return 0; /* one without a dump, one with an older/cut one */
-    if (!share_unwatched_group(d, pair[0], pair[1])) return 0;
+    uint32_t lost = a->has_dump ? pair[1] : pair[0], stale = a->has_dump ? pair[0] : pair[1];
+    if (!fa_vg_may_hold(d, lost, stale) || !share_unwatched_group(d, pair[0], pair[1])) return 0;
     fa_option options[2];
     for (int k = 0; k < 2; k++) {
         rank_facts *f = &d->facts[pair[k]];

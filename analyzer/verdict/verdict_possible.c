@@ -689,8 +689,8 @@ static bool may_be_blocked_behind(const decider *d, uint32_t x, uint32_t c) {
 }
 
 /* Whether an op someone waits in waits on the rank at node c but not on the one at node x: c is
- * waited for on its own there, not only beside x (tests/sim's E16 offers such a rank either way,
- * sim seed 11942). */
+ * waited for on its own there, not only beside x (tests/sim's E16 offers such a rank as "one of
+ * them" either way, sim seed 11942). */
 static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
     const graph *g = &d->g;
     for (size_t v = g->nrank_nodes; v < g->nnodes; v++)
@@ -699,11 +699,11 @@ static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
 }
 
 /* Of options that hold one rank without a dump and ranks with an older or cut dump: drops each
- * of the latter that the former cannot be blocked behind (may_be_blocked_behind); those are
- * presumed to have gone on, as where nothing else explains a wait (tests/sim's E8, E13), and
- * the rank without a dump alone explains it (sim seeds 6752, 2162, 4283: "rank 1 or 7" where
- * rank 1, killed, was waited for in an expert all_to_all that comes before the data-parallel
- * op whose cut member 7 was offered beside it). The count left. */
+ * of the latter that the former cannot be blocked behind (may_be_blocked_behind) and that is waited
+ * for only beside it (waited_without); those are presumed to have gone on, as where nothing else
+ * explains a wait (tests/sim's E8, E13), and the rank without a dump alone explains it (sim seeds
+ * 6752, 2162, 4283: "rank 1 or 7" where rank 1, killed, was waited for in an expert all_to_all that
+ * comes before the data-parallel op whose cut member 7 was offered beside it). The count left. */
 static size_t drop_unblocking(const decider *d, fa_option *options, size_t n, bool beside) {
     long lost = -1;
     if (beside) return n;
@@ -719,10 +719,13 @@ static size_t drop_unblocking(const decider *d, fa_option *options, size_t n, bo
     if (lost < 0) return n;
     size_t kept = 0;
     for (size_t k = 0; k < n; k++)
-        if ((long)options[k].node == lost || waited_without(d, options[k].node, (uint32_t)lost) ||
-            may_be_blocked_behind(d, (uint32_t)lost, options[k].node))
+        if ((long)options[k].node == lost || fa_vg_may_hold(d, (uint32_t)lost, options[k].node))
             options[kept++] = options[k];
     return kept;
+}
+
+bool fa_vg_may_hold(const decider *d, uint32_t lost, uint32_t stale) {
+    return waited_without(d, stale, lost) || may_be_blocked_behind(d, lost, stale);
 }
 
 int fa_vg_weigh_doubts(decider *d) {

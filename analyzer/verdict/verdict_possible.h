@@ -40,6 +40,13 @@ void fa_vg_free_ambiguities(decider *d);
  * (verdict_hidden.c). is_root: weigh_doubts' marks. 0, or -1 when out of memory. */
 int fa_vg_hidden_pair(decider *d, uint8_t *is_root);
 
+/* Whether the rank with an older or cut dump at node `stale` may hold up the rank without a dump
+ * at node `lost`: it is waited for on its own, not only beside it, or they share an op someone
+ * waits in that does not come, in the program's order, after one `lost` is waited for in
+ * (tests/sim's E16). Where it cannot, it is presumed gone on, and `lost` alone explains the
+ * waits on both. */
+bool fa_vg_may_hold(const decider *d, uint32_t lost, uint32_t stale);
+
 /* One flag per possible edge u -> x of d->g (pedges): x cannot go on before u does, so u waiting
  * there waits on itself and is no victim (verdict_selfheld.c). NULL when out of memory. */
 uint8_t *fa_vg_self_held(const decider *d);

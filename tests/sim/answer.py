@@ -86,7 +86,10 @@ The rules (sim.py's table gives them with their numbers):
     the rank passed its old frontier. A rank named for a wait only through such a dump (E8),
     or a member beside the unknown rank in a waiter's operation whose dump is cut (not older:
     E8 stands) and that no readable dump shows past it (passed()), may have stopped there, the unknown rank blocked behind it: the answer
-    is one of them (alternatives, no culprit), the reasons in evidence.reasons (one_of()).
+    is one of them (alternatives, no culprit), the reasons in evidence.reasons (one_of()). A
+    rank without a dump cannot be blocked behind such a dump's rank in an operation that comes,
+    in its program, after one a seen rank waits for it in, a gloo rank whose newest operation
+    failed (E9) too (can_block; seeds 5290, 5788, 12305 offered the cut rank there).
  E17 Two readings. A rank waiting in a send/recv with one peer alone (no other peer in its
     batch), in a group of more than two, whose dump holds no entry (an only-active dump with
     nothing in flight: what it completed is dropped), idle and waited for by nobody else: the
@@ -664,6 +667,11 @@ def can_block(view, graph, x, y):
     for v in graph:
         fr = view.frontier(v)
         waited.update(i.key for i in (fr.insts if fr is not None else []) if x != v)
+        if fr is None and graph[v] and x != v:
+            # a gloo rank whose newest operation failed waits there (E9): x never got past it
+            # either (seeds 5290, 5788, 12305: the killed rank read as blocked further on)
+            last = [L for L in view.eng.stream[v] if view.visible(L, v)]
+            waited.update(i.key for i in (last[-1].insts if last else []))
     prog = program_keys(view.eng, x)
     first = next((n for n, keys in enumerate(prog) if any(k in waited for k, _ in keys)), None)
     if first is None:

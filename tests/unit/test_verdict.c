@@ -4692,14 +4692,16 @@ static void a_cut_dump_showing_nothing_pending_says_nothing_of_the_end(void **st
     done(&j);
 }
 
-/* Tensor pairs "1" {0,1} and "4" {2,3}, expert pair "6" {3,4}. Rank 1 was killed (no dump):
+/* Tensor pairs "1" {0,1} and "4" {2,3}, expert pair "6" {3,4}, pipeline pair "7" {1,3}, where
+ * nobody waits. Rank 1 was killed (no dump):
  * rank 0 waits for it in their pair's all_reduce #1. Rank 2 completed its pair's #1 with rank 3;
  * ranks 2 and 4 wait in the world's all_reduce #2 for ranks 0, 1 and 3. Rank 3's dump was cut
  * after the world's #1 (older by that pair #1). Rank 3 may have stopped before the world's #2,
  * but rank 1 cannot be blocked behind it there: rank 2's history runs the tensor pair's #1 before
  * the world's #2, and rank 1 never got past its pair's #1, where rank 0 waits for it. Rank 1
  * alone explains every wait, rank 3 is presumed gone on: named is 1, not "rank 1 or 3"
- * (mutations lp05, lp07; sim seeds 2162, 4283, 8678: a killed rank and a cut one offered as one
+ * (mutations lp05, lp07, lh01: the pair "7" they share, where nobody waits, offers nothing either;
+ * sim seeds 2162, 4283, 8678, 6752: a killed rank and a cut one offered as one
  * of two, where the simulator and the truth name the killed one; rank 3 stays an alternative
  * beside it, "may have stopped too"). Run with rank 4 waiting in the world's #2 or, waited_alone,
  * in the expert pair's #1. */
@@ -4709,13 +4711,14 @@ static void run_lost_rank_waited_before_a_cut_one(job *j, int waited_alone) {
     group(j, "1", "tp", "[0, 1]");
     group(j, "4", "tp", "[2, 3]");
     group(j, "6", "ep", "[3, 4]");
+    group(j, "7", "pp", "[1, 3]");
     coll(j, "0", "all_reduce", 1, S("completed", NULL, "completed", "completed", "completed"));
     rec(j, 0, "1", "all_reduce", 1, "scheduled");
     rec(j, 2, "4", "all_reduce", 1, "completed");
     rec(j, 2, "0", "all_reduce", 2, "scheduled");
     rec(j, 4, waited_alone ? "6" : "0", "all_reduce", waited_alone ? 1 : 2, "scheduled");
     j->skip[1] = 1;
-    j->skip[3] = 3;
+    j->skip[3] = 4;
     run(j);
 }
 
