@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 
+#include "verdict/verdict_order.h"
 #include "verdict/verdict_possible.h"
 
 /* Whether ranks nodes a and b are members of one group in which no rank the dumps show waits
@@ -34,6 +35,58 @@ static bool share_unwatched_group(const decider *d, uint32_t a, uint32_t b) {
     }
     free(watched);
     return found;
+}
+
+/* Whether op node v waits on the rank at node r (an edge v -> r). */
+static bool op_waits_on(const graph *g, size_t v, uint32_t r) {
+    for (size_t e = g->edge_at[v]; e < g->edge_at[v + 1]; e++)
+        if (g->edges[e] == r) return true;
+    return false;
+}
+
+/* Whether the rank without a dump at node x can be blocked behind the rank at node c, whose dump
+ * is older or cut short: in an op someone waits in where both are members that does not come,
+ * in the program the ranks that ran both tell (fa_vo_program_order), after a collective others
+ * wait for x in: x never got past that one, so it is not in the later op (tests/sim's E16,
+ * can_block). A send/recv keeps the doubt: no witness orders it. Linear in the graph's edges,
+ * plus the shared ops times x's waited ones. */
+static bool may_be_blocked_behind(const decider *d, uint32_t x, uint32_t c) {
+    const graph *g = &d->g;
+    size_t nwaits = 0, *waits = malloc((g->nnodes - g->nrank_nodes + 1) * sizeof *waits);
+    if (!waits) return true;
+    for (size_t w = g->nrank_nodes; w < g->nnodes; w++)
+        if (!d->m->ops[g->op_of_node[w - g->nrank_nodes]].is_p2p && op_waits_on(g, w, x))
+            waits[nwaits++] = w;
+    bool may = false;
+    for (size_t v = g->nrank_nodes; v < g->nnodes && !may; v++) {
+        const fa_op *o = &d->m->ops[g->op_of_node[v - g->nrank_nodes]];
+        const fa_group *grp = &d->groups->v[o->group];
+        if (fa_group_position(grp, d->facts[x].rank) < 0 ||
+            fa_group_position(grp, d->facts[c].rank) < 0)
+            continue;
+        bool after_a_wait = false;
+        for (size_t k = 0; k < nwaits && !after_a_wait && !o->is_p2p; k++)
+            after_a_wait =
+                waits[k] != v &&
+                fa_vo_program_order(d, &d->m->ops[g->op_of_node[waits[k] - g->nrank_nodes]], o) > 0;
+        may = !after_a_wait;
+    }
+    free(waits);
+    return may;
+}
+
+/* Whether an op someone waits in waits on the rank at node c but not on the one at node x: c is
+ * waited for on its own there, not only beside x (tests/sim's E16 offers such a rank as "one of
+ * them" either way, sim seed 11942). */
+static bool waited_without(const decider *d, uint32_t c, uint32_t x) {
+    const graph *g = &d->g;
+    for (size_t v = g->nrank_nodes; v < g->nnodes; v++)
+        if (op_waits_on(g, v, c) && !op_waits_on(g, v, x)) return true;
+    return false;
+}
+
+bool fa_vg_may_hold(const decider *d, uint32_t lost, uint32_t stale) {
+    return waited_without(d, stale, lost) || may_be_blocked_behind(d, lost, stale);
 }
 
 int fa_vg_hidden_pair(decider *d, uint8_t *is_root) {

@@ -4700,7 +4700,7 @@ static void a_cut_dump_showing_nothing_pending_says_nothing_of_the_end(void **st
  * but rank 1 cannot be blocked behind it there: rank 2's history runs the tensor pair's #1 before
  * the world's #2, and rank 1 never got past its pair's #1, where rank 0 waits for it. Rank 1
  * alone explains every wait, rank 3 is presumed gone on: named is 1, not "rank 1 or 3"
- * (mutations lp05, lp07, lh01: the pair "7" they share, where nobody waits, offers nothing either;
+ * (mutations lp05, lh03, lh01: the pair "7" they share, where nobody waits, offers nothing either;
  * sim seeds 2162, 4283, 8678, 6752: a killed rank and a cut one offered as one
  * of two, where the simulator and the truth name the killed one; rank 3 stays an alternative
  * beside it, "may have stopped too"). Run with rank 4 waiting in the world's #2 or, waited_alone,
@@ -4724,7 +4724,7 @@ static void run_lost_rank_waited_before_a_cut_one(job *j, int waited_alone) {
 
 /* As above, with rank 4 waiting for rank 3 alone in their expert pair's #1: rank 3 is waited for
  * on its own, not only beside rank 1, and may have stopped there with rank 1 blocked behind it
- * elsewhere: one of them (mutation lp06; sim seed 11942, held out, tests/sim's E16). */
+ * elsewhere: one of them (mutation lh02; sim seed 11942, held out, tests/sim's E16). */
 static void a_lost_rank_waited_for_before_the_op_it_shares_with_a_cut_one_is_named(void **state) {
     job j;
     run_lost_rank_waited_before_a_cut_one(&j, 0);
